@@ -1,0 +1,55 @@
+# Interlude — build, test, demo and benchmark targets. `make help` lists them.
+SHELL := /bin/bash
+SWIFT ?= swift
+PACKAGES := libavformat-dev libavcodec-dev libavfilter-dev libavutil-dev libswscale-dev libswresample-dev pkg-config ffmpeg
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+SETUP_STAMP := .build/.setup-done
+
+.PHONY: help setup build release test demo media conformance fuzz bench clean
+
+help:
+	@echo "make setup        install the Debian packages the build and tests need (only those missing)"
+	@echo "make demo         build, stitch the bundled Media/ content with sample ads, print a summary"
+	@echo "make test         build and run the whole test suite"
+	@echo "make media        regenerate the sample media in Media/ with the ffmpeg CLI"
+	@echo "make conformance  run every document in ../shared/vast-corpus and print a table"
+	@echo "make fuzz         run the libFuzzer target for the VAST/VMAP parser"
+	@echo "make bench        release-build and run the benchmarks against the ffmpeg CLI"
+
+# Installs only what is missing: a fresh Debian 12 machine has none of these.
+setup: $(SETUP_STAMP)
+$(SETUP_STAMP):
+	@missing=""; for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y $$missing; \
+	fi
+	@mkdir -p .build && touch $@
+
+build: setup
+	$(SWIFT) build
+
+release: setup
+	$(SWIFT) build -c release
+
+test: setup
+	$(SWIFT) build --build-tests
+	$(SWIFT) test
+
+demo: release
+	@./scripts/demo.sh
+
+media: setup
+	@./scripts/make-media.sh
+
+conformance: setup
+	@./scripts/conformance.sh
+
+fuzz: setup
+	@./scripts/fuzz.sh
+
+bench: release
+	@./scripts/bench.sh
+
+clean:
+	rm -rf .build out bench-results/media

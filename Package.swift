@@ -1,0 +1,43 @@
+// swift-tools-version:6.0
+// Interlude: server-side ad insertion on FFmpeg, with the IMA SDK's model.
+import PackageDescription
+
+let package = Package(
+    name: "Interlude",
+    products: [
+        .library(name: "Interlude", targets: ["Interlude"]),
+        .executable(name: "interlude", targets: ["InterludeCLI"]),
+        .executable(name: "interlude-bench", targets: ["InterludeBench"]),
+    ],
+    targets: [
+        // C only: FFmpeg's libraries through pkg-config, plus a shim for macros Swift cannot import.
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat libavcodec libavfilter libavutil libswscale libswresample",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavfilter-dev", "libavutil-dev",
+                              "libswscale-dev", "libswresample-dev"])]
+        ),
+        // Rational time shared by every layer.
+        .target(name: "Timing"),
+        // The only Swift module that imports CFFmpeg: owns every FFmpeg object.
+        .target(name: "Media", dependencies: ["CFFmpeg", "Timing"]),
+        // Frame loop, true playhead, conforming, splicing, sinks.
+        .target(name: "Playback", dependencies: ["Media", "Timing"]),
+        // VAST / VMAP: pure Swift, no FFmpeg.
+        .target(name: "Ads", dependencies: ["Timing"]),
+        // The IMA-shaped public API and the stitcher.
+        .target(name: "Interlude", dependencies: ["Playback", "Ads", "Timing"]),
+        // Command-line app: thin.
+        .executableTarget(name: "InterludeCLI", dependencies: ["Interlude", "Playback", "Ads", "Timing"]),
+        // Benchmarks against the ffmpeg CLI.
+        .executableTarget(name: "InterludeBench", dependencies: ["Interlude", "Playback", "Media", "Timing"]),
+        // Test helpers: generated media, an independent ffmpeg-CLI verifier, a loopback HTTP server.
+        .target(name: "TestSupport", dependencies: ["Timing"]),
+        .testTarget(name: "TimingTests", dependencies: ["Timing"]),
+        .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),
+        .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Media", "TestSupport"]),
+        .testTarget(name: "AdsTests", dependencies: ["Ads", "TestSupport"]),
+        .testTarget(name: "InterludeTests", dependencies: ["Interlude", "Playback", "Ads", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
+    ]
+)
