@@ -1,1 +1,28 @@
-print("interlude")
+// The `interlude` command: parses arguments, calls the library, prints. No logic lives here.
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let usage = """
+    usage: interlude <command> [options]
+
+    commands:
+      stitch    splice ad media into content and write a stitched MP4 or a frame stream
+      inspect   resolve a VAST/VMAP ad tag and print its ad schedule
+
+    Run `interlude <command> --help` for a command's options.
+    """
+
+guard let command = arguments.first else {
+    FileHandle.standardError.write(Data((usage + "\n").utf8))
+    exit(2)
+}
+let rest = Array(arguments.dropFirst())
+switch command {
+case "stitch": exit(runStitch(rest))
+case "inspect": exit(runInspect(rest))
+case "-h", "--help", "help": print(usage); exit(0)
+case "--version": print("interlude 0.1.0"); exit(0)
+default:
+    FileHandle.standardError.write(Data("interlude: unknown command '\(command)'\n\(usage)\n".utf8))
+    exit(2)
+}
