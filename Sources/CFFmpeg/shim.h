@@ -46,8 +46,7 @@ static inline int interlude_stream_hflip(const AVStream *st) {
     return det < 0;
 }
 
-/// Appends a chapter to a muxer context before its header is written (FFmpeg keeps the helper
-/// for this private). Returns 0 or a negative AVERROR.
+/// Appends a chapter to a muxer context (FFmpeg keeps its own helper for this private). Returns 0 or a negative AVERROR.
 static inline int interlude_add_chapter(AVFormatContext *s, int64_t id, AVRational tb,
                                         int64_t start, int64_t end, const char *title) {
     AVChapter **chapters = av_realloc_array(s->chapters, s->nb_chapters + 1, sizeof(*chapters));
@@ -59,11 +58,6 @@ static inline int interlude_add_chapter(AVFormatContext *s, int64_t id, AVRation
     if (title && av_dict_set(&c->metadata, "title", title, 0) < 0) { av_free(c); return AVERROR(ENOMEM); }
     s->chapters[s->nb_chapters++] = c;
     return 0;
-}
-
-/// Updates the times of chapter `index` (the mov muxer reads them when it writes the trailer).
-static inline void interlude_set_chapter_times(AVFormatContext *s, unsigned index, int64_t start, int64_t end) {
-    if (index < s->nb_chapters) { s->chapters[index]->start = start; s->chapters[index]->end = end; }
 }
 
 #endif

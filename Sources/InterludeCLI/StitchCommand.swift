@@ -1,8 +1,206 @@
-// `interlude stitch`: placeholder until the engine lands.
+// `interlude stitch`: parses options into a StitchRequest, runs it, prints a summary.
 import Foundation
+import Playback
+import Timing
+
+let stitchHelp = """
+    usage: interlude stitch CONTENT -o OUT [options]
+
+    Splices ad media into CONTENT at exact cue times and writes a stitched MP4 or a frame stream.
+
+    options:
+      -o, --output OUT          output file, or - for standard output (y4m and nut only)
+      --ad-break TIME=AD[,AD…]  an ad break; its ADs (media files) play in order as a pod.
+                                TIME: seconds (20.5), HH:MM:SS.mmm, start or end. Repeatable.
+      --report FILE             write a JSON report (breaks, ads, stream times, errors)
+      --format mp4|y4m|nut      output container (default: mp4; from OUT's extension when it is
+                                .y4m or .nut)
+      --preset PRESET           libx264 preset (default: veryfast)
+      --crf N                   libx264 constant rate factor, 0-51 (default: 23)
+      --audio-bitrate BPS       AAC bit rate in bits/s (default: 128000)
+      --size WxH                output size (default: the content's display size); pictures
+                                are scaled to fit with black bars, never stretched
+      --fps RATE                output frame rate, e.g. 25 or 30000/1001 (default: the content's)
+      --threads N               decoder threads (default: 0, FFmpeg decides)
+      -y                        overwrite OUT if it exists
+      -q, --quiet               no progress line
+      -v, --verbose             show FFmpeg's own warnings
+      -h, --help                this help
+
+    An ad that cannot be opened or decoded is left out of its pod and reported; the stitch
+    goes on. Exit status: 0 done, 1 failed (no output written), 2 bad arguments.
+    """
 
 /// Runs `interlude stitch ARGS`; returns the exit status.
 func runStitch(_ args: [String]) -> Int32 {
-    FileHandle.standardError.write(Data("interlude stitch: not built yet\n".utf8))
-    return 1
+    let options: StitchOptions
+    do {
+        guard let parsed = try StitchOptions.parse(args) else { print(stitchHelp); return 0 }
+        options = parsed
+    } catch {
+        printError("interlude stitch: \(error)")
+        return 2
+    }
+    setMediaLogging(verbose: options.verbose)
+    let stitcher = Stitcher(request: options.request)
+    let progress = ProgressLine(enabled: !options.quiet && isatty(STDERR_FILENO) == 1)
+    stitcher.onProgress = { done, total in progress.update(done: done, total: total) }
+    let result: StitchResult
+    do {
+        result = try stitcher.run()
+    } catch {
+        progress.clear()
+        printError("interlude stitch: \(error)")
+        return 1
+    }
+    progress.clear()
+    let summary = StitchSummary.lines(result)
+    let toStdout = options.request.output == "-"
+    for line in summary {
+        if toStdout { printError(line) } else { print(line) }
+    }
+    if let path = options.reportPath {
+        do {
+            try StitchReport(result).json().write(to: URL(fileURLWithPath: path))
+        } catch {
+            printError("interlude stitch: cannot write report \(path): \(error.localizedDescription)")
+            return 1
+        }
+    }
+    return 0
+}
+
+/// Parsed `stitch` options.
+struct StitchOptions {
+    var request: StitchRequest
+    var reportPath: String?
+    var quiet = false
+    var verbose = false
+
+    /// Parses; nil when help was asked for.
+    static func parse(_ args: [String]) throws -> StitchOptions? {
+        var scanner = ArgumentScanner(args)
+        var content: String?
+        var output: String?
+        var breaks: [(CuePosition, [String])] = []
+        var format: OutputContainer?
+        var encoder = EncoderSettings()
+        var size: (Int, Int)?
+        var fps: Rational?
+        var overwrite = false
+        var threads = 0
+        var report: String?
+        var quiet = false, verbose = false
+        while let arg = scanner.next() {
+            let name = optionName(arg)
+            switch name {
+            case "-h", "--help": return nil
+            case "-o", "--output": output = try scanner.value(for: name, in: arg)
+            case "--ad-break": breaks.append(try parseBreak(try scanner.value(for: name, in: arg)))
+            case "--report": report = try scanner.value(for: name, in: arg)
+            case "--format":
+                let v = try scanner.value(for: name, in: arg)
+                guard let f = OutputContainer(rawValue: v) else { throw UsageError("--format must be mp4, y4m or nut, not '\(v)'") }
+                format = f
+            case "--preset": encoder.preset = try scanner.value(for: name, in: arg)
+            case "--crf":
+                let v = try scanner.value(for: name, in: arg)
+                guard let n = Int(v), (0...51).contains(n) else { throw UsageError("--crf must be an integer from 0 to 51, not '\(v)'") }
+                encoder.crf = n
+            case "--audio-bitrate":
+                let v = try scanner.value(for: name, in: arg)
+                guard let n = Int(v), (8_000...1_024_000).contains(n) else { throw UsageError("--audio-bitrate must be 8000-1024000, not '\(v)'") }
+                encoder.audioBitRate = n
+            case "--size":
+                let v = try scanner.value(for: name, in: arg)
+                let parts = v.lowercased().split(separator: "x")
+                guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w >= 16, h >= 16, w <= 8192, h <= 8192 else {
+                    throw UsageError("--size must be WxH (16-8192 each), not '\(v)'")
+                }
+                size = (w, h)
+            case "--fps":
+                let v = try scanner.value(for: name, in: arg)
+                guard let r = Rational(parsing: v), r.doubleValue >= 1, r.doubleValue <= 240 else {
+                    throw UsageError("--fps must be a rate from 1 to 240 such as 25 or 30000/1001, not '\(v)'")
+                }
+                fps = r
+            case "--threads":
+                let v = try scanner.value(for: name, in: arg)
+                guard let n = Int(v), (0...64).contains(n) else { throw UsageError("--threads must be 0-64, not '\(v)'") }
+                threads = n
+            case "-y": overwrite = true
+            case "-q", "--quiet": quiet = true
+            case "-v", "--verbose": verbose = true
+            default:
+                if arg.hasPrefix("-") && arg != "-" { throw UsageError("unknown option '\(arg)' (see --help)") }
+                guard content == nil else { throw UsageError("unexpected argument '\(arg)'") }
+                content = arg
+            }
+        }
+        guard let content else { throw UsageError("missing CONTENT (see --help)") }
+        guard let output else { throw UsageError("missing -o OUT") }
+        let container = format ?? (output.hasSuffix(".y4m") ? .y4m : output.hasSuffix(".nut") ? .nut : .mp4)
+        if output == "-" && container == .mp4 { throw UsageError("writing to standard output needs --format nut or y4m") }
+        let request = StitchRequest(content: content, breaks: breakRequests(breaks), output: output,
+                                    container: container, encoder: encoder, size: size, frameRate: fps,
+                                    overwrite: overwrite, threads: threads)
+        var o = StitchOptions(request: request)
+        o.reportPath = report
+        o.quiet = quiet
+        o.verbose = verbose
+        return o
+    }
+
+    /// Parses `TIME=AD[,AD…]`.
+    static func parseBreak(_ text: String) throws -> (CuePosition, [String]) {
+        guard let eq = text.firstIndex(of: "=") else { throw UsageError("--ad-break must be TIME=AD[,AD…], not '\(text)'") }
+        let time = String(text[..<eq])
+        guard let cue = CuePosition(parsing: time) else {
+            throw UsageError("malformed TIME '\(time)' in --ad-break (use seconds, HH:MM:SS.mmm, start or end)")
+        }
+        let ads = text[text.index(after: eq)...].split(separator: ",").map(String.init).filter { !$0.isEmpty }
+        guard !ads.isEmpty else { throw UsageError("--ad-break \(text) names no ad media") }
+        return (cue, ads)
+    }
+
+    /// Names breaks `preroll`, `midroll-1`…, `postroll` in cue order.
+    static func breakRequests(_ breaks: [(CuePosition, [String])]) -> [AdBreakRequest] {
+        var mid = 0, pre = 0, post = 0
+        let sorted = breaks.enumerated().sorted { a, b in
+            func key(_ c: CuePosition) -> (Int, Double) {
+                switch c { case .start: return (0, 0); case .time(let t): return (1, t.seconds); case .end: return (2, 0) }
+            }
+            let x = key(a.element.0), y = key(b.element.0)
+            return x != y ? x < y : a.offset < b.offset
+        }
+        return sorted.map { item in
+            let (cue, ads) = item.element
+            let id: String
+            switch cue {
+            case .start: pre += 1; id = pre == 1 ? "preroll" : "preroll-\(pre)"
+            case .time: mid += 1; id = "midroll-\(mid)"
+            case .end: post += 1; id = post == 1 ? "postroll" : "postroll-\(post)"
+            }
+            return AdBreakRequest(id: id, position: cue, ads: ads)
+        }
+    }
+}
+
+/// The human summary printed after a stitch.
+enum StitchSummary {
+    static func lines(_ r: StitchResult) -> [String] {
+        var lines: [String] = []
+        lines.append("wrote \(r.output.uri): \(r.format), \(r.videoFrames) frames, \(r.output.duration.clockString)")
+        lines.append("content \(r.content.uri): \(r.content.duration.clockString)")
+        for b in r.breaks {
+            lines.append("  break \(b.id) at content \(b.contentTime.clockString) -> stream \(b.streamTime.clockString), \(b.ads.count) ad(s), \(b.duration.clockString)")
+            for ad in b.ads {
+                lines.append("    ad \(ad.podPosition)/\(ad.totalAds) \(ad.mediaFile) at \(ad.streamTime.clockString), \(ad.duration.clockString)")
+            }
+        }
+        for e in r.issues { lines.append("  error \(e.code): \(e.message)") }
+        for w in r.warnings { lines.append("  warning: \(w)") }
+        lines.append(String(format: "took %.2fs (plan %.2fs, decode %.2fs, encode %.2fs)", r.timings.total, r.timings.plan, r.timings.decode, r.timings.encode))
+        return lines
+    }
 }

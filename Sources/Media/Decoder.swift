@@ -1,0 +1,64 @@
+import CFFmpeg
+import Timing
+
+/// The state of a decoder, encoder or filter after asking it for output.
+public enum CodecState: Equatable {
+    /// A frame or packet was produced.
+    case produced
+    /// It needs more input before it can produce anything.
+    case needsInput
+    /// It was flushed and has nothing more to give.
+    case drained
+}
+
+/// A decoder for one stream of a `Demuxer`, using FFmpeg's own threading. Owns its AVCodecContext.
+public final class Decoder {
+    let context: UnsafeMutablePointer<AVCodecContext>
+    /// The stream's time base: frame timestamps come in its ticks.
+    public let timeBase: Rational
+    /// The stream decoded.
+    public let stream: StreamInfo
+    /// How many packets were rejected as corrupt (decoding goes on past them).
+    public private(set) var corruptPackets = 0
+
+    /// Opens a decoder for stream `index` of `demuxer`; `threads` 0 lets FFmpeg choose.
+    public init(demuxer: Demuxer, streamIndex index: Int, threads: Int = 0) throws {
+        let st = demuxer.stream(index)
+        let par = st.pointee.codecpar
+        guard let codec = avcodec_find_decoder(par!.pointee.codec_id) else {
+            throw MediaError.unsupported("no decoder for codec \(demuxer.streams[index].codecName)")
+        }
+        guard let ctx = avcodec_alloc_context3(codec) else { throw MediaError.allocationFailed("AVCodecContext") }
+        context = ctx
+        stream = demuxer.streams[index]
+        timeBase = demuxer.timeBase(of: index)
+        try check(avcodec_parameters_to_context(ctx, par), "decoder parameters")
+        ctx.pointee.pkt_timebase = st.pointee.time_base
+        ctx.pointee.thread_count = Int32(threads)
+        if par!.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
+            ctx.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
+        }
+        try check(avcodec_open2(ctx, codec, nil), "cannot open \(stream.codecName) decoder")
+    }
+
+    deinit { var c: UnsafeMutablePointer<AVCodecContext>? = context; avcodec_free_context(&c) }
+
+    /// Sends a packet (nil to flush at end of stream). A corrupt packet is counted and skipped.
+    public func send(_ packet: Packet?) throws {
+        let r = avcodec_send_packet(context, packet?.pointer)
+        if r == averrorEOF || r == averrorEAGAIN { return }
+        if r == interlude_averror_invaliddata() { corruptPackets += 1; return }
+        try check(r, "decoding \(stream.codecName)")
+    }
+
+    /// Receives the next decoded frame into `frame`.
+    public func receive(into frame: Frame) throws -> CodecState {
+        frame.unref()
+        let r = avcodec_receive_frame(context, frame.pointer)
+        if r == averrorEAGAIN { return .needsInput }
+        if r == averrorEOF { return .drained }
+        if r == interlude_averror_invaliddata() { corruptPackets += 1; return .needsInput }
+        try check(r, "decoding \(stream.codecName)")
+        return .produced
+    }
+}

@@ -1,0 +1,72 @@
+import CFFmpeg
+import Timing
+
+/// An opened input container (file path or URL FFmpeg can read). Owns its AVFormatContext.
+public final class Demuxer {
+    let context: UnsafeMutablePointer<AVFormatContext>
+    /// Where the input was opened from.
+    public let url: String
+    /// Snapshots of every stream.
+    public let streams: [StreamInfo]
+
+    /// Opens and probes `url`; throws with FFmpeg's reason when it cannot be read as media.
+    public init(url: String) throws {
+        var ctx: UnsafeMutablePointer<AVFormatContext>?
+        try check(avformat_open_input(&ctx, url, nil, nil), "cannot open \(url)")
+        guard let ctx else { throw MediaError.allocationFailed("AVFormatContext") }
+        let found = avformat_find_stream_info(ctx, nil)
+        if found < 0 {
+            var c: UnsafeMutablePointer<AVFormatContext>? = ctx
+            avformat_close_input(&c)
+            try check(found, "cannot read stream information of \(url)")
+        }
+        context = ctx
+        self.url = url
+        streams = (0..<Int(ctx.pointee.nb_streams)).map { StreamInfo(ctx, ctx.pointee.streams[$0]!) }
+    }
+
+    deinit { var c: UnsafeMutablePointer<AVFormatContext>? = context; avformat_close_input(&c) }
+
+    /// The container's duration, when it declares one.
+    public var duration: MediaTime? {
+        let d = context.pointee.duration
+        return d > 0 ? MediaTime(value: d, timescale: Int64(AV_TIME_BASE)).reduced : nil
+    }
+
+    /// The container format's short name, e.g. "mov,mp4,m4a,3gp,3g2,mj2".
+    public var formatName: String { String(cString: context.pointee.iformat.pointee.name) }
+
+    /// The index of FFmpeg's preferred stream of a kind (ignoring cover pictures), or nil.
+    public func bestStream(_ kind: StreamInfo.Kind) -> Int? {
+        let type: AVMediaType = kind == .video ? AVMEDIA_TYPE_VIDEO : AVMEDIA_TYPE_AUDIO
+        let i = av_find_best_stream(context, type, -1, -1, nil, 0)
+        if i >= 0, !streams[Int(i)].isAttachedPicture { return Int(i) }
+        return streams.first { $0.kind == kind && !$0.isAttachedPicture }?.index
+    }
+
+    /// Tells the demuxer to drop every stream except these (saves reading and copying).
+    public func keepOnly(_ indices: Set<Int>) {
+        for i in 0..<streams.count where !indices.contains(i) {
+            context.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
+        }
+    }
+
+    /// The outcome of reading one packet.
+    public enum ReadResult { case packet, endOfFile }
+
+    /// Reads the next packet into `packet`; `.endOfFile` at the end; throws on a read error.
+    public func read(into packet: Packet) throws -> ReadResult {
+        packet.unref()
+        let r = av_read_frame(context, packet.pointer)
+        if r == averrorEOF { return .endOfFile }
+        try check(r, "error reading \(url)")
+        return .packet
+    }
+
+    func stream(_ index: Int) -> UnsafeMutablePointer<AVStream> { context.pointee.streams[index]! }
+
+    /// The time base of a stream.
+    public func timeBase(of index: Int) -> Rational {
+        Rational(stream(index).pointee.time_base) ?? Rational(1, 90000)
+    }
+}

@@ -1,0 +1,158 @@
+import Media
+import Timing
+
+/// Where spliced output goes: video frames at consecutive output indices, and audio appended
+/// sample by sample. Implementations encode and mux (`EncodedOutput`) or collect (tests).
+public protocol FrameSink: AnyObject {
+    /// Writes output video frame number `index` (its pts is `index` frame durations).
+    /// `keyframe` is true for the first frame of each segment (a splice point).
+    func writeVideo(_ frame: Frame, index: Int64, keyframe: Bool) throws
+    /// Appends `count` samples per channel (planar float) to the output audio.
+    func writeAudio(_ channels: [[Float]], count: Int) throws
+}
+
+/// The container a stitch is written as.
+public enum OutputContainer: String, Sendable, CaseIterable {
+    /// H.264 (libx264) + AAC in MP4 with the index at the front and chapters.
+    case mp4
+    /// Raw yuv420p video only, YUV4MPEG2: a frame stream for tools that read y4m.
+    case y4m
+    /// Raw yuv420p video + 16-bit PCM audio in NUT: a frame stream `ffplay -` plays.
+    case nut
+}
+
+/// Encoder settings for MP4 output.
+public struct EncoderSettings: Sendable, Equatable {
+    /// libx264 preset, e.g. `veryfast` or `medium`.
+    public var preset: String
+    /// libx264 constant rate factor (0–51, lower is better).
+    public var crf: Int
+    /// AAC bit rate in bits per second.
+    public var audioBitRate: Int
+
+    /// Defaults: `veryfast`, CRF 23, 128 kb/s AAC.
+    public init(preset: String = "veryfast", crf: Int = 23, audioBitRate: Int = 128_000) {
+        self.preset = preset
+        self.crf = crf
+        self.audioBitRate = audioBitRate
+    }
+}
+
+/// Encodes and muxes the spliced stream: libx264 + AAC into MP4, or raw video (+ PCM) into a
+/// frame stream. Audio is buffered only up to one encoder frame.
+public final class EncodedOutput: FrameSink {
+    private let muxer: Muxer
+    private let video: Encoder
+    private let audio: Encoder?
+    private let videoStream: Int
+    private let audioStream: Int
+    private let format: OutputFormat
+    private let packet: Packet
+    private var pending: [[Float]]
+    private var audioPTS: Int64 = 0
+    private let audioFrameSize: Int
+    /// Seconds spent inside encoders and the muxer (for the stage timings).
+    public private(set) var encodeSeconds: Double = 0
+
+    /// Opens `url` (a path, or `pipe:1` for stdout) for `container`.
+    public init(url: String, container: OutputContainer, format: OutputFormat, settings: EncoderSettings) throws {
+        self.format = format
+        let muxerName: String
+        switch container {
+        case .mp4: muxerName = "mp4"
+        case .y4m: muxerName = "yuv4mpegpipe"
+        case .nut: muxerName = "nut"
+        }
+        muxer = try Muxer(url: url, formatName: muxerName)
+        let global = muxer.wantsGlobalHeader
+        switch container {
+        case .mp4:
+            video = try Encoder(video: "libx264", width: format.width, height: format.height, frameRate: format.frameRate,
+                                options: ["preset": settings.preset, "crf": String(settings.crf)], globalHeader: global)
+            audio = try Encoder(audio: "aac", sampleRate: format.sampleRate, channels: format.channels,
+                                bitRate: settings.audioBitRate, globalHeader: global)
+        case .y4m:
+            // The yuv4mpegpipe muxer of FFmpeg 5.1 takes wrapped frames, not rawvideo packets.
+            video = try Encoder(video: "wrapped_avframe", width: format.width, height: format.height, frameRate: format.frameRate,
+                                options: [:], globalHeader: global)
+            audio = nil
+        case .nut:
+            video = try Encoder(video: "rawvideo", width: format.width, height: format.height, frameRate: format.frameRate,
+                                options: [:], globalHeader: global)
+            audio = try Encoder(audio: "pcm_s16le", sampleRate: format.sampleRate, channels: format.channels,
+                                bitRate: 0, globalHeader: global)
+        }
+        videoStream = try muxer.addStream(for: video)
+        if let audio { audioStream = try muxer.addStream(for: audio) } else { audioStream = -1 }
+        supportsChapters = container == .mp4
+        try muxer.writeHeader(options: container == .mp4 ? ["movflags": "+faststart"] : [:])
+        packet = try Packet()
+        pending = Array(repeating: [], count: format.channels)
+        audioFrameSize = audio.map { $0.frameSize > 0 ? $0.frameSize : 1024 } ?? 1024
+    }
+
+    private let supportsChapters: Bool
+    private var chapters: [(title: String, start: MediaTime, end: MediaTime)] = []
+
+    /// Adds a chapter (MP4 only; others ignore it). They are written with the trailer, which is
+    /// when the MP4 muxer builds its chapter track from chapters added after the header.
+    public func addChapter(title: String, start: MediaTime, end: MediaTime) {
+        guard supportsChapters, end > start else { return }
+        chapters.append((title, start, end))
+    }
+
+    public func writeVideo(_ frame: Frame, index: Int64, keyframe: Bool) throws {
+        let t0 = monotonicSeconds()
+        frame.setPTS(index)
+        frame.forceKeyframe(keyframe)
+        try video.send(frame)
+        frame.forceKeyframe(false)
+        try drain(video, stream: videoStream)
+        encodeSeconds += monotonicSeconds() - t0
+    }
+
+    public func writeAudio(_ channels: [[Float]], count: Int) throws {
+        guard let audio, count > 0 else { return }
+        let t0 = monotonicSeconds()
+        for c in 0..<format.channels { pending[c].append(contentsOf: channels[c].prefix(count)) }
+        var offset = 0
+        while pending[0].count - offset >= audioFrameSize {
+            try encodeAudio(audio, offset: offset, count: audioFrameSize)
+            offset += audioFrameSize
+        }
+        if offset > 0 { for c in 0..<format.channels { pending[c].removeFirst(offset) } }
+        encodeSeconds += monotonicSeconds() - t0
+    }
+
+    private func encodeAudio(_ audio: Encoder, offset: Int, count: Int) throws {
+        let frame = try Frame.audio(from: pending, offset: offset, count: count, sampleRate: format.sampleRate,
+                                    interleavedS16: audio.wantsInterleavedS16, pts: audioPTS)
+        audioPTS += Int64(count)
+        try audio.send(frame)
+        try drain(audio, stream: audioStream)
+    }
+
+    private func drain(_ encoder: Encoder, stream: Int) throws {
+        while try encoder.receive(into: packet) == .produced {
+            try muxer.write(packet, stream: stream)
+        }
+    }
+
+    /// Flushes the encoders, writes the trailer and closes the output.
+    public func finish() throws {
+        let t0 = monotonicSeconds()
+        if let audio {
+            if pending[0].count > 0 { try encodeAudio(audio, offset: 0, count: pending[0].count) }
+            pending = Array(repeating: [], count: format.channels)
+            try audio.send(nil)
+            try drain(audio, stream: audioStream)
+        }
+        try video.send(nil)
+        try drain(video, stream: videoStream)
+        for (i, c) in chapters.enumerated() {
+            try muxer.addChapter(id: i + 1, title: c.title, start: c.start, end: c.end)
+        }
+        try muxer.finish()
+        encodeSeconds += monotonicSeconds() - t0
+    }
+}

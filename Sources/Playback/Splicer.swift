@@ -1,0 +1,102 @@
+import Media
+import Timing
+
+/// What one call of `Splicer.play` put on the output.
+struct SegmentOutcome {
+    /// Source time of the segment's first frame (its content-time start).
+    var sourceStart: MediaTime
+    /// Source time where the segment ends: the next frame's time, or the last frame's end.
+    var sourceEnd: MediaTime
+    /// Source time of the last frame shown.
+    var lastShown: MediaTime?
+    /// Output frames written.
+    var frames: Int64
+    /// Output stream time where it starts and ends.
+    var streamStart: MediaTime
+    var streamEnd: MediaTime
+}
+
+/// The frame loop: moves frames from a source to the sink on the constant-rate output timeline,
+/// and keeps every segment's audio exactly as long as its video.
+///
+/// It is synchronous and owns nothing shared: one thread drives it. Output frame `n` is at
+/// stream time `n·P`; after each frame the audio is brought up to `round((n+1)·P·rate)` samples,
+/// taken from the same source at the same source time, so audio and video stay in sync at every
+/// join to within one sample.
+final class Splicer {
+    let output: OutputFormat
+    let sink: FrameSink
+    /// Video frames written so far.
+    private(set) var framesOut: Int64 = 0
+    /// Audio samples (per channel) written so far.
+    private(set) var samplesOut: Int64 = 0
+    private var chunk: [[Float]]
+
+    init(output: OutputFormat, sink: FrameSink) {
+        self.output = output
+        self.sink = sink
+        chunk = Array(repeating: [], count: output.channels)
+    }
+
+    /// The stream time reached: the end of the last frame written.
+    var streamTime: MediaTime { output.time(ofFrame: framesOut) }
+
+    /// Plays `source` from where it stands until the first frame at or after `cue` (held back for
+    /// the next call), or to its end when `cue` is nil. `onFrame` sees each shown frame's source time.
+    func play(_ source: MediaSource, until cue: MediaTime?, onFrame: (MediaTime) -> Void) throws -> SegmentOutcome {
+        let streamStart = streamTime
+        guard var current = try source.nextFrame() else {
+            source.ended = true
+            return SegmentOutcome(sourceStart: .zero, sourceEnd: .zero, lastShown: nil, frames: 0,
+                                  streamStart: streamStart, streamEnd: streamStart)
+        }
+        if let cue, current.pts >= cue {
+            source.pending = current
+            return SegmentOutcome(sourceStart: current.pts, sourceEnd: current.pts, lastShown: nil, frames: 0,
+                                  streamStart: streamStart, streamEnd: streamStart)
+        }
+        let period = output.frameDuration
+        let p0 = current.pts
+        let firstSourceSample = output.sampleIndex(at: p0)
+        let firstStreamSample = samplesOut
+        var k: Int64 = 0
+        var lastShown: MediaTime?
+        var sourceEnd: MediaTime
+        while true {
+            let next = try source.nextFrame()
+            var stop = false
+            if let next {
+                sourceEnd = next.pts
+                if let cue, next.pts >= cue { source.pending = next; stop = true }
+            } else {
+                sourceEnd = current.pts + (current.duration ?? period)
+                source.ended = true
+                stop = true
+            }
+            while FrameSelection.isDue(outputIndex: k, segmentStart: p0, period: period, before: sourceEnd) {
+                try sink.writeVideo(current.frame, index: framesOut, keyframe: k == 0)
+                framesOut += 1
+                k += 1
+                lastShown = current.pts
+                try pumpAudio(source, sourceOffset: firstSourceSample - firstStreamSample)
+                onFrame(current.pts)
+            }
+            guard !stop, let next else { break }
+            current = next
+        }
+        return SegmentOutcome(sourceStart: p0, sourceEnd: sourceEnd, lastShown: lastShown, frames: k,
+                              streamStart: streamStart, streamEnd: streamTime)
+    }
+
+    /// Brings the output audio up to the end of the last video frame written, reading `source`
+    /// at stream sample + `sourceOffset`.
+    private func pumpAudio(_ source: MediaSource, sourceOffset: Int64) throws {
+        let target = output.sampleIndex(at: streamTime)
+        let count = Int(target - samplesOut)
+        guard count > 0 else { return }
+        for c in 0..<chunk.count { chunk[c].removeAll(keepingCapacity: true) }
+        try source.audio.read(from: samplesOut + sourceOffset, count: count, into: &chunk)
+        try sink.writeAudio(chunk, count: count)
+        samplesOut = target
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Timing
+
+/// The JSON report of a stitch (`--report FILE`). Times are seconds as numbers.
+public struct StitchReport: Codable, Sendable {
+    /// An input or output file.
+    public struct Media: Codable, Sendable {
+        public var uri: String
+        public var duration: Double
+        public var width: Int
+        public var height: Int
+        public var frameRate: Double?
+        public var sampleRate: Int?
+        public var channels: Int?
+        public var videoFrames: Int64?
+        public var audioSamples: Int64?
+    }
+    /// One ad in a break.
+    public struct Ad: Codable, Sendable {
+        public var mediaFile: String
+        public var streamTime: Double
+        public var duration: Double
+        public var mediaDuration: Double
+        public var podPosition: Int
+        public var totalAds: Int
+        public var frames: Int64
+    }
+    /// One ad break.
+    public struct Break: Codable, Sendable {
+        public var id: String
+        public var contentTime: Double
+        public var resumeContentTime: Double?
+        public var streamTime: Double
+        public var duration: Double
+        public var ads: [Ad]
+    }
+    /// One run of content in the output.
+    public struct Segment: Codable, Sendable {
+        public var contentStart: Double
+        public var contentEnd: Double
+        public var streamStart: Double
+        public var streamEnd: Double
+    }
+    /// An error that left an ad out (or another non-fatal problem).
+    public struct Error: Codable, Sendable {
+        public var code: Int
+        public var message: String
+        public var mediaFile: String?
+        public var breakId: String?
+    }
+    /// Stage timings in seconds.
+    public struct Timings: Codable, Sendable {
+        public var plan: Double
+        public var decode: Double
+        public var encode: Double
+        public var total: Double
+    }
+
+    public var content: Media
+    public var output: Media
+    public var breaks: [Break]
+    public var contentSegments: [Segment]
+    public var errors: [Error]
+    public var warnings: [String]
+    public var timings: Timings
+
+    /// The report of a finished stitch.
+    public init(_ r: StitchResult) {
+        content = Media(uri: r.content.uri, duration: r.content.duration.seconds, width: r.content.width,
+                        height: r.content.height, frameRate: r.content.frameRate?.doubleValue,
+                        sampleRate: r.content.sampleRate, channels: r.content.channels, videoFrames: nil, audioSamples: nil)
+        output = Media(uri: r.output.uri, duration: r.output.duration.seconds, width: r.output.width,
+                       height: r.output.height, frameRate: r.output.frameRate?.doubleValue,
+                       sampleRate: r.output.sampleRate, channels: r.output.channels,
+                       videoFrames: r.videoFrames, audioSamples: r.audioSamples)
+        breaks = r.breaks.map { b in
+            Break(id: b.id, contentTime: b.contentTime.seconds, resumeContentTime: b.resumeContentTime?.seconds,
+                  streamTime: b.streamTime.seconds, duration: b.duration.seconds,
+                  ads: b.ads.map { Ad(mediaFile: $0.mediaFile, streamTime: $0.streamTime.seconds, duration: $0.duration.seconds,
+                                      mediaDuration: $0.mediaDuration.seconds, podPosition: $0.podPosition,
+                                      totalAds: $0.totalAds, frames: $0.frames) })
+        }
+        contentSegments = r.timeline.segments.map {
+            Segment(contentStart: $0.contentStart.seconds, contentEnd: $0.contentEnd.seconds,
+                    streamStart: $0.streamStart.seconds, streamEnd: $0.streamEnd.seconds)
+        }
+        errors = r.issues.map { Error(code: $0.code, message: $0.message, mediaFile: $0.mediaFile, breakId: $0.breakId) }
+        warnings = r.warnings
+        timings = Timings(plan: r.timings.plan, decode: r.timings.decode, encode: r.timings.encode, total: r.timings.total)
+    }
+
+    /// Pretty-printed JSON with sorted keys.
+    public func json() throws -> Data {
+        let e = JSONEncoder()
+        e.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try e.encode(self)
+    }
+}

@@ -1,0 +1,136 @@
+import Timing
+
+/// Where an ad break sits in the content.
+public enum CuePosition: Sendable, Equatable, CustomStringConvertible {
+    /// Before the first content frame (pre-roll).
+    case start
+    /// At a content time (mid-roll): content pauses before the first frame with pts ≥ this time.
+    case time(MediaTime)
+    /// After the last content frame (post-roll).
+    case end
+
+    /// Parses `start`, `end`, seconds (`20.5`) or `HH:MM:SS.mmm`; nil when malformed.
+    public init?(parsing text: String) {
+        switch text.lowercased() {
+        case "start", "pre", "preroll": self = .start
+        case "end", "post", "postroll": self = .end
+        default:
+            guard let t = MediaTime(clock: text), t >= .zero else { return nil }
+            self = t == .zero ? .start : .time(t)
+        }
+    }
+
+    /// `start`, `end` or seconds.
+    public var description: String {
+        switch self {
+        case .start: return "start"
+        case .end: return "end"
+        case .time(let t): return "\(t.seconds)s"
+        }
+    }
+
+    /// Sort key: start, then times in order, then end.
+    var order: (Int, MediaTime) {
+        switch self {
+        case .start: return (0, .zero)
+        case .time(let t): return (1, t)
+        case .end: return (2, .zero)
+        }
+    }
+}
+
+/// An ad break to splice: where, and the ad media files of its pod in play order.
+public struct AdBreakRequest: Sendable, Equatable {
+    /// Identifier used in events, chapters and the report.
+    public var id: String
+    /// Where it plays.
+    public var position: CuePosition
+    /// Ad media files (paths or URLs FFmpeg can open), played in order as a pod.
+    public var ads: [String]
+
+    /// Makes a break request.
+    public init(id: String, position: CuePosition, ads: [String]) {
+        self.id = id; self.position = position; self.ads = ads
+    }
+}
+
+/// Everything a stitch needs: content, breaks, output and encoding choices.
+public struct StitchRequest: Sendable {
+    /// Content file path or URL.
+    public var content: String
+    /// Ad breaks, in any order; they are played in cue order.
+    public var breaks: [AdBreakRequest]
+    /// Output path, or `-` for standard output (frame streams).
+    public var output: String
+    /// Container of the output.
+    public var container: OutputContainer
+    /// libx264 / AAC settings (MP4).
+    public var encoder: EncoderSettings
+    /// Output picture size; the content's display size when nil.
+    public var size: (width: Int, height: Int)?
+    /// Output frame rate; the content's when nil.
+    public var frameRate: Rational?
+    /// Replace an existing output file.
+    public var overwrite: Bool
+    /// Decoder threads (0: FFmpeg decides).
+    public var threads: Int
+
+    /// Makes a request with defaults: MP4, `EncoderSettings()`, content size and rate.
+    public init(content: String, breaks: [AdBreakRequest], output: String, container: OutputContainer = .mp4,
+                encoder: EncoderSettings = EncoderSettings(), size: (width: Int, height: Int)? = nil,
+                frameRate: Rational? = nil, overwrite: Bool = false, threads: Int = 0) {
+        self.content = content; self.breaks = breaks; self.output = output; self.container = container
+        self.encoder = encoder; self.size = size; self.frameRate = frameRate; self.overwrite = overwrite
+        self.threads = threads
+    }
+}
+
+/// Why a stitch could not produce output at all. No partial output file is left behind.
+public enum StitchFailure: Error, Equatable, CustomStringConvertible {
+    /// The content cannot be opened or read.
+    case contentUnreadable(String)
+    /// The content has no video stream.
+    case contentHasNoVideo(String)
+    /// The output exists and overwriting was not asked for.
+    case outputExists(String)
+    /// The output cannot be written.
+    case outputUnwritable(String)
+    /// A cue lies at or past the end of the content.
+    case cuePastEnd(cue: MediaTime, duration: MediaTime)
+    /// An option is out of range.
+    case invalidOption(String)
+    /// Encoding or muxing failed.
+    case encodingFailed(String)
+
+    /// One line for the CLI.
+    public var description: String {
+        switch self {
+        case .contentUnreadable(let s): return s
+        case .contentHasNoVideo(let s): return "content \(s) has no video stream"
+        case .outputExists(let s): return "output \(s) exists (use -y to overwrite)"
+        case .outputUnwritable(let s): return s
+        case let .cuePastEnd(cue, duration):
+            return "ad break at \(cue.seconds)s is past the end of the content (\(duration.seconds)s)"
+        case .invalidOption(let s): return s
+        case .encodingFailed(let s): return s
+        }
+    }
+}
+
+/// A problem that did not stop the stitch, such as an ad left out of its pod, with the VAST
+/// error code that describes it (401 file not found, 403 no supported media, 405 cannot play).
+public struct StitchIssue: Sendable, Equatable, Codable {
+    /// VAST error code.
+    public var code: Int
+    /// One-line explanation.
+    public var message: String
+    /// The ad media file concerned, if any.
+    public var mediaFile: String?
+    /// The ad break concerned, if any.
+    public var breakId: String?
+
+    /// Makes an issue.
+    public init(code: Int, message: String, mediaFile: String? = nil, breakId: String? = nil) {
+        self.code = code; self.message = message; self.mediaFile = mediaFile; self.breakId = breakId
+    }
+}

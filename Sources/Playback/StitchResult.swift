@@ -1,0 +1,92 @@
+import Timing
+
+/// Facts about an input or the output of a stitch.
+public struct MediaSummary: Sendable, Equatable {
+    /// Path or URL.
+    public var uri: String
+    /// Duration (content: as decoded; output: video frames × frame duration).
+    public var duration: MediaTime
+    /// Display width.
+    public var width: Int
+    /// Display height.
+    public var height: Int
+    /// Frame rate.
+    public var frameRate: Rational?
+    /// Audio sample rate, 0 when there is no audio.
+    public var sampleRate: Int
+    /// Audio channels, 0 when there is no audio.
+    public var channels: Int
+}
+
+/// One ad as it was placed in the output.
+public struct PlacedAd: Sendable, Equatable {
+    /// The media file.
+    public var mediaFile: String
+    /// Stream time of its first frame.
+    public var streamTime: MediaTime
+    /// Output duration (video frames × frame duration; audio is exactly as long).
+    public var duration: MediaTime
+    /// Real media duration, as decoded.
+    public var mediaDuration: MediaTime
+    /// 1-based position in its pod.
+    public var podPosition: Int
+    /// Ads that played in its pod.
+    public var totalAds: Int
+    /// Output frames.
+    public var frames: Int64
+}
+
+/// One ad break as it was placed in the output.
+public struct PlacedBreak: Sendable, Equatable {
+    /// Its identifier.
+    public var id: String
+    /// Where it was asked for.
+    public var position: CuePosition
+    /// The content time at which content paused (0 pre-roll, content duration post-roll).
+    public var contentTime: MediaTime
+    /// The content time of the first content frame after it, if any.
+    public var resumeContentTime: MediaTime?
+    /// Stream time of its first ad frame.
+    public var streamTime: MediaTime
+    /// Its output duration.
+    public var duration: MediaTime
+    /// The ads that played.
+    public var ads: [PlacedAd]
+}
+
+/// Seconds spent in each stage of a stitch (wall clock), measured by the engine itself.
+public struct StageTimings: Sendable, Equatable {
+    /// Opening and measuring ad media, planning.
+    public var plan: Double = 0
+    /// Decoding and conforming (the frame loop less encoding).
+    public var decode: Double = 0
+    /// Encoding and muxing.
+    public var encode: Double = 0
+    /// The whole stitch.
+    public var total: Double = 0
+}
+
+/// Everything a stitch did: inputs, output, where each break and ad landed, the content ↔ stream
+/// mapping, problems met, and stage timings.
+public struct StitchResult: Sendable {
+    /// The content.
+    public var content: MediaSummary
+    /// The output.
+    public var output: MediaSummary
+    /// The output format.
+    public var format: OutputFormat
+    /// Output video frames.
+    public var videoFrames: Int64
+    /// Output audio samples per channel.
+    public var audioSamples: Int64
+    /// Breaks in stream order.
+    public var breaks: [PlacedBreak]
+    /// Content ↔ stream time mapping.
+    public var timeline: TimelineMap
+    /// Ads left out and other non-fatal problems.
+    public var issues: [StitchIssue]
+    /// Content problems that did not stop the stitch (e.g. a read error near the end).
+    public var warnings: [String]
+    /// Where the time went.
+    public var timings: StageTimings
+}

@@ -1,0 +1,77 @@
+/// The exact correspondence between content time and output (stream) time of a stitched stream:
+/// content segments placed one after another with ad breaks between them.
+///
+/// Pure value; the splicer builds it, the report and the IMA-style API (`streamTime(forContentTime:)`,
+/// `contentTime(forStreamTime:)`, `previousCuePoint(forStreamTime:)`) read it.
+public struct TimelineMap: Sendable, Equatable {
+    /// A run of content shown without interruption.
+    public struct Segment: Sendable, Equatable {
+        /// Content time of the segment's first frame.
+        public var contentStart: MediaTime
+        /// Content time where it stops: the next content frame's time, or the content's end.
+        public var contentEnd: MediaTime
+        /// Stream time of its first frame.
+        public var streamStart: MediaTime
+        /// Stream time where it ends.
+        public var streamEnd: MediaTime
+        /// Makes a segment.
+        public init(contentStart: MediaTime, contentEnd: MediaTime, streamStart: MediaTime, streamEnd: MediaTime) {
+            self.contentStart = contentStart; self.contentEnd = contentEnd
+            self.streamStart = streamStart; self.streamEnd = streamEnd
+        }
+    }
+
+    /// An ad break on the stream timeline.
+    public struct Break: Sendable, Equatable {
+        /// The break's identifier.
+        public var id: String
+        /// The content time at which content paused for it.
+        public var contentTime: MediaTime
+        /// Stream time of its first ad frame.
+        public var streamStart: MediaTime
+        /// Stream time where content (or the next break) resumes.
+        public var streamEnd: MediaTime
+        /// Makes a break.
+        public init(id: String, contentTime: MediaTime, streamStart: MediaTime, streamEnd: MediaTime) {
+            self.id = id; self.contentTime = contentTime; self.streamStart = streamStart; self.streamEnd = streamEnd
+        }
+    }
+
+    /// Content segments in stream order.
+    public var segments: [Segment]
+    /// Ad breaks in stream order.
+    public var breaks: [Break]
+
+    /// Makes a map.
+    public init(segments: [Segment] = [], breaks: [Break] = []) {
+        self.segments = segments
+        self.breaks = breaks
+    }
+
+    /// Where content time `t` is shown in the stream. Times before the first segment map to its
+    /// start, times after the last to its end.
+    public func streamTime(forContentTime t: MediaTime) -> MediaTime {
+        guard let first = segments.first, let last = segments.last else { return t }
+        if t < first.contentStart { return first.streamStart }
+        for s in segments where s.contentStart <= t && t < s.contentEnd {
+            return MediaTime.min(s.streamStart + (t - s.contentStart), s.streamEnd)
+        }
+        return last.streamEnd
+    }
+
+    /// The content time showing at stream time `t`; during an ad break, the content time at
+    /// which content paused for it.
+    public func contentTime(forStreamTime t: MediaTime) -> MediaTime {
+        for s in segments where s.streamStart <= t && t < s.streamEnd {
+            return MediaTime.min(s.contentStart + (t - s.streamStart), s.contentEnd)
+        }
+        if let b = breaks.first(where: { $0.streamStart <= t && t < $0.streamEnd }) { return b.contentTime }
+        if let first = segments.first, t < first.streamStart { return first.contentStart }
+        return segments.last(where: { $0.streamEnd <= t })?.contentEnd ?? .zero
+    }
+
+    /// The last break that starts at or before stream time `t`, if any.
+    public func previousCuePoint(forStreamTime t: MediaTime) -> Break? {
+        breaks.last { $0.streamStart <= t }
+    }
+}
