@@ -131,7 +131,7 @@ public final class Stitcher {
         guard size.width >= 16, size.height >= 16, size.width <= 8192, size.height <= 8192 else {
             throw StitchFailure.invalidOption("output size \(size.width)x\(size.height) is out of range (16–8192)")
         }
-        let rate = request.frameRate ?? video.frameRate ?? Rational(30, 1)
+        let rate = request.frameRate ?? video.frameRate?.standardFrameRate ?? Rational(30, 1)
         guard rate.doubleValue >= 1, rate.doubleValue <= 240 else {
             throw StitchFailure.invalidOption("output frame rate \(rate) is out of range (1–240)")
         }

@@ -25,8 +25,9 @@ extension MediaTime {
         guard let secs = MediaTime(decimal: String(fields.last!)), secs >= .zero else { return nil }
         var total = secs
         var multiplier: Int64 = 60
-        for field in fields.dropLast().reversed() {
+        for (i, field) in fields.dropLast().reversed().enumerated() {
             guard !field.isEmpty, field.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int64(field) else { return nil }
+            if i == 0 && fields.count == 3 && n >= 60 { return nil }   // minutes of HH:MM:SS
             total += MediaTime(seconds: n * multiplier)
             multiplier *= 60
         }

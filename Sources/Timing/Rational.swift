@@ -38,3 +38,19 @@ public struct Rational: Sendable, Hashable, CustomStringConvertible {
 }
 
 import Foundation
+
+extension Rational {
+    /// A frame rate fit for a constant-rate output: the nearest common broadcast rate when within
+    /// 0.5 % (variable-rate sources report averages such as `23040000/767849`), else the rate
+    /// rounded to 1/100 fps when its denominator is unusual, else unchanged.
+    public var standardFrameRate: Rational {
+        if denominator == 1 || denominator == 1001 { return self }
+        let common = [Rational(24000, 1001), Rational(24, 1), Rational(25, 1), Rational(30000, 1001), Rational(30, 1),
+                      Rational(48, 1), Rational(50, 1), Rational(60000, 1001), Rational(60, 1), Rational(120, 1)]
+        let v = doubleValue
+        if let c = common.min(by: { abs($0.doubleValue - v) < abs($1.doubleValue - v) }), abs(c.doubleValue - v) / c.doubleValue < 0.005 {
+            return c
+        }
+        return Rational(Int64((v * 100).rounded()), 100)
+    }
+}
