@@ -8,8 +8,20 @@ OUT=Media
 mkdir -p "$OUT"
 FFMPEG=${FFMPEG:-ffmpeg}
 FORCE=${FORCE:-0}
+DRYRUN=${DRYRUN:-0}   # DRYRUN=1: print the commands (as for FORCE=1) without running them
+
+run() { # run CMD... : runs it, or prints it shell-quoted under DRYRUN=1
+  if [[ "$DRYRUN" == 1 ]]; then
+    local a line=""
+    for a in "$@"; do
+      if [[ "$a" =~ ^[A-Za-z0-9_./:+=,-]+$ ]]; then line+="$a "; else line+="\"$a\" "; fi
+    done
+    echo "${line% }"
+  else "$@"; fi
+}
 
 need() { # need FILE -> true when FILE must be (re)generated
+  if [[ "$DRYRUN" == 1 ]]; then echo "# $OUT/$1"; return 0; fi
   if [[ -e "$OUT/$1" && "$FORCE" != 1 ]]; then echo "skip  $OUT/$1 (exists; FORCE=1 regenerates)"; return 1; fi
   echo "make  $OUT/$1"; return 0
 }
@@ -60,7 +72,7 @@ clip() { # file src W H fps seconds rate(0 = no audio) channels [extra video fil
     map+=(-map 1:a)
     aargs=(-c:a aac -b:a $(( ch == 1 ? 64 : 96 ))k -ar "$rate" -ac "$ch")
   fi
-  "$FFMPEG" "${COMMON[@]}" "${in[@]}" "${map[@]}" "${X264[@]}" -g $((2 * fps)) -keyint_min $((2 * fps)) \
+  run "$FFMPEG" "${COMMON[@]}" "${in[@]}" "${map[@]}" "${X264[@]}" -g $((2 * fps)) -keyint_min $((2 * fps)) \
     "${aargs[@]}" "${BITEXACT[@]}" "$@" "$OUT/$file"
 }
 
@@ -74,32 +86,36 @@ clip ad-portrait.mp4      5   360  640  30  4    48000 2
 # 640x360. The upright picture is turned clockwise (transpose=clock), encoded, then remuxed with
 # -metadata:s:v:0 rotate=90 (FFmpeg 5.1 writes the display matrix only when stream-copying;
 # ffprobe then reports rotation=90 and the ffmpeg CLI autorotates it back upright).
-if [[ ! -e "$OUT/ad-rotated.mp4" || "$FORCE" == 1 ]]; then
-  rm -f "$OUT/.ad-rotated-coded.mp4"
+if [[ ! -e "$OUT/ad-rotated.mp4" || "$FORCE" == 1 || "$DRYRUN" == 1 ]]; then
+  run rm -f "$OUT/.ad-rotated-coded.mp4"
   clip .ad-rotated-coded.mp4 6 360 640 30 4 48000 2 "transpose=clock"
   need ad-rotated.mp4
-  "$FFMPEG" "${COMMON[@]}" -i "$OUT/.ad-rotated-coded.mp4" -map 0 -c copy -metadata:s:v:0 rotate=90 \
+  run "$FFMPEG" "${COMMON[@]}" -i "$OUT/.ad-rotated-coded.mp4" -map 0 -c copy -metadata:s:v:0 rotate=90 \
     "${BITEXACT[@]}" "$OUT/ad-rotated.mp4"
-  rm -f "$OUT/.ad-rotated-coded.mp4"
+  run rm -f "$OUT/.ad-rotated-coded.mp4"
 else
   need ad-rotated.mp4 || true
 fi
 
 if need audio-only.m4a; then
-  "$FFMPEG" "${COMMON[@]}" -f lavfi -i "$(audio_graph 48000 2 30 3)" -c:a aac -b:a 96k \
+  run "$FFMPEG" "${COMMON[@]}" -f lavfi -i "$(audio_graph 48000 2 30 3)" -c:a aac -b:a 96k \
     "${BITEXACT[@]}" "$OUT/audio-only.m4a"
 fi
 
 # 3000 deterministic pseudo-random bytes (white noise with a fixed seed, as raw unsigned 8-bit PCM).
 if need bad-garbage.mp4; then
-  "$FFMPEG" "${COMMON[@]}" -f lavfi -i "anoisesrc=r=8000:a=1:c=white:seed=1234:d=0.375" \
+  run "$FFMPEG" "${COMMON[@]}" -f lavfi -i "anoisesrc=r=8000:a=1:c=white:seed=1234:d=0.375" \
     -c:a pcm_u8 -f u8 "$OUT/bad-garbage.mp4"
 fi
 
 # ad-matching.mp4 (moov at the front) cut to 40 % of its bytes: headers intact, media data cut off.
 if need bad-truncated.mp4; then
-  size=$(stat -c %s "$OUT/ad-matching.mp4")
-  head -c $(( size * 40 / 100 )) "$OUT/ad-matching.mp4" > "$OUT/bad-truncated.mp4"
+  if [[ "$DRYRUN" == 1 ]]; then
+    echo 'head -c $(( $(stat -c %s Media/ad-matching.mp4) * 40 / 100 )) Media/ad-matching.mp4 > Media/bad-truncated.mp4'
+  else
+    size=$(stat -c %s "$OUT/ad-matching.mp4")
+    head -c $(( size * 40 / 100 )) "$OUT/ad-matching.mp4" > "$OUT/bad-truncated.mp4"
+  fi
 fi
 
-echo "Media/: $(du -sh "$OUT" | cut -f1)"
+[[ "$DRYRUN" == 1 ]] || echo "Media/: $(du -sh "$OUT" | cut -f1)"
