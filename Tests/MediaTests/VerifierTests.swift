@@ -4,6 +4,9 @@ import Testing
 import Timing
 import TestSupport
 
+/// content.mp4 decoded once and shared by the tests that need its frames.
+private let contentFrames = Result { try MediaVerifier.videoFrames(TestMedia.Sample.content.url) }
+
 @Suite("Verifier")
 struct VerifierTests {
     // MARK: identity code
@@ -14,9 +17,8 @@ struct VerifierTests {
                 let id = FrameIdentity(sourceID: source, frameIndex: frame)
                 let word = IdentityCode.word(for: id)
                 #expect(IdentityCode.identity(fromWord: word) == id)
-                for bit in 0..<24 {
-                    #expect(IdentityCode.identity(fromWord: word ^ (1 << bit)) == nil, "flip \(bit) of \(id)")
-                }
+                let accepted = (0..<24).filter { IdentityCode.identity(fromWord: word ^ (1 << $0)) != nil }
+                #expect(accepted.isEmpty, "flipped bits \(accepted) of \(id) still validate")
             }
         }
         #expect(IdentityCode.identity(fromWord: 0) == nil)
@@ -74,15 +76,15 @@ struct VerifierTests {
     // MARK: video identity and flashes
 
     @Test func contentDecodesToEveryFrameInOrderWithFlashesEverySecond() throws {
-        let frames = try MediaVerifier.videoFrames(TestMedia.Sample.content.url)
+        let frames = try contentFrames.get()
         #expect(frames.count == 1200)
-        for f in frames {
-            #expect(f.identity == FrameIdentity(sourceID: 1, frameIndex: f.index), "frame \(f.index)")
-            #expect(f.pts == MediaTime(value: Int64(f.index), timescale: 30), "pts of frame \(f.index)")
-            #expect(f.isFlash == (f.index % 30 == 0), "flash at \(f.index)")
-            #expect(f.isKey == (f.index % 60 == 0), "key at \(f.index)")
-            #expect(f.rect == PixelRect(x: 0, y: 0, width: 640, height: 360))
+        let wrong = frames.filter { f in
+            f.identity != FrameIdentity(sourceID: 1, frameIndex: f.index)
+                || f.pts != MediaTime(value: Int64(f.index), timescale: 30)
+                || f.isFlash != (f.index % 30 == 0) || f.isKey != (f.index % 60 == 0)
+                || f.rect != PixelRect(x: 0, y: 0, width: 640, height: 360) || f.isBlack
         }
+        #expect(wrong.isEmpty, "\(wrong.prefix(5))")
         let segments = MediaVerifier.segments(frames)
         #expect(segments.count == 1 && segments[0].skips == 0 && segments[0].repeats == 0 && segments[0].lastFrame == 1199)
     }
@@ -132,7 +134,8 @@ struct VerifierTests {
         #expect(audio.discontinuities.isEmpty)
         #expect(audio.onsets.count == 40)
         for (k, t) in audio.onsets.enumerated() { #expect(abs(t - Double(k)) < 0.001, "onset \(k) at \(t)") }
-        let offsets = try MediaVerifier.syncOffsets(url)
+        let offsets = MediaVerifier.syncOffsets(flashTimes: MediaVerifier.flashTimes(try contentFrames.get()),
+                                                beepOnsets: audio.onsets)
         #expect(offsets.count == 40)
         let worst = try #require(MediaVerifier.maxAbsoluteOffset(offsets))
         #expect(worst < 0.001)
@@ -153,6 +156,24 @@ struct VerifierTests {
         for (k, t) in onsets.enumerated() { #expect(abs(t - Double(k)) < 0.001) }
         #expect(throws: VerifierError.self) { try MediaVerifier.videoFrames(TestMedia.Sample.audioOnly.url) }
         #expect(throws: VerifierError.self) { try MediaVerifier.analyzeAudio(TestMedia.Sample.adSilent.url) }
+    }
+
+    // MARK: the verifier catches faults
+
+    @Test func droppedFramesAndLateAudioAreDetected() throws {
+        let broken = try TestMedia.derived(
+            from: TestMedia.Sample.adMatching.url, name: "fault-drop30-39-audio+10ms.mp4",
+            arguments: ["-vf", "select='not(between(n,30,39))',setpts=N/30/TB", "-af", "adelay=10:all=1",
+                        "-c:v", "libx264", "-preset", "veryfast", "-crf", "28", "-threads", "2", "-c:a", "aac"])
+        let frames = try MediaVerifier.videoFrames(broken)
+        #expect(frames.count == 170)
+        let segments = MediaVerifier.segments(frames)
+        #expect(segments.count == 1 && segments[0].skips == 1 && segments[0].repeats == 0)
+        #expect(frames[30].identity == FrameIdentity(sourceID: 2, frameIndex: 40))
+        #expect(frames.filter(\.isFlash).map(\.index) == [0, 50, 80, 110, 140])
+        let onsets = try MediaVerifier.beepOnsets(broken)
+        #expect(onsets.count == 6)
+        for (k, t) in onsets.enumerated() { #expect(abs(t - (Double(k) + 0.010)) < 0.001, "onset \(k) at \(t)") }
     }
 
     // MARK: errors
