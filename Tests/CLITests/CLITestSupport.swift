@@ -1,0 +1,41 @@
+import Foundation
+import TestSupport
+
+/// Runs the built `interlude` executable and captures its output.
+enum CLI {
+    static var binary: URL {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("interlude"),
+            TestMedia.packageRoot.appendingPathComponent(".build/debug/interlude"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[1]
+    }
+
+    struct Output { var status: Int32; var stdout: Data; var stderr: String }
+
+    static func run(_ args: [String]) throws -> Output {
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = args
+        let out = Pipe()
+        let errFile = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-cli-stderr-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: errFile.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errFile) }
+        let err = try FileHandle(forWritingTo: errFile)
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        try err.close()
+        let stderr = try Data(contentsOf: errFile)
+        return Output(status: p.terminationStatus, stdout: stdout, stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    static func tempDir() -> URL {
+        let d = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-cli-\(getpid())-\(UUID().uuidString.prefix(8))")
+        try? FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+        return d
+    }
+}

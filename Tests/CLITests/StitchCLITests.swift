@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct StitchCLITests {
+    let content = TestMedia.Sample.content.url.path
+    let ad = TestMedia.Sample.adMatching.url.path
+
+    @Test func helpIsPrintedForEachCommand() throws {
+        for args in [["--help"], ["stitch", "--help"], ["inspect", "--help"]] {
+            let r = try CLI.run(args)
+            #expect(r.status == 0, "\(args)")
+            #expect(String(decoding: r.stdout, as: UTF8.self).contains("usage: interlude"), "\(args)")
+        }
+        let text = String(decoding: try CLI.run(["stitch", "--help"]).stdout, as: UTF8.self)
+        for option in ["--ad-break", "--report", "--format", "--preset", "--crf", "--size", "--fps", "-y", "--quiet"] {
+            #expect(text.contains(option), "stitch --help documents \(option)")
+        }
+    }
+
+    @Test(arguments: [
+        (["stitch"], "missing CONTENT"),
+        (["stitch", "c.mp4"], "missing -o"),
+        (["stitch", "c.mp4", "-o", "x.mp4", "--ad-break", "twenty=a.mp4"], "malformed TIME"),
+        (["stitch", "c.mp4", "-o", "x.mp4", "--crf", "99"], "--crf"),
+        (["stitch", "c.mp4", "-o", "x.mp4", "--size", "wide"], "--size"),
+        (["stitch", "c.mp4", "-o", "x.mp4", "--bogus"], "unknown option"),
+        (["stitch", "c.mp4", "-o", "-"], "standard output"),
+        (["frobnicate"], "unknown command"),
+    ])
+    func badArgumentsExitTwoWithOneLine(args: [String], message: String) throws {
+        let r = try CLI.run(args)
+        #expect(r.status == 2)
+        #expect(r.stderr.contains(message), "\(r.stderr)")
+        #expect(r.stdout.isEmpty)
+    }
+
+    @Test func missingContentIsOneLineAndNoFile() throws {
+        let dir = CLI.tempDir()
+        let out = dir.appendingPathComponent("o.mp4").path
+        let r = try CLI.run(["stitch", "/nonexistent/content.mp4", "-o", out])
+        #expect(r.status == 1)
+        #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("/nonexistent/content.mp4"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+    }
+
+    @Test func existingOutputNeedsDashY() throws {
+        let dir = CLI.tempDir()
+        let out = dir.appendingPathComponent("o.mp4")
+        try Data("x".utf8).write(to: out)
+        let r = try CLI.run(["stitch", content, "-o", out.path, "-q"])
+        #expect(r.status == 1 && r.stderr.contains("-y"))
+        #expect(try Data(contentsOf: out) == Data("x".utf8))
+    }
+
+    @Test func stitchWritesOutputAndReport() throws {
+        let dir = CLI.tempDir()
+        let out = dir.appendingPathComponent("o.mp4"), report = dir.appendingPathComponent("r.json")
+        let r = try CLI.run(["stitch", content, "-o", out.path, "--ad-break", "00:00:10.250=\(ad),/nonexistent.mp4",
+                             "--ad-break", "end=\(ad)", "--report", report.path, "-q", "--crf", "30", "--preset", "ultrafast"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(String(decoding: r.stdout, as: UTF8.self).contains("wrote \(out.path)"))
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as! [String: Any]
+        let c = json["content"] as! [String: Any], o = json["output"] as! [String: Any]
+        for key in ["uri", "duration", "width", "height", "frameRate"] {
+            #expect(c[key] != nil && o[key] != nil, "content/output.\(key)")
+        }
+        #expect(c["duration"] as? Double == 40 && o["duration"] as? Double == 52)
+        let breaks = json["breaks"] as! [[String: Any]]
+        #expect(breaks.count == 2)
+        #expect(breaks[0]["contentTime"] as? Double == 10.25 && breaks[0]["streamTime"] as? Double == 10.266666666666667)
+        #expect(breaks[0]["id"] as? String == "midroll-1" && breaks[1]["id"] as? String == "postroll")
+        let ads = breaks[0]["ads"] as! [[String: Any]]
+        #expect(ads.count == 1)
+        for key in ["mediaFile", "streamTime", "duration", "podPosition", "totalAds"] { #expect(ads[0][key] != nil, "ad.\(key)") }
+        let errors = json["errors"] as! [[String: Any]]
+        #expect(errors.count == 1 && errors[0]["code"] as? Int == 401 && errors[0]["mediaFile"] as? String == "/nonexistent.mp4")
+        #expect(try MediaVerifier.ffmpegErrors(out) == "")
+    }
+
+    @Test func frameStreamToStandardOutput() throws {
+        let r = try CLI.run(["stitch", content, "-o", "-", "--format", "nut", "--ad-break", "5=\(ad)", "--size", "320x180"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.starts(with: Data("nut/multimedia container".utf8)))
+        #expect(r.stderr.contains("wrote -"), "summary goes to stderr when stdout carries the stream")
+        let file = CLI.tempDir().appendingPathComponent("s.nut")
+        try r.stdout.write(to: file)
+        let probe = try MediaVerifier.probe(file)
+        #expect(probe.video?.width == 320 && probe.video?.height == 180)
+        let frames = try MediaVerifier.videoFrames(file)
+        #expect(frames.count == 1200 + 180)
+        #expect(MediaVerifier.segments(frames).map(\.sourceID) == [1, 2, 1])
+    }
+}
