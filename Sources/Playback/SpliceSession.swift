@@ -1,0 +1,224 @@
+import Foundation
+import Media
+import Timing
+
+/// One output stream being built, driven step by step: play content up to a cue, play an ad,
+/// resume content, … then `finish()`. This is the engine surface an ad orchestrator drives
+/// (`Stitcher` drives it from a fixed schedule; the IMA-style `AdsManager` from ad events).
+///
+/// It owns the content decoder, the encoders and the temporary output file; nothing is visible at
+/// the output path until `finish()` renames the file into place. Not thread-safe: one thread
+/// drives it (the frame loop is synchronous by design).
+public final class SpliceSession {
+    /// The conformed output format.
+    public let format: OutputFormat
+    /// The content's duration as its container declares it.
+    public let contentDuration: MediaTime
+    /// Content facts for reports.
+    public let content: MediaSummary
+    /// Called for each frame-loop event.
+    public var onEvent: ((SpliceEvent) -> Void)?
+
+    private let request: StitchRequest
+    private let source: MediaSource
+    private let sink: EncodedOutput
+    private let splicer: Splicer
+    private let temporary: String
+    private let toStdout: Bool
+    private var finished = false
+    private var contentChapters = 0
+    private var breakStart: (id: String, contentTime: MediaTime, stream: MediaTime, index: Int)?
+    private var breakCount = 0
+    private var endReported = false
+    private(set) var timeline = TimelineMap()
+    private(set) var warnings: [String] = []
+    /// Content time of the last content frame shown (the true playhead); nil before the first.
+    public private(set) var contentTime: MediaTime?
+    /// Whether every content frame has been shown.
+    public var contentEnded: Bool { source.ended }
+    /// Content time of the next content frame to show, when one is held at a cue.
+    public var nextContentTime: MediaTime? { source.pending?.pts }
+
+    /// Opens the content and the output (as a temporary file beside it). `request.breaks` is not used.
+    public init(request: StitchRequest) throws {
+        self.request = request
+        toStdout = request.output == "-"
+        if !toStdout, !request.overwrite, FileManager.default.fileExists(atPath: request.output) {
+            throw StitchFailure.outputExists(request.output)
+        }
+        if request.container == .mp4 && toStdout {
+            throw StitchFailure.invalidOption("MP4 cannot be written to standard output; use --format nut or y4m")
+        }
+        let probe: Demuxer
+        do {
+            probe = try Demuxer(url: request.content)
+        } catch {
+            throw StitchFailure.contentUnreadable("cannot read content \(request.content): \(SpliceSession.reason(error))")
+        }
+        guard let videoIndex = probe.bestStream(.video) else { throw StitchFailure.contentHasNoVideo(request.content) }
+        let video = probe.streams[videoIndex]
+        let audio = probe.bestStream(.audio).map { probe.streams[$0] }
+        guard let duration = video.duration ?? probe.duration, duration > .zero else {
+            throw StitchFailure.contentUnreadable("content \(request.content) has no duration")
+        }
+        contentDuration = duration
+        format = try SpliceSession.outputFormat(request, video: video, audio: audio)
+        content = MediaSummary(uri: request.content, duration: duration, width: video.displaySize.width,
+                               height: video.displaySize.height, frameRate: video.frameRate,
+                               sampleRate: audio?.sampleRate ?? 0, channels: audio?.channels ?? 0)
+        do {
+            source = try MediaSource(url: request.content, output: format, threads: request.threads)
+        } catch {
+            throw StitchFailure.contentUnreadable("cannot read content \(request.content): \(SpliceSession.reason(error))")
+        }
+        temporary = toStdout ? "pipe:1" : SpliceSession.temporaryPath(for: request.output)
+        do {
+            sink = try EncodedOutput(url: temporary, container: request.container, format: format, settings: request.encoder)
+        } catch {
+            if !toStdout { try? FileManager.default.removeItem(atPath: temporary) }
+            if case MediaError.unsupported(let s) = error { throw StitchFailure.invalidOption(s) }
+            if case MediaError.ffmpeg(_, _, let message) = error {
+                throw StitchFailure.outputUnwritable("cannot write \(request.output): \(message)")
+            }
+            throw StitchFailure.outputUnwritable("cannot write \(request.output): \(SpliceSession.reason(error))")
+        }
+        splicer = Splicer(output: format, sink: sink)
+    }
+
+    deinit { if !finished { abort() } }
+
+    /// Stream time reached: the end of the last frame written.
+    public var streamTime: MediaTime { splicer.streamTime }
+    /// Video frames written.
+    public var videoFrames: Int64 { splicer.framesOut }
+    /// Audio samples per channel written.
+    public var audioSamples: Int64 { splicer.samplesOut }
+    /// Seconds spent encoding and muxing so far.
+    public var encodeSeconds: Double { sink.encodeSeconds }
+
+    /// Plays content from where it stands up to the first frame at or after `cue` (which is held
+    /// for the next call), or to its end when `cue` is nil. Returns the frames written.
+    @discardableResult
+    public func playContent(until cue: MediaTime?) throws -> Int64 {
+        var resumed = false
+        let period = format.frameDuration
+        let outcome = try splicer.play(source, until: cue) { [self] pts in
+            let at = splicer.streamTime - period
+            if !resumed { resumed = true; onEvent?(.contentResumed(contentTime: pts, streamTime: at)) }
+            contentTime = pts
+            onEvent?(.contentProgress(contentTime: pts, streamTime: at))
+        }
+        if outcome.frames > 0 {
+            contentChapters += 1
+            sink.addChapter(title: "Content \(contentChapters)", start: outcome.streamStart, end: outcome.streamEnd)
+            timeline.segments.append(.init(contentStart: outcome.sourceStart, contentEnd: outcome.sourceEnd,
+                                           streamStart: outcome.streamStart, streamEnd: outcome.streamEnd))
+        }
+        if source.ended, !endReported {
+            endReported = true
+            if let e = source.reader.readError, !warnings.contains(where: { $0.hasPrefix("content ended early") }) {
+                warnings.append("content ended early: \(e)")
+            }
+            onEvent?(.contentEnded(contentTime: contentTime ?? .zero, streamTime: streamTime))
+        }
+        return outcome.frames
+    }
+
+    /// Marks the start of an ad break at the current stream time; content paused at `contentTime`.
+    public func beginBreak(id: String, contentTime: MediaTime) {
+        breakStart = (id, contentTime, streamTime, breakCount)
+        onEvent?(.breakStarted(index: breakCount, id: id, contentTime: contentTime, streamTime: streamTime))
+    }
+
+    /// Marks the end of the current ad break.
+    public func endBreak() {
+        guard let b = breakStart else { return }
+        timeline.breaks.append(.init(id: b.id, contentTime: b.contentTime, streamStart: b.stream, streamEnd: streamTime))
+        onEvent?(.breakEnded(index: b.index, streamTime: streamTime))
+        breakStart = nil
+        breakCount += 1
+    }
+
+    /// Plays ad media (measured by `AdMediaProbe`) to its end as ad `position` of `totalAds` in the
+    /// current break. `onFrame` sees each ad frame's ad time (from its first frame) and stream time.
+    /// Throws when the media fails while playing; frames already written stay.
+    public func playAd(_ media: AdMedia, position: Int, totalAds: Int,
+                       onFrame: (MediaTime, MediaTime) -> Void = { _, _ in }) throws -> PlacedAd {
+        let start = streamTime
+        let index = breakStart?.index ?? breakCount
+        let ad = try MediaSource(url: media.url, output: format, threads: request.threads)
+        onEvent?(.adStarted(breakIndex: index, position: position, totalAds: totalAds, media: media, streamTime: start))
+        let period = format.frameDuration
+        let outcome = try splicer.play(ad, until: nil) { [self] pts in
+            let at = splicer.streamTime - period
+            onEvent?(.adProgress(breakIndex: index, position: position, adTime: pts, streamTime: at))
+            onFrame(pts, at)
+        }
+        let duration = outcome.streamEnd - outcome.streamStart
+        onEvent?(.adEnded(breakIndex: index, position: position, duration: duration, streamTime: streamTime))
+        sink.addChapter(title: "Ad \(breakStart?.id ?? "") \(position)/\(totalAds): \((media.url as NSString).lastPathComponent)",
+                        start: start, end: streamTime)
+        return PlacedAd(mediaFile: media.url, streamTime: start, duration: duration, mediaDuration: media.duration,
+                        podPosition: position, totalAds: totalAds, frames: outcome.frames)
+    }
+
+    /// Flushes the encoders, writes the trailer and moves the output into place.
+    public func finish() throws {
+        guard !finished else { return }
+        do {
+            try sink.finish()
+            if !toStdout {
+                if FileManager.default.fileExists(atPath: request.output) { try FileManager.default.removeItem(atPath: request.output) }
+                try FileManager.default.moveItem(atPath: temporary, toPath: request.output)
+            }
+            finished = true
+        } catch {
+            abort()
+            throw StitchFailure.encodingFailed("cannot finish \(request.output): \(SpliceSession.reason(error))")
+        }
+    }
+
+    /// Gives up: removes the temporary output. Nothing appears at the output path.
+    public func abort() {
+        finished = true
+        if !toStdout { try? FileManager.default.removeItem(atPath: temporary) }
+    }
+
+    /// A summary of the output written so far.
+    public var outputSummary: MediaSummary {
+        MediaSummary(uri: request.output, duration: format.time(ofFrame: splicer.framesOut), width: format.width,
+                     height: format.height, frameRate: format.frameRate, sampleRate: format.sampleRate,
+                     channels: request.container == .y4m ? 0 : format.channels)
+    }
+
+    /// The content ↔ stream mapping so far.
+    public var timelineMap: TimelineMap { timeline }
+    /// Content problems met so far.
+    public var contentWarnings: [String] { warnings }
+
+    static func outputFormat(_ request: StitchRequest, video: StreamInfo, audio: StreamInfo?) throws -> OutputFormat {
+        var size = video.displaySize
+        if let s = request.size { size = s }
+        guard size.width >= 16, size.height >= 16, size.width <= 8192, size.height <= 8192 else {
+            throw StitchFailure.invalidOption("output size \(size.width)x\(size.height) is out of range (16–8192)")
+        }
+        let rate = request.frameRate ?? video.frameRate?.standardFrameRate ?? Rational(30, 1)
+        guard rate.doubleValue >= 1, rate.doubleValue <= 240 else {
+            throw StitchFailure.invalidOption("output frame rate \(rate) is out of range (1–240)")
+        }
+        return OutputFormat(width: size.width & ~1, height: size.height & ~1, frameRate: rate,
+                            sampleRate: audio.map { $0.sampleRate > 0 ? $0.sampleRate : 48000 } ?? 48000,
+                            channels: audio.map { min(max($0.channels, 1), 8) } ?? 2)
+    }
+
+    static func temporaryPath(for output: String) -> String {
+        let url = URL(fileURLWithPath: output)
+        return url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".\(getpid()).interlude-tmp"
+    }
+
+    static func reason(_ error: Error) -> String {
+        if let e = error as? MediaError { return e.description }
+        if let e = error as? StitchFailure { return e.description }
+        return "\(error)"
+    }
+}
