@@ -32,7 +32,7 @@ public enum PlayThrough {
         let source = try MediaSource(url: url, output: format, threads: threads)
         let sink = DiscardingSink()
         let splicer = Splicer(output: format, sink: sink)
-        _ = try splicer.play(source, until: nil) { _ in }
+        _ = try splicer.play(source, until: nil) { _ in true }
         return Stats(frames: splicer.framesOut, samples: splicer.samplesOut, seconds: monotonicSeconds() - t0, format: format)
     }
 }

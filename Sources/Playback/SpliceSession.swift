@@ -107,6 +107,7 @@ public final class SpliceSession {
             if !resumed { resumed = true; onEvent?(.contentResumed(contentTime: pts, streamTime: at)) }
             contentTime = pts
             onEvent?(.contentProgress(contentTime: pts, streamTime: at))
+            return true
         }
         if outcome.frames > 0 {
             contentChapters += 1
@@ -140,10 +141,11 @@ public final class SpliceSession {
     }
 
     /// Plays ad media (measured by `AdMediaProbe`) to its end as ad `position` of `totalAds` in the
-    /// current break. `onFrame` sees each ad frame's ad time (from its first frame) and stream time.
-    /// Throws when the media fails while playing; frames already written stay.
+    /// current break. `onFrame` sees each ad frame's ad time (from its first frame) and stream time,
+    /// and returns false to stop the ad after that frame (skip). Throws when the media fails while
+    /// playing; frames already written stay.
     public func playAd(_ media: AdMedia, position: Int, totalAds: Int,
-                       onFrame: (MediaTime, MediaTime) -> Void = { _, _ in }) throws -> PlacedAd {
+                       onFrame: (MediaTime, MediaTime) -> Bool = { _, _ in true }) throws -> PlacedAd {
         let start = streamTime
         let index = breakStart?.index ?? breakCount
         let ad = try MediaSource(url: media.url, output: format, threads: request.threads)
@@ -152,7 +154,7 @@ public final class SpliceSession {
         let outcome = try splicer.play(ad, until: nil) { [self] pts in
             let at = splicer.streamTime - period
             onEvent?(.adProgress(breakIndex: index, position: position, adTime: pts, streamTime: at))
-            onFrame(pts, at)
+            return onFrame(pts, at)
         }
         let duration = outcome.streamEnd - outcome.streamStart
         onEvent?(.adEnded(breakIndex: index, position: position, duration: duration, streamTime: streamTime))

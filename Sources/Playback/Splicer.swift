@@ -42,8 +42,9 @@ final class Splicer {
     var streamTime: MediaTime { output.time(ofFrame: framesOut) }
 
     /// Plays `source` from where it stands until the first frame at or after `cue` (held back for
-    /// the next call), or to its end when `cue` is nil. `onFrame` sees each shown frame's source time.
-    func play(_ source: MediaSource, until cue: MediaTime?, onFrame: (MediaTime) -> Void) throws -> SegmentOutcome {
+    /// the next call), or to its end when `cue` is nil. `onFrame` sees each shown frame's source time
+    /// and returns false to stop right after that frame (an ad being skipped or discarded).
+    func play(_ source: MediaSource, until cue: MediaTime?, onFrame: (MediaTime) -> Bool) throws -> SegmentOutcome {
         let streamStart = streamTime
         guard var current = try source.nextFrame() else {
             source.ended = true
@@ -61,8 +62,9 @@ final class Splicer {
         let firstStreamSample = samplesOut
         var k: Int64 = 0
         var lastShown: MediaTime?
-        var sourceEnd: MediaTime
-        while true {
+        var sourceEnd = p0
+        var stopped = false
+        while !stopped {
             let next = try source.nextFrame()
             var stop = false
             if let next {
@@ -79,7 +81,11 @@ final class Splicer {
                 k += 1
                 lastShown = current.pts
                 try pumpAudio(source, sourceOffset: firstSourceSample - firstStreamSample)
-                onFrame(current.pts)
+                if !onFrame(current.pts) {
+                    stopped = true
+                    sourceEnd = current.pts + period
+                    break
+                }
             }
             guard !stop, let next else { break }
             current = next
