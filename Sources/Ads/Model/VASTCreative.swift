@@ -29,6 +29,12 @@ public struct UniversalAdId: Sendable, Hashable {
     public var registry: String
     /// The id (text; 4.0's `@idValue` when the text is empty).
     public var value: String
+
+    /// Makes an id.
+    public init(registry: String, value: String) {
+        self.registry = registry
+        self.value = value
+    }
 }
 
 /// `<Linear>`: a video or audio ad played in the content's place.
@@ -91,6 +97,29 @@ public struct MediaFile: Sendable, Hashable {
     public var mediaType: String?
     /// True for a `<Mezzanine>`.
     public var isMezzanine: Bool
+
+    /// Makes a media file; everything but the URL is optional.
+    public init(url: URLTemplate, delivery: String? = "progressive", type: String? = nil, width: Int? = nil, height: Int? = nil,
+                codec: String? = nil, id: String? = nil, bitrate: Int? = nil, minBitrate: Int? = nil, maxBitrate: Int? = nil,
+                scalable: Bool? = nil, maintainAspectRatio: Bool? = nil, apiFramework: String? = nil, fileSize: Int? = nil,
+                mediaType: String? = nil, isMezzanine: Bool = false) {
+        self.url = url
+        self.delivery = delivery
+        self.type = type
+        self.width = width
+        self.height = height
+        self.codec = codec
+        self.id = id
+        self.bitrate = bitrate
+        self.minBitrate = minBitrate
+        self.maxBitrate = maxBitrate
+        self.scalable = scalable
+        self.maintainAspectRatio = maintainAspectRatio
+        self.apiFramework = apiFramework
+        self.fileSize = fileSize
+        self.mediaType = mediaType
+        self.isMezzanine = isMezzanine
+    }
 
     /// The bitrate to compare: `bitrate`, else `maxBitrate`, else `minBitrate`.
     public var effectiveBitrate: Int? { bitrate ?? maxBitrate ?? minBitrate }

@@ -57,7 +57,8 @@ public struct MediaSelection: Sendable, Hashable {
 
 /// Chooses the media file to splice. Pure: same input, same answer.
 ///
-/// Rules, in order: drop files without a URL; drop executable creatives (VPAID, JavaScript, Flash);
+/// Rules, in order: drop files without a URL; drop executable creatives (`apiFramework` VPAID/SIMID,
+/// JavaScript, Flash);
 /// drop MIME types the pipeline cannot decode; prefer a usable Mezzanine when asked; then rank
 /// progressive before streaming, MP4 before other containers (then the `mimeTypes` order), H.264
 /// before other codecs, closest to the output size, closest to the target bitrate, document order.
@@ -109,8 +110,11 @@ public enum MediaFileSelector {
     public static func unusableReason(_ f: MediaFile, preferences: MediaSelectionPreferences) -> String? {
         let type = f.type ?? inferType(f.url.template)
         if !f.url.isUsable { return "no URL" }
-        if let api = f.apiFramework?.lowercased(), !api.isEmpty { return "executable creative (\(api))" }
-        guard let type else { return "unknown MIME type" }
+        if let api = f.apiFramework?.lowercased(), api.contains("vpaid") || api.contains("simid") {
+            return "executable creative (\(api))"
+        }
+        // A Mezzanine is source video by definition: without a type, FFmpeg probes it.
+        guard let type else { return f.isMezzanine ? nil : "unknown MIME type" }
         if type.contains("javascript") || type.contains("shockwave") || type.contains("flash") || type.contains("vpaid") {
             return "executable creative (\(type))"
         }
