@@ -58,12 +58,15 @@ public struct URLSessionAdFetcher: AdDocumentFetcher {
         }
         let delegate = FetchDelegate(maxBytes: maxBytes, timeout: timeout)
         let config = URLSessionConfiguration.ephemeral
-        config.timeoutIntervalForRequest = timeout
-        config.timeoutIntervalForResource = timeout
+        // FoundationNetworking truncates its timeouts to whole seconds (0.3 s becomes "time out now"), so its
+        // own timers get a whole-second margin and the exact deadline is the delegate's timer.
+        let sessionTimeout = (timeout + 1).rounded(.up)
+        config.timeoutIntervalForRequest = sessionTimeout
+        config.timeoutIntervalForResource = sessionTimeout
         config.requestCachePolicy = .reloadIgnoringLocalCacheData
         config.urlCache = nil
         let session = URLSession(configuration: config, delegate: delegate, delegateQueue: nil)
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: sessionTimeout)
         if let userAgent { request.setValue(userAgent, forHTTPHeaderField: "User-Agent") }
         let result: Result<Data, FetchError> = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Data, FetchError>, Never>) in
