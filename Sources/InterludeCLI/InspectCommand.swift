@@ -1,8 +1,132 @@
-// `interlude inspect`: placeholder until the ad-decisioning work lands.
+// `interlude inspect`: resolves a VAST/VMAP tag and prints its ad schedule. Argument parsing only;
+// the work is `Ads.AdTagLoader`, the output `Ads.ScheduleReport`.
+import Ads
 import Foundation
+import Timing
+
+let inspectUsage = """
+    usage: interlude inspect TAG [options]
+           interlude inspect --conformance DIR
+
+    Resolves TAG (a file path or an http(s)/file URL to a VAST or VMAP document), follows wrapper
+    chains and prints the ad schedule: breaks with cue times, each ad's id, title, ad system,
+    duration, skip offset, chosen media file and why, tracking counts, wrapper chain, and every
+    error or warning with its VAST code. A plain VAST tag is one pre-roll break (cue point 0).
+
+    options:
+      --json                     print one JSON object instead of text
+      --content-duration SECS    content length, to place n% breaks and repeatAfter
+      --max-redirects N          most wrapper redirects per chain (default 4)
+      --timeout SECS             timeout of the first request (default 8)
+      --wrapper-timeout SECS     timeout of each wrapper request (default 4)
+      --max-bytes N              largest document accepted (default 2097152)
+      --mime-types A,B,...       MIME types the pipeline decodes, preferred first
+      --bitrate KBPS             target bitrate for media selection (default: highest)
+      --size WxH                 output size for media selection (e.g. 1280x720)
+      --no-mezzanine             do not prefer Mezzanine files
+      --offline                  never fetch http(s): network wrappers fail with 301
+      --conformance DIR          load every .xml under DIR offline and print a table
+      -h, --help                 this text
+
+    exit status: 0 when the tag resolved (even to no ads); 1 when it could not be read; 2 for bad usage.
+    """
 
 /// Runs `interlude inspect ARGS`; returns the exit status.
 func runInspect(_ args: [String]) -> Int32 {
-    FileHandle.standardError.write(Data("interlude inspect: not built yet\n".utf8))
-    return 1
+    var options = AdLoaderOptions()
+    var media = MediaSelectionPreferences()
+    var json = false
+    var tag: String?
+    var conformanceDir: String?
+    var i = 0
+    func fail(_ message: String) -> Int32 {
+        FileHandle.standardError.write(Data("interlude inspect: \(message)\n".utf8))
+        return 2
+    }
+    func value(_ name: String) -> String? {
+        guard i + 1 < args.count else { return nil }
+        i += 1
+        return args[i]
+    }
+    while i < args.count {
+        let a = args[i]
+        switch a {
+        case "-h", "--help": print(inspectUsage); return 0
+        case "--json": json = true
+        case "--offline": options.allowNetwork = false
+        case "--no-mezzanine": media.preferMezzanine = false
+        case "--content-duration":
+            guard let v = value(a), let t = MediaTime(decimal: v) ?? MediaTime(clock: v), t > .zero else {
+                return fail("--content-duration needs a positive number of seconds")
+            }
+            options.contentDuration = t
+        case "--max-redirects":
+            guard let v = value(a), let n = Int(v), n >= 0 else { return fail("--max-redirects needs a whole number ≥ 0") }
+            options.maxRedirects = n
+        case "--timeout", "--wrapper-timeout":
+            guard let v = value(a), let s = Double(v), s > 0, s.isFinite else { return fail("\(a) needs a positive number of seconds") }
+            if a == "--timeout" { options.initialTimeout = s } else { options.wrapperTimeout = s }
+        case "--max-bytes":
+            guard let v = value(a), let n = Int(v), n > 0 else { return fail("--max-bytes needs a positive whole number") }
+            options.maxDocumentBytes = n
+        case "--mime-types":
+            guard let v = value(a) else { return fail("--mime-types needs a comma-separated list") }
+            media.mimeTypes = v.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+        case "--bitrate":
+            guard let v = value(a), let n = Int(v), n > 0 else { return fail("--bitrate needs kbit/s as a positive whole number") }
+            media.targetBitrate = n
+        case "--size":
+            let parts = value(a)?.lowercased().split(separator: "x").compactMap { Int($0) } ?? []
+            guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { return fail("--size needs WIDTHxHEIGHT, e.g. 1280x720") }
+            media.outputWidth = parts[0]
+            media.outputHeight = parts[1]
+        case "--conformance":
+            guard let v = value(a) else { return fail("--conformance needs a directory") }
+            conformanceDir = v
+        default:
+            if a.hasPrefix("-") && a.count > 1 { return fail("unknown option '\(a)' (see --help)") }
+            if tag != nil { return fail("only one TAG, got '\(tag!)' and '\(a)'") }
+            tag = a
+        }
+        i += 1
+    }
+    options.media = media
+    if let dir = conformanceDir {
+        var offline = options
+        offline.allowNetwork = false
+        offline.wrapperTimeout = min(offline.wrapperTimeout, 1)
+        let conformanceOptions = offline
+        let rows = blockingRun { await ConformanceRunner.run(directory: dir, options: conformanceOptions) }
+        print(ConformanceRunner.table(rows), terminator: "")
+        return rows.contains(where: \.unexpected) ? 1 : 0
+    }
+    guard let tag else { return fail("missing TAG (see --help)") }
+    let loader = AdTagLoader(options: options)
+    let result: Result<AdSchedule, Error> = blockingRun {
+        do { return .success(try await loader.load(tag: tag)) } catch { return .failure(error) }
+    }
+    switch result {
+    case .success(let schedule):
+        print(json ? ScheduleReport.json(schedule).serialized(pretty: true) : ScheduleReport.text(schedule), terminator: json ? "\n" : "")
+        return 0
+    case .failure(let error):
+        let line = (error as? AdLoadError).map { "error \($0.code): \($0.message)" } ?? "\(error)"
+        FileHandle.standardError.write(Data("interlude inspect: \(line)\n".utf8))
+        return 1
+    }
+}
+
+/// Runs async work to completion from synchronous code.
+/// `@unchecked Sendable`: `value` is written once before `semaphore.signal()` and read after `wait()`.
+private final class ResultBox<T>: @unchecked Sendable { var value: T? }
+
+private func blockingRun<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
+    let box = ResultBox<T>()
+    let semaphore = DispatchSemaphore(value: 0)
+    Task.detached {
+        box.value = await work()
+        semaphore.signal()
+    }
+    semaphore.wait()
+    return box.value!
 }

@@ -1,0 +1,69 @@
+// Placing VMAP breaks on the content timeline, the way IMA reports cue points.
+import Timing
+
+/// Places breaks: `start` and 0 are pre-rolls, times and resolved percentages are mid-rolls,
+/// `end` and 100% are post-rolls; `#n` positions and percentages without a content duration
+/// cannot be placed. Pure functions.
+public enum CueScheduler {
+    /// Where one break lands.
+    public struct Placement: Sendable, Hashable {
+        /// Content time of the cue; nil for a post-roll or an unplaced break.
+        public var cueTime: MediaTime?
+        /// True for a post-roll.
+        public var isPostroll: Bool
+        /// Why the break could not be placed, when it could not.
+        public var unplacedReason: String?
+    }
+
+    /// Places one offset given the content duration (needed for percentages).
+    public static func place(_ offset: BreakTimeOffset, contentDuration: MediaTime?) -> Placement {
+        switch offset {
+        case .start:
+            return Placement(cueTime: .zero, isPostroll: false)
+        case .end:
+            return Placement(cueTime: nil, isPostroll: true)
+        case .time(let t):
+            if let d = contentDuration, t >= d, d > .zero { return Placement(cueTime: nil, isPostroll: true) }
+            return Placement(cueTime: t, isPostroll: false)
+        case .percent(let p):
+            if p.numerator == 0 { return Placement(cueTime: .zero, isPostroll: false) }
+            if p.numerator >= 100 * p.denominator { return Placement(cueTime: nil, isPostroll: true) }
+            guard let d = contentDuration else {
+                return Placement(cueTime: nil, isPostroll: false,
+                                 unplacedReason: "timeOffset \(offset) needs the content duration (--content-duration)")
+            }
+            return Placement(cueTime: VASTTime.apply(p, to: d), isPostroll: false)
+        case .position(let m):
+            return Placement(cueTime: nil, isPostroll: false,
+                             unplacedReason: "positional timeOffset #\(m) needs ad opportunities (cue markers); not placed")
+        }
+    }
+
+    /// Sorts breaks into play order (pre-roll, mid-rolls by time, post-rolls, unplaced) and sets IMA pod indexes.
+    public static func order(_ breaks: [ScheduledBreak]) -> [ScheduledBreak] {
+        func rank(_ b: ScheduledBreak) -> Int {
+            if b.isPostroll { return 2 }
+            guard let c = b.cueTime else { return 3 }
+            return c == .zero ? 0 : 1
+        }
+        let sorted = breaks.enumerated().sorted { l, r in
+            let a = rank(l.element), b = rank(r.element)
+            if a != b { return a < b }
+            if a == 1, let x = l.element.cueTime, let y = r.element.cueTime, x != y { return x < y }
+            return l.offset < r.offset
+        }.map(\.element)
+        var midCues: [MediaTime] = []
+        return sorted.map { b in
+            var b = b
+            switch rank(b) {
+            case 0: b.podIndex = 0
+            case 1:
+                if let c = b.cueTime, !midCues.contains(c) { midCues.append(c) }
+                b.podIndex = (midCues.firstIndex(of: b.cueTime!) ?? 0) + 1
+            case 2: b.podIndex = -1
+            default: b.podIndex = nil
+            }
+            return b
+        }
+    }
+}

@@ -1,0 +1,157 @@
+// VAST 4.x macro substitution: a pure function from (template, context) to the URL to request.
+import Foundation
+import Timing
+
+/// Expands `[MACRO]` (and legacy `%%MACRO%%`) tokens in tracking, error and tag URLs.
+///
+/// Values are percent-encoded (RFC 3986 unreserved characters kept); list values are joined with
+/// an unencoded comma; times are `HH:MM:SS.mmm`; `[TIMESTAMP]` is ISO 8601 with milliseconds and
+/// zone offset. IAB macros without a value become `-1`, withheld ones `-2`; macros that are not in
+/// the IAB list and have no value (Google's `[AD_MT]`, `[VIEWABILITY]`…) are left untouched.
+public enum MacroExpander {
+    /// Every macro name in the IAB VAST 4.x registry (`IAB_vast4-macros-data.json`).
+    public static let iabMacroNames: Set<String> = [
+        "TIMESTAMP", "CACHEBUSTING", "CONTENTPLAYHEAD", "MEDIAPLAYHEAD", "BREAKPOSITION", "BLOCKEDADCATEGORIES",
+        "ADCATEGORIES", "ADCOUNT", "TRANSACTIONID", "PLACEMENTTYPE", "ADTYPE", "UNIVERSALADID", "BREAKMAXDURATION",
+        "BREAKMAXADS", "BREAKMINADLENGTH", "BREAKMAXADLENGTH", "IFA", "IFATYPE", "CLIENTUA", "SERVERUA", "DEVICEUA",
+        "SERVERSIDE", "DEVICEIP", "LATLONG", "DOMAIN", "PAGEURL", "APPBUNDLE", "VASTVERSIONS", "APIFRAMEWORKS",
+        "EXTENSIONS", "VERIFICATIONVENDORS", "OMIDPARTNER", "MEDIAMIME", "PLAYERCAPABILITIES", "CLICKTYPE",
+        "PLAYERSTATE", "INVENTORYSTATE", "PLAYERSIZE", "ADPLAYHEAD", "ASSETURI", "CONTENTID", "CONTENTURI",
+        "PODSEQUENCE", "ADSERVINGID", "CLICKPOS", "ERRORCODE", "REASON", "LIMITADTRACKING", "REGULATIONS",
+        "GDPRCONSENT", "STOREID", "STOREURL", "PLAYBACKMETHODS", "CONTENTCAT", "GPPSTRING", "GPPSECTIONID",
+        "DSAREQUIRED", "DSAPARAMS", "DSAPUBRENDER", "BREAKMINDURATION",
+        // VMAP 1.0 spellings.
+        "ERROR_CODE", "ERROR_MESSAGE",
+    ]
+
+    /// Expands every macro in `template` from `context`.
+    public static func expand(_ template: URLTemplate, context: MacroContext) -> String {
+        expand(template.template, context: context)
+    }
+
+    /// Expands every macro in a template string from `context`.
+    public static func expand(_ template: String, context: MacroContext) -> String {
+        let chars = Array(template.unicodeScalars)
+        var out = String.UnicodeScalarView()
+        var i = 0
+        while i < chars.count {
+            let c = chars[i]
+            if c == "[" || (c == "%" && i + 1 < chars.count && chars[i + 1] == "%") {
+                let open = c == "[" ? 1 : 2
+                let closer: [Unicode.Scalar] = c == "[" ? ["]"] : ["%", "%"]
+                var j = i + open
+                while j < chars.count && j - i <= 40 && isNameScalar(chars[j]) { j += 1 }
+                let nameEnd = j
+                if nameEnd > i + open, nameEnd + closer.count <= chars.count,
+                   Array(chars[nameEnd..<(nameEnd + closer.count)]) == closer {
+                    let name = String(String.UnicodeScalarView(chars[(i + open)..<nameEnd]))
+                    if let value = value(for: name, context: context) {
+                        out.append(contentsOf: value.unicodeScalars)
+                        i = nameEnd + closer.count
+                        continue
+                    }
+                }
+            }
+            out.append(c)
+            i += 1
+        }
+        return String(out)
+    }
+
+    static func isNameScalar(_ s: Unicode.Scalar) -> Bool {
+        (s >= "A" && s <= "Z") || (s >= "a" && s <= "z") || (s >= "0" && s <= "9") || s == "_"
+    }
+
+    /// The encoded substitution for a macro name, or nil to leave the token untouched.
+    static func value(for name: String, context c: MacroContext) -> String? {
+        if let v = c.values[name] { return encode(v) }
+        // Legacy cache-busters: Auditude's [RANDOM]/[random], DCM's lower-case [timestamp].
+        if name == "RANDOM" || name == "random" || name == "timestamp" || name == "CACHEBUSTER" {
+            return cacheBuster(c.cacheBusting)
+        }
+        guard iabMacroNames.contains(name) else { return nil }
+        if c.withheld.contains(name) { return "-2" }
+        let known: String?
+        switch name {
+        case "ERRORCODE", "ERROR_CODE": known = c.errorCode.map { String($0.rawValue) }
+        case "ERROR_MESSAGE": known = c.errorMessage.map(percentEncode)
+        case "CACHEBUSTING": known = cacheBuster(c.cacheBusting)
+        case "TIMESTAMP": known = percentEncode(timestamp(c.timestamp, offsetSeconds: c.timeZoneOffsetSeconds))
+        case "CONTENTPLAYHEAD", "MEDIAPLAYHEAD": known = c.contentPlayhead.map { percentEncode(timecode($0)) }
+        case "ADPLAYHEAD": known = c.adPlayhead.map { percentEncode(timecode($0)) }
+        case "ASSETURI": known = c.assetURI.map(percentEncode)
+        case "BREAKPOSITION": known = c.breakPosition.map { String($0.rawValue) }
+        case "ADCOUNT": known = c.adCount.map(String.init)
+        case "PODSEQUENCE": known = c.podSequence.map(String.init)
+        case "ADSERVINGID": known = c.adServingId.map(percentEncode)
+        case "UNIVERSALADID":
+            known = c.universalAdIds.isEmpty ? nil
+                : c.universalAdIds.map { percentEncode("\($0.registry) \($0.value)") }.joined(separator: ",")
+        case "REASON": known = c.reason.map(String.init)
+        case "LIMITADTRACKING": known = c.limitAdTracking.map { $0 ? "1" : "0" }
+        case "SERVERSIDE": known = c.serverSide.map { String($0.rawValue) }
+        default: known = nil
+        }
+        return known ?? "-1"
+    }
+
+    static func encode(_ v: MacroValue) -> String {
+        switch v {
+        case .string(let s): return percentEncode(s)
+        case .list(let items): return items.map(percentEncode).joined(separator: ",")
+        }
+    }
+
+    static func cacheBuster(_ n: Int) -> String {
+        let v = ((n % 100_000_000) + 100_000_000) % 100_000_000
+        let s = String(v)
+        return String(repeating: "0", count: 8 - s.count) + s
+    }
+
+    /// Percent-encodes everything but RFC 3986 unreserved characters (`A–Z a–z 0–9 - . _ ~`).
+    public static func percentEncode(_ s: String) -> String {
+        var out = ""
+        for byte in s.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                 UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".unicodeScalars)
+                out.unicodeScalars.append("%")
+                out.unicodeScalars.append(hex[Int(byte >> 4)])
+                out.unicodeScalars.append(hex[Int(byte & 0xF)])
+            }
+        }
+        return out
+    }
+
+    /// `HH:MM:SS.mmm` (hours zero-padded to two digits, more if needed; negative times clamp to zero).
+    public static func timecode(_ t: MediaTime) -> String {
+        (t < .zero ? MediaTime.zero : t).clockString
+    }
+
+    /// ISO 8601 with milliseconds and zone offset: `2016-01-17T08:15:07.127-05:00`.
+    public static func timestamp(_ date: Date, offsetSeconds: Int) -> String {
+        let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) + Int64(offsetSeconds) * 1000
+        var days = ms / 86_400_000
+        var msOfDay = ms % 86_400_000
+        if msOfDay < 0 { msOfDay += 86_400_000; days -= 1 }
+        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        func p(_ n: Int64, _ w: Int) -> String { let s = String(n); return String(repeating: "0", count: max(0, w - s.count)) + s }
+        let h = msOfDay / 3_600_000, mi = (msOfDay / 60_000) % 60, s = (msOfDay / 1000) % 60, f = msOfDay % 1000
+        let sign = offsetSeconds < 0 ? "-" : "+"
+        let off = Int64(abs(offsetSeconds))
+        return "\(p(y, 4))-\(p(m, 2))-\(p(d, 2))T\(p(h, 2)):\(p(mi, 2)):\(p(s, 2)).\(p(f, 3))\(sign)\(p(off / 3600, 2)):\(p((off / 60) % 60, 2))"
+    }
+}
