@@ -1,18 +1,24 @@
 // `interlude stitch`: parses options into a StitchRequest, runs it, prints a summary.
 import Foundation
+import Interlude
 import Playback
 import Timing
 
 let stitchHelp = """
-    usage: interlude stitch CONTENT -o OUT [options]
+    usage: interlude stitch CONTENT -o OUT [--ads TAG | --ad-break TIME=AD[,AD…]…] [options]
 
-    Splices ad media into CONTENT at exact cue times and writes a stitched MP4 or a frame stream.
+    Splices ads into CONTENT at exact cue times and writes a stitched MP4 or a frame stream.
 
     options:
       -o, --output OUT          output file, or - for standard output (y4m and nut only)
-      --ad-break TIME=AD[,AD…]  an ad break; its ADs (media files) play in order as a pod.
-                                TIME: seconds (20.5), HH:MM:SS.mmm, start or end. Repeatable.
-      --report FILE             write a JSON report (breaks, ads, stream times, errors)
+      --ads TAG                 a VAST or VMAP ad tag (http(s) URL, file:// URL or path),
+                                played through AdsLoader/AdsManager as a player app would:
+                                VMAP breaks where it puts them, a VAST ad or pod as a pre-roll
+      --ad-break TIME=AD[,AD…]  an ad break the app schedules; each AD is a media file or a
+                                VAST tag, played in order as a pod. TIME: seconds (20.5),
+                                HH:MM:SS.mmm, start or end. Repeatable.
+      --report FILE             write a JSON report (breaks, ads, stream times, errors; with
+                                tags also events, beacons and cue points)
       --format mp4|y4m|nut      output container (default: mp4; from OUT's extension when it is
                                 .y4m or .nut)
       --preset PRESET           libx264 preset (default: veryfast)
@@ -22,6 +28,12 @@ let stitchHelp = """
                                 are scaled to fit with black bars, never stretched
       --fps RATE                output frame rate, e.g. 25 or 30000/1001 (default: the content's)
       --threads N               decoder threads (default: 0, FFmpeg decides)
+      --max-redirects N         most wrapper redirects per chain (default: 4)
+      --vast-timeout MS         timeout of each VAST request in milliseconds (default: 8000
+                                for the first, 4000 for each wrapper)
+      --load-video-timeout S    seconds to fetch one ad media file (default: 8)
+      --play-ads-after S        with ad rules, play only breaks after this content time
+      --cache-dir DIR           where fetched ad media is cached (default: ~/.cache/interlude)
       -y                        overwrite OUT if it exists
       -q, --quiet               no progress line
       -v, --verbose             show FFmpeg's own warnings
@@ -32,7 +44,7 @@ let stitchHelp = """
     """
 
 /// Runs `interlude stitch ARGS`; returns the exit status.
-func runStitch(_ args: [String]) -> Int32 {
+@MainActor func runStitch(_ args: [String]) async -> Int32 {
     let options: StitchOptions
     do {
         guard let parsed = try StitchOptions.parse(args) else { print(stitchHelp); return 0 }
@@ -42,6 +54,7 @@ func runStitch(_ args: [String]) -> Int32 {
         return 2
     }
     setMediaLogging(verbose: options.verbose)
+    if options.usesAdsAPI { return await runTagStitch(options) }
     let stitcher = Stitcher(request: options.request)
     let progress = ProgressLine(enabled: !options.quiet && isatty(STDERR_FILENO) == 1)
     stitcher.onProgress = { done, total in progress.update(done: done, total: total) }
@@ -76,6 +89,17 @@ struct StitchOptions {
     var reportPath: String?
     var quiet = false
     var verbose = false
+    var adTag: String?
+    var adRules: [(id: String, position: CuePosition, ads: [AdRulesBuilder.AdReference])] = []
+    var settings = Settings()
+    var rendering = AdsRenderingSettings()
+    var vastTimeout: Double?
+    var cacheDir: String?
+
+    /// Whether the stitch goes through AdsLoader/AdsManager (a tag is involved).
+    var usesAdsAPI: Bool {
+        adTag != nil || adRules.contains { $0.ads.contains { if case .tag = $0 { return true } else { return false } } }
+    }
 
     /// Parses; nil when help was asked for.
     static func parse(_ args: [String]) throws -> StitchOptions? {
@@ -91,6 +115,15 @@ struct StitchOptions {
         var threads = 0
         var report: String?
         var quiet = false, verbose = false
+        var adTag: String?
+        var settings = Settings()
+        var rendering = AdsRenderingSettings()
+        var vastTimeout: Double?
+        var cacheDir: String?
+        func number(_ name: String, _ v: String, _ range: ClosedRange<Double>) throws -> Double {
+            guard let d = Double(v), range.contains(d) else { throw UsageError("\(name) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(v)'") }
+            return d
+        }
         while let arg = scanner.next() {
             let name = optionName(arg)
             switch name {
@@ -128,6 +161,13 @@ struct StitchOptions {
                 let v = try scanner.value(for: name, in: arg)
                 guard let n = Int(v), (0...64).contains(n) else { throw UsageError("--threads must be 0-64, not '\(v)'") }
                 threads = n
+            case "--ads": adTag = try scanner.value(for: name, in: arg)
+            case "--max-redirects":
+                settings.maxRedirects = Int(try number(name, try scanner.value(for: name, in: arg), 0...20))
+            case "--vast-timeout": vastTimeout = try number(name, try scanner.value(for: name, in: arg), 1...120_000)
+            case "--load-video-timeout": rendering.loadVideoTimeout = try number(name, try scanner.value(for: name, in: arg), 0.1...600)
+            case "--play-ads-after": rendering.playAdsAfterTime = try number(name, try scanner.value(for: name, in: arg), 0...1e7)
+            case "--cache-dir": cacheDir = try scanner.value(for: name, in: arg)
             case "-y": overwrite = true
             case "-q", "--quiet": quiet = true
             case "-v", "--verbose": verbose = true
@@ -141,13 +181,21 @@ struct StitchOptions {
         guard let output else { throw UsageError("missing -o OUT") }
         let container = format ?? (output.hasSuffix(".y4m") ? .y4m : output.hasSuffix(".nut") ? .nut : .mp4)
         if output == "-" && container == .mp4 { throw UsageError("writing to standard output needs --format nut or y4m") }
-        let request = StitchRequest(content: content, breaks: breakRequests(breaks), output: output,
+        if adTag != nil && !breaks.isEmpty { throw UsageError("use --ads or --ad-break, not both") }
+        let named = breakRequests(breaks)
+        let request = StitchRequest(content: content, breaks: named, output: output,
                                     container: container, encoder: encoder, size: size, frameRate: fps,
                                     overwrite: overwrite, threads: threads)
         var o = StitchOptions(request: request)
         o.reportPath = report
         o.quiet = quiet
         o.verbose = verbose
+        o.adTag = adTag
+        o.settings = settings
+        o.rendering = rendering
+        o.vastTimeout = vastTimeout
+        o.cacheDir = cacheDir
+        o.adRules = named.map { b in (b.id, b.position, b.ads.map(AdRulesBuilder.AdReference.guess)) }
         return o
     }
 

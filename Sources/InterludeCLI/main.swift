@@ -18,7 +18,7 @@ guard let command = arguments.first else {
 }
 let rest = Array(arguments.dropFirst())
 switch command {
-case "stitch": exit(runStitch(rest))
+case "stitch": exit(await runStitch(rest))
 case "inspect": exit(runInspect(rest))
 case "-h", "--help", "help": print(usage); exit(0)
 case "--version": print("interlude 0.1.0"); exit(0)

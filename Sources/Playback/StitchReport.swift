@@ -96,3 +96,27 @@ public struct StitchReport: Codable, Sendable {
         return try e.encode(self)
     }
 }
+
+extension StitchReport.Media {
+    /// The report entry for a media summary (frame and sample counts for an output).
+    public init(_ m: MediaSummary, videoFrames: Int64? = nil, audioSamples: Int64? = nil) {
+        self.init(uri: m.uri, duration: m.duration.seconds, width: m.width, height: m.height,
+                  frameRate: m.frameRate?.doubleValue, sampleRate: m.sampleRate, channels: m.channels,
+                  videoFrames: videoFrames, audioSamples: audioSamples)
+    }
+}
+
+extension StitchReport.Segment {
+    /// The report entry for a content segment of the timeline.
+    public init(_ s: TimelineMap.Segment) {
+        self.init(contentStart: s.contentStart.seconds, contentEnd: s.contentEnd.seconds,
+                  streamStart: s.streamStart.seconds, streamEnd: s.streamEnd.seconds)
+    }
+}
+
+extension StitchReport.Timings {
+    /// The report entry for stage timings.
+    public init(_ t: StageTimings) {
+        self.init(plan: t.plan, decode: t.decode, encode: t.encode, total: t.total)
+    }
+}

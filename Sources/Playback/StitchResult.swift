@@ -64,6 +64,11 @@ public struct StageTimings: Sendable, Equatable {
     public var encode: Double = 0
     /// The whole stitch.
     public var total: Double = 0
+
+    /// Timings in seconds.
+    public init(plan: Double = 0, decode: Double = 0, encode: Double = 0, total: Double = 0) {
+        self.plan = plan; self.decode = decode; self.encode = encode; self.total = total
+    }
 }
 
 /// Everything a stitch did: inputs, output, where each break and ad landed, the content ↔ stream

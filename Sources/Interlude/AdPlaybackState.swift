@@ -1,0 +1,111 @@
+import Timing
+
+/// Where every break and ad stands, as an immutable value (Media3's `AdPlaybackState`): each change
+/// makes a new value, so the manager's decisions are pure functions of it and easy to test.
+public struct AdPlaybackState: Sendable, Equatable {
+    /// Where a break sits.
+    public enum Cue: Sendable, Equatable {
+        /// Before content.
+        case preroll
+        /// At a content time.
+        case midroll(MediaTime)
+        /// After content (once `contentComplete()` is called).
+        case postroll
+
+        /// IMA's cue point seconds: 0, the time, or -1.
+        public var seconds: Double {
+            switch self { case .preroll: return 0; case .midroll(let t): return t.seconds; case .postroll: return -1 }
+        }
+    }
+    /// A break's state.
+    public enum BreakState: Sendable, Equatable {
+        case scheduled, playing, played, skipped, failed, discarded
+    }
+    /// An ad's state.
+    public enum AdState: Sendable, Equatable {
+        case available, playing, played, skipped, failed
+    }
+    /// One break.
+    public struct Break: Sendable, Equatable {
+        /// Identifier (VMAP breakId or one made up: `preroll`, `midroll-1`, `postroll`).
+        public var id: String
+        /// Where it sits.
+        public var cue: Cue
+        /// IMA's pod index: pre-roll 0, mid-rolls 1…N, post-roll -1.
+        public var podIndex: Int
+        /// Its state.
+        public var state: BreakState
+        /// Its ads' states, in pod order.
+        public var ads: [AdState]
+    }
+
+    /// Breaks in cue order.
+    public private(set) var breaks: [Break]
+
+    /// Makes a state.
+    public init(breaks: [Break]) { self.breaks = breaks }
+
+    /// The same state with break `index` in `state`.
+    public func settingBreak(_ index: Int, to state: BreakState) -> AdPlaybackState {
+        var copy = self
+        copy.breaks[index].state = state
+        return copy
+    }
+
+    /// The same state with ad `ad` of break `index` in `state`.
+    public func settingAd(_ ad: Int, ofBreak index: Int, to state: AdState) -> AdPlaybackState {
+        var copy = self
+        copy.breaks[index].ads[ad] = state
+        return copy
+    }
+
+    /// IMA's `adCuePoints`: 0 for a pre-roll, seconds for mid-rolls, -1 for a post-roll.
+    public var cuePoints: [Double] { breaks.map(\.cue.seconds) }
+
+    /// The earliest scheduled mid-roll (or pre-roll, at 0) at or after content time `t`.
+    public func nextCue(atOrAfter t: MediaTime) -> MediaTime? {
+        breaks.compactMap { b -> MediaTime? in
+            guard b.state == .scheduled else { return nil }
+            switch b.cue {
+            case .preroll: return .zero
+            case .midroll(let c): return c >= t ? c : nil
+            case .postroll: return nil
+            }
+        }.min()
+    }
+
+    /// The breaks due when content reaches time `t`: of the scheduled pre/mid-rolls at or before
+    /// `t`, only those at the latest cue play (IMA's rule after a seek past several); the earlier
+    /// ones are skipped. Returns the new state and the indices of the breaks to play, in order.
+    public func reaching(_ t: MediaTime) -> (AdPlaybackState, [Int]) {
+        func cueTime(_ b: Break) -> MediaTime? {
+            switch b.cue { case .preroll: return .zero; case .midroll(let c): return c; case .postroll: return nil }
+        }
+        let due = breaks.indices.filter { breaks[$0].state == .scheduled && (cueTime(breaks[$0]).map { $0 <= t } ?? false) }
+        guard let latest = due.compactMap({ cueTime(breaks[$0]) }).max() else { return (self, []) }
+        var state = self
+        var play: [Int] = []
+        for i in due {
+            if cueTime(breaks[i]) == latest { play.append(i) } else { state = state.settingBreak(i, to: .skipped) }
+        }
+        return (state, play)
+    }
+
+    /// Scheduled post-rolls, in order.
+    public var scheduledPostrolls: [Int] {
+        breaks.indices.filter { breaks[$0].state == .scheduled && breaks[$0].cue == .postroll }
+    }
+
+    /// Marks every scheduled break at or before content time `t` skipped (IMA's `playAdsAfterTime`).
+    public func droppingBreaks(atOrBefore t: MediaTime) -> AdPlaybackState {
+        var state = self
+        for i in breaks.indices where breaks[i].state == .scheduled {
+            switch breaks[i].cue {
+            case .preroll: state = state.settingBreak(i, to: .skipped)
+            case .midroll(let c) where c <= t: state = state.settingBreak(i, to: .skipped)
+            default: break
+            }
+        }
+        return state
+    }
+}

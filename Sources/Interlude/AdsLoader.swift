@@ -1,0 +1,109 @@
+import Ads
+import Foundation
+import Timing
+
+/// What a successful request hands back, as IMA's `IMAAdsLoadedData`.
+@MainActor public final class AdsLoadedData {
+    /// The manager of the loaded ads.
+    public let adsManager: AdsManager
+    /// The request's user context.
+    public let userContext: (any Sendable)?
+    init(adsManager: AdsManager, userContext: (any Sendable)?) { self.adsManager = adsManager; self.userContext = userContext }
+}
+
+/// What a failed request hands back, as IMA's `IMAAdLoadingErrorData`.
+public struct AdLoadingErrorData: Sendable {
+    /// The error (VAST code below 1000, IMA's above).
+    public let adError: AdError
+    /// The request's user context.
+    public let userContext: (any Sendable)?
+}
+
+/// Receives the outcome of `AdsLoader.requestAds(_:)`, as IMA's `IMAAdsLoaderDelegate`.
+@MainActor public protocol AdsLoaderDelegate: AnyObject {
+    /// Ads loaded: initialise the manager and (for a plain VAST tag) start it on LOADED.
+    func adsLoader(_ loader: AdsLoader, adsLoadedWith adsLoadedData: AdsLoadedData)
+    /// The request failed: play the content without ads.
+    func adsLoader(_ loader: AdsLoader, failedWith adErrorData: AdLoadingErrorData)
+}
+
+/// Requests ads and hands back `AdsManager`s, as IMA's `IMAAdsLoader`. Make one and reuse it.
+@MainActor public final class AdsLoader {
+    /// Settings, copied at creation.
+    public let settings: Settings
+    /// Receives loaded / failed callbacks.
+    public weak var delegate: AdsLoaderDelegate?
+    /// How documents are fetched (URLSession by default; tests may use another).
+    public var fetcher: any AdDocumentFetcher = URLSessionAdFetcher()
+    /// Media-file preferences used while resolving (output size for "closest to the output").
+    public var mediaPreferences = MediaSelectionPreferences()
+    private var managers: [WeakManager] = []
+
+    /// A loader with `settings`.
+    public init(settings: Settings = Settings()) { self.settings = settings }
+
+    /// Starts loading; the delegate hears the outcome later on the main actor.
+    public func requestAds(_ request: AdsRequest) {
+        Task { @MainActor in
+            do {
+                let data = try await self.loadAds(request)
+                self.delegate?.adsLoader(self, adsLoadedWith: data)
+            } catch let e as AdError {
+                self.delegate?.adsLoader(self, failedWith: AdLoadingErrorData(adError: e, userContext: request.userContext))
+            } catch {
+                let e = AdError(type: .adLoadingFailed, code: 1005, message: "\(error)")
+                self.delegate?.adsLoader(self, failedWith: AdLoadingErrorData(adError: e, userContext: request.userContext))
+            }
+        }
+    }
+
+    /// Loads ads and returns the manager: the async alternative to `requestAds(_:)`.
+    /// Throws an `AdError` (type `.adLoadingFailed`) when the tag cannot be used at all.
+    public func loadAds(_ request: AdsRequest) async throws -> AdsLoadedData {
+        var options = AdLoaderOptions()
+        options.maxRedirects = settings.maxRedirects
+        if let ms = request.vastLoadTimeout, ms > 0 { options.initialTimeout = ms / 1000; options.wrapperTimeout = ms / 1000 }
+        if let d = request.contentDuration, d > 0 { options.contentDuration = MediaTime(seconds: d, timescale: 1000) }
+        options.media = mediaPreferences
+        let loader = AdTagLoader(options: options, fetcher: fetcher)
+        let schedule: AdSchedule
+        var localOrigin = false
+        do {
+            if let tag = request.adTagUrl {
+                schedule = try await loader.load(tag: tag)
+                localOrigin = AdsLoader.isLocal(tag)
+            } else if let response = request.adsResponse {
+                schedule = try await loader.load(response: Data(response.utf8),
+                                                 baseURL: URL(fileURLWithPath: FileManager.default.currentDirectoryPath + "/"))
+                localOrigin = true
+            } else {
+                throw AdError(type: .adLoadingFailed, code: 1101, message: "the request has neither an ad tag nor a response")
+            }
+        } catch let e as AdLoadError {
+            throw AdError(type: .adLoadingFailed, code: e.code.rawValue, message: e.message)
+        }
+        var base: URL? = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+        if let tag = request.adTagUrl, localOrigin {
+            let url = URL(string: tag).flatMap { $0.scheme == nil ? nil : $0 } ?? URL(fileURLWithPath: tag)
+            base = url.deletingLastPathComponent()
+        }
+        let manager = AdsManager(schedule: schedule, settings: settings, request: request, localOrigin: localOrigin,
+                                 mediaBase: localOrigin ? base : nil)
+        managers.append(WeakManager(manager))
+        return AdsLoadedData(adsManager: manager, userContext: request.userContext)
+    }
+
+    /// Content has ended: managers play their post-rolls, then fire ALL_ADS_COMPLETED. Idempotent.
+    public func contentComplete() {
+        managers.removeAll { $0.value == nil }
+        for m in managers { m.value?.contentComplete() }
+    }
+
+    /// Whether a tag names a local file (a path or `file://`).
+    static func isLocal(_ tag: String) -> Bool {
+        guard let scheme = URL(string: tag)?.scheme?.lowercased() else { return true }
+        return scheme == "file"
+    }
+
+    private struct WeakManager { weak var value: AdsManager?; init(_ m: AdsManager) { value = m } }
+}

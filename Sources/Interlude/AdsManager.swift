@@ -1,0 +1,265 @@
+import Ads
+import Foundation
+import Playback
+import Timing
+
+/// Plays the ads of one response, as IMA's `IMAAdsManager`: it decides when content pauses, which
+/// ad plays, fires ad events and records every beacon a player must send.
+///
+/// With ad rules (a VMAP response) the breaks play where the schedule puts them as the content
+/// playhead reaches them; `start()` is ignored unless `autoPlayAdBreaks` is false. A plain VAST
+/// response plays as a pre-roll once `start()` is called. `contentComplete()` (through the
+/// loader) plays post-rolls, then ALL_ADS_COMPLETED. Nothing is delivered after `destroy()`.
+///
+/// The player integration — the content cue ahead (`nextCuePoint(atOrAfter:)`), reaching it
+/// (`contentDidReachCuePoint(_:)`) and playing ads through the container's `AdVideoDisplay` — is
+/// what makes pauses frame-exact: the engine stops content on the cue frame, then the manager plays.
+@MainActor public final class AdsManager {
+    /// Receives events, errors and content pause/resume requests.
+    public weak var delegate: AdsManagerDelegate?
+    /// The resolved schedule this manager plays.
+    public let schedule: AdSchedule
+    /// Every break's and ad's state.
+    public internal(set) var state: AdPlaybackState
+    /// Every event delivered, in order.
+    public private(set) var events: [AdEvent] = []
+    /// Every error met, in order.
+    public private(set) var errors: [AdError] = []
+    /// Every beacon due, in order.
+    public internal(set) var beacons: [TrackedBeacon] = []
+    /// Breaks as they played.
+    public internal(set) var playedBreaks: [PlayedBreak] = []
+    /// Whether the response uses ad rules (VMAP).
+    public let isAdRules: Bool
+
+    let settings: Settings
+    let request: AdsRequest
+    let localOrigin: Bool
+    /// Folder that relative media paths in a local document are resolved against.
+    let mediaBase: URL?
+    var plans: [BreakPlan]
+    var renderingSettings = AdsRenderingSettings()
+    var mediaPaths: [String: Result<String, AdError>] = [:]
+    private var initialized = false
+    var started = false
+    private(set) var destroyed = false
+    var contentCompleted = false
+    var allAdsCompletedFired = false
+    var readyBreak: Int?
+    var startDuringReady = false
+    var playing: Playing?
+    var breakPlaying = false
+    var discardRequested = false
+    private let epoch = Date()
+
+    /// The ad now playing and what has fired for it.
+    struct Playing {
+        var ad: Ad
+        var resolved: ResolvedAd
+        var media: AdMedia
+        var breakIndex: Int
+        var adTime: MediaTime = .zero
+        var started = false
+        var quartilesFired = 0
+        var progressFired: Set<Int> = []
+        var lastProgressReport = MediaTime(seconds: -1)
+        var skipRequested = false
+        var tracking: [TrackedBeacon] = []
+    }
+
+    /// One break to play: what the schedule says, with an id and a cue.
+    struct BreakPlan {
+        var id: String
+        var cue: AdPlaybackState.Cue
+        var podIndex: Int
+        var ads: [ResolvedAd]
+        var scheduled: ScheduledBreak
+    }
+
+    init(schedule: AdSchedule, settings: Settings, request: AdsRequest, localOrigin: Bool, mediaBase: URL?) {
+        self.mediaBase = mediaBase
+        self.schedule = schedule
+        self.settings = settings
+        self.request = request
+        self.localOrigin = localOrigin
+        isAdRules = schedule.kind == .vmap
+        var plans: [BreakPlan] = []
+        var mid = 0
+        let sorted = schedule.breaks.enumerated().sorted { a, b in
+            func key(_ s: ScheduledBreak) -> (Int, Double) {
+                if s.isPostroll { return (2, 0) }
+                guard let c = s.cueTime else { return (3, 0) }
+                return c == .zero ? (0, 0) : (1, c.seconds)
+            }
+            let x = key(a.element), y = key(b.element)
+            return x != y ? x < y : a.offset < b.offset
+        }.map(\.element)
+        for b in sorted {
+            let cue: AdPlaybackState.Cue
+            if b.isPostroll { cue = .postroll } else if let c = b.cueTime { cue = c == .zero ? .preroll : .midroll(c) } else { continue }
+            var podIndex = 0
+            if case .midroll = cue { mid += 1; podIndex = mid }
+            if case .postroll = cue { podIndex = -1 }
+            let id = b.id ?? { switch cue { case .preroll: "preroll"; case .midroll: "midroll-\(mid)"; case .postroll: "postroll" } }()
+            let ads = b.ads.isEmpty ? Array(b.standaloneAds.prefix(1)) : b.ads
+            plans.append(BreakPlan(id: id, cue: cue, podIndex: podIndex, ads: ads, scheduled: b))
+        }
+        self.plans = plans
+        state = AdPlaybackState(breaks: plans.map {
+            .init(id: $0.id, cue: $0.cue, podIndex: $0.podIndex, state: .scheduled, ads: $0.ads.map { _ in .available })
+        })
+    }
+
+    // MARK: IMA's API
+
+    /// IMA's cue points: 0 for a pre-roll, seconds for mid-rolls, -1 for a post-roll; empty for a
+    /// plain VAST response (as IMA reports single ads and pods).
+    public var adCuePoints: [Double] { isAdRules ? state.cuePoints : [] }
+
+    /// Initialises playback with rendering settings (nil: defaults): applies `playAdsAfterTime`,
+    /// re-selects media files for `mimeTypes`/`bitrate`, reports load-time errors, and fires
+    /// CUEPOINTS_CHANGED (ad rules) or LOADED (a single ad or pod).
+    public func initialize(with settings: AdsRenderingSettings?) {
+        guard !initialized, !destroyed else { return }
+        initialized = true
+        renderingSettings = settings ?? AdsRenderingSettings()
+        if !renderingSettings.mimeTypes.isEmpty || renderingSettings.bitrate != nil { reselectMedia() }
+        if isAdRules, renderingSettings.playAdsAfterTime >= 0 {
+            state = state.droppingBreaks(atOrBefore: MediaTime(seconds: renderingSettings.playAdsAfterTime, timescale: 1000))
+        }
+        for issue in schedule.errors {
+            let e = AdError(type: .adLoadingFailed, code: issue.code?.rawValue ?? 900, message: issue.message, adId: issue.adId)
+            recordError(e, urls: issue.errorURLs, adId: issue.adId, breakId: issue.breakId)
+        }
+        if isAdRules {
+            deliver(.cuepointsChanged, ad: nil, data: ["cuepoints": adCuePoints.map { String($0) }.joined(separator: ",")])
+        } else if let first = plans.first, let resolved = first.ads.first {
+            deliver(.loaded, ad: makeAd(resolved, position: 1, total: first.ads.count, plan: first, media: nil))
+        }
+    }
+
+    /// Starts ad playback: plays the single ad or pod of a VAST response (as a pre-roll); with ad
+    /// rules it is ignored, except during AD_BREAK_READY when `autoPlayAdBreaks` is false.
+    public func start() {
+        guard !destroyed else { return }
+        if readyBreak != nil { startDuringReady = true; return }
+        if !isAdRules { started = true }
+    }
+
+    /// Pauses the playing ad (fires PAUSE and records the `pause` beacon; a stitched output keeps going).
+    public func pause() {
+        guard var p = playing, !destroyed else { return }
+        deliver(.pause, ad: p.ad)
+        p.tracking += beaconsFor(event: "pause", p)
+        playing = p
+    }
+
+    /// Resumes the playing ad (fires RESUME and records the `resume` beacon).
+    public func resume() {
+        guard var p = playing, !destroyed else { return }
+        deliver(.resume, ad: p.ad)
+        p.tracking += beaconsFor(event: "resume", p)
+        playing = p
+    }
+
+    /// Skips the playing ad when it is skippable and its skip offset has been reached; otherwise nothing.
+    public func skip() {
+        guard var p = playing, !destroyed, p.ad.isSkippable,
+              p.adTime.seconds >= p.ad.skipTimeOffset else { return }
+        p.skipRequested = true
+        playing = p
+    }
+
+    /// Discards the playing break and resumes content; when none is playing, the next scheduled
+    /// break will not play.
+    public func discardAdBreak() {
+        guard !destroyed else { return }
+        if breakPlaying { discardRequested = true; return }
+        let t = request.adDisplayContainer.videoDisplay?.contentTime ?? .zero
+        if let i = state.breaks.indices.first(where: { i in
+            guard state.breaks[i].state == .scheduled else { return false }
+            switch state.breaks[i].cue { case .midroll(let c): return c >= t; case .preroll: return true; case .postroll: return true }
+        }) {
+            state = state.settingBreak(i, to: .discarded)
+        }
+    }
+
+    /// The viewer clicked the custom "Learn more" of the playing ad (only with `disableUi`): fires
+    /// CLICKED and records the click-tracking beacons.
+    public func clicked() {
+        guard var p = playing, !destroyed, renderingSettings.disableUi else { return }
+        deliver(.clicked, ad: p.ad, data: p.resolved.clickThrough.map { ["clickThroughUrl": $0.template] })
+        for url in p.resolved.clickTracking { p.tracking.append(beacon("clickTracking", url, p)) }
+        playing = p
+    }
+
+    /// Stops everything: no event or callback is delivered after this.
+    public func destroy() {
+        destroyed = true
+        if breakPlaying { discardRequested = true }
+    }
+
+    /// Where content time `t` appears in the output (exact to the frame).
+    public func streamTime(forContentTime t: MediaTime) -> MediaTime {
+        request.adDisplayContainer.videoDisplay?.timeline.streamTime(forContentTime: t) ?? t
+    }
+
+    /// The content time showing at stream time `t` (during a break: where content paused).
+    public func contentTime(forStreamTime t: MediaTime) -> MediaTime {
+        request.adDisplayContainer.videoDisplay?.timeline.contentTime(forStreamTime: t) ?? t
+    }
+
+    /// The last break that starts at or before stream time `t`.
+    public func previousCuePoint(forStreamTime t: MediaTime) -> TimelineMap.Break? {
+        request.adDisplayContainer.videoDisplay?.timeline.previousCuePoint(forStreamTime: t)
+    }
+
+    // MARK: delivery
+
+    func deliver(_ type: AdEventType, ad: Ad?, data: [String: String]? = nil, at streamTime: MediaTime? = nil) {
+        guard !destroyed else { return }
+        let display = request.adDisplayContainer.videoDisplay
+        let event = AdEvent(type: type, ad: ad, adData: data, streamTime: streamTime ?? display?.streamTime ?? .zero,
+                            contentTime: display?.contentTime ?? .zero)
+        events.append(event)
+        delegate?.adsManager(self, didReceive: event)
+    }
+
+    func recordError(_ error: AdError, urls: [URLTemplate], adId: String?, breakId: String?) {
+        guard !destroyed else { return }
+        errors.append(error)
+        let display = request.adDisplayContainer.videoDisplay
+        for url in urls {
+            var ctx = macroContext(nil)
+            ctx.errorCode = VASTErrorCode(rawValue: error.code < 1000 ? error.code : 900)
+            beacons.append(TrackedBeacon(event: "error", streamTime: display?.streamTime ?? .zero,
+                                         contentTime: display?.contentTime ?? .zero,
+                                         url: MacroExpander.expand(url, context: ctx), adId: adId, breakId: breakId))
+        }
+        delegate?.adsManager(self, didReceive: error)
+    }
+
+    func macroContext(_ p: Playing?, at streamTime: MediaTime? = nil) -> MacroContext {
+        let display = request.adDisplayContainer.videoDisplay
+        let stream = streamTime ?? display?.streamTime ?? .zero
+        return MacroContext(contentPlayhead: display?.contentTime, adPlayhead: p?.adTime, assetURI: p?.media.url,
+                            breakPosition: p.map { plans[$0.breakIndex].scheduled.breakPosition },
+                            adCount: p.map { $0.ad.adPodInfo.adPosition }, podSequence: p?.resolved.sequence,
+                            adServingId: p?.resolved.adServingId, universalAdIds: p?.resolved.universalAdIds ?? [],
+                            timestamp: epoch.addingTimeInterval(stream.seconds))
+    }
+
+    func beacon(_ event: String, _ url: URLTemplate, _ p: Playing, at streamTime: MediaTime? = nil) -> TrackedBeacon {
+        let display = request.adDisplayContainer.videoDisplay
+        let at = streamTime ?? display?.streamTime ?? .zero
+        let b = TrackedBeacon(event: event, streamTime: at, contentTime: display?.contentTime ?? .zero,
+                              url: MacroExpander.expand(url, context: macroContext(p, at: at)), adId: p.ad.adId,
+                              breakId: plans[p.breakIndex].id)
+        beacons.append(b)
+        return b
+    }
+
+    func beaconsFor(event: String, _ p: Playing, at streamTime: MediaTime? = nil) -> [TrackedBeacon] {
+        p.resolved.trackingEvents.filter { $0.event == event }.map { beacon(event, $0.url, p, at: streamTime) }
+    }
+}

@@ -1,0 +1,171 @@
+import Ads
+import Foundation
+import Playback
+import Timing
+
+/// Stitches content with the ads of an ad tag by driving the engine through `AdsLoader` and
+/// `AdsManager` exactly as a player app does with IMA (BasicExample's flow):
+///
+/// one loader → request with the content playhead → `adsLoadedWith` → `initialize` → LOADED →
+/// `start` → content plays until the manager's next cue → content pause request → the manager plays
+/// the pod into the output → content resume request → … → `contentComplete` → post-rolls →
+/// ALL_ADS_COMPLETED. A tag that fails to load leaves the content playing without ads.
+@MainActor public final class TagStitcher: AdsManagerDelegate {
+    /// Content, output and encoding (its `breaks` are not used: the tag schedules breaks).
+    public let output: StitchRequest
+    /// The ad tag (URL or path) or, when nil, `adsResponse`.
+    public let adTag: String?
+    /// A VAST/VMAP document in hand.
+    public let adsResponse: String?
+    /// SDK settings.
+    public var settings = Settings()
+    /// Rendering settings passed to `initialize(with:)`.
+    public var renderingSettings = AdsRenderingSettings()
+    /// Where ad media is cached.
+    public var cache = AdMediaCache()
+    /// How documents are fetched.
+    public var fetcher: any AdDocumentFetcher = URLSessionAdFetcher()
+    /// Milliseconds allowed for each VAST request (IMA's `vastLoadTimeout`); nil for the defaults.
+    public var vastLoadTimeout: Double?
+    /// Called after each output frame with the stream time reached and the expected total.
+    public var onProgress: ((MediaTime, MediaTime) -> Void)?
+
+    private var contentPaused = false
+    private var adsManager: AdsManager?
+
+    /// A stitch of `output.content` with the ads of `adTag` (a URL or path) or `adsResponse`.
+    public init(output: StitchRequest, adTag: String? = nil, adsResponse: String? = nil) {
+        self.output = output
+        self.adTag = adTag
+        self.adsResponse = adsResponse
+    }
+
+    /// Runs the stitch. Throws `StitchFailure` when no output could be made; ad problems are in the result.
+    public func run() async throws -> TagStitchResult {
+        let started = monotonicNow()
+        let session = try SpliceSession(request: output)
+        var loadError: AdError?
+        var manager: AdsManager?
+        let display = SessionVideoDisplay(session: session, threads: output.threads)
+        let container = AdDisplayContainer(videoDisplay: display)
+        let playhead = EnginePlayhead()
+        let loader = AdsLoader(settings: settings)
+        loader.fetcher = fetcher
+        loader.mediaPreferences = MediaSelectionPreferences(outputWidth: session.format.width, outputHeight: session.format.height)
+        let request: AdsRequest
+        if let adTag {
+            request = AdsRequest(adTagUrl: adTag, adDisplayContainer: container, contentPlayhead: playhead)
+        } else {
+            request = AdsRequest(adsResponse: adsResponse ?? "", adDisplayContainer: container, contentPlayhead: playhead)
+        }
+        request.contentDuration = session.contentDuration.seconds
+        request.vastLoadTimeout = vastLoadTimeout
+        do {
+            manager = try await loader.loadAds(request).adsManager
+        } catch let e as AdError {
+            loadError = e
+        } catch {
+            loadError = AdError(type: .adLoadingFailed, code: 1005, message: "\(error)")
+        }
+        adsManager = manager
+        manager?.delegate = self
+        manager?.initialize(with: renderingSettings)
+        if let manager { await manager.preloadMedia(cache: cache) }
+        let planEnd = monotonicNow()
+
+        let expected = session.contentDuration
+        let progress = onProgress
+        session.onEvent = { event in
+            switch event {
+            case let .contentProgress(contentTime, streamTime):
+                playhead.contentTime = contentTime
+                playhead.streamTime = streamTime
+                progress?(session.streamTime, expected)
+            case .adProgress:
+                progress?(session.streamTime, expected)
+            default: break
+            }
+        }
+        do {
+            var position = MediaTime.zero
+            while true {
+                let cue = manager?.nextCuePoint(atOrAfter: position)
+                if contentPaused { contentPaused = false }   // a manager that never resumed does not hold content
+                try session.playContent(until: cue)
+                if session.contentEnded { break }
+                guard let cue else { break }
+                position = cue
+                manager?.contentDidReachCuePoint(cue)
+            }
+            loader.contentComplete()
+            try session.finish()
+        } catch {
+            session.abort()
+            if let f = error as? StitchFailure { throw f }
+            throw StitchFailure.encodingFailed("stitch failed: \(error)")
+        }
+        var content = session.content
+        content.duration = session.timelineMap.segments.last?.contentEnd ?? session.contentDuration
+        let total = monotonicNow() - started
+        return TagStitchResult(
+            content: content, output: session.outputSummary, format: session.format, videoFrames: session.videoFrames,
+            audioSamples: session.audioSamples, timeline: session.timelineMap, cuePoints: manager?.adCuePoints ?? [],
+            breaks: manager?.playedBreaks ?? [], events: manager?.events ?? [],
+            errors: (loadError.map { [$0] } ?? []) + (manager?.errors ?? []), beacons: manager?.beacons ?? [],
+            warnings: session.contentWarnings,
+            timings: StageTimings(plan: planEnd - started, decode: max(0, total - (planEnd - started) - session.encodeSeconds),
+                                  encode: session.encodeSeconds, total: total))
+    }
+
+    // MARK: AdsManagerDelegate — what the app does
+
+    public func adsManager(_ adsManager: AdsManager, didReceive event: AdEvent) {
+        switch event.type {
+        case .loaded where !adsManager.isAdRules: adsManager.start()      // a single ad or pod plays on LOADED
+        case .adBreakReady: adsManager.start()                             // this app always wants its breaks
+        default: break
+        }
+    }
+
+    public func adsManager(_ adsManager: AdsManager, didReceive error: AdError) {}
+
+    public func adsManagerDidRequestContentPause(_ adsManager: AdsManager) { contentPaused = true }
+
+    public func adsManagerDidRequestContentResume(_ adsManager: AdsManager) { contentPaused = false }
+}
+
+/// What a tag-driven stitch produced.
+public struct TagStitchResult: Sendable {
+    /// The content.
+    public var content: MediaSummary
+    /// The output.
+    public var output: MediaSummary
+    /// The output format.
+    public var format: OutputFormat
+    /// Output video frames.
+    public var videoFrames: Int64
+    /// Output audio samples per channel.
+    public var audioSamples: Int64
+    /// Content ↔ stream mapping.
+    public var timeline: TimelineMap
+    /// IMA cue points of the response.
+    public var cuePoints: [Double]
+    /// Breaks as they played.
+    public var breaks: [PlayedBreak]
+    /// Events in the order the manager emitted them.
+    public var events: [AdEvent]
+    /// Errors: a failed load, and every ad error.
+    public var errors: [AdError]
+    /// Every beacon due, in order.
+    public var beacons: [TrackedBeacon]
+    /// Content problems that did not stop the stitch.
+    public var warnings: [String]
+    /// Where the time went.
+    public var timings: StageTimings
+}
+
+func monotonicNow() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}

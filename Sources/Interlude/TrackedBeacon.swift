@@ -1,0 +1,49 @@
+import Playback
+import Timing
+
+/// A tracking request a player must make, recorded (never fired) with when it is due.
+public struct TrackedBeacon: Sendable, Equatable {
+    /// VAST event name: `impression`, `start`, `firstQuartile`, `midpoint`, `thirdQuartile`,
+    /// `complete`, `progress`, `skip`, `pause`, `resume`, `clickTracking`, `error`, `breakStart`, `breakEnd`, …
+    public var event: String
+    /// Output stream time at which it is due.
+    public var streamTime: MediaTime
+    /// Content time at that moment.
+    public var contentTime: MediaTime
+    /// The URL with every macro expanded.
+    public var url: String
+    /// The ad it belongs to, if any.
+    public var adId: String?
+    /// The break it belongs to, if any.
+    public var breakId: String?
+}
+
+/// An ad as it played in the output: its IMA facts, its placement and its beacons.
+public struct PlayedAd: Sendable, Equatable {
+    /// The ad.
+    public var ad: Ad
+    /// Where it landed in the output.
+    public var placement: PlacedAd
+    /// Whether it was skipped.
+    public var skipped: Bool
+    /// Its beacons in time order.
+    public var tracking: [TrackedBeacon]
+}
+
+/// An ad break as it played in the output.
+public struct PlayedBreak: Sendable, Equatable {
+    /// Its id.
+    public var id: String
+    /// IMA cue point: 0 pre-roll, seconds, -1 post-roll.
+    public var cuePoint: Double
+    /// Content time at which content paused.
+    public var contentTime: MediaTime
+    /// Stream time of its first ad frame.
+    public var streamTime: MediaTime
+    /// Its duration in the output.
+    public var duration: MediaTime
+    /// The ads that played.
+    public var ads: [PlayedAd]
+    /// Break-level beacons (VMAP breakStart / breakEnd / error).
+    public var tracking: [TrackedBeacon]
+}

@@ -1,0 +1,63 @@
+// `interlude stitch --ads TAG` (and --ad-break with tags): the app built on AdsLoader/AdsManager.
+import Foundation
+import Interlude
+import Playback
+import Timing
+
+/// Runs a tag-driven stitch; returns the exit status.
+@MainActor func runTagStitch(_ options: StitchOptions) async -> Int32 {
+    let stitcher: TagStitcher
+    if let tag = options.adTag {
+        stitcher = TagStitcher(output: options.request, adTag: tag)
+    } else {
+        stitcher = TagStitcher(output: options.request, adsResponse: AdRulesBuilder.vmap(options.adRules))
+    }
+    stitcher.settings = options.settings
+    stitcher.renderingSettings = options.rendering
+    stitcher.vastLoadTimeout = options.vastTimeout
+    if let dir = options.cacheDir { stitcher.cache = AdMediaCache(directory: URL(fileURLWithPath: dir)) }
+    let progress = ProgressLine(enabled: !options.quiet && isatty(STDERR_FILENO) == 1)
+    stitcher.onProgress = { done, total in progress.update(done: done, total: total) }
+    let result: TagStitchResult
+    do {
+        result = try await stitcher.run()
+    } catch {
+        progress.clear()
+        printError("interlude stitch: \(error)")
+        return 1
+    }
+    progress.clear()
+    let toStdout = options.request.output == "-"
+    for line in TagStitchSummary.lines(result) {
+        if toStdout { printError(line) } else { print(line) }
+    }
+    if let path = options.reportPath {
+        do {
+            try TagStitchReport(result).json().write(to: URL(fileURLWithPath: path))
+        } catch {
+            printError("interlude stitch: cannot write report \(path): \(error.localizedDescription)")
+            return 1
+        }
+    }
+    return 0
+}
+
+/// The human summary of a tag-driven stitch.
+enum TagStitchSummary {
+    static func lines(_ r: TagStitchResult) -> [String] {
+        var lines: [String] = []
+        lines.append("wrote \(r.output.uri): \(r.format), \(r.videoFrames) frames, \(r.output.duration.clockString)")
+        lines.append("content \(r.content.uri): \(r.content.duration.clockString); cue points \(r.cuePoints.map { String(format: "%g", $0) }.joined(separator: ", "))")
+        for b in r.breaks {
+            lines.append("  break \(b.id) at content \(b.contentTime.clockString) -> stream \(b.streamTime.clockString), \(b.ads.count) ad(s), \(b.duration.clockString)")
+            for a in b.ads {
+                lines.append("    ad \(a.ad.adPodInfo.adPosition)/\(a.ad.adPodInfo.totalAds) \(a.ad.adId) \"\(a.ad.adTitle)\" (\(a.ad.adSystem)) at \(a.placement.streamTime.clockString), \(a.placement.duration.clockString), \(a.tracking.count) beacon(s)")
+            }
+        }
+        for e in r.errors { lines.append("  error \(e.code): \(e.message)") }
+        for w in r.warnings { lines.append("  warning: \(w)") }
+        lines.append("\(r.events.count) ad events, \(r.beacons.count) beacons recorded (none fired)")
+        lines.append(String(format: "took %.2fs (plan %.2fs, decode %.2fs, encode %.2fs)", r.timings.total, r.timings.plan, r.timings.decode, r.timings.encode))
+        return lines
+    }
+}
