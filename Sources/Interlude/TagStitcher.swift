@@ -31,6 +31,9 @@ import Timing
     public var onProgress: ((MediaTime, MediaTime) -> Void)?
 
     private var contentPaused = false
+    /// The delegate calls this app received, in order: `contentPause`, `contentResume`,
+    /// `event:TYPE`, `error:CODE` (for tests and diagnostics).
+    public private(set) var delegateLog: [String] = []
     private var adsManager: AdsManager?
 
     /// A stitch of `output.content` with the ads of `adTag` (a URL or path) or `adsResponse`.
@@ -120,6 +123,7 @@ import Timing
     // MARK: AdsManagerDelegate — what the app does
 
     public func adsManager(_ adsManager: AdsManager, didReceive event: AdEvent) {
+        delegateLog.append("event:\(event.typeString)")
         switch event.type {
         case .loaded where !adsManager.isAdRules: adsManager.start()      // a single ad or pod plays on LOADED
         case .adBreakReady: adsManager.start()                             // this app always wants its breaks
@@ -127,11 +131,17 @@ import Timing
         }
     }
 
-    public func adsManager(_ adsManager: AdsManager, didReceive error: AdError) {}
+    public func adsManager(_ adsManager: AdsManager, didReceive error: AdError) { delegateLog.append("error:\(error.code)") }
 
-    public func adsManagerDidRequestContentPause(_ adsManager: AdsManager) { contentPaused = true }
+    public func adsManagerDidRequestContentPause(_ adsManager: AdsManager) {
+        delegateLog.append("contentPause")
+        contentPaused = true
+    }
 
-    public func adsManagerDidRequestContentResume(_ adsManager: AdsManager) { contentPaused = false }
+    public func adsManagerDidRequestContentResume(_ adsManager: AdsManager) {
+        delegateLog.append("contentResume")
+        contentPaused = false
+    }
 }
 
 /// What a tag-driven stitch produced.

@@ -19,6 +19,12 @@ public struct AdMedia: Sendable, Equatable {
     public var frames: Int
     /// Measured duration: from the first frame's time to the end of the last frame.
     public var duration: MediaTime
+
+    /// Makes a description of measured media.
+    public init(url: String, width: Int, height: Int, frameRate: Rational?, hasAudio: Bool, frames: Int, duration: MediaTime) {
+        self.url = url; self.width = width; self.height = height; self.frameRate = frameRate
+        self.hasAudio = hasAudio; self.frames = frames; self.duration = duration
+    }
 }
 
 /// Opens and fully decodes ad media to validate it and measure its real duration.

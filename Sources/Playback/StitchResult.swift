@@ -34,6 +34,13 @@ public struct PlacedAd: Sendable, Equatable {
     public var totalAds: Int
     /// Output frames.
     public var frames: Int64
+
+    /// Makes a placement.
+    public init(mediaFile: String, streamTime: MediaTime, duration: MediaTime, mediaDuration: MediaTime,
+                podPosition: Int, totalAds: Int, frames: Int64) {
+        self.mediaFile = mediaFile; self.streamTime = streamTime; self.duration = duration
+        self.mediaDuration = mediaDuration; self.podPosition = podPosition; self.totalAds = totalAds; self.frames = frames
+    }
 }
 
 /// One ad break as it was placed in the output.
