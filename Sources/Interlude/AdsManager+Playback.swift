@@ -37,7 +37,7 @@ extension AdsManager {
     public func preloadMedia(cache: AdMediaCache) async {
         let timeout = renderingSettings.effectiveLoadVideoTimeout
         for plan in plans {
-            for ad in plan.ads {
+            for ad in plan.ads + plan.spares {
                 guard let url = ad.mediaFile?.url.template.trimmingCharacters(in: .whitespacesAndNewlines),
                       mediaPaths[url] == nil else { continue }
                 let local = allowsLocalMedia(ad, plan)
@@ -67,12 +67,21 @@ extension AdsManager {
         }
         // Prepare the pod: media fetched, opened and measured; failures reported, the rest play.
         var pod: [(index: Int, resolved: ResolvedAd, media: AdMedia)] = []
+        var spares = plan.spares[...]
         for (j, ad) in plan.ads.enumerated() {
             switch prepare(ad, plan) {
             case .success(let media): pod.append((j, ad, media))
             case .failure(let e):
                 recordError(e, urls: ad.errorURLs, adId: ad.id, breakId: plan.id)
                 state = state.settingAd(j, ofBreak: index, to: .failed)
+                // A stand-alone ad of the response takes the failed ad's place, as IMA's fallback does.
+                while let spare = spares.popFirst() {
+                    switch prepare(spare, plan) {
+                    case .success(let media): pod.append((j, spare, media))
+                    case .failure(let e2): recordError(e2, urls: spare.errorURLs, adId: spare.id, breakId: plan.id); continue
+                    }
+                    break
+                }
             }
         }
         guard !pod.isEmpty, !destroyed else {
@@ -143,6 +152,7 @@ extension AdsManager {
     func adFrame(adTime: MediaTime, streamTime: MediaTime) -> Bool {
         guard var p = playing, !destroyed else { return false }
         p.adTime = adTime
+        p.frameStreamTime = streamTime
         if !p.started {
             p.started = true
             for url in p.resolved.impressions { p.tracking.append(beacon("impression", url, p, at: streamTime)) }
@@ -250,6 +260,16 @@ extension AdsManager {
                 let selection = MediaFileSelector.select(mediaFiles: linear.mediaFiles, mezzanines: linear.mezzanines, preferences: prefs)
                 plans[i].ads[j].mediaSelection = selection
                 plans[i].ads[j].mediaFile = selection.chosen
+            }
+        }
+        for i in plans.indices {
+            plans[i].spares = plans[i].spares.map { ad in
+                var ad = ad
+                if let linear = ad.inline.creatives.compactMap(\.linear).first {
+                    ad.mediaSelection = MediaFileSelector.select(mediaFiles: linear.mediaFiles, mezzanines: linear.mezzanines, preferences: prefs)
+                    ad.mediaFile = ad.mediaSelection.chosen
+                }
+                return ad
             }
         }
     }

@@ -59,6 +59,8 @@ import Timing
         var media: AdMedia
         var breakIndex: Int
         var adTime: MediaTime = .zero
+        /// Stream time of the ad frame now showing.
+        var frameStreamTime: MediaTime?
         var started = false
         var quartilesFired = 0
         var progressFired: Set<Int> = []
@@ -73,6 +75,8 @@ import Timing
         var cue: AdPlaybackState.Cue
         var podIndex: Int
         var ads: [ResolvedAd]
+        /// Stand-alone (buffet) ads kept as fallbacks for pod ads whose media fails.
+        var spares: [ResolvedAd]
         var scheduled: ScheduledBreak
     }
 
@@ -102,7 +106,8 @@ import Timing
             if case .postroll = cue { podIndex = -1 }
             let id = b.id ?? { switch cue { case .preroll: "preroll"; case .midroll: "midroll-\(mid)"; case .postroll: "postroll" } }()
             let ads = b.ads.isEmpty ? Array(b.standaloneAds.prefix(1)) : b.ads
-            plans.append(BreakPlan(id: id, cue: cue, podIndex: podIndex, ads: ads, scheduled: b))
+            let spares = b.ads.isEmpty ? Array(b.standaloneAds.dropFirst()) : b.standaloneAds
+            plans.append(BreakPlan(id: id, cue: cue, podIndex: podIndex, ads: ads, spares: spares, scheduled: b))
         }
         self.plans = plans
         state = AdPlaybackState(breaks: plans.map {
@@ -149,7 +154,7 @@ import Timing
     /// Pauses the playing ad (fires PAUSE and records the `pause` beacon; a stitched output keeps going).
     public func pause() {
         guard var p = playing, !destroyed else { return }
-        deliver(.pause, ad: p.ad)
+        deliver(.pause, ad: p.ad, at: p.frameStreamTime)
         p.tracking += beaconsFor(event: "pause", p)
         playing = p
     }
@@ -157,7 +162,7 @@ import Timing
     /// Resumes the playing ad (fires RESUME and records the `resume` beacon).
     public func resume() {
         guard var p = playing, !destroyed else { return }
-        deliver(.resume, ad: p.ad)
+        deliver(.resume, ad: p.ad, at: p.frameStreamTime)
         p.tracking += beaconsFor(event: "resume", p)
         playing = p
     }
@@ -251,7 +256,7 @@ import Timing
 
     func beacon(_ event: String, _ url: URLTemplate, _ p: Playing, at streamTime: MediaTime? = nil) -> TrackedBeacon {
         let display = request.adDisplayContainer.videoDisplay
-        let at = streamTime ?? display?.streamTime ?? .zero
+        let at = streamTime ?? p.frameStreamTime ?? display?.streamTime ?? .zero
         let b = TrackedBeacon(event: event, streamTime: at, contentTime: display?.contentTime ?? .zero,
                               url: MacroExpander.expand(url, context: macroContext(p, at: at)), adId: p.ad.adId,
                               breakId: plans[p.breakIndex].id)
