@@ -92,3 +92,60 @@ import TestSupport
         #expect(MediaVerifier.segments(frames).map(\.sourceID) == [1, 2, 1])
     }
 }
+
+@Suite struct TagStitchCLITests {
+    @Test func adsTagDrivesTheStitchAndTheReportHasEventsAndBeacons() throws {
+        let dir = CLI.tempDir()
+        let out = dir.appendingPathComponent("o.mp4"), report = dir.appendingPathComponent("r.json")
+        let r = try CLI.run(["stitch", TestMedia.Sample.content.url.path, "--ads", TestMedia.url("demo-vmap.xml").path,
+                             "-o", out.path, "--report", report.path, "-q", "--preset", "ultrafast", "--crf", "35",
+                             "--cache-dir", dir.appendingPathComponent("cache").path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as! [String: Any]
+        #expect(json["cuePoints"] as? [Double] == [0, 20.5, 31.31, -1])
+        let breaks = json["breaks"] as! [[String: Any]]
+        #expect(breaks.map { $0["breakId"] as? String } == ["preroll", "midroll-1", "midroll-2", "postroll"])
+        let events = (json["events"] as! [[String: Any]]).compactMap { $0["type"] as? String }
+        #expect(events.first == "CUEPOINTS_CHANGED" && events.last == "ALL_ADS_COMPLETED")
+        #expect(events.filter { $0 == "COMPLETE" }.count == 5)
+        let pre = (breaks[0]["ads"] as! [[String: Any]])[0]
+        #expect(pre["adId"] as? String == "demo-pre-1" && pre["skipOffset"] as? Double == 5)
+        let tracking = pre["tracking"] as! [[String: Any]]
+        #expect(tracking.first { $0["event"] as? String == "midpoint" }?["streamTime"] as? Double == 3)
+        let frames = try MediaVerifier.videoFrames(out)
+        #expect(MediaVerifier.segments(frames).map(\.sourceID) == [2, 1, 3, 4, 1, 5, 1, 6])
+    }
+
+    @Test func adBreakAcceptsATagOrMedia() throws {
+        let dir = CLI.tempDir()
+        let tag = dir.appendingPathComponent("one.xml")
+        try """
+        <VAST version="3.0"><Ad id="t1"><InLine><AdSystem>x</AdSystem><AdTitle>t1</AdTitle><Impression>http://i.invalid/t1</Impression>
+        <Creatives><Creative><Linear><Duration>00:00:04</Duration><MediaFiles><MediaFile delivery="progressive" type="video/mp4">\(TestMedia.Sample.adSilent.url.path)</MediaFile></MediaFiles></Linear></Creative></Creatives></InLine></Ad></VAST>
+        """.write(to: tag, atomically: true, encoding: .utf8)
+        let out = dir.appendingPathComponent("o.nut")
+        let r = try CLI.run(["stitch", TestMedia.Sample.content.url.path, "--ad-break", "10=\(tag.path),\(TestMedia.Sample.adMismatched.url.path)",
+                             "-o", out.path, "-q"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(String(decoding: r.stdout, as: UTF8.self).contains("ad events"))
+        let frames = try MediaVerifier.videoFrames(out)
+        #expect(MediaVerifier.segments(frames).map(\.sourceID) == [1, 4, 3, 1])
+    }
+
+    @Test func anUnreachableTagStillStitchesTheContent() throws {
+        let dir = CLI.tempDir()
+        let out = dir.appendingPathComponent("o.nut"), report = dir.appendingPathComponent("r.json")
+        let r = try CLI.run(["stitch", TestMedia.Sample.content.url.path, "--ads", "http://127.0.0.1:9/none.xml", "--vast-timeout", "500",
+                             "-o", out.path, "--report", report.path, "-q"])
+        #expect(r.status == 0, "a failing ad never loses the content: \(r.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as! [String: Any]
+        let errors = json["errors"] as! [[String: Any]]
+        #expect(errors.count == 1 && (errors[0]["code"] as? Int ?? 0) > 0)
+        #expect(try MediaVerifier.videoFrames(out).count == 1200)
+    }
+
+    @Test func adsAndAdBreakAreExclusive() throws {
+        let r = try CLI.run(["stitch", "c.mp4", "-o", "x.mp4", "--ads", "t.xml", "--ad-break", "1=a.mp4"])
+        #expect(r.status == 2 && r.stderr.contains("not both"))
+    }
+}
