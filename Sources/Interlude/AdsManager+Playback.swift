@@ -116,13 +116,13 @@ extension AdsManager {
                 var p = playing!
                 let skipped = p.skipRequested
                 if skipped {
-                    p.tracking += beaconsFor(event: "skip", p)
+                    p.tracking += beaconsFor(event: "skip", p, at: display.streamTime)
                     deliver(.skipped, ad: p.ad)
                     state = state.settingAd(item.index, ofBreak: index, to: .skipped)
                 } else if discardRequested || destroyed {
                     state = state.settingAd(item.index, ofBreak: index, to: .skipped)
                 } else {
-                    p.tracking += beaconsFor(event: "complete", p)
+                    p.tracking += beaconsFor(event: "complete", p, at: display.streamTime)
                     deliver(.complete, ad: p.ad)
                     state = state.settingAd(item.index, ofBreak: index, to: .played)
                 }
