@@ -67,14 +67,18 @@ let stitchHelp = """
         return 1
     }
     progress.clear()
-    let summary = StitchSummary.lines(result)
+    return finishStitch(options, summary: StitchSummary.lines(result)) { try StitchReport(result).json() }
+}
+
+/// Prints the summary (to stderr when stdout carries the stream) and writes the report; the exit status.
+func finishStitch(_ options: StitchOptions, summary: [String], report: () throws -> Data) -> Int32 {
     let toStdout = options.request.output == "-"
     for line in summary {
         if toStdout { printError(line) } else { print(line) }
     }
     if let path = options.reportPath {
         do {
-            try StitchReport(result).json().write(to: URL(fileURLWithPath: path))
+            try report().write(to: URL(fileURLWithPath: path))
         } catch {
             printError("interlude stitch: cannot write report \(path): \(error.localizedDescription)")
             return 1

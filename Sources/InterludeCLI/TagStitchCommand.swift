@@ -27,19 +27,7 @@ import Timing
         return 1
     }
     progress.clear()
-    let toStdout = options.request.output == "-"
-    for line in TagStitchSummary.lines(result) {
-        if toStdout { printError(line) } else { print(line) }
-    }
-    if let path = options.reportPath {
-        do {
-            try TagStitchReport(result).json().write(to: URL(fileURLWithPath: path))
-        } catch {
-            printError("interlude stitch: cannot write report \(path): \(error.localizedDescription)")
-            return 1
-        }
-    }
-    return 0
+    return finishStitch(options, summary: TagStitchSummary.lines(result)) { try TagStitchReport(result).json() }
 }
 
 /// The human summary of a tag-driven stitch.
