@@ -116,7 +116,7 @@ import Timing
             breaks: manager?.playedBreaks ?? [], events: manager?.events ?? [],
             errors: (loadError.map { [$0] } ?? []) + (manager?.errors ?? []), beacons: manager?.beacons ?? [],
             warnings: session.contentWarnings,
-            timings: StageTimings(plan: planEnd - started, decode: max(0, total - (planEnd - started) - session.encodeSeconds),
+            timings: StageTimings(plan: planEnd - started, decode: max(0, total - (planEnd - started) - session.encoderWaitSeconds),
                                   encode: session.encodeSeconds, total: total))
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Media
 import Timing
 
@@ -40,6 +41,10 @@ public struct EncoderSettings: Sendable, Equatable {
 
 /// Encodes and muxes the spliced stream: libx264 + AAC into MP4, or raw video (+ PCM) into a
 /// frame stream. Audio is buffered only up to one encoder frame.
+///
+/// Encoding runs on its own thread, fed through a short bounded queue (`EncodeQueue`), so that
+/// decoding and conforming the next frames overlaps encoding the previous ones. Once that thread
+/// starts, it alone touches the encoders and the muxer; the frame loop only enqueues.
 public final class EncodedOutput: FrameSink {
     private let muxer: Muxer
     private let video: Encoder
@@ -51,8 +56,13 @@ public final class EncodedOutput: FrameSink {
     private var pending: [[Float]]
     private var audioPTS: Int64 = 0
     private let audioFrameSize: Int
-    /// Seconds spent inside encoders and the muxer (for the stage timings).
-    public private(set) var encodeSeconds: Double = 0
+    /// Seconds the encoding thread spent inside encoders and the muxer (for the stage timings).
+    public var encodeSeconds: Double { worker.busySeconds }
+    /// Seconds the frame loop waited for the encoder to catch up.
+    public var waitSeconds: Double { queue.producerWaitSeconds }
+    private let queue = EncodeQueue(capacity: 12)
+    private let worker: EncodeWorker
+    private var finished = false
 
     /// Opens `url` (a path, or `pipe:1` for stdout) for `container`.
     public init(url: String, container: OutputContainer, format: OutputFormat, settings: EncoderSettings) throws {
@@ -89,6 +99,17 @@ public final class EncodedOutput: FrameSink {
         packet = try Packet()
         pending = Array(repeating: [], count: format.channels)
         audioFrameSize = audio.map { $0.frameSize > 0 ? $0.frameSize : 1024 } ?? 1024
+        audioWantsS16 = audio?.wantsInterleavedS16 ?? false
+        worker = EncodeWorker(muxer: muxer, video: video, audio: audio, videoStream: videoStream,
+                              audioStream: audioStream, packet: packet, queue: queue)
+        worker.start()
+    }
+
+    deinit {
+        if !finished {
+            try? queue.put(.cancel)
+            _ = queue.waitDone()
+        }
     }
 
     private let supportsChapters: Bool
@@ -102,57 +123,116 @@ public final class EncodedOutput: FrameSink {
     }
 
     public func writeVideo(_ frame: Frame, index: Int64, keyframe: Bool) throws {
-        let t0 = monotonicSeconds()
-        frame.setPTS(index)
-        frame.forceKeyframe(keyframe)
-        try video.send(frame)
-        frame.forceKeyframe(false)
-        try drain(video, stream: videoStream)
-        encodeSeconds += monotonicSeconds() - t0
+        // The same decoded frame may be shown twice (frame-rate conversion): each write sends its
+        // own reference with its own timestamp.
+        let f = try frame.clone()
+        f.setPTS(index)
+        f.forceKeyframe(keyframe)
+        try queue.put(.video(f))
     }
 
     public func writeAudio(_ channels: [[Float]], count: Int) throws {
-        guard let audio, count > 0 else { return }
-        let t0 = monotonicSeconds()
+        guard audio != nil, count > 0 else { return }
         for c in 0..<format.channels { pending[c].append(contentsOf: channels[c].prefix(count)) }
         var offset = 0
         while pending[0].count - offset >= audioFrameSize {
-            try encodeAudio(audio, offset: offset, count: audioFrameSize)
+            try enqueueAudio(offset: offset, count: audioFrameSize)
             offset += audioFrameSize
         }
         if offset > 0 { for c in 0..<format.channels { pending[c].removeFirst(offset) } }
-        encodeSeconds += monotonicSeconds() - t0
     }
 
-    private func encodeAudio(_ audio: Encoder, offset: Int, count: Int) throws {
+    private let audioWantsS16: Bool
+
+    private func enqueueAudio(offset: Int, count: Int) throws {
         let frame = try Frame.audio(from: pending, offset: offset, count: count, sampleRate: format.sampleRate,
-                                    interleavedS16: audio.wantsInterleavedS16, pts: audioPTS)
+                                    interleavedS16: audioWantsS16, pts: audioPTS)
         audioPTS += Int64(count)
-        try audio.send(frame)
-        try drain(audio, stream: audioStream)
+        try queue.put(.audio(frame))
+    }
+
+    /// Flushes the encoders, writes the trailer and closes the output.
+    public func finish() throws {
+        if audio != nil, pending[0].count > 0 {
+            try enqueueAudio(offset: 0, count: pending[0].count)
+            pending = Array(repeating: [], count: format.channels)
+        }
+        worker.chapters = chapters
+        finished = true
+        try queue.put(.finish)
+        if let error = queue.waitDone() { throw error }
+    }
+}
+
+/// The encoding thread: takes frames from the queue, encodes, muxes, and at `.finish` flushes and
+/// writes the trailer with the chapters.
+final class EncodeWorker: @unchecked Sendable {
+    // @unchecked Sendable: created on the producer's thread, then used only by its own thread;
+    // `chapters` is set before `.finish` is queued, which orders it before the thread reads it;
+    // `busySeconds` is read after `waitDone()`.
+    private let muxer: Muxer
+    private let video: Encoder
+    private let audio: Encoder?
+    private let videoStream: Int
+    private let audioStream: Int
+    private let packet: Packet
+    private let queue: EncodeQueue
+    var chapters: [(title: String, start: MediaTime, end: MediaTime)] = []
+    private(set) var busySeconds: Double = 0
+
+    init(muxer: Muxer, video: Encoder, audio: Encoder?, videoStream: Int, audioStream: Int, packet: Packet, queue: EncodeQueue) {
+        self.muxer = muxer; self.video = video; self.audio = audio
+        self.videoStream = videoStream; self.audioStream = audioStream; self.packet = packet; self.queue = queue
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "interlude-encoder"
+        thread.start()
+    }
+
+    private func run() {
+        var failed = false
+        loop: while true {
+            let item = queue.take()
+            let t0 = monotonicSeconds()
+            do {
+                switch item {
+                case .video(let f):
+                    if failed { continue loop }
+                    try video.send(f)
+                    try drain(video, stream: videoStream)
+                case .audio(let f):
+                    if failed { continue loop }
+                    try audio?.send(f)
+                    if let audio { try drain(audio, stream: audioStream) }
+                case .finish:
+                    if !failed {
+                        if let audio { try audio.send(nil); try drain(audio, stream: audioStream) }
+                        try video.send(nil)
+                        try drain(video, stream: videoStream)
+                        for (i, c) in chapters.enumerated() {
+                            try muxer.addChapter(id: i + 1, title: c.title, start: c.start, end: c.end)
+                        }
+                        try muxer.finish()
+                    }
+                    busySeconds += monotonicSeconds() - t0
+                    break loop
+                case .cancel:
+                    break loop
+                }
+            } catch {
+                failed = true
+                queue.fail(error)
+            }
+            busySeconds += monotonicSeconds() - t0
+        }
+        queue.markDone()
     }
 
     private func drain(_ encoder: Encoder, stream: Int) throws {
         while try encoder.receive(into: packet) == .produced {
             try muxer.write(packet, stream: stream)
         }
-    }
-
-    /// Flushes the encoders, writes the trailer and closes the output.
-    public func finish() throws {
-        let t0 = monotonicSeconds()
-        if let audio {
-            if pending[0].count > 0 { try encodeAudio(audio, offset: 0, count: pending[0].count) }
-            pending = Array(repeating: [], count: format.channels)
-            try audio.send(nil)
-            try drain(audio, stream: audioStream)
-        }
-        try video.send(nil)
-        try drain(video, stream: videoStream)
-        for (i, c) in chapters.enumerated() {
-            try muxer.addChapter(id: i + 1, title: c.title, start: c.start, end: c.end)
-        }
-        try muxer.finish()
-        encodeSeconds += monotonicSeconds() - t0
     }
 }

@@ -93,8 +93,11 @@ public final class SpliceSession {
     public var videoFrames: Int64 { splicer.framesOut }
     /// Audio samples per channel written.
     public var audioSamples: Int64 { splicer.samplesOut }
-    /// Seconds spent encoding and muxing so far.
+    /// Seconds the encoding thread has spent encoding and muxing (it overlaps decoding).
     public var encodeSeconds: Double { sink.encodeSeconds }
+    /// Seconds the frame loop has waited for the encoder, including the final flush.
+    public var encoderWaitSeconds: Double { sink.waitSeconds + finishSeconds }
+    private var finishSeconds: Double = 0
 
     /// Plays content from where it stands up to the first frame at or after `cue` (which is held
     /// for the next call), or to its end when `cue` is nil. Returns the frames written.
@@ -168,6 +171,8 @@ public final class SpliceSession {
     public func finish() throws {
         guard !finished else { return }
         do {
+            let t0 = monotonicSeconds()
+            defer { finishSeconds += monotonicSeconds() - t0 }
             try sink.finish()
             if !toStdout {
                 if FileManager.default.fileExists(atPath: request.output) { try FileManager.default.removeItem(atPath: request.output) }

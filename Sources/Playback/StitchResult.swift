@@ -61,7 +61,9 @@ public struct PlacedBreak: Sendable, Equatable {
     public var ads: [PlacedAd]
 }
 
-/// Seconds spent in each stage of a stitch (wall clock), measured by the engine itself.
+/// Seconds spent in each stage of a stitch, measured by the engine itself. Encoding runs on its
+/// own thread, overlapping decoding: `decode` is the frame loop's busy time (wall time less the
+/// time it waited for the encoder), `encode` the encoding thread's busy time.
 public struct StageTimings: Sendable, Equatable {
     /// Opening and measuring ad media, planning.
     public var plan: Double = 0

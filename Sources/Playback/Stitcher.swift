@@ -95,7 +95,7 @@ public final class Stitcher {
         }
         timings.encode = session.encodeSeconds
         timings.total = monotonicSeconds() - started
-        timings.decode = max(0, timings.total - timings.plan - timings.encode)
+        timings.decode = max(0, timings.total - timings.plan - session.encoderWaitSeconds)
         var content = session.content
         content.duration = session.timelineMap.segments.last?.contentEnd ?? session.contentDuration
         return StitchResult(content: content, output: session.outputSummary, format: session.format,

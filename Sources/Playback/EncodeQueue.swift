@@ -1,0 +1,77 @@
+import Foundation
+import Media
+
+/// A bounded hand-off from the frame loop to the encoding thread: frames go in order, the producer
+/// waits when the encoder is `capacity` items behind, and the first encoder error is kept and
+/// raised to the producer on its next call.
+final class EncodeQueue: @unchecked Sendable {
+    // @unchecked Sendable: every field is read and written under `condition`; the Frames inside
+    // items change hands here and are touched by one thread at a time (producer, then encoder).
+    enum Item {
+        case video(Frame)
+        case audio(Frame)
+        case finish
+        case cancel
+    }
+
+    private let condition = NSCondition()
+    private var items: [Item] = []
+    private var head = 0
+    private let capacity: Int
+    private(set) var error: Error?
+    private var done = false
+    /// Seconds the producer spent waiting for room.
+    private(set) var producerWaitSeconds: Double = 0
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// Adds an item, waiting while the queue is full; throws the encoder's error if it failed.
+    func put(_ item: Item) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        if items.count - head >= capacity {
+            let t0 = monotonicSeconds()
+            while items.count - head >= capacity && error == nil && !done { condition.wait() }
+            producerWaitSeconds += monotonicSeconds() - t0
+        }
+        if let error { throw error }
+        items.append(item)
+        condition.broadcast()
+    }
+
+    /// Takes the next item, waiting for one.
+    func take() -> Item {
+        condition.lock()
+        defer { condition.unlock() }
+        while head == items.count { condition.wait() }
+        let item = items[head]
+        head += 1
+        if head > 256 { items.removeFirst(head); head = 0 }
+        condition.broadcast()
+        return item
+    }
+
+    /// The encoder failed: remember why and wake the producer.
+    func fail(_ e: Error) {
+        condition.lock()
+        if error == nil { error = e }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The encoding thread has stopped.
+    func markDone() {
+        condition.lock()
+        done = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits until the encoding thread has stopped; returns its error, if any.
+    func waitDone() -> Error? {
+        condition.lock()
+        defer { condition.unlock() }
+        while !done { condition.wait() }
+        return error
+    }
+}
