@@ -12,6 +12,8 @@ enum Suite: String, CaseIterable, Codable, Sendable {
 /// - `BENCH_QUICK=1` only the 60 s 720p case, 3 runs.
 /// - `BENCH_CASES` comma list of generated cases: `720p-60s,1080p-60s,720p-10m,1080p-10m`.
 /// - `BENCH_SUITES` comma list of `decode,stitch,latency,stages,memory` (default all).
+/// - `BENCH_LONG_SUITES` the same for content over 5 minutes (default `BENCH_SUITES`), e.g.
+///   `memory` to measure only the peak RSS of one stitch of the 10-minute cases.
 /// - `BENCH_THREADS` decoder threads for both tools (default 0: each decides).
 /// - `BENCH_PRESET`, `BENCH_CRF` libx264 settings for both tools (default veryfast, 23).
 /// - `BENCH_NOTE` a line recorded in the results (e.g. "machine busy with other builds").
@@ -23,6 +25,8 @@ struct BenchConfig: Codable, Sendable {
     var cases: [String]
     var files: [String]
     var suites: [Suite]
+    /// Suites for cases longer than 5 minutes (`BENCH_LONG_SUITES`, default: the same).
+    var longSuites: [Suite]
     var threads: Int
     var preset: String
     var crf: Int
@@ -50,27 +54,30 @@ struct BenchConfig: Codable, Sendable {
                 throw UsageError("unknown case '\(c)' in BENCH_CASES (known: \(allCases.joined(separator: ",")))")
             }
         }
-        var suites = Suite.allCases
-        if let s = env["BENCH_SUITES"], !s.isEmpty {
-            suites = try s.split(separator: ",").map {
+        func suiteList(_ key: String, _ fallback: [Suite]) throws -> [Suite] {
+            guard let s = env[key], !s.isEmpty else { return fallback }
+            return try s.split(separator: ",").map {
                 guard let x = Suite(rawValue: $0.trimmingCharacters(in: .whitespaces)) else {
-                    throw UsageError("unknown suite '\($0)' in BENCH_SUITES (known: decode,stitch,latency,stages,memory)")
+                    throw UsageError("unknown suite '\($0)' in \(key) (known: decode,stitch,latency,stages,memory)")
                 }
                 return x
             }
         }
+        let suites = try suiteList("BENCH_SUITES", Suite.allCases)
+        let longSuites = try suiteList("BENCH_LONG_SUITES", suites)
         let files = arguments.filter { !$0.hasPrefix("-") }
         for f in files where !FileManager.default.fileExists(atPath: f) && !f.contains("://") {
             throw UsageError("no such file: \(f)")
         }
         return BenchConfig(runs: runs, warmup: warmup, quick: quick, cases: files.isEmpty ? cases : [],
-                           files: files, suites: suites, threads: try int("BENCH_THREADS", 0),
+                           files: files, suites: suites, longSuites: longSuites, threads: try int("BENCH_THREADS", 0),
                            preset: env["BENCH_PRESET"].flatMap { $0.isEmpty ? nil : $0 } ?? "veryfast",
                            crf: try int("BENCH_CRF", 23), audioBitRate: 128_000,
                            note: env["BENCH_NOTE"] ?? "", resultsDir: env["BENCH_RESULTS"] ?? "bench-results")
     }
 
-    func has(_ s: Suite) -> Bool { suites.contains(s) }
+    /// The suites to run on content of `seconds`.
+    func suites(forContent seconds: Double) -> [Suite] { seconds > 300 ? longSuites : suites }
 }
 
 /// A bad environment variable or argument.

@@ -14,6 +14,8 @@ struct DecodeResult: Codable, Sendable {
     var ffmpegCPU: Summary
     /// Interlude fps / ffmpeg fps (medians).
     var ratio: Double
+    /// Interlude fps / ffmpeg fps of each back-to-back pair of runs: less sensitive to load drift.
+    var pairedRatio: Summary
 }
 
 enum DecodeBench {
@@ -62,6 +64,7 @@ enum DecodeBench {
         let i = Summary(iFPS), f = Summary(fFPS)
         return DecodeResult(threads: config.threads, interludeFrames: iFrames, ffmpegFrames: fFrames,
                             interludeFPS: i, ffmpegFPS: f, interludeCPU: Summary(iCPU), ffmpegCPU: Summary(fCPU),
-                            ratio: i.median / f.median)
+                            ratio: i.median / f.median,
+                            pairedRatio: Summary(zip(iFPS, fFPS).map { $0 / $1 }))
     }
 }

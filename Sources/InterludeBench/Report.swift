@@ -36,12 +36,12 @@ struct BenchResults: Codable, Sendable {
         for c in cases {
             if let d = c.decode {
                 t.append(TargetCheck(target: "\(c.id): decode ≥ 0.95× ffmpeg fps",
-                                     measured: "\(fmt(d.ratio))× (\(fmt(d.interludeFPS.median, 0)) vs \(fmt(d.ffmpegFPS.median, 0)) fps)",
+                                     measured: "\(fmt(d.ratio))× (\(fmt(d.interludeFPS.median, 0)) vs \(fmt(d.ffmpegFPS.median, 0)) fps; paired \(d.pairedRatio.text(2)))",
                                      met: d.ratio >= 0.95))
             }
             if let s = c.stitch {
                 t.append(TargetCheck(target: "\(c.id): stitch wall ≤ 1.0× ffmpeg",
-                                     measured: "\(fmt(s.ratio))× (\(fmt(s.interludeWall.median, 1)) vs \(fmt(s.ffmpegWall.median, 1)) s)",
+                                     measured: "\(fmt(s.ratio))× (\(fmt(s.interludeWall.median, 1)) vs \(fmt(s.ffmpegWall.median, 1)) s; paired \(s.pairedRatio.text(2)); CPU \(fmt(s.cpuRatio))×)",
                                      met: s.ratio <= 1.0))
             }
             if let l = c.latency {
@@ -92,15 +92,16 @@ struct BenchResults: Codable, Sendable {
             o.append("")
         }
         table("Decode (frames/s, higher is better)",
-              ["case", "Interlude fps", "ffmpeg fps", "ratio", "Interlude CPU s", "ffmpeg CPU s", "frames I / F"],
+              ["case", "Interlude fps", "ffmpeg fps", "ratio", "paired ratio", "Interlude CPU s", "ffmpeg CPU s", "frames I / F"],
               cases.compactMap { c in c.decode.map { d in
-                  [c.id, d.interludeFPS.text(0), d.ffmpegFPS.text(0), fmt(d.ratio), d.interludeCPU.text(2), d.ffmpegCPU.text(2),
+                  [c.id, d.interludeFPS.text(0), d.ffmpegFPS.text(0), fmt(d.ratio), d.pairedRatio.text(2), d.interludeCPU.text(2), d.ffmpegCPU.text(2),
                    "\(d.interludeFrames) / \(d.ffmpegFrames)"] } })
         table("Stitch: pre + 2 mid + post (seconds, lower is better)",
-              ["case", "output", "Interlude wall", "ffmpeg wall", "ratio", "Interlude CPU", "ffmpeg CPU", "× real time I / F", "frames I / F"],
+              ["case", "output", "Interlude wall", "ffmpeg wall", "ratio", "paired ratio", "Interlude CPU", "ffmpeg CPU", "CPU ratio", "× real time I / F", "frames I / F"],
               cases.compactMap { c in c.stitch.map { s in
                   [c.id, "\(s.interludeOutput.width)x\(s.interludeOutput.height), \(fmt(s.interludeOutput.videoDuration, 1)) s",
-                   s.interludeWall.text(1), s.ffmpegWall.text(1), fmt(s.ratio), s.interludeCPU.text(1), s.ffmpegCPU.text(1),
+                   s.interludeWall.text(1), s.ffmpegWall.text(1), fmt(s.ratio), s.pairedRatio.text(2),
+                   s.interludeCPU.text(1), s.ffmpegCPU.text(1), fmt(s.cpuRatio),
                    "\(fmt(s.interludeRealtime, 2)) / \(fmt(s.ffmpegRealtime, 2))",
                    "\(s.interludeOutput.videoFrames) / \(s.ffmpegOutput.videoFrames)"] } })
         table("Splice latency, frame-stream output (ms between consecutive output frames; p50 / p99, n)",

@@ -37,6 +37,10 @@ struct StitchResultBench: Codable, Sendable {
     var ffmpegRSSMB: Summary
     /// Interlude wall / ffmpeg wall (medians).
     var ratio: Double
+    /// Interlude wall / ffmpeg wall of each back-to-back pair of runs: less sensitive to load drift.
+    var pairedRatio: Summary
+    /// Interlude CPU / ffmpeg CPU (medians): the work done, nearly immune to other load.
+    var cpuRatio: Double
     /// Output seconds per wall second (medians).
     var interludeRealtime: Double
     var ffmpegRealtime: Double
@@ -162,6 +166,8 @@ enum StitchBench {
             interludeCPU: Summary(iCost.map(\.cpu)), ffmpegCPU: Summary(fCost.map(\.cpu)),
             interludeRSSMB: Summary(iCost.map(\.maxRSSMB)), ffmpegRSSMB: Summary(fCost.map(\.maxRSSMB)),
             ratio: iWall.median / fWall.median,
+            pairedRatio: Summary(zip(iCost, fCost).map { $0.wall / $1.wall }),
+            cpuRatio: Summary(iCost.map(\.cpu)).median / Summary(fCost.map(\.cpu)).median,
             interludeRealtime: iCheck.videoDuration / iWall.median, ffmpegRealtime: fCheck.videoDuration / fWall.median,
             interludeOutput: iCheck, ffmpegOutput: fCheck, stages: stages)
     }

@@ -13,7 +13,7 @@ if arguments.contains("-h") || arguments.contains("--help") {
         Without FILEs it generates (once, cached in bench-results/media/) and benchmarks the
         cases in BENCH_CASES; with FILEs it benchmarks those as content, with the generated ads.
         Environment: BENCH_QUICK=1, BENCH_RUNS, BENCH_WARMUP, BENCH_CASES, BENCH_SUITES,
-        BENCH_THREADS, BENCH_PRESET, BENCH_CRF, BENCH_NOTE, BENCH_RESULTS.
+        BENCH_LONG_SUITES, BENCH_THREADS, BENCH_PRESET, BENCH_CRF, BENCH_NOTE, BENCH_RESULTS.
         """)
     exit(0)
 }
@@ -41,20 +41,22 @@ func main() throws {
         log("case \(id): \(facts.width)x\(facts.height) @ \(facts.frameRate), \(fmt(facts.duration, 1)) s, " +
             "\(facts.hasAudio ? "\(facts.sampleRate) Hz \(facts.channels) ch" : "no audio")")
         var r = CaseResult(id: id, content: facts, schedule: c.breaks)
-        if config.has(.decode) { log(" decode"); r.decode = try DecodeBench.run(path, config: config) }
-        if config.has(.stitch) || config.has(.stages) {
+        let suites = config.suites(forContent: facts.duration)
+        func has(_ s: Suite) -> Bool { suites.contains(s) }
+        if has(.decode) { log(" decode"); r.decode = try DecodeBench.run(path, config: config) }
+        if has(.stitch) || has(.stages) {
             log(" stitch"); r.stitch = try StitchBench.run(c, config: config, outDir: outDir)
             r.stages = r.stitch?.stages
         }
-        if config.has(.latency) || config.has(.stages) {
+        if has(.latency) || has(.stages) {
             log(" splice latency")
             let (latency, adStages) = try LatencyBench.run(c, config: config)
-            if config.has(.latency) { r.latency = latency }
-            if config.has(.stages) { r.stages?.adConform = adStages }
+            if has(.latency) { r.latency = latency }
+            if has(.stages) { r.stages?.adConform = adStages }
         }
-        if config.has(.memory) { r.memory = try MemoryBench.from(c, stitch: r.stitch, config: config, outDir: outDir) }
-        if !config.has(.stitch) { r.stitch = nil }
-        if !config.has(.stages) { r.stages = nil }
+        if has(.memory) { r.memory = try MemoryBench.from(c, stitch: r.stitch, config: config, outDir: outDir) }
+        if !has(.stitch) { r.stitch = nil }
+        if !has(.stages) { r.stages = nil }
         results.append(r)
     }
     machine.loadAfter = Machine.loadAverage()
