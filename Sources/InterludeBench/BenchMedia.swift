@@ -72,11 +72,13 @@ struct BenchCase: Codable, Sendable {
     var breaks: [BenchBreak]
     var ads: [String: MediaFacts]
 
-    /// Pre-roll A; mid-rolls [B, C] at ⌊d/3⌋+0.5 s and [A] at ⌊2d/3⌋ s; post-roll C.
+    /// Pre-roll A; mid-rolls [B, C] at ⌊d/3⌋+0.5 s and [A] at ⌊2d/3⌋ s; post-roll C. Content
+    /// shorter than 6 s gets its mid-rolls at d/3 and 2d/3 (to the millisecond).
     static func make(id: String, content: MediaFacts, ads: [BenchAd: MediaFacts]) -> BenchCase {
         let d = content.duration
-        let cue1 = (d / 3).rounded(.down) + 0.5
-        let cue2 = (2 * d / 3).rounded(.down)
+        let long = d >= 6
+        let cue1 = long ? (d / 3).rounded(.down) + 0.5 : (d / 3 * 1000).rounded() / 1000
+        let cue2 = long ? (2 * d / 3).rounded(.down) : (2 * d / 3 * 1000).rounded() / 1000
         let path = { (a: BenchAd) in ads[a]!.path }
         let breaks = [
             BenchBreak(cue: "start", cueSeconds: nil, ads: [path(.a)]),

@@ -32,7 +32,7 @@ func main() throws {
 
     var contents: [(String, String)] = []
     for id in config.cases { contents.append((id, try generator.content(id))) }
-    for f in config.files { contents.append(((f as NSString).lastPathComponent, f)) }
+    for f in config.files { contents.append((((f as NSString).lastPathComponent as NSString).deletingPathExtension, f)) }
 
     var results: [CaseResult] = []
     for (id, path) in contents {
