@@ -1,0 +1,89 @@
+import Foundation
+
+/// What one child process cost: wall clock, CPU time and peak resident memory, from `wait4`.
+struct ProcessCost: Codable, Sendable {
+    /// Wall-clock seconds from spawn to exit.
+    var wall: Double
+    /// User + system CPU seconds of the child (and its own waited-for children).
+    var cpu: Double
+    /// Peak resident set size in MB of 10^6 bytes (`ru_maxrss`).
+    var maxRSSMB: Double
+    /// Exit status (128 + signal when killed).
+    var status: Int32
+}
+
+/// A finished child: its cost and, when captured, its standard output and error.
+struct ProcessRun {
+    var cost: ProcessCost
+    var stdout: String
+    var stderr: String
+}
+
+/// Seconds on the monotonic clock.
+func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+struct ProcessFailed: Error, CustomStringConvertible {
+    var command: [String]
+    var status: Int32
+    var stderr: String
+    var description: String {
+        "command failed (status \(status)): \(command.joined(separator: " "))\n\(stderr.suffix(2000))"
+    }
+}
+
+/// Spawns `argv` (looked up in PATH), waits for it with `wait4` and returns what it cost.
+/// Standard output and error go to temporary files that are read back (or to /dev/null when
+/// `capture` is false, so that a chatty child costs nothing to record).
+func spawn(_ argv: [String], capture: Bool = true, check: Bool = true) throws -> ProcessRun {
+    let tmp = FileManager.default.temporaryDirectory.path
+    let tag = "\(getpid())-\(UInt64(now() * 1e6))"
+    let outPath = capture ? "\(tmp)/bench-\(tag).out" : "/dev/null"
+    let errPath = capture ? "\(tmp)/bench-\(tag).err" : "/dev/null"
+    defer { if capture { unlink(outPath); unlink(errPath) } }
+
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+
+    var cargs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+    defer { for p in cargs { free(p) } }
+    var pid: pid_t = 0
+    let t0 = now()
+    let rc = posix_spawnp(&pid, argv[0], &actions, nil, &cargs, environ)
+    guard rc == 0 else { throw ProcessFailed(command: argv, status: -1, stderr: "spawn failed: \(String(cString: strerror(rc)))") }
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 {
+        if errno != EINTR { throw ProcessFailed(command: argv, status: -1, stderr: "wait4 failed") }
+    }
+    let wall = now() - t0
+    let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+        + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    // WIFEXITED / WEXITSTATUS are macros: decode by hand.
+    let exit: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    let cost = ProcessCost(wall: wall, cpu: cpu, maxRSSMB: Double(usage.ru_maxrss) * 1024 / 1e6, status: exit)
+    let out = capture ? ((try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "") : ""
+    let err = capture ? ((try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "") : ""
+    if check && exit != 0 { throw ProcessFailed(command: argv, status: exit, stderr: err) }
+    return ProcessRun(cost: cost, stdout: out, stderr: err)
+}
+
+/// Standard output of a quick command, trimmed; empty when it fails.
+func output(of argv: [String]) -> String {
+    ((try? spawn(argv, check: false))?.stdout ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// The directory holding this executable (where `interlude` is built beside it).
+func executableDirectory() -> String {
+    var buf = [CChar](repeating: 0, count: 4096)
+    let n = readlink("/proc/self/exe", &buf, buf.count - 1)
+    let path = n > 0 ? String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
+    return (path as NSString).deletingLastPathComponent
+}
