@@ -100,14 +100,21 @@ import Timing
     public var timeline: TimelineMap { session.timelineMap }
 
     public func prepareAd(mediaPath: String) throws(AdError) -> AdMedia {
+        if let known = measured[mediaPath] { return try known.get() }
+        let result: Result<AdMedia, AdError>
         do {
-            return try AdMediaProbe.measure(mediaPath, threads: threads)
+            result = .success(try AdMediaProbe.measure(mediaPath, threads: threads))
         } catch let r as AdMediaProbe.Rejection {
-            throw AdError(type: .adPlayingFailed, code: r.code, message: r.message)
+            result = .failure(AdError(type: .adPlayingFailed, code: r.code, message: r.message))
         } catch {
-            throw AdError(type: .adPlayingFailed, code: 405, message: "ad media \(mediaPath): \(error)")
+            result = .failure(AdError(type: .adPlayingFailed, code: 405, message: "ad media \(mediaPath): \(error)"))
         }
+        measured[mediaPath] = result
+        return try result.get()
     }
+
+    // Each media file is opened and measured once per stitch, however often it plays.
+    private var measured: [String: Result<AdMedia, AdError>] = [:]
 
     public func beginBreak(id: String, contentTime: MediaTime) { session.beginBreak(id: id, contentTime: contentTime) }
 

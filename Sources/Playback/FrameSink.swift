@@ -60,7 +60,7 @@ public final class EncodedOutput: FrameSink {
     public var encodeSeconds: Double { worker.busySeconds }
     /// Seconds the frame loop waited for the encoder to catch up.
     public var waitSeconds: Double { queue.producerWaitSeconds }
-    private let queue = EncodeQueue(capacity: 12)
+    private let queue = EncodeQueue(capacity: 4)   // a few frames: overlap without holding much memory
     private let worker: EncodeWorker
     private var finished = false
 

@@ -34,9 +34,14 @@ public final class Stitcher {
             }
         }
         var issues: [StitchIssue] = []
+        var measured: [String: Result<AdMedia, Error>] = [:]   // each media file is measured once
         let pods = ordered.map { b in
             b.ads.compactMap { url -> AdMedia? in
-                do { return try AdMediaProbe.measure(url, threads: request.threads) } catch {
+                let result = measured[url] ?? Result { try AdMediaProbe.measure(url, threads: request.threads) }
+                measured[url] = result
+                switch result {
+                case .success(let media): return media
+                case .failure(let error):
                     issues.append(StitchIssue(rejection: error, url: url, breakId: b.id))
                     return nil
                 }
