@@ -28,6 +28,7 @@ public struct TagStitchReport: Codable, Sendable {
         public var podPosition: Int
         public var totalAds: Int
         public var frames: Int64
+        public var conformSeconds: Double
         public var skipped: Bool
         public var tracking: [Beacon]
     }
@@ -85,7 +86,8 @@ public struct TagStitchReport: Codable, Sendable {
                          skipOffset: a.ad.isSkippable ? a.ad.skipTimeOffset : nil, mediaFile: a.ad.mediaURL ?? a.placement.mediaFile,
                          streamTime: a.placement.streamTime.seconds, duration: a.placement.duration.seconds,
                          mediaDuration: a.placement.mediaDuration.seconds, podPosition: a.ad.adPodInfo.adPosition,
-                         totalAds: a.ad.adPodInfo.totalAds, frames: a.placement.frames, skipped: a.skipped,
+                         totalAds: a.ad.adPodInfo.totalAds, frames: a.placement.frames,
+                         conformSeconds: a.placement.conformSeconds, skipped: a.skipped,
                          tracking: a.tracking.map(beacon))
                   },
                   tracking: b.tracking.map(beacon))

@@ -117,7 +117,7 @@ import Timing
             errors: (loadError.map { [$0] } ?? []) + (manager?.errors ?? []), beacons: manager?.beacons ?? [],
             warnings: session.contentWarnings,
             timings: StageTimings(plan: planEnd - started, decode: max(0, total - (planEnd - started) - session.encoderWaitSeconds),
-                                  encode: session.encodeSeconds, total: total))
+                                  encode: session.encodeSeconds, mux: session.muxSeconds, total: total))
     }
 
     // MARK: AdsManagerDelegate — what the app does

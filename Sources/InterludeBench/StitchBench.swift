@@ -4,10 +4,12 @@ import Foundation
 struct StageResult: Codable, Sendable {
     /// Opening and measuring the content and every ad, planning ("fetch/plan").
     var plan: Summary
-    /// Decoding and conforming content and ads (the frame loop less encoding).
+    /// Decoding and conforming content and ads: the frame loop's busy time.
     var decode: Summary
-    /// libx264 + AAC encoding and MP4 muxing (the engine times them together).
-    var encodeAndMux: Summary
+    /// libx264 + AAC encoding: the encoding thread's time in the encoders (overlaps decoding).
+    var encode: Summary
+    /// MP4 muxing, trailer and faststart: the encoding thread's time in the muxer.
+    var mux: Summary
     var total: Summary
     /// Per ad of the schedule, seconds of open + decode + conform, from the frame-stream runs of
     /// the latency benchmark (where "encoding" is a raw copy), when those ran.
@@ -61,7 +63,7 @@ struct OutputCheck: Codable, Sendable {
 
 /// The engine's `--report` JSON, the part the benchmark reads.
 private struct EngineReport: Decodable {
-    struct Timings: Decodable { var plan: Double; var decode: Double; var encode: Double; var total: Double }
+    struct Timings: Decodable { var plan: Double; var decode: Double; var encode: Double; var mux: Double?; var total: Double }
     var timings: Timings
 }
 
@@ -160,7 +162,8 @@ enum StitchBench {
         }
         let iWall = Summary(iCost.map(\.wall)), fWall = Summary(fCost.map(\.wall))
         let stages = StageResult(plan: Summary(timings.map(\.plan)), decode: Summary(timings.map(\.decode)),
-                                 encodeAndMux: Summary(timings.map(\.encode)), total: Summary(timings.map(\.total)))
+                                 encode: Summary(timings.map(\.encode)), mux: Summary(timings.map { $0.mux ?? 0 }),
+                                 total: Summary(timings.map(\.total)))
         return StitchResultBench(
             interludeCommand: iCmd, ffmpegCommand: fCmd, interludeWall: iWall, ffmpegWall: fWall,
             interludeCPU: Summary(iCost.map(\.cpu)), ffmpegCPU: Summary(fCost.map(\.cpu)),

@@ -252,7 +252,7 @@ enum StitchSummary {
         }
         for e in r.issues { lines.append("  error \(e.code): \(e.message)") }
         for w in r.warnings { lines.append("  warning: \(w)") }
-        lines.append(String(format: "took %.2fs (plan %.2fs, decode %.2fs, encode %.2fs)", r.timings.total, r.timings.plan, r.timings.decode, r.timings.encode))
+        lines.append(String(format: "took %.2fs (plan %.2fs; busy: decode %.2fs, encode %.2fs, mux %.2fs)", r.timings.total, r.timings.plan, r.timings.decode, r.timings.encode, r.timings.mux))
         return lines
     }
 }

@@ -45,7 +45,7 @@ enum TagStitchSummary {
         for e in r.errors { lines.append("  error \(e.code): \(e.message)") }
         for w in r.warnings { lines.append("  warning: \(w)") }
         lines.append("\(r.events.count) ad events, \(r.beacons.count) beacons recorded (none fired)")
-        lines.append(String(format: "took %.2fs (plan %.2fs, decode %.2fs, encode %.2fs)", r.timings.total, r.timings.plan, r.timings.decode, r.timings.encode))
+        lines.append(String(format: "took %.2fs (plan %.2fs; busy: decode %.2fs, encode %.2fs, mux %.2fs)", r.timings.total, r.timings.plan, r.timings.decode, r.timings.encode, r.timings.mux))
         return lines
     }
 }

@@ -56,8 +56,10 @@ public final class EncodedOutput: FrameSink {
     private var pending: [[Float]]
     private var audioPTS: Int64 = 0
     private let audioFrameSize: Int
-    /// Seconds the encoding thread spent inside encoders and the muxer (for the stage timings).
-    public var encodeSeconds: Double { worker.busySeconds }
+    /// Seconds the encoding thread spent inside the encoders (for the stage timings).
+    public var encodeSeconds: Double { worker.busySeconds - worker.muxSeconds }
+    /// Seconds the encoding thread spent in the muxer (writing packets, the trailer, faststart).
+    public var muxSeconds: Double { worker.muxSeconds }
     /// Seconds the frame loop waited for the encoder to catch up.
     public var waitSeconds: Double { queue.producerWaitSeconds }
     private let queue = EncodeQueue(capacity: 4)   // a few frames: overlap without holding much memory
@@ -179,6 +181,7 @@ final class EncodeWorker: @unchecked Sendable {
     private let queue: EncodeQueue
     var chapters: [(title: String, start: MediaTime, end: MediaTime)] = []
     private(set) var busySeconds: Double = 0
+    private(set) var muxSeconds: Double = 0
 
     init(muxer: Muxer, video: Encoder, audio: Encoder?, videoStream: Int, audioStream: Int, packet: Packet, queue: EncodeQueue) {
         self.muxer = muxer; self.video = video; self.audio = audio
@@ -211,10 +214,12 @@ final class EncodeWorker: @unchecked Sendable {
                         if let audio { try audio.send(nil); try drain(audio, stream: audioStream) }
                         try video.send(nil)
                         try drain(video, stream: videoStream)
+                        let m0 = monotonicSeconds()
                         for (i, c) in chapters.enumerated() {
                             try muxer.addChapter(id: i + 1, title: c.title, start: c.start, end: c.end)
                         }
                         try muxer.finish()
+                        muxSeconds += monotonicSeconds() - m0
                     }
                     busySeconds += monotonicSeconds() - t0
                     break loop
@@ -232,7 +237,9 @@ final class EncodeWorker: @unchecked Sendable {
 
     private func drain(_ encoder: Encoder, stream: Int) throws {
         while try encoder.receive(into: packet) == .produced {
+            let m0 = monotonicSeconds()
             try muxer.write(packet, stream: stream)
+            muxSeconds += monotonicSeconds() - m0
         }
     }
 }

@@ -93,8 +93,10 @@ public final class SpliceSession {
     public var videoFrames: Int64 { splicer.framesOut }
     /// Audio samples per channel written.
     public var audioSamples: Int64 { splicer.samplesOut }
-    /// Seconds the encoding thread has spent encoding and muxing (it overlaps decoding).
+    /// Seconds the encoding thread has spent encoding (it overlaps decoding).
     public var encodeSeconds: Double { sink.encodeSeconds }
+    /// Seconds the encoding thread has spent muxing.
+    public var muxSeconds: Double { sink.muxSeconds }
     /// Seconds the frame loop has waited for the encoder, including the final flush.
     public var encoderWaitSeconds: Double { sink.waitSeconds + finishSeconds }
     private var finishSeconds: Double = 0
@@ -150,6 +152,7 @@ public final class SpliceSession {
     public func playAd(_ media: AdMedia, position: Int, totalAds: Int,
                        onFrame: (MediaTime, MediaTime) -> Bool = { _, _ in true }) throws -> PlacedAd {
         let start = streamTime
+        let t0 = monotonicSeconds(), wait0 = sink.waitSeconds
         let index = breakStart?.index ?? breakCount
         let ad = try MediaSource(url: media.url, output: format, threads: request.threads)
         onEvent?(.adStarted(breakIndex: index, position: position, totalAds: totalAds, media: media, streamTime: start))
@@ -163,8 +166,9 @@ public final class SpliceSession {
         onEvent?(.adEnded(breakIndex: index, position: position, duration: duration, streamTime: streamTime))
         sink.addChapter(title: "Ad \(breakStart?.id ?? "") \(position)/\(totalAds): \((media.url as NSString).lastPathComponent)",
                         start: start, end: streamTime)
+        let busy = (monotonicSeconds() - t0) - (sink.waitSeconds - wait0)
         return PlacedAd(mediaFile: media.url, streamTime: start, duration: duration, mediaDuration: media.duration,
-                        podPosition: position, totalAds: totalAds, frames: outcome.frames)
+                        podPosition: position, totalAds: totalAds, frames: outcome.frames, conformSeconds: max(0, busy))
     }
 
     /// Flushes the encoders, writes the trailer and moves the output into place.

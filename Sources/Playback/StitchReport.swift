@@ -24,6 +24,7 @@ public struct StitchReport: Codable, Sendable {
         public var podPosition: Int
         public var totalAds: Int
         public var frames: Int64
+        public var conformSeconds: Double
     }
     /// One ad break.
     public struct Break: Codable, Sendable {
@@ -53,6 +54,7 @@ public struct StitchReport: Codable, Sendable {
         public var plan: Double
         public var decode: Double
         public var encode: Double
+        public var mux: Double
         public var total: Double
     }
 
@@ -78,7 +80,7 @@ public struct StitchReport: Codable, Sendable {
                   streamTime: b.streamTime.seconds, duration: b.duration.seconds,
                   ads: b.ads.map { Ad(mediaFile: $0.mediaFile, streamTime: $0.streamTime.seconds, duration: $0.duration.seconds,
                                       mediaDuration: $0.mediaDuration.seconds, podPosition: $0.podPosition,
-                                      totalAds: $0.totalAds, frames: $0.frames) })
+                                      totalAds: $0.totalAds, frames: $0.frames, conformSeconds: $0.conformSeconds) })
         }
         contentSegments = r.timeline.segments.map {
             Segment(contentStart: $0.contentStart.seconds, contentEnd: $0.contentEnd.seconds,
@@ -86,7 +88,7 @@ public struct StitchReport: Codable, Sendable {
         }
         errors = r.issues.map { Error(code: $0.code, message: $0.message, mediaFile: $0.mediaFile, breakId: $0.breakId) }
         warnings = r.warnings
-        timings = Timings(plan: r.timings.plan, decode: r.timings.decode, encode: r.timings.encode, total: r.timings.total)
+        timings = Timings(r.timings)
     }
 
     /// Pretty-printed JSON with sorted keys.
@@ -117,6 +119,6 @@ extension StitchReport.Segment {
 extension StitchReport.Timings {
     /// The report entry for stage timings.
     public init(_ t: StageTimings) {
-        self.init(plan: t.plan, decode: t.decode, encode: t.encode, total: t.total)
+        self.init(plan: t.plan, decode: t.decode, encode: t.encode, mux: t.mux, total: t.total)
     }
 }

@@ -34,12 +34,16 @@ public struct PlacedAd: Sendable, Equatable {
     public var totalAds: Int
     /// Output frames.
     public var frames: Int64
+    /// Seconds the frame loop spent opening, decoding and conforming this ad (time waiting for the
+    /// encoder excluded).
+    public var conformSeconds: Double
 
     /// Makes a placement.
     public init(mediaFile: String, streamTime: MediaTime, duration: MediaTime, mediaDuration: MediaTime,
-                podPosition: Int, totalAds: Int, frames: Int64) {
+                podPosition: Int, totalAds: Int, frames: Int64, conformSeconds: Double = 0) {
         self.mediaFile = mediaFile; self.streamTime = streamTime; self.duration = duration
         self.mediaDuration = mediaDuration; self.podPosition = podPosition; self.totalAds = totalAds; self.frames = frames
+        self.conformSeconds = conformSeconds
     }
 }
 
@@ -69,14 +73,16 @@ public struct StageTimings: Sendable, Equatable {
     public var plan: Double = 0
     /// Decoding and conforming (the frame loop less encoding).
     public var decode: Double = 0
-    /// Encoding and muxing.
+    /// Encoding (the encoding thread's time in the encoders).
     public var encode: Double = 0
+    /// Muxing (packets, trailer, moving the index to the front).
+    public var mux: Double = 0
     /// The whole stitch.
     public var total: Double = 0
 
     /// Timings in seconds.
-    public init(plan: Double = 0, decode: Double = 0, encode: Double = 0, total: Double = 0) {
-        self.plan = plan; self.decode = decode; self.encode = encode; self.total = total
+    public init(plan: Double = 0, decode: Double = 0, encode: Double = 0, mux: Double = 0, total: Double = 0) {
+        self.plan = plan; self.decode = decode; self.encode = encode; self.mux = mux; self.total = total
     }
 }
 

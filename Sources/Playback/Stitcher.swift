@@ -99,6 +99,7 @@ public final class Stitcher {
             throw StitchFailure.encodingFailed("stitch failed: \(SpliceSession.reason(error))")
         }
         timings.encode = session.encodeSeconds
+        timings.mux = session.muxSeconds
         timings.total = monotonicSeconds() - started
         timings.decode = max(0, timings.total - timings.plan - session.encoderWaitSeconds)
         var content = session.content
