@@ -16,7 +16,6 @@ final class EncodeQueue: @unchecked Sendable {
 
     private let condition = NSCondition()
     private var items: [Item] = []
-    private var head = 0
     private let capacity: Int
     private(set) var error: Error?
     private var done = false
@@ -29,9 +28,9 @@ final class EncodeQueue: @unchecked Sendable {
     func put(_ item: Item) throws {
         condition.lock()
         defer { condition.unlock() }
-        if items.count - head >= capacity {
+        if items.count >= capacity {
             let t0 = monotonicSeconds()
-            while items.count - head >= capacity && error == nil && !done { condition.wait() }
+            while items.count >= capacity && error == nil && !done { condition.wait() }
             producerWaitSeconds += monotonicSeconds() - t0
         }
         if let error { throw error }
@@ -43,10 +42,8 @@ final class EncodeQueue: @unchecked Sendable {
     func take() -> Item {
         condition.lock()
         defer { condition.unlock() }
-        while head == items.count { condition.wait() }
-        let item = items[head]
-        head += 1
-        if head > 256 { items.removeFirst(head); head = 0 }
+        while items.isEmpty { condition.wait() }
+        let item = items.removeFirst()   // at most `capacity` items: cheap, and the frame is let go at once
         condition.broadcast()
         return item
     }

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import Interlude
+
+/// The ad media cache against a loopback server: fetched once, timeouts as 402, HTTP errors as
+/// 401, bounded size, and no local files for network documents.
+@Suite struct AdMediaCacheTests {
+    func freshDirectory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("interlude-cache-test-\(getpid())-\(UUID().uuidString.prefix(8))")
+    }
+
+    @Test func fetchesOncePerURLAndReusesTheFile() async throws {
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        server.route("/a.mp4", .init(status: 200, headers: ["Content-Type": "video/mp4"], body: Data(repeating: 7, count: 1000)))
+        let cache = AdMediaCache(directory: freshDirectory())
+        let first = try await cache.localPath(for: server.url("/a.mp4"), timeout: 5, allowLocal: false)
+        let second = try await cache.localPath(for: server.url("/a.mp4"), timeout: 5, allowLocal: false)
+        #expect(first == second)
+        #expect(server.requestCount("/a.mp4") == 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: first)) == Data(repeating: 7, count: 1000))
+    }
+
+    @Test func slowMediaTimesOutWith402() async throws {
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        server.route("/slow.mp4", .init(status: 200, headers: ["Content-Type": "video/mp4"], body: Data(count: 10), delay: 3))
+        let cache = AdMediaCache(directory: freshDirectory())
+        let start = Date()
+        do {
+            _ = try await cache.localPath(for: server.url("/slow.mp4"), timeout: 0.5, allowLocal: false)
+            Issue.record("expected a timeout")
+        } catch {
+            #expect(error.code == 402)
+        }
+        #expect(Date().timeIntervalSince(start) < 2.5, "the timeout is honoured")
+    }
+
+    @Test func httpErrorsAre401AndLocalFilesNeedALocalDocument() async throws {
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        server.route("/gone.mp4", .init(status: 404, headers: [:], body: Data()))
+        let cache = AdMediaCache(directory: freshDirectory())
+        await #expect(throws: AdMediaCache.Failure.self) { _ = try await cache.localPath(for: server.url("/gone.mp4"), timeout: 5, allowLocal: false) }
+        do { _ = try await cache.localPath(for: "/etc/hostname", timeout: 5, allowLocal: false); Issue.record("local file allowed") }
+        catch { #expect(error.code == 403) }
+        do { _ = try await cache.localPath(for: "ftp://example.invalid/a.mp4", timeout: 5, allowLocal: true); Issue.record("ftp allowed") }
+        catch { #expect(error.code == 403) }
+        let local = try await cache.localPath(for: TestMedia.Sample.adMatching.url.path, timeout: 5, allowLocal: true)
+        #expect(local == TestMedia.Sample.adMatching.url.path)
+    }
+
+    @Test func staysWithinItsSizeBound() async throws {
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        for i in 0..<5 { server.route("/m\(i).mp4", .init(status: 200, headers: [:], body: Data(repeating: UInt8(i), count: 4000))) }
+        let dir = freshDirectory()
+        let cache = AdMediaCache(directory: dir, maxBytes: 10_000)
+        for i in 0..<5 {
+            _ = try await cache.localPath(for: server.url("/m\(i).mp4"), timeout: 5, allowLocal: false)
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        let total = try files.reduce(0) { $0 + ((try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent($1).path)[.size] as? Int) ?? 0) }
+        #expect(total <= 10_000 && files.count == 2, "\(files)")
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent(AdMediaCache.key(server.url("/m4.mp4")) + ".mp4").path))
+    }
+}
