@@ -71,12 +71,15 @@ public final class AdMediaCache: @unchecked Sendable {
         } catch {
             throw Failure(code: 402, message: "cache folder \(directory.path) cannot be created: \(error.localizedDescription)")
         }
-        var r = URLRequest(url: parsed, timeoutInterval: timeout)
+        // FoundationNetworking truncates URLSession timeouts to whole seconds (0.5 s fires at
+        // once): give it a whole-second margin and enforce the exact deadline with withTimeout.
+        let sessionTimeout = timeout.rounded(.up) + 1
+        var r = URLRequest(url: parsed, timeoutInterval: sessionTimeout)
         r.setValue("interlude/0.1", forHTTPHeaderField: "User-Agent")
         let request = r
         let config = URLSessionConfiguration.ephemeral
-        config.timeoutIntervalForRequest = timeout
-        config.timeoutIntervalForResource = timeout
+        config.timeoutIntervalForRequest = sessionTimeout
+        config.timeoutIntervalForResource = sessionTimeout
         let session = URLSession(configuration: config)
         defer { session.finishTasksAndInvalidate() }
         let data: Data, response: URLResponse
