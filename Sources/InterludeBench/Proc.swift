@@ -6,7 +6,9 @@ struct ProcessCost: Codable, Sendable {
     var wall: Double
     /// User + system CPU seconds of the child (and its own waited-for children).
     var cpu: Double
-    /// Peak resident set size in MB of 10^6 bytes (`ru_maxrss`).
+    /// Peak resident set size in MB of 10^6 bytes: the child's own `VmHWM`, polled from /proc
+    /// while it runs (`ru_maxrss` would also count the benchmark's own memory, which a spawned
+    /// child shares until it execs); `ru_maxrss` only where /proc cannot be read.
     var maxRSSMB: Double
     /// Exit status (128 + signal when killed).
     var status: Int32
@@ -58,8 +60,11 @@ func spawn(_ argv: [String], capture: Bool = true, check: Bool = true) throws ->
     let t0 = now()
     let rc = posix_spawnp(&pid, argv[0], &actions, nil, &cargs, environ)
     guard rc == 0 else { throw ProcessFailed(command: argv, status: -1, stderr: "spawn failed: \(String(cString: strerror(rc)))") }
+    let watcher = PeakMemoryWatcher(pid: pid)
+    watcher.start()
     var status: Int32 = 0
     var usage = rusage()
+    defer { watcher.stop() }
     while wait4(pid, &status, 0, &usage) < 0 {
         if errno != EINTR { throw ProcessFailed(command: argv, status: -1, stderr: "wait4 failed") }
     }
@@ -68,7 +73,9 @@ func spawn(_ argv: [String], capture: Bool = true, check: Bool = true) throws ->
         + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     // WIFEXITED / WEXITSTATUS are macros: decode by hand.
     let exit: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-    let cost = ProcessCost(wall: wall, cpu: cpu, maxRSSMB: Double(usage.ru_maxrss) * 1024 / 1e6, status: exit)
+    watcher.stop()
+    let peakKB = watcher.peakKB > 0 ? watcher.peakKB : Int(usage.ru_maxrss)
+    let cost = ProcessCost(wall: wall, cpu: cpu, maxRSSMB: Double(peakKB) * 1024 / 1e6, status: exit)
     let out = capture ? ((try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "") : ""
     let err = capture ? ((try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "") : ""
     if check && exit != 0 { throw ProcessFailed(command: argv, status: exit, stderr: err) }
@@ -86,4 +93,38 @@ func executableDirectory() -> String {
     let n = readlink("/proc/self/exe", &buf, buf.count - 1)
     let path = n > 0 ? String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
     return (path as NSString).deletingLastPathComponent
+}
+
+/// Polls a child's `VmHWM` (peak RSS of its own address space, fresh after exec) every 10 ms.
+final class PeakMemoryWatcher: @unchecked Sendable {
+    // @unchecked Sendable: `peak` and `running` are only touched under `lock`.
+    private let pid: pid_t
+    private let lock = NSLock()
+    private var peak = 0
+    private var running = true
+
+    init(pid: pid_t) { self.pid = pid }
+
+    /// The largest VmHWM seen, in kB (0 when /proc could not be read).
+    var peakKB: Int { lock.lock(); defer { lock.unlock() }; return peak }
+
+    func start() {
+        let thread = Thread { [self] in
+            while true {
+                lock.lock(); let go = running; lock.unlock()
+                if !go { break }
+                if let kb = read() { lock.lock(); peak = max(peak, kb); lock.unlock() }
+                usleep(10_000)
+            }
+        }
+        thread.start()
+    }
+
+    func stop() { lock.lock(); running = false; lock.unlock() }
+
+    private func read() -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+    }
 }
