@@ -36,13 +36,13 @@ public enum BreakTimeOffset: Sendable, Hashable, CustomStringConvertible {
             if t.hasPrefix("#") {
                 guard let m = Int(t.dropFirst()), m >= 1 else { return nil }
                 self = .position(m)
-            } else if t.hasSuffix("%") {
-                guard let p = VASTTime.percentage(String(t.dropLast())) else { return nil }
-                self = .percent(p)
-            } else if let time = VASTTime.parseClock(t) {
-                self = .time(time)
             } else {
-                return nil
+                // A time or a percentage reads as a VAST offset does.
+                switch VASTOffset(parsing: t) {
+                case .time(let time)?: self = .time(time)
+                case .percent(let p)?: self = .percent(p)
+                case nil: return nil
+                }
             }
         }
     }
