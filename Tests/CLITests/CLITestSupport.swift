@@ -11,9 +11,14 @@ enum CLI {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[1]
     }
 
-    struct Output { var status: Int32; var stdout: Data; var stderr: String }
+    struct Output: Sendable { var status: Int32; var stdout: Data; var stderr: String }
 
-    static func run(_ args: [String]) throws -> Output {
+    /// Runs the CLI on a thread of its own (see `offPool`).
+    static func run(_ args: [String]) async throws -> Output {
+        try await offPool { try runBlocking(args) }
+    }
+
+    static func runBlocking(_ args: [String]) throws -> Output {
         let p = Process()
         p.executableURL = binary
         p.arguments = args

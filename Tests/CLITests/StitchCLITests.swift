@@ -6,13 +6,13 @@ import TestSupport
     let content = TestMedia.Sample.content.url.path
     let ad = TestMedia.Sample.adMatching.url.path
 
-    @Test func helpIsPrintedForEachCommand() throws {
+    @Test func helpIsPrintedForEachCommand() async throws {
         for args in [["--help"], ["stitch", "--help"], ["inspect", "--help"]] {
-            let r = try CLI.run(args)
+            let r = try await CLI.run(args)
             #expect(r.status == 0, "\(args)")
             #expect(String(decoding: r.stdout, as: UTF8.self).contains("usage: interlude"), "\(args)")
         }
-        let text = String(decoding: try CLI.run(["stitch", "--help"]).stdout, as: UTF8.self)
+        let text = String(decoding: try await CLI.run(["stitch", "--help"]).stdout, as: UTF8.self)
         for option in ["--ad-break", "--report", "--format", "--preset", "--crf", "--size", "--fps", "-y", "--quiet"] {
             #expect(text.contains(option), "stitch --help documents \(option)")
         }
@@ -28,35 +28,35 @@ import TestSupport
         (["stitch", "c.mp4", "-o", "-"], "standard output"),
         (["frobnicate"], "unknown command"),
     ])
-    func badArgumentsExitTwoWithOneLine(args: [String], message: String) throws {
-        let r = try CLI.run(args)
+    func badArgumentsExitTwoWithOneLine(args: [String], message: String) async throws {
+        let r = try await CLI.run(args)
         #expect(r.status == 2)
         #expect(r.stderr.contains(message), "\(r.stderr)")
         #expect(r.stdout.isEmpty)
     }
 
-    @Test func missingContentIsOneLineAndNoFile() throws {
+    @Test func missingContentIsOneLineAndNoFile() async throws {
         let dir = CLI.tempDir()
         let out = dir.appendingPathComponent("o.mp4").path
-        let r = try CLI.run(["stitch", "/nonexistent/content.mp4", "-o", out])
+        let r = try await CLI.run(["stitch", "/nonexistent/content.mp4", "-o", out])
         #expect(r.status == 1)
         #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("/nonexistent/content.mp4"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
     }
 
-    @Test func existingOutputNeedsDashY() throws {
+    @Test func existingOutputNeedsDashY() async throws {
         let dir = CLI.tempDir()
         let out = dir.appendingPathComponent("o.mp4")
         try Data("x".utf8).write(to: out)
-        let r = try CLI.run(["stitch", content, "-o", out.path, "-q"])
+        let r = try await CLI.run(["stitch", content, "-o", out.path, "-q"])
         #expect(r.status == 1 && r.stderr.contains("-y"))
         #expect(try Data(contentsOf: out) == Data("x".utf8))
     }
 
-    @Test func stitchWritesOutputAndReport() throws {
+    @Test func stitchWritesOutputAndReport() async throws {
         let dir = CLI.tempDir()
         let out = dir.appendingPathComponent("o.mp4"), report = dir.appendingPathComponent("r.json")
-        let r = try CLI.run(["stitch", content, "-o", out.path, "--ad-break", "00:00:10.250=\(ad),/nonexistent.mp4",
+        let r = try await CLI.run(["stitch", content, "-o", out.path, "--ad-break", "00:00:10.250=\(ad),/nonexistent.mp4",
                              "--ad-break", "end=\(ad)", "--report", report.path, "-q", "--crf", "30", "--preset", "ultrafast"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(String(decoding: r.stdout, as: UTF8.self).contains("wrote \(out.path)"))
@@ -78,8 +78,8 @@ import TestSupport
         #expect(try MediaVerifier.ffmpegErrors(out) == "")
     }
 
-    @Test func frameStreamToStandardOutput() throws {
-        let r = try CLI.run(["stitch", content, "-o", "-", "--format", "nut", "--ad-break", "5=\(ad)", "--size", "320x180"])
+    @Test func frameStreamToStandardOutput() async throws {
+        let r = try await CLI.run(["stitch", content, "-o", "-", "--format", "nut", "--ad-break", "5=\(ad)", "--size", "320x180"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.starts(with: Data("nut/multimedia container".utf8)))
         #expect(r.stderr.contains("wrote -"), "summary goes to stderr when stdout carries the stream")
@@ -94,10 +94,10 @@ import TestSupport
 }
 
 @Suite struct TagStitchCLITests {
-    @Test func adsTagDrivesTheStitchAndTheReportHasEventsAndBeacons() throws {
+    @Test func adsTagDrivesTheStitchAndTheReportHasEventsAndBeacons() async throws {
         let dir = CLI.tempDir()
         let out = dir.appendingPathComponent("o.mp4"), report = dir.appendingPathComponent("r.json")
-        let r = try CLI.run(["stitch", TestMedia.Sample.content.url.path, "--ads", TestMedia.url("demo-vmap.xml").path,
+        let r = try await CLI.run(["stitch", TestMedia.Sample.content.url.path, "--ads", TestMedia.url("demo-vmap.xml").path,
                              "-o", out.path, "--report", report.path, "-q", "--preset", "ultrafast", "--crf", "35",
                              "--cache-dir", dir.appendingPathComponent("cache").path])
         #expect(r.status == 0, "\(r.stderr)")
@@ -116,7 +116,7 @@ import TestSupport
         #expect(MediaVerifier.segments(frames).map(\.sourceID) == [2, 1, 3, 4, 1, 5, 1, 6])
     }
 
-    @Test func adBreakAcceptsATagOrMedia() throws {
+    @Test func adBreakAcceptsATagOrMedia() async throws {
         let dir = CLI.tempDir()
         let tag = dir.appendingPathComponent("one.xml")
         try """
@@ -124,7 +124,7 @@ import TestSupport
         <Creatives><Creative><Linear><Duration>00:00:04</Duration><MediaFiles><MediaFile delivery="progressive" type="video/mp4">\(TestMedia.Sample.adSilent.url.path)</MediaFile></MediaFiles></Linear></Creative></Creatives></InLine></Ad></VAST>
         """.write(to: tag, atomically: true, encoding: .utf8)
         let out = dir.appendingPathComponent("o.nut")
-        let r = try CLI.run(["stitch", TestMedia.Sample.content.url.path, "--ad-break", "10=\(tag.path),\(TestMedia.Sample.adMismatched.url.path)",
+        let r = try await CLI.run(["stitch", TestMedia.Sample.content.url.path, "--ad-break", "10=\(tag.path),\(TestMedia.Sample.adMismatched.url.path)",
                              "-o", out.path, "-q"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(String(decoding: r.stdout, as: UTF8.self).contains("ad events"))
@@ -132,10 +132,10 @@ import TestSupport
         #expect(MediaVerifier.segments(frames).map(\.sourceID) == [1, 4, 3, 1])
     }
 
-    @Test func anUnreachableTagStillStitchesTheContent() throws {
+    @Test func anUnreachableTagStillStitchesTheContent() async throws {
         let dir = CLI.tempDir()
         let out = dir.appendingPathComponent("o.nut"), report = dir.appendingPathComponent("r.json")
-        let r = try CLI.run(["stitch", TestMedia.Sample.content.url.path, "--ads", "http://127.0.0.1:9/none.xml", "--vast-timeout", "500",
+        let r = try await CLI.run(["stitch", TestMedia.Sample.content.url.path, "--ads", "http://127.0.0.1:9/none.xml", "--vast-timeout", "500",
                              "-o", out.path, "--report", report.path, "-q"])
         #expect(r.status == 0, "a failing ad never loses the content: \(r.stderr)")
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as! [String: Any]
@@ -144,8 +144,8 @@ import TestSupport
         #expect(try MediaVerifier.videoFrames(out).count == 1200)
     }
 
-    @Test func adsAndAdBreakAreExclusive() throws {
-        let r = try CLI.run(["stitch", "c.mp4", "-o", "x.mp4", "--ads", "t.xml", "--ad-break", "1=a.mp4"])
+    @Test func adsAndAdBreakAreExclusive() async throws {
+        let r = try await CLI.run(["stitch", "c.mp4", "-o", "x.mp4", "--ads", "t.xml", "--ad-break", "1=a.mp4"])
         #expect(r.status == 2 && r.stderr.contains("not both"))
     }
 }
