@@ -6,18 +6,18 @@ import TestSupport
 
 /// Frame-stream outputs decode back to the same frames and audio as the MP4 path.
 @Suite struct FrameStreamTests {
-    func stitch(_ container: OutputContainer, _ name: String) throws -> (URL, StitchResult) {
+    func stitch(_ container: OutputContainer, _ name: String) async throws -> (URL, StitchResult) {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-stream-\(getpid())-\(name)")
         let request = StitchRequest(
             content: TestMedia.Sample.content.url.path,
             breaks: [AdBreakRequest(id: "mid", position: .time(MediaTime(value: 101, timescale: 10)),
                                     ads: [TestMedia.Sample.adMismatched.url.path, TestMedia.Sample.adSilent.url.path])],
             output: out.path, container: container, overwrite: true)
-        return (out, try Stitcher(request: request).run())
+        return (out, try await offPool { try Stitcher(request: request).run() })
     }
 
-    @Test func nutCarriesRawVideoAndPCMInSync() throws {
-        let (url, r) = try stitch(.nut, "a.nut")
+    @Test func nutCarriesRawVideoAndPCMInSync() async throws {
+        let (url, r) = try await stitch(.nut, "a.nut")
         let probe = try MediaVerifier.probe(url)
         #expect(probe.video?.codec == "rawvideo" && probe.audio?.codec == "pcm_s16le")
         let frames = try MediaVerifier.videoFrames(url)
@@ -33,8 +33,8 @@ import TestSupport
         #expect(try MediaVerifier.ffmpegErrors(url) == "")
     }
 
-    @Test func y4mIsVideoOnly() throws {
-        let (url, r) = try stitch(.y4m, "a.y4m")
+    @Test func y4mIsVideoOnly() async throws {
+        let (url, r) = try await stitch(.y4m, "a.y4m")
         let probe = try MediaVerifier.probe(url)
         #expect(probe.video?.codec == "rawvideo" && probe.audio == nil)
         let frames = try MediaVerifier.videoFrames(url)

@@ -12,9 +12,10 @@ struct SharedMediaTests {
 
     /// Stitches and checks what holds for every output: clean decode, constant-rate monotonic
     /// timestamps, audio as long as video, each ad as long as its media, content frames counted.
-    func stitchAndCheck(content: String, breaks: [AdBreakRequest], name: String) throws -> StitchResult {
+    func stitchAndCheck(content: String, breaks: [AdBreakRequest], name: String) async throws -> StitchResult {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-shared-\(getpid())-\(name).mp4")
-        let r = try Stitcher(request: StitchRequest(content: shared(content), breaks: breaks, output: out.path, overwrite: true)).run()
+        let req = StitchRequest(content: shared(content), breaks: breaks, output: out.path, overwrite: true)
+        let r = try await offPool { try Stitcher(request: req).run() }
         #expect(try MediaVerifier.ffmpegErrors(out) == "", "\(name) decodes cleanly")
         let frames = try MediaVerifier.videoFrames(out, reader: IdentityReader(output: PixelSize(width: r.format.width, height: r.format.height), sources: []))
         #expect(Int64(frames.count) == r.videoFrames)
@@ -33,8 +34,8 @@ struct SharedMediaTests {
         return r
     }
 
-    @Test func androidxAdsIntoMp4ffContent() throws {
-        let r = try stitchAndCheck(
+    @Test func androidxAdsIntoMp4ffContent() async throws {
+        let r = try await stitchAndCheck(
             content: "mp4ff__prog_8s.mp4",
             breaks: [AdBreakRequest(id: "pre", position: .start, ads: [shared("androidx__preroll-5s.mp4")]),
                      AdBreakRequest(id: "mid", position: .time(MediaTime(value: 33, timescale: 10)),
@@ -47,8 +48,8 @@ struct SharedMediaTests {
         #expect(r.format.width == 640 && r.format.height == 360 && r.format.frameRate == Rational(30, 1))
     }
 
-    @Test func anamorphicContentWithHEVCAndEditListAds() throws {
-        let r = try stitchAndCheck(
+    @Test func anamorphicContentWithHEVCAndEditListAds() async throws {
+        let r = try await stitchAndCheck(
             content: "mp4ff__bbb_prog_10s.mp4",
             breaks: [AdBreakRequest(id: "mid", position: .time(MediaTime(value: 41, timescale: 10)),
                                     ads: [shared("androidx__sample_edit_list.mp4"), shared("mp4ff__ed_hevc.mp4"),
@@ -59,8 +60,8 @@ struct SharedMediaTests {
         #expect(r.breaks[0].resumeContentTime == MediaTime(value: 99, timescale: 24))
     }
 
-    @Test func variableFrameRateContent() throws {
-        let r = try stitchAndCheck(
+    @Test func variableFrameRateContent() async throws {
+        let r = try await stitchAndCheck(
             content: "androidx__sample_with_increasing_timestamps_360p.mp4",
             breaks: [AdBreakRequest(id: "mid", position: .time(MediaTime(seconds: 5)), ads: [shared("androidx__midroll-5s.mp4")])],
             name: "vfr")
@@ -68,16 +69,16 @@ struct SharedMediaTests {
         #expect(r.breaks[0].resumeContentTime! >= MediaTime(seconds: 5))
     }
 
-    @Test func rotatedContent() throws {
-        let r = try stitchAndCheck(
+    @Test func rotatedContent() async throws {
+        let r = try await stitchAndCheck(
             content: "androidx__sample_rotate_and_reflect.mp4",
             breaks: [AdBreakRequest(id: "mid", position: .time(MediaTime(value: 1, timescale: 2)), ads: [shared("androidx__midroll-5s.mp4")])],
             name: "rotated")
         #expect(r.format.width == 720 && r.format.height == 1080, "rotation applied to the output size")
     }
 
-    @Test func audioOnlyAndTransportStreamAds() throws {
-        let r = try stitchAndCheck(
+    @Test func audioOnlyAndTransportStreamAds() async throws {
+        let r = try await stitchAndCheck(
             content: "androidx__edit_list_positive_shift.mp4",
             breaks: [AdBreakRequest(id: "mid", position: .time(MediaTime(seconds: 2)),
                                     ads: [shared("androidx__sample_audio_only_15s.mp4"), shared("androidx__sample_scte35.ts"),

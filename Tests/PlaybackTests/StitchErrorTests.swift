@@ -23,10 +23,11 @@ import TestSupport
                       overwrite: overwrite)
     }
 
-    @Test func failingAdsAreLeftOutAndReported() throws {
+    @Test func failingAdsAreLeftOutAndReported() async throws {
         let ads = ["/nonexistent/ad.mp4", TestMedia.Sample.badGarbage.url.path, TestMedia.Sample.badTruncated.url.path,
                    TestMedia.Sample.audioOnly.url.path, TestMedia.Sample.adMatching.url.path]
-        let r = try Stitcher(request: request(breaks: [AdBreakRequest(id: "mid", position: .time(MediaTime(seconds: 10)), ads: ads)])).run()
+        let req = request(breaks: [AdBreakRequest(id: "mid", position: .time(MediaTime(seconds: 10)), ads: ads)])
+        let r = try await offPool { try Stitcher(request: req).run() }
         #expect(r.issues.map(\.code) == [401, 405, 405, 403])
         #expect(r.issues.allSatisfy { $0.breakId == "mid" && $0.mediaFile != nil && !$0.message.contains("\n") })
         #expect(r.breaks.first?.ads.map(\.mediaFile) == [TestMedia.Sample.adMatching.url.path])
@@ -36,8 +37,9 @@ import TestSupport
         #expect(MediaVerifier.segments(frames).map(\.sourceID) == [1, 2, 1])
     }
 
-    @Test func aBreakWhoseAdsAllFailResumesContent() throws {
-        let r = try Stitcher(request: request(breaks: [AdBreakRequest(id: "pre", position: .start, ads: [TestMedia.Sample.badGarbage.url.path])])).run()
+    @Test func aBreakWhoseAdsAllFailResumesContent() async throws {
+        let req = request(breaks: [AdBreakRequest(id: "pre", position: .start, ads: [TestMedia.Sample.badGarbage.url.path])])
+        let r = try await offPool { try Stitcher(request: req).run() }
         #expect(r.videoFrames == 1200)
         #expect(r.breaks.first?.duration == .zero)
         #expect(r.issues.count == 1)

@@ -19,7 +19,10 @@ import TestSupport
         let segments: [IdentitySegment]
     }
 
-    static let stitched: Result<Stitched, Error> = Result {
+    /// One stitch for the whole suite, run off the concurrency pool.
+    static let stitched = Task { try await offPool { try makeStitched() } }
+
+    static func makeStitched() throws -> Stitched {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-fidelity-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let out = dir.appendingPathComponent("stitched.mp4")
@@ -38,16 +41,16 @@ import TestSupport
         return Stitched(url: out, result: result, frames: frames, segments: MediaVerifier.segments(frames))
     }
 
-    func get() throws -> Stitched { try Self.stitched.get() }
+    func get() async throws -> Stitched { try await Self.stitched.value }
 
-    @Test func segmentsAppearInScheduleOrder() throws {
-        let s = try get()
+    @Test func segmentsAppearInScheduleOrder() async throws {
+        let s = try await get()
         #expect(s.segments.map(\.sourceID) == [2, 1, 3, 4, 1, 5, 1, 6], "\(s.segments)")
         #expect(s.frames.allSatisfy { $0.identity != nil }, "every output frame carries a readable identity")
     }
 
-    @Test func everyContentFrameExactlyOnceCutOnTheExactFrames() throws {
-        let s = try get()
+    @Test func everyContentFrameExactlyOnceCutOnTheExactFrames() async throws {
+        let s = try await get()
         let content = s.segments.filter { $0.sourceID == 1 }
         try #require(content.count == 3)
         #expect(content.map(\.firstFrame) == [0, 615, 940])
@@ -56,8 +59,8 @@ import TestSupport
         #expect(content.map(\.frameCount).reduce(0, +) == 1200)
     }
 
-    @Test func adsPlayInFullAtTheOutputRate() throws {
-        let s = try get()
+    @Test func adsPlayInFullAtTheOutputRate() async throws {
+        let s = try await get()
         let byID = Dictionary(grouping: s.segments.filter { $0.sourceID != 1 }, by: { $0.sourceID! })
         // 6 s matching ad: 180 frames 1:1
         #expect(byID[2]?.first?.frameCount == 180 && byID[2]?.first?.repeats == 0 && byID[2]?.first?.skips == 0)
@@ -70,8 +73,8 @@ import TestSupport
         #expect(byID[5]?.first?.frameCount == 120 && byID[6]?.first?.frameCount == 120)
     }
 
-    @Test func mismatchedAdsAreLetterboxedNotStretched() throws {
-        let s = try get()
+    @Test func mismatchedAdsAreLetterboxedNotStretched() async throws {
+        let s = try await get()
         // The reader finds the identity band only inside the fitted rectangle (its own rounding, ±1 px).
         func near(_ id: Int, _ expected: PixelRect) -> Bool {
             guard let r = s.frames.first(where: { $0.identity?.sourceID == id })?.rect else { return false }
@@ -88,21 +91,21 @@ import TestSupport
         }
     }
 
-    @Test func timestampsAreMonotonicAndConstantRate() throws {
-        let s = try get()
+    @Test func timestampsAreMonotonicAndConstantRate() async throws {
+        let s = try await get()
         for (i, f) in s.frames.enumerated() {
             #expect(f.pts == MediaTime(value: Int64(i), timescale: 30), "frame \(i) pts \(String(describing: f.pts))")
             if f.pts != MediaTime(value: Int64(i), timescale: 30) { break }
         }
     }
 
-    @Test func spliceFramesAreKeyframes() throws {
-        let s = try get()
+    @Test func spliceFramesAreKeyframes() async throws {
+        let s = try await get()
         for seg in s.segments { #expect(s.frames[seg.firstOutputIndex].isKey, "segment \(seg) starts on a keyframe") }
     }
 
-    @Test func audioIsInSyncAtEveryJoin() throws {
-        let s = try get()
+    @Test func audioIsInSyncAtEveryJoin() async throws {
+        let s = try await get()
         let flashes = MediaVerifier.flashTimes(s.frames)
         let audio = try MediaVerifier.analyzeAudio(s.url)
         let offsets = MediaVerifier.syncOffsets(flashTimes: flashes, beepOnsets: audio.onsets)
@@ -118,8 +121,8 @@ import TestSupport
         #expect(audio.discontinuities.isEmpty)
     }
 
-    @Test func durationsAgreeAndMatchTheSchedule() throws {
-        let s = try get()
+    @Test func durationsAgreeAndMatchTheSchedule() async throws {
+        let s = try await get()
         let probe = try MediaVerifier.probe(s.url)
         let frames = 180 + 1200 + 150 + 120 + 120 + 120
         #expect(s.frames.count == frames)
@@ -131,8 +134,8 @@ import TestSupport
         #expect(s.result.audioSamples == Int64(videoDuration * 48000))
     }
 
-    @Test func reportAndChaptersDescribeTheOutput() throws {
-        let s = try get()
+    @Test func reportAndChaptersDescribeTheOutput() async throws {
+        let s = try await get()
         let r = s.result
         #expect(r.breaks.map(\.id) == ["pre", "mid1", "mid2", "post"])
         #expect(r.breaks.map(\.streamTime) == [.zero, MediaTime(seconds: 6) + MediaTime(value: 615, timescale: 30),
