@@ -45,7 +45,7 @@ import Timing
 
     /// Runs the stitch. Throws `StitchFailure` when no output could be made; ad problems are in the result.
     public func run() async throws -> TagStitchResult {
-        let started = monotonicNow()
+        let started = monotonicSeconds()
         let session = try SpliceSession(request: output)
         var loadError: AdError?
         var manager: AdsManager?
@@ -74,7 +74,7 @@ import Timing
         manager?.delegate = self
         manager?.initialize(with: renderingSettings)
         if let manager { await manager.preloadMedia(cache: cache) }
-        let planEnd = monotonicNow()
+        let planEnd = monotonicSeconds()
 
         let expected = session.contentDuration
         let progress = onProgress
@@ -109,7 +109,7 @@ import Timing
         }
         var content = session.content
         content.duration = session.timelineMap.segments.last?.contentEnd ?? session.contentDuration
-        let total = monotonicNow() - started
+        let total = monotonicSeconds() - started
         return TagStitchResult(
             content: content, output: session.outputSummary, format: session.format, videoFrames: session.videoFrames,
             audioSamples: session.audioSamples, timeline: session.timelineMap, cuePoints: manager?.adCuePoints ?? [],
@@ -172,10 +172,4 @@ public struct TagStitchResult: Sendable {
     public var warnings: [String]
     /// Where the time went.
     public var timings: StageTimings
-}
-
-func monotonicNow() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }

@@ -218,22 +218,15 @@ struct StitchOptions {
     /// Names breaks `preroll`, `midroll-1`…, `postroll` in cue order.
     static func breakRequests(_ breaks: [(CuePosition, [String])]) -> [AdBreakRequest] {
         var mid = 0, pre = 0, post = 0
-        let sorted = breaks.enumerated().sorted { a, b in
-            func key(_ c: CuePosition) -> (Int, Double) {
-                switch c { case .start: return (0, 0); case .time(let t): return (1, t.seconds); case .end: return (2, 0) }
+        // The engine's own play order (pre-rolls, mid-rolls by time, post-rolls; ties as given).
+        return Stitcher.ordered(breaks.map { AdBreakRequest(id: "", position: $0.0, ads: $0.1) }).map { b in
+            var b = b
+            switch b.position {
+            case .start: pre += 1; b.id = pre == 1 ? "preroll" : "preroll-\(pre)"
+            case .time: mid += 1; b.id = "midroll-\(mid)"
+            case .end: post += 1; b.id = post == 1 ? "postroll" : "postroll-\(post)"
             }
-            let x = key(a.element.0), y = key(b.element.0)
-            return x != y ? x < y : a.offset < b.offset
-        }
-        return sorted.map { item in
-            let (cue, ads) = item.element
-            let id: String
-            switch cue {
-            case .start: pre += 1; id = pre == 1 ? "preroll" : "preroll-\(pre)"
-            case .time: mid += 1; id = "midroll-\(mid)"
-            case .end: post += 1; id = post == 1 ? "postroll" : "postroll-\(post)"
-            }
-            return AdBreakRequest(id: id, position: cue, ads: ads)
+            return b
         }
     }
 }

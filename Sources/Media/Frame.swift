@@ -51,15 +51,6 @@ public final class Frame {
 
     /// Sets the presentation timestamp (ticks of whatever time base the consumer expects).
     public func setPTS(_ ticks: Int64) { pointer.pointee.pts = ticks }
-
-    /// Mean of the luma plane's samples in a rectangle, for tests and diagnostics (8-bit formats).
-    public func meanLuma(x: Int, y: Int, width w: Int, height h: Int) -> Double {
-        guard let base = pointer.pointee.data.0 else { return 0 }
-        let stride = Int(pointer.pointee.linesize.0)
-        var sum = 0
-        for row in y..<(y + h) { for col in x..<(x + w) { sum += Int(base[row * stride + col]) } }
-        return Double(sum) / Double(max(1, w * h))
-    }
 }
 
 extension Frame {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Seconds on a monotonic clock, for stage timings and progress.
-func monotonicSeconds() -> Double {
+public func monotonicSeconds() -> Double {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9

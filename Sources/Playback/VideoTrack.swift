@@ -17,7 +17,6 @@ final class VideoTrack {
     private let timeBase: Rational
     private let fallbackDuration: MediaTime
     private var graph: VideoFilterGraph?
-    private var graphKey = ""
     private var lastPTS: MediaTime?
     /// Timestamp of the first frame in stream time base; all times are relative to it.
     private(set) var origin: MediaTime?
@@ -58,10 +57,8 @@ final class VideoTrack {
         guard let description = ConformFilter.description(
             width: frame.width, height: frame.height, sar: sar, rotation: stream.rotation,
             mirrored: stream.mirrored, pixelFormat: frame.pixelFormatName, output: output) else { return frame }
-        let key = VideoFilterGraph.key(for: frame) + description
-        if graph == nil || key != graphKey {
+        if graph?.inputKey != VideoFilterGraph.key(for: frame) || graph?.filterDescription != description {
             graph = try VideoFilterGraph(like: frame, timeBase: timeBase, sampleAspectRatio: sar, description: description)
-            graphKey = key
         }
         try graph!.push(frame)
         let out = try Frame()
