@@ -1,0 +1,20 @@
+import Media
+
+/// Something attached to a `RenderSurface` that shows or keeps what the viewer sees: the MP4
+/// encoder, a frame stream, a live window, or a null output for tests.
+///
+/// The surface calls it from the player's frame-loop thread only, in presentation order: each
+/// video frame (already composited, at the output size, yuv420p) at consecutive indices, then the
+/// audio that plays with it. `finish()` comes once, after the last frame.
+public protocol SurfaceOutput: FrameSink {
+    /// Whether this is a live view: a frame that is late in real time may be left out of it
+    /// (counted by the player); outputs that are not live get every frame.
+    var isLive: Bool { get }
+    /// Flushes and closes the output. Nothing is presented after it.
+    func finish() throws
+}
+
+extension EncodedOutput: SurfaceOutput {
+    /// An encoded file or frame stream keeps every frame.
+    public var isLive: Bool { false }
+}
