@@ -31,8 +31,8 @@ public struct AdEvent: Sendable, Equatable {
     public var type: AdEventType
     /// The ad concerned (nil for break-level and manager-level events).
     public var ad: Ad?
-    /// Extra data, e.g. `adBreakTime` (seconds; -1 for a post-roll) or a LOG message.
-    public var adData: [String: String]?
+    /// Extra data as strings, e.g. `adBreakTime` (seconds; -1 for a post-roll) or a LOG message.
+    public var data: [String: String]?
     /// Output stream time of the event.
     public var streamTime: MediaTime
     /// Content time (the playhead) at the event.
@@ -40,6 +40,9 @@ public struct AdEvent: Sendable, Equatable {
 
     /// IMA's name of the type.
     public var typeString: String { type.rawValue }
+
+    /// Extra data as IMA's `adData` dictionary (`[String: Any]`).
+    public var adData: [String: Any]? { data.map { $0.mapValues { $0 as Any } } }
 }
 
 /// Where an `AdError` arose (IMA's `IMAErrorType`).

@@ -37,10 +37,16 @@ public struct AdLoadingErrorData: Sendable {
     public var fetcher: any AdDocumentFetcher = URLSessionAdFetcher()
     /// Media-file preferences used while resolving (output size for "closest to the output").
     public var mediaPreferences = MediaSelectionPreferences()
+    /// Where the managers of this loader fetch network ad media (preloading); one per loader.
+    public var mediaCache: AdMediaCache? = AdMediaCache()
     private var managers: [WeakManager] = []
 
-    /// A loader with `settings`.
-    public init(settings: Settings = Settings()) { self.settings = settings }
+    /// A loader with a copy of `settings` (nil: defaults), as `IMAAdsLoader(settings:)`.
+    public init(settings: Settings? = nil) { self.settings = settings?.copy() ?? Settings() }
+
+    /// Starts loading; the delegate hears the outcome later on the main actor (IMA's
+    /// `requestAds(with:)`).
+    public func requestAds(with request: AdsRequest) { requestAds(request) }
 
     /// Starts loading; the delegate hears the outcome later on the main actor.
     public func requestAds(_ request: AdsRequest) {
@@ -65,6 +71,11 @@ public struct AdLoadingErrorData: Sendable {
         if let ms = request.vastLoadTimeout, ms > 0 { options.initialTimeout = ms / 1000; options.wrapperTimeout = ms / 1000 }
         if let d = request.contentDuration, d > 0 { options.contentDuration = MediaTime(seconds: d, timescale: 1000) }
         options.media = mediaPreferences
+        if options.media.outputWidth == nil, let surface = request.adDisplayContainer.adContainer {
+            // media closest to what the viewer sees
+            options.media.outputWidth = surface.format.width
+            options.media.outputHeight = surface.format.height
+        }
         let loader = AdTagLoader(options: options, fetcher: fetcher)
         let schedule: AdSchedule
         var localOrigin = false
@@ -89,6 +100,7 @@ public struct AdLoadingErrorData: Sendable {
         }
         let manager = AdsManager(schedule: schedule, settings: settings, request: request, localOrigin: localOrigin,
                                  mediaBase: localOrigin ? base : nil)
+        manager.mediaCache = mediaCache
         managers.append(WeakManager(manager))
         return AdsLoadedData(adsManager: manager, userContext: request.userContext)
     }

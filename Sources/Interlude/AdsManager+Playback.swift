@@ -14,12 +14,14 @@ extension AdsManager {
 
     /// Content has reached content time `t` (paused on the cue frame, or after a seek): the last
     /// scheduled break at or before `t` plays now — earlier ones passed by a seek are skipped.
+    /// With a synchronous display (a stitch) the break has played when this returns.
     public func contentDidReachCuePoint(_ t: MediaTime) {
         guard !destroyed, isAdRules || started else { return }
         let (next, due) = state.reaching(t)
         state = next
-        for index in due { playBreak(index, pausedAt: t) }
-        if !isAdRules, state.breaks.allSatisfy({ $0.state != .scheduled }) { allAdsCompleted() }
+        playBreaks(due.map { ($0, t) }[...]) { [self] in
+            if !isAdRules, state.breaks.allSatisfy({ $0.state != .scheduled }) { allAdsCompleted() }
+        }
     }
 
     /// The content ended: post-rolls play, then ALL_ADS_COMPLETED. Calling it again changes nothing.
@@ -28,91 +30,174 @@ extension AdsManager {
         contentCompleted = true
         let display = request.adDisplayContainer.videoDisplay
         let end = display?.timeline.segments.last?.contentEnd ?? display?.contentTime ?? .zero
-        for i in state.scheduledPostrolls where isAdRules { playBreak(i, pausedAt: end) }
-        allAdsCompleted()
+        let posts = isAdRules ? state.scheduledPostrolls.map { ($0, end) } : []
+        playBreaks(posts[...]) { [self] in allAdsCompleted() }
     }
 
     /// Fetches every ad's media into `cache` ahead of playback (IMA's preloading). Failures are
-    /// kept and reported when the ad's turn comes.
+    /// kept and reported when the ad's turn comes. `initialize` starts this by itself when
+    /// `enablePreloading` is on and the loader has a cache.
     public func preloadMedia(cache: AdMediaCache) async {
+        for plan in plans { await fetchMedia(of: plan, cache: cache) }
+    }
+
+    /// One fetch per media URL, however many breaks or callers ask for it at once.
+    private func fetch(_ url: String, local: Bool, cache: AdMediaCache) async -> Result<String, AdMediaCache.Failure> {
+        if let running = mediaFetches[url] { return await running.value }
         let timeout = renderingSettings.effectiveLoadVideoTimeout
-        for plan in plans {
-            for ad in plan.ads + plan.spares {
-                guard let url = ad.mediaFile?.url.template.trimmingCharacters(in: .whitespacesAndNewlines),
-                      mediaPaths[url] == nil else { continue }
-                let local = allowsLocalMedia(ad, plan)
-                do {
-                    mediaPaths[url] = .success(try await cache.localPath(for: resolvedMediaURL(url), timeout: timeout, allowLocal: local))
-                } catch {
-                    mediaPaths[url] = .failure(AdError(type: .adPlayingFailed, code: error.code, message: error.message, adId: ad.id))
-                }
+        let resolved = resolvedMediaURL(url)
+        let task = Task { () -> Result<String, AdMediaCache.Failure> in
+            do { return .success(try await cache.localPath(for: resolved, timeout: timeout, allowLocal: local)) }
+            catch let e as AdMediaCache.Failure { return .failure(e) }
+            catch { return .failure(AdMediaCache.Failure(code: 405, message: "\(error)")) }
+        }
+        mediaFetches[url] = task
+        return await task.value
+    }
+
+    /// Fetches the media of one break's ads that are not fetched yet.
+    func fetchMedia(of plan: BreakPlan, cache: AdMediaCache) async {
+        for ad in plan.ads + plan.spares {
+            guard let url = ad.mediaFile?.url.template.trimmingCharacters(in: .whitespacesAndNewlines),
+                  mediaPaths[url] == nil else { continue }
+            switch await fetch(url, local: allowsLocalMedia(ad, plan), cache: cache) {
+            case .success(let path): mediaPaths[url] = .success(path)
+            case .failure(let e): mediaPaths[url] = .failure(AdError(type: .adPlayingFailed, code: e.code, message: e.message, adId: ad.id))
             }
+        }
+    }
+
+    /// Calls `then` once every network media file of `plan` has been fetched (at once when none
+    /// needs fetching, as in a stitch that preloaded everything).
+    func ensureMedia(of plan: BreakPlan, then: @escaping @MainActor () -> Void) {
+        let missing = (plan.ads + plan.spares).contains { ad in
+            guard let url = ad.mediaFile?.url.template.trimmingCharacters(in: .whitespacesAndNewlines) else { return false }
+            let scheme = URL(string: url)?.scheme?.lowercased()
+            return mediaPaths[url] == nil && (scheme == "http" || scheme == "https")
+        }
+        guard missing, let cache = mediaCache else { then(); return }
+        let preload = preloadTask
+        Task { @MainActor in
+            await preload?.value
+            await self.fetchMedia(of: plan, cache: cache)
+            then()
         }
     }
 
     // MARK: breaks
 
-    func playBreak(_ index: Int, pausedAt: MediaTime) {
+    /// Plays breaks one after another, then calls `done`.
+    func playBreaks(_ items: ArraySlice<(Int, MediaTime)>, then done: @escaping @MainActor () -> Void) {
+        guard let (index, pausedAt) = items.first else { done(); return }
+        playBreak(index, pausedAt: pausedAt) { [self] in playBreaks(items.dropFirst(), then: done) }
+    }
+
+    func playBreak(_ index: Int, pausedAt: MediaTime, then done: @escaping @MainActor () -> Void) {
         let plan = plans[index]
-        guard let display = request.adDisplayContainer.videoDisplay else {
+        guard request.adDisplayContainer.videoDisplay != nil else {
             recordError(AdError(type: .adPlayingFailed, code: 1202, message: "no video display to play ads in"), urls: [], adId: nil, breakId: plan.id)
             state = state.settingBreak(index, to: .failed)
+            done()
             return
         }
         if isAdRules, !settings.autoPlayAdBreaks {
             readyBreak = index; startDuringReady = false
             deliver(.adBreakReady, ad: nil, data: ["adBreakTime": String(plan.cue.seconds)])
             readyBreak = nil
-            guard startDuringReady else { state = state.settingBreak(index, to: .skipped); return }
+            guard startDuringReady else { state = state.settingBreak(index, to: .skipped); done(); return }
         }
-        // Prepare the pod: media fetched, opened and measured; failures reported, the rest play.
-        var pod: [(index: Int, resolved: ResolvedAd, media: AdMedia)] = []
+        breakPlaying = true
+        ensureMedia(of: plan) { [self] in startBreak(index, plan: plan, pausedAt: pausedAt, then: done) }
+    }
+
+    /// The pod prepared (media fetched, opened and measured; failures reported, the rest play),
+    /// content paused, the ads played one by one.
+    private func startBreak(_ index: Int, plan: BreakPlan, pausedAt: MediaTime, then done: @escaping @MainActor () -> Void) {
+        var pod: [PodItem] = []
         var spares = plan.spares[...]
         for (j, ad) in plan.ads.enumerated() {
             switch prepare(ad, plan) {
-            case .success(let media): pod.append((j, ad, media))
+            case .success(let media): pod.append(PodItem(index: j, resolved: ad, media: media))
             case .failure(let e):
                 recordError(e, urls: ad.errorURLs, adId: ad.id, breakId: plan.id)
                 state = state.settingAd(j, ofBreak: index, to: .failed)
                 // A stand-alone ad of the response takes the failed ad's place, as IMA's fallback does.
                 while let spare = spares.popFirst() {
                     switch prepare(spare, plan) {
-                    case .success(let media): pod.append((j, spare, media))
+                    case .success(let media): pod.append(PodItem(index: j, resolved: spare, media: media))
                     case .failure(let e2): recordError(e2, urls: spare.errorURLs, adId: spare.id, breakId: plan.id); continue
                     }
                     break
                 }
             }
         }
-        guard !pod.isEmpty, !destroyed else {
+        guard let display = request.adDisplayContainer.videoDisplay, !pod.isEmpty, !destroyed else {
+            breakPlaying = false
             deliver(.adBreakFetchError, ad: nil, data: ["adBreakTime": String(plan.cue.seconds)])
             for url in plan.scheduled.trackingURLs(for: "error") {
                 var ctx = macroContext(nil); ctx.errorCode = .noAdsAfterWrapper
                 appendBreakBeacon("error", MacroExpander.expand(url, context: ctx), plan.id)
             }
             state = state.settingBreak(index, to: .failed)
+            discardRequested = false
+            done()
             return
         }
         state = state.settingBreak(index, to: .playing)
         if !destroyed { delegate?.adsManagerDidRequestContentPause(self) }
         display.beginBreak(id: plan.id, contentTime: pausedAt)
-        breakPlaying = true
         let breakStream = display.streamTime
-        var breakBeacons = plan.scheduled.trackingURLs(for: "breakStart").map {
+        let breakBeacons = plan.scheduled.trackingURLs(for: "breakStart").map {
             appendBreakBeacon("breakStart", MacroExpander.expand($0, context: macroContext(nil)), plan.id)
         }
         deliver(.adBreakStarted, ad: nil, data: ["adBreakTime": String(plan.cue.seconds)])
-        var played: [PlayedAd] = []
-        for (k, item) in pod.enumerated() {
-            if discardRequested || destroyed { state = state.settingAd(item.index, ofBreak: index, to: .skipped); continue }
-            let ad = makeAd(item.resolved, position: k + 1, total: pod.count, plan: plan, media: item.media)
-            if isAdRules { deliver(.loaded, ad: ad) }
-            playing = Playing(ad: ad, resolved: item.resolved, media: item.media, breakIndex: index)
-            state = state.settingAd(item.index, ofBreak: index, to: .playing)
-            do {
-                let placement = try display.playAd(item.media, position: k + 1, totalAds: pod.count) { adTime, streamTime in
-                    self.adFrame(adTime: adTime, streamTime: streamTime)
-                }
+        let podDuration = pod.reduce(MediaTime.zero) { $0 + $1.media.duration }
+        playPod(pod, at: 0, breakIndex: index, plan: plan, podDuration: podDuration, played: []) { [self] played in
+            let tracking = breakBeacons + plan.scheduled.trackingURLs(for: "breakEnd").map {
+                appendBreakBeacon("breakEnd", MacroExpander.expand($0, context: macroContext(nil)), plan.id)
+            }
+            deliver(.adBreakEnded, ad: nil, data: ["adBreakTime": String(plan.cue.seconds)])
+            display.endBreak()
+            breakPlaying = false
+            state = state.settingBreak(index, to: discardRequested ? .discarded : .played)
+            discardRequested = false
+            playedBreaks.append(PlayedBreak(id: plan.id, cuePoint: plan.cue.seconds, contentTime: pausedAt, streamTime: breakStream,
+                                          duration: display.streamTime - breakStream, ads: played, tracking: tracking))
+            if !destroyed { delegate?.adsManagerDidRequestContentResume(self) }
+            done()
+        }
+    }
+
+    /// One ad of a prepared pod.
+    struct PodItem {
+        var index: Int
+        var resolved: ResolvedAd
+        var media: AdMedia
+    }
+
+    /// Plays pod item `k` and the rest after it, then calls `done` with what played.
+    private func playPod(_ pod: [PodItem], at k: Int, breakIndex index: Int, plan: BreakPlan, podDuration: MediaTime,
+                         played: [PlayedAd], then done: @escaping @MainActor ([PlayedAd]) -> Void) {
+        guard k < pod.count else { done(played); return }
+        let item = pod[k]
+        let next: @MainActor ([PlayedAd]) -> Void = { [self] p in
+            playPod(pod, at: k + 1, breakIndex: index, plan: plan, podDuration: podDuration, played: p, then: done)
+        }
+        guard let display = request.adDisplayContainer.videoDisplay, !discardRequested, !destroyed else {
+            state = state.settingAd(item.index, ofBreak: index, to: .skipped)
+            next(played)
+            return
+        }
+        let ad = makeAd(item.resolved, position: k + 1, total: pod.count, plan: plan, media: item.media)
+        if isAdRules { deliver(.loaded, ad: ad) }
+        playing = Playing(ad: ad, resolved: item.resolved, media: item.media, breakIndex: index, podDuration: podDuration)
+        state = state.settingAd(item.index, ofBreak: index, to: .playing)
+        display.playAd(item.media, position: k + 1, totalAds: pod.count, onFrame: { [weak self] adTime, streamTime in
+            self?.adFrame(adTime: adTime, streamTime: streamTime) ?? false
+        }, completion: { [self] result in
+            var played = played
+            switch result {
+            case .success(let placement):
                 var p = playing!
                 let skipped = p.skipRequested
                 if skipped {
@@ -127,24 +212,14 @@ extension AdsManager {
                     state = state.settingAd(item.index, ofBreak: index, to: .played)
                 }
                 played.append(PlayedAd(ad: p.ad, placement: placement, skipped: skipped, tracking: p.tracking))
-            } catch {
+            case .failure(let error):
                 recordError(AdError(type: .adPlayingFailed, code: 405, message: "ad media \(item.media.url) failed while playing: \(error)",
                                     adId: item.resolved.id), urls: item.resolved.errorURLs, adId: item.resolved.id, breakId: plan.id)
                 state = state.settingAd(item.index, ofBreak: index, to: .failed)
             }
             playing = nil
-        }
-        breakBeacons += plan.scheduled.trackingURLs(for: "breakEnd").map {
-            appendBreakBeacon("breakEnd", MacroExpander.expand($0, context: macroContext(nil)), plan.id)
-        }
-        deliver(.adBreakEnded, ad: nil, data: ["adBreakTime": String(plan.cue.seconds)])
-        display.endBreak()
-        breakPlaying = false
-        state = state.settingBreak(index, to: discardRequested ? .discarded : .played)
-        discardRequested = false
-        playedBreaks.append(PlayedBreak(id: plan.id, cuePoint: plan.cue.seconds, contentTime: pausedAt, streamTime: breakStream,
-                                      duration: display.streamTime - breakStream, ads: played, tracking: breakBeacons))
-        if !destroyed { delegate?.adsManagerDidRequestContentResume(self) }
+            next(played)
+        })
     }
 
     /// Each ad frame: STARTED and impressions on the first, quartiles and progress offsets from the
@@ -182,6 +257,11 @@ extension AdsManager {
             p.lastProgressReport = adTime
             playing = p
             if !destroyed { delegate?.adsManager(self, adDidProgressToTime: adTime.seconds, totalTime: d.seconds) }
+            if !destroyed {
+                delegate?.adsManager(self, adDidProgress: AdProgressData(
+                    currentTime: adTime.seconds, duration: d.seconds, adPosition: p.ad.adPodInfo.adPosition,
+                    totalAds: p.ad.adPodInfo.totalAds, adBreakDuration: p.podDuration.seconds, adPeriodDuration: p.podDuration.seconds))
+            }
         }
         guard let now = playing else { return false }
         return !now.skipRequested && !discardRequested && !destroyed
@@ -285,7 +365,7 @@ extension AdsManager {
         let display = request.adDisplayContainer.videoDisplay
         let b = TrackedBeacon(event: event, streamTime: display?.streamTime ?? .zero, contentTime: display?.contentTime ?? .zero,
                               url: url, adId: nil, breakId: breakId)
-        beacons.append(b)
+        emit(b)
         return b
     }
 }

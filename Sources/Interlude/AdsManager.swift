@@ -39,6 +39,17 @@ import Timing
     let mediaBase: URL?
     var plans: [BreakPlan]
     var renderingSettings = AdsRenderingSettings()
+    /// Where network ad media is fetched to (set by the loader).
+    var mediaCache: AdMediaCache?
+    /// The preloading started by `initialize`, when on.
+    var preloadTask: Task<Void, Never>?
+    /// Media fetches under way or done, by URL.
+    var mediaFetches: [String: Task<Result<String, AdMediaCache.Failure>, Never>] = [:]
+    /// Fires beacons over HTTP when the display plays live.
+    let beaconSender = BeaconSender()
+    /// Observers on a watched player (boundary tokens and the time-jump observer).
+    var playerObservers: [Any] = []
+    var jumpObserver: NSObjectProtocol?
     var mediaPaths: [String: Result<String, AdError>] = [:]
     private var initialized = false
     var started = false
@@ -67,6 +78,10 @@ import Timing
         var lastProgressReport = MediaTime(seconds: -1)
         var skipRequested = false
         var tracking: [TrackedBeacon] = []
+        /// Sum of the measured durations of the ads in this ad's pod.
+        var podDuration: MediaTime = .zero
+        /// Whether the ad is paused (PAUSE fired, RESUME not yet).
+        var paused = false
     }
 
     /// One break to play: what the schedule says, with an id and a cue.
@@ -127,7 +142,7 @@ import Timing
     public func initialize(with settings: AdsRenderingSettings?) {
         guard !initialized, !destroyed else { return }
         initialized = true
-        renderingSettings = settings ?? AdsRenderingSettings()
+        renderingSettings = settings?.copy() ?? AdsRenderingSettings()
         if !renderingSettings.mimeTypes.isEmpty || renderingSettings.bitrate != nil { reselectMedia() }
         if isAdRules, renderingSettings.playAdsAfterTime >= 0 {
             state = state.droppingBreaks(atOrBefore: MediaTime(seconds: renderingSettings.playAdsAfterTime, timescale: 1000))
@@ -136,11 +151,15 @@ import Timing
             let e = AdError(type: .adLoadingFailed, code: issue.code?.rawValue ?? 900, message: issue.message, adId: issue.adId)
             recordError(e, urls: issue.errorURLs, adId: issue.adId, breakId: issue.breakId)
         }
+        if renderingSettings.enablePreloading, let cache = mediaCache {
+            preloadTask = Task { @MainActor in await self.preloadMedia(cache: cache) }
+        }
         if isAdRules {
             deliver(.cuepointsChanged, ad: nil, data: ["cuepoints": adCuePoints.map { String($0) }.joined(separator: ",")])
         } else if let first = plans.first, let resolved = first.ads.first {
             deliver(.loaded, ad: makeAd(resolved, position: 1, total: first.ads.count, plan: first, media: nil))
         }
+        watchPlayer()
     }
 
     /// Starts ad playback: plays the single ad or pod of a VAST response (as a pre-roll); with ad
@@ -148,23 +167,31 @@ import Timing
     public func start() {
         guard !destroyed else { return }
         if readyBreak != nil { startDuringReady = true; return }
-        if !isAdRules { started = true }
+        if !isAdRules, !started {
+            started = true
+            startWatchedPlayer()
+        }
     }
 
-    /// Pauses the playing ad (fires PAUSE and records the `pause` beacon; a stitched output keeps going).
+    /// Pauses the playing ad: a player holds its picture and silences it until `resume()`; fires
+    /// PAUSE and the `pause` beacon (a stitch made as fast as possible only records them).
     public func pause() {
-        guard var p = playing, !destroyed else { return }
+        guard var p = playing, !destroyed, !p.paused else { return }
+        p.paused = true
+        request.adDisplayContainer.videoDisplay?.pauseAd()
         deliver(.pause, ad: p.ad, at: p.frameStreamTime)
         p.tracking += beaconsFor(event: "pause", p)
         playing = p
     }
 
-    /// Resumes the playing ad (fires RESUME and records the `resume` beacon).
+    /// Resumes the paused ad (fires RESUME and the `resume` beacon).
     public func resume() {
-        guard var p = playing, !destroyed else { return }
+        guard var p = playing, !destroyed, p.paused else { return }
+        p.paused = false
         deliver(.resume, ad: p.ad, at: p.frameStreamTime)
         p.tracking += beaconsFor(event: "resume", p)
         playing = p
+        request.adDisplayContainer.videoDisplay?.resumeAd()
     }
 
     /// Skips the playing ad when it is skippable and its skip offset has been reached; otherwise nothing.
@@ -173,6 +200,7 @@ import Timing
               p.adTime.seconds >= p.ad.skipTimeOffset else { return }
         p.skipRequested = true
         playing = p
+        request.adDisplayContainer.videoDisplay?.stopAd()
     }
 
     /// Discards the playing break and resumes content; when none is playing, the next scheduled
@@ -190,18 +218,40 @@ import Timing
     }
 
     /// The viewer clicked the custom "Learn more" of the playing ad (only with `disableUi`): fires
-    /// CLICKED and records the click-tracking beacons.
+    /// CLICKED with the click-through URL, the click-tracking beacons, and hands the URL to the
+    /// rendering settings' `linkOpener`.
     public func clicked() {
-        guard var p = playing, !destroyed, renderingSettings.disableUi else { return }
-        deliver(.clicked, ad: p.ad, data: p.resolved.clickThrough.map { ["clickThroughUrl": $0.template] })
+        guard renderingSettings.disableUi else { return }
+        click()
+    }
+
+    /// The viewer clicked or tapped the ad's picture (IMA's own UI: "Learn more", or a tap): on a
+    /// paused ad it fires TAPPED and resumes it, as IMA does; otherwise it is a click-through.
+    public func viewerClicked() {
+        guard let p = playing, !destroyed else { return }
+        if p.paused {
+            deliver(.tapped, ad: p.ad, at: p.frameStreamTime)
+            resume()
+        } else {
+            click()
+        }
+    }
+
+    private func click() {
+        guard var p = playing, !destroyed else { return }
+        let target = p.resolved.clickThrough.map { MacroExpander.expand($0, context: macroContext(p)) }
+        deliver(.clicked, ad: p.ad, data: target.map { ["clickThroughUrl": $0] })
         for url in p.resolved.clickTracking { p.tracking.append(beacon("clickTracking", url, p)) }
         playing = p
+        if let target, let url = URL(string: target), let opener = renderingSettings.linkOpener { opener(url) }
     }
 
     /// Stops everything: no event or callback is delivered after this.
     public func destroy() {
         destroyed = true
         if breakPlaying { discardRequested = true }
+        request.adDisplayContainer.videoDisplay?.stopAd()
+        unwatchPlayer()
     }
 
     /// Where content time `t` appears in the output (exact to the frame).
@@ -224,7 +274,7 @@ import Timing
     func deliver(_ type: AdEventType, ad: Ad?, data: [String: String]? = nil, at streamTime: MediaTime? = nil) {
         guard !destroyed else { return }
         let display = request.adDisplayContainer.videoDisplay
-        let event = AdEvent(type: type, ad: ad, adData: data, streamTime: streamTime ?? display?.streamTime ?? .zero,
+        let event = AdEvent(type: type, ad: ad, data: data, streamTime: streamTime ?? display?.streamTime ?? .zero,
                             contentTime: display?.contentTime ?? .zero)
         events.append(event)
         delegate?.adsManager(self, didReceive: event)
@@ -237,9 +287,9 @@ import Timing
         for url in urls {
             var ctx = macroContext(nil)
             ctx.errorCode = VASTErrorCode(rawValue: error.code < 1000 ? error.code : 900)
-            beacons.append(TrackedBeacon(event: "error", streamTime: display?.streamTime ?? .zero,
-                                         contentTime: display?.contentTime ?? .zero,
-                                         url: MacroExpander.expand(url, context: ctx), adId: adId, breakId: breakId))
+            emit(TrackedBeacon(event: "error", streamTime: display?.streamTime ?? .zero,
+                               contentTime: display?.contentTime ?? .zero,
+                               url: MacroExpander.expand(url, context: ctx), adId: adId, breakId: breakId))
         }
         delegate?.adsManager(self, didReceive: error)
     }
@@ -260,8 +310,14 @@ import Timing
         let b = TrackedBeacon(event: event, streamTime: at, contentTime: display?.contentTime ?? .zero,
                               url: MacroExpander.expand(url, context: macroContext(p, at: at)), adId: p.ad.adId,
                               breakId: plans[p.breakIndex].id)
-        beacons.append(b)
+        emit(b)
         return b
+    }
+
+    /// Records a beacon, and fires it over HTTP at once when the display plays live.
+    func emit(_ b: TrackedBeacon) {
+        beacons.append(b)
+        if request.adDisplayContainer.videoDisplay?.firesBeaconsLive == true { beaconSender.fire(b) }
     }
 
     func beaconsFor(event: String, _ p: Playing, at streamTime: MediaTime? = nil) -> [TrackedBeacon] {

@@ -10,9 +10,13 @@
     func adsManagerDidRequestContentResume(_ adsManager: AdsManager)
     /// The ad's media time, every 200 ms of ad time (for a countdown or skip button).
     func adsManager(_ adsManager: AdsManager, adDidProgressToTime mediaTime: Double, totalTime: Double)
+    /// The ad's progress with its pod and break (IMA's `AdProgressData`), at the same moments.
+    func adsManager(_ adsManager: AdsManager, adDidProgress progress: AdProgressData)
 }
 
 extension AdsManagerDelegate {
     /// Optional, as in IMA.
     public func adsManager(_ adsManager: AdsManager, adDidProgressToTime mediaTime: Double, totalTime: Double) {}
+    /// Optional.
+    public func adsManager(_ adsManager: AdsManager, adDidProgress progress: AdProgressData) {}
 }

@@ -1,31 +1,29 @@
 import Foundation
 
-/// SDK-wide settings, as IMA's `IMASettings`: read when an `AdsLoader` is created.
-public struct Settings: Sendable, Equatable {
+/// SDK-wide settings, as IMA's `IMASettings`: a class, set through a `let` as in IMA's samples,
+/// read when an `AdsLoader` is created (the loader keeps its own copy).
+@MainActor public final class Settings {
     /// Most wrapper redirects followed before error 302 (IMA's default: 4).
     public var maxRedirects: Int = 4
-    /// BCP-47 language of any UI text.
-    public var language: String = "en"
-    /// Publisher Provided ID, for the ad server.
-    public var ppid: String?
     /// Whether ad breaks start by themselves; when false `AD_BREAK_READY` fires and the break
     /// waits for `AdsManager.start()` during that event, or is dropped.
     public var autoPlayAdBreaks: Bool = true
-    /// Kept for parity with IMA; a server stitch always plays in the background.
-    public var enableBackgroundPlayback: Bool = true
-    /// Player name and version reported to ad servers.
-    public var playerType: String? = "interlude"
-    /// Player version.
-    public var playerVersion: String? = "0.1.0"
-    /// Session identifier for frequency capping.
-    public var sessionID: String?
 
     /// Default settings.
     public init() {}
+
+    /// An independent copy.
+    public func copy() -> Settings {
+        let s = Settings()
+        s.maxRedirects = maxRedirects
+        s.autoPlayAdBreaks = autoPlayAdBreaks
+        return s
+    }
 }
 
 /// How ads render, as IMA's `IMAAdsRenderingSettings`: passed to `AdsManager.initialize(with:)`.
-public struct AdsRenderingSettings: Sendable, Equatable {
+/// A class, set through a `let` as in IMA's samples; the manager keeps its own copy.
+@MainActor public final class AdsRenderingSettings {
     /// Acceptable media MIME types in preference order; empty means Interlude's defaults
     /// (progressive MP4/H.264 first, then WebM, …).
     public var mimeTypes: [String] = []
@@ -35,19 +33,27 @@ public struct AdsRenderingSettings: Sendable, Equatable {
     public var loadVideoTimeout: Double = -1
     /// With ad rules (VMAP), only breaks strictly after this content time play; -1 disables.
     public var playAdsAfterTime: Double = -1
-    /// Ask for a custom ad UI (effective per ad through `Ad.isUiDisabled`).
+    /// Ask for a custom ad UI (effective per ad through `Ad.isUiDisabled`); `clicked()` is for it.
     public var disableUi: Bool = false
-    /// UI elements to show (`adAttribution`, `countdown`).
-    public var uiElements: [UiElement] = [.adAttribution, .countdown]
-    /// Fetch ad media ahead of its break.
+    /// Fetch every ad's media as soon as the manager is initialised (IMA's default); when false,
+    /// each break's media is fetched when the break comes up.
     public var enablePreloading: Bool = true
-
-    /// IMA's hideable UI elements.
-    public enum UiElement: String, Sendable, Equatable { case adAttribution, countdown }
+    /// Opens a click-through URL when the viewer clicks an ad (IMA's link opener); nil: the URL
+    /// is only reported in the CLICKED event.
+    public var linkOpener: (@MainActor (URL) -> Void)?
 
     /// Default rendering settings.
     public init() {}
 
     /// The media-fetch timeout actually used, in seconds.
     public var effectiveLoadVideoTimeout: Double { loadVideoTimeout > 0 ? loadVideoTimeout : 8 }
+
+    /// An independent copy.
+    public func copy() -> AdsRenderingSettings {
+        let s = AdsRenderingSettings()
+        s.mimeTypes = mimeTypes; s.bitrate = bitrate; s.loadVideoTimeout = loadVideoTimeout
+        s.playAdsAfterTime = playAdsAfterTime; s.disableUi = disableUi; s.enablePreloading = enablePreloading
+        s.linkOpener = linkOpener
+        return s
+    }
 }

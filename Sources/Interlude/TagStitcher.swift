@@ -18,9 +18,9 @@ import Timing
     /// A VAST/VMAP document in hand.
     public let adsResponse: String?
     /// SDK settings.
-    public var settings = Settings()
+    public let settings = Settings()
     /// Rendering settings passed to `initialize(with:)`.
-    public var renderingSettings = AdsRenderingSettings()
+    public let renderingSettings = AdsRenderingSettings()
     /// Where ad media is cached.
     public var cache = AdMediaCache()
     /// How documents are fetched.
@@ -54,6 +54,7 @@ import Timing
         let playhead = EnginePlayhead()
         let loader = AdsLoader(settings: settings)
         loader.fetcher = fetcher
+        loader.mediaCache = cache
         loader.mediaPreferences = MediaSelectionPreferences(outputWidth: session.format.width, outputHeight: session.format.height)
         let request: AdsRequest
         if let adTag {

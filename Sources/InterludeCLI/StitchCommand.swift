@@ -95,8 +95,9 @@ struct StitchOptions {
     var verbose = false
     var adTag: String?
     var adRules: [(id: String, position: CuePosition, ads: [AdRulesBuilder.AdReference])] = []
-    var settings = Settings()
-    var rendering = AdsRenderingSettings()
+    var maxRedirects: Int?
+    var loadVideoTimeout: Double?
+    var playAdsAfter: Double?
     var vastTimeout: Double?
     var cacheDir: String?
 
@@ -120,8 +121,9 @@ struct StitchOptions {
         var report: String?
         var quiet = false, verbose = false
         var adTag: String?
-        var settings = Settings()
-        var rendering = AdsRenderingSettings()
+        var maxRedirects: Int?
+        var loadVideoTimeout: Double?
+        var playAdsAfter: Double?
         var vastTimeout: Double?
         var cacheDir: String?
         func number(_ name: String, _ v: String, _ range: ClosedRange<Double>) throws -> Double {
@@ -167,10 +169,10 @@ struct StitchOptions {
                 threads = n
             case "--ads": adTag = try scanner.value(for: name, in: arg)
             case "--max-redirects":
-                settings.maxRedirects = Int(try number(name, try scanner.value(for: name, in: arg), 0...20))
+                maxRedirects = Int(try number(name, try scanner.value(for: name, in: arg), 0...20))
             case "--vast-timeout": vastTimeout = try number(name, try scanner.value(for: name, in: arg), 1...120_000)
-            case "--load-video-timeout": rendering.loadVideoTimeout = try number(name, try scanner.value(for: name, in: arg), 0.1...600)
-            case "--play-ads-after": rendering.playAdsAfterTime = try number(name, try scanner.value(for: name, in: arg), 0...1e7)
+            case "--load-video-timeout": loadVideoTimeout = try number(name, try scanner.value(for: name, in: arg), 0.1...600)
+            case "--play-ads-after": playAdsAfter = try number(name, try scanner.value(for: name, in: arg), 0...1e7)
             case "--cache-dir": cacheDir = try scanner.value(for: name, in: arg)
             case "-y": overwrite = true
             case "-q", "--quiet": quiet = true
@@ -195,8 +197,8 @@ struct StitchOptions {
         o.quiet = quiet
         o.verbose = verbose
         o.adTag = adTag
-        o.settings = settings
-        o.rendering = rendering
+        o.maxRedirects = maxRedirects; o.loadVideoTimeout = loadVideoTimeout
+        o.playAdsAfter = playAdsAfter
         o.vastTimeout = vastTimeout
         o.cacheDir = cacheDir
         o.adRules = named.map { b in (b.id, b.position, b.ads.map(AdRulesBuilder.AdReference.guess)) }

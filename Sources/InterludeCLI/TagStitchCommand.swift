@@ -12,8 +12,9 @@ import Timing
     } else {
         stitcher = TagStitcher(output: options.request, adsResponse: AdRulesBuilder.vmap(options.adRules))
     }
-    stitcher.settings = options.settings
-    stitcher.renderingSettings = options.rendering
+    if let n = options.maxRedirects { stitcher.settings.maxRedirects = n }
+    if let t = options.loadVideoTimeout { stitcher.renderingSettings.loadVideoTimeout = t }
+    if let t = options.playAdsAfter { stitcher.renderingSettings.playAdsAfterTime = t }
     stitcher.vastLoadTimeout = options.vastTimeout
     if let dir = options.cacheDir { stitcher.cache = AdMediaCache(directory: URL(fileURLWithPath: dir)) }
     let progress = ProgressLine(enabled: !options.quiet && isatty(STDERR_FILENO) == 1)

@@ -19,7 +19,7 @@ final class VideoTrack {
     private var graph: VideoFilterGraph?
     private var lastPTS: MediaTime?
     /// Timestamp of the first frame in stream time base; all times are relative to it.
-    private(set) var origin: MediaTime?
+    var origin: MediaTime?
     /// Frames decoded so far.
     private(set) var decodedFrames = 0
 

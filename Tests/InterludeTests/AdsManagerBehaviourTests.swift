@@ -70,7 +70,7 @@ import TestSupport
         d.onEvent = { m, e in
             if e.type == .adBreakReady {
                 readies += 1
-                #expect(e.adData?["adBreakTime"] == (readies == 1 ? "1.0" : "3.0"))
+                #expect(e.data?["adBreakTime"] == (readies == 1 ? "1.0" : "3.0"))
                 if readies == 1 { m.start() }
             }
         }

@@ -25,7 +25,13 @@ import Playback
     func beginBreak(id: String, contentTime: MediaTime) { log.append("begin \(id)") }
     func endBreak() { log.append("end") }
 
-    func playAd(_ media: AdMedia, position: Int, totalAds: Int, onFrame: (MediaTime, MediaTime) -> Bool) throws -> PlacedAd {
+    func playAd(_ media: AdMedia, position: Int, totalAds: Int,
+                onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
+                completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void) {
+        completion(.success(play(media, position: position, totalAds: totalAds, onFrame: onFrame)))
+    }
+
+    private func play(_ media: AdMedia, position: Int, totalAds: Int, onFrame: (MediaTime, MediaTime) -> Bool) -> PlacedAd {
         let start = streamTime
         var k: Int64 = 0
         while frame * k < media.duration {

@@ -1,0 +1,91 @@
+import Foundation
+import Playback
+import Timing
+
+/// What plays ad media into the output on the manager's behalf (IMA's custom video display):
+/// the `AdsManager` asks it to prepare, start and play each ad, and learns the ad's progress
+/// frame by frame. `SessionVideoDisplay` implements it over the engine.
+@MainActor public protocol AdVideoDisplay: AnyObject {
+    /// Output stream time reached.
+    var streamTime: MediaTime { get }
+    /// Content time of the last content frame out.
+    var contentTime: MediaTime { get }
+    /// The content ↔ stream mapping so far.
+    var timeline: TimelineMap { get }
+    /// Opens and measures ad media at a local path, or fails with its VAST code.
+    func prepareAd(mediaPath: String) throws(AdError) -> AdMedia
+    /// Content pauses: an ad break begins.
+    func beginBreak(id: String, contentTime: MediaTime)
+    /// Plays prepared media to its end. `onFrame(adTime, streamTime)` is called for each ad frame
+    /// shown, and returning false ends the ad after it. `completion` is called once when the ad
+    /// ended: at once for a display that plays synchronously (a stitch), later for a player.
+    func playAd(_ media: AdMedia, position: Int, totalAds: Int,
+                onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
+                completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void)
+    /// The ad break ends.
+    func endBreak()
+    /// Freezes the ad playing (its picture held, its audio silent) until `resumeAd()`.
+    func pauseAd()
+    /// Resumes the frozen ad.
+    func resumeAd()
+    /// Ends the ad playing before its next frame (a skip).
+    func stopAd()
+    /// Whether beacons are fired over HTTP as they happen (a player in real time) rather than
+    /// only listed (a stitch made as fast as possible).
+    var firesBeaconsLive: Bool { get }
+}
+
+extension AdVideoDisplay {
+    /// A stitch cannot freeze: the manager records the pause.
+    public func pauseAd() {}
+    /// A stitch cannot freeze: the manager records the resume.
+    public func resumeAd() {}
+    /// A stitch stops through `onFrame`.
+    public func stopAd() {}
+    /// A stitch fires nothing.
+    public var firesBeaconsLive: Bool { false }
+}
+
+/// `AdVideoDisplay` over the engine's `SpliceSession`.
+@MainActor public final class SessionVideoDisplay: AdVideoDisplay {
+    /// The session ads are spliced into.
+    public let session: SpliceSession
+    private let threads: Int
+
+    /// Wraps a session; `threads` for ad decoders.
+    public init(session: SpliceSession, threads: Int = 0) {
+        self.session = session
+        self.threads = threads
+    }
+
+    public var streamTime: MediaTime { session.streamTime }
+    public var contentTime: MediaTime { session.contentTime ?? .zero }
+    public var timeline: TimelineMap { session.timelineMap }
+
+    public func prepareAd(mediaPath: String) throws(AdError) -> AdMedia {
+        if let known = measured[mediaPath] { return try known.get() }
+        let result: Result<AdMedia, AdError>
+        do {
+            result = .success(try AdMediaProbe.measure(mediaPath, threads: threads))
+        } catch let r as AdMediaProbe.Rejection {
+            result = .failure(AdError(type: .adPlayingFailed, code: r.code, message: r.message))
+        } catch {
+            result = .failure(AdError(type: .adPlayingFailed, code: 405, message: "ad media \(mediaPath): \(error)"))
+        }
+        measured[mediaPath] = result
+        return try result.get()
+    }
+
+    // Each media file is opened and measured once per stitch, however often it plays.
+    private var measured: [String: Result<AdMedia, AdError>] = [:]
+
+    public func beginBreak(id: String, contentTime: MediaTime) { session.beginBreak(id: id, contentTime: contentTime) }
+
+    public func playAd(_ media: AdMedia, position: Int, totalAds: Int,
+                       onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
+                       completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void) {
+        completion(Result { try session.playAd(media, position: position, totalAds: totalAds, onFrame: onFrame) })
+    }
+
+    public func endBreak() { session.endBreak() }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Playback
+import Timing
+
+/// Watching a `Player` as IMA watches an AVPlayer through `IMAAVPlayerContentPlayhead`: boundary
+/// observers at the mid-roll cues, the time-jump notification for seeks (snapback), and the
+/// pre-roll when playback starts.
+extension AdsManager {
+    /// The player behind the content playhead, when it is a `PlayerContentPlayhead`.
+    var watchedPlayer: Player? { (request.contentPlayhead as? PlayerContentPlayhead)?.player }
+
+    /// Puts observers on the watched player (called by `initialize`). With ad rules the pre-roll
+    /// starts at once (content resumes at once when there is none); a plain VAST response waits
+    /// for `start()`.
+    func watchPlayer() {
+        guard let player = watchedPlayer, playerObservers.isEmpty else { return }
+        for b in state.breaks {
+            guard case .midroll(let cue) = b.cue else { continue }
+            let token = player.addBoundaryTimeObserver(forTimes: [cue], queue: .main) { [weak self] in
+                MainActor.assumeIsolated { self?.playerReached(cue) }
+            }
+            playerObservers.append(token)
+        }
+        jumpObserver = NotificationCenter.default.addObserver(forName: PlayerItem.timeJumpedNotification,
+                                                              object: player.currentItem, queue: nil) { [weak self] note in
+            let target = note.userInfo?["time"] as? MediaTime
+            MainActor.assumeIsolated { if let target { self?.playerJumped(to: target) } }
+        }
+        if isAdRules { DispatchQueue.main.async { [weak self] in self?.startWatchedPlayer() } }
+    }
+
+    /// Plays what is due at the player's position (the pre-roll), or asks for content to resume.
+    func startWatchedPlayer() {
+        guard let player = watchedPlayer, !destroyed else { return }
+        let at = player.currentTime()
+        if state.nextCue(atOrAfter: at).map({ $0 <= at }) ?? false {
+            contentDidReachCuePoint(at)
+        } else if !breakPlaying {
+            delegate?.adsManagerDidRequestContentResume(self)
+        }
+    }
+
+    func unwatchPlayer() {
+        if let player = watchedPlayer { for t in playerObservers { player.removeTimeObserver(t) } }
+        playerObservers = []
+        if let j = jumpObserver { NotificationCenter.default.removeObserver(j) }
+        jumpObserver = nil
+    }
+
+    /// The player is about to show the first frame at or after `cue`.
+    func playerReached(_ cue: MediaTime) {
+        guard !breakPlaying else { return }
+        contentDidReachCuePoint(cue)
+    }
+
+    /// The player jumped to `target` (a seek): the last unplayed break before it plays (IMA's
+    /// snapback), then content continues at the target.
+    func playerJumped(to target: MediaTime) {
+        guard !breakPlaying, isAdRules || started else { return }
+        let due = state.breaks.contains { b in
+            guard b.state == .scheduled, case .midroll(let c) = b.cue else { return false }
+            return c <= target
+        }
+        if due { contentDidReachCuePoint(target) }
+    }
+}

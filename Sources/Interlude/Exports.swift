@@ -1,0 +1,4 @@
+// `import Interlude` is all an app needs: the player, its surface and outputs (Playback) and
+// rational time (Timing) come with it.
+@_exported import Playback
+@_exported import Timing

@@ -1,0 +1,59 @@
+import Foundation
+import Playback
+import Timing
+
+/// Ads played through the content's own `Player` and drawn on its surface, as IMA's
+/// `IMAAVPlayerVideoDisplay`: the ad takes the surface while content is paused, frame by frame on
+/// the player's thread; the manager hears each ad frame on the main queue.
+@MainActor public final class PlayerVideoDisplay: AdVideoDisplay {
+    /// The player ads play through.
+    public let player: Player
+    private var measured: [String: Result<AdMedia, AdError>] = [:]
+    private let threads: Int
+
+    /// A display over `player`; `threads` for measuring ad media.
+    public init(player: Player, threads: Int = 0) {
+        self.player = player
+        self.threads = threads
+    }
+
+    public var streamTime: MediaTime { player.streamTime }
+    public var contentTime: MediaTime { player.currentTime() }
+    public var timeline: TimelineMap { player.timeline }
+    public var firesBeaconsLive: Bool { player.clock == .realTime }
+
+    public func prepareAd(mediaPath: String) throws(AdError) -> AdMedia {
+        if let known = measured[mediaPath] { return try known.get() }
+        let result: Result<AdMedia, AdError>
+        do {
+            result = .success(try AdMediaProbe.measure(mediaPath, threads: threads))
+        } catch let r as AdMediaProbe.Rejection {
+            result = .failure(AdError(type: .adPlayingFailed, code: r.code, message: r.message))
+        } catch {
+            result = .failure(AdError(type: .adPlayingFailed, code: 405, message: "ad media \(mediaPath): \(error)"))
+        }
+        measured[mediaPath] = result
+        return try result.get()
+    }
+
+    public func beginBreak(id: String, contentTime: MediaTime) { player.beginBreak(id: id, contentTime: contentTime) }
+    public func endBreak() { player.endBreak() }
+    public func pauseAd() { player.setAdPaused(true) }
+    public func resumeAd() { player.setAdPaused(false) }
+    public func stopAd() { player.stopAd() }
+
+    public func playAd(_ media: AdMedia, position: Int, totalAds: Int,
+                       onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
+                       completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void) {
+        player.playAd(url: media.url, queue: .main, onFrame: { adTime, streamTime in
+            MainActor.assumeIsolated { onFrame(adTime, streamTime) }
+        }, completion: { result in
+            MainActor.assumeIsolated {
+                completion(result.map {
+                    PlacedAd(mediaFile: media.url, streamTime: $0.streamStart, duration: $0.duration,
+                             mediaDuration: media.duration, podPosition: position, totalAds: totalAds, frames: $0.frames)
+                })
+            }
+        })
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Media
+import Timing
+
+/// An FFmpeg-backed content player shaped like AVFoundation's `AVPlayer`: `play()`, `pause()`,
+/// `rate`, `currentTime()`, frame-exact `seek(to:)`, `currentItem` with its did-play-to-end
+/// notification, and periodic and boundary time observers.
+///
+/// The playhead is a fact: `currentTime()` is the presentation time of the last content frame
+/// presented on the `surface`. The frame loop runs on the player's own thread, never on the main
+/// actor; observer blocks run on the queue they were registered with (main by default), and the
+/// loop waits for a boundary block before it presents the frame at that boundary, so a block that
+/// pauses the player stops content exactly there (how ad cues stay frame-exact).
+///
+/// Two clocks (`PlaybackClock`): real time, paced like ffplay; or as fast as possible, where the
+/// loop also waits for every observer block, so the same actions give the same frames every run.
+/// Ads play through the same player and surface (`playAd`), used by the IMA layer's
+/// `PlayerVideoDisplay`. Players share nothing: a process may run many at once.
+public final class Player: @unchecked Sendable {
+    // @unchecked Sendable: all state lives in `engine`, which guards it with its own lock.
+    /// What the viewer sees: attach outputs and layers here.
+    public let surface: RenderSurface
+    /// The clock this player runs on.
+    public let clock: PlaybackClock
+    /// The content item; nil when the content could not be opened (see `error`).
+    public let currentItem: PlayerItem?
+    /// Why the content could not be opened, when it could not.
+    public let error: Error?
+    let engine: PlayerEngine?
+
+    /// Whether the player can play.
+    public enum Status: Sendable { case readyToPlay, failed }
+    /// `.failed` when the content could not be opened.
+    public var status: Status { engine == nil ? .failed : .readyToPlay }
+
+    /// A real-time player of `url` (a file URL or a URL FFmpeg can read), as `AVPlayer(url:)`.
+    /// A content that cannot be opened gives a player whose `status` is `.failed`.
+    public convenience init(url: URL) {
+        self.init(url: url, clock: .realTime)
+    }
+
+    /// A player of `url` on `clock`, at the content's display size and frame rate unless `size`
+    /// or `frameRate` say otherwise. `threads` is for the decoders (0: FFmpeg chooses).
+    public init(url: URL, clock: PlaybackClock, size: (width: Int, height: Int)? = nil,
+                frameRate: Rational? = nil, threads: Int = 0) {
+        self.clock = clock
+        let path = url.isFileURL ? url.path : url.absoluteString
+        do {
+            let e = try PlayerEngine(path: path, clock: clock, size: size, frameRate: frameRate, threads: threads)
+            engine = e
+            surface = e.surface
+            currentItem = PlayerItem(url: url, duration: e.contentDuration)
+            error = nil
+            e.item = currentItem
+            e.start()
+            surface.setOwner(self)
+        } catch {
+            engine = nil
+            surface = RenderSurface(format: OutputFormat(width: 16, height: 16, frameRate: Rational(30, 1), sampleRate: 48000, channels: 2))
+            currentItem = nil
+            self.error = error
+        }
+    }
+
+    /// Opens `url` or throws the reason it cannot be played (the throwing form of `init(url:clock:)`).
+    public static func open(url: URL, clock: PlaybackClock, size: (width: Int, height: Int)? = nil,
+                            frameRate: Rational? = nil, threads: Int = 0) throws -> Player {
+        let p = Player(url: url, clock: clock, size: size, frameRate: frameRate, threads: threads)
+        if let e = p.error { throw e }
+        return p
+    }
+
+    deinit { engine?.shutdown() }
+
+    /// Plays content (rate 1).
+    public func play() { engine?.setPlaying(true) }
+    /// Pauses content: no further content frame is presented until `play()`.
+    public func pause() { engine?.setPlaying(false) }
+
+    /// 0 when paused, else the playback speed (real time only; as fast as possible ignores it).
+    /// Setting 0 pauses, any other value plays at that speed.
+    public var rate: Float {
+        get { engine?.rate ?? 0 }
+        set { engine?.setRate(newValue) }
+    }
+
+    /// The content time of the last content frame presented (zero before the first; the
+    /// target after a seek until the first frame there is shown).
+    public func currentTime() -> MediaTime { engine?.playhead ?? .zero }
+
+    /// Moves content to `time`: the first frame presented afterwards is the first with pts ≥ `time`.
+    /// `completionHandler(true)` runs on `queue` when done; `false` when refused (an ad is playing)
+    /// or the content failed. Posts `PlayerItem.timeJumpedNotification` before completing.
+    public func seek(to time: MediaTime, queue: DispatchQueue = .main,
+                     completionHandler: (@Sendable (Bool) -> Void)? = nil) {
+        guard let engine else { queue.async { completionHandler?(false) }; return }
+        engine.requestSeek(to: time, queue: queue, completion: completionHandler)
+    }
+
+    /// Calls `block` with the current time every `interval` of content time while content plays
+    /// (and at its first frame), on `queue` (main when nil).
+    @discardableResult
+    public func addPeriodicTimeObserver(forInterval interval: MediaTime, queue: DispatchQueue?,
+                                        using block: @escaping @Sendable (MediaTime) -> Void) -> Any {
+        engine?.addObserver(.periodic(interval: interval, block: block), queue: queue ?? .main) ?? TimeObserverToken(id: -1)
+    }
+
+    /// Calls `block` on `queue` (main when nil) when content reaches each of `times`: just before
+    /// the first frame with pts ≥ the time is presented; the frame loop waits for the block.
+    @discardableResult
+    public func addBoundaryTimeObserver(forTimes times: [MediaTime], queue: DispatchQueue?,
+                                        using block: @escaping @Sendable () -> Void) -> Any {
+        engine?.addObserver(.boundary(times: times.sorted(), block: block), queue: queue ?? .main) ?? TimeObserverToken(id: -1)
+    }
+
+    /// Removes an observer added by `addPeriodicTimeObserver` or `addBoundaryTimeObserver`.
+    public func removeTimeObserver(_ observer: Any) {
+        guard let t = observer as? TimeObserverToken else { return }
+        engine?.removeObserver(t.id)
+    }
+
+    /// Where content and ads have been placed on the stream so far.
+    public var timeline: TimelineMap { engine?.timelineSnapshot ?? TimelineMap() }
+    /// Stream time reached (the end of the last frame presented).
+    public var streamTime: MediaTime { surface.streamTime }
+    /// Whether the last content frame has been presented.
+    public var contentEnded: Bool { engine?.contentEndedFlag ?? true }
+    /// Frames left out of live views because they were late (real time only).
+    public var droppedFrames: Int64 { surface.droppedLiveFrames }
+    /// The wall-clock (`monotonicSeconds()`) time at which stream time `t` was due, in real time.
+    public func wallTime(forStreamTime t: MediaTime) -> Double? { engine?.wallTime(of: t) }
+    /// The master clock for real-time pacing (an output that plays audio); nil: the system clock.
+    public var masterClock: AudioMasterClock? {
+        get { engine?.masterClock }
+        set { engine?.masterClock = newValue }
+    }
+
+    /// Waits (blocking the caller, never call it on the queue observers use) until the frame loop
+    /// is idle: nothing to present until something changes. For tests and command-line tools.
+    public func waitUntilIdle(timeout: Double = 600) -> Bool { engine?.waitUntilIdle(timeout: timeout) ?? true }
+
+    /// Stops the frame loop and finishes every output on the surface. Idempotent.
+    public func close() throws {
+        engine?.shutdown()
+        try surface.finish()
+    }
+}

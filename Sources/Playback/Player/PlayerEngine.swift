@@ -1,0 +1,448 @@
+import Foundation
+import Media
+import Timing
+
+/// The player's state and its frame loop. One thread (`run`) owns the decoders, the cursors and
+/// the presenting; every other thread only sets requests under `cond` and signals.
+final class PlayerEngine: @unchecked Sendable {
+    // @unchecked Sendable: the fields marked "loop" are touched only by the loop thread (and by
+    // init before it starts); every other mutable field is guarded by `cond`.
+    let surface: RenderSurface
+    let clock: PlaybackClock
+    let contentDuration: MediaTime
+    let contentPath: String
+    weak var item: PlayerItem?
+    private let format: OutputFormat
+    private let threads: Int
+    private let cond = NSCondition()
+
+    // guarded by cond
+    private var wantsPlay = false
+    private var speed: Float = 1
+    private var quitting = false
+    private var seekRequest: (target: MediaTime, queue: DispatchQueue, completion: (@Sendable (Bool) -> Void)?)?
+    private var adRequest: AdPlayRequest?
+    private var adActive = false
+    private var adPaused = false
+    private var adStop = false
+    private var idle = false
+    private var contentEnded = false
+    private var head: MediaTime?
+    private var observers: [TimeObserver] = []
+    private var nextObserverID = 0
+    private var timeline = TimelineMap()
+    private var master: AudioMasterClock?
+    private var pacerWall: [(stream: MediaTime, wall: Double)] = []
+
+    // loop
+    private var content: SegmentCursor
+    private var contentOrigin: MediaTime
+    private var pacer = RealTimePacer()
+    private var restartContent = false
+    private var segmentOpen = false
+    private var endPosted = false
+
+    init(path: String, clock: PlaybackClock, size: (width: Int, height: Int)?, frameRate: Rational?, threads: Int) throws {
+        let probe = try Demuxer(url: path)
+        guard let v = probe.bestStream(.video) else { throw MediaError.missingStream("\(path) has no video stream") }
+        let video = probe.streams[v]
+        let audio = probe.bestStream(.audio).map { probe.streams[$0] }
+        guard let duration = video.duration ?? probe.duration, duration > .zero else {
+            throw MediaError.unsupported("\(path) has no duration")
+        }
+        format = try OutputFormat.forContent(video: video, audio: audio, size: size, frameRate: frameRate)
+        contentDuration = duration
+        contentPath = path
+        self.clock = clock
+        self.threads = threads
+        surface = RenderSurface(format: format)
+        let source = try MediaSource(url: path, output: format, threads: threads)
+        guard let first = try source.nextFrame() else { throw MediaError.missingStream("\(path) has no video frames") }
+        source.pending = first
+        contentOrigin = source.video.origin ?? .zero
+        content = SegmentCursor(source: source, output: format)
+    }
+
+    func start() {
+        let t = Thread { [self] in run() }
+        t.name = "interlude-player"
+        t.start()
+    }
+
+    func shutdown() {
+        cond.lock(); quitting = true; cond.broadcast(); cond.unlock()
+    }
+
+    // MARK: requests (any thread)
+
+    var rate: Float { cond.lock(); defer { cond.unlock() }; return wantsPlay ? speed : 0 }
+
+    func setPlaying(_ on: Bool) {
+        cond.lock(); wantsPlay = on; cond.broadcast(); cond.unlock()
+    }
+
+    func setRate(_ r: Float) {
+        cond.lock()
+        if r > 0 { speed = r; wantsPlay = true } else { wantsPlay = false }
+        cond.broadcast(); cond.unlock()
+    }
+
+    var playhead: MediaTime? { cond.lock(); defer { cond.unlock() }; return head }
+    var contentEndedFlag: Bool { cond.lock(); defer { cond.unlock() }; return contentEnded }
+    var timelineSnapshot: TimelineMap { cond.lock(); defer { cond.unlock() }; return timeline }
+    var masterClock: AudioMasterClock? {
+        get { cond.lock(); defer { cond.unlock() }; return master }
+        set { cond.lock(); master = newValue; cond.unlock() }
+    }
+
+    func wallTime(of t: MediaTime) -> Double? {
+        cond.lock(); defer { cond.unlock() }
+        guard let i = pacerWall.lastIndex(where: { $0.stream <= t }) else { return nil }
+        return pacerWall[i].wall + (t - pacerWall[i].stream).seconds
+    }
+
+    func requestSeek(to target: MediaTime, queue: DispatchQueue, completion: (@Sendable (Bool) -> Void)?) {
+        cond.lock()
+        if adActive || adRequest != nil {
+            cond.unlock()
+            queue.async { completion?(false) }
+            return
+        }
+        seekRequest = (target, queue, completion)
+        cond.broadcast(); cond.unlock()
+    }
+
+    func addObserver(_ kind: TimeObserver.Kind, queue: DispatchQueue) -> TimeObserverToken {
+        cond.lock(); defer { cond.unlock() }
+        nextObserverID += 1
+        var o = TimeObserver(id: nextObserverID, kind: kind, queue: queue)
+        if head != nil || segmentOpenGuarded { o.rearm(at: head ?? .zero) }
+        observers.append(o)
+        return TimeObserverToken(id: nextObserverID)
+    }
+
+    private var segmentOpenGuarded = false
+
+    func removeObserver(_ id: Int) {
+        cond.lock(); observers.removeAll { $0.id == id }; cond.unlock()
+    }
+
+    func enqueueAd(_ request: AdPlayRequest) {
+        cond.lock(); adRequest = request; cond.broadcast(); cond.unlock()
+    }
+
+    func stopAd() {
+        cond.lock(); if adActive { adStop = true }; cond.broadcast(); cond.unlock()
+    }
+
+    func setAdPaused(_ paused: Bool) {
+        cond.lock(); adPaused = paused; cond.broadcast(); cond.unlock()
+    }
+
+    var isAdActive: Bool { cond.lock(); defer { cond.unlock() }; return adActive || adRequest != nil }
+
+    func beginBreak(id: String, contentTime: MediaTime) {
+        cond.lock(); defer { cond.unlock() }
+        let at = surface.streamTime
+        timeline.breaks.append(.init(id: id, contentTime: contentTime, streamStart: at, streamEnd: at))
+    }
+
+    func endBreak() {
+        cond.lock(); defer { cond.unlock() }
+        guard !timeline.breaks.isEmpty else { return }
+        timeline.breaks[timeline.breaks.count - 1].streamEnd = surface.streamTime
+    }
+
+    func waitUntilIdle(timeout: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        cond.lock(); defer { cond.unlock() }
+        while !idle || adRequest != nil || seekRequest != nil {
+            if !cond.wait(until: deadline) { return false }
+        }
+        return true
+    }
+
+    // MARK: the frame loop
+
+    private enum Work { case quit, seek, ad(AdPlayRequest), content }
+
+    private func nextWork() -> Work {
+        cond.lock(); defer { cond.unlock() }
+        var waited = false
+        while true {
+            if quitting { return .quit }
+            if seekRequest != nil { break }
+            if let r = adRequest { adRequest = nil; adActive = true; idle = false; if waited { pacer.reanchor() }; return .ad(r) }
+            if wantsPlay && !contentEnded { break }
+            idle = true
+            cond.broadcast()
+            cond.wait()
+            waited = true
+        }
+        idle = false
+        if waited { pacer.reanchor() }
+        pacer.rate = Double(speed)
+        return seekRequest != nil ? .seek : .content
+    }
+
+    private func run() {
+        while true {
+            switch nextWork() {
+            case .quit:
+                cond.lock(); idle = true; cond.broadcast(); cond.unlock()
+                return
+            case .seek:
+                performSeek()
+            case .ad(let r):
+                playAd(r)
+            case .content:
+                stepContent()
+            }
+        }
+    }
+
+    private func stepContent() {
+        if restartContent { content.restart(); restartContent = false; segmentOpen = false }
+        let step: SegmentCursor.Step
+        do {
+            step = try content.step(streamSamples: surface.presentedSamples, sampleIndex: format.sampleIndex(at:),
+                                    stopBefore: { [self] pts in hasDueBoundary(pts) })
+        } catch {
+            step = .end
+        }
+        switch step {
+        case .held(let pts):
+            fireBoundaries(pts)
+        case .frame(let f, let first):
+            present(f.frame, keyframe: first || !segmentOpen, isAd: false, audio: content.source.audio, offset: content.audioOffset)
+            let streamEnd = surface.streamTime
+            cond.lock()
+            head = f.pts
+            segmentOpenGuarded = true
+            if !segmentOpen || first {
+                timeline.segments.append(.init(contentStart: f.pts, contentEnd: content.segmentEnd,
+                                               streamStart: streamEnd - format.frameDuration, streamEnd: streamEnd))
+            } else if !timeline.segments.isEmpty {
+                timeline.segments[timeline.segments.count - 1].contentEnd = content.segmentEnd
+                timeline.segments[timeline.segments.count - 1].streamEnd = streamEnd
+            }
+            let periodic = duePeriodic(f.pts)
+            cond.unlock()
+            segmentOpen = true
+            for (o, t) in periodic { deliver(o, wait: clock == .asFastAsPossible) { if case .periodic(_, let b) = o.kind { b(t) } } }
+        case .end:
+            cond.lock()
+            contentEnded = true
+            if !timeline.segments.isEmpty { timeline.segments[timeline.segments.count - 1].contentEnd = content.segmentEnd }
+            let post = !endPosted
+            endPosted = true
+            cond.unlock()
+            if post, let item {
+                runAndWait(on: .main) {
+                    NotificationCenter.default.post(name: PlayerItem.didPlayToEndTimeNotification, object: item)
+                }
+            }
+        }
+    }
+
+    private func present(_ frame: Frame, keyframe: Bool, isAd: Bool, audio: AudioTrack?, offset: Int64) {
+        let at = surface.streamTime
+        var late = false
+        if clock == .realTime {
+            let lateness = pacer.wait(until: at, master: masterClock)
+            late = lateness > format.frameDuration.seconds
+            if let wall = pacer.wallTime(of: at) {
+                cond.lock()
+                if pacerWall.last.map({ abs(($0.wall + (at - $0.stream).seconds) - wall) > 0.0005 }) ?? true {
+                    pacerWall.append((at, wall))
+                }
+                cond.unlock()
+            }
+        }
+        do {
+            try surface.presentVideo(frame, keyframe: keyframe, isAd: isAd, late: late)
+            try surface.presentAudio(from: audio, offset: offset)
+        } catch {
+            outputError = error
+        }
+    }
+
+    /// The first error an output raised (the loop keeps going; the owner reads it at close).
+    private(set) var outputError: Error?
+
+    // MARK: observers
+
+    private func hasDueBoundary(_ pts: MediaTime) -> Bool {
+        cond.lock(); defer { cond.unlock() }
+        return observers.contains { !$0.dueBoundaries(beforeFrameAt: pts).isEmpty }
+    }
+
+    private func fireBoundaries(_ pts: MediaTime) {
+        cond.lock()
+        var due: [TimeObserver] = []
+        for i in observers.indices {
+            let idx = observers[i].dueBoundaries(beforeFrameAt: pts)
+            if !idx.isEmpty { observers[i].fired.formUnion(idx); due.append(observers[i]) }
+        }
+        cond.unlock()
+        for o in due { deliver(o, wait: true) { if case .boundary(_, let b) = o.kind { b() } } }
+    }
+
+    /// Periodic observers due at content time `t` (called under `cond`).
+    private func duePeriodic(_ t: MediaTime) -> [(TimeObserver, MediaTime)] {
+        var out: [(TimeObserver, MediaTime)] = []
+        for i in observers.indices {
+            guard case .periodic(let interval, _) = observers[i].kind, interval > .zero else { continue }
+            if let next = observers[i].nextPeriodic, t < next { continue }
+            // next multiple of the interval after t
+            let n = (t.seconds / interval.seconds).rounded(.down) + 1
+            observers[i].nextPeriodic = interval * Int64(n)
+            out.append((observers[i], t))
+        }
+        return out
+    }
+
+    private func deliver(_ o: TimeObserver, wait: Bool, _ body: @escaping @Sendable () -> Void) {
+        if wait { runAndWait(on: o.queue, body) } else { o.queue.async(execute: body) }
+    }
+
+    // MARK: seeking
+
+    private func performSeek() {
+        cond.lock()
+        guard let req = seekRequest else { cond.unlock(); return }
+        seekRequest = nil
+        cond.unlock()
+        let target = max(.zero, req.target)
+        var ok = true
+        do {
+            let source = try MediaSource(url: contentPath, output: format, threads: threads)
+            source.video.origin = contentOrigin
+            source.audio.origin = contentOrigin
+            try source.reader.demuxer.seek(toKeyframeAtOrBefore: contentOrigin + target)
+            var found: TimedFrame?
+            while let f = try source.nextFrame() {
+                if f.pts >= target { found = f; break }
+            }
+            source.pending = found
+            content = SegmentCursor(source: source, output: format)
+            segmentOpen = false
+            restartContent = false
+            cond.lock()
+            contentEnded = found == nil
+            endPosted = false
+            head = target
+            for i in observers.indices { observers[i].rearm(at: target) }
+            cond.unlock()
+        } catch {
+            ok = false
+        }
+        pacer.reanchor()
+        if ok, let item {
+            runAndWait(on: .main) {
+                NotificationCenter.default.post(name: PlayerItem.timeJumpedNotification, object: item, userInfo: ["time": target])
+            }
+        }
+        if let c = req.completion { runAndWait(on: req.queue) { c(ok) } }
+    }
+
+    // MARK: ads
+
+    private func playAd(_ r: AdPlayRequest) {
+        let start = surface.streamTime
+        var frames: Int64 = 0
+        var stopped = false
+        var failure: Error?
+        do {
+            let source = try MediaSource(url: r.url, output: format, threads: threads)
+            let cursor = SegmentCursor(source: source, output: format)
+            loop: while true {
+                cond.lock()
+                while adPaused && !quitting && !adStop { idle = true; cond.broadcast(); cond.wait(); pacer.reanchor() }
+                idle = false
+                let quit = quitting, stop = adStop
+                adStop = false
+                cond.unlock()
+                if quit { break }
+                if stop { stopped = true; break }
+                switch try cursor.step(streamSamples: surface.presentedSamples, sampleIndex: format.sampleIndex(at:),
+                                       stopBefore: { _ in false }) {
+                case .frame(let f, let first):
+                    present(f.frame, keyframe: first, isAd: true, audio: source.audio, offset: cursor.audioOffset)
+                    frames += 1
+                    let at = surface.streamTime - format.frameDuration
+                    let goOn = runAndWait(on: r.queue) { r.onFrame(f.pts, at) }
+                    if !goOn { stopped = true; break loop }
+                case .held, .end:
+                    break loop
+                }
+            }
+        } catch {
+            failure = error
+        }
+        cond.lock()
+        adActive = false
+        adPaused = false
+        adStop = false
+        cond.unlock()
+        restartContent = true
+        segmentOpen = false
+        let result: Result<AdPlayback, Error>
+        if let failure, frames == 0 {
+            result = .failure(failure)
+        } else {
+            result = .success(AdPlayback(streamStart: start, frames: frames, duration: surface.streamTime - start,
+                                         stoppedEarly: stopped, error: failure))
+        }
+        runAndWait(on: r.queue) { r.completion(result) }
+    }
+}
+
+/// An ad handed to the player to play next (see `Player.playAd`).
+struct AdPlayRequest: Sendable {
+    let url: String
+    let queue: DispatchQueue
+    let onFrame: @Sendable (MediaTime, MediaTime) -> Bool
+    let completion: @Sendable (Result<AdPlayback, Error>) -> Void
+}
+
+/// What one ad played through the player put on the stream.
+public struct AdPlayback: Sendable {
+    /// Stream time of its first frame.
+    public var streamStart: MediaTime
+    /// Output frames presented.
+    public var frames: Int64
+    /// Stream time it occupied.
+    public var duration: MediaTime
+    /// Whether it was stopped before its end (skipped or discarded).
+    public var stoppedEarly: Bool
+    /// A decode error that ended it after some frames had been shown.
+    public var error: Error?
+}
+
+extension Player {
+    /// Plays ad media at `url` through this player and its surface, as soon as possible (content
+    /// should be paused: the ad takes the surface while it plays). `onFrame(adTime, streamTime)` is
+    /// called on `queue` for each ad frame presented, and the loop waits for it: returning false
+    /// ends the ad after that frame. `completion` runs once on `queue` at the end.
+    public func playAd(url: String, queue: DispatchQueue = .main,
+                       onFrame: @escaping @Sendable (MediaTime, MediaTime) -> Bool,
+                       completion: @escaping @Sendable (Result<AdPlayback, Error>) -> Void) {
+        guard let engine else {
+            queue.async { completion(.failure(MediaError.unsupported("the player has no content"))) }
+            return
+        }
+        engine.enqueueAd(AdPlayRequest(url: url, queue: queue, onFrame: onFrame, completion: completion))
+    }
+
+    /// Ends the ad playing before its next frame is presented (a skip).
+    public func stopAd() { engine?.stopAd() }
+    /// Freezes (true) or resumes (false) the ad playing: no ad frame is presented while frozen.
+    public func setAdPaused(_ paused: Bool) { engine?.setAdPaused(paused) }
+    /// Whether an ad is playing or about to.
+    public var isPlayingAd: Bool { engine?.isAdActive ?? false }
+    /// Records the start of an ad break at the current stream time (content paused at `contentTime`).
+    public func beginBreak(id: String, contentTime: MediaTime) { engine?.beginBreak(id: id, contentTime: contentTime) }
+    /// Records the end of the current ad break.
+    public func endBreak() { engine?.endBreak() }
+}

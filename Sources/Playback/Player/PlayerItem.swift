@@ -1,0 +1,31 @@
+import Foundation
+import Timing
+
+/// The content a player plays, as AVFoundation's `AVPlayerItem`: its location, duration, and the
+/// notifications the player posts about it.
+public final class PlayerItem: @unchecked Sendable {
+    // @unchecked Sendable: immutable after init.
+    /// The content's location (a path or a URL FFmpeg can read).
+    public let url: URL
+    /// The content's duration as its container declares it.
+    public let duration: MediaTime
+
+    /// Posted (object: the item) when the last content frame has been presented, as
+    /// `AVPlayerItemDidPlayToEndTime`.
+    public static let didPlayToEndTimeNotification = Notification.Name("InterludePlayerItemDidPlayToEndTime")
+    /// Posted (object: the item) when playback jumped: a seek completed. `userInfo["time"]` holds
+    /// the target `MediaTime`, as `AVPlayerItemTimeJumped`.
+    public static let timeJumpedNotification = Notification.Name("InterludePlayerItemTimeJumped")
+
+    init(url: URL, duration: MediaTime) {
+        self.url = url
+        self.duration = duration
+    }
+}
+
+extension Notification.Name {
+    /// `PlayerItem.didPlayToEndTimeNotification`, spelled as AVFoundation's constant.
+    public static let PlayerItemDidPlayToEndTime = PlayerItem.didPlayToEndTimeNotification
+    /// `PlayerItem.timeJumpedNotification`, spelled as AVFoundation's constant.
+    public static let PlayerItemTimeJumped = PlayerItem.timeJumpedNotification
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Media
+import Timing
+
+/// A layer drawn over (or around) the video on the surface: ad UI, an overlay, a picture-in-picture
+/// window, a native layout. Layers are asked per frame but should change their drawing only a few
+/// times a second; they draw into a writable copy of the frame.
+public protocol SurfaceLayer: AnyObject {
+    /// Whether the layer draws anything on this frame (`isAd`: the frame is an ad frame).
+    func isVisible(at streamTime: MediaTime, isAd: Bool) -> Bool
+    /// Draws into `frame` (yuv420p at the surface's size, writable).
+    func draw(into frame: Frame, at streamTime: MediaTime, isAd: Bool) throws
+}
+
+/// What the viewer sees, at the output size and rate: the small compositor that the player's
+/// frame loop presents into. The video layer is the content or the ad now playing; `layers` are
+/// drawn over it in order; each composited frame, and the audio that plays with it, goes to every
+/// attached output.
+///
+/// Thread use: `present…` is called by one frame loop; `attach`, `detach`, `addLayer` and `finish`
+/// may be called from any thread (they take the surface's lock).
+public final class RenderSurface: @unchecked Sendable {
+    // @unchecked Sendable: every mutable property is guarded by `lock`.
+    /// The output format every frame is conformed to.
+    public let format: OutputFormat
+    /// The player presenting into this surface (ads shown on the surface play through it).
+    public var player: Player? { lock.lock(); defer { lock.unlock() }; return owner }
+    private weak var owner: Player?
+    func setOwner(_ p: Player) { lock.lock(); owner = p; lock.unlock() }
+    private let lock = NSLock()
+    private var outputs: [SurfaceOutput] = []
+    private var layers: [SurfaceLayer] = []
+    private var framesOut: Int64 = 0
+    private var samplesOut: Int64 = 0
+    private var liveDrops: Int64 = 0
+    private var finished = false
+    private var scratch: [[Float]]
+
+    /// A surface of this format, with no output yet.
+    public init(format: OutputFormat) {
+        self.format = format
+        scratch = Array(repeating: [], count: format.channels)
+    }
+
+    /// Adds an output; frames presented from now on reach it.
+    public func attach(_ output: SurfaceOutput) {
+        lock.lock(); defer { lock.unlock() }
+        outputs.append(output)
+    }
+
+    /// Removes an output (without finishing it).
+    public func detach(_ output: SurfaceOutput) {
+        lock.lock(); defer { lock.unlock() }
+        outputs.removeAll { $0 === output }
+    }
+
+    /// Adds a layer over the video.
+    public func addLayer(_ layer: SurfaceLayer) {
+        lock.lock(); defer { lock.unlock() }
+        layers.append(layer)
+    }
+
+    /// Video frames presented so far (the stream position in frames).
+    public var presentedFrames: Int64 { lock.lock(); defer { lock.unlock() }; return framesOut }
+    /// Audio samples per channel presented so far.
+    public var presentedSamples: Int64 { lock.lock(); defer { lock.unlock() }; return samplesOut }
+    /// Frames left out of live outputs because they were late.
+    public var droppedLiveFrames: Int64 { lock.lock(); defer { lock.unlock() }; return liveDrops }
+    /// Stream time reached: the end of the last frame presented.
+    public var streamTime: MediaTime { format.time(ofFrame: presentedFrames) }
+
+    /// Presents one video frame as the next stream frame; `late` leaves it out of live outputs.
+    func presentVideo(_ frame: Frame, keyframe: Bool, isAd: Bool, late: Bool) throws {
+        lock.lock(); defer { lock.unlock() }
+        guard !finished else { return }
+        let at = format.time(ofFrame: framesOut)
+        var shown = frame
+        let visible = layers.filter { $0.isVisible(at: at, isAd: isAd) }
+        if !visible.isEmpty {
+            shown = try frame.writableCopy()
+            for l in visible { try l.draw(into: shown, at: at, isAd: isAd) }
+        }
+        if late { liveDrops += 1 }
+        for o in outputs where !(late && o.isLive) {
+            try o.writeVideo(shown, index: framesOut, keyframe: keyframe)
+        }
+        framesOut += 1
+    }
+
+    /// Brings the audio up to the end of the last video frame presented, reading `track` at
+    /// stream sample + `offset` (or silence when `track` is nil).
+    func presentAudio(from track: AudioTrack?, offset: Int64) throws {
+        lock.lock(); defer { lock.unlock() }
+        guard !finished else { return }
+        let target = format.sampleIndex(at: format.time(ofFrame: framesOut))
+        let count = Int(target - samplesOut)
+        guard count > 0 else { return }
+        for c in 0..<scratch.count { scratch[c].removeAll(keepingCapacity: true) }
+        if let track {
+            try track.read(from: samplesOut + offset, count: count, into: &scratch)
+        } else {
+            for c in 0..<scratch.count { scratch[c].append(contentsOf: repeatElement(0, count: count)) }
+        }
+        for o in outputs { try o.writeAudio(scratch, count: count) }
+        samplesOut = target
+    }
+
+    /// Finishes every output (flushes encoders, writes trailers, closes windows). Nothing is
+    /// presented after it. Throws the first output's error; the others are still finished.
+    public func finish() throws {
+        lock.lock()
+        guard !finished else { lock.unlock(); return }
+        finished = true
+        let all = outputs
+        lock.unlock()
+        var firstError: Error?
+        for o in all {
+            do { try o.finish() } catch { if firstError == nil { firstError = error } }
+        }
+        if let firstError { throw firstError }
+    }
+}
