@@ -39,5 +39,7 @@ let package = Package(
         .testTarget(name: "AdsTests", dependencies: ["Ads", "TestSupport"]),
         .testTarget(name: "InterludeTests", dependencies: ["Interlude", "Playback", "Ads", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
+        // IMA's guides ported with mechanical substitutions: the app code imports only Interlude.
+        .testTarget(name: "GuideTests", dependencies: ["Interlude", "TestSupport"]),
     ]
 )

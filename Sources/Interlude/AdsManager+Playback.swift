@@ -15,12 +15,21 @@ extension AdsManager {
     /// Content has reached content time `t` (paused on the cue frame, or after a seek): the last
     /// scheduled break at or before `t` plays now — earlier ones passed by a seek are skipped.
     /// With a synchronous display (a stitch) the break has played when this returns.
-    public func contentDidReachCuePoint(_ t: MediaTime) {
-        guard !destroyed, isAdRules || started else { return }
+    public func contentDidReachCuePoint(_ t: MediaTime) { reach(t) { _ in } }
+
+    /// `contentDidReachCuePoint`, then `done(paused)`: whether any break paused content.
+    func reach(_ t: MediaTime, then done: @escaping @MainActor (Bool) -> Void) {
+        guard !destroyed, isAdRules || started else { done(false); return }
         let (next, due) = state.reaching(t)
         state = next
+        let pausesBefore = pauses
         playBreaks(due.map { ($0, t) }[...]) { [self] in
+            let paused = pauses > pausesBefore
+            if !isAdRules, !paused, !due.isEmpty {
+                reportFatal(errors.last ?? AdError(type: .adPlayingFailed, code: 1009, message: "no ad of the response could play"))
+            }
             if !isAdRules, state.breaks.allSatisfy({ $0.state != .scheduled }) { allAdsCompleted() }
+            done(paused)
         }
     }
 
@@ -144,6 +153,7 @@ extension AdsManager {
             return
         }
         state = state.settingBreak(index, to: .playing)
+        pauses += 1
         if !destroyed { delegate?.adsManagerDidRequestContentPause(self) }
         display.beginBreak(id: plan.id, contentTime: pausedAt)
         let breakStream = display.streamTime

@@ -22,7 +22,7 @@ extension AdsManager {
             playerObservers.append(token)
         }
         jumpObserver = NotificationCenter.default.addObserver(forName: PlayerItem.timeJumpedNotification,
-                                                              object: player.currentItem, queue: nil) { [weak self] note in
+                                                              object: player.currentItem, queue: .main) { [weak self] note in
             let target = note.userInfo?["time"] as? MediaTime
             MainActor.assumeIsolated { if let target { self?.playerJumped(to: target) } }
         }
@@ -34,7 +34,12 @@ extension AdsManager {
         guard let player = watchedPlayer, !destroyed else { return }
         let at = player.currentTime()
         if state.nextCue(atOrAfter: at).map({ $0 <= at }) ?? false {
-            contentDidReachCuePoint(at)
+            // content waits for the pre-roll; if it could not play (and so never paused content),
+            // content is asked to start all the same
+            reach(at) { [weak self] paused in
+                guard let self, !paused, !self.destroyed, self.isAdRules else { return }
+                self.delegate?.adsManagerDidRequestContentResume(self)
+            }
         } else if !breakPlaying {
             delegate?.adsManagerDidRequestContentResume(self)
         }

@@ -60,6 +60,8 @@ import Timing
     var startDuringReady = false
     var playing: Playing?
     var breakPlaying = false
+    /// Content pauses requested so far.
+    var pauses = 0
     var discardRequested = false
     private let epoch = Date()
 
@@ -291,6 +293,14 @@ import Timing
                                contentTime: display?.contentTime ?? .zero,
                                url: MacroExpander.expand(url, context: ctx), adId: adId, breakId: breakId))
         }
+        // As IMA: an error that other ads or breaks survive is a LOG event; only a response with
+        // nothing playable left reaches `adsManager(_:didReceive:)` (where apps resume content).
+        deliver(.log, ad: nil, data: ["type": error.type.rawValue, "errorCode": String(error.code), "errorMessage": error.message])
+    }
+
+    /// Reports a fatal error: nothing of the response can play (the app should play content).
+    func reportFatal(_ error: AdError) {
+        guard !destroyed else { return }
         delegate?.adsManager(self, didReceive: error)
     }
 

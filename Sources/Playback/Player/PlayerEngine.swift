@@ -213,6 +213,7 @@ final class PlayerEngine: @unchecked Sendable {
         switch step {
         case .held(let pts):
             fireBoundaries(pts)
+            pacer.reanchor()   // the time the app took to answer is not playback time
         case .frame(let f, let first):
             present(f.frame, keyframe: first || !segmentOpen, isAd: false, audio: content.source.audio, offset: content.audioOffset)
             let streamEnd = surface.streamTime
@@ -237,11 +238,10 @@ final class PlayerEngine: @unchecked Sendable {
             let post = !endPosted
             endPosted = true
             cond.unlock()
-            if post, let item {
-                runAndWait(on: .main) {
-                    NotificationCenter.default.post(name: PlayerItem.didPlayToEndTimeNotification, object: item)
-                }
-            }
+            // Posted from the frame loop: observers registered with a queue (`.main`) run there and
+            // the post waits for them, so the loop does not run ahead of the app's answer.
+            if post, let item { NotificationCenter.default.post(name: PlayerItem.didPlayToEndTimeNotification, object: item) }
+            pacer.reanchor()
         }
     }
 
@@ -339,9 +339,7 @@ final class PlayerEngine: @unchecked Sendable {
         }
         pacer.reanchor()
         if ok, let item {
-            runAndWait(on: .main) {
-                NotificationCenter.default.post(name: PlayerItem.timeJumpedNotification, object: item, userInfo: ["time": target])
-            }
+            NotificationCenter.default.post(name: PlayerItem.timeJumpedNotification, object: item, userInfo: ["time": target])
         }
         if let c = req.completion { runAndWait(on: req.queue) { c(ok) } }
     }
@@ -356,6 +354,7 @@ final class PlayerEngine: @unchecked Sendable {
         do {
             let source = try MediaSource(url: r.url, output: format, threads: threads)
             let cursor = SegmentCursor(source: source, output: format)
+            pacer.reanchor()   // opening the ad is not playback time: its first frame anchors the clock
             loop: while true {
                 cond.lock()
                 while adPaused && !quitting && !adStop { idle = true; cond.broadcast(); cond.wait(); pacer.reanchor() }
@@ -395,6 +394,7 @@ final class PlayerEngine: @unchecked Sendable {
                                          stoppedEarly: stopped, error: failure))
         }
         runAndWait(on: r.queue) { r.completion(result) }
+        pacer.reanchor()
     }
 }
 

@@ -11,7 +11,8 @@ public final class PlayerItem: @unchecked Sendable {
     public let duration: MediaTime
 
     /// Posted (object: the item) when the last content frame has been presented, as
-    /// `AVPlayerItemDidPlayToEndTime`.
+    /// `AVPlayerItemDidPlayToEndTime`. It is posted from the player's thread: register the
+    /// observer with a queue (`.main`) to run there; the player waits for it.
     public static let didPlayToEndTimeNotification = Notification.Name("InterludePlayerItemDidPlayToEndTime")
     /// Posted (object: the item) when playback jumped: a seek completed. `userInfo["time"]` holds
     /// the target `MediaTime`, as `AVPlayerItemTimeJumped`.
