@@ -78,12 +78,12 @@ final class PlayerEngine: @unchecked Sendable {
     var rate: Float { cond.lock(); defer { cond.unlock() }; return wantsPlay ? speed : 0 }
 
     func setPlaying(_ on: Bool) {
-        cond.lock(); wantsPlay = on; cond.broadcast(); cond.unlock()
+        cond.lock(); wantsPlay = on; if on && !contentEnded { idle = false }; cond.broadcast(); cond.unlock()
     }
 
     func setRate(_ r: Float) {
         cond.lock()
-        if r > 0 { speed = r; wantsPlay = true } else { wantsPlay = false }
+        if r > 0 { speed = r; wantsPlay = true; if !contentEnded { idle = false } } else { wantsPlay = false }
         cond.broadcast(); cond.unlock()
     }
 
@@ -109,6 +109,7 @@ final class PlayerEngine: @unchecked Sendable {
             return
         }
         seekRequest = (target, queue, completion)
+        idle = false
         cond.broadcast(); cond.unlock()
     }
 
@@ -128,7 +129,7 @@ final class PlayerEngine: @unchecked Sendable {
     }
 
     func enqueueAd(_ request: AdPlayRequest) {
-        cond.lock(); adRequest = request; cond.broadcast(); cond.unlock()
+        cond.lock(); adRequest = request; idle = false; cond.broadcast(); cond.unlock()
     }
 
     func stopAd() {
@@ -136,7 +137,7 @@ final class PlayerEngine: @unchecked Sendable {
     }
 
     func setAdPaused(_ paused: Bool) {
-        cond.lock(); adPaused = paused; cond.broadcast(); cond.unlock()
+        cond.lock(); adPaused = paused; if !paused && adActive { idle = false }; cond.broadcast(); cond.unlock()
     }
 
     var isAdActive: Bool { cond.lock(); defer { cond.unlock() }; return adActive || adRequest != nil }

@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+import Timing
+import TestSupport
+import Playback
+
+/// The player on its own: frame-exact seeks and boundaries, periodic observers, pause holding the
+/// picture, ads through the same surface, and several players in one process. Outputs are decoded
+/// with the ffmpeg CLI.
+@Suite(.serialized) struct PlayerTests {
+    static let reader = IdentityReader(output: PixelSize(width: 320, height: 180), sources: [PixelSize(width: 320, height: 180)])
+
+    static func content() throws -> URL { try TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 30, seconds: 4) }
+    static func ad() throws -> URL { try TestMedia.clip(sourceID: 3, width: 320, height: 180, fps: 30, seconds: 1) }
+
+    static func outputPath(_ name: String) throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-player-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let url = dir.appendingPathComponent(name)
+        try? FileManager.default.removeItem(at: url)
+        return url
+    }
+
+    /// A fast player writing a NUT frame stream to `name`.
+    static func player(_ name: String, content: URL? = nil) throws -> (Player, URL) {
+        let player = try Player.open(url: content ?? Self.content(), clock: .asFastAsPossible)
+        let out = try outputPath(name)
+        player.surface.attach(try EncodedOutput(url: out.path, container: .nut, format: player.surface.format, settings: EncoderSettings()))
+        return (player, out)
+    }
+
+    /// A value shared between a test and the blocks it gives the player.
+    final class Box<T>: @unchecked Sendable {
+        // @unchecked Sendable: guarded by `lock`.
+        private let lock = NSLock()
+        private var v: T
+        init(_ v: T) { self.v = v }
+        var value: T { get { lock.lock(); defer { lock.unlock() }; return v } set { lock.lock(); v = newValue; lock.unlock() } }
+    }
+
+    static let queue = DispatchQueue(label: "player-tests")
+
+    @Test func boundaryPausesOnTheExactFrameAndSeekShowsTheFirstFrameAtOrAfterTheTarget() async throws {
+        let (player, out) = try Self.player("seek.nut")
+        let seeked = Box(false)
+        // At 1.0 s (frame 30) the app pauses, seeks to 2.51 s (between frames 75 and 76) and plays.
+        player.addBoundaryTimeObserver(forTimes: [MediaTime(value: 1, timescale: 1)], queue: Self.queue) { [player] in
+            player.pause()
+            player.seek(to: MediaTime(value: 251, timescale: 100), queue: Self.queue) { ok in
+                seeked.value = ok
+                player.play()
+            }
+        }
+        player.play()
+        #expect(player.waitUntilIdle(timeout: 60))
+        #expect(seeked.value)
+        #expect(player.contentEnded)
+        try player.close()
+        let shown = try MediaVerifier.videoFrames(out, reader: Self.reader).map { $0.identity?.frameIndex ?? -1 }
+        #expect(shown == Array(0...29) + Array(76...119), "\(shown)")
+    }
+
+    @Test func periodicObserverFollowsContentTime() async throws {
+        let (player, _) = try Self.player("periodic.nut")
+        let times = Box<[MediaTime]>([])
+        player.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 2), queue: Self.queue) { t in times.value.append(t) }
+        player.play()
+        #expect(player.waitUntilIdle(timeout: 60))
+        try player.close()
+        // the first frame, then the first frame at or after each half second
+        #expect(times.value.map { $0.seconds } == [0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5])
+    }
+
+    @Test func anAdPlaysThroughTheSurfaceWhileContentIsPaused() async throws {
+        let (player, out) = try Self.player("ad.nut")
+        let ad = try Self.ad().path
+        let adFrames = Box<[MediaTime]>([])
+        let done = Box<AdPlayback?>(nil)
+        player.addBoundaryTimeObserver(forTimes: [MediaTime(value: 2, timescale: 1)], queue: Self.queue) { [player] in
+            player.pause()
+            player.beginBreak(id: "mid", contentTime: player.currentTime())
+            player.playAd(url: ad, queue: Self.queue, onFrame: { t, _ in adFrames.value.append(t); return true }) { r in
+                done.value = try? r.get()
+                player.endBreak()
+                player.play()
+            }
+        }
+        player.play()
+        #expect(player.waitUntilIdle(timeout: 60))
+        try player.close()
+        #expect(adFrames.value.count == 30)
+        #expect(done.value?.frames == 30 && done.value?.streamStart == MediaTime(value: 2, timescale: 1))
+        let segments = MediaVerifier.segments(try MediaVerifier.videoFrames(out, reader: Self.reader))
+        #expect(segments.map(\.sourceID) == [7, 3, 7], "\(segments)")
+        #expect(segments.map(\.frameCount) == [60, 30, 60])
+        let map = player.timeline
+        #expect(map.breaks.count == 1 && map.breaks[0].streamStart == MediaTime(value: 2, timescale: 1) && map.breaks[0].streamEnd == MediaTime(value: 3, timescale: 1))
+        #expect(map.streamTime(forContentTime: MediaTime(value: 3, timescale: 1)) == MediaTime(value: 4, timescale: 1))
+        // seeking inside an ad is refused
+    }
+
+    @Test func seekIsRefusedWhileAnAdPlays() async throws {
+        let (player, _) = try Self.player("refuse.nut")
+        let ad = try Self.ad().path
+        let answer = Box<Bool?>(nil)
+        player.playAd(url: ad, queue: Self.queue, onFrame: { [player] t, _ in
+            if t == MediaTime(value: 1, timescale: 3) {
+                player.seek(to: MediaTime(value: 3, timescale: 1), queue: Self.queue) { answer.value = $0 }
+            }
+            return true
+        }) { _ in }
+        let deadline = Date().addingTimeInterval(60)
+        while answer.value == nil, Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(answer.value == false)
+        try player.close()
+    }
+
+    @Test func pauseHoldsThePictureInRealTime() async throws {
+        let player = try Player.open(url: Self.content(), clock: .realTime)
+        let null = NullOutput()
+        player.surface.attach(null)
+        player.play()
+        try await Task.sleep(nanoseconds: 500_000_000)
+        player.pause()
+        #expect(player.waitUntilIdle(timeout: 10))
+        let held = null.frameCount
+        let heldTime = player.currentTime()
+        try await Task.sleep(nanoseconds: 400_000_000)
+        #expect(null.frameCount == held, "no frame is presented while paused")
+        #expect(player.currentTime() == heldTime)
+        #expect(held > 0 && held < 120)
+        player.play()
+        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(null.frameCount > held)
+        try player.close()
+    }
+
+    @Test func threePlayersAtOnceMakeWhatEachMakesAlone() async throws {
+        let ad = try Self.ad().path
+        @Sendable func run(_ name: String) throws -> String {
+            let (player, out) = try Self.player(name)
+            let q = DispatchQueue(label: name)
+            player.addBoundaryTimeObserver(forTimes: [MediaTime(value: 3, timescale: 2)], queue: q) { [player] in
+                player.pause()
+                player.playAd(url: ad, queue: q, onFrame: { _, _ in true }) { _ in player.play() }
+            }
+            player.play()
+            guard player.waitUntilIdle(timeout: 120) else { throw VerifierError.malformedOutput("player timed out") }
+            try player.close()
+            return try Tools.ffmpeg(["-v", "error", "-i", out.path, "-map", "0:v", "-f", "framemd5", "-"]).stdout
+                .split(separator: UInt8(ascii: "\n")).filter { $0.first != UInt8(ascii: "#") }
+                .map { String(decoding: $0, as: UTF8.self).split(separator: ",").last.map(String.init) ?? "" }.joined(separator: "\n")
+        }
+        let alone = try await offPool { try run("alone.nut") }
+        async let a = offPool { try run("together-a.nut") }
+        async let b = offPool { try run("together-b.nut") }
+        async let c = offPool { try run("together-c.nut") }
+        let together = try await [a, b, c]
+        #expect(alone.split(separator: "\n").count == 150)
+        #expect(together.allSatisfy { $0 == alone })
+    }
+}
