@@ -45,8 +45,8 @@ import Timing
     var preloadTask: Task<Void, Never>?
     /// Media fetches under way or done, by URL.
     var mediaFetches: [String: Task<Result<String, AdMediaCache.Failure>, Never>] = [:]
-    /// Fires beacons over HTTP when the display plays live.
-    let beaconSender = BeaconSender()
+    /// Fires beacons over HTTP when the display plays live; its `outcomes` say what became of each.
+    public let beaconSender = BeaconSender()
     /// Observers on a watched player (boundary tokens and the time-jump observer).
     var playerObservers: [Any] = []
     var jumpObserver: NSObjectProtocol?
@@ -133,6 +133,9 @@ import Timing
     }
 
     // MARK: IMA's API
+
+    /// Whether an ad is playing now (between its break's content pause and resume).
+    public var isPlayingAd: Bool { playing != nil }
 
     /// IMA's cue points: 0 for a pre-roll, seconds for mid-rolls, -1 for a post-roll; empty for a
     /// plain VAST response (as IMA reports single ads and pods).

@@ -113,6 +113,15 @@ public final class Player: @unchecked Sendable {
         engine?.addObserver(.boundary(times: times.sorted(), block: block), queue: queue ?? .main) ?? TimeObserverToken(id: -1)
     }
 
+    /// Calls `block(time)` on `queue` (main when nil) when the stream — content or ad — reaches each
+    /// of `times`: right after the frame that reaches it is presented; the frame loop waits for it.
+    /// (What a viewer script keys "at stream time T" on.)
+    @discardableResult
+    public func addStreamTimeObserver(forTimes times: [MediaTime], queue: DispatchQueue?,
+                                      using block: @escaping @Sendable (MediaTime) -> Void) -> Any {
+        engine?.addObserver(.stream(times: times.sorted(), block: block), queue: queue ?? .main) ?? TimeObserverToken(id: -1)
+    }
+
     /// Removes an observer added by `addPeriodicTimeObserver` or `addBoundaryTimeObserver`.
     public func removeTimeObserver(_ observer: Any) {
         guard let t = observer as? TimeObserverToken else { return }

@@ -266,6 +266,24 @@ final class PlayerEngine: @unchecked Sendable {
         } catch {
             outputError = error
         }
+        fireStreamTimes(reached: surface.streamTime)
+    }
+
+    private func fireStreamTimes(reached t: MediaTime) {
+        cond.lock()
+        var due: [(TimeObserver, [MediaTime])] = []
+        for i in observers.indices {
+            let idx = observers[i].dueStreamTimes(reached: t)
+            guard !idx.isEmpty, case .stream(let times, _) = observers[i].kind else { continue }
+            observers[i].fired.formUnion(idx)
+            due.append((observers[i], idx.map { times[$0] }))
+        }
+        cond.unlock()
+        guard !due.isEmpty else { return }
+        for (o, times) in due {
+            for time in times { deliver(o, wait: true) { if case .stream(_, let b) = o.kind { b(time) } } }
+        }
+        pacer.reanchor()
     }
 
     /// The first error an output raised (the loop keeps going; the owner reads it at close).

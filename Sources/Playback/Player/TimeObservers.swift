@@ -16,6 +16,8 @@ struct TimeObserver {
         case periodic(interval: MediaTime, block: @Sendable (MediaTime) -> Void)
         /// When the first content frame at or after each time is about to be presented.
         case boundary(times: [MediaTime], block: @Sendable () -> Void)
+        /// When the stream (content or ad) reaches each time: after the frame that reaches it.
+        case stream(times: [MediaTime], block: @Sendable (MediaTime) -> Void)
     }
     let id: Int
     let kind: Kind
@@ -30,9 +32,17 @@ struct TimeObserver {
         return times.indices.filter { !fired.contains($0) && times[$0] <= pts }
     }
 
+    /// Stream-time indices reached once the stream stands at `streamTime`.
+    func dueStreamTimes(reached streamTime: MediaTime) -> [Int] {
+        guard case .stream(let times, _) = kind else { return [] }
+        return times.indices.filter { !fired.contains($0) && times[$0] <= streamTime }
+    }
+
     /// After a jump to `target`: boundaries at or before it count as passed, later ones re-arm.
     mutating func rearm(at target: MediaTime) {
         switch kind {
+        case .stream:
+            break
         case .boundary(let times, _):
             fired = Set(times.indices.filter { times[$0] <= target })
         case .periodic:

@@ -1,0 +1,186 @@
+import Foundation
+import Playback
+import Timing
+
+/// `interlude play` as a library: an app on `Player`, `AdsLoader` and `AdsManager` written the way
+/// IMA's getting-started guide writes one, plus a viewer script (`SessionScript`) and a live event
+/// log. Played as fast as possible, the same script gives the same events and the same output.
+@MainActor public final class PlaySession: AdsLoaderDelegate, AdsManagerDelegate {
+    /// The content player; attach outputs to `player.surface` before `run()`.
+    public let player: Player
+    /// The ad tag (URL or path), if any.
+    public let adTag: String?
+    /// The viewer script.
+    public let script: SessionScript
+    /// Where events are written.
+    public let log: SessionEventLog
+    /// Rendering settings passed to `initialize(with:)` (its `linkOpener` logs opened URLs).
+    public let renderingSettings = AdsRenderingSettings()
+    /// The loader (one per app, as IMA asks).
+    public let adsLoader: AdsLoader
+    /// The manager once ads loaded.
+    public private(set) var adsManager: AdsManager?
+
+    private var loadFailed = false
+    private var allAdsCompleted = false
+    private var quitting = false
+    private var eventCounts: [AdEventType: Int] = [:]
+    private var finished: CheckedContinuation<Void, Never>?
+    private var endObserver: NSObjectProtocol?
+    private let tokens = NSMutableArray()
+
+    /// A session of `player` with the ads of `adTag` (none when nil) and a viewer `script`.
+    public init(player: Player, adTag: String?, script: SessionScript = SessionScript(actions: []),
+                log: SessionEventLog, settings: Settings? = nil) {
+        self.player = player
+        self.adTag = adTag
+        self.script = script
+        self.log = log
+        adsLoader = AdsLoader(settings: settings)
+        adsLoader.delegate = self
+        renderingSettings.linkOpener = { [weak self] url in self?.write("openURL", ["url": url.absoluteString]) }
+    }
+
+    /// Plays the session to its end (content ended and, with ads, ALL_ADS_COMPLETED) or to a
+    /// `quit`, then closes the player (finishing its outputs).
+    public func run() async throws {
+        endObserver = NotificationCenter.default.addObserver(forName: .PlayerItemDidPlayToEndTime, object: player.currentItem,
+                                                             queue: .main) { [weak self] _ in
+            MainActor.assumeIsolated { self?.contentEnded() }
+        }
+        installScript()
+        if let adTag {
+            let request = AdsRequest(adTagUrl: adTag, adDisplayContainer: AdDisplayContainer(adContainer: player.surface),
+                                     contentPlayhead: PlayerContentPlayhead(player: player), userContext: nil)
+            request.contentDuration = player.currentItem?.duration.seconds
+            adsLoader.requestAds(with: request)
+        } else {
+            player.play()
+        }
+        await withCheckedContinuation { finished = $0; checkDone() }
+        if let endObserver { NotificationCenter.default.removeObserver(endObserver) }
+        adsManager?.destroy()
+        try player.close()
+    }
+
+    /// Performs a viewer action now (the window's keys, or the script).
+    public func perform(_ kind: SessionScript.Kind) {
+        switch kind {
+        case .pause(let seconds):
+            write("action", ["do": "pause"])
+            if let m = adsManager, m.isPlayingAd { m.pause() } else { player.pause() }
+            if let seconds {
+                let resume = { [weak self] in self?.perform(.resume) }
+                if player.clock == .realTime {
+                    DispatchQueue.main.asyncAfter(deadline: .now() + seconds) { MainActor.assumeIsolated { resume() } }
+                } else {
+                    DispatchQueue.main.async { MainActor.assumeIsolated { resume() } }
+                }
+            }
+        case .resume:
+            write("action", ["do": "resume"])
+            if let m = adsManager, m.isPlayingAd { m.resume() } else if !(adsManager?.isPlayingAd ?? false) { player.play() }
+        case .skip:
+            write("action", ["do": "skip"])
+            adsManager?.skip()
+        case .click:
+            write("action", ["do": "click"])
+            adsManager?.viewerClicked()
+        case .seek(let to):
+            write("action", ["do": "seek", "to": to.seconds])
+            player.seek(to: to) { [weak self] ok in
+                MainActor.assumeIsolated { self?.write("seeked", ["to": to.seconds, "ok": ok]) }
+            }
+        case .quit:
+            write("action", ["do": "quit"])
+            quitting = true
+            player.pause()
+            adsManager?.destroy()
+            checkDone()
+        }
+    }
+
+    private func installScript() {
+        for action in script.actions {
+            switch action.trigger {
+            case .contentTime(let t):
+                tokens.add(player.addBoundaryTimeObserver(forTimes: [t], queue: .main) { [weak self] in
+                    MainActor.assumeIsolated { self?.perform(action.kind) }
+                })
+            case .streamTime(let t):
+                tokens.add(player.addStreamTimeObserver(forTimes: [t], queue: .main) { [weak self] _ in
+                    MainActor.assumeIsolated { self?.perform(action.kind) }
+                })
+            case .event:
+                break
+            }
+        }
+    }
+
+    private func contentEnded() {
+        write("contentEnded")
+        adsLoader.contentComplete()
+        checkDone()
+    }
+
+    private func checkDone() {
+        let adsDone = adTag == nil || loadFailed || allAdsCompleted
+        guard let c = finished, quitting || (player.contentEnded && adsDone) else { return }
+        finished = nil
+        write("end", ["frames": player.surface.presentedFrames, "droppedFrames": player.droppedFrames])
+        c.resume()
+    }
+
+    private func write(_ event: String, _ fields: [String: Any] = [:]) {
+        log.write(event, streamTime: player.streamTime, contentTime: player.currentTime(), fields)
+    }
+
+    // MARK: AdsLoaderDelegate
+
+    public func adsLoader(_ loader: AdsLoader, adsLoadedWith adsLoadedData: AdsLoadedData) {
+        adsManager = adsLoadedData.adsManager
+        adsManager?.delegate = self
+        adsManager?.initialize(with: renderingSettings)
+    }
+
+    public func adsLoader(_ loader: AdsLoader, failedWith adErrorData: AdLoadingErrorData) {
+        write("adsLoadError", ["code": adErrorData.adError.code, "message": adErrorData.adError.message])
+        loadFailed = true
+        player.play()
+        checkDone()
+    }
+
+    // MARK: AdsManagerDelegate
+
+    public func adsManager(_ adsManager: AdsManager, didReceive event: AdEvent) {
+        var fields: [String: Any] = [:]
+        if let ad = event.ad {
+            fields["adId"] = ad.adId
+            fields["adPosition"] = ad.adPodInfo.adPosition
+            fields["totalAds"] = ad.adPodInfo.totalAds
+        }
+        if let data = event.data { for (k, v) in data { fields[k] = v } }
+        log.write(event.typeString, streamTime: event.streamTime, contentTime: event.contentTime, fields)
+        if event.type == .loaded { adsManager.start() }
+        if event.type == .allAdsCompleted { allAdsCompleted = true; checkDone() }
+        let n = (eventCounts[event.type] ?? 0) + 1
+        eventCounts[event.type] = n
+        for action in script.actions where action.trigger == .event(event.type, occurrence: n) { perform(action.kind) }
+    }
+
+    public func adsManager(_ adsManager: AdsManager, didReceive error: AdError) {
+        write("adError", ["code": error.code, "message": error.message])
+        player.play()
+    }
+
+    public func adsManagerDidRequestContentPause(_ adsManager: AdsManager) {
+        write("contentPause")
+        player.pause()
+    }
+
+    public func adsManagerDidRequestContentResume(_ adsManager: AdsManager) {
+        write("contentResume")
+        if !quitting { player.play() }
+        checkDone()
+    }
+}

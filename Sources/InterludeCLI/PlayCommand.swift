@@ -1,0 +1,187 @@
+// `interlude play`: ffplay for ad-supported video. Parses options, builds the outputs, runs a
+// PlaySession (the library's app on Player/AdsLoader/AdsManager) and prints a summary.
+import Foundation
+import Interlude
+
+let playHelp = """
+    usage: interlude play CONTENT [--ads TAG] [--session SCRIPT.json] [--events FILE|-]
+                          [-o OUT [--format mp4|nut|y4m] [-y]] [--null] [--realtime|--fast] [options]
+
+    Plays CONTENT through the player with the ads of TAG, as an IMA app would: the ad manager
+    watches the playhead, pauses content at each cue, plays the ads through the same surface,
+    and fires beacons over HTTP as they happen (in real time; as fast as possible they are only
+    listed). What the viewer sees goes to every output chosen:
+      -o OUT           a stitched MP4 (default) or a frame stream (--format nut|y4m; OUT may be - )
+      --null           count frames only (for tests and measuring)
+    At least one output is needed.
+
+      --ads TAG            VAST/VMAP tag: http(s) URL, file:// URL or path
+      --session FILE       viewer script (JSON): pause/resume/skip/click/seek/quit at a content
+                           or stream time or on an ad event (see README, "Play")
+      --events FILE|-      write every event as a JSON line as it happens (- : standard output)
+      --realtime           pace to the clock (default)
+      --fast               every frame as fast as possible, deterministic
+      --size WxH, --fps RATE, --threads N, --preset P, --crf N   as for stitch
+      -y                   overwrite OUT
+      -q                   no summary
+      -v                   show FFmpeg's own warnings
+
+    exit status: 0 played to the end (or quit by the script); 1 failed; 2 bad usage.
+    """
+
+/// Runs `interlude play`; returns the exit status.
+@MainActor func runPlay(_ args: [String]) async -> Int32 {
+    var scanner = ArgumentScanner(args)
+    var content: String?
+    var tag: String?
+    var sessionPath: String?
+    var eventsPath: String?
+    var output: String?
+    var format = OutputContainer.mp4
+    var overwrite = false, null = false, quiet = false, verbose = false
+    var clock = PlaybackClock.realTime
+    var size: (width: Int, height: Int)?
+    var fps: Rational?
+    var threads = 0
+    var encoder = EncoderSettings()
+    do {
+        while let arg = scanner.next() {
+            let name = optionName(arg)
+            switch name {
+            case "-h", "--help": print(playHelp); return 0
+            case "--ads": tag = try scanner.value(for: name, in: arg)
+            case "--session": sessionPath = try scanner.value(for: name, in: arg)
+            case "--events": eventsPath = try scanner.value(for: name, in: arg)
+            case "-o", "--output": output = try scanner.value(for: name, in: arg)
+            case "--format":
+                let v = try scanner.value(for: name, in: arg)
+                guard let f = OutputContainer(rawValue: v) else { throw UsageError("--format must be mp4, y4m or nut, not '\(v)'") }
+                format = f
+            case "--null": null = true
+            case "--realtime": clock = .realTime
+            case "--fast": clock = .asFastAsPossible
+            case "-y": overwrite = true
+            case "-q", "--quiet": quiet = true
+            case "-v", "--verbose": verbose = true
+            case "--preset": encoder.preset = try scanner.value(for: name, in: arg)
+            case "--crf":
+                let v = try scanner.value(for: name, in: arg)
+                guard let n = Int(v), (0...51).contains(n) else { throw UsageError("--crf must be an integer from 0 to 51, not '\(v)'") }
+                encoder.crf = n
+            case "--size":
+                let v = try scanner.value(for: name, in: arg)
+                let parts = v.lowercased().split(separator: "x")
+                guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (16...8192).contains(w), (16...8192).contains(h) else {
+                    throw UsageError("--size must be WxH (16-8192 each), not '\(v)'")
+                }
+                size = (w, h)
+            case "--fps":
+                let v = try scanner.value(for: name, in: arg)
+                guard let r = Rational(parsing: v), r.doubleValue >= 1, r.doubleValue <= 240 else {
+                    throw UsageError("--fps must be a rate from 1 to 240 such as 25 or 30000/1001, not '\(v)'")
+                }
+                fps = r
+            case "--threads":
+                let v = try scanner.value(for: name, in: arg)
+                guard let n = Int(v), (0...64).contains(n) else { throw UsageError("--threads must be 0-64, not '\(v)'") }
+                threads = n
+            default:
+                if arg.hasPrefix("-") { throw UsageError("unknown option '\(arg)' (see --help)") }
+                guard content == nil else { throw UsageError("unexpected argument '\(arg)'") }
+                content = arg
+            }
+        }
+        guard let content else { throw UsageError("missing CONTENT (see --help)") }
+        setMediaLogging(verbose: verbose)
+        guard output != nil || null else { throw UsageError("no output: give -o OUT or --null (see --help)") }
+        if output == "-" && format == .mp4 { throw UsageError("MP4 cannot be written to standard output; use --format nut or y4m") }
+        if output == "-" && eventsPath == "-" { throw UsageError("--events - and -o - would both write to standard output") }
+        if let output, output != "-", !overwrite, FileManager.default.fileExists(atPath: output) {
+            printError("interlude play: \(output) exists; use -y to overwrite it")
+            return 1
+        }
+        var script = SessionScript(actions: [])
+        if let sessionPath {
+            guard let data = FileManager.default.contents(atPath: sessionPath) else {
+                printError("interlude play: cannot read session script \(sessionPath)")
+                return 1
+            }
+            do { script = try SessionScript.parse(data) } catch {
+                printError("interlude play: \(sessionPath): \(error)")
+                return 1
+            }
+        }
+        let url = URL(string: content).flatMap { $0.scheme == nil ? nil : $0 } ?? URL(fileURLWithPath: content)
+        let player: Player
+        do {
+            player = try Player.open(url: url, clock: clock, size: size, frameRate: fps, threads: threads)
+        } catch {
+            printError("interlude play: cannot play \(content): \(error)")
+            return 1
+        }
+        var fileOutput: (temporary: String, final: String)?
+        if let output {
+            let target = output == "-" ? "pipe:1" : temporaryPath(for: output)
+            do {
+                player.surface.attach(try EncodedOutput(url: target, container: format, format: player.surface.format, settings: encoder))
+            } catch {
+                printError("interlude play: cannot write \(output): \(error)")
+                return 1
+            }
+            if output != "-" { fileOutput = (target, output) }
+        }
+        let counter = NullOutput()
+        if null { player.surface.attach(counter) }
+        var handle: FileHandle?
+        if let eventsPath {
+            if eventsPath == "-" { handle = FileHandle.standardOutput } else {
+                guard FileManager.default.createFile(atPath: eventsPath, contents: nil), let h = FileHandle(forWritingAtPath: eventsPath) else {
+                    printError("interlude play: cannot write \(eventsPath)")
+                    return 1
+                }
+                handle = h
+            }
+        }
+        let log = SessionEventLog(handle: handle, wallTime: clock == .realTime)
+        let session = PlaySession(player: player, adTag: tag, script: script, log: log)
+        do {
+            try await session.run()
+        } catch {
+            if let f = fileOutput { try? FileManager.default.removeItem(atPath: f.temporary) }
+            printError("interlude play: \(error)")
+            return 1
+        }
+        if let f = fileOutput {
+            do {
+                if FileManager.default.fileExists(atPath: f.final) { try FileManager.default.removeItem(atPath: f.final) }
+                try FileManager.default.moveItem(atPath: f.temporary, toPath: f.final)
+            } catch {
+                try? FileManager.default.removeItem(atPath: f.temporary)
+                printError("interlude play: cannot write \(f.final): \(error)")
+                return 1
+            }
+        }
+        if !quiet {
+            let frames = player.surface.presentedFrames
+            let ads = session.adsManager?.playedBreaks.flatMap(\.ads).count ?? 0
+            let fired = session.adsManager?.beaconSender.outcomes.count ?? 0
+            let listed = session.adsManager?.beacons.count ?? 0
+            printError("played \(frames) frames (\(player.streamTime.clockString)), \(ads) ad(s), "
+                       + (clock == .realTime ? "\(fired) beacon(s) fired, \(player.droppedFrames) frame(s) dropped from live views"
+                                             : "\(listed) beacon(s) listed (none fired as fast as possible)"))
+        }
+        return 0
+    } catch let e as UsageError {
+        printError("interlude play: \(e)")
+        return 2
+    } catch {
+        printError("interlude play: \(error)")
+        return 1
+    }
+}
+
+/// A hidden file beside `output` that becomes it when the run succeeds.
+private func temporaryPath(for output: String) -> String {
+    let url = URL(fileURLWithPath: output)
+    return url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".\(getpid()).interlude-tmp"
+}
