@@ -184,19 +184,19 @@ import Timing
         guard var p = playing, !destroyed, !p.paused else { return }
         p.paused = true
         request.adDisplayContainer.videoDisplay?.pauseAd()
-        deliver(.pause, ad: p.ad, at: p.frameStreamTime)
         p.tracking += beaconsFor(event: "pause", p)
         playing = p
+        deliver(.pause, ad: p.ad, at: p.frameStreamTime)
     }
 
     /// Resumes the paused ad (fires RESUME and the `resume` beacon).
     public func resume() {
         guard var p = playing, !destroyed, p.paused else { return }
         p.paused = false
-        deliver(.resume, ad: p.ad, at: p.frameStreamTime)
         p.tracking += beaconsFor(event: "resume", p)
         playing = p
         request.adDisplayContainer.videoDisplay?.resumeAd()
+        deliver(.resume, ad: p.ad, at: p.frameStreamTime)
     }
 
     /// Skips the playing ad when it is skippable and its skip offset has been reached; otherwise nothing.
@@ -245,9 +245,9 @@ import Timing
     private func click() {
         guard var p = playing, !destroyed else { return }
         let target = p.resolved.clickThrough.map { MacroExpander.expand($0, context: macroContext(p)) }
-        deliver(.clicked, ad: p.ad, data: target.map { ["clickThroughUrl": $0] })
         for url in p.resolved.clickTracking { p.tracking.append(beacon("clickTracking", url, p)) }
         playing = p
+        deliver(.clicked, ad: p.ad, data: target.map { ["clickThroughUrl": $0] })
         if let target, let url = URL(string: target), let opener = renderingSettings.linkOpener { opener(url) }
     }
 
