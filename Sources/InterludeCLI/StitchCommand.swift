@@ -34,7 +34,10 @@ let stitchHelp = """
       --load-video-timeout S    seconds to fetch one ad media file (default: 8)
       --play-ads-after S        with ad rules, play only breaks after this content time
       --cache-dir DIR           where fetched ad media is cached (default: ~/.cache/interlude)
-      -y                        overwrite OUT if it exists
+      --allow-truncated         stitch content that decodes more than 1 s short of its
+                                declared duration (an error otherwise); the report says so
+      -y                        overwrite OUT and the report if they exist (never a directory,
+                                device, FIFO or symlink)
       -q, --quiet               no progress line
       -v, --verbose             show FFmpeg's own warnings
       -h, --help                this help
@@ -54,6 +57,11 @@ let stitchHelp = """
         return 2
     }
     setMediaLogging(verbose: options.verbose)
+    OutputTarget.installSignalCleanup()
+    if let problem = options.targetProblem() {
+        printError("interlude stitch: \(problem)")
+        return 1
+    }
     if options.usesAdsAPI { return await runTagStitch(options) }
     let stitcher = Stitcher(request: options.request)
     let progress = ProgressLine(enabled: !options.quiet && isatty(STDERR_FILENO) == 1)
@@ -71,18 +79,27 @@ let stitchHelp = """
 }
 
 /// Prints the summary (to stderr when stdout carries the stream) and writes the report; the exit status.
+/// The report is staged beside its target first, then report and video are committed together
+/// (`OutputTarget.commit`): when either cannot be written, neither appears and the status is 1.
 func finishStitch(_ options: StitchOptions, summary: [String], report: () throws -> Data) -> Int32 {
-    let toStdout = options.request.output == "-"
+    let output = options.request.output
+    let toStdout = output == "-"
+    var items: [(temporary: String, target: String)] = []
+    if !toStdout { items.append((OutputTarget.temporaryPath(for: output), output)) }
+    do {
+        if let path = options.reportPath {
+            let data: Data
+            do { data = try report() } catch { throw StitchFailure.outputUnwritable("cannot write report \(path): \(error)") }
+            items.insert((try OutputTarget.stage(data, for: path), path), at: 0)
+        }
+        try OutputTarget.commit(items, overwrite: options.request.overwrite)
+    } catch {
+        for item in items { OutputTarget.discard(item.temporary) }
+        printError("interlude stitch: \(error)")
+        return 1
+    }
     for line in summary {
         if toStdout { printError(line) } else { print(line) }
-    }
-    if let path = options.reportPath {
-        do {
-            try report().write(to: URL(fileURLWithPath: path))
-        } catch {
-            printError("interlude stitch: cannot write report \(path): \(error.localizedDescription)")
-            return 1
-        }
     }
     return 0
 }
@@ -124,6 +141,7 @@ struct StitchOptions {
         var rendering = AdsRenderingSettings()
         var vastTimeout: Double?
         var cacheDir: String?
+        var allowTruncated = false
         func number(_ name: String, _ v: String, _ range: ClosedRange<Double>) throws -> Double {
             guard let d = Double(v), range.contains(d) else { throw UsageError("\(name) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(v)'") }
             return d
@@ -173,6 +191,7 @@ struct StitchOptions {
             case "--play-ads-after": rendering.playAdsAfterTime = try number(name, try scanner.value(for: name, in: arg), 0...1e7)
             case "--cache-dir": cacheDir = try scanner.value(for: name, in: arg)
             case "-y": overwrite = true
+            case "--allow-truncated": allowTruncated = true
             case "-q", "--quiet": quiet = true
             case "-v", "--verbose": verbose = true
             default:
@@ -191,6 +210,8 @@ struct StitchOptions {
                                     container: container, encoder: encoder, size: size, frameRate: fps,
                                     overwrite: overwrite, threads: threads)
         var o = StitchOptions(request: request)
+        o.request.deferCommit = true
+        o.request.allowTruncated = allowTruncated
         o.reportPath = report
         o.quiet = quiet
         o.verbose = verbose

@@ -43,9 +43,7 @@ public final class SpliceSession {
     public init(request: StitchRequest) throws {
         self.request = request
         toStdout = request.output == "-"
-        if !toStdout, !request.overwrite, FileManager.default.fileExists(atPath: request.output) {
-            throw StitchFailure.outputExists(request.output)
-        }
+        if !toStdout { try OutputTarget.validate(request.output, overwrite: request.overwrite, role: "output") }
         if request.container == .mp4 && toStdout {
             throw StitchFailure.invalidOption("MP4 cannot be written to standard output; use --format nut or y4m")
         }
@@ -71,11 +69,11 @@ public final class SpliceSession {
         } catch {
             throw StitchFailure.contentUnreadable("cannot read content \(request.content): \(SpliceSession.reason(error))")
         }
-        temporary = toStdout ? "pipe:1" : SpliceSession.temporaryPath(for: request.output)
+        temporary = toStdout ? "pipe:1" : try OutputTarget.createTemporary(for: request.output)
         do {
             sink = try EncodedOutput(url: temporary, container: request.container, format: format, settings: request.encoder)
         } catch {
-            if !toStdout { try? FileManager.default.removeItem(atPath: temporary) }
+            if !toStdout { OutputTarget.discard(temporary) }
             if case MediaError.unsupported(let s) = error { throw StitchFailure.invalidOption(s) }
             if case MediaError.ffmpeg(_, _, let message) = error {
                 throw StitchFailure.outputUnwritable("cannot write \(request.output): \(message)")
@@ -178,13 +176,14 @@ public final class SpliceSession {
             let t0 = monotonicSeconds()
             defer { finishSeconds += monotonicSeconds() - t0 }
             try sink.finish()
-            if !toStdout {
-                if FileManager.default.fileExists(atPath: request.output) { try FileManager.default.removeItem(atPath: request.output) }
-                try FileManager.default.moveItem(atPath: temporary, toPath: request.output)
+            // With `deferCommit` the finished file stays at `temporaryPath(for:)` for the caller.
+            if !toStdout, !request.deferCommit {
+                try OutputTarget.commit([(temporary, request.output)], overwrite: request.overwrite)
             }
             finished = true
         } catch {
             abort()
+            if let f = error as? StitchFailure { throw f }
             throw StitchFailure.encodingFailed("cannot finish \(request.output): \(SpliceSession.reason(error))")
         }
     }
@@ -192,7 +191,7 @@ public final class SpliceSession {
     /// Gives up: removes the temporary output. Nothing appears at the output path.
     public func abort() {
         finished = true
-        if !toStdout { try? FileManager.default.removeItem(atPath: temporary) }
+        if !toStdout { OutputTarget.discard(temporary) }
     }
 
     /// A summary of the output written so far.
@@ -222,10 +221,7 @@ public final class SpliceSession {
                             channels: audio.map { min(max($0.channels, 1), 8) } ?? 2)
     }
 
-    static func temporaryPath(for output: String) -> String {
-        let url = URL(fileURLWithPath: output)
-        return url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".\(getpid()).interlude-tmp"
-    }
+    static func temporaryPath(for output: String) -> String { OutputTarget.temporaryPath(for: output) }
 
     static func reason(_ error: Error) -> String {
         if let e = error as? MediaError { return e.description }

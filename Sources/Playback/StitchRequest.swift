@@ -74,6 +74,11 @@ public struct StitchRequest: Sendable {
     public var overwrite: Bool
     /// Decoder threads (0: FFmpeg decides).
     public var threads: Int
+    /// Leave the finished output at `OutputTarget.temporaryPath(for: output)` for the caller to
+    /// commit together with other files (the CLI's report) through `OutputTarget.commit`.
+    public var deferCommit = false
+    /// Stitch content that decodes short of its declared duration (it is an error otherwise).
+    public var allowTruncated = false
 
     /// Makes a request with defaults: MP4, `EncoderSettings()`, content size and rate.
     public init(content: String, breaks: [AdBreakRequest], output: String, container: OutputContainer = .mp4,
