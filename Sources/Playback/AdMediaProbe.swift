@@ -44,7 +44,9 @@ public enum AdMediaProbe {
         }
         let reader: SourceReader
         do {
-            reader = try SourceReader(url: url, wantAudio: false, threads: threads)
+            reader = try SourceReader(url: url, wantAudio: false, threads: threads, policy: .adMedia)
+        } catch MediaError.unsupported(let why) {
+            throw Rejection(code: 403, message: "ad media refused: \(why)")
         } catch {
             throw Rejection(code: 405, message: "ad media \(url) cannot be opened: \(error)")
         }

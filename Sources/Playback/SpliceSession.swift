@@ -152,7 +152,7 @@ public final class SpliceSession {
         let start = streamTime
         let t0 = monotonicSeconds(), wait0 = sink.waitSeconds
         let index = breakStart?.index ?? breakCount
-        let ad = try MediaSource(url: media.url, output: format, threads: request.threads)
+        let ad = try MediaSource(url: media.url, output: format, threads: request.threads, policy: .adMedia)
         onEvent?(.adStarted(breakIndex: index, position: position, totalAds: totalAds, media: media, streamTime: start))
         let period = format.frameDuration
         let outcome = try splicer.play(ad, until: nil) { [self] pts in
