@@ -36,13 +36,19 @@ extension AdsManager {
     /// kept and reported when the ad's turn comes.
     public func preloadMedia(cache: AdMediaCache) async {
         let timeout = renderingSettings.effectiveLoadVideoTimeout
+        let deadline = monotonicSeconds() + cache.preloadTimeout   // one deadline for the whole preload
         for plan in plans {
             for ad in plan.ads + plan.spares {
                 guard let url = ad.mediaFile?.url.template.trimmingCharacters(in: .whitespacesAndNewlines),
                       mediaPaths[url] == nil else { continue }
                 let local = allowsLocalMedia(ad, plan)
+                let left = deadline - monotonicSeconds()
+                guard left > 0 else {
+                    mediaPaths[url] = .failure(AdError(type: .adPlayingFailed, code: 402, message: "media \(url) not loaded: the preload deadline (\(cache.preloadTimeout) s) passed", adId: ad.id))
+                    continue
+                }
                 do {
-                    mediaPaths[url] = .success(try await cache.localPath(for: resolvedMediaURL(url), timeout: timeout, allowLocal: local))
+                    mediaPaths[url] = .success(try await cache.localPath(for: resolvedMediaURL(url), timeout: min(timeout, left), allowLocal: local))
                 } catch {
                     mediaPaths[url] = .failure(AdError(type: .adPlayingFailed, code: error.code, message: error.message, adId: ad.id))
                 }

@@ -33,6 +33,7 @@ let stitchHelp = """
                                 for the first, 4000 for each wrapper)
       --load-video-timeout S    seconds to fetch one ad media file (default: 8)
       --play-ads-after S        with ad rules, play only breaks after this content time
+      --preload-timeout S       seconds to fetch all ad media together (default: 30)
       --cache-dir DIR           where fetched ad media is cached (default: ~/.cache/interlude)
       --allow-truncated         stitch content that decodes more than 1 s short of its
                                 declared duration (an error otherwise); the report says so
@@ -116,6 +117,7 @@ struct StitchOptions {
     var rendering = AdsRenderingSettings()
     var vastTimeout: Double?
     var cacheDir: String?
+    var preloadTimeout: Double?
 
     /// Whether the stitch goes through AdsLoader/AdsManager (a tag is involved).
     var usesAdsAPI: Bool {
@@ -142,6 +144,7 @@ struct StitchOptions {
         var vastTimeout: Double?
         var cacheDir: String?
         var allowTruncated = false
+        var preloadTimeout: Double?
         func number(_ name: String, _ v: String, _ range: ClosedRange<Double>) throws -> Double {
             guard let d = Double(v), range.contains(d) else { throw UsageError("\(name) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(v)'") }
             return d
@@ -190,6 +193,7 @@ struct StitchOptions {
             case "--load-video-timeout": rendering.loadVideoTimeout = try number(name, try scanner.value(for: name, in: arg), 0.1...600)
             case "--play-ads-after": rendering.playAdsAfterTime = try number(name, try scanner.value(for: name, in: arg), 0...1e7)
             case "--cache-dir": cacheDir = try scanner.value(for: name, in: arg)
+            case "--preload-timeout": preloadTimeout = try number(name, try scanner.value(for: name, in: arg), 0.1...3600)
             case "-y": overwrite = true
             case "--allow-truncated": allowTruncated = true
             case "-q", "--quiet": quiet = true
@@ -220,6 +224,7 @@ struct StitchOptions {
         o.rendering = rendering
         o.vastTimeout = vastTimeout
         o.cacheDir = cacheDir
+        o.preloadTimeout = preloadTimeout
         o.adRules = named.map { b in (b.id, b.position, b.ads.map(AdRulesBuilder.AdReference.guess)) }
         return o
     }

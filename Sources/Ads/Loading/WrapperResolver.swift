@@ -48,6 +48,9 @@ struct ChainResolver: Sendable {
                 throw .file("cannot read \(path): no such file")
             }
             if let type = attrs[.type] as? FileAttributeType, type == .typeDirectory { throw .file("\(path) is a directory") }
+            // A FIFO or device would block or never end: only regular files are documents.
+            var st = stat()
+            if stat(path, &st) == 0, st.st_mode & S_IFMT != S_IFREG { throw .file("\(path) is not a regular file") }
             if let size = attrs[.size] as? NSNumber, size.intValue > options.maxDocumentBytes {
                 throw .tooLarge(limit: options.maxDocumentBytes)
             }
