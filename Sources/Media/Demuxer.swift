@@ -62,6 +62,9 @@ public final class Demuxer {
         return d > 0 ? MediaTime(value: d, timescale: Int64(AV_TIME_BASE)).reduced : nil
     }
 
+    /// Whether the container's duration is only a guess from its bit rate (no index, no timestamps).
+    public var durationIsGuessed: Bool { context.pointee.duration_estimation_method == AVFMT_DURATION_FROM_BITRATE }
+
     /// The container format's short name, e.g. "mov,mp4,m4a,3gp,3g2,mj2".
     public var formatName: String { String(cString: context.pointee.iformat.pointee.name) }
 

@@ -19,11 +19,14 @@ public struct AdMedia: Sendable, Equatable {
     public var frames: Int
     /// Measured duration: from the first frame's time to the end of the last frame.
     public var duration: MediaTime
+    /// The duration its container declares, when it declares one.
+    public var declaredDuration: MediaTime?
 
     /// Makes a description of measured media.
-    public init(url: String, width: Int, height: Int, frameRate: Rational?, hasAudio: Bool, frames: Int, duration: MediaTime) {
+    public init(url: String, width: Int, height: Int, frameRate: Rational?, hasAudio: Bool, frames: Int, duration: MediaTime,
+                declaredDuration: MediaTime? = nil) {
         self.url = url; self.width = width; self.height = height; self.frameRate = frameRate
-        self.hasAudio = hasAudio; self.frames = frames; self.duration = duration
+        self.hasAudio = hasAudio; self.frames = frames; self.duration = duration; self.declaredDuration = declaredDuration
     }
 }
 
@@ -78,10 +81,13 @@ public enum AdMediaProbe {
             throw Rejection(code: 405, message: "ad media \(url) has no decodable video frames")
         }
         let measured = (end - first).reduced
-        if let declared = decoder.stream.duration ?? reader.demuxer.duration, measured * 2 < declared {
+        let declared = decoder.stream.duration ?? (reader.demuxer.durationIsGuessed ? nil : reader.demuxer.duration)
+        if let declared, measured * 2 < declared {
             throw Rejection(code: 405, message: "ad media \(url) is truncated: \(measured.seconds)s decodable of \(declared.seconds)s declared")
         }
+        // Shorter by more than a frame: played as measured, and the session reports it (VAST 202).
         return AdMedia(url: url, width: decoder.stream.width, height: decoder.stream.height,
-                       frameRate: decoder.stream.frameRate, hasAudio: hasAudio, frames: count, duration: measured)
+                       frameRate: decoder.stream.frameRate, hasAudio: hasAudio, frames: count, duration: measured,
+                       declaredDuration: declared)
     }
 }

@@ -30,6 +30,7 @@ public final class SpliceSession {
     private var breakStart: (id: String, contentTime: MediaTime, stream: MediaTime, index: Int)?
     private var breakCount = 0
     private var endReported = false
+    private let durationGuessed: Bool
     private(set) var timeline = TimelineMap()
     private(set) var warnings: [String] = []
     /// Content time of the last content frame shown (the true playhead); nil before the first.
@@ -60,6 +61,7 @@ public final class SpliceSession {
             throw StitchFailure.contentUnreadable("content \(request.content) has no duration")
         }
         contentDuration = duration
+        durationGuessed = video.duration == nil && probe.durationIsGuessed
         format = try SpliceSession.outputFormat(request, video: video, audio: audio)
         content = MediaSummary(uri: request.content, duration: duration, width: video.displaySize.width,
                                height: video.displaySize.height, frameRate: video.frameRate,
@@ -123,9 +125,27 @@ public final class SpliceSession {
             if let e = source.reader.readError, !warnings.contains(where: { $0.hasPrefix("content ended early") }) {
                 warnings.append("content ended early: \(e)")
             }
+            try checkCompleteness(cue: cue)
             onEvent?(.contentEnded(contentTime: contentTime ?? .zero, streamTime: streamTime))
         }
         return outcome.frames
+    }
+
+    /// Content has ended: an error when it decoded more than a second short of its declared
+    /// duration (unless `allowTruncated`, then a warning), or not at all, or before `cue`.
+    private func checkCompleteness(cue: MediaTime?) throws {
+        let real = timeline.segments.last?.contentEnd
+        switch ContentCompleteness.judge(declared: contentDuration, real: real, guessed: durationGuessed) {
+        case .complete: return
+        case .empty:
+            throw StitchFailure.contentTruncated("content \(request.content) has no decodable video frames (\(contentDuration.seconds) s declared)")
+        case .truncated(let real):
+            guard request.allowTruncated else {
+                throw StitchFailure.contentTruncated("content \(request.content) decodes to \(real.seconds) s of its declared \(contentDuration.seconds) s (cut short or damaged); --allow-truncated stitches what there is")
+            }
+            if let cue, cue > real { throw StitchFailure.cuePastEnd(cue: cue, duration: real) }
+            warnings.append("content truncated: \(real.seconds) s decodable of \(contentDuration.seconds) s declared; stitched as it is (--allow-truncated)")
+        }
     }
 
     /// Marks the start of an ad break at the current stream time; content paused at `contentTime`.
@@ -161,6 +181,9 @@ public final class SpliceSession {
             return onFrame(pts, at)
         }
         let duration = outcome.streamEnd - outcome.streamStart
+        if let declared = media.declaredDuration, declared - media.duration > period {
+            warnings.append("ad media \(media.url) is short: \(media.duration.seconds) s decodable of \(declared.seconds) s declared (VAST 202); played as measured")
+        }
         onEvent?(.adEnded(breakIndex: index, position: position, duration: duration, streamTime: streamTime))
         sink.addChapter(title: "Ad \(breakStart?.id ?? "") \(position)/\(totalAds): \((media.url as NSString).lastPathComponent)",
                         start: start, end: streamTime)

@@ -102,6 +102,8 @@ public enum StitchFailure: Error, Equatable, CustomStringConvertible {
     case outputUnwritable(String)
     /// A cue lies at or past the end of the content.
     case cuePastEnd(cue: MediaTime, duration: MediaTime)
+    /// The content decodes well short of its declared duration (cut short or damaged).
+    case contentTruncated(String)
     /// An option is out of range.
     case invalidOption(String)
     /// Encoding or muxing failed.
@@ -118,6 +120,7 @@ public enum StitchFailure: Error, Equatable, CustomStringConvertible {
             return "ad break at \(cue.seconds)s is past the end of the content (\(duration.seconds)s)"
         case .invalidOption(let s): return s
         case .encodingFailed(let s): return s
+        case .contentTruncated(let s): return s
         }
     }
 }
