@@ -28,6 +28,7 @@ public final class Demuxer {
     /// Opens and probes `url` under `policy`; throws with FFmpeg's reason when it cannot be read
     /// as media, and says so when an ad is not one of the allowed containers.
     public init(url: String, policy: OpenPolicy = .trusted) throws {
+        MemoryLimit.install()
         var ctx: UnsafeMutablePointer<AVFormatContext>?
         var options: OpaquePointer?
         defer { av_dict_free(&options) }

@@ -56,3 +56,20 @@ import TestSupport
         #expect(throws: MediaError.self) { _ = try Demuxer(url: "http://127.0.0.1:9/ad.mp4", policy: .adMedia) }
     }
 }
+
+/// A finding of `make fuzz`'s media target: a 3 KB MP4 whose sample table makes FFmpeg's MOV
+/// demuxer allocate 2.7 GB while opening it. With `MemoryLimit` the open fails with ENOMEM.
+@Suite struct MemoryLimitTests {
+    @Test func aFileDeclaringAHugeIndexFailsToOpenInsteadOfTakingGigabytes() throws {
+        let file = TestMedia.packageRoot.appendingPathComponent("Fuzz/regressions/oom-mov-sample-table.mp4").path
+        #expect(FileManager.default.fileExists(atPath: file))
+        do {
+            _ = try Demuxer(url: file, policy: .adMedia)
+            Issue.record("opened: the allocation cap did not hold")
+        } catch let MediaError.ffmpeg(_, code, _) {
+            #expect(code == -12, "ENOMEM, got \(code)")
+        }
+        // Ordinary media is unaffected.
+        #expect(try Demuxer(url: TestMedia.Sample.content.url.path).bestStream(.video) != nil)
+    }
+}
