@@ -57,7 +57,9 @@ public final class AdMediaCache: @unchecked Sendable {
                 throw Failure(code: 403, message: "media \(url) is a local file named by a network document; refused")
             }
             let path = scheme == "file" ? (parsed?.path ?? url) : url
-            guard FileManager.default.fileExists(atPath: path) else { throw Failure(code: 401, message: "media \(url) not found") }
+            var st = stat()
+            guard stat(path, &st) == 0 else { throw Failure(code: 401, message: "media \(url) not found") }
+            guard st.st_mode & S_IFMT == S_IFREG else { throw Failure(code: 403, message: "media \(url) is not a regular file") }
             return path
         }
         guard scheme == "http" || scheme == "https", let parsed else {

@@ -222,6 +222,8 @@ extension AdsManager {
         } catch {
             var e = error
             e.adId = ad.id
+            // Name the ad's media URL, not the cache file it was fetched into.
+            if path != url { e.message = e.message.replacingOccurrences(of: path, with: url) }
             return .failure(e)
         }
     }
@@ -263,16 +265,21 @@ extension AdsManager {
                 let ad = plans[i].ads[j]
                 guard let linear = ad.inline.creatives.first(where: { $0.linear != nil && ($0.id == ad.creativeId || ad.creativeId == nil) })?.linear
                         ?? ad.inline.creatives.compactMap(\.linear).first else { continue }
-                let selection = MediaFileSelector.select(mediaFiles: linear.mediaFiles, mezzanines: linear.mezzanines, preferences: prefs)
+                var adPrefs = prefs
+                adPrefs.allowLocalFiles = allowsLocalMedia(ad, plans[i])
+                let selection = MediaFileSelector.select(mediaFiles: linear.mediaFiles, mezzanines: linear.mezzanines, preferences: adPrefs)
                 plans[i].ads[j].mediaSelection = selection
                 plans[i].ads[j].mediaFile = selection.chosen
             }
         }
         for i in plans.indices {
+            let plan = plans[i]
             plans[i].spares = plans[i].spares.map { ad in
                 var ad = ad
                 if let linear = ad.inline.creatives.compactMap(\.linear).first {
-                    ad.mediaSelection = MediaFileSelector.select(mediaFiles: linear.mediaFiles, mezzanines: linear.mezzanines, preferences: prefs)
+                    var adPrefs = prefs
+                    adPrefs.allowLocalFiles = allowsLocalMedia(ad, plan)
+                    ad.mediaSelection = MediaFileSelector.select(mediaFiles: linear.mediaFiles, mezzanines: linear.mezzanines, preferences: adPrefs)
                     ad.mediaFile = ad.mediaSelection.chosen
                 }
                 return ad

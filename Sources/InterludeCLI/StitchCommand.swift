@@ -24,8 +24,8 @@ let stitchHelp = """
       --preset PRESET           libx264 preset (default: veryfast)
       --crf N                   libx264 constant rate factor, 0-51 (default: 23)
       --audio-bitrate BPS       AAC bit rate in bits/s (default: 128000)
-      --size WxH                output size (default: the content's display size); pictures
-                                are scaled to fit with black bars, never stretched
+      --size WxH                output size, even numbers (default: the content's display size);
+                                pictures are scaled to fit with black bars, never stretched
       --fps RATE                output frame rate, e.g. 25 or 30000/1001 (default: the content's)
       --threads N               decoder threads (default: 0, FFmpeg decides)
       --max-redirects N         most wrapper redirects per chain (default: 4)
@@ -160,7 +160,11 @@ struct StitchOptions {
                 let v = try scanner.value(for: name, in: arg)
                 guard let f = OutputContainer(rawValue: v) else { throw UsageError("--format must be mp4, y4m or nut, not '\(v)'") }
                 format = f
-            case "--preset": encoder.preset = try scanner.value(for: name, in: arg)
+            case "--preset":
+                let v = try scanner.value(for: name, in: arg)
+                let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+                guard presets.contains(v) else { throw UsageError("--preset must be one of \(presets.joined(separator: ", ")), not '\(v)'") }
+                encoder.preset = v
             case "--crf":
                 let v = try scanner.value(for: name, in: arg)
                 guard let n = Int(v), (0...51).contains(n) else { throw UsageError("--crf must be an integer from 0 to 51, not '\(v)'") }
@@ -175,6 +179,8 @@ struct StitchOptions {
                 guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w >= 16, h >= 16, w <= 8192, h <= 8192 else {
                     throw UsageError("--size must be WxH (16-8192 each), not '\(v)'")
                 }
+                // 4:2:0 video needs even sizes: say so rather than round silently.
+                guard w % 2 == 0, h % 2 == 0 else { throw UsageError("--size must be even in both dimensions (4:2:0 video), not '\(v)'") }
                 size = (w, h)
             case "--fps":
                 let v = try scanner.value(for: name, in: arg)

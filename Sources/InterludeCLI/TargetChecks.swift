@@ -11,10 +11,20 @@ extension StitchOptions {
         return paths.map { $0.hasPrefix("file://") ? (URL(string: $0)?.path ?? $0) : $0 }.filter { !$0.contains("://") }
     }
 
-    /// Why the output or report target cannot be used (one line), or nil: `-o` and `--report` must
-    /// differ from each other and from every input, and each must be a writable regular-file
-    /// target (`OutputTarget.validate`; `-y` governs both).
+    /// Why an input, the output or the report target cannot be used (one line), or nil: local
+    /// inputs must be regular files; `-o` and `--report` must differ from each other and from every
+    /// input, and each must be a writable regular-file target (`OutputTarget.validate`; `-y`
+    /// governs both).
     func targetProblem() -> String? {
+        // A FIFO or device as an input would block or never end; a directory cannot be read.
+        for input in inputPaths {
+            var st = stat()
+            guard stat(input, &st) == 0 else { continue }   // missing inputs are reported where they are read
+            let kind = st.st_mode & S_IFMT
+            if kind == S_IFIFO { return "input \(input) is a FIFO; refused (inputs must be regular files or URLs)" }
+            if kind == S_IFCHR || kind == S_IFBLK { return "input \(input) is a device; refused (inputs must be regular files or URLs)" }
+            if kind == S_IFDIR { return "input \(input) is a directory" }
+        }
         let output = request.output
         if output != "-" {
             if let input = inputPaths.first(where: { OutputTarget.sameFile($0, output) }) { return "output \(output) is the input \(input); refused" }

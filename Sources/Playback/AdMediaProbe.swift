@@ -42,8 +42,11 @@ public enum AdMediaProbe {
 
     /// Measures `url`, or throws a `Rejection`.
     public static func measure(_ url: String, threads: Int = 0) throws -> AdMedia {
-        if !url.contains("://"), !FileManager.default.fileExists(atPath: url) {
-            throw Rejection(code: 401, message: "ad media \(url) not found")
+        if !url.contains("://") {
+            var st = stat()
+            guard stat(url, &st) == 0 else { throw Rejection(code: 401, message: "ad media \(url) not found") }
+            // A FIFO or device would block the open or never end.
+            guard st.st_mode & S_IFMT == S_IFREG else { throw Rejection(code: 403, message: "ad media \(url) is not a regular file") }
         }
         let reader: SourceReader
         do {

@@ -231,7 +231,12 @@ public final class SpliceSession {
 
     static func outputFormat(_ request: StitchRequest, video: StreamInfo, audio: StreamInfo?) throws -> OutputFormat {
         var size = video.displaySize
-        if let s = request.size { size = s }
+        if let s = request.size {
+            guard s.width % 2 == 0, s.height % 2 == 0 else {
+                throw StitchFailure.invalidOption("output size \(s.width)x\(s.height) must be even (4:2:0 video)")
+            }
+            size = s
+        }
         guard size.width >= 16, size.height >= 16, size.width <= 8192, size.height <= 8192 else {
             throw StitchFailure.invalidOption("output size \(size.width)x\(size.height) is out of range (16–8192)")
         }

@@ -183,7 +183,7 @@ public final class HTTPTestServer: @unchecked Sendable {
     }
 
     private func serve(_ fd: Int32) {
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)   // generous: a busy machine delays requests
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var buffer = [UInt8]()
         var chunk = [UInt8](repeating: 0, count: 4096)

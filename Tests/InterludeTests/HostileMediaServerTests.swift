@@ -83,7 +83,7 @@ import TestSupport
         defer { server.stop() }
         server.route("/r.mp4", .redirect(to: "file:///etc/passwd"))
         do {
-            _ = try await AdMediaCache(directory: freshDirectory()).localPath(for: server.url("/r.mp4"), timeout: 5, allowLocal: false)
+            _ = try await AdMediaCache(directory: freshDirectory()).localPath(for: server.url("/r.mp4"), timeout: 120, allowLocal: false)
             Issue.record("accepted")
         } catch {
             #expect(error.code == 403 && error.message.contains("redirect to file:///etc/passwd refused"), "\(error)")
