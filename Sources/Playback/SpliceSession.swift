@@ -31,6 +31,8 @@ public final class SpliceSession {
     private var breakCount = 0
     private var endReported = false
     private let durationGuessed: Bool
+    /// Output time the ads played so far exceed their measured durations by (under half a frame).
+    private var adRounding = MediaTime.zero
     private(set) var timeline = TimelineMap()
     private(set) var warnings: [String] = []
     /// Content time of the last content frame shown (the true playhead); nil before the first.
@@ -175,12 +177,18 @@ public final class SpliceSession {
         let ad = try MediaSource(url: media.url, output: format, threads: request.threads, policy: .adMedia)
         onEvent?(.adStarted(breakIndex: index, position: position, totalAds: totalAds, media: media, streamTime: start))
         let period = format.frameDuration
-        let outcome = try splicer.play(ad, until: nil) { [self] pts in
+        var skipped = false
+        // Each ad rounds to whole output frames; the rounding is carried into the next ad's end
+        // (as audio carries samples), so the ads' total stays within half a frame of their sum.
+        let outcome = try splicer.play(ad, until: nil, endAdjustment: .zero - adRounding) { [self] pts in
             let at = splicer.streamTime - period
             onEvent?(.adProgress(breakIndex: index, position: position, adTime: pts, streamTime: at))
-            return onFrame(pts, at)
+            let go = onFrame(pts, at)
+            if !go { skipped = true }
+            return go
         }
         let duration = outcome.streamEnd - outcome.streamStart
+        if !skipped { adRounding = adRounding + duration - media.duration }
         if let declared = media.declaredDuration, declared - media.duration > period {
             warnings.append("ad media \(media.url) is short: \(media.duration.seconds) s decodable of \(declared.seconds) s declared (VAST 202); played as measured")
         }
