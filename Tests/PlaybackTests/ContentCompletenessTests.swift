@@ -57,6 +57,35 @@ import TestSupport
         #expect(outputs().isEmpty)
     }
 
+    @Test func aDamagedIndexIsAnError() async throws {
+        // The index is whole in size but the second half of its chunk offsets point past the end
+        // of the file: the frames it promises cannot be read.
+        var data = try Data(contentsOf: TestMedia.clip(sourceID: 1, seconds: 10))
+        var from = data.startIndex
+        var damaged = 0
+        while let stco = data.range(of: Data("stco".utf8), in: from..<data.endIndex) {   // every track's table
+            let countAt = stco.upperBound + 4
+            let count = Int(data[countAt]) << 24 | Int(data[countAt + 1]) << 16 | Int(data[countAt + 2]) << 8 | Int(data[countAt + 3])
+            for entry in (count / 2)..<count {
+                let at = countAt + 4 + entry * 4
+                data.replaceSubrange(at..<(at + 4), with: [0x7F, 0xFF, 0xFF, 0x00])
+                damaged += 1
+            }
+            from = stco.upperBound
+        }
+        try #require(damaged >= 2, "\(damaged) chunk offsets damaged")
+        let url = dir.appendingPathComponent("damaged.mp4")
+        try data.write(to: url)
+        do {
+            _ = try await offPool { try Stitcher(request: request(url.path)).run() }
+            Issue.record("a damaged index stitched")
+        } catch let e as StitchFailure {
+            guard case .contentTruncated(let m) = e else { Issue.record("wrong failure \(e)"); return }
+            #expect(m.contains("decodes to"), "\(m)")
+        }
+        #expect(outputs().isEmpty)
+    }
+
     @Test func allowTruncatedStitchesWhatThereIsAndSaysSo() async throws {
         let content = try cut(0.5, name: "half.mp4")
         let req = request(content, breaks: [AdBreakRequest(id: "mid", position: .time(MediaTime(seconds: 1)), ads: [TestMedia.Sample.adSilent.url.path])],
