@@ -171,15 +171,21 @@ final class SpawnedCLI: @unchecked Sendable {
 
     var stderr: String { (try? String(contentsOf: errFile, encoding: .utf8)) ?? "" }
 
-    /// Waits (up to 2 minutes) until a `.interlude-tmp` file exists in `dir`: the stitch is under way.
+    /// Waits (up to 5 minutes) until a `.interlude-tmp` file exists in `dir`: the stitch is under
+    /// way. Polls every 5 ms on a thread of its own, so a busy concurrency pool cannot make it
+    /// miss the whole stitch.
     func waitForTemporaryFile(in dir: URL) async throws {
-        for _ in 0..<6000 {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
-            if names.contains(where: { $0.hasSuffix(".interlude-tmp") }) { return }
-            guard process.isRunning else { throw SpawnError.exited(stderr) }
-            try await Task.sleep(nanoseconds: 20_000_000)
+        let p = process
+        let found = try await offPool { () -> Bool in
+            for _ in 0..<60_000 {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+                if names.contains(where: { $0.hasSuffix(".interlude-tmp") }) { return true }
+                guard p.isRunning else { return false }
+                usleep(5_000)
+            }
+            return false
         }
-        throw SpawnError.exited("no temporary file appeared")
+        if !found { throw SpawnError.exited("no temporary file seen while it ran: \(stderr)") }
     }
 
     /// The exit status (128 + signal when killed by a signal).
