@@ -99,8 +99,9 @@ let devNull13: dev_t = (1 << 8) | 3
         let out = dir.appendingPathComponent("o.mp4").path, report = dir.appendingPathComponent("r.json").path
         let run = try SpawnedCLI(["stitch", TestMedia.Sample.content.url.path, "-o", out, "--report", report, "-q",
                                   "--preset", "slow", "--ad-break", "5=\(ad)"])
-        try await run.waitForTemporaryFile(in: dir)
-        try FileManager.default.createDirectory(atPath: report, withIntermediateDirectories: false)
+        try await run.waitForTemporaryFile(in: dir) {
+            try FileManager.default.createDirectory(atPath: report, withIntermediateDirectories: false)
+        }
         let status = try await run.wait()
         #expect(status == 1)
         #expect(run.stderr.contains("r.json"), "\(run.stderr)")
@@ -138,8 +139,8 @@ let devNull13: dev_t = (1 << 8) | 3
         let dir = CLI.tempDir()
         let out = dir.appendingPathComponent("o.mp4").path
         let run = try SpawnedCLI(["stitch", TestMedia.Sample.content.url.path, "-o", out, "-q", "--preset", "slow"])
-        try await run.waitForTemporaryFile(in: dir)
-        kill(run.process.processIdentifier, sig)
+        let pid = run.process.processIdentifier
+        try await run.waitForTemporaryFile(in: dir) { kill(pid, sig) }
         let status = try await run.wait()
         #expect(status == 128 + sig)
         #expect(run.process.terminationReason == .exit, "the CLI's handler exits; it is not killed by the signal")
@@ -174,12 +175,14 @@ final class SpawnedCLI: @unchecked Sendable {
     /// Waits (up to 5 minutes) until a `.interlude-tmp` file exists in `dir`: the stitch is under
     /// way. Polls every 5 ms on a thread of its own, so a busy concurrency pool cannot make it
     /// miss the whole stitch.
-    func waitForTemporaryFile(in dir: URL) async throws {
+    /// `then` runs on that same thread the moment the file is seen (resuming the test's task can
+    /// take longer than the whole stitch on a busy machine).
+    func waitForTemporaryFile(in dir: URL, then action: @escaping @Sendable () throws -> Void) async throws {
         let p = process
         let found = try await offPool { () -> Bool in
             for _ in 0..<60_000 {
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
-                if names.contains(where: { $0.hasSuffix(".interlude-tmp") }) { return true }
+                if names.contains(where: { $0.hasSuffix(".interlude-tmp") }) { try action(); return true }
                 guard p.isRunning else { return false }
                 usleep(5_000)
             }
