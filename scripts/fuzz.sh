@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
-# libFuzzer target for the VAST/VMAP parser (called by `make fuzz`).
-#
-# Builds Sources/Timing as a module, then Sources/Ads + Fuzz/AdsFuzzEntry.swift with
-# `swiftc -sanitize=fuzzer -parse-as-library`, seeds a corpus from ../shared/vast-corpus and runs
-# for a bounded time. Environment: FUZZ_SECONDS (default 60), FUZZ_JOBS (default 1),
-# FUZZ_ARGS (extra libFuzzer flags), SWIFTC (default: swiftc on PATH, else /opt/swift/usr/bin/swiftc).
+# libFuzzer targets (called by `make fuzz`):
+#  1. the VAST/VMAP parser: Sources/Timing as a module, then Sources/Ads + Fuzz/AdsFuzzEntry.swift
+#     with `swiftc -sanitize=fuzzer -parse-as-library`, seeded from ../shared/vast-corpus, run for
+#     FUZZ_RUNS executions (default 1000000) or FUZZ_SECONDS (default 600), whichever comes first;
+#  2. the ad-media open path: Sources/Timing, Media and Playback + Fuzz/MediaFuzzEntry.swift, fed
+#     mutated MP4s (seeds made here with the ffmpeg CLI), run for MEDIA_FUZZ_SECONDS (default 60).
+# Environment: FUZZ_ARGS (extra libFuzzer flags), FUZZ_TARGETS (default "ads media"),
+# SWIFTC (default: swiftc on PATH, else /opt/swift/usr/bin/swiftc).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 SWIFTC=${SWIFTC:-$(command -v swiftc || echo /opt/swift/usr/bin/swiftc)}
-SECONDS_TO_RUN=${FUZZ_SECONDS:-60}
+SECONDS_TO_RUN=${FUZZ_SECONDS:-600}
+RUNS_TO_DO=${FUZZ_RUNS:-1000000}
+MEDIA_SECONDS=${MEDIA_FUZZ_SECONDS:-60}
+TARGETS=${FUZZ_TARGETS:-ads media}
 OUT=$ROOT/.build/fuzz
 CORPUS_SRC=${VAST_CORPUS:-$ROOT/../shared/vast-corpus}
 mkdir -p "$OUT/mod" "$OUT/corpus" "$OUT/artifacts"
 
+FINAL=0
+
+ads_target() {
 echo "fuzz: building with $SWIFTC"
 "$SWIFTC" -parse-as-library -sanitize=fuzzer -O -g -module-name Timing -emit-module -emit-module-path "$OUT/mod/Timing.swiftmodule" \
   -emit-library -static -o "$OUT/mod/libTiming.a" Sources/Timing/*.swift
@@ -32,13 +40,59 @@ fi
 printf '<!DOCTYPE a [<!ENTITY x SYSTEM "file:///etc/passwd">]><VAST version="4.2">&x;</VAST>' > "$OUT/corpus/seed-xxe.xml"
 printf '<vmap:VMAP version="1.0"><vmap:AdBreak timeOffset="50%%" breakType="linear"><vmap:AdSource><vmap:VASTAdData><VAST version="3.0"><Ad sequence="1"><InLine><Creatives><Creative><Linear skipoffset="10%%"><Duration>00:00:10.5</Duration></Linear></Creative></Creatives></InLine></Ad></VAST></vmap:VASTAdData></vmap:AdSource></vmap:AdBreak></vmap:VMAP>' > "$OUT/corpus/seed-vmap.xml"
 
-echo "fuzz: running for ${SECONDS_TO_RUN}s"
+echo "fuzz: running the parser for ${RUNS_TO_DO} executions (at most ${SECONDS_TO_RUN}s)"
 LOG=$OUT/fuzz.log
-set +e
-"$OUT/ads-fuzz" "$OUT/corpus" -max_total_time="$SECONDS_TO_RUN" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-  -artifact_prefix="$OUT/artifacts/" -print_final_stats=1 ${FUZZ_ARGS:-} 2>&1 | tee "$LOG" | grep -E '^(#[0-9]+ +(INITED|DONE|pulse)|==|stat::|.*(crash|deadly|timeout|leak))' || true
-STATUS=${PIPESTATUS[0]}
-set -e
+STATUS=0
+"$OUT/ads-fuzz" "$OUT/corpus" -runs="$RUNS_TO_DO" -max_total_time="$SECONDS_TO_RUN" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+  -artifact_prefix="$OUT/artifacts/" -print_final_stats=1 ${FUZZ_ARGS:-} > "$LOG" 2>&1 || STATUS=$?
+grep -E '^(#[0-9]+ +(INITED|DONE)|==|stat::|.*(crash|deadly|timeout|leak|out-of-memory))' "$LOG" || true
 RUNS=$(grep -E '^stat::number_of_executed_units' "$LOG" | awk '{print $2}' | tail -1)
-echo "fuzz: ${RUNS:-0} executions, exit status $STATUS (log: $LOG, findings: $OUT/artifacts/)"
-exit "$STATUS"
+echo "fuzz: parser: ${RUNS:-0} executions, exit status $STATUS (log: $LOG, findings: $OUT/artifacts/)"
+return "$STATUS"
+}
+
+media_target() {
+  local M=$OUT/media
+  mkdir -p "$M/mod" "$M/corpus" "$M/artifacts"
+  echo "fuzz: building the media target"
+  local FF
+  FF=$(pkg-config --cflags --libs libavformat libavcodec libavfilter libavutil libswscale libswresample)
+  local CC_FLAGS=()
+  for f in $FF; do case $f in -I*) CC_FLAGS+=(-Xcc "$f");; -l*) CC_FLAGS+=("$f");; esac; done
+  "$SWIFTC" -parse-as-library -sanitize=fuzzer -O -g -module-name Timing -emit-module -emit-module-path "$M/mod/Timing.swiftmodule" \
+    -emit-library -static -o "$M/mod/libTiming.a" Sources/Timing/*.swift
+  "$SWIFTC" -parse-as-library -sanitize=fuzzer -O -g -module-name Media -I "$M/mod" -I Sources/CFFmpeg "${CC_FLAGS[@]}" \
+    -emit-module -emit-module-path "$M/mod/Media.swiftmodule" -emit-library -static -o "$M/mod/libMedia.a" Sources/Media/*.swift
+  "$SWIFTC" -parse-as-library -sanitize=fuzzer -O -g -module-name Playback -I "$M/mod" -I Sources/CFFmpeg "${CC_FLAGS[@]}" \
+    -emit-module -emit-module-path "$M/mod/Playback.swiftmodule" -emit-library -static -o "$M/mod/libPlayback.a" Sources/Playback/*.swift
+  "$SWIFTC" -parse-as-library -sanitize=fuzzer -O -g -module-name MediaFuzz -I "$M/mod" -I Sources/CFFmpeg "${CC_FLAGS[@]}" \
+    -L "$M/mod" -lPlayback -lMedia -lTiming Fuzz/MediaFuzzEntry.swift -o "$M/media-fuzz"
+  # Seeds: tiny MP4s of the kinds ads come as (H.264+AAC with the index first or last, MPEG-4 Part 2, fragmented).
+  if [ -z "$(ls -A "$M/corpus")" ]; then
+    local SRC="-f lavfi -i testsrc2=s=64x36:r=10:d=0.5 -f lavfi -i sine=f=1000:d=0.5:r=8000"
+    ffmpeg -v error -y $SRC -c:v libx264 -preset ultrafast -g 3 -c:a aac -b:a 16k -movflags +faststart "$M/corpus/h264-faststart.mp4"
+    ffmpeg -v error -y $SRC -c:v libx264 -preset ultrafast -bf 2 -c:a aac -b:a 16k "$M/corpus/h264-bframes.mp4"
+    ffmpeg -v error -y $SRC -c:v mpeg4 -q:v 10 -an "$M/corpus/mpeg4.mp4"
+    ffmpeg -v error -y $SRC -c:v libx264 -preset ultrafast -an -movflags +frag_keyframe+empty_moov "$M/corpus/fragmented.mp4"
+  fi
+  echo "fuzz: running the media target for ${MEDIA_SECONDS}s"
+  local LOG=$M/fuzz.log
+  local STATUS=0
+  "$M/media-fuzz" "$M/corpus" -max_total_time="$MEDIA_SECONDS" -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
+    -artifact_prefix="$M/artifacts/" -print_final_stats=1 ${FUZZ_ARGS:-} > "$LOG" 2>&1 || STATUS=$?
+  grep -E '^(#[0-9]+ +(INITED|DONE)|==|stat::|.*(crash|deadly|timeout|leak|out-of-memory))' "$LOG" || true
+  local RUNS
+  RUNS=$(grep -E '^stat::number_of_executed_units' "$LOG" | awk '{print $2}' | tail -1)
+  echo "fuzz: media: ${RUNS:-0} executions, exit status $STATUS (log: $LOG, findings: $M/artifacts/)"
+  return "$STATUS"
+}
+
+for t in $TARGETS; do
+  case $t in
+    ads) ads_target || FINAL=$? ;;
+    media) media_target || FINAL=$? ;;
+    *) echo "fuzz: unknown target $t" >&2; FINAL=2 ;;
+  esac
+done
+rm -f /dev/shm/interlude-media-fuzz-*.mp4
+exit "$FINAL"

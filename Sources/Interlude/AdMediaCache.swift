@@ -1,7 +1,6 @@
+import Ads
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import Playback
 
 /// Ad media fetched once per URL into a bounded on-disk cache.
 ///
@@ -16,8 +15,11 @@ public final class AdMediaCache: @unchecked Sendable {
     public let directory: URL
     /// Most bytes the folder may hold after a download.
     public let maxBytes: Int64
-    /// Largest single media file accepted.
+    /// Largest single media file accepted (counted as it streams in).
     public let maxFileBytes: Int64
+    /// Most seconds one preload of every ad's media may take together; each file also has its own
+    /// timeout. Media not fetched by then fails with 402.
+    public var preloadTimeout: Double = 30
     private let lock = NSLock()
 
     /// Why media could not be had, with its VAST code (401 not found, 402 timeout, 403 refused).
@@ -55,13 +57,17 @@ public final class AdMediaCache: @unchecked Sendable {
                 throw Failure(code: 403, message: "media \(url) is a local file named by a network document; refused")
             }
             let path = scheme == "file" ? (parsed?.path ?? url) : url
-            guard FileManager.default.fileExists(atPath: path) else { throw Failure(code: 401, message: "media \(url) not found") }
+            var st = stat()
+            guard stat(path, &st) == 0 else { throw Failure(code: 401, message: "media \(url) not found") }
+            guard st.st_mode & S_IFMT == S_IFREG else { throw Failure(code: 403, message: "media \(url) is not a regular file") }
             return path
         }
         guard scheme == "http" || scheme == "https", let parsed else {
             throw Failure(code: 403, message: "media \(url): scheme '\(scheme ?? "")' refused (only http, https, file)")
         }
-        let target = directory.appendingPathComponent(AdMediaCache.key(url) + "." + (parsed.pathExtension.isEmpty ? "media" : parsed.pathExtension))
+        let ext = parsed.pathExtension.lowercased()
+        let safeExt = (1...8).contains(ext.count) && ext.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } ? ext : "media"
+        let target = directory.appendingPathComponent(AdMediaCache.key(url) + "." + safeExt)
         if FileManager.default.fileExists(atPath: target.path) {
             try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: target.path)
             return target.path
@@ -71,41 +77,24 @@ public final class AdMediaCache: @unchecked Sendable {
         } catch {
             throw Failure(code: 402, message: "cache folder \(directory.path) cannot be created: \(error.localizedDescription)")
         }
-        // FoundationNetworking truncates URLSession timeouts to whole seconds (0.5 s fires at
-        // once): give it a whole-second margin and enforce the exact deadline with withTimeout.
-        let sessionTimeout = timeout.rounded(.up) + 1
-        var r = URLRequest(url: parsed, timeoutInterval: sessionTimeout)
-        r.setValue("interlude/0.1", forHTTPHeaderField: "User-Agent")
-        let request = r
-        let config = URLSessionConfiguration.ephemeral
-        config.timeoutIntervalForRequest = sessionTimeout
-        config.timeoutIntervalForResource = sessionTimeout
-        let session = URLSession(configuration: config)
-        defer { session.finishTasksAndInvalidate() }
-        let data: Data, response: URLResponse
-        do {
-            (data, response) = try await withTimeout(seconds: timeout) { try await session.data(for: request) }
-        } catch is TimeoutError {
-            throw Failure(code: 402, message: "media \(url) did not load within \(timeout) s")
-        } catch let e as URLError where e.code == .timedOut {
-            throw Failure(code: 402, message: "media \(url) did not load within \(timeout) s")
-        } catch {
-            throw Failure(code: 401, message: "media \(url) cannot be fetched: \(error.localizedDescription)")
-        }
-        if let http = response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) {
-            throw Failure(code: 401, message: "media \(url) answered HTTP \(http.statusCode)")
-        }
-        guard Int64(data.count) <= maxFileBytes else {
-            throw Failure(code: 403, message: "media \(url) is larger than \(maxFileBytes) bytes")
-        }
         let temporary = directory.appendingPathComponent(".\(UUID().uuidString).part")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
+              let handle = try? FileHandle(forWritingTo: temporary) else {
+            throw Failure(code: 402, message: "media \(url) cannot be cached in \(directory.path)")
+        }
+        Playback.OutputTarget.register(temporary.path)
+        let file = PartFile(handle)
+        defer { file.close(); Playback.OutputTarget.discard(temporary.path) }
         do {
-            try data.write(to: temporary)
-            _ = try? FileManager.default.removeItem(at: target)
-            try FileManager.default.moveItem(at: temporary, to: target)
+            // Streamed to disk as it comes: the body is never held in memory, the cap counts the
+            // bytes as delivered, and an encoded (gzip) body is refused before it can expand.
+            _ = try await HTTPStream.fetch(parsed, timeout: timeout, maxBytes: maxFileBytes) { try file.write($0) }
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw Failure(code: 402, message: "media \(url) cannot be cached: \(error.localizedDescription)")
+            throw AdMediaCache.failure(for: url, error, timeout: timeout, limit: maxFileBytes)
+        }
+        file.close()
+        guard rename(temporary.path, target.path) == 0 else {
+            throw Failure(code: 402, message: "media \(url) cannot be cached: \(String(cString: strerror(errno)))")
         }
         evict(keeping: target)
         return target.path
@@ -128,25 +117,35 @@ public final class AdMediaCache: @unchecked Sendable {
         }
     }
 
-    /// A stable file name for a URL (64-bit FNV-1a, hex).
-    static func key(_ url: String) -> String {
-        var h: UInt64 = 0xcbf29ce484222325
-        for b in url.utf8 { h ^= UInt64(b); h = h &* 0x100000001b3 }
-        return String(h, radix: 16)
+    /// A stable file name for a URL: its SHA-256 in hex (a URL an ad server chooses cannot be
+    /// made to share another URL's cached file).
+    static func key(_ url: String) -> String { SHA256.hex(url) }
+
+    /// The VAST failure for a fetch error: 402 timeout, 403 refused (too large, bad redirect), 401 otherwise.
+    static func failure(for url: String, _ error: FetchError, timeout: Double, limit: Int64) -> Failure {
+        switch error {
+        case .timeout: return Failure(code: 402, message: "media \(url) did not load within \(timeout) s")
+        case .httpStatus(let code): return Failure(code: 401, message: "media \(url) answered HTTP \(code)")
+        case .tooLarge: return Failure(code: 403, message: "media \(url) is larger than \(limit) bytes")
+        case .redirectRefused, .refusedScheme, .encodingRefused: return Failure(code: 403, message: "media \(url): \(error)")
+        default: return Failure(code: 401, message: "media \(url) cannot be fetched: \(error)")
+        }
     }
 }
 
-struct TimeoutError: Error {}
-
-/// Runs `body`, giving up after `seconds`.
-func withTimeout<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(nanoseconds: UInt64(max(0.001, seconds) * 1e9))
-            throw TimeoutError()
-        }
-        defer { group.cancelAll() }
-        return try await group.next()!
+/// The file a download streams into. `@unchecked Sendable`: the handle is used under `lock` only,
+/// so a late chunk after a deadline cannot write into a closed file.
+private final class PartFile: @unchecked Sendable {
+    private let lock = NSLock()
+    private var handle: FileHandle?
+    init(_ handle: FileHandle) { self.handle = handle }
+    func write(_ data: Data) throws {
+        lock.lock(); defer { lock.unlock() }
+        try handle?.write(contentsOf: data)
+    }
+    func close() {
+        lock.lock(); defer { lock.unlock() }
+        try? handle?.close()
+        handle = nil
     }
 }

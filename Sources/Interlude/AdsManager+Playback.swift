@@ -47,16 +47,21 @@ extension AdsManager {
     /// kept and reported when the ad's turn comes. `initialize` starts this by itself when
     /// `enablePreloading` is on and the loader has a cache.
     public func preloadMedia(cache: AdMediaCache) async {
-        for plan in plans { await fetchMedia(of: plan, cache: cache) }
+        let deadline = monotonicSeconds() + cache.preloadTimeout   // one deadline for the whole preload
+        for plan in plans { await fetchMedia(of: plan, cache: cache, deadline: deadline) }
     }
 
     /// One fetch per media URL, however many breaks or callers ask for it at once.
-    private func fetch(_ url: String, local: Bool, cache: AdMediaCache) async -> Result<String, AdMediaCache.Failure> {
+    private func fetch(_ url: String, local: Bool, cache: AdMediaCache, deadline: Double) async -> Result<String, AdMediaCache.Failure> {
         if let running = mediaFetches[url] { return await running.value }
         let timeout = renderingSettings.effectiveLoadVideoTimeout
+        let left = deadline - monotonicSeconds()
+        guard left > 0 else {
+            return .failure(AdMediaCache.Failure(code: 402, message: "media \(url) not loaded: the preload deadline (\(cache.preloadTimeout) s) passed"))
+        }
         let resolved = resolvedMediaURL(url)
         let task = Task { () -> Result<String, AdMediaCache.Failure> in
-            do { return .success(try await cache.localPath(for: resolved, timeout: timeout, allowLocal: local)) }
+            do { return .success(try await cache.localPath(for: resolved, timeout: min(timeout, left), allowLocal: local)) }
             catch let e as AdMediaCache.Failure { return .failure(e) }
             catch { return .failure(AdMediaCache.Failure(code: 405, message: "\(error)")) }
         }
@@ -64,12 +69,12 @@ extension AdsManager {
         return await task.value
     }
 
-    /// Fetches the media of one break's ads that are not fetched yet.
-    func fetchMedia(of plan: BreakPlan, cache: AdMediaCache) async {
+    /// Fetches the media of one break's ads that are not fetched yet, all by `deadline`.
+    func fetchMedia(of plan: BreakPlan, cache: AdMediaCache, deadline: Double) async {
         for ad in plan.ads + plan.spares {
             guard let url = ad.mediaFile?.url.template.trimmingCharacters(in: .whitespacesAndNewlines),
                   mediaPaths[url] == nil else { continue }
-            switch await fetch(url, local: allowsLocalMedia(ad, plan), cache: cache) {
+            switch await fetch(url, local: allowsLocalMedia(ad, plan), cache: cache, deadline: deadline) {
             case .success(let path): mediaPaths[url] = .success(path)
             case .failure(let e): mediaPaths[url] = .failure(AdError(type: .adPlayingFailed, code: e.code, message: e.message, adId: ad.id))
             }
@@ -88,7 +93,7 @@ extension AdsManager {
         let preload = preloadTask
         Task { @MainActor in
             await preload?.value
-            await self.fetchMedia(of: plan, cache: cache)
+            await self.fetchMedia(of: plan, cache: cache, deadline: monotonicSeconds() + cache.preloadTimeout)
             then()
         }
     }
@@ -306,6 +311,8 @@ extension AdsManager {
         } catch {
             var e = error
             e.adId = ad.id
+            // Name the ad's media URL, not the cache file it was fetched into.
+            if path != url { e.message = e.message.replacingOccurrences(of: path, with: url) }
             return .failure(e)
         }
     }
@@ -347,16 +354,21 @@ extension AdsManager {
                 let ad = plans[i].ads[j]
                 guard let linear = ad.inline.creatives.first(where: { $0.linear != nil && ($0.id == ad.creativeId || ad.creativeId == nil) })?.linear
                         ?? ad.inline.creatives.compactMap(\.linear).first else { continue }
-                let selection = MediaFileSelector.select(mediaFiles: linear.mediaFiles, mezzanines: linear.mezzanines, preferences: prefs)
+                var adPrefs = prefs
+                adPrefs.allowLocalFiles = allowsLocalMedia(ad, plans[i])
+                let selection = MediaFileSelector.select(mediaFiles: linear.mediaFiles, mezzanines: linear.mezzanines, preferences: adPrefs)
                 plans[i].ads[j].mediaSelection = selection
                 plans[i].ads[j].mediaFile = selection.chosen
             }
         }
         for i in plans.indices {
+            let plan = plans[i]
             plans[i].spares = plans[i].spares.map { ad in
                 var ad = ad
                 if let linear = ad.inline.creatives.compactMap(\.linear).first {
-                    ad.mediaSelection = MediaFileSelector.select(mediaFiles: linear.mediaFiles, mezzanines: linear.mezzanines, preferences: prefs)
+                    var adPrefs = prefs
+                    adPrefs.allowLocalFiles = allowsLocalMedia(ad, plan)
+                    ad.mediaSelection = MediaFileSelector.select(mediaFiles: linear.mediaFiles, mezzanines: linear.mezzanines, preferences: adPrefs)
                     ad.mediaFile = ad.mediaSelection.chosen
                 }
                 return ad

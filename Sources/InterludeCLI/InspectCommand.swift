@@ -112,6 +112,14 @@ func runInspect(_ args: [String]) -> Int32 {
     case .failure(let error):
         let line = (error as? AdLoadError).map { "error \($0.code): \($0.message)" } ?? "\(error)"
         FileHandle.standardError.write(Data("interlude inspect: \(line)\n".utf8))
+        if json {
+            // A refused or unreadable document still answers --json with one object: no breaks, the error.
+            let load = error as? AdLoadError
+            let failure: JSONValue = .object([("code", load.map { .int($0.code.rawValue) } ?? .null),
+                                              ("message", .string(load?.message ?? "\(error)"))])
+            print(JSONValue.object([("tag", .string(tag)), ("cuePoints", .array([])), ("breaks", .array([])),
+                                    ("errors", .array([failure])), ("warnings", .array([]))]).serialized(pretty: true))
+        }
         return 1
     }
 }

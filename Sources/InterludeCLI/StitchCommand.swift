@@ -24,8 +24,8 @@ let stitchHelp = """
       --preset PRESET           libx264 preset (default: veryfast)
       --crf N                   libx264 constant rate factor, 0-51 (default: 23)
       --audio-bitrate BPS       AAC bit rate in bits/s (default: 128000)
-      --size WxH                output size (default: the content's display size); pictures
-                                are scaled to fit with black bars, never stretched
+      --size WxH                output size, even numbers (default: the content's display size);
+                                pictures are scaled to fit with black bars, never stretched
       --fps RATE                output frame rate, e.g. 25 or 30000/1001 (default: the content's)
       --threads N               decoder threads (default: 0, FFmpeg decides)
       --max-redirects N         most wrapper redirects per chain (default: 4)
@@ -33,8 +33,12 @@ let stitchHelp = """
                                 for the first, 4000 for each wrapper)
       --load-video-timeout S    seconds to fetch one ad media file (default: 8)
       --play-ads-after S        with ad rules, play only breaks after this content time
+      --preload-timeout S       seconds to fetch all ad media together (default: 30)
       --cache-dir DIR           where fetched ad media is cached (default: ~/.cache/interlude)
-      -y                        overwrite OUT if it exists
+      --allow-truncated         stitch content that decodes more than 1 s short of its
+                                declared duration (an error otherwise); the report says so
+      -y                        overwrite OUT and the report if they exist (never a directory,
+                                device, FIFO or symlink)
       -q, --quiet               no progress line
       -v, --verbose             show FFmpeg's own warnings
       -h, --help                this help
@@ -54,6 +58,11 @@ let stitchHelp = """
         return 2
     }
     setMediaLogging(verbose: options.verbose)
+    OutputTarget.installSignalCleanup()
+    if let problem = options.targetProblem() {
+        printError("interlude stitch: \(problem)")
+        return 1
+    }
     if options.usesAdsAPI { return await runTagStitch(options) }
     let stitcher = Stitcher(request: options.request)
     let progress = ProgressLine(enabled: !options.quiet && isatty(STDERR_FILENO) == 1)
@@ -71,18 +80,27 @@ let stitchHelp = """
 }
 
 /// Prints the summary (to stderr when stdout carries the stream) and writes the report; the exit status.
+/// The report is staged beside its target first, then report and video are committed together
+/// (`OutputTarget.commit`): when either cannot be written, neither appears and the status is 1.
 func finishStitch(_ options: StitchOptions, summary: [String], report: () throws -> Data) -> Int32 {
-    let toStdout = options.request.output == "-"
+    let output = options.request.output
+    let toStdout = output == "-"
+    var items: [(temporary: String, target: String)] = []
+    if !toStdout { items.append((OutputTarget.temporaryPath(for: output), output)) }
+    do {
+        if let path = options.reportPath {
+            let data: Data
+            do { data = try report() } catch { throw StitchFailure.outputUnwritable("cannot write report \(path): \(error)") }
+            items.insert((try OutputTarget.stage(data, for: path), path), at: 0)
+        }
+        try OutputTarget.commit(items, overwrite: options.request.overwrite)
+    } catch {
+        for item in items { OutputTarget.discard(item.temporary) }
+        printError("interlude stitch: \(error)")
+        return 1
+    }
     for line in summary {
         if toStdout { printError(line) } else { print(line) }
-    }
-    if let path = options.reportPath {
-        do {
-            try report().write(to: URL(fileURLWithPath: path))
-        } catch {
-            printError("interlude stitch: cannot write report \(path): \(error.localizedDescription)")
-            return 1
-        }
     }
     return 0
 }
@@ -100,6 +118,7 @@ struct StitchOptions {
     var playAdsAfter: Double?
     var vastTimeout: Double?
     var cacheDir: String?
+    var preloadTimeout: Double?
 
     /// Whether the stitch goes through AdsLoader/AdsManager (a tag is involved).
     var usesAdsAPI: Bool {
@@ -126,6 +145,8 @@ struct StitchOptions {
         var playAdsAfter: Double?
         var vastTimeout: Double?
         var cacheDir: String?
+        var allowTruncated = false
+        var preloadTimeout: Double?
         func number(_ name: String, _ v: String, _ range: ClosedRange<Double>) throws -> Double {
             guard let d = Double(v), range.contains(d) else { throw UsageError("\(name) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(v)'") }
             return d
@@ -141,7 +162,11 @@ struct StitchOptions {
                 let v = try scanner.value(for: name, in: arg)
                 guard let f = OutputContainer(rawValue: v) else { throw UsageError("--format must be mp4, y4m or nut, not '\(v)'") }
                 format = f
-            case "--preset": encoder.preset = try scanner.value(for: name, in: arg)
+            case "--preset":
+                let v = try scanner.value(for: name, in: arg)
+                let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+                guard presets.contains(v) else { throw UsageError("--preset must be one of \(presets.joined(separator: ", ")), not '\(v)'") }
+                encoder.preset = v
             case "--crf":
                 let v = try scanner.value(for: name, in: arg)
                 guard let n = Int(v), (0...51).contains(n) else { throw UsageError("--crf must be an integer from 0 to 51, not '\(v)'") }
@@ -156,6 +181,8 @@ struct StitchOptions {
                 guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w >= 16, h >= 16, w <= 8192, h <= 8192 else {
                     throw UsageError("--size must be WxH (16-8192 each), not '\(v)'")
                 }
+                // 4:2:0 video needs even sizes: say so rather than round silently.
+                guard w % 2 == 0, h % 2 == 0 else { throw UsageError("--size must be even in both dimensions (4:2:0 video), not '\(v)'") }
                 size = (w, h)
             case "--fps":
                 let v = try scanner.value(for: name, in: arg)
@@ -174,7 +201,9 @@ struct StitchOptions {
             case "--load-video-timeout": loadVideoTimeout = try number(name, try scanner.value(for: name, in: arg), 0.1...600)
             case "--play-ads-after": playAdsAfter = try number(name, try scanner.value(for: name, in: arg), 0...1e7)
             case "--cache-dir": cacheDir = try scanner.value(for: name, in: arg)
+            case "--preload-timeout": preloadTimeout = try number(name, try scanner.value(for: name, in: arg), 0.1...3600)
             case "-y": overwrite = true
+            case "--allow-truncated": allowTruncated = true
             case "-q", "--quiet": quiet = true
             case "-v", "--verbose": verbose = true
             default:
@@ -193,6 +222,8 @@ struct StitchOptions {
                                     container: container, encoder: encoder, size: size, frameRate: fps,
                                     overwrite: overwrite, threads: threads)
         var o = StitchOptions(request: request)
+        o.request.deferCommit = true
+        o.request.allowTruncated = allowTruncated
         o.reportPath = report
         o.quiet = quiet
         o.verbose = verbose
@@ -201,6 +232,7 @@ struct StitchOptions {
         o.playAdsAfter = playAdsAfter
         o.vastTimeout = vastTimeout
         o.cacheDir = cacheDir
+        o.preloadTimeout = preloadTimeout
         o.adRules = named.map { b in (b.id, b.position, b.ads.map(AdRulesBuilder.AdReference.guess)) }
         return o
     }

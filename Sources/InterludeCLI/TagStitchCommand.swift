@@ -17,6 +17,7 @@ import Timing
     if let t = options.playAdsAfter { stitcher.renderingSettings.playAdsAfterTime = t }
     stitcher.vastLoadTimeout = options.vastTimeout
     if let dir = options.cacheDir { stitcher.cache = AdMediaCache(directory: URL(fileURLWithPath: dir)) }
+    if let t = options.preloadTimeout { stitcher.cache.preloadTimeout = t }
     let progress = ProgressLine(enabled: !options.quiet && isatty(STDERR_FILENO) == 1)
     stitcher.onProgress = { done, total in progress.update(done: done, total: total) }
     let result: TagStitchResult

@@ -3,16 +3,46 @@ import Timing
 
 /// An opened input container (file path or URL FFmpeg can read). Owns its AVFormatContext.
 public final class Demuxer {
+    /// What an input may make FFmpeg open.
+    public enum OpenPolicy: Sendable {
+        /// Input the user named (content): FFmpeg's defaults, every demuxer and protocol.
+        case trusted
+        /// Ad media (from an ad server, or cached from one): only the containers an ad can be
+        /// (`adFormats`: no playlists, concat lists or image sequences, which name further files)
+        /// read through the `file` protocol only.
+        case adMedia
+    }
+
+    /// The demuxers ad media may be opened with: MP4/MOV/3GP, Matroska/WebM, MPEG-TS, MPEG-PS,
+    /// AVI, FLV, Ogg and ASF/WMV. Nothing that reads a list of other files or URLs.
+    public static let adFormats = "mov,matroska,webm,mpegts,mpeg,avi,flv,ogg,asf"
+    /// The protocols ad media may be read through: the local (cached) copy only.
+    public static let adProtocols = "file"
+
     let context: UnsafeMutablePointer<AVFormatContext>
     /// Where the input was opened from.
     public let url: String
     /// Snapshots of every stream.
     public let streams: [StreamInfo]
 
-    /// Opens and probes `url`; throws with FFmpeg's reason when it cannot be read as media.
-    public init(url: String) throws {
+    /// Opens and probes `url` under `policy`; throws with FFmpeg's reason when it cannot be read
+    /// as media, and says so when an ad is not one of the allowed containers.
+    public init(url: String, policy: OpenPolicy = .trusted) throws {
+        MemoryLimit.install()
         var ctx: UnsafeMutablePointer<AVFormatContext>?
-        try check(avformat_open_input(&ctx, url, nil, nil), "cannot open \(url)")
+        var options: OpaquePointer?
+        defer { av_dict_free(&options) }
+        if policy == .adMedia {
+            av_dict_set(&options, "format_whitelist", Demuxer.adFormats, 0)
+            av_dict_set(&options, "protocol_whitelist", Demuxer.adProtocols, 0)
+            // Never follow a MOV/MP4 data reference to another file.
+            av_dict_set(&options, "enable_drefs", "0", 0)
+        }
+        let opened = avformat_open_input(&ctx, url, nil, &options)
+        if opened == interlude_averror_einval(), policy == .adMedia {
+            throw MediaError.unsupported("\(url) is not an allowed ad container (MP4/MOV, WebM/Matroska, MPEG-TS/PS, AVI, FLV, Ogg, ASF; no playlists, lists of files or URLs)")
+        }
+        try check(opened, "cannot open \(url)")
         guard let ctx else { throw MediaError.allocationFailed("AVFormatContext") }
         let found = avformat_find_stream_info(ctx, nil)
         if found < 0 {
@@ -32,6 +62,9 @@ public final class Demuxer {
         let d = context.pointee.duration
         return d > 0 ? MediaTime(value: d, timescale: Int64(AV_TIME_BASE)).reduced : nil
     }
+
+    /// Whether the container's duration is only a guess from its bit rate (no index, no timestamps).
+    public var durationIsGuessed: Bool { context.pointee.duration_estimation_method == AVFMT_DURATION_FROM_BITRATE }
 
     /// The container format's short name, e.g. "mov,mp4,m4a,3gp,3g2,mj2".
     public var formatName: String { String(cString: context.pointee.iformat.pointee.name) }

@@ -19,11 +19,14 @@ public struct AdMedia: Sendable, Equatable {
     public var frames: Int
     /// Measured duration: from the first frame's time to the end of the last frame.
     public var duration: MediaTime
+    /// The duration its container declares, when it declares one.
+    public var declaredDuration: MediaTime?
 
     /// Makes a description of measured media.
-    public init(url: String, width: Int, height: Int, frameRate: Rational?, hasAudio: Bool, frames: Int, duration: MediaTime) {
+    public init(url: String, width: Int, height: Int, frameRate: Rational?, hasAudio: Bool, frames: Int, duration: MediaTime,
+                declaredDuration: MediaTime? = nil) {
         self.url = url; self.width = width; self.height = height; self.frameRate = frameRate
-        self.hasAudio = hasAudio; self.frames = frames; self.duration = duration
+        self.hasAudio = hasAudio; self.frames = frames; self.duration = duration; self.declaredDuration = declaredDuration
     }
 }
 
@@ -39,12 +42,17 @@ public enum AdMediaProbe {
 
     /// Measures `url`, or throws a `Rejection`.
     public static func measure(_ url: String, threads: Int = 0) throws -> AdMedia {
-        if !url.contains("://"), !FileManager.default.fileExists(atPath: url) {
-            throw Rejection(code: 401, message: "ad media \(url) not found")
+        if !url.contains("://") {
+            var st = stat()
+            guard stat(url, &st) == 0 else { throw Rejection(code: 401, message: "ad media \(url) not found") }
+            // A FIFO or device would block the open or never end.
+            guard st.st_mode & S_IFMT == S_IFREG else { throw Rejection(code: 403, message: "ad media \(url) is not a regular file") }
         }
         let reader: SourceReader
         do {
-            reader = try SourceReader(url: url, wantAudio: false, threads: threads)
+            reader = try SourceReader(url: url, wantAudio: false, threads: threads, policy: .adMedia)
+        } catch MediaError.unsupported(let why) {
+            throw Rejection(code: 403, message: "ad media refused: \(why)")
         } catch {
             throw Rejection(code: 405, message: "ad media \(url) cannot be opened: \(error)")
         }
@@ -76,10 +84,13 @@ public enum AdMediaProbe {
             throw Rejection(code: 405, message: "ad media \(url) has no decodable video frames")
         }
         let measured = (end - first).reduced
-        if let declared = decoder.stream.duration ?? reader.demuxer.duration, measured * 2 < declared {
+        let declared = decoder.stream.duration ?? (reader.demuxer.durationIsGuessed ? nil : reader.demuxer.duration)
+        if let declared, measured * 2 < declared {
             throw Rejection(code: 405, message: "ad media \(url) is truncated: \(measured.seconds)s decodable of \(declared.seconds)s declared")
         }
+        // Shorter by more than a frame: played as measured, and the session reports it (VAST 202).
         return AdMedia(url: url, width: decoder.stream.width, height: decoder.stream.height,
-                       frameRate: decoder.stream.frameRate, hasAudio: hasAudio, frames: count, duration: measured)
+                       frameRate: decoder.stream.frameRate, hasAudio: hasAudio, frames: count, duration: measured,
+                       declaredDuration: declared)
     }
 }

@@ -14,9 +14,9 @@ final class MediaSource {
     /// Whether every video frame has been shown.
     var ended = false
 
-    init(url: String, output: OutputFormat, threads: Int = 0) throws {
+    init(url: String, output: OutputFormat, threads: Int = 0, policy: Demuxer.OpenPolicy = .trusted) throws {
         self.url = url
-        reader = try SourceReader(url: url, wantAudio: true, threads: threads)
+        reader = try SourceReader(url: url, wantAudio: true, threads: threads, policy: policy)
         guard reader.video != nil else { throw MediaError.missingStream("\(url) has no video stream") }
         video = try VideoTrack(reader: reader, output: output)
         audio = try AudioTrack(reader: reader, output: output)

@@ -16,9 +16,9 @@ final class SourceReader {
     /// A read error that ended the input early (a truncated or corrupt file), if any.
     private(set) var readError: MediaError?
 
-    /// Opens `url`, picks its best video (and, when `wantAudio`, audio) stream.
-    init(url: String, wantAudio: Bool, threads: Int = 0) throws {
-        let d = try Demuxer(url: url)
+    /// Opens `url` under `policy`, picks its best video (and, when `wantAudio`, audio) stream.
+    init(url: String, wantAudio: Bool, threads: Int = 0, policy: Demuxer.OpenPolicy = .trusted) throws {
+        let d = try Demuxer(url: url, policy: policy)
         let v = d.bestStream(.video)
         let a = wantAudio ? d.bestStream(.audio) : nil
         d.keepOnly(Set([v, a].compactMap { $0 }))

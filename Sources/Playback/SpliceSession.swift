@@ -30,6 +30,9 @@ public final class SpliceSession {
     private var breakStart: (id: String, contentTime: MediaTime, stream: MediaTime, index: Int)?
     private var breakCount = 0
     private var endReported = false
+    private let durationGuessed: Bool
+    /// Output time the ads played so far exceed their measured durations by (under half a frame).
+    private var adRounding = MediaTime.zero
     private(set) var timeline = TimelineMap()
     private(set) var warnings: [String] = []
     /// Content time of the last content frame shown (the true playhead); nil before the first.
@@ -43,9 +46,7 @@ public final class SpliceSession {
     public init(request: StitchRequest) throws {
         self.request = request
         toStdout = request.output == "-"
-        if !toStdout, !request.overwrite, FileManager.default.fileExists(atPath: request.output) {
-            throw StitchFailure.outputExists(request.output)
-        }
+        if !toStdout { try OutputTarget.validate(request.output, overwrite: request.overwrite, role: "output") }
         if request.container == .mp4 && toStdout {
             throw StitchFailure.invalidOption("MP4 cannot be written to standard output; use --format nut or y4m")
         }
@@ -62,6 +63,7 @@ public final class SpliceSession {
             throw StitchFailure.contentUnreadable("content \(request.content) has no duration")
         }
         contentDuration = duration
+        durationGuessed = video.duration == nil && probe.durationIsGuessed
         format = try SpliceSession.outputFormat(request, video: video, audio: audio)
         content = MediaSummary(uri: request.content, duration: duration, width: video.displaySize.width,
                                height: video.displaySize.height, frameRate: video.frameRate,
@@ -71,11 +73,11 @@ public final class SpliceSession {
         } catch {
             throw StitchFailure.contentUnreadable("cannot read content \(request.content): \(SpliceSession.reason(error))")
         }
-        temporary = toStdout ? "pipe:1" : SpliceSession.temporaryPath(for: request.output)
+        temporary = toStdout ? "pipe:1" : try OutputTarget.createTemporary(for: request.output)
         do {
             sink = try EncodedOutput(url: temporary, container: request.container, format: format, settings: request.encoder)
         } catch {
-            if !toStdout { try? FileManager.default.removeItem(atPath: temporary) }
+            if !toStdout { OutputTarget.discard(temporary) }
             if case MediaError.unsupported(let s) = error { throw StitchFailure.invalidOption(s) }
             if case MediaError.ffmpeg(_, _, let message) = error {
                 throw StitchFailure.outputUnwritable("cannot write \(request.output): \(message)")
@@ -125,9 +127,27 @@ public final class SpliceSession {
             if let e = source.reader.readError, !warnings.contains(where: { $0.hasPrefix("content ended early") }) {
                 warnings.append("content ended early: \(e)")
             }
+            try checkCompleteness(cue: cue)
             onEvent?(.contentEnded(contentTime: contentTime ?? .zero, streamTime: streamTime))
         }
         return outcome.frames
+    }
+
+    /// Content has ended: an error when it decoded more than a second short of its declared
+    /// duration (unless `allowTruncated`, then a warning), or not at all, or before `cue`.
+    private func checkCompleteness(cue: MediaTime?) throws {
+        let real = timeline.segments.last?.contentEnd
+        switch ContentCompleteness.judge(declared: contentDuration, real: real, guessed: durationGuessed) {
+        case .complete: return
+        case .empty:
+            throw StitchFailure.contentTruncated("content \(request.content) has no decodable video frames (\(contentDuration.seconds) s declared)")
+        case .truncated(let real):
+            guard request.allowTruncated else {
+                throw StitchFailure.contentTruncated("content \(request.content) decodes to \(real.seconds) s of its declared \(contentDuration.seconds) s (cut short or damaged); --allow-truncated stitches what there is")
+            }
+            if let cue, cue > real { throw StitchFailure.cuePastEnd(cue: cue, duration: real) }
+            warnings.append("content truncated: \(real.seconds) s decodable of \(contentDuration.seconds) s declared; stitched as it is (--allow-truncated)")
+        }
     }
 
     /// Marks the start of an ad break at the current stream time; content paused at `contentTime`.
@@ -154,15 +174,24 @@ public final class SpliceSession {
         let start = streamTime
         let t0 = monotonicSeconds(), wait0 = sink.waitSeconds
         let index = breakStart?.index ?? breakCount
-        let ad = try MediaSource(url: media.url, output: format, threads: request.threads)
+        let ad = try MediaSource(url: media.url, output: format, threads: request.threads, policy: .adMedia)
         onEvent?(.adStarted(breakIndex: index, position: position, totalAds: totalAds, media: media, streamTime: start))
         let period = format.frameDuration
-        let outcome = try splicer.play(ad, until: nil) { [self] pts in
+        var skipped = false
+        // Each ad rounds to whole output frames; the rounding is carried into the next ad's end
+        // (as audio carries samples), so the ads' total stays within half a frame of their sum.
+        let outcome = try splicer.play(ad, until: nil, endAdjustment: .zero - adRounding) { [self] pts in
             let at = splicer.streamTime - period
             onEvent?(.adProgress(breakIndex: index, position: position, adTime: pts, streamTime: at))
-            return onFrame(pts, at)
+            let go = onFrame(pts, at)
+            if !go { skipped = true }
+            return go
         }
         let duration = outcome.streamEnd - outcome.streamStart
+        if !skipped { adRounding = adRounding + duration - media.duration }
+        if let declared = media.declaredDuration, declared - media.duration > period {
+            warnings.append("ad media \(media.url) is short: \(media.duration.seconds) s decodable of \(declared.seconds) s declared (VAST 202); played as measured")
+        }
         onEvent?(.adEnded(breakIndex: index, position: position, duration: duration, streamTime: streamTime))
         sink.addChapter(title: "Ad \(breakStart?.id ?? "") \(position)/\(totalAds): \((media.url as NSString).lastPathComponent)",
                         start: start, end: streamTime)
@@ -178,13 +207,14 @@ public final class SpliceSession {
             let t0 = monotonicSeconds()
             defer { finishSeconds += monotonicSeconds() - t0 }
             try sink.finish()
-            if !toStdout {
-                if FileManager.default.fileExists(atPath: request.output) { try FileManager.default.removeItem(atPath: request.output) }
-                try FileManager.default.moveItem(atPath: temporary, toPath: request.output)
+            // With `deferCommit` the finished file stays at `temporaryPath(for:)` for the caller.
+            if !toStdout, !request.deferCommit {
+                try OutputTarget.commit([(temporary, request.output)], overwrite: request.overwrite)
             }
             finished = true
         } catch {
             abort()
+            if let f = error as? StitchFailure { throw f }
             throw StitchFailure.encodingFailed("cannot finish \(request.output): \(SpliceSession.reason(error))")
         }
     }
@@ -192,7 +222,7 @@ public final class SpliceSession {
     /// Gives up: removes the temporary output. Nothing appears at the output path.
     public func abort() {
         finished = true
-        if !toStdout { try? FileManager.default.removeItem(atPath: temporary) }
+        if !toStdout { OutputTarget.discard(temporary) }
     }
 
     /// A summary of the output written so far.
@@ -209,7 +239,12 @@ public final class SpliceSession {
 
     static func outputFormat(_ request: StitchRequest, video: StreamInfo, audio: StreamInfo?) throws -> OutputFormat {
         var size = video.displaySize
-        if let s = request.size { size = s }
+        if let s = request.size {
+            guard s.width % 2 == 0, s.height % 2 == 0 else {
+                throw StitchFailure.invalidOption("output size \(s.width)x\(s.height) must be even (4:2:0 video)")
+            }
+            size = s
+        }
         guard size.width >= 16, size.height >= 16, size.width <= 8192, size.height <= 8192 else {
             throw StitchFailure.invalidOption("output size \(size.width)x\(size.height) is out of range (16–8192)")
         }
@@ -222,10 +257,7 @@ public final class SpliceSession {
                             channels: audio.map { min(max($0.channels, 1), 8) } ?? 2)
     }
 
-    static func temporaryPath(for output: String) -> String {
-        let url = URL(fileURLWithPath: output)
-        return url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".\(getpid()).interlude-tmp"
-    }
+    static func temporaryPath(for output: String) -> String { OutputTarget.temporaryPath(for: output) }
 
     static func reason(_ error: Error) -> String {
         if let e = error as? MediaError { return e.description }

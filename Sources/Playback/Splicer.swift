@@ -44,7 +44,10 @@ final class Splicer {
     /// Plays `source` from where it stands until the first frame at or after `cue` (held back for
     /// the next call), or to its end when `cue` is nil. `onFrame` sees each shown frame's source time
     /// and returns false to stop right after that frame (an ad being skipped or discarded).
-    func play(_ source: MediaSource, until cue: MediaTime?, onFrame: (MediaTime) -> Bool) throws -> SegmentOutcome {
+    /// `endAdjustment` moves the end of a source that plays to its end (the rounding carried over
+    /// from earlier ads, less than half a frame), so that many short ads do not drift.
+    func play(_ source: MediaSource, until cue: MediaTime?, endAdjustment: MediaTime = .zero,
+              onFrame: (MediaTime) -> Bool) throws -> SegmentOutcome {
         let streamStart = streamTime
         guard var current = try source.nextFrame() else {
             source.ended = true
@@ -71,7 +74,7 @@ final class Splicer {
                 sourceEnd = next.pts
                 if let cue, next.pts >= cue { source.pending = next; stop = true }
             } else {
-                sourceEnd = current.pts + (current.duration ?? period)
+                sourceEnd = current.pts + (current.duration ?? period) + endAdjustment
                 source.ended = true
                 stop = true
             }

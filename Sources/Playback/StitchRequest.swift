@@ -74,6 +74,11 @@ public struct StitchRequest: Sendable {
     public var overwrite: Bool
     /// Decoder threads (0: FFmpeg decides).
     public var threads: Int
+    /// Leave the finished output at `OutputTarget.temporaryPath(for: output)` for the caller to
+    /// commit together with other files (the CLI's report) through `OutputTarget.commit`.
+    public var deferCommit = false
+    /// Stitch content that decodes short of its declared duration (it is an error otherwise).
+    public var allowTruncated = false
 
     /// Makes a request with defaults: MP4, `EncoderSettings()`, content size and rate.
     public init(content: String, breaks: [AdBreakRequest], output: String, container: OutputContainer = .mp4,
@@ -97,6 +102,8 @@ public enum StitchFailure: Error, Equatable, CustomStringConvertible {
     case outputUnwritable(String)
     /// A cue lies at or past the end of the content.
     case cuePastEnd(cue: MediaTime, duration: MediaTime)
+    /// The content decodes well short of its declared duration (cut short or damaged).
+    case contentTruncated(String)
     /// An option is out of range.
     case invalidOption(String)
     /// Encoding or muxing failed.
@@ -113,6 +120,7 @@ public enum StitchFailure: Error, Equatable, CustomStringConvertible {
             return "ad break at \(cue.seconds)s is past the end of the content (\(duration.seconds)s)"
         case .invalidOption(let s): return s
         case .encodingFailed(let s): return s
+        case .contentTruncated(let s): return s
         }
     }
 }

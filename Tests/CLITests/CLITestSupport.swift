@@ -14,13 +14,14 @@ enum CLI {
     struct Output: Sendable { var status: Int32; var stdout: Data; var stderr: String }
 
     /// Runs the CLI on a thread of its own (see `offPool`).
-    static func run(_ args: [String]) async throws -> Output {
-        try await offPool { try runBlocking(args) }
+    static func run(_ args: [String], executable: URL? = nil) async throws -> Output {
+        try await offPool { try runBlocking(args, executable: executable) }
     }
 
-    static func runBlocking(_ args: [String]) throws -> Output {
+    /// Runs `interlude` (or `executable`, e.g. a tracer wrapping it) with `args`.
+    static func runBlocking(_ args: [String], executable: URL? = nil) throws -> Output {
         let p = Process()
-        p.executableURL = binary
+        p.executableURL = executable ?? binary
         p.arguments = args
         let out = Pipe()
         let errFile = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-cli-stderr-\(UUID().uuidString)")

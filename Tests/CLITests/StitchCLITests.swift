@@ -25,6 +25,8 @@ import TestSupport
         (["stitch", "c.mp4", "-o", "x.mp4", "--crf", "99"], "--crf"),
         (["stitch", "c.mp4", "-o", "x.mp4", "--size", "wide"], "--size"),
         (["stitch", "c.mp4", "-o", "x.mp4", "--bogus"], "unknown option"),
+        (["stitch", "c.mp4", "-o", "x.mp4", "--preset", "bogus"], "--preset must be one of"),
+        (["stitch", "c.mp4", "-o", "x.mp4", "--size", "17x17"], "even"),
         (["stitch", "c.mp4", "-o", "-"], "standard output"),
         (["frobnicate"], "unknown command"),
     ])

@@ -20,6 +20,10 @@ public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
     case file(String)
     /// The URL's scheme is not allowed here.
     case refusedScheme(String)
+    /// A redirect led somewhere other than http(s) (its Location as sent).
+    case redirectRefused(String)
+    /// The body came in a content encoding that was not asked for (gzip, deflate, …).
+    case encodingRefused(String)
 
     /// One line for a person.
     public var description: String {
@@ -31,6 +35,8 @@ public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .network(let m): return "network error: \(m)"
         case .file(let m): return m
         case .refusedScheme(let s): return "scheme '\(s)' refused"
+        case .redirectRefused(let l): return "redirect to \(l) refused (only http and https)"
+        case .encodingRefused(let e): return "response in Content-Encoding '\(e)' refused (identity was asked for)"
         }
     }
 }
@@ -41,9 +47,9 @@ public protocol AdDocumentFetcher: Sendable {
     func fetch(_ url: URL, timeout: Double, maxBytes: Int) async throws(FetchError) -> Data
 }
 
-/// The production fetcher: FoundationNetworking's URLSession, one ephemeral session per request,
-/// a hard deadline (not just an idle timeout), the size cap enforced while streaming, and HTTP
-/// redirects followed only to http(s).
+/// The production fetcher: `HTTPStream` (URLSession underneath) with the document collected in
+/// memory under the size cap, no content encodings, a hard deadline, and redirects followed only
+/// to http(s).
 public struct URLSessionAdFetcher: AdDocumentFetcher {
     /// `User-Agent` header to send, if any.
     public var userAgent: String?
@@ -53,118 +59,16 @@ public struct URLSessionAdFetcher: AdDocumentFetcher {
 
     /// Fetches `url` (http or https only).
     public func fetch(_ url: URL, timeout: Double, maxBytes: Int) async throws(FetchError) -> Data {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw .refusedScheme(url.scheme ?? "")
-        }
-        let delegate = FetchDelegate(maxBytes: maxBytes, timeout: timeout)
-        let config = URLSessionConfiguration.ephemeral
-        // FoundationNetworking truncates its timeouts to whole seconds (0.3 s becomes "time out now"), so its
-        // own timers get a whole-second margin and the exact deadline is the delegate's timer.
-        let sessionTimeout = (timeout + 1).rounded(.up)
-        config.timeoutIntervalForRequest = sessionTimeout
-        config.timeoutIntervalForResource = sessionTimeout
-        config.requestCachePolicy = .reloadIgnoringLocalCacheData
-        config.urlCache = nil
-        let session = URLSession(configuration: config, delegate: delegate, delegateQueue: nil)
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: sessionTimeout)
-        if let userAgent { request.setValue(userAgent, forHTTPHeaderField: "User-Agent") }
-        let result: Result<Data, FetchError> = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Data, FetchError>, Never>) in
-                delegate.start(session: session, request: request, continuation: continuation)
-            }
-        } onCancel: {
-            delegate.finish(.failure(.network("cancelled")))
-        }
-        return try result.get()
+        let body = Collected()
+        _ = try await HTTPStream.fetch(url, timeout: timeout, maxBytes: Int64(maxBytes), userAgent: userAgent) { body.append($0) }
+        return body.data
     }
 }
 
-/// Collects one response; resumes its continuation exactly once.
-/// `@unchecked Sendable`: every mutable field is guarded by `lock`.
-private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    let maxBytes: Int
-    let timeout: Double
-    let lock = NSLock()
-    var body = Data()
-    var continuation: CheckedContinuation<Result<Data, FetchError>, Never>?
-    var task: URLSessionDataTask?
-    var done = false
-
-    init(maxBytes: Int, timeout: Double) {
-        self.maxBytes = maxBytes
-        self.timeout = timeout
-    }
-
-    func start(session: URLSession, request: URLRequest, continuation: CheckedContinuation<Result<Data, FetchError>, Never>) {
-        let task = session.dataTask(with: request)
-        lock.lock()
-        if done { lock.unlock(); continuation.resume(returning: .failure(.network("cancelled"))); return }
-        self.continuation = continuation
-        self.task = task
-        lock.unlock()
-        task.resume()
-        session.finishTasksAndInvalidate()
-        let t = timeout
-        DispatchQueue.global().asyncAfter(deadline: .now() + t) { [weak self] in
-            self?.finish(.failure(.timeout(seconds: t)))
-        }
-    }
-
-    func finish(_ result: Result<Data, FetchError>) {
-        lock.lock()
-        if done { lock.unlock(); return }
-        done = true
-        let c = continuation
-        continuation = nil
-        let t = task
-        lock.unlock()
-        if case .failure = result { t?.cancel() }
-        c?.resume(returning: result)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
-        if let http = response as? HTTPURLResponse {
-            if http.statusCode == 204 { finish(.failure(.noContent)); completionHandler(.cancel); return }
-            if !(200..<300).contains(http.statusCode) { finish(.failure(.httpStatus(http.statusCode))); completionHandler(.cancel); return }
-        }
-        if response.expectedContentLength > Int64(maxBytes) {
-            finish(.failure(.tooLarge(limit: maxBytes)))
-            completionHandler(.cancel)
-            return
-        }
-        completionHandler(.allow)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        lock.lock()
-        body.append(data)
-        let over = body.count > maxBytes
-        lock.unlock()
-        if over { finish(.failure(.tooLarge(limit: maxBytes))) }
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
-        let scheme = request.url?.scheme?.lowercased()
-        if scheme == "http" || scheme == "https" {
-            completionHandler(request)
-        } else {
-            finish(.failure(.refusedScheme(scheme ?? "")))
-            completionHandler(nil)
-        }
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
-        if let error {
-            let ns = error as NSError
-            if ns.code == NSURLErrorTimedOut { finish(.failure(.timeout(seconds: timeout))); return }
-            finish(.failure(.network(ns.localizedDescription)))
-            return
-        }
-        lock.lock()
-        let data = body
-        lock.unlock()
-        finish(data.isEmpty ? .failure(.noContent) : .success(data))
-    }
+/// A body collected chunk by chunk. `@unchecked Sendable`: guarded by `lock`.
+private final class Collected: @unchecked Sendable {
+    private let lock = NSLock()
+    private var bytes = Data()
+    func append(_ d: Data) { lock.lock(); bytes.append(d); lock.unlock() }
+    var data: Data { lock.lock(); defer { lock.unlock() }; return bytes }
 }

@@ -17,6 +17,11 @@ struct Chain: Sendable {
     var documentMajorVersion: Int?
 
     var ancestorErrorURLs: [URLTemplate] { wrappers.flatMap(\.errorURLs) }
+    /// Whether any document on the way down came from the network (its media may not be local).
+    var isFromNetwork: Bool {
+        func remote(_ s: String?) -> Bool { guard let s = s?.lowercased() else { return false }; return s.hasPrefix("http:") || s.hasPrefix("https:") }
+        return remote(base?.absoluteString) || hops.contains { remote($0.tagURL) }
+    }
 }
 
 /// What a document resolved to: the pod to play, the leftover buffet, the issues.
@@ -48,6 +53,9 @@ struct ChainResolver: Sendable {
                 throw .file("cannot read \(path): no such file")
             }
             if let type = attrs[.type] as? FileAttributeType, type == .typeDirectory { throw .file("\(path) is a directory") }
+            // A FIFO or device would block or never end: only regular files are documents.
+            var st = stat()
+            if stat(path, &st) == 0, st.st_mode & S_IFMT != S_IFREG { throw .file("\(path) is not a regular file") }
             if let size = attrs[.size] as? NSNumber, size.intValue > options.maxDocumentBytes {
                 throw .tooLarge(limit: options.maxDocumentBytes)
             }
@@ -374,7 +382,9 @@ struct ChainResolver: Sendable {
         }
         var selection: MediaSelection
         if let linear {
-            selection = MediaFileSelector.select(mediaFiles: linear.mediaFiles, mezzanines: linear.mezzanines, preferences: options.media)
+            var prefs = options.media
+            if chain.isFromNetwork { prefs.allowLocalFiles = false }
+            selection = MediaFileSelector.select(mediaFiles: linear.mediaFiles, mezzanines: linear.mezzanines, preferences: prefs)
             if selection.chosen == nil { issue(.noSupportedMediaFile, "no supported media file: \(selection.reason)") }
         } else {
             selection = MediaSelection(chosen: nil, reason: "no Linear creative", rejected: [], errorCode: .unexpectedLinearity)

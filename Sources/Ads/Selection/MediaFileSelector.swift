@@ -1,4 +1,5 @@
 // Which media file to splice: a pure, table-testable decision with its reason.
+import Foundation
 
 /// What the splicer can use and would like: MIME types, output size, target bitrate, mezzanine policy.
 public struct MediaSelectionPreferences: Sendable, Hashable {
@@ -15,6 +16,9 @@ public struct MediaSelectionPreferences: Sendable, Hashable {
     public var preferMezzanine: Bool
     /// Accept `streaming` delivery (HLS/DASH) when no progressive file fits.
     public var allowStreaming: Bool
+    /// Accept local files (`file://` URLs, paths): false for media named by a network document,
+    /// which may never make Interlude read a local file (the stitch refuses them too, with 403).
+    public var allowLocalFiles: Bool
 
     /// What an FFmpeg pipeline decodes: MP4 first, then other containers FFmpeg reads; no Flash/VPAID.
     public static let defaultMimeTypes = [
@@ -25,13 +29,14 @@ public struct MediaSelectionPreferences: Sendable, Hashable {
     /// Preferences with the given values (defaults: FFmpeg-decodable types, no size, highest bitrate, mezzanine preferred).
     public init(mimeTypes: [String] = MediaSelectionPreferences.defaultMimeTypes, outputWidth: Int? = nil,
                 outputHeight: Int? = nil, targetBitrate: Int? = nil, preferMezzanine: Bool = true,
-                allowStreaming: Bool = true) {
+                allowStreaming: Bool = true, allowLocalFiles: Bool = true) {
         self.mimeTypes = mimeTypes.map { $0.lowercased() }
         self.outputWidth = outputWidth
         self.outputHeight = outputHeight
         self.targetBitrate = targetBitrate
         self.preferMezzanine = preferMezzanine
         self.allowStreaming = allowStreaming
+        self.allowLocalFiles = allowLocalFiles
     }
 }
 
@@ -110,6 +115,11 @@ public enum MediaFileSelector {
     public static func unusableReason(_ f: MediaFile, preferences: MediaSelectionPreferences) -> String? {
         let type = f.type ?? inferType(f.url.template)
         if !f.url.isUsable { return "no URL" }
+        if !preferences.allowLocalFiles {
+            let u = f.url.template.trimmingCharacters(in: .whitespacesAndNewlines)
+            let scheme = URL(string: u)?.scheme?.lowercased()
+            if scheme == nil || scheme == "file" { return "local file named by a network document" }
+        }
         if let api = f.apiFramework?.lowercased(), api.contains("vpaid") || api.contains("simid") {
             return "executable creative (\(api))"
         }

@@ -31,8 +31,11 @@ public struct XMLTreeParser: Sendable {
             throw XMLTreeError(message: "document is \(input.count) bytes, over the \(maxBytes)-byte cap", line: 1,
                                isSecurityRejection: true)
         }
-        var bytes = input
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { bytes.removeFirst(3) }
+        let bytes: [UInt8]
+        switch XMLEncoding.utf8(input) {
+        case .success(let b): bytes = b
+        case .failure(let e): throw e
+        }
         if let bad = XMLTreeParser.securityScan(bytes) {
             throw XMLTreeError(message: bad, line: 1, isSecurityRejection: true)
         }
@@ -41,18 +44,40 @@ public struct XMLTreeParser: Sendable {
         return XMLDocumentTree(root: root, source: bytes)
     }
 
-    /// Returns a refusal message when the bytes contain a DTD or entity declaration, before any parsing.
+    /// Returns a refusal message when the bytes contain a DTD or entity declaration, before any
+    /// parsing. Text inside comments and CDATA sections is content, not markup (an HTML companion
+    /// resource may well start with `<!DOCTYPE html>`), and is skipped.
     public static func securityScan(_ bytes: [UInt8]) -> String? {
-        // "<!DOCTYPE" / "<!ENTITY" anywhere (case-insensitive): no legitimate ad response needs either.
+        // "<!DOCTYPE" / "<!ENTITY" as markup (case-insensitive): no legitimate ad response needs either.
         let doctype = Array("<!DOCTYPE".utf8), entity = Array("<!ENTITY".utf8)
+        let cdata = Array("<![CDATA[".utf8), comment = Array("<!--".utf8)
         var i = 0
         let n = bytes.count
         while i + 1 < n {
             if bytes[i] == UInt8(ascii: "<") && bytes[i + 1] == UInt8(ascii: "!") {
+                if bytes[i...].starts(with: cdata) {
+                    guard let end = firstIndex(of: Array("]]>".utf8), in: bytes, from: i + cdata.count) else { return nil }
+                    i = end + 3
+                    continue
+                }
+                if bytes[i...].starts(with: comment) {
+                    guard let end = firstIndex(of: Array("-->".utf8), in: bytes, from: i + comment.count) else { return nil }
+                    i = end + 3
+                    continue
+                }
                 if matchesCaseInsensitive(bytes, at: i, doctype) { return "DTD (<!DOCTYPE) refused: no DTDs or external entities" }
                 if matchesCaseInsensitive(bytes, at: i, entity) { return "entity declaration (<!ENTITY) refused" }
             }
             i += 1
+        }
+        return nil
+    }
+
+    private static func firstIndex(of pattern: [UInt8], in b: [UInt8], from: Int) -> Int? {
+        var p = from
+        while p + pattern.count <= b.count {
+            if b[p] == pattern[0], b[p..<(p + pattern.count)].elementsEqual(pattern) { return p }
+            p += 1
         }
         return nil
     }
@@ -237,6 +262,7 @@ public struct XMLTreeParser: Sendable {
             if root != nil && stack.isEmpty { throw fail("second document element") }
             let qname = try readName()
             var attributes: [XMLAttribute] = []
+            var seen = Set<String>()   // duplicate check in constant time: linear in attributes, not quadratic
             while true {
                 let hadSpace = i < b.count && State.isSpace(b[i])
                 skipSpace()
@@ -270,7 +296,7 @@ public struct XMLTreeParser: Sendable {
                 var value: [UInt8] = []
                 try decode(b[vstart..<i], into: &value, at: vstart)
                 i += 1
-                if attributes.contains(where: { $0.qualifiedName == aname }) { throw fail("duplicate attribute '\(aname)'") }
+                guard seen.insert(aname).inserted else { throw fail("duplicate attribute '\(aname)'") }
                 // Attribute-value normalisation of literal whitespace characters.
                 let normalized = value.map { ($0 == 9 || $0 == 10 || $0 == 13) ? UInt8(32) : $0 }
                 attributes.append(XMLAttribute(name: localName(aname), qualifiedName: aname,

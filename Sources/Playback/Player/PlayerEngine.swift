@@ -371,7 +371,7 @@ final class PlayerEngine: @unchecked Sendable {
         var stopped = false
         var failure: Error?
         do {
-            let source = try MediaSource(url: r.url, output: format, threads: threads)
+            let source = try MediaSource(url: r.url, output: format, threads: threads, policy: .adMedia)
             let cursor = SegmentCursor(source: source, output: format)
             pacer.reanchor()   // opening the ad is not playback time: its first frame anchors the clock
             loop: while true {

@@ -1,0 +1,159 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Output safety: what may be written where, and how files appear there.
+///
+/// A target is refused when it is a directory, a device, a FIFO, a socket or a symbolic link —
+/// with or without `-y` — and when it exists and overwriting was not asked for. Output is written
+/// to a temporary file beside the target (created exclusively, its name within NAME_MAX) and
+/// committed at the end: without overwrite by `link(2)`, which fails when the target appeared in
+/// the meantime (two stitches to one new name: one wins, the other fails and writes nothing);
+/// with overwrite by `rename(2)`. Several files (video and report) are committed together and the
+/// ones already committed are removed again when a later one fails. Temporary files are
+/// registered so that `installSignalCleanup()` can remove them on SIGINT, SIGTERM or SIGHUP.
+public enum OutputTarget {
+    /// Longest file name (one path component) Linux file systems accept.
+    public static let nameMax = 255
+
+    /// Throws unless `path` may be written as `role` ("output", "report"): not a directory, device,
+    /// FIFO, socket or symlink; a regular file there only with `overwrite`; its folder exists.
+    public static func validate(_ path: String, overwrite: Bool, role: String) throws(StitchFailure) {
+        var st = stat()
+        if lstat(path, &st) == 0 {
+            let kind = st.st_mode & S_IFMT
+            if kind == S_IFLNK { throw .outputUnwritable("\(role) \(path) is a symbolic link; refused (name the file itself)") }
+            if kind == S_IFDIR { throw .outputUnwritable("\(role) \(path) is a directory; refused") }
+            if kind == S_IFCHR || kind == S_IFBLK { throw .outputUnwritable("\(role) \(path) is a device; refused (use -o - and redirect standard output)") }
+            if kind == S_IFIFO { throw .outputUnwritable("\(role) \(path) is a FIFO; refused (use -o - and redirect standard output)") }
+            if kind != S_IFREG { throw .outputUnwritable("\(role) \(path) is not a regular file; refused") }
+            if !overwrite { throw role == "output" ? .outputExists(path) : .outputUnwritable("\(role) \(path) exists (use -y to overwrite)") }
+        }
+        let name = (path as NSString).lastPathComponent
+        if name.utf8.count > nameMax { throw .outputUnwritable("\(role) \(path): file name longer than \(nameMax) bytes") }
+        let folder = folderOf(path)
+        var dst = stat()
+        guard stat(folder, &dst) == 0, dst.st_mode & S_IFMT == S_IFDIR else {
+            throw .outputUnwritable("\(role) \(path): folder \(folder) does not exist")
+        }
+    }
+
+    /// Whether two paths name one file (same device and inode), or the same absolute path.
+    public static func sameFile(_ a: String, _ b: String) -> Bool {
+        var sa = stat(), sb = stat()
+        if stat(a, &sa) == 0, stat(b, &sb) == 0 { return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino }
+        return URL(fileURLWithPath: a).standardizedFileURL.path == URL(fileURLWithPath: b).standardizedFileURL.path
+    }
+
+    /// The temporary file beside `path`: `.NAME.PID.interlude-tmp`, NAME shortened (at a
+    /// character boundary) so that the whole name stays within NAME_MAX.
+    public static func temporaryPath(for path: String) -> String {
+        let suffix = ".\(getpid()).interlude-tmp"
+        var name = (path as NSString).lastPathComponent
+        while 1 + name.utf8.count + suffix.utf8.count > nameMax { name.removeLast() }
+        return folderOf(path) + "/." + name + suffix
+    }
+
+    /// Creates the temporary file for `path` exclusively (a stale one of a dead process with this
+    /// pid is removed first; nothing is followed through a symlink) and registers it for cleanup.
+    @discardableResult
+    public static func createTemporary(for path: String) throws(StitchFailure) -> String {
+        let tmp = temporaryPath(for: path)
+        var st = stat()
+        if lstat(tmp, &st) == 0, st.st_mode & S_IFMT == S_IFREG || st.st_mode & S_IFMT == S_IFLNK { unlink(tmp) }
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .outputUnwritable("cannot write \(path): \(String(cString: strerror(errno)))") }
+        close(fd)
+        register(tmp)
+        return tmp
+    }
+
+    /// Writes `data` to the temporary file of `path` (created exclusively); returns its path.
+    public static func stage(_ data: Data, for path: String) throws(StitchFailure) -> String {
+        let tmp = try createTemporary(for: path)
+        do {
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: tmp))
+            defer { try? handle.close() }
+            try handle.write(contentsOf: data)
+            try handle.synchronize()
+        } catch {
+            discard(tmp)
+            throw .outputUnwritable("cannot write \(path): \(error.localizedDescription)")
+        }
+        return tmp
+    }
+
+    /// Moves each staged temporary file to its target, in order. Without `overwrite` a target that
+    /// exists by now fails the commit. On any failure the targets already committed are removed
+    /// and every temporary file is deleted: all or nothing.
+    public static func commit(_ items: [(temporary: String, target: String)], overwrite: Bool) throws(StitchFailure) {
+        var done: [String] = []
+        for item in items {
+            do throws(StitchFailure) {
+                try validate(item.target, overwrite: overwrite, role: "output")
+                if overwrite {
+                    guard rename(item.temporary, item.target) == 0 else { throw .outputUnwritable("cannot write \(item.target): \(String(cString: strerror(errno)))") }
+                } else {
+                    if link(item.temporary, item.target) != 0 {
+                        if errno == EEXIST { throw .outputExists(item.target) }
+                        throw .outputUnwritable("cannot write \(item.target): \(String(cString: strerror(errno)))")
+                    }
+                    unlink(item.temporary)
+                }
+                unregister(item.temporary)
+                done.append(item.target)
+            } catch {
+                for target in done { unlink(target) }
+                for other in items { discard(other.temporary) }
+                throw error
+            }
+        }
+    }
+
+    /// Removes a temporary file and forgets it.
+    public static func discard(_ temporary: String) {
+        unlink(temporary)
+        unregister(temporary)
+    }
+
+    // MARK: cleanup on signals
+
+    nonisolated(unsafe) private static var pending: Set<String> = []
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
+
+    /// Remembers a temporary file to remove if the process is interrupted.
+    public static func register(_ temporary: String) { lock.lock(); pending.insert(temporary); lock.unlock() }
+
+    /// Forgets a temporary file (committed or removed).
+    public static func unregister(_ temporary: String) { lock.lock(); pending.remove(temporary); lock.unlock() }
+
+    /// Temporary files registered now (for tests and diagnostics).
+    public static var registered: Set<String> { lock.lock(); defer { lock.unlock() }; return pending }
+
+    /// On SIGINT, SIGTERM or SIGHUP: removes every registered temporary file and exits with
+    /// 128 + the signal number. Call once, early (the CLI does).
+    public static func installSignalCleanup() {
+        lock.lock(); defer { lock.unlock() }
+        guard sources.isEmpty else { return }
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler {
+                lock.lock()
+                let paths = pending
+                lock.unlock()
+                for p in paths { unlink(p) }
+                _exit(128 + sig)
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    static func folderOf(_ path: String) -> String {
+        let folder = (path as NSString).deletingLastPathComponent
+        return folder.isEmpty ? "." : folder
+    }
+}
