@@ -17,6 +17,8 @@ let package = Package(
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavfilter-dev", "libavutil-dev",
                               "libswscale-dev", "libswresample-dev"])]
         ),
+        // C only: SDL2 for the live window, through pkg-config.
+        .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         // Rational time shared by every layer.
         .target(name: "Timing"),
         // The only Swift module that imports CFFmpeg: owns every FFmpeg object.
