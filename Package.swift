@@ -27,6 +27,8 @@ let package = Package(
         .target(name: "Playback", dependencies: ["Media", "Timing"]),
         // VAST / VMAP: pure Swift, no FFmpeg.
         .target(name: "Ads", dependencies: ["Timing"]),
+        // The live window output (SDL2): the only Swift module that imports CSDL2.
+        .target(name: "Window", dependencies: ["CSDL2", "Playback", "Media"]),
         // The IMA-shaped public API and the stitcher.
         .target(name: "Interlude", dependencies: ["Playback", "Ads", "Timing"]),
         // Command-line app: thin.
