@@ -60,6 +60,9 @@ public final class WindowOutput: SurfaceOutput {
     /// The SDL audio driver playing the audio ("pulseaudio", "alsa", "dummy"...), nil without audio.
     public var audioDriver: String? { thread.audio.driver }
 
+    /// Whether the window is fullscreen (toggled by the `f` key), as SDL reports it.
+    public var isFullscreen: Bool { thread.fullscreenState.withLock { $0 } }
+
     /// Posts `frame` (yuv420p at the output size) to be shown; it replaces a frame that was posted
     /// and not yet shown. Copies the pixels and returns without waiting for the window.
     public func writeVideo(_ frame: Frame, index: Int64, keyframe: Bool) throws {

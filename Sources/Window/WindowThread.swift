@@ -1,5 +1,6 @@
 import CSDL2
 import Foundation
+import Synchronization
 
 /// The thread that owns SDL: it initialises SDL, creates the window, the renderer and the
 /// streaming texture, then loops — showing the newest posted frame, polling events at least every
@@ -28,8 +29,14 @@ final class WindowThread: @unchecked Sendable {
     private var quitReported = false
     private var startError: WindowError?
     private let started = DispatchSemaphore(value: 0)
-    private let exited = DispatchSemaphore(value: 0)
+    /// Entered before the thread starts, left once SDL has quit: waiting on it returns at once
+    /// afterwards, however many times.
+    private let running = DispatchGroup()
     private var thread: Thread?
+    /// SDL video drivers that open no visible window.
+    static let invisibleDrivers: Set<String> = ["offscreen", "dummy", "evdev"]
+    /// Whether SDL reports the window fullscreen, as of the last toggle (read from any thread).
+    let fullscreenState = Mutex(false)
     /// How long the loop waits for a frame before polling events again.
     static let pollInterval: TimeInterval = 0.008
 
@@ -52,10 +59,12 @@ final class WindowThread: @unchecked Sendable {
         let thread = Thread { [self] in run() }
         thread.name = "interlude-window"
         self.thread = thread
+        running.enter()
         thread.start()
         started.wait()
         if let startError {
-            exited.wait()
+            _ = mailbox.stop()
+            running.wait()
             throw startError
         }
     }
@@ -64,10 +73,9 @@ final class WindowThread: @unchecked Sendable {
     var isCurrent: Bool { Thread.current === thread }
 
     /// Asks the loop to end and, unless called from the window thread, waits until SDL has quit.
-    /// Only the first call waits; later ones return at once.
     func stop() {
-        guard mailbox.stop() else { return }
-        if !isCurrent { exited.wait() }
+        _ = mailbox.stop()
+        if !isCurrent { running.wait() }
     }
 
     // MARK: - On the window thread
@@ -90,6 +98,12 @@ final class WindowThread: @unchecked Sendable {
         // Leave SIGINT and SIGTERM to the host process; a closed window is reported as `.quit`.
         SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")
         guard SDL_Init(SDL_INIT_VIDEO) == 0 else { return .noDisplay(reason: sdlError()) }
+        // With no X11 or Wayland display SDL 2.26 falls back to drivers that show nothing; those
+        // count as no display unless SDL_VIDEODRIVER asked for them.
+        let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? "none"
+        if Self.invisibleDrivers.contains(driver.lowercased()), SDL_GetHint(SDL_HINT_VIDEODRIVER) == nil {
+            return .noDisplay(reason: "only SDL's '\(driver)' video driver is available, which shows nothing")
+        }
         let centered = Int32(interlude_sdl_windowpos_centered())
         let flags = SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_SHOWN.rawValue
         window = SDL_CreateWindow(title, centered, centered, Int32(width), Int32(height), flags)
@@ -115,7 +129,7 @@ final class WindowThread: @unchecked Sendable {
         texture = nil; renderer = nil; window = nil
         SDL_Quit()
         onExit()
-        exited.signal()
+        running.leave()
     }
 
     private func loop() {
@@ -212,6 +226,8 @@ final class WindowThread: @unchecked Sendable {
         guard let window else { return }
         fullscreen.toggle()
         SDL_SetWindowFullscreen(window, fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue : 0)
+        let flags = SDL_GetWindowFlags(window)
+        fullscreenState.withLock { $0 = flags & SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue == SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue }
         needsDraw = true
     }
 }
