@@ -43,5 +43,6 @@ let package = Package(
         .testTarget(name: "AdsTests", dependencies: ["Ads", "TestSupport"]),
         .testTarget(name: "InterludeTests", dependencies: ["Interlude", "Playback", "Ads", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
+        .testTarget(name: "WindowTests", dependencies: ["Window", "Playback", "Media", "Timing", "TestSupport"]),
     ]
 )
