@@ -10,7 +10,9 @@ import Synchronization
 /// the picture into a one-slot mailbox (a newer frame replaces one not yet shown), and
 /// `writeAudio` queues samples on the audio device; neither waits for rendering. Keys and clicks
 /// come back through `onInput`. SDL is one per process, so only one window can be open at a time.
-public final class WindowOutput: SurfaceOutput {
+/// Every method may be called from any thread (the state they share is behind locks), so the
+/// window can be used from its own `onInput` handler.
+public final class WindowOutput: SurfaceOutput, Sendable {
     /// The format frames and audio arrive in; the window opens at this size.
     public let format: OutputFormat
     /// The window's title.

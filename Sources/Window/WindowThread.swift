@@ -172,7 +172,8 @@ final class WindowThread: @unchecked Sendable {
 
     private func pollEvents() {
         var event = SDL_Event()
-        while SDL_PollEvent(&event) != 0 {
+        // A handler that finished the window ends the delivery of the events after it.
+        while !mailbox.isStopped, SDL_PollEvent(&event) != 0 {
             handle(event)
         }
     }

@@ -78,4 +78,35 @@ extension WindowTests {
         #expect(inputs == [.key("f"), .key("f")])
         #expect(states == [false, true, false])
     }
+
+    @Test("finish() called from onInput (on q) closes the window without deadlock and frees SDL for the next",
+          .enabled(if: XTools.available, "needs Xvfb, xdotool, xwd and ffmpeg (make setup installs them)"))
+    func finishFromInputHandler() async throws {
+        let (gone, reopened) = try await offPool {
+            try VirtualDisplay.with { display -> (Bool, Bool) in
+                let title = "interlude-window-test-quit-key"
+                let window = try WindowOutput(format: Self.format, title: title, audio: true)
+                window.onInput = { [weak window] input in
+                    if input == .key("q") { try? window?.finish() }
+                }
+                let id = try display.windowID(title: title)
+                _ = try runTool("xdotool", ["windowfocus", id, "key", "q"], display: display.name)
+                let gone = try eventually {
+                    try runTool("xdotool", ["search", "--name", "^\\(title)$"], display: display.name).stdout.isEmpty
+                }
+                // SDL has quit once the slot is free: the next window opens.
+                var reopened = false
+                _ = eventually {
+                    guard let next = try? WindowOutput(format: Self.format, title: title + "-next", audio: false) else { return false }
+                    try? next.finish()
+                    reopened = true
+                    return true
+                }
+                try window.finish()
+                return (gone, reopened)
+            }
+        }
+        #expect(gone)
+        #expect(reopened)
+    }
 }
