@@ -109,4 +109,24 @@ extension WindowTests {
         #expect(gone)
         #expect(reopened)
     }
+
+    @Test("closing the window (WM_DELETE_WINDOW, as a window manager sends it) is reported once as .quit",
+          .enabled(if: XTools.available, "needs Xvfb, xdotool, xwd and ffmpeg (make setup installs them)"))
+    func closeIsQuit() async throws {
+        let (sent, inputs) = try await offPool {
+            try VirtualDisplay.with { display -> (Bool, [WindowInput]) in
+                let title = "interlude-window-test-close"
+                let window = try WindowOutput(format: Self.format, title: title, audio: false)
+                defer { try? window.finish() }
+                let received = Collected<WindowInput>()
+                window.onInput = { received.append($0) }
+                let sent = WindowManagerClose.send(display: display.name, window: try display.windowID(title: title))
+                _ = eventually { !received.all.isEmpty }
+                usleep(200_000)   // a second .quit (SDL_QUIT after SDL_WINDOWEVENT_CLOSE) would have arrived
+                return (sent, received.all)
+            }
+        }
+        #expect(sent)
+        #expect(inputs == [.quit])
+    }
 }
