@@ -36,6 +36,7 @@ final class FrameMailbox: @unchecked Sendable {
     /// that was not taken yet. Returns false after `stop()`.
     @discardableResult
     func post(_ planes: [FramePlane]) -> Bool {
+        precondition(planes.reduce(0) { $0 + $1.width * $1.height } == byteCount, "planes of another picture size")
         writer.lock()
         defer { writer.unlock() }
         spare.withUnsafeMutableBufferPointer { out in
