@@ -6,6 +6,8 @@ let package = Package(
     name: "Interlude",
     products: [
         .library(name: "Interlude", targets: ["Interlude"]),
+        // The live window (SDL2) as an output of the player's surface, for apps that show video.
+        .library(name: "InterludeWindow", targets: ["Window"]),
         .executable(name: "interlude", targets: ["InterludeCLI"]),
         .executable(name: "interlude-bench", targets: ["InterludeBench"]),
     ],
@@ -17,6 +19,8 @@ let package = Package(
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavfilter-dev", "libavutil-dev",
                               "libswscale-dev", "libswresample-dev"])]
         ),
+        // C only: SDL2 for the live window, through pkg-config.
+        .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         // Rational time shared by every layer.
         .target(name: "Timing"),
         // The only Swift module that imports CFFmpeg: owns every FFmpeg object.
@@ -25,10 +29,12 @@ let package = Package(
         .target(name: "Playback", dependencies: ["Media", "Timing"]),
         // VAST / VMAP: pure Swift, no FFmpeg.
         .target(name: "Ads", dependencies: ["Timing"]),
+        // The live window output (SDL2): the only Swift module that imports CSDL2.
+        .target(name: "Window", dependencies: ["CSDL2", "Playback", "Media"]),
         // The IMA-shaped public API and the stitcher.
         .target(name: "Interlude", dependencies: ["Playback", "Ads", "Timing"]),
         // Command-line app: thin.
-        .executableTarget(name: "InterludeCLI", dependencies: ["Interlude", "Playback", "Ads", "Timing"]),
+        .executableTarget(name: "InterludeCLI", dependencies: ["Interlude", "Playback", "Ads", "Timing", "Window"]),
         // Benchmarks against the ffmpeg CLI.
         .executableTarget(name: "InterludeBench", dependencies: ["Interlude", "Playback", "Media", "Timing"]),
         // Test helpers: generated media, an independent ffmpeg-CLI verifier, a loopback HTTP server.
@@ -41,5 +47,6 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
         // IMA's guides ported with mechanical substitutions: the app code imports only Interlude.
         .testTarget(name: "GuideTests", dependencies: ["Interlude", "TestSupport"]),
+        .testTarget(name: "WindowTests", dependencies: ["Window", "Playback", "Media", "Timing", "TestSupport"]),
     ]
 )

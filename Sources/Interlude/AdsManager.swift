@@ -136,6 +136,8 @@ import Timing
 
     /// Whether an ad is playing now (between its break's content pause and resume).
     public var isPlayingAd: Bool { playing != nil }
+    /// Whether the ad playing is paused (`pause()` without `resume()` yet).
+    public var isAdPaused: Bool { playing?.paused ?? false }
 
     /// IMA's cue points: 0 for a pre-roll, seconds for mid-rolls, -1 for a post-roll; empty for a
     /// plain VAST response (as IMA reports single ads and pods).

@@ -2,6 +2,7 @@
 // PlaySession (the library's app on Player/AdsLoader/AdsManager) and prints a summary.
 import Foundation
 import Interlude
+import Window
 
 let playHelp = """
     usage: interlude play CONTENT [--ads TAG] [--session SCRIPT.json] [--events FILE|-]
@@ -11,9 +12,11 @@ let playHelp = """
     watches the playhead, pauses content at each cue, plays the ads through the same surface,
     and fires beacons over HTTP as they happen (in real time; as fast as possible they are only
     listed). What the viewer sees goes to every output chosen:
+      --window         a live window with sound (SDL2; the default when no other output is given)
       -o OUT           a stitched MP4 (default) or a frame stream (--format nut|y4m; OUT may be - )
       --null           count frames only (for tests and measuring)
-    At least one output is needed.
+    In the window: space pause/resume, s skip, c or a click on the ad = clicked ("learn more"),
+    left/right seek 10 s, f fullscreen, q quit.
 
       --ads TAG            VAST/VMAP tag: http(s) URL, file:// URL or path
       --session FILE       viewer script (JSON): pause/resume/skip/click/seek/quit at a content
@@ -38,7 +41,7 @@ let playHelp = """
     var eventsPath: String?
     var output: String?
     var format = OutputContainer.mp4
-    var overwrite = false, null = false, quiet = false, verbose = false
+    var overwrite = false, null = false, quiet = false, verbose = false, window = false
     var clock = PlaybackClock.realTime
     var size: (width: Int, height: Int)?
     var fps: Rational?
@@ -58,6 +61,7 @@ let playHelp = """
                 guard let f = OutputContainer(rawValue: v) else { throw UsageError("--format must be mp4, y4m or nut, not '\(v)'") }
                 format = f
             case "--null": null = true
+            case "--window": window = true
             case "--realtime": clock = .realTime
             case "--fast": clock = .asFastAsPossible
             case "-y": overwrite = true
@@ -93,7 +97,7 @@ let playHelp = """
         }
         guard let content else { throw UsageError("missing CONTENT (see --help)") }
         setMediaLogging(verbose: verbose)
-        guard output != nil || null else { throw UsageError("no output: give -o OUT or --null (see --help)") }
+        if output == nil && !null { window = true }
         if output == "-" && format == .mp4 { throw UsageError("MP4 cannot be written to standard output; use --format nut or y4m") }
         if output == "-" && eventsPath == "-" { throw UsageError("--events - and -o - would both write to standard output") }
         if let output, output != "-", !overwrite, FileManager.default.fileExists(atPath: output) {
@@ -142,8 +146,36 @@ let playHelp = """
                 handle = h
             }
         }
+        var view: WindowOutput?
+        if window {
+            do {
+                let w = try WindowOutput(format: player.surface.format, title: "interlude — \((content as NSString).lastPathComponent)")
+                player.surface.attach(w)
+                player.masterClock = w
+                view = w
+            } catch {
+                printError("interlude play: \(error)")
+                return 1
+            }
+        }
         let log = SessionEventLog(handle: handle, wallTime: clock == .realTime)
         let session = PlaySession(player: player, adTag: tag, script: script, log: log)
+        view?.onInput = { input in
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated {
+                    switch input {
+                    case .key(" "): session.togglePause()
+                    case .key("s"): session.perform(.skip)
+                    case .key("c"): session.perform(.click)
+                    case .click: if session.adsManager?.isPlayingAd == true { session.perform(.click) }
+                    case .left: session.seek(by: -10)
+                    case .right: session.seek(by: 10)
+                    case .key("q"), .quit: session.perform(.quit)
+                    default: break
+                    }
+                }
+            }
+        }
         do {
             try await session.run()
         } catch {

@@ -63,6 +63,19 @@ import Timing
         try player.close()
     }
 
+    /// Pauses what plays (the ad, else the content), or resumes it when paused: a window's space bar.
+    public func togglePause() {
+        if let m = adsManager, m.isPlayingAd { perform(m.isAdPaused ? .resume : .pause(seconds: nil)); return }
+        perform(player.rate == 0 ? .resume : .pause(seconds: nil))
+    }
+
+    /// Seeks content by `delta` seconds from where it is (a window's arrow keys); refused in an ad.
+    public func seek(by delta: Double) {
+        guard !(adsManager?.isPlayingAd ?? false) else { write("action", ["do": "seek", "refused": "an ad is playing"]); return }
+        let to = max(0, player.currentTime().seconds + delta)
+        perform(.seek(to: MediaTime(seconds: to, timescale: 1000)))
+    }
+
     /// Performs a viewer action now (the window's keys, or the script).
     public func perform(_ kind: SessionScript.Kind) {
         switch kind {

@@ -1,0 +1,143 @@
+import CSDL2
+import Foundation
+
+/// The window's audio device, fed by queueing (SDL_QueueAudio) rather than a callback, and the
+/// audio clock read from it. Opened and closed on the window thread; queued to, paused and read
+/// from the player's thread — SDL's queue functions lock the device themselves, and `lock` keeps
+/// the device id, the sample count and the close ordered.
+final class AudioQueue: @unchecked Sendable {
+    // @unchecked Sendable: every stored var is read and written only while holding `lock`.
+    private let lock = NSLock()
+    private var device: SDL_AudioDeviceID = 0
+    private var rate = 0
+    private var channels = 0
+    /// Sample frames handed to SDL, less those cleared before they played.
+    private var framesQueued: Int64 = 0
+    private var interleaved: [Float] = []
+    private var driverName: String?
+
+    /// Opens the default audio device for 32-bit float `channels` at `rate`, falling back to SDL's
+    /// dummy driver (which plays into nothing, in real time) when no device opens. Window thread
+    /// only, after SDL_Init. Returns false when not even the dummy driver opens.
+    func open(rate: Int, channels: Int) -> Bool {
+        guard rate > 0, (1...8).contains(channels) else { return false }
+        var id = openDevice(rate: rate, channels: channels)
+        if id == 0 {
+            // SDL_AUDIODRIVER, set as a hint: SDL reads it at audio init like the environment
+            // variable of the same name, without a setenv racing other threads' getenv. Override
+            // priority wins over an environment value that named a driver which just failed.
+            SDL_SetHintWithPriority(SDL_HINT_AUDIODRIVER, "dummy", SDL_HINT_OVERRIDE)
+            id = openDevice(rate: rate, channels: channels)
+            _ = SDL_ResetHint(SDL_HINT_AUDIODRIVER)
+        }
+        guard id != 0 else { return false }
+        SDL_PauseAudioDevice(id, 0)
+        lock.lock()
+        defer { lock.unlock() }
+        device = id
+        self.rate = rate
+        self.channels = channels
+        framesQueued = 0
+        driverName = SDL_GetCurrentAudioDriver().map { String(cString: $0) }
+        return true
+    }
+
+    private func openDevice(rate: Int, channels: Int) -> SDL_AudioDeviceID {
+        guard SDL_InitSubSystem(SDL_INIT_AUDIO) == 0 else { return 0 }
+        var want = SDL_AudioSpec()
+        want.freq = Int32(rate)
+        want.format = interlude_sdl_audio_f32sys()
+        want.channels = UInt8(channels)
+        want.samples = 1024
+        want.callback = nil   // queued audio
+        var have = SDL_AudioSpec()
+        // No allowed changes: SDL converts to whatever the device wants, so the queue's bytes are
+        // always float32 × `channels`.
+        let id = SDL_OpenAudioDevice(nil, 0, &want, &have, 0)
+        if id == 0 { SDL_QuitSubSystem(SDL_INIT_AUDIO) }
+        return id
+    }
+
+    /// Closes the device. Window thread only, before SDL_Quit. Safe to call when not open.
+    func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard device != 0 else { return }
+        SDL_CloseAudioDevice(device)
+        device = 0
+    }
+
+    /// Whether a device is open.
+    var isOpen: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return device != 0
+    }
+
+    /// The SDL audio driver in use ("pulseaudio", "alsa", "dummy"...), nil when closed.
+    var driver: String? {
+        lock.lock()
+        defer { lock.unlock() }
+        return device != 0 ? driverName : nil
+    }
+
+    /// Interleaves `count` samples of each planar channel and queues them. Does nothing when no
+    /// device is open.
+    func queue(_ planar: [[Float]], count: Int) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        guard device != 0, count > 0 else { return }
+        guard planar.count >= channels, planar.prefix(channels).allSatisfy({ $0.count >= count }) else {
+            throw WindowError.unexpectedInput("audio of \(planar.count) channel(s) for a \(channels)-channel window, or fewer than \(count) samples")
+        }
+        let n = channels
+        if interleaved.count < count * n { interleaved = [Float](repeating: 0, count: count * n) }
+        interleaved.withUnsafeMutableBufferPointer { out in
+            for c in 0..<n {
+                planar[c].withUnsafeBufferPointer { src in
+                    for i in 0..<count { out[i * n + c] = src[i] }
+                }
+            }
+        }
+        let status = interleaved.withUnsafeBytes { raw in
+            SDL_QueueAudio(device, raw.baseAddress, UInt32(count * n * MemoryLayout<Float>.size))
+        }
+        guard status == 0 else {
+            throw WindowError.unexpectedInput("SDL_QueueAudio failed: \(String(cString: SDL_GetError()))")
+        }
+        framesQueued += Int64(count)
+    }
+
+    /// Seconds of audio played so far: frames queued minus frames still waiting in SDL's queue,
+    /// over the rate. It runs ahead of the loudspeaker by at most the device buffer (1024 frames)
+    /// plus the driver's latency. Nil when no device is open.
+    var clock: Double? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard device != 0 else { return nil }
+        let waiting = Int64(SDL_GetQueuedAudioSize(device)) / Int64(channels * MemoryLayout<Float>.size)
+        return Double(max(framesQueued - waiting, 0)) / Double(rate)
+    }
+
+    /// Pauses or resumes the device: paused, it plays silence and takes nothing from the queue.
+    func setPaused(_ paused: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard device != 0 else { return }
+        SDL_PauseAudioDevice(device, paused ? 1 : 0)
+    }
+
+    /// Drops the audio queued but not played yet (for a seek). The clock keeps what was played.
+    func clear() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard device != 0 else { return }
+        // Locking the device keeps its thread from taking from the queue between the two calls,
+        // so the frames counted as dropped are exactly those cleared.
+        SDL_LockAudioDevice(device)
+        let waiting = Int64(SDL_GetQueuedAudioSize(device)) / Int64(channels * MemoryLayout<Float>.size)
+        SDL_ClearQueuedAudio(device)
+        SDL_UnlockAudioDevice(device)
+        framesQueued -= waiting
+    }
+}
