@@ -2,7 +2,7 @@ import Foundation
 
 /// The parts of the benchmark that can be run.
 enum Suite: String, CaseIterable, Codable, Sendable {
-    case decode, stitch, latency, stages, memory
+    case decode, stitch, latency, stages, memory, realtime
 }
 
 /// How a run of the benchmark is set up, from environment variables and arguments.
@@ -11,7 +11,8 @@ enum Suite: String, CaseIterable, Codable, Sendable {
 ///   warm-up runs (default 1).
 /// - `BENCH_QUICK=1` only the 60 s 720p case, 3 runs.
 /// - `BENCH_CASES` comma list of generated cases: `720p-60s,1080p-60s,720p-10m,1080p-10m`.
-/// - `BENCH_SUITES` comma list of `decode,stitch,latency,stages,memory` (default all).
+/// - `BENCH_SUITES` comma list of `decode,stitch,latency,stages,memory,realtime` (default all;
+///   `realtime` plays each case once in real time, so it takes the content's length plus its ads).
 /// - `BENCH_LONG_SUITES` the same for content over 5 minutes (default `BENCH_SUITES`), e.g.
 ///   `memory` to measure only the peak RSS of one stitch of the 10-minute cases.
 /// - `BENCH_THREADS` decoder threads for both tools (default 0: each decides).

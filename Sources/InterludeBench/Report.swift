@@ -10,6 +10,7 @@ struct CaseResult: Codable, Sendable {
     var latency: LatencyResult?
     var stages: StageResult?
     var memory: MemoryResult?
+    var realtime: RealtimeResult?
 }
 
 /// One of the targets, met or missed (nil: not measured in this run).
@@ -49,6 +50,11 @@ struct BenchResults: Codable, Sendable {
                 t.append(TargetCheck(target: "\(c.id): splice gap p99 ≤ 1 frame (\(fmt(l.frameIntervalMs, 1)) ms)",
                                      measured: "cue \(fmt(l.contentToAd.p99, 1)) ms, resume \(fmt(l.adToContent.p99, 1)) ms",
                                      met: worst <= l.frameIntervalMs))
+            }
+            if let r = c.realtime, c.content.height <= 720 {
+                t.append(TargetCheck(target: "\(c.id): real-time playback drops no frame",
+                                     measured: "\(r.droppedFrames) dropped of \(r.frames); \(fmt(r.cpuPerVideoSecond, 2)) CPU s per s of video",
+                                     met: r.droppedFrames == 0))
             }
             if let m = c.memory, m.height >= 1080 {
                 t.append(TargetCheck(target: "\(c.id): peak RSS ≤ 300 MB at 1080p",
@@ -117,6 +123,11 @@ struct BenchResults: Codable, Sendable {
               ["case", "break", "ad", "output frames", "seconds", "ms/frame"],
               cases.flatMap { c in (c.stages?.adConform ?? []).map { a in
                   [c.id, a.breakId, a.media, String(a.frames), a.seconds.text(3), fmt(a.msPerFrame, 2)] } })
+        table("Real-time playback with ads through the Player (live null output, one run)",
+              ["case", "stream", "wall", "CPU s", "CPU s per s of video", "frames", "dropped (late)", "worst lateness"],
+              cases.compactMap { c in c.realtime.map { r in
+                  [c.id, "\(fmt(r.streamSeconds, 1)) s", "\(fmt(r.wallSeconds, 1)) s", fmt(r.cpuSeconds, 1), fmt(r.cpuPerVideoSecond, 3),
+                   String(r.frames), String(r.droppedFrames), "\(fmt(r.worstLateMs, 1)) ms"] } })
         table("Memory (peak RSS of one stitch process, MB)",
               ["case", "content", "Interlude", "ffmpeg"],
               cases.compactMap { c in c.memory.map { m in

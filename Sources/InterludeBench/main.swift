@@ -55,6 +55,7 @@ func main() throws {
             if has(.stages) { r.stages?.adConform = adStages }
         }
         if has(.memory) { r.memory = try MemoryBench.from(c, stitch: r.stitch, config: config, outDir: outDir) }
+        if has(.realtime) { log(" real-time playback"); r.realtime = try RealtimeBench.run(c, config: config) }
         if !has(.stitch) { r.stitch = nil }
         if !has(.stages) { r.stages = nil }
         results.append(r)

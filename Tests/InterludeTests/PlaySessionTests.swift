@@ -150,9 +150,8 @@ import Interlude
         #expect(times.count == 195)
         // the gap after frame 14 (the one that reached 0.5 s) is the pause: no frame meanwhile
         let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
-        let longest = try #require(gaps.indices.max { gaps[$0] < gaps[$1] })
-        #expect(longest == 14, "the picture held after stream 0.5 s (gap after frame \(longest))")
-        #expect(gaps[longest] > 0.5)
+        try #require(gaps.count > 14)
+        #expect(gaps[14] > 0.5, "the picture held after stream 0.5 s: \(gaps[14]) s between frames 14 and 15")
         let targets = arrivals.all.map(\.target)
         #expect(targets.filter { $0.contains("e=pause&ad=pre") }.count == 1)
         #expect(targets.filter { $0.contains("e=resume&ad=pre") }.count == 1)
