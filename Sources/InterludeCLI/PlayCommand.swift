@@ -97,12 +97,23 @@ let playHelp = """
         }
         guard let content else { throw UsageError("missing CONTENT (see --help)") }
         setMediaLogging(verbose: verbose)
+        OutputTarget.installSignalCleanup()
         if output == nil && !null { window = true }
         if output == "-" && format == .mp4 { throw UsageError("MP4 cannot be written to standard output; use --format nut or y4m") }
         if output == "-" && eventsPath == "-" { throw UsageError("--events - and -o - would both write to standard output") }
-        if let output, output != "-", !overwrite, FileManager.default.fileExists(atPath: output) {
-            printError("interlude play: \(output) exists; use -y to overwrite it")
-            return 1
+        if let output, output != "-" {
+            do { try OutputTarget.validate(output, overwrite: overwrite, role: "output") } catch {
+                printError("interlude play: \(error)")
+                return 1
+            }
+            if OutputTarget.sameFile(output, content) { printError("interlude play: -o \(output) is the content; refused"); return 1 }
+        }
+        if let events = eventsPath, events != "-" {
+            do { try OutputTarget.validate(events, overwrite: overwrite, role: "events file") } catch {
+                printError("interlude play: \(error)")
+                return 1
+            }
+            if OutputTarget.sameFile(events, content) || events == output { printError("interlude play: --events \(events) names an input or the output; refused"); return 1 }
         }
         var script = SessionScript(actions: [])
         if let sessionPath {
@@ -125,25 +136,29 @@ let playHelp = """
         }
         var fileOutput: (temporary: String, final: String)?
         if let output {
-            let target = output == "-" ? "pipe:1" : temporaryPath(for: output)
             do {
+                let target = output == "-" ? "pipe:1" : try OutputTarget.createTemporary(for: output)
+                if output != "-" { fileOutput = (target, output) }
                 player.surface.attach(try EncodedOutput(url: target, container: format, format: player.surface.format, settings: encoder))
             } catch {
+                if let f = fileOutput { OutputTarget.discard(f.temporary) }
                 printError("interlude play: cannot write \(output): \(error)")
                 return 1
             }
-            if output != "-" { fileOutput = (target, output) }
         }
         let counter = NullOutput()
         if null { player.surface.attach(counter) }
         var handle: FileHandle?
         if let eventsPath {
             if eventsPath == "-" { handle = FileHandle.standardOutput } else {
-                guard FileManager.default.createFile(atPath: eventsPath, contents: nil), let h = FileHandle(forWritingAtPath: eventsPath) else {
-                    printError("interlude play: cannot write \(eventsPath)")
+                // written live, so it is opened in place (never through a symlink), not staged
+                let fd = open(eventsPath, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
+                guard fd >= 0 else {
+                    printError("interlude play: cannot write \(eventsPath): \(String(cString: strerror(errno)))")
+                    if let f = fileOutput { OutputTarget.discard(f.temporary) }
                     return 1
                 }
-                handle = h
+                handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
             }
         }
         var view: WindowOutput?
@@ -179,17 +194,13 @@ let playHelp = """
         do {
             try await session.run()
         } catch {
-            if let f = fileOutput { try? FileManager.default.removeItem(atPath: f.temporary) }
+            if let f = fileOutput { OutputTarget.discard(f.temporary) }
             printError("interlude play: \(error)")
             return 1
         }
         if let f = fileOutput {
-            do {
-                if FileManager.default.fileExists(atPath: f.final) { try FileManager.default.removeItem(atPath: f.final) }
-                try FileManager.default.moveItem(atPath: f.temporary, toPath: f.final)
-            } catch {
-                try? FileManager.default.removeItem(atPath: f.temporary)
-                printError("interlude play: cannot write \(f.final): \(error)")
+            do { try OutputTarget.commit([(f.temporary, f.final)], overwrite: overwrite) } catch {
+                printError("interlude play: \(error)")
                 return 1
             }
         }
@@ -210,10 +221,4 @@ let playHelp = """
         printError("interlude play: \(error)")
         return 1
     }
-}
-
-/// A hidden file beside `output` that becomes it when the run succeeds.
-private func temporaryPath(for output: String) -> String {
-    let url = URL(fileURLWithPath: output)
-    return url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".\(getpid()).interlude-tmp"
 }
