@@ -19,8 +19,10 @@ let stitchHelp = """
                                 HH:MM:SS.mmm, start or end. Repeatable.
       --report FILE             write a JSON report (breaks, ads, stream times, errors; with
                                 tags also events, beacons and cue points)
-      --format mp4|y4m|nut      output container (default: mp4; from OUT's extension when it is
-                                .y4m or .nut)
+      --format mp4|hls|y4m|nut  output container (default: mp4; from OUT's extension when it is
+                                .y4m or .nut). hls: OUT is a folder that gets MPEG-TS
+                                segments and index.m3u8 with ad markers
+      --hls-time SECONDS        HLS target segment duration (default: 6)
       --preset PRESET           libx264 preset (default: veryfast)
       --crf N                   libx264 constant rate factor, 0-51 (default: 23)
       --audio-bitrate BPS       AAC bit rate in bits/s (default: 128000)
@@ -124,6 +126,7 @@ struct StitchOptions {
         var rendering = AdsRenderingSettings()
         var vastTimeout: Double?
         var cacheDir: String?
+        var hls = HLSSettings()
         func number(_ name: String, _ v: String, _ range: ClosedRange<Double>) throws -> Double {
             guard let d = Double(v), range.contains(d) else { throw UsageError("\(name) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(v)'") }
             return d
@@ -137,7 +140,7 @@ struct StitchOptions {
             case "--report": report = try scanner.value(for: name, in: arg)
             case "--format":
                 let v = try scanner.value(for: name, in: arg)
-                guard let f = OutputContainer(rawValue: v) else { throw UsageError("--format must be mp4, y4m or nut, not '\(v)'") }
+                guard let f = OutputContainer(rawValue: v) else { throw UsageError("--format must be mp4, hls, y4m or nut, not '\(v)'") }
                 format = f
             case "--preset": encoder.preset = try scanner.value(for: name, in: arg)
             case "--crf":
@@ -165,6 +168,10 @@ struct StitchOptions {
                 let v = try scanner.value(for: name, in: arg)
                 guard let n = Int(v), (0...64).contains(n) else { throw UsageError("--threads must be 0-64, not '\(v)'") }
                 threads = n
+            case "--hls-time":
+                let v = try scanner.value(for: name, in: arg)
+                guard let d = Double(v), d >= 1, d <= 60 else { throw UsageError("--hls-time must be seconds from 1 to 60, not '\(v)'") }
+                hls.segmentDuration = MediaTime(seconds: d, timescale: 1000)
             case "--ads": adTag = try scanner.value(for: name, in: arg)
             case "--max-redirects":
                 settings.maxRedirects = Int(try number(name, try scanner.value(for: name, in: arg), 0...20))
@@ -184,13 +191,14 @@ struct StitchOptions {
         guard let content else { throw UsageError("missing CONTENT (see --help)") }
         guard let output else { throw UsageError("missing -o OUT") }
         let container = format ?? (output.hasSuffix(".y4m") ? .y4m : output.hasSuffix(".nut") ? .nut : .mp4)
-        if output == "-" && container == .mp4 { throw UsageError("writing to standard output needs --format nut or y4m") }
+        if output == "-" && (container == .mp4 || container == .hls) { throw UsageError("writing to standard output needs --format nut or y4m") }
         if adTag != nil && !breaks.isEmpty { throw UsageError("use --ads or --ad-break, not both") }
         let named = breakRequests(breaks)
         let request = StitchRequest(content: content, breaks: named, output: output,
                                     container: container, encoder: encoder, size: size, frameRate: fps,
                                     overwrite: overwrite, threads: threads)
         var o = StitchOptions(request: request)
+        o.request.hls = hls
         o.reportPath = report
         o.quiet = quiet
         o.verbose = verbose

@@ -32,6 +32,9 @@ public final class SpliceSession {
     private var endReported = false
     private(set) var timeline = TimelineMap()
     private(set) var warnings: [String] = []
+    private var packagedBreaks: [PackagedBreak] = []   // for HLS markers
+    private var packagedAds: [PackagedAd] = []
+    private let startDate = Date()
     /// Content time of the last content frame shown (the true playhead); nil before the first.
     public private(set) var contentTime: MediaTime?
     /// Whether every content frame has been shown.
@@ -46,8 +49,8 @@ public final class SpliceSession {
         if !toStdout, !request.overwrite, FileManager.default.fileExists(atPath: request.output) {
             throw StitchFailure.outputExists(request.output)
         }
-        if request.container == .mp4 && toStdout {
-            throw StitchFailure.invalidOption("MP4 cannot be written to standard output; use --format nut or y4m")
+        if (request.container == .mp4 || request.container == .hls) && toStdout {
+            throw StitchFailure.invalidOption("\(request.container.rawValue.uppercased()) cannot be written to standard output; use --format nut or y4m")
         }
         let probe: Demuxer
         do {
@@ -73,7 +76,8 @@ public final class SpliceSession {
         }
         temporary = toStdout ? "pipe:1" : SpliceSession.temporaryPath(for: request.output)
         do {
-            sink = try EncodedOutput(url: temporary, container: request.container, format: format, settings: request.encoder)
+            sink = try EncodedOutput(url: temporary, container: request.container, format: format,
+                                     settings: HLSOutput.encoderSettings(request, format: format))
         } catch {
             if !toStdout { try? FileManager.default.removeItem(atPath: temporary) }
             if case MediaError.unsupported(let s) = error { throw StitchFailure.invalidOption(s) }
@@ -140,6 +144,8 @@ public final class SpliceSession {
     public func endBreak() {
         guard let b = breakStart else { return }
         timeline.breaks.append(.init(id: b.id, contentTime: b.contentTime, streamStart: b.stream, streamEnd: streamTime))
+        packagedBreaks.append(PackagedBreak(id: b.id, start: b.stream, end: streamTime, ads: packagedAds))
+        packagedAds = []
         onEvent?(.breakEnded(index: b.index, streamTime: streamTime))
         breakStart = nil
         breakCount += 1
@@ -166,6 +172,8 @@ public final class SpliceSession {
         onEvent?(.adEnded(breakIndex: index, position: position, duration: duration, streamTime: streamTime))
         sink.addChapter(title: "Ad \(breakStart?.id ?? "") \(position)/\(totalAds): \((media.url as NSString).lastPathComponent)",
                         start: start, end: streamTime)
+        let name = (media.url as NSString).lastPathComponent
+        packagedAds.append(PackagedAd(id: name, mediaFile: media.url, start: start, end: streamTime))
         let busy = (monotonicSeconds() - t0) - (sink.waitSeconds - wait0)
         return PlacedAd(mediaFile: media.url, streamTime: start, duration: duration, mediaDuration: media.duration,
                         podPosition: position, totalAds: totalAds, frames: outcome.frames, conformSeconds: max(0, busy))
@@ -178,7 +186,10 @@ public final class SpliceSession {
             let t0 = monotonicSeconds()
             defer { finishSeconds += monotonicSeconds() - t0 }
             try sink.finish()
-            if !toStdout {
+            if request.container == .hls {
+                try HLSOutput.publish(mp4: temporary, to: request.output, duration: streamTime, breaks: packagedBreaks,
+                                      settings: request.hls, startDate: startDate, overwrite: request.overwrite)
+            } else if !toStdout {
                 if FileManager.default.fileExists(atPath: request.output) { try FileManager.default.removeItem(atPath: request.output) }
                 try FileManager.default.moveItem(atPath: temporary, toPath: request.output)
             }

@@ -74,6 +74,8 @@ public struct StitchRequest: Sendable {
     public var overwrite: Bool
     /// Decoder threads (0: FFmpeg decides).
     public var threads: Int
+    /// Segment duration and dates of `--format hls` output.
+    public var hls = HLSSettings()
 
     /// Makes a request with defaults: MP4, `EncoderSettings()`, content size and rate.
     public init(content: String, breaks: [AdBreakRequest], output: String, container: OutputContainer = .mp4,

@@ -1,0 +1,29 @@
+import CFFmpeg
+import Timing
+
+extension Packet {
+    /// Presentation timestamp in ticks of its stream's time base; nil when unset.
+    public var ptsTicks: Int64? { pointer.pointee.pts == noPTS ? nil : pointer.pointee.pts }
+    /// Decoding timestamp in ticks of its stream's time base; nil when unset.
+    public var dtsTicks: Int64? { pointer.pointee.dts == noPTS ? nil : pointer.pointee.dts }
+    /// Duration in ticks of its stream's time base; 0 when unknown.
+    public var durationTicks: Int64 { pointer.pointee.duration }
+    /// Whether the packet starts a keyframe.
+    public var isKeyframe: Bool { (pointer.pointee.flags & AV_PKT_FLAG_KEY) != 0 }
+    /// Whether the demuxer marks the packet to be decoded but not shown (edit lists).
+    public var isDiscarded: Bool { (pointer.pointee.flags & AV_PKT_FLAG_DISCARD) != 0 }
+    /// Whether the demuxer marks the packet as corrupt.
+    public var isCorrupt: Bool { (pointer.pointee.flags & AV_PKT_FLAG_CORRUPT) != 0 }
+
+    /// Sets presentation and decoding timestamps (ticks of the time base the consumer expects).
+    public func setTimestamps(pts: Int64?, dts: Int64?) {
+        pointer.pointee.pts = pts ?? noPTS
+        pointer.pointee.dts = dts ?? noPTS
+    }
+
+    /// The payload bytes (a copy).
+    public var bytes: [UInt8] {
+        guard let data = pointer.pointee.data, pointer.pointee.size > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: Int(pointer.pointee.size)))
+    }
+}
