@@ -23,6 +23,10 @@ let stitchHelp = """
                                 .y4m or .nut). hls: OUT is a folder that gets MPEG-TS
                                 segments and index.m3u8 with ad markers
       --hls-time SECONDS        HLS target segment duration (default: 6)
+      --loudness MODE           ad loudness: off (default), auto (each ad gained to the
+                                content's EBU R128 integrated loudness), or a level in LUFS
+                                such as -23 (EBU R128) or -24 (ATSC A/85); true peak limited
+                                to -1 dBTP
       --preset PRESET           libx264 preset (default: veryfast)
       --crf N                   libx264 constant rate factor, 0-51 (default: 23)
       --audio-bitrate BPS       AAC bit rate in bits/s (default: 128000)
@@ -127,6 +131,7 @@ struct StitchOptions {
         var vastTimeout: Double?
         var cacheDir: String?
         var hls = HLSSettings()
+        var loudness = LoudnessMode.off
         func number(_ name: String, _ v: String, _ range: ClosedRange<Double>) throws -> Double {
             guard let d = Double(v), range.contains(d) else { throw UsageError("\(name) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(v)'") }
             return d
@@ -172,6 +177,10 @@ struct StitchOptions {
                 let v = try scanner.value(for: name, in: arg)
                 guard let d = Double(v), d >= 1, d <= 60 else { throw UsageError("--hls-time must be seconds from 1 to 60, not '\(v)'") }
                 hls.segmentDuration = MediaTime(seconds: d, timescale: 1000)
+            case "--loudness":
+                let v = try scanner.value(for: name, in: arg)
+                guard let mode = LoudnessMode(parsing: v) else { throw UsageError("--loudness must be off, auto or LUFS from -40 to -5 such as -23, not '\(v)'") }
+                loudness = mode
             case "--ads": adTag = try scanner.value(for: name, in: arg)
             case "--max-redirects":
                 settings.maxRedirects = Int(try number(name, try scanner.value(for: name, in: arg), 0...20))
@@ -199,6 +208,7 @@ struct StitchOptions {
                                     overwrite: overwrite, threads: threads)
         var o = StitchOptions(request: request)
         o.request.hls = hls
+        o.request.loudness = loudness
         o.reportPath = report
         o.quiet = quiet
         o.verbose = verbose
@@ -249,6 +259,10 @@ enum StitchSummary {
             lines.append("  break \(b.id) at content \(b.contentTime.clockString) -> stream \(b.streamTime.clockString), \(b.ads.count) ad(s), \(b.duration.clockString)")
             for ad in b.ads {
                 lines.append("    ad \(ad.podPosition)/\(ad.totalAds) \(ad.mediaFile) at \(ad.streamTime.clockString), \(ad.duration.clockString)")
+                if let l = ad.loudness {
+                    lines.append(String(format: "      loudness %.1f LUFS -> %.1f LUFS (gain %+.1f dB, true peak %.1f dBTP)",
+                                        l.input, l.output ?? .nan, l.gain, l.outputTruePeak ?? .nan))
+                }
             }
         }
         for e in r.issues { lines.append("  error \(e.code): \(e.message)") }

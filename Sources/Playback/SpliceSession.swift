@@ -35,6 +35,7 @@ public final class SpliceSession {
     private var packagedBreaks: [PackagedBreak] = []   // for HLS markers
     private var packagedAds: [PackagedAd] = []
     private let startDate = Date()
+    private lazy var loudness = LoudnessNormalizer(mode: request.loudness, content: request.content, format: format)
     /// Content time of the last content frame shown (the true playhead); nil before the first.
     public private(set) var contentTime: MediaTime?
     /// Whether every content frame has been shown.
@@ -161,6 +162,7 @@ public final class SpliceSession {
         let t0 = monotonicSeconds(), wait0 = sink.waitSeconds
         let index = breakStart?.index ?? breakCount
         let ad = try MediaSource(url: media.url, output: format, threads: request.threads)
+        let levelled = try loudness.attach(to: ad, url: media.url)
         onEvent?(.adStarted(breakIndex: index, position: position, totalAds: totalAds, media: media, streamTime: start))
         let period = format.frameDuration
         let outcome = try splicer.play(ad, until: nil) { [self] pts in
@@ -175,8 +177,10 @@ public final class SpliceSession {
         let name = (media.url as NSString).lastPathComponent
         packagedAds.append(PackagedAd(id: name, mediaFile: media.url, start: start, end: streamTime))
         let busy = (monotonicSeconds() - t0) - (sink.waitSeconds - wait0)
-        return PlacedAd(mediaFile: media.url, streamTime: start, duration: duration, mediaDuration: media.duration,
-                        podPosition: position, totalAds: totalAds, frames: outcome.frames, conformSeconds: max(0, busy))
+        var placed = PlacedAd(mediaFile: media.url, streamTime: start, duration: duration, mediaDuration: media.duration,
+                              podPosition: position, totalAds: totalAds, frames: outcome.frames, conformSeconds: max(0, busy))
+        placed.loudness = levelled?.report
+        return placed
     }
 
     /// Flushes the encoders, writes the trailer and moves the output into place.

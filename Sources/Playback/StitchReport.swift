@@ -25,6 +25,8 @@ public struct StitchReport: Codable, Sendable {
         public var totalAds: Int
         public var frames: Int64
         public var conformSeconds: Double
+        /// Loudness in and out (LUFS), gain (dB) and true peak out (dBTP), when normalised.
+        public var loudness: AdLoudness? = nil
     }
     /// One ad break.
     public struct Break: Codable, Sendable {
@@ -80,7 +82,8 @@ public struct StitchReport: Codable, Sendable {
                   streamTime: b.streamTime.seconds, duration: b.duration.seconds,
                   ads: b.ads.map { Ad(mediaFile: $0.mediaFile, streamTime: $0.streamTime.seconds, duration: $0.duration.seconds,
                                       mediaDuration: $0.mediaDuration.seconds, podPosition: $0.podPosition,
-                                      totalAds: $0.totalAds, frames: $0.frames, conformSeconds: $0.conformSeconds) })
+                                      totalAds: $0.totalAds, frames: $0.frames, conformSeconds: $0.conformSeconds,
+                                      loudness: $0.loudness) })
         }
         contentSegments = r.timeline.segments.map {
             Segment(contentStart: $0.contentStart.seconds, contentEnd: $0.contentEnd.seconds,

@@ -76,6 +76,8 @@ public struct StitchRequest: Sendable {
     public var threads: Int
     /// Segment duration and dates of `--format hls` output.
     public var hls = HLSSettings()
+    /// Ad loudness normalisation (`--loudness`).
+    public var loudness: LoudnessMode = .off
 
     /// Makes a request with defaults: MP4, `EncoderSettings()`, content size and rate.
     public init(content: String, breaks: [AdBreakRequest], output: String, container: OutputContainer = .mp4,

@@ -37,6 +37,8 @@ public struct PlacedAd: Sendable, Equatable {
     /// Seconds the frame loop spent opening, decoding and conforming this ad (time waiting for the
     /// encoder excluded).
     public var conformSeconds: Double
+    /// What loudness normalisation did (nil when off or the ad has no audio).
+    public var loudness: AdLoudness?
 
     /// Makes a placement.
     public init(mediaFile: String, streamTime: MediaTime, duration: MediaTime, mediaDuration: MediaTime,
