@@ -23,6 +23,11 @@ let stitchHelp = """
                                 .y4m or .nut). hls: OUT is a folder that gets MPEG-TS
                                 segments and index.m3u8 with ad markers
       --hls-time SECONDS        HLS target segment duration (default: 6)
+      --smart auto|on|off       copy the content's packets instead of re-encoding them (MP4,
+                                HLS; H.264 content at its own size and rate): only the GOPs a
+                                cue splits and the ads are encoded, to the content's profile.
+                                auto (default: off) falls back to a full re-encode and says why
+                                in the report; on fails instead
       --loudness MODE           ad loudness: off (default), auto (each ad gained to the
                                 content's EBU R128 integrated loudness), or a level in LUFS
                                 such as -23 (EBU R128) or -24 (ATSC A/85); true peak limited
@@ -132,6 +137,7 @@ struct StitchOptions {
         var cacheDir: String?
         var hls = HLSSettings()
         var loudness = LoudnessMode.off
+        var smart = SmartRendering.off
         func number(_ name: String, _ v: String, _ range: ClosedRange<Double>) throws -> Double {
             guard let d = Double(v), range.contains(d) else { throw UsageError("\(name) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(v)'") }
             return d
@@ -181,6 +187,10 @@ struct StitchOptions {
                 let v = try scanner.value(for: name, in: arg)
                 guard let mode = LoudnessMode(parsing: v) else { throw UsageError("--loudness must be off, auto or LUFS from -40 to -5 such as -23, not '\(v)'") }
                 loudness = mode
+            case "--smart":
+                let v = try scanner.value(for: name, in: arg)
+                guard let mode = SmartRendering(rawValue: v) else { throw UsageError("--smart must be auto, on or off, not '\(v)'") }
+                smart = mode
             case "--ads": adTag = try scanner.value(for: name, in: arg)
             case "--max-redirects":
                 settings.maxRedirects = Int(try number(name, try scanner.value(for: name, in: arg), 0...20))
@@ -209,6 +219,7 @@ struct StitchOptions {
         var o = StitchOptions(request: request)
         o.request.hls = hls
         o.request.loudness = loudness
+        o.request.smart = smart
         o.reportPath = report
         o.quiet = quiet
         o.verbose = verbose
@@ -264,6 +275,10 @@ enum StitchSummary {
                                         l.input, l.output ?? .nan, l.gain, l.outputTruePeak ?? .nan))
                 }
             }
+        }
+        if let s = r.smartRendering {
+            lines.append(s.used ? "  smart rendering: \(s.copiedFrames) content frames copied, \(s.encodedContentFrames) re-encoded"
+                                : "  smart rendering not used: \(s.reason ?? "")")
         }
         for e in r.issues { lines.append("  error \(e.code): \(e.message)") }
         for w in r.warnings { lines.append("  warning: \(w)") }

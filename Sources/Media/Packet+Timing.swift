@@ -27,3 +27,22 @@ extension Packet {
         return Array(UnsafeBufferPointer(start: data, count: Int(pointer.pointee.size)))
     }
 }
+
+extension Packet {
+    /// Sets the duration (ticks of the time base the consumer expects).
+    public func setDuration(_ ticks: Int64) { pointer.pointee.duration = ticks }
+}
+
+extension Packet {
+    /// Replaces the payload with `bytes`, keeping timestamps, flags and side data.
+    public func replacePayload(with bytes: [UInt8]) throws {
+        guard let fresh = av_packet_alloc() else { throw MediaError.allocationFailed("AVPacket") }
+        var tmp: UnsafeMutablePointer<AVPacket>? = fresh
+        defer { av_packet_free(&tmp) }
+        try check(av_new_packet(fresh, Int32(bytes.count)), "allocating a packet")
+        bytes.withUnsafeBytes { fresh.pointee.data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: bytes.count) }
+        try check(av_packet_copy_props(fresh, pointer), "copying packet properties")
+        av_packet_unref(pointer)
+        av_packet_move_ref(pointer, fresh)
+    }
+}

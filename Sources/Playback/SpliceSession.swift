@@ -21,7 +21,9 @@ public final class SpliceSession {
 
     private let request: StitchRequest
     private let source: MediaSource
-    private let sink: EncodedOutput
+    private let sink: StitchOutput
+    private let smart: (content: SmartContent, output: SmartOutput)?
+    private let smartReason: String?
     private let splicer: Splicer
     private let temporary: String
     private let toStdout: Bool
@@ -39,9 +41,15 @@ public final class SpliceSession {
     /// Content time of the last content frame shown (the true playhead); nil before the first.
     public private(set) var contentTime: MediaTime?
     /// Whether every content frame has been shown.
-    public var contentEnded: Bool { source.ended }
+    public var contentEnded: Bool { smart?.content.ended ?? source.ended }
     /// Content time of the next content frame to show, when one is held at a cue.
-    public var nextContentTime: MediaTime? { source.pending?.pts }
+    public var nextContentTime: MediaTime? { smart.map { $0.content.nextContentTime } ?? source.pending?.pts }
+    /// Whether content packets are being copied, and how many so far.
+    public var smartRendering: SmartRenderingSummary? {
+        guard request.smart != .off else { return nil }
+        return SmartRenderingSummary(used: smart != nil, reason: smartReason, copiedFrames: smart?.content.copiedFrames ?? 0,
+                                     encodedContentFrames: smart?.content.encodedFrames ?? 0)
+    }
 
     /// Opens the content and the output (as a temporary file beside it). `request.breaks` is not used.
     public init(request: StitchRequest) throws {
@@ -76,9 +84,19 @@ public final class SpliceSession {
             throw StitchFailure.contentUnreadable("cannot read content \(request.content): \(SpliceSession.reason(error))")
         }
         temporary = toStdout ? "pipe:1" : SpliceSession.temporaryPath(for: request.output)
+        let plan = try SmartRender.decide(request, format: format)
+        smartReason = plan.reason
         do {
-            sink = try EncodedOutput(url: temporary, container: request.container, format: format,
-                                     settings: HLSOutput.encoderSettings(request, format: format))
+            let settings = HLSOutput.encoderSettings(request, format: format)
+            if let scan = plan.scan {
+                let output = try SmartOutput(url: temporary, container: request.container, content: probe, scan: scan,
+                                             format: format, settings: settings)
+                smart = (try SmartContent(url: request.content, scan: scan, output: format, threads: request.threads), output)
+                sink = output
+            } else {
+                smart = nil
+                sink = try EncodedOutput(url: temporary, container: request.container, format: format, settings: settings)
+            }
         } catch {
             if !toStdout { try? FileManager.default.removeItem(atPath: temporary) }
             if case MediaError.unsupported(let s) = error { throw StitchFailure.invalidOption(s) }
@@ -112,20 +130,22 @@ public final class SpliceSession {
     public func playContent(until cue: MediaTime?) throws -> Int64 {
         var resumed = false
         let period = format.frameDuration
-        let outcome = try splicer.play(source, until: cue) { [self] pts in
+        let onFrame: (MediaTime) -> Bool = { [self] pts in
             let at = splicer.streamTime - period
             if !resumed { resumed = true; onEvent?(.contentResumed(contentTime: pts, streamTime: at)) }
             contentTime = pts
             onEvent?(.contentProgress(contentTime: pts, streamTime: at))
             return true
         }
+        let outcome = try smart.map { try $0.content.play(until: cue, splicer: splicer, sink: $0.output, onFrame: onFrame) }
+            ?? splicer.play(source, until: cue, onFrame: onFrame)
         if outcome.frames > 0 {
             contentChapters += 1
             sink.addChapter(title: "Content \(contentChapters)", start: outcome.streamStart, end: outcome.streamEnd)
             timeline.segments.append(.init(contentStart: outcome.sourceStart, contentEnd: outcome.sourceEnd,
                                            streamStart: outcome.streamStart, streamEnd: outcome.streamEnd))
         }
-        if source.ended, !endReported {
+        if contentEnded, !endReported {
             endReported = true
             if let e = source.reader.readError, !warnings.contains(where: { $0.hasPrefix("content ended early") }) {
                 warnings.append("content ended early: \(e)")

@@ -67,6 +67,8 @@ public struct StitchReport: Codable, Sendable {
     public var errors: [Error]
     public var warnings: [String]
     public var timings: Timings
+    /// `--smart`: `used`, `reason` (why not), `copiedFrames`, `encodedContentFrames`.
+    public var smartRendering: SmartRenderingSummary?
 
     /// The report of a finished stitch.
     public init(_ r: StitchResult) {
@@ -92,6 +94,7 @@ public struct StitchReport: Codable, Sendable {
         errors = r.issues.map { Error(code: $0.code, message: $0.message, mediaFile: $0.mediaFile, breakId: $0.breakId) }
         warnings = r.warnings
         timings = Timings(r.timings)
+        smartRendering = r.smartRendering
     }
 
     /// Pretty-printed JSON with sorted keys.

@@ -78,6 +78,8 @@ public struct StitchRequest: Sendable {
     public var hls = HLSSettings()
     /// Ad loudness normalisation (`--loudness`).
     public var loudness: LoudnessMode = .off
+    /// Copy content packets instead of re-encoding them (`--smart`).
+    public var smart: SmartRendering = .off
 
     /// Makes a request with defaults: MP4, `EncoderSettings()`, content size and rate.
     public init(content: String, breaks: [AdBreakRequest], output: String, container: OutputContainer = .mp4,

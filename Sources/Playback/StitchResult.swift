@@ -111,4 +111,6 @@ public struct StitchResult: Sendable {
     public var warnings: [String]
     /// Where the time went.
     public var timings: StageTimings
+    /// Whether content was copied (`--smart`), or why not; nil with `--smart off`.
+    public var smartRendering: SmartRenderingSummary? = nil
 }
