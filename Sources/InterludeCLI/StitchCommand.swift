@@ -26,7 +26,7 @@ let stitchHelp = """
       --smart auto|on|off       copy the content's packets instead of re-encoding them (MP4,
                                 HLS; H.264 content at its own size and rate): only the GOPs a
                                 cue splits and the ads are encoded, to the content's profile.
-                                auto (default: off) falls back to a full re-encode and says why
+                                auto (default) falls back to a full re-encode and says why
                                 in the report; on fails instead
       --loudness MODE           ad loudness: off (default), auto (each ad gained to the
                                 content's EBU R128 integrated loudness), or a level in LUFS
@@ -137,7 +137,7 @@ struct StitchOptions {
         var cacheDir: String?
         var hls = HLSSettings()
         var loudness = LoudnessMode.off
-        var smart = SmartRendering.off
+        var smart = SmartRendering.auto
         func number(_ name: String, _ v: String, _ range: ClosedRange<Double>) throws -> Double {
             guard let d = Double(v), range.contains(d) else { throw UsageError("\(name) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(v)'") }
             return d

@@ -85,14 +85,22 @@ public final class SpliceSession {
         }
         temporary = toStdout ? "pipe:1" : SpliceSession.temporaryPath(for: request.output)
         let plan = try SmartRender.decide(request, format: format)
-        smartReason = plan.reason
+        var reason = plan.reason
         do {
             let settings = HLSOutput.encoderSettings(request, format: format)
+            var copying: (content: SmartContent, output: SmartOutput)?
             if let scan = plan.scan {
-                let output = try SmartOutput(url: temporary, container: request.container, content: probe, scan: scan,
-                                             format: format, settings: settings)
-                smart = (try SmartContent(url: request.content, scan: scan, output: format, threads: request.threads), output)
-                sink = output
+                do {
+                    let output = try SmartOutput(url: temporary, container: request.container, content: probe, scan: scan,
+                                                 format: format, settings: settings)
+                    copying = (try SmartContent(url: request.content, scan: scan, output: format, threads: request.threads), output)
+                } catch where request.smart == .auto {
+                    reason = "the encoder cannot match the content: \(SpliceSession.reason(error))"
+                }
+            }
+            if let copying {
+                smart = copying
+                sink = copying.output
             } else {
                 smart = nil
                 sink = try EncodedOutput(url: temporary, container: request.container, format: format, settings: settings)
@@ -105,6 +113,7 @@ public final class SpliceSession {
             }
             throw StitchFailure.outputUnwritable("cannot write \(request.output): \(SpliceSession.reason(error))")
         }
+        smartReason = reason
         splicer = Splicer(output: format, sink: sink)
     }
 

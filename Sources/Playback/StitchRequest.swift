@@ -79,7 +79,7 @@ public struct StitchRequest: Sendable {
     /// Ad loudness normalisation (`--loudness`).
     public var loudness: LoudnessMode = .off
     /// Copy content packets instead of re-encoding them (`--smart`).
-    public var smart: SmartRendering = .off
+    public var smart: SmartRendering = .auto
 
     /// Makes a request with defaults: MP4, `EncoderSettings()`, content size and rate.
     public init(content: String, breaks: [AdBreakRequest], output: String, container: OutputContainer = .mp4,
