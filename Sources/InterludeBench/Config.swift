@@ -16,6 +16,8 @@ enum Suite: String, CaseIterable, Codable, Sendable {
 ///   `memory` to measure only the peak RSS of one stitch of the 10-minute cases.
 /// - `BENCH_THREADS` decoder threads for both tools (default 0: each decides).
 /// - `BENCH_PRESET`, `BENCH_CRF` libx264 settings for both tools (default veryfast, 23).
+/// - `BENCH_SMART` Interlude's `--smart` (default `auto`: content copied when it can be; `off`:
+///   the full re-encode).
 /// - `BENCH_NOTE` a line recorded in the results (e.g. "machine busy with other builds").
 /// - Arguments: media files to benchmark instead of the generated cases.
 struct BenchConfig: Codable, Sendable {
@@ -32,6 +34,8 @@ struct BenchConfig: Codable, Sendable {
     var crf: Int
     var audioBitRate: Int
     var note: String
+    /// `--smart` for Interlude's stitches.
+    var smart: String = "auto"
     /// Where results and generated media go.
     var resultsDir: String
 
@@ -69,11 +73,15 @@ struct BenchConfig: Codable, Sendable {
         for f in files where !FileManager.default.fileExists(atPath: f) && !f.contains("://") {
             throw UsageError("no such file: \(f)")
         }
-        return BenchConfig(runs: runs, warmup: warmup, quick: quick, cases: files.isEmpty ? cases : [],
+        let smart = env["BENCH_SMART"].flatMap { $0.isEmpty ? nil : $0 } ?? "auto"
+        guard ["auto", "on", "off"].contains(smart) else { throw UsageError("BENCH_SMART must be auto, on or off, not '\(smart)'") }
+        var config = BenchConfig(runs: runs, warmup: warmup, quick: quick, cases: files.isEmpty ? cases : [],
                            files: files, suites: suites, longSuites: longSuites, threads: try int("BENCH_THREADS", 0),
                            preset: env["BENCH_PRESET"].flatMap { $0.isEmpty ? nil : $0 } ?? "veryfast",
                            crf: try int("BENCH_CRF", 23), audioBitRate: 128_000,
                            note: env["BENCH_NOTE"] ?? "", resultsDir: env["BENCH_RESULTS"] ?? "bench-results")
+        config.smart = smart
+        return config
     }
 
     /// The suites to run on content of `seconds`.
