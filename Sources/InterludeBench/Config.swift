@@ -18,6 +18,8 @@ enum Suite: String, CaseIterable, Codable, Sendable {
 /// - `BENCH_PRESET`, `BENCH_CRF` libx264 settings for both tools (default veryfast, 23).
 /// - `BENCH_SMART` Interlude's `--smart` (default `auto`: content copied when it can be; `off`:
 ///   the full re-encode).
+/// - `BENCH_TRANSCODE_CACHE` `cold` (default: no ad transcode cache, every run encodes its ads) or
+///   `warm` (a cache in the results folder, filled by the warm-up run).
 /// - `BENCH_NOTE` a line recorded in the results (e.g. "machine busy with other builds").
 /// - Arguments: media files to benchmark instead of the generated cases.
 struct BenchConfig: Codable, Sendable {
@@ -36,6 +38,8 @@ struct BenchConfig: Codable, Sendable {
     var note: String
     /// `--smart` for Interlude's stitches.
     var smart: String = "auto"
+    /// `cold` or `warm` ad transcode cache.
+    var transcodeCache: String = "cold"
     /// Where results and generated media go.
     var resultsDir: String
 
@@ -81,6 +85,9 @@ struct BenchConfig: Codable, Sendable {
                            crf: try int("BENCH_CRF", 23), audioBitRate: 128_000,
                            note: env["BENCH_NOTE"] ?? "", resultsDir: env["BENCH_RESULTS"] ?? "bench-results")
         config.smart = smart
+        let cache = env["BENCH_TRANSCODE_CACHE"].flatMap { $0.isEmpty ? nil : $0 } ?? "cold"
+        guard ["cold", "warm"].contains(cache) else { throw UsageError("BENCH_TRANSCODE_CACHE must be cold or warm, not '\(cache)'") }
+        config.transcodeCache = cache
         return config
     }
 

@@ -28,6 +28,10 @@ let stitchHelp = """
                                 cue splits and the ads are encoded, to the content's profile.
                                 auto (default) falls back to a full re-encode and says why
                                 in the report; on fails instead
+      --transcode-cache DIR|off where smart rendering keeps ads encoded to the output's profile,
+                                so the next stitch with the same ad copies it (default:
+                                ~/.cache/interlude/transcoded, or transcoded/ in --cache-dir;
+                                at most 2 GB, least recently used first out)
       --loudness MODE           ad loudness: off (default), auto (each ad gained to the
                                 content's EBU R128 integrated loudness), or a level in LUFS
                                 such as -23 (EBU R128) or -24 (ATSC A/85); true peak limited
@@ -138,6 +142,7 @@ struct StitchOptions {
         var hls = HLSSettings()
         var loudness = LoudnessMode.off
         var smart = SmartRendering.auto
+        var transcodeCache: String?
         func number(_ name: String, _ v: String, _ range: ClosedRange<Double>) throws -> Double {
             guard let d = Double(v), range.contains(d) else { throw UsageError("\(name) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(v)'") }
             return d
@@ -187,6 +192,7 @@ struct StitchOptions {
                 let v = try scanner.value(for: name, in: arg)
                 guard let mode = LoudnessMode(parsing: v) else { throw UsageError("--loudness must be off, auto or LUFS from -40 to -5 such as -23, not '\(v)'") }
                 loudness = mode
+            case "--transcode-cache": transcodeCache = try scanner.value(for: name, in: arg)
             case "--smart":
                 let v = try scanner.value(for: name, in: arg)
                 guard let mode = SmartRendering(rawValue: v) else { throw UsageError("--smart must be auto, on or off, not '\(v)'") }
@@ -220,6 +226,9 @@ struct StitchOptions {
         o.request.hls = hls
         o.request.loudness = loudness
         o.request.smart = smart
+        o.request.transcodeCache = transcodeCache == "off" ? nil
+            : transcodeCache ?? (cacheDir.map { URL(fileURLWithPath: $0) } ?? AdMediaCache.defaultDirectory.deletingLastPathComponent())
+                .appendingPathComponent("transcoded").path
         o.reportPath = report
         o.quiet = quiet
         o.verbose = verbose
@@ -269,7 +278,8 @@ enum StitchSummary {
         for b in r.breaks {
             lines.append("  break \(b.id) at content \(b.contentTime.clockString) -> stream \(b.streamTime.clockString), \(b.ads.count) ad(s), \(b.duration.clockString)")
             for ad in b.ads {
-                lines.append("    ad \(ad.podPosition)/\(ad.totalAds) \(ad.mediaFile) at \(ad.streamTime.clockString), \(ad.duration.clockString)")
+                lines.append("    ad \(ad.podPosition)/\(ad.totalAds) \(ad.mediaFile) at \(ad.streamTime.clockString), \(ad.duration.clockString)"
+                             + (ad.transcodeCache == .hit ? " (from the transcode cache)" : ""))
                 if let l = ad.loudness {
                     lines.append(String(format: "      loudness %.1f LUFS -> %.1f LUFS (gain %+.1f dB, true peak %.1f dBTP)",
                                         l.input, l.output ?? .nan, l.gain, l.outputTruePeak ?? .nan))

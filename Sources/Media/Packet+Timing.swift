@@ -46,3 +46,17 @@ extension Packet {
         av_packet_move_ref(pointer, fresh)
     }
 }
+
+extension Packet {
+    /// A packet holding a copy of `bytes`.
+    public convenience init(bytes: [UInt8]) throws {
+        try self.init()
+        try check(av_new_packet(pointer, Int32(bytes.count)), "allocating a packet")
+        bytes.withUnsafeBytes { pointer.pointee.data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: bytes.count) }
+    }
+
+    /// Marks the packet as a keyframe or not.
+    public func setKeyframe(_ on: Bool) {
+        if on { pointer.pointee.flags |= AV_PKT_FLAG_KEY } else { pointer.pointee.flags &= ~AV_PKT_FLAG_KEY }
+    }
+}

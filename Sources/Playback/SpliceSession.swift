@@ -24,6 +24,7 @@ public final class SpliceSession {
     private let sink: StitchOutput
     private let smart: (content: SmartContent, output: SmartOutput)?
     private let smartReason: String?
+    private let transcoding: AdTranscoding?
     private let splicer: Splicer
     private let temporary: String
     private let toStdout: Bool
@@ -114,6 +115,9 @@ public final class SpliceSession {
             throw StitchFailure.outputUnwritable("cannot write \(request.output): \(SpliceSession.reason(error))")
         }
         smartReason = reason
+        transcoding = smart == nil ? nil : request.transcodeCache.flatMap {
+            (try? AdTranscodeCache(directory: URL(fileURLWithPath: $0), maxBytes: request.transcodeCacheMaxBytes)).map(AdTranscoding.init)
+        }
         splicer = Splicer(output: format, sink: sink)
     }
 
@@ -190,14 +194,24 @@ public final class SpliceSession {
         let start = streamTime
         let t0 = monotonicSeconds(), wait0 = sink.waitSeconds
         let index = breakStart?.index ?? breakCount
-        let ad = try MediaSource(url: media.url, output: format, threads: request.threads)
-        let levelled = try loudness.attach(to: ad, url: media.url)
-        onEvent?(.adStarted(breakIndex: index, position: position, totalAds: totalAds, media: media, streamTime: start))
         let period = format.frameDuration
-        let outcome = try splicer.play(ad, until: nil) { [self] pts in
+        let handler: (MediaTime) -> Bool = { [self] pts in
             let at = splicer.streamTime - period
             onEvent?(.adProgress(breakIndex: index, position: position, adTime: pts, streamTime: at))
             return onFrame(pts, at)
+        }
+        let started: () -> Void = { [self] in onEvent?(.adStarted(breakIndex: index, position: position, totalAds: totalAds, media: media, streamTime: start)) }
+        let outcome: SegmentOutcome, levelled: LoudnessNormalizer.Applied?
+        var cacheUse: TranscodeCacheUse?
+        if let smart, let transcoding {
+            (outcome, levelled, cacheUse) = try transcoding.play(
+                media.url, output: smart.output, splicer: splicer, format: format, threads: request.threads,
+                loudness: { [self] in try loudness.attach(to: $0, hasAudio: $1, url: media.url) }, started: started, onFrame: handler)
+        } else {
+            let ad = try MediaSource(url: media.url, output: format, threads: request.threads)
+            levelled = try loudness.attach(to: ad.audio, hasAudio: ad.hasAudio, url: media.url)
+            started()
+            outcome = try splicer.play(ad, until: nil, onFrame: handler)
         }
         let duration = outcome.streamEnd - outcome.streamStart
         onEvent?(.adEnded(breakIndex: index, position: position, duration: duration, streamTime: streamTime))
@@ -209,6 +223,7 @@ public final class SpliceSession {
         var placed = PlacedAd(mediaFile: media.url, streamTime: start, duration: duration, mediaDuration: media.duration,
                               podPosition: position, totalAds: totalAds, frames: outcome.frames, conformSeconds: max(0, busy))
         placed.loudness = levelled?.report
+        placed.transcodeCache = cacheUse
         return placed
     }
 

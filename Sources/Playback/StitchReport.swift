@@ -27,6 +27,8 @@ public struct StitchReport: Codable, Sendable {
         public var conformSeconds: Double
         /// Loudness in and out (LUFS), gain (dB) and true peak out (dBTP), when normalised.
         public var loudness: AdLoudness? = nil
+        /// `hit`, `stored` or `encoded`: the transcode cache's part, with smart rendering and a cache.
+        public var transcodeCache: TranscodeCacheUse? = nil
     }
     /// One ad break.
     public struct Break: Codable, Sendable {
@@ -85,7 +87,7 @@ public struct StitchReport: Codable, Sendable {
                   ads: b.ads.map { Ad(mediaFile: $0.mediaFile, streamTime: $0.streamTime.seconds, duration: $0.duration.seconds,
                                       mediaDuration: $0.mediaDuration.seconds, podPosition: $0.podPosition,
                                       totalAds: $0.totalAds, frames: $0.frames, conformSeconds: $0.conformSeconds,
-                                      loudness: $0.loudness) })
+                                      loudness: $0.loudness, transcodeCache: $0.transcodeCache) })
         }
         contentSegments = r.timeline.segments.map {
             Segment(contentStart: $0.contentStart.seconds, contentEnd: $0.contentEnd.seconds,

@@ -39,6 +39,8 @@ public struct PlacedAd: Sendable, Equatable {
     public var conformSeconds: Double
     /// What loudness normalisation did (nil when off or the ad has no audio).
     public var loudness: AdLoudness?
+    /// Smart rendering: whether its video came from the transcode cache (nil without one).
+    public var transcodeCache: TranscodeCacheUse?
 
     /// Makes a placement.
     public init(mediaFile: String, streamTime: MediaTime, duration: MediaTime, mediaDuration: MediaTime,

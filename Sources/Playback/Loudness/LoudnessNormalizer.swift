@@ -42,17 +42,17 @@ final class LoudnessNormalizer {
         }
     }
 
-    /// Measures the ad at `url` and sets the gain + limiter on `source`'s audio; nil when off or
+    /// Measures the ad at `url` and sets the gain + limiter on its audio track; nil when off or
     /// the ad has no measurable audio.
-    func attach(to source: MediaSource, url: String) throws -> Applied? {
-        guard source.hasAudio, let target = try target() else { return nil }
+    func attach(to audio: AudioTrack, hasAudio: Bool, url: String) throws -> Applied? {
+        guard hasAudio, let target = try target() else { return nil }
         if measured[url] == nil {
             measured[url] = .some(try LoudnessMeter.integratedLoudness(of: url, sampleRate: format.sampleRate, channels: format.channels))
         }
         guard let input = measured[url] ?? nil else { return nil }
         let gain = min(max(target - input, LoudnessNormalizer.gainRange.lowerBound), LoudnessNormalizer.gainRange.upperBound)
         let processor = try AudioProcessor(gain: gain, sampleRate: format.sampleRate, channels: format.channels)
-        source.audio.processor = processor
+        audio.processor = processor
         return Applied(processor: processor, input: input, target: target, gain: gain)
     }
 }

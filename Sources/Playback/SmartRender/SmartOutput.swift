@@ -28,6 +28,12 @@ final class SmartOutput: StitchOutput {
     private let scan: SmartContentScan
     private let encoderOptions: [String: String]
     private let encoderHeader: [UInt8]
+    /// The track's `avcC`: the content's parameter sets and the encoder's.
+    let avcC: [UInt8]
+    /// Everything that decides how an ad is encoded here: the transcode cache's profile key.
+    let profileKey: String
+    /// Sees every encoded packet (4-byte NAL lengths) and its output frame index before it is muxed.
+    var recorder: ((Packet, Int64) -> Void)?
     private let videoStream: Int
     private let audioStream: Int
     private let audio: Encoder
@@ -71,6 +77,9 @@ final class SmartOutput: StitchOutput {
             throw MediaError.unsupported("libx264 did not number its parameter sets \(SmartOutput.encoderParameterSetID)")
         }
         let config = scan.config.adding(sps: sps, pps: pps)
+        avcC = config.bytes
+        profileKey = "interlude-ad-transcode-v1 \(format) " + encoderOptions.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            + " header=" + encoderHeader.map { String(format: "%02x", $0) }.joined()
         videoStream = try muxer.addStream(copying: scan.videoIndex, of: content, extradata: config.bytes,
                                           timeBase: Rational(format.frameRate.denominator, format.frameRate.numerator))
         delay = Int64(max(scan.reorderDelay, probe.reorderDelay))
@@ -136,9 +145,13 @@ final class SmartOutput: StitchOutput {
             // libx264 writes Annex B; the track's avcC sample entry means 4-byte NAL lengths (the mov
             // muxer converts only when the global header is Annex B too, which ours is not).
             try packet.replacePayload(with: AVCConfig.lengthPrefixed(AVCConfig.annexBUnits(packet.bytes)))
+            recorder?(packet, pts)
             try writeVideoPacket(packet, pts: pts)
         }
     }
+
+    /// Ends the current encoded run (the next encoded frame starts a new one, with an IDR).
+    func endRun() throws { try closeEncoder() }
 
     /// Ends the current encoded run: flushes the encoder and writes what it held.
     private func closeEncoder() throws {
