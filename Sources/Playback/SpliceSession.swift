@@ -47,7 +47,7 @@ public final class SpliceSession {
     public var nextContentTime: MediaTime? { smart.map { $0.content.nextContentTime } ?? source.pending?.pts }
     /// Whether content packets are being copied, and how many so far.
     public var smartRendering: SmartRenderingSummary? {
-        guard request.smart != .off else { return nil }
+        guard request.smart != .off, request.container == .mp4 || request.container == .hls else { return nil }
         return SmartRenderingSummary(used: smart != nil, reason: smartReason, copiedFrames: smart?.content.copiedFrames ?? 0,
                                      encodedContentFrames: smart?.content.encodedFrames ?? 0)
     }

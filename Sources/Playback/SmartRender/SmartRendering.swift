@@ -30,6 +30,8 @@ enum SmartRender {
         guard request.smart != .off else { return (nil, nil) }
         let refusal: String
         if request.container != .mp4 && request.container != .hls {
+            // frame streams carry no encoded video: nothing to copy, nothing to report with `auto`
+            guard request.smart == .on else { return (nil, nil) }
             refusal = "\(request.container.rawValue) output is a frame stream"
         } else if request.size != nil || request.frameRate != nil {
             refusal = "--size or --fps changes the content's picture"
