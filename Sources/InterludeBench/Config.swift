@@ -20,6 +20,7 @@ enum Suite: String, CaseIterable, Codable, Sendable {
 ///   the full re-encode).
 /// - `BENCH_TRANSCODE_CACHE` `cold` (default: no ad transcode cache, every run encodes its ads) or
 ///   `warm` (a cache in the results folder, filled by the warm-up run).
+/// - `BENCH_HD_AD=1` adds ad D (1920x1080 60 fps, 5.1, 8 s) to the second mid-roll.
 /// - `BENCH_NOTE` a line recorded in the results (e.g. "machine busy with other builds").
 /// - Arguments: media files to benchmark instead of the generated cases.
 struct BenchConfig: Codable, Sendable {
@@ -40,6 +41,8 @@ struct BenchConfig: Codable, Sendable {
     var smart: String = "auto"
     /// `cold` or `warm` ad transcode cache.
     var transcodeCache: String = "cold"
+    /// Whether the schedule has the 1080p60 5.1 ad D.
+    var hdAd = false
     /// Where results and generated media go.
     var resultsDir: String
 
@@ -88,6 +91,7 @@ struct BenchConfig: Codable, Sendable {
         let cache = env["BENCH_TRANSCODE_CACHE"].flatMap { $0.isEmpty ? nil : $0 } ?? "cold"
         guard ["cold", "warm"].contains(cache) else { throw UsageError("BENCH_TRANSCODE_CACHE must be cold or warm, not '\(cache)'") }
         config.transcodeCache = cache
+        config.hdAd = ["1", "yes", "true"].contains(env["BENCH_HD_AD"]?.lowercased() ?? "")
         return config
     }
 

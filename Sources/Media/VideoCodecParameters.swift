@@ -10,10 +10,13 @@ public struct VideoCodecParameters: Sendable, Equatable {
     public let level: Int
     /// Pixel format name, e.g. "yuv420p".
     public let pixelFormat: String
-    /// Colour range, primaries, transfer and matrix as FFmpeg's enum values.
+    /// Colour range as FFmpeg's enum value (`AVColorRange`).
     public let colorRange: Int
+    /// Colour primaries (`AVColorPrimaries`).
     public let colorPrimaries: Int
+    /// Transfer characteristics (`AVColorTransferCharacteristic`).
     public let colorTransfer: Int
+    /// Matrix coefficients (`AVColorSpace`).
     public let colorSpace: Int
     /// Whether the stream is progressive (or its field order is unknown).
     public let progressive: Bool

@@ -41,8 +41,9 @@ public struct PackagedAd: Sendable, Equatable {
     public var id: String
     /// The ad media file.
     public var mediaFile: String
-    /// Stream time of its first and after its last frame.
+    /// Stream time of its first frame.
     public var start: MediaTime
+    /// Stream time after its last frame.
     public var end: MediaTime
 
     /// Makes a packaged ad.
@@ -55,11 +56,13 @@ public struct PackagedAd: Sendable, Equatable {
 public struct HLSSegment: Sendable, Equatable {
     /// Its file name in the package folder.
     public var fileName: String
-    /// Stream-time span.
+    /// Stream time where it starts.
     public var start: MediaTime
+    /// Stream time where it ends.
     public var end: MediaTime
-    /// The break and ad index (into `PackagedBreak.ads`) it belongs to; nil for content.
+    /// The break it belongs to (index into the packaged breaks); nil for content.
     public var breakIndex: Int?
+    /// The ad it belongs to (index into `PackagedBreak.ads`); nil for content.
     public var adIndex: Int?
 
     /// Duration.

@@ -7,17 +7,17 @@ import Timing
 /// file's bytes and of the profile (output format, every libx264 option and libx264's own
 /// parameter sets), bounded in size (least recently used entries go first). Entries are written
 /// to a temporary name and renamed, so a reader never sees half an entry; a damaged entry is a miss.
-public final class AdTranscodeCache: @unchecked Sendable {
+final class AdTranscodeCache: @unchecked Sendable {
     // @unchecked Sendable: immutable after init; the file system is the only shared state, and
     // entries are replaced atomically by rename.
     /// The folder.
-    public let directory: URL
+    let directory: URL
     /// Most bytes kept.
-    public let maxBytes: Int64
+    let maxBytes: Int64
     static let magic = Array("ILTC1\n".utf8)
 
     /// A cache in `directory` (created when missing) holding at most `maxBytes`.
-    public init(directory: URL, maxBytes: Int64 = 2 << 30) throws {
+    init(directory: URL, maxBytes: Int64 = 2 << 30) throws {
         self.directory = directory
         self.maxBytes = maxBytes
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -36,9 +36,14 @@ enum SmartRender {
         } else if request.size != nil || request.frameRate != nil {
             refusal = "--size or --fps changes the content's picture"
         } else {
-            switch try SmartContentScan.scan(url: request.content, format: format) {
-            case .success(let scan): return (scan, nil)
-            case .failure(let r): refusal = r.reason
+            do {
+                switch try SmartContentScan.scan(url: request.content, format: format) {
+                case .success(let scan): return (scan, nil)
+                case .failure(let r): refusal = r.reason
+                }
+            } catch {
+                // e.g. a read error part-way: the full re-encode plays what can be read, with a warning
+                refusal = "the content's packets cannot all be read: \(error)"
             }
         }
         if request.smart == .on { throw StitchFailure.invalidOption("--smart on: cannot copy the content: \(refusal)") }
