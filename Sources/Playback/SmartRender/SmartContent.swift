@@ -2,9 +2,10 @@ import Media
 import Timing
 
 /// The content side of a smart-rendered stitch: plays content segments onto a `Splicer`'s
-/// timeline by copying every GOP that lies wholly inside the segment and decoding only the GOPs
-/// a cue splits, whose frames inside the segment go to the encoder. Audio is decoded and spliced
-/// exactly as in a full re-encode.
+/// timeline by copying every GOP that lies wholly inside the segment, and the frames of a GOP
+/// before a cue when they come first in decode order (always so without B-frames); only the rest
+/// of a GOP a cue splits is decoded and its frames inside the segment go to the encoder. Audio is
+/// decoded and spliced exactly as in a full re-encode.
 final class SmartContent {
     let scan: SmartContentScan
     private let gops: GOPReader
@@ -57,12 +58,25 @@ final class SmartContent {
             if position == range.lowerBound && upTo == range.upperBound {
                 // the whole GOP: copy its packets, presentation index from the content's own timestamp
                 let base = splicer.framesOut - Int64(position)
-                for p in gop {
-                    let index = Int64((p.ptsTicks! - scan.originTicks) / scan.periodTicks)
-                    try sink.writeCopied(p, index: base + index)
-                }
+                for p in gop { try sink.writeCopied(p, index: base + Int64(index(of: p))) }
                 gop = []
                 gopIndex = -1   // its packets went to the muxer
+                copiedFrames += upTo - position
+                for i in position..<upTo {
+                    splicer.framesOut += 1
+                    _ = onFrame(period * Int64(i))
+                }
+                try splicer.pumpAudio(audio, sourceOffset: sourceOffset)
+            } else if position == range.lowerBound, let prefix = decodeOrderPrefix(before: upTo) {
+                // the frames of a GOP before a cue, when they come first in decode order (no frame
+                // among them refers to a later one): copied as they are. Copies of the packets go
+                // to the muxer; the GOP stays loaded for the part after the cue.
+                let base = splicer.framesOut - Int64(position)
+                for p in prefix {
+                    let copy = try Packet(bytes: p.bytes)
+                    copy.setKeyframe(p.isKeyframe)
+                    try sink.writeCopied(copy, index: base + Int64(index(of: p)))
+                }
                 copiedFrames += upTo - position
                 for i in position..<upTo {
                     splicer.framesOut += 1
@@ -86,6 +100,17 @@ final class SmartContent {
         let sourceEnd = period * Int64(end)
         return SegmentOutcome(sourceStart: period * Int64(start), sourceEnd: sourceEnd, lastShown: period * Int64(end - 1),
                               frames: Int64(end - start), streamStart: streamStart, streamEnd: splicer.streamTime)
+    }
+
+    /// A content packet's frame index.
+    private func index(of p: Packet) -> Int { Int((p.ptsTicks! - scan.originTicks) / scan.periodTicks) }
+
+    /// The packets of the loaded GOP showing before frame `end`, when they are the first ones in
+    /// decode order; nil otherwise.
+    private func decodeOrderPrefix(before end: Int) -> [Packet]? {
+        let count = gop.prefix { index(of: $0) < end }.count
+        guard count > 0, !gop.dropFirst(count).contains(where: { index(of: $0) < end }) else { return nil }
+        return Array(gop.prefix(count))
     }
 
     /// Makes `gop` hold GOP `g`'s packets (GOPs are visited in order).
