@@ -31,6 +31,10 @@ public struct TagStitchReport: Codable, Sendable {
         public var conformSeconds: Double
         public var skipped: Bool
         public var tracking: [Beacon]
+        /// Loudness normalisation of the ad, when on.
+        public var loudness: AdLoudness? = nil
+        /// The transcode cache's part (`hit`, `stored`, `encoded`), with smart rendering.
+        public var transcodeCache: TranscodeCacheUse? = nil
     }
     /// One break.
     public struct Break: Codable, Sendable {
@@ -68,6 +72,8 @@ public struct TagStitchReport: Codable, Sendable {
     public var beacons: [Beacon]
     public var warnings: [String]
     public var timings: StitchReport.Timings
+    /// `--smart`: `used`, `reason`, `copiedFrames`, `encodedContentFrames`.
+    public var smartRendering: SmartRenderingSummary?
 
     /// The report of a finished tag-driven stitch.
     public init(_ r: TagStitchResult) {
@@ -88,7 +94,8 @@ public struct TagStitchReport: Codable, Sendable {
                          mediaDuration: a.placement.mediaDuration.seconds, podPosition: a.ad.adPodInfo.adPosition,
                          totalAds: a.ad.adPodInfo.totalAds, frames: a.placement.frames,
                          conformSeconds: a.placement.conformSeconds, skipped: a.skipped,
-                         tracking: a.tracking.map(beacon))
+                         tracking: a.tracking.map(beacon), loudness: a.placement.loudness,
+                         transcodeCache: a.placement.transcodeCache)
                   },
                   tracking: b.tracking.map(beacon))
         }
@@ -98,6 +105,7 @@ public struct TagStitchReport: Codable, Sendable {
         beacons = r.beacons.map(beacon)
         warnings = r.warnings
         timings = StitchReport.Timings(r.timings)
+        smartRendering = r.smartRendering
     }
 
     /// Pretty-printed JSON with sorted keys.

@@ -111,7 +111,7 @@ import Timing
         var content = session.content
         content.duration = session.timelineMap.segments.last?.contentEnd ?? session.contentDuration
         let total = monotonicSeconds() - started
-        return TagStitchResult(
+        var result = TagStitchResult(
             content: content, output: session.outputSummary, format: session.format, videoFrames: session.videoFrames,
             audioSamples: session.audioSamples, timeline: session.timelineMap, cuePoints: manager?.adCuePoints ?? [],
             breaks: manager?.playedBreaks ?? [], events: manager?.events ?? [],
@@ -119,6 +119,8 @@ import Timing
             warnings: session.contentWarnings,
             timings: StageTimings(plan: planEnd - started, decode: max(0, total - (planEnd - started) - session.encoderWaitSeconds),
                                   encode: session.encodeSeconds, mux: session.muxSeconds, total: total))
+        result.smartRendering = session.smartRendering
+        return result
     }
 
     // MARK: AdsManagerDelegate — what the app does
@@ -173,4 +175,6 @@ public struct TagStitchResult: Sendable {
     public var warnings: [String]
     /// Where the time went.
     public var timings: StageTimings
+    /// Whether content was copied (`--smart`), or why not.
+    public var smartRendering: SmartRenderingSummary? = nil
 }

@@ -40,6 +40,8 @@ enum BenchAd: String, CaseIterable, Codable, Sendable {
     case b = "ad-b-1280x720-24fps-noaudio-6s"
     /// 854x480 at 60 fps, 32 kHz stereo, 5 s.
     case c = "ad-c-854x480-60fps-32k-stereo-5s"
+    /// 1920x1080 at 60 fps, 48 kHz 5.1, 8 s (only with `BENCH_HD_AD=1`).
+    case d = "ad-d-1920x1080-60fps-48k-51-8s"
 
     var generatorArguments: [String] {
         switch self {
@@ -53,6 +55,10 @@ enum BenchAd: String, CaseIterable, Codable, Sendable {
             return ["-f", "lavfi", "-i", "testsrc2=size=854x480:rate=60",
                     "-f", "lavfi", "-i", "sine=frequency=660:sample_rate=32000",
                     "-t", "5", "-ac", "2"]
+        case .d:
+            return ["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=60",
+                    "-f", "lavfi", "-i", "sine=frequency=550:sample_rate=48000",
+                    "-t", "8", "-ac", "6"]
         }
     }
 }
@@ -72,8 +78,9 @@ struct BenchCase: Codable, Sendable {
     var breaks: [BenchBreak]
     var ads: [String: MediaFacts]
 
-    /// Pre-roll A; mid-rolls [B, C] at ⌊d/3⌋+0.5 s and [A] at ⌊2d/3⌋ s; post-roll C. Content
-    /// shorter than 6 s gets its mid-rolls at d/3 and 2d/3 (to the millisecond).
+    /// Pre-roll A; mid-rolls [B, C] at ⌊d/3⌋+0.5 s and [A] at ⌊2d/3⌋ s ([A, D] when D is given:
+    /// `BENCH_HD_AD=1`); post-roll C. Content shorter than 6 s gets its mid-rolls at d/3 and 2d/3
+    /// (to the millisecond).
     static func make(id: String, content: MediaFacts, ads: [BenchAd: MediaFacts]) -> BenchCase {
         let d = content.duration
         let long = d >= 6
@@ -83,7 +90,7 @@ struct BenchCase: Codable, Sendable {
         let breaks = [
             BenchBreak(cue: "start", cueSeconds: nil, ads: [path(.a)]),
             BenchBreak(cue: fmtCue(cue1), cueSeconds: cue1, ads: [path(.b), path(.c)]),
-            BenchBreak(cue: fmtCue(cue2), cueSeconds: cue2, ads: [path(.a)]),
+            BenchBreak(cue: fmtCue(cue2), cueSeconds: cue2, ads: ads[.d] == nil ? [path(.a)] : [path(.a), path(.d)]),
             BenchBreak(cue: "end", cueSeconds: nil, ads: [path(.c)]),
         ]
         var byPath: [String: MediaFacts] = [:]

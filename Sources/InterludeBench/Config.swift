@@ -17,6 +17,11 @@ enum Suite: String, CaseIterable, Codable, Sendable {
 ///   `memory` to measure only the peak RSS of one stitch of the 10-minute cases.
 /// - `BENCH_THREADS` decoder threads for both tools (default 0: each decides).
 /// - `BENCH_PRESET`, `BENCH_CRF` libx264 settings for both tools (default veryfast, 23).
+/// - `BENCH_SMART` Interlude's `--smart` (default `auto`: content copied when it can be; `off`:
+///   the full re-encode).
+/// - `BENCH_TRANSCODE_CACHE` `cold` (default: no ad transcode cache, every run encodes its ads) or
+///   `warm` (a cache in the results folder, filled by the warm-up run).
+/// - `BENCH_HD_AD=1` adds ad D (1920x1080 60 fps, 5.1, 8 s) to the second mid-roll.
 /// - `BENCH_NOTE` a line recorded in the results (e.g. "machine busy with other builds").
 /// - Arguments: media files to benchmark instead of the generated cases.
 struct BenchConfig: Codable, Sendable {
@@ -33,6 +38,12 @@ struct BenchConfig: Codable, Sendable {
     var crf: Int
     var audioBitRate: Int
     var note: String
+    /// `--smart` for Interlude's stitches.
+    var smart: String = "auto"
+    /// `cold` or `warm` ad transcode cache.
+    var transcodeCache: String = "cold"
+    /// Whether the schedule has the 1080p60 5.1 ad D.
+    var hdAd = false
     /// Where results and generated media go.
     var resultsDir: String
 
@@ -70,11 +81,19 @@ struct BenchConfig: Codable, Sendable {
         for f in files where !FileManager.default.fileExists(atPath: f) && !f.contains("://") {
             throw UsageError("no such file: \(f)")
         }
-        return BenchConfig(runs: runs, warmup: warmup, quick: quick, cases: files.isEmpty ? cases : [],
+        let smart = env["BENCH_SMART"].flatMap { $0.isEmpty ? nil : $0 } ?? "auto"
+        guard ["auto", "on", "off"].contains(smart) else { throw UsageError("BENCH_SMART must be auto, on or off, not '\(smart)'") }
+        var config = BenchConfig(runs: runs, warmup: warmup, quick: quick, cases: files.isEmpty ? cases : [],
                            files: files, suites: suites, longSuites: longSuites, threads: try int("BENCH_THREADS", 0),
                            preset: env["BENCH_PRESET"].flatMap { $0.isEmpty ? nil : $0 } ?? "veryfast",
                            crf: try int("BENCH_CRF", 23), audioBitRate: 128_000,
                            note: env["BENCH_NOTE"] ?? "", resultsDir: env["BENCH_RESULTS"] ?? "bench-results")
+        config.smart = smart
+        let cache = env["BENCH_TRANSCODE_CACHE"].flatMap { $0.isEmpty ? nil : $0 } ?? "cold"
+        guard ["cold", "warm"].contains(cache) else { throw UsageError("BENCH_TRANSCODE_CACHE must be cold or warm, not '\(cache)'") }
+        config.transcodeCache = cache
+        config.hdAd = ["1", "yes", "true"].contains(env["BENCH_HD_AD"]?.lowercased() ?? "")
+        return config
     }
 
     /// The suites to run on content of `seconds`.

@@ -85,7 +85,7 @@ struct BenchResults: Codable, Sendable {
         o.append("- Machine: \(machine.line)")
         o.append("- Load average (1 min): \(fmt(machine.loadBefore)) at start, \(fmt(machine.loadAfter)) at end")
         o.append("- Interlude \(machine.interludeCommit); run \(generatedAt), \(fmt(seconds / 60, 1)) min; mode: \(mode)")
-        o.append("- Settings: libx264 preset `\(config.preset)`, CRF \(config.crf), AAC \(config.audioBitRate / 1000) kb/s; decoder threads \(config.threads == 0 ? "0 (auto, both tools)" : String(config.threads)); \(config.warmup) warm-up + \(config.runs) timed runs; figures are median (min–max)")
+        o.append("- Settings: `--smart \(config.smart)`, \(config.transcodeCache) ad transcode cache\(config.hdAd ? ", 1080p60 5.1 ad D in the second mid-roll" : ""); libx264 preset `\(config.preset)`, CRF \(config.crf), AAC \(config.audioBitRate / 1000) kb/s; decoder threads \(config.threads == 0 ? "0 (auto, both tools)" : String(config.threads)); \(config.warmup) warm-up + \(config.runs) timed runs; figures are median (min–max)")
         if !note.isEmpty { o.append("- Note: \(note)") }
         o.append("")
         func table(_ title: String, _ header: [String], _ rows: [[String]]) {

@@ -74,7 +74,8 @@ enum StitchBench {
         for b in c.breaks { argv += ["--ad-break", "\(b.cue)=\(b.ads.joined(separator: ","))"] }
         argv += ["-y", "-q", "--preset", config.preset, "--crf", String(config.crf),
                  "--audio-bitrate", String(config.audioBitRate), "--threads", String(config.threads),
-                 "--report", report]
+                 "--smart", config.smart, "--report", report,
+                 "--transcode-cache", config.transcodeCache == "warm" ? config.resultsDir + "/transcode-cache" : "off"]
         return argv
     }
 

@@ -28,7 +28,7 @@ func main() throws {
     let outDir = mediaDir + "/out"
     let generator = MediaGenerator(directory: mediaDir)
     var ads: [BenchAd: MediaFacts] = [:]
-    for ad in BenchAd.allCases { ads[ad] = try MediaFacts.probe(try generator.ad(ad)) }
+    for ad in BenchAd.allCases where ad != .d || config.hdAd { ads[ad] = try MediaFacts.probe(try generator.ad(ad)) }
 
     var contents: [(String, String)] = []
     for id in config.cases { contents.append((id, try generator.content(id))) }

@@ -19,8 +19,23 @@ let stitchHelp = """
                                 HH:MM:SS.mmm, start or end. Repeatable.
       --report FILE             write a JSON report (breaks, ads, stream times, errors; with
                                 tags also events, beacons and cue points)
-      --format mp4|y4m|nut      output container (default: mp4; from OUT's extension when it is
-                                .y4m or .nut)
+      --format mp4|hls|y4m|nut  output container (default: mp4; from OUT's extension when it is
+                                .y4m or .nut). hls: OUT is a folder that gets MPEG-TS
+                                segments and index.m3u8 with ad markers
+      --hls-time SECONDS        HLS target segment duration (default: 6)
+      --smart auto|on|off       copy the content's packets instead of re-encoding them (MP4,
+                                HLS; H.264 content at its own size and rate): only the GOPs a
+                                cue splits and the ads are encoded, to the content's profile.
+                                auto (default) falls back to a full re-encode and says why
+                                in the report; on fails instead
+      --transcode-cache DIR|off where smart rendering keeps ads encoded to the output's profile,
+                                so the next stitch with the same ad copies it (default:
+                                ~/.cache/interlude/transcoded, or transcoded/ in --cache-dir;
+                                at most 2 GB, least recently used first out)
+      --loudness MODE           ad loudness: off (default), auto (each ad gained to the
+                                content's EBU R128 integrated loudness), or a level in LUFS
+                                such as -23 (EBU R128) or -24 (ATSC A/85); true peak limited
+                                to -1 dBTP
       --preset PRESET           libx264 preset (default: veryfast)
       --crf N                   libx264 constant rate factor, 0-51 (default: 23)
       --audio-bitrate BPS       AAC bit rate in bits/s (default: 128000)
@@ -86,7 +101,8 @@ func finishStitch(_ options: StitchOptions, summary: [String], report: () throws
     let output = options.request.output
     let toStdout = output == "-"
     var items: [(temporary: String, target: String)] = []
-    if !toStdout { items.append((OutputTarget.temporaryPath(for: output), output)) }
+    // An HLS folder is already published by the session; the report is committed on its own.
+    if !toStdout, options.request.container != .hls { items.append((OutputTarget.temporaryPath(for: output), output)) }
     do {
         if let path = options.reportPath {
             let data: Data
@@ -147,6 +163,10 @@ struct StitchOptions {
         var cacheDir: String?
         var allowTruncated = false
         var preloadTimeout: Double?
+        var hls = HLSSettings()
+        var loudness = LoudnessMode.off
+        var smart = SmartRendering.auto
+        var transcodeCache: String?
         func number(_ name: String, _ v: String, _ range: ClosedRange<Double>) throws -> Double {
             guard let d = Double(v), range.contains(d) else { throw UsageError("\(name) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(v)'") }
             return d
@@ -160,7 +180,7 @@ struct StitchOptions {
             case "--report": report = try scanner.value(for: name, in: arg)
             case "--format":
                 let v = try scanner.value(for: name, in: arg)
-                guard let f = OutputContainer(rawValue: v) else { throw UsageError("--format must be mp4, y4m or nut, not '\(v)'") }
+                guard let f = OutputContainer(rawValue: v) else { throw UsageError("--format must be mp4, hls, y4m or nut, not '\(v)'") }
                 format = f
             case "--preset":
                 let v = try scanner.value(for: name, in: arg)
@@ -194,6 +214,19 @@ struct StitchOptions {
                 let v = try scanner.value(for: name, in: arg)
                 guard let n = Int(v), (0...64).contains(n) else { throw UsageError("--threads must be 0-64, not '\(v)'") }
                 threads = n
+            case "--hls-time":
+                let v = try scanner.value(for: name, in: arg)
+                guard let d = Double(v), d >= 1, d <= 60 else { throw UsageError("--hls-time must be seconds from 1 to 60, not '\(v)'") }
+                hls.segmentDuration = MediaTime(seconds: d, timescale: 1000)
+            case "--loudness":
+                let v = try scanner.value(for: name, in: arg)
+                guard let mode = LoudnessMode(parsing: v) else { throw UsageError("--loudness must be off, auto or LUFS from -40 to -5 such as -23, not '\(v)'") }
+                loudness = mode
+            case "--transcode-cache": transcodeCache = try scanner.value(for: name, in: arg)
+            case "--smart":
+                let v = try scanner.value(for: name, in: arg)
+                guard let mode = SmartRendering(rawValue: v) else { throw UsageError("--smart must be auto, on or off, not '\(v)'") }
+                smart = mode
             case "--ads": adTag = try scanner.value(for: name, in: arg)
             case "--max-redirects":
                 maxRedirects = Int(try number(name, try scanner.value(for: name, in: arg), 0...20))
@@ -215,15 +248,21 @@ struct StitchOptions {
         guard let content else { throw UsageError("missing CONTENT (see --help)") }
         guard let output else { throw UsageError("missing -o OUT") }
         let container = format ?? (output.hasSuffix(".y4m") ? .y4m : output.hasSuffix(".nut") ? .nut : .mp4)
-        if output == "-" && container == .mp4 { throw UsageError("writing to standard output needs --format nut or y4m") }
+        if output == "-" && (container == .mp4 || container == .hls) { throw UsageError("writing to standard output needs --format nut or y4m") }
         if adTag != nil && !breaks.isEmpty { throw UsageError("use --ads or --ad-break, not both") }
         let named = breakRequests(breaks)
         let request = StitchRequest(content: content, breaks: named, output: output,
                                     container: container, encoder: encoder, size: size, frameRate: fps,
                                     overwrite: overwrite, threads: threads)
         var o = StitchOptions(request: request)
-        o.request.deferCommit = true
+        o.request.deferCommit = container != .hls   // an HLS folder is published by the session itself
         o.request.allowTruncated = allowTruncated
+        o.request.hls = hls
+        o.request.loudness = loudness
+        o.request.smart = smart
+        o.request.transcodeCache = transcodeCache == "off" ? nil
+            : transcodeCache ?? (cacheDir.map { URL(fileURLWithPath: $0) } ?? AdMediaCache.defaultDirectory.deletingLastPathComponent())
+                .appendingPathComponent("transcoded").path
         o.reportPath = report
         o.quiet = quiet
         o.verbose = verbose
@@ -274,8 +313,17 @@ enum StitchSummary {
         for b in r.breaks {
             lines.append("  break \(b.id) at content \(b.contentTime.clockString) -> stream \(b.streamTime.clockString), \(b.ads.count) ad(s), \(b.duration.clockString)")
             for ad in b.ads {
-                lines.append("    ad \(ad.podPosition)/\(ad.totalAds) \(ad.mediaFile) at \(ad.streamTime.clockString), \(ad.duration.clockString)")
+                lines.append("    ad \(ad.podPosition)/\(ad.totalAds) \(ad.mediaFile) at \(ad.streamTime.clockString), \(ad.duration.clockString)"
+                             + (ad.transcodeCache == .hit ? " (from the transcode cache)" : ""))
+                if let l = ad.loudness {
+                    lines.append(String(format: "      loudness %.1f LUFS -> %.1f LUFS (gain %+.1f dB, true peak %.1f dBTP)",
+                                        l.input, l.output ?? .nan, l.gain, l.outputTruePeak ?? .nan))
+                }
             }
+        }
+        if let s = r.smartRendering {
+            lines.append(s.used ? "  smart rendering: \(s.copiedFrames) content frames copied, \(s.encodedContentFrames) re-encoded"
+                                : "  smart rendering not used: \(s.reason ?? "")")
         }
         for e in r.issues { lines.append("  error \(e.code): \(e.message)") }
         for w in r.warnings { lines.append("  warning: \(w)") }

@@ -41,6 +41,27 @@ public final class Decoder {
         try check(avcodec_open2(ctx, codec, nil), "cannot open \(stream.codecName) decoder")
     }
 
+    /// A decoder for H.264 packets (4-byte NAL lengths) described by an `avcC` record, not read
+    /// from a container: `timeBase` is the packets' time base.
+    public init(h264avcC extradata: [UInt8], width: Int, height: Int, timeBase: Rational, threads: Int = 0) throws {
+        guard let codec = avcodec_find_decoder(AV_CODEC_ID_H264) else { throw MediaError.unsupported("no H.264 decoder") }
+        guard let ctx = avcodec_alloc_context3(codec) else { throw MediaError.allocationFailed("AVCodecContext") }
+        context = ctx
+        self.timeBase = timeBase
+        stream = StreamInfo(index: 0, kind: .video, codecName: "h264", width: width, height: height,
+                            sampleAspectRatio: Rational(1, 1), rotation: 0, mirrored: false, frameRate: nil, sampleRate: 0,
+                            channels: 0, duration: nil, startTime: nil, isAttachedPicture: false)
+        guard let buffer = av_mallocz(extradata.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else { throw MediaError.allocationFailed("extradata") }
+        extradata.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress!, byteCount: extradata.count) }
+        ctx.pointee.extradata = buffer.assumingMemoryBound(to: UInt8.self)
+        ctx.pointee.extradata_size = Int32(extradata.count)
+        ctx.pointee.width = Int32(width)
+        ctx.pointee.height = Int32(height)
+        ctx.pointee.pkt_timebase = timeBase.av
+        ctx.pointee.thread_count = Int32(threads)
+        try check(avcodec_open2(ctx, codec, nil), "cannot open h264 decoder")
+    }
+
     deinit { var c: UnsafeMutablePointer<AVCodecContext>? = context; avcodec_free_context(&c) }
 
     /// Sends a packet (nil to flush at end of stream). A corrupt packet is counted and skipped.

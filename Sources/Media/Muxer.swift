@@ -4,7 +4,7 @@ import Timing
 /// An output container written to a file path or `pipe:1`. Owns its AVFormatContext and AVIO.
 public final class Muxer {
     let context: UnsafeMutablePointer<AVFormatContext>
-    private var encoderTimeBases: [AVRational] = []
+    var encoderTimeBases: [AVRational] = []
     private var headerWritten = false
     private var closed = false
     /// Where it writes.

@@ -2,8 +2,8 @@ import Foundation
 import Media
 import Timing
 
-/// An ad media file that was opened and decoded end to end before the stitch: what it holds and
-/// how long it really is (measured from decoded frames, never from a declared duration).
+/// An ad media file that was opened and measured before the stitch: what it holds and how long it
+/// really is (measured from its video packets' timestamps, never from a declared duration).
 public struct AdMedia: Sendable, Equatable {
     /// The path or URL.
     public var url: String
@@ -15,7 +15,7 @@ public struct AdMedia: Sendable, Equatable {
     public var frameRate: Rational?
     /// Whether it has an audio stream.
     public var hasAudio: Bool
-    /// Decoded video frames.
+    /// Video frames (packets shown: those an edit list drops are not counted).
     public var frames: Int
     /// Measured duration: from the first frame's time to the end of the last frame.
     public var duration: MediaTime
@@ -30,7 +30,10 @@ public struct AdMedia: Sendable, Equatable {
     }
 }
 
-/// Opens and fully decodes ad media to validate it and measure its real duration.
+/// Validates ad media and measures its real duration without decoding it all: every video packet
+/// is read (timestamps, flags, sizes) and only the first frame is decoded, so an ad that cannot be
+/// opened, has no video, cannot be decoded, is cut short or damaged in its container is known
+/// before any of its frames are written.
 public enum AdMediaProbe {
     /// Why an ad cannot be spliced, with its VAST error code.
     public struct Rejection: Error, Equatable {
@@ -48,49 +51,42 @@ public enum AdMediaProbe {
             // A FIFO or device would block the open or never end.
             guard st.st_mode & S_IFMT == S_IFREG else { throw Rejection(code: 403, message: "ad media \(url) is not a regular file") }
         }
-        let reader: SourceReader
+        let demuxer: Demuxer
         do {
-            reader = try SourceReader(url: url, wantAudio: false, threads: threads, policy: .adMedia)
+            demuxer = try Demuxer(url: url, policy: .adMedia)
         } catch MediaError.unsupported(let why) {
             throw Rejection(code: 403, message: "ad media refused: \(why)")
         } catch {
             throw Rejection(code: 405, message: "ad media \(url) cannot be opened: \(error)")
         }
-        guard let decoder = reader.video else {
+        guard let video = demuxer.bestStream(.video) else {
             throw Rejection(code: 403, message: "ad media \(url) has no video stream")
         }
-        let hasAudio = reader.demuxer.bestStream(.audio) != nil
-        let tb = decoder.timeBase
-        let frame = try Frame()
-        var first: MediaTime?, end: MediaTime?
-        var count = 0
-        let fallback = (decoder.stream.frameRate ?? Rational(25, 1)).period
+        let stream = demuxer.streams[video]
+        let hasAudio = demuxer.bestStream(.audio) != nil
+        let scan: AdPacketScan
         do {
-            while try reader.nextVideoFrame(into: frame) {
-                count += 1
-                guard let ticks = frame.bestEffortTicks else { continue }
-                let pts = MediaTime(value: ticks * tb.numerator, timescale: tb.denominator)
-                if first == nil { first = pts }
-                let d = frame.durationTicks.map { MediaTime(value: $0 * tb.numerator, timescale: tb.denominator) } ?? fallback
-                end = MediaTime.max(end ?? pts + d, pts + d)
-            }
+            scan = try AdPacketScan(demuxer: demuxer, stream: video)
         } catch {
             throw Rejection(code: 405, message: "ad media \(url) cannot be decoded: \(error)")
         }
-        if let e = reader.readError {
+        if let e = scan.readError {
             throw Rejection(code: 405, message: "ad media \(url) is damaged: \(e)")
         }
-        guard count > 0, let first, let end else {
+        guard scan.decodedFirstFrame, scan.packets > 0, let first = scan.first, let end = scan.end else {
             throw Rejection(code: 405, message: "ad media \(url) has no decodable video frames")
         }
+        if scan.corruptPackets > 0 {
+            throw Rejection(code: 405, message: "ad media \(url) is damaged: \(scan.corruptPackets) incomplete video packet(s)")
+        }
         let measured = (end - first).reduced
-        let declared = decoder.stream.duration ?? (reader.demuxer.durationIsGuessed ? nil : reader.demuxer.duration)
+        let declared = stream.duration ?? (demuxer.durationIsGuessed ? nil : demuxer.duration)
         if let declared, measured * 2 < declared {
             throw Rejection(code: 405, message: "ad media \(url) is truncated: \(measured.seconds)s decodable of \(declared.seconds)s declared")
         }
         // Shorter by more than a frame: played as measured, and the session reports it (VAST 202).
-        return AdMedia(url: url, width: decoder.stream.width, height: decoder.stream.height,
-                       frameRate: decoder.stream.frameRate, hasAudio: hasAudio, frames: count, duration: measured,
+        return AdMedia(url: url, width: stream.width, height: stream.height,
+                       frameRate: stream.frameRate, hasAudio: hasAudio, frames: scan.packets, duration: measured,
                        declaredDuration: declared)
     }
 }

@@ -22,6 +22,10 @@ final class AudioTrack {
     private static let gapTolerance = MediaTime(value: 1, timescale: 10)
     /// The origin of the source's timeline, set from its first video frame before reading.
     var origin: MediaTime = .zero
+    /// A filter every decoded sample passes through before it can be read (loudness gain and
+    /// limiting); it must keep samples where they are (no delay). Set before the first read.
+    var processor: AudioProcessor?
+    private var staging: [[Float]] = []
 
     init(reader: SourceReader, output: OutputFormat) throws {
         self.reader = reader
@@ -64,7 +68,14 @@ final class AudioTrack {
     private func fill(upTo end: Int64) throws {
         while !ended && (!started || bufferEnd < end) {
             guard try reader.nextAudioFrame(into: frame) else {
-                if started { try resampler.convert(nil, appendingTo: &buffer) }
+                if started, let processor {
+                    if staging.count != channels { staging = Array(repeating: [], count: channels) }
+                    try resampler.convert(nil, appendingTo: &staging)
+                    try processor.process(&staging, appendingTo: &buffer)
+                    try processor.finish(appendingTo: &buffer)
+                } else if started {
+                    try resampler.convert(nil, appendingTo: &buffer)
+                }
                 ended = true
                 return
             }
@@ -79,11 +90,22 @@ final class AudioTrack {
             } else if let pts, let expected = expectedNextPTS, pts - expected > AudioTrack.gapTolerance {
                 // a hole in the source's audio: keep later samples at their true time
                 let gap = Int((pts - expected).rescaled(to: Int64(sampleRate), rounding: .nearest).value)
-                for c in 0..<channels { buffer[c].append(contentsOf: repeatElement(0, count: gap)) }
+                if let processor {
+                    staging = Array(repeating: Array(repeating: 0, count: gap), count: channels)
+                    try processor.process(&staging, appendingTo: &buffer)
+                } else {
+                    for c in 0..<channels { buffer[c].append(contentsOf: repeatElement(0, count: gap)) }
+                }
             }
             let base = pts ?? expectedNextPTS ?? .zero
             expectedNextPTS = base + MediaTime(value: Int64(frame.sampleCount), timescale: inRate)
-            try resampler.convert(frame, appendingTo: &buffer)
+            if let processor {
+                if staging.count != channels { staging = Array(repeating: [], count: channels) }
+                try resampler.convert(frame, appendingTo: &staging)
+                try processor.process(&staging, appendingTo: &buffer)
+            } else {
+                try resampler.convert(frame, appendingTo: &buffer)
+            }
         }
     }
 }

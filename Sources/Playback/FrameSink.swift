@@ -20,6 +20,8 @@ public enum OutputContainer: String, Sendable, CaseIterable {
     case y4m
     /// Raw yuv420p video + 16-bit PCM audio in NUT: a frame stream `ffplay -` plays.
     case nut
+    /// An HLS package in a folder: MPEG-TS segments (H.264 + AAC) and a VOD playlist with ad markers.
+    case hls
 }
 
 /// Encoder settings for MP4 output.
@@ -30,6 +32,8 @@ public struct EncoderSettings: Sendable, Equatable {
     public var crf: Int
     /// AAC bit rate in bits per second.
     public var audioBitRate: Int
+    /// Frames between keyframes inside a run (no scene-cut keyframes); nil: libx264 decides.
+    public var keyframeInterval: Int? = nil
 
     /// Defaults: `veryfast`, CRF 23, 128 kb/s AAC.
     public init(preset: String = "veryfast", crf: Int = 23, audioBitRate: Int = 128_000) {
@@ -71,16 +75,18 @@ public final class EncodedOutput: FrameSink {
         self.format = format
         let muxerName: String
         switch container {
-        case .mp4: muxerName = "mp4"
+        case .mp4, .hls: muxerName = "mp4"   // HLS: packaged from the MP4 when it is finished
         case .y4m: muxerName = "yuv4mpegpipe"
         case .nut: muxerName = "nut"
         }
         muxer = try Muxer(url: url, formatName: muxerName)
         let global = muxer.wantsGlobalHeader
         switch container {
-        case .mp4:
+        case .mp4, .hls:
+            var options = ["preset": settings.preset, "crf": String(settings.crf)]
+            if let n = settings.keyframeInterval { options["x264-params"] = "keyint=\(n):scenecut=0" }
             video = try Encoder(video: "libx264", width: format.width, height: format.height, frameRate: format.frameRate,
-                                options: ["preset": settings.preset, "crf": String(settings.crf)], globalHeader: global)
+                                options: options, globalHeader: global)
             audio = try Encoder(audio: "aac", sampleRate: format.sampleRate, channels: format.channels,
                                 bitRate: settings.audioBitRate, globalHeader: global)
         case .y4m:

@@ -16,10 +16,11 @@ final class SourceReader {
     /// A read error that ended the input early (a truncated or corrupt file), if any.
     private(set) var readError: MediaError?
 
-    /// Opens `url` under `policy`, picks its best video (and, when `wantAudio`, audio) stream.
-    init(url: String, wantAudio: Bool, threads: Int = 0, policy: Demuxer.OpenPolicy = .trusted) throws {
+    /// Opens `url` under `policy`, picks its best video (unless `wantVideo` is false) and, when
+    /// `wantAudio`, audio stream.
+    init(url: String, wantAudio: Bool, wantVideo: Bool = true, threads: Int = 0, policy: Demuxer.OpenPolicy = .trusted) throws {
         let d = try Demuxer(url: url, policy: policy)
-        let v = d.bestStream(.video)
+        let v = wantVideo ? d.bestStream(.video) : nil
         let a = wantAudio ? d.bestStream(.audio) : nil
         d.keepOnly(Set([v, a].compactMap { $0 }))
         video = try v.map { try Decoder(demuxer: d, streamIndex: $0, threads: threads) }

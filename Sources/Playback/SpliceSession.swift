@@ -21,7 +21,10 @@ public final class SpliceSession {
 
     private let request: StitchRequest
     private let source: MediaSource
-    private let sink: EncodedOutput
+    private let sink: StitchOutput
+    private let smart: (content: SmartContent, output: SmartOutput)?
+    private let smartReason: String?
+    private let transcoding: AdTranscoding?
     private let splicer: Splicer
     private let temporary: String
     private let toStdout: Bool
@@ -35,20 +38,36 @@ public final class SpliceSession {
     private var adRounding = MediaTime.zero
     private(set) var timeline = TimelineMap()
     private(set) var warnings: [String] = []
+    private var packagedBreaks: [PackagedBreak] = []   // for HLS markers
+    private var packagedAds: [PackagedAd] = []
+    private let startDate = Date()
+    private lazy var loudness = LoudnessNormalizer(mode: request.loudness, content: request.content, format: format)
     /// Content time of the last content frame shown (the true playhead); nil before the first.
     public private(set) var contentTime: MediaTime?
     /// Whether every content frame has been shown.
-    public var contentEnded: Bool { source.ended }
+    public var contentEnded: Bool { smart?.content.ended ?? source.ended }
     /// Content time of the next content frame to show, when one is held at a cue.
-    public var nextContentTime: MediaTime? { source.pending?.pts }
+    public var nextContentTime: MediaTime? { smart.map { $0.content.nextContentTime } ?? source.pending?.pts }
+    /// Whether content packets are being copied, and how many so far.
+    public var smartRendering: SmartRenderingSummary? {
+        guard request.smart != .off, request.container == .mp4 || request.container == .hls else { return nil }
+        return SmartRenderingSummary(used: smart != nil, reason: smartReason, copiedFrames: smart?.content.copiedFrames ?? 0,
+                                     encodedContentFrames: smart?.content.encodedFrames ?? 0)
+    }
 
     /// Opens the content and the output (as a temporary file beside it). `request.breaks` is not used.
     public init(request: StitchRequest) throws {
         self.request = request
         toStdout = request.output == "-"
-        if !toStdout { try OutputTarget.validate(request.output, overwrite: request.overwrite, role: "output") }
-        if request.container == .mp4 && toStdout {
-            throw StitchFailure.invalidOption("MP4 cannot be written to standard output; use --format nut or y4m")
+        if !toStdout {
+            if request.container == .hls {
+                try OutputTarget.validateFolder(request.output, overwrite: request.overwrite, role: "output")
+            } else {
+                try OutputTarget.validate(request.output, overwrite: request.overwrite, role: "output")
+            }
+        }
+        if (request.container == .mp4 || request.container == .hls) && toStdout {
+            throw StitchFailure.invalidOption("\(request.container.rawValue.uppercased()) cannot be written to standard output; use --format nut or y4m")
         }
         let probe: Demuxer
         do {
@@ -74,8 +93,27 @@ public final class SpliceSession {
             throw StitchFailure.contentUnreadable("cannot read content \(request.content): \(SpliceSession.reason(error))")
         }
         temporary = toStdout ? "pipe:1" : try OutputTarget.createTemporary(for: request.output)
+        let plan = try SmartRender.decide(request, format: format)
+        var reason = plan.reason
         do {
-            sink = try EncodedOutput(url: temporary, container: request.container, format: format, settings: request.encoder)
+            let settings = HLSOutput.encoderSettings(request, format: format)
+            var copying: (content: SmartContent, output: SmartOutput)?
+            if let scan = plan.scan {
+                do {
+                    let output = try SmartOutput(url: temporary, container: request.container, content: probe, scan: scan,
+                                                 format: format, settings: settings)
+                    copying = (try SmartContent(url: request.content, scan: scan, output: format, threads: request.threads), output)
+                } catch where request.smart == .auto {
+                    reason = "the encoder cannot match the content: \(SpliceSession.reason(error))"
+                }
+            }
+            if let copying {
+                smart = copying
+                sink = copying.output
+            } else {
+                smart = nil
+                sink = try EncodedOutput(url: temporary, container: request.container, format: format, settings: settings)
+            }
         } catch {
             if !toStdout { OutputTarget.discard(temporary) }
             if case MediaError.unsupported(let s) = error { throw StitchFailure.invalidOption(s) }
@@ -83,6 +121,10 @@ public final class SpliceSession {
                 throw StitchFailure.outputUnwritable("cannot write \(request.output): \(message)")
             }
             throw StitchFailure.outputUnwritable("cannot write \(request.output): \(SpliceSession.reason(error))")
+        }
+        smartReason = reason
+        transcoding = smart == nil ? nil : request.transcodeCache.flatMap {
+            (try? AdTranscodeCache(directory: URL(fileURLWithPath: $0), maxBytes: request.transcodeCacheMaxBytes)).map(AdTranscoding.init)
         }
         splicer = Splicer(output: format, sink: sink)
     }
@@ -109,20 +151,22 @@ public final class SpliceSession {
     public func playContent(until cue: MediaTime?) throws -> Int64 {
         var resumed = false
         let period = format.frameDuration
-        let outcome = try splicer.play(source, until: cue) { [self] pts in
+        let onFrame: (MediaTime) -> Bool = { [self] pts in
             let at = splicer.streamTime - period
             if !resumed { resumed = true; onEvent?(.contentResumed(contentTime: pts, streamTime: at)) }
             contentTime = pts
             onEvent?(.contentProgress(contentTime: pts, streamTime: at))
             return true
         }
+        let outcome = try smart.map { try $0.content.play(until: cue, splicer: splicer, sink: $0.output, onFrame: onFrame) }
+            ?? splicer.play(source, until: cue, onFrame: onFrame)
         if outcome.frames > 0 {
             contentChapters += 1
             sink.addChapter(title: "Content \(contentChapters)", start: outcome.streamStart, end: outcome.streamEnd)
             timeline.segments.append(.init(contentStart: outcome.sourceStart, contentEnd: outcome.sourceEnd,
                                            streamStart: outcome.streamStart, streamEnd: outcome.streamEnd))
         }
-        if source.ended, !endReported {
+        if contentEnded, !endReported {
             endReported = true
             if let e = source.reader.readError, !warnings.contains(where: { $0.hasPrefix("content ended early") }) {
                 warnings.append("content ended early: \(e)")
@@ -160,6 +204,8 @@ public final class SpliceSession {
     public func endBreak() {
         guard let b = breakStart else { return }
         timeline.breaks.append(.init(id: b.id, contentTime: b.contentTime, streamStart: b.stream, streamEnd: streamTime))
+        packagedBreaks.append(PackagedBreak(id: b.id, start: b.stream, end: streamTime, ads: packagedAds))
+        packagedAds = []
         onEvent?(.breakEnded(index: b.index, streamTime: streamTime))
         breakStart = nil
         breakCount += 1
@@ -174,18 +220,30 @@ public final class SpliceSession {
         let start = streamTime
         let t0 = monotonicSeconds(), wait0 = sink.waitSeconds
         let index = breakStart?.index ?? breakCount
-        let ad = try MediaSource(url: media.url, output: format, threads: request.threads, policy: .adMedia)
-        onEvent?(.adStarted(breakIndex: index, position: position, totalAds: totalAds, media: media, streamTime: start))
         let period = format.frameDuration
         var skipped = false
-        // Each ad rounds to whole output frames; the rounding is carried into the next ad's end
-        // (as audio carries samples), so the ads' total stays within half a frame of their sum.
-        let outcome = try splicer.play(ad, until: nil, endAdjustment: .zero - adRounding) { [self] pts in
+        let handler: (MediaTime) -> Bool = { [self] pts in
             let at = splicer.streamTime - period
             onEvent?(.adProgress(breakIndex: index, position: position, adTime: pts, streamTime: at))
             let go = onFrame(pts, at)
             if !go { skipped = true }
             return go
+        }
+        // Each ad rounds to whole output frames; the rounding is carried into the next ad's end
+        // (as audio carries samples), so the ads' total stays within half a frame of their sum.
+        let adjustment = .zero - adRounding
+        let started: () -> Void = { [self] in onEvent?(.adStarted(breakIndex: index, position: position, totalAds: totalAds, media: media, streamTime: start)) }
+        let outcome: SegmentOutcome, levelled: LoudnessNormalizer.Applied?
+        var cacheUse: TranscodeCacheUse?
+        if let smart, let transcoding {
+            (outcome, levelled, cacheUse) = try transcoding.play(
+                media.url, output: smart.output, splicer: splicer, format: format, threads: request.threads,
+                endAdjustment: adjustment, loudness: { [self] in try loudness.attach(to: $0, hasAudio: $1, url: media.url) }, started: started, onFrame: handler)
+        } else {
+            let ad = try MediaSource(url: media.url, output: format, threads: request.threads, policy: .adMedia)
+            levelled = try loudness.attach(to: ad.audio, hasAudio: ad.hasAudio, url: media.url)
+            started()
+            outcome = try splicer.play(ad, until: nil, endAdjustment: adjustment, onFrame: handler)
         }
         let duration = outcome.streamEnd - outcome.streamStart
         if !skipped { adRounding = adRounding + duration - media.duration }
@@ -195,9 +253,14 @@ public final class SpliceSession {
         onEvent?(.adEnded(breakIndex: index, position: position, duration: duration, streamTime: streamTime))
         sink.addChapter(title: "Ad \(breakStart?.id ?? "") \(position)/\(totalAds): \((media.url as NSString).lastPathComponent)",
                         start: start, end: streamTime)
+        let name = (media.url as NSString).lastPathComponent
+        packagedAds.append(PackagedAd(id: name, mediaFile: media.url, start: start, end: streamTime))
         let busy = (monotonicSeconds() - t0) - (sink.waitSeconds - wait0)
-        return PlacedAd(mediaFile: media.url, streamTime: start, duration: duration, mediaDuration: media.duration,
-                        podPosition: position, totalAds: totalAds, frames: outcome.frames, conformSeconds: max(0, busy))
+        var placed = PlacedAd(mediaFile: media.url, streamTime: start, duration: duration, mediaDuration: media.duration,
+                              podPosition: position, totalAds: totalAds, frames: outcome.frames, conformSeconds: max(0, busy))
+        placed.loudness = levelled?.report
+        placed.transcodeCache = cacheUse
+        return placed
     }
 
     /// Flushes the encoders, writes the trailer and moves the output into place.
@@ -208,7 +271,10 @@ public final class SpliceSession {
             defer { finishSeconds += monotonicSeconds() - t0 }
             try sink.finish()
             // With `deferCommit` the finished file stays at `temporaryPath(for:)` for the caller.
-            if !toStdout, !request.deferCommit {
+            if request.container == .hls {
+                try HLSOutput.publish(mp4: temporary, to: request.output, duration: streamTime, breaks: packagedBreaks,
+                                      settings: request.hls, startDate: startDate, overwrite: request.overwrite)
+            } else if !toStdout, !request.deferCommit {
                 try OutputTarget.commit([(temporary, request.output)], overwrite: request.overwrite)
             }
             finished = true

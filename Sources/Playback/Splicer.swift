@@ -26,8 +26,8 @@ struct SegmentOutcome {
 final class Splicer {
     let output: OutputFormat
     let sink: FrameSink
-    /// Video frames written so far.
-    private(set) var framesOut: Int64 = 0
+    /// Video frames written so far (also advanced by `SmartContent`, which writes copied frames itself).
+    var framesOut: Int64 = 0
     /// Audio samples (per channel) written so far.
     private(set) var samplesOut: Int64 = 0
     private var chunk: [[Float]]
@@ -83,7 +83,7 @@ final class Splicer {
                 framesOut += 1
                 k += 1
                 lastShown = current.pts
-                try pumpAudio(source, sourceOffset: firstSourceSample - firstStreamSample)
+                try pumpAudio(source.audio, sourceOffset: firstSourceSample - firstStreamSample)
                 if !onFrame(current.pts) {
                     stopped = true
                     sourceEnd = current.pts + period
@@ -97,14 +97,14 @@ final class Splicer {
                               streamStart: streamStart, streamEnd: streamTime)
     }
 
-    /// Brings the output audio up to the end of the last video frame written, reading `source`
+    /// Brings the output audio up to the end of the last video frame written, reading `audio`
     /// at stream sample + `sourceOffset`.
-    private func pumpAudio(_ source: MediaSource, sourceOffset: Int64) throws {
+    func pumpAudio(_ audio: AudioTrack, sourceOffset: Int64) throws {
         let target = output.sampleIndex(at: streamTime)
         let count = Int(target - samplesOut)
         guard count > 0 else { return }
         for c in 0..<chunk.count { chunk[c].removeAll(keepingCapacity: true) }
-        try source.audio.read(from: samplesOut + sourceOffset, count: count, into: &chunk)
+        try audio.read(from: samplesOut + sourceOffset, count: count, into: &chunk)
         try sink.writeAudio(chunk, count: count)
         samplesOut = target
     }

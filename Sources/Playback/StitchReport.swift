@@ -25,6 +25,10 @@ public struct StitchReport: Codable, Sendable {
         public var totalAds: Int
         public var frames: Int64
         public var conformSeconds: Double
+        /// Loudness in and out (LUFS), gain (dB) and true peak out (dBTP), when normalised.
+        public var loudness: AdLoudness? = nil
+        /// `hit`, `stored` or `encoded`: the transcode cache's part, with smart rendering and a cache.
+        public var transcodeCache: TranscodeCacheUse? = nil
     }
     /// One ad break.
     public struct Break: Codable, Sendable {
@@ -65,6 +69,8 @@ public struct StitchReport: Codable, Sendable {
     public var errors: [Error]
     public var warnings: [String]
     public var timings: Timings
+    /// `--smart`: `used`, `reason` (why not), `copiedFrames`, `encodedContentFrames`.
+    public var smartRendering: SmartRenderingSummary?
 
     /// The report of a finished stitch.
     public init(_ r: StitchResult) {
@@ -80,7 +86,8 @@ public struct StitchReport: Codable, Sendable {
                   streamTime: b.streamTime.seconds, duration: b.duration.seconds,
                   ads: b.ads.map { Ad(mediaFile: $0.mediaFile, streamTime: $0.streamTime.seconds, duration: $0.duration.seconds,
                                       mediaDuration: $0.mediaDuration.seconds, podPosition: $0.podPosition,
-                                      totalAds: $0.totalAds, frames: $0.frames, conformSeconds: $0.conformSeconds) })
+                                      totalAds: $0.totalAds, frames: $0.frames, conformSeconds: $0.conformSeconds,
+                                      loudness: $0.loudness, transcodeCache: $0.transcodeCache) })
         }
         contentSegments = r.timeline.segments.map {
             Segment(contentStart: $0.contentStart.seconds, contentEnd: $0.contentEnd.seconds,
@@ -89,6 +96,7 @@ public struct StitchReport: Codable, Sendable {
         errors = r.issues.map { Error(code: $0.code, message: $0.message, mediaFile: $0.mediaFile, breakId: $0.breakId) }
         warnings = r.warnings
         timings = Timings(r.timings)
+        smartRendering = r.smartRendering
     }
 
     /// Pretty-printed JSON with sorted keys.

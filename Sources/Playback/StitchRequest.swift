@@ -79,6 +79,16 @@ public struct StitchRequest: Sendable {
     public var deferCommit = false
     /// Stitch content that decodes short of its declared duration (it is an error otherwise).
     public var allowTruncated = false
+    /// Segment duration and dates of `--format hls` output.
+    public var hls = HLSSettings()
+    /// Ad loudness normalisation (`--loudness`).
+    public var loudness: LoudnessMode = .off
+    /// Copy content packets instead of re-encoding them (`--smart`).
+    public var smart: SmartRendering = .auto
+    /// Folder of the ad transcode cache used with smart rendering; nil: no cache.
+    public var transcodeCache: String? = nil
+    /// Most bytes the transcode cache keeps (least recently used entries go first).
+    public var transcodeCacheMaxBytes: Int64 = 2 << 30
 
     /// Makes a request with defaults: MP4, `EncoderSettings()`, content size and rate.
     public init(content: String, breaks: [AdBreakRequest], output: String, container: OutputContainer = .mp4,

@@ -37,6 +37,10 @@ public struct PlacedAd: Sendable, Equatable {
     /// Seconds the frame loop spent opening, decoding and conforming this ad (time waiting for the
     /// encoder excluded).
     public var conformSeconds: Double
+    /// What loudness normalisation did (nil when off or the ad has no audio).
+    public var loudness: AdLoudness?
+    /// Smart rendering: whether its video came from the transcode cache (nil without one).
+    public var transcodeCache: TranscodeCacheUse?
 
     /// Makes a placement.
     public init(mediaFile: String, streamTime: MediaTime, duration: MediaTime, mediaDuration: MediaTime,
@@ -109,4 +113,6 @@ public struct StitchResult: Sendable {
     public var warnings: [String]
     /// Where the time went.
     public var timings: StageTimings
+    /// Whether content was copied (`--smart`), or why not; nil with `--smart off`.
+    public var smartRendering: SmartRenderingSummary? = nil
 }

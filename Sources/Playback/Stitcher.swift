@@ -104,9 +104,11 @@ public final class Stitcher {
         timings.decode = max(0, timings.total - timings.plan - session.encoderWaitSeconds)
         var content = session.content
         content.duration = session.timelineMap.segments.last?.contentEnd ?? session.contentDuration
-        return StitchResult(content: content, output: session.outputSummary, format: session.format,
+        var result = StitchResult(content: content, output: session.outputSummary, format: session.format,
                             videoFrames: session.videoFrames, audioSamples: session.audioSamples, breaks: placed,
                             timeline: session.timelineMap, issues: issues, warnings: session.contentWarnings, timings: timings)
+        result.smartRendering = session.smartRendering
+        return result
     }
 
     /// Breaks in play order: pre-rolls, mid-rolls by time, post-rolls; ties keep request order.

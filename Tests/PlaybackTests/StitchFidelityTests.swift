@@ -7,7 +7,8 @@ import TestSupport
 /// The engine's main promise, checked by decoding its output with the ffmpeg CLI: pre-roll,
 /// a mid-roll at a non-keyframe time with a pod of two mismatched ads (one without audio), a
 /// second mid-roll between frames, and a post-roll; every content frame exactly once, cuts on the
-/// exact frames, audio in sync at every join, durations exact, a clean file.
+/// exact frames, audio in sync at every join, durations exact, a clean file. Every check runs on
+/// a full re-encode and on a smart-rendered stitch (content packets copied, `--smart on`).
 @Suite(.serialized) struct StitchFidelityTests {
     static let cue1 = MediaTime(value: 41, timescale: 2)        // 20.5 s: frame 615 exactly, not a keyframe
     static let cue2 = MediaTime(value: 3131, timescale: 100)    // 31.31 s: between frames 939 and 940
@@ -19,14 +20,15 @@ import TestSupport
         let segments: [IdentitySegment]
     }
 
-    /// One stitch for the whole suite, run off the concurrency pool.
-    static let stitched = Task { try await offPool { try makeStitched() } }
+    /// One stitch per mode for the whole suite, run off the concurrency pool.
+    static let stitched = Task { try await offPool { try makeStitched(smart: .off) } }
+    static let smartStitched = Task { try await offPool { try makeStitched(smart: .on) } }
 
-    static func makeStitched() throws -> Stitched {
+    static func makeStitched(smart: SmartRendering) throws -> Stitched {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-fidelity-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let out = dir.appendingPathComponent("stitched.mp4")
-        let request = StitchRequest(
+        let out = dir.appendingPathComponent("stitched-\(smart.rawValue).mp4")
+        var request = StitchRequest(
             content: TestMedia.Sample.content.url.path,
             breaks: [
                 AdBreakRequest(id: "post", position: .end, ads: [TestMedia.Sample.adRotated.url.path]),
@@ -36,21 +38,22 @@ import TestSupport
                 AdBreakRequest(id: "mid2", position: .time(cue2), ads: [TestMedia.Sample.adPortrait.url.path]),
             ],
             output: out.path, overwrite: true)
+        request.smart = smart
         let result = try Stitcher(request: request).run()
         let frames = try MediaVerifier.videoFrames(out)
         return Stitched(url: out, result: result, frames: frames, segments: MediaVerifier.segments(frames))
     }
 
-    func get() async throws -> Stitched { try await Self.stitched.value }
+    func get(_ smart: Bool) async throws -> Stitched { try await (smart ? Self.smartStitched : Self.stitched).value }
 
-    @Test func segmentsAppearInScheduleOrder() async throws {
-        let s = try await get()
+    @Test(arguments: [false, true]) func segmentsAppearInScheduleOrder(smart: Bool) async throws {
+        let s = try await get(smart)
         #expect(s.segments.map(\.sourceID) == [2, 1, 3, 4, 1, 5, 1, 6], "\(s.segments)")
         #expect(s.frames.allSatisfy { $0.identity != nil }, "every output frame carries a readable identity")
     }
 
-    @Test func everyContentFrameExactlyOnceCutOnTheExactFrames() async throws {
-        let s = try await get()
+    @Test(arguments: [false, true]) func everyContentFrameExactlyOnceCutOnTheExactFrames(smart: Bool) async throws {
+        let s = try await get(smart)
         let content = s.segments.filter { $0.sourceID == 1 }
         try #require(content.count == 3)
         #expect(content.map(\.firstFrame) == [0, 615, 940])
@@ -59,8 +62,8 @@ import TestSupport
         #expect(content.map(\.frameCount).reduce(0, +) == 1200)
     }
 
-    @Test func adsPlayInFullAtTheOutputRate() async throws {
-        let s = try await get()
+    @Test(arguments: [false, true]) func adsPlayInFullAtTheOutputRate(smart: Bool) async throws {
+        let s = try await get(smart)
         let byID = Dictionary(grouping: s.segments.filter { $0.sourceID != 1 }, by: { $0.sourceID! })
         // 6 s matching ad: 180 frames 1:1
         #expect(byID[2]?.first?.frameCount == 180 && byID[2]?.first?.repeats == 0 && byID[2]?.first?.skips == 0)
@@ -73,8 +76,8 @@ import TestSupport
         #expect(byID[5]?.first?.frameCount == 120 && byID[6]?.first?.frameCount == 120)
     }
 
-    @Test func mismatchedAdsAreLetterboxedNotStretched() async throws {
-        let s = try await get()
+    @Test(arguments: [false, true]) func mismatchedAdsAreLetterboxedNotStretched(smart: Bool) async throws {
+        let s = try await get(smart)
         // The reader finds the identity band only inside the fitted rectangle (its own rounding, ±1 px).
         func near(_ id: Int, _ expected: PixelRect) -> Bool {
             guard let r = s.frames.first(where: { $0.identity?.sourceID == id })?.rect else { return false }
@@ -91,21 +94,21 @@ import TestSupport
         }
     }
 
-    @Test func timestampsAreMonotonicAndConstantRate() async throws {
-        let s = try await get()
+    @Test(arguments: [false, true]) func timestampsAreMonotonicAndConstantRate(smart: Bool) async throws {
+        let s = try await get(smart)
         for (i, f) in s.frames.enumerated() {
             #expect(f.pts == MediaTime(value: Int64(i), timescale: 30), "frame \(i) pts \(String(describing: f.pts))")
             if f.pts != MediaTime(value: Int64(i), timescale: 30) { break }
         }
     }
 
-    @Test func spliceFramesAreKeyframes() async throws {
-        let s = try await get()
+    @Test(arguments: [false, true]) func spliceFramesAreKeyframes(smart: Bool) async throws {
+        let s = try await get(smart)
         for seg in s.segments { #expect(s.frames[seg.firstOutputIndex].isKey, "segment \(seg) starts on a keyframe") }
     }
 
-    @Test func audioIsInSyncAtEveryJoin() async throws {
-        let s = try await get()
+    @Test(arguments: [false, true]) func audioIsInSyncAtEveryJoin(smart: Bool) async throws {
+        let s = try await get(smart)
         let flashes = MediaVerifier.flashTimes(s.frames)
         let audio = try MediaVerifier.analyzeAudio(s.url)
         let offsets = MediaVerifier.syncOffsets(flashTimes: flashes, beepOnsets: audio.onsets)
@@ -121,8 +124,8 @@ import TestSupport
         #expect(audio.discontinuities.isEmpty)
     }
 
-    @Test func durationsAgreeAndMatchTheSchedule() async throws {
-        let s = try await get()
+    @Test(arguments: [false, true]) func durationsAgreeAndMatchTheSchedule(smart: Bool) async throws {
+        let s = try await get(smart)
         let probe = try MediaVerifier.probe(s.url)
         let frames = 180 + 1200 + 150 + 120 + 120 + 120
         #expect(s.frames.count == frames)
@@ -134,8 +137,8 @@ import TestSupport
         #expect(s.result.audioSamples == Int64(videoDuration * 48000))
     }
 
-    @Test func reportAndChaptersDescribeTheOutput() async throws {
-        let s = try await get()
+    @Test(arguments: [false, true]) func reportAndChaptersDescribeTheOutput(smart: Bool) async throws {
+        let s = try await get(smart)
         let r = s.result
         #expect(r.breaks.map(\.id) == ["pre", "mid1", "mid2", "post"])
         #expect(r.breaks.map(\.streamTime) == [.zero, MediaTime(seconds: 6) + MediaTime(value: 615, timescale: 30),

@@ -1,0 +1,70 @@
+import Foundation
+import Timing
+
+/// Choices for `--format hls` output.
+public struct HLSSettings: Sendable, Equatable {
+    /// Target segment duration: segments are cut at keyframes no later than this after their start
+    /// (ads and content are never mixed in one segment). The encoder puts a keyframe every
+    /// `segmentDuration` inside each content run and ad.
+    public var segmentDuration: MediaTime
+    /// The wall-clock date of stream time 0 (`EXT-X-PROGRAM-DATE-TIME`, `EXT-X-DATERANGE`
+    /// dates); nil: when the stitch starts.
+    public var programDate: Date?
+
+    /// Defaults: 6 s segments, dated when the stitch starts.
+    public init(segmentDuration: MediaTime = MediaTime(seconds: 6), programDate: Date? = nil) {
+        self.segmentDuration = segmentDuration
+        self.programDate = programDate
+    }
+}
+
+/// An ad break as packaged: its stream-time span and its ads, for markers and segment cuts.
+public struct PackagedBreak: Sendable, Equatable {
+    /// The break's identifier (`preroll`, `midroll-1`, …).
+    public var id: String
+    /// Stream time of its first ad frame.
+    public var start: MediaTime
+    /// Stream time where content (or the next break) resumes.
+    public var end: MediaTime
+    /// Its ads in play order.
+    public var ads: [PackagedAd]
+
+    /// Makes a packaged break.
+    public init(id: String, start: MediaTime, end: MediaTime, ads: [PackagedAd]) {
+        self.id = id; self.start = start; self.end = end; self.ads = ads
+    }
+}
+
+/// One ad as packaged.
+public struct PackagedAd: Sendable, Equatable {
+    /// The ad's identifier (the VAST ad id when known, else the media file's name).
+    public var id: String
+    /// The ad media file.
+    public var mediaFile: String
+    /// Stream time of its first frame.
+    public var start: MediaTime
+    /// Stream time after its last frame.
+    public var end: MediaTime
+
+    /// Makes a packaged ad.
+    public init(id: String, mediaFile: String, start: MediaTime, end: MediaTime) {
+        self.id = id; self.mediaFile = mediaFile; self.start = start; self.end = end
+    }
+}
+
+/// One media segment of an HLS package.
+public struct HLSSegment: Sendable, Equatable {
+    /// Its file name in the package folder.
+    public var fileName: String
+    /// Stream time where it starts.
+    public var start: MediaTime
+    /// Stream time where it ends.
+    public var end: MediaTime
+    /// The break it belongs to (index into the packaged breaks); nil for content.
+    public var breakIndex: Int?
+    /// The ad it belongs to (index into `PackagedBreak.ads`); nil for content.
+    public var adIndex: Int?
+
+    /// Duration.
+    public var duration: MediaTime { end - start }
+}

@@ -1,0 +1,82 @@
+import Timing
+
+/// SCTE-35 `splice_info_section`s with a `splice_insert` command, as carried in HLS
+/// `EXT-X-DATERANGE` `SCTE35-OUT` / `SCTE35-IN` attributes (hex, `0x…`).
+public enum SCTE35 {
+    /// A `splice_insert` section: out of the network (an ad break starts) or back in, at a 90 kHz
+    /// presentation time, with the break's duration on the way out.
+    public static func spliceInsert(eventID: UInt32, outOfNetwork: Bool, at time: MediaTime,
+                                    breakDuration: MediaTime?) -> [UInt8] {
+        var command = BitWriter()
+        command.put(UInt64(eventID), 32)           // splice_event_id
+        command.put(0, 1); command.put(0x7F, 7)    // cancel indicator, reserved
+        command.put(outOfNetwork ? 1 : 0, 1)       // out_of_network_indicator
+        command.put(1, 1)                          // program_splice_flag
+        command.put(breakDuration == nil ? 0 : 1, 1)
+        command.put(0, 1)                          // splice_immediate_flag
+        command.put(0xF, 4)                        // reserved
+        command.put(1, 1); command.put(0x3F, 6)    // splice_time: time_specified_flag, reserved
+        command.put(ticks90k(time), 33)
+        if let d = breakDuration {
+            command.put(outOfNetwork ? 1 : 0, 1)   // auto_return
+            command.put(0x3F, 6)
+            command.put(ticks90k(d), 33)
+        }
+        command.put(0, 16)                         // unique_program_id
+        command.put(0, 8); command.put(0, 8)       // avail_num, avails_expected
+        let cmd = command.bytes
+
+        var s = BitWriter()
+        s.put(0xFC, 8)                             // table_id
+        s.put(0, 1); s.put(0, 1); s.put(3, 2)      // section_syntax_indicator, private_indicator, sap_type
+        // section_length: the bytes after it: 11 up to and including splice_command_type, the
+        // command, descriptor_loop_length and the CRC
+        let sectionLength = 11 + cmd.count + 2 + 4
+        s.put(UInt64(sectionLength), 12)
+        s.put(0, 8)                                // protocol_version
+        s.put(0, 1); s.put(0, 6)                   // encrypted_packet, encryption_algorithm
+        s.put(0, 33)                               // pts_adjustment
+        s.put(0xFF, 8)                             // cw_index
+        s.put(0xFFF, 12)                           // tier
+        s.put(UInt64(cmd.count), 12)               // splice_command_length
+        s.put(0x05, 8)                             // splice_command_type: splice_insert
+        var out = s.bytes + cmd + [0, 0]           // descriptor_loop_length 0
+        let crc = crc32MPEG2(out)
+        out += [UInt8(crc >> 24), UInt8((crc >> 16) & 0xFF), UInt8((crc >> 8) & 0xFF), UInt8(crc & 0xFF)]
+        return out
+    }
+
+    /// `0x` and upper-case hex, the form `EXT-X-DATERANGE` expects.
+    public static func hex(_ bytes: [UInt8]) -> String {
+        "0x" + bytes.map { String(format: "%02X", $0) }.joined()
+    }
+
+    /// CRC-32/MPEG-2 (polynomial 0x04C11DB7, initial 0xFFFFFFFF, not reflected, no final xor):
+    /// a section's CRC over all its bytes, CRC included, is 0.
+    public static func crc32MPEG2(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for b in bytes {
+            crc ^= UInt32(b) << 24
+            for _ in 0..<8 { crc = (crc & 0x8000_0000) != 0 ? (crc << 1) ^ 0x04C1_1DB7 : crc << 1 }
+        }
+        return crc
+    }
+
+    static func ticks90k(_ t: MediaTime) -> UInt64 {
+        UInt64(max(0, t.rescaled(to: 90_000, rounding: .nearest).value)) & ((1 << 33) - 1)
+    }
+}
+
+/// Writes big-endian bit fields.
+struct BitWriter {
+    private(set) var bytes: [UInt8] = []
+    private var bitCount = 0
+
+    mutating func put(_ value: UInt64, _ bits: Int) {
+        for i in stride(from: bits - 1, through: 0, by: -1) {
+            if bitCount % 8 == 0 { bytes.append(0) }
+            if (value >> UInt64(i)) & 1 == 1 { bytes[bytes.count - 1] |= UInt8(1 << (7 - bitCount % 8)) }
+            bitCount += 1
+        }
+    }
+}

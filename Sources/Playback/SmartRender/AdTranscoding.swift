@@ -1,0 +1,88 @@
+import Foundation
+import Media
+import Timing
+
+/// How an ad's video got into a smart-rendered output.
+public enum TranscodeCacheUse: String, Sendable, Codable {
+    /// Copied from the transcode cache: nothing of it was encoded.
+    case hit
+    /// Encoded, and stored in the cache for next time.
+    case stored
+    /// Encoded, not stored (stopped early, or a remote file).
+    case encoded
+}
+
+/// Plays ads of a smart-rendered stitch through the transcode cache: a hit copies the cached
+/// packets; a miss encodes the ad as its own run (its own encoder, starting on an IDR, flushed at
+/// its end, so the packets stand alone) and stores them.
+final class AdTranscoding {
+    let cache: AdTranscodeCache
+    private var hashes: [String: String?] = [:]   // media file → SHA-256 of its bytes, once per stitch
+
+    init(cache: AdTranscodeCache) { self.cache = cache }
+
+    /// The cache key of `url` for `profile`; nil for a remote or unreadable file.
+    func key(for url: String, profile: String) -> String? {
+        if hashes[url] == nil {
+            hashes[url] = .some(url.contains("://") ? nil : try? ContentHash.sha256(fileAt: url))
+        }
+        guard let media = hashes[url] ?? nil, let p = try? ContentHash.sha256(Data(profile.utf8)) else { return nil }
+        return media + "-" + p.prefix(16)
+    }
+
+    /// Plays the ad at `url` onto `splicer`/`output`. `loudness` attaches gain to its audio,
+    /// `started` fires once it is open, `onFrame` as for `Splicer.play`.
+    func play(_ url: String, output: SmartOutput, splicer: Splicer, format: OutputFormat, threads: Int,
+              endAdjustment: MediaTime = .zero,
+              loudness: (AudioTrack, Bool) throws -> LoudnessNormalizer.Applied?, started: () -> Void,
+              onFrame: (MediaTime) -> Bool) throws -> (SegmentOutcome, LoudnessNormalizer.Applied?, TranscodeCacheUse) {
+        let key = self.key(for: url, profile: output.profileKey)
+        if let key, let entry = cache.load(key), let origin = MediaTime(pair: entry.origin),
+           Self.fits(entry, endAdjustment: endAdjustment, period: format.frameDuration) {
+            let reader = try SourceReader(url: url, wantAudio: true, wantVideo: false, policy: .adMedia)
+            let audio = try AudioTrack(reader: reader, output: format)
+            audio.origin = origin
+            let levelled = try loudness(audio, reader.audio != nil)
+            started()
+            let outcome = try CachedAdPlayback.play(entry, audio: audio, splicer: splicer, output: output, format: format,
+                                                    threads: threads, onFrame: onFrame)
+            return (outcome, levelled, .hit)
+        }
+        let ad = try MediaSource(url: url, output: format, threads: threads, policy: .adMedia)
+        let levelled = try loudness(ad.audio, ad.hasAudio)
+        started()
+        try output.endRun()
+        let base = splicer.framesOut
+        var packets: [AdTranscodeCache.CachedPacket] = []
+        var sourcePTS: [MediaTime] = []
+        var complete = true
+        output.recorder = { p, index in packets.append(.init(index: index - base, key: p.isKeyframe, bytes: p.bytes)) }
+        defer { output.recorder = nil }
+        let outcome = try splicer.play(ad, until: nil, endAdjustment: endAdjustment) { pts in
+            sourcePTS.append(pts)
+            if onFrame(pts) { return true }
+            complete = false
+            return false
+        }
+        try output.endRun()
+        output.recorder = nil
+        guard complete, let key, let origin = ad.video.origin, outcome.frames == Int64(sourcePTS.count), packets.count == sourcePTS.count else {
+            return (outcome, levelled, .encoded)
+        }
+        var entry = AdTranscodeCache.Entry(frames: sourcePTS.count, sourcePTS: sourcePTS.map(\.pair), sourceEnd: outcome.sourceEnd.pair,
+                                           origin: origin.pair)
+        entry.endAdjustment = endAdjustment.pair
+        entry.packets = packets
+        cache.store(entry, key: key)
+        return (outcome, levelled, .stored)
+    }
+
+    /// Whether a cached entry fills exactly the frames the splicer would give the ad now, with the
+    /// rounding carried from earlier ads (`endAdjustment`); otherwise the ad is encoded again.
+    static func fits(_ entry: AdTranscodeCache.Entry, endAdjustment: MediaTime, period: MediaTime) -> Bool {
+        guard let first = entry.sourcePTS.first.flatMap({ MediaTime(pair: $0) }), let end = MediaTime(pair: entry.sourceEnd) else { return false }
+        let stored = entry.endAdjustment.flatMap { MediaTime(pair: $0) } ?? .zero
+        let natural = end - stored
+        return FrameSelection.frameCount(from: first, to: natural + endAdjustment, period: period) == Int64(entry.frames)
+    }
+}

@@ -1,0 +1,81 @@
+import Media
+import Timing
+
+/// Plays an ad from the transcode cache: its packets are copied GOP by GOP, its audio decoded
+/// and spliced as always. When the ad is stopped inside a GOP (skipped), that GOP's frames up to
+/// the stop are decoded from the cached packets and encoded again, so the cut stays frame-exact.
+enum CachedAdPlayback {
+    static func play(_ entry: AdTranscodeCache.Entry, audio: AudioTrack, splicer: Splicer, output: SmartOutput,
+                     format: OutputFormat, threads: Int, onFrame: (MediaTime) -> Bool) throws -> SegmentOutcome {
+        let period = format.frameDuration
+        let streamStart = splicer.streamTime
+        let base = splicer.framesOut
+        let sourcePTS = entry.sourcePTS.compactMap(MediaTime.init(pair:))
+        guard sourcePTS.count == entry.frames, let sourceEnd = MediaTime(pair: entry.sourceEnd) else {
+            throw MediaError.unsupported("damaged transcode cache entry")
+        }
+        let sourceOffset = format.sampleIndex(at: sourcePTS[0]) - splicer.samplesOut
+        // GOPs: runs of packets from one keyframe to the next, in decode order
+        var gops: [[AdTranscodeCache.CachedPacket]] = []
+        for p in entry.packets {
+            if p.key || gops.isEmpty { gops.append([p]) } else { gops[gops.count - 1].append(p) }
+        }
+        var shown = 0
+        var stopped = false
+        for gop in gops {
+            let indices = gop.map { Int($0.index) }
+            guard let lo = indices.min(), let hi = indices.max(), lo == shown, hi - lo + 1 == gop.count else {
+                throw MediaError.unsupported("damaged transcode cache entry")
+            }
+            var stop: Int?
+            for i in lo...hi {
+                splicer.framesOut += 1
+                try splicer.pumpAudio(audio, sourceOffset: sourceOffset)
+                shown += 1
+                if !onFrame(sourcePTS[i]) { stop = i; break }
+            }
+            if let stop, stop < hi {
+                try reencode(gop, through: stop, from: lo, base: base, output: output, format: format, threads: threads)
+                stopped = true
+                break
+            }
+            for p in gop {
+                let packet = try Packet(bytes: p.bytes)
+                packet.setKeyframe(p.key)
+                try output.writeCopied(packet, index: base + p.index)
+            }
+            if stop != nil { stopped = true; break }
+        }
+        let last = sourcePTS[shown - 1]
+        return SegmentOutcome(sourceStart: sourcePTS[0], sourceEnd: stopped ? last + period : sourceEnd, lastShown: last,
+                              frames: Int64(shown), streamStart: streamStart, streamEnd: splicer.streamTime)
+    }
+
+    /// Decodes a cached GOP and encodes its frames `first...stop` again.
+    private static func reencode(_ gop: [AdTranscodeCache.CachedPacket], through stop: Int, from first: Int, base: Int64,
+                                 output: SmartOutput, format: OutputFormat, threads: Int) throws {
+        let decoder = try Decoder(h264avcC: output.avcC, width: format.width, height: format.height,
+                                  timeBase: Rational(format.frameRate.denominator, format.frameRate.numerator), threads: threads)
+        var next = first
+        func drain() throws {
+            while true {
+                let f = try Frame()
+                guard try decoder.receive(into: f) == .produced else { return }
+                guard let i = f.bestEffortTicks.map(Int.init), i == next, i <= stop else { continue }
+                try output.writeVideo(f, index: base + Int64(i), keyframe: i == first)
+                next += 1
+            }
+        }
+        for p in gop {
+            let packet = try Packet(bytes: p.bytes)
+            packet.setKeyframe(p.key)
+            packet.setTimestamps(pts: p.index, dts: nil)
+            try decoder.send(packet)
+            try drain()
+        }
+        try decoder.send(nil)
+        try drain()
+        guard next == stop + 1 else { throw MediaError.unsupported("damaged transcode cache entry: frames \(first)…\(next - 1) of \(first)…\(stop)") }
+        try output.endRun()
+    }
+}

@@ -1,0 +1,154 @@
+import Media
+import Timing
+
+/// The content side of a smart-rendered stitch: plays content segments onto a `Splicer`'s
+/// timeline by copying every GOP that lies wholly inside the segment, and the frames of a GOP
+/// before a cue when they come first in decode order (always so without B-frames); only the rest
+/// of a GOP a cue splits is decoded and its frames inside the segment go to the encoder. Audio is
+/// decoded and spliced exactly as in a full re-encode.
+final class SmartContent {
+    let scan: SmartContentScan
+    private let gops: GOPReader
+    private let audioReader: SourceReader
+    private let audio: AudioTrack
+    private let output: OutputFormat
+    private let threads: Int
+    private var position = 0             // next content frame to show
+    private var gopsRead = 0             // GOPs taken from the reader so far
+    private var gopIndex = -1            // GOP whose packets are in `gop` (-1: none)
+    private var gop: [Packet] = []
+    private var held = false
+    /// Content frames copied and decoded for re-encoding.
+    private(set) var copiedFrames = 0
+    private(set) var encodedFrames = 0
+
+    init(url: String, scan: SmartContentScan, output: OutputFormat, threads: Int) throws {
+        self.scan = scan
+        self.output = output
+        self.threads = threads
+        gops = try GOPReader(url: url, videoIndex: scan.videoIndex)
+        audioReader = try SourceReader(url: url, wantAudio: true, wantVideo: false)
+        audio = try AudioTrack(reader: audioReader, output: output)
+        let tb = gops.demuxer.timeBase(of: scan.videoIndex)
+        audio.origin = MediaTime(value: scan.originTicks * tb.numerator, timescale: tb.denominator)
+    }
+
+    /// Whether every content frame has been shown.
+    var ended: Bool { position >= scan.frameCount }
+    /// Content time of the next frame to show when play stopped at a cue.
+    var nextContentTime: MediaTime? { held && !ended ? output.frameDuration * Int64(position) : nil }
+
+    /// Plays content up to the first frame at or after `cue` (or to its end), as `Splicer.play`.
+    func play(until cue: MediaTime?, splicer: Splicer, sink: SmartOutput, onFrame: (MediaTime) -> Bool) throws -> SegmentOutcome {
+        let period = output.frameDuration
+        let end = min(scan.frameCount, cue.map { Int($0.count(of: period, rounding: .up)) } ?? scan.frameCount)
+        let streamStart = splicer.streamTime
+        let start = position
+        held = cue != nil && end < scan.frameCount
+        guard start < end else {
+            return SegmentOutcome(sourceStart: period * Int64(start), sourceEnd: period * Int64(start), lastShown: nil,
+                                  frames: 0, streamStart: streamStart, streamEnd: streamStart)
+        }
+        let sourceOffset = output.sampleIndex(at: period * Int64(start)) - splicer.samplesOut
+        while position < end {
+            let g = scan.gop(of: position)
+            try load(g)
+            let range = scan.range(ofGOP: g)
+            let upTo = min(end, range.upperBound)
+            if position == range.lowerBound && upTo == range.upperBound {
+                // the whole GOP: copy its packets, presentation index from the content's own timestamp
+                let base = splicer.framesOut - Int64(position)
+                for p in gop { try sink.writeCopied(p, index: base + Int64(index(of: p))) }
+                gop = []
+                gopIndex = -1   // its packets went to the muxer
+                copiedFrames += upTo - position
+                for i in position..<upTo {
+                    splicer.framesOut += 1
+                    _ = onFrame(period * Int64(i))
+                }
+                try splicer.pumpAudio(audio, sourceOffset: sourceOffset)
+            } else if position == range.lowerBound, let prefix = decodeOrderPrefix(before: upTo) {
+                // the frames of a GOP before a cue, when they come first in decode order (no frame
+                // among them refers to a later one): copied as they are. Copies of the packets go
+                // to the muxer; the GOP stays loaded for the part after the cue.
+                let base = splicer.framesOut - Int64(position)
+                for p in prefix {
+                    let copy = try Packet(bytes: p.bytes)
+                    copy.setKeyframe(p.isKeyframe)
+                    try sink.writeCopied(copy, index: base + Int64(index(of: p)))
+                }
+                copiedFrames += upTo - position
+                for i in position..<upTo {
+                    splicer.framesOut += 1
+                    _ = onFrame(period * Int64(i))
+                }
+                try splicer.pumpAudio(audio, sourceOffset: sourceOffset)
+            } else {
+                // a GOP the cue splits: decode it, encode the frames inside the segment
+                let first = position
+                try decode(range: position..<upTo) { index, frame in
+                    try sink.writeVideo(frame, index: splicer.framesOut, keyframe: index == first)
+                    splicer.framesOut += 1
+                    encodedFrames += 1
+                    try splicer.pumpAudio(audio, sourceOffset: sourceOffset)
+                    _ = onFrame(period * Int64(index))
+                }
+                if upTo == range.upperBound { gop = []; gopIndex = -1 }
+            }
+            position = upTo
+        }
+        let sourceEnd = period * Int64(end)
+        return SegmentOutcome(sourceStart: period * Int64(start), sourceEnd: sourceEnd, lastShown: period * Int64(end - 1),
+                              frames: Int64(end - start), streamStart: streamStart, streamEnd: splicer.streamTime)
+    }
+
+    /// A content packet's frame index.
+    private func index(of p: Packet) -> Int { Int((p.ptsTicks! - scan.originTicks) / scan.periodTicks) }
+
+    /// The packets of the loaded GOP showing before frame `end`, when they are the first ones in
+    /// decode order; nil otherwise.
+    private func decodeOrderPrefix(before end: Int) -> [Packet]? {
+        let count = gop.prefix { index(of: $0) < end }.count
+        guard count > 0, !gop.dropFirst(count).contains(where: { index(of: $0) < end }) else { return nil }
+        return Array(gop.prefix(count))
+    }
+
+    /// Makes `gop` hold GOP `g`'s packets (GOPs are visited in order).
+    private func load(_ g: Int) throws {
+        if gopIndex == g { return }
+        while gopsRead <= g {
+            guard let next = try gops.next() else { throw MediaError.unsupported("content ended before GOP \(g)") }
+            gop = next
+            gopIndex = gopsRead
+            gopsRead += 1
+        }
+        guard gopIndex == g else { throw MediaError.unsupported("smart rendering: GOP \(g) was already used") }
+    }
+
+    /// Decodes the current GOP and hands over its frames whose index is in `range`, in order, as
+    /// the decoder produces them (nothing is held beyond the decoder's own delay).
+    private func decode(range: Range<Int>, _ body: (Int, Frame) throws -> Void) throws {
+        let decoder = try Decoder(demuxer: gops.demuxer, streamIndex: scan.videoIndex, threads: threads)
+        var expected = range.lowerBound
+        func drain() throws {
+            while true {
+                let f = try Frame()
+                guard try decoder.receive(into: f) == .produced else { return }
+                guard let ticks = f.bestEffortTicks else { continue }
+                let index = Int((ticks - scan.originTicks) / scan.periodTicks)
+                guard range.contains(index) else { continue }
+                guard index == expected else {
+                    throw MediaError.unsupported("smart rendering: decoding the GOP gave frame \(index) where \(expected) was due")
+                }
+                try body(index, f)
+                expected += 1
+            }
+        }
+        for p in gop { try decoder.send(p); try drain() }
+        try decoder.send(nil)
+        try drain()
+        guard expected == range.upperBound else {
+            throw MediaError.unsupported("smart rendering: decoding the GOP gave frames up to \(expected), not \(range.upperBound)")
+        }
+    }
+}

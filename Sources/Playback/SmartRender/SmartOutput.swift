@@ -1,0 +1,208 @@
+import Foundation
+import Media
+import Timing
+
+/// The output of a smart-rendered stitch: content packets copied as they are, and everything
+/// else (ads, and the content frames of GOPs a cue splits) encoded by libx264 to the content's
+/// profile, level, size and colour, into one H.264 track of an MP4, plus AAC audio.
+///
+/// Parameter sets: libx264 is told to number its SPS/PPS 1 (`sps-id=1`); the content's are 0.
+/// The track's one `avcC` sample entry lists both, so every packet finds its parameter sets
+/// there and no packet needs in-band ones (a plain `avc1` track; FFmpeg 5.1's mov muxer has no
+/// way to write a second sample entry, and `avc3` would need in-band sets in copied packets).
+/// MPEG-TS segments get all four sets before each IDR from `h264_mp4toannexb`.
+///
+/// libx264's packets are rewritten from Annex B to 4-byte NAL lengths before muxing.
+///
+/// Each run of encoded frames is one encoder from its first frame (an IDR) to its flush before
+/// the next copied packet, so every run is a closed GOP. Decode timestamps are rewritten as
+/// `(packets written − D)` frames, D the largest B-frame delay of content and encoder: strictly
+/// increasing, never after presentation.
+final class SmartOutput: StitchOutput {
+    /// The SPS/PPS id libx264 is told to use.
+    static let encoderParameterSetID = 1
+
+    private let muxer: Muxer
+    private let format: OutputFormat
+    private let settings: EncoderSettings
+    private let scan: SmartContentScan
+    private let encoderOptions: [String: String]
+    private let encoderHeader: [UInt8]
+    /// The track's `avcC`: the content's parameter sets and the encoder's.
+    let avcC: [UInt8]
+    /// Everything that decides how an ad is encoded here: the transcode cache's profile key.
+    let profileKey: String
+    /// Sees every encoded packet (4-byte NAL lengths) and its output frame index before it is muxed.
+    var recorder: ((Packet, Int64) -> Void)?
+    private let videoStream: Int
+    private let audioStream: Int
+    private let audio: Encoder
+    private let packet: Packet
+    private var encoder: Encoder?
+    private var written: Int64 = 0
+    private let delay: Int64
+    private var pending: [[Float]]
+    private var audioPTS: Int64 = 0
+    private let audioFrameSize: Int
+    private var chapters: [(title: String, start: MediaTime, end: MediaTime)] = []
+    private let supportsChapters: Bool
+    private(set) var encodeSeconds: Double = 0
+    private(set) var muxSeconds: Double = 0
+    let waitSeconds: Double = 0
+    /// Content frames copied and frames encoded (content and ads).
+    private(set) var copiedFrames = 0
+    private(set) var encodedFrames = 0
+
+    init(url: String, container: OutputContainer, content: Demuxer, scan: SmartContentScan,
+         format: OutputFormat, settings: EncoderSettings) throws {
+        self.format = format
+        self.settings = settings
+        self.scan = scan
+        var params = "sps-id=\(SmartOutput.encoderParameterSetID)"
+        if let n = settings.keyframeInterval { params += ":keyint=\(n):scenecut=0" }
+        let p = scan.parameters
+        encoderOptions = ["preset": settings.preset, "crf": String(settings.crf), "profile": scan.x264Profile,
+                          "level": scan.x264Level, "x264-params": params,
+                          "color_range": String(p.colorRange), "color_primaries": String(p.colorPrimaries),
+                          "color_trc": String(p.colorTransfer), "colorspace": String(p.colorSpace)]
+        muxer = try Muxer(url: url, formatName: "mp4")
+        // An encoder opened only for its header: the SPS/PPS every later one must repeat.
+        let probe = try SmartOutput.makeEncoder(format: format, options: encoderOptions)
+        encoderHeader = probe.extradata
+        let units = AVCConfig.annexBUnits(encoderHeader)
+        let sps = units.filter { $0.first.map { $0 & 0x1F } == 7 }, pps = units.filter { $0.first.map { $0 & 0x1F } == 8 }
+        guard sps.count == 1, pps.count == 1,
+              AVCConfig.parameterSetID(sps[0]) == SmartOutput.encoderParameterSetID,
+              AVCConfig.parameterSetID(pps[0]) == SmartOutput.encoderParameterSetID else {
+            throw MediaError.unsupported("libx264 did not number its parameter sets \(SmartOutput.encoderParameterSetID)")
+        }
+        let config = scan.config.adding(sps: sps, pps: pps)
+        avcC = config.bytes
+        profileKey = "interlude-ad-transcode-v1 \(format) " + encoderOptions.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            + " header=" + encoderHeader.map { String(format: "%02x", $0) }.joined()
+        videoStream = try muxer.addStream(copying: scan.videoIndex, of: content, extradata: config.bytes,
+                                          timeBase: Rational(format.frameRate.denominator, format.frameRate.numerator))
+        delay = Int64(max(scan.reorderDelay, probe.reorderDelay))
+        audio = try Encoder(audio: "aac", sampleRate: format.sampleRate, channels: format.channels,
+                            bitRate: settings.audioBitRate, globalHeader: true)
+        audioStream = try muxer.addStream(for: audio)
+        supportsChapters = container == .mp4
+        try muxer.writeHeader(options: container == .mp4 ? ["movflags": "+faststart"] : [:])
+        packet = try Packet()
+        pending = Array(repeating: [], count: format.channels)
+        audioFrameSize = audio.frameSize > 0 ? audio.frameSize : 1024
+    }
+
+    static func makeEncoder(format: OutputFormat, options: [String: String]) throws -> Encoder {
+        try Encoder(video: "libx264", width: format.width, height: format.height, frameRate: format.frameRate,
+                    options: options, globalHeader: true)
+    }
+
+    func addChapter(title: String, start: MediaTime, end: MediaTime) {
+        guard supportsChapters, end > start else { return }
+        chapters.append((title, start, end))
+    }
+
+    /// Encodes output frame `index` (a run of encoded frames starts with an IDR).
+    func writeVideo(_ frame: Frame, index: Int64, keyframe: Bool) throws {
+        let t0 = monotonicSeconds()
+        if encoder == nil {
+            let e = try SmartOutput.makeEncoder(format: format, options: encoderOptions)
+            guard e.extradata == encoderHeader else { throw MediaError.unsupported("libx264 changed its parameter sets between runs") }
+            encoder = e
+        }
+        let f = try frame.clone()
+        f.setPTS(index)
+        f.forceKeyframe(keyframe)
+        try encoder!.send(f)
+        encodedFrames += 1
+        encodeSeconds += monotonicSeconds() - t0
+        try drainVideo()
+    }
+
+    /// Copies a content packet as output frame `index` (its payload is given to the muxer).
+    func writeCopied(_ p: Packet, index: Int64) throws {
+        try closeEncoder()
+        try writeVideoPacket(p, pts: index)
+        copiedFrames += 1
+    }
+
+    private func writeVideoPacket(_ p: Packet, pts: Int64) throws {
+        let dts = written - delay
+        guard dts <= pts else { throw MediaError.unsupported("smart rendering: decode time \(dts) after presentation \(pts)") }
+        p.setTimestamps(pts: pts, dts: dts)
+        p.setDuration(1)
+        written += 1
+        let m0 = monotonicSeconds()
+        try muxer.write(p, stream: videoStream)
+        muxSeconds += monotonicSeconds() - m0
+    }
+
+    private func drainVideo() throws {
+        guard let encoder else { return }
+        while try encoder.receive(into: packet) == .produced {
+            guard let pts = packet.ptsTicks else { throw MediaError.unsupported("libx264 gave a packet without a timestamp") }
+            // libx264 writes Annex B; the track's avcC sample entry means 4-byte NAL lengths (the mov
+            // muxer converts only when the global header is Annex B too, which ours is not).
+            try packet.replacePayload(with: AVCConfig.lengthPrefixed(AVCConfig.annexBUnits(packet.bytes)))
+            recorder?(packet, pts)
+            try writeVideoPacket(packet, pts: pts)
+        }
+    }
+
+    /// Ends the current encoded run (the next encoded frame starts a new one, with an IDR).
+    func endRun() throws { try closeEncoder() }
+
+    /// Ends the current encoded run: flushes the encoder and writes what it held.
+    private func closeEncoder() throws {
+        guard let e = encoder else { return }
+        let t0 = monotonicSeconds()
+        try e.send(nil)
+        encodeSeconds += monotonicSeconds() - t0
+        try drainVideo()
+        encoder = nil
+    }
+
+    func writeAudio(_ channels: [[Float]], count: Int) throws {
+        guard count > 0 else { return }
+        for c in 0..<format.channels { pending[c].append(contentsOf: channels[c].prefix(count)) }
+        var offset = 0
+        while pending[0].count - offset >= audioFrameSize {
+            try encodeAudio(offset: offset, count: audioFrameSize)
+            offset += audioFrameSize
+        }
+        if offset > 0 { for c in 0..<format.channels { pending[c].removeFirst(offset) } }
+    }
+
+    private func encodeAudio(offset: Int, count: Int) throws {
+        let t0 = monotonicSeconds()
+        let frame = try Frame.audio(from: pending, offset: offset, count: count, sampleRate: format.sampleRate,
+                                    interleavedS16: false, pts: audioPTS)
+        audioPTS += Int64(count)
+        try audio.send(frame)
+        encodeSeconds += monotonicSeconds() - t0
+        try drainAudio()
+    }
+
+    private func drainAudio() throws {
+        while try audio.receive(into: packet) == .produced {
+            let m0 = monotonicSeconds()
+            try muxer.write(packet, stream: audioStream)
+            muxSeconds += monotonicSeconds() - m0
+        }
+    }
+
+    func finish() throws {
+        try closeEncoder()
+        if pending[0].count > 0 {
+            try encodeAudio(offset: 0, count: pending[0].count)
+            pending = Array(repeating: [], count: format.channels)
+        }
+        try audio.send(nil)
+        try drainAudio()
+        let m0 = monotonicSeconds()
+        for (i, c) in chapters.enumerated() { try muxer.addChapter(id: i + 1, title: c.title, start: c.start, end: c.end) }
+        try muxer.finish()
+        muxSeconds += monotonicSeconds() - m0
+    }
+}
