@@ -38,7 +38,9 @@ public enum AdRulesBuilder {
             switch b.position {
             case .start: offset = "start"
             case .end: offset = "end"
-            case .time(let t): offset = t.clockString
+            // HH:MM:SS.mmm when that is exact; otherwise the exact decimal seconds (which Interlude's
+            // own VMAP reader takes), so a cue given with more digits is not rounded on this path.
+            case .time(let t): offset = (t * 1000).reduced.timescale == 1 ? t.clockString : (t.exactDecimalString ?? t.clockString)
             }
             xml += #"  <vmap:AdBreak timeOffset="\#(offset)" breakType="linear" breakId="\#(escape(b.id))">"# + "\n"
             xml += #"    <vmap:AdSource id="\#(escape(b.id))-source" allowMultipleAds="true" followRedirects="true">"# + "\n"

@@ -11,8 +11,12 @@ struct AdPacketScan {
     private(set) var first: MediaTime?
     /// Latest end (pts + duration) of a shown packet.
     private(set) var end: MediaTime?
-    /// Packets the demuxer flagged as incomplete or corrupt.
+    /// Packets the demuxer flagged as incomplete or corrupt with good packets after them (damage
+    /// inside the file). Incomplete packets at the very end are a file cut short, not damage: they
+    /// are played as far as they decode, and the ad is measured as it is (`truncatedTail`).
     private(set) var corruptPackets = 0
+    /// Whether the file ends in incomplete packets (cut short).
+    private(set) var truncatedTail = false
     /// Whether a frame came out of the decoder.
     private(set) var decodedFirstFrame = false
     /// A read error that ended the file early.
@@ -28,6 +32,7 @@ struct AdPacketScan {
         let packet = try Packet()
         let frame = try Frame()
         var decoding = true
+        var pendingCorrupt = 0
         func time(_ ticks: Int64) -> MediaTime { MediaTime(value: ticks * tb.numerator, timescale: tb.denominator) }
         while true {
             do {
@@ -37,7 +42,7 @@ struct AdPacketScan {
                 break
             }
             guard packet.streamIndex == index else { continue }
-            if packet.isCorrupt { corruptPackets += 1 }
+            if packet.isCorrupt { pendingCorrupt += 1 } else { corruptPackets += pendingCorrupt; pendingCorrupt = 0 }
             if !packet.isDiscarded, let ticks = packet.ptsTicks ?? packet.dtsTicks {
                 packets += 1
                 let pts = time(ticks)
@@ -50,6 +55,7 @@ struct AdPacketScan {
                 if try decoder.receive(into: frame) == .produced { decodedFirstFrame = true; decoding = false }
             }
         }
+        truncatedTail = pendingCorrupt > 0
         if decoding {
             try decoder.send(nil)
             decodedFirstFrame = try decoder.receive(into: frame) == .produced

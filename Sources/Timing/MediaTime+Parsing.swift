@@ -47,3 +47,26 @@ extension MediaTime {
 }
 
 import Foundation
+
+extension MediaTime {
+    /// The exact decimal form of a non-negative time (`10.00005`), when one exists: its reduced
+    /// timescale has no prime factor but 2 and 5. Nil otherwise (e.g. 1/3 s).
+    public var exactDecimalString: String? {
+        let r = reduced
+        guard r.value >= 0, r.timescale > 0 else { return nil }
+        var d = r.timescale, twos = 0, fives = 0
+        while d % 2 == 0 { d /= 2; twos += 1 }
+        while d % 5 == 0 { d /= 5; fives += 1 }
+        guard d == 1 else { return nil }
+        let digits = Swift.max(twos, fives)
+        guard digits <= 18 else { return nil }
+        var scale: Int64 = 1
+        for _ in 0..<digits { scale *= 10 }
+        let (v, overflow) = r.value.multipliedReportingOverflow(by: scale / r.timescale)
+        guard !overflow else { return nil }
+        let whole = v / scale, frac = v % scale
+        if digits == 0 { return String(whole) }
+        let f = String(frac)
+        return "\(whole)." + String(repeating: "0", count: digits - f.count) + f
+    }
+}

@@ -60,15 +60,23 @@ import Media
         }
     }
 
-    @Test func aFileCutShortAnywhereIsRejected() throws {
-        // Cut ad-matching.mp4 (index at the front) at 70 % and 95 % of its bytes: the index still
-        // promises every frame, the data is missing.
+    @Test func aFileCutShortIsMeasuredAsItIsOrRejectedUnderHalf() throws {
+        // Cut ad-matching.mp4 (index at the front; 6 s declared) at 30 %, 70 % and 95 % of its
+        // bytes: the index still promises every frame, the data is missing. Under half the declared
+        // duration the ad is refused (405); otherwise it is measured as far as it goes, shorter than
+        // declared, and the stitch plays it as measured with a VAST 202 warning (README, Safety).
         let source = try Data(contentsOf: TestMedia.Sample.adMatching.url)
-        for fraction in [0.7, 0.95] {
+        for fraction in [0.3, 0.7, 0.95] {
             let cut = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-cut-\(getpid())-\(fraction).mp4")
             try source.prefix(Int(Double(source.count) * fraction)).write(to: cut)
             defer { try? FileManager.default.removeItem(at: cut) }
-            #expect(throws: AdMediaProbe.Rejection.self, "cut at \(fraction)") { try AdMediaProbe.measure(cut.path) }
+            if fraction < 0.5 {
+                #expect(throws: AdMediaProbe.Rejection.self, "cut at \(fraction)") { try AdMediaProbe.measure(cut.path) }
+            } else {
+                let m = try AdMediaProbe.measure(cut.path)
+                #expect(m.declaredDuration == MediaTime(seconds: 6) && m.duration < MediaTime(seconds: 6), "cut at \(fraction): \(m)")
+                #expect(m.duration * 2 >= MediaTime(seconds: 6))
+            }
         }
     }
 }
