@@ -61,10 +61,13 @@ media_target() {
   for f in $FF; do case $f in -I*) CC_FLAGS+=(-Xcc "$f");; -l*) CC_FLAGS+=("$f");; esac; done
   "$SWIFTC" -parse-as-library -sanitize=fuzzer -O -g -module-name Timing -emit-module -emit-module-path "$M/mod/Timing.swiftmodule" \
     -emit-library -static -o "$M/mod/libTiming.a" Sources/Timing/*.swift
+  local MEDIA_SOURCES PLAYBACK_SOURCES
+  mapfile -t MEDIA_SOURCES < <(find Sources/Media -name '*.swift' | sort)
+  mapfile -t PLAYBACK_SOURCES < <(find Sources/Playback -name '*.swift' | sort)
   "$SWIFTC" -parse-as-library -sanitize=fuzzer -O -g -module-name Media -I "$M/mod" -I Sources/CFFmpeg "${CC_FLAGS[@]}" \
-    -emit-module -emit-module-path "$M/mod/Media.swiftmodule" -emit-library -static -o "$M/mod/libMedia.a" Sources/Media/*.swift
+    -emit-module -emit-module-path "$M/mod/Media.swiftmodule" -emit-library -static -o "$M/mod/libMedia.a" "${MEDIA_SOURCES[@]}"
   "$SWIFTC" -parse-as-library -sanitize=fuzzer -O -g -module-name Playback -I "$M/mod" -I Sources/CFFmpeg "${CC_FLAGS[@]}" \
-    -emit-module -emit-module-path "$M/mod/Playback.swiftmodule" -emit-library -static -o "$M/mod/libPlayback.a" Sources/Playback/*.swift
+    -emit-module -emit-module-path "$M/mod/Playback.swiftmodule" -emit-library -static -o "$M/mod/libPlayback.a" "${PLAYBACK_SOURCES[@]}"
   "$SWIFTC" -parse-as-library -sanitize=fuzzer -O -g -module-name MediaFuzz -I "$M/mod" -I Sources/CFFmpeg "${CC_FLAGS[@]}" \
     -L "$M/mod" -lPlayback -lMedia -lTiming Fuzz/MediaFuzzEntry.swift -o "$M/media-fuzz"
   # Seeds: tiny MP4s of the kinds ads come as (H.264+AAC with the index first or last, MPEG-4 Part 2, fragmented).
