@@ -62,22 +62,10 @@ extension AdVideoDisplay {
     public var contentTime: MediaTime { session.contentTime ?? .zero }
     public var timeline: TimelineMap { session.timelineMap }
 
-    public func prepareAd(mediaPath: String) throws(AdError) -> AdMedia {
-        if let known = measured[mediaPath] { return try known.get() }
-        let result: Result<AdMedia, AdError>
-        do {
-            result = .success(try AdMediaProbe.measure(mediaPath, threads: threads))
-        } catch let r as AdMediaProbe.Rejection {
-            result = .failure(AdError(type: .adPlayingFailed, code: r.code, message: r.message))
-        } catch {
-            result = .failure(AdError(type: .adPlayingFailed, code: 405, message: "ad media \(mediaPath): \(error)"))
-        }
-        measured[mediaPath] = result
-        return try result.get()
-    }
+    public func prepareAd(mediaPath: String) throws(AdError) -> AdMedia { try measurements.measure(mediaPath) }
 
     // Each media file is opened and measured once per stitch, however often it plays.
-    private var measured: [String: Result<AdMedia, AdError>] = [:]
+    private lazy var measurements = AdMeasurements(threads: threads)
 
     public func beginBreak(id: String, contentTime: MediaTime) { session.beginBreak(id: id, contentTime: contentTime) }
 

@@ -8,13 +8,12 @@ import Timing
 @MainActor public final class PlayerVideoDisplay: AdVideoDisplay {
     /// The player ads play through.
     public let player: Player
-    private var measured: [String: Result<AdMedia, AdError>] = [:]
-    private let threads: Int
+    private var measurements: AdMeasurements
 
     /// A display over `player`; `threads` for measuring ad media.
     public init(player: Player, threads: Int = 0) {
         self.player = player
-        self.threads = threads
+        measurements = AdMeasurements(threads: threads)
     }
 
     public var streamTime: MediaTime { player.streamTime }
@@ -22,19 +21,7 @@ import Timing
     public var timeline: TimelineMap { player.timeline }
     public var firesBeaconsLive: Bool { player.clock == .realTime }
 
-    public func prepareAd(mediaPath: String) throws(AdError) -> AdMedia {
-        if let known = measured[mediaPath] { return try known.get() }
-        let result: Result<AdMedia, AdError>
-        do {
-            result = .success(try AdMediaProbe.measure(mediaPath, threads: threads))
-        } catch let r as AdMediaProbe.Rejection {
-            result = .failure(AdError(type: .adPlayingFailed, code: r.code, message: r.message))
-        } catch {
-            result = .failure(AdError(type: .adPlayingFailed, code: 405, message: "ad media \(mediaPath): \(error)"))
-        }
-        measured[mediaPath] = result
-        return try result.get()
-    }
+    public func prepareAd(mediaPath: String) throws(AdError) -> AdMedia { try measurements.measure(mediaPath) }
 
     public func beginBreak(id: String, contentTime: MediaTime) { player.beginBreak(id: id, contentTime: contentTime) }
     public func endBreak() { player.endBreak() }

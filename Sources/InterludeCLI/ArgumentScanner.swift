@@ -1,5 +1,6 @@
 // A small hand-written argument scanner shared by the subcommands.
 import Foundation
+import Timing
 
 /// A usage error: printed as one line, exit status 2.
 struct UsageError: Error, CustomStringConvertible {
@@ -38,4 +39,45 @@ func optionName(_ arg: String) -> String {
 /// Writes one line to standard error.
 func printError(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+/// Option values shared by the commands that encode (`stitch`, `play`), checked one way.
+enum OptionValue {
+    /// `--size WxH`: 16–8192 each, even (4:2:0 video).
+    static func size(_ v: String) throws -> (width: Int, height: Int) {
+        let parts = v.lowercased().split(separator: "x")
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w >= 16, h >= 16, w <= 8192, h <= 8192 else {
+            throw UsageError("--size must be WxH (16-8192 each), not '\(v)'")
+        }
+        // 4:2:0 video needs even sizes: say so rather than round silently.
+        guard w % 2 == 0, h % 2 == 0 else { throw UsageError("--size must be even in both dimensions (4:2:0 video), not '\(v)'") }
+        return (w, h)
+    }
+
+    /// `--fps RATE`: 1–240, e.g. `25` or `30000/1001`.
+    static func frameRate(_ v: String) throws -> Rational {
+        guard let r = Rational(parsing: v), r.doubleValue >= 1, r.doubleValue <= 240 else {
+            throw UsageError("--fps must be a rate from 1 to 240 such as 25 or 30000/1001, not '\(v)'")
+        }
+        return r
+    }
+
+    /// `--threads N`: 0–64.
+    static func threads(_ v: String) throws -> Int {
+        guard let n = Int(v), (0...64).contains(n) else { throw UsageError("--threads must be 0-64, not '\(v)'") }
+        return n
+    }
+
+    /// `--crf N`: 0–51.
+    static func crf(_ v: String) throws -> Int {
+        guard let n = Int(v), (0...51).contains(n) else { throw UsageError("--crf must be an integer from 0 to 51, not '\(v)'") }
+        return n
+    }
+
+    /// `--preset NAME`: one of libx264's presets.
+    static func preset(_ v: String) throws -> String {
+        let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+        guard presets.contains(v) else { throw UsageError("--preset must be one of \(presets.joined(separator: ", ")), not '\(v)'") }
+        return v
+    }
 }

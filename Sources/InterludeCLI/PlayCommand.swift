@@ -67,28 +67,11 @@ let playHelp = """
             case "-y": overwrite = true
             case "-q", "--quiet": quiet = true
             case "-v", "--verbose": verbose = true
-            case "--preset": encoder.preset = try scanner.value(for: name, in: arg)
-            case "--crf":
-                let v = try scanner.value(for: name, in: arg)
-                guard let n = Int(v), (0...51).contains(n) else { throw UsageError("--crf must be an integer from 0 to 51, not '\(v)'") }
-                encoder.crf = n
-            case "--size":
-                let v = try scanner.value(for: name, in: arg)
-                let parts = v.lowercased().split(separator: "x")
-                guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (16...8192).contains(w), (16...8192).contains(h) else {
-                    throw UsageError("--size must be WxH (16-8192 each), not '\(v)'")
-                }
-                size = (w, h)
-            case "--fps":
-                let v = try scanner.value(for: name, in: arg)
-                guard let r = Rational(parsing: v), r.doubleValue >= 1, r.doubleValue <= 240 else {
-                    throw UsageError("--fps must be a rate from 1 to 240 such as 25 or 30000/1001, not '\(v)'")
-                }
-                fps = r
-            case "--threads":
-                let v = try scanner.value(for: name, in: arg)
-                guard let n = Int(v), (0...64).contains(n) else { throw UsageError("--threads must be 0-64, not '\(v)'") }
-                threads = n
+            case "--preset": encoder.preset = try OptionValue.preset(try scanner.value(for: name, in: arg))
+            case "--crf": encoder.crf = try OptionValue.crf(try scanner.value(for: name, in: arg))
+            case "--size": size = try OptionValue.size(try scanner.value(for: name, in: arg))
+            case "--fps": fps = try OptionValue.frameRate(try scanner.value(for: name, in: arg))
+            case "--threads": threads = try OptionValue.threads(try scanner.value(for: name, in: arg))
             default:
                 if arg.hasPrefix("-") { throw UsageError("unknown option '\(arg)' (see --help)") }
                 guard content == nil else { throw UsageError("unexpected argument '\(arg)'") }

@@ -182,38 +182,15 @@ struct StitchOptions {
                 let v = try scanner.value(for: name, in: arg)
                 guard let f = OutputContainer(rawValue: v) else { throw UsageError("--format must be mp4, hls, y4m or nut, not '\(v)'") }
                 format = f
-            case "--preset":
-                let v = try scanner.value(for: name, in: arg)
-                let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
-                guard presets.contains(v) else { throw UsageError("--preset must be one of \(presets.joined(separator: ", ")), not '\(v)'") }
-                encoder.preset = v
-            case "--crf":
-                let v = try scanner.value(for: name, in: arg)
-                guard let n = Int(v), (0...51).contains(n) else { throw UsageError("--crf must be an integer from 0 to 51, not '\(v)'") }
-                encoder.crf = n
+            case "--preset": encoder.preset = try OptionValue.preset(try scanner.value(for: name, in: arg))
+            case "--crf": encoder.crf = try OptionValue.crf(try scanner.value(for: name, in: arg))
             case "--audio-bitrate":
                 let v = try scanner.value(for: name, in: arg)
                 guard let n = Int(v), (8_000...1_024_000).contains(n) else { throw UsageError("--audio-bitrate must be 8000-1024000, not '\(v)'") }
                 encoder.audioBitRate = n
-            case "--size":
-                let v = try scanner.value(for: name, in: arg)
-                let parts = v.lowercased().split(separator: "x")
-                guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w >= 16, h >= 16, w <= 8192, h <= 8192 else {
-                    throw UsageError("--size must be WxH (16-8192 each), not '\(v)'")
-                }
-                // 4:2:0 video needs even sizes: say so rather than round silently.
-                guard w % 2 == 0, h % 2 == 0 else { throw UsageError("--size must be even in both dimensions (4:2:0 video), not '\(v)'") }
-                size = (w, h)
-            case "--fps":
-                let v = try scanner.value(for: name, in: arg)
-                guard let r = Rational(parsing: v), r.doubleValue >= 1, r.doubleValue <= 240 else {
-                    throw UsageError("--fps must be a rate from 1 to 240 such as 25 or 30000/1001, not '\(v)'")
-                }
-                fps = r
-            case "--threads":
-                let v = try scanner.value(for: name, in: arg)
-                guard let n = Int(v), (0...64).contains(n) else { throw UsageError("--threads must be 0-64, not '\(v)'") }
-                threads = n
+            case "--size": size = try OptionValue.size(try scanner.value(for: name, in: arg))
+            case "--fps": fps = try OptionValue.frameRate(try scanner.value(for: name, in: arg))
+            case "--threads": threads = try OptionValue.threads(try scanner.value(for: name, in: arg))
             case "--hls-time":
                 let v = try scanner.value(for: name, in: arg)
                 guard let d = Double(v), d >= 1, d <= 60 else { throw UsageError("--hls-time must be seconds from 1 to 60, not '\(v)'") }
