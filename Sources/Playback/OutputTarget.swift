@@ -144,7 +144,9 @@ public enum OutputTarget {
                 lock.lock()
                 let paths = pending
                 lock.unlock()
-                for p in paths { unlink(p) }
+                // registered paths are only Interlude's own temporary names: files, or an HLS
+                // package's staging folder
+                for p in paths where unlink(p) != 0 { try? FileManager.default.removeItem(atPath: p) }
                 _exit(128 + sig)
             }
             source.resume()

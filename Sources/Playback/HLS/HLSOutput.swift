@@ -13,6 +13,8 @@ enum HLSOutput {
             .appendingPathComponent(".\(target.lastPathComponent).\(getpid()).interlude-hls")
         try? fm.removeItem(at: staging)
         try fm.createDirectory(at: staging, withIntermediateDirectories: false)
+        OutputTarget.register(staging.path)   // removed on SIGINT/SIGTERM/SIGHUP
+        defer { OutputTarget.unregister(staging.path) }
         do {
             _ = try HLSPackager.package(mp4: mp4, into: staging.path, duration: duration, breaks: breaks,
                                         settings: settings, programDate: settings.programDate ?? startDate)
