@@ -6,15 +6,16 @@ PACKAGES := libavformat-dev libavcodec-dev libavfilter-dev libavutil-dev libswsc
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SETUP_STAMP := .build/.setup-done
 
-.PHONY: help setup build release test demo media conformance fuzz bench clean
+.PHONY: help setup build release test demo play media conformance fuzz bench clean
 
 help:
 	@echo "make setup        install the Debian packages the build and tests need (only those missing)"
 	@echo "make demo         build, stitch the bundled Media/ content with sample ads, print a summary"
+	@echo "make play         build, play the bundled Media/ content with its ad rules in a window (SDL2)"
 	@echo "make test         build and run the whole test suite"
 	@echo "make media        regenerate the sample media in Media/ with the ffmpeg CLI"
 	@echo "make conformance  run every document in ../shared/vast-corpus and print a table"
-	@echo "make fuzz         run the libFuzzer target for the VAST/VMAP parser"
+	@echo "make fuzz         run the libFuzzer targets (VAST/VMAP parser, ad-media open path)"
 	@echo "make bench        release-build and run the benchmarks against the ffmpeg CLI"
 
 # Installs only what is missing: a fresh Debian 12 machine has none of these.
@@ -39,6 +40,9 @@ test: setup
 
 demo: release
 	@./scripts/demo.sh
+
+play: release
+	.build/release/interlude play Media/content.mp4 --ads Media/demo-vmap.xml
 
 media: setup
 	@./scripts/make-media.sh
