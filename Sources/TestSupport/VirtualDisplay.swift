@@ -136,10 +136,22 @@ public final class VirtualDisplay: Sendable {
     private static func socket(_ number: Int) -> String { "/tmp/.X11-unix/X\(number)" }
     private static func lockFile(_ number: Int) -> String { "/tmp/.X\(number)-lock" }
 
+    /// The pid written in a display's lock file, nil when there is none.
+    private static func owner(_ number: Int) -> pid_t? {
+        (try? String(contentsOfFile: lockFile(number), encoding: .utf8)).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
+    /// Serialises `start()` within the process: suites running in parallel must not pick the same number.
+    private static let starting = NSLock()
+
     /// Starts Xvfb on the first display number from a pseudo-random start that has no socket or
-    /// lock file, and waits (up to 10 s) for its socket. Tries the next number if it exits.
+    /// lock file, and waits (up to 10 s) for its socket with its own pid in the lock file (another
+    /// server that took the number first, in this process or another, is not taken for ours).
+    /// Tries the next number if it exits.
     public static func start() throws -> VirtualDisplay {
         guard let xvfb = XTools.path("Xvfb") else { throw VerifierError.toolNotFound("Xvfb") }
+        starting.lock()
+        defer { starting.unlock() }
         let first = 100 + Int(getpid() % 300)
         for number in first..<(first + 40) {
             if FileManager.default.fileExists(atPath: socket(number)) || FileManager.default.fileExists(atPath: lockFile(number)) { continue }
@@ -147,7 +159,7 @@ public final class VirtualDisplay: Sendable {
             var exited = false
             let up = eventually(within: 10) {
                 exited = child.wait(timeout: 0) != nil
-                return exited || FileManager.default.fileExists(atPath: socket(number))
+                return exited || (FileManager.default.fileExists(atPath: socket(number)) && owner(number) == child.pid)
             }
             if up && !exited { return VirtualDisplay(number: number, child: child) }
             if !exited { child.stop() }
