@@ -141,12 +141,31 @@ public final class VirtualDisplay: Sendable {
         (try? String(contentsOfFile: lockFile(number), encoding: .utf8)).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
+    /// Whether the display's socket accepts a connection: the socket file appears at bind(),
+    /// before the server listens, and a client connecting in between (SDL, xdotool) is refused.
+    private static func accepts(_ number: Int) -> Bool {
+        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let path = Array(socket(number).utf8CString)
+        guard path.count <= MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            path.withUnsafeBytes { raw.copyMemory(from: $0) }
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 }
+        }
+    }
+
     /// Serialises `start()` within the process: suites running in parallel must not pick the same number.
     private static let starting = NSLock()
 
     /// Starts Xvfb on the first display number from a pseudo-random start that has no socket or
-    /// lock file, and waits (up to 10 s) for its socket with its own pid in the lock file (another
-    /// server that took the number first, in this process or another, is not taken for ours).
+    /// lock file, and waits (up to 10 s) for its socket to accept connections with its own pid in
+    /// the lock file (another server that took the number first, in this process or another, is
+    /// not taken for ours).
     /// Tries the next number if it exits.
     public static func start() throws -> VirtualDisplay {
         guard let xvfb = XTools.path("Xvfb") else { throw VerifierError.toolNotFound("Xvfb") }
@@ -159,7 +178,7 @@ public final class VirtualDisplay: Sendable {
             var exited = false
             let up = eventually(within: 10) {
                 exited = child.wait(timeout: 0) != nil
-                return exited || (FileManager.default.fileExists(atPath: socket(number)) && owner(number) == child.pid)
+                return exited || (FileManager.default.fileExists(atPath: socket(number)) && owner(number) == child.pid && accepts(number))
             }
             if up && !exited { return VirtualDisplay(number: number, child: child) }
             if !exited { child.stop() }
