@@ -117,7 +117,11 @@ import Glibc
             guard r.status == 0 else { throw fail("xdotool key \(key): status \(r.status) \(r.stderr)") }
         }
 
-        let id = try display.windowID(title: "interlude .+ playwin-content\\.mp4", within: 30)
+        let id: String
+        do { id = try display.windowID(title: "interlude .+ playwin-content\\.mp4", within: 30) } catch {
+            if exitStatus == nil { exitStatus = child.wait(timeout: 0) }
+            throw fail("\(error) (exit status \(String(describing: exitStatus)))")
+        }
         let title = try runTool("xdotool", ["getwindowname", id], display: display.name).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let geometry = try display.geometry(of: id)
