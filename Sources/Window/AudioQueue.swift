@@ -13,6 +13,8 @@ final class AudioQueue: @unchecked Sendable {
     private var channels = 0
     /// Sample frames handed to SDL, less those cleared before they played.
     private var framesQueued: Int64 = 0
+    /// Sample frames the device takes from the queue at a time (its buffer).
+    private var bufferFrames: Int64 = 1024
     private var interleaved: [Float] = []
     private var driverName: String?
 
@@ -22,7 +24,7 @@ final class AudioQueue: @unchecked Sendable {
     func open(rate: Int, channels: Int) -> Bool {
         guard rate > 0, (1...8).contains(channels) else { return false }
         var id = openDevice(rate: rate, channels: channels)
-        if id == 0 {
+        if id.id == 0 {
             // SDL_AUDIODRIVER, set as a hint: SDL reads it at audio init like the environment
             // variable of the same name, without a setenv racing other threads' getenv. Override
             // priority wins over an environment value that named a driver which just failed.
@@ -30,11 +32,12 @@ final class AudioQueue: @unchecked Sendable {
             id = openDevice(rate: rate, channels: channels)
             _ = SDL_ResetHint(SDL_HINT_AUDIODRIVER)
         }
-        guard id != 0 else { return false }
-        SDL_PauseAudioDevice(id, 0)
+        guard id.id != 0 else { return false }
+        SDL_PauseAudioDevice(id.id, 0)
         lock.lock()
         defer { lock.unlock() }
-        device = id
+        device = id.id
+        bufferFrames = Int64(max(id.samples, 256))
         self.rate = rate
         self.channels = channels
         framesQueued = 0
@@ -42,8 +45,9 @@ final class AudioQueue: @unchecked Sendable {
         return true
     }
 
-    private func openDevice(rate: Int, channels: Int) -> SDL_AudioDeviceID {
-        guard SDL_InitSubSystem(SDL_INIT_AUDIO) == 0 else { return 0 }
+    /// The device opened (0 when none) and the frames of its buffer.
+    private func openDevice(rate: Int, channels: Int) -> (id: SDL_AudioDeviceID, samples: Int) {
+        guard SDL_InitSubSystem(SDL_INIT_AUDIO) == 0 else { return (0, 0) }
         var want = SDL_AudioSpec()
         want.freq = Int32(rate)
         want.format = interlude_sdl_audio_f32sys()
@@ -55,7 +59,7 @@ final class AudioQueue: @unchecked Sendable {
         // always float32 × `channels`.
         let id = SDL_OpenAudioDevice(nil, 0, &want, &have, 0)
         if id == 0 { SDL_QuitSubSystem(SDL_INIT_AUDIO) }
-        return id
+        return (id, Int(have.samples))
     }
 
     /// Closes the device. Window thread only, before SDL_Quit. Safe to call when not open.
@@ -108,15 +112,20 @@ final class AudioQueue: @unchecked Sendable {
         framesQueued += Int64(count)
     }
 
-    /// Seconds of audio played so far: frames queued minus frames still waiting in SDL's queue,
-    /// over the rate. It runs ahead of the loudspeaker by at most the device buffer (1024 frames)
-    /// plus the driver's latency. Nil when no device is open.
+    /// Seconds of audio played so far, as the master clock counts them: frames queued minus frames
+    /// still waiting in SDL's queue, except that up to two device buffers of the waiting frames
+    /// count as played. The player queues each frame's audio with its picture and waits for this
+    /// clock before the next picture, so that is how much audio stays queued ahead: without it the
+    /// player waited for the queue to run dry, the device played silence between frames, and
+    /// playback ran at about 0.8x speed (far slower after a pause). It runs ahead of the
+    /// loudspeaker by at most three device buffers plus the driver's latency. Nil when no device
+    /// is open.
     var clock: Double? {
         lock.lock()
         defer { lock.unlock() }
         guard device != 0 else { return nil }
         let waiting = Int64(SDL_GetQueuedAudioSize(device)) / Int64(channels * MemoryLayout<Float>.size)
-        return Double(max(framesQueued - waiting, 0)) / Double(rate)
+        return Double(max(framesQueued - max(waiting - 2 * bufferFrames, 0), 0)) / Double(rate)
     }
 
     /// Pauses or resumes the device: paused, it plays silence and takes nothing from the queue.

@@ -45,6 +45,27 @@ extension WindowTests {
         #expect((seen.clearedA ?? 99) < 3.0)
     }
 
+    @Test("a frame's audio counts as played at once (up to two device buffers), so a player pacing to the clock keeps audio queued",
+          .enabled(if: XTools.available, "needs Xvfb, xdotool, xwd and ffmpeg (make setup installs them)"))
+    func clockLeavesAudioQueuedAhead() async throws {
+        let (one, more) = try await offPool {
+            try VirtualDisplay.with { _ -> (Double?, Double?) in
+                let window = try WindowOutput(format: Self.format, title: "interlude-window-test-audio-lead", audio: true)
+                defer { try? window.finish() }
+                let frame = [Float](repeating: 0, count: 1600)
+                try window.writeAudio([frame, frame], count: 1600)
+                let one = window.audioClock
+                let long = [Float](repeating: 0, count: 3 * Self.format.sampleRate)
+                try window.writeAudio([long, long], count: long.count)
+                return (one, window.audioClock)
+            }
+        }
+        // A player waits for the clock to reach a frame's time before queueing that frame's audio:
+        // were the queue to run dry first, the device would play silence between frames.
+        #expect(one == 1600.0 / Double(Self.format.sampleRate))
+        #expect((more ?? 99) < 1.0, "most of 3 s queued still waits")
+    }
+
     @Test("without audio there is no audio clock and audio writes are dropped",
           .enabled(if: XTools.available, "needs Xvfb, xdotool, xwd and ffmpeg (make setup installs them)"))
     func noAudioNoClock() async throws {

@@ -43,7 +43,9 @@ struct RealTimePacer {
         let due = wall + (t - anchorStream).seconds / max(rate, 0.01)
         if let audio0 = anchorAudio, let master, rate == 1 {
             // ffplay's audio-master sync: video waits for the audio it belongs to.
-            let target = audio0 + (t - anchorStream).seconds
+            // Less a microsecond: when all queued audio has played the clock equals the target in
+            // exact arithmetic, and a rounding error must not leave it waiting out the deadline.
+            let target = audio0 + (t - anchorStream).seconds - 1e-6
             let deadline = now + 0.5
             while let heard = master.audioClock, heard < target, monotonicSeconds() < deadline {
                 usleep(UInt32(max(1000, min(10_000, (target - heard) * 1e6))))
