@@ -75,9 +75,16 @@ extension WindowTests {
                 do { _ = try WindowOutput(format: Self.format, title: "interlude-window-test-two", audio: false) }
                 catch let e as WindowError { second = e }
                 try first.finish()
-                let third = try WindowOutput(format: Self.format, title: "interlude-window-test-three", audio: false)
-                try third.finish()
-                return (second, true)
+                // Another window may open once the first is finished. Reopening right after SDL_Quit
+                // sometimes finds only SDL's offscreen driver when other suites run X clients at the
+                // same time (not understood yet; see the issue note), so the reopen is retried for a
+                // few seconds: what is tested is that it becomes possible, not how fast.
+                let third = eventually(within: 10) {
+                    guard let w = try? WindowOutput(format: Self.format, title: "interlude-window-test-three", audio: false) else { return false }
+                    try? w.finish()
+                    return true
+                }
+                return (second, third)
             }
         }
         #expect(second == .alreadyOpen)
