@@ -97,12 +97,23 @@ final class WindowThread: @unchecked Sendable {
     private func setUp() -> WindowError? {
         // Leave SIGINT and SIGTERM to the host process; a closed window is reported as `.quit`.
         SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")
-        guard SDL_Init(SDL_INIT_VIDEO) == 0 else { return .noDisplay(reason: sdlError()) }
         // With no X11 or Wayland display SDL 2.26 falls back to drivers that show nothing; those
-        // count as no display unless SDL_VIDEODRIVER asked for them.
-        let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? "none"
-        if Self.invisibleDrivers.contains(driver.lowercased()), SDL_GetHint(SDL_HINT_VIDEODRIVER) == nil {
-            return .noDisplay(reason: "only SDL's '\(driver)' video driver is available, which shows nothing")
+        // count as no display unless SDL_VIDEODRIVER asked for them. When a display is named but
+        // refuses the connection for a moment (an X server with a full listen queue on a loaded
+        // machine answers EAGAIN), SDL falls back the same way: try again for up to 2 s.
+        let displayNamed = ProcessInfo.processInfo.environment["DISPLAY"].map { !$0.isEmpty } ?? false
+            || ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"].map { !$0.isEmpty } ?? false
+        var attempt = 0
+        while true {
+            guard SDL_Init(SDL_INIT_VIDEO) == 0 else { return .noDisplay(reason: sdlError()) }
+            let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? "none"
+            guard Self.invisibleDrivers.contains(driver.lowercased()), SDL_GetHint(SDL_HINT_VIDEODRIVER) == nil else { break }
+            attempt += 1
+            guard displayNamed, attempt < 10 else {
+                return .noDisplay(reason: "only SDL's '\(driver)' video driver is available, which shows nothing")
+            }
+            SDL_QuitSubSystem(SDL_INIT_VIDEO)
+            usleep(200_000)
         }
         let centered = Int32(interlude_sdl_windowpos_centered())
         let flags = SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_SHOWN.rawValue
