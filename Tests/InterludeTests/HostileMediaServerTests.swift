@@ -15,7 +15,12 @@ import TestSupport
     @Test func anUndeclaredEndlessBodyStopsAtTheCap() async throws {
         let server = try HTTPTestServer()
         defer { server.stop() }
-        server.route("/endless.mp4", .generated(2 << 30, declaresLength: false))
+        // 100 MB/s: fast, but within what URLSession's delegate queue keeps up with on a loaded
+        // machine (it has no back-pressure; an unthrottled loopback body can pile up gigabytes in
+        // this test process before the cap takes effect).
+        var endless = HTTPTestServer.Response.generated(2 << 30, declaresLength: false)
+        endless.chunkDelay = 0.000625
+        server.route("/endless.mp4", endless)
         let dir = freshDirectory()
         let cache = AdMediaCache(directory: dir, maxFileBytes: 8 << 20)
         do {
@@ -30,7 +35,9 @@ import TestSupport
     @Test func aDeclaredHugeBodyIsRefusedBeforeItsBody() async throws {
         let server = try HTTPTestServer()
         defer { server.stop() }
-        server.route("/huge.mp4", .generated(2 << 30))
+        var huge = HTTPTestServer.Response.generated(2 << 30)
+        huge.chunkDelay = 0.000625   // 100 MB/s, as above
+        server.route("/huge.mp4", huge)
         let dir = freshDirectory()
         do {
             _ = try await AdMediaCache(directory: dir).localPath(for: server.url("/huge.mp4"), timeout: 120, allowLocal: false)
