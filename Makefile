@@ -34,9 +34,14 @@ build: setup
 release: setup
 	$(SWIFT) build -c release
 
+# Tests write their outputs (some hundreds of MB of raw frame streams) under TEST_TMP, not /tmp:
+# emptied at the start of each run, kept after it for a look at what a failing test wrote.
+TEST_TMP := $(CURDIR)/.build/test-tmp
+
 test: setup
 	$(SWIFT) build --build-tests
-	$(SWIFT) test
+	rm -rf $(TEST_TMP) && mkdir -p $(TEST_TMP)
+	TMPDIR=$(TEST_TMP) $(SWIFT) test
 
 demo: release
 	@./scripts/demo.sh
