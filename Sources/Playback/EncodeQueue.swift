@@ -38,6 +38,15 @@ final class EncodeQueue: @unchecked Sendable {
         condition.broadcast()
     }
 
+    /// Tells the encoding thread to stop, whatever state it is in: never waits for room and never
+    /// throws (after an encoder error `put` refuses items, and a stop must still get through).
+    func cancel() {
+        condition.lock()
+        items.append(.cancel)
+        condition.broadcast()
+        condition.unlock()
+    }
+
     /// Takes the next item, waiting for one.
     func take() -> Item {
         condition.lock()

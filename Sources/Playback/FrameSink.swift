@@ -115,7 +115,7 @@ public final class EncodedOutput: FrameSink {
 
     deinit {
         if !finished {
-            try? queue.put(.cancel)
+            queue.cancel()
             _ = queue.waitDone()
         }
     }
@@ -161,13 +161,21 @@ public final class EncodedOutput: FrameSink {
 
     /// Flushes the encoders, writes the trailer and closes the output.
     public func finish() throws {
-        if audio != nil, pending[0].count > 0 {
-            try enqueueAudio(offset: 0, count: pending[0].count)
-            pending = Array(repeating: [], count: format.channels)
+        do {
+            if audio != nil, pending[0].count > 0 {
+                try enqueueAudio(offset: 0, count: pending[0].count)
+                pending = Array(repeating: [], count: format.channels)
+            }
+            worker.chapters = chapters
+            try queue.put(.finish)
+        } catch {
+            // the encoder failed earlier (a full disk, say): stop its thread and say why
+            finished = true
+            queue.cancel()
+            _ = queue.waitDone()
+            throw error
         }
-        worker.chapters = chapters
         finished = true
-        try queue.put(.finish)
         if let error = queue.waitDone() { throw error }
     }
 }
