@@ -18,39 +18,24 @@ public final class AudioFilterGraph {
 
     /// Builds the graph; its output is converted back to planar float at the input's rate and layout.
     public init(sampleRate: Int, channels: Int, description: String) throws {
-        guard let g = avfilter_graph_alloc() else { throw MediaError.allocationFailed("AVFilterGraph") }
         var layout = AVChannelLayout()
         av_channel_layout_default(&layout, Int32(channels))
         defer { av_channel_layout_uninit(&layout) }
         var name = [CChar](repeating: 0, count: 64)
         av_channel_layout_describe(&layout, &name, name.count)
         let layoutName = String(cString: name)
-        var src: UnsafeMutablePointer<AVFilterContext>?
-        var snk: UnsafeMutablePointer<AVFilterContext>?
         let args = "sample_rate=\(sampleRate):sample_fmt=fltp:channel_layout=\(layoutName):time_base=1/\(sampleRate)"
         let full = "\(description),aformat=sample_fmts=fltp:sample_rates=\(sampleRate):channel_layouts=\(layoutName)"
+        let built = try FilterGraphWiring.build(source: "abuffer", arguments: args, sink: "abuffersink",
+                                                description: full, kind: "audio", label: description)
         do {
-            try check(avfilter_graph_create_filter(&src, avfilter_get_by_name("abuffer"), "in", args, nil, g), "audio filter input")
-            try check(avfilter_graph_create_filter(&snk, avfilter_get_by_name("abuffersink"), "out", nil, nil, g), "audio filter output")
-            guard let src, let snk else { throw MediaError.allocationFailed("AVFilterContext") }
-            var outputs = avfilter_inout_alloc()
-            var inputs = avfilter_inout_alloc()
-            defer { avfilter_inout_free(&outputs); avfilter_inout_free(&inputs) }
-            guard let o = outputs, let i = inputs else { throw MediaError.allocationFailed("AVFilterInOut") }
-            o.pointee.name = av_strdup("in"); o.pointee.filter_ctx = src; o.pointee.pad_idx = 0; o.pointee.next = nil
-            i.pointee.name = av_strdup("out"); i.pointee.filter_ctx = snk; i.pointee.pad_idx = 0; i.pointee.next = nil
-            try check(avfilter_graph_parse_ptr(g, full, &inputs, &outputs, nil), "audio filter '\(description)'")
-            try check(avfilter_graph_config(g, nil), "configuring audio filter '\(description)'")
             scratch = try Frame()
         } catch {
-            // Not yet owned by self (deinit will not run): free here.
-            var gg: UnsafeMutablePointer<AVFilterGraph>? = g
+            var gg: UnsafeMutablePointer<AVFilterGraph>? = built.graph
             avfilter_graph_free(&gg)
             throw error
         }
-        graph = g
-        source = src!
-        sink = snk!
+        (graph, source, sink) = built
         self.sampleRate = sampleRate
         self.channels = channels
     }

@@ -14,33 +14,11 @@ public final class VideoFilterGraph {
 
     /// Builds the graph for input frames like `frame` in time base `timeBase`.
     public init(like frame: Frame, timeBase: Rational, sampleAspectRatio: Rational, description: String) throws {
-        guard let g = avfilter_graph_alloc() else { throw MediaError.allocationFailed("AVFilterGraph") }
-        var src: UnsafeMutablePointer<AVFilterContext>?
-        var snk: UnsafeMutablePointer<AVFilterContext>?
         let args = "video_size=\(frame.width)x\(frame.height):pix_fmt=\(frame.pointer.pointee.format)" +
             ":time_base=\(timeBase.numerator)/\(timeBase.denominator)" +
             ":pixel_aspect=\(sampleAspectRatio.numerator)/\(sampleAspectRatio.denominator)"
-        do {
-            try check(avfilter_graph_create_filter(&src, avfilter_get_by_name("buffer"), "in", args, nil, g), "video filter input")
-            try check(avfilter_graph_create_filter(&snk, avfilter_get_by_name("buffersink"), "out", nil, nil, g), "video filter output")
-            guard let src, let snk else { throw MediaError.allocationFailed("AVFilterContext") }
-            var outputs = avfilter_inout_alloc()
-            var inputs = avfilter_inout_alloc()
-            defer { avfilter_inout_free(&outputs); avfilter_inout_free(&inputs) }
-            guard let o = outputs, let i = inputs else { throw MediaError.allocationFailed("AVFilterInOut") }
-            o.pointee.name = av_strdup("in"); o.pointee.filter_ctx = src; o.pointee.pad_idx = 0; o.pointee.next = nil
-            i.pointee.name = av_strdup("out"); i.pointee.filter_ctx = snk; i.pointee.pad_idx = 0; i.pointee.next = nil
-            try check(avfilter_graph_parse_ptr(g, description, &inputs, &outputs, nil), "video filter '\(description)'")
-            try check(avfilter_graph_config(g, nil), "configuring video filter '\(description)'")
-        } catch {
-            // Not yet owned by self (deinit will not run): free here.
-            var gg: UnsafeMutablePointer<AVFilterGraph>? = g
-            avfilter_graph_free(&gg)
-            throw error
-        }
-        graph = g
-        source = src!
-        sink = snk!
+        (graph, source, sink) = try FilterGraphWiring.build(source: "buffer", arguments: args, sink: "buffersink",
+                                                            description: description, kind: "video")
         filterDescription = description
         inputKey = VideoFilterGraph.key(for: frame)
     }
