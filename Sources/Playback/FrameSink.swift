@@ -57,9 +57,7 @@ public final class EncodedOutput: FrameSink {
     private let audioStream: Int
     private let format: OutputFormat
     private let packet: Packet
-    private var pending: [[Float]]
-    private var audioPTS: Int64 = 0
-    private let audioFrameSize: Int
+    private var framer: AudioFramer
     /// Seconds the encoding thread spent inside the encoders (for the stage timings).
     public var encodeSeconds: Double { worker.busySeconds - worker.muxSeconds }
     /// Seconds the encoding thread spent in the muxer (writing packets, the trailer, faststart).
@@ -105,9 +103,8 @@ public final class EncodedOutput: FrameSink {
         supportsChapters = container == .mp4
         try muxer.writeHeader(options: container == .mp4 ? ["movflags": "+faststart"] : [:])
         packet = try Packet()
-        pending = Array(repeating: [], count: format.channels)
-        audioFrameSize = audio.map { $0.frameSize > 0 ? $0.frameSize : 1024 } ?? 1024
-        audioWantsS16 = audio?.wantsInterleavedS16 ?? false
+        framer = AudioFramer(channels: format.channels, sampleRate: format.sampleRate, frameSize: audio?.frameSize ?? 0,
+                             interleavedS16: audio?.wantsInterleavedS16 ?? false)
         worker = EncodeWorker(muxer: muxer, video: video, audio: audio, videoStream: videoStream,
                               audioStream: audioStream, packet: packet, queue: queue)
         worker.start()
@@ -140,32 +137,14 @@ public final class EncodedOutput: FrameSink {
     }
 
     public func writeAudio(_ channels: [[Float]], count: Int) throws {
-        guard audio != nil, count > 0 else { return }
-        for c in 0..<format.channels { pending[c].append(contentsOf: channels[c].prefix(count)) }
-        var offset = 0
-        while pending[0].count - offset >= audioFrameSize {
-            try enqueueAudio(offset: offset, count: audioFrameSize)
-            offset += audioFrameSize
-        }
-        if offset > 0 { for c in 0..<format.channels { pending[c].removeFirst(offset) } }
-    }
-
-    private let audioWantsS16: Bool
-
-    private func enqueueAudio(offset: Int, count: Int) throws {
-        let frame = try Frame.audio(from: pending, offset: offset, count: count, sampleRate: format.sampleRate,
-                                    interleavedS16: audioWantsS16, pts: audioPTS)
-        audioPTS += Int64(count)
-        try queue.put(.audio(frame))
+        guard audio != nil else { return }
+        try framer.append(channels, count: count) { try queue.put(.audio($0)) }
     }
 
     /// Flushes the encoders, writes the trailer and closes the output.
     public func finish() throws {
         do {
-            if audio != nil, pending[0].count > 0 {
-                try enqueueAudio(offset: 0, count: pending[0].count)
-                pending = Array(repeating: [], count: format.channels)
-            }
+            if audio != nil { try framer.flush { try queue.put(.audio($0)) } }
             worker.chapters = chapters
             try queue.put(.finish)
         } catch {

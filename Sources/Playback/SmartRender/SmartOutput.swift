@@ -41,9 +41,7 @@ final class SmartOutput: StitchOutput {
     private var encoder: Encoder?
     private var written: Int64 = 0
     private let delay: Int64
-    private var pending: [[Float]]
-    private var audioPTS: Int64 = 0
-    private let audioFrameSize: Int
+    private var framer: AudioFramer
     private var chapters: [(title: String, start: MediaTime, end: MediaTime)] = []
     private let supportsChapters: Bool
     private(set) var encodeSeconds: Double = 0
@@ -89,8 +87,8 @@ final class SmartOutput: StitchOutput {
         supportsChapters = container == .mp4
         try muxer.writeHeader(options: container == .mp4 ? ["movflags": "+faststart"] : [:])
         packet = try Packet()
-        pending = Array(repeating: [], count: format.channels)
-        audioFrameSize = audio.frameSize > 0 ? audio.frameSize : 1024
+        framer = AudioFramer(channels: format.channels, sampleRate: format.sampleRate, frameSize: audio.frameSize,
+                             interleavedS16: false)
     }
 
     static func makeEncoder(format: OutputFormat, options: [String: String]) throws -> Encoder {
@@ -164,21 +162,11 @@ final class SmartOutput: StitchOutput {
     }
 
     func writeAudio(_ channels: [[Float]], count: Int) throws {
-        guard count > 0 else { return }
-        for c in 0..<format.channels { pending[c].append(contentsOf: channels[c].prefix(count)) }
-        var offset = 0
-        while pending[0].count - offset >= audioFrameSize {
-            try encodeAudio(offset: offset, count: audioFrameSize)
-            offset += audioFrameSize
-        }
-        if offset > 0 { for c in 0..<format.channels { pending[c].removeFirst(offset) } }
+        try framer.append(channels, count: count) { try encodeAudio($0) }
     }
 
-    private func encodeAudio(offset: Int, count: Int) throws {
+    private func encodeAudio(_ frame: Frame) throws {
         let t0 = monotonicSeconds()
-        let frame = try Frame.audio(from: pending, offset: offset, count: count, sampleRate: format.sampleRate,
-                                    interleavedS16: false, pts: audioPTS)
-        audioPTS += Int64(count)
         try audio.send(frame)
         encodeSeconds += monotonicSeconds() - t0
         try drainAudio()
@@ -194,10 +182,7 @@ final class SmartOutput: StitchOutput {
 
     func finish() throws {
         try closeEncoder()
-        if pending[0].count > 0 {
-            try encodeAudio(offset: 0, count: pending[0].count)
-            pending = Array(repeating: [], count: format.channels)
-        }
+        try framer.flush { try encodeAudio($0) }
         try audio.send(nil)
         try drainAudio()
         let m0 = monotonicSeconds()
