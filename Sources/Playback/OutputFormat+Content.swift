@@ -4,16 +4,23 @@ import Timing
 extension OutputFormat {
     /// The output format for a content: its display size (rotation and sample aspect ratio
     /// applied), its frame rate snapped to a standard rate and its audio format, unless `size` or
-    /// `frameRate` say otherwise. Throws for sizes outside 16–8192 or rates outside 1–240.
+    /// `frameRate` say otherwise. Throws `StitchFailure.invalidOption` for an odd requested size,
+    /// sizes outside 16–8192 or rates outside 1–240.
     public static func forContent(video: StreamInfo, audio: StreamInfo?, size: (width: Int, height: Int)? = nil,
                                   frameRate: Rational? = nil) throws -> OutputFormat {
-        let s = size ?? video.displaySize
+        var s = video.displaySize
+        if let size {
+            guard size.width % 2 == 0, size.height % 2 == 0 else {
+                throw StitchFailure.invalidOption("output size \(size.width)x\(size.height) must be even (4:2:0 video)")
+            }
+            s = size
+        }
         guard s.width >= 16, s.height >= 16, s.width <= 8192, s.height <= 8192 else {
-            throw MediaError.unsupported("output size \(s.width)x\(s.height) is out of range (16–8192)")
+            throw StitchFailure.invalidOption("output size \(s.width)x\(s.height) is out of range (16–8192)")
         }
         let rate = frameRate ?? video.frameRate?.standardFrameRate ?? Rational(30, 1)
         guard rate.doubleValue >= 1, rate.doubleValue <= 240 else {
-            throw MediaError.unsupported("output frame rate \(rate) is out of range (1–240)")
+            throw StitchFailure.invalidOption("output frame rate \(rate) is out of range (1–240)")
         }
         return OutputFormat(width: s.width & ~1, height: s.height & ~1, frameRate: rate,
                             sampleRate: audio.map { $0.sampleRate > 0 ? $0.sampleRate : 48000 } ?? 48000,

@@ -270,7 +270,7 @@ public final class SpliceSession {
             let t0 = monotonicSeconds()
             defer { finishSeconds += monotonicSeconds() - t0 }
             try sink.finish()
-            // With `deferCommit` the finished file stays at `temporaryPath(for:)` for the caller.
+            // With `deferCommit` the finished file stays at `OutputTarget.temporaryPath(for:)` for the caller.
             if request.container == .hls {
                 try HLSOutput.publish(mp4: temporary, to: request.output, duration: streamTime, breaks: packagedBreaks,
                                       settings: request.hls, startDate: startDate, overwrite: request.overwrite)
@@ -304,26 +304,8 @@ public final class SpliceSession {
     public var contentWarnings: [String] { warnings }
 
     static func outputFormat(_ request: StitchRequest, video: StreamInfo, audio: StreamInfo?) throws -> OutputFormat {
-        var size = video.displaySize
-        if let s = request.size {
-            guard s.width % 2 == 0, s.height % 2 == 0 else {
-                throw StitchFailure.invalidOption("output size \(s.width)x\(s.height) must be even (4:2:0 video)")
-            }
-            size = s
-        }
-        guard size.width >= 16, size.height >= 16, size.width <= 8192, size.height <= 8192 else {
-            throw StitchFailure.invalidOption("output size \(size.width)x\(size.height) is out of range (16–8192)")
-        }
-        let rate = request.frameRate ?? video.frameRate?.standardFrameRate ?? Rational(30, 1)
-        guard rate.doubleValue >= 1, rate.doubleValue <= 240 else {
-            throw StitchFailure.invalidOption("output frame rate \(rate) is out of range (1–240)")
-        }
-        return OutputFormat(width: size.width & ~1, height: size.height & ~1, frameRate: rate,
-                            sampleRate: audio.map { $0.sampleRate > 0 ? $0.sampleRate : 48000 } ?? 48000,
-                            channels: audio.map { min(max($0.channels, 1), 8) } ?? 2)
+        try OutputFormat.forContent(video: video, audio: audio, size: request.size, frameRate: request.frameRate)
     }
-
-    static func temporaryPath(for output: String) -> String { OutputTarget.temporaryPath(for: output) }
 
     static func reason(_ error: Error) -> String {
         if let e = error as? MediaError { return e.description }
