@@ -148,9 +148,13 @@ public final class Player: @unchecked Sendable {
     /// is idle: nothing to present until something changes. For tests and command-line tools.
     public func waitUntilIdle(timeout: Double = 600) -> Bool { engine?.waitUntilIdle(timeout: timeout) ?? true }
 
-    /// Stops the frame loop and finishes every output on the surface. Idempotent.
+    /// Stops the frame loop and finishes every output on the surface. Throws the first error an
+    /// output raised while frames were presented, else the first raised while finishing.
+    /// Idempotent.
     public func close() throws {
         engine?.shutdown()
-        try surface.finish()
+        let finishing = Result { try surface.finish() }
+        if let e = engine?.outputError { throw e }
+        try finishing.get()
     }
 }

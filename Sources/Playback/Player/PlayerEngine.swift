@@ -117,12 +117,10 @@ final class PlayerEngine: @unchecked Sendable {
         cond.lock(); defer { cond.unlock() }
         nextObserverID += 1
         var o = TimeObserver(id: nextObserverID, kind: kind, queue: queue)
-        if head != nil || segmentOpenGuarded { o.rearm(at: head ?? .zero) }
+        if let head { o.rearm(at: head) }
         observers.append(o)
         return TimeObserverToken(id: nextObserverID)
     }
-
-    private var segmentOpenGuarded = false
 
     func removeObserver(_ id: Int) {
         cond.lock(); observers.removeAll { $0.id == id }; cond.unlock()
@@ -220,7 +218,6 @@ final class PlayerEngine: @unchecked Sendable {
             let streamEnd = surface.streamTime
             cond.lock()
             head = f.pts
-            segmentOpenGuarded = true
             if !segmentOpen || first {
                 timeline.segments.append(.init(contentStart: f.pts, contentEnd: content.segmentEnd,
                                                streamStart: streamEnd - format.frameDuration, streamEnd: streamEnd))
@@ -246,7 +243,7 @@ final class PlayerEngine: @unchecked Sendable {
         }
     }
 
-    private func present(_ frame: Frame, keyframe: Bool, isAd: Bool, audio: AudioTrack?, offset: Int64) {
+    private func present(_ frame: Frame, keyframe: Bool, isAd: Bool, audio: AudioTrack, offset: Int64) {
         let at = surface.streamTime
         var late = false
         if clock == .realTime {
@@ -264,7 +261,7 @@ final class PlayerEngine: @unchecked Sendable {
             try surface.presentVideo(frame, keyframe: keyframe, isAd: isAd, late: late)
             try surface.presentAudio(from: audio, offset: offset)
         } catch {
-            outputError = error
+            cond.lock(); if firstOutputError == nil { firstOutputError = error }; cond.unlock()
         }
         fireStreamTimes(reached: surface.streamTime)
     }
@@ -286,8 +283,10 @@ final class PlayerEngine: @unchecked Sendable {
         pacer.reanchor()
     }
 
-    /// The first error an output raised (the loop keeps going; the owner reads it at close).
-    private(set) var outputError: Error?
+    /// The first error an output raised while presenting (the loop keeps going; `Player.close()`
+    /// throws it).
+    private var firstOutputError: Error?
+    var outputError: Error? { cond.lock(); defer { cond.unlock() }; return firstOutputError }
 
     // MARK: observers
 

@@ -23,10 +23,6 @@ final class SegmentCursor {
     private(set) var ended = false
     /// Source time where the segment shown so far ends (the next frame's time, or the last end).
     private(set) var segmentEnd: MediaTime = .zero
-    /// Source time of the current segment's first frame.
-    var segmentStart: MediaTime? { p0 }
-    /// Output frames shown in the current segment.
-    var framesInSegment: Int64 { k }
 
     /// What the next step gives.
     enum Step {
@@ -83,19 +79,8 @@ final class SegmentCursor {
 
     /// Starts a new segment at the next frame to show (after a pause for an ad, or a seek).
     func restart() {
-        if let c = current {
-            // the frame on screen is done; the next one starts the segment
-            _ = c
-            current = nil
-        }
+        current = nil   // the frame on screen is done; the next one starts the segment
         p0 = nil
         k = 0
-    }
-
-    /// Stops the segment early after the frame just shown (a skipped ad): its end is one output
-    /// frame after that frame.
-    func stopHere(lastShown: MediaTime) {
-        ended = true
-        segmentEnd = lastShown + period
     }
 }

@@ -88,19 +88,15 @@ public final class RenderSurface: @unchecked Sendable {
     }
 
     /// Brings the audio up to the end of the last video frame presented, reading `track` at
-    /// stream sample + `offset` (or silence when `track` is nil).
-    func presentAudio(from track: AudioTrack?, offset: Int64) throws {
+    /// stream sample + `offset` (a track reads silence where its source has none).
+    func presentAudio(from track: AudioTrack, offset: Int64) throws {
         lock.lock(); defer { lock.unlock() }
         guard !finished else { return }
         let target = format.sampleIndex(at: format.time(ofFrame: framesOut))
         let count = Int(target - samplesOut)
         guard count > 0 else { return }
         for c in 0..<scratch.count { scratch[c].removeAll(keepingCapacity: true) }
-        if let track {
-            try track.read(from: samplesOut + offset, count: count, into: &scratch)
-        } else {
-            for c in 0..<scratch.count { scratch[c].append(contentsOf: repeatElement(0, count: count)) }
-        }
+        try track.read(from: samplesOut + offset, count: count, into: &scratch)
         for o in outputs { try o.writeAudio(scratch, count: count) }
         samplesOut = target
     }
