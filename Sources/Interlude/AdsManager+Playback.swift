@@ -47,6 +47,13 @@ extension AdsManager {
     /// kept and reported when the ad's turn comes. `initialize` starts this by itself when
     /// `enablePreloading` is on and the loader has a cache.
     public func preloadMedia(cache: AdMediaCache) async {
+        // the preloading `initialize` started into this cache already does it: wait for that one
+        if let running = preloadTask, cache === mediaCache { await running.value; return }
+        await preload(into: cache)
+    }
+
+    /// Fetches every ad's media into `cache`, all within one deadline.
+    func preload(into cache: AdMediaCache) async {
         let deadline = monotonicSeconds() + cache.preloadTimeout   // one deadline for the whole preload
         for plan in plans { await fetchMedia(of: plan, cache: cache, deadline: deadline) }
     }

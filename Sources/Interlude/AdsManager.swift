@@ -159,7 +159,7 @@ import Timing
             recordError(e, urls: issue.errorURLs, adId: issue.adId, breakId: issue.breakId)
         }
         if renderingSettings.enablePreloading, let cache = mediaCache {
-            preloadTask = Task { @MainActor in await self.preloadMedia(cache: cache) }
+            preloadTask = Task { @MainActor in await self.preload(into: cache) }
         }
         if isAdRules {
             deliver(.cuepointsChanged, ad: nil, data: ["cuepoints": adCuePoints.map { String($0) }.joined(separator: ",")])

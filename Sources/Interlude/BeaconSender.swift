@@ -1,4 +1,5 @@
 import Foundation
+import Playback
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -37,7 +38,7 @@ public final class BeaconSender: @unchecked Sendable {
 
     /// Fires `beacon` once, now, without waiting for the answer.
     public func fire(_ beacon: TrackedBeacon) {
-        let sent = monotonicNow()
+        let sent = monotonicSeconds()
         guard let url = URL(string: beacon.url), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             record(Outcome(url: beacon.url, sentAt: sent, status: nil, failure: "not an http(s) URL; not fired"))
             return
@@ -58,10 +59,4 @@ public final class BeaconSender: @unchecked Sendable {
     public var outcomes: [Outcome] { lock.lock(); defer { lock.unlock() }; return log }
     /// Requests not answered yet.
     public var pending: Int { lock.lock(); defer { lock.unlock() }; return inFlight }
-
-    private func monotonicNow() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
 }
