@@ -27,6 +27,7 @@ import TestSupport
                                                    "--report", report.path, "-q", "--cache-dir", dir.appendingPathComponent("cache").path])
         }
         #expect(run.status == 0, "\(run.stderr)")
+        print("\(#function): child peak RSS \(run.peakKB) kB")
         #expect(run.peakKB > 0 && run.peakKB < Self.rssLimitKB, "peak RSS \(run.peakKB) kB")
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as! [String: Any]
         let errors = json["errors"] as! [[String: Any]]
@@ -43,6 +44,7 @@ import TestSupport
         let run = try await offPool { try HostileBodies.measure(CLI.binary, ["inspect", server.url("/bomb.xml"), "--json"]) }
         #expect(run.status == 1, "\(run.stderr)")
         #expect(run.stderr.contains("Content-Encoding 'gzip' refused"), "\(run.stderr)")
+        print("\(#function): child peak RSS \(run.peakKB) kB")
         #expect(run.peakKB > 0 && run.peakKB < Self.rssLimitKB, "peak RSS \(run.peakKB) kB")
     }
 
@@ -54,6 +56,7 @@ import TestSupport
         server.route("/endless.xml", endless)
         let run = try await offPool { try HostileBodies.measure(CLI.binary, ["inspect", server.url("/endless.xml")]) }
         #expect(run.status == 1 && run.stderr.contains("larger than"), "\(run.stderr)")
+        print("\(#function): child peak RSS \(run.peakKB) kB")
         #expect(run.peakKB > 0 && run.peakKB < Self.rssLimitKB, "peak RSS \(run.peakKB) kB")
     }
 
