@@ -100,13 +100,17 @@ public final class AdMediaCache: @unchecked Sendable {
         return target.path
     }
 
-    /// Removes least recently used files until the folder fits in `maxBytes` (never `keeping`).
+    /// Removes least recently used cached files until they fit in `maxBytes` (never `keeping`).
+    /// Only files this cache wrote count and go: regular files named `<SHA-256 hex>.<ext>`. Anything
+    /// else in the folder (a user's `--cache-dir` may hold other files, and the transcode cache
+    /// keeps a subfolder there) is never touched.
     func evict(keeping: URL) {
         lock.lock(); defer { lock.unlock() }
-        let keys: [URLResourceKey] = [.contentModificationDateKey, .fileSizeKey]
+        let keys: [URLResourceKey] = [.contentModificationDateKey, .fileSizeKey, .isRegularFileKey, .isSymbolicLinkKey]
         guard let files = try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: keys) else { return }
         var entries = files.compactMap { url -> (URL, Date, Int64)? in
-            guard let v = try? url.resourceValues(forKeys: Set(keys)) else { return nil }
+            guard AdMediaCache.isCacheFileName(url.lastPathComponent),
+                  let v = try? url.resourceValues(forKeys: Set(keys)), v.isRegularFile == true, v.isSymbolicLink != true else { return nil }
             return (url, v.contentModificationDate ?? .distantPast, Int64(v.fileSize ?? 0))
         }
         var total = entries.reduce(Int64(0)) { $0 + $1.2 }
@@ -120,6 +124,13 @@ public final class AdMediaCache: @unchecked Sendable {
     /// A stable file name for a URL: its SHA-256 in hex (a URL an ad server chooses cannot be
     /// made to share another URL's cached file).
     static func key(_ url: String) -> String { SHA256.hex(url) }
+
+    /// Whether a file name is one this cache writes: 64 lowercase hex digits, a dot, an extension.
+    static func isCacheFileName(_ name: String) -> Bool {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].count == 64, !parts[1].isEmpty else { return false }
+        return parts[0].allSatisfy { ("0"..."9").contains($0) || ("a"..."f").contains($0) }
+    }
 
     /// The VAST failure for a fetch error: 402 timeout, 403 refused (too large, bad redirect), 401 otherwise.
     static func failure(for url: String, _ error: FetchError, timeout: Double, limit: Int64) -> Failure {

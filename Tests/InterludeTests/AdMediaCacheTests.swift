@@ -69,4 +69,25 @@ import TestSupport
         #expect(total <= 10_000 && files.count == 2, "\(files)")
         #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent(AdMediaCache.key(server.url("/m4.mp4")) + ".mp4").path))
     }
+
+    @Test func evictionNeverTouchesFilesItDidNotWrite() async throws {
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        for i in 0..<4 { server.route("/m\(i).mp4", .init(status: 200, headers: [:], body: Data(repeating: UInt8(i), count: 4000))) }
+        let dir = freshDirectory()
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("transcoded"), withIntermediateDirectories: true)
+        let mine = dir.appendingPathComponent("holiday.mp4"), nested = dir.appendingPathComponent("transcoded/x.iltc")
+        try Data(repeating: 1, count: 50_000).write(to: mine)    // older and larger than anything cached
+        try Data(repeating: 2, count: 100).write(to: nested)
+        try FileManager.default.setAttributes([.modificationDate: Date.distantPast], ofItemAtPath: mine.path)
+        let cache = AdMediaCache(directory: dir, maxBytes: 10_000)
+        for i in 0..<4 {
+            _ = try await cache.localPath(for: server.url("/m\(i).mp4"), timeout: 5, allowLocal: false)
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        #expect(try Data(contentsOf: mine) == Data(repeating: 1, count: 50_000), "the user's file is untouched")
+        #expect(FileManager.default.fileExists(atPath: nested.path), "the folder beside the cache is untouched")
+        let cached = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter(AdMediaCache.isCacheFileName)
+        #expect(cached.count == 2, "the cache itself still keeps to its bound: \(cached)")
+    }
 }
