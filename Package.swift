@@ -21,18 +21,22 @@ let package = Package(
         ),
         // C only: SDL2 for the live window, through pkg-config.
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
+        // C only: FreeType for text drawn on the surface, through pkg-config.
+        .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         // Rational time shared by every layer.
         .target(name: "Timing"),
         // The only Swift module that imports CFFmpeg: owns every FFmpeg object.
         .target(name: "Media", dependencies: ["CFFmpeg", "Timing"]),
+        // Drawing on frames: text (FreeType, the only module importing CFreeType), sprites, boxes, scaled pictures.
+        .target(name: "Draw", dependencies: ["CFreeType", "Media"]),
         // Frame loop, true playhead, conforming, splicing, sinks.
-        .target(name: "Playback", dependencies: ["Media", "Timing"]),
+        .target(name: "Playback", dependencies: ["Media", "Timing", "Draw"]),
         // VAST / VMAP: pure Swift, no FFmpeg.
         .target(name: "Ads", dependencies: ["Timing"]),
         // The live window output (SDL2): the only Swift module that imports CSDL2.
         .target(name: "Window", dependencies: ["CSDL2", "Playback", "Media"]),
         // The IMA-shaped public API and the stitcher.
-        .target(name: "Interlude", dependencies: ["Playback", "Ads", "Timing"]),
+        .target(name: "Interlude", dependencies: ["Playback", "Ads", "Timing", "Draw"]),
         // Command-line app: thin.
         .executableTarget(name: "InterludeCLI", dependencies: ["Interlude", "Playback", "Ads", "Timing", "Window"]),
         // Benchmarks against the ffmpeg CLI.
@@ -41,6 +45,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Timing"]),
         .testTarget(name: "TimingTests", dependencies: ["Timing"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),
+        .testTarget(name: "DrawTests", dependencies: ["Draw", "Media", "TestSupport"]),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Media", "TestSupport"]),
         .testTarget(name: "AdsTests", dependencies: ["Ads", "TestSupport"]),
         .testTarget(name: "InterludeTests", dependencies: ["Interlude", "Playback", "Ads", "TestSupport"]),

@@ -30,6 +30,9 @@ import Timing
     /// Called after each output frame with the stream time reached and the expected total.
     public var onProgress: ((MediaTime, MediaTime) -> Void)?
 
+    /// Layers drawn on the output's frames (ad UI, overlays) and mixed into its audio; set before `run()`.
+    public var layers: [SurfaceLayer] = []
+
     private var contentPaused = false
     /// The delegate calls this app received, in order: `contentPause`, `contentResume`,
     /// `event:TYPE`, `error:CODE` (for tests and diagnostics).
@@ -46,7 +49,7 @@ import Timing
     /// Runs the stitch. Throws `StitchFailure` when no output could be made; ad problems are in the result.
     public func run() async throws -> TagStitchResult {
         let started = monotonicSeconds()
-        let session = try SpliceSession(request: output)
+        let session = try SpliceSession(request: output, layers: layers)
         var loadError: AdError?
         var manager: AdsManager?
         let display = SessionVideoDisplay(session: session, threads: output.threads)

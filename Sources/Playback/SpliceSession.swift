@@ -55,9 +55,16 @@ public final class SpliceSession {
                                      encodedContentFrames: smart?.content.encodedFrames ?? 0)
     }
 
+    /// The layers drawn on every frame written (ad UI, overlays, PiP windows) and mixed into the audio.
+    public let layers = LayerStack()
+
     /// Opens the content and the output (as a temporary file beside it). `request.breaks` is not used.
-    public init(request: StitchRequest) throws {
+    /// `layers` are drawn on the frames: one that draws on content frames turns smart rendering
+    /// off (with `auto`, the report says why; `on` is refused), and ads with layers are encoded
+    /// rather than taken from the transcode cache (whose entries hold pictures without them).
+    public init(request: StitchRequest, layers: [SurfaceLayer] = []) throws {
         self.request = request
+        layers.forEach(self.layers.add)
         toStdout = request.output == "-"
         if !toStdout {
             if request.container == .hls {
@@ -93,7 +100,7 @@ public final class SpliceSession {
             throw StitchFailure.contentUnreadable("cannot read content \(request.content): \(SpliceSession.reason(error))")
         }
         temporary = toStdout ? "pipe:1" : try OutputTarget.createTemporary(for: request.output)
-        let plan = try SmartRender.decide(request, format: format)
+        let plan = try SmartRender.decide(request, format: format, layersDrawOnContent: layers.contains { $0.drawsOnContent })
         var reason = plan.reason
         do {
             let settings = HLSOutput.encoderSettings(request, format: format)
@@ -123,10 +130,10 @@ public final class SpliceSession {
             throw StitchFailure.outputUnwritable("cannot write \(request.output): \(SpliceSession.reason(error))")
         }
         smartReason = reason
-        transcoding = smart == nil ? nil : request.transcodeCache.flatMap {
+        transcoding = smart == nil || !layers.isEmpty ? nil : request.transcodeCache.flatMap {
             (try? AdTranscodeCache(directory: URL(fileURLWithPath: $0), maxBytes: request.transcodeCacheMaxBytes)).map(AdTranscoding.init)
         }
-        splicer = Splicer(output: format, sink: sink)
+        splicer = Splicer(output: format, sink: sink, layers: self.layers)
     }
 
     deinit { if !finished { abort() } }
@@ -243,7 +250,7 @@ public final class SpliceSession {
             let ad = try MediaSource(url: media.url, output: format, threads: request.threads, policy: .adMedia)
             levelled = try loudness.attach(to: ad.audio, hasAudio: ad.hasAudio, url: media.url)
             started()
-            outcome = try splicer.play(ad, until: nil, endAdjustment: adjustment, onFrame: handler)
+            outcome = try splicer.play(ad, until: nil, endAdjustment: adjustment, isAd: true, onFrame: handler)
         }
         let duration = outcome.streamEnd - outcome.streamStart
         if !skipped { adRounding = adRounding + duration - media.duration }

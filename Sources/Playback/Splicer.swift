@@ -26,15 +26,18 @@ struct SegmentOutcome {
 final class Splicer {
     let output: OutputFormat
     let sink: FrameSink
+    /// Layers drawn on the frames and mixed into the audio (ad UI, overlays, PiP).
+    let layers: LayerStack
     /// Video frames written so far (also advanced by `SmartContent`, which writes copied frames itself).
     var framesOut: Int64 = 0
     /// Audio samples (per channel) written so far.
     private(set) var samplesOut: Int64 = 0
     private var chunk: [[Float]]
 
-    init(output: OutputFormat, sink: FrameSink) {
+    init(output: OutputFormat, sink: FrameSink, layers: LayerStack = LayerStack()) {
         self.output = output
         self.sink = sink
+        self.layers = layers
         chunk = Array(repeating: [], count: output.channels)
     }
 
@@ -42,11 +45,11 @@ final class Splicer {
     var streamTime: MediaTime { output.time(ofFrame: framesOut) }
 
     /// Plays `source` from where it stands until the first frame at or after `cue` (held back for
-    /// the next call), or to its end when `cue` is nil. `onFrame` sees each shown frame's source time
+    /// the next call), or to its end when `cue` is nil. `isAd` tells the layers what they draw on. `onFrame` sees each shown frame's source time
     /// and returns false to stop right after that frame (an ad being skipped or discarded).
     /// `endAdjustment` moves the end of a source that plays to its end (the rounding carried over
     /// from earlier ads, less than half a frame), so that many short ads do not drift.
-    func play(_ source: MediaSource, until cue: MediaTime?, endAdjustment: MediaTime = .zero,
+    func play(_ source: MediaSource, until cue: MediaTime?, endAdjustment: MediaTime = .zero, isAd: Bool = false,
               onFrame: (MediaTime) -> Bool) throws -> SegmentOutcome {
         let streamStart = streamTime
         guard var current = try source.nextFrame() else {
@@ -79,7 +82,8 @@ final class Splicer {
                 stop = true
             }
             while FrameSelection.isDue(outputIndex: k, segmentStart: p0, period: period, before: sourceEnd) {
-                try sink.writeVideo(current.frame, index: framesOut, keyframe: k == 0)
+                let shown = try layers.compose(current.frame, index: framesOut, streamTime: streamTime, isAd: isAd, sourceTime: current.pts)
+                try sink.writeVideo(shown, index: framesOut, keyframe: k == 0)
                 framesOut += 1
                 k += 1
                 lastShown = current.pts
@@ -105,6 +109,7 @@ final class Splicer {
         guard count > 0 else { return }
         for c in 0..<chunk.count { chunk[c].removeAll(keepingCapacity: true) }
         try audio.read(from: samplesOut + sourceOffset, count: count, into: &chunk)
+        try layers.mix(&chunk, count: count, firstSample: samplesOut)
         try sink.writeAudio(chunk, count: count)
         samplesOut = target
     }

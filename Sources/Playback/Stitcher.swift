@@ -16,16 +16,20 @@ public final class Stitcher {
     /// Called after each output frame with the stream time reached and the expected total.
     public var onProgress: ((MediaTime, MediaTime) -> Void)?
 
+    /// Layers drawn on the output's frames (ad UI, overlays) and mixed into its audio.
+    public let layers: [SurfaceLayer]
+
     /// Prepares a stitch; nothing is opened until `run()`.
-    public init(request: StitchRequest) {
+    public init(request: StitchRequest, layers: [SurfaceLayer] = []) {
         self.request = request
+        self.layers = layers
     }
 
     /// Runs the stitch; throws `StitchFailure` when no output could be made.
     public func run() throws -> StitchResult {
         let started = monotonicSeconds()
         var timings = StageTimings()
-        let session = try SpliceSession(request: request)
+        let session = try SpliceSession(request: request, layers: layers)
         let ordered = Stitcher.ordered(request.breaks)
         for b in ordered {
             if case .time(let t) = b.position, t >= session.contentDuration {

@@ -214,7 +214,7 @@ final class PlayerEngine: @unchecked Sendable {
             fireBoundaries(pts)
             pacer.reanchor()   // the time the app took to answer is not playback time
         case .frame(let f, let first):
-            present(f.frame, keyframe: first || !segmentOpen, isAd: false, audio: content.source.audio, offset: content.audioOffset)
+            present(f.frame, sourceTime: f.pts, keyframe: first || !segmentOpen, isAd: false, audio: content.source.audio, offset: content.audioOffset)
             let streamEnd = surface.streamTime
             cond.lock()
             head = f.pts
@@ -243,7 +243,7 @@ final class PlayerEngine: @unchecked Sendable {
         }
     }
 
-    private func present(_ frame: Frame, keyframe: Bool, isAd: Bool, audio: AudioTrack, offset: Int64) {
+    private func present(_ frame: Frame, sourceTime: MediaTime?, keyframe: Bool, isAd: Bool, audio: AudioTrack, offset: Int64) {
         let at = surface.streamTime
         var late = false
         if clock == .realTime {
@@ -258,7 +258,7 @@ final class PlayerEngine: @unchecked Sendable {
             }
         }
         do {
-            try surface.presentVideo(frame, keyframe: keyframe, isAd: isAd, late: late)
+            try surface.presentVideo(frame, keyframe: keyframe, isAd: isAd, sourceTime: sourceTime, late: late)
             try surface.presentAudio(from: audio, offset: offset)
         } catch {
             cond.lock(); if firstOutputError == nil { firstOutputError = error }; cond.unlock()
@@ -385,7 +385,7 @@ final class PlayerEngine: @unchecked Sendable {
                 switch try cursor.step(streamSamples: surface.presentedSamples, sampleIndex: format.sampleIndex(at:),
                                        stopBefore: { _ in false }) {
                 case .frame(let f, let first):
-                    present(f.frame, keyframe: first, isAd: true, audio: source.audio, offset: cursor.audioOffset)
+                    present(f.frame, sourceTime: f.pts, keyframe: first, isAd: true, audio: source.audio, offset: cursor.audioOffset)
                     frames += 1
                     let at = surface.streamTime - format.frameDuration
                     let goOn = runAndWait(on: r.queue) { r.onFrame(f.pts, at) }

@@ -26,7 +26,8 @@ public struct SmartRenderingSummary: Sendable, Equatable, Codable {
 enum SmartRender {
     /// The content scan when smart rendering applies; nil (with the reason) when it does not and
     /// `auto` allows falling back; throws when `on` cannot be honoured.
-    static func decide(_ request: StitchRequest, format: OutputFormat) throws -> (scan: SmartContentScan?, reason: String?) {
+    static func decide(_ request: StitchRequest, format: OutputFormat,
+                       layersDrawOnContent: Bool = false) throws -> (scan: SmartContentScan?, reason: String?) {
         guard request.smart != .off else { return (nil, nil) }
         let refusal: String
         if request.container != .mp4 && request.container != .hls {
@@ -35,6 +36,8 @@ enum SmartRender {
             refusal = "\(request.container.rawValue) output is a frame stream"
         } else if request.size != nil || request.frameRate != nil {
             refusal = "--size or --fps changes the content's picture"
+        } else if layersDrawOnContent {
+            refusal = "overlays are drawn on content frames (they are re-encoded)"
         } else {
             do {
                 switch try SmartContentScan.scan(url: request.content, format: format) {

@@ -1,16 +1,7 @@
+import Draw
 import Foundation
 import Media
 import Timing
-
-/// A layer drawn over (or around) the video on the surface: ad UI, an overlay, a picture-in-picture
-/// window, a native layout. Layers are asked per frame but should change their drawing only a few
-/// times a second; they draw into a writable copy of the frame.
-public protocol SurfaceLayer: AnyObject {
-    /// Whether the layer draws anything on this frame (`isAd`: the frame is an ad frame).
-    func isVisible(at streamTime: MediaTime, isAd: Bool) -> Bool
-    /// Draws into `frame` (yuv420p at the surface's size, writable).
-    func draw(into frame: Frame, at streamTime: MediaTime, isAd: Bool) throws
-}
 
 /// What the viewer sees, at the output size and rate: the small compositor that the player's
 /// frame loop presents into. The video layer is the content or the ad now playing; `layers` are
@@ -29,7 +20,8 @@ public final class RenderSurface: @unchecked Sendable {
     func setOwner(_ p: Player) { lock.lock(); owner = p; lock.unlock() }
     private let lock = NSLock()
     private var outputs: [SurfaceOutput] = []
-    private var layers: [SurfaceLayer] = []
+    /// The layers drawn over the video and mixed into the audio.
+    public let layers = LayerStack()
     private var framesOut: Int64 = 0
     private var samplesOut: Int64 = 0
     private var liveDrops: Int64 = 0
@@ -55,10 +47,7 @@ public final class RenderSurface: @unchecked Sendable {
     }
 
     /// Adds a layer over the video.
-    public func addLayer(_ layer: SurfaceLayer) {
-        lock.lock(); defer { lock.unlock() }
-        layers.append(layer)
-    }
+    public func addLayer(_ layer: SurfaceLayer) { layers.add(layer) }
 
     /// Video frames presented so far (the stream position in frames).
     public var presentedFrames: Int64 { lock.lock(); defer { lock.unlock() }; return framesOut }
@@ -70,16 +59,11 @@ public final class RenderSurface: @unchecked Sendable {
     public var streamTime: MediaTime { format.time(ofFrame: presentedFrames) }
 
     /// Presents one video frame as the next stream frame; `late` leaves it out of live outputs.
-    func presentVideo(_ frame: Frame, keyframe: Bool, isAd: Bool, late: Bool) throws {
+    func presentVideo(_ frame: Frame, keyframe: Bool, isAd: Bool, sourceTime: MediaTime?, late: Bool) throws {
         lock.lock(); defer { lock.unlock() }
         guard !finished else { return }
         let at = format.time(ofFrame: framesOut)
-        var shown = frame
-        let visible = layers.filter { $0.isVisible(at: at, isAd: isAd) }
-        if !visible.isEmpty {
-            shown = try frame.writableCopy()
-            for l in visible { try l.draw(into: shown, at: at, isAd: isAd) }
-        }
+        let shown = try layers.compose(frame, index: framesOut, streamTime: at, isAd: isAd, sourceTime: sourceTime)
         if late { liveDrops += 1 }
         for o in outputs where !(late && o.isLive) {
             try o.writeVideo(shown, index: framesOut, keyframe: keyframe)
@@ -97,6 +81,7 @@ public final class RenderSurface: @unchecked Sendable {
         guard count > 0 else { return }
         for c in 0..<scratch.count { scratch[c].removeAll(keepingCapacity: true) }
         try track.read(from: samplesOut + offset, count: count, into: &scratch)
+        try layers.mix(&scratch, count: count, firstSample: samplesOut)
         for o in outputs { try o.writeAudio(scratch, count: count) }
         samplesOut = target
     }

@@ -1,0 +1,116 @@
+import CFreeType
+import Foundation
+
+/// Coverage of a line of text: one alpha byte per pixel, `width`×`height`, the text's baseline
+/// at row `baseline`. What a `Font` renders; a `Sprite` colours it.
+public struct TextMask: Sendable, Equatable {
+    public let width: Int, height: Int
+    /// Row of the baseline from the top.
+    public let baseline: Int
+    /// `width * height` coverage values, row after row.
+    public let alpha: [UInt8]
+}
+
+/// A TrueType/OpenType face loaded with FreeType, rendering one line of text at a pixel height
+/// into a `TextMask`. Owns its FreeType library and face; one thread at a time.
+public final class Font: @unchecked Sendable {
+    // @unchecked Sendable: FreeType state is touched only under `lock`.
+    private var library: FT_Library?
+    private var face: FT_Face?
+    private let lock = NSLock()
+    /// The font file.
+    public let path: String
+
+    /// Where Debian's `fonts-dejavu-core` puts DejaVu Sans.
+    public static let dejaVuDirectory = "/usr/share/fonts/truetype/dejavu"
+
+    /// Loads the face in `path`. Throws `DrawError.font` with one line when it cannot.
+    public init(path: String) throws {
+        self.path = path
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw DrawError.font("font \(path) not found (Debian: apt-get install fonts-dejavu-core)")
+        }
+        guard FT_Init_FreeType(&library) == 0, let library else { throw DrawError.font("cannot start FreeType") }
+        guard FT_New_Face(library, path, 0, &face) == 0, face != nil else {
+            FT_Done_FreeType(library)
+            self.library = nil
+            throw DrawError.font("cannot load font \(path)")
+        }
+    }
+
+    deinit {
+        if let face { FT_Done_Face(face) }
+        if let library { FT_Done_FreeType(library) }
+    }
+
+    /// DejaVu Sans (or its bold), from `fonts-dejavu-core`.
+    public static func dejaVuSans(bold: Bool = false) throws -> Font {
+        try Font(path: dejaVuDirectory + (bold ? "/DejaVuSans-Bold.ttf" : "/DejaVuSans.ttf"))
+    }
+
+    /// Renders `text` on one line at `pixelHeight` (the em size in pixels), antialiased, with
+    /// the face's kerning. Characters the face lacks are drawn as its missing-glyph box.
+    public func render(_ text: String, pixelHeight: Int) throws -> TextMask {
+        lock.lock(); defer { lock.unlock() }
+        guard let face else { throw DrawError.font("font \(path) is not loaded") }
+        guard FT_Set_Pixel_Sizes(face, 0, FT_UInt(max(1, pixelHeight))) == 0 else {
+            throw DrawError.font("font \(path) has no size \(pixelHeight)")
+        }
+        let metrics = face.pointee.size.pointee.metrics
+        let ascender = Int(metrics.ascender >> 6), descender = Int(-metrics.descender >> 6)
+        let height = max(1, ascender + descender)
+        // First pass: pen positions and the total width.
+        struct Glyph { var bitmap: [UInt8]; var w: Int; var h: Int; var left: Int; var top: Int; var x: Int }
+        var glyphs: [Glyph] = []
+        var pen = 0, previous: FT_UInt = 0, right = 0
+        let hasKerning = (face.pointee.face_flags & FT_Long(FT_FACE_FLAG_KERNING)) != 0
+        for scalar in text.unicodeScalars {
+            let index = FT_Get_Char_Index(face, FT_ULong(scalar.value))
+            if hasKerning, previous != 0, index != 0 {
+                var delta = FT_Vector()
+                if FT_Get_Kerning(face, previous, index, FT_KERNING_DEFAULT.rawValue, &delta) == 0 { pen += Int(delta.x >> 6) }
+            }
+            guard FT_Load_Glyph(face, index, FT_Int32(FT_LOAD_RENDER)) == 0, let slot = face.pointee.glyph else { continue }
+            let bm = slot.pointee.bitmap
+            let w = Int(bm.width), h = Int(bm.rows), pitch = Int(bm.pitch)
+            var bytes = [UInt8](repeating: 0, count: w * h)
+            if let buffer = bm.buffer, pitch > 0 {
+                for row in 0..<h { for col in 0..<w { bytes[row * w + col] = buffer[row * pitch + col] } }
+            }
+            let left = Int(slot.pointee.bitmap_left)
+            glyphs.append(Glyph(bitmap: bytes, w: w, h: h, left: left, top: Int(slot.pointee.bitmap_top), x: pen))
+            right = max(right, pen + left + w)
+            pen += Int(slot.pointee.advance.x >> 6)
+            previous = index
+        }
+        let width = max(1, max(pen, right))
+        var alpha = [UInt8](repeating: 0, count: width * height)
+        for g in glyphs {
+            for row in 0..<g.h {
+                let y = ascender - g.top + row
+                guard y >= 0, y < height else { continue }
+                for col in 0..<g.w {
+                    let x = g.x + g.left + col
+                    guard x >= 0, x < width else { continue }
+                    let i = y * width + x
+                    alpha[i] = max(alpha[i], g.bitmap[row * g.w + col])
+                }
+            }
+        }
+        return TextMask(width: width, height: height, baseline: ascender, alpha: alpha)
+    }
+}
+
+/// Failures of drawing: one line each.
+public enum DrawError: Error, Equatable, CustomStringConvertible {
+    /// A font could not be found or used.
+    case font(String)
+    /// A frame that cannot be drawn on (not yuv420p).
+    case unsupportedFrame(String)
+
+    public var description: String {
+        switch self {
+        case .font(let s), .unsupportedFrame(let s): return s
+        }
+    }
+}

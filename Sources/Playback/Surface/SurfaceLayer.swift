@@ -1,0 +1,86 @@
+import Draw
+import Foundation
+import Media
+import Timing
+
+/// What a layer is told about the frame it may draw on.
+public struct SurfaceFrameInfo {
+    /// Output frame number.
+    public var index: Int64
+    /// Stream time of the frame (its start).
+    public var streamTime: MediaTime
+    /// Whether the frame is an ad frame (else content).
+    public var isAd: Bool
+    /// The source frame's own time: content time on content frames, time from the ad's start on
+    /// ad frames.
+    public var sourceTime: MediaTime?
+    /// The video frame as played, before any layer drew on it (for layers that redraw the whole
+    /// picture, e.g. a picture-in-picture window, so that what layers below drew is not scaled in).
+    public var original: Frame
+}
+
+/// A layer drawn over (or around) the video: ad UI, an overlay, a picture-in-picture window, a
+/// native layout, and optionally audio mixed into the program (a double-box ad's sound).
+///
+/// The same layers work on every output path: the player's `RenderSurface` (window, `play -o`)
+/// and the stitch (`SpliceSession.addLayer`). Layers are asked per frame but should change their
+/// drawing only a few times a second (prepare `Sprite`s when it changes, blend them per frame).
+/// They are called on the frame-loop thread, in the order they were added.
+public protocol SurfaceLayer: AnyObject {
+    /// Whether the layer draws anything on this frame.
+    func isVisible(_ frame: SurfaceFrameInfo) -> Bool
+    /// Draws on `canvas` (a writable yuv420p copy of the frame at the output size).
+    func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws
+    /// Mixes into the program audio `count` samples per channel (planar float at the output rate)
+    /// starting at stream sample `firstSample`. Default: nothing.
+    func mixAudio(_ channels: inout [[Float]], count: Int, firstSample: Int64) throws
+    /// Whether the layer may draw on content frames (an overlay, PiP): a stitch then re-encodes
+    /// the content instead of copying its packets. Default: false (ad frames only).
+    var drawsOnContent: Bool { get }
+}
+
+extension SurfaceLayer {
+    public func mixAudio(_ channels: inout [[Float]], count: Int, firstSample: Int64) throws {}
+    public var drawsOnContent: Bool { false }
+}
+
+/// The layers of one output path, applied to each frame and each audio chunk. Thread use: `add`
+/// from any thread; `compose`/`mix` from the frame loop.
+public final class LayerStack: @unchecked Sendable {
+    // @unchecked Sendable: `layers` is guarded by `lock`.
+    private let lock = NSLock()
+    private var layers: [SurfaceLayer] = []
+
+    /// An empty stack.
+    public init() {}
+
+    /// Adds a layer over those already there.
+    public func add(_ layer: SurfaceLayer) { lock.lock(); layers.append(layer); lock.unlock() }
+
+    /// Removes a layer.
+    public func remove(_ layer: SurfaceLayer) { lock.lock(); layers.removeAll { $0 === layer }; lock.unlock() }
+
+    /// The layers, bottom first.
+    public var all: [SurfaceLayer] { lock.lock(); defer { lock.unlock() }; return layers }
+
+    /// Whether any layer may draw on content frames.
+    public var drawsOnContent: Bool { all.contains { $0.drawsOnContent } }
+
+    /// `frame` with every visible layer drawn on a writable copy; `frame` itself when none is visible.
+    public func compose(_ frame: Frame, index: Int64, streamTime: MediaTime, isAd: Bool, sourceTime: MediaTime?) throws -> Frame {
+        let current = all
+        guard !current.isEmpty else { return frame }
+        let info = SurfaceFrameInfo(index: index, streamTime: streamTime, isAd: isAd, sourceTime: sourceTime, original: frame)
+        let visible = current.filter { $0.isVisible(info) }
+        guard !visible.isEmpty else { return frame }
+        let shown = try frame.writableCopy()
+        let canvas = try Canvas(frame: shown)
+        for l in visible { try l.draw(on: canvas, info) }
+        return shown
+    }
+
+    /// Lets every layer mix into the audio chunk.
+    public func mix(_ channels: inout [[Float]], count: Int, firstSample: Int64) throws {
+        for l in all { try l.mixAudio(&channels, count: count, firstSample: firstSample) }
+    }
+}
