@@ -16,6 +16,12 @@ import Timing
     public let log: SessionEventLog
     /// Rendering settings passed to `initialize(with:)` (its `linkOpener` logs opened URLs).
     public let renderingSettings = AdsRenderingSettings()
+    /// Whether IMA's default ad UI is drawn on the surface (on by default, as in IMA).
+    public var drawsDefaultAdUI = true
+    /// The app's UI for ads whose `isUiDisabled` is true (with `renderingSettings.disableUi`).
+    public var customAdUI: (any AdUIRenderer)?
+    /// The ad UI drawn on the player's surface, once ads were requested.
+    public private(set) var adUI: AdUILayer?
     /// The loader (one per app, as IMA asks).
     public let adsLoader: AdsLoader
     /// The manager once ads loaded.
@@ -50,7 +56,11 @@ import Timing
         }
         installScript()
         if let adTag {
-            let request = AdsRequest(adTagUrl: adTag, adDisplayContainer: AdDisplayContainer(adContainer: player.surface),
+            let container = AdDisplayContainer(adContainer: player.surface)
+            container.adUI?.defaultUI = drawsDefaultAdUI ? DefaultAdUI(uiElements: renderingSettings.uiElements) : nil
+            container.adUI?.customUI = customAdUI
+            adUI = container.adUI
+            let request = AdsRequest(adTagUrl: adTag, adDisplayContainer: container,
                                      contentPlayhead: PlayerContentPlayhead(player: player), userContext: nil)
             request.contentDuration = player.currentItem?.duration.seconds
             adsLoader.requestAds(with: request)
