@@ -2,9 +2,10 @@ import Draw
 import Foundation
 
 /// IMA's default ad UI: attribution and countdown at the bottom left ("Ad · 0:12",
-/// "Ad 1 of 2 · 0:12" in a pod), "Learn more" at the top left when the ad has a click-through,
+/// "Ad 1 of 2 · 0:12" in a pod), "Learn more" above it when the ad has a click-through,
 /// and the skip button at the bottom right of skippable ads ("Skip in 5", then "Skip ad" from
-/// exactly the skip offset). Sizes are fractions of the picture's height.
+/// exactly the skip offset). Sizes are fractions of the picture's height; everything stays in
+/// the bottom third, clear of the picture's top.
 public final class DefaultAdUI: AdUIRenderer {
     /// The attribution/countdown elements shown (IMA's `uiElements`; nil: both).
     public let uiElements: Set<UIElementType>
@@ -43,7 +44,9 @@ public final class DefaultAdUI: AdUIRenderer {
                              action: nil))
         }
         if c.hasClickThrough {
-            out.append(.text("Learn more", x: margin, y: margin, anchor: .topLeft,
+            // above the attribution line: the whole UI stays in the bottom third of the picture
+            let above = c.height - margin - (text * 6 / 5 + 2 * (pad / 2)) - margin / 2
+            out.append(.text("Learn more", x: margin, y: above, anchor: .bottomLeft,
                              style: AdUITextStyle(pixelHeight: text, color: .white, background: DrawColor.black.withAlpha(160), padding: pad),
                              action: .learnMore))
         }
