@@ -28,24 +28,14 @@ public final class AdUILayer: SurfaceLayer, @unchecked Sendable {
     private var _defaultUI: DefaultAdUI?
     private var _customUI: (any AdUIRenderer)?
     private var _hitAreas: [AdUIHitArea] = []
-    private var _builds = 0
 
-    private let regular: Font, bold: Font
-    private var lastElements: [AdUIElement] = []
-    private var placed: [Placed] = []
-    private var textSprites: [TextKey: Sprite] = [:]
-    private var imageSprites: [ImageKey: Sprite] = [:]
-
-    private enum Placed { case fill(Draw.PixelRect, DrawColor), sprite(Sprite, Int, Int) }
-    private struct TextKey: Hashable { var text: String; var style: AdUITextStyle }
-    private struct ImageKey: Hashable { var image: AdUIImage; var width: Int; var height: Int }
+    private let drawing: AdUIDrawing
 
     /// A layer drawing `defaultUI` on ads that keep IMA's UI (nil: none) and `customUI` on ads
     /// whose `isUiDisabled` is true (nil: none, the app draws its own). Throws `DrawError.font`
     /// when DejaVu Sans (Debian `fonts-dejavu-core`) cannot be loaded.
     public init(defaultUI: DefaultAdUI? = DefaultAdUI(), customUI: (any AdUIRenderer)? = nil) throws {
-        regular = try Font.dejaVuSans()
-        bold = try Font.dejaVuSans(bold: true)
+        drawing = try AdUIDrawing()
         _defaultUI = defaultUI
         _customUI = customUI
     }
@@ -70,7 +60,7 @@ public final class AdUILayer: SurfaceLayer, @unchecked Sendable {
     /// The buttons on the last ad frame drawn (empty between ads).
     public var hitAreas: [AdUIHitArea] { locked { _hitAreas } }
     /// How many times the drawing was rebuilt (text rendered, sprites made) so far.
-    public var rebuilds: Int { locked { _builds } }
+    public var rebuilds: Int { drawing.rebuilds }
 
     /// The action of the button at (x, y), if any.
     public func action(atX x: Int, y: Int) -> AdUIAction? {
@@ -89,56 +79,7 @@ public final class AdUILayer: SurfaceLayer, @unchecked Sendable {
     public func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws {
         guard frame.isAd, let t = frame.sourceTime, let s = shown, let r = renderer(for: s) else { return }
         let context = AdUIContext(shown: s, adTime: t, width: canvas.frame.width, height: canvas.frame.height)
-        let elements = r.elements(for: context)
-        if elements != lastElements { try rebuild(elements) }
-        for p in placed {
-            switch p {
-            case .fill(let rect, let color): canvas.fill(rect, color: color)
-            case .sprite(let sprite, let x, let y): canvas.draw(sprite, x: x, y: y)
-            }
-        }
-    }
-
-    /// Renders text and images of `elements` into sprites (reusing those unchanged) and places them.
-    private func rebuild(_ elements: [AdUIElement]) throws {
-        var texts: [TextKey: Sprite] = [:], images: [ImageKey: Sprite] = [:]
-        var out: [Placed] = [], hits: [AdUIHitArea] = []
-        for e in elements {
-            switch e {
-            case let .text(string, x, y, anchor, style, action):
-                let key = TextKey(text: string, style: style)
-                let sprite: Sprite
-                if let known = texts[key] ?? textSprites[key] { sprite = known } else {
-                    let mask = try (style.bold ? bold : regular).render(string, pixelHeight: style.pixelHeight)
-                    sprite = Sprite(mask: mask, color: style.color)
-                }
-                texts[key] = sprite
-                let w = sprite.width + 2 * style.padding, h = sprite.height + 2 * style.padding
-                let left = anchor == .topLeft || anchor == .bottomLeft ? x : x - w
-                let top = anchor == .topLeft || anchor == .topRight ? y : y - h
-                let box = Draw.PixelRect(x: left & ~1, y: top & ~1, width: w, height: h)
-                if let bg = style.background { out.append(.fill(box, bg)) }
-                out.append(.sprite(sprite, box.x + style.padding, box.y + style.padding))
-                if let action { hits.append(AdUIHitArea(rect: box, action: action)) }
-            case let .box(rect, color):
-                out.append(.fill(rect, color))
-            case let .image(image, rect):
-                guard rect.width > 0, rect.height > 0 else { continue }
-                let key = ImageKey(image: image, width: rect.width, height: rect.height)
-                let sprite: Sprite
-                if let known = images[key] ?? imageSprites[key] { sprite = known } else {
-                    let pixels = (image.image.width == rect.width && image.image.height == rect.height)
-                        ? image.image : try image.image.scaled(width: rect.width, height: rect.height)
-                    sprite = Sprite(image: pixels)
-                }
-                images[key] = sprite
-                out.append(.sprite(sprite, rect.x, rect.y))
-            }
-        }
-        textSprites = texts
-        imageSprites = images
-        placed = out
-        lastElements = elements
-        locked { _hitAreas = hits; _builds += 1 }
+        let hits = try drawing.draw(r.elements(for: context), on: canvas)
+        locked { _hitAreas = hits }
     }
 }
