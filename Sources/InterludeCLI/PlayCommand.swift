@@ -15,7 +15,8 @@ let playHelp = """
       --window         a live window with sound (SDL2; the default when no other output is given)
       -o OUT           a stitched MP4 (default) or a frame stream (--format nut|y4m; OUT may be - )
       --null           count frames only (for tests and measuring)
-    In the window: space pause/resume, s skip, c or a click on the ad = clicked ("learn more"),
+    In the window: space pause/resume, s skip, c = clicked ("learn more"); a click on the ad UI's
+    skip or Learn more button does that, elsewhere on an ad it is a click (or resumes a paused ad),
     left/right seek 10 s, f fullscreen, q quit.
 
       --ads TAG            VAST/VMAP tag: http(s) URL, file:// URL or path
@@ -175,7 +176,7 @@ let playHelp = """
                     case .key(" "): session.togglePause()
                     case .key("s"): session.perform(.skip)
                     case .key("c"): session.perform(.click)
-                    case .click: if session.adsManager?.isPlayingAd == true { session.perform(.click) }
+                    case .click(let x, let y): session.click(atX: x, y: y)
                     case .left: session.seek(by: -10)
                     case .right: session.seek(by: 10)
                     case .key("q"), .quit: session.perform(.quit)

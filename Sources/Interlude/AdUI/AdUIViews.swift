@@ -119,9 +119,12 @@ public final class AdUISubviewsLayer: SurfaceLayer, @unchecked Sendable {
 extension RenderSurface {
     /// The layer holding the app's views on this surface, made on first use; nil when DejaVu Sans
     /// cannot be loaded.
-    public var adUISubviews: AdUISubviewsLayer? {
+    public var adUISubviews: AdUISubviewsLayer? { adUISubviews(existing: false) }
+
+    /// The app's views layer; with `existing`, nil unless one was made already.
+    public func adUISubviews(existing: Bool) -> AdUISubviewsLayer? {
         if let known = layers.all.lazy.compactMap({ $0 as? AdUISubviewsLayer }).first { return known }
-        guard let made = try? AdUISubviewsLayer() else { return nil }
+        guard !existing, let made = try? AdUISubviewsLayer() else { return nil }
         addLayer(made)
         return made
     }

@@ -79,6 +79,25 @@ import Timing
         perform(player.rate == 0 ? .resume : .pause(seconds: nil))
     }
 
+    /// A click at output pixel (x, y) (a live window): on the ad UI's skip button `skip()`, on
+    /// "Learn more" `clicked()`, on a button of the app's own views its action; elsewhere on an ad
+    /// the viewer's click (TAPPED and resume on a paused ad, else the click-through).
+    public func click(atX x: Int, y: Int) {
+        guard let m = adsManager, m.isPlayingAd else { return }
+        if let button = player.surface.adUISubviews(existing: true)?.button(atX: x, y: y), let action = button.onTouchUpInside {
+            write("action", ["do": "button", "x": x, "y": y])
+            action()
+            return
+        }
+        switch adUI?.action(atX: x, y: y) {
+        case .skip: perform(.skip)
+        case .learnMore:
+            write("action", ["do": "learnMore"])
+            m.clicked()
+        case nil: perform(.click)
+        }
+    }
+
     /// Seeks content by `delta` seconds from where it is (a window's arrow keys); refused in an ad.
     public func seek(by delta: Double) {
         guard !(adsManager?.isPlayingAd ?? false) else { write("action", ["do": "seek", "refused": "an ad is playing"]); return }
