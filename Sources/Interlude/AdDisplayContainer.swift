@@ -10,11 +10,17 @@ import Timing
     public var videoDisplay: AdVideoDisplay?
     /// The surface ads are drawn on, when given one.
     public let adContainer: RenderSurface?
+    /// The ad UI drawn on the ads shown here (IMA's default UI, or the app's custom UI for ads
+    /// with `isUiDisabled`); the `AdsManager` tells it which ad shows. A container over a surface
+    /// installs one there (nil only when DejaVu Sans cannot be loaded); a stitch sets its own.
+    public var adUI: AdUILayer?
 
     /// A container over `adContainer`, a player's surface (IMA: the view ads are drawn in).
     public init(adContainer: RenderSurface) {
         self.adContainer = adContainer
         videoDisplay = adContainer.player.map { PlayerVideoDisplay(player: $0) }
+        adUI = try? AdUILayer()
+        if let adUI { adContainer.addLayer(adUI) }
     }
 
     /// A container with an explicit display (a stitch's `SessionVideoDisplay`, or none yet).

@@ -214,6 +214,9 @@ extension AdsManager {
         if isAdRules { deliver(.loaded, ad: ad) }
         playing = Playing(ad: ad, resolved: item.resolved, media: item.media, breakIndex: index, podDuration: podDuration)
         state = state.settingAd(item.index, ofBreak: index, to: .playing)
+        let adUI = request.adDisplayContainer.adUI
+        adUI?.shown = ShownAd(ad: ad, duration: item.media.duration, skipOffset: item.resolved.skipOffset,
+                              clickThrough: item.resolved.clickThrough?.template, podDuration: podDuration)
         display.playAd(item.media, position: k + 1, totalAds: pod.count, onFrame: { [weak self] adTime, streamTime in
             self?.adFrame(adTime: adTime, streamTime: streamTime) ?? false
         }, completion: { [self] result in

@@ -150,6 +150,7 @@ import Timing
         guard !initialized, !destroyed else { return }
         initialized = true
         renderingSettings = settings?.copy() ?? AdsRenderingSettings()
+        if let ui = request.adDisplayContainer.adUI, ui.defaultUI != nil { ui.defaultUI = DefaultAdUI(uiElements: renderingSettings.uiElements) }
         if !renderingSettings.mimeTypes.isEmpty || renderingSettings.bitrate != nil { reselectMedia() }
         if isAdRules, renderingSettings.playAdsAfterTime >= 0 {
             state = state.droppingBreaks(atOrBefore: MediaTime(seconds: renderingSettings.playAdsAfterTime, timescale: 1000))

@@ -35,6 +35,9 @@ import Foundation
     public var playAdsAfterTime: Double = -1
     /// Ask for a custom ad UI (effective per ad through `Ad.isUiDisabled`); `clicked()` is for it.
     public var disableUi: Bool = false
+    /// Which of IMA's default UI elements show (`.adAttribution`, `.countdown`); nil: both.
+    /// The skip button and "Learn more" always show, as in IMA.
+    public var uiElements: [UIElementType]?
     /// Fetch every ad's media as soon as the manager is initialised (IMA's default); when false,
     /// each break's media is fetched when the break comes up.
     public var enablePreloading: Bool = true
@@ -54,6 +57,7 @@ import Foundation
         s.mimeTypes = mimeTypes; s.bitrate = bitrate; s.loadVideoTimeout = loadVideoTimeout
         s.playAdsAfterTime = playAdsAfterTime; s.disableUi = disableUi; s.enablePreloading = enablePreloading
         s.linkOpener = linkOpener
+        s.uiElements = uiElements
         return s
     }
 }

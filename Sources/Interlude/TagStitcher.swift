@@ -32,6 +32,12 @@ import Timing
 
     /// Layers drawn on the output's frames (ad UI, overlays) and mixed into its audio; set before `run()`.
     public var layers: [SurfaceLayer] = []
+    /// Whether IMA's default ad UI (attribution, countdown, skip, "Learn more") is drawn on ads
+    /// that keep it; on by default, as in IMA. `renderingSettings.uiElements` chooses its parts.
+    public var drawsDefaultAdUI = true
+    /// The app's own ad UI, drawn on ads whose `isUiDisabled` is true (set
+    /// `renderingSettings.disableUi`); nil draws nothing on them.
+    public var customAdUI: (any AdUIRenderer)?
 
     private var contentPaused = false
     /// The delegate calls this app received, in order: `contentPause`, `contentResume`,
@@ -49,11 +55,18 @@ import Timing
     /// Runs the stitch. Throws `StitchFailure` when no output could be made; ad problems are in the result.
     public func run() async throws -> TagStitchResult {
         let started = monotonicSeconds()
-        let session = try SpliceSession(request: output, layers: layers)
+        var adUI: AdUILayer?, adUIWarning: String?
+        if drawsDefaultAdUI || customAdUI != nil {
+            do {
+                adUI = try AdUILayer(defaultUI: drawsDefaultAdUI ? DefaultAdUI(uiElements: renderingSettings.uiElements) : nil, customUI: customAdUI)
+            } catch { adUIWarning = "ad UI not drawn: \(error)" }
+        }
+        let session = try SpliceSession(request: output, layers: layers + (adUI.map { [$0] } ?? []))
         var loadError: AdError?
         var manager: AdsManager?
         let display = SessionVideoDisplay(session: session, threads: output.threads)
         let container = AdDisplayContainer(videoDisplay: display)
+        container.adUI = adUI
         let playhead = EnginePlayhead()
         let loader = AdsLoader(settings: settings)
         loader.fetcher = fetcher
@@ -119,7 +132,7 @@ import Timing
             audioSamples: session.audioSamples, timeline: session.timelineMap, cuePoints: manager?.adCuePoints ?? [],
             breaks: manager?.playedBreaks ?? [], events: manager?.events ?? [],
             errors: (loadError.map { [$0] } ?? []) + (manager?.errors ?? []), beacons: manager?.beacons ?? [],
-            warnings: session.contentWarnings,
+            warnings: session.contentWarnings + (adUIWarning.map { [$0] } ?? []),
             timings: StageTimings(plan: planEnd - started, decode: max(0, total - (planEnd - started) - session.encoderWaitSeconds),
                                   encode: session.encodeSeconds, mux: session.muxSeconds, total: total))
         result.smartRendering = session.smartRendering

@@ -15,10 +15,14 @@ let playHelp = """
       --window         a live window with sound (SDL2; the default when no other output is given)
       -o OUT           a stitched MP4 (default) or a frame stream (--format nut|y4m; OUT may be - )
       --null           count frames only (for tests and measuring)
-    In the window: space pause/resume, s skip, c or a click on the ad = clicked ("learn more"),
+    In the window: space pause/resume, s skip, c = clicked ("learn more"); a click on the ad UI's
+    skip or Learn more button does that, elsewhere on an ad it is a click (or resumes a paused ad),
     left/right seek 10 s, f fullscreen, q quit.
 
       --ads TAG            VAST/VMAP tag: http(s) URL, file:// URL or path
+      --ad-ui none|default|FILE.json   the ad UI drawn on ads (default: default, IMA's
+                           UI); FILE.json: disableUi and the app's UI from a layout, whose
+                           skip/learnMore buttons take clicks in the window (see stitch)
       --session FILE       viewer script (JSON): pause/resume/skip/click/seek/quit at a content
                            or stream time or on an ad event (see README, "Play")
       --events FILE|-      write every event as a JSON line as it happens (- : standard output)
@@ -38,6 +42,7 @@ let playHelp = """
     var content: String?
     var tag: String?
     var sessionPath: String?
+    var adUI: AdUIOption?
     var eventsPath: String?
     var output: String?
     var format = OutputContainer.mp4
@@ -53,6 +58,7 @@ let playHelp = """
             switch name {
             case "-h", "--help": print(playHelp); return 0
             case "--ads": tag = try scanner.value(for: name, in: arg)
+            case "--ad-ui": adUI = try AdUIOption.parse(try scanner.value(for: name, in: arg))
             case "--session": sessionPath = try scanner.value(for: name, in: arg)
             case "--events": eventsPath = try scanner.value(for: name, in: arg)
             case "-o", "--output": output = try scanner.value(for: name, in: arg)
@@ -158,6 +164,11 @@ let playHelp = """
         }
         let log = SessionEventLog(handle: handle, wallTime: clock == .realTime)
         let session = PlaySession(player: player, adTag: tag, script: script, log: log)
+        if let adUI {
+            session.drawsDefaultAdUI = adUI.drawsDefault
+            session.customAdUI = adUI.custom
+            if adUI.disablesUi { session.renderingSettings.disableUi = true }
+        }
         view?.onInput = { input in
             DispatchQueue.main.async {
                 MainActor.assumeIsolated {
@@ -165,7 +176,7 @@ let playHelp = """
                     case .key(" "): session.togglePause()
                     case .key("s"): session.perform(.skip)
                     case .key("c"): session.perform(.click)
-                    case .click: if session.adsManager?.isPlayingAd == true { session.perform(.click) }
+                    case .click(let x, let y): session.click(atX: x, y: y)
                     case .left: session.seek(by: -10)
                     case .right: session.seek(by: 10)
                     case .key("q"), .quit: session.perform(.quit)

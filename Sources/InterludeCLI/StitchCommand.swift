@@ -17,6 +17,13 @@ let stitchHelp = """
       --ad-break TIME=AD[,AD…]  an ad break the app schedules; each AD is a media file or a
                                 VAST tag, played in order as a pod. TIME: seconds (20.5),
                                 HH:MM:SS.mmm, start or end. Repeatable.
+      --ad-ui none|default|FILE.json
+                                the ad UI drawn on ad frames of VAST ads (default: default,
+                                IMA's UI: "Ad 1 of 2 · 0:12", skip button, Learn more).
+                                FILE.json: disableUi and the app's own UI from a layout (see
+                                README, "Ad UI, overlays and companions"); ads whose VAST
+                                forbids hiding (UiHideable 0) keep the default UI. Plain
+                                media breaks get no UI
       --report FILE             write a JSON report (breaks, ads, stream times, errors; with
                                 tags also events, beacons and cue points)
       --format mp4|hls|y4m|nut  output container (default: mp4; from OUT's extension when it is
@@ -135,6 +142,7 @@ struct StitchOptions {
     var vastTimeout: Double?
     var cacheDir: String?
     var preloadTimeout: Double?
+    var adUI: AdUIOption?
 
     /// Whether the stitch goes through AdsLoader/AdsManager (a tag is involved).
     var usesAdsAPI: Bool {
@@ -167,6 +175,7 @@ struct StitchOptions {
         var loudness = LoudnessMode.off
         var smart = SmartRendering.auto
         var transcodeCache: String?
+        var adUI: AdUIOption?
         func number(_ name: String, _ v: String, _ range: ClosedRange<Double>) throws -> Double {
             guard let d = Double(v), range.contains(d) else { throw UsageError("\(name) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(v)'") }
             return d
@@ -205,6 +214,7 @@ struct StitchOptions {
                 guard let mode = SmartRendering(rawValue: v) else { throw UsageError("--smart must be auto, on or off, not '\(v)'") }
                 smart = mode
             case "--ads": adTag = try scanner.value(for: name, in: arg)
+            case "--ad-ui": adUI = try AdUIOption.parse(try scanner.value(for: name, in: arg))
             case "--max-redirects":
                 maxRedirects = Int(try number(name, try scanner.value(for: name, in: arg), 0...20))
             case "--vast-timeout": vastTimeout = try number(name, try scanner.value(for: name, in: arg), 1...120_000)
@@ -250,6 +260,10 @@ struct StitchOptions {
         o.cacheDir = cacheDir
         o.preloadTimeout = preloadTimeout
         o.adRules = named.map { b in (b.id, b.position, b.ads.map(AdRulesBuilder.AdReference.guess)) }
+        o.adUI = adUI
+        if adUI != nil, !o.usesAdsAPI {
+            throw UsageError("--ad-ui needs VAST ads (--ads, or a tag in --ad-break): plain media breaks have no ad data to draw")
+        }
         return o
     }
 

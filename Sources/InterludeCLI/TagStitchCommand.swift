@@ -16,6 +16,11 @@ import Timing
     if let t = options.loadVideoTimeout { stitcher.renderingSettings.loadVideoTimeout = t }
     if let t = options.playAdsAfter { stitcher.renderingSettings.playAdsAfterTime = t }
     stitcher.vastLoadTimeout = options.vastTimeout
+    if let ui = options.adUI {
+        stitcher.drawsDefaultAdUI = ui.drawsDefault
+        stitcher.customAdUI = ui.custom
+        if ui.disablesUi { stitcher.renderingSettings.disableUi = true }
+    }
     if let dir = options.cacheDir { stitcher.cache = AdMediaCache(directory: URL(fileURLWithPath: dir)) }
     if let t = options.preloadTimeout { stitcher.cache.preloadTimeout = t }
     let progress = ProgressLine(enabled: !options.quiet && isatty(STDERR_FILENO) == 1)

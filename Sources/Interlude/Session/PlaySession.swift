@@ -16,6 +16,12 @@ import Timing
     public let log: SessionEventLog
     /// Rendering settings passed to `initialize(with:)` (its `linkOpener` logs opened URLs).
     public let renderingSettings = AdsRenderingSettings()
+    /// Whether IMA's default ad UI is drawn on the surface (on by default, as in IMA).
+    public var drawsDefaultAdUI = true
+    /// The app's UI for ads whose `isUiDisabled` is true (with `renderingSettings.disableUi`).
+    public var customAdUI: (any AdUIRenderer)?
+    /// The ad UI drawn on the player's surface, once ads were requested.
+    public private(set) var adUI: AdUILayer?
     /// The loader (one per app, as IMA asks).
     public let adsLoader: AdsLoader
     /// The manager once ads loaded.
@@ -50,7 +56,11 @@ import Timing
         }
         installScript()
         if let adTag {
-            let request = AdsRequest(adTagUrl: adTag, adDisplayContainer: AdDisplayContainer(adContainer: player.surface),
+            let container = AdDisplayContainer(adContainer: player.surface)
+            container.adUI?.defaultUI = drawsDefaultAdUI ? DefaultAdUI(uiElements: renderingSettings.uiElements) : nil
+            container.adUI?.customUI = customAdUI
+            adUI = container.adUI
+            let request = AdsRequest(adTagUrl: adTag, adDisplayContainer: container,
                                      contentPlayhead: PlayerContentPlayhead(player: player), userContext: nil)
             request.contentDuration = player.currentItem?.duration.seconds
             adsLoader.requestAds(with: request)
@@ -67,6 +77,25 @@ import Timing
     public func togglePause() {
         if let m = adsManager, m.isPlayingAd { perform(m.isAdPaused ? .resume : .pause(seconds: nil)); return }
         perform(player.rate == 0 ? .resume : .pause(seconds: nil))
+    }
+
+    /// A click at output pixel (x, y) (a live window): on the ad UI's skip button `skip()`, on
+    /// "Learn more" `clicked()`, on a button of the app's own views its action; elsewhere on an ad
+    /// the viewer's click (TAPPED and resume on a paused ad, else the click-through).
+    public func click(atX x: Int, y: Int) {
+        guard let m = adsManager, m.isPlayingAd else { return }
+        if let button = player.surface.adUISubviews(existing: true)?.button(atX: x, y: y), let action = button.onTouchUpInside {
+            write("action", ["do": "button", "x": x, "y": y])
+            action()
+            return
+        }
+        switch adUI?.action(atX: x, y: y) {
+        case .skip: perform(.skip)
+        case .learnMore:
+            write("action", ["do": "learnMore"])
+            m.clicked()
+        case nil: perform(.click)
+        }
     }
 
     /// Seeks content by `delta` seconds from where it is (a window's arrow keys); refused in an ad.

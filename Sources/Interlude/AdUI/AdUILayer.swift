@@ -1,0 +1,85 @@
+import Draw
+import Foundation
+import Media
+import Playback
+import Timing
+
+/// A button drawn by the ad UI, where a click in a live window lands.
+public struct AdUIHitArea: Sendable, Equatable {
+    /// Where it is drawn, in output pixels.
+    public var rect: Draw.PixelRect
+    /// What a click on it does.
+    public var action: AdUIAction
+}
+
+/// The ad UI as a `SurfaceLayer`: on each ad frame it asks the renderer the ad calls for (IMA's
+/// default UI, or the app's custom UI when the ad's `isUiDisabled` is true) for that frame's
+/// elements and blends them. Text is rendered with FreeType into sprites only when the elements
+/// change (once a second at most for countdowns); unchanged frames only blend. Never visible on
+/// content frames.
+///
+/// The `AdsManager` tells it which ad is showing (`shown`) before the ad's first frame, through
+/// the `AdDisplayContainer.adUI` it is installed in.
+public final class AdUILayer: SurfaceLayer, @unchecked Sendable {
+    // @unchecked Sendable: the settings below are guarded by `lock`; the sprite state is touched
+    // only by `draw`, on the one frame-loop thread.
+    private let lock = NSLock()
+    private var _shown: ShownAd?
+    private var _defaultUI: DefaultAdUI?
+    private var _customUI: (any AdUIRenderer)?
+    private var _hitAreas: [AdUIHitArea] = []
+
+    private let drawing: AdUIDrawing
+
+    /// A layer drawing `defaultUI` on ads that keep IMA's UI (nil: none) and `customUI` on ads
+    /// whose `isUiDisabled` is true (nil: none, the app draws its own). Throws `DrawError.font`
+    /// when DejaVu Sans (Debian `fonts-dejavu-core`) cannot be loaded.
+    public init(defaultUI: DefaultAdUI? = DefaultAdUI(), customUI: (any AdUIRenderer)? = nil) throws {
+        drawing = try AdUIDrawing()
+        _defaultUI = defaultUI
+        _customUI = customUI
+    }
+
+    private func locked<T>(_ body: () -> T) -> T { lock.lock(); defer { lock.unlock() }; return body() }
+
+    /// The ad showing now (set by the `AdsManager`), nil between ads.
+    public var shown: ShownAd? {
+        get { locked { _shown } }
+        set { locked { _shown = newValue; if newValue == nil { _hitAreas = [] } } }
+    }
+    /// IMA's default UI, drawn on ads that are not `isUiDisabled`; nil draws nothing on them.
+    public var defaultUI: DefaultAdUI? {
+        get { locked { _defaultUI } }
+        set { locked { _defaultUI = newValue } }
+    }
+    /// The app's UI, drawn on ads whose `isUiDisabled` is true; nil draws nothing on them.
+    public var customUI: (any AdUIRenderer)? {
+        get { locked { _customUI } }
+        set { locked { _customUI = newValue } }
+    }
+    /// The buttons on the last ad frame drawn (empty between ads).
+    public var hitAreas: [AdUIHitArea] { locked { _hitAreas } }
+    /// How many times the drawing was rebuilt (text rendered, sprites made) so far.
+    public var rebuilds: Int { drawing.rebuilds }
+
+    /// The action of the button at (x, y), if any.
+    public func action(atX x: Int, y: Int) -> AdUIAction? {
+        hitAreas.last { $0.rect.contains(x: x, y: y) }?.action
+    }
+
+    private func renderer(for shown: ShownAd) -> (any AdUIRenderer)? {
+        locked { shown.ad.isUiDisabled ? _customUI : _defaultUI }
+    }
+
+    public func isVisible(_ frame: SurfaceFrameInfo) -> Bool {
+        guard frame.isAd, frame.sourceTime != nil, let s = shown else { return false }
+        return renderer(for: s) != nil
+    }
+
+    public func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws {
+        guard frame.isAd, let t = frame.sourceTime, let s = shown, let r = renderer(for: s) else { return }
+        let context = AdUIContext(shown: s, adTime: t, width: canvas.frame.width, height: canvas.frame.height)
+        let hits = try drawing.draw(r.elements(for: context), on: canvas)
+        locked { _hitAreas = hits }
+    }
+}
