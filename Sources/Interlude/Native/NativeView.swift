@@ -65,6 +65,15 @@ public typealias NativeImage = RGBAImage
         return nil
     }
 
+    /// Takes the template's views as this view's children (what loading a nib does): the view
+    /// gets the design size and background, and one subview per template view, named after it.
+    public func load(_ template: NativeTemplate) {
+        let root = template.makeView()
+        frame = root.frame
+        backgroundColor = root.backgroundColor
+        for v in root.subviews { addSubview(v) }
+    }
+
     /// The frame in the coordinates of the tree's root (children's frames are relative to their parent).
     public var frameInRoot: Draw.PixelRect {
         var r = frame
