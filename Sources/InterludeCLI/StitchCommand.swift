@@ -17,6 +17,15 @@ let stitchHelp = """
       --ad-break TIME=AD[,AD…]  an ad break the app schedules; each AD is a media file or a
                                 VAST tag, played in order as a pod. TIME: seconds (20.5),
                                 HH:MM:SS.mmm, start or end. Repeatable.
+      --native-break TIME=RESPONSE[@lbar]
+                                a custom native ad (OpenRTB Native 1.2 response: file or
+                                http(s) URL) drawn by its format's template: a full-frame
+                                break at TIME, or with @lbar an L-bar around the content from
+                                TIME for the template's duration. Repeatable. Needs
+                                --native-format. With --ads, a VMAP's <vmap:CustomAdData
+                                templateType="openrtb-native"> breaks are native breaks
+      --native-format FILE      a native format: formatID, asset names mapped to ids, and its
+                                template / lbar layouts (JSON). Repeatable
       --report FILE             write a JSON report (breaks, ads, stream times, errors; with
                                 tags also events, beacons and cue points)
       --format mp4|hls|y4m|nut  output container (default: mp4; from OUT's extension when it is
@@ -78,6 +87,7 @@ let stitchHelp = """
         printError("interlude stitch: \(problem)")
         return 1
     }
+    if !options.nativeFormats.isEmpty { return await runNativeStitch(options) }
     if options.usesAdsAPI { return await runTagStitch(options) }
     let stitcher = Stitcher(request: options.request)
     let progress = ProgressLine(enabled: !options.quiet && isatty(STDERR_FILENO) == 1)
@@ -135,6 +145,10 @@ struct StitchOptions {
     var vastTimeout: Double?
     var cacheDir: String?
     var preloadTimeout: Double?
+    /// `--native-break` values: where, the response, full frame or L-bar.
+    var nativeBreaks: [(position: CuePosition, response: String, layout: NativeBreak.Layout)] = []
+    /// `--native-format` files.
+    var nativeFormats: [String] = []
 
     /// Whether the stitch goes through AdsLoader/AdsManager (a tag is involved).
     var usesAdsAPI: Bool {
@@ -167,6 +181,8 @@ struct StitchOptions {
         var loudness = LoudnessMode.off
         var smart = SmartRendering.auto
         var transcodeCache: String?
+        var nativeBreaks: [(position: CuePosition, response: String, layout: NativeBreak.Layout)] = []
+        var nativeFormats: [String] = []
         func number(_ name: String, _ v: String, _ range: ClosedRange<Double>) throws -> Double {
             guard let d = Double(v), range.contains(d) else { throw UsageError("\(name) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(v)'") }
             return d
@@ -178,6 +194,8 @@ struct StitchOptions {
             case "-o", "--output": output = try scanner.value(for: name, in: arg)
             case "--ad-break": breaks.append(try parseBreak(try scanner.value(for: name, in: arg)))
             case "--report": report = try scanner.value(for: name, in: arg)
+            case "--native-break": nativeBreaks.append(try parseNativeBreak(try scanner.value(for: name, in: arg)))
+            case "--native-format": nativeFormats.append(try scanner.value(for: name, in: arg))
             case "--format":
                 let v = try scanner.value(for: name, in: arg)
                 guard let f = OutputContainer(rawValue: v) else { throw UsageError("--format must be mp4, hls, y4m or nut, not '\(v)'") }
@@ -227,6 +245,8 @@ struct StitchOptions {
         let container = format ?? (output.hasSuffix(".y4m") ? .y4m : output.hasSuffix(".nut") ? .nut : .mp4)
         if output == "-" && (container == .mp4 || container == .hls) { throw UsageError("writing to standard output needs --format nut or y4m") }
         if adTag != nil && !breaks.isEmpty { throw UsageError("use --ads or --ad-break, not both") }
+        if !nativeBreaks.isEmpty && nativeFormats.isEmpty { throw UsageError("--native-break needs --native-format FILE") }
+        if !nativeBreaks.isEmpty && adTag != nil { throw UsageError("use --ads or --native-break, not both (a VMAP carries its own native breaks)") }
         let named = breakRequests(breaks)
         let request = StitchRequest(content: content, breaks: named, output: output,
                                     container: container, encoder: encoder, size: size, frameRate: fps,
@@ -249,6 +269,8 @@ struct StitchOptions {
         o.vastTimeout = vastTimeout
         o.cacheDir = cacheDir
         o.preloadTimeout = preloadTimeout
+        o.nativeBreaks = nativeBreaks
+        o.nativeFormats = nativeFormats
         o.adRules = named.map { b in (b.id, b.position, b.ads.map(AdRulesBuilder.AdReference.guess)) }
         return o
     }

@@ -110,28 +110,7 @@ extension AdLoaderDelegate {
         }
         let requested = (delegate as? CustomNativeAdLoaderDelegate)?.customNativeAdFormatIDs(for: self) ?? []
         guard !requested.isEmpty else { throw NativeAdError(.invalidRequest, "the delegate asks for no custom native format id") }
-        guard let location = TagLocation.rootURL(adUnitID) else { throw NativeAdError(.invalidRequest, "ad unit '\(adUnitID)' is neither a URL nor a path") }
-        let data: Data
-        if location.isFileURL {
-            data = try NativeAdAssembler.readLocal(location.path, maxBytes: settings.maxResponseBytes, what: "native response")
-        } else {
-            guard let s = location.scheme?.lowercased(), s == "http" || s == "https" else {
-                throw NativeAdError(.invalidRequest, "ad unit '\(adUnitID)': scheme '\(location.scheme ?? "")' refused (only http, https and files)")
-            }
-            guard settings.allowNetwork else { throw NativeAdError(.networkError, "native response \(adUnitID): network access is off") }
-            do {
-                data = try await fetcher.fetch(location, timeout: settings.timeout, maxBytes: settings.maxResponseBytes)
-            } catch {
-                if case .noContent = error { throw NativeAdError(.noFill, "native response \(adUnitID): no ad (\(error))") }
-                if case .tooLarge = error { throw NativeAdError(.receivedInvalidResponse, "native response \(adUnitID): \(error)") }
-                throw NativeAdError(.networkError, "native response \(adUnitID): \(error)")
-            }
-        }
-        let response: NativeResponse
-        switch NativeResponseParser(maxBytes: settings.maxResponseBytes).parse(data) {
-        case .success(let r): response = r
-        case .failure(let e): throw NativeAdError(.receivedInvalidResponse, "native response \(adUnitID): \(e.message)")
-        }
+        let (response, location) = try await NativeResponseLoader.load(adUnitID, settings: settings, fetcher: fetcher)
         guard let format = NativeAdAssembler.matchFormat(response, requested: requested, known: formats) else {
             throw NativeAdError(.noFill, "native response \(adUnitID) fits none of the requested formats \(requested) (unknown ids need register(_:))")
         }

@@ -101,8 +101,8 @@ public enum NativeAdAssembler {
         }
     }
 
-    /// A regular local file of at most `maxBytes`.
-    static func readLocal(_ path: String, maxBytes: Int, what: String) throws(NativeAdError) -> Data {
+    /// The bytes of a regular local file of at most `maxBytes` (`what` names it in errors).
+    public static func readLocal(_ path: String, maxBytes: Int, what: String) throws(NativeAdError) -> Data {
         var st = stat()
         guard stat(path, &st) == 0 else { throw NativeAdError(.networkError, "\(what) \(path) not found") }
         guard st.st_mode & S_IFMT == S_IFREG else { throw NativeAdError(.networkError, "\(what) \(path) is not a regular file") }

@@ -46,7 +46,7 @@ public struct NativePlacement: Sendable, Equatable, Codable {
     public var impressionStreamTime: Double?
     /// The impression pixels fired then.
     public var impressionURLs: [String]
-    /// The media the break played (full frame): the video asset, or the generated still.
+    /// The media the break played (full frame): the video asset, or `generated still` for an image format.
     public var media: String?
 }
 
@@ -102,11 +102,13 @@ public final class NativeStitcher {
             switch n.layout {
             case .fullFrame:
                 var media: String?
+                var label: String?
                 var useVideo = false
                 if let video = n.ad.mediaContent.videoURL {
                     do {
                         media = try await mediaCache.localPath(for: video, timeout: videoTimeout, allowLocal: n.ad.responseURL?.isFileURL ?? true)
                         useVideo = true
+                        label = video
                     } catch {
                         warnings.append("\(id): video asset \(video): \(error); the image layout is shown instead")
                     }
@@ -118,13 +120,14 @@ public final class NativeStitcher {
                         throw StitchFailure.encodingFailed("\(id): cannot make the still of the native break: \(error)")
                     }
                     path = still.path
+                    label = "generated still"
                 }
                 let layer = NativeLayoutLayer(snapshot: NativeLayoutSnapshot(n.template.populatedView(with: n.ad, allowVideo: useVideo)),
                                               placement: .adFrames, ad: n.ad)
                 request.breaks.append(AdBreakRequest(id: id, position: n.position, ads: [path]))
                 byBreak[id] = layer
                 layers.append(layer)
-                placed.append((id, layer, path))
+                placed.append((id, layer, label))
             case .lBar:
                 guard n.template.hasContentWindow else {
                     throw StitchFailure.invalidOption("\(id): the L-bar template has no content view")
@@ -158,6 +161,13 @@ public final class NativeStitcher {
         }
         stitcher.onProgress = onProgress
         var result = try stitcher.run()
+        for (i, p) in placed.enumerated() where self.natives[i].layout == .lBar {
+            let planned = self.natives[i].template.duration ?? Self.defaultDuration
+            let shown = result.format.frameDuration * Int64(p.layer.framesDrawn)
+            if planned - shown > result.format.frameDuration {
+                warnings.append("\(p.id): the L-bar showed \(shown.seconds) s of its \(planned.seconds) s (the content ended or the cue lies past it)")
+            }
+        }
         result.warnings += warnings
         let natives = placed.enumerated().map { i, p -> NativePlacement in
             let range = p.layer.shownRange
