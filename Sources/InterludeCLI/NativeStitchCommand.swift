@@ -30,9 +30,9 @@ extension StitchOptions {
         printError("interlude stitch: --ad-break with a VAST tag cannot be combined with native ads yet (use ad media files)")
         return 2
     }
-    let natives: [NativeBreak]
+    let natives: [NativeBreak], failures: [StitchIssue]
     do {
-        natives = try await nativeBreaks(options)
+        (natives, failures) = try await nativeBreaks(options)
     } catch {
         printError("interlude stitch: \(error)")
         return 1
@@ -42,7 +42,7 @@ extension StitchOptions {
     if let t = options.loadVideoTimeout { stitcher.videoTimeout = t }
     let progress = ProgressLine(enabled: !options.quiet && isatty(STDERR_FILENO) == 1)
     stitcher.onProgress = { done, total in progress.update(done: done, total: total) }
-    let result: NativeStitchResult
+    var result: NativeStitchResult
     do {
         result = try await stitcher.run()
     } catch {
@@ -51,6 +51,9 @@ extension StitchOptions {
         return 1
     }
     progress.clear()
+    var stitched = result
+    stitched.result.issues = failures + stitched.result.issues
+    result = stitched
     var lines = StitchSummary.lines(result.result)
     let last = lines.popLast()
     for n in result.natives {
@@ -63,21 +66,40 @@ extension StitchOptions {
         let base = try StitchReport(result.result).json()
         guard var object = try JSONSerialization.jsonObject(with: base) as? [String: Any] else { return base }
         object["natives"] = try JSONSerialization.jsonObject(with: JSONEncoder().encode(result.natives))
-        return try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+        return try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
     }
 }
 
 /// The native breaks of the options: `--native-break` responses, and a VMAP's native breaks (`--ads`).
-@MainActor private func nativeBreaks(_ options: StitchOptions) async throws -> [NativeBreak] {
+/// A response that cannot be used (it comes from an ad server: hostile) is left out and reported
+/// as an issue, as a failing VAST ad is; the content is stitched anyway. A format file, a VMAP that
+/// cannot be read, or no native break at all is an error of the command (thrown).
+@MainActor private func nativeBreaks(_ options: StitchOptions) async throws -> ([NativeBreak], [StitchIssue]) {
     var formats: [NativeFormatFile] = []
     for path in options.nativeFormats { formats.append(try NativeFormatFile.load(path: path)) }
     var settings = NativeLoadSettings()
     if let t = options.vastTimeout { settings.timeout = t / 1000 }
-    var out: [NativeBreak] = []
+    var out: [NativeBreak] = [], issues: [StitchIssue] = []
+    var requested = 0
+    func issue(_ e: NativeAdError, _ source: String) -> StitchIssue {
+        let code: Int
+        switch e.code {
+        case .receivedInvalidResponse: code = 100
+        case .networkError: code = 301
+        case .noFill: code = 303
+        case .invalidRequest: code = 900
+        }
+        return StitchIssue(code: code, message: "native ad \(source) left out: \(e.message)", mediaFile: nil, breakId: nil)
+    }
     for b in options.nativeBreaks {
-        let (response, url) = try await NativeResponseLoader.load(b.response, settings: settings)
-        out.append(try await NativeBreak.make(position: b.position, response: response, responseURL: url, layout: b.layout,
-                                              formats: formats, settings: settings))
+        requested += 1
+        do throws(NativeAdError) {
+            let (response, url) = try await NativeResponseLoader.load(b.response, settings: settings)
+            out.append(try await NativeBreak.make(position: b.position, response: response, responseURL: url, layout: b.layout,
+                                                  formats: formats, settings: settings))
+        } catch {
+            issues.append(issue(error, b.response))
+        }
     }
     if let tag = options.adTag {
         guard let url = TagLocation.rootURL(tag) else { throw NativeAdError(.invalidRequest, "'\(tag)' is neither a URL nor a path") }
@@ -92,15 +114,20 @@ extension StitchOptions {
         guard case .success(.vmap(let doc)) = AdResponseParser().parse(data) else {
             throw NativeAdError(.invalidRequest, "\(tag) is not a VMAP document (native breaks come in <vmap:CustomAdData templateType=\"openrtb-native\">)")
         }
-        let (found, others) = try NativeVMAP.breaks(in: doc)
+        let (found, others) = NativeVMAP.breaks(in: doc)
         if others > 0 {
             throw NativeAdError(.invalidRequest, "\(tag) has \(others) VAST break(s) beside its \(found.count) native one(s): a VMAP mixing them is not supported yet")
         }
         for f in found {
-            out.append(try await NativeBreak.make(position: f.position, response: f.response, responseURL: url, layout: f.layout,
-                                                  formats: formats, settings: settings))
+            requested += 1
+            do throws(NativeAdError) {
+                out.append(try await NativeBreak.make(position: try f.position.get(), response: try f.response.get(), responseURL: url,
+                                                      layout: f.layout, formats: formats, settings: settings))
+            } catch {
+                issues.append(issue(error, "in VMAP break \(f.breakId ?? f.rawTimeOffset)"))
+            }
         }
     }
-    guard !out.isEmpty else { throw NativeAdError(.invalidRequest, "--native-format given but no native break (--native-break, or --ads with a VMAP carrying them)") }
-    return out
+    guard requested > 0 else { throw NativeAdError(.invalidRequest, "--native-format given but no native break (--native-break, or --ads with a VMAP carrying them)") }
+    return (out, issues)
 }

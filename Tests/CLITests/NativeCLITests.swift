@@ -82,13 +82,9 @@ import TestSupport
         let (dir, content) = try Self.files()
         let format = dir.appendingPathComponent("format.json").path
         try Data("{\"native\": {\"assets\": [".utf8).write(to: dir.appendingPathComponent("bad.json"))
-        let server = try HTTPTestServer()
-        server.route("/hostile.json", .init(status: 200, headers: ["Content-Type": "application/json"], body: Data(Self.response(image: "file:///etc/hostname").utf8)))
         let cases: [([String], Int32, String)] = [
             (["--native-break", "1=" + dir.appendingPathComponent("response.json").path], 2, "--native-break needs --native-format FILE"),
             (["--native-format", format, "--native-break", "x=r.json"], 2, "malformed TIME 'x' in --native-break"),
-            (["--native-format", format, "--native-break", "1=" + dir.appendingPathComponent("bad.json").path], 1, "native response is not valid JSON"),
-            (["--native-format", format, "--native-break", "1=" + server.url("/hostile.json")], 1, "file URL 'file:///etc/hostname' refused in a document fetched from http"),
             (["--native-format", dir.appendingPathComponent("bad.json").path, "--native-break", "1=r.json"], 1, "native format is not a JSON object"),
             (["--native-format", format], 1, "no native break"),
         ]
@@ -100,6 +96,35 @@ import TestSupport
             #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
             #expect(!FileManager.default.fileExists(atPath: out.path))
         }
+    }
+
+    @Test func hostileResponsesAreLeftOutAndTheContentIsStitchedAnyway() async throws {
+        let (dir, content) = try Self.files()
+        try Data("{\"native\": {\"assets\": [".utf8).write(to: dir.appendingPathComponent("bad.json"))
+        let server = try HTTPTestServer()
+        server.route("/hostile.json", .init(status: 200, headers: ["Content-Type": "application/json"], body: Data(Self.response(image: "file:///etc/hostname").utf8)))
+        server.route("/huge.json", .generated(1 << 20, contentType: "application/json"))
+        let out = dir.appendingPathComponent("kept.mp4"), report = dir.appendingPathComponent("kept.json")
+        let r = try await CLI.run(["stitch", content.path, "-o", out.path, "-q", "--report", report.path,
+                                   "--native-format", dir.appendingPathComponent("format.json").path,
+                                   "--native-break", "1=" + dir.appendingPathComponent("bad.json").path,
+                                   "--native-break", "1.5=" + server.url("/hostile.json"),
+                                   "--native-break", "2=" + server.url("/huge.json"),
+                                   "--native-break", "3=" + dir.appendingPathComponent("response.json").path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let text = String(decoding: r.stdout, as: UTF8.self)
+        #expect(text.contains("error 100: native ad \(dir.appendingPathComponent("bad.json").path) left out: native response"), "\(text)")
+        #expect(text.contains("native response is not valid JSON"))
+        #expect(text.contains("MainImage image: file URL 'file:///etc/hostname' refused in a document fetched from http"))
+        #expect(text.contains("response larger than 262144 bytes"))
+        #expect(text.contains("native native-1 (full, format 10063170): stream 3.000 s"), "the good one still plays: \(text)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
+        #expect((json["errors"] as? [[String: Any]])?.count == 3)
+        // the content is all there, with the one good 2 s break
+        let frames = try MediaVerifier.videoFrames(out)
+        #expect(frames.count == 150)
+        #expect(frames[0..<75].map { $0.identity?.frameIndex } == Array(0..<75))
+        #expect(frames[125..<150].map { $0.identity?.frameIndex } == Array(75..<100))
     }
 
     @Test func inspectListsANativeResponsesAssets() async throws {

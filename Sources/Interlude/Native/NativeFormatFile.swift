@@ -78,10 +78,12 @@ public enum NativeVMAP {
     public struct Found: Sendable {
         /// The break's id, if any.
         public var breakId: String?
-        /// Where.
-        public var position: CuePosition
-        /// The response.
-        public var response: NativeResponse
+        /// The break's time offset as written.
+        public var rawTimeOffset: String
+        /// Where, or why the break cannot be placed.
+        public var position: Result<CuePosition, NativeAdError>
+        /// The response, or why it cannot be used.
+        public var response: Result<NativeResponse, NativeAdError>
         /// Full frame (linear) or L-bar (nonlinear).
         public var layout: NativeBreak.Layout
     }
@@ -89,26 +91,23 @@ public enum NativeVMAP {
     /// The `templateType` that marks a native response.
     public static let templateType = "openrtb-native"
 
-    /// The native breaks of `doc`, and how many other breaks it has; one-line errors.
-    public static func breaks(in doc: VMAPDocument) throws(NativeAdError) -> (natives: [Found], others: Int) {
+    /// The native breaks of `doc` (each with its own failure, if any), and how many other breaks it has.
+    public static func breaks(in doc: VMAPDocument) -> (natives: [Found], others: Int) {
         var found: [Found] = [], others = 0
         for b in doc.breaks {
             guard case .customAdData(let text, let type)? = b.adSource?.content, type?.lowercased() == templateType else { others += 1; continue }
             let name = b.breakId ?? b.rawTimeOffset
-            let position: CuePosition
+            let position: Result<CuePosition, NativeAdError>
             switch b.timeOffset {
-            case .start: position = .start
-            case .end: position = .end
-            case .time(let t): position = t == .zero ? .start : .time(t)
-            default: throw NativeAdError(.invalidRequest, "VMAP break \(name): a native break needs timeOffset start, end or a time, not \(b.rawTimeOffset)")
+            case .start: position = .success(.start)
+            case .end: position = .success(.end)
+            case .time(let t): position = .success(t == .zero ? .start : .time(t))
+            default: position = .failure(NativeAdError(.invalidRequest, "VMAP break \(name): a native break needs timeOffset start, end or a time, not \(b.rawTimeOffset)"))
             }
-            let response: NativeResponse
-            switch NativeResponseParser().parse(Data(text.utf8)) {
-            case .success(let r): response = r
-            case .failure(let e): throw NativeAdError(.receivedInvalidResponse, "VMAP break \(name): CustomAdData: \(e.message)")
-            }
+            let response = NativeResponseParser().parse(Data(text.utf8))
+                .mapError { NativeAdError(.receivedInvalidResponse, "VMAP break \(name): CustomAdData: \($0.message)") }
             let layout: NativeBreak.Layout = b.breakTypes.contains("nonlinear") && !b.breakTypes.contains("linear") ? .lBar : .fullFrame
-            found.append(Found(breakId: b.breakId, position: position, response: response, layout: layout))
+            found.append(Found(breakId: b.breakId, rawTimeOffset: b.rawTimeOffset, position: position, response: response, layout: layout))
         }
         return (found, others)
     }
