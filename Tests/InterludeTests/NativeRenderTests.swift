@@ -38,11 +38,11 @@ import TestSupport
         return try #require(probe.ads.first, "\(probe.errors)")
     }
 
-    static func stitch(_ natives: [NativeBreak], content: URL) async throws -> (NativeStitchResult, URL) {
+    static func stitch(_ natives: [NativeBreak], content: URL, breaks: [AdBreakRequest] = []) async throws -> (NativeStitchResult, URL) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-native-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let out = dir.appendingPathComponent("o.nut")
-        let request = StitchRequest(content: content.path, breaks: [], output: out.path, container: .nut)
+        let request = StitchRequest(content: content.path, breaks: breaks, output: out.path, container: .nut)
         return (try await NativeStitcher(request: request, natives: natives).run(), out)
     }
 
@@ -137,6 +137,28 @@ import TestSupport
             #expect(here < 8 && here < other, "video frame \(k) in the media window: \(here) (another frame: \(other))")
             #expect(Self.ink(pictures, frame: 25 + k, x: 216, y: 40, width: 100, height: 30) > 60)
         }
+    }
+
+    @Test func aNativeAdJoinsThePodOfABreakAtTheSameCue() async throws {
+        let f = try NativeAdServer()
+        let ad = try await Self.ad(f)
+        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 4)
+        let vast = try TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 25, seconds: 1)
+        let (r, out) = try await Self.stitch([NativeBreak(position: .time(MediaTime(seconds: 1)), ad: ad, layout: .fullFrame,
+                                                          template: try Self.template("template"))], content: content,
+                                             breaks: [AdBreakRequest(id: "mid", position: .time(MediaTime(seconds: 1)), ads: [vast.path])])
+        // one break: the 1 s ad, then the 2 s native ad
+        #expect(r.result.breaks.count == 1)
+        let b = try #require(r.result.breaks.first)
+        #expect(b.id == "mid" && b.ads.count == 2 && b.duration == MediaTime(seconds: 3))
+        #expect(r.natives.first?.firstFrame == 2.0 && r.natives.first?.frames == 50 && r.natives.first?.impressionStreamTime == 2.0)
+        let frames = try MediaVerifier.videoFrames(out)
+        #expect(frames.count == 175)
+        #expect(frames[25..<50].allSatisfy { $0.identity?.sourceID == 7 }, "the VAST ad plays first, undrawn")
+        #expect(frames[0..<25].map { $0.identity?.frameIndex } == Array(0..<25))
+        #expect(frames[100..<175].map { $0.identity?.frameIndex } == Array(25..<100))
+        let pictures = try DecodedPictures.decode(out, pixelFormat: "rgb24")
+        for n in [50, 74] { #expect(Self.ink(pictures, frame: n, x: 216, y: 40, width: 100, height: 30) > 60, "native layout on frame \(n)") }
     }
 
     @Test func lBarKeepsTheContentPlayingInItsWindowOnceAndInOrder() async throws {

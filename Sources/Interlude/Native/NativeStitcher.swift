@@ -58,9 +58,10 @@ public struct NativeStitchResult {
     public var natives: [NativePlacement]
 }
 
-/// Runs a stitch with native ads: full-frame native breaks join the request's breaks (their
-/// media is the ad's video, fetched like VAST ad media, or a still of the template's declared
-/// duration) with the layout drawn over their frames; L-bars are layers over a range of content.
+/// Runs a stitch with native ads: full-frame native ads join the request's breaks (their media is
+/// the ad's video, fetched like VAST ad media, or a still of the template's declared duration)
+/// with the layout drawn over their frames: in the pod of a request break at the same cue (after
+/// its ads), else as a break of their own. L-bars are layers over a range of content.
 public final class NativeStitcher {
     /// The stitch without the native ads.
     public let request: StitchRequest
@@ -94,7 +95,7 @@ public final class NativeStitcher {
         defer { try? FileManager.default.removeItem(at: work) }
         var request = self.request
         var layers: [SurfaceLayer] = extraLayers
-        var byBreak: [String: NativeLayoutLayer] = [:]
+        var byBreak: [String: [String: NativeLayoutLayer]] = [:]   // break id → media path → layer
         var placed: [(id: String, layer: NativeLayoutLayer, media: String?)] = []
         var warnings: [String] = []
         for (i, n) in natives.enumerated() {
@@ -124,8 +125,17 @@ public final class NativeStitcher {
                 }
                 let layer = NativeLayoutLayer(snapshot: NativeLayoutSnapshot(n.template.populatedView(with: n.ad, allowVideo: useVideo)),
                                               placement: .adFrames, ad: n.ad)
-                request.breaks.append(AdBreakRequest(id: id, position: n.position, ads: [path]))
-                byBreak[id] = layer
+                // A break of the request at the same cue takes the native ad into its pod (after its ads);
+                // else the native ad is a break of its own.
+                let breakId: String
+                if let j = request.breaks.firstIndex(where: { $0.position == n.position }) {
+                    request.breaks[j].ads.append(path)
+                    breakId = request.breaks[j].id
+                } else {
+                    request.breaks.append(AdBreakRequest(id: id, position: n.position, ads: [path]))
+                    breakId = id
+                }
+                byBreak[breakId, default: [:]][path] = layer
                 layers.append(layer)
                 placed.append((id, layer, label))
             case .lBar:
@@ -146,13 +156,15 @@ public final class NativeStitcher {
         }
         let stitcher = Stitcher(request: request, layers: layers)
         let forward = onEvent
+        var currentBreak: String?
         var current: NativeLayoutLayer?
         stitcher.onEvent = { event in
             switch event {
-            case .breakStarted(_, let id, _, _):
-                current = byBreak[id]
+            case .breakStarted(_, let id, _, _): currentBreak = id
+            case .adStarted(_, _, _, let media, _):
+                current = currentBreak.flatMap { byBreak[$0]?[media.url] }
                 current?.activate()
-            case .breakEnded:
+            case .adEnded, .breakEnded:
                 current?.deactivate()
                 current = nil
             default: break
