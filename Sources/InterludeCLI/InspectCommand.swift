@@ -26,6 +26,8 @@ let inspectUsage = """
       --no-mezzanine             do not prefer Mezzanine files
       --offline                  never fetch http(s): network wrappers fail with 301
       --conformance DIR          load every .xml under DIR offline and print a table
+      --native-format FILE       with an OpenRTB Native 1.2 response (a .json TAG, or a file
+                                 starting with '{'): name its assets by this format
       -h, --help                 this text
 
     exit status: 0 when the tag resolved (even to no ads); 1 when it could not be read; 2 for bad usage.
@@ -38,6 +40,7 @@ func runInspect(_ args: [String]) -> Int32 {
     var json = false
     var tag: String?
     var conformanceDir: String?
+    var nativeFormats: [String] = []
     var i = 0
     func fail(_ message: String) -> Int32 {
         FileHandle.standardError.write(Data("interlude inspect: \(message)\n".utf8))
@@ -80,6 +83,9 @@ func runInspect(_ args: [String]) -> Int32 {
             guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { return fail("--size needs WIDTHxHEIGHT, e.g. 1280x720") }
             media.outputWidth = parts[0]
             media.outputHeight = parts[1]
+        case "--native-format":
+            guard let v = value(a) else { return fail("--native-format needs a file") }
+            nativeFormats.append(v)
         case "--conformance":
             guard let v = value(a) else { return fail("--conformance needs a directory") }
             conformanceDir = v
@@ -101,6 +107,7 @@ func runInspect(_ args: [String]) -> Int32 {
         return rows.contains(where: \.unexpected) ? 1 : 0
     }
     guard let tag else { return fail("missing TAG (see --help)") }
+    if NativeInspect.isNativeResponse(tag) { return NativeInspect.run(tag, json: json, formats: nativeFormats, allowNetwork: options.allowNetwork) }
     let loader = AdTagLoader(options: options)
     let result: Result<AdSchedule, Error> = blockingRun {
         do { return .success(try await loader.load(tag: tag)) } catch { return .failure(error) }

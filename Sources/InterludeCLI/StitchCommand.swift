@@ -24,6 +24,15 @@ let stitchHelp = """
                                 README, "Ad UI, overlays and companions"); ads whose VAST
                                 forbids hiding (UiHideable 0) keep the default UI. Plain
                                 media breaks get no UI
+      --native-break TIME=RESPONSE[@lbar]
+                                a custom native ad (OpenRTB Native 1.2 response: file or
+                                http(s) URL) drawn by its format's template: a full-frame
+                                break at TIME, or with @lbar an L-bar around the content from
+                                TIME for the template's duration. Repeatable. Needs
+                                --native-format. With --ads, a VMAP's <vmap:CustomAdData
+                                templateType="openrtb-native"> breaks are native breaks
+      --native-format FILE      a native format: formatID, asset names mapped to ids, and its
+                                template / lbar layouts (JSON). Repeatable
       --report FILE             write a JSON report (breaks, ads, stream times, errors; with
                                 tags also events, beacons and cue points)
       --format mp4|hls|y4m|nut  output container (default: mp4; from OUT's extension when it is
@@ -85,6 +94,7 @@ let stitchHelp = """
         printError("interlude stitch: \(problem)")
         return 1
     }
+    if !options.nativeFormats.isEmpty { return await runNativeStitch(options) }
     if options.usesAdsAPI { return await runTagStitch(options) }
     let stitcher = Stitcher(request: options.request)
     let progress = ProgressLine(enabled: !options.quiet && isatty(STDERR_FILENO) == 1)
@@ -143,6 +153,10 @@ struct StitchOptions {
     var cacheDir: String?
     var preloadTimeout: Double?
     var adUI: AdUIOption?
+    /// `--native-break` values: where, the response, full frame or L-bar.
+    var nativeBreaks: [(position: CuePosition, response: String, layout: NativeBreak.Layout)] = []
+    /// `--native-format` files.
+    var nativeFormats: [String] = []
 
     /// Whether the stitch goes through AdsLoader/AdsManager (a tag is involved).
     var usesAdsAPI: Bool {
@@ -176,6 +190,8 @@ struct StitchOptions {
         var smart = SmartRendering.auto
         var transcodeCache: String?
         var adUI: AdUIOption?
+        var nativeBreaks: [(position: CuePosition, response: String, layout: NativeBreak.Layout)] = []
+        var nativeFormats: [String] = []
         func number(_ name: String, _ v: String, _ range: ClosedRange<Double>) throws -> Double {
             guard let d = Double(v), range.contains(d) else { throw UsageError("\(name) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(v)'") }
             return d
@@ -187,6 +203,8 @@ struct StitchOptions {
             case "-o", "--output": output = try scanner.value(for: name, in: arg)
             case "--ad-break": breaks.append(try parseBreak(try scanner.value(for: name, in: arg)))
             case "--report": report = try scanner.value(for: name, in: arg)
+            case "--native-break": nativeBreaks.append(try parseNativeBreak(try scanner.value(for: name, in: arg)))
+            case "--native-format": nativeFormats.append(try scanner.value(for: name, in: arg))
             case "--format":
                 let v = try scanner.value(for: name, in: arg)
                 guard let f = OutputContainer(rawValue: v) else { throw UsageError("--format must be mp4, hls, y4m or nut, not '\(v)'") }
@@ -237,6 +255,8 @@ struct StitchOptions {
         let container = format ?? (output.hasSuffix(".y4m") ? .y4m : output.hasSuffix(".nut") ? .nut : .mp4)
         if output == "-" && (container == .mp4 || container == .hls) { throw UsageError("writing to standard output needs --format nut or y4m") }
         if adTag != nil && !breaks.isEmpty { throw UsageError("use --ads or --ad-break, not both") }
+        if !nativeBreaks.isEmpty && nativeFormats.isEmpty { throw UsageError("--native-break needs --native-format FILE") }
+        if !nativeBreaks.isEmpty && adTag != nil { throw UsageError("use --ads or --native-break, not both (a VMAP carries its own native breaks)") }
         let named = breakRequests(breaks)
         let request = StitchRequest(content: content, breaks: named, output: output,
                                     container: container, encoder: encoder, size: size, frameRate: fps,
@@ -259,6 +279,8 @@ struct StitchOptions {
         o.vastTimeout = vastTimeout
         o.cacheDir = cacheDir
         o.preloadTimeout = preloadTimeout
+        o.nativeBreaks = nativeBreaks
+        o.nativeFormats = nativeFormats
         o.adRules = named.map { b in (b.id, b.position, b.ads.map(AdRulesBuilder.AdReference.guess)) }
         o.adUI = adUI
         if adUI != nil, !o.usesAdsAPI {

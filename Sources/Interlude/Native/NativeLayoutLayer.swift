@@ -1,0 +1,146 @@
+// Draws a native layout on the surface: full frame over a native break's frames, or as an L-bar around the content.
+import Draw
+import Foundation
+import Media
+import Playback
+import Timing
+
+/// A `SurfaceLayer` drawing a populated native layout (`NativeLayoutSnapshot`), either over the
+/// frames of a native ad break (full frame: background, assets, the ad's video in its media
+/// window) or, for a range of content time, as an L-bar: the layout around the content, which
+/// keeps playing scaled into the layout's content window.
+///
+/// The first frame it draws records the ad's impression (`CustomNativeAd.recordImpression()`),
+/// at that frame's stream time. Sprites (text, scaled images) are prepared once per output size;
+/// per frame the layer only blends them. Runs on the frame-loop thread.
+public final class NativeLayoutLayer: SurfaceLayer, @unchecked Sendable {
+    // @unchecked Sendable: mutable state is guarded by `lock` (flags, times) or touched only on the
+    // frame-loop thread (sprites, scalers), which is the only thread calling draw.
+    /// Where the layout shows.
+    public enum Placement: Sendable, Equatable {
+        /// Over ad frames while activated (`activate()` … `deactivate()`): a full-frame native break.
+        case adFrames
+        /// Over content frames whose content time lies in the range: an L-bar.
+        case content(from: MediaTime, to: MediaTime)
+    }
+
+    /// What is drawn.
+    public let snapshot: NativeLayoutSnapshot
+    /// Where.
+    public let placement: Placement
+    /// The ad whose impression the first drawn frame records.
+    public let ad: CustomNativeAd?
+
+    private let lock = NSLock()
+    private var active = false
+    private var firstShown: MediaTime?
+    private var lastShown: MediaTime?
+    private var shownFrames = 0
+    // frame-loop thread only
+    private var prepared: (width: Int, height: Int, steps: [Step])?
+    private var scalers: [Int: FrameScaler] = [:]
+
+    private enum Step {
+        case fill(Draw.PixelRect, DrawColor)
+        case sprite(Sprite, x: Int, y: Int)
+        case frame(Draw.PixelRect, slot: Int)
+    }
+
+    /// A layer drawing `snapshot` at `placement`; `ad`'s impression is recorded on the first frame drawn.
+    public init(snapshot: NativeLayoutSnapshot, placement: Placement, ad: CustomNativeAd?) {
+        self.snapshot = snapshot
+        self.placement = placement
+        self.ad = ad
+    }
+
+    /// Starts drawing over ad frames (placement `.adFrames`).
+    public func activate() { lock.lock(); active = true; lock.unlock() }
+    /// Stops drawing over ad frames.
+    public func deactivate() { lock.lock(); active = false; lock.unlock() }
+
+    /// Stream time of the first frame drawn (when the impression was recorded), if any.
+    public var impressionStreamTime: MediaTime? { lock.lock(); defer { lock.unlock() }; return firstShown }
+    /// Stream times of the first and last frames drawn, if any.
+    public var shownRange: (first: MediaTime, last: MediaTime)? {
+        lock.lock(); defer { lock.unlock() }
+        guard let f = firstShown, let l = lastShown else { return nil }
+        return (f, l)
+    }
+    /// Frames drawn.
+    public var framesDrawn: Int { lock.lock(); defer { lock.unlock() }; return shownFrames }
+
+    public var drawsOnContent: Bool { if case .content = placement { return true } else { return false } }
+
+    public func isVisible(_ frame: SurfaceFrameInfo) -> Bool {
+        switch placement {
+        case .adFrames:
+            lock.lock(); defer { lock.unlock() }
+            return frame.isAd && active
+        case .content(let from, let to):
+            guard !frame.isAd, let t = frame.sourceTime else { return false }
+            return t >= from && t < to
+        }
+    }
+
+    public func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws {
+        let w = canvas.frame.width, h = canvas.frame.height
+        if prepared == nil || prepared?.width != w || prepared?.height != h {
+            prepared = (w, h, try prepare(width: w, height: h))
+        }
+        for step in prepared?.steps ?? [] {
+            switch step {
+            case .fill(let r, let c): canvas.fill(r, color: c)
+            case .sprite(let s, let x, let y): canvas.draw(s, x: x, y: y)
+            case .frame(let r, let slot):
+                let scaler = scalers[slot] ?? FrameScaler()
+                scalers[slot] = scaler
+                try canvas.draw(frame: frame.original, in: r, scaler: scaler)
+            }
+        }
+        lock.lock()
+        let first = firstShown == nil
+        if first { firstShown = frame.streamTime }
+        lastShown = frame.streamTime
+        shownFrames += 1
+        lock.unlock()
+        if first { ad?.recordImpression() }
+    }
+
+    private func prepare(width w: Int, height h: Int) throws -> [Step] {
+        var steps: [Step] = []
+        var fonts: [Bool: Font] = [:]
+        func font(_ bold: Bool) throws -> Font {
+            if let f = fonts[bold] { return f }
+            let f = try Font.dejaVuSans(bold: bold)
+            fonts[bold] = f
+            return f
+        }
+        for (i, op) in snapshot.ops.enumerated() {
+            switch op {
+            case .fill(let r, let c): steps.append(.fill(snapshot.scale(r, toWidth: w, height: h), c))
+            case .image(let image, let r):
+                let target = snapshot.scale(r, toWidth: w, height: h)
+                let scaled = (image.width == target.width && image.height == target.height) ? image : try image.scaled(width: target.width, height: target.height)
+                steps.append(.sprite(Sprite(image: scaled), x: target.x, y: target.y))
+            case .text(let text, let r, let size, let color, let bold):
+                let target = snapshot.scale(r, toWidth: w, height: h)
+                var px = max(6, size * h / max(1, snapshot.height))
+                let f = try font(bold)
+                var mask = try f.render(text, pixelHeight: px)
+                // Shrink to fit the width (UILabel's adjustsFontSizeToFitWidth), then cut with an ellipsis.
+                while mask.width > target.width && px > 8 { px -= 1; mask = try f.render(text, pixelHeight: px) }
+                var shown = text
+                while mask.width > target.width && shown.count > 1 {
+                    shown.removeLast(shown.hasSuffix("…") ? 2 : 1)
+                    shown += "…"
+                    mask = try f.render(shown, pixelHeight: px)
+                }
+                let y = target.y + max(0, (target.height - mask.height) / 2)
+                steps.append(.sprite(Sprite(mask: mask, color: color), x: target.x, y: y))
+            case .media(let r), .content(let r):
+                steps.append(.frame(snapshot.scale(r, toWidth: w, height: h), slot: i))
+            }
+        }
+        return steps
+    }
+}

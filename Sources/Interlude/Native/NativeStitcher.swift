@@ -1,0 +1,194 @@
+// Native ads in a stitch: full-frame native breaks and L-bars, drawn by their templates, impressions at first frame.
+import Ads
+import Foundation
+import Playback
+import Timing
+
+/// A native ad placed in a stitch.
+public struct NativeBreak {
+    /// How the ad takes the screen.
+    public enum Layout: String, Sendable, CaseIterable {
+        /// A break of its own: the layout fills the frame (the video asset, when there is one, plays
+        /// as the break's media and shows in the layout's media window).
+        case fullFrame = "full"
+        /// The layout around the content, which keeps playing scaled into the layout's content window.
+        case lBar = "lbar"
+    }
+    /// Where (content time; an L-bar starts at the first content frame at or after it).
+    public var position: CuePosition
+    /// The ad.
+    public var ad: CustomNativeAd
+    /// Full frame or L-bar.
+    public var layout: Layout
+    /// The template drawn (for an L-bar, one with a `content` view).
+    public var template: NativeTemplate
+
+    /// A native break.
+    public init(position: CuePosition, ad: CustomNativeAd, layout: Layout, template: NativeTemplate) {
+        self.position = position; self.ad = ad; self.layout = layout; self.template = template
+    }
+}
+
+/// Where a native ad showed in the output, for the report.
+public struct NativePlacement: Sendable, Equatable, Codable {
+    /// `native-1`, … in request order.
+    public var id: String
+    /// `full` or `lbar`.
+    public var layout: String
+    /// The ad's format.
+    public var formatID: String
+    /// Stream seconds of the first and last frames drawn (nil when it never showed).
+    public var firstFrame: Double?
+    public var lastFrame: Double?
+    /// Frames drawn.
+    public var frames: Int
+    /// Stream seconds at which the impression was recorded (the first frame shown).
+    public var impressionStreamTime: Double?
+    /// The impression pixels fired then.
+    public var impressionURLs: [String]
+    /// The media the break played (full frame): the video asset, or `generated still` for an image format.
+    public var media: String?
+}
+
+/// What a stitch with native ads produced.
+public struct NativeStitchResult {
+    /// The stitch itself.
+    public var result: StitchResult
+    /// Each native ad, in request order.
+    public var natives: [NativePlacement]
+}
+
+/// Runs a stitch with native ads: full-frame native ads join the request's breaks (their media is
+/// the ad's video, fetched like VAST ad media, or a still of the template's declared duration)
+/// with the layout drawn over their frames: in the pod of a request break at the same cue (after
+/// its ads), else as a break of their own. L-bars are layers over a range of content.
+public final class NativeStitcher {
+    /// The stitch without the native ads.
+    public let request: StitchRequest
+    /// The native ads.
+    public let natives: [NativeBreak]
+    /// Other layers (ad UI, …), drawn under the native layouts.
+    public let extraLayers: [SurfaceLayer]
+    /// Where network video assets are fetched.
+    public var mediaCache = AdMediaCache()
+    /// Seconds to fetch one video asset.
+    public var videoTimeout: Double = 8
+    /// Called for each event of the frame loop.
+    public var onEvent: ((SpliceEvent) -> Void)?
+    /// Called with the stream time reached and the expected total.
+    public var onProgress: ((MediaTime, MediaTime) -> Void)?
+    /// Seconds a native ad without video shows when its template declares no duration.
+    public static let defaultDuration = MediaTime(value: 5, timescale: 1)
+
+    /// Prepares a stitch; nothing is opened until `run()`.
+    public init(request: StitchRequest, natives: [NativeBreak], extraLayers: [SurfaceLayer] = []) {
+        self.request = request
+        self.natives = natives
+        self.extraLayers = extraLayers
+    }
+
+    /// Runs the stitch; throws `StitchFailure` when no output could be made (a native ad whose
+    /// video cannot be fetched falls back to its image layout and the report says so).
+    @MainActor public func run() async throws -> NativeStitchResult {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-native-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        var request = self.request
+        var layers: [SurfaceLayer] = extraLayers
+        var byBreak: [String: [String: NativeLayoutLayer]] = [:]   // break id → media path → layer
+        var placed: [(id: String, layer: NativeLayoutLayer, media: String?)] = []
+        var warnings: [String] = []
+        for (i, n) in natives.enumerated() {
+            let id = "native-\(i + 1)"
+            switch n.layout {
+            case .fullFrame:
+                var media: String?
+                var label: String?
+                var useVideo = false
+                if let video = n.ad.mediaContent.videoURL {
+                    do {
+                        media = try await mediaCache.localPath(for: video, timeout: videoTimeout, allowLocal: n.ad.responseURL?.isFileURL ?? true)
+                        useVideo = true
+                        label = video
+                    } catch {
+                        warnings.append("\(id): video asset \(video): \(error); the image layout is shown instead")
+                    }
+                }
+                let path: String
+                if let media { path = media } else {
+                    let still = work.appendingPathComponent("\(id)-still.mp4")
+                    do { try NativeStillClip.write(to: still, duration: n.template.duration ?? Self.defaultDuration) } catch {
+                        throw StitchFailure.encodingFailed("\(id): cannot make the still of the native break: \(error)")
+                    }
+                    path = still.path
+                    label = "generated still"
+                }
+                let layer = NativeLayoutLayer(snapshot: NativeLayoutSnapshot(n.template.populatedView(with: n.ad, allowVideo: useVideo)),
+                                              placement: .adFrames, ad: n.ad)
+                // A break of the request at the same cue takes the native ad into its pod (after its ads);
+                // else the native ad is a break of its own.
+                let breakId: String
+                if let j = request.breaks.firstIndex(where: { $0.position == n.position }) {
+                    request.breaks[j].ads.append(path)
+                    breakId = request.breaks[j].id
+                } else {
+                    request.breaks.append(AdBreakRequest(id: id, position: n.position, ads: [path]))
+                    breakId = id
+                }
+                byBreak[breakId, default: [:]][path] = layer
+                layers.append(layer)
+                placed.append((id, layer, label))
+            case .lBar:
+                guard n.template.hasContentWindow else {
+                    throw StitchFailure.invalidOption("\(id): the L-bar template has no content view")
+                }
+                let from: MediaTime
+                switch n.position {
+                case .start: from = .zero
+                case .time(let t): from = t
+                case .end: throw StitchFailure.invalidOption("\(id): an L-bar needs content to play around: not at the end")
+                }
+                let layer = NativeLayoutLayer(snapshot: NativeLayoutSnapshot(n.template.populatedView(with: n.ad, allowVideo: false)),
+                                              placement: .content(from: from, to: from + (n.template.duration ?? Self.defaultDuration)), ad: n.ad)
+                layers.append(layer)
+                placed.append((id, layer, nil))
+            }
+        }
+        let stitcher = Stitcher(request: request, layers: layers)
+        let forward = onEvent
+        var currentBreak: String?
+        var current: NativeLayoutLayer?
+        stitcher.onEvent = { event in
+            switch event {
+            case .breakStarted(_, let id, _, _): currentBreak = id
+            case .adStarted(_, _, _, let media, _):
+                current = currentBreak.flatMap { byBreak[$0]?[media.url] }
+                current?.activate()
+            case .adEnded, .breakEnded:
+                current?.deactivate()
+                current = nil
+            default: break
+            }
+            forward?(event)
+        }
+        stitcher.onProgress = onProgress
+        var result = try stitcher.run()
+        for (i, p) in placed.enumerated() where self.natives[i].layout == .lBar {
+            let planned = self.natives[i].template.duration ?? Self.defaultDuration
+            let shown = result.format.frameDuration * Int64(p.layer.framesDrawn)
+            if planned - shown > result.format.frameDuration {
+                warnings.append("\(p.id): the L-bar showed \(shown.seconds) s of its \(planned.seconds) s (the content ended or the cue lies past it)")
+            }
+        }
+        result.warnings += warnings
+        let natives = placed.enumerated().map { i, p -> NativePlacement in
+            let range = p.layer.shownRange
+            let ad = self.natives[i].ad
+            return NativePlacement(id: p.id, layout: self.natives[i].layout.rawValue, formatID: ad.formatID,
+                                   firstFrame: range?.first.seconds, lastFrame: range?.last.seconds, frames: p.layer.framesDrawn,
+                                   impressionStreamTime: p.layer.impressionStreamTime?.seconds,
+                                   impressionURLs: ad.firedTrackers.filter { $0.event == "impression" }.map(\.url), media: p.media)
+        }
+        return NativeStitchResult(result: result, natives: natives)
+    }
+}

@@ -1,0 +1,133 @@
+// `interlude stitch … --native-format FILE [--native-break TIME=RESPONSE[@lbar]] [--ads VMAP]`:
+// custom native ads drawn into the stitch. Parsing and printing only; the work is NativeStitcher.
+import Ads
+import Foundation
+import Interlude
+import Playback
+import Timing
+
+extension StitchOptions {
+    /// Parses `TIME=RESPONSE`, `TIME=RESPONSE@lbar` (or `@full`) and `TIME@lbar=RESPONSE`.
+    static func parseNativeBreak(_ text: String) throws -> (position: CuePosition, response: String, layout: NativeBreak.Layout) {
+        guard let eq = text.firstIndex(of: "=") else { throw UsageError("--native-break must be TIME=RESPONSE[@lbar], not '\(text)'") }
+        var time = String(text[..<eq]), response = String(text[text.index(after: eq)...])
+        var layout = NativeBreak.Layout.fullFrame
+        for l in NativeBreak.Layout.allCases {
+            if time.hasSuffix("@" + l.rawValue) { time.removeLast(l.rawValue.count + 1); layout = l }
+            if response.hasSuffix("@" + l.rawValue) { response.removeLast(l.rawValue.count + 1); layout = l }
+        }
+        guard let cue = CuePosition(parsing: time) else {
+            throw UsageError("malformed TIME '\(time)' in --native-break (use seconds, HH:MM:SS.mmm, start or end)")
+        }
+        guard !response.isEmpty else { throw UsageError("--native-break \(text) names no response") }
+        return (cue, response, layout)
+    }
+}
+
+/// Runs a stitch with native ads; the exit status.
+@MainActor func runNativeStitch(_ options: StitchOptions) async -> Int32 {
+    if options.adRules.contains(where: { $0.ads.contains { if case .tag = $0 { return true } else { return false } } }) {
+        printError("interlude stitch: --ad-break with a VAST tag cannot be combined with native ads yet (use ad media files)")
+        return 2
+    }
+    let natives: [NativeBreak], failures: [StitchIssue]
+    do {
+        (natives, failures) = try await nativeBreaks(options)
+    } catch {
+        printError("interlude stitch: \(error)")
+        return 1
+    }
+    let stitcher = NativeStitcher(request: options.request, natives: natives)
+    if let dir = options.cacheDir { stitcher.mediaCache = AdMediaCache(directory: URL(fileURLWithPath: dir).appendingPathComponent("media")) }
+    if let t = options.loadVideoTimeout { stitcher.videoTimeout = t }
+    let progress = ProgressLine(enabled: !options.quiet && isatty(STDERR_FILENO) == 1)
+    stitcher.onProgress = { done, total in progress.update(done: done, total: total) }
+    var result: NativeStitchResult
+    do {
+        result = try await stitcher.run()
+    } catch {
+        progress.clear()
+        printError("interlude stitch: \(error)")
+        return 1
+    }
+    progress.clear()
+    var stitched = result
+    stitched.result.issues = failures + stitched.result.issues
+    result = stitched
+    var lines = StitchSummary.lines(result.result)
+    let last = lines.popLast()
+    for n in result.natives {
+        let shown = n.firstFrame.map { String(format: "%.3f s – %.3f s", $0, n.lastFrame ?? $0) } ?? "never shown"
+        lines.append("  native \(n.id) (\(n.layout), format \(n.formatID)): stream \(shown), \(n.frames) frames"
+                     + (n.impressionStreamTime.map { String(format: "; impression at %.3f s (%d pixels)", $0, n.impressionURLs.count) } ?? ""))
+    }
+    if let last { lines.append(last) }
+    return finishStitch(options, summary: lines) {
+        let base = try StitchReport(result.result).json()
+        guard var object = try JSONSerialization.jsonObject(with: base) as? [String: Any] else { return base }
+        object["natives"] = try JSONSerialization.jsonObject(with: JSONEncoder().encode(result.natives))
+        return try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+    }
+}
+
+/// The native breaks of the options: `--native-break` responses, and a VMAP's native breaks (`--ads`).
+/// A response that cannot be used (it comes from an ad server: hostile) is left out and reported
+/// as an issue, as a failing VAST ad is; the content is stitched anyway. A format file, a VMAP that
+/// cannot be read, or no native break at all is an error of the command (thrown).
+@MainActor private func nativeBreaks(_ options: StitchOptions) async throws -> ([NativeBreak], [StitchIssue]) {
+    var formats: [NativeFormatFile] = []
+    for path in options.nativeFormats { formats.append(try NativeFormatFile.load(path: path)) }
+    var settings = NativeLoadSettings()
+    if let t = options.vastTimeout { settings.timeout = t / 1000 }
+    var out: [NativeBreak] = [], issues: [StitchIssue] = []
+    var requested = 0
+    func issue(_ e: NativeAdError, _ source: String) -> StitchIssue {
+        let code: Int
+        switch e.code {
+        case .receivedInvalidResponse: code = 100
+        case .networkError: code = 301
+        case .noFill: code = 303
+        case .invalidRequest: code = 900
+        }
+        return StitchIssue(code: code, message: "native ad \(source) left out: \(e.message)", mediaFile: nil, breakId: nil)
+    }
+    for b in options.nativeBreaks {
+        requested += 1
+        do throws(NativeAdError) {
+            let (response, url) = try await NativeResponseLoader.load(b.response, settings: settings)
+            out.append(try await NativeBreak.make(position: b.position, response: response, responseURL: url, layout: b.layout,
+                                                  formats: formats, settings: settings))
+        } catch {
+            issues.append(issue(error, b.response))
+        }
+    }
+    if let tag = options.adTag {
+        guard let url = TagLocation.rootURL(tag) else { throw NativeAdError(.invalidRequest, "'\(tag)' is neither a URL nor a path") }
+        let data: Data
+        if url.isFileURL {
+            data = try NativeAdAssembler.readLocal(url.path, maxBytes: 2 << 20, what: "VMAP")
+        } else {
+            do { data = try await URLSessionAdFetcher().fetch(url, timeout: settings.timeout, maxBytes: 2 << 20) } catch {
+                throw NativeAdError(.networkError, "VMAP \(tag): \(error)")
+            }
+        }
+        guard case .success(.vmap(let doc)) = AdResponseParser().parse(data) else {
+            throw NativeAdError(.invalidRequest, "\(tag) is not a VMAP document (native breaks come in <vmap:CustomAdData templateType=\"openrtb-native\">)")
+        }
+        let (found, others) = NativeVMAP.breaks(in: doc)
+        if others > 0 {
+            throw NativeAdError(.invalidRequest, "\(tag) has \(others) VAST break(s) beside its \(found.count) native one(s): a VMAP mixing them is not supported yet")
+        }
+        for f in found {
+            requested += 1
+            do throws(NativeAdError) {
+                out.append(try await NativeBreak.make(position: try f.position.get(), response: try f.response.get(), responseURL: url,
+                                                      layout: f.layout, formats: formats, settings: settings))
+            } catch {
+                issues.append(issue(error, "in VMAP break \(f.breakId ?? f.rawTimeOffset)"))
+            }
+        }
+    }
+    guard requested > 0 else { throw NativeAdError(.invalidRequest, "--native-format given but no native break (--native-break, or --ads with a VMAP carrying them)") }
+    return (out, issues)
+}
