@@ -16,12 +16,15 @@ let playHelp = """
       -o OUT           a stitched MP4 (default) or a frame stream (--format nut|y4m; OUT may be - )
       --null           count frames only (for tests and measuring)
     In the window: space pause/resume, s skip, c or a click on the ad = clicked ("learn more"),
-    left/right seek 10 s, f fullscreen, q quit.
+    p picture-in-picture on/off, left/right seek 10 s, f fullscreen, q quit.
 
       --ads TAG            VAST/VMAP tag: http(s) URL, file:// URL or path
-      --session FILE       viewer script (JSON): pause/resume/skip/click/seek/quit at a content
-                           or stream time or on an ad event (see README, "Play")
+      --session FILE       viewer script (JSON): pause/resume/skip/click/seek/quit, pip on/off,
+                           background on/off at a content or stream time or on an ad event
+                           (see README, "Play" and "Picture-in-picture and double-box breaks")
       --events FILE|-      write every event as a JSON line as it happens (- : standard output)
+      --background-playback  IMA's enableBackgroundPlayback: a scripted "background on" lets
+                           content and ads go on (default: they pause until "background off")
       --realtime           pace to the clock (default)
       --fast               every frame as fast as possible, deterministic
       --size WxH, --fps RATE, --threads N, --preset P, --crf N   as for stitch
@@ -47,6 +50,7 @@ let playHelp = """
     var fps: Rational?
     var threads = 0
     var encoder = EncoderSettings()
+    var backgroundPlayback = false
     do {
         while let arg = scanner.next() {
             let name = optionName(arg)
@@ -61,6 +65,7 @@ let playHelp = """
                 guard let f = OutputContainer(rawValue: v) else { throw UsageError("--format must be mp4, y4m or nut, not '\(v)'") }
                 format = f
             case "--null": null = true
+            case "--background-playback": backgroundPlayback = true
             case "--window": window = true
             case "--realtime": clock = .realTime
             case "--fast": clock = .asFastAsPossible
@@ -157,7 +162,9 @@ let playHelp = """
             }
         }
         let log = SessionEventLog(handle: handle, wallTime: clock == .realTime)
-        let session = PlaySession(player: player, adTag: tag, script: script, log: log)
+        let settings = Settings()
+        settings.enableBackgroundPlayback = backgroundPlayback
+        let session = PlaySession(player: player, adTag: tag, script: script, log: log, settings: settings)
         view?.onInput = { input in
             DispatchQueue.main.async {
                 MainActor.assumeIsolated {
@@ -165,6 +172,7 @@ let playHelp = """
                     case .key(" "): session.togglePause()
                     case .key("s"): session.perform(.skip)
                     case .key("c"): session.perform(.click)
+                    case .key("p"): session.togglePictureInPicture()
                     case .click: if session.adsManager?.isPlayingAd == true { session.perform(.click) }
                     case .left: session.seek(by: -10)
                     case .right: session.seek(by: 10)
