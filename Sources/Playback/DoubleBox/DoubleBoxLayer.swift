@@ -151,9 +151,11 @@ public final class DoubleBoxLayer: SurfaceLayer {
         let bounds = canvas.bounds
         let rect = window.windowRect(width: bounds.width, height: bounds.height)
         if style.adInWindow {
+            PictureInPictureLayer.drawBorder(around: rect, on: canvas)
             try canvas.draw(frame: ad, in: rect, scaler: adScaler)
         } else {
             try canvas.draw(frame: ad, in: bounds, scaler: adScaler)
+            PictureInPictureLayer.drawBorder(around: rect, on: canvas)
             try canvas.draw(frame: frame.original, in: rect, scaler: scaler)
         }
     }

@@ -70,7 +70,17 @@ public final class PictureInPictureLayer: SurfaceLayer, @unchecked Sendable {
         // the background: the picture as played (nothing the layers below drew), dimmed
         try canvas.draw(frame: frame.original, in: bounds, scaler: scaler)
         canvas.fill(bounds, color: DrawColor.black.withAlpha(dimAlpha))
-        try canvas.draw(frame: frame.original, in: windowRect(width: bounds.width, height: bounds.height), scaler: scaler)
+        let rect = windowRect(width: bounds.width, height: bounds.height)
+        PictureInPictureLayer.drawBorder(around: rect, on: canvas)
+        try canvas.draw(frame: frame.original, in: rect, scaler: scaler)
+    }
+
+    /// A 2-pixel light frame just outside `rect`, so that a window stands out from what is behind it.
+    public static func drawBorder(around rect: PixelRect, on canvas: Canvas, color: DrawColor = DrawColor(r: 224, g: 224, b: 224)) {
+        canvas.fill(PixelRect(x: rect.x - 2, y: rect.y - 2, width: rect.width + 4, height: 2), color: color)
+        canvas.fill(PixelRect(x: rect.x - 2, y: rect.y + rect.height, width: rect.width + 4, height: 2), color: color)
+        canvas.fill(PixelRect(x: rect.x - 2, y: rect.y, width: 2, height: rect.height), color: color)
+        canvas.fill(PixelRect(x: rect.x + rect.width, y: rect.y, width: 2, height: rect.height), color: color)
     }
 
     /// The window is drawn on content frames too.
