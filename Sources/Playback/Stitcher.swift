@@ -72,6 +72,7 @@ public final class Stitcher {
         timings.plan = monotonicSeconds() - started
 
         let emit = onEvent, progress = onProgress
+        for box in boxes { box.onEvent = { emit?($0) } }
         session.onEvent = { event in
             emit?(event)
             switch event {

@@ -25,7 +25,13 @@ import TestSupport
         return (content, ad)
     }
 
-    static func stitch(_ style: DoubleBoxStyle, at cue: MediaTime = MediaTime(value: 1, timescale: 2), name: String) throws -> (StitchResult, URL) {
+    final class Events: @unchecked Sendable {
+        // @unchecked Sendable: written by the stitch's thread, read after it returned.
+        var all: [SpliceEvent] = []
+    }
+
+    static func stitch(_ style: DoubleBoxStyle, at cue: MediaTime = MediaTime(value: 1, timescale: 2), name: String,
+                       events: Events = Events()) throws -> (StitchResult, URL) {
         let (content, ad) = try media()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-doublebox-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -34,7 +40,9 @@ import TestSupport
         b.doubleBox = style
         var req = StitchRequest(content: content.path, breaks: [b], output: out.path, container: .nut)
         req.overwrite = true
-        return (try Stitcher(request: req).run(), out)
+        let stitcher = Stitcher(request: req)
+        stitcher.onEvent = { events.all.append($0) }
+        return (try stitcher.run(), out)
     }
 
     /// Mono float samples of a file's first audio stream, decoded by the ffmpeg CLI.
@@ -70,7 +78,16 @@ import TestSupport
 
     @Test func contentGoesOnInTheWindowWhileTheAdPlaysFullSizeAndItsSoundIsDucked() throws {
         let style = try DoubleBoxStyle(parsing: "doublebox:-12dB")
-        let (result, out) = try Self.stitch(style, name: "box")
+        let events = Events()
+        let (result, out) = try Self.stitch(style, name: "box", events: events)
+        let boxEvents = events.all.compactMap { e -> String? in
+            switch e {
+            case let .doubleBoxStarted(id, s, contentTime, streamTime): return "start \(id) \(s) \(contentTime.seconds) \(streamTime.seconds)"
+            case let .doubleBoxEnded(id, streamTime): return "end \(id) \(streamTime.seconds)"
+            default: return nil
+            }
+        }
+        #expect(boxEvents == ["start box doublebox:-12dB 0.5 0.5", "end box 1.5"], "the events say the break's mode")
         let p = try DecodedPictures.decode(out)
         // no frame added: the break overlaps content; stream frames 15-44 hold the ad
         #expect(p.frames.count == 90 && result.videoFrames == 90)

@@ -46,6 +46,8 @@ public final class DoubleBoxLayer: SurfaceLayer {
     public private(set) var finished = false
     /// An error met while decoding an ad (the break ends early, content goes on).
     public private(set) var failure: Error?
+    /// Hears the break start and end (`doubleBoxStarted`, `doubleBoxEnded`), on the frame loop.
+    public var onEvent: ((SpliceEvent) -> Void)?
 
     // the ad now showing
     private var adIndex = -1
@@ -102,10 +104,11 @@ public final class DoubleBoxLayer: SurfaceLayer {
         if placement == nil {
             guard let t = frame.sourceTime, t >= cue else { return false }
             placement = (frame.index, frame.streamTime, t, [])
+            onEvent?(.doubleBoxStarted(id: breakId, style: style, contentTime: t, streamTime: frame.streamTime))
         }
         do {
             while current == nil || adFrame >= adFrames {
-                guard try openNextAd(at: frame) else { finished = true; return false }
+                guard try openNextAd(at: frame) else { end(at: frame); return false }
             }
             // the latest ad frame at or before this output frame's ad time
             let at = adOrigin + format.time(ofFrame: adFrame)
@@ -115,10 +118,21 @@ public final class DoubleBoxLayer: SurfaceLayer {
             }
         } catch {
             failure = error
-            finished = true
+            end(at: frame)
             return false
         }
         return true
+    }
+
+    private func end(at frame: SurfaceFrameInfo) {
+        finished = true
+        source = nil
+        current = nil
+        upcoming = nil
+        // an ad cut short (a decode error) takes its sound and the ducking with it
+        let stop = format.sampleIndex(at: frame.streamTime)
+        for i in audioPlan.indices where audioPlan[i].end > stop { audioPlan[i].end = max(audioPlan[i].start, stop) }
+        onEvent?(.doubleBoxEnded(id: breakId, streamTime: frame.streamTime))
     }
 
     /// Opens the next ad with frames; false when none is left.
