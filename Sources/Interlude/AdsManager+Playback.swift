@@ -236,7 +236,7 @@ extension AdsManager {
                     deliver(.complete, ad: p.ad)
                     state = state.settingAd(item.index, ofBreak: index, to: .played)
                 }
-                played.append(PlayedAd(ad: p.ad, placement: placement, skipped: skipped, tracking: p.tracking))
+                played.append(PlayedAd(ad: p.ad, placement: placement, skipped: skipped, tracking: p.tracking, presentation: p.presentation))
             case .failure(let error):
                 recordError(AdError(type: .adPlayingFailed, code: 405, message: "ad media \(item.media.url) failed while playing: \(error)",
                                     adId: item.resolved.id), urls: item.resolved.errorURLs, adId: item.resolved.id, breakId: plan.id)
@@ -258,8 +258,9 @@ extension AdsManager {
             for url in p.resolved.impressions { p.tracking.append(beacon("impression", url, p, at: streamTime)) }
             p.tracking += beaconsFor(event: "creativeView", p, at: streamTime)
             p.tracking += beaconsFor(event: "start", p, at: streamTime)
+            p.presentation = currentPresentation
             playing = p
-            deliver(.started, ad: p.ad, at: streamTime)
+            deliver(.started, ad: p.ad, data: ["presentation": p.presentation.rawValue], at: streamTime)
             p = playing ?? p
         }
         let d = p.media.duration

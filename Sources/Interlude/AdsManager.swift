@@ -24,7 +24,7 @@ import Timing
     /// Every event delivered, in order.
     public private(set) var events: [AdEvent] = []
     /// Every error met, in order.
-    public private(set) var errors: [AdError] = []
+    public internal(set) var errors: [AdError] = []
     /// Every beacon due, in order.
     public internal(set) var beacons: [TrackedBeacon] = []
     /// Breaks as they played.
@@ -63,6 +63,12 @@ import Timing
     /// Content pauses requested so far.
     var pauses = 0
     var discardRequested = false
+    /// Whether picture-in-picture is active (told by the request's `PictureInPictureProxy`).
+    var inPictureInPicture = false
+    /// Whether the app is in the background (`appDidEnterBackground()`).
+    var inBackground = false
+    /// Whether the ad playing was paused because the app entered the background.
+    var pausedForBackground = false
     private let epoch = Date()
 
     /// The ad now playing and what has fired for it.
@@ -84,6 +90,8 @@ import Timing
         var podDuration: MediaTime = .zero
         /// Whether the ad is paused (PAUSE fired, RESUME not yet).
         var paused = false
+        /// How it was presented when its first frame showed.
+        var presentation: AdPresentation = .normal
     }
 
     /// One break to play: what the schedule says, with an id and a cue.
@@ -130,6 +138,7 @@ import Timing
         state = AdPlaybackState(breaks: plans.map {
             .init(id: $0.id, cue: $0.cue, podIndex: $0.podIndex, state: .scheduled, ads: $0.ads.map { _ in .available })
         })
+        request.pictureInPictureProxy?.add(self)
     }
 
     // MARK: IMA's API
@@ -174,6 +183,7 @@ import Timing
     /// rules it is ignored, except during AD_BREAK_READY when `autoPlayAdBreaks` is false.
     public func start() {
         guard !destroyed else { return }
+        if isPictureInPictureActive, readyBreak != nil || (!isAdRules && !started) { refuseStartInPictureInPicture(); return }
         if readyBreak != nil { startDuringReady = true; return }
         if !isAdRules, !started {
             started = true

@@ -18,12 +18,16 @@ import Timing
     public var vastLoadTimeout: Double?
     /// Content length in seconds (places `n%` breaks).
     public var contentDuration: Double?
+    /// The proxy of the app's picture-in-picture controller (requests made for PiP): the manager
+    /// hears through it when PiP is active.
+    public let pictureInPictureProxy: PictureInPictureProxy?
 
     /// A request for an ad tag.
     public init(adTagUrl: String, adDisplayContainer: AdDisplayContainer, contentPlayhead: ContentPlayhead?,
                 userContext: (any Sendable)? = nil) {
         self.adTagUrl = adTagUrl; self.adsResponse = nil
         self.adDisplayContainer = adDisplayContainer; self.contentPlayhead = contentPlayhead; self.userContext = userContext
+        pictureInPictureProxy = nil
     }
 
     /// A request for a response already in hand.
@@ -31,6 +35,29 @@ import Timing
                 userContext: (any Sendable)? = nil) {
         self.adTagUrl = nil; self.adsResponse = adsResponse
         self.adDisplayContainer = adDisplayContainer; self.contentPlayhead = contentPlayhead; self.userContext = userContext
+        pictureInPictureProxy = nil
+    }
+
+    /// A request whose ads play through the content's own player (`avPlayerVideoDisplay`, which
+    /// also gives the content playhead) so that they can show in the picture-in-picture window,
+    /// with the proxy installed as the PiP controller's delegate (IMA's PiP initializer).
+    public init(adTagUrl: String, adDisplayContainer: AdDisplayContainer, avPlayerVideoDisplay: PlayerVideoDisplay,
+                pictureInPictureProxy: PictureInPictureProxy, userContext: (any Sendable)? = nil) {
+        self.adTagUrl = adTagUrl; self.adsResponse = nil
+        adDisplayContainer.videoDisplay = avPlayerVideoDisplay
+        self.adDisplayContainer = adDisplayContainer
+        contentPlayhead = PlayerContentPlayhead(player: avPlayerVideoDisplay.player)
+        self.pictureInPictureProxy = pictureInPictureProxy; self.userContext = userContext
+    }
+
+    /// The PiP initializer for a response already in hand.
+    public init(adsResponse: String, adDisplayContainer: AdDisplayContainer, avPlayerVideoDisplay: PlayerVideoDisplay,
+                pictureInPictureProxy: PictureInPictureProxy, userContext: (any Sendable)? = nil) {
+        self.adTagUrl = nil; self.adsResponse = adsResponse
+        adDisplayContainer.videoDisplay = avPlayerVideoDisplay
+        self.adDisplayContainer = adDisplayContainer
+        contentPlayhead = PlayerContentPlayhead(player: avPlayerVideoDisplay.player)
+        self.pictureInPictureProxy = pictureInPictureProxy; self.userContext = userContext
     }
 }
 

@@ -8,6 +8,10 @@ import Foundation
     /// Whether ad breaks start by themselves; when false `AD_BREAK_READY` fires and the break
     /// waits for `AdsManager.start()` during that event, or is dropped.
     public var autoPlayAdBreaks: Bool = true
+    /// Whether ads (and content, in apps that follow `BackgroundPlayback`) go on playing while the
+    /// app is in the background (needed for picture-in-picture in IMA); when false, entering the
+    /// background pauses the ad playing and its beacons until the app returns.
+    public var enableBackgroundPlayback: Bool = false
 
     /// Default settings.
     public init() {}
@@ -17,6 +21,7 @@ import Foundation
         let s = Settings()
         s.maxRedirects = maxRedirects
         s.autoPlayAdBreaks = autoPlayAdBreaks
+        s.enableBackgroundPlayback = enableBackgroundPlayback
         return s
     }
 }

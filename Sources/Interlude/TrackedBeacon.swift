@@ -28,6 +28,8 @@ public struct PlayedAd: Sendable, Equatable {
     public var skipped: Bool
     /// Its beacons in time order.
     public var tracking: [TrackedBeacon]
+    /// How it was presented (full size, in the picture-in-picture window, …) at its first frame.
+    public var presentation: AdPresentation = .normal
 }
 
 /// An ad break as it played in the output.

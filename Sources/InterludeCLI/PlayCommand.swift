@@ -17,15 +17,18 @@ let playHelp = """
       --null           count frames only (for tests and measuring)
     In the window: space pause/resume, s skip, c = clicked ("learn more"); a click on the ad UI's
     skip or Learn more button does that, elsewhere on an ad it is a click (or resumes a paused ad),
-    left/right seek 10 s, f fullscreen, q quit.
+    p picture-in-picture on/off, left/right seek 10 s, f fullscreen, q quit.
 
       --ads TAG            VAST/VMAP tag: http(s) URL, file:// URL or path
       --ad-ui none|default|FILE.json   the ad UI drawn on ads (default: default, IMA's
                            UI); FILE.json: disableUi and the app's UI from a layout, whose
                            skip/learnMore buttons take clicks in the window (see stitch)
-      --session FILE       viewer script (JSON): pause/resume/skip/click/seek/quit at a content
-                           or stream time or on an ad event (see README, "Play")
+      --session FILE       viewer script (JSON): pause/resume/skip/click/seek/quit, pip on/off,
+                           background on/off at a content or stream time or on an ad event
+                           (see README, "Play" and "Picture-in-picture and double-box breaks")
       --events FILE|-      write every event as a JSON line as it happens (- : standard output)
+      --background-playback  IMA's enableBackgroundPlayback: a scripted "background on" lets
+                           content and ads go on (default: they pause until "background off")
       --realtime           pace to the clock (default)
       --fast               every frame as fast as possible, deterministic
       --size WxH, --fps RATE, --threads N, --preset P, --crf N   as for stitch
@@ -52,6 +55,7 @@ let playHelp = """
     var fps: Rational?
     var threads = 0
     var encoder = EncoderSettings()
+    var backgroundPlayback = false
     do {
         while let arg = scanner.next() {
             let name = optionName(arg)
@@ -67,6 +71,7 @@ let playHelp = """
                 guard let f = OutputContainer(rawValue: v) else { throw UsageError("--format must be mp4, y4m or nut, not '\(v)'") }
                 format = f
             case "--null": null = true
+            case "--background-playback": backgroundPlayback = true
             case "--window": window = true
             case "--realtime": clock = .realTime
             case "--fast": clock = .asFastAsPossible
@@ -163,8 +168,10 @@ let playHelp = """
             }
         }
         let log = SessionEventLog(handle: handle, wallTime: clock == .realTime)
-        let session = PlaySession(player: player, adTag: tag, script: script, log: log)
-        if let adUI {
+        let settings = Settings()
+        settings.enableBackgroundPlayback = backgroundPlayback
+        let session = PlaySession(player: player, adTag: tag, script: script, log: log, settings: settings)
+                if let adUI {
             session.drawsDefaultAdUI = adUI.drawsDefault
             session.customAdUI = adUI.custom
             if adUI.disablesUi { session.renderingSettings.disableUi = true }
@@ -177,6 +184,7 @@ let playHelp = """
                     case .key("s"): session.perform(.skip)
                     case .key("c"): session.perform(.click)
                     case .click(let x, let y): session.click(atX: x, y: y)
+                    case .key("p"): session.togglePictureInPicture()
                     case .left: session.seek(by: -10)
                     case .right: session.seek(by: 10)
                     case .key("q"), .quit: session.perform(.quit)

@@ -16,7 +16,12 @@ let stitchHelp = """
                                 VMAP breaks where it puts them, a VAST ad or pod as a pre-roll
       --ad-break TIME=AD[,AD…]  an ad break the app schedules; each AD is a media file or a
                                 VAST tag, played in order as a pod. TIME: seconds (20.5),
-                                HH:MM:SS.mmm, start or end. Repeatable.
+                                HH:MM:SS.mmm, start or end. Repeatable. A suffix
+                                @doublebox[:LEVEL] makes a double-box break (media files
+                                only): content goes on in a window while the ad plays full
+                                size, its sound at LEVEL (-12dB by default, -60dB..0dB or
+                                mute); @doublebox-reverse[:LEVEL] puts the ad in the window
+                                over the full-size content
       --ad-ui none|default|FILE.json
                                 the ad UI drawn on ad frames of VAST ads (default: default,
                                 IMA's UI: "Ad 1 of 2 · 0:12", skip button, Learn more).
@@ -168,7 +173,7 @@ struct StitchOptions {
         var scanner = ArgumentScanner(args)
         var content: String?
         var output: String?
-        var breaks: [(CuePosition, [String])] = []
+        var breaks: [(CuePosition, [String], DoubleBoxStyle?)] = []
         var format: OutputContainer?
         var encoder = EncoderSettings()
         var size: (Int, Int)?
@@ -258,6 +263,9 @@ struct StitchOptions {
         if !nativeBreaks.isEmpty && nativeFormats.isEmpty { throw UsageError("--native-break needs --native-format FILE") }
         if !nativeBreaks.isEmpty && adTag != nil { throw UsageError("use --ads or --native-break, not both (a VMAP carries its own native breaks)") }
         let named = breakRequests(breaks)
+        if named.contains(where: { $0.doubleBox != nil && $0.ads.contains { if case .tag = AdRulesBuilder.AdReference.guess($0) { return true } else { return false } } }) {
+            throw UsageError("a double-box break takes ad media files, not VAST tags")
+        }
         let request = StitchRequest(content: content, breaks: named, output: output,
                                     container: container, encoder: encoder, size: size, frameRate: fps,
                                     overwrite: overwrite, threads: threads)
@@ -289,8 +297,19 @@ struct StitchOptions {
         return o
     }
 
-    /// Parses `TIME=AD[,AD…]`.
-    static func parseBreak(_ text: String) throws -> (CuePosition, [String]) {
+    /// Parses `TIME=AD[,AD…][@doublebox[-reverse][:LEVEL]]`.
+    static func parseBreak(_ value: String) throws -> (CuePosition, [String], DoubleBoxStyle?) {
+        var text = value
+        var style: DoubleBoxStyle?
+        if let at = value.range(of: "@doublebox", options: [.caseInsensitive, .backwards]) {
+            do { style = try DoubleBoxStyle(parsing: String(value[value.index(after: at.lowerBound)...])) } catch {
+                throw UsageError("--ad-break \(value): \(error)")
+            }
+            text = String(value[..<at.lowerBound])
+            if case .end? = CuePosition(parsing: String(text.prefix { $0 != "=" })) {
+                throw UsageError("--ad-break \(value): a double-box break cannot be at the end (content must go on beside it)")
+            }
+        }
         guard let eq = text.firstIndex(of: "=") else { throw UsageError("--ad-break must be TIME=AD[,AD…], not '\(text)'") }
         let time = String(text[..<eq])
         guard let cue = CuePosition(parsing: time) else {
@@ -298,14 +317,14 @@ struct StitchOptions {
         }
         let ads = text[text.index(after: eq)...].split(separator: ",").map(String.init).filter { !$0.isEmpty }
         guard !ads.isEmpty else { throw UsageError("--ad-break \(text) names no ad media") }
-        return (cue, ads)
+        return (cue, ads, style)
     }
 
     /// Names breaks `preroll`, `midroll-1`…, `postroll` in cue order.
-    static func breakRequests(_ breaks: [(CuePosition, [String])]) -> [AdBreakRequest] {
+    static func breakRequests(_ breaks: [(CuePosition, [String], DoubleBoxStyle?)]) -> [AdBreakRequest] {
         var mid = 0, pre = 0, post = 0
         // The engine's own play order (pre-rolls, mid-rolls by time, post-rolls; ties as given).
-        return Stitcher.ordered(breaks.map { AdBreakRequest(id: "", position: $0.0, ads: $0.1) }).map { b in
+        return Stitcher.ordered(breaks.map { var b = AdBreakRequest(id: "", position: $0.0, ads: $0.1); b.doubleBox = $0.2; return b }).map { b in
             var b = b
             switch b.position {
             case .start: pre += 1; b.id = pre == 1 ? "preroll" : "preroll-\(pre)"
@@ -324,7 +343,8 @@ enum StitchSummary {
         lines.append("wrote \(r.output.uri): \(r.format), \(r.videoFrames) frames, \(r.output.duration.clockString)")
         lines.append("content \(r.content.uri): \(r.content.duration.clockString)")
         for b in r.breaks {
-            lines.append("  break \(b.id) at content \(b.contentTime.clockString) -> stream \(b.streamTime.clockString), \(b.ads.count) ad(s), \(b.duration.clockString)")
+            lines.append("  break \(b.id) at content \(b.contentTime.clockString) -> stream \(b.streamTime.clockString), \(b.ads.count) ad(s), \(b.duration.clockString)"
+                         + (b.doubleBox.map { " (\($0); content went on)" } ?? ""))
             for ad in b.ads {
                 lines.append("    ad \(ad.podPosition)/\(ad.totalAds) \(ad.mediaFile) at \(ad.streamTime.clockString), \(ad.duration.clockString)"
                              + (ad.transcodeCache == .hit ? " (from the transcode cache)" : ""))

@@ -19,4 +19,9 @@ public enum SpliceEvent: Sendable {
     case contentProgress(contentTime: MediaTime, streamTime: MediaTime)
     /// The last content frame has been shown.
     case contentEnded(contentTime: MediaTime, streamTime: MediaTime)
+    /// Double-box break `id` began at the content frame at `contentTime`: content goes on beside
+    /// its ads, as `style` says (its ads are in the result's breaks, not in `adStarted` events).
+    case doubleBoxStarted(id: String, style: DoubleBoxStyle, contentTime: MediaTime, streamTime: MediaTime)
+    /// Double-box break `id` ended (its last ad frame showed before `streamTime`).
+    case doubleBoxEnded(id: String, streamTime: MediaTime)
 }

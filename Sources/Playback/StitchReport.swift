@@ -38,6 +38,11 @@ public struct StitchReport: Codable, Sendable {
         public var streamTime: Double
         public var duration: Double
         public var ads: [Ad]
+        /// `standard` (content paused), `doublebox` (the ad full size, content in a window) or
+        /// `doublebox-reverse` (the ad in a window over the content).
+        public var mode: String = "standard"
+        /// A double box's content level under the ad, in dB; absent when muted or standard.
+        public var contentGainDB: Double? = nil
     }
     /// One run of content in the output.
     public struct Segment: Codable, Sendable {
@@ -87,7 +92,8 @@ public struct StitchReport: Codable, Sendable {
                   ads: b.ads.map { Ad(mediaFile: $0.mediaFile, streamTime: $0.streamTime.seconds, duration: $0.duration.seconds,
                                       mediaDuration: $0.mediaDuration.seconds, podPosition: $0.podPosition,
                                       totalAds: $0.totalAds, frames: $0.frames, conformSeconds: $0.conformSeconds,
-                                      loudness: $0.loudness, transcodeCache: $0.transcodeCache) })
+                                      loudness: $0.loudness, transcodeCache: $0.transcodeCache) },
+                  mode: b.doubleBox?.modeName ?? "standard", contentGainDB: b.doubleBox?.contentGainDB)
         }
         contentSegments = r.timeline.segments.map {
             Segment(contentStart: $0.contentStart.seconds, contentEnd: $0.contentEnd.seconds,

@@ -47,6 +47,9 @@ public struct AdBreakRequest: Sendable, Equatable {
     public var position: CuePosition
     /// Ad media files (paths or URLs FFmpeg can open), played in order as a pod.
     public var ads: [String]
+    /// A double-box break: content keeps playing beside the ads (`TIME=AD@doublebox`); nil: the
+    /// content pauses for the break.
+    public var doubleBox: DoubleBoxStyle? = nil
 
     /// Makes a break request.
     public init(id: String, position: CuePosition, ads: [String]) {

@@ -67,6 +67,9 @@ public struct PlacedBreak: Sendable, Equatable {
     public var duration: MediaTime
     /// The ads that played.
     public var ads: [PlacedAd]
+    /// A double-box break (content went on in a window, or the ad did): its style; nil for a
+    /// break that paused content.
+    public var doubleBox: DoubleBoxStyle? = nil
 }
 
 /// Seconds spent in each stage of a stitch, measured by the engine itself. Encoding runs on its

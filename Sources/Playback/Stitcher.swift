@@ -29,9 +29,17 @@ public final class Stitcher {
     public func run() throws -> StitchResult {
         let started = monotonicSeconds()
         var timings = StageTimings()
-        let session = try SpliceSession(request: request, layers: layers)
-        let ordered = Stitcher.ordered(request.breaks)
-        for b in ordered {
+        let all = Stitcher.ordered(request.breaks)
+        // double-box breaks do not pause content: layers over it, drawn while content plays
+        let boxes = try all.filter { $0.doubleBox != nil }.map { b -> DoubleBoxLayer in
+            guard let style = b.doubleBox, let cue = b.position.doubleBoxCue else {
+                throw StitchFailure.invalidOption("double-box break \(b.id) at the end of the content: content must go on beside it")
+            }
+            return DoubleBoxLayer(breakId: b.id, cue: cue, style: style, threads: request.threads)
+        }
+        let session = try SpliceSession(request: request, layers: layers + boxes)
+        let ordered = all.filter { $0.doubleBox == nil }
+        for b in all {
             if case .time(let t) = b.position, t >= session.contentDuration {
                 session.abort()
                 throw StitchFailure.cuePastEnd(cue: t, duration: session.contentDuration)
@@ -51,12 +59,20 @@ public final class Stitcher {
                 }
             }
         }
+        do {
+            try DoubleBoxLayer.configure(boxes, breaks: all, format: session.format, contentDuration: session.contentDuration,
+                                         threads: request.threads, issues: &issues)
+        } catch {
+            session.abort()
+            throw error
+        }
         let period = session.format.frameDuration
         let adTotal = pods.joined().reduce(MediaTime.zero) { $0 + period * FrameSelection.frameCount(from: .zero, to: $1.duration, period: period) }
         let expectedTotal = session.contentDuration + adTotal
         timings.plan = monotonicSeconds() - started
 
         let emit = onEvent, progress = onProgress
+        for box in boxes { box.onEvent = { emit?($0) } }
         session.onEvent = { event in
             emit?(event)
             switch event {
@@ -108,9 +124,18 @@ public final class Stitcher {
         timings.decode = max(0, timings.total - timings.plan - session.encoderWaitSeconds)
         var content = session.content
         content.duration = session.timelineMap.segments.last?.contentEnd ?? session.contentDuration
+        var timeline = session.timelineMap
+        for box in boxes {
+            if let e = box.failure {
+                issues.append(StitchIssue(code: 405, message: "double-box break \(box.breakId) ended early: \(SpliceSession.reason(e))", breakId: box.breakId))
+            }
+            guard let b = box.placedBreak(in: &timeline) else { continue }
+            placed.append(b)
+        }
+        placed.sort { $0.streamTime < $1.streamTime }
         var result = StitchResult(content: content, output: session.outputSummary, format: session.format,
                             videoFrames: session.videoFrames, audioSamples: session.audioSamples, breaks: placed,
-                            timeline: session.timelineMap, issues: issues, warnings: session.contentWarnings, timings: timings)
+                            timeline: timeline, issues: issues, warnings: session.contentWarnings, timings: timings)
         result.smartRendering = session.smartRendering
         return result
     }

@@ -31,9 +31,13 @@ public struct TimelineMap: Sendable, Equatable {
         public var streamStart: MediaTime
         /// Stream time where content (or the next break) resumes.
         public var streamEnd: MediaTime
+        /// Whether content kept playing during the break (a double box): content segments then
+        /// overlap the break's stream time, and `contentTime` is where the break began.
+        public var overlapsContent: Bool
         /// Makes a break.
-        public init(id: String, contentTime: MediaTime, streamStart: MediaTime, streamEnd: MediaTime) {
+        public init(id: String, contentTime: MediaTime, streamStart: MediaTime, streamEnd: MediaTime, overlapsContent: Bool = false) {
             self.id = id; self.contentTime = contentTime; self.streamStart = streamStart; self.streamEnd = streamEnd
+            self.overlapsContent = overlapsContent
         }
     }
 
@@ -60,7 +64,8 @@ public struct TimelineMap: Sendable, Equatable {
     }
 
     /// The content time showing at stream time `t`; during an ad break, the content time at
-    /// which content paused for it.
+    /// which content paused for it (during a double box, which overlaps content, the content
+    /// time showing in its window).
     public func contentTime(forStreamTime t: MediaTime) -> MediaTime {
         for s in segments where s.streamStart <= t && t < s.streamEnd {
             return MediaTime.min(s.contentStart + (t - s.streamStart), s.contentEnd)

@@ -5,7 +5,10 @@ import Timing
 /// `interlude play` as a library: an app on `Player`, `AdsLoader` and `AdsManager` written the way
 /// IMA's getting-started guide writes one, plus a viewer script (`SessionScript`) and a live event
 /// log. Played as fast as possible, the same script gives the same events and the same output.
-@MainActor public final class PlaySession: AdsLoaderDelegate, AdsManagerDelegate {
+/// Picture-in-picture follows IMA's PiP guide (a `PictureInPictureProxy` as the controller's
+/// delegate, the PiP request initializer, `start()` on LOADED only outside PiP) and the background
+/// follows `BackgroundPlayback`.
+@MainActor public final class PlaySession: AdsLoaderDelegate, AdsManagerDelegate, PictureInPictureControllerDelegate {
     /// The content player; attach outputs to `player.surface` before `run()`.
     public let player: Player
     /// The ad tag (URL or path), if any.
@@ -26,6 +29,14 @@ import Timing
     public let adsLoader: AdsLoader
     /// The manager once ads loaded.
     public private(set) var adsManager: AdsManager?
+    /// Picture-in-picture on the player (the window key `p`, `pip on/off`).
+    public let pictureInPictureController: PictureInPictureController
+    /// The proxy installed as the PiP controller's delegate: forwards to this session and the ads.
+    public private(set) var pictureInPictureProxy: PictureInPictureProxy!
+    /// The background rules (`background on/off`).
+    public let backgroundPlayback: BackgroundPlayback
+    /// LOADED came during PiP: `start()` waits for PiP to stop, as the PiP guide asks.
+    private var startDeferredByPictureInPicture = false
 
     private var loadFailed = false
     private var allAdsCompleted = false
@@ -43,7 +54,11 @@ import Timing
         self.script = script
         self.log = log
         adsLoader = AdsLoader(settings: settings)
+        pictureInPictureController = PictureInPictureController(player: player)
+        backgroundPlayback = BackgroundPlayback(player: player, settings: settings)
         adsLoader.delegate = self
+        pictureInPictureProxy = PictureInPictureProxy(avPictureInPictureControllerDelegate: self)
+        pictureInPictureController.delegate = pictureInPictureProxy
         renderingSettings.linkOpener = { [weak self] url in self?.write("openURL", ["url": url.absoluteString]) }
     }
 
@@ -61,7 +76,8 @@ import Timing
             container.adUI?.customUI = customAdUI
             adUI = container.adUI
             let request = AdsRequest(adTagUrl: adTag, adDisplayContainer: container,
-                                     contentPlayhead: PlayerContentPlayhead(player: player), userContext: nil)
+                                     avPlayerVideoDisplay: PlayerVideoDisplay(player: player),
+                                     pictureInPictureProxy: pictureInPictureProxy, userContext: nil)
             request.contentDuration = player.currentItem?.duration.seconds
             adsLoader.requestAds(with: request)
         } else {
@@ -98,6 +114,11 @@ import Timing
         }
     }
 
+    /// Starts picture-in-picture, or stops it when active: a window's `p` key.
+    public func togglePictureInPicture() {
+        perform(.pictureInPicture(!pictureInPictureController.isPictureInPictureActive))
+    }
+
     /// Seeks content by `delta` seconds from where it is (a window's arrow keys); refused in an ad.
     public func seek(by delta: Double) {
         guard !(adsManager?.isPlayingAd ?? false) else { write("action", ["do": "seek", "refused": "an ad is playing"]); return }
@@ -132,6 +153,25 @@ import Timing
             write("action", ["do": "seek", "to": to.seconds])
             player.seek(to: to) { [weak self] ok in
                 MainActor.assumeIsolated { self?.write("seeked", ["to": to.seconds, "ok": ok]) }
+            }
+        case .pictureInPicture(let on):
+            write("action", ["do": on ? "pip on" : "pip off"])
+            if on { pictureInPictureController.startPictureInPicture() } else { pictureInPictureController.stopPictureInPicture() }
+        case .background(let on, let seconds):
+            write("action", ["do": on ? "background on" : "background off"])
+            if on {
+                let effect = backgroundPlayback.enterBackground()
+                write("background", ["playback": effect.rawValue])
+                if let seconds {
+                    let back = { [weak self] in self?.perform(.background(false, seconds: nil)) }
+                    if player.clock == .realTime {
+                        DispatchQueue.main.asyncAfter(deadline: .now() + seconds) { MainActor.assumeIsolated { back() } }
+                    } else {
+                        DispatchQueue.main.async { MainActor.assumeIsolated { back() } }
+                    }
+                }
+            } else {
+                backgroundPlayback.enterForeground()
             }
         case .quit:
             write("action", ["do": "quit"])
@@ -182,6 +222,7 @@ import Timing
     public func adsLoader(_ loader: AdsLoader, adsLoadedWith adsLoadedData: AdsLoadedData) {
         adsManager = adsLoadedData.adsManager
         adsManager?.delegate = self
+        backgroundPlayback.adsManager = adsManager
         adsManager?.initialize(with: renderingSettings)
     }
 
@@ -203,7 +244,10 @@ import Timing
         }
         if let data = event.data { for (k, v) in data { fields[k] = v } }
         log.write(event.typeString, streamTime: event.streamTime, contentTime: event.contentTime, fields)
-        if event.type == .loaded { adsManager.start() }
+        if event.type == .loaded {
+            // the PiP guide: ads cannot be started in picture-in-picture; start once it stops
+            if pictureInPictureController.isPictureInPictureActive { startDeferredByPictureInPicture = true } else { adsManager.start() }
+        }
         if event.type == .allAdsCompleted { allAdsCompleted = true; checkDone() }
         let n = (eventCounts[event.type] ?? 0) + 1
         eventCounts[event.type] = n
@@ -224,5 +268,19 @@ import Timing
         write("contentResume")
         if !quitting { player.play() }
         checkDone()
+    }
+
+    // MARK: PictureInPictureControllerDelegate (through the proxy)
+
+    public func pictureInPictureControllerDidStartPictureInPicture(_ controller: PictureInPictureController) {
+        write("pictureInPictureStarted")
+    }
+
+    public func pictureInPictureControllerDidStopPictureInPicture(_ controller: PictureInPictureController) {
+        write("pictureInPictureStopped")
+        if startDeferredByPictureInPicture {
+            startDeferredByPictureInPicture = false
+            adsManager?.start()
+        }
     }
 }

@@ -19,7 +19,9 @@ import Timing
 /// Actions: `pause` (the ad if one is playing, else the content; with `for`: seconds until it
 /// resumes, immediately when played as fast as possible), `resume`, `skip`, `click` (the viewer
 /// clicks the ad: a click-through, or TAPPED on a paused ad), `seek` (`to` seconds of content),
-/// `quit`.
+/// `quit`; `pip on` / `pip off` (picture-in-picture starts or stops: the window key `p`),
+/// `background on` / `background off` (the app enters or leaves the background; `background on`
+/// with `for`: seconds until it returns, immediately when played as fast as possible).
 public struct SessionScript: Sendable, Equatable {
     /// What sets an action off.
     public enum Trigger: Sendable, Equatable {
@@ -39,6 +41,10 @@ public struct SessionScript: Sendable, Equatable {
         case click
         case seek(to: MediaTime)
         case quit
+        /// Picture-in-picture on (true) or off.
+        case pictureInPicture(Bool)
+        /// The app enters (true) or leaves the background; `seconds`: until it returns.
+        case background(Bool, seconds: Double?)
     }
 
     /// One scripted action.
@@ -101,10 +107,14 @@ public struct SessionScript: Sendable, Equatable {
             case "skip": kind = .skip
             case "click": kind = .click
             case "quit": kind = .quit
+            case "pip on": kind = .pictureInPicture(true)
+            case "pip off": kind = .pictureInPicture(false)
+            case "background on": kind = .background(true, seconds: try seconds("for")?.seconds)
+            case "background off": kind = .background(false, seconds: nil)
             case "seek":
                 guard let to = try seconds("to") else { throw Invalid(description: "action \(n): seek needs \"to\" (seconds)") }
                 kind = .seek(to: to)
-            case let d: throw Invalid(description: "action \(n): \"do\" must be pause, resume, skip, click, seek or quit, not '\(d ?? "nothing")'")
+            case let d: throw Invalid(description: "action \(n): \"do\" must be pause, resume, skip, click, seek, quit, pip on, pip off, background on or background off, not '\(d ?? "nothing")'")
             }
             actions.append(Action(trigger: trigger, kind: kind))
         }

@@ -1,0 +1,56 @@
+import Foundation
+import Playback
+
+/// IMA's picture-in-picture and background rules on the manager: `start()` is refused while PiP
+/// is active (ads can only be started in normal mode; breaks that come up play in the window), and
+/// without `Settings.enableBackgroundPlayback` the background pauses the ad playing (its picture
+/// held, so its quartile and progress beacons wait too) until the app returns.
+extension AdsManager {
+    /// The IMA error code of a `start()` refused in picture-in-picture (IMA's API_ERROR, 1102:
+    /// the API used in a state that does not allow it).
+    public static let startRefusedInPictureInPictureCode = 1102
+
+    /// Whether picture-in-picture is active, as the request's `PictureInPictureProxy` says.
+    public var isPictureInPictureActive: Bool { inPictureInPicture || request.pictureInPictureProxy?.isPictureInPictureActive == true }
+
+    /// Whether the app is in the background, as told by `appDidEnterBackground()`.
+    public var isInBackground: Bool { inBackground }
+
+    /// How an ad starting now is presented.
+    var currentPresentation: AdPresentation { isPictureInPictureActive ? .pictureInPicture : .normal }
+
+    /// The proxy forwarded a PiP start or stop.
+    func pictureInPictureDidChange(active: Bool) {
+        inPictureInPicture = active
+    }
+
+    /// `start()` during picture-in-picture: an error event (IMA's 1102), nothing starts; `start()`
+    /// may be called again once PiP has stopped.
+    func refuseStartInPictureInPicture() {
+        let e = AdError(type: .adPlayingFailed, code: Self.startRefusedInPictureInPictureCode,
+                        message: "ads cannot be started while picture-in-picture is active; call start() in normal mode")
+        errors.append(e)
+        reportFatal(e)
+    }
+
+    /// The app entered the background. Without `Settings.enableBackgroundPlayback` the ad playing
+    /// pauses (PAUSE and its `pause` beacon; no frame, quartile or progress beacon until the app
+    /// returns); with it, nothing changes.
+    public func appDidEnterBackground() {
+        guard !inBackground, !destroyed else { return }
+        inBackground = true
+        guard !settings.enableBackgroundPlayback, let p = playing, !p.paused else { return }
+        pausedForBackground = true
+        pause()
+    }
+
+    /// The app returned to the foreground: an ad the background paused resumes (RESUME and its beacon).
+    public func appWillEnterForeground() {
+        guard inBackground, !destroyed else { return }
+        inBackground = false
+        if pausedForBackground {
+            pausedForBackground = false
+            resume()
+        }
+    }
+}

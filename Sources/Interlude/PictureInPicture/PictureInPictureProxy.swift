@@ -1,0 +1,54 @@
+import Foundation
+
+/// IMA's `IMAPictureInPictureProxy`: set it as the `PictureInPictureController`'s delegate; it
+/// forwards every delegate message to the app's own delegate and to the `AdsManager`s of requests
+/// made with it (`AdsRequest(adTagUrl:adDisplayContainer:avPlayerVideoDisplay:pictureInPictureProxy:userContext:)`),
+/// so that the app keeps its delegate and the ads know when picture-in-picture is active: a
+/// manager then refuses `start()` (IMA: ads cannot be started in PiP) while breaks that come up
+/// play in the PiP window.
+@MainActor public final class PictureInPictureProxy: PictureInPictureControllerDelegate {
+    /// The app's delegate, which hears every message first.
+    public private(set) weak var appDelegate: PictureInPictureControllerDelegate?
+    /// Whether picture-in-picture is active, as the messages forwarded say.
+    public private(set) var isPictureInPictureActive = false
+    private var managers: [WeakManager] = []
+
+    private struct WeakManager { weak var manager: AdsManager? }
+
+    /// A proxy forwarding to `avPictureInPictureControllerDelegate` (the app's delegate; may be nil).
+    public init(avPictureInPictureControllerDelegate: PictureInPictureControllerDelegate?) {
+        appDelegate = avPictureInPictureControllerDelegate
+    }
+
+    /// Makes `manager` hear the messages too (done by the manager of a request made with this proxy).
+    func add(_ manager: AdsManager) {
+        managers.removeAll { $0.manager == nil || $0.manager === manager }
+        managers.append(WeakManager(manager: manager))
+    }
+
+    private var liveManagers: [AdsManager] { managers.compactMap(\.manager) }
+
+    public func pictureInPictureControllerWillStartPictureInPicture(_ controller: PictureInPictureController) {
+        appDelegate?.pictureInPictureControllerWillStartPictureInPicture(controller)
+    }
+
+    public func pictureInPictureControllerDidStartPictureInPicture(_ controller: PictureInPictureController) {
+        isPictureInPictureActive = true
+        appDelegate?.pictureInPictureControllerDidStartPictureInPicture(controller)
+        for m in liveManagers { m.pictureInPictureDidChange(active: true) }
+    }
+
+    public func pictureInPictureController(_ controller: PictureInPictureController, failedToStartPictureInPictureWithError error: Error) {
+        appDelegate?.pictureInPictureController(controller, failedToStartPictureInPictureWithError: error)
+    }
+
+    public func pictureInPictureControllerWillStopPictureInPicture(_ controller: PictureInPictureController) {
+        appDelegate?.pictureInPictureControllerWillStopPictureInPicture(controller)
+    }
+
+    public func pictureInPictureControllerDidStopPictureInPicture(_ controller: PictureInPictureController) {
+        isPictureInPictureActive = false
+        appDelegate?.pictureInPictureControllerDidStopPictureInPicture(controller)
+        for m in liveManagers { m.pictureInPictureDidChange(active: false) }
+    }
+}

@@ -1,0 +1,192 @@
+import Draw
+import Foundation
+import Media
+import Timing
+
+/// A double-box break drawn over content that keeps playing: from the first content frame at or
+/// after `cue`, for as many output frames as its ads last, the layer decodes the ads itself (each
+/// opened with the ad-media policy and conformed to the output format) and draws the ad frame
+/// full size with the content (`SurfaceFrameInfo.original`) scaled into a window, or the reverse;
+/// in `mixAudio` it scales the content by the style's gain and adds the ads' audio at full level.
+///
+/// Content stays the played track: every content frame appears once, in order, and content time
+/// advances through the break. The layer records where the break and each ad landed
+/// (`placement`), which the stitch turns into a break that overlaps content on the timeline.
+/// Frame-loop thread only (it owns its decoders).
+public final class DoubleBoxLayer: SurfaceLayer {
+    /// The break's identifier.
+    public let breakId: String
+    /// Content time at which the break starts (the first content frame at or after it).
+    public let cue: MediaTime
+    /// The ads, measured, in play order (set by `configure`).
+    public private(set) var ads: [AdMedia] = []
+    /// How it shows.
+    public let style: DoubleBoxStyle
+    private(set) var format = OutputFormat(width: 16, height: 16, frameRate: Rational(25, 1), sampleRate: 48000, channels: 2)
+    private let threads: Int
+    private let window: PictureInPictureLayer
+    private let scaler = FrameScaler()
+    private let adScaler = FrameScaler()
+
+    /// Where one ad of the break landed.
+    public struct AdPlacement: Sendable, Equatable {
+        /// The media.
+        public var media: AdMedia
+        /// Output frame index of its first frame.
+        public var firstFrame: Int64
+        /// Output frames.
+        public var frames: Int64
+        /// Stream time of its first frame.
+        public var streamTime: MediaTime
+    }
+
+    /// Where the break landed: its first output frame and content time, and its ads; nil until it starts.
+    public private(set) var placement: (firstFrame: Int64, streamTime: MediaTime, contentTime: MediaTime, ads: [AdPlacement])?
+    /// Whether every ad has been shown.
+    public private(set) var finished = false
+    /// An error met while decoding an ad (the break ends early, content goes on).
+    public private(set) var failure: Error?
+    /// Hears the break start and end (`doubleBoxStarted`, `doubleBoxEnded`), on the frame loop.
+    public var onEvent: ((SpliceEvent) -> Void)?
+
+    // the ad now showing
+    private var adIndex = -1
+    private var source: MediaSource?
+    private var current: TimedFrame?
+    private var upcoming: TimedFrame?
+    private var adFrame: Int64 = 0
+    private var adFrames: Int64 = 0
+    private var adOrigin: MediaTime = .zero
+    // audio: stream sample where each placed ad starts, and its track
+    private var audioPlan: [(start: Int64, end: Int64, track: AudioTrack)] = []
+    private var scratch: [[Float]]
+
+    /// A double-box break at content time `cue`; its ads and the output format come with
+    /// `configure(ads:format:)`, before the first frame.
+    public init(breakId: String, cue: MediaTime, style: DoubleBoxStyle, threads: Int = 0) {
+        self.breakId = breakId
+        self.cue = cue
+        self.style = style
+        self.threads = threads
+        window = PictureInPictureLayer(corner: style.corner)
+        scratch = []
+    }
+
+    /// A double-box break at content time `cue` playing the measured `ads` on output `format`.
+    public convenience init(breakId: String, cue: MediaTime, ads: [AdMedia], style: DoubleBoxStyle, format: OutputFormat, threads: Int = 0) {
+        self.init(breakId: breakId, cue: cue, style: style, threads: threads)
+        configure(ads: ads, format: format)
+    }
+
+    /// Sets the ads (measured, in play order) and the output format.
+    public func configure(ads: [AdMedia], format: OutputFormat) {
+        self.ads = ads
+        self.format = format
+        scratch = Array(repeating: [], count: format.channels)
+    }
+
+    /// The break's stream time: `plannedFrames` output frames.
+    public var plannedDuration: MediaTime { format.time(ofFrame: plannedFrames) }
+
+    /// Output frames the break lasts: each ad rounded to whole frames.
+    public var plannedFrames: Int64 {
+        ads.reduce(0) { $0 + FrameSelection.frameCount(from: .zero, to: $1.duration, period: format.frameDuration) }
+    }
+
+    /// The window's rectangle on the output picture.
+    public var windowRect: PixelRect { window.windowRect(width: format.width, height: format.height) }
+
+    /// The layer draws on content frames.
+    public var drawsOnContent: Bool { true }
+
+    public func isVisible(_ frame: SurfaceFrameInfo) -> Bool {
+        guard !finished, !frame.isAd else { return false }
+        if placement == nil {
+            guard let t = frame.sourceTime, t >= cue else { return false }
+            placement = (frame.index, frame.streamTime, t, [])
+            onEvent?(.doubleBoxStarted(id: breakId, style: style, contentTime: t, streamTime: frame.streamTime))
+        }
+        do {
+            while current == nil || adFrame >= adFrames {
+                guard try openNextAd(at: frame) else { end(at: frame); return false }
+            }
+            // the latest ad frame at or before this output frame's ad time
+            let at = adOrigin + format.time(ofFrame: adFrame)
+            while let u = upcoming, u.pts <= at {
+                current = u
+                upcoming = try source?.nextFrame()
+            }
+        } catch {
+            failure = error
+            end(at: frame)
+            return false
+        }
+        return true
+    }
+
+    private func end(at frame: SurfaceFrameInfo) {
+        finished = true
+        source = nil
+        current = nil
+        upcoming = nil
+        // an ad cut short (a decode error) takes its sound and the ducking with it
+        let stop = format.sampleIndex(at: frame.streamTime)
+        for i in audioPlan.indices where audioPlan[i].end > stop { audioPlan[i].end = max(audioPlan[i].start, stop) }
+        onEvent?(.doubleBoxEnded(id: breakId, streamTime: frame.streamTime))
+    }
+
+    /// Opens the next ad with frames; false when none is left.
+    private func openNextAd(at frame: SurfaceFrameInfo) throws -> Bool {
+        while adIndex + 1 < ads.count {
+            adIndex += 1
+            let media = ads[adIndex]
+            let count = FrameSelection.frameCount(from: .zero, to: media.duration, period: format.frameDuration)
+            guard count > 0 else { continue }
+            let s = try MediaSource(url: media.url, output: format, threads: threads, policy: .adMedia)
+            guard let first = try s.nextFrame() else { continue }
+            source = s
+            current = first
+            adOrigin = first.pts
+            upcoming = try s.nextFrame()
+            adFrame = 0
+            adFrames = count
+            let start = format.sampleIndex(at: frame.streamTime)
+            let end = format.sampleIndex(at: frame.streamTime + format.frameDuration * count)
+            audioPlan.append((start, end, s.audio))
+            placement?.ads.append(AdPlacement(media: media, firstFrame: frame.index, frames: count, streamTime: frame.streamTime))
+            return true
+        }
+        return false
+    }
+
+    public func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws {
+        guard let ad = current?.frame else { return }
+        adFrame += 1
+        let bounds = canvas.bounds
+        let rect = window.windowRect(width: bounds.width, height: bounds.height)
+        if style.adInWindow {
+            PictureInPictureLayer.drawBorder(around: rect, on: canvas)
+            try canvas.draw(frame: ad, in: rect, scaler: adScaler)
+        } else {
+            try canvas.draw(frame: ad, in: bounds, scaler: adScaler)
+            PictureInPictureLayer.drawBorder(around: rect, on: canvas)
+            try canvas.draw(frame: frame.original, in: rect, scaler: scaler)
+        }
+    }
+
+    public func mixAudio(_ channels: inout [[Float]], count: Int, firstSample: Int64) throws {
+        guard let first = audioPlan.first?.start, firstSample + Int64(count) > first else { return }
+        let gain = style.contentGain
+        for plan in audioPlan {
+            let lo = max(plan.start, firstSample), hi = min(plan.end, firstSample + Int64(count))
+            guard lo < hi else { continue }
+            let n = Int(hi - lo), offset = Int(lo - firstSample)
+            for c in 0..<scratch.count { scratch[c].removeAll(keepingCapacity: true) }
+            try plan.track.read(from: lo - plan.start, count: n, into: &scratch)
+            for c in 0..<min(channels.count, scratch.count) {
+                for i in 0..<n { channels[c][offset + i] = channels[c][offset + i] * gain + scratch[c][i] }
+            }
+        }
+        audioPlan.removeAll { $0.end <= firstSample + Int64(count) }   // ads whose audio is done
+    }
+}

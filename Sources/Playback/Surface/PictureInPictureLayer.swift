@@ -1,0 +1,88 @@
+import Draw
+import Foundation
+import Media
+import Timing
+
+/// The picture-in-picture window on the surface: the video scaled into a corner over a dimmed
+/// background, as a system PiP window floats over the screen it left. It scales
+/// `SurfaceFrameInfo.original` — the frame as played, before any layer drew on it — so no ad UI
+/// drawn by the layers below appears in the window or in the background (the system PiP window
+/// shows none); it must therefore be the top layer (`PictureInPictureController` puts it there).
+///
+/// Content and ad frames alike are drawn in the window: a break reached during PiP plays in it.
+/// Thread use: `isActive` from any thread; drawing on the frame loop.
+public final class PictureInPictureLayer: SurfaceLayer, @unchecked Sendable {
+    // @unchecked Sendable: `active` is guarded by `lock`; `scaler` is used by the frame loop only.
+
+    /// The corner the window floats in.
+    public enum Corner: String, Sendable, CaseIterable {
+        case topLeft, topRight, bottomLeft, bottomRight
+    }
+
+    /// Where the window sits.
+    public let corner: Corner
+    /// The window's width as a fraction of the picture's (its height keeps the picture's aspect).
+    public let widthFraction: Double
+    /// The gap between the window and the picture's edges, as a fraction of the picture's width.
+    public let marginFraction: Double
+    /// How much the background is dimmed: a black veil of this alpha (0 none, 255 black).
+    public let dimAlpha: UInt8
+
+    private let lock = NSLock()
+    private var active = false
+    private let scaler = FrameScaler()
+
+    /// A window in `corner`, `widthFraction` of the picture wide, over a background dimmed by a
+    /// black veil of alpha `dimAlpha`.
+    public init(corner: Corner = .bottomRight, widthFraction: Double = 0.4, marginFraction: Double = 0.03, dimAlpha: UInt8 = 176) {
+        self.corner = corner
+        self.widthFraction = min(max(widthFraction, 0.05), 1)
+        self.marginFraction = min(max(marginFraction, 0), 0.2)
+        self.dimAlpha = dimAlpha
+    }
+
+    /// Whether the window is shown (from the next frame presented).
+    public var isActive: Bool {
+        get { lock.lock(); defer { lock.unlock() }; return active }
+        set { lock.lock(); active = newValue; lock.unlock() }
+    }
+
+    /// The window's rectangle on a `width`×`height` picture (even coordinates and sizes, where the
+    /// half-resolution chroma lines up).
+    public func windowRect(width: Int, height: Int) -> PixelRect {
+        let w = max(2, Int((Double(width) * widthFraction).rounded()) & ~1)
+        let h = max(2, (w * height / max(width, 1)) & ~1)
+        let m = Int((Double(width) * marginFraction).rounded()) & ~1
+        let left = m, right = max(0, (width - w - m) & ~1)
+        let top = m, bottom = max(0, (height - h - m) & ~1)
+        switch corner {
+        case .topLeft: return PixelRect(x: left, y: top, width: w, height: h)
+        case .topRight: return PixelRect(x: right, y: top, width: w, height: h)
+        case .bottomLeft: return PixelRect(x: left, y: bottom, width: w, height: h)
+        case .bottomRight: return PixelRect(x: right, y: bottom, width: w, height: h)
+        }
+    }
+
+    public func isVisible(_ frame: SurfaceFrameInfo) -> Bool { isActive }
+
+    public func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws {
+        let bounds = canvas.bounds
+        // the background: the picture as played (nothing the layers below drew), dimmed
+        try canvas.draw(frame: frame.original, in: bounds, scaler: scaler)
+        canvas.fill(bounds, color: DrawColor.black.withAlpha(dimAlpha))
+        let rect = windowRect(width: bounds.width, height: bounds.height)
+        PictureInPictureLayer.drawBorder(around: rect, on: canvas)
+        try canvas.draw(frame: frame.original, in: rect, scaler: scaler)
+    }
+
+    /// A 2-pixel light frame just outside `rect`, so that a window stands out from what is behind it.
+    public static func drawBorder(around rect: PixelRect, on canvas: Canvas, color: DrawColor = DrawColor(r: 224, g: 224, b: 224)) {
+        canvas.fill(PixelRect(x: rect.x - 2, y: rect.y - 2, width: rect.width + 4, height: 2), color: color)
+        canvas.fill(PixelRect(x: rect.x - 2, y: rect.y + rect.height, width: rect.width + 4, height: 2), color: color)
+        canvas.fill(PixelRect(x: rect.x - 2, y: rect.y, width: 2, height: rect.height), color: color)
+        canvas.fill(PixelRect(x: rect.x + rect.width, y: rect.y, width: 2, height: rect.height), color: color)
+    }
+
+    /// The window is drawn on content frames too.
+    public var drawsOnContent: Bool { true }
+}
