@@ -18,6 +18,9 @@ import Timing
 /// the next copied packet, so every run is a closed GOP. Decode timestamps are rewritten as
 /// `(packets written − D)` frames, D the largest B-frame delay of content and encoder: strictly
 /// increasing, never after presentation.
+///
+/// Audio is encoded by one AAC encoder on its own thread (`AudioEncodeThread`); its packets are
+/// muxed here, on the frame loop's thread, as they come back.
 final class SmartOutput: StitchOutput {
     /// The SPS/PPS id libx264 is told to use.
     static let encoderParameterSetID = 1
@@ -36,7 +39,8 @@ final class SmartOutput: StitchOutput {
     var recorder: ((Packet, Int64) -> Void)?
     private let videoStream: Int
     private let audioStream: Int
-    private let audio: Encoder
+    private let audioThread: AudioEncodeThread
+    private var finished = false
     private let packet: Packet
     private var encoder: Encoder?
     private var written: Int64 = 0
@@ -44,9 +48,12 @@ final class SmartOutput: StitchOutput {
     private var framer: AudioFramer
     private var chapters: [(title: String, start: MediaTime, end: MediaTime)] = []
     private let supportsChapters: Bool
-    private(set) var encodeSeconds: Double = 0
+    private var videoEncodeSeconds: Double = 0
+    /// Seconds spent encoding: video on the frame loop's thread, audio on its own (they overlap).
+    var encodeSeconds: Double { videoEncodeSeconds + audioThread.busySeconds }
     private(set) var muxSeconds: Double = 0
-    let waitSeconds: Double = 0
+    /// Seconds the frame loop waited for the audio encoder.
+    var waitSeconds: Double { audioThread.waitSeconds }
     /// Content frames copied and frames encoded (content and ads).
     private(set) var copiedFrames = 0
     private(set) var encodedFrames = 0
@@ -81,15 +88,18 @@ final class SmartOutput: StitchOutput {
         videoStream = try muxer.addStream(copying: scan.videoIndex, of: content, extradata: config.bytes,
                                           timeBase: Rational(format.frameRate.denominator, format.frameRate.numerator))
         delay = Int64(max(scan.reorderDelay, probe.reorderDelay))
-        audio = try Encoder(audio: "aac", sampleRate: format.sampleRate, channels: format.channels,
-                            bitRate: settings.audioBitRate, globalHeader: true)
+        let audio = try Encoder(audio: "aac", sampleRate: format.sampleRate, channels: format.channels,
+                                bitRate: settings.audioBitRate, globalHeader: true)
         audioStream = try muxer.addStream(for: audio)
         supportsChapters = container == .mp4
         try muxer.writeHeader(options: container == .mp4 ? ["movflags": "+faststart"] : [:])
         packet = try Packet()
         framer = AudioFramer(channels: format.channels, sampleRate: format.sampleRate, frameSize: audio.frameSize,
                              interleavedS16: false)
+        audioThread = AudioEncodeThread(encoder: audio)
     }
+
+    deinit { if !finished { audioThread.cancel() } }
 
     static func makeEncoder(format: OutputFormat, options: [String: String]) throws -> Encoder {
         try Encoder(video: "libx264", width: format.width, height: format.height, frameRate: format.frameRate,
@@ -114,7 +124,7 @@ final class SmartOutput: StitchOutput {
         f.forceKeyframe(keyframe)
         try encoder!.send(f)
         encodedFrames += 1
-        encodeSeconds += monotonicSeconds() - t0
+        videoEncodeSeconds += monotonicSeconds() - t0
         try drainVideo()
     }
 
@@ -156,7 +166,7 @@ final class SmartOutput: StitchOutput {
         guard let e = encoder else { return }
         let t0 = monotonicSeconds()
         try e.send(nil)
-        encodeSeconds += monotonicSeconds() - t0
+        videoEncodeSeconds += monotonicSeconds() - t0
         try drainVideo()
         encoder = nil
     }
@@ -166,25 +176,27 @@ final class SmartOutput: StitchOutput {
     }
 
     private func encodeAudio(_ frame: Frame) throws {
-        let t0 = monotonicSeconds()
-        try audio.send(frame)
-        encodeSeconds += monotonicSeconds() - t0
-        try drainAudio()
+        try audioThread.send(frame)
+        try writeAudioPackets(try audioThread.takePackets())
     }
 
-    private func drainAudio() throws {
-        while try audio.receive(into: packet) == .produced {
-            let m0 = monotonicSeconds()
-            try muxer.write(packet, stream: audioStream)
-            muxSeconds += monotonicSeconds() - m0
-        }
+    private func writeAudioPackets(_ packets: [Packet]) throws {
+        guard !packets.isEmpty else { return }
+        let m0 = monotonicSeconds()
+        for p in packets { try muxer.write(p, stream: audioStream) }
+        muxSeconds += monotonicSeconds() - m0
     }
 
     func finish() throws {
-        try closeEncoder()
-        try framer.flush { try encodeAudio($0) }
-        try audio.send(nil)
-        try drainAudio()
+        finished = true
+        do {
+            try closeEncoder()
+            try framer.flush { try audioThread.send($0) }
+            try writeAudioPackets(try audioThread.finish())
+        } catch {
+            audioThread.cancel()
+            throw error
+        }
         let m0 = monotonicSeconds()
         for (i, c) in chapters.enumerated() { try muxer.addChapter(id: i + 1, title: c.title, start: c.start, end: c.end) }
         try muxer.finish()
