@@ -85,6 +85,21 @@ import TestSupport
         #expect(result.smartRendering?.used == true && result.smartRendering?.copiedFrames == 1200 - differ.intersection(split).count)
     }
 
+    @Test func openGOPHEVCIsRefusedWithItsReason() throws {
+        // libx265's default: open GOPs with CRA keyframes, whose leading pictures refer across the cut
+        let open = try TestMedia.derived(from: TestMedia.Sample.content.url, name: "content-hevc-open-gop.mp4", arguments: [
+            "-t", "6", "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "keyint=60:min-keyint=60:scenecut=0:log-level=error", "-an"])
+        let format = OutputFormat(width: 640, height: 360, frameRate: Rational(30, 1), sampleRate: 48000, channels: 2)
+        guard case .failure(let r) = try SmartContentScan.scan(url: open.path, format: format) else {
+            Issue.record("open-GOP HEVC was accepted"); return
+        }
+        #expect(r.reason.contains("IDR") || r.reason.contains("open GOP"), "\(r.reason)")
+        guard case .success(let scan) = try SmartContentScan.scan(url: try Self.content().path, format: format) else {
+            Issue.record("closed-GOP HEVC refused"); return
+        }
+        #expect(scan.keyframes == Array(stride(from: 0, to: 1200, by: 60)) && scan.encoderProfile == "main")
+    }
+
     @Test func hevcHLSPackageAndWarmCacheGiveTheSameFrames() async throws {
         var req = try Self.request("hevc-pkg", container: .hls)
         req.hls.segmentDuration = MediaTime(seconds: 4)
