@@ -138,14 +138,14 @@ extension AdsManager {
         var spares = plan.spares[...]
         for (j, ad) in plan.ads.enumerated() {
             switch prepare(ad, plan) {
-            case .success(let media): pod.append(PodItem(index: j, resolved: ad, media: media))
+            case .success(let media): pod.append(PodItem(index: j, resolved: ad, media: media.identified(as: ad.id)))
             case .failure(let e):
                 recordError(e, urls: ad.errorURLs, adId: ad.id, breakId: plan.id)
                 state = state.settingAd(j, ofBreak: index, to: .failed)
                 // A stand-alone ad of the response takes the failed ad's place, as IMA's fallback does.
                 while let spare = spares.popFirst() {
                     switch prepare(spare, plan) {
-                    case .success(let media): pod.append(PodItem(index: j, resolved: spare, media: media))
+                    case .success(let media): pod.append(PodItem(index: j, resolved: spare, media: media.identified(as: spare.id)))
                     case .failure(let e2): recordError(e2, urls: spare.errorURLs, adId: spare.id, breakId: plan.id); continue
                     }
                     break

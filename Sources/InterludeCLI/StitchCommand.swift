@@ -45,7 +45,7 @@ let stitchHelp = """
                                 segments and index.m3u8 with ad markers
       --hls-time SECONDS        HLS target segment duration (default: 6)
       --smart auto|on|off       copy the content's packets instead of re-encoding them (MP4,
-                                HLS; H.264 content at its own size and rate): only the GOPs a
+                                HLS; H.264 or HEVC content at its own size and rate): only the GOPs a
                                 cue splits and the ads are encoded, to the content's profile.
                                 auto (default) falls back to a full re-encode and says why
                                 in the report; on fails instead

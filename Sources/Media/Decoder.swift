@@ -43,12 +43,19 @@ public final class Decoder {
 
     /// A decoder for H.264 packets (4-byte NAL lengths) described by an `avcC` record, not read
     /// from a container: `timeBase` is the packets' time base.
-    public init(h264avcC extradata: [UInt8], width: Int, height: Int, timeBase: Rational, threads: Int = 0) throws {
-        guard let codec = avcodec_find_decoder(AV_CODEC_ID_H264) else { throw MediaError.unsupported("no H.264 decoder") }
+    public convenience init(h264avcC extradata: [UInt8], width: Int, height: Int, timeBase: Rational, threads: Int = 0) throws {
+        try self.init(codec: "h264", extradata: extradata, width: width, height: height, timeBase: timeBase, threads: threads)
+    }
+
+    /// A decoder for the video codec `name` (FFmpeg's decoder name, e.g. `h264`, `hevc`) whose
+    /// packets are described by `extradata` (an `avcC`/`hvcC` record), not read from a container:
+    /// `timeBase` is the packets' time base.
+    public init(codec name: String, extradata: [UInt8], width: Int, height: Int, timeBase: Rational, threads: Int = 0) throws {
+        guard let codec = avcodec_find_decoder_by_name(name) else { throw MediaError.unsupported("no \(name) decoder") }
         guard let ctx = avcodec_alloc_context3(codec) else { throw MediaError.allocationFailed("AVCodecContext") }
         context = ctx
         self.timeBase = timeBase
-        stream = StreamInfo(index: 0, kind: .video, codecName: "h264", width: width, height: height,
+        stream = StreamInfo(index: 0, kind: .video, codecName: name, width: width, height: height,
                             sampleAspectRatio: Rational(1, 1), rotation: 0, mirrored: false, frameRate: nil, sampleRate: 0,
                             channels: 0, duration: nil, startTime: nil, isAttachedPicture: false)
         guard let buffer = av_mallocz(extradata.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else { throw MediaError.allocationFailed("extradata") }
@@ -59,7 +66,7 @@ public final class Decoder {
         ctx.pointee.height = Int32(height)
         ctx.pointee.pkt_timebase = timeBase.av
         ctx.pointee.thread_count = Int32(threads)
-        try check(avcodec_open2(ctx, codec, nil), "cannot open h264 decoder")
+        try check(avcodec_open2(ctx, codec, nil), "cannot open \(name) decoder")
     }
 
     deinit { var c: UnsafeMutablePointer<AVCodecContext>? = context; avcodec_free_context(&c) }

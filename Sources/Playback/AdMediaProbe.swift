@@ -21,12 +21,22 @@ public struct AdMedia: Sendable, Equatable {
     public var duration: MediaTime
     /// The duration its container declares, when it declares one.
     public var declaredDuration: MediaTime?
+    /// The ad's identifier from its ad server (the VAST `<Ad id>`), when it came from one; an HLS
+    /// package carries it in its ad markers (`X-AD-ID`), else the media file's name.
+    public var adID: String?
 
     /// Makes a description of measured media.
     public init(url: String, width: Int, height: Int, frameRate: Rational?, hasAudio: Bool, frames: Int, duration: MediaTime,
                 declaredDuration: MediaTime? = nil) {
         self.url = url; self.width = width; self.height = height; self.frameRate = frameRate
         self.hasAudio = hasAudio; self.frames = frames; self.duration = duration; self.declaredDuration = declaredDuration
+    }
+
+    /// The same media as played for the ad `id` (the VAST `<Ad id>`; nil or empty: none).
+    public func identified(as id: String?) -> AdMedia {
+        var m = self
+        m.adID = id.flatMap { $0.isEmpty ? nil : $0 }
+        return m
     }
 }
 

@@ -261,7 +261,7 @@ public final class SpliceSession {
         sink.addChapter(title: "Ad \(breakStart?.id ?? "") \(position)/\(totalAds): \((media.url as NSString).lastPathComponent)",
                         start: start, end: streamTime)
         let name = (media.url as NSString).lastPathComponent
-        packagedAds.append(PackagedAd(id: name, mediaFile: media.url, start: start, end: streamTime))
+        packagedAds.append(PackagedAd(id: media.adID ?? name, mediaFile: media.url, start: start, end: streamTime))
         let busy = (monotonicSeconds() - t0) - (sink.waitSeconds - wait0)
         var placed = PlacedAd(mediaFile: media.url, streamTime: start, duration: duration, mediaDuration: media.duration,
                               podPosition: position, totalAds: totalAds, frames: outcome.frames, conformSeconds: max(0, busy))

@@ -51,6 +51,7 @@ enum HLSPackager {
         let streams = [demuxer.bestStream(.video), demuxer.bestStream(.audio)].compactMap { $0 }
         demuxer.keepOnly(Set(streams))
         let timeBases = Dictionary(uniqueKeysWithValues: streams.map { ($0, demuxer.timeBase(of: $0)) })
+        let hevc = HEVCAnnexB(demuxer: demuxer)
         var open: [Int: (muxer: Muxer, map: [Int: Int])] = [:]
         var lastDTS: [Int: MediaTime] = [:]
         var closedThrough = -1
@@ -79,6 +80,7 @@ enum HLSPackager {
             // A late packet of a segment already closed goes to the next (never reopen a file).
             let index = min(segments.count - 1, max(closedThrough + 1, (segments.lastIndex { $0.start <= pts }) ?? 0))
             let m = try muxer(index)
+            if s == hevc?.stream { try hevc?.convert(packet) }
             try m.muxer.write(packet, stream: m.map[s]!)
             if let d = packet.dtsTicks ?? packet.ptsTicks { lastDTS[s] = MediaTime(value: d * tb.numerator, timescale: tb.denominator) }
             // A segment is complete once every stream has moved past its end.
@@ -90,5 +92,38 @@ enum HLSPackager {
         for seg in segments where !FileManager.default.fileExists(atPath: URL(fileURLWithPath: directory).appendingPathComponent(seg.fileName).path) {
             throw MediaError.unsupported("HLS segment \(seg.fileName) received no packets")
         }
+    }
+}
+
+/// HEVC packets of a smart-rendered MP4 in Annex B for MPEG-TS. FFmpeg 5.1's `hevc_mp4toannexb`
+/// (which the mpegts muxer adds for length-prefixed HEVC) puts the `hvcC` parameter sets right
+/// before the slices of every IRAP packet, after any sets the packet carries itself: it would
+/// override the encoder's in-band sets of a re-encoded IDR with the content's. Here an IRAP
+/// packet without its own VPS gets the `hvcC` sets in front, one with its own keeps them, and the
+/// muxer, seeing start codes, adds no filter.
+struct HEVCAnnexB {
+    /// The video stream converted.
+    let stream: Int
+    private let sets: [[UInt8]]
+
+    /// For the best video stream of `demuxer` when it is HEVC with an `hvcC`; nil otherwise.
+    init?(demuxer: Demuxer) {
+        guard let v = demuxer.bestStream(.video), demuxer.streams[v].codecName == "hevc",
+              let config = HVCConfig(hvcC: demuxer.videoCodecParameters(of: v).extradata) else { return nil }
+        stream = v
+        sets = config.parameterSets
+        lengthSize = config.lengthSize
+    }
+    private let lengthSize: Int
+
+    /// Rewrites `packet` (NAL lengths) as Annex B, with parameter sets before an IRAP picture.
+    func convert(_ packet: Packet) throws {
+        guard var units = HVCConfig.units(lengthPrefixed: packet.bytes, lengthSize: lengthSize) else {
+            throw MediaError.unsupported("a malformed HEVC packet in the stitched output")
+        }
+        if units.contains(where: HVCConfig.isIRAP), !units.contains(where: { HVCConfig.nalType($0) == 32 }) {
+            units = sets + units
+        }
+        try packet.replacePayload(with: HVCConfig.annexB(units))
     }
 }

@@ -54,7 +54,7 @@ enum CachedAdPlayback {
     /// Decodes a cached GOP and encodes its frames `first...stop` again.
     private static func reencode(_ gop: [AdTranscodeCache.CachedPacket], through stop: Int, from first: Int, base: Int64,
                                  output: SmartOutput, format: OutputFormat, threads: Int) throws {
-        let decoder = try Decoder(h264avcC: output.avcC, width: format.width, height: format.height,
+        let decoder = try Decoder(codec: output.codec.decoderName, extradata: output.trackConfig, width: format.width, height: format.height,
                                   timeBase: Rational(format.frameRate.denominator, format.frameRate.numerator), threads: threads)
         var next = first
         func drain() throws {

@@ -1,7 +1,25 @@
 import Media
 import Timing
 
-/// Whether content can be smart-rendered, read from its packets: H.264 with IDR keyframes and
+/// The content's codec as smart rendering copies it, with its decoder configuration record.
+enum SmartCodec: Equatable {
+    /// H.264 (`avcC`), re-encoded with libx264.
+    case h264(AVCConfig)
+    /// HEVC (`hvcC`), re-encoded with libx265.
+    case hevc(HVCConfig)
+
+    /// The FFmpeg encoder that matches it.
+    var encoderName: String {
+        switch self { case .h264: return "libx264"; case .hevc: return "libx265" }
+    }
+
+    /// FFmpeg's decoder name.
+    var decoderName: String {
+        switch self { case .h264: return "h264"; case .hevc: return "hevc" }
+    }
+}
+
+/// Whether content can be smart-rendered, read from its packets: H.264 or HEVC with IDR keyframes and
 /// closed GOPs, constant frame rate at the output rate, square pixels, no rotation, 8-bit 4:2:0,
 /// one packet per frame. Also what copying needs: each GOP's first frame, the B-frame delay and
 /// the parameter sets.
@@ -18,11 +36,11 @@ struct SmartContentScan {
     let keyframes: [Int]
     /// Most frames a packet is decoded after its presentation position within its GOP.
     let reorderDelay: Int
-    /// The content's `avcC`.
-    let config: AVCConfig
-    /// libx264 `profile` and `level` matching the content's.
-    let x264Profile: String
-    let x264Level: String
+    /// The content's codec and decoder configuration record.
+    let codec: SmartCodec
+    /// The encoder's `profile` and level (libx264 `level`, libx265 `level-idc`) matching the content's.
+    let encoderProfile: String
+    let encoderLevel: String
     /// The codec parameters (colour, pixel format).
     let parameters: VideoCodecParameters
 
@@ -47,26 +65,45 @@ struct SmartContentScan {
         let demuxer = try Demuxer(url: url)
         guard let v = demuxer.bestStream(.video) else { return no("the content has no video") }
         let info = demuxer.streams[v]
-        guard info.codecName == "h264" else { return no("the content's video is \(info.codecName); smart rendering copies H.264 only") }
+        guard info.codecName == "h264" || info.codecName == "hevc" else {
+            return no("the content's video is \(info.codecName); smart rendering copies H.264 and HEVC only")
+        }
         let par = demuxer.videoCodecParameters(of: v)
         guard par.pixelFormat == "yuv420p", par.progressive else { return no("the content is \(par.pixelFormat)\(par.progressive ? "" : " interlaced"), not progressive 8-bit 4:2:0") }
         guard info.rotation == 0, !info.mirrored, info.sampleAspectRatio.numerator == info.sampleAspectRatio.denominator else {
             return no("the content is rotated, mirrored or has non-square pixels")
         }
         guard info.width == format.width, info.height == format.height else { return no("the output size differs from the content's coded size") }
-        guard let config = AVCConfig(avcC: par.extradata), config.lengthSize == 4 else { return no("the content's avcC record is missing or unusual") }
-        let ids = config.sps.map(AVCConfig.parameterSetID) + config.pps.map(AVCConfig.parameterSetID)
-        guard ids.allSatisfy({ $0 != nil && $0 != SmartOutput.encoderParameterSetID }) else {
-            return no("the content's parameter set ids clash with the encoder's")
+        let codec: SmartCodec, profile: String, level: String, lengthSize: Int
+        switch info.codecName {
+        case "h264":
+            guard let config = AVCConfig(avcC: par.extradata), config.lengthSize == 4 else { return no("the content's avcC record is missing or unusual") }
+            let ids = config.sps.map(AVCConfig.parameterSetID) + config.pps.map(AVCConfig.parameterSetID)
+            guard ids.allSatisfy({ $0 != nil && $0 != SmartOutput.encoderParameterSetID }) else {
+                return no("the content's parameter set ids clash with the encoder's")
+            }
+            switch par.profile & 0xFF {
+            case 66: profile = "baseline"
+            case 77: profile = "main"
+            case 100: profile = "high"
+            default: return no("H.264 profile \(par.profile) is not one libx264 encodes to (baseline, main, high)")
+            }
+            guard par.level > 0 else { return no("the content declares no H.264 level") }
+            codec = .h264(config)
+            level = String(format: "%d.%d", par.level / 10, par.level % 10)
+            lengthSize = config.lengthSize
+        default:
+            guard let config = HVCConfig(hvcC: par.extradata), config.lengthSize == 4 else { return no("the content's hvcC record is missing or unusual") }
+            guard config.profileIDC == 1, par.profile == 1 else {
+                return no("HEVC profile \(par.profile) is not Main (8-bit 4:2:0), the one libx265 encodes to here")
+            }
+            // general_level_idc is 30 × the level: 93 is 3.1, 120 is 4
+            guard par.level > 0, par.level % 3 == 0 else { return no("the content declares no usable HEVC level") }
+            codec = .hevc(config)
+            profile = "main"
+            level = par.level % 30 == 0 ? String(par.level / 30) : String(format: "%d.%d", par.level / 30, par.level % 30 / 3)
+            lengthSize = config.lengthSize
         }
-        let profile: String
-        switch par.profile & 0xFF {
-        case 66: profile = "baseline"
-        case 77: profile = "main"
-        case 100: profile = "high"
-        default: return no("H.264 profile \(par.profile) is not one libx264 encodes to (baseline, main, high)")
-        }
-        guard par.level > 0 else { return no("the content declares no H.264 level") }
         let tb = demuxer.timeBase(of: v)
         // one output frame in stream ticks, exactly
         let period = format.frameDuration
@@ -99,9 +136,7 @@ struct SmartContentScan {
             if packet.isKeyframe {
                 // closed GOP: every earlier packet shows before this keyframe, and it is the next frame
                 guard index == decodeIndex, maxIndex == index - 1 else { return no("the content has open GOPs") }
-                guard let types = AVCConfig.nalTypes(lengthPrefixed: packet.bytes, lengthSize: 4), types.contains(5) else {
-                    return no("a keyframe of the content is not an IDR picture")
-                }
+                guard isIDR(packet.bytes) else { return no("a keyframe of the content is not an IDR picture") }
                 keyframes.append(index)
                 gopStart = index
             } else if index < gopStart {
@@ -112,10 +147,16 @@ struct SmartContentScan {
             decodeIndex += 1
         }
         guard decodeIndex > 0, maxIndex == decodeIndex - 1 else { return no("the content's frames are not contiguous") }
-        let level = String(format: "%d.%d", par.level / 10, par.level % 10)
         return .success(SmartContentScan(videoIndex: v, originTicks: origin!, periodTicks: periodTicks, frameCount: decodeIndex,
-                                         keyframes: keyframes, reorderDelay: delay, config: config,
-                                         x264Profile: profile, x264Level: level, parameters: par))
+                                         keyframes: keyframes, reorderDelay: delay, codec: codec,
+                                         encoderProfile: profile, encoderLevel: level, parameters: par))
+
+        func isIDR(_ bytes: [UInt8]) -> Bool {
+            switch codec {
+            case .h264: return AVCConfig.nalTypes(lengthPrefixed: bytes, lengthSize: lengthSize)?.contains(5) ?? false
+            case .hevc: return HVCConfig.units(lengthPrefixed: bytes, lengthSize: lengthSize)?.contains(where: HVCConfig.isIDR) ?? false
+            }
+        }
     }
 }
 

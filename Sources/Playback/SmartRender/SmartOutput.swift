@@ -3,10 +3,14 @@ import Media
 import Timing
 
 /// The output of a smart-rendered stitch: content packets copied as they are, and everything
-/// else (ads, and the content frames of GOPs a cue splits) encoded by libx264 to the content's
-/// profile, level, size and colour, into one H.264 track of an MP4, plus AAC audio.
+/// else (ads, and the content frames of GOPs a cue splits) encoded by libx264 (H.264 content) or
+/// libx265 (HEVC content) to the content's profile, level, size and colour, into one video track
+/// of an MP4, plus AAC audio.
 ///
-/// Parameter sets: libx264 is told to number its SPS/PPS 1 (`sps-id=1`); the content's are 0.
+/// HEVC parameter sets: see `HVCConfig` (the content's `hvcC`, sets in band before every encoded
+/// IDR and before the first copied IDR after encoded pictures, an `hev1` track).
+///
+/// H.264 parameter sets: libx264 is told to number its SPS/PPS 1 (`sps-id=1`); the content's are 0.
 /// The track's one `avcC` sample entry lists both, so every packet finds its parameter sets
 /// there and no packet needs in-band ones (a plain `avc1` track; FFmpeg 5.1's mov muxer has no
 /// way to write a second sample entry, and `avc3` would need in-band sets in copied packets).
@@ -18,6 +22,9 @@ import Timing
 /// the next copied packet, so every run is a closed GOP. Decode timestamps are rewritten as
 /// `(packets written − D)` frames, D the largest B-frame delay of content and encoder: strictly
 /// increasing, never after presentation.
+///
+/// Audio is encoded by one AAC encoder on its own thread (`AudioEncodeThread`); its packets are
+/// muxed here, on the frame loop's thread, as they come back.
 final class SmartOutput: StitchOutput {
     /// The SPS/PPS id libx264 is told to use.
     static let encoderParameterSetID = 1
@@ -28,15 +35,24 @@ final class SmartOutput: StitchOutput {
     private let scan: SmartContentScan
     private let encoderOptions: [String: String]
     private let encoderHeader: [UInt8]
-    /// The track's `avcC`: the content's parameter sets and the encoder's.
-    let avcC: [UInt8]
+    /// The track's decoder configuration: for H.264 an `avcC` with the content's parameter sets
+    /// and the encoder's, for HEVC the content's `hvcC`.
+    let trackConfig: [UInt8]
+    /// The codec copied and encoded.
+    let codec: SmartCodec
+    /// HEVC: the encoder's VPS/SPS/PPS, put before each encoded IDR that lacks them.
+    private var encoderSets: [[UInt8]] = []
+    /// HEVC: whether the parameter sets in force are the content's (the sample entry's, or sent
+    /// again in band); a copied IDR after encoded pictures gets them in front when not.
+    private var contentSetsActive = true
     /// Everything that decides how an ad is encoded here: the transcode cache's profile key.
     let profileKey: String
     /// Sees every encoded packet (4-byte NAL lengths) and its output frame index before it is muxed.
     var recorder: ((Packet, Int64) -> Void)?
     private let videoStream: Int
     private let audioStream: Int
-    private let audio: Encoder
+    private let audioThread: AudioEncodeThread
+    private var finished = false
     private let packet: Packet
     private var encoder: Encoder?
     private var written: Int64 = 0
@@ -44,9 +60,12 @@ final class SmartOutput: StitchOutput {
     private var framer: AudioFramer
     private var chapters: [(title: String, start: MediaTime, end: MediaTime)] = []
     private let supportsChapters: Bool
-    private(set) var encodeSeconds: Double = 0
+    private var videoEncodeSeconds: Double = 0
+    /// Seconds spent encoding: video on the frame loop's thread, audio on its own (they overlap).
+    var encodeSeconds: Double { videoEncodeSeconds + audioThread.busySeconds }
     private(set) var muxSeconds: Double = 0
-    let waitSeconds: Double = 0
+    /// Seconds the frame loop waited for the audio encoder.
+    var waitSeconds: Double { audioThread.waitSeconds }
     /// Content frames copied and frames encoded (content and ads).
     private(set) var copiedFrames = 0
     private(set) var encodedFrames = 0
@@ -56,43 +75,67 @@ final class SmartOutput: StitchOutput {
         self.format = format
         self.settings = settings
         self.scan = scan
-        var params = "sps-id=\(SmartOutput.encoderParameterSetID)"
-        if let n = settings.keyframeInterval { params += ":keyint=\(n):scenecut=0" }
+        codec = scan.codec
         let p = scan.parameters
-        encoderOptions = ["preset": settings.preset, "crf": String(settings.crf), "profile": scan.x264Profile,
-                          "level": scan.x264Level, "x264-params": params,
-                          "color_range": String(p.colorRange), "color_primaries": String(p.colorPrimaries),
-                          "color_trc": String(p.colorTransfer), "colorspace": String(p.colorSpace)]
+        var options = ["preset": settings.preset, "crf": String(settings.crf), "profile": scan.encoderProfile,
+                       "color_range": String(p.colorRange), "color_primaries": String(p.colorPrimaries),
+                       "color_trc": String(p.colorTransfer), "colorspace": String(p.colorSpace)]
+        switch scan.codec {
+        case .h264:
+            var params = "sps-id=\(SmartOutput.encoderParameterSetID)"
+            if let n = settings.keyframeInterval { params += ":keyint=\(n):scenecut=0" }
+            options["level"] = scan.encoderLevel
+            options["x264-params"] = params
+        case .hevc(let config):
+            // closed GOPs (IDR, no CRA), the content's level and tier; every run starts on an IDR
+            var params = "level-idc=\(scan.encoderLevel):high-tier=\(config.highTier ? 1 : 0):open-gop=0:repeat-headers=1:log-level=error"
+            if let n = settings.keyframeInterval { params += ":keyint=\(n):min-keyint=\(n):scenecut=0" }
+            options["x265-params"] = params
+            options["forced-idr"] = "1"   // a keyframe forced at a splice is an IDR, not an I picture
+        }
+        encoderOptions = options
         muxer = try Muxer(url: url, formatName: "mp4")
-        // An encoder opened only for its header: the SPS/PPS every later one must repeat.
-        let probe = try SmartOutput.makeEncoder(format: format, options: encoderOptions)
+        // An encoder opened only for its header: the parameter sets every later one must repeat.
+        let probe = try SmartOutput.makeEncoder(scan.codec, format: format, options: encoderOptions)
         encoderHeader = probe.extradata
         let units = AVCConfig.annexBUnits(encoderHeader)
-        let sps = units.filter { $0.first.map { $0 & 0x1F } == 7 }, pps = units.filter { $0.first.map { $0 & 0x1F } == 8 }
-        guard sps.count == 1, pps.count == 1,
-              AVCConfig.parameterSetID(sps[0]) == SmartOutput.encoderParameterSetID,
-              AVCConfig.parameterSetID(pps[0]) == SmartOutput.encoderParameterSetID else {
-            throw MediaError.unsupported("libx264 did not number its parameter sets \(SmartOutput.encoderParameterSetID)")
+        switch scan.codec {
+        case .h264(let content):
+            let sps = units.filter { $0.first.map { $0 & 0x1F } == 7 }, pps = units.filter { $0.first.map { $0 & 0x1F } == 8 }
+            guard sps.count == 1, pps.count == 1,
+                  AVCConfig.parameterSetID(sps[0]) == SmartOutput.encoderParameterSetID,
+                  AVCConfig.parameterSetID(pps[0]) == SmartOutput.encoderParameterSetID else {
+                throw MediaError.unsupported("libx264 did not number its parameter sets \(SmartOutput.encoderParameterSetID)")
+            }
+            trackConfig = content.adding(sps: sps, pps: pps).bytes
+        case .hevc(let content):
+            encoderSets = units.filter(HVCConfig.isParameterSet)
+            guard encoderSets.map({ HVCConfig.nalType($0) }) == [32, 33, 34] else {
+                throw MediaError.unsupported("libx265's header is not one VPS, SPS and PPS")
+            }
+            trackConfig = content.bytes
         }
-        let config = scan.config.adding(sps: sps, pps: pps)
-        avcC = config.bytes
-        profileKey = "interlude-ad-transcode-v1 \(format) " + encoderOptions.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        profileKey = "interlude-ad-transcode-v1 \(scan.codec.encoderName) \(format) "
+            + encoderOptions.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
             + " header=" + encoderHeader.map { String(format: "%02x", $0) }.joined()
-        videoStream = try muxer.addStream(copying: scan.videoIndex, of: content, extradata: config.bytes,
+        videoStream = try muxer.addStream(copying: scan.videoIndex, of: content, extradata: trackConfig,
                                           timeBase: Rational(format.frameRate.denominator, format.frameRate.numerator))
         delay = Int64(max(scan.reorderDelay, probe.reorderDelay))
-        audio = try Encoder(audio: "aac", sampleRate: format.sampleRate, channels: format.channels,
-                            bitRate: settings.audioBitRate, globalHeader: true)
+        let audio = try Encoder(audio: "aac", sampleRate: format.sampleRate, channels: format.channels,
+                                bitRate: settings.audioBitRate, globalHeader: true)
         audioStream = try muxer.addStream(for: audio)
         supportsChapters = container == .mp4
         try muxer.writeHeader(options: container == .mp4 ? ["movflags": "+faststart"] : [:])
         packet = try Packet()
         framer = AudioFramer(channels: format.channels, sampleRate: format.sampleRate, frameSize: audio.frameSize,
                              interleavedS16: false)
+        audioThread = AudioEncodeThread(encoder: audio)
     }
 
-    static func makeEncoder(format: OutputFormat, options: [String: String]) throws -> Encoder {
-        try Encoder(video: "libx264", width: format.width, height: format.height, frameRate: format.frameRate,
+    deinit { if !finished { audioThread.cancel() } }
+
+    static func makeEncoder(_ codec: SmartCodec, format: OutputFormat, options: [String: String]) throws -> Encoder {
+        try Encoder(video: codec.encoderName, width: format.width, height: format.height, frameRate: format.frameRate,
                     options: options, globalHeader: true)
     }
 
@@ -105,8 +148,8 @@ final class SmartOutput: StitchOutput {
     func writeVideo(_ frame: Frame, index: Int64, keyframe: Bool) throws {
         let t0 = monotonicSeconds()
         if encoder == nil {
-            let e = try SmartOutput.makeEncoder(format: format, options: encoderOptions)
-            guard e.extradata == encoderHeader else { throw MediaError.unsupported("libx264 changed its parameter sets between runs") }
+            let e = try SmartOutput.makeEncoder(codec, format: format, options: encoderOptions)
+            guard e.extradata == encoderHeader else { throw MediaError.unsupported("\(codec.encoderName) changed its parameter sets between runs") }
             encoder = e
         }
         let f = try frame.clone()
@@ -114,13 +157,24 @@ final class SmartOutput: StitchOutput {
         f.forceKeyframe(keyframe)
         try encoder!.send(f)
         encodedFrames += 1
-        encodeSeconds += monotonicSeconds() - t0
+        videoEncodeSeconds += monotonicSeconds() - t0
         try drainVideo()
     }
 
     /// Copies a content packet as output frame `index` (its payload is given to the muxer).
     func writeCopied(_ p: Packet, index: Int64) throws {
         try closeEncoder()
+        if case .hevc = codec, p.isKeyframe {
+            // the content's own sets again after the encoder's were in force (a packet that
+            // carries sets in band, as a cached ad's IDR, brings its own)
+            let units = HVCConfig.units(lengthPrefixed: p.bytes, lengthSize: 4) ?? []
+            if units.contains(where: { HVCConfig.nalType($0) == 32 }) {
+                contentSetsActive = false
+            } else if !contentSetsActive, case .hevc(let content) = codec {
+                try p.replacePayload(with: AVCConfig.lengthPrefixed(content.parameterSets + units))
+                contentSetsActive = true
+            }
+        }
         try writeVideoPacket(p, pts: index)
         copiedFrames += 1
     }
@@ -140,9 +194,15 @@ final class SmartOutput: StitchOutput {
         guard let encoder else { return }
         while try encoder.receive(into: packet) == .produced {
             guard let pts = packet.ptsTicks else { throw MediaError.unsupported("libx264 gave a packet without a timestamp") }
-            // libx264 writes Annex B; the track's avcC sample entry means 4-byte NAL lengths (the mov
-            // muxer converts only when the global header is Annex B too, which ours is not).
-            try packet.replacePayload(with: AVCConfig.lengthPrefixed(AVCConfig.annexBUnits(packet.bytes)))
+            // libx264/libx265 write Annex B; the track's avcC/hvcC sample entry means 4-byte NAL
+            // lengths (the mov muxer converts only when the global header is Annex B too, which ours is not).
+            var units = AVCConfig.annexBUnits(packet.bytes)
+            if case .hevc = codec, packet.isKeyframe {
+                // an encoded IDR carries the encoder's sets (repeat-headers; added when missing)
+                if !units.contains(where: { HVCConfig.nalType($0) == 32 }) { units = encoderSets + units }
+                contentSetsActive = false
+            }
+            try packet.replacePayload(with: AVCConfig.lengthPrefixed(units))
             recorder?(packet, pts)
             try writeVideoPacket(packet, pts: pts)
         }
@@ -156,7 +216,7 @@ final class SmartOutput: StitchOutput {
         guard let e = encoder else { return }
         let t0 = monotonicSeconds()
         try e.send(nil)
-        encodeSeconds += monotonicSeconds() - t0
+        videoEncodeSeconds += monotonicSeconds() - t0
         try drainVideo()
         encoder = nil
     }
@@ -166,25 +226,27 @@ final class SmartOutput: StitchOutput {
     }
 
     private func encodeAudio(_ frame: Frame) throws {
-        let t0 = monotonicSeconds()
-        try audio.send(frame)
-        encodeSeconds += monotonicSeconds() - t0
-        try drainAudio()
+        try audioThread.send(frame)
+        try writeAudioPackets(try audioThread.takePackets())
     }
 
-    private func drainAudio() throws {
-        while try audio.receive(into: packet) == .produced {
-            let m0 = monotonicSeconds()
-            try muxer.write(packet, stream: audioStream)
-            muxSeconds += monotonicSeconds() - m0
-        }
+    private func writeAudioPackets(_ packets: [Packet]) throws {
+        guard !packets.isEmpty else { return }
+        let m0 = monotonicSeconds()
+        for p in packets { try muxer.write(p, stream: audioStream) }
+        muxSeconds += monotonicSeconds() - m0
     }
 
     func finish() throws {
-        try closeEncoder()
-        try framer.flush { try encodeAudio($0) }
-        try audio.send(nil)
-        try drainAudio()
+        finished = true
+        do {
+            try closeEncoder()
+            try framer.flush { try audioThread.send($0) }
+            try writeAudioPackets(try audioThread.finish())
+        } catch {
+            audioThread.cancel()
+            throw error
+        }
         let m0 = monotonicSeconds()
         for (i, c) in chapters.enumerated() { try muxer.addChapter(id: i + 1, title: c.title, start: c.start, end: c.end) }
         try muxer.finish()

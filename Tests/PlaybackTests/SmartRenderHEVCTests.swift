@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+import Timing
+import Media
+import TestSupport
+@testable import Playback
+
+/// Smart rendering of HEVC content: packets outside the GOPs a cue splits are the source's own
+/// (the first copied IDR after encoded pictures gains the content's parameter sets in front, its
+/// slices unchanged); split GOPs and ads are encoded by libx265; content frames appear once and
+/// in order in the MP4 and in the HLS package; a warm transcode cache gives the same frames.
+@Suite(.serialized) struct SmartRenderHEVCTests {
+    /// content.mp4 as HEVC Main: libx265, closed GOPs of 60 frames, B-frames.
+    static func content() throws -> URL {
+        try TestMedia.derived(from: TestMedia.Sample.content.url, name: "content-hevc.mp4", arguments: [
+            "-map", "0", "-c:v", "libx265", "-preset", "ultrafast", "-crf", "30",
+            "-x265-params", "keyint=60:min-keyint=60:scenecut=0:open-gop=0:log-level=error", "-c:a", "copy", "-fflags", "+bitexact"])
+    }
+
+    static func request(_ name: String, container: OutputContainer = .mp4, cache: String? = nil) throws -> StitchRequest {
+        var r = SmartRenderTests.request(name, container: container)
+        r.content = try content().path
+        r.transcodeCache = cache
+        return r
+    }
+
+    /// (frame index in the source, size, MD5) of every video packet of `url`, mapped through `timeline`
+    /// for an output (nil: `url` is the source).
+    static func packets(_ url: URL, timeline: TimelineMap? = nil) throws -> [(frame: Int, size: Int, hash: String)] {
+        let out = try Tools.ffprobe(["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts,size,data_hash",
+                                     "-show_data_hash", "MD5", "-of", "csv=p=0", url.path])
+        let tb = try SmartRenderTests.timeBase(url)
+        let frame = MediaTime(value: 1, timescale: 30)
+        return String(decoding: out.stdout, as: UTF8.self).split(separator: "\n").compactMap { line in
+            let f = line.split(separator: ",")
+            guard f.count == 3, let pts = Int64(f[0]), let size = Int(f[1]) else { return nil }
+            var t = MediaTime(value: pts * tb.numerator, timescale: tb.denominator)
+            if let timeline {
+                guard let seg = timeline.segments.first(where: { $0.streamStart <= t && t < $0.streamEnd }) else { return nil }
+                t = seg.contentStart + (t - seg.streamStart)
+            }
+            return (Int(t.count(of: frame)), size, String(f[2]))
+        }
+    }
+
+    static func checkFrames(_ url: URL) throws {
+        let frames = try MediaVerifier.videoFrames(url)
+        let runs = MediaVerifier.segments(frames)
+        #expect(runs.map(\.sourceID) == [2, 1, 3, 1, 4, 1], "\(runs)")
+        let content = runs.filter { $0.sourceID == 1 }
+        #expect(content.map(\.firstFrame) == [0, 615, 940] && content.map(\.lastFrame) == [614, 939, 1199])
+        #expect(content.allSatisfy { $0.skips == 0 && $0.repeats == 0 })
+        #expect(try MediaVerifier.ffmpegErrors(url) == "")
+    }
+
+    @Test func hevcContentIsCopiedOutsideTheSplitGOPs() async throws {
+        let source = try Self.content()
+        let req = try Self.request("hevc.mp4")
+        let result = try await offPool { try Stitcher(request: req).run() }
+        let out = URL(fileURLWithPath: req.output)
+        #expect(try MediaVerifier.probe(out).video?.codec == "hevc")
+        try Self.checkFrames(out)
+        var byFrame: [Int: (size: Int, hash: String)] = [:]
+        for p in try Self.packets(source) { byFrame[p.frame] = (p.size, p.hash) }
+        #expect(byFrame.count == 1200)
+        // the content's VPS/SPS/PPS, each with a 4-byte length: what a copied IDR gains in front
+        let demuxer = try Demuxer(url: source.path)
+        let video = try #require(demuxer.bestStream(.video))
+        let config = try #require(HVCConfig(hvcC: demuxer.videoCodecParameters(of: video).extradata))
+        let setsSize = config.parameterSets.reduce(0) { $0 + 4 + $1.count }
+        #expect(config.parameterSets.count == 3)
+        var same = 0, differ = Set<Int>(), grown: [Int: Int] = [:]
+        for p in try Self.packets(out, timeline: result.timeline) {
+            guard let s = byFrame[p.frame] else { Issue.record("no source frame \(p.frame)"); continue }
+            if s.hash == p.hash { same += 1 } else { differ.insert(p.frame); grown[p.frame] = p.size - s.size }
+        }
+        // split GOPs: the frames from each cue to the next keyframe, and those before the cue (x265's
+        // B-frames put later frames first in decode order)
+        let split = Set(Array(600..<660) + Array(900..<960))
+        // the first copied IDR after encoded pictures: after the pre-roll, and after each split GOP
+        let idrs: Set<Int> = [0, 660, 960]
+        #expect(differ.subtracting(split) == idrs, "\(differ.subtracting(split).sorted())")
+        #expect(idrs.allSatisfy { grown[$0] == setsSize }, "IDRs grew by \(idrs.map { grown[$0] ?? -1 }), sets are \(setsSize) bytes")
+        #expect(same == 1200 - differ.count && same >= 1200 - 120 - 3)
+        #expect(result.smartRendering?.used == true && result.smartRendering?.copiedFrames == 1200 - differ.intersection(split).count)
+    }
+
+    @Test func openGOPHEVCIsRefusedWithItsReason() throws {
+        // libx265's default: open GOPs with CRA keyframes, whose leading pictures refer across the cut
+        let open = try TestMedia.derived(from: TestMedia.Sample.content.url, name: "content-hevc-open-gop.mp4", arguments: [
+            "-t", "6", "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "keyint=60:min-keyint=60:scenecut=0:log-level=error", "-an"])
+        let format = OutputFormat(width: 640, height: 360, frameRate: Rational(30, 1), sampleRate: 48000, channels: 2)
+        guard case .failure(let r) = try SmartContentScan.scan(url: open.path, format: format) else {
+            Issue.record("open-GOP HEVC was accepted"); return
+        }
+        #expect(r.reason.contains("IDR") || r.reason.contains("open GOP"), "\(r.reason)")
+        guard case .success(let scan) = try SmartContentScan.scan(url: try Self.content().path, format: format) else {
+            Issue.record("closed-GOP HEVC refused"); return
+        }
+        #expect(scan.keyframes == Array(stride(from: 0, to: 1200, by: 60)) && scan.encoderProfile == "main")
+    }
+
+    @Test func hevcHLSPackageAndWarmCacheGiveTheSameFrames() async throws {
+        var req = try Self.request("hevc-pkg", container: .hls)
+        req.hls.segmentDuration = MediaTime(seconds: 4)
+        let fixed = req
+        _ = try await offPool { try Stitcher(request: fixed).run() }
+        let playlist = URL(fileURLWithPath: req.output).appendingPathComponent("index.m3u8")
+        let text = try String(contentsOf: playlist, encoding: .utf8)
+        for s in text.split(separator: "\n").filter({ $0.hasSuffix(".ts") }) {
+            let out = try Tools.ffprobe(["-v", "error", "-show_entries", "format=duration",
+                                         URL(fileURLWithPath: req.output).appendingPathComponent(String(s)).path])
+            #expect(out.stderr.isEmpty, "\(s): \(out.stderr)")
+        }
+        try Self.checkFrames(playlist)
+        // the ads through a transcode cache: stored, then copied from it
+        let cache = SmartRenderTests.dir.appendingPathComponent("hevc-cache").path
+        try? FileManager.default.removeItem(atPath: cache)
+        let first = try Self.request("hevc-cold.mp4", cache: cache), second = try Self.request("hevc-warm.mp4", cache: cache)
+        let cold = try await offPool { try Stitcher(request: first).run() }
+        let warm = try await offPool { try Stitcher(request: second).run() }
+        #expect(cold.breaks.flatMap(\.ads).map(\.transcodeCache) == [.stored, .stored, .stored])
+        #expect(warm.breaks.flatMap(\.ads).map(\.transcodeCache) == [.hit, .hit, .hit])
+        try Self.checkFrames(URL(fileURLWithPath: second.output))
+        #expect(try Self.packets(URL(fileURLWithPath: first.output)).map(\.hash) == Self.packets(URL(fileURLWithPath: second.output)).map(\.hash))
+    }
+}
