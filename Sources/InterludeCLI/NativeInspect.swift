@@ -8,7 +8,10 @@ enum NativeInspect {
     static func isNativeResponse(_ tag: String) -> Bool {
         guard let url = TagLocation.rootURL(tag) else { return false }
         if url.pathExtension.lowercased() == "json" { return true }
-        guard url.isFileURL, let h = FileHandle(forReadingAtPath: url.path) else { return false }
+        // Only a regular file is peeked at: opening a FIFO or a device to sniff it would block.
+        var st = stat()
+        guard url.isFileURL, stat(url.path, &st) == 0, st.st_mode & S_IFMT == S_IFREG,
+              let h = FileHandle(forReadingAtPath: url.path) else { return false }
         defer { try? h.close() }
         let head = (try? h.read(upToCount: 64)) ?? Data()
         return String(decoding: head, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("{")
