@@ -83,11 +83,11 @@ struct NativeAdServer {
     func adLoader(_ adLoader: AdLoader, didFailToReceiveAdWithError error: Error) { errors.append(error) }
     func adLoaderDidFinishLoading(_ adLoader: AdLoader) { finished += 1 }
 
-    /// Loads through `load(_:)` and waits (at most 10 s) for the delegate to hear the end.
+    /// Loads through `load(_:)` and waits (at most 30 s: the suite shares the machine) for the delegate to hear the end.
     func load(_ loader: AdLoader) async {
         loader.delegate = self
         loader.load(AdRequest())
-        let end = Date().addingTimeInterval(10)
+        let end = Date().addingTimeInterval(30)
         while finished == 0 && Date() < end { try? await Task.sleep(nanoseconds: 10_000_000) }
     }
 }

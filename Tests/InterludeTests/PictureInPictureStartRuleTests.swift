@@ -75,7 +75,8 @@ import Interlude
         #expect(app.errors.count == 1)
         let ad = try #require(manager.playedBreaks.first?.ads.first)
         #expect(ad.presentation == .normal && ad.placement.frames == 30)
-        _ = player.waitUntilIdle(timeout: 60)
+        // off the main actor: the player delivers its observers on main and would wait for it
+        _ = try await offPool { player.waitUntilIdle(timeout: 60) }
         #expect(null.frameCount == 30 + 90)
         try player.close()
     }
