@@ -14,11 +14,16 @@ import Timing
     /// with `isUiDisabled`); the `AdsManager` tells it which ad shows. A container over a surface
     /// installs one there (nil only when DejaVu Sans cannot be loaded); a stitch sets its own.
     public var adUI: AdUILayer?
+    /// Where VAST NonLinear overlays are drawn over the content (installed over a surface like
+    /// `adUI`; a stitch sets its own).
+    public var overlays: AdOverlayLayer?
 
     /// A container over `adContainer`, a player's surface (IMA: the view ads are drawn in).
     public init(adContainer: RenderSurface) {
         self.adContainer = adContainer
         videoDisplay = adContainer.player.map { PlayerVideoDisplay(player: $0) }
+        overlays = try? AdOverlayLayer()
+        if let overlays { adContainer.addLayer(overlays) }
         adUI = try? AdUILayer()
         if let adUI { adContainer.addLayer(adUI) }
     }

@@ -20,12 +20,13 @@ extension AdsManager {
     /// `contentDidReachCuePoint`, then `done(paused)`: whether any break paused content.
     func reach(_ t: MediaTime, then done: @escaping @MainActor (Bool) -> Void) {
         guard !destroyed, isAdRules || started else { done(false); return }
+        closeOverlays(reached: t)
         let (next, due) = state.reaching(t)
         state = next
-        let pausesBefore = pauses
+        let pausesBefore = pauses, overlaysBefore = overlaysShown
         playBreaks(due.map { ($0, t) }[...]) { [self] in
             let paused = pauses > pausesBefore
-            if !isAdRules, !paused, !due.isEmpty {
+            if !isAdRules, !paused, overlaysShown == overlaysBefore, !due.isEmpty {
                 reportFatal(errors.last ?? AdError(type: .adPlayingFailed, code: 1009, message: "no ad of the response could play"))
             }
             if !isAdRules, state.breaks.allSatisfy({ $0.state != .scheduled }) { allAdsCompleted() }
@@ -39,6 +40,7 @@ extension AdsManager {
         contentCompleted = true
         let display = request.adDisplayContainer.videoDisplay
         let end = display?.timeline.segments.last?.contentEnd ?? display?.contentTime ?? .zero
+        closeOverlays(reached: end, contentEnded: true)
         let posts = isAdRules ? state.scheduledPostrolls.map { ($0, end) } : []
         playBreaks(posts[...]) { [self] in allAdsCompleted() }
     }
@@ -79,7 +81,8 @@ extension AdsManager {
     /// Fetches the media of one break's ads that are not fetched yet, all by `deadline`.
     func fetchMedia(of plan: BreakPlan, cache: AdMediaCache, deadline: Double) async {
         for ad in plan.ads + plan.spares {
-            guard let url = ad.mediaFile?.url.template.trimmingCharacters(in: .whitespacesAndNewlines),
+            // a linear ad's media file, or a non-linear ad's static image
+            guard let url = ad.mediaFile?.url.template.trimmingCharacters(in: .whitespacesAndNewlines) ?? Self.staticImage(ad)?.1,
                   mediaPaths[url] == nil else { continue }
             switch await fetch(url, local: allowsLocalMedia(ad, plan), cache: cache, deadline: deadline) {
             case .success(let path): mediaPaths[url] = .success(path)
@@ -92,7 +95,7 @@ extension AdsManager {
     /// needs fetching, as in a stitch that preloaded everything).
     func ensureMedia(of plan: BreakPlan, then: @escaping @MainActor () -> Void) {
         let missing = (plan.ads + plan.spares).contains { ad in
-            guard let url = ad.mediaFile?.url.template.trimmingCharacters(in: .whitespacesAndNewlines) else { return false }
+            guard let url = ad.mediaFile?.url.template.trimmingCharacters(in: .whitespacesAndNewlines) ?? Self.staticImage(ad)?.1 else { return false }
             let scheme = URL(string: url)?.scheme?.lowercased()
             return mediaPaths[url] == nil && (scheme == "http" || scheme == "https")
         }
@@ -119,6 +122,10 @@ extension AdsManager {
             recordError(AdError(type: .adPlayingFailed, code: 1202, message: "no video display to play ads in"), urls: [], adId: nil, breakId: plan.id)
             state = state.settingBreak(index, to: .failed)
             done()
+            return
+        }
+        if isOverlayBreak(plan) {
+            ensureMedia(of: plan) { [self] in showOverlays(index, plan: plan, at: pausedAt); done() }
             return
         }
         if isAdRules, !settings.autoPlayAdBreaks {

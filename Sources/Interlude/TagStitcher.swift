@@ -61,24 +61,25 @@ import Timing
                 adUI = try AdUILayer(defaultUI: drawsDefaultAdUI ? DefaultAdUI(uiElements: renderingSettings.uiElements) : nil, customUI: customAdUI)
             } catch { adUIWarning = "ad UI not drawn: \(error)" }
         }
-        let session = try SpliceSession(request: output, layers: layers + (adUI.map { [$0] } ?? []))
+        let uiLayers = layers + (adUI.map { [$0] } ?? [])
+        let opened = try SpliceSession(request: output, layers: uiLayers)
         var loadError: AdError?
         var manager: AdsManager?
-        let display = SessionVideoDisplay(session: session, threads: output.threads)
+        let display = SessionVideoDisplay(session: opened, threads: output.threads)
         let container = AdDisplayContainer(videoDisplay: display)
         container.adUI = adUI
         let playhead = EnginePlayhead()
         let loader = AdsLoader(settings: settings)
         loader.fetcher = fetcher
         loader.mediaCache = cache
-        loader.mediaPreferences = MediaSelectionPreferences(outputWidth: session.format.width, outputHeight: session.format.height)
+        loader.mediaPreferences = MediaSelectionPreferences(outputWidth: opened.format.width, outputHeight: opened.format.height)
         let request: AdsRequest
         if let adTag {
             request = AdsRequest(adTagUrl: adTag, adDisplayContainer: container, contentPlayhead: playhead)
         } else {
             request = AdsRequest(adsResponse: adsResponse ?? "", adDisplayContainer: container, contentPlayhead: playhead)
         }
-        request.contentDuration = session.contentDuration.seconds
+        request.contentDuration = opened.contentDuration.seconds
         request.vastLoadTimeout = vastLoadTimeout
         do {
             manager = try await loader.loadAds(request).adsManager
@@ -91,6 +92,19 @@ import Timing
         manager?.delegate = self
         manager?.initialize(with: renderingSettings)
         if let manager { await manager.preloadMedia(cache: cache) }
+        // VAST NonLinear overlays draw on content frames: the output is reopened with the overlay
+        // layer (below the ad UI), so that smart rendering is decided knowing it; without
+        // overlays nothing changes.
+        let session: SpliceSession
+        if let manager, manager.hasOverlays, let overlays = try? AdOverlayLayer() {
+            overlays.expectsOverlays = true
+            opened.abort()
+            session = try SpliceSession(request: output, layers: [overlays] + uiLayers)
+            container.videoDisplay = SessionVideoDisplay(session: session, threads: output.threads)
+            container.overlays = overlays
+        } else {
+            session = opened
+        }
         let planEnd = monotonicSeconds()
 
         let expected = session.contentDuration
