@@ -17,10 +17,13 @@ import Timing
     /// Where VAST NonLinear overlays are drawn over the content (installed over a surface like
     /// `adUI`; a stitch sets its own).
     public var overlays: AdOverlayLayer?
+    /// Slots beside the player filled with each ad's companion of their size (IMA's `companionSlots`).
+    public var companionSlots: [CompanionAdSlot]
 
     /// A container over `adContainer`, a player's surface (IMA: the view ads are drawn in).
-    public init(adContainer: RenderSurface) {
+    public init(adContainer: RenderSurface, companionSlots: [CompanionAdSlot] = []) {
         self.adContainer = adContainer
+        self.companionSlots = companionSlots
         videoDisplay = adContainer.player.map { PlayerVideoDisplay(player: $0) }
         overlays = try? AdOverlayLayer()
         if let overlays { adContainer.addLayer(overlays) }
@@ -29,8 +32,9 @@ import Timing
     }
 
     /// A container with an explicit display (a stitch's `SessionVideoDisplay`, or none yet).
-    public init(videoDisplay: AdVideoDisplay? = nil) {
+    public init(videoDisplay: AdVideoDisplay? = nil, companionSlots: [CompanionAdSlot] = []) {
         self.videoDisplay = videoDisplay
+        self.companionSlots = companionSlots
         adContainer = nil
     }
 }

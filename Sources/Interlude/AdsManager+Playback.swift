@@ -81,12 +81,13 @@ extension AdsManager {
     /// Fetches the media of one break's ads that are not fetched yet, all by `deadline`.
     func fetchMedia(of plan: BreakPlan, cache: AdMediaCache, deadline: Double) async {
         for ad in plan.ads + plan.spares {
-            // a linear ad's media file, or a non-linear ad's static image
-            guard let url = ad.mediaFile?.url.template.trimmingCharacters(in: .whitespacesAndNewlines) ?? Self.staticImage(ad)?.1,
-                  mediaPaths[url] == nil else { continue }
-            switch await fetch(url, local: allowsLocalMedia(ad, plan), cache: cache, deadline: deadline) {
-            case .success(let path): mediaPaths[url] = .success(path)
-            case .failure(let e): mediaPaths[url] = .failure(AdError(type: .adPlayingFailed, code: e.code, message: e.message, adId: ad.id))
+            // a linear ad's media file, or a non-linear ad's static image; the companions for the slots
+            let main = ad.mediaFile?.url.template.trimmingCharacters(in: .whitespacesAndNewlines) ?? Self.staticImage(ad)?.1
+            for url in ([main].compactMap { $0 } + companionURLs(ad)) where mediaPaths[url] == nil {
+                switch await fetch(url, local: allowsLocalMedia(ad, plan), cache: cache, deadline: deadline) {
+                case .success(let path): mediaPaths[url] = .success(path)
+                case .failure(let e): mediaPaths[url] = .failure(AdError(type: .adPlayingFailed, code: e.code, message: e.message, adId: ad.id))
+                }
             }
         }
     }
@@ -231,6 +232,7 @@ extension AdsManager {
             switch result {
             case .success(let placement):
                 var p = playing!
+                fillCompanionSlots(item.resolved, p.ad, breakId: plan.id, placement: placement)
                 let skipped = p.skipRequested
                 if skipped {
                     p.tracking += beaconsFor(event: "skip", p, at: display.streamTime)

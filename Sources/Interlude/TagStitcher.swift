@@ -38,6 +38,8 @@ import Timing
     /// The app's own ad UI, drawn on ads whose `isUiDisabled` is true (set
     /// `renderingSettings.disableUi`); nil draws nothing on them.
     public var customAdUI: (any AdUIRenderer)?
+    /// Companion slots beside the player (IMA's `CompanionAdSlot`s); what filled them is in the result.
+    public var companionSlots: [CompanionAdSlot] = []
 
     private var contentPaused = false
     /// The delegate calls this app received, in order: `contentPause`, `contentResume`,
@@ -68,6 +70,7 @@ import Timing
         let display = SessionVideoDisplay(session: opened, threads: output.threads)
         let container = AdDisplayContainer(videoDisplay: display)
         container.adUI = adUI
+        container.companionSlots = companionSlots
         let playhead = EnginePlayhead()
         let loader = AdsLoader(settings: settings)
         loader.fetcher = fetcher
@@ -150,6 +153,7 @@ import Timing
             timings: StageTimings(plan: planEnd - started, decode: max(0, total - (planEnd - started) - session.encoderWaitSeconds),
                                   encode: session.encodeSeconds, mux: session.muxSeconds, total: total))
         result.smartRendering = session.smartRendering
+        result.companions = companionSlots.flatMap(\.filled).sorted { $0.streamStart < $1.streamStart }
         return result
     }
 
@@ -207,4 +211,6 @@ public struct TagStitchResult: Sendable {
     public var timings: StageTimings
     /// Whether content was copied (`--smart`), or why not.
     public var smartRendering: SmartRenderingSummary? = nil
+    /// Companions shown in the companion slots, by stream time.
+    public var companions: [FilledCompanion] = []
 }
