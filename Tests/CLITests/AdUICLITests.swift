@@ -125,3 +125,35 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("o2.nut").path))
     }
 }
+
+/// A VMAP non-linear break drawn the same by `play -o` and `stitch`.
+@Suite struct AdUIOverlayCLITests {
+    @Test func playAndStitchDrawTheSameOverlay() async throws {
+        let dir = CLI.tempDir()
+        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
+        let png = dir.appendingPathComponent("banner.png")
+        _ = try Tools.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=yellow:s=120x30", "-frames:v", "1", png.path])
+        let vmap = """
+            <vmap:VMAP xmlns:vmap="http://www.iab.net/videosuite/vmap" version="1.0">
+            <vmap:AdBreak timeOffset="00:00:00.500" breakType="nonlinear" breakId="ov"><vmap:AdSource><vmap:VASTAdData>
+            <VAST version="3.0"><Ad id="o"><InLine><AdSystem>T</AdSystem><AdTitle>o</AdTitle><Impression><![CDATA[http://127.0.0.1:9/i]]></Impression>
+            <Creatives><Creative><NonLinearAds><NonLinear width="120" height="30" minSuggestedDuration="00:00:01">
+            <StaticResource creativeType="image/png"><![CDATA[\(png.path)]]></StaticResource></NonLinear></NonLinearAds></Creative></Creatives>
+            </InLine></Ad></VAST></vmap:VASTAdData></vmap:AdSource></vmap:AdBreak></vmap:VMAP>
+            """
+        let tag = dir.appendingPathComponent("tag.xml")
+        try Data(vmap.utf8).write(to: tag)
+        let s = dir.appendingPathComponent("s.nut"), p = dir.appendingPathComponent("p.nut")
+        let r1 = try await CLI.run(["stitch", content.path, "--ads", tag.path, "-o", s.path, "-q"])
+        let r2 = try await CLI.run(["play", content.path, "--ads", tag.path, "--fast", "-o", p.path, "--format", "nut", "-q"])
+        #expect(r1.status == 0 && r2.status == 0, "\(r1.stderr) \(r2.stderr)")
+        let a = try DecodedPictures.decode(s), b = try DecodedPictures.decode(p)
+        #expect(a.frames.count == 50 && a.frames == b.frames)
+        // yellow (luma 210 → 225 in full range) at the bottom centre on the frames whose time lies in
+        // [0.5 s, 1.5 s): 13 (0.52 s) to 37 (1.48 s); not elsewhere
+        for n in 0..<50 {
+            let m = a.mean(frame: n, x: 110, y: 140, width: 100, height: 20)
+            #expect((m > 215 && m < 235) == (13..<38).contains(n), "frame \(n): \(m)")
+        }
+    }
+}
