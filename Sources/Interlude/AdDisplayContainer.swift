@@ -19,6 +19,8 @@ import Timing
     public var overlays: AdOverlayLayer?
     /// Slots beside the player filled with each ad's companion of their size (IMA's `companionSlots`).
     public var companionSlots: [CompanionAdSlot]
+    /// An L-shaped layout showing the companions beside the shrunk ad picture, when set.
+    public var companionLayout: CompanionLBarLayer?
 
     /// A container over `adContainer`, a player's surface (IMA: the view ads are drawn in).
     public init(adContainer: RenderSurface, companionSlots: [CompanionAdSlot] = []) {

@@ -24,8 +24,11 @@ extension AdsManager {
         request.adDisplayContainer.companionSlots.compactMap { Self.companion(ad, width: $0.width, height: $0.height)?.1 }
     }
 
-    /// Fills the slots for `ad`, played at `placement`; errors 603 (not fetched) and 604 (not an image).
-    func fillCompanionSlots(_ ad: ResolvedAd, _ shown: Ad, breakId: String, placement: PlacedAd) {
+    /// The companions of `ad` for the container's slots, loaded when the ad starts (shown by an
+    /// L-bar layout at once); errors 603 (not fetched) and 604 (not an image).
+    func loadCompanions(_ ad: ResolvedAd, breakId: String, plan: BreakPlan) -> [(CompanionAdSlot, FilledCompanion)] {
+        var out: [(CompanionAdSlot, FilledCompanion)] = []
+        let start = request.adDisplayContainer.videoDisplay?.streamTime ?? .zero
         for slot in request.adDisplayContainer.companionSlots {
             guard let (c, url, type) = Self.companion(ad, width: slot.width, height: slot.height) else { continue }
             func fail(_ code: Int, _ message: String) {
@@ -37,26 +40,34 @@ extension AdsManager {
             case .failure(let e)?: fail(603, "companion \(url) not fetched: \(e.message)"); continue
             case nil:
                 let scheme = URL(string: url)?.scheme?.lowercased()
-                guard scheme == nil || scheme == "file", allowsLocalMedia(ad, plans.first { $0.id == breakId } ?? plans[0]) else {
-                    fail(603, "companion \(url) not fetched"); continue
-                }
+                guard scheme == nil || scheme == "file", allowsLocalMedia(ad, plan) else { fail(603, "companion \(url) not fetched"); continue }
                 path = scheme == "file" ? (URL(string: url)?.path ?? url) : resolvedMediaURL(url)
             }
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
             guard let size, size <= 16 << 20, let data = FileManager.default.contents(atPath: path) else {
                 fail(603, "companion \(url) cannot be read (at most 16 MB)"); continue
             }
-            guard (try? ImageDecoder.decode(data, maxPixels: 4_194_304)) != nil, let kind = ImageDecoder.kind(of: data) else {
+            guard let image = try? ImageDecoder.decode(data, maxPixels: 4_194_304), let kind = ImageDecoder.kind(of: data) else {
                 fail(604, "companion \(url) is not a decodable image"); continue
             }
-            slot.fill(FilledCompanion(slot: "\(slot.width)x\(slot.height)", adId: ad.id ?? "", breakId: breakId, companionId: c.id,
-                                      data: data, creativeType: type, fileExtension: kind.rawValue,
-                                      streamStart: placement.streamTime, streamEnd: placement.streamTime + placement.duration,
-                                      clickThrough: c.clickThrough?.template))
+            out.append((slot, FilledCompanion(slot: "\(slot.width)x\(slot.height)", adId: ad.id ?? "", breakId: breakId, companionId: c.id,
+                                              data: data, creativeType: type, fileExtension: kind.rawValue, streamStart: start, streamEnd: start,
+                                              clickThrough: c.clickThrough?.template, image: AdUIImage(image))))
             for t in c.trackingEvents where t.event == "creativeView" {
-                emit(TrackedBeacon(event: "creativeView", streamTime: placement.streamTime, contentTime: request.adDisplayContainer.videoDisplay?.contentTime ?? .zero,
-                                   url: MacroExpander.expand(t.url, context: macroContext(nil, at: placement.streamTime)), adId: ad.id, breakId: breakId))
+                emit(TrackedBeacon(event: "creativeView", streamTime: start, contentTime: request.adDisplayContainer.videoDisplay?.contentTime ?? .zero,
+                                   url: MacroExpander.expand(t.url, context: macroContext(nil, at: start)), adId: ad.id, breakId: breakId))
             }
+        }
+        return out
+    }
+
+    /// Records the companions shown with an ad that played at `placement` in their slots.
+    func fillCompanionSlots(_ shown: [(CompanionAdSlot, FilledCompanion)], placement: PlacedAd) {
+        for (slot, c) in shown {
+            var c = c
+            c.streamStart = placement.streamTime
+            c.streamEnd = placement.streamTime + placement.duration
+            slot.fill(c)
         }
     }
 }

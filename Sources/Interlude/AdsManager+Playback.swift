@@ -225,6 +225,8 @@ extension AdsManager {
         let adUI = request.adDisplayContainer.adUI
         adUI?.shown = ShownAd(ad: ad, duration: item.media.duration, skipOffset: item.resolved.skipOffset,
                               clickThrough: item.resolved.clickThrough?.template, podDuration: podDuration)
+        let companions = loadCompanions(item.resolved, breakId: plan.id, plan: plan)
+        request.adDisplayContainer.companionLayout?.show(companions.map(\.1))
         display.playAd(item.media, position: k + 1, totalAds: pod.count, onFrame: { [weak self] adTime, streamTime in
             self?.adFrame(adTime: adTime, streamTime: streamTime) ?? false
         }, completion: { [self] result in
@@ -232,7 +234,7 @@ extension AdsManager {
             switch result {
             case .success(let placement):
                 var p = playing!
-                fillCompanionSlots(item.resolved, p.ad, breakId: plan.id, placement: placement)
+                fillCompanionSlots(companions, placement: placement)
                 let skipped = p.skipRequested
                 if skipped {
                     p.tracking += beaconsFor(event: "skip", p, at: display.streamTime)

@@ -40,6 +40,8 @@ import Timing
     public var customAdUI: (any AdUIRenderer)?
     /// Companion slots beside the player (IMA's `CompanionAdSlot`s); what filled them is in the result.
     public var companionSlots: [CompanionAdSlot] = []
+    /// Whether ads with companions are shown in an L-shaped layout with them (`--companions lbar`).
+    public var companionLBar = false
 
     private var contentPaused = false
     /// The delegate calls this app received, in order: `contentPause`, `contentResume`,
@@ -63,7 +65,8 @@ import Timing
                 adUI = try AdUILayer(defaultUI: drawsDefaultAdUI ? DefaultAdUI(uiElements: renderingSettings.uiElements) : nil, customUI: customAdUI)
             } catch { adUIWarning = "ad UI not drawn: \(error)" }
         }
-        let uiLayers = layers + (adUI.map { [$0] } ?? [])
+        let lbar = companionLBar ? try? CompanionLBarLayer() : nil
+        let uiLayers = (lbar.map { [$0] } ?? []) + layers + (adUI.map { [$0] } ?? [])
         let opened = try SpliceSession(request: output, layers: uiLayers)
         var loadError: AdError?
         var manager: AdsManager?
@@ -71,6 +74,8 @@ import Timing
         let container = AdDisplayContainer(videoDisplay: display)
         container.adUI = adUI
         container.companionSlots = companionSlots
+        container.companionLayout = lbar
+        adUI?.companionLayout = lbar
         let playhead = EnginePlayhead()
         let loader = AdsLoader(settings: settings)
         loader.fetcher = fetcher
@@ -102,7 +107,7 @@ import Timing
         if let manager, manager.hasOverlays, let overlays = try? AdOverlayLayer() {
             overlays.expectsOverlays = true
             opened.abort()
-            session = try SpliceSession(request: output, layers: [overlays] + uiLayers)
+            session = try SpliceSession(request: output, layers: (lbar.map { [$0] } ?? []) + [overlays] + layers + (adUI.map { [$0] } ?? []))
             container.videoDisplay = SessionVideoDisplay(session: session, threads: output.threads)
             container.overlays = overlays
         } else {

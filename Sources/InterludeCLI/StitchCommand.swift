@@ -24,9 +24,11 @@ let stitchHelp = """
                                 README, "Ad UI, overlays and companions"); ads whose VAST
                                 forbids hiding (UiHideable 0) keep the default UI. Plain
                                 media breaks get no UI
-      --companions DIR          write the companion shown beside the player for each ad, one
-                                image per slot (companion-WxH-N-AD.png …), and list them with
-                                their stream times in the report
+      --companions DIR|lbar     DIR: write the companion shown beside the player for each ad,
+                                one image per slot (companion-WxH-N-AD.png …), listed with
+                                their stream times in the report. lbar: show ads with
+                                companions in an L-shaped layout instead (the ad shrunk to the
+                                top left, a tall companion on the right, a wide one below)
       --companion-sizes WxH[,WxH…]
                                 the companion slots (default: 300x250,728x90)
       --report FILE             write a JSON report (breaks, ads, stream times, errors; with

@@ -25,6 +25,7 @@ import Timing
     if let t = options.preloadTimeout { stitcher.cache.preloadTimeout = t }
     if options.companionsDir != nil {
         stitcher.companionSlots = options.companionSizes.map { CompanionAdSlot(width: $0.0, height: $0.1) }
+        stitcher.companionLBar = options.companionsDir == "lbar"
     }
     let progress = ProgressLine(enabled: !options.quiet && isatty(STDERR_FILENO) == 1)
     stitcher.onProgress = { done, total in progress.update(done: done, total: total) }
@@ -39,7 +40,7 @@ import Timing
     progress.clear()
     var report = TagStitchReport(result)
     var summary = TagStitchSummary.lines(result)
-    if let dir = options.companionsDir {
+    if let dir = options.companionsDir, dir != "lbar" {
         do {
             let files = try CompanionFiles.write(result.companions, into: dir, overwrite: options.request.overwrite)
             for i in report.companions.indices { report.companions[i].file = files[i] }

@@ -45,4 +45,6 @@ public struct FilledCompanion: Sendable, Equatable {
     public var streamEnd: MediaTime
     /// `<CompanionClickThrough>`, if any.
     public var clickThrough: String?
+    /// The decoded image.
+    public var image: AdUIImage
 }
