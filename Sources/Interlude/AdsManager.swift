@@ -240,6 +240,10 @@ import Timing
         click()
     }
 
+    /// The viewer clicked a "Learn more" button the ad UI drew (IMA's default UI, or a layout's
+    /// `learnMore` button): the click-through, as `clicked()`, whether or not `disableUi` is set.
+    public func learnMoreClicked() { click() }
+
     /// The viewer clicked or tapped the ad's picture (IMA's own UI: "Learn more", or a tap): on a
     /// paused ad it fires TAPPED and resumes it, as IMA does; otherwise it is a click-through.
     public func viewerClicked() {
