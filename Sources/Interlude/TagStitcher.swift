@@ -100,16 +100,22 @@ import Timing
         manager?.delegate = self
         manager?.initialize(with: renderingSettings)
         if let manager { await manager.preloadMedia(cache: cache) }
-        // VAST NonLinear overlays draw on content frames: the output is reopened with the overlay
-        // layer (below the ad UI), so that smart rendering is decided knowing it; without
-        // overlays nothing changes.
+        // VAST NonLinear overlays draw on content frames. When the output copies content packets
+        // (smart rendering), it is reopened with the overlay layer so that smart rendering is
+        // decided knowing it (nothing was written yet); otherwise the layer is added (overlays
+        // draw on content frames only, the other layers on ad frames only, so the order is moot).
         let session: SpliceSession
         if let manager, manager.hasOverlays, let overlays = try? AdOverlayLayer() {
             overlays.expectsOverlays = true
-            opened.abort()
-            session = try SpliceSession(request: output, layers: (lbar.map { [$0] } ?? []) + [overlays] + layers + (adUI.map { [$0] } ?? []))
-            container.videoDisplay = SessionVideoDisplay(session: session, threads: output.threads)
             container.overlays = overlays
+            if opened.smartRendering?.used == true {
+                opened.abort()
+                session = try SpliceSession(request: output, layers: (lbar.map { [$0] } ?? []) + [overlays] + layers + (adUI.map { [$0] } ?? []))
+                container.videoDisplay = SessionVideoDisplay(session: session, threads: output.threads)
+            } else {
+                opened.layers.add(overlays)
+                session = opened
+            }
         } else {
             session = opened
         }

@@ -155,5 +155,24 @@ import TestSupport
             let m = a.mean(frame: n, x: 110, y: 140, width: 100, height: 20)
             #expect((m > 215 && m < 235) == (13..<38).contains(n), "frame \(n): \(m)")
         }
+        // to standard output: one stream (one NUT main header), the same pictures
+        let piped = try await CLI.run(["stitch", content.path, "--ads", tag.path, "-o", "-", "--format", "nut", "-q"])
+        #expect(piped.status == 0)
+        #expect(piped.stdout.ranges(of: Data("nut/multimedia container".utf8)).count == 1)
+        // MP4: the overlay turns smart rendering off and says why; the default UI alone does not
+        let mp4 = dir.appendingPathComponent("o.mp4"), report = dir.appendingPathComponent("r.json")
+        let r3 = try await CLI.run(["stitch", content.path, "--ads", tag.path, "-o", mp4.path, "--report", report.path, "-q"])
+        #expect(r3.status == 0, "\(r3.stderr)")
+        let smart = (try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as! [String: Any])["smartRendering"] as? [String: Any]
+        #expect(smart?["used"] as? Bool == false && (smart?["reason"] as? String)?.contains("overlays") == true, "\(String(describing: smart))")
+    }
+
+    @Test func theDefaultUIKeepsSmartRendering() async throws {
+        let f = try AdUICLITests.fixture()
+        let mp4 = f.dir.appendingPathComponent("o.mp4"), report = f.dir.appendingPathComponent("r.json")
+        let r = try await CLI.run(["stitch", f.content, "--ads", f.tag, "-o", mp4.path, "--report", report.path, "-q"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let smart = (try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as! [String: Any])["smartRendering"] as? [String: Any]
+        #expect(smart?["used"] as? Bool == true, "\(String(describing: smart))")
     }
 }
