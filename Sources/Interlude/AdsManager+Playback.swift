@@ -96,9 +96,11 @@ extension AdsManager {
     /// needs fetching, as in a stitch that preloaded everything).
     func ensureMedia(of plan: BreakPlan, then: @escaping @MainActor () -> Void) {
         let missing = (plan.ads + plan.spares).contains { ad in
-            guard let url = ad.mediaFile?.url.template.trimmingCharacters(in: .whitespacesAndNewlines) ?? Self.staticImage(ad)?.1 else { return false }
-            let scheme = URL(string: url)?.scheme?.lowercased()
-            return mediaPaths[url] == nil && (scheme == "http" || scheme == "https")
+            let main = ad.mediaFile?.url.template.trimmingCharacters(in: .whitespacesAndNewlines) ?? Self.staticImage(ad)?.1
+            return ([main].compactMap { $0 } + companionURLs(ad)).contains { url in
+                let scheme = URL(string: url)?.scheme?.lowercased()
+                return mediaPaths[url] == nil && (scheme == "http" || scheme == "https")
+            }
         }
         guard missing, let cache = mediaCache else { then(); return }
         let preload = preloadTask
