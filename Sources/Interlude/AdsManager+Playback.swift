@@ -20,12 +20,13 @@ extension AdsManager {
     /// `contentDidReachCuePoint`, then `done(paused)`: whether any break paused content.
     func reach(_ t: MediaTime, then done: @escaping @MainActor (Bool) -> Void) {
         guard !destroyed, isAdRules || started else { done(false); return }
+        closeOverlays(reached: t)
         let (next, due) = state.reaching(t)
         state = next
-        let pausesBefore = pauses
+        let pausesBefore = pauses, overlaysBefore = overlaysShown
         playBreaks(due.map { ($0, t) }[...]) { [self] in
             let paused = pauses > pausesBefore
-            if !isAdRules, !paused, !due.isEmpty {
+            if !isAdRules, !paused, overlaysShown == overlaysBefore, !due.isEmpty {
                 reportFatal(errors.last ?? AdError(type: .adPlayingFailed, code: 1009, message: "no ad of the response could play"))
             }
             if !isAdRules, state.breaks.allSatisfy({ $0.state != .scheduled }) { allAdsCompleted() }
@@ -39,6 +40,7 @@ extension AdsManager {
         contentCompleted = true
         let display = request.adDisplayContainer.videoDisplay
         let end = display?.timeline.segments.last?.contentEnd ?? display?.contentTime ?? .zero
+        closeOverlays(reached: end, contentEnded: true)
         let posts = isAdRules ? state.scheduledPostrolls.map { ($0, end) } : []
         playBreaks(posts[...]) { [self] in allAdsCompleted() }
     }
@@ -79,11 +81,13 @@ extension AdsManager {
     /// Fetches the media of one break's ads that are not fetched yet, all by `deadline`.
     func fetchMedia(of plan: BreakPlan, cache: AdMediaCache, deadline: Double) async {
         for ad in plan.ads + plan.spares {
-            guard let url = ad.mediaFile?.url.template.trimmingCharacters(in: .whitespacesAndNewlines),
-                  mediaPaths[url] == nil else { continue }
-            switch await fetch(url, local: allowsLocalMedia(ad, plan), cache: cache, deadline: deadline) {
-            case .success(let path): mediaPaths[url] = .success(path)
-            case .failure(let e): mediaPaths[url] = .failure(AdError(type: .adPlayingFailed, code: e.code, message: e.message, adId: ad.id))
+            // a linear ad's media file, or a non-linear ad's static image; the companions for the slots
+            let main = ad.mediaFile?.url.template.trimmingCharacters(in: .whitespacesAndNewlines) ?? Self.staticImage(ad)?.1
+            for url in ([main].compactMap { $0 } + companionURLs(ad)) where mediaPaths[url] == nil {
+                switch await fetch(url, local: allowsLocalMedia(ad, plan), cache: cache, deadline: deadline) {
+                case .success(let path): mediaPaths[url] = .success(path)
+                case .failure(let e): mediaPaths[url] = .failure(AdError(type: .adPlayingFailed, code: e.code, message: e.message, adId: ad.id))
+                }
             }
         }
     }
@@ -92,9 +96,11 @@ extension AdsManager {
     /// needs fetching, as in a stitch that preloaded everything).
     func ensureMedia(of plan: BreakPlan, then: @escaping @MainActor () -> Void) {
         let missing = (plan.ads + plan.spares).contains { ad in
-            guard let url = ad.mediaFile?.url.template.trimmingCharacters(in: .whitespacesAndNewlines) else { return false }
-            let scheme = URL(string: url)?.scheme?.lowercased()
-            return mediaPaths[url] == nil && (scheme == "http" || scheme == "https")
+            let main = ad.mediaFile?.url.template.trimmingCharacters(in: .whitespacesAndNewlines) ?? Self.staticImage(ad)?.1
+            return ([main].compactMap { $0 } + companionURLs(ad)).contains { url in
+                let scheme = URL(string: url)?.scheme?.lowercased()
+                return mediaPaths[url] == nil && (scheme == "http" || scheme == "https")
+            }
         }
         guard missing, let cache = mediaCache else { then(); return }
         let preload = preloadTask
@@ -119,6 +125,10 @@ extension AdsManager {
             recordError(AdError(type: .adPlayingFailed, code: 1202, message: "no video display to play ads in"), urls: [], adId: nil, breakId: plan.id)
             state = state.settingBreak(index, to: .failed)
             done()
+            return
+        }
+        if isOverlayBreak(plan) {
+            ensureMedia(of: plan) { [self] in showOverlays(index, plan: plan, at: pausedAt); done() }
             return
         }
         if isAdRules, !settings.autoPlayAdBreaks {
@@ -217,6 +227,8 @@ extension AdsManager {
         let adUI = request.adDisplayContainer.adUI
         adUI?.shown = ShownAd(ad: ad, duration: item.media.duration, skipOffset: item.resolved.skipOffset,
                               clickThrough: item.resolved.clickThrough?.template, podDuration: podDuration)
+        let companions = loadCompanions(item.resolved, breakId: plan.id, plan: plan)
+        request.adDisplayContainer.companionLayout?.show(companions.map(\.1))
         display.playAd(item.media, position: k + 1, totalAds: pod.count, onFrame: { [weak self] adTime, streamTime in
             self?.adFrame(adTime: adTime, streamTime: streamTime) ?? false
         }, completion: { [self] result in
@@ -224,6 +236,7 @@ extension AdsManager {
             switch result {
             case .success(let placement):
                 var p = playing!
+                fillCompanionSlots(companions, placement: placement)
                 let skipped = p.skipRequested
                 if skipped {
                     p.tracking += beaconsFor(event: "skip", p, at: display.streamTime)

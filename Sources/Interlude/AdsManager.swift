@@ -60,6 +60,10 @@ import Timing
     var startDuringReady = false
     var playing: Playing?
     var breakPlaying = false
+    /// Overlays shown whose `close` beacons are still due: (content end, ad, break id).
+    var overlayCloses: [(end: MediaTime, ad: ResolvedAd, breakId: String)] = []
+    /// Breaks shown as overlays so far.
+    var overlaysShown = 0
     /// Content pauses requested so far.
     var pauses = 0
     var discardRequested = false
@@ -164,7 +168,10 @@ import Timing
         if isAdRules, renderingSettings.playAdsAfterTime >= 0 {
             state = state.droppingBreaks(atOrBefore: MediaTime(seconds: renderingSettings.playAdsAfterTime, timescale: 1000))
         }
+        let overlayAds = Set(plans.filter(isOverlayBreak).flatMap(\.ads).compactMap(\.id))
         for issue in schedule.errors {
+            // a non-linear ad is not an error where it is shown as an overlay
+            if issue.code == .unexpectedLinearity, let id = issue.adId, overlayAds.contains(id) { continue }
             let e = AdError(type: .adLoadingFailed, code: issue.code?.rawValue ?? 900, message: issue.message, adId: issue.adId)
             recordError(e, urls: issue.errorURLs, adId: issue.adId, breakId: issue.breakId)
         }
@@ -242,6 +249,10 @@ import Timing
         guard renderingSettings.disableUi else { return }
         click()
     }
+
+    /// The viewer clicked a "Learn more" button the ad UI drew (IMA's default UI, or a layout's
+    /// `learnMore` button): the click-through, as `clicked()`, whether or not `disableUi` is set.
+    public func learnMoreClicked() { click() }
 
     /// The viewer clicked or tapped the ad's picture (IMA's own UI: "Learn more", or a tap): on a
     /// paused ad it fires TAPPED and resumes it, as IMA does; otherwise it is a click-through.

@@ -74,6 +74,21 @@ public struct TagStitchReport: Codable, Sendable {
     public var timings: StitchReport.Timings
     /// `--smart`: `used`, `reason`, `copiedFrames`, `encodedContentFrames`.
     public var smartRendering: SmartRenderingSummary?
+    /// A companion shown in a slot beside the player.
+    public struct Companion: Codable, Sendable {
+        public var slot: String
+        public var adId: String
+        public var breakId: String
+        public var companionId: String?
+        public var creativeType: String
+        public var streamStart: Double
+        public var streamEnd: Double
+        public var clickThrough: String?
+        /// Where `--companions DIR` wrote the image.
+        public var file: String?
+    }
+    /// Companions shown, by stream time (empty without companion slots).
+    public var companions: [Companion] = []
 
     /// The report of a finished tag-driven stitch.
     public init(_ r: TagStitchResult) {
@@ -106,6 +121,10 @@ public struct TagStitchReport: Codable, Sendable {
         warnings = r.warnings
         timings = StitchReport.Timings(r.timings)
         smartRendering = r.smartRendering
+        companions = r.companions.map {
+            Companion(slot: $0.slot, adId: $0.adId, breakId: $0.breakId, companionId: $0.companionId, creativeType: $0.creativeType,
+                      streamStart: $0.streamStart.seconds, streamEnd: $0.streamEnd.seconds, clickThrough: $0.clickThrough, file: nil)
+        }
     }
 
     /// Pretty-printed JSON with sorted keys.

@@ -38,6 +38,10 @@ import Timing
     /// The app's own ad UI, drawn on ads whose `isUiDisabled` is true (set
     /// `renderingSettings.disableUi`); nil draws nothing on them.
     public var customAdUI: (any AdUIRenderer)?
+    /// Companion slots beside the player (IMA's `CompanionAdSlot`s); what filled them is in the result.
+    public var companionSlots: [CompanionAdSlot] = []
+    /// Whether ads with companions are shown in an L-shaped layout with them (`--companions lbar`).
+    public var companionLBar = false
 
     private var contentPaused = false
     /// The delegate calls this app received, in order: `contentPause`, `contentResume`,
@@ -61,24 +65,29 @@ import Timing
                 adUI = try AdUILayer(defaultUI: drawsDefaultAdUI ? DefaultAdUI(uiElements: renderingSettings.uiElements) : nil, customUI: customAdUI)
             } catch { adUIWarning = "ad UI not drawn: \(error)" }
         }
-        let session = try SpliceSession(request: output, layers: layers + (adUI.map { [$0] } ?? []))
+        let lbar = companionLBar ? try? CompanionLBarLayer() : nil
+        let uiLayers = (lbar.map { [$0] } ?? []) + layers + (adUI.map { [$0] } ?? [])
+        let opened = try SpliceSession(request: output, layers: uiLayers)
         var loadError: AdError?
         var manager: AdsManager?
-        let display = SessionVideoDisplay(session: session, threads: output.threads)
+        let display = SessionVideoDisplay(session: opened, threads: output.threads)
         let container = AdDisplayContainer(videoDisplay: display)
         container.adUI = adUI
+        container.companionSlots = companionSlots
+        container.companionLayout = lbar
+        adUI?.companionLayout = lbar
         let playhead = EnginePlayhead()
         let loader = AdsLoader(settings: settings)
         loader.fetcher = fetcher
         loader.mediaCache = cache
-        loader.mediaPreferences = MediaSelectionPreferences(outputWidth: session.format.width, outputHeight: session.format.height)
+        loader.mediaPreferences = MediaSelectionPreferences(outputWidth: opened.format.width, outputHeight: opened.format.height)
         let request: AdsRequest
         if let adTag {
             request = AdsRequest(adTagUrl: adTag, adDisplayContainer: container, contentPlayhead: playhead)
         } else {
             request = AdsRequest(adsResponse: adsResponse ?? "", adDisplayContainer: container, contentPlayhead: playhead)
         }
-        request.contentDuration = session.contentDuration.seconds
+        request.contentDuration = opened.contentDuration.seconds
         request.vastLoadTimeout = vastLoadTimeout
         do {
             manager = try await loader.loadAds(request).adsManager
@@ -91,6 +100,25 @@ import Timing
         manager?.delegate = self
         manager?.initialize(with: renderingSettings)
         if let manager { await manager.preloadMedia(cache: cache) }
+        // VAST NonLinear overlays draw on content frames. When the output copies content packets
+        // (smart rendering), it is reopened with the overlay layer so that smart rendering is
+        // decided knowing it (nothing was written yet); otherwise the layer is added (overlays
+        // draw on content frames only, the other layers on ad frames only, so the order is moot).
+        let session: SpliceSession
+        if let manager, manager.hasOverlays, let overlays = try? AdOverlayLayer() {
+            overlays.expectsOverlays = true
+            container.overlays = overlays
+            if opened.smartRendering?.used == true {
+                opened.abort()
+                session = try SpliceSession(request: output, layers: (lbar.map { [$0] } ?? []) + [overlays] + layers + (adUI.map { [$0] } ?? []))
+                container.videoDisplay = SessionVideoDisplay(session: session, threads: output.threads)
+            } else {
+                opened.layers.add(overlays)
+                session = opened
+            }
+        } else {
+            session = opened
+        }
         let planEnd = monotonicSeconds()
 
         let expected = session.contentDuration
@@ -136,6 +164,7 @@ import Timing
             timings: StageTimings(plan: planEnd - started, decode: max(0, total - (planEnd - started) - session.encoderWaitSeconds),
                                   encode: session.encodeSeconds, mux: session.muxSeconds, total: total))
         result.smartRendering = session.smartRendering
+        result.companions = companionSlots.flatMap(\.filled).sorted { $0.streamStart < $1.streamStart }
         return result
     }
 
@@ -193,4 +222,6 @@ public struct TagStitchResult: Sendable {
     public var timings: StageTimings
     /// Whether content was copied (`--smart`), or why not.
     public var smartRendering: SmartRenderingSummary? = nil
+    /// Companions shown in the companion slots, by stream time.
+    public var companions: [FilledCompanion] = []
 }

@@ -38,6 +38,13 @@ let stitchHelp = """
                                 templateType="openrtb-native"> breaks are native breaks
       --native-format FILE      a native format: formatID, asset names mapped to ids, and its
                                 template / lbar layouts (JSON). Repeatable
+      --companions DIR|lbar     DIR: write the companion shown beside the player for each ad,
+                                one image per slot (companion-WxH-N-AD.png …), listed with
+                                their stream times in the report. lbar: show ads with
+                                companions in an L-shaped layout instead (the ad shrunk to the
+                                top left, a tall companion on the right, a wide one below)
+      --companion-sizes WxH[,WxH…]
+                                the companion slots (default: 300x250,728x90)
       --report FILE             write a JSON report (breaks, ads, stream times, errors; with
                                 tags also events, beacons and cue points)
       --format mp4|hls|y4m|nut  output container (default: mp4; from OUT's extension when it is
@@ -162,6 +169,8 @@ struct StitchOptions {
     var nativeBreaks: [(position: CuePosition, response: String, layout: NativeBreak.Layout)] = []
     /// `--native-format` files.
     var nativeFormats: [String] = []
+    var companionsDir: String?
+    var companionSizes: [(Int, Int)] = [(300, 250), (728, 90)]
 
     /// Whether the stitch goes through AdsLoader/AdsManager (a tag is involved).
     var usesAdsAPI: Bool {
@@ -197,6 +206,8 @@ struct StitchOptions {
         var adUI: AdUIOption?
         var nativeBreaks: [(position: CuePosition, response: String, layout: NativeBreak.Layout)] = []
         var nativeFormats: [String] = []
+        var companionsDir: String?
+        var companionSizes: [(Int, Int)]?
         func number(_ name: String, _ v: String, _ range: ClosedRange<Double>) throws -> Double {
             guard let d = Double(v), range.contains(d) else { throw UsageError("\(name) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(v)'") }
             return d
@@ -238,6 +249,16 @@ struct StitchOptions {
                 smart = mode
             case "--ads": adTag = try scanner.value(for: name, in: arg)
             case "--ad-ui": adUI = try AdUIOption.parse(try scanner.value(for: name, in: arg))
+            case "--companions": companionsDir = try scanner.value(for: name, in: arg)
+            case "--companion-sizes":
+                let v = try scanner.value(for: name, in: arg)
+                companionSizes = try v.split(separator: ",").map { item in
+                    let wh = item.split(separator: "x").compactMap { Int($0) }
+                    guard wh.count == 2, (1...4096).contains(wh[0]), (1...4096).contains(wh[1]) else {
+                        throw UsageError("--companion-sizes must be WxH[,WxH…] such as 300x250,728x90, not '\(v)'")
+                    }
+                    return (wh[0], wh[1])
+                }
             case "--max-redirects":
                 maxRedirects = Int(try number(name, try scanner.value(for: name, in: arg), 0...20))
             case "--vast-timeout": vastTimeout = try number(name, try scanner.value(for: name, in: arg), 1...120_000)
@@ -291,6 +312,11 @@ struct StitchOptions {
         o.nativeFormats = nativeFormats
         o.adRules = named.map { b in (b.id, b.position, b.ads.map(AdRulesBuilder.AdReference.guess)) }
         o.adUI = adUI
+        o.companionsDir = companionsDir
+        if let companionSizes { o.companionSizes = companionSizes }
+        if companionsDir != nil, !o.usesAdsAPI {
+            throw UsageError("--companions needs VAST ads (--ads, or a tag in --ad-break)")
+        }
         if adUI != nil, !o.usesAdsAPI {
             throw UsageError("--ad-ui needs VAST ads (--ads, or a tag in --ad-break): plain media breaks have no ad data to draw")
         }

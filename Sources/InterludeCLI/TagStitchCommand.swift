@@ -23,6 +23,10 @@ import Timing
     }
     if let dir = options.cacheDir { stitcher.cache = AdMediaCache(directory: URL(fileURLWithPath: dir)) }
     if let t = options.preloadTimeout { stitcher.cache.preloadTimeout = t }
+    if options.companionsDir != nil {
+        stitcher.companionSlots = options.companionSizes.map { CompanionAdSlot(width: $0.0, height: $0.1) }
+        stitcher.companionLBar = options.companionsDir == "lbar"
+    }
     let progress = ProgressLine(enabled: !options.quiet && isatty(STDERR_FILENO) == 1)
     stitcher.onProgress = { done, total in progress.update(done: done, total: total) }
     let result: TagStitchResult
@@ -34,7 +38,20 @@ import Timing
         return 1
     }
     progress.clear()
-    return finishStitch(options, summary: TagStitchSummary.lines(result)) { try TagStitchReport(result).json() }
+    var report = TagStitchReport(result)
+    var summary = TagStitchSummary.lines(result)
+    if let dir = options.companionsDir, dir != "lbar" {
+        do {
+            let files = try CompanionFiles.write(result.companions, into: dir, overwrite: options.request.overwrite)
+            for i in report.companions.indices { report.companions[i].file = files[i] }
+            summary.append("\(files.count) companion(s) written to \(dir)")
+        } catch {
+            if options.request.output != "-", options.request.container != .hls { OutputTarget.discard(OutputTarget.temporaryPath(for: options.request.output)) }
+            printError("interlude stitch: \(error)")
+            return 1
+        }
+    }
+    return finishStitch(options, summary: summary) { try report.json() }
 }
 
 /// The human summary of a tag-driven stitch.

@@ -30,6 +30,7 @@ public final class AdUILayer: SurfaceLayer, @unchecked Sendable {
     private var _hitAreas: [AdUIHitArea] = []
 
     private let drawing: AdUIDrawing
+    private weak var _layout: CompanionLBarLayer?
 
     /// A layer drawing `defaultUI` on ads that keep IMA's UI (nil: none) and `customUI` on ads
     /// whose `isUiDisabled` is true (nil: none, the app draws its own). Throws `DrawError.font`
@@ -57,6 +58,12 @@ public final class AdUILayer: SurfaceLayer, @unchecked Sendable {
         get { locked { _customUI } }
         set { locked { _customUI = newValue } }
     }
+    /// An L-shaped companion layout below this layer: while it shows, the UI is laid out in the
+    /// shrunk ad picture (its top-left part).
+    public var companionLayout: CompanionLBarLayer? {
+        get { locked { _layout } }
+        set { locked { _layout = newValue } }
+    }
     /// The buttons on the last ad frame drawn (empty between ads).
     public var hitAreas: [AdUIHitArea] { locked { _hitAreas } }
     /// How many times the drawing was rebuilt (text rendered, sprites made) so far.
@@ -78,7 +85,8 @@ public final class AdUILayer: SurfaceLayer, @unchecked Sendable {
 
     public func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws {
         guard frame.isAd, let t = frame.sourceTime, let s = shown, let r = renderer(for: s) else { return }
-        let context = AdUIContext(shown: s, adTime: t, width: canvas.frame.width, height: canvas.frame.height)
+        let area = companionLayout?.pictureArea(width: canvas.frame.width, height: canvas.frame.height)
+        let context = AdUIContext(shown: s, adTime: t, width: area?.width ?? canvas.frame.width, height: area?.height ?? canvas.frame.height)
         let hits = try drawing.draw(r.elements(for: context), on: canvas)
         locked { _hitAreas = hits }
     }

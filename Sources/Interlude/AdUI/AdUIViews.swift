@@ -53,7 +53,8 @@ public class AdUIView: @unchecked Sendable {
 }
 
 /// A text label (the guide's `adCountdown`).
-public final class AdUILabel: AdUIView {
+public final class AdUILabel: AdUIView, @unchecked Sendable {
+    // @unchecked Sendable: its state lives in AdUIView, guarded by its lock.
     /// Its text (UILabel's `text`).
     public var text: String? { get { shownText } set { shownText = newValue ?? "" } }
 }
@@ -62,7 +63,8 @@ public final class AdUILabel: AdUIView {
 public enum AdUIControlState: Sendable { case normal }
 
 /// A button (the guide's `learnMore` and `skipAd`): its title, and in a live window a hit area.
-public final class AdUIButton: AdUIView {
+public final class AdUIButton: AdUIView, @unchecked Sendable {
+    // @unchecked Sendable: its state is guarded by AdUIView's lock and `actionLock`.
     /// Sets the title (UIButton's `setTitle(_:for:)`).
     public func setTitle(_ title: String?, for state: AdUIControlState) { shownText = title ?? "" }
     /// The title (UIButton's `title(for:)`).

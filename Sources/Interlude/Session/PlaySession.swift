@@ -109,7 +109,7 @@ import Timing
         case .skip: perform(.skip)
         case .learnMore:
             write("action", ["do": "learnMore"])
-            m.clicked()
+            m.learnMoreClicked()
         case nil: perform(.click)
         }
     }

@@ -1,0 +1,73 @@
+import Draw
+import Foundation
+import Playback
+import Timing
+
+/// A VAST NonLinear (overlay) ad scheduled over the content: its decoded static image, its size
+/// as VAST gives it, and the content-time window it shows in (from its break's cue for
+/// `minSuggestedDuration`).
+public struct ScheduledOverlay: Sendable {
+    /// The ad's id.
+    public var adId: String
+    /// The break it came from.
+    public var breakId: String
+    /// The image (decoded once by FFmpeg).
+    public var image: AdUIImage
+    /// Width and height in pixels as VAST declares them (the image's own size when it does not).
+    public var width: Int, height: Int
+    /// Content time of its first frame.
+    public var contentStart: MediaTime
+    /// Content time where it is gone.
+    public var contentEnd: MediaTime
+
+    /// Where it is drawn on a `frameWidth`×`frameHeight` picture: at its VAST size, scaled down
+    /// to fit when larger than 90 % of the width or a third of the height, centred at the bottom
+    /// with a margin of 1/20 of the height (where IMA puts overlays).
+    public func rect(frameWidth: Int, frameHeight: Int) -> Draw.PixelRect {
+        let maxW = Double(frameWidth) * 0.9, maxH = Double(frameHeight) / 3
+        let scale = min(1, maxW / Double(max(1, width)), maxH / Double(max(1, height)))
+        let w = max(2, Int(Double(width) * scale)), h = max(2, Int(Double(height) * scale))
+        return Draw.PixelRect(x: (frameWidth - w) / 2, y: frameHeight - frameHeight / 20 - h, width: w, height: h)
+    }
+}
+
+/// VAST NonLinear overlays drawn over content frames while the content plays on: each from its
+/// cue's content time for its duration, never on ad frames. Its `drawsOnContent` is true only
+/// when overlays are scheduled or expected (a stitch whose ad response has some), so a stitch
+/// without them keeps smart rendering.
+public final class AdOverlayLayer: SurfaceLayer, @unchecked Sendable {
+    // @unchecked Sendable: `overlays` and `expected` are guarded by `lock`; `drawing` is used on the frame thread.
+    private let lock = NSLock()
+    private var overlays: [ScheduledOverlay] = []
+    private var expected = false
+    private let drawing: AdUIDrawing
+
+    /// An empty layer; throws `DrawError.font` when DejaVu Sans is missing.
+    public init() throws { drawing = try AdUIDrawing() }
+
+    /// Declares that overlays will come (before a stitch opens its output).
+    public var expectsOverlays: Bool {
+        get { lock.lock(); defer { lock.unlock() }; return expected }
+        set { lock.lock(); expected = newValue; lock.unlock() }
+    }
+
+    /// Schedules an overlay.
+    public func add(_ overlay: ScheduledOverlay) { lock.lock(); overlays.append(overlay); lock.unlock() }
+
+    /// Every overlay scheduled so far.
+    public var scheduled: [ScheduledOverlay] { lock.lock(); defer { lock.unlock() }; return overlays }
+
+    public var drawsOnContent: Bool { lock.lock(); defer { lock.unlock() }; return expected || !overlays.isEmpty }
+
+    private func showing(_ frame: SurfaceFrameInfo) -> [ScheduledOverlay] {
+        guard !frame.isAd, let t = frame.sourceTime else { return [] }
+        return scheduled.filter { t >= $0.contentStart && t < $0.contentEnd }
+    }
+
+    public func isVisible(_ frame: SurfaceFrameInfo) -> Bool { !showing(frame).isEmpty }
+
+    public func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws {
+        let w = canvas.frame.width, h = canvas.frame.height
+        _ = try drawing.draw(showing(frame).map { .image($0.image, $0.rect(frameWidth: w, frameHeight: h)) }, on: canvas)
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import Timing
+
+/// A place beside the player for companion ads, as IMA's `IMACompanionAdSlot(view:width:height:)`:
+/// given to the `AdDisplayContainer`, it is filled, for each linear ad played, with the ad's
+/// companion of exactly its size (a static image), over the ad's stream-time range — what a page
+/// would show beside the player.
+@MainActor public final class CompanionAdSlot {
+    /// Slot width in pixels.
+    public let width: Int
+    /// Slot height in pixels.
+    public let height: Int
+    /// What filled it, in play order.
+    public private(set) var filled: [FilledCompanion] = []
+
+    /// A slot of `width`×`height` pixels.
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    func fill(_ c: FilledCompanion) { filled.append(c) }
+}
+
+/// A companion shown in a slot: the image's bytes (checked by decoding them), its type, and when
+/// it showed (the stream-time range of its linear ad).
+public struct FilledCompanion: Sendable, Equatable {
+    /// The slot's size, `WxH`.
+    public var slot: String
+    /// The linear ad it belongs to.
+    public var adId: String
+    /// The break.
+    public var breakId: String
+    /// VAST `<Companion id>`.
+    public var companionId: String?
+    /// The image as fetched.
+    public var data: Data
+    /// Its MIME type (`image/png`, …).
+    public var creativeType: String
+    /// The file name extension for its type.
+    public var fileExtension: String
+    /// Stream time it appears (its ad's first frame).
+    public var streamStart: MediaTime
+    /// Stream time it goes (its ad's end).
+    public var streamEnd: MediaTime
+    /// `<CompanionClickThrough>`, if any.
+    public var clickThrough: String?
+    /// The decoded image.
+    public var image: AdUIImage
+}
