@@ -189,6 +189,14 @@ import TestSupport
         let slow = await failure(f, path: "/slow.json") { $0.settings.timeout = 0.5 }
         #expect(slow?.code == .networkError && slow?.message.contains("no answer within 0.5 s") == true, "\(String(describing: slow))")
         #expect(Date().timeIntervalSince(started) < 3)
+        // images slower than the ad's images deadline, all together
+        f.server.route("/slowimg.png", .init(status: 200, headers: ["Content-Type": "image/png"], body: f.imagePNG, delay: 5))
+        f.server.route("/slowimg.json", body: NativeAdServer.response(server: f.server, imageURL: f.server.url("/slowimg.png")))
+        let imagesStarted = Date()
+        let slowImage = await failure(f, path: "/slowimg.json") { $0.settings.imagesTimeout = 0.4 }
+        #expect(slowImage?.code == .networkError && slowImage?.message.contains("MainImage image") == true
+                && slowImage?.message.contains("no answer within") == true, "\(String(describing: slowImage))")
+        #expect(Date().timeIntervalSince(imagesStarted) < 3)
         // a loader asked for no custom native format
         let loader = AdLoader(adUnitID: f.server.url("/native.json"), adTypes: [.native])
         let probe = NativeDelegateProbe()
