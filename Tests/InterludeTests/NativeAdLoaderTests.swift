@@ -76,6 +76,19 @@ import TestSupport
         #expect(videoAd.mediaContent.videoURL == v.server.url("/media/native.mp4"))
         #expect(videoAd.mediaContent.aspectRatio == 320.0 / 180.0)
         #expect(videoAd.availableAssetKeys.contains("MainVideo"))
+
+        // a video asset naming a local file, from a network response: no video (the image shows instead)
+        let hostile = try NativeAdServer(video: clip)
+        hostile.server.route("/native.json", body: NativeAdServer.response(server: hostile.server, video: true)
+            .replacingOccurrences(of: hostile.server.url("/media/native.mp4"), with: "file://" + clip.path))
+        let probe2 = NativeDelegateProbe()
+        probe2.formatIDs = ["777"]
+        let loader2 = AdLoader(adUnitID: hostile.server.url("/native.json"), adTypes: [.customNative])
+        loader2.register(format)
+        await probe2.load(loader2)
+        let refused = try #require(probe2.ads.first, "\(probe2.errors)")
+        #expect(!refused.videoController.hasVideoContent() && refused.mediaContent.videoURL == nil)
+        #expect(refused.image(forKey: "MainImage")?.image != nil)
     }
 
     @Test func duplicateRecordImpressionFiresOnce() async throws {
