@@ -8,13 +8,17 @@ enum NativeInspect {
     static func isNativeResponse(_ tag: String) -> Bool {
         guard let url = TagLocation.rootURL(tag) else { return false }
         if url.pathExtension.lowercased() == "json" { return true }
-        // Only a regular file is peeked at: opening a FIFO or a device to sniff it would block.
+        guard url.isFileURL else { return false }
+        // Peek without blocking: a FIFO or device is not a response (the tag loader says why).
+        let fd = open(url.path, O_RDONLY | O_NONBLOCK)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
         var st = stat()
-        guard url.isFileURL, stat(url.path, &st) == 0, st.st_mode & S_IFMT == S_IFREG,
-              let h = FileHandle(forReadingAtPath: url.path) else { return false }
-        defer { try? h.close() }
-        let head = (try? h.read(upToCount: 64)) ?? Data()
-        return String(decoding: head, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("{")
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return false }
+        var head = [UInt8](repeating: 0, count: 64)
+        let n = read(fd, &head, head.count)
+        guard n > 0 else { return false }
+        return String(decoding: head[0..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("{")
     }
 
     /// Loads and prints; the exit status (1 when the response or a format cannot be read).

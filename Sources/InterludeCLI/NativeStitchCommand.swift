@@ -37,6 +37,8 @@ extension StitchOptions {
         printError("interlude stitch: \(error)")
         return 1
     }
+    // A stitch records the impressions it renders for the report and sends none, as it does VAST beacons.
+    for n in natives { n.ad.firesTrackersLive = false }
     let stitcher = NativeStitcher(request: options.request, natives: natives)
     if let dir = options.cacheDir { stitcher.mediaCache = AdMediaCache(directory: URL(fileURLWithPath: dir).appendingPathComponent("media")) }
     if let t = options.loadVideoTimeout { stitcher.videoTimeout = t }

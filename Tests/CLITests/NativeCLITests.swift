@@ -16,10 +16,10 @@ import TestSupport
                      {"name": "Headline", "kind": "text", "x": 8, "y": 134, "width": 300, "height": 36, "size": 24}]}}
         """
 
-    static func response(image: String) -> String {
+    static func response(image: String, impression: String? = nil) -> String {
         """
         {"native": {"assets": [{"id": 1, "title": {"text": "Fresh coffee"}}, {"id": 2, "img": {"url": "\(image)"}},
-                               {"id": 3, "data": {"value": "Roasted"}}],
+                               {"id": 3, "data": {"value": "Roasted"}}], "imptrackers": [\(impression.map { "\"\($0)\"" } ?? "")],
                     "link": {"url": "https://shop.example/"}, "privacy": "https://privacy.example/"}}
         """
     }
@@ -104,13 +104,15 @@ import TestSupport
         let server = try HTTPTestServer()
         server.route("/hostile.json", .init(status: 200, headers: ["Content-Type": "application/json"], body: Data(Self.response(image: "file:///etc/hostname").utf8)))
         server.route("/huge.json", .generated(1 << 20, contentType: "application/json"))
+        server.route("/imp", .init(status: 200, headers: [:], body: Data("ok".utf8)))
+        try Data(Self.response(image: "main.png", impression: server.url("/imp")).utf8).write(to: dir.appendingPathComponent("tracked.json"))
         let out = dir.appendingPathComponent("kept.mp4"), report = dir.appendingPathComponent("kept.json")
         let r = try await CLI.run(["stitch", content.path, "-o", out.path, "-q", "--report", report.path,
                                    "--native-format", dir.appendingPathComponent("format.json").path,
                                    "--native-break", "1=" + dir.appendingPathComponent("bad.json").path,
                                    "--native-break", "1.5=" + server.url("/hostile.json"),
                                    "--native-break", "2=" + server.url("/huge.json"),
-                                   "--native-break", "3=" + dir.appendingPathComponent("response.json").path])
+                                   "--native-break", "3=" + dir.appendingPathComponent("tracked.json").path])
         #expect(r.status == 0, "\(r.stderr)")
         let text = String(decoding: r.stdout, as: UTF8.self)
         #expect(text.contains("error 100: native ad \(dir.appendingPathComponent("bad.json").path) left out: native response"), "\(text)")
@@ -120,6 +122,11 @@ import TestSupport
         #expect(text.contains("native native-1 (full, format 10063170): stream 3.000 s"), "the good one still plays: \(text)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
         #expect((json["errors"] as? [[String: Any]])?.count == 3)
+        // the impression is in the report at its stream time, recorded, not sent: nobody watched yet
+        let natives = try #require(json["natives"] as? [[String: Any]])
+        #expect(natives.first?["impressionURLs"] as? [String] == [server.url("/imp")])
+        #expect(natives.first?["impressionStreamTime"] as? Double == 3.0)
+        #expect(server.requestCount("/imp") == 0)
         // the content is all there, with the one good 2 s break
         let frames = try MediaVerifier.videoFrames(out)
         #expect(frames.count == 150)

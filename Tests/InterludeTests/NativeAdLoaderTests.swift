@@ -76,6 +76,19 @@ import TestSupport
         #expect(videoAd.mediaContent.videoURL == v.server.url("/media/native.mp4"))
         #expect(videoAd.mediaContent.aspectRatio == 320.0 / 180.0)
         #expect(videoAd.availableAssetKeys.contains("MainVideo"))
+
+        // a video asset naming a local file, from a network response: no video (the image shows instead)
+        let hostile = try NativeAdServer(video: clip)
+        hostile.server.route("/native.json", body: NativeAdServer.response(server: hostile.server, video: true)
+            .replacingOccurrences(of: hostile.server.url("/media/native.mp4"), with: "file://" + clip.path))
+        let probe2 = NativeDelegateProbe()
+        probe2.formatIDs = ["777"]
+        let loader2 = AdLoader(adUnitID: hostile.server.url("/native.json"), adTypes: [.customNative])
+        loader2.register(format)
+        await probe2.load(loader2)
+        let refused = try #require(probe2.ads.first, "\(probe2.errors)")
+        #expect(!refused.videoController.hasVideoContent() && refused.mediaContent.videoURL == nil)
+        #expect(refused.image(forKey: "MainImage")?.image != nil)
     }
 
     @Test func duplicateRecordImpressionFiresOnce() async throws {
@@ -189,6 +202,14 @@ import TestSupport
         let slow = await failure(f, path: "/slow.json") { $0.settings.timeout = 0.5 }
         #expect(slow?.code == .networkError && slow?.message.contains("no answer within 0.5 s") == true, "\(String(describing: slow))")
         #expect(Date().timeIntervalSince(started) < 3)
+        // images slower than the ad's images deadline, all together
+        f.server.route("/slowimg.png", .init(status: 200, headers: ["Content-Type": "image/png"], body: f.imagePNG, delay: 5))
+        f.server.route("/slowimg.json", body: NativeAdServer.response(server: f.server, imageURL: f.server.url("/slowimg.png")))
+        let imagesStarted = Date()
+        let slowImage = await failure(f, path: "/slowimg.json") { $0.settings.imagesTimeout = 0.4 }
+        #expect(slowImage?.code == .networkError && slowImage?.message.contains("MainImage image") == true
+                && slowImage?.message.contains("no answer within") == true, "\(String(describing: slowImage))")
+        #expect(Date().timeIntervalSince(imagesStarted) < 3)
         // a loader asked for no custom native format
         let loader = AdLoader(adUnitID: f.server.url("/native.json"), adTypes: [.native])
         let probe = NativeDelegateProbe()

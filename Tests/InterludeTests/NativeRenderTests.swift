@@ -92,7 +92,7 @@ import TestSupport
         let pictures = try DecodedPictures.decode(out, pixelFormat: "rgb24")
         #expect(pictures.frames.count == 150)
         // the MainImage region (media view with the image fallback) holds the source image scaled to 192x108
-        let scaled = try Self.reference(try TestMedia.cacheDirectory.appendingPathComponent("native-quadrants-160x90.png"),
+        let scaled = try Self.reference(TestMedia.cacheDirectory.appendingPathComponent("native-quadrants-160x90.png"),
                                         name: "native-quadrants-192x108.nut", filter: "scale=192:108")
         for n in [25, 50, 74] {
             let d = Self.meanDifference(pictures, frame: n, x: 16, y: 36, scaled)
@@ -106,7 +106,7 @@ import TestSupport
             #expect(pictures.mean(frame: n, x: 298, y: 6, width: 4, height: 4, channel: 0) < 80)
         }
         // the same image scaled wrong (the source size, unscaled) does not match: the check can fail
-        let unscaled = try Self.reference(try TestMedia.cacheDirectory.appendingPathComponent("native-quadrants-160x90.png"),
+        let unscaled = try Self.reference(TestMedia.cacheDirectory.appendingPathComponent("native-quadrants-160x90.png"),
                                           name: "native-quadrants-192x108-shifted.nut", filter: "scale=160:90,pad=192:108:16:9:black")
         #expect(Self.meanDifference(pictures, frame: 50, x: 16, y: 36, unscaled) > 30)
         // content frames around the break: once each, in order

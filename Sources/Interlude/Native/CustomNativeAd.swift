@@ -51,6 +51,7 @@ public final class CustomNativeAd: @unchecked Sendable {
     private var handler: NativeAdCustomClickHandler?
     private var urlOpener: NativeURLOpener
     private var impressionRecorded = false
+    private var live = true
     private var clickCount = 0
     private var fired: [(event: String, url: String)] = []
 
@@ -112,7 +113,16 @@ public final class CustomNativeAd: @unchecked Sendable {
     /// Clicks counted so far (AdChoices clicks are not clicks).
     public var clicks: Int { lock.lock(); defer { lock.unlock() }; return clickCount }
 
-    /// Trackers fired so far (`impression` or `click`, and the URL), in order.
+    /// Whether trackers are sent over HTTP when due (true, as the SDK does), or only recorded in
+    /// `firedTrackers` (a stitch renders what a viewer would see; nobody has seen it yet, so it
+    /// records its beacons for the report as the VAST beacons of a stitch are, and sends none).
+    public var firesTrackersLive: Bool {
+        get { lock.lock(); defer { lock.unlock() }; return live }
+        set { lock.lock(); live = newValue; lock.unlock() }
+    }
+
+    /// Trackers due so far (`impression` or `click`, and the URL), in order: sent, unless
+    /// `firesTrackersLive` is false.
     public var firedTrackers: [(event: String, url: String)] { lock.lock(); defer { lock.unlock() }; return fired }
 
     /// The beacons' outcomes (HTTP status of each fired tracker, once answered).
@@ -158,7 +168,8 @@ public final class CustomNativeAd: @unchecked Sendable {
     }
 
     private func fire(_ event: String, _ url: String) {
-        lock.lock(); fired.append((event, url)); lock.unlock()
+        lock.lock(); fired.append((event, url)); let send = live; lock.unlock()
+        guard send else { return }
         beacons.fire(TrackedBeacon(event: event, streamTime: .zero, contentTime: .zero, url: url, adId: formatID, breakId: nil))
     }
 }

@@ -7,6 +7,8 @@ import Media
 public struct NativeLoadSettings: Sendable {
     /// Seconds to fetch the response, and each image.
     public var timeout: Double = 8
+    /// Seconds to fetch all of an ad's images together.
+    public var imagesTimeout: Double = 15
     /// Largest response, bytes.
     public var maxResponseBytes = 256 << 10
     /// Largest image file, bytes.
@@ -37,6 +39,7 @@ public enum NativeAdAssembler {
         var images: [String: NativeAdImage] = [:]
         var videoURL: String?
         var aspect: Double?
+        let started = Date()
         for asset in format.assets {
             guard let a = response.asset(id: asset.id) else { continue }
             switch (asset.type, a.content) {
@@ -47,7 +50,12 @@ public enum NativeAdAssembler {
                 if settings.disableImageLoading {
                     images[asset.name] = NativeAdImage(image: nil, imageURL: url)
                 } else {
-                    let bytes = try await fetch(url, settings: settings, fetcher: fetcher, what: "\(asset.name) image")
+                    var each = settings
+                    each.timeout = min(settings.timeout, settings.imagesTimeout - Date().timeIntervalSince(started))
+                    guard each.timeout > 0 else {
+                        throw NativeAdError(.networkError, "\(asset.name) image: the ad's images took longer than \(settings.imagesTimeout) s together")
+                    }
+                    let bytes = try await fetch(url, settings: each, fetcher: fetcher, what: "\(asset.name) image")
                     do {
                         images[asset.name] = NativeAdImage(image: try ImageDecoder.decode(bytes, maxPixels: settings.maxImagePixels), imageURL: url)
                     } catch {

@@ -44,7 +44,7 @@ public struct NativePlacement: Sendable, Equatable, Codable {
     public var frames: Int
     /// Stream seconds at which the impression was recorded (the first frame shown).
     public var impressionStreamTime: Double?
-    /// The impression pixels fired then.
+    /// The impression pixels due then (sent only when the ad's `firesTrackersLive`; the CLI's stitch records them).
     public var impressionURLs: [String]
     /// The media the break played (full frame): the video asset, or `generated still` for an image format.
     public var media: String?
