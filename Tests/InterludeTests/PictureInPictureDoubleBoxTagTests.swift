@@ -130,6 +130,23 @@ import Interlude
         #expect(abs(ducked - -12) < 0.5, "content ducked by \(ducked) dB")
     }
 
+    @Test func theLivePlayerPlaysADoubleBoxAsAStandardBreakAndSaysWhy() async throws {
+        let (content, ad) = try Self.media()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-boxtag-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let tag = dir.appendingPathComponent("player.xml")
+        try Data(Self.vmap(ad, extensionXML: #"<vmap:Extension type="interlude:doublebox"/>"#).utf8).write(to: tag)
+        let player = try Player.open(url: content, clock: .asFastAsPossible)
+        let null = NullOutput()
+        player.surface.attach(null)
+        let log = SessionEventLog(handle: nil, wallTime: false)
+        let session = PlaySession(player: player, adTag: tag.path, log: log)
+        try await session.run()
+        #expect(null.frameCount == 120, "content paused for the break")
+        #expect(log.written.contains { $0.contains("\"LOG\"") && $0.contains("cannot play a double box") })
+        #expect(session.adsManager?.playedBreaks.first?.ads.first?.presentation == .normal)
+    }
+
     @Test func aBreakInsideADoubleBoxIsSkippedAndAMalformedExtensionPlaysStandard() async throws {
         let (_, ad) = try Self.media()
         let inside = """
