@@ -137,6 +137,14 @@ extension AdsManager {
             readyBreak = nil
             guard startDuringReady else { state = state.settingBreak(index, to: .skipped); done(); return }
         }
+        if doubleBox != nil {
+            // content goes on under a double box: a break cannot start inside it
+            deliver(.log, ad: nil, data: ["type": AdErrorType.adPlayingFailed.rawValue, "errorCode": "1201",
+                                          "errorMessage": "break \(plan.id) starts inside a double-box break; skipped"])
+            state = state.settingBreak(index, to: .skipped)
+            done()
+            return
+        }
         breakPlaying = true
         ensureMedia(of: plan) { [self] in startBreak(index, plan: plan, pausedAt: pausedAt, then: done) }
     }
@@ -175,27 +183,32 @@ extension AdsManager {
             return
         }
         state = state.settingBreak(index, to: .playing)
-        pauses += 1
-        if !destroyed { delegate?.adsManagerDidRequestContentPause(self) }
-        display.beginBreak(id: plan.id, contentTime: pausedAt)
+        let podDuration = pod.reduce(MediaTime.zero) { $0 + $1.media.duration }
+        // a double box (VMAP extension) does not pause content: its ads play beside it
+        let box = isAdRules ? startDoubleBox(plan, pausedAt: pausedAt, podDuration: podDuration) : nil
+        doubleBox = box
+        if box == nil {
+            pauses += 1
+            if !destroyed { delegate?.adsManagerDidRequestContentPause(self) }
+            display.beginBreak(id: plan.id, contentTime: pausedAt)
+        }
         let breakStream = display.streamTime
         let breakBeacons = plan.scheduled.trackingURLs(for: "breakStart").map {
             appendBreakBeacon("breakStart", MacroExpander.expand($0, context: macroContext(nil)), plan.id)
         }
         deliver(.adBreakStarted, ad: nil, data: ["adBreakTime": String(plan.cue.seconds)])
-        let podDuration = pod.reduce(MediaTime.zero) { $0 + $1.media.duration }
         playPod(pod, at: 0, breakIndex: index, plan: plan, podDuration: podDuration, played: []) { [self] played in
             let tracking = breakBeacons + plan.scheduled.trackingURLs(for: "breakEnd").map {
                 appendBreakBeacon("breakEnd", MacroExpander.expand($0, context: macroContext(nil)), plan.id)
             }
             deliver(.adBreakEnded, ad: nil, data: ["adBreakTime": String(plan.cue.seconds)])
-            display.endBreak()
+            if let box { box.end(); doubleBox = nil } else { display.endBreak() }
             breakPlaying = false
             state = state.settingBreak(index, to: discardRequested ? .discarded : .played)
             discardRequested = false
             playedBreaks.append(PlayedBreak(id: plan.id, cuePoint: plan.cue.seconds, contentTime: pausedAt, streamTime: breakStream,
                                           duration: display.streamTime - breakStream, ads: played, tracking: tracking))
-            if !destroyed { delegate?.adsManagerDidRequestContentResume(self) }
+            if box == nil, !destroyed { delegate?.adsManagerDidRequestContentResume(self) }
             done()
         }
     }
@@ -229,9 +242,10 @@ extension AdsManager {
                               clickThrough: item.resolved.clickThrough?.template, podDuration: podDuration)
         let companions = loadCompanions(item.resolved, breakId: plan.id, plan: plan)
         request.adDisplayContainer.companionLayout?.show(companions.map(\.1))
-        display.playAd(item.media, position: k + 1, totalAds: pod.count, onFrame: { [weak self] adTime, streamTime in
+        let onFrame: @MainActor (MediaTime, MediaTime) -> Bool = { [weak self] adTime, streamTime in
             self?.adFrame(adTime: adTime, streamTime: streamTime) ?? false
-        }, completion: { [self] result in
+        }
+        let completion: @MainActor (Result<PlacedAd, Error>) -> Void = { [self] result in
             var played = played
             switch result {
             case .success(let placement):
@@ -257,7 +271,12 @@ extension AdsManager {
             }
             playing = nil
             next(played)
-        })
+        }
+        if let box = doubleBox {
+            box.playAd(item.media, position: k + 1, totalAds: pod.count, onFrame: onFrame, completion: completion)
+        } else {
+            display.playAd(item.media, position: k + 1, totalAds: pod.count, onFrame: onFrame, completion: completion)
+        }
     }
 
     /// Each ad frame: STARTED and impressions on the first, quartiles and progress offsets from the

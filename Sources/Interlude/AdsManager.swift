@@ -73,6 +73,8 @@ import Timing
     var inBackground = false
     /// Whether the ad playing was paused because the app entered the background.
     var pausedForBackground = false
+    /// The double-box break playing beside content, if any.
+    var doubleBox: DoubleBoxRun?
     private let epoch = Date()
 
     /// The ad now playing and what has fired for it.

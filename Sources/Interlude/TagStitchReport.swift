@@ -35,6 +35,8 @@ public struct TagStitchReport: Codable, Sendable {
         public var loudness: AdLoudness? = nil
         /// The transcode cache's part (`hit`, `stored`, `encoded`), with smart rendering.
         public var transcodeCache: TranscodeCacheUse? = nil
+        /// How it was presented: `normal`, `pictureInPicture`, `doubleBox`, `doubleBoxReverse`.
+        public var presentation: String = "normal"
     }
     /// One break.
     public struct Break: Codable, Sendable {
@@ -110,7 +112,7 @@ public struct TagStitchReport: Codable, Sendable {
                          totalAds: a.ad.adPodInfo.totalAds, frames: a.placement.frames,
                          conformSeconds: a.placement.conformSeconds, skipped: a.skipped,
                          tracking: a.tracking.map(beacon), loudness: a.placement.loudness,
-                         transcodeCache: a.placement.transcodeCache)
+                         transcodeCache: a.placement.transcodeCache, presentation: a.presentation.rawValue)
                   },
                   tracking: b.tracking.map(beacon))
         }

@@ -13,7 +13,9 @@ let stitchHelp = """
       -o, --output OUT          output file, or - for standard output (y4m and nut only)
       --ads TAG                 a VAST or VMAP ad tag (http(s) URL, file:// URL or path),
                                 played through AdsLoader/AdsManager as a player app would:
-                                VMAP breaks where it puts them, a VAST ad or pod as a pre-roll
+                                VMAP breaks where it puts them, a VAST ad or pod as a pre-roll;
+                                a VMAP break with the interlude:doublebox extension plays as a
+                                double box (see README; needs --smart off for MP4/HLS)
       --ad-break TIME=AD[,AD…]  an ad break the app schedules; each AD is a media file or a
                                 VAST tag, played in order as a pod. TIME: seconds (20.5),
                                 HH:MM:SS.mmm, start or end. Repeatable. A suffix

@@ -307,6 +307,17 @@ public final class SpliceSession {
 
     /// The content ↔ stream mapping so far.
     public var timelineMap: TimelineMap { timeline }
+
+    /// Whether content packets are copied (smart rendering in use): layers added now cannot draw
+    /// on content frames.
+    public var copiesContent: Bool { smart != nil }
+
+    /// Records a break that overlapped content (a double box, `overlapsContent`) on the timeline,
+    /// in stream order.
+    public func recordOverlappingBreak(_ b: TimelineMap.Break) {
+        timeline.breaks.append(b)
+        timeline.breaks.sort { $0.streamStart < $1.streamStart }
+    }
     /// Content problems met so far.
     public var contentWarnings: [String] { warnings }
 

@@ -17,7 +17,10 @@ extension AdsManager {
     public var isInBackground: Bool { inBackground }
 
     /// How an ad starting now is presented.
-    var currentPresentation: AdPresentation { isPictureInPictureActive ? .pictureInPicture : .normal }
+    var currentPresentation: AdPresentation {
+        if let box = doubleBox { return box.style.adInWindow ? .doubleBoxReverse : .doubleBox }
+        return isPictureInPictureActive ? .pictureInPicture : .normal
+    }
 
     /// The proxy forwarded a PiP start or stop.
     func pictureInPictureDidChange(active: Bool) {

@@ -49,6 +49,16 @@ public final class DoubleBoxLayer: SurfaceLayer {
     /// Hears the break start and end (`doubleBoxStarted`, `doubleBoxEnded`), on the frame loop.
     public var onEvent: ((SpliceEvent) -> Void)?
 
+    /// Called for each frame of an ad with its ad time and stream time; false ends the ad there.
+    public typealias FrameHandler = (MediaTime, MediaTime) -> Bool
+    /// Called once when an ad has shown its last frame, with where it landed.
+    public typealias EndHandler = (AdPlacement) -> Void
+    private var handlers: [(onFrame: FrameHandler?, done: EndHandler?)] = []
+    /// Ads whose end handler has run.
+    private var ended: Set<Int> = []
+    /// The ad whose placement is the last of `placement.ads`.
+    private var placedIndex = -1
+
     // the ad now showing
     private var adIndex = -1
     private var source: MediaSource?
@@ -81,9 +91,28 @@ public final class DoubleBoxLayer: SurfaceLayer {
     /// Sets the ads (measured, in play order) and the output format.
     public func configure(ads: [AdMedia], format: OutputFormat) {
         self.ads = ads
+        handlers = ads.map { _ in (nil, nil) }
         self.format = format
         scratch = Array(repeating: [], count: format.channels)
     }
+
+    /// Ads given one at a time (an `AdsManager` playing a pod): each ad's end handler may
+    /// `enqueue` the next; the break ends when, after an ad's end, none is queued.
+    public func beginStreaming(format: OutputFormat) {
+        configure(ads: [], format: format)
+    }
+
+    /// Adds an ad to play after those queued; `onFrame` hears each of its frames, `completion`
+    /// its end (at once, with no frame, when the break has already ended).
+    public func enqueue(_ media: AdMedia, onFrame: FrameHandler?, completion: EndHandler?) {
+        guard !finished else {
+            completion?(AdPlacement(media: media, firstFrame: 0, frames: 0, streamTime: .zero))
+            return
+        }
+        ads.append(media)
+        handlers.append((onFrame, completion))
+    }
+
 
     /// The break's stream time: `plannedFrames` output frames.
     public var plannedDuration: MediaTime { format.time(ofFrame: plannedFrames) }
@@ -108,6 +137,7 @@ public final class DoubleBoxLayer: SurfaceLayer {
         }
         do {
             while current == nil || adFrame >= adFrames {
+                finishAd()
                 guard try openNextAd(at: frame) else { end(at: frame); return false }
             }
             // the latest ad frame at or before this output frame's ad time
@@ -124,8 +154,30 @@ public final class DoubleBoxLayer: SurfaceLayer {
         return true
     }
 
+    /// The ad showing has shown its last frame: its end handler runs (it may queue the next ad).
+    private func finishAd() {
+        guard adIndex >= 0, placedIndex == adIndex, !ended.contains(adIndex), var shown = placement?.ads.last else { return }
+        shown.frames = adFrame
+        if var p = placement { p.ads[p.ads.count - 1] = shown; placement = p }
+        report(adIndex, shown)
+    }
+
+    /// Runs ad `i`'s end handler once.
+    private func report(_ i: Int, _ placed: AdPlacement) {
+        guard !ended.contains(i) else { return }
+        ended.insert(i)
+        handlers[i].done?(placed)
+    }
+
     private func end(at frame: SurfaceFrameInfo) {
+        finishAd()
         finished = true
+        // ads that never showed (their media failed) end with no frame
+        var i = 0
+        while i < ads.count {
+            report(i, AdPlacement(media: ads[i], firstFrame: frame.index, frames: 0, streamTime: frame.streamTime))
+            i += 1
+        }
         source = nil
         current = nil
         upcoming = nil
@@ -141,9 +193,11 @@ public final class DoubleBoxLayer: SurfaceLayer {
             adIndex += 1
             let media = ads[adIndex]
             let count = FrameSelection.frameCount(from: .zero, to: media.duration, period: format.frameDuration)
-            guard count > 0 else { continue }
+            let empty = AdPlacement(media: media, firstFrame: frame.index, frames: 0, streamTime: frame.streamTime)
+            guard count > 0 else { report(adIndex, empty); continue }
             let s = try MediaSource(url: media.url, output: format, threads: threads, policy: .adMedia)
-            guard let first = try s.nextFrame() else { continue }
+            guard let first = try s.nextFrame() else { report(adIndex, empty); continue }
+            placedIndex = adIndex
             source = s
             current = first
             adOrigin = first.pts
@@ -162,6 +216,11 @@ public final class DoubleBoxLayer: SurfaceLayer {
     public func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws {
         guard let ad = current?.frame else { return }
         adFrame += 1
+        if let onFrame = handlers[adIndex].onFrame, let pts = current?.pts, !onFrame(pts - adOrigin, frame.streamTime) {
+            adFrames = adFrame   // the ad ends after this frame (skipped or discarded)
+            let stop = format.sampleIndex(at: frame.streamTime + format.frameDuration)
+            if let last = audioPlan.indices.last, audioPlan[last].end > stop { audioPlan[last].end = stop }
+        }
         let bounds = canvas.bounds
         let rect = window.windowRect(width: bounds.width, height: bounds.height)
         if style.adInWindow {

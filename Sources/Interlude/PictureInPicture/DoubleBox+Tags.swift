@@ -1,0 +1,128 @@
+import Ads
+import Foundation
+import Playback
+import Timing
+
+/// The VMAP extension that asks for a double-box break (Interlude's own; documented in the README):
+///
+/// ```xml
+/// <vmap:AdBreak timeOffset="00:00:10.000" breakType="linear" breakId="box">
+///   <vmap:AdSource>…</vmap:AdSource>
+///   <vmap:Extensions>
+///     <vmap:Extension type="interlude:doublebox" mode="doublebox" contentLevel="-12dB"/>
+///   </vmap:Extensions>
+/// </vmap:AdBreak>
+/// ```
+/// `mode` is `doublebox` (the default: ads full size, content in a window) or `doublebox-reverse`;
+/// `contentLevel` is dB from -60 to 0 or `mute` (default -12dB).
+extension DoubleBoxStyle {
+    /// The extension's `type`.
+    public static let vmapExtensionType = "interlude:doublebox"
+
+    /// The style a break's VMAP extensions ask for; nil when none does. Throws when the extension
+    /// is there but malformed.
+    public init?(vmapExtensions: [VASTExtension]) throws {
+        guard let e = vmapExtensions.first(where: { $0.type?.lowercased() == Self.vmapExtensionType }) else { return nil }
+        let mode = e.attributes["mode"] ?? "doublebox"
+        try self.init(parsing: e.attributes["contentLevel"].map { "\(mode):\($0)" } ?? mode)
+    }
+}
+
+/// A display that can play a break beside content that keeps going (a double box).
+@MainActor public protocol DoubleBoxCapableDisplay: AdVideoDisplay {
+    /// Starts a double-box break at content time `contentTime` for ads lasting `podDuration`;
+    /// throws when it cannot (the break then plays as a standard one).
+    func beginDoubleBox(id: String, contentTime: MediaTime, style: DoubleBoxStyle, podDuration: MediaTime) throws(AdError) -> DoubleBoxRun
+}
+
+/// A double-box break under way on a stitch's `SpliceSession`: the manager plays its ads through
+/// it one by one, as through an `AdVideoDisplay`, while content goes on; their frames arrive as
+/// the content frames of the break are written.
+@MainActor public final class DoubleBoxRun {
+    /// The layer drawing the break.
+    public let layer: DoubleBoxLayer
+    /// The session it is drawn in.
+    public let session: SpliceSession
+
+    init(layer: DoubleBoxLayer, session: SpliceSession) {
+        self.layer = layer
+        self.session = session
+    }
+
+    /// How the break shows.
+    public var style: DoubleBoxStyle { layer.style }
+
+    /// Queues an ad: `onFrame(adTime, streamTime)` for each of its frames (false ends it), then
+    /// `completion` with where it landed.
+    public func playAd(_ media: AdMedia, position: Int, totalAds: Int,
+                       onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
+                       completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void) {
+        let period = session.format.frameDuration
+        // the layer calls back on the frame loop, which is the stitch's main-actor caller
+        layer.enqueue(media, onFrame: { adTime, streamTime in
+            MainActor.assumeIsolated { onFrame(adTime, streamTime) }
+        }, completion: { placed in
+            MainActor.assumeIsolated {
+                completion(.success(PlacedAd(mediaFile: media.url, streamTime: placed.streamTime, duration: period * placed.frames,
+                                             mediaDuration: media.duration, podPosition: position, totalAds: totalAds,
+                                             frames: placed.frames)))
+            }
+        })
+    }
+
+    /// The break is over: it goes on the timeline as a break that overlapped content.
+    public func end() {
+        guard let p = layer.placement else { return }
+        session.recordOverlappingBreak(.init(id: layer.breakId, contentTime: p.contentTime, streamStart: p.streamTime,
+                                             streamEnd: session.streamTime, overlapsContent: true))
+    }
+}
+
+extension SessionVideoDisplay: DoubleBoxCapableDisplay {
+    public func beginDoubleBox(id: String, contentTime: MediaTime, style: DoubleBoxStyle, podDuration: MediaTime) throws(AdError) -> DoubleBoxRun {
+        guard !session.copiesContent else {
+            throw AdError(type: .adPlayingFailed, code: 1201,
+                          message: "double-box break \(id) needs the content re-encoded, but its packets are copied (smart rendering; use --smart off)")
+        }
+        guard !session.contentEnded, contentTime + podDuration <= session.contentDuration else {
+            throw AdError(type: .adPlayingFailed, code: 1201,
+                          message: "double-box break \(id) lasts \(podDuration.seconds) s but the content ends at \(session.contentDuration.seconds) s")
+        }
+        let layer = DoubleBoxLayer(breakId: id, cue: contentTime, style: style)
+        layer.beginStreaming(format: session.format)
+        let session = self.session
+        layer.onEvent = { event in session.onEvent?(event) }
+        session.layers.add(layer)
+        return DoubleBoxRun(layer: layer, session: session)
+    }
+}
+
+extension AdsManager {
+    /// Starts break `plan` as a double box when its VMAP extension asks for one and the display can;
+    /// nil: it plays as a standard break (a LOG event says why when a double box was asked for).
+    func startDoubleBox(_ plan: BreakPlan, pausedAt: MediaTime, podDuration: MediaTime) -> DoubleBoxRun? {
+        let style: DoubleBoxStyle
+        do {
+            guard let s = try DoubleBoxStyle(vmapExtensions: plan.scheduled.extensions) else { return nil }
+            style = s
+        } catch {
+            logDoubleBox(plan, "its double-box extension is malformed (\(error)); it plays as a standard break")
+            return nil
+        }
+        guard let display = request.adDisplayContainer.videoDisplay as? DoubleBoxCapableDisplay else {
+            logDoubleBox(plan, "this display cannot play a double box; it plays as a standard break")
+            return nil
+        }
+        do {
+            return try display.beginDoubleBox(id: plan.id, contentTime: pausedAt, style: style, podDuration: podDuration)
+        } catch {
+            logDoubleBox(plan, "\(error.message); it plays as a standard break")
+            return nil
+        }
+    }
+
+    private func logDoubleBox(_ plan: BreakPlan, _ message: String) {
+        deliver(.log, ad: nil, data: ["type": AdErrorType.adPlayingFailed.rawValue, "errorCode": "1201",
+                                      "errorMessage": "break \(plan.id): \(message)"])
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import Playback
+import Testing
+import TestSupport
+import Interlude
+
+/// Double-box breaks asked for by a VMAP extension (`interlude:doublebox`) in a tag-driven stitch:
+/// the AdsManager plays the pod beside content that goes on (no content pause), with IMA's events
+/// and beacons at the ad frames' stream times, the presentation in STARTED and the report, and a
+/// break that overlaps content on the timeline; checked by decoding the output.
+@MainActor @Suite(.serialized) struct PictureInPictureDoubleBoxTagTests {
+    static let full = TestSupport.PixelRect(x: 0, y: 0, width: 320, height: 180)
+
+    /// Content: source 1, 3 s (1 kHz bursts in the first 1/30 s of each second). Ad: source 5, 1 s
+    /// with a 300 Hz tone (the same file the engine's double-box tests make).
+    static func media() throws -> (content: URL, ad: URL) {
+        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 30, seconds: 3)
+        let picture = try TestMedia.clip(sourceID: 5, width: 320, height: 180, fps: 30, seconds: 1, audio: false)
+        let ad = try TestMedia.derived(from: picture, name: "doublebox-ad-s5-300hz.mp4", arguments: [
+            "-f", "lavfi", "-i", "aevalsrc=0.25*sin(2*PI*300*t):s=48000:d=1", "-map", "0:v", "-map", "1:a",
+            "-c:v", "copy", "-c:a", "aac", "-b:a", "128k", "-ac", "2", "-shortest"])
+        return (content, ad)
+    }
+
+    static func vmap(_ ad: URL, extensionXML: String, extra: String = "") -> String {
+        let b = "http://beacons.invalid/t"
+        let vast = """
+            <VAST version="4.0"><Ad id="box-ad"><InLine><AdSystem>Local</AdSystem><AdTitle>box</AdTitle>
+            <Impression><![CDATA[\(b)?e=impression]]></Impression>
+            <Creatives><Creative><Linear><Duration>00:00:01</Duration><TrackingEvents>
+            <Tracking event="start"><![CDATA[\(b)?e=start]]></Tracking>
+            <Tracking event="firstQuartile"><![CDATA[\(b)?e=firstQuartile]]></Tracking>
+            <Tracking event="midpoint"><![CDATA[\(b)?e=midpoint]]></Tracking>
+            <Tracking event="complete"><![CDATA[\(b)?e=complete]]></Tracking>
+            </TrackingEvents><MediaFiles>
+            <MediaFile delivery="progressive" type="video/mp4" width="320" height="180"><![CDATA[\(ad.absoluteString)]]></MediaFile>
+            </MediaFiles></Linear></Creative></Creatives></InLine></Ad></VAST>
+            """
+        return """
+            <vmap:VMAP xmlns:vmap="http://www.iab.net/videosuite/vmap" version="1.0">
+            <vmap:AdBreak timeOffset="00:00:00.500" breakType="linear" breakId="box">
+            <vmap:AdSource><vmap:VASTAdData>\(vast)</vmap:VASTAdData></vmap:AdSource>
+            <vmap:Extensions>\(extensionXML)</vmap:Extensions></vmap:AdBreak>
+            \(extra.replacingOccurrences(of: "VAST_AD", with: vast))
+            </vmap:VMAP>
+            """
+    }
+
+    static func stitch(_ vmap: String, container: OutputContainer = .nut, name: String) async throws -> (TagStitcher, TagStitchResult, URL) {
+        let (content, _) = try media()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-boxtag-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let tag = dir.appendingPathComponent(name + ".xml")
+        try Data(vmap.utf8).write(to: tag)
+        let out = dir.appendingPathComponent(name + "." + container.rawValue)
+        var req = StitchRequest(content: content.path, breaks: [], output: out.path, container: container)
+        req.overwrite = true
+        let stitcher = TagStitcher(output: req, adTag: tag.path)
+        stitcher.cache = AdMediaCache(directory: dir.appendingPathComponent("cache"))
+        return (stitcher, try await stitcher.run(), out)
+    }
+
+    static func level(_ x: [Float], hz: Double, from: Int, count n: Int) -> Double {
+        let w = 2 * Double.pi * hz / 48000
+        var s1 = 0.0, s2 = 0.0, wsum = 0.0
+        for i in 0..<n {
+            let hann = 0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n - 1))
+            wsum += hann
+            let s = Double(x[from + i]) * hann + 2 * cos(w) * s1 - s2
+            s2 = s1; s1 = s
+        }
+        return 2 * sqrt(max(0, s1 * s1 + s2 * s2 - 2 * cos(w) * s1 * s2)) / wsum
+    }
+
+    static func audio(_ url: URL) throws -> [Float] {
+        let out = try Tools.ffmpeg(["-v", "error", "-i", url.path, "-map", "0:a:0", "-ac", "1", "-ar", "48000", "-f", "f32le", "-"])
+        return out.stdout.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    @Test func aVMAPDoubleBoxPlaysBesideContentWithItsEventsAndBeacons() async throws {
+        let (_, ad) = try Self.media()
+        let (stitcher, result, out) = try await Self.stitch(Self.vmap(ad, extensionXML: """
+            <vmap:Extension type="interlude:doublebox" mode="doublebox" contentLevel="-12dB"/>
+            """), name: "box")
+        // content never paused
+        #expect(!stitcher.delegateLog.contains("contentPause") && !stitcher.delegateLog.contains("contentResume"), "\(stitcher.delegateLog)")
+        let p = try DecodedPictures.decode(out)
+        #expect(p.frames.count == 90)
+        let w = PictureInPictureLayer().windowRect(width: 320, height: 180)
+        let window = TestSupport.PixelRect(x: w.x, y: w.y, width: w.width, height: w.height)
+        func id(_ r: TestSupport.PixelRect, _ n: Int) -> Int {
+            IdentityReader(candidates: [r]).read(p.frames[n], width: 320, height: 180).identity.map { $0.sourceID * 1000 + $0.frameIndex } ?? -1
+        }
+        for n in 0..<90 {
+            if (15..<45).contains(n) {
+                #expect(id(Self.full, n) == 5000 + n - 15 && id(window, n) == 1000 + n, "frame \(n): ad full size, content \(n) in the window")
+            } else {
+                #expect(id(Self.full, n) == 1000 + n, "frame \(n): content")
+            }
+        }
+        // IMA's events and beacons at the ad's frames, content time going on under it
+        let started = try #require(result.events.first { $0.type == .started })
+        #expect(started.data?["presentation"] == "doubleBox" && started.streamTime == MediaTime(value: 1, timescale: 2))
+        let names = result.events.map(\.typeString)
+        #expect(names.contains("FIRST_QUARTILE") && names.contains("COMPLETE") && names.contains("AD_BREAK_ENDED"))
+        let beacon = { (e: String) in result.beacons.first { $0.url.hasSuffix("e=\(e)") } }
+        #expect(beacon("start")?.streamTime == MediaTime(value: 1, timescale: 2))
+        // the first ad frame at or past a quarter of the ad (frame 8: 0.267 s) is stream frame 23
+        #expect(beacon("firstQuartile")?.streamTime == MediaTime(value: 23, timescale: 30))
+        let midpoint = try #require(beacon("midpoint"))
+        #expect(midpoint.streamTime == MediaTime(value: 1, timescale: 1) && midpoint.contentTime > MediaTime(value: 9, timescale: 10),
+                "content time advances under the break: \(midpoint.contentTime.seconds)")
+        #expect(beacon("complete") != nil)
+        let played = try #require(result.breaks.first?.ads.first)
+        #expect(played.presentation == .doubleBox && played.placement.frames == 30)
+        #expect(result.breaks.first?.duration == MediaTime(value: 1, timescale: 1))
+        // content runs on under the break: the mapping is the identity through it
+        let tl = result.timeline
+        #expect(tl.breaks.first?.overlapsContent == true && tl.breaks.first?.streamStart == MediaTime(value: 1, timescale: 2)
+                && tl.breaks.first?.streamEnd == MediaTime(value: 3, timescale: 2))
+        for n in 0..<90 {
+            let t = MediaTime(value: Int64(n), timescale: 30)
+            #expect(tl.streamTime(forContentTime: t) == t && tl.contentTime(forStreamTime: t) == t, "frame \(n)")
+        }
+        #expect(TagStitchReport(result).breaks.first?.ads.first?.presentation == "doubleBox")
+        // the content 12 dB down under the ad
+        let (content, _) = try Self.media()
+        let o = try Self.audio(out), c = try Self.audio(content)
+        let ducked = 20 * log10(Self.level(o, hz: 1000, from: 48000, count: 1600) / Self.level(c, hz: 1000, from: 48000, count: 1600))
+        #expect(abs(ducked - -12) < 0.5, "content ducked by \(ducked) dB")
+    }
+
+    @Test func theLivePlayerPlaysADoubleBoxAsAStandardBreakAndSaysWhy() async throws {
+        let (content, ad) = try Self.media()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-boxtag-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let tag = dir.appendingPathComponent("player.xml")
+        try Data(Self.vmap(ad, extensionXML: #"<vmap:Extension type="interlude:doublebox"/>"#).utf8).write(to: tag)
+        let player = try Player.open(url: content, clock: .asFastAsPossible)
+        let null = NullOutput()
+        player.surface.attach(null)
+        let log = SessionEventLog(handle: nil, wallTime: false)
+        let session = PlaySession(player: player, adTag: tag.path, log: log)
+        try await session.run()
+        #expect(null.frameCount == 120, "content paused for the break")
+        #expect(log.written.contains { $0.contains("\"LOG\"") && $0.contains("cannot play a double box") })
+        #expect(session.adsManager?.playedBreaks.first?.ads.first?.presentation == .normal)
+    }
+
+    @Test func aBreakInsideADoubleBoxIsSkippedAndAMalformedExtensionPlaysStandard() async throws {
+        let (_, ad) = try Self.media()
+        let inside = """
+            <vmap:AdBreak timeOffset="00:00:01.000" breakType="linear" breakId="inside">
+            <vmap:AdSource><vmap:VASTAdData>VAST_AD</vmap:VASTAdData></vmap:AdSource></vmap:AdBreak>
+            """
+        let (_, result, _) = try await Self.stitch(Self.vmap(ad, extensionXML: """
+            <vmap:Extension type="interlude:doublebox" mode="doublebox-reverse"/>
+            """, extra: inside), name: "inside")
+        #expect(result.videoFrames == 90, "nothing was added to the content's length")
+        #expect(result.breaks.map(\.id) == ["box"])
+        #expect(result.events.contains { $0.type == .log && $0.data?["errorMessage"]?.contains("inside a double-box") == true })
+        #expect(result.breaks.first?.ads.first?.presentation == .doubleBoxReverse)
+
+        let (stitcher, standard, _) = try await Self.stitch(Self.vmap(ad, extensionXML: """
+            <vmap:Extension type="interlude:doublebox" contentLevel="+6dB"/>
+            """), name: "malformed")
+        #expect(standard.videoFrames == 120 && stitcher.delegateLog.contains("contentPause"), "played as a standard break")
+        #expect(standard.breaks.first?.ads.first?.presentation == .normal)
+        #expect(standard.events.contains { $0.type == .log && $0.data?["errorMessage"]?.contains("malformed") == true })
+    }
+}
