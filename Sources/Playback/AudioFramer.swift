@@ -5,7 +5,8 @@ import Media
 /// what is left at the end. Shared by the encoded outputs (`EncodedOutput`, `SmartOutput`).
 struct AudioFramer {
     private var pending: [[Float]]
-    private let frameSize: Int
+    /// Samples per frame handed out (all but the last).
+    let frameSize: Int
     private let sampleRate: Int
     private let interleavedS16: Bool
     private var pts: Int64 = 0

@@ -23,7 +23,7 @@ import Timing
 /// `(packets written − D)` frames, D the largest B-frame delay of content and encoder: strictly
 /// increasing, never after presentation.
 ///
-/// Audio is encoded by one AAC encoder on its own thread (`AudioEncodeThread`); its packets are
+/// Audio is AAC-encoded in chunks on worker threads (`ChunkedAudioEncoder`); its packets are
 /// muxed here, on the frame loop's thread, as they come back.
 final class SmartOutput: StitchOutput {
     /// The SPS/PPS id libx264 is told to use.
@@ -51,7 +51,7 @@ final class SmartOutput: StitchOutput {
     var recorder: ((Packet, Int64) -> Void)?
     private let videoStream: Int
     private let audioStream: Int
-    private let audioThread: AudioEncodeThread
+    private let audioEncoder: ChunkedAudioEncoder
     private var finished = false
     private let packet: Packet
     private var encoder: Encoder?
@@ -62,10 +62,10 @@ final class SmartOutput: StitchOutput {
     private let supportsChapters: Bool
     private var videoEncodeSeconds: Double = 0
     /// Seconds spent encoding: video on the frame loop's thread, audio on its own (they overlap).
-    var encodeSeconds: Double { videoEncodeSeconds + audioThread.busySeconds }
+    var encodeSeconds: Double { videoEncodeSeconds + audioEncoder.busySeconds }
     private(set) var muxSeconds: Double = 0
     /// Seconds the frame loop waited for the audio encoder.
-    var waitSeconds: Double { audioThread.waitSeconds }
+    var waitSeconds: Double { audioEncoder.waitSeconds }
     /// Content frames copied and frames encoded (content and ads).
     private(set) var copiedFrames = 0
     private(set) var encodedFrames = 0
@@ -129,10 +129,13 @@ final class SmartOutput: StitchOutput {
         packet = try Packet()
         framer = AudioFramer(channels: format.channels, sampleRate: format.sampleRate, frameSize: audio.frameSize,
                              interleavedS16: false)
-        audioThread = AudioEncodeThread(encoder: audio)
+        let (rate, channels, bitRate) = (format.sampleRate, format.channels, settings.audioBitRate)
+        audioEncoder = ChunkedAudioEncoder(frameSize: framer.frameSize) {
+            try Encoder(audio: "aac", sampleRate: rate, channels: channels, bitRate: bitRate, globalHeader: true)
+        }
     }
 
-    deinit { if !finished { audioThread.cancel() } }
+    deinit { if !finished { audioEncoder.cancel() } }
 
     static func makeEncoder(_ codec: SmartCodec, format: OutputFormat, options: [String: String]) throws -> Encoder {
         try Encoder(video: codec.encoderName, width: format.width, height: format.height, frameRate: format.frameRate,
@@ -226,8 +229,8 @@ final class SmartOutput: StitchOutput {
     }
 
     private func encodeAudio(_ frame: Frame) throws {
-        try audioThread.send(frame)
-        try writeAudioPackets(try audioThread.takePackets())
+        try audioEncoder.send(frame)
+        try writeAudioPackets(try audioEncoder.takePackets())
     }
 
     private func writeAudioPackets(_ packets: [Packet]) throws {
@@ -241,10 +244,10 @@ final class SmartOutput: StitchOutput {
         finished = true
         do {
             try closeEncoder()
-            try framer.flush { try audioThread.send($0) }
-            try writeAudioPackets(try audioThread.finish())
+            try framer.flush { try audioEncoder.send($0) }
+            try writeAudioPackets(try audioEncoder.finish())
         } catch {
-            audioThread.cancel()
+            audioEncoder.cancel()
             throw error
         }
         let m0 = monotonicSeconds()
