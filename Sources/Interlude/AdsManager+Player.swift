@@ -53,9 +53,23 @@ extension AdsManager {
     }
 
     /// The player is about to show the first frame at or after `cue`.
+    /// A linear break due there pauses content only once its media is ready (it may still be
+    /// downloading); until then the player holds at the cue, so that no content frame at or after
+    /// the cue is shown before the ads, on either clock (a viewer sees the picture wait, as while
+    /// buffering). Content goes on by itself when nothing ends up pausing it (the break failed).
     func playerReached(_ cue: MediaTime) {
         guard !breakPlaying else { return }
-        contentDidReachCuePoint(cue)
+        let (_, due) = state.reaching(cue)
+        let linear = due.contains { !isOverlayBreak(plans[$0]) }
+        guard linear, isAdRules || started, !destroyed, let player = watchedPlayer else {
+            contentDidReachCuePoint(cue)
+            return
+        }
+        player.pause()
+        reach(cue) { [weak self] paused in
+            guard let self, !paused, !self.destroyed else { return }
+            player.play()
+        }
     }
 
     /// The player jumped to `target` (a seek): the last unplayed break before it plays (IMA's

@@ -19,13 +19,16 @@ import Interlude
 
     /// Content (source 7, 4 s) with a pre-roll (source 2, 1.5 s, skippable after 0.5 s, with a
     /// click-through) and a mid-roll at 2.5 s (source 3, 1 s), served with beacons to the server.
-    static func server() throws -> (HTTPTestServer, Arrivals, URL) {
+    static func server(midDelay: Double = 0) throws -> (HTTPTestServer, Arrivals, URL) {
         let server = try HTTPTestServer()
         let content = try TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 30, seconds: 4)
         let pre = try TestMedia.clip(sourceID: 2, width: 320, height: 180, fps: 30, seconds: 1.5)
         let mid = try TestMedia.clip(sourceID: 3, width: 320, height: 180, fps: 30, seconds: 1)
-        server.route("/pre.mp4", .init(status: 200, headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: pre)))
-        server.route("/mid.mp4", .init(status: 200, headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: mid)))
+        // media paths unique to this server: the loader's media cache is keyed by URL and lives
+        // across runs, and a reused port would otherwise find last run's files
+        let token = "/" + UUID().uuidString.prefix(8)
+        server.route(token + "/pre.mp4", .init(status: 200, headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: pre)))
+        server.route(token + "/mid.mp4", .init(status: 200, headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: mid), delay: midDelay))
         let b = server.url("/b")
         func inline(_ id: String, _ media: String, skip: String?) -> String {
             """
@@ -46,8 +49,8 @@ import Interlude
         }
         server.route("/vmap.xml", body: """
             <vmap:VMAP xmlns:vmap="http://www.iab.net/videosuite/vmap" version="1.0">
-            <vmap:AdBreak timeOffset="start" breakType="linear" breakId="pre"><vmap:AdSource><vmap:VASTAdData>\(inline("pre", "/pre.mp4", skip: "00:00:00.500"))</vmap:VASTAdData></vmap:AdSource></vmap:AdBreak>
-            <vmap:AdBreak timeOffset="00:00:02.500" breakType="linear" breakId="mid"><vmap:AdSource><vmap:VASTAdData>\(inline("mid", "/mid.mp4", skip: nil))</vmap:VASTAdData></vmap:AdSource></vmap:AdBreak>
+            <vmap:AdBreak timeOffset="start" breakType="linear" breakId="pre"><vmap:AdSource><vmap:VASTAdData>\(inline("pre", token + "/pre.mp4", skip: "00:00:00.500"))</vmap:VASTAdData></vmap:AdSource></vmap:AdBreak>
+            <vmap:AdBreak timeOffset="00:00:02.500" breakType="linear" breakId="mid"><vmap:AdSource><vmap:VASTAdData>\(inline("mid", token + "/mid.mp4", skip: nil))</vmap:VASTAdData></vmap:AdSource></vmap:AdBreak>
             </vmap:VMAP>
             """)
         let arrivals = Arrivals()
@@ -65,8 +68,8 @@ import Interlude
         let null: NullOutput
     }
 
-    static func play(_ script: String, clock: PlaybackClock = .asFastAsPossible, name: String) async throws -> (Run, Arrivals) {
-        let (server, arrivals, content) = try Self.server()
+    static func play(_ script: String, clock: PlaybackClock = .asFastAsPossible, name: String, midDelay: Double = 0, preload: Bool = true) async throws -> (Run, Arrivals) {
+        let (server, arrivals, content) = try Self.server(midDelay: midDelay)
         defer { server.stop() }
         let player = try Player.open(url: content, clock: clock)
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-session-\(getpid())")
@@ -78,6 +81,7 @@ import Interlude
         player.surface.attach(null)
         let log = SessionEventLog(handle: nil, wallTime: clock == .realTime)
         let session = PlaySession(player: player, adTag: server.url("/vmap.xml"), script: try SessionScript.parse(Data(script.utf8)), log: log)
+        session.renderingSettings.enablePreloading = preload
         try await session.run()
         // the session's link opener logged one openURL per click-through
         #expect(log.written.filter { $0.contains("\"openURL\"") }.count == log.written.filter { $0.contains("\"CLICKED\"") }.count)
@@ -88,6 +92,18 @@ import Interlude
     }
 
     static func names(_ run: Run) -> [String] { run.events.compactMap { $0["event"] as? String } }
+
+    /// The mid-roll's media is still downloading when content reaches its cue (no preloading, and
+    /// the server holds it 1.5 s; as fast as possible content gets there in a fraction of that): the player holds
+    /// at the cue until the ad can start, so no content frame at or after 2.5 s comes before it.
+    @Test func aMidrollWhoseMediaIsStillDownloadingStillCutsOnTheCueFrame() async throws {
+        let (run, _) = try await Self.play(#"{"actions": []}"#, name: "slow-mid", midDelay: 1.5, preload: false)
+        let content = run.frames.filter { $0 / 1000 == 7 }.map { $0 % 1000 }
+        #expect(content == Array(0..<120), "every content frame once, in order")
+        let firstMid = try #require(run.frames.firstIndex { $0 / 1000 == 3 })
+        #expect(run.frames[firstMid - 1] == 7000 + 74, "the last content frame before the mid-roll is the one before 2.5 s")
+        #expect(run.frames[firstMid + 30] == 7000 + 75, "content resumes at the cue frame after the 30 ad frames")
+    }
 
     @Test func skipAfterTheOffsetEndsTheAdAtThatFrame() async throws {
         // too early (0.3 s < 0.5 s offset): refused; at 0.8 s of stream: the ad ends after frame 23
