@@ -90,6 +90,7 @@ import Interlude
         pip.startPictureInPicture()
         let ui = FakeAdUI()
         player.surface.addLayer(ui)
+        #expect(player.surface.layers.all.last === pip.layer, "a layer added during PiP goes under the window")
         pip.stopPictureInPicture()
         pip.startPictureInPicture()
         #expect(player.surface.layers.all.last === pip.layer, "PiP goes on top when it starts")

@@ -85,4 +85,6 @@ public final class PictureInPictureLayer: SurfaceLayer, @unchecked Sendable {
 
     /// The window is drawn on content frames too.
     public var drawsOnContent: Bool { true }
+    /// Nothing is drawn over the PiP window: layers added while it is active go under it.
+    public var staysOnTop: Bool { true }
 }

@@ -37,11 +37,15 @@ public protocol SurfaceLayer: AnyObject {
     /// Whether the layer may draw on content frames (an overlay, PiP): a stitch then re-encodes
     /// the content instead of copying its packets. Default: false (ad frames only).
     var drawsOnContent: Bool { get }
+    /// Whether the layer stays above layers added after it (a picture-in-picture window, which
+    /// nothing may draw over). Default: false.
+    var staysOnTop: Bool { get }
 }
 
 extension SurfaceLayer {
     public func mixAudio(_ channels: inout [[Float]], count: Int, firstSample: Int64) throws {}
     public var drawsOnContent: Bool { false }
+    public var staysOnTop: Bool { false }
 }
 
 /// The layers of one output path, applied to each frame and each audio chunk. Thread use: `add`
@@ -54,8 +58,13 @@ public final class LayerStack: @unchecked Sendable {
     /// An empty stack.
     public init() {}
 
-    /// Adds a layer over those already there.
-    public func add(_ layer: SurfaceLayer) { lock.lock(); layers.append(layer); lock.unlock() }
+    /// Adds a layer over those already there, but under any that stay on top.
+    public func add(_ layer: SurfaceLayer) {
+        lock.lock(); defer { lock.unlock() }
+        if layer.staysOnTop { layers.append(layer); return }
+        let index = layers.firstIndex { $0.staysOnTop } ?? layers.endIndex
+        layers.insert(layer, at: index)
+    }
 
     /// Removes a layer.
     public func remove(_ layer: SurfaceLayer) { lock.lock(); layers.removeAll { $0 === layer }; lock.unlock() }
