@@ -52,10 +52,16 @@ extension AdVideoDisplay {
     public let session: SpliceSession
     private let threads: Int
 
-    /// Wraps a session; `threads` for ad decoders.
-    public init(session: SpliceSession, threads: Int = 0) {
+    /// Whether ads are spliced on a worker thread (the manager hears each frame on the main actor
+    /// and the completion later), so that the main actor stays free while an ad is encoded; false:
+    /// on the caller's thread, the completion before `playAd` returns.
+    public let playsOffMainActor: Bool
+
+    /// Wraps a session; `threads` for ad decoders. `playsOffMainActor`: see the property.
+    public init(session: SpliceSession, threads: Int = 0, playsOffMainActor: Bool = false) {
         self.session = session
         self.threads = threads
+        self.playsOffMainActor = playsOffMainActor
     }
 
     public var streamTime: MediaTime { session.streamTime }
@@ -72,7 +78,19 @@ extension AdVideoDisplay {
     public func playAd(_ media: AdMedia, position: Int, totalAds: Int,
                        onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
                        completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void) {
-        completion(Result { try session.playAd(media, position: position, totalAds: totalAds, onFrame: onFrame) })
+        guard playsOffMainActor else {
+            completion(Result { try session.playAd(media, position: position, totalAds: totalAds, onFrame: onFrame) })
+            return
+        }
+        let box = HandedOver((session, onFrame, completion))
+        let thread = Thread {
+            let (session, onFrame, completion) = box.value
+            let result = Result { try session.playAd(media, position: position, totalAds: totalAds) { a, s in runOnMain { onFrame(a, s) } } }
+            let done = HandedOver((completion, result))
+            DispatchQueue.main.async { MainActor.assumeIsolated { done.value.0(done.value.1) } }
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
     }
 
     public func endBreak() { session.endBreak() }

@@ -35,14 +35,17 @@ extension AdsManager {
     }
 
     /// The content ended: post-rolls play, then ALL_ADS_COMPLETED. Calling it again changes nothing.
-    public func contentComplete() {
-        guard !contentCompleted, !destroyed else { return }
+    public func contentComplete() { contentComplete { } }
+
+    /// `contentComplete()`, then `done` once the post-rolls have played (at once when nothing is left).
+    func contentComplete(then done: @escaping @MainActor () -> Void) {
+        guard !contentCompleted, !destroyed else { done(); return }
         contentCompleted = true
         let display = request.adDisplayContainer.videoDisplay
         let end = display?.timeline.segments.last?.contentEnd ?? display?.contentTime ?? .zero
         closeOverlays(reached: end, contentEnded: true)
         let posts = isAdRules ? state.scheduledPostrolls.map { ($0, end) } : []
-        playBreaks(posts[...]) { [self] in allAdsCompleted() }
+        playBreaks(posts[...]) { [self] in allAdsCompleted(); done() }
     }
 
     /// Fetches every ad's media into `cache` ahead of playback (IMA's preloading). Failures are

@@ -70,7 +70,7 @@ import Timing
         let opened = try SpliceSession(request: output, layers: uiLayers)
         var loadError: AdError?
         var manager: AdsManager?
-        let display = SessionVideoDisplay(session: opened, threads: output.threads)
+        let display = SessionVideoDisplay(session: opened, threads: output.threads, playsOffMainActor: true)
         let container = AdDisplayContainer(videoDisplay: display)
         container.adUI = adUI
         container.companionSlots = companionSlots
@@ -111,7 +111,7 @@ import Timing
             if opened.smartRendering?.used == true {
                 opened.abort()
                 session = try SpliceSession(request: output, layers: (lbar.map { [$0] } ?? []) + [overlays] + layers + (adUI.map { [$0] } ?? []))
-                container.videoDisplay = SessionVideoDisplay(session: session, threads: output.threads)
+                container.videoDisplay = SessionVideoDisplay(session: session, threads: output.threads, playsOffMainActor: true)
             } else {
                 opened.layers.add(overlays)
                 session = opened
@@ -121,32 +121,46 @@ import Timing
         }
         let planEnd = monotonicSeconds()
 
+        // The frame loop runs on a worker thread while this main-actor method awaits it, so the
+        // main actor (where the manager, the loader and any app code run) is never held for the
+        // length of a stitch; each frame's facts reach the main actor as they happen.
         let expected = session.contentDuration
-        let progress = onProgress
+        let progress = HandedOver(onProgress)
+        let events = HandedOver((playhead, progress))
         session.onEvent = { event in
+            let (playhead, progress) = events.value
             switch event {
             case let .contentProgress(contentTime, streamTime):
-                playhead.contentTime = contentTime
-                playhead.streamTime = streamTime
-                progress?(session.streamTime, expected)
-            case .adProgress:
-                progress?(session.streamTime, expected)
+                runOnMain {
+                    playhead.contentTime = contentTime
+                    playhead.streamTime = streamTime
+                }
+                progress.value?(streamTime + session.format.frameDuration, expected)
+            case let .adProgress(_, _, _, streamTime):
+                progress.value?(streamTime + session.format.frameDuration, expected)
             default: break
             }
         }
+        let worker = HandedOver(session)
         do {
             var position = MediaTime.zero
             while true {
                 let cue = manager?.nextCuePoint(atOrAfter: position)
                 if contentPaused { contentPaused = false }   // a manager that never resumed does not hold content
-                try session.playContent(until: cue)
+                try await onWorkerThread { try worker.value.playContent(until: cue) }
                 if session.contentEnded { break }
                 guard let cue else { break }
                 position = cue
-                manager?.contentDidReachCuePoint(cue)
+                if let manager {
+                    // the break plays (ads spliced on a worker too); content goes on once it is over
+                    await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in manager.reach(cue) { _ in c.resume() } }
+                }
             }
-            loader.contentComplete()
-            try session.finish()
+            if let manager {
+                await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in manager.contentComplete { c.resume() } }
+            }
+            loader.contentComplete()   // IMA's call; the manager has completed already
+            try await onWorkerThread { try worker.value.finish() }
         } catch {
             session.abort()
             if let f = error as? StitchFailure { throw f }

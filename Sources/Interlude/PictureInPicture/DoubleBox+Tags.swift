@@ -58,11 +58,11 @@ extension DoubleBoxStyle {
                        onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
                        completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void) {
         let period = session.format.frameDuration
-        // the layer calls back on the frame loop, which is the stitch's main-actor caller
+        // the layer calls back on the frame loop's thread (a worker while a stitch awaits it)
         layer.enqueue(media, onFrame: { adTime, streamTime in
-            MainActor.assumeIsolated { onFrame(adTime, streamTime) }
+            runOnMain { onFrame(adTime, streamTime) }
         }, completion: { placed in
-            MainActor.assumeIsolated {
+            runOnMain {
                 completion(.success(PlacedAd(mediaFile: media.url, streamTime: placed.streamTime, duration: period * placed.frames,
                                              mediaDuration: media.duration, podPosition: position, totalAds: totalAds,
                                              frames: placed.frames)))
