@@ -82,7 +82,7 @@ final class ChunkedAudioEncoder: @unchecked Sendable {
 
     /// Seconds the workers spent encoding (final once `finish()` returned).
     var busySeconds: Double { condition.lock(); defer { condition.unlock() }; return busy }
-    /// Seconds the caller waited for a free slot or for the last chunks.
+    /// Seconds the caller waited for a free slot (not counting `finish()`, which its caller times).
     var waitSeconds: Double { condition.lock(); defer { condition.unlock() }; return wait }
 
     /// Adds the next encoder frame (every frame but the last has `frameSize` samples, stamped with
@@ -99,9 +99,7 @@ final class ChunkedAudioEncoder: @unchecked Sendable {
     func finish() throws -> [Packet] {
         if count > nextChunk * chunkFrames { try submit(upTo: count, last: true) }
         condition.lock()
-        let t0 = monotonicSeconds()
         while !(jobs.isEmpty && inFlight == 0) && error == nil { condition.wait() }
-        wait += monotonicSeconds() - t0
         stopping = true
         condition.broadcast()
         condition.unlock()
