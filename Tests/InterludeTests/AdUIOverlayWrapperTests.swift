@@ -155,7 +155,7 @@ import Playback
         // the content plays on, so it shows from the first frame after the fetch
         let player = Player(url: content, clock: .realTime)
         player.surface.attach(NullOutput())
-        let script = try SessionScript.parse(Data(#"{"actions": [{"at": 1.2, "do": "pause"}]}"#.utf8))
+        let script = try SessionScript.parse(Data(#"{"actions": [{"at": 1.8, "do": "pause"}]}"#.utf8))
         let session = PlaySession(player: player, adTag: tag, script: script, log: SessionEventLog(handle: nil, wallTime: false))
         var opened: [String] = []
         session.renderingSettings.linkOpener = { opened.append($0.absoluteString) }
@@ -184,6 +184,10 @@ import Playback
         let tracking = m.beacons.filter { $0.event == "clickTracking" }
         #expect(tracking.map(\.url) == [f.u("/ct?lvl=w1"), f.u("/ct?lvl=w2"), f.u("/ct?lvl=inline")], "\(tracking.map(\.url))")
         #expect(tracking.allSatisfy { $0.adId == "in" && $0.breakId == "ov" })
+        // fired live: the server got each level's click tracking once
+        let deadline = Date().addingTimeInterval(10)
+        while f.server.requestCount("/ct") < 3, Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(f.server.requests.filter { $0.path == "/ct" }.map(\.target).sorted() == ["/ct?lvl=inline", "/ct?lvl=w1", "/ct?lvl=w2"])
         // the content was not paused by the overlay: no break, every content frame played
         #expect(!m.events.contains { $0.type == .adBreakStarted || $0.type == .started })
     }

@@ -41,7 +41,7 @@ public struct ScheduledOverlay: Sendable {
 /// when overlays are scheduled or expected (a stitch whose ad response has some), so a stitch
 /// without them keeps smart rendering.
 public final class AdOverlayLayer: SurfaceLayer, @unchecked Sendable {
-    // @unchecked Sendable: `overlays` and `expected` are guarded by `lock`; `drawing` is used on the frame thread.
+    // @unchecked Sendable: `overlays`, `expected` and `hits` are guarded by `lock`; `drawing` is used on the frame thread.
     private let lock = NSLock()
     private var overlays: [ScheduledOverlay] = []
     private var expected = false
