@@ -21,24 +21,51 @@ extension AdsManager {
     /// Shows the ads of overlay break `index` from content time `contentTime`: static images are
     /// scheduled on the overlay layer with their `creativeView` beacons; IFrame and HTML resources
     /// cannot be drawn and are reported (VAST 503), as are images that cannot be fetched (502) or
-    /// decoded (500).
+    /// decoded (500). An ad that fails is replaced by the next non-linear stand-alone ad of the
+    /// response (the buffet), as IMA falls back; each failure is reported with its Error URLs.
     func showOverlays(_ index: Int, plan: BreakPlan, at contentTime: MediaTime) {
         overlaysShown += 1
         state = state.settingBreak(index, to: .playing)
-        for (k, ad) in plan.ads.enumerated() {
-            switch overlay(for: ad, plan: plan, at: contentTime) {
-            case .success(let o):
-                request.adDisplayContainer.overlays?.add(o)
-                for url in ad.impressions { emitOverlayBeacon("impression", url, ad, plan.id, contentTime: contentTime) }
-                for url in overlayTracking(ad, "creativeView") { emitOverlayBeacon("creativeView", url, ad, plan.id, contentTime: contentTime) }
-                overlayCloses.append((o.contentEnd, ad, plan.id))
-                state = state.settingAd(k, ofBreak: index, to: .played)
-            case .failure(let e):
+        var spares = plan.spares.filter { !$0.isLinear && !$0.nonLinears.isEmpty }[...]
+        for (k, first) in plan.ads.enumerated() {
+            var ad = first
+            var result = overlay(for: ad, plan: plan, at: contentTime)
+            while case .failure(let e) = result {
                 recordError(e, urls: ad.errorURLs, adId: ad.id, breakId: plan.id)
-                state = state.settingAd(k, ofBreak: index, to: .failed)
+                guard let next = spares.popFirst() else { break }
+                ad = next
+                result = overlay(for: ad, plan: plan, at: contentTime)
             }
+            guard case .success(let o) = result else { state = state.settingAd(k, ofBreak: index, to: .failed); continue }
+            request.adDisplayContainer.overlays?.add(o)
+            overlaysOnScreen.append((o, ad, index))
+            for url in ad.impressions { emitOverlayBeacon("impression", url, ad, plan.id, contentTime: contentTime) }
+            for url in ad.nonLinearTrackingURLs(for: "creativeView") { emitOverlayBeacon("creativeView", url, ad, plan.id, contentTime: contentTime) }
+            overlayCloses.append((o.contentEnd, ad, plan.id))
+            state = state.settingAd(k, ofBreak: index, to: .played)
         }
         state = state.settingBreak(index, to: .played)
+    }
+
+    /// The overlay drawn at output pixel (x, y) on the last content frame, if any (a live window's click).
+    public func overlay(atX x: Int, y: Int) -> ScheduledOverlay? {
+        request.adDisplayContainer.overlays?.overlay(atX: x, y: y)
+    }
+
+    /// The viewer clicked overlay `overlay` (`PlaySession.click(atX:y:)` on it): its
+    /// NonLinearClickTracking beacons (the wrappers' and the InLine NonLinear's), CLICKED with
+    /// the NonLinearClickThrough URL, and that URL handed to the rendering settings' `linkOpener`.
+    /// The content plays on.
+    public func overlayClicked(_ overlay: ScheduledOverlay) {
+        guard !destroyed, let shown = overlaysOnScreen.last(where: {
+            $0.overlay.adId == overlay.adId && $0.overlay.breakId == overlay.breakId && $0.overlay.contentStart == overlay.contentStart
+        }) else { return }
+        let plan = plans[shown.breakIndex]
+        let at = request.adDisplayContainer.videoDisplay?.contentTime ?? overlay.contentStart
+        for url in overlay.clickTracking { emitOverlayBeacon("clickTracking", url, shown.ad, plan.id, contentTime: at) }
+        let target = overlay.clickThrough.map { MacroExpander.expand($0, context: macroContext(nil)) }
+        deliver(.clicked, ad: makeAd(shown.ad, position: 1, total: 1, plan: plan, media: nil), data: target.map { ["clickThroughUrl": $0] })
+        if let target, let url = URL(string: target), let opener = renderingSettings.linkOpener { opener(url) }
     }
 
     /// The first NonLinear of `ad` with a static image: the NonLinear and the image URL.
@@ -81,14 +108,12 @@ extension AdsManager {
         let image: AdUIImage
         do { image = try AdUIImage(data: data) } catch { return fail(500, "non-linear image \(url) cannot be decoded: \(error)") }
         let duration = nl.minSuggestedDuration.flatMap { $0 > .zero ? $0 : nil } ?? MediaTime(value: Self.defaultOverlaySeconds, timescale: 1)
-        return .success(ScheduledOverlay(adId: ad.id ?? "", breakId: plan.id, image: image,
-                                         width: nl.width ?? image.image.width, height: nl.height ?? image.image.height,
-                                         contentStart: start, contentEnd: start + duration))
-    }
-
-    /// The NonLinearAds tracking URLs of `ad` for `event`.
-    private func overlayTracking(_ ad: ResolvedAd, _ event: String) -> [URLTemplate] {
-        ad.inline.creatives.compactMap(\.nonLinearAds).flatMap(\.trackingEvents).filter { $0.event == event }.map(\.url)
+        var o = ScheduledOverlay(adId: ad.id ?? "", breakId: plan.id, image: image,
+                                 width: nl.width ?? image.image.width, height: nl.height ?? image.image.height,
+                                 contentStart: start, contentEnd: start + duration)
+        o.clickThrough = nl.clickThrough
+        o.clickTracking = ad.wrapperNonLinearClickTracking + nl.clickTracking
+        return .success(o)
     }
 
     private func emitOverlayBeacon(_ event: String, _ url: URLTemplate, _ ad: ResolvedAd, _ breakId: String,
@@ -117,7 +142,7 @@ extension AdsManager {
             } else if let last = segments.last(where: { $0.contentEnd <= item.end }) {
                 end = last.contentEnd; stream = last.streamEnd   // the content ended first
             }
-            for url in overlayTracking(item.ad, "close") { emitOverlayBeacon("close", url, item.ad, item.breakId, contentTime: end, streamTime: stream) }
+            for url in item.ad.nonLinearTrackingURLs(for: "close") { emitOverlayBeacon("close", url, item.ad, item.breakId, contentTime: end, streamTime: stream) }
         }
     }
 }

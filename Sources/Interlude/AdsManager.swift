@@ -62,6 +62,8 @@ import Timing
     var breakPlaying = false
     /// Overlays shown whose `close` beacons are still due: (content end, ad, break id).
     var overlayCloses: [(end: MediaTime, ad: ResolvedAd, breakId: String)] = []
+    /// Overlays scheduled on the display's overlay layer: what a click on one refers to.
+    var overlaysOnScreen: [(overlay: ScheduledOverlay, ad: ResolvedAd, breakIndex: Int)] = []
     /// Breaks shown as overlays so far.
     var overlaysShown = 0
     /// Content pauses requested so far.
@@ -170,7 +172,7 @@ import Timing
         if isAdRules, renderingSettings.playAdsAfterTime >= 0 {
             state = state.droppingBreaks(atOrBefore: MediaTime(seconds: renderingSettings.playAdsAfterTime, timescale: 1000))
         }
-        let overlayAds = Set(plans.filter(isOverlayBreak).flatMap(\.ads).compactMap(\.id))
+        let overlayAds = Set(plans.filter(isOverlayBreak).flatMap { $0.ads + $0.spares.filter { !$0.isLinear } }.compactMap(\.id))
         for issue in schedule.errors {
             // a non-linear ad is not an error where it is shown as an overlay
             if issue.code == .unexpectedLinearity, let id = issue.adId, overlayAds.contains(id) { continue }

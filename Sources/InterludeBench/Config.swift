@@ -3,6 +3,8 @@ import Foundation
 /// The parts of the benchmark that can be run.
 enum Suite: String, CaseIterable, Codable, Sendable {
     case decode, stitch, latency, stages, memory, realtime
+    /// A tag stitch (VMAP of VAST ads, `--smart off`) with IMA's default ad UI against `--ad-ui none`.
+    case adui
 }
 
 /// How a run of the benchmark is set up, from environment variables and arguments.
@@ -11,8 +13,9 @@ enum Suite: String, CaseIterable, Codable, Sendable {
 ///   warm-up runs (default 1).
 /// - `BENCH_QUICK=1` only the 60 s 720p case, 3 runs.
 /// - `BENCH_CASES` comma list of generated cases: `720p-60s,1080p-60s,720p-10m,1080p-10m`.
-/// - `BENCH_SUITES` comma list of `decode,stitch,latency,stages,memory,realtime` (default all;
-///   `realtime` plays each case once in real time, so it takes the content's length plus its ads).
+/// - `BENCH_SUITES` comma list of `decode,stitch,latency,stages,memory,realtime,adui` (default all;
+///   `realtime` plays each case once in real time, so it takes the content's length plus its ads;
+///   `adui` times a tag stitch with the default ad UI against one without, `--smart off`).
 /// - `BENCH_LONG_SUITES` the same for content over 5 minutes (default `BENCH_SUITES`), e.g.
 ///   `memory` to measure only the peak RSS of one stitch of the 10-minute cases.
 /// - `BENCH_THREADS` decoder threads for both tools (default 0: each decides).
@@ -70,7 +73,7 @@ struct BenchConfig: Codable, Sendable {
             guard let s = env[key], !s.isEmpty else { return fallback }
             return try s.split(separator: ",").map {
                 guard let x = Suite(rawValue: $0.trimmingCharacters(in: .whitespaces)) else {
-                    throw UsageError("unknown suite '\($0)' in \(key) (known: decode,stitch,latency,stages,memory)")
+                    throw UsageError("unknown suite '\($0)' in \(key) (known: \(Suite.allCases.map(\.rawValue).joined(separator: ",")))")
                 }
                 return x
             }

@@ -11,6 +11,7 @@ struct CaseResult: Codable, Sendable {
     var stages: StageResult?
     var memory: MemoryResult?
     var realtime: RealtimeResult?
+    var adUI: AdUIResultBench?
 }
 
 /// One of the targets, met or missed (nil: not measured in this run).
@@ -55,6 +56,11 @@ struct BenchResults: Codable, Sendable {
                 t.append(TargetCheck(target: "\(c.id): real-time playback drops no frame",
                                      measured: "\(r.droppedFrames) dropped of \(r.frames); \(fmt(r.cpuPerVideoSecond, 2)) CPU s per s of video",
                                      met: r.droppedFrames == 0))
+            }
+            if let u = c.adUI {
+                t.append(TargetCheck(target: "\(c.id): tag stitch with default ad UI ≤ 1.05× without",
+                                     measured: "\(fmt(u.ratio))× (\(fmt(u.withUIWall.median, 1)) vs \(fmt(u.withoutUIWall.median, 1)) s; paired \(u.pairedRatio.text(2)); CPU \(fmt(u.cpuRatio))×)",
+                                     met: u.ratio <= 1.05))
             }
             if let m = c.memory, m.height >= 1080 {
                 t.append(TargetCheck(target: "\(c.id): peak RSS ≤ 300 MB at 1080p",
@@ -128,6 +134,11 @@ struct BenchResults: Codable, Sendable {
               cases.compactMap { c in c.realtime.map { r in
                   [c.id, "\(fmt(r.streamSeconds, 1)) s", "\(fmt(r.wallSeconds, 1)) s", fmt(r.cpuSeconds, 1), fmt(r.cpuPerVideoSecond, 3),
                    String(r.frames), String(r.droppedFrames), "\(fmt(r.worstLateMs, 1)) ms"] } })
+        table("Ad UI cost: tag stitch (VMAP of VAST ads, same schedule, `--smart off`) with IMA's default UI vs `--ad-ui none` (seconds)",
+              ["case", "ads", "frames", "UI drawn", "default UI wall", "none wall", "ratio", "paired ratio", "default UI CPU", "none CPU", "CPU ratio"],
+              cases.compactMap { c in c.adUI.map { u in
+                  [c.id, String(u.adsPlayed), String(u.videoFrames), u.uiDrawn ? "yes" : "**no**", u.withUIWall.text(2), u.withoutUIWall.text(2),
+                   fmt(u.ratio, 3), u.pairedRatio.text(3), u.withUICPU.text(2), u.withoutUICPU.text(2), fmt(u.cpuRatio, 3)] } })
         table("Memory (peak RSS of one stitch process, MB)",
               ["case", "content", "Interlude", "ffmpeg"],
               cases.compactMap { c in c.memory.map { m in

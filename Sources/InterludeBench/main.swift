@@ -13,7 +13,7 @@ if arguments.contains("-h") || arguments.contains("--help") {
         Without FILEs it generates (once, cached in bench-results/media/) and benchmarks the
         cases in BENCH_CASES; with FILEs it benchmarks those as content, with the generated ads.
         Environment: BENCH_QUICK=1, BENCH_RUNS, BENCH_WARMUP, BENCH_CASES, BENCH_SUITES,
-        BENCH_LONG_SUITES, BENCH_THREADS, BENCH_PRESET, BENCH_CRF, BENCH_NOTE, BENCH_RESULTS.
+        BENCH_LONG_SUITES (decode,stitch,latency,stages,memory,realtime,adui), BENCH_THREADS, BENCH_PRESET, BENCH_CRF, BENCH_NOTE, BENCH_RESULTS.
         """)
     exit(0)
 }
@@ -55,6 +55,7 @@ func main() throws {
             if has(.stages) { r.stages?.adConform = adStages }
         }
         if has(.memory) { r.memory = try MemoryBench.from(c, stitch: r.stitch, config: config, outDir: outDir) }
+        if has(.adui) { log(" ad UI cost"); r.adUI = try AdUIBench.run(c, config: config, outDir: outDir) }
         if has(.realtime) { log(" real-time playback"); r.realtime = try RealtimeBench.run(c, config: config) }
         if !has(.stitch) { r.stitch = nil }
         if !has(.stages) { r.stages = nil }

@@ -17,7 +17,8 @@ let playHelp = """
       --null           count frames only (for tests and measuring)
     In the window: space pause/resume, s skip, c = clicked ("learn more"); a click on the ad UI's
     skip or Learn more button does that, elsewhere on an ad it is a click (or resumes a paused ad),
-    p picture-in-picture on/off, left/right seek 10 s, f fullscreen, q quit.
+    on a VAST overlay its click-through; p picture-in-picture on/off, left/right seek 10 s,
+    f fullscreen, q quit.
 
       --ads TAG            VAST/VMAP tag: http(s) URL, file:// URL or path
       --ad-ui none|default|FILE.json   the ad UI drawn on ads (default: default, IMA's

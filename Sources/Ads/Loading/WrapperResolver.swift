@@ -417,6 +417,8 @@ struct ChainResolver: Sendable {
             icons: (linear?.icons ?? []) + wrapperLinears.flatMap(\.icons),
             companions: inlineCompanions + wrappers.flatMap { $0.creatives.compactMap(\.companionAds).flatMap(\.companions) },
             nonLinears: nonLinears,
+            nonLinearTrackingEvents: (wrappers.flatMap(\.creatives) + inline.creatives).compactMap(\.nonLinearAds).flatMap(\.trackingEvents),
+            wrapperNonLinearClickTracking: wrappers.flatMap(\.creatives).compactMap(\.nonLinearAds).flatMap(\.nonLinears).flatMap(\.clickTracking),
             viewableImpressions: wrappers.compactMap(\.viewableImpression) + [inline.viewableImpression].compactMap { $0 },
             verifications: wrappers.flatMap(\.verifications) + inline.verifications,
             extensions: extensions,

@@ -76,6 +76,12 @@ public struct ResolvedAd: Sendable, Hashable {
     public var companions: [Companion]
     /// NonLinear overlays of the InLine.
     public var nonLinears: [NonLinear]
+    /// NonLinearAds tracking events: every wrapper's (outermost first), then the InLine's — VAST
+    /// has a wrapper's tracking apply to the creative it leads to, as for Linear tracking.
+    public var nonLinearTrackingEvents: [TrackingEvent] = []
+    /// NonLinearClickTracking of the wrappers' NonLinear elements (outermost first); fired with
+    /// the InLine NonLinear's own `clickTracking` when an overlay is clicked.
+    public var wrapperNonLinearClickTracking: [URLTemplate] = []
     /// Viewable-impression URL sets of every level.
     public var viewableImpressions: [ViewableImpression]
     /// AdVerifications of every level.
@@ -99,6 +105,11 @@ public struct ResolvedAd: Sendable, Hashable {
     public var wrapperCreativeIds: [String] { wrappers.reversed().map { $0.creativeIds.first ?? "" } }
     /// True when the ad can be skipped.
     public var isSkippable: Bool { skipOffset != nil }
+
+    /// The NonLinearAds tracking URLs of one event (wrappers' then the InLine's).
+    public func nonLinearTrackingURLs(for event: String) -> [URLTemplate] {
+        nonLinearTrackingEvents.filter { $0.event == event }.map(\.url)
+    }
 
     /// The URLs of one tracking event, in merge order.
     public func trackingURLs(for event: String) -> [URLTemplate] {

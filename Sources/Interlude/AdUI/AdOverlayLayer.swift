@@ -1,3 +1,4 @@
+import Ads
 import Draw
 import Foundation
 import Playback
@@ -19,6 +20,10 @@ public struct ScheduledOverlay: Sendable {
     public var contentStart: MediaTime
     /// Content time where it is gone.
     public var contentEnd: MediaTime
+    /// `NonLinearClickThrough`: where a click on it leads (nil: nowhere).
+    public var clickThrough: URLTemplate? = nil
+    /// NonLinearClickTracking fired on a click: the wrappers', then the InLine NonLinear's.
+    public var clickTracking: [URLTemplate] = []
 
     /// Where it is drawn on a `frameWidth`×`frameHeight` picture: at its VAST size, scaled down
     /// to fit when larger than 90 % of the width or a third of the height, centred at the bottom
@@ -36,10 +41,11 @@ public struct ScheduledOverlay: Sendable {
 /// when overlays are scheduled or expected (a stitch whose ad response has some), so a stitch
 /// without them keeps smart rendering.
 public final class AdOverlayLayer: SurfaceLayer, @unchecked Sendable {
-    // @unchecked Sendable: `overlays` and `expected` are guarded by `lock`; `drawing` is used on the frame thread.
+    // @unchecked Sendable: `overlays`, `expected` and `hits` are guarded by `lock`; `drawing` is used on the frame thread.
     private let lock = NSLock()
     private var overlays: [ScheduledOverlay] = []
     private var expected = false
+    private var hits: [(overlay: ScheduledOverlay, rect: Draw.PixelRect)] = []
     private let drawing: AdUIDrawing
 
     /// An empty layer; throws `DrawError.font` when DejaVu Sans is missing.
@@ -64,10 +70,23 @@ public final class AdOverlayLayer: SurfaceLayer, @unchecked Sendable {
         return scheduled.filter { t >= $0.contentStart && t < $0.contentEnd }
     }
 
-    public func isVisible(_ frame: SurfaceFrameInfo) -> Bool { !showing(frame).isEmpty }
+    /// The overlay drawn at output pixel (x, y) on the last frame (nil when none was drawn
+    /// there, or the last frame had none: an ad frame, or content outside every overlay's window).
+    public func overlay(atX x: Int, y: Int) -> ScheduledOverlay? {
+        lock.lock(); defer { lock.unlock() }
+        return hits.last { $0.rect.contains(x: x, y: y) }?.overlay
+    }
+
+    public func isVisible(_ frame: SurfaceFrameInfo) -> Bool {
+        let visible = !showing(frame).isEmpty
+        if !visible { lock.lock(); hits = []; lock.unlock() }
+        return visible
+    }
 
     public func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws {
         let w = canvas.frame.width, h = canvas.frame.height
-        _ = try drawing.draw(showing(frame).map { .image($0.image, $0.rect(frameWidth: w, frameHeight: h)) }, on: canvas)
+        let placed = showing(frame).map { ($0, $0.rect(frameWidth: w, frameHeight: h)) }
+        _ = try drawing.draw(placed.map { .image($0.0.image, $0.1) }, on: canvas)
+        lock.lock(); hits = placed.map { (overlay: $0.0, rect: $0.1) }; lock.unlock()
     }
 }

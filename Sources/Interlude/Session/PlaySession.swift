@@ -97,9 +97,14 @@ import Timing
 
     /// A click at output pixel (x, y) (a live window): on the ad UI's skip button `skip()`, on
     /// "Learn more" `clicked()`, on a button of the app's own views its action; elsewhere on an ad
-    /// the viewer's click (TAPPED and resume on a paused ad, else the click-through).
+    /// the viewer's click (TAPPED and resume on a paused ad, else the click-through). On content,
+    /// a click on a VAST overlay is its click-through (`AdsManager.overlayClicked`).
     public func click(atX x: Int, y: Int) {
-        guard let m = adsManager, m.isPlayingAd else { return }
+        guard let m = adsManager else { return }
+        guard m.isPlayingAd else {
+            if let o = m.overlay(atX: x, y: y) { write("action", ["do": "overlayClick", "ad": o.adId]); m.overlayClicked(o) }
+            return
+        }
         if let button = player.surface.adUISubviews(existing: true)?.button(atX: x, y: y), let action = button.onTouchUpInside {
             write("action", ["do": "button", "x": x, "y": y])
             action()
