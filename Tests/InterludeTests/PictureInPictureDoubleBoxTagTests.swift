@@ -130,21 +130,70 @@ import Interlude
         #expect(abs(ducked - -12) < 0.5, "content ducked by \(ducked) dB")
     }
 
-    @Test func theLivePlayerPlaysADoubleBoxAsAStandardBreakAndSaysWhy() async throws {
+    /// The live player (`PlaySession`, as `interlude play` runs it, and so the AdsManager on a
+    /// Player): content plays on in the window while the ad plays full size, nothing paused.
+    @Test(arguments: [PlaybackClock.asFastAsPossible, .realTime])
+    func theLivePlayerPlaysADoubleBoxBesideContent(clock: PlaybackClock) async throws {
         let (content, ad) = try Self.media()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-boxtag-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let tag = dir.appendingPathComponent("player.xml")
-        try Data(Self.vmap(ad, extensionXML: #"<vmap:Extension type="interlude:doublebox"/>"#).utf8).write(to: tag)
-        let player = try Player.open(url: content, clock: .asFastAsPossible)
-        let null = NullOutput()
-        player.surface.attach(null)
+        try Data(Self.vmap(ad, extensionXML: #"<vmap:Extension type="interlude:doublebox" contentLevel="-12dB"/>"#).utf8).write(to: tag)
+        let player = try Player.open(url: content, clock: clock)
+        let out = dir.appendingPathComponent("player-\(clock == .realTime ? "rt" : "fast").nut")
+        try? FileManager.default.removeItem(at: out)
+        player.surface.attach(try EncodedOutput(url: out.path, container: .nut, format: player.surface.format, settings: EncoderSettings()))
         let log = SessionEventLog(handle: nil, wallTime: false)
         let session = PlaySession(player: player, adTag: tag.path, log: log)
+        session.drawsDefaultAdUI = false
         try await session.run()
-        #expect(null.frameCount == 120, "content paused for the break")
-        #expect(log.written.contains { $0.contains("\"LOG\"") && $0.contains("cannot play a double box") })
-        #expect(session.adsManager?.playedBreaks.first?.ads.first?.presentation == .normal)
+        let lines = log.written
+        #expect(!lines.contains { $0.contains("\"contentPause\"") }, "content never paused")
+        #expect(!lines.contains { $0.contains("\"LOG\"") }, "\(lines.filter { $0.contains("LOG") })")
+
+        let p = try DecodedPictures.decode(out)
+        #expect(p.frames.count == 90, "no frame added: the break overlaps content")
+        let w = PictureInPictureLayer().windowRect(width: 320, height: 180)
+        let window = TestSupport.PixelRect(x: w.x, y: w.y, width: w.width, height: w.height)
+        func id(_ r: TestSupport.PixelRect, _ n: Int) -> Int {
+            IdentityReader(candidates: [r]).read(p.frames[n], width: 320, height: 180).identity.map { $0.sourceID * 1000 + $0.frameIndex } ?? -1
+        }
+        var wrong: [Int] = []
+        for n in 0..<min(90, p.frames.count) {
+            let ok = (15..<45).contains(n) ? id(Self.full, n) == 5000 + n - 15 && id(window, n) == 1000 + n : id(Self.full, n) == 1000 + n
+            if !ok { wrong.append(n) }
+        }
+        #expect(wrong.isEmpty, "frames 15-44: the ad full size and content frame n in the window; else content n: wrong at \(wrong)")
+
+        // IMA's events at the ad's frames, with the mode
+        let events = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let started = try #require(events.first { $0["event"] as? String == "STARTED" })
+        #expect(started["presentation"] as? String == "doubleBox" && started["streamTime"] as? Double == 0.5, "\(started)")
+        let firstQuartile = try #require(events.first { $0["event"] as? String == "FIRST_QUARTILE" })
+        #expect(abs((firstQuartile["streamTime"] as? Double ?? 0) - 23.0 / 30) < 1e-6, "\(firstQuartile)")
+        let complete = try #require(events.first { $0["event"] as? String == "COMPLETE" })
+        #expect(abs((complete["contentTime"] as? Double ?? 0) - 44.0 / 30) < 0.05, "content time went on: \(complete)")
+        #expect(events.contains { $0["event"] as? String == "ALL_ADS_COMPLETED" })
+        let played = try #require(session.adsManager?.playedBreaks.first?.ads.first)
+        #expect(played.presentation == .doubleBox && played.placement.frames == 30
+                && played.placement.streamTime == MediaTime(value: 1, timescale: 2))
+        // the player's timeline: a break that overlaps content, the mapping the identity through it
+        let tl = player.timeline
+        #expect(tl.breaks.count == 1 && tl.breaks.first?.overlapsContent == true
+                && tl.breaks.first?.streamStart == MediaTime(value: 1, timescale: 2) && tl.breaks.first?.streamEnd == MediaTime(value: 3, timescale: 2),
+                "\(tl.breaks)")
+        for n in stride(from: 0, to: 90, by: 7) {
+            let t = MediaTime(value: Int64(n), timescale: 30)
+            #expect(tl.streamTime(forContentTime: t) == t && tl.contentTime(forStreamTime: t) == t, "frame \(n)")
+        }
+        // the content 12 dB down under the ad, the ad's tone at its level, full level after
+        let o = try Self.audio(out), c = try Self.audio(content), a = try Self.audio(ad)
+        let ducked = 20 * log10(Self.level(o, hz: 1000, from: 48000, count: 1600) / Self.level(c, hz: 1000, from: 48000, count: 1600))
+        #expect(abs(ducked - -12) < 0.5, "content ducked by \(ducked) dB")
+        let tone = 20 * log10(Self.level(o, hz: 300, from: 36000, count: 9600) / Self.level(a, hz: 300, from: 12000, count: 9600))
+        #expect(abs(tone) < 0.5, "the ad at full level: \(tone) dB")
+        let after = 20 * log10(Self.level(o, hz: 1000, from: 96000, count: 1600) / Self.level(c, hz: 1000, from: 96000, count: 1600))
+        #expect(abs(after) < 0.5, "content at full level after the break: \(after) dB")
     }
 
     @Test func aBreakInsideADoubleBoxIsSkippedAndAMalformedExtensionPlaysStandard() async throws {

@@ -146,6 +146,12 @@ final class PlayerEngine: @unchecked Sendable {
         timeline.breaks.append(.init(id: id, contentTime: contentTime, streamStart: at, streamEnd: at))
     }
 
+    func recordOverlappingBreak(_ b: TimelineMap.Break) {
+        cond.lock(); defer { cond.unlock() }
+        timeline.breaks.append(b)
+        timeline.breaks.sort { $0.streamStart < $1.streamStart }
+    }
+
     func endBreak() {
         cond.lock(); defer { cond.unlock() }
         guard !timeline.breaks.isEmpty else { return }
@@ -263,6 +269,8 @@ final class PlayerEngine: @unchecked Sendable {
         } catch {
             cond.lock(); if firstOutputError == nil { firstOutputError = error }; cond.unlock()
         }
+        // layers' callbacks (a double box's ad frames), outside the surface lock: they may wait for main
+        surface.runAfterPresenting()
         fireStreamTimes(reached: surface.streamTime)
     }
 
@@ -463,4 +471,7 @@ extension Player {
     public func beginBreak(id: String, contentTime: MediaTime) { engine?.beginBreak(id: id, contentTime: contentTime) }
     /// Records the end of the current ad break.
     public func endBreak() { engine?.endBreak() }
+    /// Records a break that played beside content without pausing it (a double box): it goes on
+    /// the timeline with `overlapsContent` true.
+    public func recordOverlappingBreak(_ b: TimelineMap.Break) { engine?.recordOverlappingBreak(b) }
 }
