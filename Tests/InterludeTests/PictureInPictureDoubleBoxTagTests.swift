@@ -196,6 +196,36 @@ import Interlude
         #expect(abs(after) < 0.5, "content at full level after the break: \(after) dB")
     }
 
+    /// MP4 and HLS under `--smart auto`: the content would be copied, but the double box draws on
+    /// it, so the whole stitch is re-encoded with the reason in the report, and the break is a double box.
+    @Test(arguments: [OutputContainer.mp4, .hls])
+    func smartRenderingGivesWayToAVMAPDoubleBox(container: OutputContainer) async throws {
+        let (_, ad) = try Self.media()
+        // without a double box this content is copied
+        let (_, plain, _) = try await Self.stitch(Self.vmap(ad, extensionXML: ""), container: container, name: "smart-plain")
+        #expect(plain.smartRendering?.used == true, "\(String(describing: plain.smartRendering))")
+
+        let (stitcher, result, out) = try await Self.stitch(Self.vmap(ad, extensionXML: """
+            <vmap:Extension type="interlude:doublebox" mode="doublebox" contentLevel="-12dB"/>
+            """), container: container, name: "smart-box")
+        #expect(result.smartRendering?.used == false && result.smartRendering?.reason == DoubleBoxLayer.smartRenderingRefusal,
+                "\(String(describing: result.smartRendering))")
+        #expect(TagStitchReport(result).smartRendering?.reason == DoubleBoxLayer.smartRenderingRefusal)
+        #expect(!stitcher.delegateLog.contains("contentPause") && !result.events.contains { $0.type == .log })
+        #expect(result.breaks.first?.ads.first?.presentation == .doubleBox && result.videoFrames == 90)
+        let p = try DecodedPictures.decode(container == .hls ? out.appendingPathComponent("index.m3u8") : out)
+        #expect(p.frames.count == 90)
+        let w = PictureInPictureLayer().windowRect(width: 320, height: 180)
+        let window = TestSupport.PixelRect(x: w.x, y: w.y, width: w.width, height: w.height)
+        func id(_ r: TestSupport.PixelRect, _ n: Int) -> Int {
+            IdentityReader(candidates: [r]).read(p.frames[n], width: 320, height: 180).identity.map { $0.sourceID * 1000 + $0.frameIndex } ?? -1
+        }
+        let wrong = (0..<min(90, p.frames.count)).filter { n in
+            (15..<45).contains(n) ? !(id(Self.full, n) == 5000 + n - 15 && id(window, n) == 1000 + n) : id(Self.full, n) != 1000 + n
+        }
+        #expect(wrong.isEmpty, "wrong frames: \(wrong)")
+    }
+
     @Test func aBreakInsideADoubleBoxIsSkippedAndAMalformedExtensionPlaysStandard() async throws {
         let (_, ad) = try Self.media()
         let inside = """

@@ -112,7 +112,7 @@ extension SessionVideoDisplay: DoubleBoxCapableDisplay {
     public func beginDoubleBox(id: String, contentTime: MediaTime, style: DoubleBoxStyle, podDuration: MediaTime) throws(AdError) -> DoubleBoxRun {
         guard !session.copiesContent else {
             throw AdError(type: .adPlayingFailed, code: 1201,
-                          message: "double-box break \(id) needs the content re-encoded, but its packets are copied (smart rendering; use --smart off)")
+                          message: "double-box break \(id) needs the content re-encoded, but its packets are copied (--smart on; use --smart auto or off)")
         }
         guard !session.contentEnded, contentTime + podDuration <= session.contentDuration else {
             throw AdError(type: .adPlayingFailed, code: 1201,
