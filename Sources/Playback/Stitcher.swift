@@ -112,6 +112,7 @@ public final class Stitcher {
                                           duration: session.streamTime - start, ads: ads))
             }
             if !contentDone { try session.playContent(until: nil) }
+            for box in boxes { if let b = box.packagedBreak { session.markOverlappingBreak(b) } }   // HLS date ranges, MP4 chapters
             try session.finish()
         } catch {
             session.abort()

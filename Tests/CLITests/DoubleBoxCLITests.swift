@@ -22,6 +22,47 @@ import TestSupport
         #expect((json["contentSegments"] as? [Any])?.count == 1, "content is one segment under the break")
     }
 
+    /// Markers: an MP4 gets a chapter for the double-box ad, the content chapter cut around it (MP4
+    /// chapters are one flat list); HLS gets a `com.interlude.doublebox` date range with the ad's
+    /// duration and no cue-out/in, SCTE-35 or discontinuity (no content was replaced).
+    @Test func doubleBoxMarkersInMP4ChaptersAndHLSDateRanges() async throws {
+        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 30, seconds: 3)
+        let ad = try TestMedia.clip(sourceID: 5, width: 320, height: 180, fps: 30, seconds: 1)
+        let dir = CLI.tempDir()
+        let mp4 = dir.appendingPathComponent("box.mp4"), hls = dir.appendingPathComponent("box-hls")
+        let r = try await CLI.run(["stitch", content.path, "-o", mp4.path, "--ad-break", "0.5=\(ad.path)@doublebox:-6dB", "-q"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let chapters = try MediaVerifier.probe(mp4).chapters
+        let name = ad.lastPathComponent
+        let titles = chapters.map { $0.title ?? "" }
+        #expect(titles.count == 3 && titles.first == "Content 1" && titles.last == "Content 1 (continued)"
+                && titles[1].hasPrefix("Ad ") && titles[1].hasSuffix(" 1/1 (double box): \(name)"), "\(titles)")
+        let spans = chapters.map { [($0.start * 1000).rounded(), ($0.end * 1000).rounded()] }
+        #expect(spans == [[0, 500], [500, 1500], [1500, 3000]], "\(chapters)")
+
+        let r2 = try await CLI.run(["stitch", content.path, "-o", hls.path, "--format", "hls", "--ad-break", "0.5=\(ad.path)@doublebox", "-q"])
+        #expect(r2.status == 0, "\(r2.stderr)")
+        let playlist = try String(contentsOf: hls.appendingPathComponent("index.m3u8"), encoding: .utf8)
+        let lines = playlist.split(separator: "\n").map(String.init)
+        let box = lines.filter { $0.hasPrefix("#EXT-X-DATERANGE:") && $0.contains("CLASS=\"com.interlude.doublebox\"") }
+        #expect(box.count == 1 && box[0].contains("DURATION=1.000") && box[0].contains("X-MODE=\"doublebox:-12dB\""), "\(playlist)")
+        #expect(!playlist.contains("CUE-OUT") && !playlist.contains("CUE-IN") && !playlist.contains("SCTE35")
+                && !playlist.contains("DISCONTINUITY") && !playlist.contains("com.interlude.ad\""), "\(playlist)")
+        // START-DATE is the program date of the first segment plus 0.5 s
+        func date(_ line: String, _ key: String) -> Date? {
+            guard let r = line.range(of: key) else { return nil }
+            let v = String(line[r.upperBound...].prefix { $0 != "\"" })
+            let f = ISO8601DateFormatter(); f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            return f.date(from: v)
+        }
+        let program = try #require(lines.first { $0.hasPrefix("#EXT-X-PROGRAM-DATE-TIME:") }.flatMap { date($0, "#EXT-X-PROGRAM-DATE-TIME:") })
+        let start = try #require(date(box[0], "START-DATE=\""))
+        #expect(abs(start.timeIntervalSince(program) - 0.5) < 0.002)
+        // the segments still play every content frame once, with the ad drawn over them
+        let p = try DecodedPictures.decode(hls.appendingPathComponent("index.m3u8"))
+        #expect(p.frames.count == 90)
+    }
+
     /// `interlude play --fast -o out.nut` with a VMAP double box: every content frame once and in
     /// order (in the window during the break), the ad full size, the content 12 dB down, STARTED
     /// with the mode in the event log.

@@ -224,6 +224,18 @@ import Interlude
             (15..<45).contains(n) ? !(id(Self.full, n) == 5000 + n - 15 && id(window, n) == 1000 + n) : id(Self.full, n) != 1000 + n
         }
         #expect(wrong.isEmpty, "wrong frames: \(wrong)")
+        // the markers: a chapter for the ad (content cut around it), or a date range with the ad's duration
+        if container == .mp4 {
+            let chapters = try MediaVerifier.probe(out).chapters
+            #expect(chapters.map { $0.title ?? "" } == ["Content 1", "Ad box 1/1 (double box): \(ad.lastPathComponent)", "Content 2 (continued)"]
+                    && chapters.map { [($0.start * 1000).rounded(), ($0.end * 1000).rounded()] } == [[0, 500], [500, 1500], [1500, 3000]],
+                    "\(chapters)")
+        } else {
+            let playlist = try String(contentsOf: out.appendingPathComponent("index.m3u8"), encoding: .utf8)
+            let box = playlist.split(separator: "\n").filter { $0.contains("CLASS=\"com.interlude.doublebox\"") }
+            #expect(box.count == 1 && box[0].contains("ID=\"box-ad-1\"") && box[0].contains("DURATION=1.000")
+                    && box[0].contains("X-AD-ID=\"box-ad\"") && !playlist.contains("CUE-OUT") && !playlist.contains("DISCONTINUITY"), "\(playlist)")
+        }
     }
 
     @Test func aBreakInsideADoubleBoxIsSkippedAndAMalformedExtensionPlaysStandard() async throws {

@@ -61,6 +61,7 @@ extension DoubleBoxStyle {
             guard let p = layer.placement else { return }
             session.recordOverlappingBreak(.init(id: layer.breakId, contentTime: p.contentTime, streamStart: p.streamTime,
                                                  streamEnd: session.streamTime, overlapsContent: true))
+            if let b = layer.packagedBreak { session.markOverlappingBreak(b) }   // HLS date ranges, MP4 chapters
         }
     }
 
