@@ -196,6 +196,40 @@ import Interlude
         #expect(abs(after) < 0.5, "content at full level after the break: \(after) dB")
     }
 
+    /// On the live player a pause during the double box holds content and ad together (the ad is
+    /// drawn on content frames) until the resume; a seek inside it is refused. Real time: an
+    /// ineffective pause would let ~15 frames through during its 0.5 s.
+    @Test func pausingTheLiveDoubleBoxHoldsContentAndASeekIsRefused() async throws {
+        let (_, ad) = try Self.media()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-boxtag-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let tag = dir.appendingPathComponent("pause.xml")
+        try Data(Self.vmap(ad, extensionXML: #"<vmap:Extension type="interlude:doublebox"/>"#).utf8).write(to: tag)
+        let player = try Player.open(url: Self.media().content, clock: .realTime)
+        let out = dir.appendingPathComponent("pause.nut")
+        try? FileManager.default.removeItem(at: out)
+        player.surface.attach(try EncodedOutput(url: out.path, container: .nut, format: player.surface.format, settings: EncoderSettings()))
+        let log = SessionEventLog(handle: nil, wallTime: true)
+        let script = try SessionScript.parse(Data("""
+            {"actions": [{"at": 1.0, "clock": "stream", "do": "pause", "for": 0.5},
+                         {"at": 1.2, "clock": "stream", "do": "seek", "to": 2.5}]}
+            """.utf8))
+        let session = PlaySession(player: player, adTag: tag.path, script: script, log: log)
+        session.drawsDefaultAdUI = false
+        try await session.run()
+        let events = log.written.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let pause = try #require(events.first { $0["event"] as? String == "action" && $0["do"] as? String == "pause" })
+        let resume = try #require(events.first { $0["event"] as? String == "action" && $0["do"] as? String == "resume" })
+        let held = (resume["streamTime"] as? Double ?? 0) - (pause["streamTime"] as? Double ?? 0)
+        let wall = (resume["wallTime"] as? Double ?? 0) - (pause["wallTime"] as? Double ?? 0)
+        #expect(wall >= 0.45 && held < 1.0 / 30 + 1e-6, "held \(held) s of stream over \(wall) s of wall time")
+        #expect(events.contains { $0["event"] as? String == "PAUSE" } && events.contains { $0["event"] as? String == "RESUME" })
+        #expect(events.contains { $0["event"] as? String == "seeked" && $0["ok"] as? Bool == false }, "seek refused in the double box")
+        let p = try DecodedPictures.decode(out)
+        let ids = p.frames.map { IdentityReader(candidates: [Self.full]).read($0, width: 320, height: 180).identity.map { $0.sourceID * 1000 + $0.frameIndex } ?? -1 }
+        #expect(ids == (0..<15).map { 1000 + $0 } + (0..<30).map { 5000 + $0 } + (45..<90).map { 1000 + $0 }, "\(ids)")
+    }
+
     /// MP4 and HLS under `--smart auto`: the content would be copied, but the double box draws on
     /// it, so the whole stitch is re-encoded with the reason in the report, and the break is a double box.
     @Test(arguments: [OutputContainer.mp4, .hls])

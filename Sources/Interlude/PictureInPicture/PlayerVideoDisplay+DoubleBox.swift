@@ -6,7 +6,8 @@ import Timing
 /// content plays on under it (the manager paused the player at the cue; it resumes once the first
 /// ad is queued). The layer hands its frame and end callbacks to `RenderSurface.afterPresenting`,
 /// so they run on the player's thread after each frame is out, outside the surface's lock, and
-/// wait there for the main queue as the player's own ad frames do.
+/// wait there for the main queue as the player's own ad frames do. Pausing the ad (the viewer's
+/// pause, the background) holds the content, and the ad drawn on it, until it resumes.
 extension PlayerVideoDisplay: DoubleBoxCapableDisplay {
     public func beginDoubleBox(id: String, contentTime: MediaTime, style: DoubleBoxStyle, podDuration: MediaTime) throws(AdError) -> DoubleBoxRun {
         let duration = player.currentItem?.duration ?? .zero
@@ -30,10 +31,12 @@ extension PlayerVideoDisplay: DoubleBoxCapableDisplay {
         let token = ObserverToken(ended)
         return DoubleBoxRun(layer: layer, period: surface.format.frameDuration, beforeFirstAd: {
             surface.addLayer(layer)
+            player.setDoubleBoxActive(true)   // pausing the ad now holds the content it is drawn over
             player.play()
         }, finish: { layer in
             NotificationCenter.default.removeObserver(token.observer)
             surface.layers.remove(layer)
+            player.setDoubleBoxActive(false)
             guard let p = layer.placement else { return }
             player.recordOverlappingBreak(.init(id: layer.breakId, contentTime: p.contentTime, streamStart: p.streamTime,
                                                 streamEnd: surface.streamTime, overlapsContent: true))
