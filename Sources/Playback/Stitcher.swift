@@ -138,6 +138,9 @@ public final class Stitcher {
                             videoFrames: session.videoFrames, audioSamples: session.audioSamples, breaks: placed,
                             timeline: timeline, issues: issues, warnings: session.contentWarnings, timings: timings)
         result.smartRendering = session.smartRendering
+        if !boxes.isEmpty, !layers.contains(where: \.drawsOnContent), result.smartRendering?.used == false {
+            result.smartRendering?.reason = DoubleBoxLayer.smartRenderingRefusal   // the boxes, not overlays, turned copying off
+        }
         return result
     }
 

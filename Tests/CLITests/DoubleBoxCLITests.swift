@@ -30,8 +30,13 @@ import TestSupport
         let ad = try TestMedia.clip(sourceID: 5, width: 320, height: 180, fps: 30, seconds: 1)
         let dir = CLI.tempDir()
         let mp4 = dir.appendingPathComponent("box.mp4"), hls = dir.appendingPathComponent("box-hls")
-        let r = try await CLI.run(["stitch", content.path, "-o", mp4.path, "--ad-break", "0.5=\(ad.path)@doublebox:-6dB", "-q"])
+        let report = dir.appendingPathComponent("box.json")
+        let r = try await CLI.run(["stitch", content.path, "-o", mp4.path, "--ad-break", "0.5=\(ad.path)@doublebox:-6dB", "--report", report.path, "-q"])
         #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
+        let smart = json["smartRendering"] as? [String: Any]
+        #expect(smart?["used"] as? Bool == false && (smart?["reason"] as? String)?.hasPrefix("a double-box break draws on content frames") == true,
+                "\(String(describing: smart))")
         let chapters = try MediaVerifier.probe(mp4).chapters
         let name = ad.lastPathComponent
         let titles = chapters.map { $0.title ?? "" }

@@ -22,7 +22,7 @@ import Interlude
         return (content, ad)
     }
 
-    static func vmap(_ ad: URL, extensionXML: String, extra: String = "") -> String {
+    static func vmap(_ ad: URL, extensionXML: String, extra: String = "", offset: String = "00:00:00.500") -> String {
         let b = "http://beacons.invalid/t"
         let vast = """
             <VAST version="4.0"><Ad id="box-ad"><InLine><AdSystem>Local</AdSystem><AdTitle>box</AdTitle>
@@ -38,7 +38,7 @@ import Interlude
             """
         return """
             <vmap:VMAP xmlns:vmap="http://www.iab.net/videosuite/vmap" version="1.0">
-            <vmap:AdBreak timeOffset="00:00:00.500" breakType="linear" breakId="box">
+            <vmap:AdBreak timeOffset="\(offset)" breakType="linear" breakId="box">
             <vmap:AdSource><vmap:VASTAdData>\(vast)</vmap:VASTAdData></vmap:AdSource>
             <vmap:Extensions>\(extensionXML)</vmap:Extensions></vmap:AdBreak>
             \(extra.replacingOccurrences(of: "VAST_AD", with: vast))
@@ -194,6 +194,37 @@ import Interlude
         #expect(abs(tone) < 0.5, "the ad at full level: \(tone) dB")
         let after = 20 * log10(Self.level(o, hz: 1000, from: 96000, count: 1600) / Self.level(c, hz: 1000, from: 96000, count: 1600))
         #expect(abs(after) < 0.5, "content at full level after the break: \(after) dB")
+    }
+
+    /// A pre-roll double box on the live player: content starts with the ad full size over it.
+    @Test func aPrerollDoubleBoxStartsContentUnderIt() async throws {
+        let (content, ad) = try Self.media()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-boxtag-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let tag = dir.appendingPathComponent("pre.xml")
+        try Data(Self.vmap(ad, extensionXML: #"<vmap:Extension type="interlude:doublebox" mode="doublebox-reverse"/>"#, offset: "start").utf8).write(to: tag)
+        let player = try Player.open(url: content, clock: .asFastAsPossible)
+        let out = dir.appendingPathComponent("pre.nut")
+        try? FileManager.default.removeItem(at: out)
+        player.surface.attach(try EncodedOutput(url: out.path, container: .nut, format: player.surface.format, settings: EncoderSettings()))
+        let log = SessionEventLog(handle: nil, wallTime: false)
+        let session = PlaySession(player: player, adTag: tag.path, log: log)
+        session.drawsDefaultAdUI = false
+        try await session.run()
+        let p = try DecodedPictures.decode(out)
+        let w = PictureInPictureLayer().windowRect(width: 320, height: 180)
+        let window = TestSupport.PixelRect(x: w.x, y: w.y, width: w.width, height: w.height)
+        func id(_ r: TestSupport.PixelRect, _ n: Int) -> Int {
+            IdentityReader(candidates: [r]).read(p.frames[n], width: 320, height: 180).identity.map { $0.sourceID * 1000 + $0.frameIndex } ?? -1
+        }
+        #expect(p.frames.count == 90)
+        let wrong = (0..<min(90, p.frames.count)).filter { n in
+            // reversed: content full size throughout (its frame n), the ad in the window for frames 0-29
+            n < 30 ? id(window, n) != 5000 + n : id(Self.full, n) != 1000 + n
+        }
+        #expect(wrong.isEmpty, "wrong frames: \(wrong)")
+        #expect(session.adsManager?.playedBreaks.first?.ads.first?.presentation == .doubleBoxReverse)
+        #expect(log.written.contains { $0.contains("\"ALL_ADS_COMPLETED\"") })
     }
 
     /// On the live player a pause during the double box holds content and ad together (the ad is

@@ -7,11 +7,6 @@ import Timing
 /// is reopened (nothing written yet) to re-encode all of its content, and the report says why, as
 /// for overlays; with `--smart on` the output keeps copying and the break plays as a standard one
 /// with a LOG event (1201).
-extension DoubleBoxLayer {
-    /// The report's reason when a double box turned smart rendering off.
-    public static let smartRenderingRefusal = "a double-box break draws on content frames (they are re-encoded)"
-}
-
 extension AdsManager {
     /// Whether a break of the response asks for a double box (its VMAP extension, even malformed).
     var hasDoubleBoxes: Bool {

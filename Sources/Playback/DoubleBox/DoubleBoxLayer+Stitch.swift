@@ -80,3 +80,8 @@ extension DoubleBoxLayer {
         return PackagedBreak(id: breakId, start: p.streamTime, end: last.end, ads: ads, doubleBox: style)
     }
 }
+
+extension DoubleBoxLayer {
+    /// The report's reason when a double box turned smart rendering off.
+    public static let smartRenderingRefusal = "a double-box break draws on content frames (they are re-encoded)"
+}
