@@ -53,3 +53,38 @@ import Timing
         #expect(OutputChapter.flattened(Array(chapters.prefix(3))) == Array(chapters.prefix(3)), "no double box: unchanged")
     }
 }
+
+/// The live player's way of running a double box: callbacks handed over (`deferCall`) and run
+/// after each frame, an ad's end reported right after its last frame, and `endNow` when the
+/// content ends under the break.
+@Suite struct DoubleBoxDeferredTests {
+    @Test func deferredCallbacksReportEachFrameAndEndNowClosesEveryAd() throws {
+        let (content, ad) = try DoubleBoxTests.media()
+        let format = OutputFormat(width: 320, height: 180, frameRate: Rational(30, 1), sampleRate: 48000, channels: 2)
+        let media = try AdMediaProbe.measure(ad.path)
+        let layer = DoubleBoxLayer(breakId: "b", cue: .zero, style: DoubleBoxStyle())
+        layer.beginStreaming(format: format)
+        var later: [() -> Void] = []
+        layer.deferCall = { later.append($0) }
+        var adTimes: [MediaTime] = [], ends: [Int64] = []
+        layer.enqueue(media, onFrame: { t, _ in adTimes.append(t); return true }, completion: { ends.append($0.frames) })
+        layer.enqueue(media, onFrame: nil, completion: { ends.append($0.frames) })
+        let stack = LayerStack()
+        stack.add(layer)
+        let source = try MediaSource(url: content.path, output: format, threads: 0)
+        for i in 0..<10 {
+            let f = try #require(try source.nextFrame())
+            _ = try stack.compose(f.frame, index: Int64(i), streamTime: format.time(ofFrame: Int64(i)), isAd: false, sourceTime: f.pts)
+            #expect(adTimes.count == i, "nothing is called while the frame is composed (inside the surface lock)")
+            later.forEach { $0() }
+            later = []
+        }
+        #expect(adTimes == (0..<10).map { format.time(ofFrame: Int64($0)) } && ends.isEmpty)
+        layer.endNow(frameIndex: 10, streamTime: format.time(ofFrame: 10))
+        #expect(ends == [10, 0], "the ad showing ends with its 10 frames, the queued one with none")
+        #expect(layer.finished && layer.packagedBreak?.ads.map(\.end) == [format.time(ofFrame: 10)])
+        let f = try #require(try source.nextFrame())
+        let info = SurfaceFrameInfo(index: 10, streamTime: format.time(ofFrame: 10), isAd: false, sourceTime: f.pts, original: f.frame)
+        #expect(!layer.isVisible(info))
+    }
+}
