@@ -87,4 +87,41 @@ import Timing
         let info = SurfaceFrameInfo(index: 10, streamTime: format.time(ofFrame: 10), isAd: false, sourceTime: f.pts, original: f.frame)
         #expect(!layer.isVisible(info))
     }
+
+    /// An ad with no frame ends while the layer composes (inside the surface's lock): its end
+    /// handler is handed over too, and the next ad it queues still plays (one frame later), as a
+    /// pod goes on past a failed ad.
+    @Test func anAdWithNoFrameEndsOutsideTheLockAndTheNextAdItQueuesPlays() throws {
+        let (content, ad) = try DoubleBoxTests.media()
+        let format = OutputFormat(width: 320, height: 180, frameRate: Rational(30, 1), sampleRate: 48000, channels: 2)
+        let media = try AdMediaProbe.measure(ad.path)
+        var empty = media
+        empty.duration = .zero
+        let layer = DoubleBoxLayer(breakId: "b", cue: .zero, style: DoubleBoxStyle())
+        layer.beginStreaming(format: format)
+        var later: [() -> Void] = []
+        layer.deferCall = { later.append($0) }
+        var log: [String] = []
+        var composing = false
+        layer.enqueue(empty, onFrame: nil, completion: { placed in
+            log.append(composing ? "ended inside compose" : "empty ended with \(placed.frames)")
+            layer.enqueue(media, onFrame: { _, _ in true }, completion: { log.append("second ended with \($0.frames)") })
+        })
+        let stack = LayerStack()
+        stack.add(layer)
+        let source = try MediaSource(url: content.path, output: format, threads: 0)
+        var shown: [Bool] = []
+        for i in 0..<40 {
+            let f = try #require(try source.nextFrame())
+            composing = true
+            let out = try stack.compose(f.frame, index: Int64(i), streamTime: format.time(ofFrame: Int64(i)), isAd: false, sourceTime: f.pts)
+            composing = false
+            shown.append(out !== f.frame)
+            later.forEach { $0() }
+            later = []
+        }
+        #expect(log == ["empty ended with 0", "second ended with 30"], "\(log)")
+        #expect(shown == [false] + Array(repeating: true, count: 30) + Array(repeating: false, count: 9), "\(shown)")
+        #expect(layer.packagedBreak?.ads.map(\.start) == [format.time(ofFrame: 1)])
+    }
 }

@@ -65,6 +65,10 @@ public final class DoubleBoxLayer: SurfaceLayer {
     private var ended: Set<Int> = []
     /// The ad whose placement is the last of `placement.ads`.
     private var placedIndex = -1
+    /// Handlers are being run outside the surface's lock (with `deferCall`).
+    private var outsideLock = false
+    /// End handlers handed to `deferCall` and not run yet: the next ad may still be queued by them.
+    private var pendingEnds = 0
 
     // the ad now showing
     private var adIndex = -1
@@ -145,7 +149,12 @@ public final class DoubleBoxLayer: SurfaceLayer {
         do {
             while current == nil || adFrame >= adFrames {
                 finishAd()
-                guard try openNextAd(at: frame) else { end(index: frame.index, streamTime: frame.streamTime); return false }
+                guard try openNextAd(at: frame) else {
+                    // an end handler still to run (deferred) may queue the next ad: ask again next frame
+                    if pendingEnds > 0 { return false }
+                    end(index: frame.index, streamTime: frame.streamTime)
+                    return false
+                }
             }
             // the latest ad frame at or before this output frame's ad time
             let at = adOrigin + format.time(ofFrame: adFrame)
@@ -169,11 +178,25 @@ public final class DoubleBoxLayer: SurfaceLayer {
         report(adIndex, shown)
     }
 
-    /// Runs ad `i`'s end handler once.
+    /// Runs ad `i`'s end handler once: at once, or handed to `deferCall` when the layer is
+    /// composing (inside the surface's lock: an ad with no frame, a decode error).
     private func report(_ i: Int, _ placed: AdPlacement) {
         guard !ended.contains(i) else { return }
         ended.insert(i)
-        handlers[i].done?(placed)
+        guard let later = deferCall, !outsideLock else { handlers[i].done?(placed); return }
+        pendingEnds += 1
+        later { [self] in
+            pendingEnds -= 1
+            direct { handlers[i].done?(placed) }
+        }
+    }
+
+    /// Runs `body` where handlers may be called at once (a deferred call, `endNow`).
+    private func direct(_ body: () -> Void) {
+        let was = outsideLock
+        outsideLock = true
+        body()
+        outsideLock = was
     }
 
     private func end(index: Int64, streamTime: MediaTime) {
@@ -227,8 +250,10 @@ public final class DoubleBoxLayer: SurfaceLayer {
             let index = adIndex, adTime = pts - adOrigin, at = frame.streamTime
             later { [self] in
                 guard adIndex == index, !ended.contains(index) else { return }
-                if let onFrame = handlers[index].onFrame, !onFrame(adTime, at) { stopAd(after: at) }
-                if adFrame >= adFrames { finishAd() }
+                direct {
+                    if let onFrame = handlers[index].onFrame, !onFrame(adTime, at) { stopAd(after: at) }
+                    if adFrame >= adFrames { finishAd() }
+                }
             }
         } else if let onFrame = handlers[adIndex].onFrame, let pts = current?.pts, !onFrame(pts - adOrigin, frame.streamTime) {
             stopAd(after: frame.streamTime)
@@ -257,7 +282,7 @@ public final class DoubleBoxLayer: SurfaceLayer {
     /// none. Frame loop only, or while it waits.
     public func endNow(frameIndex: Int64, streamTime: MediaTime) {
         guard !finished else { return }
-        end(index: frameIndex, streamTime: streamTime)
+        direct { end(index: frameIndex, streamTime: streamTime) }
     }
 
     public func mixAudio(_ channels: inout [[Float]], count: Int, firstSample: Int64) throws {
