@@ -105,6 +105,7 @@ import Timing
         // decided knowing it (nothing was written yet); otherwise the layer is added (overlays
         // draw on content frames only, the other layers on ad frames only, so the order is moot).
         let session: SpliceSession
+        var smartRefusal: String?   // a reason of ours when a double box turned copying off
         if let manager, manager.hasOverlays, let overlays = try? AdOverlayLayer() {
             overlays.expectsOverlays = true
             container.overlays = overlays
@@ -116,6 +117,10 @@ import Timing
                 opened.layers.add(overlays)
                 session = opened
             }
+        } else if let reopened = try reopenedForDoubleBoxes(opened, manager: manager, container: container, layers: uiLayers) {
+            // a VMAP double box draws on content frames: no copying (DoubleBox+SmartRendering.swift)
+            session = reopened
+            smartRefusal = DoubleBoxLayer.smartRenderingRefusal
         } else {
             session = opened
         }
@@ -178,6 +183,7 @@ import Timing
             timings: StageTimings(plan: planEnd - started, decode: max(0, total - (planEnd - started) - session.encoderWaitSeconds),
                                   encode: session.encodeSeconds, mux: session.muxSeconds, total: total))
         result.smartRendering = session.smartRendering
+        if let smartRefusal, result.smartRendering?.used == false { result.smartRendering?.reason = smartRefusal }
         result.companions = companionSlots.flatMap(\.filled).sorted { $0.streamStart < $1.streamStart }
         return result
     }

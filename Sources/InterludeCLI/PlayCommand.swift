@@ -11,7 +11,9 @@ let playHelp = """
     Plays CONTENT through the player with the ads of TAG, as an IMA app would: the ad manager
     watches the playhead, pauses content at each cue, plays the ads through the same surface,
     and fires beacons over HTTP as they happen (in real time; as fast as possible they are only
-    listed). What the viewer sees goes to every output chosen:
+    listed). A VMAP double-box break (README, "Picture-in-picture and double-box breaks") does
+    not pause content: its ads play full size while content goes on in a window.
+    What the viewer sees goes to every output chosen:
       --window         a live window with sound (SDL2; the default when no other output is given)
       -o OUT           a stitched MP4 (default) or a frame stream (--format nut|y4m; OUT may be - )
       --null           count frames only (for tests and measuring)

@@ -40,6 +40,7 @@ public final class SpliceSession {
     private(set) var warnings: [String] = []
     private var packagedBreaks: [PackagedBreak] = []   // for HLS markers
     private var packagedAds: [PackagedAd] = []
+    private var chapters: [OutputChapter] = []   // MP4 chapters, written flattened at the end
     private let startDate = Date()
     private lazy var loudness = LoudnessNormalizer(mode: request.loudness, content: request.content, format: format)
     /// Content time of the last content frame shown (the true playhead); nil before the first.
@@ -169,7 +170,7 @@ public final class SpliceSession {
             ?? splicer.play(source, until: cue, onFrame: onFrame)
         if outcome.frames > 0 {
             contentChapters += 1
-            sink.addChapter(title: "Content \(contentChapters)", start: outcome.streamStart, end: outcome.streamEnd)
+            chapters.append(OutputChapter(title: "Content \(contentChapters)", start: outcome.streamStart, end: outcome.streamEnd))
             timeline.segments.append(.init(contentStart: outcome.sourceStart, contentEnd: outcome.sourceEnd,
                                            streamStart: outcome.streamStart, streamEnd: outcome.streamEnd))
         }
@@ -258,8 +259,8 @@ public final class SpliceSession {
             warnings.append("ad media \(media.url) is short: \(media.duration.seconds) s decodable of \(declared.seconds) s declared (VAST 202); played as measured")
         }
         onEvent?(.adEnded(breakIndex: index, position: position, duration: duration, streamTime: streamTime))
-        sink.addChapter(title: "Ad \(breakStart?.id ?? "") \(position)/\(totalAds): \((media.url as NSString).lastPathComponent)",
-                        start: start, end: streamTime)
+        chapters.append(OutputChapter(title: "Ad \(breakStart?.id ?? "") \(position)/\(totalAds): \((media.url as NSString).lastPathComponent)",
+                                      start: start, end: streamTime))
         let name = (media.url as NSString).lastPathComponent
         packagedAds.append(PackagedAd(id: media.adID ?? name, mediaFile: media.url, start: start, end: streamTime))
         let busy = (monotonicSeconds() - t0) - (sink.waitSeconds - wait0)
@@ -276,6 +277,7 @@ public final class SpliceSession {
         do {
             let t0 = monotonicSeconds()
             defer { finishSeconds += monotonicSeconds() - t0 }
+            for c in OutputChapter.flattened(chapters) { sink.addChapter(title: c.title, start: c.start, end: c.end) }
             try sink.finish()
             // With `deferCommit` the finished file stays at `OutputTarget.temporaryPath(for:)` for the caller.
             if request.container == .hls {
@@ -317,6 +319,15 @@ public final class SpliceSession {
     public func recordOverlappingBreak(_ b: TimelineMap.Break) {
         timeline.breaks.append(b)
         timeline.breaks.sort { $0.streamStart < $1.streamStart }
+    }
+    /// Marks a double-box break that played over content (see `DoubleBoxLayer.packagedBreak`): a
+    /// date range per ad in HLS, a chapter per ad in MP4 (content chapters are split around it).
+    public func markOverlappingBreak(_ b: PackagedBreak) {
+        packagedBreaks.append(b)
+        chapters += b.ads.enumerated().map { i, ad in
+            OutputChapter(title: "Ad \(b.id) \(i + 1)/\(b.ads.count) (double box): \((ad.mediaFile as NSString).lastPathComponent)",
+                          start: ad.start, end: ad.end, overlapsContent: true)
+        }
     }
     /// Content problems met so far.
     public var contentWarnings: [String] { warnings }

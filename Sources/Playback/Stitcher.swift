@@ -112,6 +112,7 @@ public final class Stitcher {
                                           duration: session.streamTime - start, ads: ads))
             }
             if !contentDone { try session.playContent(until: nil) }
+            for box in boxes { if let b = box.packagedBreak { session.markOverlappingBreak(b) } }   // HLS date ranges, MP4 chapters
             try session.finish()
         } catch {
             session.abort()
@@ -137,6 +138,9 @@ public final class Stitcher {
                             videoFrames: session.videoFrames, audioSamples: session.audioSamples, breaks: placed,
                             timeline: timeline, issues: issues, warnings: session.contentWarnings, timings: timings)
         result.smartRendering = session.smartRendering
+        if !boxes.isEmpty, !layers.contains(where: \.drawsOnContent), result.smartRendering?.used == false {
+            result.smartRendering?.reason = DoubleBoxLayer.smartRenderingRefusal   // the boxes, not overlays, turned copying off
+        }
         return result
     }
 

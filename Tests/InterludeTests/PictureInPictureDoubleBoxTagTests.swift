@@ -22,7 +22,7 @@ import Interlude
         return (content, ad)
     }
 
-    static func vmap(_ ad: URL, extensionXML: String, extra: String = "") -> String {
+    static func vmap(_ ad: URL, extensionXML: String, extra: String = "", offset: String = "00:00:00.500") -> String {
         let b = "http://beacons.invalid/t"
         let vast = """
             <VAST version="4.0"><Ad id="box-ad"><InLine><AdSystem>Local</AdSystem><AdTitle>box</AdTitle>
@@ -38,7 +38,7 @@ import Interlude
             """
         return """
             <vmap:VMAP xmlns:vmap="http://www.iab.net/videosuite/vmap" version="1.0">
-            <vmap:AdBreak timeOffset="00:00:00.500" breakType="linear" breakId="box">
+            <vmap:AdBreak timeOffset="\(offset)" breakType="linear" breakId="box">
             <vmap:AdSource><vmap:VASTAdData>\(vast)</vmap:VASTAdData></vmap:AdSource>
             <vmap:Extensions>\(extensionXML)</vmap:Extensions></vmap:AdBreak>
             \(extra.replacingOccurrences(of: "VAST_AD", with: vast))
@@ -130,21 +130,177 @@ import Interlude
         #expect(abs(ducked - -12) < 0.5, "content ducked by \(ducked) dB")
     }
 
-    @Test func theLivePlayerPlaysADoubleBoxAsAStandardBreakAndSaysWhy() async throws {
+    /// The live player (`PlaySession`, as `interlude play` runs it, and so the AdsManager on a
+    /// Player): content plays on in the window while the ad plays full size, nothing paused.
+    @Test(arguments: [PlaybackClock.asFastAsPossible, .realTime])
+    func theLivePlayerPlaysADoubleBoxBesideContent(clock: PlaybackClock) async throws {
         let (content, ad) = try Self.media()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-boxtag-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let tag = dir.appendingPathComponent("player.xml")
-        try Data(Self.vmap(ad, extensionXML: #"<vmap:Extension type="interlude:doublebox"/>"#).utf8).write(to: tag)
-        let player = try Player.open(url: content, clock: .asFastAsPossible)
-        let null = NullOutput()
-        player.surface.attach(null)
+        try Data(Self.vmap(ad, extensionXML: #"<vmap:Extension type="interlude:doublebox" contentLevel="-12dB"/>"#).utf8).write(to: tag)
+        let player = try Player.open(url: content, clock: clock)
+        let out = dir.appendingPathComponent("player-\(clock == .realTime ? "rt" : "fast").nut")
+        try? FileManager.default.removeItem(at: out)
+        player.surface.attach(try EncodedOutput(url: out.path, container: .nut, format: player.surface.format, settings: EncoderSettings()))
         let log = SessionEventLog(handle: nil, wallTime: false)
         let session = PlaySession(player: player, adTag: tag.path, log: log)
+        session.drawsDefaultAdUI = false
         try await session.run()
-        #expect(null.frameCount == 120, "content paused for the break")
-        #expect(log.written.contains { $0.contains("\"LOG\"") && $0.contains("cannot play a double box") })
-        #expect(session.adsManager?.playedBreaks.first?.ads.first?.presentation == .normal)
+        let lines = log.written
+        #expect(!lines.contains { $0.contains("\"contentPause\"") }, "content never paused")
+        #expect(!lines.contains { $0.contains("\"LOG\"") }, "\(lines.filter { $0.contains("LOG") })")
+
+        let p = try DecodedPictures.decode(out)
+        #expect(p.frames.count == 90, "no frame added: the break overlaps content")
+        let w = PictureInPictureLayer().windowRect(width: 320, height: 180)
+        let window = TestSupport.PixelRect(x: w.x, y: w.y, width: w.width, height: w.height)
+        func id(_ r: TestSupport.PixelRect, _ n: Int) -> Int {
+            IdentityReader(candidates: [r]).read(p.frames[n], width: 320, height: 180).identity.map { $0.sourceID * 1000 + $0.frameIndex } ?? -1
+        }
+        var wrong: [Int] = []
+        for n in 0..<min(90, p.frames.count) {
+            let ok = (15..<45).contains(n) ? id(Self.full, n) == 5000 + n - 15 && id(window, n) == 1000 + n : id(Self.full, n) == 1000 + n
+            if !ok { wrong.append(n) }
+        }
+        #expect(wrong.isEmpty, "frames 15-44: the ad full size and content frame n in the window; else content n: wrong at \(wrong)")
+
+        // IMA's events at the ad's frames, with the mode
+        let events = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let started = try #require(events.first { $0["event"] as? String == "STARTED" })
+        #expect(started["presentation"] as? String == "doubleBox" && started["streamTime"] as? Double == 0.5, "\(started)")
+        let firstQuartile = try #require(events.first { $0["event"] as? String == "FIRST_QUARTILE" })
+        #expect(abs((firstQuartile["streamTime"] as? Double ?? 0) - 23.0 / 30) < 1e-6, "\(firstQuartile)")
+        let complete = try #require(events.first { $0["event"] as? String == "COMPLETE" })
+        #expect(abs((complete["contentTime"] as? Double ?? 0) - 44.0 / 30) < 0.05, "content time went on: \(complete)")
+        #expect(events.contains { $0["event"] as? String == "ALL_ADS_COMPLETED" })
+        let played = try #require(session.adsManager?.playedBreaks.first?.ads.first)
+        #expect(played.presentation == .doubleBox && played.placement.frames == 30
+                && played.placement.streamTime == MediaTime(value: 1, timescale: 2))
+        // the player's timeline: a break that overlaps content, the mapping the identity through it
+        let tl = player.timeline
+        #expect(tl.breaks.count == 1 && tl.breaks.first?.overlapsContent == true
+                && tl.breaks.first?.streamStart == MediaTime(value: 1, timescale: 2) && tl.breaks.first?.streamEnd == MediaTime(value: 3, timescale: 2),
+                "\(tl.breaks)")
+        for n in stride(from: 0, to: 90, by: 7) {
+            let t = MediaTime(value: Int64(n), timescale: 30)
+            #expect(tl.streamTime(forContentTime: t) == t && tl.contentTime(forStreamTime: t) == t, "frame \(n)")
+        }
+        // the content 12 dB down under the ad, the ad's tone at its level, full level after
+        let o = try Self.audio(out), c = try Self.audio(content), a = try Self.audio(ad)
+        let ducked = 20 * log10(Self.level(o, hz: 1000, from: 48000, count: 1600) / Self.level(c, hz: 1000, from: 48000, count: 1600))
+        #expect(abs(ducked - -12) < 0.5, "content ducked by \(ducked) dB")
+        let tone = 20 * log10(Self.level(o, hz: 300, from: 36000, count: 9600) / Self.level(a, hz: 300, from: 12000, count: 9600))
+        #expect(abs(tone) < 0.5, "the ad at full level: \(tone) dB")
+        let after = 20 * log10(Self.level(o, hz: 1000, from: 96000, count: 1600) / Self.level(c, hz: 1000, from: 96000, count: 1600))
+        #expect(abs(after) < 0.5, "content at full level after the break: \(after) dB")
+    }
+
+    /// A pre-roll double box on the live player: content starts with the ad full size over it.
+    @Test func aPrerollDoubleBoxStartsContentUnderIt() async throws {
+        let (content, ad) = try Self.media()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-boxtag-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let tag = dir.appendingPathComponent("pre.xml")
+        try Data(Self.vmap(ad, extensionXML: #"<vmap:Extension type="interlude:doublebox" mode="doublebox-reverse"/>"#, offset: "start").utf8).write(to: tag)
+        let player = try Player.open(url: content, clock: .asFastAsPossible)
+        let out = dir.appendingPathComponent("pre.nut")
+        try? FileManager.default.removeItem(at: out)
+        player.surface.attach(try EncodedOutput(url: out.path, container: .nut, format: player.surface.format, settings: EncoderSettings()))
+        let log = SessionEventLog(handle: nil, wallTime: false)
+        let session = PlaySession(player: player, adTag: tag.path, log: log)
+        session.drawsDefaultAdUI = false
+        try await session.run()
+        let p = try DecodedPictures.decode(out)
+        let w = PictureInPictureLayer().windowRect(width: 320, height: 180)
+        let window = TestSupport.PixelRect(x: w.x, y: w.y, width: w.width, height: w.height)
+        func id(_ r: TestSupport.PixelRect, _ n: Int) -> Int {
+            IdentityReader(candidates: [r]).read(p.frames[n], width: 320, height: 180).identity.map { $0.sourceID * 1000 + $0.frameIndex } ?? -1
+        }
+        #expect(p.frames.count == 90)
+        let wrong = (0..<min(90, p.frames.count)).filter { n in
+            // reversed: content full size throughout (its frame n), the ad in the window for frames 0-29
+            n < 30 ? id(window, n) != 5000 + n : id(Self.full, n) != 1000 + n
+        }
+        #expect(wrong.isEmpty, "wrong frames: \(wrong)")
+        #expect(session.adsManager?.playedBreaks.first?.ads.first?.presentation == .doubleBoxReverse)
+        #expect(log.written.contains { $0.contains("\"ALL_ADS_COMPLETED\"") })
+    }
+
+    /// On the live player a pause during the double box holds content and ad together (the ad is
+    /// drawn on content frames) until the resume; a seek inside it is refused. Real time: an
+    /// ineffective pause would let ~15 frames through during its 0.5 s.
+    @Test func pausingTheLiveDoubleBoxHoldsContentAndASeekIsRefused() async throws {
+        let (_, ad) = try Self.media()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-boxtag-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let tag = dir.appendingPathComponent("pause.xml")
+        try Data(Self.vmap(ad, extensionXML: #"<vmap:Extension type="interlude:doublebox"/>"#).utf8).write(to: tag)
+        let player = try Player.open(url: Self.media().content, clock: .realTime)
+        let out = dir.appendingPathComponent("pause.nut")
+        try? FileManager.default.removeItem(at: out)
+        player.surface.attach(try EncodedOutput(url: out.path, container: .nut, format: player.surface.format, settings: EncoderSettings()))
+        let log = SessionEventLog(handle: nil, wallTime: true)
+        let script = try SessionScript.parse(Data("""
+            {"actions": [{"at": 1.0, "clock": "stream", "do": "pause", "for": 0.5},
+                         {"at": 1.2, "clock": "stream", "do": "seek", "to": 2.5}]}
+            """.utf8))
+        let session = PlaySession(player: player, adTag: tag.path, script: script, log: log)
+        session.drawsDefaultAdUI = false
+        try await session.run()
+        let events = log.written.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let pause = try #require(events.first { $0["event"] as? String == "action" && $0["do"] as? String == "pause" })
+        let resume = try #require(events.first { $0["event"] as? String == "action" && $0["do"] as? String == "resume" })
+        let held = (resume["streamTime"] as? Double ?? 0) - (pause["streamTime"] as? Double ?? 0)
+        let wall = (resume["wallTime"] as? Double ?? 0) - (pause["wallTime"] as? Double ?? 0)
+        #expect(wall >= 0.45 && held < 1.0 / 30 + 1e-6, "held \(held) s of stream over \(wall) s of wall time")
+        #expect(events.contains { $0["event"] as? String == "PAUSE" } && events.contains { $0["event"] as? String == "RESUME" })
+        #expect(events.contains { $0["event"] as? String == "seeked" && $0["ok"] as? Bool == false }, "seek refused in the double box")
+        let p = try DecodedPictures.decode(out)
+        let ids = p.frames.map { IdentityReader(candidates: [Self.full]).read($0, width: 320, height: 180).identity.map { $0.sourceID * 1000 + $0.frameIndex } ?? -1 }
+        #expect(ids == (0..<15).map { 1000 + $0 } + (0..<30).map { 5000 + $0 } + (45..<90).map { 1000 + $0 }, "\(ids)")
+    }
+
+    /// MP4 and HLS under `--smart auto`: the content would be copied, but the double box draws on
+    /// it, so the whole stitch is re-encoded with the reason in the report, and the break is a double box.
+    @Test(arguments: [OutputContainer.mp4, .hls])
+    func smartRenderingGivesWayToAVMAPDoubleBox(container: OutputContainer) async throws {
+        let (_, ad) = try Self.media()
+        // without a double box this content is copied
+        let (_, plain, _) = try await Self.stitch(Self.vmap(ad, extensionXML: ""), container: container, name: "smart-plain")
+        #expect(plain.smartRendering?.used == true, "\(String(describing: plain.smartRendering))")
+
+        let (stitcher, result, out) = try await Self.stitch(Self.vmap(ad, extensionXML: """
+            <vmap:Extension type="interlude:doublebox" mode="doublebox" contentLevel="-12dB"/>
+            """), container: container, name: "smart-box")
+        #expect(result.smartRendering?.used == false && result.smartRendering?.reason == DoubleBoxLayer.smartRenderingRefusal,
+                "\(String(describing: result.smartRendering))")
+        #expect(TagStitchReport(result).smartRendering?.reason == DoubleBoxLayer.smartRenderingRefusal)
+        #expect(!stitcher.delegateLog.contains("contentPause") && !result.events.contains { $0.type == .log })
+        #expect(result.breaks.first?.ads.first?.presentation == .doubleBox && result.videoFrames == 90)
+        let p = try DecodedPictures.decode(container == .hls ? out.appendingPathComponent("index.m3u8") : out)
+        #expect(p.frames.count == 90)
+        let w = PictureInPictureLayer().windowRect(width: 320, height: 180)
+        let window = TestSupport.PixelRect(x: w.x, y: w.y, width: w.width, height: w.height)
+        func id(_ r: TestSupport.PixelRect, _ n: Int) -> Int {
+            IdentityReader(candidates: [r]).read(p.frames[n], width: 320, height: 180).identity.map { $0.sourceID * 1000 + $0.frameIndex } ?? -1
+        }
+        let wrong = (0..<min(90, p.frames.count)).filter { n in
+            (15..<45).contains(n) ? !(id(Self.full, n) == 5000 + n - 15 && id(window, n) == 1000 + n) : id(Self.full, n) != 1000 + n
+        }
+        #expect(wrong.isEmpty, "wrong frames: \(wrong)")
+        // the markers: a chapter for the ad (content cut around it), or a date range with the ad's duration
+        if container == .mp4 {
+            let chapters = try MediaVerifier.probe(out).chapters
+            #expect(chapters.map { $0.title ?? "" } == ["Content 1", "Ad box 1/1 (double box): \(ad.lastPathComponent)", "Content 2 (continued)"]
+                    && chapters.map { [($0.start * 1000).rounded(), ($0.end * 1000).rounded()] } == [[0, 500], [500, 1500], [1500, 3000]],
+                    "\(chapters)")
+        } else {
+            let playlist = try String(contentsOf: out.appendingPathComponent("index.m3u8"), encoding: .utf8)
+            let box = playlist.split(separator: "\n").filter { $0.contains("CLASS=\"com.interlude.doublebox\"") }
+            #expect(box.count == 1 && box[0].contains("ID=\"box-ad-1\"") && box[0].contains("DURATION=1.000")
+                    && box[0].contains("X-AD-ID=\"box-ad\"") && !playlist.contains("CUE-OUT") && !playlist.contains("DISCONTINUITY"), "\(playlist)")
+        }
     }
 
     @Test func aBreakInsideADoubleBoxIsSkippedAndAMalformedExtensionPlaysStandard() async throws {

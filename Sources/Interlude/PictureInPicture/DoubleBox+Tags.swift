@@ -35,18 +35,45 @@ extension DoubleBoxStyle {
     func beginDoubleBox(id: String, contentTime: MediaTime, style: DoubleBoxStyle, podDuration: MediaTime) throws(AdError) -> DoubleBoxRun
 }
 
-/// A double-box break under way on a stitch's `SpliceSession`: the manager plays its ads through
-/// it one by one, as through an `AdVideoDisplay`, while content goes on; their frames arrive as
-/// the content frames of the break are written.
+/// A double-box break under way: the manager plays its ads through it one by one, as through an
+/// `AdVideoDisplay`, while content goes on; their frames arrive as the content frames of the
+/// break are presented (a stitch's `SpliceSession`, or the live player's surface).
 @MainActor public final class DoubleBoxRun {
     /// The layer drawing the break.
     public let layer: DoubleBoxLayer
-    /// The session it is drawn in.
-    public let session: SpliceSession
+    /// The stitch session it is drawn in; nil on the live player.
+    public let session: SpliceSession?
+    private let period: MediaTime
+    private let onMain: OnMain
+    private var beforeFirstAd: (() -> Void)?
+    private let finish: @MainActor (DoubleBoxLayer) -> Void
+
+    /// How a handler reaches the main actor from the frame loop: a stitch's loop is the main actor
+    /// (at once); the player's thread waits for the main queue.
+    enum OnMain { case already, waitForMainQueue }
 
     init(layer: DoubleBoxLayer, session: SpliceSession) {
         self.layer = layer
         self.session = session
+        period = session.format.frameDuration
+        onMain = .already
+        finish = { layer in
+            guard let p = layer.placement else { return }
+            session.recordOverlappingBreak(.init(id: layer.breakId, contentTime: p.contentTime, streamStart: p.streamTime,
+                                                 streamEnd: session.streamTime, overlapsContent: true))
+            if let b = layer.packagedBreak { session.markOverlappingBreak(b) }   // HLS date ranges, MP4 chapters
+        }
+    }
+
+    /// A run on the live player: `beforeFirstAd` runs once the first ad is queued (content resumes),
+    /// `finish` when the break is over.
+    init(layer: DoubleBoxLayer, period: MediaTime, beforeFirstAd: @escaping () -> Void, finish: @escaping @MainActor (DoubleBoxLayer) -> Void) {
+        self.layer = layer
+        session = nil
+        self.period = period
+        onMain = .waitForMainQueue
+        self.beforeFirstAd = beforeFirstAd
+        self.finish = finish
     }
 
     /// How the break shows.
@@ -57,32 +84,38 @@ extension DoubleBoxStyle {
     public func playAd(_ media: AdMedia, position: Int, totalAds: Int,
                        onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
                        completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void) {
-        let period = session.format.frameDuration
-        // the layer calls back on the frame loop's thread (a worker while a stitch awaits it)
+        let period = self.period, onMain = self.onMain
         layer.enqueue(media, onFrame: { adTime, streamTime in
-            runOnMain { onFrame(adTime, streamTime) }
+            Self.call(onMain) { onFrame(adTime, streamTime) }
         }, completion: { placed in
-            runOnMain {
+            Self.call(onMain) {
                 completion(.success(PlacedAd(mediaFile: media.url, streamTime: placed.streamTime, duration: period * placed.frames,
                                              mediaDuration: media.duration, podPosition: position, totalAds: totalAds,
                                              frames: placed.frames)))
             }
         })
+        if let start = beforeFirstAd { beforeFirstAd = nil; start() }
+    }
+
+    /// Runs `body` on the main actor from the frame loop: at once on a stitch's loop (the main
+    /// actor); from the player's thread, waiting for the main queue (the layer calls handlers
+    /// only outside the surface's lock there, so main never waits on this thread meanwhile).
+    private nonisolated static func call<T: Sendable>(_ onMain: OnMain, _ body: @MainActor () -> T) -> T {
+        // A stitch's frame loop runs on a worker thread while its main-actor caller awaits it, and
+        // the player's on its own thread: both wait for the main queue (`onMain` is informative).
+        _ = onMain
+        return runOnMain(body)
     }
 
     /// The break is over: it goes on the timeline as a break that overlapped content.
-    public func end() {
-        guard let p = layer.placement else { return }
-        session.recordOverlappingBreak(.init(id: layer.breakId, contentTime: p.contentTime, streamStart: p.streamTime,
-                                             streamEnd: session.streamTime, overlapsContent: true))
-    }
+    public func end() { finish(layer) }
 }
 
 extension SessionVideoDisplay: DoubleBoxCapableDisplay {
     public func beginDoubleBox(id: String, contentTime: MediaTime, style: DoubleBoxStyle, podDuration: MediaTime) throws(AdError) -> DoubleBoxRun {
         guard !session.copiesContent else {
             throw AdError(type: .adPlayingFailed, code: 1201,
-                          message: "double-box break \(id) needs the content re-encoded, but its packets are copied (smart rendering; use --smart off)")
+                          message: "double-box break \(id) needs the content re-encoded, but its packets are copied (--smart on; use --smart auto or off)")
         }
         guard !session.contentEnded, contentTime + podDuration <= session.contentDuration else {
             throw AdError(type: .adPlayingFailed, code: 1201,

@@ -65,3 +65,23 @@ extension DoubleBoxLayer {
         return b
     }
 }
+
+extension DoubleBoxLayer {
+    /// The break as packaged for an output's markers (HLS date ranges, MP4 chapters): each ad that
+    /// showed, with the stream time it covered; nil when none did.
+    public var packagedBreak: PackagedBreak? {
+        guard let p = placement else { return nil }
+        let period = format.frameDuration
+        let ads = p.ads.filter { $0.frames > 0 }.map { a in
+            PackagedAd(id: a.media.adID ?? (a.media.url as NSString).lastPathComponent, mediaFile: a.media.url,
+                       start: a.streamTime, end: a.streamTime + period * a.frames)
+        }
+        guard let last = ads.last else { return nil }
+        return PackagedBreak(id: breakId, start: p.streamTime, end: last.end, ads: ads, doubleBox: style)
+    }
+}
+
+extension DoubleBoxLayer {
+    /// The report's reason when a double box turned smart rendering off.
+    public static let smartRenderingRefusal = "a double-box break draws on content frames (they are re-encoded)"
+}

@@ -48,6 +48,13 @@ public final class DoubleBoxLayer: SurfaceLayer {
     public private(set) var failure: Error?
     /// Hears the break start and end (`doubleBoxStarted`, `doubleBoxEnded`), on the frame loop.
     public var onEvent: ((SpliceEvent) -> Void)?
+    /// Where the ads' frame and end handlers run. nil (a stitch): at once, while the layer draws.
+    /// Set (the live player: `RenderSurface.afterPresenting`): each call is handed over and runs
+    /// once the frame is presented, outside the surface's lock, so a handler may wait for the
+    /// app's main queue; an ad's end is then reported right after its last frame (so the next
+    /// ad can be queued before the following frame), and a handler's false ends the ad after
+    /// that frame, as it does at once.
+    public var deferCall: ((@escaping () -> Void) -> Void)?
 
     /// Called for each frame of an ad with its ad time and stream time; false ends the ad there.
     public typealias FrameHandler = (MediaTime, MediaTime) -> Bool
@@ -58,6 +65,10 @@ public final class DoubleBoxLayer: SurfaceLayer {
     private var ended: Set<Int> = []
     /// The ad whose placement is the last of `placement.ads`.
     private var placedIndex = -1
+    /// Handlers are being run outside the surface's lock (with `deferCall`).
+    private var outsideLock = false
+    /// End handlers handed to `deferCall` and not run yet: the next ad may still be queued by them.
+    private var pendingEnds = 0
 
     // the ad now showing
     private var adIndex = -1
@@ -138,7 +149,12 @@ public final class DoubleBoxLayer: SurfaceLayer {
         do {
             while current == nil || adFrame >= adFrames {
                 finishAd()
-                guard try openNextAd(at: frame) else { end(at: frame); return false }
+                guard try openNextAd(at: frame) else {
+                    // an end handler still to run (deferred) may queue the next ad: ask again next frame
+                    if pendingEnds > 0 { return false }
+                    end(index: frame.index, streamTime: frame.streamTime)
+                    return false
+                }
             }
             // the latest ad frame at or before this output frame's ad time
             let at = adOrigin + format.time(ofFrame: adFrame)
@@ -148,7 +164,7 @@ public final class DoubleBoxLayer: SurfaceLayer {
             }
         } catch {
             failure = error
-            end(at: frame)
+            end(index: frame.index, streamTime: frame.streamTime)
             return false
         }
         return true
@@ -162,29 +178,43 @@ public final class DoubleBoxLayer: SurfaceLayer {
         report(adIndex, shown)
     }
 
-    /// Runs ad `i`'s end handler once.
+    /// Runs ad `i`'s end handler once: at once, or handed to `deferCall` when the layer is
+    /// composing (inside the surface's lock: an ad with no frame, a decode error).
     private func report(_ i: Int, _ placed: AdPlacement) {
         guard !ended.contains(i) else { return }
         ended.insert(i)
-        handlers[i].done?(placed)
+        guard let later = deferCall, !outsideLock else { handlers[i].done?(placed); return }
+        pendingEnds += 1
+        later { [self] in
+            pendingEnds -= 1
+            direct { handlers[i].done?(placed) }
+        }
     }
 
-    private func end(at frame: SurfaceFrameInfo) {
+    /// Runs `body` where handlers may be called at once (a deferred call, `endNow`).
+    private func direct(_ body: () -> Void) {
+        let was = outsideLock
+        outsideLock = true
+        body()
+        outsideLock = was
+    }
+
+    private func end(index: Int64, streamTime: MediaTime) {
         finishAd()
         finished = true
         // ads that never showed (their media failed) end with no frame
         var i = 0
         while i < ads.count {
-            report(i, AdPlacement(media: ads[i], firstFrame: frame.index, frames: 0, streamTime: frame.streamTime))
+            report(i, AdPlacement(media: ads[i], firstFrame: index, frames: 0, streamTime: streamTime))
             i += 1
         }
         source = nil
         current = nil
         upcoming = nil
         // an ad cut short (a decode error) takes its sound and the ducking with it
-        let stop = format.sampleIndex(at: frame.streamTime)
+        let stop = format.sampleIndex(at: streamTime)
         for i in audioPlan.indices where audioPlan[i].end > stop { audioPlan[i].end = max(audioPlan[i].start, stop) }
-        onEvent?(.doubleBoxEnded(id: breakId, streamTime: frame.streamTime))
+        onEvent?(.doubleBoxEnded(id: breakId, streamTime: streamTime))
     }
 
     /// Opens the next ad with frames; false when none is left.
@@ -216,10 +246,17 @@ public final class DoubleBoxLayer: SurfaceLayer {
     public func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws {
         guard let ad = current?.frame else { return }
         adFrame += 1
-        if let onFrame = handlers[adIndex].onFrame, let pts = current?.pts, !onFrame(pts - adOrigin, frame.streamTime) {
-            adFrames = adFrame   // the ad ends after this frame (skipped or discarded)
-            let stop = format.sampleIndex(at: frame.streamTime + format.frameDuration)
-            if let last = audioPlan.indices.last, audioPlan[last].end > stop { audioPlan[last].end = stop }
+        if let later = deferCall, let pts = current?.pts {
+            let index = adIndex, adTime = pts - adOrigin, at = frame.streamTime
+            later { [self] in
+                guard adIndex == index, !ended.contains(index) else { return }
+                direct {
+                    if let onFrame = handlers[index].onFrame, !onFrame(adTime, at) { stopAd(after: at) }
+                    if adFrame >= adFrames { finishAd() }
+                }
+            }
+        } else if let onFrame = handlers[adIndex].onFrame, let pts = current?.pts, !onFrame(pts - adOrigin, frame.streamTime) {
+            stopAd(after: frame.streamTime)
         }
         let bounds = canvas.bounds
         let rect = window.windowRect(width: bounds.width, height: bounds.height)
@@ -231,6 +268,21 @@ public final class DoubleBoxLayer: SurfaceLayer {
             PictureInPictureLayer.drawBorder(around: rect, on: canvas)
             try canvas.draw(frame: frame.original, in: rect, scaler: scaler)
         }
+    }
+
+    /// The ad showing ends after its frame at stream time `at` (skipped or discarded), its sound too.
+    private func stopAd(after at: MediaTime) {
+        adFrames = adFrame
+        let stop = format.sampleIndex(at: at + format.frameDuration)
+        if let last = audioPlan.indices.last, audioPlan[last].end > stop { audioPlan[last].end = stop }
+    }
+
+    /// Ends the break now, before output frame `frameIndex` at stream time `streamTime` (the
+    /// content ended under it): the ad showing ends with the frames it showed, those queued with
+    /// none. Frame loop only, or while it waits.
+    public func endNow(frameIndex: Int64, streamTime: MediaTime) {
+        guard !finished else { return }
+        direct { end(index: frameIndex, streamTime: streamTime) }
     }
 
     public func mixAudio(_ channels: inout [[Float]], count: Int, firstSample: Int64) throws {

@@ -11,7 +11,7 @@ public enum HLSPlan {
         // Spans: content between ads, each ad on its own.
         var spans: [(start: MediaTime, end: MediaTime, breakIndex: Int?, adIndex: Int?)] = []
         var at = MediaTime.zero
-        for (bi, b) in breaks.enumerated() {
+        for (bi, b) in breaks.enumerated() where b.doubleBox == nil {   // a double box is content all along
             for (ai, ad) in b.ads.enumerated() where ad.end > ad.start {
                 if ad.start > at { spans.append((at, ad.start, nil, nil)) }
                 spans.append((ad.start, ad.end, bi, ai))
@@ -36,7 +36,9 @@ public enum HLSPlan {
 
     /// The VOD media playlist: `EXT-X-CUE-OUT`/`EXT-X-CUE-IN` and SCTE-35 `EXT-X-DATERANGE`
     /// (`SCTE35-OUT`/`SCTE35-IN`) at each break, a `com.interlude.ad` date range per ad with its
-    /// id, and `EXT-X-DISCONTINUITY` at every change between content and ad or ad and ad.
+    /// id, and `EXT-X-DISCONTINUITY` at every change between content and ad or ad and ad. A
+    /// double-box break replaced no content: each of its ads gets a `com.interlude.doublebox` date
+    /// range with the ad's duration (before the segment it starts in), and nothing else.
     public static func playlist(segments: [HLSSegment], breaks: [PackagedBreak], programDate: Date) -> String {
         let target = max(1, segments.map { Int($0.duration.seconds.rounded()) }.max() ?? 1)
         var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:\(target)", "#EXT-X-MEDIA-SEQUENCE:0",
@@ -51,6 +53,11 @@ public enum HLSPlan {
             if let p = previous?.breakIndex, endsBreak { lines += cueIn(breaks[p], index: p, date: date) }
             if previous != nil && (startsAd || endsBreak) { lines.append("#EXT-X-DISCONTINUITY") }
             if i == 0 || startsAd || endsBreak { lines.append("#EXT-X-PROGRAM-DATE-TIME:\(date(seg.start))") }
+            for b in breaks where b.doubleBox != nil {
+                for (ai, ad) in b.ads.enumerated() where ad.end > ad.start && ad.start >= seg.start && ad.start < seg.end {
+                    lines.append("#EXT-X-DATERANGE:ID=\"\(quoted(b.id))-ad-\(ai + 1)\",CLASS=\"com.interlude.doublebox\",START-DATE=\"\(date(ad.start))\",DURATION=\(seconds(ad.end - ad.start)),X-AD-ID=\"\(quoted(ad.id))\",X-MODE=\"\(b.doubleBox!)\"")
+                }
+            }
             if let bi = seg.breakIndex, startsBreak {
                 let b = breaks[bi]
                 let scte = SCTE35.spliceInsert(eventID: UInt32(bi + 1), outOfNetwork: true, at: b.start, breakDuration: b.end - b.start)

@@ -28,10 +28,13 @@ public struct PackagedBreak: Sendable, Equatable {
     public var end: MediaTime
     /// Its ads in play order.
     public var ads: [PackagedAd]
+    /// How a double-box break showed: it replaced no content, so it gets no cue-out/in, no
+    /// segment cut and no discontinuity, only a `com.interlude.doublebox` date range per ad.
+    public var doubleBox: DoubleBoxStyle?
 
     /// Makes a packaged break.
-    public init(id: String, start: MediaTime, end: MediaTime, ads: [PackagedAd]) {
-        self.id = id; self.start = start; self.end = end; self.ads = ads
+    public init(id: String, start: MediaTime, end: MediaTime, ads: [PackagedAd], doubleBox: DoubleBoxStyle? = nil) {
+        self.id = id; self.start = start; self.end = end; self.ads = ads; self.doubleBox = doubleBox
     }
 }
 

@@ -25,6 +25,7 @@ final class PlayerEngine: @unchecked Sendable {
     private var adActive = false
     private var adPaused = false
     private var adStop = false
+    private var boxActive = false   // a double box is drawn over content: adPaused holds content too
     private var idle = false
     private var contentEnded = false
     private var head: MediaTime?
@@ -103,7 +104,7 @@ final class PlayerEngine: @unchecked Sendable {
 
     func requestSeek(to target: MediaTime, queue: DispatchQueue, completion: (@Sendable (Bool) -> Void)?) {
         cond.lock()
-        if adActive || adRequest != nil {
+        if adActive || adRequest != nil || boxActive {
             cond.unlock()
             queue.async { completion?(false) }
             return
@@ -135,7 +136,7 @@ final class PlayerEngine: @unchecked Sendable {
     }
 
     func setAdPaused(_ paused: Bool) {
-        cond.lock(); adPaused = paused; if !paused && adActive { idle = false }; cond.broadcast(); cond.unlock()
+        cond.lock(); adPaused = paused; if !paused && (adActive || boxActive) { idle = false }; cond.broadcast(); cond.unlock()
     }
 
     var isAdActive: Bool { cond.lock(); defer { cond.unlock() }; return adActive || adRequest != nil }
@@ -144,6 +145,16 @@ final class PlayerEngine: @unchecked Sendable {
         cond.lock(); defer { cond.unlock() }
         let at = surface.streamTime
         timeline.breaks.append(.init(id: id, contentTime: contentTime, streamStart: at, streamEnd: at))
+    }
+
+    func setDoubleBoxActive(_ on: Bool) {
+        cond.lock(); boxActive = on; if !on { adPaused = false }; cond.broadcast(); cond.unlock()
+    }
+
+    func recordOverlappingBreak(_ b: TimelineMap.Break) {
+        cond.lock(); defer { cond.unlock() }
+        timeline.breaks.append(b)
+        timeline.breaks.sort { $0.streamStart < $1.streamStart }
     }
 
     func endBreak() {
@@ -172,7 +183,7 @@ final class PlayerEngine: @unchecked Sendable {
             if quitting { return .quit }
             if seekRequest != nil { break }
             if let r = adRequest { adRequest = nil; adActive = true; idle = false; if waited { pacer.reanchor() }; return .ad(r) }
-            if wantsPlay && !contentEnded { break }
+            if wantsPlay && !contentEnded && !(boxActive && adPaused) { break }
             idle = true
             cond.broadcast()
             cond.wait()
@@ -263,6 +274,8 @@ final class PlayerEngine: @unchecked Sendable {
         } catch {
             cond.lock(); if firstOutputError == nil { firstOutputError = error }; cond.unlock()
         }
+        // layers' callbacks (a double box's ad frames), outside the surface lock: they may wait for main
+        surface.runAfterPresenting()
         fireStreamTimes(reached: surface.streamTime)
     }
 
@@ -463,4 +476,11 @@ extension Player {
     public func beginBreak(id: String, contentTime: MediaTime) { engine?.beginBreak(id: id, contentTime: contentTime) }
     /// Records the end of the current ad break.
     public func endBreak() { engine?.endBreak() }
+    /// Marks a double box as playing over content (true) or over (false). While it plays, the ad
+    /// is drawn on content frames, so `setAdPaused(true)` holds the content (and the ad with it);
+    /// its end clears the pause.
+    public func setDoubleBoxActive(_ active: Bool) { engine?.setDoubleBoxActive(active) }
+    /// Records a break that played beside content without pausing it (a double box): it goes on
+    /// the timeline with `overlapsContent` true.
+    public func recordOverlappingBreak(_ b: TimelineMap.Break) { engine?.recordOverlappingBreak(b) }
 }

@@ -27,6 +27,10 @@ public final class RenderSurface: @unchecked Sendable {
     private var liveDrops: Int64 = 0
     private var finished = false
     private var scratch: [[Float]]
+    // work layers hand over while they draw (inside `lock`), run by the frame loop once the frame
+    // is out; guarded by its own lock, which a layer may take while `lock` is held
+    private let laterLock = NSLock()
+    private var later: [() -> Void] = []
 
     /// A surface of this format, with no output yet.
     public init(format: OutputFormat) {
@@ -84,6 +88,28 @@ public final class RenderSurface: @unchecked Sendable {
         try layers.mix(&scratch, count: count, firstSample: samplesOut)
         for o in outputs { try o.writeAudio(scratch, count: count) }
         samplesOut = target
+    }
+
+    /// Runs `body` on the frame loop once the frame being presented (video and audio) is out,
+    /// outside the surface's lock. A layer whose callbacks must reach another thread (an app's
+    /// main queue, which may itself be waiting on the surface) hands them over with this while it
+    /// draws, instead of calling them inside the lock. Without a frame loop (a surface nobody
+    /// presents into) the work waits for the next frame.
+    public func afterPresenting(_ body: @escaping () -> Void) {
+        laterLock.lock(); later.append(body); laterLock.unlock()
+    }
+
+    /// Runs the work handed over by `afterPresenting`, in order (the frame loop, after presenting;
+    /// work added meanwhile runs too).
+    func runAfterPresenting() {
+        while true {
+            laterLock.lock()
+            let batch = later
+            later = []
+            laterLock.unlock()
+            if batch.isEmpty { return }
+            for body in batch { body() }
+        }
     }
 
     /// Finishes every output (flushes encoders, writes trailers, closes windows). Nothing is
