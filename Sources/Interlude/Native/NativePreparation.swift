@@ -58,6 +58,7 @@ enum NativePreparation {
             switch n.layout {
             case .fullFrame:
                 var media: String?, label: String?
+                if let why = n.ad.mediaContent.videoProblem { warnings.append("\(id): \(why); the image layout is shown instead") }
                 if let video = n.ad.mediaContent.videoURL {
                     do {
                         media = try await cache.localPath(for: video, timeout: videoTimeout, allowLocal: n.ad.responseURL?.isFileURL ?? true)
