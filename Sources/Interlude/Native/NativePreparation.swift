@@ -13,8 +13,13 @@ struct PreparedNative {
     var layer: NativeLayoutLayer
     /// Full frame: the media file the break plays (the video asset, or a generated still).
     var mediaPath: String?
-    /// Full frame: what `mediaPath` is, for the report (the video's URL or `generated still`).
+    /// What the ad shows as media, for the report: the video's URL, or `generated still` (full frame).
     var mediaLabel: String?
+    /// An L-bar's duration when it is not the template's (its video's).
+    var plannedDuration: MediaTime? {
+        if case .content(let from, let to) = layer.placement { return to - from }
+        return nil
+    }
 
     /// Content time of the cue; nil for a post-roll (`end`).
     var cueTime: MediaTime? {
@@ -38,7 +43,7 @@ struct PreparedNative {
     /// A warning when an L-bar showed for less than planned (the content ended, or its cue lies past it).
     func shortfall(frameDuration: MediaTime) -> String? {
         guard native.layout == .lBar else { return nil }
-        let planned = native.template.duration ?? NativeStitcher.defaultDuration
+        let planned = plannedDuration ?? native.template.duration ?? NativeStitcher.defaultDuration
         let shown = frameDuration * Int64(layer.framesDrawn)
         guard planned - shown > frameDuration else { return nil }
         return "\(id): the L-bar showed \(shown.seconds) s of its \(planned.seconds) s (the content ended or the cue lies past it)"
@@ -53,6 +58,7 @@ enum NativePreparation {
     @MainActor static func prepare(_ natives: [NativeBreak], cache: AdMediaCache, videoTimeout: Double,
                                    work: URL) async throws -> (prepared: [PreparedNative], warnings: [String]) {
         var out: [PreparedNative] = [], warnings: [String] = []
+        var measurements = AdMeasurements(threads: 0)
         for (i, n) in natives.enumerated() {
             let id = "native-\(i + 1)"
             switch n.layout {
@@ -89,9 +95,23 @@ enum NativePreparation {
                 case .time(let t): from = t
                 case .end: throw StitchFailure.invalidOption("\(id): an L-bar needs content to play around: not at the end")
                 }
-                let layer = NativeLayoutLayer(snapshot: NativeLayoutSnapshot(n.template.populatedView(with: n.ad, allowVideo: false)),
-                                              placement: .content(from: from, to: from + (n.template.duration ?? NativeStitcher.defaultDuration)), ad: n.ad)
-                out.append(PreparedNative(id: id, native: n, layer: layer, mediaPath: nil, mediaLabel: nil))
+                // With a video asset the L-bar shows the video in its media window for the video's
+                // measured duration; else (or when the video cannot be fetched or opened) the image
+                // layout for the template's duration.
+                var video: (path: String, label: String, duration: MediaTime)?
+                if let why = n.ad.mediaContent.videoProblem { warnings.append("\(id): \(why); the image layout is shown instead") }
+                if let url = n.ad.mediaContent.videoURL {
+                    do {
+                        let path = try await cache.localPath(for: url, timeout: videoTimeout, allowLocal: n.ad.responseURL?.isFileURL ?? true)
+                        video = (path, url, try measurements.measure(path).duration)
+                    } catch {
+                        warnings.append("\(id): video asset \(url): \(error); the image layout is shown instead")
+                    }
+                }
+                let duration = video?.duration ?? n.template.duration ?? NativeStitcher.defaultDuration
+                let layer = NativeLayoutLayer(snapshot: NativeLayoutSnapshot(n.template.populatedView(with: n.ad, allowVideo: video != nil)),
+                                              placement: .content(from: from, to: from + duration), ad: n.ad, videoPath: video?.path)
+                out.append(PreparedNative(id: id, native: n, layer: layer, mediaPath: nil, mediaLabel: video?.label))
             }
         }
         return (out, warnings)
