@@ -140,26 +140,10 @@ func withNatives(_ base: Data, _ natives: [NativePlacement]) throws -> Data {
     var out: [NativeBreak] = [], issues: [StitchIssue] = []
     var found = NativeBreaksFound()
     var requested = 0
-    func issue(_ e: NativeAdError, _ source: String) -> StitchIssue {
-        let code: Int
-        switch e.code {
-        case .receivedInvalidResponse: code = 100
-        case .networkError: code = 301
-        case .noFill: code = 303
-        case .invalidRequest: code = 900
-        }
-        return StitchIssue(code: code, message: "native ad \(source) left out: \(e.message)", mediaFile: nil, breakId: nil)
-    }
-    for b in options.nativeBreaks {
-        requested += 1
-        do throws(NativeAdError) {
-            let (response, url) = try await NativeResponseLoader.load(b.response, settings: settings)
-            out.append(try await NativeBreak.make(position: b.position, response: response, responseURL: url, layout: b.layout,
-                                                  formats: formats, settings: settings))
-        } catch {
-            issues.append(issue(error, b.response))
-        }
-    }
+    let (loaded, failed) = await loadNativeResponses(options.nativeBreaks, formats: formats, settings: settings)
+    out += loaded
+    issues += failed
+    requested += options.nativeBreaks.count
     if let tag = options.adTag {
         guard let url = TagLocation.rootURL(tag) else { throw NativeAdError(.invalidRequest, "'\(tag)' is neither a URL nor a path") }
         let data: Data
@@ -182,7 +166,7 @@ func withNatives(_ base: Data, _ natives: [NativePlacement]) throws -> Data {
                 out.append(try await NativeBreak.make(position: try f.position.get(), response: try f.response.get(), responseURL: url,
                                                       layout: f.layout, formats: formats, settings: settings))
             } catch {
-                issues.append(issue(error, "in VMAP break \(f.breakId ?? f.rawTimeOffset)"))
+                issues.append(nativeIssue(error, "in VMAP break \(f.breakId ?? f.rawTimeOffset)"))
             }
         }
     }
@@ -190,4 +174,33 @@ func withNatives(_ base: Data, _ natives: [NativePlacement]) throws -> Data {
     found.natives = out
     found.issues = issues
     return found
+}
+
+/// A native ad left out, as a stitch issue (100 invalid, 301 fetch failed, 303 no fill, 900 bad request).
+func nativeIssue(_ e: NativeAdError, _ source: String) -> StitchIssue {
+    let code: Int
+    switch e.code {
+    case .receivedInvalidResponse: code = 100
+    case .networkError: code = 301
+    case .noFill: code = 303
+    case .invalidRequest: code = 900
+    }
+    return StitchIssue(code: code, message: "native ad \(source) left out: \(e.message)", mediaFile: nil, breakId: nil)
+}
+
+/// The `--native-break` responses loaded as native ads of `formats`; those that cannot be used
+/// (hostile: from an ad server) are left out with an issue each.
+@MainActor func loadNativeResponses(_ breaks: [(position: CuePosition, response: String, layout: NativeBreak.Layout)],
+                                    formats: [NativeFormatFile], settings: NativeLoadSettings) async -> ([NativeBreak], [StitchIssue]) {
+    var out: [NativeBreak] = [], issues: [StitchIssue] = []
+    for b in breaks {
+        do throws(NativeAdError) {
+            let (response, url) = try await NativeResponseLoader.load(b.response, settings: settings)
+            out.append(try await NativeBreak.make(position: b.position, response: response, responseURL: url, layout: b.layout,
+                                                  formats: formats, settings: settings))
+        } catch {
+            issues.append(nativeIssue(error, b.response))
+        }
+    }
+    return (out, issues)
 }
