@@ -110,4 +110,27 @@ import TestSupport
         let text = String(decoding: r.stdout, as: UTF8.self)
         try Self.checkOutput(out, stdout: text, report: report, breaks: ["preroll", "midroll-1"])
     }
+
+    @Test func smartRenderingCopiesContentAroundANativeCueThatSplitsAGOP() async throws {
+        let (dir, content) = try NativeCLITests.files(seconds: 4)   // a keyframe every 2 s: the cue at 1 s splits a GOP
+        let pre = try TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 25, seconds: 1)
+        let preTag = dir.appendingPathComponent("pre.xml")
+        try Data(Self.vast(pre.path, id: "pre").utf8).write(to: preTag)
+        let out = dir.appendingPathComponent("s.mp4"), report = dir.appendingPathComponent("s.json")
+        let r = try await CLI.run(["stitch", content.path, "-o", out.path, "-q", "--ad-ui", "none", "--report", report.path, "--smart", "auto",
+                                   "--ad-break", "start=" + preTag.path,
+                                   "--native-format", dir.appendingPathComponent("format.json").path,
+                                   "--native-break", "1=" + dir.appendingPathComponent("response.json").path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
+        let smart = try #require(json["smartRendering"] as? [String: Any])
+        #expect(smart["used"] as? Bool == true && (smart["copiedFrames"] as? Int ?? 0) >= 50, "\(smart)")
+        let frames = try MediaVerifier.videoFrames(out)
+        #expect(frames.count == 175)
+        guard frames.count == 175 else { return }
+        #expect(frames[0..<25].allSatisfy { $0.identity?.sourceID == 7 })
+        #expect(frames[25..<50].map { $0.identity?.frameIndex } == Array(0..<25), "content up to the cue frame")
+        #expect(frames[50..<100].allSatisfy { $0.identity == nil }, "the native break")
+        #expect(frames[100..<175].map { $0.identity?.frameIndex } == Array(25..<100), "content from the cue frame, once and in order")
+    }
 }
