@@ -37,6 +37,8 @@ public struct AdLoadingErrorData: Sendable {
     public var fetcher: any AdDocumentFetcher = URLSessionAdFetcher()
     /// Media-file preferences used while resolving (output size for "closest to the output").
     public var mediaPreferences = MediaSelectionPreferences()
+    /// VMAP `<CustomAdData templateType>`s this app plays itself (native breaks): left out of the managers' schedules.
+    public var appTemplateTypes: Set<String> = []
     /// Where the managers of this loader fetch network ad media (preloading); one per loader.
     public var mediaCache: AdMediaCache? = AdMediaCache()
     private var managers: [WeakManager] = []
@@ -71,6 +73,7 @@ public struct AdLoadingErrorData: Sendable {
         if let ms = request.vastLoadTimeout, ms > 0 { options.initialTimeout = ms / 1000; options.wrapperTimeout = ms / 1000 }
         if let d = request.contentDuration, d > 0 { options.contentDuration = MediaTime(seconds: d, timescale: 1000) }
         options.media = mediaPreferences
+        options.appTemplateTypes = appTemplateTypes
         if options.media.outputWidth == nil, let surface = request.adDisplayContainer.adContainer {
             // media closest to what the viewer sees
             options.media.outputWidth = surface.format.width

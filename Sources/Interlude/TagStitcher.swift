@@ -42,6 +42,19 @@ import Timing
     public var companionSlots: [CompanionAdSlot] = []
     /// Whether ads with companions are shown in an L-shaped layout with them (`--companions lbar`).
     public var companionLBar = false
+    /// Native ads shown beside the tag's VAST breaks, each where its position puts it: a full-frame
+    /// one as a break of its own (after a VAST break at the same cue; post-rolls after the VAST
+    /// post-rolls), an L-bar over the content. Drawn on top of the other layers.
+    public var nativeBreaks: [NativeBreak] = []
+    /// Whether the tag's native VMAP breaks (`<vmap:CustomAdData templateType="openrtb-native">`)
+    /// are the app's (read into `nativeBreaks`): the loader leaves them out of the VAST schedule.
+    public var playsNativeVMAPBreaks = false
+    /// Where native video assets are fetched.
+    public var nativeMediaCache = AdMediaCache()
+    /// Seconds to fetch one native video asset.
+    public var nativeVideoTimeout: Double = 8
+    /// Native ads the app could not load (listed among the result's errors; the stitch goes on).
+    public var nativeLoadErrors: [AdError] = []
 
     private var contentPaused = false
     /// The delegate calls this app received, in order: `contentPause`, `contentResume`,
@@ -59,6 +72,12 @@ import Timing
     /// Runs the stitch. Throws `StitchFailure` when no output could be made; ad problems are in the result.
     public func run() async throws -> TagStitchResult {
         let started = monotonicSeconds()
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-native-\(UUID().uuidString.prefix(8))")
+        if !nativeBreaks.isEmpty { try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true) }
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (natives, nativeWarnings) = try await NativePreparation.prepare(nativeBreaks, cache: nativeMediaCache,
+                                                                            videoTimeout: nativeVideoTimeout, work: work)
+        let nativeLayers: [SurfaceLayer] = natives.map(\.layer)
         var adUI: AdUILayer?, adUIWarning: String?
         if drawsDefaultAdUI || customAdUI != nil {
             do {
@@ -66,7 +85,7 @@ import Timing
             } catch { adUIWarning = "ad UI not drawn: \(error)" }
         }
         let lbar = companionLBar ? try? CompanionLBarLayer() : nil
-        let uiLayers = (lbar.map { [$0] } ?? []) + layers + (adUI.map { [$0] } ?? [])
+        let uiLayers = (lbar.map { [$0] } ?? []) + layers + (adUI.map { [$0] } ?? []) + nativeLayers
         let opened = try SpliceSession(request: output, layers: uiLayers)
         var loadError: AdError?
         var manager: AdsManager?
@@ -81,6 +100,7 @@ import Timing
         loader.fetcher = fetcher
         loader.mediaCache = cache
         loader.mediaPreferences = MediaSelectionPreferences(outputWidth: opened.format.width, outputHeight: opened.format.height)
+        if playsNativeVMAPBreaks { loader.appTemplateTypes = [NativeVMAP.templateType] }
         let request: AdsRequest
         if let adTag {
             request = AdsRequest(adTagUrl: adTag, adDisplayContainer: container, contentPlayhead: playhead)
@@ -111,7 +131,7 @@ import Timing
             container.overlays = overlays
             if opened.smartRendering?.used == true {
                 opened.abort()
-                session = try SpliceSession(request: output, layers: (lbar.map { [$0] } ?? []) + [overlays] + layers + (adUI.map { [$0] } ?? []))
+                session = try SpliceSession(request: output, layers: (lbar.map { [$0] } ?? []) + [overlays] + layers + (adUI.map { [$0] } ?? []) + nativeLayers)
                 container.videoDisplay = SessionVideoDisplay(session: session, threads: output.threads, playsOffMainActor: true)
             } else {
                 opened.layers.add(overlays)
@@ -147,24 +167,54 @@ import Timing
             }
         }
         let worker = HandedOver(session)
+        // Full-frame native breaks wait in cue order; each plays when content reaches its cue,
+        // after the manager's break at that cue (post-rolls after the manager's post-rolls).
+        var pendingNatives = natives.filter { $0.mediaPath != nil && $0.cueTime != nil }.sorted { $0.cueTime! < $1.cueTime! }[...]
+        let nativePostrolls = natives.filter { $0.mediaPath != nil && $0.cueTime == nil }
+        var nativeProblems: [String] = []
+        var measurements = AdMeasurements(threads: output.threads)
+        func playNative(_ n: PreparedNative, at contentTime: MediaTime) async throws {
+            guard let path = n.mediaPath else { return }
+            let media: AdMedia
+            do { media = try measurements.measure(path) } catch {
+                nativeProblems.append("\(n.id): its media \(n.mediaLabel ?? path) cannot play: \(error.message); left out")
+                return
+            }
+            session.beginBreak(id: n.id, contentTime: contentTime)
+            n.layer.activate()
+            defer { n.layer.deactivate() }
+            _ = try await onWorkerThread { try worker.value.playAd(media, position: 1, totalAds: 1) }
+            session.endBreak()
+        }
         do {
             var position = MediaTime.zero
             while true {
-                let cue = manager?.nextCuePoint(atOrAfter: position)
+                let vastCue = manager?.nextCuePoint(atOrAfter: position)
+                let nativeCue = pendingNatives.first?.cueTime
+                let cue = [vastCue, nativeCue].compactMap { $0 }.min()
                 if contentPaused { contentPaused = false }   // a manager that never resumed does not hold content
                 try await onWorkerThread { try worker.value.playContent(until: cue) }
                 if session.contentEnded { break }
                 guard let cue else { break }
                 position = cue
-                if let manager {
+                if vastCue == cue, let manager {
                     // the break plays (ads spliced on a worker too); content goes on once it is over
                     await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in manager.reach(cue) { _ in c.resume() } }
+                }
+                while let n = pendingNatives.first, let t = n.cueTime, t <= cue {
+                    pendingNatives.removeFirst()
+                    try await playNative(n, at: cue)
                 }
             }
             if let manager {
                 await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in manager.contentComplete { c.resume() } }
             }
             loader.contentComplete()   // IMA's call; the manager has completed already
+            let end = session.timelineMap.segments.last?.contentEnd ?? session.contentTime ?? .zero
+            for n in nativePostrolls { try await playNative(n, at: end) }
+            for n in pendingNatives {
+                nativeProblems.append("\(n.id): its cue \(n.cueTime?.seconds ?? 0) s lies past the content's end; not shown")
+            }
             try await onWorkerThread { try worker.value.finish() }
         } catch {
             session.abort()
@@ -178,13 +228,15 @@ import Timing
             content: content, output: session.outputSummary, format: session.format, videoFrames: session.videoFrames,
             audioSamples: session.audioSamples, timeline: session.timelineMap, cuePoints: manager?.adCuePoints ?? [],
             breaks: manager?.playedBreaks ?? [], events: manager?.events ?? [],
-            errors: (loadError.map { [$0] } ?? []) + (manager?.errors ?? []), beacons: manager?.beacons ?? [],
-            warnings: session.contentWarnings + (adUIWarning.map { [$0] } ?? []),
+            errors: (loadError.map { [$0] } ?? []) + nativeLoadErrors + (manager?.errors ?? []), beacons: manager?.beacons ?? [],
+            warnings: session.contentWarnings + (adUIWarning.map { [$0] } ?? []) + nativeWarnings + nativeProblems
+                + natives.compactMap { $0.shortfall(frameDuration: session.format.frameDuration) },
             timings: StageTimings(plan: planEnd - started, decode: max(0, total - (planEnd - started) - session.encoderWaitSeconds),
                                   encode: session.encodeSeconds, mux: session.muxSeconds, total: total))
         result.smartRendering = session.smartRendering
         if let smartRefusal, result.smartRendering?.used == false { result.smartRendering?.reason = smartRefusal }
         result.companions = companionSlots.flatMap(\.filled).sorted { $0.streamStart < $1.streamStart }
+        result.natives = natives.map(\.placement)
         return result
     }
 
@@ -244,4 +296,6 @@ public struct TagStitchResult: Sendable {
     public var smartRendering: SmartRenderingSummary? = nil
     /// Companions shown in the companion slots, by stream time.
     public var companions: [FilledCompanion] = []
+    /// Native ads (`TagStitcher.nativeBreaks`) and where they showed, in request order.
+    public var natives: [NativePlacement] = []
 }

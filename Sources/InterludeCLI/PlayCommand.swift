@@ -23,6 +23,9 @@ let playHelp = """
     f fullscreen, q quit.
 
       --ads TAG            VAST/VMAP tag: http(s) URL, file:// URL or path
+      --native-break TIME=RESPONSE[@lbar], --native-format FILE   custom native ads on the
+                           surface, as for stitch: a full-frame break at TIME (content pauses),
+                           or an L-bar around the content (no post-roll: TIME is a time)
       --ad-ui none|default|FILE.json   the ad UI drawn on ads (default: default, IMA's
                            UI); FILE.json: disableUi and the app's UI from a layout, whose
                            skip/learnMore buttons take clicks in the window (see stitch)
@@ -59,12 +62,14 @@ let playHelp = """
     var threads = 0
     var encoder = EncoderSettings()
     var backgroundPlayback = false
+    var native = NativePlayOptions()
     do {
         while let arg = scanner.next() {
             let name = optionName(arg)
             switch name {
             case "-h", "--help": print(playHelp); return 0
             case "--ads": tag = try scanner.value(for: name, in: arg)
+            case "--native-format", "--native-break": try native.take(name, try scanner.value(for: name, in: arg))
             case "--ad-ui": adUI = try AdUIOption.parse(try scanner.value(for: name, in: arg))
             case "--session": sessionPath = try scanner.value(for: name, in: arg)
             case "--events": eventsPath = try scanner.value(for: name, in: arg)
@@ -93,6 +98,7 @@ let playHelp = """
             }
         }
         guard let content else { throw UsageError("missing CONTENT (see --help)") }
+        try native.validate()
         setMediaLogging(verbose: verbose)
         OutputTarget.installSignalCleanup()
         if output == nil && !null { window = true }
@@ -170,6 +176,13 @@ let playHelp = """
                 return 1
             }
         }
+        let natives: NativePlayerBreaks?
+        do { natives = try await native.attach(to: player) } catch {
+            if let f = fileOutput { OutputTarget.discard(f.temporary) }
+            printError("interlude play: \(error)")
+            return 1
+        }
+        defer { natives?.detach() }
         let log = SessionEventLog(handle: handle, wallTime: clock == .realTime)
         let settings = Settings()
         settings.enableBackgroundPlayback = backgroundPlayback
@@ -217,6 +230,7 @@ let playHelp = """
             printError("played \(frames) frames (\(player.streamTime.clockString)), \(ads) ad(s), "
                        + (clock == .realTime ? "\(fired) beacon(s) fired, \(player.droppedFrames) frame(s) dropped from live views"
                                              : "\(listed) beacon(s) listed (none fired as fast as possible)"))
+            for line in native.summary(natives) { printError(line) }
         }
         return 0
     } catch let e as UsageError {

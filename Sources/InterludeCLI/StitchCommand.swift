@@ -38,6 +38,7 @@ let stitchHelp = """
                                 TIME for the template's duration. Repeatable. Needs
                                 --native-format. With --ads, a VMAP's <vmap:CustomAdData
                                 templateType="openrtb-native"> breaks are native breaks
+                                (beside its VAST breaks; --ad-break tags mix the same way)
       --native-format FILE      a native format: formatID, asset names mapped to ids, and its
                                 template / lbar layouts (JSON). Repeatable
       --companions DIR|lbar     DIR: write the companion shown beside the player for each ad,

@@ -5,7 +5,7 @@ import Playback
 import Timing
 
 /// Runs a tag-driven stitch; returns the exit status.
-@MainActor func runTagStitch(_ options: StitchOptions) async -> Int32 {
+@MainActor func runTagStitch(_ options: StitchOptions, native: NativeTagHook? = nil) async -> Int32 {
     let stitcher: TagStitcher
     if let tag = options.adTag {
         stitcher = TagStitcher(output: options.request, adTag: tag)
@@ -23,6 +23,7 @@ import Timing
     }
     if let dir = options.cacheDir { stitcher.cache = AdMediaCache(directory: URL(fileURLWithPath: dir)) }
     if let t = options.preloadTimeout { stitcher.cache.preloadTimeout = t }
+    native?.configure(stitcher, options)
     if options.companionsDir != nil {
         stitcher.companionSlots = options.companionSizes.map { CompanionAdSlot(width: $0.0, height: $0.1) }
         stitcher.companionLBar = options.companionsDir == "lbar"
@@ -40,6 +41,7 @@ import Timing
     progress.clear()
     var report = TagStitchReport(result)
     var summary = TagStitchSummary.lines(result)
+    native?.amend(&summary, result)
     if let dir = options.companionsDir, dir != "lbar" {
         do {
             let files = try CompanionFiles.write(result.companions, into: dir, overwrite: options.request.overwrite)
@@ -51,7 +53,7 @@ import Timing
             return 1
         }
     }
-    return finishStitch(options, summary: summary) { try report.json() }
+    return finishStitch(options, summary: summary) { try native?.json(try report.json(), result) ?? report.json() }
 }
 
 /// The human summary of a tag-driven stitch.

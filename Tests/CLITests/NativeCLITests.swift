@@ -25,12 +25,12 @@ import TestSupport
     }
 
     /// A folder with the format, a response whose image sits beside it, and the content clip.
-    static func files() throws -> (dir: URL, content: URL) {
+    static func files(seconds: Double = 4) throws -> (dir: URL, content: URL) {
         let dir = CLI.tempDir()
         _ = try Tools.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=red:s=160x90", "-frames:v", "1", dir.appendingPathComponent("main.png").path])
         try Data(format.utf8).write(to: dir.appendingPathComponent("format.json"))
         try Data(response(image: "main.png").utf8).write(to: dir.appendingPathComponent("response.json"))
-        return (dir, try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 4))
+        return (dir, try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: seconds))
     }
 
     @Test func stitchPlacesAFullFrameBreakAndAnLBarAndReportsTheirImpressions() async throws {

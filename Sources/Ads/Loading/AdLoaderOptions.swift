@@ -19,6 +19,8 @@ public struct AdLoaderOptions: Sendable, Hashable {
     public var allowNetwork: Bool
     /// Default for `allowMultipleAds` when a VAST 3+ wrapper does not say (spec: false).
     public var defaultAllowMultipleAds: Bool
+    /// `templateType`s of VMAP `<CustomAdData>` breaks the app plays itself (native ads): left out of the schedule.
+    public var appTemplateTypes: Set<String> = []
 
     /// Options; every default is IMA's where IMA has one.
     public init(maxRedirects: Int = 4, initialTimeout: Double = 8, wrapperTimeout: Double = 4,

@@ -95,7 +95,7 @@ struct ChainResolver: Sendable {
     /// A VMAP playlist: every break resolved (concurrently), placed and ordered.
     func resolveVMAP(_ doc: VMAPDocument, url: URL?, tag: String?) async -> AdSchedule {
         var issues = doc.warnings
-        let indexed = Array(doc.breaks.enumerated()).filter { $0.element.timeOffset != nil }
+        let indexed = Array(doc.breaks.enumerated()).filter { $0.element.timeOffset != nil && !$0.element.isAppBreak(options.appTemplateTypes) }
         let results = await withTaskGroup(of: (Int, ScheduledBreak, [AdIssue]).self) { group in
             for (i, b) in indexed {
                 group.addTask { let (sb, iss) = await self.resolveBreak(b, vmapURL: url); return (i, sb, iss) }

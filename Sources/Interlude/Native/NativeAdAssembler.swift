@@ -39,6 +39,7 @@ public enum NativeAdAssembler {
         var images: [String: NativeAdImage] = [:]
         var videoURL: String?
         var aspect: Double?
+        var videoProblem: String?
         let started = Date()
         for asset in format.assets {
             guard let a = response.asset(id: asset.id) else { continue }
@@ -63,10 +64,9 @@ public enum NativeAdAssembler {
                     }
                 }
             case (.video, .video(let tag)):
-                if let chosen = chooseVideo(tag, base: responseURL, preferences: settings.media) {
-                    videoURL = chosen.url
-                    aspect = chosen.aspect
-                }
+                // inline or through a wrapper chain, with the ad-tag limits
+                let outcome = await NativeVideoResolver.resolve(tag, base: responseURL, settings: settings, fetcher: fetcher)
+                (videoURL, aspect, videoProblem) = (outcome.url, outcome.aspect, outcome.problem.map { "\(asset.name): \($0)" })
             default:
                 continue   // the response's asset is of another kind than the format says: treated as missing
             }
@@ -75,7 +75,7 @@ public enum NativeAdAssembler {
             images[NativeAssetIdentifier.adChoicesViewAsset.rawValue] = NativeAdImage(image: settings.disableImageLoading ? nil : AdChoicesIcon.make(), imageURL: nil)
         }
         return CustomNativeAd(format: format, response: response, strings: strings, images: images,
-                              mediaContent: MediaContent(videoURL: videoURL, aspectRatio: aspect), responseURL: responseURL,
+                              mediaContent: MediaContent(videoURL: videoURL, aspectRatio: aspect, problem: videoProblem), responseURL: responseURL,
                               beacons: beacons, opener: opener)
     }
 
@@ -120,23 +120,5 @@ public enum NativeAdAssembler {
         let data = (try? h.read(upToCount: maxBytes + 1)) ?? Data()
         guard data.count <= maxBytes else { throw NativeAdError(.receivedInvalidResponse, "\(what) \(path) is larger than \(maxBytes) bytes") }
         return data
-    }
-
-    /// The media file of a video asset's VAST, chosen as for VAST ads; nil when none is usable.
-    static func chooseVideo(_ vast: String, base: URL?, preferences: MediaSelectionPreferences) -> (url: String, aspect: Double?)? {
-        guard case .success(.vast(let doc)) = AdResponseParser().parse(Data(vast.utf8)) else { return nil }
-        for ad in doc.ads {
-            guard let inline = ad.inline else { continue }
-            for creative in inline.creatives {
-                guard let linear = creative.linear else { continue }
-                var prefs = preferences
-                prefs.allowLocalFiles = base == nil || base?.isFileURL == true   // never from a network response
-                let selection = MediaFileSelector.select(mediaFiles: linear.mediaFiles, mezzanines: [], preferences: prefs)
-                guard let file = selection.chosen, case .success(let url) = TagLocation.resolve(file.url.template, base: base) else { continue }
-                let aspect = file.width.flatMap { w in file.height.flatMap { h in h > 0 ? Double(w) / Double(h) : nil } }
-                return (url.isFileURL ? url.path : url.absoluteString, aspect)
-            }
-        }
-        return nil
     }
 }

@@ -10,6 +10,10 @@ import Timing
 /// window) or, for a range of content time, as an L-bar: the layout around the content, which
 /// keeps playing scaled into the layout's content window.
 ///
+/// An L-bar may carry the ad's video (`videoPath`): its media window then shows the video,
+/// decoded and conformed like ad media (`ConformedVideo`), frame by frame from the L-bar's first
+/// frame, muted (GMA starts native video muted) while the content keeps its sound.
+///
 /// The first frame it draws records the ad's impression (`CustomNativeAd.recordImpression()`),
 /// at that frame's stream time. Sprites (text, scaled images) are prepared once per output size;
 /// per frame the layer only blends them. Runs on the frame-loop thread.
@@ -30,6 +34,8 @@ public final class NativeLayoutLayer: SurfaceLayer, @unchecked Sendable {
     public let placement: Placement
     /// The ad whose impression the first drawn frame records.
     public let ad: CustomNativeAd?
+    /// An L-bar's video (a local path or vetted URL) shown in its media window; nil for none.
+    public let videoPath: String?
 
     private let lock = NSLock()
     private var active = false
@@ -39,18 +45,24 @@ public final class NativeLayoutLayer: SurfaceLayer, @unchecked Sendable {
     // frame-loop thread only
     private var prepared: (width: Int, height: Int, steps: [Step])?
     private var scalers: [Int: FrameScaler] = [:]
+    private var videos: [Int: ConformedVideo] = [:]
+    private var videoFailed = false
+    /// Why the L-bar's video stopped showing (it could not be decoded), if it did.
+    public private(set) var videoFailure: String?
 
     private enum Step {
         case fill(Draw.PixelRect, DrawColor)
         case sprite(Sprite, x: Int, y: Int)
         case frame(Draw.PixelRect, slot: Int)
+        case video(Draw.PixelRect, slot: Int)
     }
 
     /// A layer drawing `snapshot` at `placement`; `ad`'s impression is recorded on the first frame drawn.
-    public init(snapshot: NativeLayoutSnapshot, placement: Placement, ad: CustomNativeAd?) {
+    public init(snapshot: NativeLayoutSnapshot, placement: Placement, ad: CustomNativeAd?, videoPath: String? = nil) {
         self.snapshot = snapshot
         self.placement = placement
         self.ad = ad
+        self.videoPath = videoPath
     }
 
     /// Starts drawing over ad frames (placement `.adFrames`).
@@ -95,6 +107,8 @@ public final class NativeLayoutLayer: SurfaceLayer, @unchecked Sendable {
                 let scaler = scalers[slot] ?? FrameScaler()
                 scalers[slot] = scaler
                 try canvas.draw(frame: frame.original, in: r, scaler: scaler)
+            case .video(let r, let slot):
+                try drawVideo(slot: slot, in: r, on: canvas, elapsed: frame.streamTime - (impressionStreamTime ?? frame.streamTime))
             }
         }
         lock.lock()
@@ -137,10 +151,34 @@ public final class NativeLayoutLayer: SurfaceLayer, @unchecked Sendable {
                 }
                 let y = target.y + max(0, (target.height - mask.height) / 2)
                 steps.append(.sprite(Sprite(mask: mask, color: color), x: target.x, y: y))
+            case .media(let r) where videoPath != nil && drawsOnContent:
+                steps.append(.video(snapshot.scale(r, toWidth: w, height: h), slot: i))
             case .media(let r), .content(let r):
                 steps.append(.frame(snapshot.scale(r, toWidth: w, height: h), slot: i))
             }
         }
         return steps
+    }
+
+    /// Draws the L-bar's video frame `elapsed` after its first frame, conformed to the window's
+    /// size; a video that cannot be decoded stops showing (the layout's background stays).
+    private func drawVideo(slot: Int, in r: Draw.PixelRect, on canvas: Canvas, elapsed: MediaTime) throws {
+        guard let path = videoPath, !videoFailed, r.width >= 2, r.height >= 2 else { return }
+        do {
+            let video: ConformedVideo
+            if let v = videos[slot] { video = v } else {
+                let format = OutputFormat(width: r.width & ~1, height: r.height & ~1, frameRate: Rational(25, 1), sampleRate: 48_000, channels: 2)
+                video = try ConformedVideo(url: path, format: format)
+                videos[slot] = video
+            }
+            guard let picture = try video.frame(at: elapsed) else { return }
+            let scaler = scalers[slot] ?? FrameScaler()
+            scalers[slot] = scaler
+            try canvas.draw(frame: picture, in: r, scaler: scaler)
+        } catch {
+            videoFailed = true
+            videos[slot] = nil
+            lock.lock(); videoFailure = "\(error)"; lock.unlock()
+        }
     }
 }

@@ -16,9 +16,14 @@ public final class MediaContent: @unchecked Sendable {
     /// Width over height of the video when the VAST declared a size, else nil.
     public let aspectRatio: Double?
 
-    init(videoURL: String?, aspectRatio: Double?) {
+    /// Why a video asset of the response gave no video (its VAST unusable, a wrapper failed, no
+    /// playable media file), when it did not; nil otherwise.
+    public let videoProblem: String?
+
+    init(videoURL: String?, aspectRatio: Double?, problem: String? = nil) {
         self.videoURL = videoURL
         self.aspectRatio = aspectRatio
+        self.videoProblem = problem
         self.videoController = VideoController(hasVideo: videoURL != nil)
     }
 }

@@ -94,65 +94,24 @@ public final class NativeStitcher {
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
         var request = self.request
+        let (prepared, prepWarnings) = try await NativePreparation.prepare(natives, cache: mediaCache, videoTimeout: videoTimeout, work: work)
+        var warnings = prepWarnings
         var layers: [SurfaceLayer] = extraLayers
         var byBreak: [String: [String: NativeLayoutLayer]] = [:]   // break id → media path → layer
-        var placed: [(id: String, layer: NativeLayoutLayer, media: String?)] = []
-        var warnings: [String] = []
-        for (i, n) in natives.enumerated() {
-            let id = "native-\(i + 1)"
-            switch n.layout {
-            case .fullFrame:
-                var media: String?
-                var label: String?
-                var useVideo = false
-                if let video = n.ad.mediaContent.videoURL {
-                    do {
-                        media = try await mediaCache.localPath(for: video, timeout: videoTimeout, allowLocal: n.ad.responseURL?.isFileURL ?? true)
-                        useVideo = true
-                        label = video
-                    } catch {
-                        warnings.append("\(id): video asset \(video): \(error); the image layout is shown instead")
-                    }
-                }
-                let path: String
-                if let media { path = media } else {
-                    let still = work.appendingPathComponent("\(id)-still.mp4")
-                    do { try NativeStillClip.write(to: still, duration: n.template.duration ?? Self.defaultDuration) } catch {
-                        throw StitchFailure.encodingFailed("\(id): cannot make the still of the native break: \(error)")
-                    }
-                    path = still.path
-                    label = "generated still"
-                }
-                let layer = NativeLayoutLayer(snapshot: NativeLayoutSnapshot(n.template.populatedView(with: n.ad, allowVideo: useVideo)),
-                                              placement: .adFrames, ad: n.ad)
-                // A break of the request at the same cue takes the native ad into its pod (after its ads);
-                // else the native ad is a break of its own.
-                let breakId: String
-                if let j = request.breaks.firstIndex(where: { $0.position == n.position }) {
-                    request.breaks[j].ads.append(path)
-                    breakId = request.breaks[j].id
-                } else {
-                    request.breaks.append(AdBreakRequest(id: id, position: n.position, ads: [path]))
-                    breakId = id
-                }
-                byBreak[breakId, default: [:]][path] = layer
-                layers.append(layer)
-                placed.append((id, layer, label))
-            case .lBar:
-                guard n.template.hasContentWindow else {
-                    throw StitchFailure.invalidOption("\(id): the L-bar template has no content view")
-                }
-                let from: MediaTime
-                switch n.position {
-                case .start: from = .zero
-                case .time(let t): from = t
-                case .end: throw StitchFailure.invalidOption("\(id): an L-bar needs content to play around: not at the end")
-                }
-                let layer = NativeLayoutLayer(snapshot: NativeLayoutSnapshot(n.template.populatedView(with: n.ad, allowVideo: false)),
-                                              placement: .content(from: from, to: from + (n.template.duration ?? Self.defaultDuration)), ad: n.ad)
-                layers.append(layer)
-                placed.append((id, layer, nil))
+        for p in prepared {
+            layers.append(p.layer)
+            guard let path = p.mediaPath else { continue }
+            // A break of the request at the same cue takes the native ad into its pod (after its ads);
+            // else the native ad is a break of its own.
+            let breakId: String
+            if let j = request.breaks.firstIndex(where: { $0.position == p.native.position }) {
+                request.breaks[j].ads.append(path)
+                breakId = request.breaks[j].id
+            } else {
+                request.breaks.append(AdBreakRequest(id: p.id, position: p.native.position, ads: [path]))
+                breakId = p.id
             }
+            byBreak[breakId, default: [:]][path] = p.layer
         }
         let stitcher = Stitcher(request: request, layers: layers)
         let forward = onEvent
@@ -173,22 +132,9 @@ public final class NativeStitcher {
         }
         stitcher.onProgress = onProgress
         var result = try stitcher.run()
-        for (i, p) in placed.enumerated() where self.natives[i].layout == .lBar {
-            let planned = self.natives[i].template.duration ?? Self.defaultDuration
-            let shown = result.format.frameDuration * Int64(p.layer.framesDrawn)
-            if planned - shown > result.format.frameDuration {
-                warnings.append("\(p.id): the L-bar showed \(shown.seconds) s of its \(planned.seconds) s (the content ended or the cue lies past it)")
-            }
-        }
+        warnings += prepared.compactMap { $0.shortfall(frameDuration: result.format.frameDuration) }
         result.warnings += warnings
-        let natives = placed.enumerated().map { i, p -> NativePlacement in
-            let range = p.layer.shownRange
-            let ad = self.natives[i].ad
-            return NativePlacement(id: p.id, layout: self.natives[i].layout.rawValue, formatID: ad.formatID,
-                                   firstFrame: range?.first.seconds, lastFrame: range?.last.seconds, frames: p.layer.framesDrawn,
-                                   impressionStreamTime: p.layer.impressionStreamTime?.seconds,
-                                   impressionURLs: ad.firedTrackers.filter { $0.event == "impression" }.map(\.url), media: p.media)
-        }
+        let natives = prepared.map(\.placement)
         return NativeStitchResult(result: result, natives: natives)
     }
 }

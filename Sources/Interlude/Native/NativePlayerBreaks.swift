@@ -1,0 +1,89 @@
+// Native ads on a player's surface (`interlude play`): L-bars as layers, full-frame native breaks played at their cues.
+import Foundation
+import Playback
+import Timing
+
+/// Native ads shown by a `Player`, on its surface, as in a stitch: an L-bar is a layer over its
+/// range of content; a full-frame native break plays at its cue as the AdsManager plays a VAST
+/// break through the player: a boundary observer holds the frame loop at the cue, content
+/// pauses, the ad media (the video asset, or a still of the declared duration) plays through the
+/// player with the layout drawn over it, and content resumes at the cue frame. Impressions are
+/// recorded on the first frame shown (and sent when the ad's `firesTrackersLive`).
+///
+/// Post-rolls (`end`) are not played by a player (its session ends with the content); a seek
+/// does not play the native breaks it jumps over.
+@MainActor public final class NativePlayerBreaks {
+    /// The player.
+    public let player: Player
+    /// The native ads, in request order.
+    public let natives: [NativeBreak]
+    /// Where network video assets are fetched.
+    public var mediaCache = AdMediaCache()
+    /// Seconds to fetch one video asset.
+    public var videoTimeout: Double = 8
+    /// Problems that did not stop playback (a video that could not be fetched, a break left out).
+    public private(set) var warnings: [String] = []
+    private var prepared: [PreparedNative] = []
+    private var tokens: [Any] = []
+    private var measurements = AdMeasurements(threads: 0)
+    private let work = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-native-play-\(UUID().uuidString.prefix(8))")
+
+    /// Native ads for `player`; nothing happens until `attach()`.
+    public init(player: Player, natives: [NativeBreak]) {
+        self.player = player
+        self.natives = natives
+    }
+
+    /// Prepares the ads (fetching videos, writing stills), adds their layers to the player's
+    /// surface and puts boundary observers at the full-frame cues. Call before playback starts.
+    /// Throws `StitchFailure` for a native ad that cannot be placed (an L-bar at the end).
+    public func attach() async throws {
+        if natives.contains(where: { $0.layout == .fullFrame }) { try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true) }
+        let (prepared, warnings) = try await NativePreparation.prepare(natives, cache: mediaCache, videoTimeout: videoTimeout, work: work)
+        self.prepared = prepared
+        self.warnings = warnings
+        for p in prepared { player.surface.addLayer(p.layer) }
+        for (i, p) in prepared.enumerated() where p.mediaPath != nil {
+            guard let cue = p.cueTime else {
+                self.warnings.append("\(p.id): a native post-roll is not played by a player (the session ends with the content); left out")
+                continue
+            }
+            tokens.append(player.addBoundaryTimeObserver(forTimes: [cue], queue: .main) { [weak self] in
+                MainActor.assumeIsolated { self?.reached(i, cue: cue) }
+            })
+        }
+    }
+
+    /// Where each ad showed, in request order.
+    public var placements: [NativePlacement] {
+        prepared.map(\.placement)
+    }
+
+    /// Removes the observers and the stills (call when playback has ended).
+    public func detach() {
+        for t in tokens { player.removeTimeObserver(t) }
+        tokens = []
+        try? FileManager.default.removeItem(at: work)
+    }
+
+    private func reached(_ i: Int, cue: MediaTime) {
+        let p = prepared[i], layer = p.layer, id = p.id
+        guard let path = p.mediaPath else { return }
+        let media: AdMedia
+        do { media = try measurements.measure(path) } catch {
+            warnings.append("\(p.id): its media \(p.mediaLabel ?? path) cannot play: \(error.message); left out")
+            return
+        }
+        player.pause()
+        player.beginBreak(id: p.id, contentTime: cue)
+        layer.activate()
+        player.playAd(url: media.url, queue: .main, onFrame: { _, _ in true }) { [weak self] result in
+            MainActor.assumeIsolated {
+                layer.deactivate()
+                if case .failure(let e) = result { self?.warnings.append("\(id): \(e)") }
+                self?.player.endBreak()
+                self?.player.play()
+            }
+        }
+    }
+}
