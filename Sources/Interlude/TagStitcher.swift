@@ -199,7 +199,14 @@ import Timing
                 position = cue
                 if vastCue == cue, let manager {
                     // the break plays (ads spliced on a worker too); content goes on once it is over
-                    await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in manager.reach(cue) { _ in c.resume() } }
+                    // (or, for a double box, until its ads are queued: they play as content goes on)
+                    await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                        var resumed = false
+                        let once: @MainActor () -> Void = { if !resumed { resumed = true; c.resume() } }
+                        manager.contentContinuesDuringBreak = once
+                        manager.reach(cue) { _ in once() }
+                    }
+                    manager.contentContinuesDuringBreak = nil
                 }
                 while let n = pendingNatives.first, let t = n.cueTime, t <= cue {
                     pendingNatives.removeFirst()
