@@ -148,21 +148,15 @@ import Timing
 
         // The frame loop runs on a worker thread while this main-actor method awaits it, so the
         // main actor (where the manager, the loader and any app code run) is never held for the
-        // length of a stitch; each frame's facts reach the main actor as they happen.
+        // length of a stitch. Progress is reported from the worker; the playhead is set on the main
+        // actor after each run of content (the manager reads it at the cue).
         let expected = session.contentDuration
         let progress = HandedOver(onProgress)
-        let events = HandedOver((playhead, progress))
+        let format = session.format
         session.onEvent = { event in
-            let (playhead, progress) = events.value
             switch event {
-            case let .contentProgress(contentTime, streamTime):
-                runOnMain {
-                    playhead.contentTime = contentTime
-                    playhead.streamTime = streamTime
-                }
-                progress.value?(streamTime + session.format.frameDuration, expected)
-            case let .adProgress(_, _, _, streamTime):
-                progress.value?(streamTime + session.format.frameDuration, expected)
+            case let .contentProgress(_, streamTime), let .adProgress(_, _, _, streamTime):
+                progress.value?(streamTime + format.frameDuration, expected)
             default: break
             }
         }
@@ -194,6 +188,9 @@ import Timing
                 let cue = [vastCue, nativeCue].compactMap { $0 }.min()
                 if contentPaused { contentPaused = false }   // a manager that never resumed does not hold content
                 try await onWorkerThread { try worker.value.playContent(until: cue) }
+                // the playhead, as the manager sees it at the cue: the last content frame shown
+                playhead.contentTime = session.contentTime
+                if let last = session.timelineMap.segments.last { playhead.streamTime = max(.zero, last.streamEnd - format.frameDuration) }
                 if session.contentEnded { break }
                 guard let cue else { break }
                 position = cue
