@@ -78,11 +78,12 @@ public final class AdMediaCache: @unchecked Sendable {
             throw Failure(code: 402, message: "cache folder \(directory.path) cannot be created: \(error.localizedDescription)")
         }
         let temporary = directory.appendingPathComponent(".\(UUID().uuidString).part")
+        Playback.OutputTarget.register(temporary.path)   // before it exists: a signal in between would leave it
         guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
               let handle = try? FileHandle(forWritingTo: temporary) else {
+            Playback.OutputTarget.discard(temporary.path)
             throw Failure(code: 402, message: "media \(url) cannot be cached in \(directory.path)")
         }
-        Playback.OutputTarget.register(temporary.path)
         let file = PartFile(handle)
         defer { file.close(); Playback.OutputTarget.discard(temporary.path) }
         do {

@@ -62,10 +62,15 @@ public enum OutputTarget {
         let tmp = temporaryPath(for: path)
         var st = stat()
         if lstat(tmp, &st) == 0, st.st_mode & S_IFMT == S_IFREG || st.st_mode & S_IFMT == S_IFLNK { unlink(tmp) }
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .outputUnwritable("cannot write \(path): \(String(cString: strerror(errno)))") }
-        close(fd)
+        // registered before it exists: a signal between creating and registering it would leave it behind
         register(tmp)
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            let reason = String(cString: strerror(errno))
+            unregister(tmp)
+            throw .outputUnwritable("cannot write \(path): \(reason)")
+        }
+        close(fd)
         return tmp
     }
 

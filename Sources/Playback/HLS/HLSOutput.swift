@@ -12,9 +12,9 @@ enum HLSOutput {
         let staging = target.deletingLastPathComponent()
             .appendingPathComponent(".\(target.lastPathComponent).\(getpid()).interlude-hls")
         try? fm.removeItem(at: staging)
-        try fm.createDirectory(at: staging, withIntermediateDirectories: false)
-        OutputTarget.register(staging.path)   // removed on SIGINT/SIGTERM/SIGHUP
+        OutputTarget.register(staging.path)   // removed on SIGINT/SIGTERM/SIGHUP (registered before it exists)
         defer { OutputTarget.unregister(staging.path) }
+        try fm.createDirectory(at: staging, withIntermediateDirectories: false)
         do {
             _ = try HLSPackager.package(mp4: mp4, into: staging.path, duration: duration, breaks: breaks,
                                         settings: settings, programDate: settings.programDate ?? startDate)
