@@ -83,14 +83,12 @@ extension AdVideoDisplay {
             return
         }
         let box = HandedOver((session, onFrame, completion))
-        let thread = Thread {
+        startWorkerThread {
             let (session, onFrame, completion) = box.value
             let result = Result { try session.playAd(media, position: position, totalAds: totalAds) { a, s in runOnMain { onFrame(a, s) } } }
             let done = HandedOver((completion, result))
             DispatchQueue.main.async { MainActor.assumeIsolated { done.value.0(done.value.1) } }
         }
-        thread.stackSize = 8 << 20
-        thread.start()
     }
 
     public func endBreak() { session.endBreak() }

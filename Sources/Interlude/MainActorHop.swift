@@ -13,10 +13,15 @@ func runOnMain<T: Sendable>(_ body: @MainActor () -> T) -> T {
 /// API delivers its events.
 func onWorkerThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread { continuation.resume(with: Result { try body() }) }
-        thread.stackSize = 8 << 20
-        thread.start()
+        startWorkerThread { continuation.resume(with: Result { try body() }) }
     }
+}
+
+/// Starts `body` on a thread of its own (8 MiB of stack, as decoding and encoding want).
+func startWorkerThread(_ body: @escaping @Sendable () -> Void) {
+    let thread = Thread(block: body)
+    thread.stackSize = 8 << 20
+    thread.start()
 }
 
 /// A value handed to a worker thread while its owner waits (the owner never touches it meanwhile).

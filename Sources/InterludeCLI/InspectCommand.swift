@@ -135,7 +135,7 @@ func runInspect(_ args: [String]) -> Int32 {
 /// `@unchecked Sendable`: `value` is written once before `semaphore.signal()` and read after `wait()`.
 private final class ResultBox<T>: @unchecked Sendable { var value: T? }
 
-private func blockingRun<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
+func blockingRun<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
     let box = ResultBox<T>()
     let semaphore = DispatchSemaphore(value: 0)
     Task.detached {

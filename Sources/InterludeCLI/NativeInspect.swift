@@ -26,7 +26,7 @@ enum NativeInspect {
         var settings = NativeLoadSettings()
         settings.allowNetwork = allowNetwork
         let fixed = settings
-        let loaded: Result<(NativeResponse, URL), NativeAdError> = blockingNative {
+        let loaded: Result<(NativeResponse, URL), NativeAdError> = blockingRun {
             do throws(NativeAdError) { return .success(try await NativeResponseLoader.load(tag, settings: fixed)) } catch { return .failure(error) }
         }
         let formats: [NativeFormatDefinition]
@@ -95,18 +95,4 @@ enum NativeInspect {
         for w in response.warnings { print("  warning: \(w)") }
         return 0
     }
-}
-
-/// `@unchecked Sendable`: `value` is written once before `signal()` and read after `wait()`.
-private final class NativeResultBox<T>: @unchecked Sendable { var value: T? }
-
-private func blockingNative<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
-    let box = NativeResultBox<T>()
-    let semaphore = DispatchSemaphore(value: 0)
-    Task.detached {
-        box.value = await work()
-        semaphore.signal()
-    }
-    semaphore.wait()
-    return box.value!
 }

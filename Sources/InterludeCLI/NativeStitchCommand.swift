@@ -55,9 +55,7 @@ extension StitchOptions {
         return 1
     }
     progress.clear()
-    var stitched = result
-    stitched.result.issues = failures + stitched.result.issues
-    result = stitched
+    result.result.issues = failures + result.result.issues
     var lines = StitchSummary.lines(result.result)
     let last = lines.popLast()
     lines += nativeSummaryLines(result.natives)

@@ -44,19 +44,13 @@ extension DoubleBoxStyle {
     /// The stitch session it is drawn in; nil on the live player.
     public let session: SpliceSession?
     private let period: MediaTime
-    private let onMain: OnMain
     private var beforeFirstAd: (() -> Void)?
     private let finish: @MainActor (DoubleBoxLayer) -> Void
-
-    /// How a handler reaches the main actor from the frame loop: a stitch's loop is the main actor
-    /// (at once); the player's thread waits for the main queue.
-    enum OnMain { case already, waitForMainQueue }
 
     init(layer: DoubleBoxLayer, session: SpliceSession) {
         self.layer = layer
         self.session = session
         period = session.format.frameDuration
-        onMain = .already
         finish = { layer in
             guard let p = layer.placement else { return }
             session.recordOverlappingBreak(.init(id: layer.breakId, contentTime: p.contentTime, streamStart: p.streamTime,
@@ -71,7 +65,6 @@ extension DoubleBoxStyle {
         self.layer = layer
         session = nil
         self.period = period
-        onMain = .waitForMainQueue
         self.beforeFirstAd = beforeFirstAd
         self.finish = finish
     }
@@ -84,27 +77,20 @@ extension DoubleBoxStyle {
     public func playAd(_ media: AdMedia, position: Int, totalAds: Int,
                        onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
                        completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void) {
-        let period = self.period, onMain = self.onMain
+        let period = self.period
+        // The layer calls these on the frame loop's thread: a stitch's worker (its main-actor
+        // caller awaits it) or the player's thread (outside the surface's lock), so waiting for
+        // the main queue is safe in both.
         layer.enqueue(media, onFrame: { adTime, streamTime in
-            Self.call(onMain) { onFrame(adTime, streamTime) }
+            runOnMain { onFrame(adTime, streamTime) }
         }, completion: { placed in
-            Self.call(onMain) {
+            runOnMain {
                 completion(.success(PlacedAd(mediaFile: media.url, streamTime: placed.streamTime, duration: period * placed.frames,
                                              mediaDuration: media.duration, podPosition: position, totalAds: totalAds,
                                              frames: placed.frames)))
             }
         })
         if let start = beforeFirstAd { beforeFirstAd = nil; start() }
-    }
-
-    /// Runs `body` on the main actor from the frame loop: at once on a stitch's loop (the main
-    /// actor); from the player's thread, waiting for the main queue (the layer calls handlers
-    /// only outside the surface's lock there, so main never waits on this thread meanwhile).
-    private nonisolated static func call<T: Sendable>(_ onMain: OnMain, _ body: @MainActor () -> T) -> T {
-        // A stitch's frame loop runs on a worker thread while its main-actor caller awaits it, and
-        // the player's on its own thread: both wait for the main queue (`onMain` is informative).
-        _ = onMain
-        return runOnMain(body)
     }
 
     /// The break is over: it goes on the timeline as a break that overlapped content.
