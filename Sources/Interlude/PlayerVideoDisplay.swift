@@ -32,13 +32,13 @@ import Timing
     public func playAd(_ media: AdMedia, position: Int, totalAds: Int,
                        onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
                        completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void) {
-        player.playAd(url: media.url, queue: .main, onFrame: { adTime, streamTime in
+        player.playAd(media, position: position, totalAds: totalAds, queue: .main, onFrame: { adTime, streamTime in
             MainActor.assumeIsolated { onFrame(adTime, streamTime) }
         }, completion: { result in
             MainActor.assumeIsolated {
                 completion(result.map {
-                    PlacedAd(mediaFile: media.url, streamTime: $0.streamStart, duration: $0.duration,
-                             mediaDuration: media.duration, podPosition: position, totalAds: totalAds, frames: $0.frames)
+                    $0.placement ?? PlacedAd(mediaFile: media.url, streamTime: $0.streamStart, duration: $0.duration,
+                                             mediaDuration: media.duration, podPosition: position, totalAds: totalAds, frames: $0.frames)
                 })
             }
         })

@@ -56,7 +56,6 @@ import Timing
     /// Native ads the app could not load (listed among the result's errors; the stitch goes on).
     public var nativeLoadErrors: [AdError] = []
 
-    private var contentPaused = false
     /// The delegate calls this app received, in order: `contentPause`, `contentResume`,
     /// `event:TYPE`, `error:CODE` (for tests and diagnostics).
     public private(set) var delegateLog: [String] = []
@@ -70,6 +69,14 @@ import Timing
     }
 
     /// Runs the stitch. Throws `StitchFailure` when no output could be made; ad problems are in the result.
+    ///
+    /// It is an app on a stitching `Player` (`Player(stitching:)`, as fast as possible) written
+    /// as IMA's guide writes one: `PlayerVideoDisplay` plays the ads through the player,
+    /// `PlayerContentPlayhead` lets the manager watch the playhead itself (boundary observers at
+    /// its cues), the delegate pauses and resumes content, and `contentComplete()` on the
+    /// did-play-to-end notification plays the post-rolls. Only the clock and the output differ
+    /// from `interlude play`. The player's frame loop runs on its own thread; this method awaits
+    /// it on the main actor, where the manager, the loader and the delegate calls run.
     public func run() async throws -> TagStitchResult {
         let started = monotonicSeconds()
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-native-\(UUID().uuidString.prefix(8))")
@@ -77,7 +84,6 @@ import Timing
         defer { try? FileManager.default.removeItem(at: work) }
         let (natives, nativeWarnings) = try await NativePreparation.prepare(nativeBreaks, cache: nativeMediaCache,
                                                                             videoTimeout: nativeVideoTimeout, work: work)
-        let nativeLayers: [SurfaceLayer] = natives.map(\.layer)
         var adUI: AdUILayer?, adUIWarning: String?
         if drawsDefaultAdUI || customAdUI != nil {
             do {
@@ -85,30 +91,30 @@ import Timing
             } catch { adUIWarning = "ad UI not drawn: \(error)" }
         }
         let lbar = companionLBar ? try? CompanionLBarLayer() : nil
-        let uiLayers = (lbar.map { [$0] } ?? []) + layers + (adUI.map { [$0] } ?? []) + nativeLayers
-        let opened = try SpliceSession(request: output, layers: uiLayers)
-        var loadError: AdError?
-        var manager: AdsManager?
-        let display = SessionVideoDisplay(session: opened, threads: output.threads, playsOffMainActor: true)
-        let container = AdDisplayContainer(videoDisplay: display)
+        let player = try Player(stitching: output)
+        self.player = player
+        let container = AdDisplayContainer(videoDisplay: PlayerVideoDisplay(player: player, threads: output.threads))
         container.adUI = adUI
         container.companionSlots = companionSlots
         container.companionLayout = lbar
         adUI?.companionLayout = lbar
-        let playhead = EnginePlayhead()
         let loader = AdsLoader(settings: settings)
         loader.fetcher = fetcher
         loader.mediaCache = cache
-        loader.mediaPreferences = MediaSelectionPreferences(outputWidth: opened.format.width, outputHeight: opened.format.height)
+        let format = player.surface.format
+        loader.mediaPreferences = MediaSelectionPreferences(outputWidth: format.width, outputHeight: format.height)
         if playsNativeVMAPBreaks { loader.appTemplateTypes = [NativeVMAP.templateType] }
+        let playhead = PlayerContentPlayhead(player: player)
         let request: AdsRequest
         if let adTag {
             request = AdsRequest(adTagUrl: adTag, adDisplayContainer: container, contentPlayhead: playhead)
         } else {
             request = AdsRequest(adsResponse: adsResponse ?? "", adDisplayContainer: container, contentPlayhead: playhead)
         }
-        request.contentDuration = opened.contentDuration.seconds
+        request.contentDuration = player.currentItem?.duration.seconds
         request.vastLoadTimeout = vastLoadTimeout
+        var loadError: AdError?
+        var manager: AdsManager?
         do {
             manager = try await loader.loadAds(request).adsManager
         } catch let e as AdError {
@@ -116,115 +122,83 @@ import Timing
         } catch {
             loadError = AdError(type: .adLoadingFailed, code: 1005, message: "\(error)")
         }
-        adsManager = manager
-        manager?.delegate = self
-        manager?.initialize(with: renderingSettings)
-        if let manager { await manager.preloadMedia(cache: cache) }
-        // VAST NonLinear overlays draw on content frames. When the output copies content packets
-        // (smart rendering), it is reopened with the overlay layer so that smart rendering is
-        // decided knowing it (nothing was written yet); otherwise the layer is added (overlays
-        // draw on content frames only, the other layers on ad frames only, so the order is moot).
-        let session: SpliceSession
+        // The layers, bottom first, before the first frame: VAST NonLinear overlays and double
+        // boxes draw on content frames, so the player's output, opened copying content packets
+        // (smart rendering), is opened again re-encoding it when they are added (nothing is
+        // written yet; with --smart on a double box plays as a standard break instead).
         var smartRefusal: String?   // a reason of ours when a double box turned copying off
+        let surface = player.surface
+        if let lbar { surface.addLayer(lbar) }
         if let manager, manager.hasOverlays, let overlays = try? AdOverlayLayer() {
             overlays.expectsOverlays = true
             container.overlays = overlays
-            if opened.smartRendering?.used == true {
-                opened.abort()
-                session = try SpliceSession(request: output, layers: (lbar.map { [$0] } ?? []) + [overlays] + layers + (adUI.map { [$0] } ?? []) + nativeLayers)
-                container.videoDisplay = SessionVideoDisplay(session: session, threads: output.threads, playsOffMainActor: true)
-            } else {
-                opened.layers.add(overlays)
-                session = opened
-            }
-        } else if let reopened = try reopenedForDoubleBoxes(opened, manager: manager, container: container, layers: uiLayers) {
-            // a VMAP double box draws on content frames: no copying (DoubleBox+SmartRendering.swift)
-            session = reopened
+            surface.addLayer(overlays)
+        } else if let manager, manager.hasDoubleBoxes, player.copiesContent, output.smart == .auto {
+            surface.addLayer(DoubleBoxReservation())
             smartRefusal = DoubleBoxLayer.smartRenderingRefusal
-        } else {
-            session = opened
         }
-        let planEnd = monotonicSeconds()
+        for l in layers { surface.addLayer(l) }
+        if let adUI { surface.addLayer(adUI) }
+        for n in natives { surface.addLayer(n.layer) }
 
-        // The frame loop runs on a worker thread while this main-actor method awaits it, so the
-        // main actor (where the manager, the loader and any app code run) is never held for the
-        // length of a stitch. Progress is reported from the worker; the playhead is set on the main
-        // actor after each run of content (the manager reads it at the cue).
-        let expected = session.contentDuration
+        let expected = player.currentItem?.duration ?? .zero
         let progress = HandedOver(onProgress)
-        let format = session.format
-        session.onEvent = { event in
+        player.spliceEvents = { event in
             switch event {
             case let .contentProgress(_, streamTime), let .adProgress(_, _, _, streamTime):
                 progress.value?(streamTime + format.frameDuration, expected)
             default: break
             }
         }
-        let worker = HandedOver(session)
-        // Full-frame native breaks wait in cue order; each plays when content reaches its cue,
-        // after the manager's break at that cue (post-rolls after the manager's post-rolls).
-        var pendingNatives = natives.filter { $0.mediaPath != nil && $0.cueTime != nil }.sorted { $0.cueTime! < $1.cueTime! }[...]
+        // Full-frame native breaks play at their cues, after the manager's break there (post-rolls
+        // after the manager's post-rolls); their observers go on after the manager's.
+        nativeCues = natives.filter { $0.mediaPath != nil && $0.cueTime != nil }
         let nativePostrolls = natives.filter { $0.mediaPath != nil && $0.cueTime == nil }
-        var nativeProblems: [String] = []
-        var measurements = AdMeasurements(threads: output.threads)
-        func playNative(_ n: PreparedNative, at contentTime: MediaTime) async throws {
-            guard let path = n.mediaPath else { return }
-            let media: AdMedia
-            do { media = try measurements.measure(path) } catch {
-                nativeProblems.append("\(n.id): its media \(n.mediaLabel ?? path) cannot play: \(error.message); left out")
-                return
+        adsManager = manager
+        manager?.delegate = self
+        manager?.initialize(with: renderingSettings)
+        if let manager { await manager.preloadMedia(cache: cache) }
+        for cue in Set(nativeCues.compactMap(\.cueTime)).sorted() {
+            nativeTokens.append(player.addBoundaryTimeObserver(forTimes: [cue], queue: .main) { [weak self] in
+                MainActor.assumeIsolated { self?.reachedNativeCue(cue) }
+            })
+        }
+        let planEnd = monotonicSeconds()
+        preloaded = true
+        if manager == nil || wantsContent { resumeContent() }
+
+        // Content ends → the manager's post-rolls (contentComplete) → the native post-rolls → done.
+        let postrolls = HandedOver(nativePostrolls[...])
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let observer = NotificationCenter.default.addObserver(forName: .PlayerItemDidPlayToEndTime, object: player.currentItem,
+                                                                  queue: .main) { _ in
+                MainActor.assumeIsolated {
+                    let finish: @MainActor () -> Void = { [self] in
+                        loader.contentComplete()   // IMA's call; the manager has completed already
+                        let end = player.timeline.segments.last?.contentEnd ?? player.currentTime()
+                        playNatives(postrolls.value, at: end) { c.resume() }
+                    }
+                    if let manager { manager.contentComplete(then: finish) } else { finish() }
+                }
             }
-            session.beginBreak(id: n.id, contentTime: contentTime)
-            n.layer.activate()
-            defer { n.layer.deactivate() }
-            _ = try await onWorkerThread { try worker.value.playAd(media, position: 1, totalAds: 1) }
-            session.endBreak()
+            endObserver = observer
+        }
+        if let endObserver { NotificationCenter.default.removeObserver(endObserver) }
+        for t in nativeTokens { player.removeTimeObserver(t) }
+        for n in nativeCues where !playedNatives.contains(n.id) {
+            nativeProblems.append("\(n.id): its cue \(n.cueTime?.seconds ?? 0) s lies past the content's end; not shown")
+        }
+        if let e = nativeFailure {
+            player.abandon()
+            throw StitchFailure.encodingFailed("stitch failed: \(e)")
         }
         do {
-            var position = MediaTime.zero
-            while true {
-                let vastCue = manager?.nextCuePoint(atOrAfter: position)
-                let nativeCue = pendingNatives.first?.cueTime
-                let cue = [vastCue, nativeCue].compactMap { $0 }.min()
-                if contentPaused { contentPaused = false }   // a manager that never resumed does not hold content
-                try await onWorkerThread { try worker.value.playContent(until: cue) }
-                // the playhead, as the manager sees it at the cue: the last content frame shown
-                playhead.contentTime = session.contentTime
-                if let last = session.timelineMap.segments.last { playhead.streamTime = max(.zero, last.streamEnd - format.frameDuration) }
-                if session.contentEnded { break }
-                guard let cue else { break }
-                position = cue
-                if vastCue == cue, let manager {
-                    // the break plays (ads spliced on a worker too); content goes on once it is over
-                    // (or, for a double box, until its ads are queued: they play as content goes on)
-                    await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                        var resumed = false
-                        let once: @MainActor () -> Void = { if !resumed { resumed = true; c.resume() } }
-                        manager.contentContinuesDuringBreak = once
-                        manager.reach(cue) { _ in once() }
-                    }
-                    manager.contentContinuesDuringBreak = nil
-                }
-                while let n = pendingNatives.first, let t = n.cueTime, t <= cue {
-                    pendingNatives.removeFirst()
-                    try await playNative(n, at: cue)
-                }
-            }
-            if let manager {
-                await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in manager.contentComplete { c.resume() } }
-            }
-            loader.contentComplete()   // IMA's call; the manager has completed already
-            let end = session.timelineMap.segments.last?.contentEnd ?? session.contentTime ?? .zero
-            for n in nativePostrolls { try await playNative(n, at: end) }
-            for n in pendingNatives {
-                nativeProblems.append("\(n.id): its cue \(n.cueTime?.seconds ?? 0) s lies past the content's end; not shown")
-            }
-            try await onWorkerThread { try worker.value.finish() }
+            try await onWorkerThread { try player.close() }
         } catch {
-            session.abort()
             if let f = error as? StitchFailure { throw f }
             throw StitchFailure.encodingFailed("stitch failed: \(error)")
         }
+        guard let session = player.spliceSession else { throw StitchFailure.encodingFailed("stitch failed: no output") }
         var content = session.content
         content.duration = session.timelineMap.segments.last?.contentEnd ?? session.contentDuration
         let total = monotonicSeconds() - started
@@ -244,6 +218,66 @@ import Timing
         return result
     }
 
+    // MARK: content and native breaks on the player
+
+    private var player: Player?
+    private var preloaded = false
+    private var wantsContent = false
+    private var endObserver: NSObjectProtocol?
+    private var nativeCues: [PreparedNative] = []
+    private var nativeTokens: [Any] = []
+    private var nativesDue: [PreparedNative] = []
+    private var playedNatives: Set<String> = []
+    private var nativeProblems: [String] = []
+    private var nativeMeasurements = AdMeasurements(threads: 0)
+
+    /// Content plays on, after any native breaks due at the cue it stands on. Content waits for
+    /// the manager's preloading (everything is fetched before the first frame, as a stitch always did).
+    private func resumeContent() {
+        guard preloaded else { wantsContent = true; return }
+        let due = nativesDue[...]
+        nativesDue = []
+        guard let player else { return }
+        playNatives(due, at: player.currentTime()) { [weak self] in self?.player?.play() }
+    }
+
+    /// The player holds at a native cue (after the manager's observer at the same cue ran): its
+    /// breaks play now, or after the manager's break there when one is playing.
+    private func reachedNativeCue(_ cue: MediaTime) {
+        guard let player else { return }
+        player.pause()
+        nativesDue += nativeCues.filter { $0.cueTime == cue }
+        let managerBreak = adsManager.map { $0.breakPlaying && $0.doubleBox == nil } ?? false
+        if !managerBreak { resumeContent() }   // otherwise the manager's content-resume request plays them
+    }
+
+    /// Plays full-frame native breaks one after another as breaks of their own, then `done`.
+    private func playNatives(_ items: ArraySlice<PreparedNative>, at contentTime: MediaTime, then done: @escaping @MainActor () -> Void) {
+        guard let n = items.first, let path = n.mediaPath, let player else { done(); return }
+        let rest = items.dropFirst()
+        playedNatives.insert(n.id)
+        let media: AdMedia
+        do { media = try nativeMeasurements.measure(path) } catch {
+            nativeProblems.append("\(n.id): its media \(n.mediaLabel ?? path) cannot play: \(error.message); left out")
+            playNatives(rest, at: contentTime, then: done)
+            return
+        }
+        player.beginBreak(id: n.id, contentTime: contentTime)
+        n.layer.activate()
+        let held = HandedOver((n, rest))
+        player.playAd(media, position: 1, totalAds: 1, queue: .main, onFrame: { _, _ in true }) { result in
+            MainActor.assumeIsolated { [self] in
+                let (n, rest) = held.value
+                n.layer.deactivate()
+                player.endBreak()
+                if case .failure(let e) = result { nativeFailure = nativeFailure ?? e }
+                playNatives(rest, at: contentTime, then: done)
+            }
+        }
+    }
+
+    private var nativeFailure: Error?
+
     // MARK: AdsManagerDelegate — what the app does
 
     public func adsManager(_ adsManager: AdsManager, didReceive event: AdEvent) {
@@ -259,12 +293,12 @@ import Timing
 
     public func adsManagerDidRequestContentPause(_ adsManager: AdsManager) {
         delegateLog.append("contentPause")
-        contentPaused = true
+        player?.pause()
     }
 
     public func adsManagerDidRequestContentResume(_ adsManager: AdsManager) {
         delegateLog.append("contentResume")
-        contentPaused = false
+        resumeContent()
     }
 }
 

@@ -57,15 +57,25 @@ public final class SpliceSession {
     }
 
     /// The layers drawn on every frame written (ad UI, overlays, PiP windows) and mixed into the audio.
-    public let layers = LayerStack()
+    public let layers: LayerStack
 
     /// Opens the content and the output (as a temporary file beside it). `request.breaks` is not used.
     /// `layers` are drawn on the frames: one that draws on content frames turns smart rendering
     /// off (with `auto`, the report says why; `on` is refused), and ads with layers are encoded
     /// rather than taken from the transcode cache (whose entries hold pictures without them).
-    public init(request: StitchRequest, layers: [SurfaceLayer] = []) throws {
+    public convenience init(request: StitchRequest, layers: [SurfaceLayer] = []) throws {
+        let stack = LayerStack()
+        layers.forEach(stack.add)
+        try self.init(request: request, layerStack: stack)
+    }
+
+    /// Opens the content and the output, drawing the layers of `layerStack` (shared with a
+    /// stitching player's surface: layers added later draw too; smart rendering was decided
+    /// knowing those there now).
+    public init(request: StitchRequest, layerStack: LayerStack) throws {
         self.request = request
-        layers.forEach(self.layers.add)
+        self.layers = layerStack
+        let layers = layerStack.all
         toStdout = request.output == "-"
         if !toStdout {
             if request.container == .hls {
@@ -131,7 +141,7 @@ public final class SpliceSession {
             throw StitchFailure.outputUnwritable("cannot write \(request.output): \(SpliceSession.reason(error))")
         }
         smartReason = reason
-        transcoding = smart == nil || !layers.isEmpty ? nil : request.transcodeCache.flatMap {
+        transcoding = smart == nil ? nil : request.transcodeCache.flatMap {
             (try? AdTranscodeCache(directory: URL(fileURLWithPath: $0), maxBytes: request.transcodeCacheMaxBytes)).map(AdTranscoding.init)
         }
         splicer = Splicer(output: format, sink: sink, layers: self.layers)
@@ -243,7 +253,7 @@ public final class SpliceSession {
         let started: () -> Void = { [self] in onEvent?(.adStarted(breakIndex: index, position: position, totalAds: totalAds, media: media, streamTime: start)) }
         let outcome: SegmentOutcome, levelled: LoudnessNormalizer.Applied?
         var cacheUse: TranscodeCacheUse?
-        if let smart, let transcoding {
+        if let smart, let transcoding, layers.all.isEmpty {
             (outcome, levelled, cacheUse) = try transcoding.play(
                 media.url, output: smart.output, splicer: splicer, format: format, threads: request.threads,
                 endAdjustment: adjustment, loudness: { [self] in try loudness.attach(to: $0, hasAudio: $1, url: media.url) }, started: started, onFrame: handler)

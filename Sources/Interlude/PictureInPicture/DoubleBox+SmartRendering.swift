@@ -4,8 +4,9 @@ import Timing
 
 /// VMAP double boxes under smart rendering: a double box draws on content frames, which copied
 /// packets cannot carry. With `--smart auto` a tag-driven stitch whose ad response asks for one
-/// is reopened (nothing written yet) to re-encode all of its content, and the report says why, as
-/// for overlays; with `--smart on` the output keeps copying and the break plays as a standard one
+/// puts a `DoubleBoxReservation` on the player's surface before the first frame, so that its
+/// output is opened again re-encoding all of its content, and the report says why, as for
+/// overlays; with `--smart on` the output keeps copying and the break plays as a standard one
 /// with a LOG event (1201).
 extension AdsManager {
     /// Whether a break of the response asks for a double box (its VMAP extension, even malformed).
@@ -13,20 +14,6 @@ extension AdsManager {
         isAdRules && plans.contains { plan in
             plan.scheduled.extensions.contains { $0.type?.lowercased() == DoubleBoxStyle.vmapExtensionType }
         }
-    }
-}
-
-extension TagStitcher {
-    /// `opened` again, re-encoding its content, when it copies content packets under `--smart auto`
-    /// and the manager has a double-box break; nil when it can stay as it is. The display of
-    /// `container` then draws on the new session.
-    func reopenedForDoubleBoxes(_ opened: SpliceSession, manager: AdsManager?, container: AdDisplayContainer,
-                                layers: [SurfaceLayer]) throws -> SpliceSession? {
-        guard let manager, manager.hasDoubleBoxes, opened.copiesContent, output.smart == .auto else { return nil }
-        opened.abort()
-        let session = try SpliceSession(request: output, layers: layers + [DoubleBoxReservation()])
-        container.videoDisplay = SessionVideoDisplay(session: session, threads: output.threads)
-        return session
     }
 }
 

@@ -11,6 +11,10 @@ import Timing
 extension PlayerVideoDisplay: DoubleBoxCapableDisplay {
     public func beginDoubleBox(id: String, contentTime: MediaTime, style: DoubleBoxStyle, podDuration: MediaTime) throws(AdError) -> DoubleBoxRun {
         let duration = player.currentItem?.duration ?? .zero
+        guard !player.copiesContent else {
+            throw AdError(type: .adPlayingFailed, code: 1201,
+                          message: "double-box break \(id) needs the content re-encoded, but its packets are copied (--smart on; use --smart auto or off)")
+        }
         guard !player.contentEnded, contentTime + podDuration <= duration else {
             throw AdError(type: .adPlayingFailed, code: 1201,
                           message: "double-box break \(id) lasts \(podDuration.seconds) s but the content ends at \(duration.seconds) s")
@@ -39,7 +43,8 @@ extension PlayerVideoDisplay: DoubleBoxCapableDisplay {
             player.setDoubleBoxActive(false)
             guard let p = layer.placement else { return }
             player.recordOverlappingBreak(.init(id: layer.breakId, contentTime: p.contentTime, streamStart: p.streamTime,
-                                                streamEnd: surface.streamTime, overlapsContent: true))
+                                                streamEnd: surface.streamTime, overlapsContent: true),
+                                          packaged: layer.packagedBreak)   // a stitch: HLS date ranges, MP4 chapters
         })
     }
 }

@@ -26,7 +26,7 @@ public final class Player: @unchecked Sendable {
     public let currentItem: PlayerItem?
     /// Why the content could not be opened, when it could not.
     public let error: Error?
-    let engine: PlayerEngine?
+    let engine: (any PlayerBackend)?
 
     /// Whether the player can play.
     public enum Status: Sendable { case readyToPlay, failed }
@@ -60,6 +60,48 @@ public final class Player: @unchecked Sendable {
             currentItem = nil
             self.error = error
         }
+    }
+
+    /// A player that writes a stitch: it plays `request.content` as fast as possible into
+    /// `request.output` (MP4, HLS, NUT or y4m, as `SpliceSession` writes them, copying content
+    /// packets with smart rendering) instead of presenting frames to the surface's outputs. Its
+    /// controls, time observers and ads behave as on any player, so the app that plays ads on a
+    /// player (`PlayerVideoDisplay`, `PlayerContentPlayhead`, or its own boundary observers)
+    /// makes the stitch: `interlude stitch` is such an app (`Stitcher`, `TagStitcher`).
+    ///
+    /// Differences, all of a one-pass file output: content plays in runs from one boundary
+    /// observer's time to the next (so that packets can be copied between cues), and `pause()`
+    /// takes effect at the next boundary (a boundary block that pauses stops content exactly
+    /// there); `seek(to:)` is refused; `rate` is 0 or 1. The surface's layers (`layers`, and any
+    /// added before the first frame) are drawn on the output; outputs attached to the surface
+    /// receive nothing. `close()` finishes the file and moves it into place; a player released
+    /// without `close()` leaves nothing at the output path. Throws `StitchFailure` when the content
+    /// or the output cannot be opened.
+    public convenience init(stitching request: StitchRequest, layers: [SurfaceLayer] = []) throws {
+        let backend = try SpliceBackend(request: request, layers: layers)
+        self.init(backend: backend, url: URL(fileURLWithPath: request.content), clock: .asFastAsPossible)
+    }
+
+    private init(backend: any PlayerBackend, url: URL, clock: PlaybackClock) {
+        self.clock = clock
+        engine = backend
+        surface = backend.surface
+        currentItem = PlayerItem(url: url, duration: backend.contentDuration)
+        error = nil
+        backend.item = currentItem
+        backend.start()
+        surface.setOwner(self)
+    }
+
+    /// A stitching player's session (nil for a player presenting frames): the output's facts
+    /// (format, frames, timeline, smart rendering, timings). Read it after `close()`.
+    public var spliceSession: SpliceSession? { (engine as? SpliceBackend)?.spliceSession }
+
+    /// A stitching player: called on its thread for each event of the stitch (progress, ads,
+    /// breaks), as `SpliceSession.onEvent`. Set it before `play()`.
+    public var spliceEvents: ((SpliceEvent) -> Void)? {
+        get { (engine as? SpliceBackend)?.eventHandler }
+        set { (engine as? SpliceBackend)?.eventHandler = newValue }
     }
 
     /// Opens `url` or throws the reason it cannot be played (the throwing form of `init(url:clock:)`).
@@ -148,13 +190,15 @@ public final class Player: @unchecked Sendable {
     /// is idle: nothing to present until something changes. For tests and command-line tools.
     public func waitUntilIdle(timeout: Double = 600) -> Bool { engine?.waitUntilIdle(timeout: timeout) ?? true }
 
+    /// Stops the frame loop without finishing the outputs, and waits for it (a stitching player
+    /// removes its temporary output: nothing appears at the output path).
+    public func abandon() { engine?.abandon() }
+
     /// Stops the frame loop and finishes every output on the surface. Throws the first error an
     /// output raised while frames were presented, else the first raised while finishing.
     /// Idempotent.
     public func close() throws {
-        engine?.shutdown()
-        let finishing = Result { try surface.finish() }
-        if let e = engine?.outputError { throw e }
-        try finishing.get()
+        guard let engine else { return try surface.finish() }
+        try engine.close()
     }
 }

@@ -4,7 +4,7 @@ import Timing
 
 /// The player's state and its frame loop. One thread (`run`) owns the decoders, the cursors and
 /// the presenting; every other thread only sets requests under `cond` and signals.
-final class PlayerEngine: @unchecked Sendable {
+final class PlayerEngine: PlayerBackend, @unchecked Sendable {
     // @unchecked Sendable: the fields marked "loop" are touched only by the loop thread (and by
     // init before it starts); every other mutable field is guarded by `cond`.
     let surface: RenderSurface
@@ -73,6 +73,21 @@ final class PlayerEngine: @unchecked Sendable {
     func shutdown() {
         cond.lock(); quitting = true; cond.broadcast(); cond.unlock()
     }
+
+    func close() throws {
+        shutdown()
+        let finishing = Result { try surface.finish() }
+        if let e = outputError { throw e }
+        try finishing.get()
+    }
+
+    func abandon() {
+        shutdown()
+        _ = waitUntilIdle(timeout: 10)
+    }
+
+    /// A player decodes every content frame.
+    var copiesContent: Bool { false }
 
     // MARK: requests (any thread)
 
@@ -151,7 +166,7 @@ final class PlayerEngine: @unchecked Sendable {
         cond.lock(); boxActive = on; if !on { adPaused = false }; cond.broadcast(); cond.unlock()
     }
 
-    func recordOverlappingBreak(_ b: TimelineMap.Break) {
+    func recordOverlappingBreak(_ b: TimelineMap.Break, packaged: PackagedBreak?) {
         cond.lock(); defer { cond.unlock() }
         timeline.breaks.append(b)
         timeline.breaks.sort { $0.streamStart < $1.streamStart }
@@ -432,6 +447,10 @@ final class PlayerEngine: @unchecked Sendable {
 /// An ad handed to the player to play next (see `Player.playAd`).
 struct AdPlayRequest: Sendable {
     let url: String
+    /// The media as measured (a stitch needs its duration); nil: measured when it plays.
+    var media: AdMedia? = nil
+    var position = 1
+    var totalAds = 1
     let queue: DispatchQueue
     let onFrame: @Sendable (MediaTime, MediaTime) -> Bool
     let completion: @Sendable (Result<AdPlayback, Error>) -> Void
@@ -449,6 +468,9 @@ public struct AdPlayback: Sendable {
     public var stoppedEarly: Bool
     /// A decode error that ended it after some frames had been shown.
     public var error: Error?
+    /// A stitch's full account of the ad (its loudness, transcode cache use, conform time); nil
+    /// on a player presenting frames.
+    public var placement: PlacedAd? = nil
 }
 
 extension Player {
@@ -464,6 +486,20 @@ extension Player {
             return
         }
         engine.enqueueAd(AdPlayRequest(url: url, queue: queue, onFrame: onFrame, completion: completion))
+    }
+
+    /// Plays measured ad media (`AdMediaProbe.measure`) as ad `position` of `totalAds` in the
+    /// current break, as `playAd(url:…)` does. A stitching player uses the measurement (its
+    /// duration places the ad exactly) and reports the ad's full placement in the completion.
+    public func playAd(_ media: AdMedia, position: Int, totalAds: Int, queue: DispatchQueue = .main,
+                       onFrame: @escaping @Sendable (MediaTime, MediaTime) -> Bool,
+                       completion: @escaping @Sendable (Result<AdPlayback, Error>) -> Void) {
+        guard let engine else {
+            queue.async { completion(.failure(MediaError.unsupported("the player has no content"))) }
+            return
+        }
+        engine.enqueueAd(AdPlayRequest(url: media.url, media: media, position: position, totalAds: totalAds,
+                                       queue: queue, onFrame: onFrame, completion: completion))
     }
 
     /// Ends the ad playing before its next frame is presented (a skip).
@@ -482,5 +518,11 @@ extension Player {
     public func setDoubleBoxActive(_ active: Bool) { engine?.setDoubleBoxActive(active) }
     /// Records a break that played beside content without pausing it (a double box): it goes on
     /// the timeline with `overlapsContent` true.
-    public func recordOverlappingBreak(_ b: TimelineMap.Break) { engine?.recordOverlappingBreak(b) }
+    /// `packaged` (a stitch): the break's ads as HLS date ranges and MP4 chapters.
+    public func recordOverlappingBreak(_ b: TimelineMap.Break, packaged: PackagedBreak? = nil) {
+        engine?.recordOverlappingBreak(b, packaged: packaged)
+    }
+    /// Whether content packets are copied (a smart-rendered stitch): layers that draw on content
+    /// frames cannot be added.
+    public var copiesContent: Bool { engine?.copiesContent ?? false }
 }

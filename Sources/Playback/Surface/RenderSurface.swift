@@ -21,7 +21,7 @@ public final class RenderSurface: @unchecked Sendable {
     private let lock = NSLock()
     private var outputs: [SurfaceOutput] = []
     /// The layers drawn over the video and mixed into the audio.
-    public let layers = LayerStack()
+    public let layers: LayerStack
     private var framesOut: Int64 = 0
     private var samplesOut: Int64 = 0
     private var liveDrops: Int64 = 0
@@ -33,8 +33,14 @@ public final class RenderSurface: @unchecked Sendable {
     private var later: [() -> Void] = []
 
     /// A surface of this format, with no output yet.
-    public init(format: OutputFormat) {
+    public convenience init(format: OutputFormat) {
+        self.init(format: format, layers: LayerStack())
+    }
+
+    /// A surface drawing `layers` (a stitching player shares them with its `SpliceSession`).
+    init(format: OutputFormat, layers: LayerStack) {
         self.format = format
+        self.layers = layers
         scratch = Array(repeating: [], count: format.channels)
     }
 
@@ -97,6 +103,12 @@ public final class RenderSurface: @unchecked Sendable {
     /// presents into) the work waits for the next frame.
     public func afterPresenting(_ body: @escaping () -> Void) {
         laterLock.lock(); later.append(body); laterLock.unlock()
+    }
+
+    /// A stitching player writes its frames through its `SpliceSession`; the surface follows the
+    /// stream's position so that its readers (layers, observers, the ad display) see it.
+    func follow(frames: Int64, samples: Int64) {
+        lock.lock(); framesOut = frames; samplesOut = samples; lock.unlock()
     }
 
     /// Runs the work handed over by `afterPresenting`, in order (the frame loop, after presenting;

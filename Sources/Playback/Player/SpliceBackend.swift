@@ -1,0 +1,364 @@
+import Foundation
+import Media
+import Timing
+
+/// The frame loop of a stitching `Player` (`Player(stitching:)`): the player's controls, time
+/// observers and ads over a `SpliceSession`, as fast as possible, written to the request's output.
+///
+/// Content plays in runs from boundary to boundary (the next boundary observer's time, or the
+/// end): each run is one `playContent(until:)`, so a smart-rendered stitch still copies the
+/// content's packets between cues and re-encodes only the GOPs a cue splits. A boundary holds the
+/// first frame at or after its time while the observer block runs (the loop waits for it), exactly
+/// as `PlayerEngine` does, so cues are frame-exact on both backends. Periodic and stream-time
+/// observers run inside a run, after the frame that reaches them.
+///
+/// One thread (`run`) drives the session. The app's calls that change the output (`beginBreak`,
+/// `endBreak`, overlapping breaks) are queued and applied by that thread before the next frame,
+/// so an observer block or an ad-frame callback never waits for the session.
+final class SpliceBackend: PlayerBackend, @unchecked Sendable {
+    // @unchecked Sendable: fields marked "loop" are touched only by the loop thread (and init,
+    // and `close` after the loop has ended); every other mutable field is guarded by `cond`.
+    let surface: RenderSurface
+    let contentDuration: MediaTime
+    weak var item: PlayerItem?
+    private let request: StitchRequest
+    private let cond = NSCondition()
+
+    // guarded by cond
+    private var wantsPlay = false
+    private var quitting = false
+    private var finishing = false
+    private var exited = false
+    private var started = false
+    private var adRequest: AdPlayRequest?
+    private var adActive = false
+    private var adPaused = false
+    private var adStop = false
+    private var boxActive = false
+    private var idle = false
+    private var contentEnded = false
+    private var head: MediaTime?
+    private var observers: [TimeObserver] = []
+    private var nextObserverID = 0
+    private var timeline = TimelineMap()
+    private var commands: [(SpliceSession) -> Void] = []
+    private var failure: Error?
+    private var copying: Bool
+    private var handler: ((SpliceEvent) -> Void)?
+
+    // loop
+    private var session: SpliceSession
+    private var endPosted = false
+    private var checkedLayers = false
+
+    /// Opens the content and the output (a temporary file until `close()`); throws `StitchFailure`.
+    init(request: StitchRequest, layers: [SurfaceLayer]) throws {
+        self.request = request
+        let stack = LayerStack()
+        layers.forEach(stack.add)
+        session = try SpliceSession(request: request, layerStack: stack)
+        surface = RenderSurface(format: session.format, layers: stack)
+        contentDuration = session.contentDuration
+        copying = session.copiesContent
+        timeline = session.timelineMap
+    }
+
+    /// The session (read its facts after `close()`).
+    var spliceSession: SpliceSession { session }
+
+    /// Called on the loop thread for each of the session's events.
+    var eventHandler: ((SpliceEvent) -> Void)? {
+        get { cond.lock(); defer { cond.unlock() }; return handler }
+        set { cond.lock(); handler = newValue; cond.unlock() }
+    }
+
+    func start() {
+        cond.lock(); started = true; cond.unlock()
+        let t = Thread { [self] in run() }
+        t.name = "interlude-stitch"
+        t.start()
+    }
+
+    /// Stops without finishing: the temporary output is removed.
+    func shutdown() {
+        cond.lock(); quitting = true; cond.broadcast(); cond.unlock()
+    }
+
+    /// Applies what the app asked last, flushes the encoders and moves the output into place;
+    /// throws the first failure (the output is then removed).
+    func close() throws {
+        cond.lock()
+        if !quitting { quitting = true; finishing = true }
+        cond.broadcast()
+        while started && !exited { cond.wait() }
+        let error = failure
+        cond.unlock()
+        if !started { finishNow() }
+        if let error { throw error }
+    }
+
+    func abandon() {
+        cond.lock()
+        quitting = true
+        cond.broadcast()
+        while started && !exited { cond.wait() }
+        cond.unlock()
+        if !started { session.abort() }
+    }
+
+    // MARK: requests (any thread)
+
+    var rate: Float { cond.lock(); defer { cond.unlock() }; return wantsPlay ? 1 : 0 }
+    func setPlaying(_ on: Bool) {
+        cond.lock(); wantsPlay = on; if on && !contentEnded { idle = false }; cond.broadcast(); cond.unlock()
+    }
+    func setRate(_ r: Float) { setPlaying(r > 0) }
+    var playhead: MediaTime? { cond.lock(); defer { cond.unlock() }; return head }
+    var contentEndedFlag: Bool { cond.lock(); defer { cond.unlock() }; return contentEnded }
+    var timelineSnapshot: TimelineMap { cond.lock(); defer { cond.unlock() }; return timeline }
+    /// A stitch is not paced: there is no master clock.
+    var masterClock: AudioMasterClock? { get { nil } set {} }
+    func wallTime(of t: MediaTime) -> Double? { nil }
+    var copiesContent: Bool { cond.lock(); defer { cond.unlock() }; return copying }
+
+    /// A stitch cannot seek (its output is one pass over the content): refused.
+    func requestSeek(to target: MediaTime, queue: DispatchQueue, completion: (@Sendable (Bool) -> Void)?) {
+        queue.async { completion?(false) }
+    }
+
+    func addObserver(_ kind: TimeObserver.Kind, queue: DispatchQueue) -> TimeObserverToken {
+        cond.lock(); defer { cond.unlock() }
+        nextObserverID += 1
+        var o = TimeObserver(id: nextObserverID, kind: kind, queue: queue)
+        if let head { o.rearm(at: head) }
+        observers.append(o)
+        return TimeObserverToken(id: nextObserverID)
+    }
+
+    func removeObserver(_ id: Int) { cond.lock(); observers.removeAll { $0.id == id }; cond.unlock() }
+
+    func waitUntilIdle(timeout: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        cond.lock(); defer { cond.unlock() }
+        while !(idle || exited) || adRequest != nil || !commands.isEmpty {
+            if !cond.wait(until: deadline) { return false }
+        }
+        return true
+    }
+
+    func enqueueAd(_ request: AdPlayRequest) {
+        cond.lock(); adRequest = request; idle = false; cond.broadcast(); cond.unlock()
+    }
+    func stopAd() { cond.lock(); if adActive { adStop = true }; cond.broadcast(); cond.unlock() }
+    func setAdPaused(_ paused: Bool) {
+        cond.lock(); adPaused = paused; if !paused { idle = false }; cond.broadcast(); cond.unlock()
+    }
+    var isAdActive: Bool { cond.lock(); defer { cond.unlock() }; return adActive || adRequest != nil }
+    func setDoubleBoxActive(_ on: Bool) {
+        cond.lock(); boxActive = on; if !on { adPaused = false }; cond.broadcast(); cond.unlock()
+    }
+
+    func beginBreak(id: String, contentTime: MediaTime) { queue { $0.beginBreak(id: id, contentTime: contentTime) } }
+    func endBreak() { queue { $0.endBreak() } }
+    func recordOverlappingBreak(_ b: TimelineMap.Break, packaged: PackagedBreak?) {
+        queue { s in
+            s.recordOverlappingBreak(b)
+            if let packaged { s.markOverlappingBreak(packaged) }   // HLS date ranges, MP4 chapters
+        }
+    }
+
+    private func queue(_ command: @escaping (SpliceSession) -> Void) {
+        cond.lock(); commands.append(command); idle = false; cond.broadcast(); cond.unlock()
+    }
+
+    // MARK: the loop
+
+    private enum Work { case quit(finish: Bool), commands([(SpliceSession) -> Void]), ad(AdPlayRequest), content }
+
+    private func nextWork() -> Work {
+        cond.lock(); defer { cond.unlock() }
+        while true {
+            if !commands.isEmpty { let c = commands; commands = []; return .commands(c) }
+            if quitting { return .quit(finish: finishing) }
+            if let r = adRequest { adRequest = nil; adActive = true; idle = false; return .ad(r) }
+            if wantsPlay && !contentEnded && !(boxActive && adPaused) { idle = false; return .content }
+            idle = true
+            cond.broadcast()
+            cond.wait()
+        }
+    }
+
+    private func run() {
+        loop: while true {
+            switch nextWork() {
+            case .quit(let finish):
+                if finish { finishNow() } else { session.abort() }
+                break loop
+            case .commands(let list):
+                for c in list { c(session) }
+                snapshot()
+            case .ad(let r):
+                playAd(r)
+            case .content:
+                stepContent()
+            }
+        }
+        cond.lock(); exited = true; idle = true; cond.broadcast(); cond.unlock()
+    }
+
+    private func finishNow() {
+        if failureValue != nil { session.abort(); return }
+        do { try session.finish() } catch { fail(error) }
+        snapshot()
+    }
+
+    private func fail(_ error: Error) {
+        cond.lock()
+        if failure == nil { failure = error }
+        contentEnded = true
+        cond.unlock()
+    }
+
+    private func snapshot() {
+        let t = session.timelineMap
+        cond.lock(); timeline = t; cond.unlock()
+    }
+
+    /// Before anything is written: when the layers added since the output was opened draw on
+    /// content frames and the output copies content packets, it is opened again (nothing written
+    /// yet) so that smart rendering is decided knowing them (`auto` re-encodes and says why,
+    /// `on` fails).
+    private func checkLayers() throws {
+        guard !checkedLayers else { return }
+        checkedLayers = true
+        guard session.copiesContent, session.videoFrames == 0, surface.layers.drawsOnContent else { return }
+        session.abort()
+        session = try SpliceSession(request: request, layerStack: surface.layers)
+        cond.lock(); copying = session.copiesContent; cond.unlock()
+    }
+
+    /// Follows each frame written: the surface's position, the playhead, observers due, and the
+    /// work layers handed over while drawing.
+    private func install() {
+        let period = session.format.frameDuration
+        session.onEvent = { [unowned self] event in
+            let h = eventHandler
+            h?(event)
+            switch event {
+            case .contentProgress(let pts, let at):
+                surface.follow(frames: session.videoFrames, samples: session.audioSamples)
+                cond.lock()
+                head = pts
+                let periodic = duePeriodic(pts)
+                cond.unlock()
+                for (o, t) in periodic { runAndWait(on: o.queue) { if case .periodic(_, let b) = o.kind { b(t) } } }
+                afterFrame(at + period)
+            case .adProgress(_, _, _, let at):
+                surface.follow(frames: session.videoFrames, samples: session.audioSamples)
+                afterFrame(at + period)
+            default: break
+            }
+        }
+    }
+
+    private func afterFrame(_ reached: MediaTime) {
+        surface.runAfterPresenting()
+        cond.lock()
+        var due: [(TimeObserver, [MediaTime])] = []
+        for i in observers.indices {
+            let idx = observers[i].dueStreamTimes(reached: reached)
+            guard !idx.isEmpty, case .stream(let times, _) = observers[i].kind else { continue }
+            observers[i].fired.formUnion(idx)
+            due.append((observers[i], idx.map { times[$0] }))
+        }
+        cond.unlock()
+        for (o, times) in due {
+            for time in times { runAndWait(on: o.queue) { if case .stream(_, let b) = o.kind { b(time) } } }
+        }
+    }
+
+    private func stepContent() {
+        do { try checkLayers() } catch { fail(error); postEnd(); return }
+        install()
+        cond.lock()
+        let cue = observers.compactMap { o -> MediaTime? in
+            guard case .boundary(let times, _) = o.kind else { return nil }
+            return times.indices.filter { !o.fired.contains($0) }.map { times[$0] }.min()
+        }.min()
+        cond.unlock()
+        do {
+            try session.playContent(until: cue)
+        } catch {
+            fail(error)
+        }
+        snapshot()
+        if failureValue != nil || session.contentEnded {
+            cond.lock(); contentEnded = true; cond.unlock()
+            postEnd()
+            return
+        }
+        guard let held = session.nextContentTime else { return }
+        cond.lock()
+        var due: [TimeObserver] = []
+        for i in observers.indices {
+            let idx = observers[i].dueBoundaries(beforeFrameAt: held)
+            if !idx.isEmpty { observers[i].fired.formUnion(idx); due.append(observers[i]) }
+        }
+        cond.unlock()
+        for o in due { runAndWait(on: o.queue) { if case .boundary(_, let b) = o.kind { b() } } }
+    }
+
+    /// Posted from the loop: observers registered with a queue run there and the post waits.
+    private func postEnd() {
+        guard !endPosted else { return }
+        endPosted = true
+        if let item { NotificationCenter.default.post(name: PlayerItem.didPlayToEndTimeNotification, object: item) }
+    }
+
+    /// Periodic observers due at content time `t` (called under `cond`).
+    private func duePeriodic(_ t: MediaTime) -> [(TimeObserver, MediaTime)] {
+        var out: [(TimeObserver, MediaTime)] = []
+        for i in observers.indices {
+            guard case .periodic(let interval, _) = observers[i].kind, interval > .zero else { continue }
+            if let next = observers[i].nextPeriodic, t < next { continue }
+            let n = (t.seconds / interval.seconds).rounded(.down) + 1
+            observers[i].nextPeriodic = interval * Int64(n)
+            out.append((observers[i], t))
+        }
+        return out
+    }
+
+    private func playAd(_ r: AdPlayRequest) {
+        var stopped = false
+        let result: Result<PlacedAd, Error>
+        if let error = failureValue {
+            result = .failure(error)
+        } else {
+            do { try checkLayers() } catch { fail(error) }
+            install()
+            result = Result {
+                if let error = failureValue { throw error }
+                let media = try r.media ?? AdMediaProbe.measure(r.url, threads: request.threads)
+                return try session.playAd(media, position: r.position, totalAds: r.totalAds) { [self] adTime, at in
+                    cond.lock()
+                    while adPaused && !quitting && !adStop { idle = true; cond.broadcast(); cond.wait() }
+                    idle = false
+                    cond.unlock()
+                    let goOn = runAndWait(on: r.queue) { r.onFrame(adTime, at) }
+                    cond.lock(); let stop = adStop || quitting; adStop = false; cond.unlock()
+                    if !goOn || stop { stopped = true; return false }
+                    return true
+                }
+            }
+        }
+        snapshot()
+        cond.lock(); adActive = false; adPaused = false; adStop = false; cond.unlock()
+        let playback = result.map {
+            AdPlayback(streamStart: $0.streamTime, frames: $0.frames, duration: $0.duration, stoppedEarly: stopped,
+                       error: nil, placement: $0)
+        }
+        runAndWait(on: r.queue) { r.completion(playback) }
+    }
+
+    private var failureValue: Error? { cond.lock(); defer { cond.unlock() }; return failure }
+}
