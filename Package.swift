@@ -46,7 +46,7 @@ let package = Package(
         .testTarget(name: "TimingTests", dependencies: ["Timing"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),
         .testTarget(name: "DrawTests", dependencies: ["Draw", "Media", "TestSupport"]),
-        .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Media", "TestSupport"]),
+        .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Interlude", "Media", "TestSupport"]),
         .testTarget(name: "AdsTests", dependencies: ["Ads", "TestSupport"]),
         .testTarget(name: "InterludeTests", dependencies: ["Interlude", "Playback", "Ads", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),

@@ -77,7 +77,7 @@ import Timing
     /// did-play-to-end notification plays the post-rolls. Only the clock and the output differ
     /// from `interlude play`. The player's frame loop runs on its own thread; this method awaits
     /// it on the main actor, where the manager, the loader and the delegate calls run.
-    public func run() async throws -> TagStitchResult {
+    public func run() async throws -> StitchResult {
         let started = monotonicSeconds()
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-native-\(UUID().uuidString.prefix(8))")
         if !nativeBreaks.isEmpty { try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true) }
@@ -202,15 +202,20 @@ import Timing
         var content = session.content
         content.duration = session.timelineMap.segments.last?.contentEnd ?? session.contentDuration
         let total = monotonicSeconds() - started
-        var result = TagStitchResult(
-            content: content, output: session.outputSummary, format: session.format, videoFrames: session.videoFrames,
-            audioSamples: session.audioSamples, timeline: session.timelineMap, cuePoints: manager?.adCuePoints ?? [],
-            breaks: manager?.playedBreaks ?? [], events: manager?.events ?? [],
-            errors: (loadError.map { [$0] } ?? []) + nativeLoadErrors + (manager?.errors ?? []), beacons: manager?.beacons ?? [],
+        let played = manager?.playedBreaks ?? []
+        var result = StitchResult(
+            schedule: .adResponse, content: content, output: session.outputSummary, format: session.format,
+            videoFrames: session.videoFrames, audioSamples: session.audioSamples,
+            breaks: played.map { $0.placement(in: session.timelineMap) }, timeline: session.timelineMap,
             warnings: session.contentWarnings + (adUIWarning.map { [$0] } ?? []) + nativeWarnings + nativeProblems
                 + natives.compactMap { $0.shortfall(frameDuration: session.format.frameDuration) },
             timings: StageTimings(plan: planEnd - started, decode: max(0, total - (planEnd - started) - session.encoderWaitSeconds),
                                   encode: session.encodeSeconds, mux: session.muxSeconds, total: total))
+        result.cuePoints = manager?.adCuePoints ?? []
+        result.playedBreaks = played
+        result.events = manager?.events ?? []
+        result.errors = (loadError.map { [$0] } ?? []) + nativeLoadErrors + (manager?.errors ?? [])
+        result.beacons = manager?.beacons ?? []
         result.smartRendering = session.smartRendering
         if let smartRefusal, result.smartRendering?.used == false { result.smartRendering?.reason = smartRefusal }
         result.companions = companionSlots.flatMap(\.filled).sorted { $0.streamStart < $1.streamStart }
@@ -300,40 +305,4 @@ import Timing
         delegateLog.append("contentResume")
         resumeContent()
     }
-}
-
-/// What a tag-driven stitch produced.
-public struct TagStitchResult: Sendable {
-    /// The content.
-    public var content: MediaSummary
-    /// The output.
-    public var output: MediaSummary
-    /// The output format.
-    public var format: OutputFormat
-    /// Output video frames.
-    public var videoFrames: Int64
-    /// Output audio samples per channel.
-    public var audioSamples: Int64
-    /// Content ↔ stream mapping.
-    public var timeline: TimelineMap
-    /// IMA cue points of the response.
-    public var cuePoints: [Double]
-    /// Breaks as they played.
-    public var breaks: [PlayedBreak]
-    /// Events in the order the manager emitted them.
-    public var events: [AdEvent]
-    /// Errors: a failed load, and every ad error.
-    public var errors: [AdError]
-    /// Every beacon due, in order.
-    public var beacons: [TrackedBeacon]
-    /// Content problems that did not stop the stitch.
-    public var warnings: [String]
-    /// Where the time went.
-    public var timings: StageTimings
-    /// Whether content was copied (`--smart`), or why not.
-    public var smartRendering: SmartRenderingSummary? = nil
-    /// Companions shown in the companion slots, by stream time.
-    public var companions: [FilledCompanion] = []
-    /// Native ads (`TagStitcher.nativeBreaks`) and where they showed, in request order.
-    public var natives: [NativePlacement] = []
 }

@@ -49,3 +49,15 @@ public struct PlayedBreak: Sendable, Equatable {
     /// Break-level beacons (VMAP breakStart / breakEnd / error).
     public var tracking: [TrackedBeacon]
 }
+
+extension PlayedBreak {
+    /// The break as placed in the output (`StitchResult.breaks`): its ads' placements, where it
+    /// stood (0: pre-roll, a negative cue point: post-roll) and the content time it resumed at.
+    public func placement(in timeline: TimelineMap) -> PlacedBreak {
+        let position: CuePosition = cuePoint < 0 ? .end : (cuePoint == 0 ? .start : .time(contentTime))
+        let end = streamTime + duration
+        let resume = timeline.segments.first { $0.streamStart >= end }?.contentStart
+        return PlacedBreak(id: id, position: position, contentTime: contentTime, resumeContentTime: resume, streamTime: streamTime,
+                           duration: duration, ads: ads.map(\.placement))
+    }
+}

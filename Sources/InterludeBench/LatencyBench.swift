@@ -1,4 +1,5 @@
 import Foundation
+import Interlude
 import Playback
 import Timing
 

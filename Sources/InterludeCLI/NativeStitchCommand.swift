@@ -44,23 +44,13 @@ extension StitchOptions {
     let stitcher = NativeStitcher(request: options.request, natives: natives)
     if let dir = options.cacheDir { stitcher.mediaCache = AdMediaCache(directory: URL(fileURLWithPath: dir).appendingPathComponent("media")) }
     if let t = options.loadVideoTimeout { stitcher.videoTimeout = t }
-    let progress = ProgressLine(enabled: !options.quiet && isatty(STDERR_FILENO) == 1)
-    stitcher.onProgress = { done, total in progress.update(done: done, total: total) }
-    var result: NativeStitchResult
-    do {
-        result = try await stitcher.run()
-    } catch {
-        progress.clear()
-        printError("interlude stitch: \(error)")
-        return 1
-    }
-    progress.clear()
-    result.result.issues = failures + result.result.issues
-    var lines = StitchSummary.lines(result.result)
+    guard var result = await runWithProgress(options, { stitcher.onProgress = $0 }, { try await stitcher.run() }) else { return 1 }
+    result.issues = failures + result.issues
+    var lines = StitchSummary.lines(result)
     let last = lines.popLast()
     lines += nativeSummaryLines(result.natives)
     if let last { lines.append(last) }
-    return finishStitch(options, summary: lines) { try withNatives(try StitchReport(result.result).json(), result.natives) }
+    return finishStitch(options, summary: lines) { [result] in try withNatives(try StitchReport(result).json(), result.natives) }
 }
 
 /// What `nativeBreaks` found.
@@ -91,12 +81,12 @@ struct NativeTagHook {
     }
 
     /// The summary with a line per native ad (before the event count).
-    func amend(_ summary: inout [String], _ result: TagStitchResult) {
+    func amend(_ summary: inout [String], _ result: StitchResult) {
         summary.insert(contentsOf: nativeSummaryLines(result.natives), at: max(0, summary.count - 2))
     }
 
     /// The report with its `natives`.
-    func json(_ base: Data, _ result: TagStitchResult) throws -> Data { try withNatives(base, result.natives) }
+    func json(_ base: Data, _ result: StitchResult) throws -> Data { try withNatives(base, result.natives) }
 }
 
 /// The VMAP fetched once: the AdsLoader gets the same bytes for its URL; anything else is fetched by `next`.

@@ -112,18 +112,24 @@ let stitchHelp = """
     if !options.nativeFormats.isEmpty { return await runNativeStitch(options) }
     if options.usesAdsAPI { return await runTagStitch(options) }
     let stitcher = Stitcher(request: options.request)
+    guard let result = await runWithProgress(options, { stitcher.onProgress = $0 }, { try stitcher.run() }) else { return 1 }
+    return finishStitch(options, summary: StitchSummary.lines(result)) { try StitchReport(result).json() }
+}
+
+/// Runs a stitch with a progress line on a terminal (`onProgress` is handed to `attach`); prints
+/// the error and returns nil when it fails.
+@MainActor func runWithProgress(_ options: StitchOptions, _ attach: (@escaping (MediaTime, MediaTime) -> Void) -> Void,
+                                _ run: () async throws -> StitchResult) async -> StitchResult? {
     let progress = ProgressLine(enabled: !options.quiet && isatty(STDERR_FILENO) == 1)
-    stitcher.onProgress = { done, total in progress.update(done: done, total: total) }
-    let result: StitchResult
+    attach { done, total in progress.update(done: done, total: total) }
+    defer { progress.clear() }
     do {
-        result = try stitcher.run()
+        return try await run()
     } catch {
         progress.clear()
         printError("interlude stitch: \(error)")
-        return 1
+        return nil
     }
-    progress.clear()
-    return finishStitch(options, summary: StitchSummary.lines(result)) { try StitchReport(result).json() }
 }
 
 /// Prints the summary (to stderr when stdout carries the stream) and writes the report; the exit status.
@@ -368,6 +374,11 @@ struct StitchOptions {
 /// The human summary printed after a stitch.
 enum StitchSummary {
     static func lines(_ r: StitchResult) -> [String] {
+        r.schedule == .app ? appLines(r) : adResponseLines(r)
+    }
+
+    /// Media the app scheduled: each ad by its file.
+    static func appLines(_ r: StitchResult) -> [String] {
         var lines: [String] = []
         lines.append("wrote \(r.output.uri): \(r.format), \(r.videoFrames) frames, \(r.output.duration.clockString)")
         lines.append("content \(r.content.uri): \(r.content.duration.clockString)")

@@ -28,24 +28,14 @@ import Timing
         stitcher.companionSlots = options.companionSizes.map { CompanionAdSlot(width: $0.0, height: $0.1) }
         stitcher.companionLBar = options.companionsDir == "lbar"
     }
-    let progress = ProgressLine(enabled: !options.quiet && isatty(STDERR_FILENO) == 1)
-    stitcher.onProgress = { done, total in progress.update(done: done, total: total) }
-    let result: TagStitchResult
-    do {
-        result = try await stitcher.run()
-    } catch {
-        progress.clear()
-        printError("interlude stitch: \(error)")
-        return 1
-    }
-    progress.clear()
-    var report = TagStitchReport(result)
-    var summary = TagStitchSummary.lines(result)
+    guard let result = await runWithProgress(options, { stitcher.onProgress = $0 }, { try await stitcher.run() }) else { return 1 }
+    var report = StitchReport(result)
+    var summary = StitchSummary.lines(result)
     native?.amend(&summary, result)
     if let dir = options.companionsDir, dir != "lbar" {
         do {
             let files = try CompanionFiles.write(result.companions, into: dir, overwrite: options.request.overwrite)
-            for i in report.companions.indices { report.companions[i].file = files[i] }
+            for i in files.indices { report.companions?[i].file = files[i] }
             summary.append("\(files.count) companion(s) written to \(dir)")
         } catch {
             if options.request.output != "-", options.request.container != .hls { OutputTarget.discard(OutputTarget.temporaryPath(for: options.request.output)) }
@@ -56,13 +46,13 @@ import Timing
     return finishStitch(options, summary: summary) { try native?.json(try report.json(), result) ?? report.json() }
 }
 
-/// The human summary of a tag-driven stitch.
-enum TagStitchSummary {
-    static func lines(_ r: TagStitchResult) -> [String] {
+extension StitchSummary {
+    /// An ad response: each ad by its identity, and the events and beacons recorded.
+    static func adResponseLines(_ r: StitchResult) -> [String] {
         var lines: [String] = []
         lines.append("wrote \(r.output.uri): \(r.format), \(r.videoFrames) frames, \(r.output.duration.clockString)")
         lines.append("content \(r.content.uri): \(r.content.duration.clockString); cue points \(r.cuePoints.map { String(format: "%g", $0) }.joined(separator: ", "))")
-        for b in r.breaks {
+        for b in r.playedBreaks {
             lines.append("  break \(b.id) at content \(b.contentTime.clockString) -> stream \(b.streamTime.clockString), \(b.ads.count) ad(s), \(b.duration.clockString)")
             for a in b.ads {
                 lines.append("    ad \(a.ad.adPodInfo.adPosition)/\(a.ad.adPodInfo.totalAds) \(a.ad.adId) \"\(a.ad.adTitle)\" (\(a.ad.adSystem)) at \(a.placement.streamTime.clockString), \(a.placement.duration.clockString), \(a.tracking.count) beacon(s)")

@@ -29,8 +29,8 @@ public enum CuePosition: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Sort key: start, then times in order, then end.
-    var order: (Int, MediaTime) {
+    /// Sort key: start, then times in order, then end (`Stitcher.ordered`).
+    public var order: (Int, MediaTime) {
         switch self {
         case .start: return (0, .zero)
         case .time(let t): return (1, t)
@@ -153,5 +153,16 @@ public struct StitchIssue: Sendable, Equatable, Codable {
     /// Makes an issue.
     public init(code: Int, message: String, mediaFile: String? = nil, breakId: String? = nil) {
         self.code = code; self.message = message; self.mediaFile = mediaFile; self.breakId = breakId
+    }
+}
+
+extension StitchIssue {
+    /// The issue for an ad that `AdMediaProbe` rejected.
+    public init(rejection error: Error, url: String, breakId: String?) {
+        if let r = error as? AdMediaProbe.Rejection {
+            self.init(code: r.code, message: r.message, mediaFile: url, breakId: breakId)
+        } else {
+            self.init(code: 405, message: "ad media \(url): \(error)", mediaFile: url, breakId: breakId)
+        }
     }
 }

@@ -30,7 +30,7 @@ import Playback
             </CompanionAds></Creative></Creatives></InLine></Ad></VAST>
             </vmap:VASTAdData></vmap:AdSource></vmap:AdBreak></vmap:VMAP>
             """
-        func stitch(_ name: String, lbar: Bool) async throws -> (TagStitchResult, DecodedPictures) {
+        func stitch(_ name: String, lbar: Bool) async throws -> (StitchResult, DecodedPictures) {
             let out = dir.appendingPathComponent("\(name).nut")
             let s = TagStitcher(output: StitchRequest(content: content.path, breaks: [], output: out.path, container: .nut), adsResponse: vmap)
             s.cache = AdMediaCache(directory: dir.appendingPathComponent("cache"))

@@ -78,7 +78,7 @@ import Playback
         }
     }
 
-    static func stitch(_ f: Fixture, tag: String, name: String) async throws -> (TagStitchResult, URL) {
+    static func stitch(_ f: Fixture, tag: String, name: String) async throws -> (StitchResult, URL) {
         let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
         let out = f.dir.appendingPathComponent("\(name).nut")
         let stitcher = TagStitcher(output: StitchRequest(content: content.path, breaks: [], output: out.path, container: .nut), adTag: tag)

@@ -29,11 +29,11 @@ import TestSupport
         let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 4)
         let (r, out) = try await NativeRenderTests.stitch([NativeBreak(position: .time(MediaTime(seconds: 1)), ad: ad, layout: .lBar,
                                                                        template: template)], content: content)
-        #expect(r.result.videoFrames == 100, "no break: the content keeps its time")
+        #expect(r.videoFrames == 100, "no break: the content keeps its time")
         let p = try #require(r.natives.first)
         #expect(p.frames == 50 && p.firstFrame == 1.0 && p.lastFrame == 2.96, "the video's 2 s, not the template's 1 s")
         #expect(p.media == f.server.url("/media/native.mp4"))
-        #expect(r.result.warnings.isEmpty, "\(r.result.warnings)")
+        #expect(r.warnings.isEmpty, "\(r.warnings)")
         let pictures = try DecodedPictures.decode(out, pixelFormat: "rgb24")
         let video = try NativeRenderTests.reference(clip, name: "native-video-s5-2s-96x54.nut", filter: "scale=96:54")
         let window = try NativeRenderTests.reference(content, name: "native-content-s1-224x126.nut", filter: "scale=224:126")

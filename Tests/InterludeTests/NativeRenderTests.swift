@@ -38,7 +38,7 @@ import TestSupport
         return try #require(probe.ads.first, "\(probe.errors)")
     }
 
-    static func stitch(_ natives: [NativeBreak], content: URL, breaks: [AdBreakRequest] = []) async throws -> (NativeStitchResult, URL) {
+    static func stitch(_ natives: [NativeBreak], content: URL, breaks: [AdBreakRequest] = []) async throws -> (StitchResult, URL) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-native-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let out = dir.appendingPathComponent("o.nut")
@@ -79,8 +79,8 @@ import TestSupport
         let (r, out) = try await Self.stitch([NativeBreak(position: .time(MediaTime(seconds: 1)), ad: ad, layout: .fullFrame,
                                                           template: try Self.template("template"))], content: content)
         // 4 s of content + the 2 s native break
-        #expect(r.result.videoFrames == 150)
-        let b = try #require(r.result.breaks.first)
+        #expect(r.videoFrames == 150)
+        let b = try #require(r.breaks.first)
         #expect(b.id == "native-1" && b.streamTime == MediaTime(seconds: 1) && b.duration == MediaTime(seconds: 2))
         let placement = try #require(r.natives.first)
         #expect(placement.layout == "full" && placement.frames == 50)
@@ -126,8 +126,8 @@ import TestSupport
         let (r, out) = try await Self.stitch([NativeBreak(position: .time(MediaTime(seconds: 1)), ad: ad, layout: .fullFrame,
                                                           template: try Self.template("template"))], content: content)
         // the break lasts the video's measured second, not the template's declared 2 s
-        #expect(r.result.breaks.first?.duration == MediaTime(seconds: 1))
-        #expect(r.result.videoFrames == 125)
+        #expect(r.breaks.first?.duration == MediaTime(seconds: 1))
+        #expect(r.videoFrames == 125)
         #expect(r.natives.first?.frames == 25)
         let pictures = try DecodedPictures.decode(out, pixelFormat: "rgb24")
         let video = try Self.reference(clip, name: "native-video-s5-192x108.nut", filter: "scale=192:108")
@@ -148,8 +148,8 @@ import TestSupport
                                                           template: try Self.template("template"))], content: content,
                                              breaks: [AdBreakRequest(id: "mid", position: .time(MediaTime(seconds: 1)), ads: [vast.path])])
         // one break: the 1 s ad, then the 2 s native ad
-        #expect(r.result.breaks.count == 1)
-        let b = try #require(r.result.breaks.first)
+        #expect(r.breaks.count == 1)
+        let b = try #require(r.breaks.first)
         #expect(b.id == "mid" && b.ads.count == 2 && b.duration == MediaTime(seconds: 3))
         #expect(r.natives.first?.firstFrame == 2.0 && r.natives.first?.frames == 50 && r.natives.first?.impressionStreamTime == 2.0)
         let frames = try MediaVerifier.videoFrames(out)
@@ -167,8 +167,8 @@ import TestSupport
         let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 4)
         let (r, out) = try await Self.stitch([NativeBreak(position: .time(MediaTime(seconds: 1)), ad: ad, layout: .lBar,
                                                           template: try Self.template("lbar"))], content: content)
-        #expect(r.result.videoFrames == 100)   // no break: the content keeps its time
-        #expect(r.result.breaks.isEmpty)
+        #expect(r.videoFrames == 100)   // no break: the content keeps its time
+        #expect(r.breaks.isEmpty)
         let placement = try #require(r.natives.first)
         #expect(placement.layout == "lbar" && placement.frames == 50 && placement.firstFrame == 1.0 && placement.lastFrame == 2.96)
         #expect(placement.impressionStreamTime == 1.0)

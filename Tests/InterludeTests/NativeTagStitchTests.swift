@@ -44,7 +44,7 @@ import TestSupport
         ]
         let r = try await stitcher.run()
         #expect(r.errors.isEmpty, "\(r.errors)")
-        #expect(r.breaks.map(\.id) == ["pre", "mid"], "the VAST breaks, through the manager")
+        #expect(r.playedBreaks.map(\.id) == ["pre", "mid"], "the VAST breaks, through the manager")
         #expect(r.beacons.contains { $0.url.contains("i.invalid/mid") })
         // pre-roll 1 s | content 0–1 s | native 2 s | content 1–2 s | mid-roll 1 s | content 2–5 s (L-bar 3–5 s)
         #expect(r.videoFrames == 225)

@@ -51,7 +51,7 @@ import TestSupport
         let (r, out) = try await NativeRenderTests.stitch([NativeBreak(position: .time(MediaTime(seconds: 1)), ad: ad, layout: .fullFrame,
                                                                        template: try NativeRenderTests.template("template"))], content: content)
         #expect(r.natives.first?.media == f.server.url("/media/native.mp4") && r.natives.first?.frames == 25)
-        #expect(r.result.videoFrames == 125)
+        #expect(r.videoFrames == 125)
         let pictures = try DecodedPictures.decode(out, pixelFormat: "rgb24")
         let video = try NativeRenderTests.reference(clip, name: "native-video-s5-192x108.nut", filter: "scale=192:108")
         for k in [0, 12, 24] {

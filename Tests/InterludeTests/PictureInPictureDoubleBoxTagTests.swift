@@ -46,7 +46,7 @@ import Interlude
             """
     }
 
-    static func stitch(_ vmap: String, container: OutputContainer = .nut, name: String) async throws -> (TagStitcher, TagStitchResult, URL) {
+    static func stitch(_ vmap: String, container: OutputContainer = .nut, name: String) async throws -> (TagStitcher, StitchResult, URL) {
         let (content, _) = try media()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-boxtag-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -111,9 +111,9 @@ import Interlude
         #expect(midpoint.streamTime == MediaTime(value: 1, timescale: 1) && midpoint.contentTime > MediaTime(value: 9, timescale: 10),
                 "content time advances under the break: \(midpoint.contentTime.seconds)")
         #expect(beacon("complete") != nil)
-        let played = try #require(result.breaks.first?.ads.first)
+        let played = try #require(result.playedBreaks.first?.ads.first)
         #expect(played.presentation == .doubleBox && played.placement.frames == 30)
-        #expect(result.breaks.first?.duration == MediaTime(value: 1, timescale: 1))
+        #expect(result.playedBreaks.first?.duration == MediaTime(value: 1, timescale: 1))
         // content runs on under the break: the mapping is the identity through it
         let tl = result.timeline
         #expect(tl.breaks.first?.overlapsContent == true && tl.breaks.first?.streamStart == MediaTime(value: 1, timescale: 2)
@@ -122,7 +122,7 @@ import Interlude
             let t = MediaTime(value: Int64(n), timescale: 30)
             #expect(tl.streamTime(forContentTime: t) == t && tl.contentTime(forStreamTime: t) == t, "frame \(n)")
         }
-        #expect(TagStitchReport(result).breaks.first?.ads.first?.presentation == "doubleBox")
+        #expect(StitchReport(result).breaks.first?.ads.first?.presentation == "doubleBox")
         // the content 12 dB down under the ad
         let (content, _) = try Self.media()
         let o = try Self.audio(out), c = try Self.audio(content)
@@ -275,9 +275,9 @@ import Interlude
             """), container: container, name: "smart-box")
         #expect(result.smartRendering?.used == false && result.smartRendering?.reason == DoubleBoxLayer.smartRenderingRefusal,
                 "\(String(describing: result.smartRendering))")
-        #expect(TagStitchReport(result).smartRendering?.reason == DoubleBoxLayer.smartRenderingRefusal)
+        #expect(StitchReport(result).smartRendering?.reason == DoubleBoxLayer.smartRenderingRefusal)
         #expect(!stitcher.delegateLog.contains("contentPause") && !result.events.contains { $0.type == .log })
-        #expect(result.breaks.first?.ads.first?.presentation == .doubleBox && result.videoFrames == 90)
+        #expect(result.playedBreaks.first?.ads.first?.presentation == .doubleBox && result.videoFrames == 90)
         let p = try DecodedPictures.decode(container == .hls ? out.appendingPathComponent("index.m3u8") : out)
         #expect(p.frames.count == 90)
         let w = PictureInPictureLayer().windowRect(width: 320, height: 180)
@@ -313,15 +313,15 @@ import Interlude
             <vmap:Extension type="interlude:doublebox" mode="doublebox-reverse"/>
             """, extra: inside), name: "inside")
         #expect(result.videoFrames == 90, "nothing was added to the content's length")
-        #expect(result.breaks.map(\.id) == ["box"])
+        #expect(result.playedBreaks.map(\.id) == ["box"])
         #expect(result.events.contains { $0.type == .log && $0.data?["errorMessage"]?.contains("inside a double-box") == true })
-        #expect(result.breaks.first?.ads.first?.presentation == .doubleBoxReverse)
+        #expect(result.playedBreaks.first?.ads.first?.presentation == .doubleBoxReverse)
 
         let (stitcher, standard, _) = try await Self.stitch(Self.vmap(ad, extensionXML: """
             <vmap:Extension type="interlude:doublebox" contentLevel="+6dB"/>
             """), name: "malformed")
         #expect(standard.videoFrames == 120 && stitcher.delegateLog.contains("contentPause"), "played as a standard break")
-        #expect(standard.breaks.first?.ads.first?.presentation == .normal)
+        #expect(standard.playedBreaks.first?.ads.first?.presentation == .normal)
         #expect(standard.events.contains { $0.type == .log && $0.data?["errorMessage"]?.contains("malformed") == true })
     }
 }

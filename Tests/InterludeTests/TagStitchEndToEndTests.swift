@@ -11,7 +11,7 @@ import Playback
 @MainActor @Suite(.serialized) struct TagStitchEndToEndTests {
     struct Run {
         let url: URL
-        let result: TagStitchResult
+        let result: StitchResult
         let log: [String]
         let frames: [VerifiedFrame]
         let segments: [IdentitySegment]
@@ -85,19 +85,19 @@ import Playback
 
     @Test func wrapperChainIsMergedIntoThePreroll() async throws {
         let r = try await run()
-        let pre = r.result.breaks[0].ads[0]
+        let pre = r.result.playedBreaks[0].ads[0]
         #expect(pre.ad.adId == "pre" && pre.ad.wrapperAdIDs == ["w2", "w1"] && pre.ad.wrapperSystems == ["Wrapper-w2", "Wrapper-w1"])
         #expect(pre.ad.skipTimeOffset == 3)
         let impressions = pre.tracking.filter { $0.event == "impression" }
         #expect(impressions.count == 3 && impressions.allSatisfy { $0.streamTime == .zero })
         #expect(pre.tracking.filter { $0.event == "complete" }.count == 3)
-        #expect(r.result.breaks[0].tracking.map(\.url) == ["http://beacons.invalid/break?e=start&id=pre"])
+        #expect(r.result.playedBreaks[0].tracking.map(\.url) == ["http://beacons.invalid/break?e=start&id=pre"])
     }
 
     @Test func beaconTimesFollowMeasuredDurations() async throws {
         let r = try await run()
         let frame = MediaTime(value: 1, timescale: 30)
-        for b in r.result.breaks {
+        for b in r.result.playedBreaks {
             for a in b.ads {
                 let start = a.placement.streamTime, d = a.placement.mediaDuration
                 func at(_ e: String) -> MediaTime? { a.tracking.first { $0.event == e }?.streamTime }
@@ -113,7 +113,7 @@ import Playback
             }
         }
         // declared 5 s for the 4 s silent ad: the real 4 s is used
-        #expect(r.result.breaks[1].ads[1].placement.duration == MediaTime(seconds: 4))
+        #expect(r.result.playedBreaks[1].ads[1].placement.duration == MediaTime(seconds: 4))
     }
 
     @Test func corruptMediaIsReportedWithItsVASTCode() async throws {
@@ -122,8 +122,8 @@ import Playback
         #expect(e.code == 405 && e.type == .adPlayingFailed)
         let beacon = r.result.beacons.first { $0.event == "error" && $0.adId == "mid2-corrupt" }
         #expect(beacon?.url == "http://beacons.invalid/err?ad=mid2-corrupt&code=405")
-        #expect(r.result.breaks[2].ads.map(\.ad.adId) == ["mid2-b"])
-        #expect(r.result.breaks[2].ads[0].ad.adPodInfo.totalAds == 1)
+        #expect(r.result.playedBreaks[2].ads.map(\.ad.adId) == ["mid2-b"])
+        #expect(r.result.playedBreaks[2].ads[0].ad.adPodInfo.totalAds == 1)
     }
 
     @Test func mediaIsFetchedOncePerURL() async throws {
@@ -144,7 +144,7 @@ import Playback
 
     @Test func reportCarriesTheIMAFields() async throws {
         let r = try await run()
-        let json = try JSONSerialization.jsonObject(with: TagStitchReport(r.result).json()) as! [String: Any]
+        let json = try JSONSerialization.jsonObject(with: StitchReport(r.result).json()) as! [String: Any]
         #expect(json["cuePoints"] as? [Double] == [0, 20.5, 31.31, -1])
         let breaks = json["breaks"] as! [[String: Any]]
         #expect(breaks.map { $0["breakId"] as? String } == ["pre", "mid1", "mid2", "post"])

@@ -32,7 +32,7 @@ import Playback
         }
         // pre (through two wrappers: the inline's id) | mid1: a, b | mid2: the corrupt one fails, b | post
         #expect(ids == ["pre", "mid1-a", "mid1-b", "mid2-b", "post"], "\(ranges)")
-        #expect(ids == result.breaks.flatMap { $0.ads.map(\.ad.adId) })
+        #expect(ids == result.playedBreaks.flatMap { $0.ads.map(\.ad.adId) })
         #expect(!playlist.contains(".mp4\""), "no media file name in the markers")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Interlude
 import Testing
 import Timing
 import TestSupport

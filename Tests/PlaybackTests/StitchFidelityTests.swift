@@ -1,4 +1,5 @@
 import Foundation
+import Interlude
 import Testing
 import Timing
 import TestSupport
@@ -79,7 +80,7 @@ import TestSupport
     @Test(arguments: [false, true]) func mismatchedAdsAreLetterboxedNotStretched(smart: Bool) async throws {
         let s = try await get(smart)
         // The reader finds the identity band only inside the fitted rectangle (its own rounding, ±1 px).
-        func near(_ id: Int, _ expected: PixelRect) -> Bool {
+        func near(_ id: Int, _ expected: TestSupport.PixelRect) -> Bool {
             guard let r = s.frames.first(where: { $0.identity?.sourceID == id })?.rect else { return false }
             return abs(r.x - expected.x) <= 1 && abs(r.y - expected.y) <= 1 && abs(r.width - expected.width) <= 1
                 && abs(r.height - expected.height) <= 1

@@ -1,5 +1,6 @@
 import Draw
 import Foundation
+import Interlude
 import Media
 import Testing
 import Timing

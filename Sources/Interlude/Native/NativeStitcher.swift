@@ -50,14 +50,6 @@ public struct NativePlacement: Sendable, Equatable, Codable {
     public var media: String?
 }
 
-/// What a stitch with native ads produced.
-public struct NativeStitchResult {
-    /// The stitch itself.
-    public var result: StitchResult
-    /// Each native ad, in request order.
-    public var natives: [NativePlacement]
-}
-
 /// Runs a stitch with native ads: full-frame native ads join the request's breaks (their media is
 /// the ad's video, fetched like VAST ad media, or a still of the template's declared duration)
 /// with the layout drawn over their frames: in the pod of a request break at the same cue (after
@@ -89,7 +81,7 @@ public final class NativeStitcher {
 
     /// Runs the stitch; throws `StitchFailure` when no output could be made (a native ad whose
     /// video cannot be fetched falls back to its image layout and the report says so).
-    @MainActor public func run() async throws -> NativeStitchResult {
+    @MainActor public func run() async throws -> StitchResult {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-native-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
@@ -134,7 +126,7 @@ public final class NativeStitcher {
         var result = try stitcher.run()
         warnings += prepared.compactMap { $0.shortfall(frameDuration: result.format.frameDuration) }
         result.warnings += warnings
-        let natives = prepared.map(\.placement)
-        return NativeStitchResult(result: result, natives: natives)
+        result.natives = prepared.map(\.placement)
+        return result
     }
 }

@@ -18,7 +18,7 @@ extension DoubleBoxLayer {
     /// Measures each double-box break's ads (one left out of its pod is reported in `issues`) and
     /// checks that content goes on for the whole break and that no other break starts inside it.
     /// `boxes` are in the order of the double-box breaks in `breaks`.
-    static func configure(_ boxes: [DoubleBoxLayer], breaks: [AdBreakRequest], format: OutputFormat, contentDuration: MediaTime,
+    public static func configure(_ boxes: [DoubleBoxLayer], breaks: [AdBreakRequest], format: OutputFormat, contentDuration: MediaTime,
                           threads: Int, issues: inout [StitchIssue]) throws {
         let requests = breaks.filter { $0.doubleBox != nil }
         var ranges: [(id: String, from: MediaTime, to: MediaTime)] = []
@@ -48,7 +48,7 @@ extension DoubleBoxLayer {
 
     /// The break as placed, and its entry added to `timeline` (a break that overlaps content);
     /// nil when it never started.
-    func placedBreak(in timeline: inout TimelineMap) -> PlacedBreak? {
+    public func placedBreak(in timeline: inout TimelineMap) -> PlacedBreak? {
         guard let p = placement, !p.ads.isEmpty else { return nil }
         let period = format.frameDuration
         let end = format.time(ofFrame: p.firstFrame + p.ads.reduce(0) { $0 + $1.frames })

@@ -38,6 +38,10 @@ protocol PlayerBackend: AnyObject, Sendable {
     func endBreak()
     func setDoubleBoxActive(_ on: Bool)
     func recordOverlappingBreak(_ b: TimelineMap.Break, packaged: PackagedBreak?)
+    /// Marks a double box's ads for the output's markers (a stitch: HLS date ranges, MP4 chapters).
+    func markOverlappingBreak(_ b: PackagedBreak)
+    /// A stitch: the content time of the next content frame to write (held at a cue).
+    var nextContentTime: MediaTime? { get }
     /// Whether content packets are copied (a smart-rendered stitch): no layer may draw on content.
     var copiesContent: Bool { get }
 }

@@ -86,6 +86,10 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
         _ = waitUntilIdle(timeout: 10)
     }
 
+    /// A player presents frames: it has no output markers.
+    func markOverlappingBreak(_ b: PackagedBreak) {}
+    var nextContentTime: MediaTime? { nil }
+
     /// A player decodes every content frame.
     var copiesContent: Bool { false }
 
@@ -522,6 +526,12 @@ extension Player {
     public func recordOverlappingBreak(_ b: TimelineMap.Break, packaged: PackagedBreak? = nil) {
         engine?.recordOverlappingBreak(b, packaged: packaged)
     }
+    /// A stitching player: marks a double box's ads in the output (HLS date ranges, MP4 chapters)
+    /// without putting the break on the timeline (`recordOverlappingBreak` does both).
+    public func markOverlappingBreak(_ b: PackagedBreak) { engine?.markOverlappingBreak(b) }
+    /// A stitching player: the content time of the next content frame it will write (the frame
+    /// held at a cue, or the first); nil on a player presenting frames, or when content has ended.
+    public var nextContentTime: MediaTime? { engine?.nextContentTime }
     /// Whether content packets are copied (a smart-rendered stitch): layers that draw on content
     /// frames cannot be added.
     public var copiesContent: Bool { engine?.copiesContent ?? false }

@@ -41,6 +41,7 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
     private var observers: [TimeObserver] = []
     private var nextObserverID = 0
     private var timeline = TimelineMap()
+    private var held: MediaTime?
     private var commands: [(SpliceSession) -> Void] = []
     private var failure: Error?
     private var copying: Bool
@@ -61,6 +62,7 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
         contentDuration = session.contentDuration
         copying = session.copiesContent
         timeline = session.timelineMap
+        held = session.nextContentTime
     }
 
     /// The session (read its facts after `close()`).
@@ -167,6 +169,9 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
         }
     }
 
+    func markOverlappingBreak(_ b: PackagedBreak) { queue { $0.markOverlappingBreak(b) } }
+    var nextContentTime: MediaTime? { cond.lock(); defer { cond.unlock() }; return held }
+
     private func queue(_ command: @escaping (SpliceSession) -> Void) {
         cond.lock(); commands.append(command); idle = false; cond.broadcast(); cond.unlock()
     }
@@ -220,8 +225,8 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
     }
 
     private func snapshot() {
-        let t = session.timelineMap
-        cond.lock(); timeline = t; cond.unlock()
+        let t = session.timelineMap, next = session.nextContentTime
+        cond.lock(); timeline = t; held = next; cond.unlock()
     }
 
     /// Before anything is written: when the layers added since the output was opened draw on

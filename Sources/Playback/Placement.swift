@@ -70,6 +70,13 @@ public struct PlacedBreak: Sendable, Equatable {
     /// A double-box break (content went on in a window, or the ad did): its style; nil for a
     /// break that paused content.
     public var doubleBox: DoubleBoxStyle? = nil
+
+    /// Makes a placement.
+    public init(id: String, position: CuePosition, contentTime: MediaTime, resumeContentTime: MediaTime?, streamTime: MediaTime,
+                duration: MediaTime, ads: [PlacedAd], doubleBox: DoubleBoxStyle? = nil) {
+        self.id = id; self.position = position; self.contentTime = contentTime; self.resumeContentTime = resumeContentTime
+        self.streamTime = streamTime; self.duration = duration; self.ads = ads; self.doubleBox = doubleBox
+    }
 }
 
 /// Seconds spent in each stage of a stitch, measured by the engine itself. Encoding runs on its
@@ -91,31 +98,4 @@ public struct StageTimings: Sendable, Equatable {
     public init(plan: Double = 0, decode: Double = 0, encode: Double = 0, mux: Double = 0, total: Double = 0) {
         self.plan = plan; self.decode = decode; self.encode = encode; self.mux = mux; self.total = total
     }
-}
-
-/// Everything a stitch did: inputs, output, where each break and ad landed, the content ↔ stream
-/// mapping, problems met, and stage timings.
-public struct StitchResult: Sendable {
-    /// The content.
-    public var content: MediaSummary
-    /// The output.
-    public var output: MediaSummary
-    /// The output format.
-    public var format: OutputFormat
-    /// Output video frames.
-    public var videoFrames: Int64
-    /// Output audio samples per channel.
-    public var audioSamples: Int64
-    /// Breaks in stream order.
-    public var breaks: [PlacedBreak]
-    /// Content ↔ stream time mapping.
-    public var timeline: TimelineMap
-    /// Ads left out and other non-fatal problems.
-    public var issues: [StitchIssue]
-    /// Content problems that did not stop the stitch (e.g. a read error near the end).
-    public var warnings: [String]
-    /// Where the time went.
-    public var timings: StageTimings
-    /// Whether content was copied (`--smart`), or why not; nil with `--smart off`.
-    public var smartRendering: SmartRenderingSummary? = nil
 }

@@ -1,0 +1,235 @@
+import Foundation
+import Playback
+import Timing
+
+/// The JSON report of a stitch (`--report FILE`), one type for every schedule. Times are seconds
+/// as numbers. Keys that do not apply are left out: an app's schedule of media (`Stitcher`) has
+/// each break's `mode` and `resumeContentTime` and its errors name the media file; an ad response
+/// (`TagStitcher`) adds the cue points, every ad's identity and beacons, the events in the order
+/// the `AdsManager` emitted them, and the companions shown.
+public struct StitchReport: Codable, Sendable {
+    /// An input or output file.
+    public struct Media: Codable, Sendable {
+        public var uri: String
+        public var duration: Double
+        public var width: Int
+        public var height: Int
+        public var frameRate: Double?
+        public var sampleRate: Int?
+        public var channels: Int?
+        public var videoFrames: Int64?
+        public var audioSamples: Int64?
+    }
+    /// A beacon: event, stream time (seconds) and the expanded URL.
+    public struct Beacon: Codable, Sendable {
+        public var event: String
+        public var streamTime: Double
+        public var contentTime: Double
+        public var url: String
+        public var adId: String?
+        public var breakId: String?
+    }
+    /// One ad in a break.
+    public struct Ad: Codable, Sendable {
+        /// An ad response's ad: its identity (VAST `Ad id`, title, system, creative).
+        public var adId: String? = nil
+        public var title: String? = nil
+        public var adSystem: String? = nil
+        public var creativeId: String? = nil
+        /// Seconds after which it could be skipped (skippable ads of an ad response).
+        public var skipOffset: Double? = nil
+        public var mediaFile: String
+        public var streamTime: Double
+        public var duration: Double
+        public var mediaDuration: Double
+        public var podPosition: Int
+        public var totalAds: Int
+        public var frames: Int64
+        public var conformSeconds: Double
+        /// An ad response's ad: whether it was skipped, and its beacons.
+        public var skipped: Bool? = nil
+        public var tracking: [Beacon]? = nil
+        /// Loudness in and out (LUFS), gain (dB) and true peak out (dBTP), when normalised.
+        public var loudness: AdLoudness? = nil
+        /// `hit`, `stored` or `encoded`: the transcode cache's part, with smart rendering and a cache.
+        public var transcodeCache: TranscodeCacheUse? = nil
+        /// An ad response's ad: `normal`, `pictureInPicture`, `doubleBox`, `doubleBoxReverse`.
+        public var presentation: String? = nil
+    }
+    /// One ad break.
+    public struct Break: Codable, Sendable {
+        public var id: String
+        /// An ad response's break: its VMAP `breakId` and IMA cue point (0 pre-roll, -1 post-roll).
+        public var breakId: String? = nil
+        public var cuePoint: Double? = nil
+        public var contentTime: Double
+        /// An app's break: the content time of the first content frame after it.
+        public var resumeContentTime: Double? = nil
+        public var streamTime: Double
+        public var duration: Double
+        public var ads: [Ad]
+        /// An ad response's break: its breakStart/breakEnd beacons.
+        public var tracking: [Beacon]? = nil
+        /// An app's break: `standard` (content paused), `doublebox` (the ad full size, content in a
+        /// window) or `doublebox-reverse` (the ad in a window over the content).
+        public var mode: String? = nil
+        /// A double box's content level under the ad, in dB; absent when muted or standard.
+        public var contentGainDB: Double? = nil
+    }
+    /// One run of content in the output.
+    public struct Segment: Codable, Sendable {
+        public var contentStart: Double
+        public var contentEnd: Double
+        public var streamStart: Double
+        public var streamEnd: Double
+    }
+    /// An event of the `AdsManager`.
+    public struct Event: Codable, Sendable {
+        public var type: String
+        public var streamTime: Double
+        public var contentTime: Double
+        public var adId: String?
+    }
+    /// An error that left an ad out (or another non-fatal problem).
+    public struct Error: Codable, Sendable {
+        public var code: Int
+        /// An ad response's error: IMA's error type.
+        public var type: String? = nil
+        public var message: String
+        public var mediaFile: String? = nil
+        public var breakId: String? = nil
+        public var adId: String? = nil
+    }
+    /// Stage timings in seconds.
+    public struct Timings: Codable, Sendable {
+        public var plan: Double
+        public var decode: Double
+        public var encode: Double
+        public var mux: Double
+        public var total: Double
+    }
+    /// A companion shown in a slot beside the player.
+    public struct Companion: Codable, Sendable {
+        public var slot: String
+        public var adId: String
+        public var breakId: String
+        public var companionId: String?
+        public var creativeType: String
+        public var streamStart: Double
+        public var streamEnd: Double
+        public var clickThrough: String?
+        /// Where `--companions DIR` wrote the image.
+        public var file: String?
+    }
+
+    public var content: Media
+    public var output: Media
+    /// An ad response's IMA cue points.
+    public var cuePoints: [Double]?
+    public var breaks: [Break]
+    public var contentSegments: [Segment]
+    /// An ad response's events, in order.
+    public var events: [Event]?
+    public var errors: [Error]
+    /// An ad response's beacons, in order.
+    public var beacons: [Beacon]?
+    public var warnings: [String]
+    public var timings: Timings
+    /// `--smart`: `used`, `reason` (why not), `copiedFrames`, `encodedContentFrames`.
+    public var smartRendering: SmartRenderingSummary?
+    /// An ad response's companions shown, by stream time (empty without companion slots).
+    public var companions: [Companion]?
+
+    /// The report of a finished stitch.
+    public init(_ r: StitchResult) {
+        content = Media(r.content)
+        output = Media(r.output, videoFrames: r.videoFrames, audioSamples: r.audioSamples)
+        contentSegments = r.timeline.segments.map(Segment.init)
+        warnings = r.warnings
+        timings = Timings(r.timings)
+        smartRendering = r.smartRendering
+        switch r.schedule {
+        case .app:
+            breaks = r.breaks.map { b in
+                Break(id: b.id, contentTime: b.contentTime.seconds, resumeContentTime: b.resumeContentTime?.seconds,
+                      streamTime: b.streamTime.seconds, duration: b.duration.seconds, ads: b.ads.map { Ad($0) },
+                      mode: b.doubleBox?.modeName ?? "standard", contentGainDB: b.doubleBox?.contentGainDB)
+            }
+            errors = r.issues.map { Error(code: $0.code, message: $0.message, mediaFile: $0.mediaFile, breakId: $0.breakId) }
+        case .adResponse:
+            cuePoints = r.cuePoints
+            breaks = r.playedBreaks.map { b in
+                Break(id: b.id, breakId: b.id, cuePoint: b.cuePoint, contentTime: b.contentTime.seconds,
+                      streamTime: b.streamTime.seconds, duration: b.duration.seconds,
+                      ads: b.ads.map { a in
+                          var ad = Ad(a.placement)
+                          ad.adId = a.ad.adId; ad.title = a.ad.adTitle; ad.adSystem = a.ad.adSystem; ad.creativeId = a.ad.creativeID
+                          ad.skipOffset = a.ad.isSkippable ? a.ad.skipTimeOffset : nil
+                          ad.mediaFile = a.ad.mediaURL ?? a.placement.mediaFile
+                          ad.podPosition = a.ad.adPodInfo.adPosition
+                          ad.totalAds = a.ad.adPodInfo.totalAds
+                          ad.skipped = a.skipped
+                          ad.tracking = a.tracking.map(Beacon.init)
+                          ad.presentation = a.presentation.rawValue
+                          return ad
+                      },
+                      tracking: b.tracking.map(Beacon.init))
+            }
+            events = r.events.map { Event(type: $0.typeString, streamTime: $0.streamTime.seconds, contentTime: $0.contentTime.seconds, adId: $0.ad?.adId) }
+            errors = r.errors.map { Error(code: $0.code, type: $0.type.rawValue, message: $0.message, adId: $0.adId) }
+            beacons = r.beacons.map(Beacon.init)
+            companions = r.companions.map {
+                Companion(slot: $0.slot, adId: $0.adId, breakId: $0.breakId, companionId: $0.companionId, creativeType: $0.creativeType,
+                          streamStart: $0.streamStart.seconds, streamEnd: $0.streamEnd.seconds, clickThrough: $0.clickThrough, file: nil)
+            }
+        }
+    }
+
+    /// Pretty-printed JSON with sorted keys.
+    public func json() throws -> Data {
+        let e = JSONEncoder()
+        e.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try e.encode(self)
+    }
+}
+
+extension StitchReport.Media {
+    /// The report entry for a media summary (frame and sample counts for an output).
+    public init(_ m: MediaSummary, videoFrames: Int64? = nil, audioSamples: Int64? = nil) {
+        self.init(uri: m.uri, duration: m.duration.seconds, width: m.width, height: m.height,
+                  frameRate: m.frameRate?.doubleValue, sampleRate: m.sampleRate, channels: m.channels,
+                  videoFrames: videoFrames, audioSamples: audioSamples)
+    }
+}
+
+extension StitchReport.Ad {
+    /// The report entry for an ad as placed.
+    public init(_ p: PlacedAd) {
+        self.init(mediaFile: p.mediaFile, streamTime: p.streamTime.seconds, duration: p.duration.seconds,
+                  mediaDuration: p.mediaDuration.seconds, podPosition: p.podPosition, totalAds: p.totalAds, frames: p.frames,
+                  conformSeconds: p.conformSeconds, loudness: p.loudness, transcodeCache: p.transcodeCache)
+    }
+}
+
+extension StitchReport.Beacon {
+    /// The report entry for a beacon.
+    public init(_ b: TrackedBeacon) {
+        self.init(event: b.event, streamTime: b.streamTime.seconds, contentTime: b.contentTime.seconds, url: b.url,
+                  adId: b.adId, breakId: b.breakId)
+    }
+}
+
+extension StitchReport.Segment {
+    /// The report entry for a content segment of the timeline.
+    public init(_ s: TimelineMap.Segment) {
+        self.init(contentStart: s.contentStart.seconds, contentEnd: s.contentEnd.seconds,
+                  streamStart: s.streamStart.seconds, streamEnd: s.streamEnd.seconds)
+    }
+}
+
+extension StitchReport.Timings {
+    /// The report entry for stage timings.
+    public init(_ t: StageTimings) {
+        self.init(plan: t.plan, decode: t.decode, encode: t.encode, mux: t.mux, total: t.total)
+    }
+}

@@ -1,0 +1,214 @@
+import Foundation
+import Playback
+import Timing
+
+/// Splices a fixed schedule of ad pods (media files the app chose) into content and writes the
+/// result: `interlude stitch --ad-break TIME=MEDIA…`.
+///
+/// It is an app on a stitching `Player` (`Player(stitching:)`, as fast as possible), as
+/// `TagStitcher` is for ad tags: each mid-roll cue is a boundary time observer that pauses the
+/// player on the first content frame at or after the cue and plays the break's ads through it
+/// (`Player.playAd`); pre-rolls play before `play()`, post-rolls on the did-play-to-end
+/// notification. Every ad is measured before the first frame (an ad that cannot be opened or
+/// decoded is left out of its pod and reported). The output is a temporary file beside the
+/// target, moved into place by `close()`, so a failed stitch never leaves a partial file.
+public final class Stitcher {
+    /// What to stitch.
+    public let request: StitchRequest
+    /// Called for each event of the frame loop, on the stitching thread.
+    public var onEvent: ((SpliceEvent) -> Void)?
+    /// Called after each output frame with the stream time reached and the expected total.
+    public var onProgress: ((MediaTime, MediaTime) -> Void)?
+
+    /// Layers drawn on the output's frames (ad UI, overlays) and mixed into its audio.
+    public let layers: [SurfaceLayer]
+
+    /// Prepares a stitch; nothing is opened until `run()`.
+    public init(request: StitchRequest, layers: [SurfaceLayer] = []) {
+        self.request = request
+        self.layers = layers
+    }
+
+    /// Runs the stitch, blocking the caller until the output is written (the player's callbacks
+    /// run on a queue of the stitch's own, so any thread may call it); throws `StitchFailure`
+    /// when no output could be made.
+    public func run() throws -> StitchResult {
+        let started = monotonicSeconds()
+        var timings = StageTimings()
+        let all = Stitcher.ordered(request.breaks)
+        // double-box breaks do not pause content: layers over it, drawn while content plays
+        let boxes = try all.filter { $0.doubleBox != nil }.map { b -> DoubleBoxLayer in
+            guard let style = b.doubleBox, let cue = b.position.doubleBoxCue else {
+                throw StitchFailure.invalidOption("double-box break \(b.id) at the end of the content: content must go on beside it")
+            }
+            return DoubleBoxLayer(breakId: b.id, cue: cue, style: style, threads: request.threads)
+        }
+        let player = try Player(stitching: request, layers: layers + boxes)
+        let contentDuration = player.currentItem?.duration ?? .zero
+        let format = player.surface.format
+        let ordered = all.filter { $0.doubleBox == nil }
+        for b in all {
+            if case .time(let t) = b.position, t >= contentDuration {
+                player.abandon()
+                throw StitchFailure.cuePastEnd(cue: t, duration: contentDuration)
+            }
+        }
+        var issues: [StitchIssue] = []
+        var measured: [String: Result<AdMedia, Error>] = [:]   // each media file is measured once
+        let pods = ordered.map { b in
+            b.ads.compactMap { url -> AdMedia? in
+                let result = measured[url] ?? Result { try AdMediaProbe.measure(url, threads: request.threads) }
+                measured[url] = result
+                switch result {
+                case .success(let media): return media
+                case .failure(let error):
+                    issues.append(StitchIssue(rejection: error, url: url, breakId: b.id))
+                    return nil
+                }
+            }
+        }
+        do {
+            try DoubleBoxLayer.configure(boxes, breaks: all, format: format, contentDuration: contentDuration,
+                                         threads: request.threads, issues: &issues)
+        } catch {
+            player.abandon()
+            throw error
+        }
+        let period = format.frameDuration
+        let adTotal = pods.joined().reduce(MediaTime.zero) { $0 + period * FrameSelection.frameCount(from: .zero, to: $1.duration, period: period) }
+        let expectedTotal = contentDuration + adTotal
+        timings.plan = monotonicSeconds() - started
+
+        let emit = onEvent, progress = onProgress
+        for box in boxes { box.onEvent = { emit?($0) } }
+        player.spliceEvents = { event in
+            emit?(event)
+            switch event {
+            case let .contentProgress(_, at), let .adProgress(_, _, _, at): progress?(at + period, expectedTotal)
+            default: break
+            }
+        }
+
+        // The app: its state is touched only on `queue`, where every player callback runs.
+        let app = ScheduleApp(player: player, breaks: Array(zip(ordered, pods)))
+        app.start()
+        app.waitUntilDone()
+        for box in boxes { if let b = box.packagedBreak { player.markOverlappingBreak(b) } }   // HLS date ranges, MP4 chapters
+        do {
+            try player.close()
+        } catch {
+            if let f = error as? StitchFailure { throw f }
+            throw StitchFailure.encodingFailed("stitch failed: \(error)")
+        }
+        guard let session = player.spliceSession else { throw StitchFailure.encodingFailed("stitch failed: no output") }
+        issues += app.issues
+        var placed = app.placed
+        timings.encode = session.encodeSeconds
+        timings.mux = session.muxSeconds
+        timings.total = monotonicSeconds() - started
+        timings.decode = max(0, timings.total - timings.plan - session.encoderWaitSeconds)
+        var content = session.content
+        content.duration = session.timelineMap.segments.last?.contentEnd ?? session.contentDuration
+        var timeline = session.timelineMap
+        for box in boxes {
+            if let e = box.failure {
+                issues.append(StitchIssue(code: 405, message: "double-box break \(box.breakId) ended early: \(e)", breakId: box.breakId))
+            }
+            guard let b = box.placedBreak(in: &timeline) else { continue }
+            placed.append(b)
+        }
+        placed.sort { $0.streamTime < $1.streamTime }
+        var result = StitchResult(schedule: .app, content: content, output: session.outputSummary, format: session.format,
+                                  videoFrames: session.videoFrames, audioSamples: session.audioSamples, breaks: placed,
+                                  timeline: timeline, issues: issues, warnings: session.contentWarnings, timings: timings)
+        result.smartRendering = session.smartRendering
+        if !boxes.isEmpty, !layers.contains(where: \.drawsOnContent), result.smartRendering?.used == false {
+            result.smartRendering?.reason = DoubleBoxLayer.smartRenderingRefusal   // the boxes, not overlays, turned copying off
+        }
+        return result
+    }
+
+    /// Breaks in play order: pre-rolls, mid-rolls by time, post-rolls; ties keep request order.
+    public static func ordered(_ breaks: [AdBreakRequest]) -> [AdBreakRequest] {
+        breaks.enumerated().sorted { a, b in
+            let x = a.element.position.order, y = b.element.position.order
+            return x.0 != y.0 ? x.0 < y.0 : (x.1 != y.1 ? x.1 < y.1 : a.offset < b.offset)
+        }.map(\.element)
+    }
+}
+
+/// The app `Stitcher` runs on the player: pre-rolls, then content with a boundary observer at
+/// each mid-roll cue (the break's ads play through the player, content resumes at the cue frame),
+/// post-rolls when content has played to its end. All of its state lives on `queue`.
+private final class ScheduleApp: @unchecked Sendable {
+    // @unchecked Sendable: every mutable field is touched only on `queue` (the player's callbacks
+    // run there; `start` hops there) and read by the caller after `waitUntilDone`.
+    let player: Player
+    let breaks: [(AdBreakRequest, [AdMedia])]
+    private let queue = DispatchQueue(label: "interlude.stitcher")
+    private let done = DispatchSemaphore(value: 0)
+    private var endObserver: NSObjectProtocol?
+    private(set) var placed: [PlacedBreak] = []
+    private(set) var issues: [StitchIssue] = []
+
+    init(player: Player, breaks: [(AdBreakRequest, [AdMedia])]) {
+        self.player = player
+        self.breaks = breaks
+    }
+
+    func start() {
+        let cues = Set(breaks.compactMap { if case .time(let t) = $0.0.position { t } else { nil } }).sorted()
+        for cue in cues {
+            player.addBoundaryTimeObserver(forTimes: [cue], queue: queue) { [self] in
+                player.pause()
+                playBreaks(breaks.filter { $0.0.position == .time(cue) }[...], at: cue) { [self] in player.play() }
+            }
+        }
+        // posted on the player's thread, which waits for the block: it hops onto `queue`
+        endObserver = NotificationCenter.default.addObserver(forName: PlayerItem.didPlayToEndTimeNotification, object: player.currentItem,
+                                                             queue: nil) { [self] _ in
+            queue.sync {
+                let end = player.timeline.segments.last?.contentEnd ?? .zero
+                playBreaks(breaks.filter { $0.0.position == .end }[...], at: end) { [self] in done.signal() }
+            }
+        }
+        queue.async { [self] in
+            playBreaks(breaks.filter { $0.0.position == .start }[...], at: .zero) { [self] in player.play() }
+        }
+    }
+
+    func waitUntilDone() {
+        done.wait()
+        if let endObserver { NotificationCenter.default.removeObserver(endObserver) }
+    }
+
+    /// Plays `items` one after another (each a break of its own), then `then` (on `queue`).
+    private func playBreaks(_ items: ArraySlice<(AdBreakRequest, [AdMedia])>, at contentTime: MediaTime, then: @escaping @Sendable () -> Void) {
+        guard let (b, pod) = items.first else { then(); return }
+        player.beginBreak(id: b.id, contentTime: contentTime)
+        let start = player.streamTime
+        playAds(pod[...], of: b, played: []) { [self] ads in
+            placed.append(PlacedBreak(id: b.id, position: b.position, contentTime: contentTime, resumeContentTime: player.nextContentTime,
+                                      streamTime: start, duration: player.streamTime - start, ads: ads))
+            player.endBreak()
+            playBreaks(items.dropFirst(), at: contentTime, then: then)
+        }
+    }
+
+    private func playAds(_ pod: ArraySlice<AdMedia>, of b: AdBreakRequest, played: [PlacedAd], then: @escaping @Sendable ([PlacedAd]) -> Void) {
+        guard let media = pod.first else { then(played); return }
+        let position = pod.startIndex + 1, total = pod.count + pod.startIndex
+        player.playAd(media, position: position, totalAds: total, queue: queue, onFrame: { _, _ in true }) { [self] result in
+            var played = played
+            switch result {
+            case .success(let p): played.append(p.placement ?? PlacedAd(mediaFile: media.url, streamTime: p.streamStart, duration: p.duration,
+                                                                         mediaDuration: media.duration, podPosition: position,
+                                                                         totalAds: total, frames: p.frames))
+            case .failure(let error):
+                issues.append(StitchIssue(code: 405, message: "ad media \(media.url) failed while splicing: \(error)",
+                                          mediaFile: media.url, breakId: b.id))
+            }
+            playAds(pod.dropFirst(), of: b, played: played, then: then)
+        }
+    }
+}
