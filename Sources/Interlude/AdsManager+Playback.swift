@@ -210,7 +210,8 @@ extension AdsManager {
             state = state.settingBreak(index, to: discardRequested ? .discarded : .played)
             discardRequested = false
             playedBreaks.append(PlayedBreak(id: plan.id, cuePoint: plan.cue.seconds, contentTime: pausedAt, streamTime: breakStream,
-                                          duration: display.streamTime - breakStream, ads: played, tracking: tracking))
+                                          duration: display.streamTime - breakStream, ads: played, tracking: tracking,
+                                          doubleBox: box?.style))
             if box == nil, !destroyed { delegate?.adsManagerDidRequestContentResume(self) }
             done()
         }

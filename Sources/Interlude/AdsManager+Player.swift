@@ -58,6 +58,8 @@ extension AdsManager {
     /// the cue is shown before the ads, on either clock (a viewer sees the picture wait, as while
     /// buffering). Content goes on by itself when nothing ends up pausing it (the break failed).
     func playerReached(_ cue: MediaTime) {
+        // content goes on under a double box: a break due inside it is skipped (with a LOG event)
+        if doubleBox != nil { reach(cue) { _ in }; return }
         guard !breakPlaying else { return }
         let (_, due) = state.reaching(cue)
         let linear = due.contains { !isOverlayBreak(plans[$0]) }

@@ -48,6 +48,8 @@ public struct PlayedBreak: Sendable, Equatable {
     public var ads: [PlayedAd]
     /// Break-level beacons (VMAP breakStart / breakEnd / error).
     public var tracking: [TrackedBeacon]
+    /// A double box (content went on beside its ads): its style; nil for a break that paused content.
+    public var doubleBox: DoubleBoxStyle? = nil
 }
 
 extension PlayedBreak {
@@ -58,6 +60,6 @@ extension PlayedBreak {
         let end = streamTime + duration
         let resume = timeline.segments.first { $0.streamStart >= end }?.contentStart
         return PlacedBreak(id: id, position: position, contentTime: contentTime, resumeContentTime: resume, streamTime: streamTime,
-                           duration: duration, ads: ads.map(\.placement))
+                           duration: duration, ads: ads.map(\.placement), doubleBox: doubleBox)
     }
 }

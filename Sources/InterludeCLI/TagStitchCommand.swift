@@ -53,7 +53,8 @@ extension StitchSummary {
         lines.append("wrote \(r.output.uri): \(r.format), \(r.videoFrames) frames, \(r.output.duration.clockString)")
         lines.append("content \(r.content.uri): \(r.content.duration.clockString); cue points \(r.cuePoints.map { String(format: "%g", $0) }.joined(separator: ", "))")
         for b in r.playedBreaks {
-            lines.append("  break \(b.id) at content \(b.contentTime.clockString) -> stream \(b.streamTime.clockString), \(b.ads.count) ad(s), \(b.duration.clockString)")
+            lines.append("  break \(b.id) at content \(b.contentTime.clockString) -> stream \(b.streamTime.clockString), \(b.ads.count) ad(s), \(b.duration.clockString)"
+                         + (b.doubleBox.map { " (\($0); content went on)" } ?? ""))
             for a in b.ads {
                 lines.append("    ad \(a.ad.adPodInfo.adPosition)/\(a.ad.adPodInfo.totalAds) \(a.ad.adId) \"\(a.ad.adTitle)\" (\(a.ad.adSystem)) at \(a.placement.streamTime.clockString), \(a.placement.duration.clockString), \(a.tracking.count) beacon(s)")
             }

@@ -36,6 +36,12 @@ import TestSupport
         #expect(r.videoFrames == 1200 + 180)
         let frames = try MediaVerifier.videoFrames(dir.appendingPathComponent("out.mp4"))
         #expect(MediaVerifier.segments(frames).map(\.sourceID) == [1, 2, 1])
+        // one report type: an app's schedule keeps its keys (mode, media-file errors), no manager's account
+        #expect(r.schedule == .app && r.events.isEmpty && r.playedBreaks.isEmpty)
+        let report = StitchReport(r)
+        #expect(report.events == nil && report.beacons == nil && report.cuePoints == nil && report.companions == nil)
+        #expect(report.breaks.first?.mode == "standard" && report.breaks.first?.breakId == nil)
+        #expect(report.errors.map(\.mediaFile) == ads.prefix(4).map { Optional($0) })
     }
 
     @Test func aBreakWhoseAdsAllFailResumesContent() async throws {

@@ -4,7 +4,7 @@ import Timing
 
 /// The JSON report of a stitch (`--report FILE`), one type for every schedule. Times are seconds
 /// as numbers. Keys that do not apply are left out: an app's schedule of media (`Stitcher`) has
-/// each break's `mode` and `resumeContentTime` and its errors name the media file; an ad response
+/// each break's `resumeContentTime` and its errors name the media file; an ad response
 /// (`TagStitcher`) adds the cue points, every ad's identity and beacons, the events in the order
 /// the `AdsManager` emitted them, and the companions shown.
 public struct StitchReport: Codable, Sendable {
@@ -70,8 +70,8 @@ public struct StitchReport: Codable, Sendable {
         public var ads: [Ad]
         /// An ad response's break: its breakStart/breakEnd beacons.
         public var tracking: [Beacon]? = nil
-        /// An app's break: `standard` (content paused), `doublebox` (the ad full size, content in a
-        /// window) or `doublebox-reverse` (the ad in a window over the content).
+        /// `standard` (content paused), `doublebox` (the ad full size, content in a window) or
+        /// `doublebox-reverse` (the ad in a window over the content).
         public var mode: String? = nil
         /// A double box's content level under the ad, in dB; absent when muted or standard.
         public var contentGainDB: Double? = nil
@@ -173,7 +173,8 @@ public struct StitchReport: Codable, Sendable {
                           ad.presentation = a.presentation.rawValue
                           return ad
                       },
-                      tracking: b.tracking.map(Beacon.init))
+                      tracking: b.tracking.map(Beacon.init), mode: b.doubleBox?.modeName ?? "standard",
+                      contentGainDB: b.doubleBox?.contentGainDB)
             }
             events = r.events.map { Event(type: $0.typeString, streamTime: $0.streamTime.seconds, contentTime: $0.contentTime.seconds, adId: $0.ad?.adId) }
             errors = r.errors.map { Error(code: $0.code, type: $0.type.rawValue, message: $0.message, adId: $0.adId) }

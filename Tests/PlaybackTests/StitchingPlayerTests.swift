@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+import Timing
+import TestSupport
+import Playback
+
+/// `Player(stitching:)`: the player's controls, observers and ads over the stitch engine (issue 8,
+/// item 6 — one stack). The same app code as on a presenting player gives the same frames;
+/// smart rendering still copies content between cues; the file appears only on `close()`.
+/// Outputs are decoded with the ffmpeg CLI.
+@Suite(.serialized) struct StitchingPlayerTests {
+    static let reader = PlayerTests.reader
+    static let queue = DispatchQueue(label: "stitching-player-tests")
+    typealias Box = PlayerTests.Box
+
+    /// The app of `PlayerTests.adPlaysThroughTheSamePlayer…`: a mid-roll at 2 s through `playAd`,
+    /// returning the ad's playback once content has ended.
+    static func playMidroll(_ player: Player, ad: String) -> AdPlayback? {
+        let done = Box<AdPlayback?>(nil)
+        player.addBoundaryTimeObserver(forTimes: [MediaTime(value: 2, timescale: 1)], queue: queue) { [player] in
+            player.pause()
+            player.beginBreak(id: "mid", contentTime: player.currentTime())
+            player.playAd(url: ad, queue: queue, onFrame: { _, _ in true }) { r in
+                done.value = try? r.get()
+                player.endBreak()
+                player.play()
+            }
+        }
+        player.play()
+        #expect(player.waitUntilIdle(timeout: 60))
+        #expect(player.contentEnded)
+        return done.value
+    }
+
+    @Test func theSameAppCodeStitchesTheSameFramesAsOnAPresentingPlayer() async throws {
+        let content = try PlayerTests.content(), ad = try PlayerTests.ad().path
+        let (presenting, presented) = try PlayerTests.player("present.nut")
+        _ = Self.playMidroll(presenting, ad: ad)
+        try presenting.close()
+
+        let out = try PlayerTests.outputPath("stitched.nut")
+        let stitching = try Player(stitching: StitchRequest(content: content.path, breaks: [], output: out.path, container: .nut))
+        #expect(stitching.clock == .asFastAsPossible && stitching.currentItem?.duration == MediaTime(value: 4, timescale: 1))
+        let playback = Self.playMidroll(stitching, ad: ad)
+        #expect(!FileManager.default.fileExists(atPath: out.path), "nothing at the output path before close()")
+        try stitching.close()
+        #expect(playback?.frames == 30 && playback?.streamStart == MediaTime(value: 2, timescale: 1))
+        #expect(playback?.placement?.podPosition == 1, "a stitch reports the ad's full placement")
+
+        let a = try MediaVerifier.videoFrames(presented, reader: Self.reader).map { $0.identity.map { "\($0.sourceID):\($0.frameIndex)" } ?? "?" }
+        let b = try MediaVerifier.videoFrames(out, reader: Self.reader).map { $0.identity.map { "\($0.sourceID):\($0.frameIndex)" } ?? "?" }
+        #expect(a.count == 150 && a == b)
+        let map = stitching.timeline
+        #expect(map.breaks.count == 1 && map.breaks[0].streamStart == MediaTime(value: 2, timescale: 1)
+                && map.breaks[0].streamEnd == MediaTime(value: 3, timescale: 1))
+        #expect(map.segments.count == 2 && map.segments[1].contentStart == MediaTime(value: 2, timescale: 1))
+    }
+
+    @Test func smartRenderingStillCopiesContentBetweenCues() async throws {
+        // keyframes every second: the cue at 2 s falls on one, so no content frame is re-encoded
+        let content = try TestMedia.derived(from: PlayerTests.content(), name: "stitching-player-gop30.mp4",
+                                            arguments: ["-c:v", "libx264", "-g", "30", "-keyint_min", "30", "-sc_threshold", "0", "-c:a", "copy"])
+        let out = try PlayerTests.outputPath("smart.mp4")
+        var request = StitchRequest(content: content.path, breaks: [], output: out.path)
+        request.smart = .on
+        request.transcodeCache = nil
+        let player = try Player(stitching: request)
+        #expect(player.copiesContent)
+        _ = Self.playMidroll(player, ad: try PlayerTests.ad().path)
+        try player.close()
+        let smart = try #require(player.spliceSession?.smartRendering)
+        #expect(smart.used && smart.copiedFrames == 120 && smart.encodedContentFrames == 0, "\(smart)")
+        let segments = MediaVerifier.segments(try MediaVerifier.videoFrames(out, reader: Self.reader))
+        #expect(segments.map(\.sourceID) == [7, 3, 7] && segments.map(\.frameCount) == [60, 30, 60], "\(segments)")
+    }
+
+    @Test func seekIsRefusedAndAnAbandonedStitchLeavesNothing() async throws {
+        let out = try PlayerTests.outputPath("abandoned.nut")
+        let player = try Player(stitching: StitchRequest(content: PlayerTests.content().path, breaks: [], output: out.path, container: .nut))
+        let answer = Box<Bool?>(nil)
+        let sem = DispatchSemaphore(value: 0)
+        player.seek(to: MediaTime(value: 1, timescale: 1), queue: Self.queue) { ok in answer.value = ok; sem.signal() }
+        #expect(sem.wait(timeout: .now() + 10) == .success)
+        #expect(answer.value == false)
+        player.addBoundaryTimeObserver(forTimes: [MediaTime(value: 1, timescale: 1)], queue: Self.queue) { [player] in player.pause() }
+        player.play()
+        #expect(player.waitUntilIdle(timeout: 60))
+        #expect(player.currentTime() < MediaTime(value: 1, timescale: 1) && player.streamTime == MediaTime(value: 1, timescale: 1))
+        player.abandon()
+        try? player.close()
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: out.deletingLastPathComponent().path).filter { $0.contains("abandoned") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
+    @Test func anUnreadableContentThrowsAStitchFailure() async throws {
+        let out = try PlayerTests.outputPath("none.nut")
+        #expect(throws: StitchFailure.self) {
+            try Player(stitching: StitchRequest(content: "/nonexistent/content.mp4", breaks: [], output: out.path, container: .nut))
+        }
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+}
