@@ -294,7 +294,10 @@ import Timing
         }
     }
 
-    public func adsManager(_ adsManager: AdsManager, didReceive error: AdError) { delegateLog.append("error:\(error.code)") }
+    public func adsManager(_ adsManager: AdsManager, didReceive error: AdError) {
+        delegateLog.append("error:\(error.code)")
+        resumeContent()   // as the guide's app does: a fatal ad error leaves content playing
+    }
 
     public func adsManagerDidRequestContentPause(_ adsManager: AdsManager) {
         delegateLog.append("contentPause")

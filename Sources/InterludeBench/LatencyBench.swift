@@ -23,7 +23,8 @@ struct LatencyResult: Codable, Sendable {
 }
 
 /// Records the monotonic time of each frame event.
-private final class Recorder {
+/// Filled by the stitch's frame loop (one thread) and read after `run()` returns.
+private final class Recorder: @unchecked Sendable {
     enum Kind: Equatable { case content, ad(Int, Int) }
     var frames: [(kind: Kind, t: Double)] = []
     var adEnds: [(breakIndex: Int, position: Int, t: Double)] = []
@@ -62,7 +63,7 @@ enum LatencyBench {
                 output: "-", container: .nut, encoder: EncoderSettings(preset: config.preset, crf: config.crf),
                 overwrite: true, threads: config.threads)
             let stitcher = Stitcher(request: request)
-            stitcher.onEvent = rec.handle
+            stitcher.onEvent = { event in rec.handle(event) }
             let t0 = now()
             let result = try withStdoutToDevNull { try stitcher.run() }
             let wall = now() - t0

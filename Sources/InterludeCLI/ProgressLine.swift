@@ -2,7 +2,10 @@
 import Foundation
 import Timing
 
-final class ProgressLine {
+/// Updated from the stitch's frame loop, cleared from the caller: a lock keeps the two apart.
+final class ProgressLine: @unchecked Sendable {
+    // @unchecked Sendable: the mutable fields are guarded by `lock`.
+    private let lock = NSLock()
     private let enabled: Bool
     private let start = Date()
     private var lastDraw = Date.distantPast
@@ -12,6 +15,7 @@ final class ProgressLine {
 
     func update(done: MediaTime, total: MediaTime) {
         guard enabled else { return }
+        lock.lock(); defer { lock.unlock() }
         let now = Date()
         guard now.timeIntervalSince(lastDraw) >= 0.25 else { return }
         lastDraw = now
@@ -25,6 +29,7 @@ final class ProgressLine {
     }
 
     func clear() {
+        lock.lock(); defer { lock.unlock() }
         guard drawn else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
         drawn = false

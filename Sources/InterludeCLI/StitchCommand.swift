@@ -118,7 +118,7 @@ let stitchHelp = """
 
 /// Runs a stitch with a progress line on a terminal (`onProgress` is handed to `attach`); prints
 /// the error and returns nil when it fails.
-@MainActor func runWithProgress(_ options: StitchOptions, _ attach: (@escaping (MediaTime, MediaTime) -> Void) -> Void,
+@MainActor func runWithProgress(_ options: StitchOptions, _ attach: (@escaping @Sendable (MediaTime, MediaTime) -> Void) -> Void,
                                 _ run: () async throws -> StitchResult) async -> StitchResult? {
     let progress = ProgressLine(enabled: !options.quiet && isatty(STDERR_FILENO) == 1)
     attach { done, total in progress.update(done: done, total: total) }

@@ -106,27 +106,45 @@ public final class NativeStitcher {
             byBreak[breakId, default: [:]][path] = p.layer
         }
         let stitcher = Stitcher(request: request, layers: layers)
-        let forward = onEvent
-        var currentBreak: String?
-        var current: NativeLayoutLayer?
-        stitcher.onEvent = { event in
-            switch event {
-            case .breakStarted(_, let id, _, _): currentBreak = id
-            case .adStarted(_, _, _, let media, _):
-                current = currentBreak.flatMap { byBreak[$0]?[media.url] }
-                current?.activate()
-            case .adEnded, .breakEnded:
-                current?.deactivate()
-                current = nil
-            default: break
-            }
-            forward?(event)
+        // called on the stitch's thread (the player's), never on the main actor
+        let activation = NativeActivation(byBreak: byBreak)
+        let forward = HandedOver(onEvent)
+        stitcher.onEvent = { @Sendable event in
+            activation.handle(event)
+            forward.value?(event)
         }
-        stitcher.onProgress = onProgress
-        var result = try stitcher.run()
+        let progress = HandedOver(onProgress)
+        stitcher.onProgress = { @Sendable done, total in progress.value?(done, total) }
+        // the frame loop's caller blocks until the output is written: a worker, so the main actor stays free
+        let job = HandedOver(stitcher)
+        var result = try await onWorkerThread { try job.value.run() }
         warnings += prepared.compactMap { $0.shortfall(frameDuration: result.format.frameDuration) }
         result.warnings += warnings
         result.natives = prepared.map(\.placement)
         return result
+    }
+}
+
+/// Turns each native ad's layout on while its media plays in the stitch (the frame loop's
+/// events, on the player's thread).
+private final class NativeActivation: @unchecked Sendable {
+    // @unchecked Sendable: touched only by the stitch's frame loop, one event at a time.
+    private let byBreak: [String: [String: NativeLayoutLayer]]   // break id → media path → layer
+    private var currentBreak: String?
+    private var current: NativeLayoutLayer?
+
+    init(byBreak: [String: [String: NativeLayoutLayer]]) { self.byBreak = byBreak }
+
+    func handle(_ event: SpliceEvent) {
+        switch event {
+        case .breakStarted(_, let id, _, _): currentBreak = id
+        case .adStarted(_, _, _, let media, _):
+            current = currentBreak.flatMap { byBreak[$0]?[media.url] }
+            current?.activate()
+        case .adEnded, .breakEnded:
+            current?.deactivate()
+            current = nil
+        default: break
+        }
     }
 }

@@ -16,9 +16,9 @@ public final class Stitcher {
     /// What to stitch.
     public let request: StitchRequest
     /// Called for each event of the frame loop, on the stitching thread.
-    public var onEvent: ((SpliceEvent) -> Void)?
+    public var onEvent: (@Sendable (SpliceEvent) -> Void)?
     /// Called after each output frame with the stream time reached and the expected total.
-    public var onProgress: ((MediaTime, MediaTime) -> Void)?
+    public var onProgress: (@Sendable (MediaTime, MediaTime) -> Void)?
 
     /// Layers drawn on the output's frames (ad UI, overlays) and mixed into its audio.
     public let layers: [SurfaceLayer]

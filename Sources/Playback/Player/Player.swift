@@ -99,7 +99,7 @@ public final class Player: @unchecked Sendable {
 
     /// A stitching player: called on its thread for each event of the stitch (progress, ads,
     /// breaks), as `SpliceSession.onEvent`. Set it before `play()`.
-    public var spliceEvents: ((SpliceEvent) -> Void)? {
+    public var spliceEvents: (@Sendable (SpliceEvent) -> Void)? {
         get { (engine as? SpliceBackend)?.eventHandler }
         set { (engine as? SpliceBackend)?.eventHandler = newValue }
     }

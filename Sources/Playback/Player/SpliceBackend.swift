@@ -45,7 +45,7 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
     private var commands: [(SpliceSession) -> Void] = []
     private var failure: Error?
     private var copying: Bool
-    private var handler: ((SpliceEvent) -> Void)?
+    private var handler: (@Sendable (SpliceEvent) -> Void)?
 
     // loop
     private var session: SpliceSession
@@ -69,7 +69,7 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
     var spliceSession: SpliceSession { session }
 
     /// Called on the loop thread for each of the session's events.
-    var eventHandler: ((SpliceEvent) -> Void)? {
+    var eventHandler: (@Sendable (SpliceEvent) -> Void)? {
         get { cond.lock(); defer { cond.unlock() }; return handler }
         set { cond.lock(); handler = newValue; cond.unlock() }
     }
