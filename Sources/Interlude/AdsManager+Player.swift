@@ -36,8 +36,12 @@ extension AdsManager {
         if state.nextCue(atOrAfter: at).map({ $0 <= at }) ?? false {
             // content waits for the pre-roll; if it could not play (and so never paused content),
             // content is asked to start all the same
+            // (a single VAST ad that is not linear, an overlay, does not pause content either: it
+            // shows over content, which is asked to start; a failed one was reported as a fatal
+            // error, on which the app resumes content itself, as IMA's guide does)
+            let overlaysBefore = overlaysShown
             reach(at) { [weak self] paused in
-                guard let self, !paused, !self.destroyed, self.isAdRules else { return }
+                guard let self, !paused, !self.destroyed, self.isAdRules || self.overlaysShown > overlaysBefore else { return }
                 self.delegate?.adsManagerDidRequestContentResume(self)
             }
         } else if !breakPlaying {

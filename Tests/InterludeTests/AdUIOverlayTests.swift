@@ -12,6 +12,39 @@ import Playback
 /// an HTMLResource (503) and a local path named by the network document (refused) — decoded
 /// (NUT, lossless) and compared with the content stitched alone.
 @MainActor @Suite(.serialized) struct AdUIOverlayTests {
+    /// A single VAST response whose ad is an overlay (no ad rules): nothing pauses content, so the
+    /// manager asks for it to start (it used to wait for a resume that never came, and the stitch
+    /// hung); the overlay shows over the content from its first frame.
+    @Test func aSingleVASTOverlayAdLetsContentStart() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-overlay-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let png = dir.appendingPathComponent("banner.png")
+        _ = try Tools.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=white:s=160x40", "-frames:v", "1", png.path])
+        let vast = """
+            <VAST version="3.0"><Ad id="ov"><InLine><AdSystem>T</AdSystem><AdTitle>ov</AdTitle>
+            <Creatives><Creative><NonLinearAds><NonLinear width="160" height="40" minSuggestedDuration="00:00:00.800">
+            <StaticResource creativeType="image/png"><![CDATA[\(png.path)]]></StaticResource></NonLinear>
+            </NonLinearAds></Creative></Creatives></InLine></Ad></VAST>
+            """
+        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
+        let out = dir.appendingPathComponent("single.nut")
+        let stitcher = TagStitcher(output: StitchRequest(content: content.path, breaks: [], output: out.path, container: .nut),
+                                   adsResponse: vast)
+        stitcher.cache = AdMediaCache(directory: dir.appendingPathComponent("cache"))
+        // a deadline, so that a regression fails instead of hanging the suite
+        final class Outcome { var result: Result<StitchResult, Error>? }
+        let outcome = Outcome()
+        Task { @MainActor in
+            do { outcome.result = .success(try await stitcher.run()) } catch { outcome.result = .failure(error) }
+        }
+        for _ in 0..<600 where outcome.result == nil { try await Task.sleep(nanoseconds: 100_000_000) }
+        let result = try #require(outcome.result, "the stitch did not finish within 60 s").get()
+        #expect(result.videoFrames == 50 && result.breaks.isEmpty && stitcher.delegateLog.contains("contentResume"), "\(stitcher.delegateLog)")
+        let frames = try DecodedPictures.decode(out)
+        #expect(frames.frames.count == 50)
+    }
+
     @Test func anOverlayShowsOverPlayingContentForItsDurationWithBeacons() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-overlay-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
