@@ -52,16 +52,11 @@ extension AdVideoDisplay {
     public let session: SpliceSession
     private let threads: Int
 
-    /// Whether ads are spliced on a worker thread (the manager hears each frame on the main actor
-    /// and the completion later), so that the main actor stays free while an ad is encoded; false:
-    /// on the caller's thread, the completion before `playAd` returns.
-    public let playsOffMainActor: Bool
-
-    /// Wraps a session; `threads` for ad decoders. `playsOffMainActor`: see the property.
-    public init(session: SpliceSession, threads: Int = 0, playsOffMainActor: Bool = false) {
+    /// Wraps a session; `threads` for ad decoders. Ads are spliced on the caller's thread (the
+    /// main actor): the completion runs before `playAd` returns.
+    public init(session: SpliceSession, threads: Int = 0) {
         self.session = session
         self.threads = threads
-        self.playsOffMainActor = playsOffMainActor
     }
 
     public var streamTime: MediaTime { session.streamTime }
@@ -78,17 +73,7 @@ extension AdVideoDisplay {
     public func playAd(_ media: AdMedia, position: Int, totalAds: Int,
                        onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
                        completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void) {
-        guard playsOffMainActor else {
-            completion(Result { try session.playAd(media, position: position, totalAds: totalAds, onFrame: onFrame) })
-            return
-        }
-        let box = HandedOver((session, onFrame, completion))
-        startWorkerThread {
-            let (session, onFrame, completion) = box.value
-            let result = Result { try session.playAd(media, position: position, totalAds: totalAds) { a, s in runOnMain { onFrame(a, s) } } }
-            let done = HandedOver((completion, result))
-            DispatchQueue.main.async { MainActor.assumeIsolated { done.value.0(done.value.1) } }
-        }
+        completion(Result { try session.playAd(media, position: position, totalAds: totalAds, onFrame: onFrame) })
     }
 
     public func endBreak() { session.endBreak() }

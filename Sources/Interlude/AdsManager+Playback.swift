@@ -215,8 +215,6 @@ extension AdsManager {
             if box == nil, !destroyed { delegate?.adsManagerDidRequestContentResume(self) }
             done()
         }
-        // A double box plays its ads as content goes on: whoever drives content (a stitch) may go on now.
-        if box != nil, doubleBox === box { contentContinuesDuringBreak?() }
     }
 
     /// One ad of a prepared pod.

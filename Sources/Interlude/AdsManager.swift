@@ -77,9 +77,6 @@ import Timing
     var pausedForBackground = false
     /// The double-box break playing beside content, if any.
     var doubleBox: DoubleBoxRun?
-    /// Called when a break has started that does not stop content (a double box), so that a
-    /// driver waiting for the break to end (a stitch) lets content go on.
-    var contentContinuesDuringBreak: (@MainActor () -> Void)?
     private let epoch = Date()
 
     /// The ad now playing and what has fired for it.

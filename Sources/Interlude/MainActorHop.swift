@@ -1,8 +1,8 @@
 import Foundation
 
 /// Runs `body` on the main actor from any thread and returns its result: at once when already on
-/// the main thread, else by waiting for the main queue (which must not be blocked: the stitch's
-/// frame loop runs on a worker thread while its main-actor caller awaits it).
+/// the main thread, else by waiting for the main queue (which must not be blocked: a stitch's
+/// frame loop runs on the player's thread while its main-actor caller awaits it).
 func runOnMain<T: Sendable>(_ body: @MainActor () -> T) -> T {
     if Thread.isMainThread { return MainActor.assumeIsolated(body) }
     return DispatchQueue.main.sync { MainActor.assumeIsolated(body) }
@@ -13,15 +13,10 @@ func runOnMain<T: Sendable>(_ body: @MainActor () -> T) -> T {
 /// API delivers its events.
 func onWorkerThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
-        startWorkerThread { continuation.resume(with: Result { try body() }) }
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.stackSize = 8 << 20   // as decoding and encoding want
+        thread.start()
     }
-}
-
-/// Starts `body` on a thread of its own (8 MiB of stack, as decoding and encoding want).
-func startWorkerThread(_ body: @escaping @Sendable () -> Void) {
-    let thread = Thread(block: body)
-    thread.stackSize = 8 << 20
-    thread.start()
 }
 
 /// A value handed to a worker thread while its owner waits (the owner never touches it meanwhile).

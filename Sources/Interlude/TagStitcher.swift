@@ -192,31 +192,18 @@ import Timing
             player.abandon()
             throw StitchFailure.encodingFailed("stitch failed: \(e)")
         }
-        do {
-            try await onWorkerThread { try player.close() }
-        } catch {
-            if let f = error as? StitchFailure { throw f }
-            throw StitchFailure.encodingFailed("stitch failed: \(error)")
-        }
-        guard let session = player.spliceSession else { throw StitchFailure.encodingFailed("stitch failed: no output") }
-        var content = session.content
-        content.duration = session.timelineMap.segments.last?.contentEnd ?? session.contentDuration
-        let total = monotonicSeconds() - started
+        let session = try await onWorkerThread { HandedOver(try player.finishStitch()) }.value
         let played = manager?.playedBreaks ?? []
         var result = StitchResult(
-            schedule: .adResponse, content: content, output: session.outputSummary, format: session.format,
-            videoFrames: session.videoFrames, audioSamples: session.audioSamples,
-            breaks: played.map { $0.placement(in: session.timelineMap) }, timeline: session.timelineMap,
-            warnings: session.contentWarnings + (adUIWarning.map { [$0] } ?? []) + nativeWarnings + nativeProblems
+            schedule: .adResponse, session: session, breaks: played.map { $0.placement(in: session.timelineMap) },
+            warnings: (adUIWarning.map { [$0] } ?? []) + nativeWarnings + nativeProblems
                 + natives.compactMap { $0.shortfall(frameDuration: session.format.frameDuration) },
-            timings: StageTimings(plan: planEnd - started, decode: max(0, total - (planEnd - started) - session.encoderWaitSeconds),
-                                  encode: session.encodeSeconds, mux: session.muxSeconds, total: total))
+            started: started, planned: planEnd)
         result.cuePoints = manager?.adCuePoints ?? []
         result.playedBreaks = played
         result.events = manager?.events ?? []
         result.errors = (loadError.map { [$0] } ?? []) + nativeLoadErrors + (manager?.errors ?? [])
         result.beacons = manager?.beacons ?? []
-        result.smartRendering = session.smartRendering
         if let smartRefusal, result.smartRendering?.used == false { result.smartRendering?.reason = smartRefusal }
         result.companions = companionSlots.flatMap(\.filled).sorted { $0.streamStart < $1.streamStart }
         result.natives = natives.map(\.placement)

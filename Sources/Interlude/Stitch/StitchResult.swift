@@ -66,3 +66,37 @@ public struct StitchResult: Sendable {
         self.issues = issues; self.warnings = warnings; self.timings = timings
     }
 }
+
+extension StitchResult {
+    /// The result of a stitch whose session has finished: the output's facts from `session`, the
+    /// stage timings from when the stitch `started` and finished planning (`planned`, both
+    /// `monotonicSeconds()`), the session's content warnings followed by `warnings`. The timeline is
+    /// the session's unless given (with breaks of the app's own added).
+    init(schedule: Schedule, session: SpliceSession, breaks: [PlacedBreak], timeline: TimelineMap? = nil,
+         issues: [StitchIssue] = [], warnings: [String] = [], started: Double, planned: Double) {
+        var content = session.content
+        content.duration = session.timelineMap.segments.last?.contentEnd ?? session.contentDuration
+        let total = monotonicSeconds() - started, plan = planned - started
+        self.init(schedule: schedule, content: content, output: session.outputSummary, format: session.format,
+                  videoFrames: session.videoFrames, audioSamples: session.audioSamples, breaks: breaks,
+                  timeline: timeline ?? session.timelineMap, issues: issues, warnings: session.contentWarnings + warnings,
+                  timings: StageTimings(plan: plan, decode: max(0, total - plan - session.encoderWaitSeconds),
+                                        encode: session.encodeSeconds, mux: session.muxSeconds, total: total))
+        smartRendering = session.smartRendering
+    }
+}
+
+extension Player {
+    /// Closes a stitching player (its output moved into place) and returns its session; a
+    /// failure comes as a `StitchFailure`.
+    func finishStitch() throws -> SpliceSession {
+        do {
+            try close()
+        } catch {
+            if let f = error as? StitchFailure { throw f }
+            throw StitchFailure.encodingFailed("stitch failed: \(error)")
+        }
+        guard let session = spliceSession else { throw StitchFailure.encodingFailed("stitch failed: no output") }
+        return session
+    }
+}

@@ -34,7 +34,6 @@ public final class Stitcher {
     /// when no output could be made.
     public func run() throws -> StitchResult {
         let started = monotonicSeconds()
-        var timings = StageTimings()
         let all = Stitcher.ordered(request.breaks)
         // double-box breaks do not pause content: layers over it, drawn while content plays
         let boxes = try all.filter { $0.doubleBox != nil }.map { b -> DoubleBoxLayer in
@@ -77,7 +76,7 @@ public final class Stitcher {
         let period = format.frameDuration
         let adTotal = pods.joined().reduce(MediaTime.zero) { $0 + period * FrameSelection.frameCount(from: .zero, to: $1.duration, period: period) }
         let expectedTotal = contentDuration + adTotal
-        timings.plan = monotonicSeconds() - started
+        let planned = monotonicSeconds()
 
         let emit = onEvent, progress = onProgress
         for box in boxes { box.onEvent = { emit?($0) } }
@@ -94,21 +93,9 @@ public final class Stitcher {
         app.start()
         app.waitUntilDone()
         for box in boxes { if let b = box.packagedBreak { player.markOverlappingBreak(b) } }   // HLS date ranges, MP4 chapters
-        do {
-            try player.close()
-        } catch {
-            if let f = error as? StitchFailure { throw f }
-            throw StitchFailure.encodingFailed("stitch failed: \(error)")
-        }
-        guard let session = player.spliceSession else { throw StitchFailure.encodingFailed("stitch failed: no output") }
+        let session = try player.finishStitch()
         issues += app.issues
         var placed = app.placed
-        timings.encode = session.encodeSeconds
-        timings.mux = session.muxSeconds
-        timings.total = monotonicSeconds() - started
-        timings.decode = max(0, timings.total - timings.plan - session.encoderWaitSeconds)
-        var content = session.content
-        content.duration = session.timelineMap.segments.last?.contentEnd ?? session.contentDuration
         var timeline = session.timelineMap
         for box in boxes {
             if let e = box.failure {
@@ -118,10 +105,8 @@ public final class Stitcher {
             placed.append(b)
         }
         placed.sort { $0.streamTime < $1.streamTime }
-        var result = StitchResult(schedule: .app, content: content, output: session.outputSummary, format: session.format,
-                                  videoFrames: session.videoFrames, audioSamples: session.audioSamples, breaks: placed,
-                                  timeline: timeline, issues: issues, warnings: session.contentWarnings, timings: timings)
-        result.smartRendering = session.smartRendering
+        var result = StitchResult(schedule: .app, session: session, breaks: placed, timeline: timeline, issues: issues,
+                                  started: started, planned: planned)
         if !boxes.isEmpty, !layers.contains(where: \.drawsOnContent), result.smartRendering?.used == false {
             result.smartRendering?.reason = DoubleBoxLayer.smartRenderingRefusal   // the boxes, not overlays, turned copying off
         }

@@ -41,24 +41,14 @@ public final class Player: @unchecked Sendable {
 
     /// A player of `url` on `clock`, at the content's display size and frame rate unless `size`
     /// or `frameRate` say otherwise. `threads` is for the decoders (0: FFmpeg chooses).
-    public init(url: URL, clock: PlaybackClock, size: (width: Int, height: Int)? = nil,
-                frameRate: Rational? = nil, threads: Int = 0) {
-        self.clock = clock
+    public convenience init(url: URL, clock: PlaybackClock, size: (width: Int, height: Int)? = nil,
+                            frameRate: Rational? = nil, threads: Int = 0) {
         let path = url.isFileURL ? url.path : url.absoluteString
         do {
             let e = try PlayerEngine(path: path, clock: clock, size: size, frameRate: frameRate, threads: threads)
-            engine = e
-            surface = e.surface
-            currentItem = PlayerItem(url: url, duration: e.contentDuration)
-            error = nil
-            e.item = currentItem
-            e.start()
-            surface.setOwner(self)
+            self.init(backend: e, url: url, clock: clock)
         } catch {
-            engine = nil
-            surface = RenderSurface(format: OutputFormat(width: 16, height: 16, frameRate: Rational(30, 1), sampleRate: 48000, channels: 2))
-            currentItem = nil
-            self.error = error
+            self.init(failure: error, clock: clock)
         }
     }
 
@@ -91,6 +81,15 @@ public final class Player: @unchecked Sendable {
         backend.item = currentItem
         backend.start()
         surface.setOwner(self)
+    }
+
+    /// A player whose content could not be opened: `status` is `.failed`.
+    private init(failure: Error, clock: PlaybackClock) {
+        self.clock = clock
+        engine = nil
+        surface = RenderSurface(format: OutputFormat(width: 16, height: 16, frameRate: Rational(30, 1), sampleRate: 48000, channels: 2))
+        currentItem = nil
+        error = failure
     }
 
     /// A stitching player's session (nil for a player presenting frames): the output's facts

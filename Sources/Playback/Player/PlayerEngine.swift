@@ -29,8 +29,7 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
     private var idle = false
     private var contentEnded = false
     private var head: MediaTime?
-    private var observers: [TimeObserver] = []
-    private var nextObserverID = 0
+    private var observers = TimeObserverList()
     private var timeline = TimelineMap()
     private var master: AudioMasterClock?
     private var pacerWall: [(stream: MediaTime, wall: Double)] = []
@@ -135,15 +134,11 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
 
     func addObserver(_ kind: TimeObserver.Kind, queue: DispatchQueue) -> TimeObserverToken {
         cond.lock(); defer { cond.unlock() }
-        nextObserverID += 1
-        var o = TimeObserver(id: nextObserverID, kind: kind, queue: queue)
-        if let head { o.rearm(at: head) }
-        observers.append(o)
-        return TimeObserverToken(id: nextObserverID)
+        return observers.add(kind, queue: queue, head: head)
     }
 
     func removeObserver(_ id: Int) {
-        cond.lock(); observers.removeAll { $0.id == id }; cond.unlock()
+        cond.lock(); observers.remove(id); cond.unlock()
     }
 
     func enqueueAd(_ request: AdPlayRequest) {
@@ -255,10 +250,10 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
                 timeline.segments[timeline.segments.count - 1].contentEnd = content.segmentEnd
                 timeline.segments[timeline.segments.count - 1].streamEnd = streamEnd
             }
-            let periodic = duePeriodic(f.pts)
+            let periodic = observers.takePeriodic(at: f.pts)
             cond.unlock()
             segmentOpen = true
-            for (o, t) in periodic { deliver(o, wait: clock == .asFastAsPossible) { if case .periodic(_, let b) = o.kind { b(t) } } }
+            deliver(periodic, wait: clock == .asFastAsPossible)
         case .end:
             cond.lock()
             contentEnded = true
@@ -300,18 +295,10 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
 
     private func fireStreamTimes(reached t: MediaTime) {
         cond.lock()
-        var due: [(TimeObserver, [MediaTime])] = []
-        for i in observers.indices {
-            let idx = observers[i].dueStreamTimes(reached: t)
-            guard !idx.isEmpty, case .stream(let times, _) = observers[i].kind else { continue }
-            observers[i].fired.formUnion(idx)
-            due.append((observers[i], idx.map { times[$0] }))
-        }
+        let due = observers.takeStreamTimes(reached: t)
         cond.unlock()
         guard !due.isEmpty else { return }
-        for (o, times) in due {
-            for time in times { deliver(o, wait: true) { if case .stream(_, let b) = o.kind { b(time) } } }
-        }
+        deliver(due, wait: true)
         pacer.reanchor()
     }
 
@@ -324,36 +311,14 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
 
     private func hasDueBoundary(_ pts: MediaTime) -> Bool {
         cond.lock(); defer { cond.unlock() }
-        return observers.contains { !$0.dueBoundaries(beforeFrameAt: pts).isEmpty }
+        return observers.hasBoundary(beforeFrameAt: pts)
     }
 
     private func fireBoundaries(_ pts: MediaTime) {
         cond.lock()
-        var due: [TimeObserver] = []
-        for i in observers.indices {
-            let idx = observers[i].dueBoundaries(beforeFrameAt: pts)
-            if !idx.isEmpty { observers[i].fired.formUnion(idx); due.append(observers[i]) }
-        }
+        let due = observers.takeBoundaries(beforeFrameAt: pts)
         cond.unlock()
-        for o in due { deliver(o, wait: true) { if case .boundary(_, let b) = o.kind { b() } } }
-    }
-
-    /// Periodic observers due at content time `t` (called under `cond`).
-    private func duePeriodic(_ t: MediaTime) -> [(TimeObserver, MediaTime)] {
-        var out: [(TimeObserver, MediaTime)] = []
-        for i in observers.indices {
-            guard case .periodic(let interval, _) = observers[i].kind, interval > .zero else { continue }
-            if let next = observers[i].nextPeriodic, t < next { continue }
-            // next multiple of the interval after t
-            let n = (t.seconds / interval.seconds).rounded(.down) + 1
-            observers[i].nextPeriodic = interval * Int64(n)
-            out.append((observers[i], t))
-        }
-        return out
-    }
-
-    private func deliver(_ o: TimeObserver, wait: Bool, _ body: @escaping @Sendable () -> Void) {
-        if wait { runAndWait(on: o.queue, body) } else { o.queue.async(execute: body) }
+        deliver(due, wait: true)
     }
 
     // MARK: seeking
@@ -382,7 +347,7 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
             contentEnded = found == nil
             endPosted = false
             head = target
-            for i in observers.indices { observers[i].rearm(at: target) }
+            observers.rearm(at: target)
             cond.unlock()
         } catch {
             ok = false
@@ -485,11 +450,7 @@ extension Player {
     public func playAd(url: String, queue: DispatchQueue = .main,
                        onFrame: @escaping @Sendable (MediaTime, MediaTime) -> Bool,
                        completion: @escaping @Sendable (Result<AdPlayback, Error>) -> Void) {
-        guard let engine else {
-            queue.async { completion(.failure(MediaError.unsupported("the player has no content"))) }
-            return
-        }
-        engine.enqueueAd(AdPlayRequest(url: url, queue: queue, onFrame: onFrame, completion: completion))
+        enqueueAd(AdPlayRequest(url: url, queue: queue, onFrame: onFrame, completion: completion))
     }
 
     /// Plays measured ad media (`AdMediaProbe.measure`) as ad `position` of `totalAds` in the
@@ -498,12 +459,16 @@ extension Player {
     public func playAd(_ media: AdMedia, position: Int, totalAds: Int, queue: DispatchQueue = .main,
                        onFrame: @escaping @Sendable (MediaTime, MediaTime) -> Bool,
                        completion: @escaping @Sendable (Result<AdPlayback, Error>) -> Void) {
+        enqueueAd(AdPlayRequest(url: media.url, media: media, position: position, totalAds: totalAds,
+                                queue: queue, onFrame: onFrame, completion: completion))
+    }
+
+    private func enqueueAd(_ request: AdPlayRequest) {
         guard let engine else {
-            queue.async { completion(.failure(MediaError.unsupported("the player has no content"))) }
+            request.queue.async { request.completion(.failure(MediaError.unsupported("the player has no content"))) }
             return
         }
-        engine.enqueueAd(AdPlayRequest(url: media.url, media: media, position: position, totalAds: totalAds,
-                                       queue: queue, onFrame: onFrame, completion: completion))
+        engine.enqueueAd(request)
     }
 
     /// Ends the ad playing before its next frame is presented (a skip).

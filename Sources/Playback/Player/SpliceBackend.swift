@@ -29,7 +29,6 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
     private var quitting = false
     private var finishing = false
     private var exited = false
-    private var started = false
     private var adRequest: AdPlayRequest?
     private var adActive = false
     private var adPaused = false
@@ -38,8 +37,7 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
     private var idle = false
     private var contentEnded = false
     private var head: MediaTime?
-    private var observers: [TimeObserver] = []
-    private var nextObserverID = 0
+    private var observers = TimeObserverList()
     private var timeline = TimelineMap()
     private var held: MediaTime?
     private var commands: [(SpliceSession) -> Void] = []
@@ -63,6 +61,7 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
         copying = session.copiesContent
         timeline = session.timelineMap
         held = session.nextContentTime
+        install()
     }
 
     /// The session (read its facts after `close()`).
@@ -75,7 +74,6 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
     }
 
     func start() {
-        cond.lock(); started = true; cond.unlock()
         let t = Thread { [self] in run() }
         t.name = "interlude-stitch"
         t.start()
@@ -89,23 +87,19 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
     /// Applies what the app asked last, flushes the encoders and moves the output into place;
     /// throws the first failure (the output is then removed).
     func close() throws {
-        cond.lock()
-        if !quitting { quitting = true; finishing = true }
-        cond.broadcast()
-        while started && !exited { cond.wait() }
-        let error = failure
-        cond.unlock()
-        if !started { finishNow() }
-        if let error { throw error }
+        if let error = stop(finishing: true) { throw error }
     }
 
-    func abandon() {
-        cond.lock()
-        quitting = true
+    func abandon() { _ = stop(finishing: false) }
+
+    /// Asks the loop to end (finishing the output, or removing it) and waits for it; the failure
+    /// met, if any. Once the loop has ended, later calls change nothing.
+    private func stop(finishing finish: Bool) -> Error? {
+        cond.lock(); defer { cond.unlock() }
+        if !quitting { quitting = true; finishing = finish }
         cond.broadcast()
-        while started && !exited { cond.wait() }
-        cond.unlock()
-        if !started { session.abort() }
+        while !exited { cond.wait() }
+        return failure
     }
 
     // MARK: requests (any thread)
@@ -130,14 +124,10 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
 
     func addObserver(_ kind: TimeObserver.Kind, queue: DispatchQueue) -> TimeObserverToken {
         cond.lock(); defer { cond.unlock() }
-        nextObserverID += 1
-        var o = TimeObserver(id: nextObserverID, kind: kind, queue: queue)
-        if let head { o.rearm(at: head) }
-        observers.append(o)
-        return TimeObserverToken(id: nextObserverID)
+        return observers.add(kind, queue: queue, head: head)
     }
 
-    func removeObserver(_ id: Int) { cond.lock(); observers.removeAll { $0.id == id }; cond.unlock() }
+    func removeObserver(_ id: Int) { cond.lock(); observers.remove(id); cond.unlock() }
 
     func waitUntilIdle(timeout: Double) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
@@ -239,6 +229,7 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
         guard session.copiesContent, session.videoFrames == 0, surface.layers.drawsOnContent else { return }
         session.abort()
         session = try SpliceSession(request: request, layerStack: surface.layers)
+        install()
         cond.lock(); copying = session.copiesContent; cond.unlock()
     }
 
@@ -254,9 +245,9 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
                 surface.follow(frames: session.videoFrames, samples: session.audioSamples)
                 cond.lock()
                 head = pts
-                let periodic = duePeriodic(pts)
+                let periodic = observers.takePeriodic(at: pts)
                 cond.unlock()
-                for (o, t) in periodic { runAndWait(on: o.queue) { if case .periodic(_, let b) = o.kind { b(t) } } }
+                deliver(periodic, wait: true)
                 afterFrame(at + period)
             case .adProgress(_, _, _, let at):
                 surface.follow(frames: session.videoFrames, samples: session.audioSamples)
@@ -269,27 +260,15 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
     private func afterFrame(_ reached: MediaTime) {
         surface.runAfterPresenting()
         cond.lock()
-        var due: [(TimeObserver, [MediaTime])] = []
-        for i in observers.indices {
-            let idx = observers[i].dueStreamTimes(reached: reached)
-            guard !idx.isEmpty, case .stream(let times, _) = observers[i].kind else { continue }
-            observers[i].fired.formUnion(idx)
-            due.append((observers[i], idx.map { times[$0] }))
-        }
+        let due = observers.takeStreamTimes(reached: reached)
         cond.unlock()
-        for (o, times) in due {
-            for time in times { runAndWait(on: o.queue) { if case .stream(_, let b) = o.kind { b(time) } } }
-        }
+        deliver(due, wait: true)
     }
 
     private func stepContent() {
         do { try checkLayers() } catch { fail(error); postEnd(); return }
-        install()
         cond.lock()
-        let cue = observers.compactMap { o -> MediaTime? in
-            guard case .boundary(let times, _) = o.kind else { return nil }
-            return times.indices.filter { !o.fired.contains($0) }.map { times[$0] }.min()
-        }.min()
+        let cue = observers.nextBoundary
         cond.unlock()
         do {
             try session.playContent(until: cue)
@@ -304,13 +283,9 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
         }
         guard let held = session.nextContentTime else { return }
         cond.lock()
-        var due: [TimeObserver] = []
-        for i in observers.indices {
-            let idx = observers[i].dueBoundaries(beforeFrameAt: held)
-            if !idx.isEmpty { observers[i].fired.formUnion(idx); due.append(observers[i]) }
-        }
+        let due = observers.takeBoundaries(beforeFrameAt: held)
         cond.unlock()
-        for o in due { runAndWait(on: o.queue) { if case .boundary(_, let b) = o.kind { b() } } }
+        deliver(due, wait: true)
     }
 
     /// Posted from the loop: observers registered with a queue run there and the post waits.
@@ -320,19 +295,6 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
         if let item { NotificationCenter.default.post(name: PlayerItem.didPlayToEndTimeNotification, object: item) }
     }
 
-    /// Periodic observers due at content time `t` (called under `cond`).
-    private func duePeriodic(_ t: MediaTime) -> [(TimeObserver, MediaTime)] {
-        var out: [(TimeObserver, MediaTime)] = []
-        for i in observers.indices {
-            guard case .periodic(let interval, _) = observers[i].kind, interval > .zero else { continue }
-            if let next = observers[i].nextPeriodic, t < next { continue }
-            let n = (t.seconds / interval.seconds).rounded(.down) + 1
-            observers[i].nextPeriodic = interval * Int64(n)
-            out.append((observers[i], t))
-        }
-        return out
-    }
-
     private func playAd(_ r: AdPlayRequest) {
         var stopped = false
         let result: Result<PlacedAd, Error>
@@ -340,7 +302,6 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
             result = .failure(error)
         } else {
             do { try checkLayers() } catch { fail(error) }
-            install()
             result = Result {
                 if let error = failureValue { throw error }
                 let media = try r.media ?? AdMediaProbe.measure(r.url, threads: request.threads)
