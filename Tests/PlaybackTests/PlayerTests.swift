@@ -119,9 +119,10 @@ import Playback
         let player = try Player.open(url: Self.content(), clock: .realTime)
         let null = NullOutput()
         player.surface.attach(null)
+        // paused from the player's callback queue half a second in (a sleep on the test's task could
+        // wake seconds late on a busy machine, after the whole 4 s content had played)
+        player.addBoundaryTimeObserver(forTimes: [MediaTime(value: 1, timescale: 2)], queue: Self.queue) { [player] in player.pause() }
         player.play()
-        try await Task.sleep(nanoseconds: 500_000_000)
-        player.pause()
         #expect(player.waitUntilIdle(timeout: 10))
         let held = null.frameCount
         let heldTime = player.currentTime()
