@@ -24,7 +24,11 @@ public final class SpliceSession {
     private let sink: StitchOutput
     private let smart: (content: SmartContent, output: SmartOutput)?
     private let smartReason: String?
-    private let transcoding: AdTranscoding?
+    /// The transcode cache, opened when the first ad that can use it plays (smart rendering, no
+    /// layers): a stitch whose ads carry layers never touches the cache's folder.
+    private lazy var transcoding: AdTranscoding? = smart == nil ? nil : request.transcodeCache.flatMap {
+        (try? AdTranscodeCache(directory: URL(fileURLWithPath: $0), maxBytes: request.transcodeCacheMaxBytes)).map(AdTranscoding.init)
+    }
     private let splicer: Splicer
     private let temporary: String
     private let toStdout: Bool
@@ -141,9 +145,6 @@ public final class SpliceSession {
             throw StitchFailure.outputUnwritable("cannot write \(request.output): \(SpliceSession.reason(error))")
         }
         smartReason = reason
-        transcoding = smart == nil ? nil : request.transcodeCache.flatMap {
-            (try? AdTranscodeCache(directory: URL(fileURLWithPath: $0), maxBytes: request.transcodeCacheMaxBytes)).map(AdTranscoding.init)
-        }
         splicer = Splicer(output: format, sink: sink, layers: self.layers)
     }
 
@@ -253,7 +254,7 @@ public final class SpliceSession {
         let started: () -> Void = { [self] in onEvent?(.adStarted(breakIndex: index, position: position, totalAds: totalAds, media: media, streamTime: start)) }
         let outcome: SegmentOutcome, levelled: LoudnessNormalizer.Applied?
         var cacheUse: TranscodeCacheUse?
-        if let smart, let transcoding, layers.all.isEmpty {
+        if let smart, layers.all.isEmpty, let transcoding {
             (outcome, levelled, cacheUse) = try transcoding.play(
                 media.url, output: smart.output, splicer: splicer, format: format, threads: request.threads,
                 endAdjustment: adjustment, loudness: { [self] in try loudness.attach(to: $0, hasAudio: $1, url: media.url) }, started: started, onFrame: handler)
