@@ -15,8 +15,8 @@ import TestSupport
         defer { server.stop() }
         server.route("/a.mp4", .init(status: 200, headers: ["Content-Type": "video/mp4"], body: Data(repeating: 7, count: 1000)))
         let cache = AdMediaCache(directory: freshDirectory())
-        let first = try await cache.localPath(for: server.url("/a.mp4"), timeout: 5, allowLocal: false)
-        let second = try await cache.localPath(for: server.url("/a.mp4"), timeout: 5, allowLocal: false)
+        let first = try await cache.localPath(for: server.url("/a.mp4"), timeout: 60, allowLocal: false)
+        let second = try await cache.localPath(for: server.url("/a.mp4"), timeout: 60, allowLocal: false)
         #expect(first == second)
         #expect(server.requestCount("/a.mp4") == 1)
         #expect(try Data(contentsOf: URL(fileURLWithPath: first)) == Data(repeating: 7, count: 1000))
@@ -45,12 +45,12 @@ import TestSupport
         defer { server.stop() }
         server.route("/gone.mp4", .init(status: 404, headers: [:], body: Data()))
         let cache = AdMediaCache(directory: freshDirectory())
-        await #expect(throws: AdMediaCache.Failure.self) { _ = try await cache.localPath(for: server.url("/gone.mp4"), timeout: 5, allowLocal: false) }
-        do { _ = try await cache.localPath(for: "/etc/hostname", timeout: 5, allowLocal: false); Issue.record("local file allowed") }
+        await #expect(throws: AdMediaCache.Failure.self) { _ = try await cache.localPath(for: server.url("/gone.mp4"), timeout: 60, allowLocal: false) }
+        do { _ = try await cache.localPath(for: "/etc/hostname", timeout: 60, allowLocal: false); Issue.record("local file allowed") }
         catch { #expect(error.code == 403) }
-        do { _ = try await cache.localPath(for: "ftp://example.invalid/a.mp4", timeout: 5, allowLocal: true); Issue.record("ftp allowed") }
+        do { _ = try await cache.localPath(for: "ftp://example.invalid/a.mp4", timeout: 60, allowLocal: true); Issue.record("ftp allowed") }
         catch { #expect(error.code == 403) }
-        let local = try await cache.localPath(for: TestMedia.Sample.adMatching.url.path, timeout: 5, allowLocal: true)
+        let local = try await cache.localPath(for: TestMedia.Sample.adMatching.url.path, timeout: 60, allowLocal: true)
         #expect(local == TestMedia.Sample.adMatching.url.path)
     }
 
@@ -61,7 +61,7 @@ import TestSupport
         let dir = freshDirectory()
         let cache = AdMediaCache(directory: dir, maxBytes: 10_000)
         for i in 0..<5 {
-            _ = try await cache.localPath(for: server.url("/m\(i).mp4"), timeout: 5, allowLocal: false)
+            _ = try await cache.localPath(for: server.url("/m\(i).mp4"), timeout: 60, allowLocal: false)
             try await Task.sleep(nanoseconds: 20_000_000)
         }
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path)
@@ -82,7 +82,7 @@ import TestSupport
         try FileManager.default.setAttributes([.modificationDate: Date.distantPast], ofItemAtPath: mine.path)
         let cache = AdMediaCache(directory: dir, maxBytes: 10_000)
         for i in 0..<4 {
-            _ = try await cache.localPath(for: server.url("/m\(i).mp4"), timeout: 5, allowLocal: false)
+            _ = try await cache.localPath(for: server.url("/m\(i).mp4"), timeout: 60, allowLocal: false)
             try await Task.sleep(nanoseconds: 20_000_000)
         }
         #expect(try Data(contentsOf: mine) == Data(repeating: 1, count: 50_000), "the user's file is untouched")

@@ -160,7 +160,7 @@ import Playback
         var opened: [String] = []
         session.renderingSettings.linkOpener = { opened.append($0.absoluteString) }
         let clicker = Task { @MainActor () -> (ScheduledOverlay?, ScheduledOverlay?) in
-            let deadline = Date().addingTimeInterval(60)
+            let deadline = Date().addingTimeInterval(300)
             while !(player.rate == 0 && session.adsManager?.overlay(atX: 160, y: 150) != nil), Date() < deadline {
                 try await Task.sleep(nanoseconds: 5_000_000)
             }
@@ -185,7 +185,7 @@ import Playback
         #expect(tracking.map(\.url) == [f.u("/ct?lvl=w1"), f.u("/ct?lvl=w2"), f.u("/ct?lvl=inline")], "\(tracking.map(\.url))")
         #expect(tracking.allSatisfy { $0.adId == "in" && $0.breakId == "ov" })
         // fired live: the server got each level's click tracking once
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while f.server.requestCount("/ct") < 3, Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
         #expect(f.server.requests.filter { $0.path == "/ct" }.map(\.target).sorted() == ["/ct?lvl=inline", "/ct?lvl=w1", "/ct?lvl=w2"])
         // the content was not paused by the overlay: no break, every content frame played

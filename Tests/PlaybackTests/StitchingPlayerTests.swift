@@ -27,7 +27,7 @@ import Playback
             }
         }
         player.play()
-        #expect(player.waitUntilIdle(timeout: 60))
+        #expect(player.waitUntilIdle(timeout: 300))
         #expect(player.contentEnded)
         return done.value
     }
@@ -84,7 +84,7 @@ import Playback
         #expect(answer.value == false)
         player.addBoundaryTimeObserver(forTimes: [MediaTime(value: 1, timescale: 1)], queue: Self.queue) { [player] in player.pause() }
         player.play()
-        #expect(player.waitUntilIdle(timeout: 60))
+        #expect(player.waitUntilIdle(timeout: 300))
         #expect(player.currentTime() < MediaTime(value: 1, timescale: 1) && player.streamTime == MediaTime(value: 1, timescale: 1))
         player.abandon()
         try? player.close()
@@ -106,7 +106,7 @@ import Playback
                 player.playAd(url: ad, queue: q, onFrame: { _, _ in true }) { _ in player.play() }
             }
             player.play()
-            guard player.waitUntilIdle(timeout: 120), player.contentEnded else { throw VerifierError.malformedOutput("stitch timed out") }
+            guard player.waitUntilIdle(timeout: 300), player.contentEnded else { throw VerifierError.malformedOutput("stitch timed out") }
             try player.close()
             return try Tools.ffmpeg(["-v", "error", "-i", out.path, "-map", "0:v", "-f", "framemd5", "-"]).stdout
                 .split(separator: UInt8(ascii: "\n")).filter { $0.first != UInt8(ascii: "#") }
