@@ -165,25 +165,35 @@ import Timing
         }
         let planEnd = monotonicSeconds()
         preloaded = true
+        // Ad media is ready: from here on nothing should keep the player waiting long (a manager
+        // that never resumes content fails the stitch instead of hanging it).
+        player.stallTimeout = output.stallTimeout
         if manager == nil || wantsContent { resumeContent() }
 
-        // Content ends → the manager's post-rolls (contentComplete) → the native post-rolls → done.
+        // Content ends → the manager's post-rolls (contentComplete) → the native post-rolls → done;
+        // a failed stitch (the player's failed-to-play-to-end notification) → done at once.
         let postrolls = HandedOver(nativePostrolls[...])
+        var observers: [NSObjectProtocol] = []
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            let observer = NotificationCenter.default.addObserver(forName: .PlayerItemDidPlayToEndTime, object: player.currentItem,
-                                                                  queue: .main) { _ in
+            var resumed = false
+            let done: @MainActor () -> Void = { if !resumed { resumed = true; c.resume() } }
+            observers.append(NotificationCenter.default.addObserver(forName: .PlayerItemDidPlayToEndTime, object: player.currentItem,
+                                                                    queue: .main) { _ in
                 MainActor.assumeIsolated {
                     let finish: @MainActor () -> Void = { [self] in
                         loader.contentComplete()   // IMA's call; the manager has completed already
                         let end = player.timeline.segments.last?.contentEnd ?? player.currentTime()
-                        playNatives(postrolls.value, at: end) { c.resume() }
+                        playNatives(postrolls.value, at: end) { done() }
                     }
                     if let manager { manager.contentComplete(then: finish) } else { finish() }
                 }
-            }
-            endObserver = observer
+            })
+            observers.append(NotificationCenter.default.addObserver(forName: .PlayerItemFailedToPlayToEndTime, object: player.currentItem,
+                                                                    queue: .main) { _ in
+                MainActor.assumeIsolated { done() }   // `finishStitch()` throws the failure
+            })
         }
-        if let endObserver { NotificationCenter.default.removeObserver(endObserver) }
+        for o in observers { NotificationCenter.default.removeObserver(o) }
         for t in nativeTokens { player.removeTimeObserver(t) }
         for n in nativeCues where !playedNatives.contains(n.id) {
             nativeProblems.append("\(n.id): its cue \(n.cueTime?.seconds ?? 0) s lies past the content's end; not shown")
@@ -215,7 +225,6 @@ import Timing
     private var player: Player?
     private var preloaded = false
     private var wantsContent = false
-    private var endObserver: NSObjectProtocol?
     private var nativeCues: [PreparedNative] = []
     private var nativeTokens: [Any] = []
     private var nativesDue: [PreparedNative] = []

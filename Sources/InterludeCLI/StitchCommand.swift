@@ -81,6 +81,9 @@ let stitchHelp = """
       --play-ads-after S        with ad rules, play only breaks after this content time
       --preload-timeout S       seconds to fetch all ad media together (default: 30)
       --cache-dir DIR           where fetched ad media is cached (default: ~/.cache/interlude)
+      --stall-timeout S|off     once ad media is ready, fail the stitch when no frame is
+                                written for S seconds because content is paused and no ad
+                                plays (a hang turned into an error; default: 120)
       --allow-truncated         stitch content that decodes more than 1 s short of its
                                 declared duration (an error otherwise); the report says so
       -y                        overwrite OUT and the report if they exist (never a directory,
@@ -208,6 +211,7 @@ struct StitchOptions {
         var cacheDir: String?
         var allowTruncated = false
         var preloadTimeout: Double?
+        var stallTimeout: Double? = StitchRequest(content: "", breaks: [], output: "").stallTimeout
         var hls = HLSSettings()
         var loudness = LoudnessMode.off
         var smart = SmartRendering.auto
@@ -275,6 +279,12 @@ struct StitchOptions {
             case "--play-ads-after": playAdsAfter = try number(name, try scanner.value(for: name, in: arg), 0...1e7)
             case "--cache-dir": cacheDir = try scanner.value(for: name, in: arg)
             case "--preload-timeout": preloadTimeout = try number(name, try scanner.value(for: name, in: arg), 0.1...3600)
+            case "--stall-timeout":
+                let v = try scanner.value(for: name, in: arg)
+                guard v == "off" || Double(v).map({ (0.1...86_400).contains($0) }) == true else {
+                    throw UsageError("--stall-timeout must be seconds from 0.1 to 86400, or off, not '\(v)'")
+                }
+                stallTimeout = Double(v)
             case "-y": overwrite = true
             case "--allow-truncated": allowTruncated = true
             case "-q", "--quiet": quiet = true
@@ -305,6 +315,7 @@ struct StitchOptions {
         o.request.hls = hls
         o.request.loudness = loudness
         o.request.smart = smart
+        o.request.stallTimeout = stallTimeout
         o.request.transcodeCache = transcodeCache == "off" ? nil
             : transcodeCache ?? (cacheDir.map { URL(fileURLWithPath: $0) } ?? AdMediaCache.defaultDirectory.deletingLastPathComponent())
                 .appendingPathComponent("transcoded").path

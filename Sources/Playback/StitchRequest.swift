@@ -1,3 +1,4 @@
+import Foundation
 import Timing
 
 /// Where an ad break sits in the content.
@@ -92,6 +93,11 @@ public struct StitchRequest: Sendable {
     public var transcodeCache: String? = nil
     /// Most bytes the transcode cache keeps (least recently used entries go first).
     public var transcodeCacheMaxBytes: Int64 = 2 << 30
+    /// Seconds a stitch may sit with no frame written and nothing to do (content paused and no
+    /// ad playing, or an ad paused) before it fails with `StitchFailure.stalled` (`--stall-timeout`):
+    /// what turns an app or ad manager that never resumes content into an error instead of a hang.
+    /// The stitchers arm it on their player (`Player.stallTimeout`) once ad media is ready. nil: no limit.
+    public var stallTimeout: Double? = 120
 
     /// Makes a request with defaults: MP4, `EncoderSettings()`, content size and rate.
     public init(content: String, breaks: [AdBreakRequest], output: String, container: OutputContainer = .mp4,
@@ -121,6 +127,9 @@ public enum StitchFailure: Error, Equatable, CustomStringConvertible {
     case invalidOption(String)
     /// Encoding or muxing failed.
     case encodingFailed(String)
+    /// No frame was written for `seconds` while the app gave the stitch nothing to do
+    /// (`Player.stallTimeout`): content paused at `streamTime` and never resumed.
+    case stalled(seconds: Double, streamTime: MediaTime)
 
     /// One line for the CLI.
     public var description: String {
@@ -134,6 +143,9 @@ public enum StitchFailure: Error, Equatable, CustomStringConvertible {
         case .invalidOption(let s): return s
         case .encodingFailed(let s): return s
         case .contentTruncated(let s): return s
+        case let .stalled(seconds, streamTime):
+            return "the stitch stalled: no frame written for \(String(format: "%g", seconds)) s at stream time \(String(format: "%.3f", streamTime.seconds)) s "
+                + "(content paused and nothing playing: the app or ad manager never resumed it)"
         }
     }
 }

@@ -20,7 +20,7 @@ import Playback
         player.addBoundaryTimeObserver(forTimes: [MediaTime(value: 2, timescale: 1)], queue: queue) { [player] in
             player.pause()
             player.beginBreak(id: "mid", contentTime: player.currentTime())
-            player.playAd(url: ad, queue: queue, onFrame: { _, _ in true }) { r in
+            player.playAd(url: ad, queue: Self.queue, onFrame: { _, _ in true }) { r in
                 done.value = try? r.get()
                 player.endBreak()
                 player.play()
@@ -119,6 +119,81 @@ import Playback
         let together = try await [a, b, c]
         #expect(alone.split(separator: "\n").count == 150)
         #expect(together.allSatisfy { $0 == alone })
+    }
+
+    /// Runs a stitch of the 4 s content whose app pauses content at 1 s (`pausedApp` does the
+    /// rest), with `stallTimeout`; the failed-to-play-to-end error, whether did-play-to-end came,
+    /// and the seconds from `play()` to the notification.
+    static func stitchWithStallTimeout(_ limit: Double, name: String,
+                                       pausedApp: @escaping @Sendable (Player) -> Void) async throws -> (Player, URL, Error?, Bool, Double) {
+        let out = try PlayerTests.outputPath(name)
+        let player = try Player(stitching: StitchRequest(content: PlayerTests.content().path, breaks: [], output: out.path, container: .nut))
+        let failure = Box<Error?>(nil), ended = Box(false)
+        let done = DispatchSemaphore(value: 0)
+        let observers = [
+            NotificationCenter.default.addObserver(forName: .PlayerItemFailedToPlayToEndTime, object: player.currentItem, queue: nil) { n in
+                failure.value = n.userInfo?[PlayerItem.errorKey] as? Error
+                done.signal()
+            },
+            NotificationCenter.default.addObserver(forName: .PlayerItemDidPlayToEndTime, object: player.currentItem, queue: nil) { _ in
+                ended.value = true
+                done.signal()
+            },
+        ]
+        defer { observers.forEach(NotificationCenter.default.removeObserver) }
+        player.addBoundaryTimeObserver(forTimes: [MediaTime(value: 1, timescale: 1)], queue: queue) { [player] in
+            player.pause()
+            pausedApp(player)
+        }
+        player.stallTimeout = limit
+        let started = monotonicSeconds()
+        player.play()
+        let signalled = try await offPool { done.wait(timeout: .now() + 300) == .success }
+        #expect(signalled)
+        return (player, out, failure.value, ended.value, monotonicSeconds() - started)
+    }
+
+    /// An app that pauses content and never resumes it (an ad manager that never asks for content
+    /// to resume): with `stallTimeout` the stitch fails instead of waiting for ever — the player
+    /// posts failed-to-play-to-end with `StitchFailure.stalled` at the paused stream time,
+    /// `close()` throws it and nothing is written.
+    @Test func aStitchNobodyResumesFailsAfterItsStallTimeout() async throws {
+        let (player, out, failure, ended, seconds) = try await Self.stitchWithStallTimeout(0.5, name: "stalled.nut") { _ in }
+        #expect(!ended && seconds >= 0.5)
+        #expect(failure as? StitchFailure == .stalled(seconds: 0.5, streamTime: MediaTime(value: 1, timescale: 1)), "\(String(describing: failure))")
+        #expect(player.stallTimeout == 0.5)
+        #expect(throws: StitchFailure.stalled(seconds: 0.5, streamTime: MediaTime(value: 1, timescale: 1))) { try player.close() }
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: out.deletingLastPathComponent().path).filter { $0.contains("stalled") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
+    /// An ad paused by the app and never resumed stalls the stitch too; the ad ends there.
+    @Test func anAdPausedForeverStallsTheStitch() async throws {
+        let ad = try PlayerTests.ad().path
+        let (player, out, failure, ended, _) = try await Self.stitchWithStallTimeout(0.5, name: "stalled-ad.nut") { player in
+            let paused = Box(false)
+            player.playAd(url: ad, queue: Self.queue, onFrame: { [player] t, _ in
+                if t >= MediaTime(value: 1, timescale: 2), !paused.value { paused.value = true; player.setAdPaused(true) }
+                return true
+            }) { _ in }
+        }
+        #expect(!ended)
+        guard case .stalled(let s, let at)? = failure as? StitchFailure else { Issue.record("\(String(describing: failure))"); return }
+        #expect(s == 0.5)
+        #expect(at > MediaTime(value: 3, timescale: 2) && at < MediaTime(value: 2, timescale: 1), "paused half a second into the ad, not \(at.seconds) s")
+        #expect(throws: StitchFailure.self) { try player.close() }
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
+    /// A pause shorter than the limit is no stall: the stitch completes with every frame.
+    @Test func aShortPauseIsNoStall() async throws {
+        let (player, out, failure, ended, _) = try await Self.stitchWithStallTimeout(30, name: "short-pause.nut") { player in
+            Self.queue.asyncAfter(deadline: .now() + 0.3) { player.play() }
+        }
+        #expect(ended && failure == nil)
+        try player.close()
+        #expect(try MediaVerifier.videoFrames(out, reader: Self.reader).count == 120)
     }
 
     @Test func anUnreadableContentThrowsAStitchFailure() async throws {

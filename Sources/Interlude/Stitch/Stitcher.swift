@@ -90,6 +90,7 @@ public final class Stitcher {
 
         // The app: its state is touched only on `queue`, where every player callback runs.
         let app = ScheduleApp(player: player, breaks: Array(zip(ordered, pods)))
+        player.stallTimeout = request.stallTimeout   // every ad is measured: nothing should keep the loop waiting
         app.start()
         app.waitUntilDone()
         for box in boxes { if let b = box.packagedBreak { player.markOverlappingBreak(b) } }   // HLS date ranges, MP4 chapters
@@ -124,7 +125,8 @@ public final class Stitcher {
 
 /// The app `Stitcher` runs on the player: pre-rolls, then content with a boundary observer at
 /// each mid-roll cue (the break's ads play through the player, content resumes at the cue frame),
-/// post-rolls when content has played to its end. All of its state lives on `queue`.
+/// post-rolls when content has played to its end. All of its state lives on `queue`. A failed
+/// stitch (the player's failed-to-play-to-end notification) ends it at once.
 private final class ScheduleApp: @unchecked Sendable {
     // @unchecked Sendable: every mutable field is touched only on `queue` (the player's callbacks
     // run there; `start` hops there) and read by the caller after `waitUntilDone`.
@@ -133,6 +135,8 @@ private final class ScheduleApp: @unchecked Sendable {
     private let queue = DispatchQueue(label: "interlude.stitcher")
     private let done = DispatchSemaphore(value: 0)
     private var endObserver: NSObjectProtocol?
+    private var failureObserver: NSObjectProtocol?
+    private var finished = false
     private(set) var placed: [PlacedBreak] = []
     private(set) var issues: [StitchIssue] = []
 
@@ -154,8 +158,12 @@ private final class ScheduleApp: @unchecked Sendable {
                                                              queue: nil) { [self] _ in
             queue.sync {
                 let end = player.timeline.segments.last?.contentEnd ?? .zero
-                playBreaks(breaks.filter { $0.0.position == .end }[...], at: end) { [self] in done.signal() }
+                playBreaks(breaks.filter { $0.0.position == .end }[...], at: end) { [self] in finish() }
             }
+        }
+        failureObserver = NotificationCenter.default.addObserver(forName: PlayerItem.failedToPlayToEndTimeNotification,
+                                                                 object: player.currentItem, queue: nil) { [self] _ in
+            queue.sync { finish() }   // `close()` throws the failure
         }
         queue.async { [self] in
             playBreaks(breaks.filter { $0.0.position == .start }[...], at: .zero) { [self] in player.play() }
@@ -164,7 +172,14 @@ private final class ScheduleApp: @unchecked Sendable {
 
     func waitUntilDone() {
         done.wait()
-        if let endObserver { NotificationCenter.default.removeObserver(endObserver) }
+        for o in [endObserver, failureObserver].compactMap({ $0 }) { NotificationCenter.default.removeObserver(o) }
+    }
+
+    /// Lets `waitUntilDone` return (once).
+    private func finish() {
+        guard !finished else { return }
+        finished = true
+        done.signal()
     }
 
     /// Plays `items` one after another (each a break of its own), then `then` (on `queue`).

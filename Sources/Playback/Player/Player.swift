@@ -103,6 +103,17 @@ public final class Player: @unchecked Sendable {
         set { (engine as? SpliceBackend)?.eventHandler = newValue }
     }
 
+    /// A stitching player: seconds it may wait for the app with no frame to write (content
+    /// paused and no ad playing, or an ad paused) before the stitch fails with
+    /// `StitchFailure.stalled` and `PlayerItem.failedToPlayToEndTimeNotification` is posted. The
+    /// clock starts when it is set and again each time the loop runs out of work, so set it once
+    /// the app is ready to play (a stitcher sets it after preloading ad media). nil (the default):
+    /// no limit. A presenting player has none (a viewer may pause as long as they like): it stays nil there.
+    public var stallTimeout: Double? {
+        get { (engine as? SpliceBackend)?.stallTimeout }
+        set { (engine as? SpliceBackend)?.stallTimeout = newValue }
+    }
+
     /// Opens `url` or throws the reason it cannot be played (the throwing form of `init(url:clock:)`).
     public static func open(url: URL, clock: PlaybackClock, size: (width: Int, height: Int)? = nil,
                             frameRate: Rational? = nil, threads: Int = 0) throws -> Player {

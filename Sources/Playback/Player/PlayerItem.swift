@@ -17,6 +17,16 @@ public final class PlayerItem: @unchecked Sendable {
     /// Posted (object: the item) when playback jumped: a seek completed. `userInfo["time"]` holds
     /// the target `MediaTime`, as `AVPlayerItemTimeJumped`.
     public static let timeJumpedNotification = Notification.Name("InterludePlayerItemTimeJumped")
+    /// Posted (object: the item) by a stitching player when the stitch failed (encoding or muxing
+    /// failed, or the stitch stalled: `Player.stallTimeout`), as `AVPlayerItemFailedToPlayToEndTime`;
+    /// `userInfo[PlayerItem.errorKey]` holds the error, which `close()` throws too. Posted once,
+    /// instead of `didPlayToEndTimeNotification` (or after it, when the stitch stalls while
+    /// post-rolls play).
+    /// Posted from the player's thread, like the others.
+    public static let failedToPlayToEndTimeNotification = Notification.Name("InterludePlayerItemFailedToPlayToEndTime")
+    /// The `userInfo` key of the error in `failedToPlayToEndTimeNotification`
+    /// (`AVPlayerItemFailedToPlayToEndTimeErrorKey`).
+    public static let errorKey = "error"
 
     init(url: URL, duration: MediaTime) {
         self.url = url
@@ -29,4 +39,6 @@ extension Notification.Name {
     public static let PlayerItemDidPlayToEndTime = PlayerItem.didPlayToEndTimeNotification
     /// `PlayerItem.timeJumpedNotification`, spelled as AVFoundation's constant.
     public static let PlayerItemTimeJumped = PlayerItem.timeJumpedNotification
+    /// `PlayerItem.failedToPlayToEndTimeNotification`, spelled as AVFoundation's constant.
+    public static let PlayerItemFailedToPlayToEndTime = PlayerItem.failedToPlayToEndTimeNotification
 }

@@ -44,10 +44,13 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
     private var failure: Error?
     private var copying: Bool
     private var handler: (@Sendable (SpliceEvent) -> Void)?
+    private var stallLimit: Double?
+    private var stallArmedAt = 0.0
 
     // loop
     private var session: SpliceSession
     private var endPosted = false
+    private var failedPosted = false
     private var checkedLayers = false
 
     /// Opens the content and the output (a temporary file until `close()`); throws `StitchFailure`.
@@ -117,6 +120,14 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
     func wallTime(of t: MediaTime) -> Double? { nil }
     var copiesContent: Bool { cond.lock(); defer { cond.unlock() }; return copying }
 
+    /// Seconds the loop may wait for the app with no frame to write before the stitch fails
+    /// (`StitchFailure.stalled`); counted from when it is set and from each time the loop runs
+    /// out of work. nil: no limit.
+    var stallTimeout: Double? {
+        get { cond.lock(); defer { cond.unlock() }; return stallLimit }
+        set { cond.lock(); stallLimit = newValue; stallArmedAt = monotonicSeconds(); cond.broadcast(); cond.unlock() }
+    }
+
     /// A stitch cannot seek (its output is one pass over the content): refused.
     func requestSeek(to target: MediaTime, queue: DispatchQueue, completion: (@Sendable (Bool) -> Void)?) {
         queue.async { completion?(false) }
@@ -168,9 +179,10 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
 
     // MARK: the loop
 
-    private enum Work { case quit(finish: Bool), commands([(SpliceSession) -> Void]), ad(AdPlayRequest), content }
+    private enum Work { case quit(finish: Bool), commands([(SpliceSession) -> Void]), ad(AdPlayRequest), content, stalled(Double) }
 
     private func nextWork() -> Work {
+        let idleSince = monotonicSeconds()
         cond.lock(); defer { cond.unlock() }
         while true {
             if !commands.isEmpty { let c = commands; commands = []; return .commands(c) }
@@ -179,8 +191,26 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
             if wantsPlay && !contentEnded && !(boxActive && adPaused) { idle = false; return .content }
             idle = true
             cond.broadcast()
-            cond.wait()
+            if let limit = stallLimitLeft(since: idleSince) {
+                if limit.left <= 0 { return .stalled(limit.seconds) }
+                _ = cond.wait(until: Date(timeIntervalSinceNow: limit.left))
+            } else {
+                cond.wait()
+            }
         }
+    }
+
+    /// With `stallTimeout` set and no failure yet: the limit and the seconds left of it for a
+    /// wait that began at `since`. Called with `cond` held.
+    private func stallLimitLeft(since: Double) -> (seconds: Double, left: Double)? {
+        guard let limit = stallLimit, failure == nil else { return nil }
+        return (limit, max(since, stallArmedAt) + limit - monotonicSeconds())
+    }
+
+    /// The loop waited `seconds` for the app with nothing to do: the stitch fails.
+    private func stalled(after seconds: Double) {
+        fail(StitchFailure.stalled(seconds: seconds, streamTime: session.streamTime))
+        postFailed()
     }
 
     private func run() {
@@ -196,6 +226,8 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
                 playAd(r)
             case .content:
                 stepContent()
+            case .stalled(let seconds):
+                stalled(after: seconds)
             }
         }
         cond.lock(); exited = true; idle = true; cond.broadcast(); cond.unlock()
@@ -266,7 +298,7 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
     }
 
     private func stepContent() {
-        do { try checkLayers() } catch { fail(error); postEnd(); return }
+        do { try checkLayers() } catch { fail(error); postFailed(); return }
         cond.lock()
         let cue = observers.nextBoundary
         cond.unlock()
@@ -276,7 +308,8 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
             fail(error)
         }
         snapshot()
-        if failureValue != nil || session.contentEnded {
+        if failureValue != nil { postFailed(); return }
+        if session.contentEnded {
             cond.lock(); contentEnded = true; cond.unlock()
             postEnd()
             return
@@ -295,6 +328,18 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
         if let item { NotificationCenter.default.post(name: PlayerItem.didPlayToEndTimeNotification, object: item) }
     }
 
+    /// The stitch failed (`failure` is set): posted once, instead of the did-play-to-end
+    /// notification (or after it, when the stitch stalls while post-rolls play).
+    private func postFailed() {
+        guard !failedPosted, let error = failureValue else { return }
+        failedPosted = true
+        endPosted = true
+        if let item {
+            NotificationCenter.default.post(name: PlayerItem.failedToPlayToEndTimeNotification, object: item,
+                                            userInfo: [PlayerItem.errorKey: error])
+        }
+    }
+
     private func playAd(_ r: AdPlayRequest) {
         var stopped = false
         let result: Result<PlacedAd, Error>
@@ -306,10 +351,22 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
                 if let error = failureValue { throw error }
                 let media = try r.media ?? AdMediaProbe.measure(r.url, threads: request.threads)
                 return try session.playAd(media, position: r.position, totalAds: r.totalAds) { [self] adTime, at in
+                    let pausedSince = monotonicSeconds()
+                    var stall: Double?
                     cond.lock()
-                    while adPaused && !quitting && !adStop { idle = true; cond.broadcast(); cond.wait() }
+                    while adPaused && !quitting && !adStop {
+                        idle = true
+                        cond.broadcast()
+                        if let limit = stallLimitLeft(since: pausedSince) {
+                            if limit.left <= 0 { stall = limit.seconds; break }
+                            _ = cond.wait(until: Date(timeIntervalSinceNow: limit.left))
+                        } else {
+                            cond.wait()
+                        }
+                    }
                     idle = false
                     cond.unlock()
+                    if let stall { stalled(after: stall); stopped = true; return false }
                     let goOn = runAndWait(on: r.queue) { r.onFrame(adTime, at) }
                     cond.lock(); let stop = adStop || quitting; adStop = false; cond.unlock()
                     if !goOn || stop { stopped = true; return false }
