@@ -143,6 +143,7 @@ import TestSupport
             return (p.terminationStatus, String(decoding: data, as: UTF8.self))
         }
         let passed = result.1.contains("Test realTimeChild() passed")
+        for line in result.1.split(separator: "\n") where line.hasPrefix("beacons:") { print(line) }   // the child's figure
         #expect(result.0 == 0 && passed, "the real-time run failed:\n\(result.1.split(separator: "\n").filter { $0.contains("✘") || $0.contains("Expectation") }.joined(separator: "\n"))")
     }
 
@@ -167,6 +168,7 @@ import TestSupport
             guard let hit = hits.first, let due = vc.player.wallTime(forStreamTime: b.streamTime) else { continue }
             worst = max(worst, abs(hit.at - due))
         }
+        print(String(format: "beacons: %d arrived, worst %.1f ms from their stream time", arrivals.count, worst * 1000))
         #expect(worst < 0.1, "worst beacon delay \(worst * 1000) ms")
         // (frames dropped from live views are measured by `make bench`, not here: this machine is shared)
     }

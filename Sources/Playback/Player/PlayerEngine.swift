@@ -255,6 +255,8 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
             segmentOpen = true
             deliver(periodic, wait: clock == .asFastAsPossible)
         case .end:
+            // in real time content ends when its last frame has been shown for its duration
+            if clock == .realTime { _ = pacer.wait(until: surface.streamTime, master: masterClock) }
             cond.lock()
             contentEnded = true
             if !timeline.segments.isEmpty { timeline.segments[timeline.segments.count - 1].contentEnd = content.segmentEnd }
@@ -394,6 +396,9 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
         } catch {
             failure = error
         }
+        // in real time an ad that played out ends when its last frame has been shown for its
+        // duration (its `complete` is due then), not when that frame appears
+        if clock == .realTime, frames > 0, !stopped, failure == nil { _ = pacer.wait(until: surface.streamTime, master: masterClock) }
         cond.lock()
         adActive = false
         adPaused = false
