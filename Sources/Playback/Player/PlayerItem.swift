@@ -10,8 +10,8 @@ public final class PlayerItem: @unchecked Sendable {
     /// The content's duration as its container declares it.
     public let duration: MediaTime
 
-    /// Posted (object: the item) when the last content frame has been presented, as
-    /// `AVPlayerItemDidPlayToEndTime`. It is posted from the player's thread: register the
+    /// Posted (object: the item) when the last content frame has been presented (in real time,
+    /// once it has been shown for its duration), as `AVPlayerItemDidPlayToEndTime`. It is posted from the player's thread: register the
     /// observer with a queue (`.main`) to run there; the player waits for it.
     public static let didPlayToEndTimeNotification = Notification.Name("InterludePlayerItemDidPlayToEndTime")
     /// Posted (object: the item) when playback jumped: a seek completed. `userInfo["time"]` holds
