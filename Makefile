@@ -1,7 +1,7 @@
 # Interlude — build, test, demo and benchmark targets. `make help` lists them.
 SHELL := /bin/bash
 SWIFT ?= swift
-PACKAGES := libfreetype-dev libavformat-dev libavcodec-dev libavfilter-dev libavutil-dev libswscale-dev libswresample-dev pkg-config ffmpeg \
+PACKAGES := libfreetype-dev libcurl4-openssl-dev libavformat-dev libavcodec-dev libavfilter-dev libavutil-dev libswscale-dev libswresample-dev pkg-config ffmpeg \
             libsdl2-dev xvfb xdotool x11-apps fonts-dejavu-core strace
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SETUP_STAMP := .build/.setup-done

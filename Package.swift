@@ -23,6 +23,8 @@ let package = Package(
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         // C only: FreeType for text drawn on the surface, through pkg-config.
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
+        // C only: libcurl for the http(s) fetcher, through pkg-config.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // Rational time shared by every layer.
         .target(name: "Timing"),
         // The only Swift module that imports CFFmpeg: owns every FFmpeg object.
@@ -31,8 +33,8 @@ let package = Package(
         .target(name: "Draw", dependencies: ["CFreeType", "Media"]),
         // Frame loop, true playhead, conforming, splicing, sinks.
         .target(name: "Playback", dependencies: ["Media", "Timing", "Draw"]),
-        // VAST / VMAP: pure Swift, no FFmpeg.
-        .target(name: "Ads", dependencies: ["Timing"]),
+        // VAST / VMAP, no FFmpeg; its http(s) fetcher is the only Swift module importing CCurl.
+        .target(name: "Ads", dependencies: ["CCurl", "Timing"]),
         // The live window output (SDL2): the only Swift module that imports CSDL2.
         .target(name: "Window", dependencies: ["CSDL2", "Playback", "Media"]),
         // The IMA-shaped public API and the stitcher.

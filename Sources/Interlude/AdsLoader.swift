@@ -33,8 +33,8 @@ public struct AdLoadingErrorData: Sendable {
     public let settings: Settings
     /// Receives loaded / failed callbacks.
     public weak var delegate: AdsLoaderDelegate?
-    /// How documents are fetched (URLSession by default; tests may use another).
-    public var fetcher: any AdDocumentFetcher = URLSessionAdFetcher()
+    /// How documents are fetched (`HTTPAdFetcher` by default; tests may use another).
+    public var fetcher: any AdDocumentFetcher = HTTPAdFetcher()
     /// Media-file preferences used while resolving (output size for "closest to the output").
     public var mediaPreferences = MediaSelectionPreferences()
     /// VMAP `<CustomAdData templateType>`s this app plays itself (native breaks): left out of the managers' schedules.

@@ -1,14 +1,14 @@
+import Ads
 import Foundation
 import Playback
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Fires tracking beacons over HTTP as they happen, the way a player does: each URL once, never
-/// retried, off the frame loop (a request that hangs only ever holds its own task, up to the
-/// timeout). Only `http` and `https` URLs are fired; anything else is recorded as refused.
+/// retried, off the frame loop (a request that hangs only ever holds its own thread, up to the
+/// timeout). Only `http` and `https` URLs are fired; anything else is recorded as refused. The
+/// answer's body is read and dropped, at most 1 MB of it (a tracker's answer is hostile too:
+/// it is never held, never decoded, and a longer one ends the request).
 public final class BeaconSender: @unchecked Sendable {
-    // @unchecked Sendable: `log` is guarded by `lock`; the session is thread-safe.
+    // @unchecked Sendable: `log` and `inFlight` are guarded by `lock`.
     /// What became of one fired beacon.
     public struct Outcome: Sendable, Equatable {
         /// The beacon's URL.
@@ -21,19 +21,15 @@ public final class BeaconSender: @unchecked Sendable {
         public var failure: String?
     }
 
-    private let session: URLSession
+    private let timeout: Double
     private let lock = NSLock()
     private var log: [Outcome] = []
     private var inFlight = 0
 
     /// A sender whose requests time out after `timeout` seconds.
     public init(timeout: Double = 5) {
-        let config = URLSessionConfiguration.ephemeral
-        config.timeoutIntervalForRequest = timeout
-        config.timeoutIntervalForResource = timeout
-        config.httpShouldSetCookies = false
-        config.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: config)
+        self.timeout = timeout
+        HTTPStream.prepare()   // not in the first beacon's time
     }
 
     /// Fires `beacon` once, now, without waiting for the answer.
@@ -43,14 +39,16 @@ public final class BeaconSender: @unchecked Sendable {
             record(Outcome(url: beacon.url, sentAt: sent, status: nil, failure: "not an http(s) URL; not fired"))
             return
         }
-        var request = URLRequest(url: url)
-        request.httpMethod = "GET"
         lock.lock(); inFlight += 1; lock.unlock()
-        session.dataTask(with: request) { [self] _, response, error in
-            let status = (response as? HTTPURLResponse)?.statusCode
-            record(Outcome(url: beacon.url, sentAt: sent, status: status, failure: error.map { "\($0.localizedDescription)" }))
+        HTTPStream.send(url, timeout: timeout) { [self] result in
+            switch result {
+            case .success(let status), .failure(.httpStatus(let status)):
+                record(Outcome(url: beacon.url, sentAt: sent, status: status, failure: nil))
+            case .failure(let error):
+                record(Outcome(url: beacon.url, sentAt: sent, status: nil, failure: error.description))
+            }
             lock.lock(); inFlight -= 1; lock.unlock()
-        }.resume()
+        }
     }
 
     private func record(_ o: Outcome) { lock.lock(); log.append(o); lock.unlock() }

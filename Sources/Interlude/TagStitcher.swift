@@ -24,7 +24,7 @@ import Timing
     /// Where ad media is cached.
     public var cache = AdMediaCache()
     /// How documents are fetched.
-    public var fetcher: any AdDocumentFetcher = URLSessionAdFetcher()
+    public var fetcher: any AdDocumentFetcher = HTTPAdFetcher()
     /// Milliseconds allowed for each VAST request (IMA's `vastLoadTimeout`); nil for the defaults.
     public var vastLoadTimeout: Double?
     /// Called after each output frame with the stream time reached and the expected total.

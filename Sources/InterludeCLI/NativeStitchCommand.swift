@@ -138,7 +138,7 @@ func withNatives(_ base: Data, _ natives: [NativePlacement]) throws -> Data {
         if url.isFileURL {
             data = try NativeAdAssembler.readLocal(url.path, maxBytes: 2 << 20, what: "VMAP")
         } else {
-            do { data = try await URLSessionAdFetcher().fetch(url, timeout: settings.timeout, maxBytes: 2 << 20) } catch {
+            do { data = try await HTTPAdFetcher().fetch(url, timeout: settings.timeout, maxBytes: 2 << 20) } catch {
                 throw NativeAdError(.networkError, "VMAP \(tag): \(error)")
             }
             found.vmap = (url, data)

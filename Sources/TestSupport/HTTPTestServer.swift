@@ -84,6 +84,7 @@ public final class HTTPTestServer: @unchecked Sendable {
     private var routes: [String: Response] = [:]
     private var handler: (@Sendable (Request) -> Response?)?
     private var received: [Request] = []
+    private var sentBytes: [String: Int64] = [:]
     private var stopped = false
 
     /// Starts a server on 127.0.0.1 with an ephemeral port. Throws when the socket cannot be set up.
@@ -153,6 +154,17 @@ public final class HTTPTestServer: @unchecked Sendable {
 
     /// How many requests asked for `path`.
     public func requestCount(_ path: String) -> Int { requests.filter { $0.path == path }.count }
+
+    /// Body bytes written to clients for `path` so far (what a client that stops reading lets
+    /// through: its socket buffers, and whatever it reads ahead of its consumer).
+    public func bodyBytesSent(_ path: String) -> Int64 {
+        lock.lock(); defer { lock.unlock() }
+        return sentBytes[path] ?? 0
+    }
+
+    private func countSent(_ n: Int, for path: String) {
+        lock.lock(); sentBytes[path, default: 0] += Int64(n); lock.unlock()
+    }
 
     /// Stops accepting connections. Idempotent.
     public func stop() {
@@ -228,6 +240,7 @@ public final class HTTPTestServer: @unchecked Sendable {
         while left > 0 {
             let n = Int(min(left, Int64(block.count)))
             guard HTTPTestServer.sendAll(fd, Array(block[0..<n])) else { return }   // the client hung up
+            countSent(n, for: path)
             left -= Int64(n)
             if response.chunkDelay > 0 { Thread.sleep(forTimeInterval: response.chunkDelay) }
         }

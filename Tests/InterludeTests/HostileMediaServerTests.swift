@@ -15,12 +15,8 @@ import TestSupport
     @Test func anUndeclaredEndlessBodyStopsAtTheCap() async throws {
         let server = try HTTPTestServer()
         defer { server.stop() }
-        // 100 MB/s: fast, but within what URLSession's delegate queue keeps up with on a loaded
-        // machine (it has no back-pressure; an unthrottled loopback body can pile up gigabytes in
-        // this test process before the cap takes effect).
-        var endless = HTTPTestServer.Response.generated(2 << 30, declaresLength: false)
-        endless.chunkDelay = 0.000625
-        server.route("/endless.mp4", endless)
+        // unthrottled: the fetcher reads no faster than the cache file takes the data
+        server.route("/endless.mp4", .generated(2 << 30, declaresLength: false))
         let dir = freshDirectory()
         let cache = AdMediaCache(directory: dir, maxFileBytes: 8 << 20)
         do {
@@ -35,9 +31,7 @@ import TestSupport
     @Test func aDeclaredHugeBodyIsRefusedBeforeItsBody() async throws {
         let server = try HTTPTestServer()
         defer { server.stop() }
-        var huge = HTTPTestServer.Response.generated(2 << 30)
-        huge.chunkDelay = 0.000625   // 100 MB/s, as above
-        server.route("/huge.mp4", huge)
+        server.route("/huge.mp4", .generated(2 << 30))
         let dir = freshDirectory()
         do {
             _ = try await AdMediaCache(directory: dir).localPath(for: server.url("/huge.mp4"), timeout: 120, allowLocal: false)

@@ -1,8 +1,5 @@
-// Fetching ad documents: http(s) through URLSession with a hard deadline and a size cap.
+// Fetching ad documents: http(s) through HTTPStream (libcurl) with a hard deadline and a size cap.
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Why a document could not be fetched.
 public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -47,10 +44,10 @@ public protocol AdDocumentFetcher: Sendable {
     func fetch(_ url: URL, timeout: Double, maxBytes: Int) async throws(FetchError) -> Data
 }
 
-/// The production fetcher: `HTTPStream` (URLSession underneath) with the document collected in
+/// The production fetcher: `HTTPStream` (libcurl underneath) with the document collected in
 /// memory under the size cap, no content encodings, a hard deadline, and redirects followed only
 /// to http(s).
-public struct URLSessionAdFetcher: AdDocumentFetcher {
+public struct HTTPAdFetcher: AdDocumentFetcher {
     /// `User-Agent` header to send, if any.
     public var userAgent: String?
 
@@ -64,6 +61,10 @@ public struct URLSessionAdFetcher: AdDocumentFetcher {
         return body.data
     }
 }
+
+/// The fetcher's name before it stopped using URLSession.
+@available(*, deprecated, renamed: "HTTPAdFetcher")
+public typealias URLSessionAdFetcher = HTTPAdFetcher
 
 /// A body collected chunk by chunk. `@unchecked Sendable`: guarded by `lock`.
 private final class Collected: @unchecked Sendable {

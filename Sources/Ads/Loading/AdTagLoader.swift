@@ -1,8 +1,5 @@
 // The public entry point: a tag (path or URL) or a canned response in, an AdSchedule out.
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Timing
 
 /// Resolves ad tags into an `AdSchedule`: fetches (http, https, file), parses VAST or VMAP,
@@ -20,8 +17,8 @@ public struct AdTagLoader: Sendable {
     /// The http(s) transport.
     public var fetcher: any AdDocumentFetcher
 
-    /// A loader; the default fetcher is URLSession.
-    public init(options: AdLoaderOptions = AdLoaderOptions(), fetcher: any AdDocumentFetcher = URLSessionAdFetcher()) {
+    /// A loader; the default fetcher is `HTTPAdFetcher` (libcurl).
+    public init(options: AdLoaderOptions = AdLoaderOptions(), fetcher: any AdDocumentFetcher = HTTPAdFetcher()) {
         self.options = options
         self.fetcher = fetcher
     }

@@ -1,9 +1,7 @@
 // The one http(s) fetcher of documents and media: streams a body into a sink with a hard deadline,
-// a cap on the bytes delivered, no content encodings, a redirect guard and lock-free cancellation.
+// a cap on the bytes delivered, no content encodings, a redirect guard and back-pressure.
+import CCurl
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Streams one http(s) response body, chunk by chunk, into a caller's sink.
 ///
@@ -11,11 +9,25 @@ import FoundationNetworking
 /// it goes), its size is counted as delivered, a body in a content encoding (gzip, deflate, br —
 /// not asked for: `Accept-Encoding: identity`) is refused before it is decoded, so a compression
 /// bomb never expands; a `Content-Length` over the cap is refused before any body, the deadline
-/// covers the whole exchange (not just idle time), and a redirect may lead only to http(s).
-/// Cancellation never calls into URLSession from its own callbacks or under a lock: the task is
-/// cancelled from a queue of its own, so no lock inversion can hang the caller.
+/// covers the whole exchange (redirects included, not just idle time), and a redirect may lead
+/// only to http(s) (judged on the `Location` the server sent).
+///
+/// The transfer is libcurl's easy interface on a thread of its own: each chunk is handed to the
+/// sink inside libcurl's write callback, so libcurl reads from the socket only as fast as the
+/// sink takes the data. A fast server and a slow disk therefore cost at most libcurl's buffer and
+/// the kernel's socket buffers, not the body (URLSession on Linux queued every chunk it read for
+/// its delegate, so a server could fill memory up to the size cap). Timeout and cancellation
+/// return at once; the transfer thread stops at libcurl's next callback and never calls the sink
+/// after the fetch has returned.
 public enum HTTPStream {
-    /// Fetches `url` (http or https), handing each chunk to `sink` (on one queue, in order), within
+    /// Most redirects followed for one fetch.
+    public static let maxRedirects = 10
+
+    /// Sets libcurl up now (TLS libraries included, some milliseconds) rather than in the first
+    /// request: a live player calls it before its first beacon is due.
+    public static func prepare() { _ = CurlTransfer.globalInit }
+
+    /// Fetches `url` (http or https), handing each chunk to `sink` (on one thread, in order), within
     /// `timeout` seconds and at most `maxBytes` bytes. A sink that throws stops the transfer with
     /// `.network(its message)`. Returns the HTTP status (2xx only; others throw `.httpStatus`).
     public static func fetch(_ url: URL, timeout: Double, maxBytes: Int64, userAgent: String? = "interlude/0.1",
@@ -23,147 +35,257 @@ public enum HTTPStream {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw .refusedScheme(url.scheme ?? "")
         }
-        let delegate = StreamDelegate(maxBytes: maxBytes, timeout: timeout, sink: sink)
-        let config = URLSessionConfiguration.ephemeral
-        // FoundationNetworking truncates its timeouts to whole seconds (0.3 s becomes "time out
-        // now"): its own timers get a margin and the exact deadline is the delegate's timer.
-        let sessionTimeout = (timeout + 1).rounded(.up)
-        config.timeoutIntervalForRequest = sessionTimeout
-        config.timeoutIntervalForResource = sessionTimeout
-        config.requestCachePolicy = .reloadIgnoringLocalCacheData
-        config.urlCache = nil
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        let session = URLSession(configuration: config, delegate: delegate, delegateQueue: queue)
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: sessionTimeout)
-        if let userAgent { request.setValue(userAgent, forHTTPHeaderField: "User-Agent") }
-        // Bodies are taken as sent: FoundationNetworking decodes gzip/deflate inside libcurl and
-        // queues every decoded chunk for the delegate with no back-pressure, so a 1 MB gzip bomb
-        // would reach the process memory whole before any cap could stop it.
-        request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        let transfer = CurlTransfer(url: url, timeout: timeout, maxBytes: maxBytes, userAgent: userAgent, acceptsEmpty: false, sink: sink)
         let result: Result<Int, FetchError> = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Int, FetchError>, Never>) in
-                delegate.start(session: session, request: request, continuation: continuation)
+                transfer.start { continuation.resume(returning: $0) }
             }
         } onCancel: {
-            delegate.finish(.failure(.network("cancelled")))
+            transfer.finish(.failure(.network("cancelled")))
         }
         return try result.get()
     }
+
+    /// Starts a request whose answer is not wanted (a tracking beacon): its body, up to
+    /// `maxBytes`, is read and dropped; `completion` gets the HTTP status (an empty answer, 204
+    /// included, is a status too; a non-2xx one is `.httpStatus`) on the transfer's thread.
+    /// Nothing waits on the caller's thread or on Swift's cooperative pool.
+    public static func send(_ url: URL, timeout: Double, maxBytes: Int64 = 1 << 20, userAgent: String? = "interlude/0.1",
+                            completion: @escaping @Sendable (Result<Int, FetchError>) -> Void) {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            completion(.failure(.refusedScheme(url.scheme ?? "")))
+            return
+        }
+        CurlTransfer(url: url, timeout: timeout, maxBytes: maxBytes, userAgent: userAgent, acceptsEmpty: true, sink: { _ in })
+            .start(completion)
+    }
 }
 
-/// Runs one transfer; resumes its continuation exactly once.
-/// `@unchecked Sendable`: every mutable field is guarded by `lock`, and no URLSession call is made
-/// while holding it.
-private final class StreamDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    let maxBytes: Int64
+/// One fetch: its libcurl handle lives on the transfer thread; the outcome is reported exactly once.
+/// `@unchecked Sendable`: `done` and `completion` are guarded by `lock`, which is also held
+/// while the sink runs, so once `finish` has returned the sink is never called again. Every other
+/// field is immutable, or touched only by the transfer thread.
+private final class CurlTransfer: @unchecked Sendable {
+    let url: URL
     let timeout: Double
+    let maxBytes: Int64
+    let userAgent: String?
+    /// An empty answer (204, or 2xx without a body) is its status, not `.noContent`.
+    let acceptsEmpty: Bool
     let sink: @Sendable (Data) throws -> Void
-    let lock = NSLock()
-    var received: Int64 = 0
-    var status = 0
-    var continuation: CheckedContinuation<Result<Int, FetchError>, Never>?
-    var task: URLSessionDataTask?
-    var done = false
-    /// URLSession calls are made from here, never from a delegate callback or under `lock`.
-    static let cancelQueue = DispatchQueue(label: "interlude.http.cancel", attributes: .concurrent)
+    let deadline: Double
 
-    init(maxBytes: Int64, timeout: Double, sink: @escaping @Sendable (Data) throws -> Void) {
-        self.maxBytes = maxBytes
-        self.timeout = timeout
-        self.sink = sink
+    private let lock = NSLock()
+    private var done = false
+    private var completion: (@Sendable (Result<Int, FetchError>) -> Void)?
+
+    // transfer thread only
+    private var received: Int64 = 0
+    private var response = ResponseHead()
+    private var currentRequest: URL?   // what a relative `Location` resolves against
+
+    /// What one response's head said, as its header lines arrive.
+    struct ResponseHead {
+        var status = 0
+        var headers: [String: String] = [:]
+        var complete = false
+        /// Set when the head says to stop: the fetch's outcome, or a redirect to follow.
+        var redirect: URL?
     }
 
-    func start(session: URLSession, request: URLRequest, continuation: CheckedContinuation<Result<Int, FetchError>, Never>) {
-        let task = session.dataTask(with: request)
+    /// libcurl is set up once per process, before any handle (FoundationNetworking shares the library).
+    static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+
+    init(url: URL, timeout: Double, maxBytes: Int64, userAgent: String?, acceptsEmpty: Bool,
+         sink: @escaping @Sendable (Data) throws -> Void) {
+        self.url = url
+        self.timeout = timeout
+        self.maxBytes = maxBytes
+        self.userAgent = userAgent
+        self.acceptsEmpty = acceptsEmpty
+        self.sink = sink
+        deadline = monotonicNow() + timeout
+    }
+
+    /// Starts the transfer thread; `completion` is called once, with the outcome.
+    func start(_ completion: @escaping @Sendable (Result<Int, FetchError>) -> Void) {
         lock.lock()
-        if done { lock.unlock(); continuation.resume(returning: .failure(.network("cancelled"))); session.invalidateAndCancel(); return }
-        self.continuation = continuation
-        self.task = task
+        if done { lock.unlock(); completion(.failure(.network("cancelled"))); return }
+        self.completion = completion
         lock.unlock()
-        task.resume()
-        session.finishTasksAndInvalidate()
         let t = timeout
-        DispatchQueue.global().asyncAfter(deadline: .now() + t) { [weak self] in
-            self?.finish(.failure(.timeout(seconds: t)))
-        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + t) { [weak self] in self?.finish(.failure(.timeout(seconds: t))) }
+        let thread = Thread { [self] in run() }
+        thread.name = "interlude-http"
+        thread.start()
     }
 
     var isDone: Bool { lock.lock(); defer { lock.unlock() }; return done }
 
+    /// Reports the outcome (the first call wins). Waits for a sink call in progress to return.
     func finish(_ result: Result<Int, FetchError>) {
         lock.lock()
         if done { lock.unlock(); return }
         done = true
-        let c = continuation
-        continuation = nil
-        let t = task
-        task = nil
+        let c = completion
+        completion = nil
         lock.unlock()
-        if case .failure = result, let t { StreamDelegate.cancelQueue.async { t.cancel() } }
-        c?.resume(returning: result)
+        c?(result)
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
-        if let http = response as? HTTPURLResponse {
-            lock.lock(); status = http.statusCode; lock.unlock()
-            if http.statusCode == 204 { finish(.failure(.noContent)); completionHandler(.cancel); return }
-            if !(200..<300).contains(http.statusCode) { finish(.failure(.httpStatus(http.statusCode))); completionHandler(.cancel); return }
-            // An encoded body was not asked for (Accept-Encoding: identity) and would be decoded
-            // out of reach of the cap: refused before any of it is read.
-            let encoding = (http.value(forHTTPHeaderField: "Content-Encoding") ?? "identity").trimmingCharacters(in: .whitespaces).lowercased()
-            if encoding != "identity" && !encoding.isEmpty {
-                finish(.failure(.encodingRefused(encoding)))
-                completionHandler(.cancel)
-                return
-            }
-            // A declared length over the cap is refused before any body.
-            if response.expectedContentLength > maxBytes {
-                finish(.failure(.tooLarge(limit: Int(clamping: maxBytes))))
-                completionHandler(.cancel)
-                return
+    // MARK: the transfer thread
+
+    private func run() {
+        guard Self.globalInit else { finish(.failure(.network("libcurl could not be initialised"))); return }
+        var current = url
+        for _ in 0...HTTPStream.maxRedirects {
+            switch perform(current) {
+            case .finished(let result): finish(result); return
+            case .stopped: return   // `finish` was called from a callback
+            case .redirect(let next): current = next
             }
         }
-        completionHandler(isDone ? .cancel : .allow)
+        finish(.failure(.network("more than \(HTTPStream.maxRedirects) redirects")))
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        lock.lock()
-        if done { lock.unlock(); return }
-        received += Int64(data.count)
-        let over = received > maxBytes
-        lock.unlock()
-        if over { finish(.failure(.tooLarge(limit: Int(clamping: maxBytes)))); return }
-        do { try sink(data) } catch { finish(.failure(.network("\(error)"))) }
-    }
+    private enum Step { case finished(Result<Int, FetchError>), stopped, redirect(URL) }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
-        // Judge the Location the server sent, not the request FoundationNetworking derived from it
-        // (it may rewrite `file:///x` into a URL on the same host).
-        let location = response.value(forHTTPHeaderField: "Location") ?? request.url?.absoluteString ?? ""
-        let target = URL(string: location, relativeTo: response.url)
-        let scheme = target?.scheme?.lowercased() ?? request.url?.scheme?.lowercased()
-        let newScheme = request.url?.scheme?.lowercased()
-        if (scheme == "http" || scheme == "https") && (newScheme == "http" || newScheme == "https") {
-            completionHandler(request)
-        } else {
-            finish(.failure(.redirectRefused(location)))
-            completionHandler(nil)
+    /// One request: its body goes to the sink; a redirect's target comes back to be followed.
+    private func perform(_ target: URL) -> Step {
+        let left = deadline - monotonicNow()
+        guard left > 0 else { return .finished(.failure(.timeout(seconds: timeout))) }
+        guard let handle = curl_easy_init() else { return .finished(.failure(.network("libcurl handle could not be made"))) }
+        defer { curl_easy_cleanup(handle) }
+        let headers = curl_slist_append(nil, "Accept-Encoding: identity")
+        defer { curl_slist_free_all(headers) }
+        var errorText = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        response = ResponseHead()
+        currentRequest = target
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let code: CURLcode = errorText.withUnsafeMutableBufferPointer { errorBuffer in
+            let ms = max(1, Int(left * 1000))
+            _ = interlude_curl_set_string(handle, CURLOPT_URL, target.absoluteString)
+            _ = interlude_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+            _ = interlude_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0)   // followed here, after judging the Location
+            _ = interlude_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
+            _ = interlude_curl_set_long(handle, CURLOPT_TIMEOUT_MS, ms)
+            _ = interlude_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, ms)
+            _ = interlude_curl_set_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxBytes))
+            _ = interlude_curl_set_list(handle, CURLOPT_HTTPHEADER, headers)
+            if let userAgent { _ = interlude_curl_set_string(handle, CURLOPT_USERAGENT, userAgent) }
+            _ = interlude_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer.baseAddress)
+            _ = interlude_curl_set_write(handle, CURLOPT_HEADERFUNCTION, curlHeader)
+            _ = interlude_curl_set_pointer(handle, CURLOPT_HEADERDATA, me)
+            _ = interlude_curl_set_write(handle, CURLOPT_WRITEFUNCTION, curlWrite)
+            _ = interlude_curl_set_pointer(handle, CURLOPT_WRITEDATA, me)
+            _ = interlude_curl_set_long(handle, CURLOPT_NOPROGRESS, 0)
+            _ = interlude_curl_set_xferinfo(handle, curlProgress)
+            _ = interlude_curl_set_pointer(handle, CURLOPT_XFERINFODATA, me)
+            return curl_easy_perform(handle)
+        }
+        if isDone { return .stopped }
+        if let next = response.redirect { return .redirect(next) }
+        switch code {
+        case CURLE_OK:
+            if !(200..<300).contains(response.status) { return .finished(.failure(.httpStatus(response.status))) }
+            return .finished(received == 0 && !acceptsEmpty ? .failure(.noContent) : .success(response.status))
+        case CURLE_OPERATION_TIMEDOUT:
+            return .finished(.failure(.timeout(seconds: timeout)))
+        case CURLE_FILESIZE_EXCEEDED:
+            return .finished(.failure(.tooLarge(limit: Int(clamping: maxBytes))))
+        default:
+            let detail = String(decoding: errorText.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return .finished(.failure(.network(detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail)))
         }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
-        if let error {
-            let ns = error as NSError
-            if ns.code == NSURLErrorTimedOut { finish(.failure(.timeout(seconds: timeout))); return }
-            finish(.failure(.network(ns.localizedDescription)))
-            return
+    /// One header line of the response (or of an interim 1xx, or of a redirect).
+    fileprivate func header(_ line: String) -> Bool {
+        let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.hasPrefix("HTTP/") {
+            let fields = text.split(separator: " ", maxSplits: 2)
+            response = ResponseHead(status: fields.count > 1 ? Int(fields[1]) ?? 0 : 0)
+            return true
         }
-        lock.lock()
-        let (count, code) = (received, status)
-        lock.unlock()
-        finish(count == 0 ? .failure(.noContent) : .success(code == 0 ? 200 : code))
+        if !text.isEmpty {
+            guard let colon = text.firstIndex(of: ":") else { return true }
+            let name = text[..<colon].lowercased()
+            response.headers[name] = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            return true
+        }
+        // the blank line: the head is complete
+        let status = response.status
+        if (100..<200).contains(status) { return true }   // an interim answer; the real one follows
+        response.complete = true
+        if [301, 302, 303, 307, 308].contains(status), let location = response.headers["location"] {
+            let next = URL(string: location, relativeTo: currentRequest)?.absoluteURL
+            let scheme = next?.scheme?.lowercased()
+            guard let next, scheme == "http" || scheme == "https" else {
+                finish(.failure(.redirectRefused(location)))
+                return false
+            }
+            response.redirect = next
+            return false   // its body is not wanted: the redirect is followed from `run`
+        }
+        if status == 204 && !acceptsEmpty { finish(.failure(.noContent)); return false }
+        if !(200..<300).contains(status) { finish(.failure(.httpStatus(status))); return false }
+        // An encoded body was not asked for (Accept-Encoding: identity): refused before any of it is read.
+        let encoding = (response.headers["content-encoding"] ?? "identity").lowercased()
+        if encoding != "identity" && !encoding.isEmpty { finish(.failure(.encodingRefused(encoding))); return false }
+        // A declared length over the cap is refused before any body.
+        if let length = response.headers["content-length"].flatMap({ Int64($0) }), length > maxBytes {
+            finish(.failure(.tooLarge(limit: Int(clamping: maxBytes))))
+            return false
+        }
+        return true
     }
+
+
+    /// A chunk of the body: counted, then handed to the sink while libcurl waits.
+    fileprivate func body(_ chunk: UnsafeRawBufferPointer) -> Bool {
+        guard response.complete, response.redirect == nil else { return false }
+        received += Int64(chunk.count)
+        if received > maxBytes { finish(.failure(.tooLarge(limit: Int(clamping: maxBytes)))); return false }
+        let data = Data(chunk)
+        lock.lock()
+        if done { lock.unlock(); return false }
+        do {
+            try sink(data)
+        } catch {
+            lock.unlock()
+            finish(.failure(.network("\(error)")))
+            return false
+        }
+        lock.unlock()
+        return true
+    }
+}
+
+// libcurl's callbacks: C functions, the transfer passed as their user data.
+
+private func curlHeader(_ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?) -> Int {
+    guard let buffer, let user else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+    let bytes = UnsafeRawBufferPointer(start: buffer, count: size * count)
+    let line = String(decoding: bytes, as: UTF8.self)
+    return transfer.header(line) ? size * count : 0
+}
+
+private func curlWrite(_ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?) -> Int {
+    guard let buffer, let user else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+    return transfer.body(UnsafeRawBufferPointer(start: buffer, count: size * count)) ? size * count : 0
+}
+
+/// Called by libcurl at least once a second: a fetch that has returned (timeout, cancellation)
+/// stops its transfer here.
+private func curlProgress(_ user: UnsafeMutableRawPointer?, _: curl_off_t, _: curl_off_t, _: curl_off_t, _: curl_off_t) -> Int32 {
+    guard let user else { return 1 }
+    return Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue().isDone ? 1 : 0
+}
+
+private func monotonicNow() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
 }

@@ -64,7 +64,7 @@ extension AdLoaderDelegate {
     /// Limits of loading (timeouts, sizes, network).
     public var settings = NativeLoadSettings()
     /// How responses and images are fetched over http(s).
-    public var fetcher: any AdDocumentFetcher = URLSessionAdFetcher()
+    public var fetcher: any AdDocumentFetcher = HTTPAdFetcher()
     /// Fires impression and click trackers.
     public var beaconSender = BeaconSender()
     /// Opens click destinations for the ads this loader makes (the app's).

@@ -32,7 +32,7 @@ public enum NativeAdAssembler {
     /// scheme decides whether its URLs may be local files; nil: given by the app, local allowed).
     public static func assemble(response: NativeResponse, format: NativeFormatDefinition, responseURL: URL?,
                                 settings: NativeLoadSettings = NativeLoadSettings(),
-                                fetcher: any AdDocumentFetcher = URLSessionAdFetcher(),
+                                fetcher: any AdDocumentFetcher = HTTPAdFetcher(),
                                 beacons: BeaconSender = BeaconSender(),
                                 opener: NativeURLOpener = RecordingURLOpener()) async throws(NativeAdError) -> CustomNativeAd {
         var strings: [String: String] = [:]

@@ -56,7 +56,7 @@ extension NativeBreak {
     /// document that carried it as `responseURL`), in the first of `formats` it fits.
     public static func make(position: CuePosition, response: NativeResponse, responseURL: URL?, layout: Layout,
                             formats: [NativeFormatFile], settings: NativeLoadSettings = NativeLoadSettings(),
-                            fetcher: any AdDocumentFetcher = URLSessionAdFetcher(),
+                            fetcher: any AdDocumentFetcher = HTTPAdFetcher(),
                             beacons: BeaconSender = BeaconSender()) async throws(NativeAdError) -> NativeBreak {
         let known = Dictionary(formats.map { ($0.definition.formatID, $0) }, uniquingKeysWith: { a, _ in a })
         guard let format = NativeAdAssembler.matchFormat(response, requested: formats.map(\.definition.formatID), known: known.mapValues(\.definition)),

@@ -7,7 +7,7 @@ import Foundation
 public enum NativeResponseLoader {
     /// The response at `location` (an http(s) URL or a path) and the URL it was read from.
     public static func load(_ location: String, settings: NativeLoadSettings = NativeLoadSettings(),
-                            fetcher: any AdDocumentFetcher = URLSessionAdFetcher()) async throws(NativeAdError) -> (NativeResponse, URL) {
+                            fetcher: any AdDocumentFetcher = HTTPAdFetcher()) async throws(NativeAdError) -> (NativeResponse, URL) {
         guard let url = TagLocation.rootURL(location) else { throw NativeAdError(.invalidRequest, "'\(location)' is neither a URL nor a path") }
         let data: Data
         if url.isFileURL {
