@@ -11,9 +11,28 @@ enum CompanionFiles {
         return "companion-\(c.slot)-\(index + 1)-\(id.isEmpty ? "ad" : id).\(c.fileExtension)"
     }
 
-    /// Writes every companion into `dir` (created when missing); their paths. Existing files are
-    /// replaced only with `overwrite`; on failure what was written is removed and it throws one line.
-    static func write(_ companions: [FilledCompanion], into dir: String, overwrite: Bool) throws -> [String] {
+    /// Staged companion files: temporary files beside their targets in the folder, committed
+    /// together with the output and the report (`finishStitch`), so that a stitch whose output or
+    /// report cannot be written leaves no companion either.
+    struct Staged {
+        /// (temporary, target) pairs for `OutputTarget.commit`, in companion order.
+        var items: [(temporary: String, target: String)] = []
+        /// The folder, when this stitch created it (removed again when nothing is committed).
+        var createdFolder: String?
+
+        /// The targets, in companion order.
+        var paths: [String] { items.map(\.target) }
+
+        /// Removes what was staged (nothing was committed).
+        func discard() {
+            for item in items { OutputTarget.discard(item.temporary) }
+            if let createdFolder { rmdir(createdFolder) }
+        }
+    }
+
+    /// Stages every companion for `dir` (created when missing). Throws one line, leaving nothing.
+    static func stage(_ companions: [FilledCompanion], into dir: String) throws -> Staged {
+        var staged = Staged()
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) {
             guard isDir.boolValue else { throw UsageError("--companions \(dir) is not a folder") }
@@ -21,18 +40,17 @@ enum CompanionFiles {
             do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
                 throw UsageError("cannot create companions folder \(dir)")
             }
+            staged.createdFolder = dir
         }
-        var written: [String] = []
         for (i, c) in companions.enumerated() {
             let path = (dir as NSString).appendingPathComponent(name(c, index: i))
             do {
-                try c.data.write(to: URL(fileURLWithPath: path), options: overwrite ? [.atomic] : [.withoutOverwriting])
-                written.append(path)
+                staged.items.append((try OutputTarget.stage(c.data, for: path), path))
             } catch {
-                for p in written { try? FileManager.default.removeItem(atPath: p) }
-                throw UsageError("cannot write companion \(path)\(overwrite ? "" : " (exists? use -y)")")
+                staged.discard()
+                throw UsageError("cannot write companion \(path): \(error)")
             }
         }
-        return written
+        return staged
     }
 }

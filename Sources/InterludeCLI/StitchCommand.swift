@@ -136,14 +136,17 @@ let stitchHelp = """
 }
 
 /// Prints the summary (to stderr when stdout carries the stream) and writes the report; the exit status.
-/// The report is staged beside its target first, then report and video are committed together
-/// (`OutputTarget.commit`): when either cannot be written, neither appears and the status is 1.
-func finishStitch(_ options: StitchOptions, summary: [String], report: () throws -> Data) -> Int32 {
+/// The report is staged beside its target first, then report, video and any staged companion
+/// files are committed together (`OutputTarget.commit`): when one cannot be written, none appears
+/// and the status is 1.
+func finishStitch(_ options: StitchOptions, summary: [String], companions: CompanionFiles.Staged = .init(),
+                  report: () throws -> Data) -> Int32 {
     let output = options.request.output
     let toStdout = output == "-"
     var items: [(temporary: String, target: String)] = []
     // An HLS folder is already published by the session; the report is committed on its own.
     if !toStdout, options.request.container != .hls { items.append((OutputTarget.temporaryPath(for: output), output)) }
+    items += companions.items   // all or nothing: the output, its companions and the report
     do {
         if let path = options.reportPath {
             let data: Data
@@ -153,6 +156,7 @@ func finishStitch(_ options: StitchOptions, summary: [String], report: () throws
         try OutputTarget.commit(items, overwrite: options.request.overwrite)
     } catch {
         for item in items { OutputTarget.discard(item.temporary) }
+        companions.discard()
         printError("interlude stitch: \(error)")
         return 1
     }

@@ -32,18 +32,19 @@ import Timing
     var report = StitchReport(result)
     var summary = StitchSummary.lines(result)
     native?.amend(&summary, result)
+    var companions = CompanionFiles.Staged()
     if let dir = options.companionsDir, dir != "lbar" {
         do {
-            let files = try CompanionFiles.write(result.companions, into: dir, overwrite: options.request.overwrite)
-            for i in files.indices { report.companions?[i].file = files[i] }
-            summary.append("\(files.count) companion(s) written to \(dir)")
+            companions = try CompanionFiles.stage(result.companions, into: dir)
+            for (i, path) in companions.paths.enumerated() { report.companions?[i].file = path }
+            summary.append("\(companions.items.count) companion(s) written to \(dir)")
         } catch {
             if options.request.output != "-", options.request.container != .hls { OutputTarget.discard(OutputTarget.temporaryPath(for: options.request.output)) }
             printError("interlude stitch: \(error)")
             return 1
         }
     }
-    return finishStitch(options, summary: summary) { try native?.json(try report.json(), result) ?? report.json() }
+    return finishStitch(options, summary: summary, companions: companions) { try native?.json(try report.json(), result) ?? report.json() }
 }
 
 extension StitchSummary {

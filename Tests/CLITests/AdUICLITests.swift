@@ -118,11 +118,23 @@ import TestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: companions.path) == ["companion-300x250-1-ad1.png"])
         let beacons = json["beacons"] as! [[String: Any]]
         #expect(beacons.contains { $0["event"] as? String == "creativeView" && $0["url"] as? String == "http://127.0.0.1:9/cv" && $0["streamTime"] as? Double == 1 })
-        // again without -y: the file is there, one line, exit 1, nothing new
+        // again without -y: the companion file is there, so nothing is committed — one line, exit 1,
+        // no output, no report, the companion as it was, no temporary left
         let again = try await CLI.run(["stitch", content.path, "--ads", tag.path, "--companions", companions.path,
-                                       "-o", dir.appendingPathComponent("o2.nut").path, "-q"])
+                                       "-o", dir.appendingPathComponent("o2.nut").path, "--report", dir.appendingPathComponent("r2.json").path, "-q"])
         #expect(again.status == 1 && again.stderr.contains("use -y") && again.stderr.split(separator: "\n").count == 1, "\(again.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("o2.nut").path))
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("r2.json").path))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == Data(contentsOf: png))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: companions.path) == ["companion-300x250-1-ad1.png"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".") }.isEmpty)
+        // with -y it is replaced, together with the output and the report
+        let replaced = try await CLI.run(["stitch", content.path, "--ads", tag.path, "--companions", companions.path,
+                                          "-o", dir.appendingPathComponent("o2.nut").path, "--report", dir.appendingPathComponent("r2.json").path, "-q", "-y"])
+        #expect(replaced.status == 0, "\(replaced.stderr)")
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("o2.nut").path)
+                && FileManager.default.fileExists(atPath: dir.appendingPathComponent("r2.json").path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: companions.path) == ["companion-300x250-1-ad1.png"])
     }
 }
 
