@@ -118,12 +118,12 @@ struct HEVCAnnexB {
 
     /// Rewrites `packet` (NAL lengths) as Annex B, with parameter sets before an IRAP picture.
     func convert(_ packet: Packet) throws {
-        guard var units = HVCConfig.units(lengthPrefixed: packet.bytes, lengthSize: lengthSize) else {
+        guard var units = NALUnits.split(lengthPrefixed: packet.bytes, lengthSize: lengthSize) else {
             throw MediaError.unsupported("a malformed HEVC packet in the stitched output")
         }
         if units.contains(where: HVCConfig.isIRAP), !units.contains(where: { HVCConfig.nalType($0) == 32 }) {
             units = sets + units
         }
-        try packet.replacePayload(with: HVCConfig.annexB(units))
+        try packet.replacePayload(with: NALUnits.annexB(units))
     }
 }

@@ -56,50 +56,9 @@ struct AVCConfig: Equatable {
         AVCConfig(header: header, sps: sps + more, pps: pps + morePPS, trailer: trailer)
     }
 
-    /// NAL units of an Annex B byte stream (start codes removed).
-    static func annexBUnits(_ b: [UInt8]) -> [[UInt8]] {
-        var starts: [(at: Int, code: Int)] = []
-        var i = 0
-        while i + 2 < b.count {
-            if b[i] == 0, b[i + 1] == 0, b[i + 2] == 1 {
-                starts.append((i + 3, 3)); i += 3
-            } else { i += 1 }
-        }
-        var units: [[UInt8]] = []
-        for (k, s) in starts.enumerated() {
-            var end = k + 1 < starts.count ? starts[k + 1].at - 3 : b.count
-            while end > s.at, b[end - 1] == 0 { end -= 1 }   // a 4-byte start code's leading zero, trailing zeros
-            if end > s.at { units.append(Array(b[s.at..<end])) }
-        }
-        return units
-    }
-
-    /// NAL units each prefixed with its 4-byte big-endian length (the form MP4 samples take).
-    static func lengthPrefixed(_ units: [[UInt8]]) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(units.reduce(0) { $0 + $1.count + 4 })
-        for u in units {
-            let n = UInt32(u.count)
-            out += [UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)]
-            out += u
-        }
-        return out
-    }
-
     /// The NAL unit types (low 5 bits of each header) in a length-prefixed packet; nil when malformed.
     static func nalTypes(lengthPrefixed b: [UInt8], lengthSize: Int) -> [UInt8]? {
-        var i = 0
-        var types: [UInt8] = []
-        while i < b.count {
-            guard i + lengthSize <= b.count else { return nil }
-            var n = 0
-            for k in 0..<lengthSize { n = n << 8 | Int(b[i + k]) }
-            i += lengthSize
-            guard n > 0, i + n <= b.count else { return nil }
-            types.append(b[i] & 0x1F)
-            i += n
-        }
-        return types
+        NALUnits.ranges(lengthPrefixed: b, lengthSize: lengthSize)?.map { b[$0.lowerBound] & 0x1F }
     }
 
     /// The id an SPS declares (its first ue(v) after profile, constraints and level), or a PPS

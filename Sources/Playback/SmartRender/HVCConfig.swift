@@ -56,28 +56,4 @@ struct HVCConfig: Equatable {
 
     /// Whether a NAL unit is an IRAP picture's slice (16…23: BLA, IDR, CRA).
     static func isIRAP(_ unit: [UInt8]) -> Bool { nalType(unit).map { (16...23).contains($0) } ?? false }
-
-    /// The NAL units of a length-prefixed packet; nil when malformed.
-    static func units(lengthPrefixed b: [UInt8], lengthSize: Int) -> [[UInt8]]? {
-        var i = 0
-        var out: [[UInt8]] = []
-        while i < b.count {
-            guard i + lengthSize <= b.count else { return nil }
-            var n = 0
-            for k in 0..<lengthSize { n = n << 8 | Int(b[i + k]) }
-            i += lengthSize
-            guard n > 0, i + n <= b.count else { return nil }
-            out.append(Array(b[i..<i + n]))
-            i += n
-        }
-        return out
-    }
-
-    /// Annex B bytes (4-byte start codes) of `units`.
-    static func annexB(_ units: [[UInt8]]) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(units.reduce(0) { $0 + $1.count + 4 })
-        for u in units { out += [0, 0, 0, 1]; out += u }
-        return out
-    }
 }

@@ -154,7 +154,7 @@ struct SmartContentScan {
         func isIDR(_ bytes: [UInt8]) -> Bool {
             switch codec {
             case .h264: return AVCConfig.nalTypes(lengthPrefixed: bytes, lengthSize: lengthSize)?.contains(5) ?? false
-            case .hevc: return HVCConfig.units(lengthPrefixed: bytes, lengthSize: lengthSize)?.contains(where: HVCConfig.isIDR) ?? false
+            case .hevc: return NALUnits.split(lengthPrefixed: bytes, lengthSize: lengthSize)?.contains(where: HVCConfig.isIDR) ?? false
             }
         }
     }

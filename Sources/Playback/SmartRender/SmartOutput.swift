@@ -98,7 +98,7 @@ final class SmartOutput: StitchOutput {
         // An encoder opened only for its header: the parameter sets every later one must repeat.
         let probe = try SmartOutput.makeEncoder(scan.codec, format: format, options: encoderOptions)
         encoderHeader = probe.extradata
-        let units = AVCConfig.annexBUnits(encoderHeader)
+        let units = NALUnits.split(annexB: encoderHeader)
         switch scan.codec {
         case .h264(let content):
             let sps = units.filter { $0.first.map { $0 & 0x1F } == 7 }, pps = units.filter { $0.first.map { $0 & 0x1F } == 8 }
@@ -170,11 +170,11 @@ final class SmartOutput: StitchOutput {
         if case .hevc = codec, p.isKeyframe {
             // the content's own sets again after the encoder's were in force (a packet that
             // carries sets in band, as a cached ad's IDR, brings its own)
-            let units = HVCConfig.units(lengthPrefixed: p.bytes, lengthSize: 4) ?? []
+            let units = NALUnits.split(lengthPrefixed: p.bytes, lengthSize: 4) ?? []
             if units.contains(where: { HVCConfig.nalType($0) == 32 }) {
                 contentSetsActive = false
             } else if !contentSetsActive, case .hevc(let content) = codec {
-                try p.replacePayload(with: AVCConfig.lengthPrefixed(content.parameterSets + units))
+                try p.replacePayload(with: NALUnits.lengthPrefixed(content.parameterSets + units))
                 contentSetsActive = true
             }
         }
@@ -199,13 +199,13 @@ final class SmartOutput: StitchOutput {
             guard let pts = packet.ptsTicks else { throw MediaError.unsupported("libx264 gave a packet without a timestamp") }
             // libx264/libx265 write Annex B; the track's avcC/hvcC sample entry means 4-byte NAL
             // lengths (the mov muxer converts only when the global header is Annex B too, which ours is not).
-            var units = AVCConfig.annexBUnits(packet.bytes)
+            var units = NALUnits.split(annexB: packet.bytes)
             if case .hevc = codec, packet.isKeyframe {
                 // an encoded IDR carries the encoder's sets (repeat-headers; added when missing)
                 if !units.contains(where: { HVCConfig.nalType($0) == 32 }) { units = encoderSets + units }
                 contentSetsActive = false
             }
-            try packet.replacePayload(with: AVCConfig.lengthPrefixed(units))
+            try packet.replacePayload(with: NALUnits.lengthPrefixed(units))
             recorder?(packet, pts)
             try writeVideoPacket(packet, pts: pts)
         }
