@@ -191,20 +191,19 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
             if wantsPlay && !contentEnded && !(boxActive && adPaused) { idle = false; return .content }
             idle = true
             cond.broadcast()
-            if let limit = stallLimitLeft(since: idleSince) {
-                if limit.left <= 0 { return .stalled(limit.seconds) }
-                _ = cond.wait(until: Date(timeIntervalSinceNow: limit.left))
-            } else {
-                cond.wait()
-            }
+            if let limit = waitForApp(since: idleSince) { return .stalled(limit) }
         }
     }
 
-    /// With `stallTimeout` set and no failure yet: the limit and the seconds left of it for a
-    /// wait that began at `since`. Called with `cond` held.
-    private func stallLimitLeft(since: Double) -> (seconds: Double, left: Double)? {
-        guard let limit = stallLimit, failure == nil else { return nil }
-        return (limit, max(since, stallArmedAt) + limit - monotonicSeconds())
+    /// Waits (with `cond` held) for the app to change something. Returns the stall timeout when
+    /// it has run out since `since` (the loop has waited that long with nothing to do), else nil
+    /// after the wait; the caller checks its state again.
+    private func waitForApp(since: Double) -> Double? {
+        guard let limit = stallLimit, failure == nil else { cond.wait(); return nil }
+        let left = max(since, stallArmedAt) + limit - monotonicSeconds()
+        if left <= 0 { return limit }
+        _ = cond.wait(until: Date(timeIntervalSinceNow: left))
+        return nil
     }
 
     /// The loop waited `seconds` for the app with nothing to do: the stitch fails.
@@ -357,12 +356,7 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
                     while adPaused && !quitting && !adStop {
                         idle = true
                         cond.broadcast()
-                        if let limit = stallLimitLeft(since: pausedSince) {
-                            if limit.left <= 0 { stall = limit.seconds; break }
-                            _ = cond.wait(until: Date(timeIntervalSinceNow: limit.left))
-                        } else {
-                            cond.wait()
-                        }
+                        if let limit = waitForApp(since: pausedSince) { stall = limit; break }
                     }
                     idle = false
                     cond.unlock()
