@@ -137,27 +137,42 @@ import Playback
     }
 
     @Test func threePlayersAtOnceMakeWhatEachMakesAlone() async throws {
-        let ad = try Self.ad().path
-        @Sendable func run(_ name: String) throws -> String {
+        let (alone, together) = try await Self.aloneThenThreeAtOnce("together") { name in
             let (player, out) = try Self.player(name)
-            let q = DispatchQueue(label: name)
-            player.addBoundaryTimeObserver(forTimes: [MediaTime(value: 3, timescale: 2)], queue: q) { [player] in
-                player.pause()
-                player.playAd(url: ad, queue: q, onFrame: { _, _ in true }) { _ in player.play() }
-            }
-            player.play()
-            guard player.waitUntilIdle(timeout: 300) else { throw VerifierError.malformedOutput("player timed out") }
-            try player.close()
+            try Self.playAdAtOneAndAHalf(player)
+            return out
+        }
+        #expect(alone.split(separator: "\n").count == 150)
+        #expect(together.allSatisfy { $0 == alone })
+    }
+
+    /// The app of the many-players tests: at content 1.5 s the 1 s ad plays, then content to the
+    /// end; returns once the player is idle, closed.
+    static func playAdAtOneAndAHalf(_ player: Player) throws {
+        let ad = try Self.ad().path
+        let q = DispatchQueue(label: "one-and-a-half")
+        player.addBoundaryTimeObserver(forTimes: [MediaTime(value: 3, timescale: 2)], queue: q) { [player] in
+            player.pause()
+            player.playAd(url: ad, queue: q, onFrame: { _, _ in true }) { _ in player.play() }
+        }
+        player.play()
+        guard player.waitUntilIdle(timeout: 300), player.contentEnded else { throw VerifierError.malformedOutput("player timed out") }
+        try player.close()
+    }
+
+    /// Runs `make` (which writes an output and returns its path) once alone, then three at once
+    /// (names `PREFIX-alone`, `PREFIX-a` …); each output's decoded video as framemd5 hashes, one a line.
+    static func aloneThenThreeAtOnce(_ prefix: String, _ make: @escaping @Sendable (String) throws -> URL) async throws -> (String, [String]) {
+        @Sendable func hashes(_ name: String) throws -> String {
+            let out = try make("\(prefix)-\(name).nut")
             return try Tools.ffmpeg(["-v", "error", "-i", out.path, "-map", "0:v", "-f", "framemd5", "-"]).stdout
                 .split(separator: UInt8(ascii: "\n")).filter { $0.first != UInt8(ascii: "#") }
                 .map { String(decoding: $0, as: UTF8.self).split(separator: ",").last.map(String.init) ?? "" }.joined(separator: "\n")
         }
-        let alone = try await offPool { try run("alone.nut") }
-        async let a = offPool { try run("together-a.nut") }
-        async let b = offPool { try run("together-b.nut") }
-        async let c = offPool { try run("together-c.nut") }
-        let together = try await [a, b, c]
-        #expect(alone.split(separator: "\n").count == 150)
-        #expect(together.allSatisfy { $0 == alone })
+        let alone = try await offPool { try hashes("alone") }
+        async let a = offPool { try hashes("a") }
+        async let b = offPool { try hashes("b") }
+        async let c = offPool { try hashes("c") }
+        return (alone, try await [a, b, c])
     }
 }

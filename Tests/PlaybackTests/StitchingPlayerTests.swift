@@ -96,27 +96,12 @@ import Playback
     /// A service stitching in parallel: three stitches at once (each a stitching player) decode
     /// to the same frames as the same stitch run alone.
     @Test func threeStitchesAtOnceMakeWhatEachMakesAlone() async throws {
-        let content = try PlayerTests.content().path, ad = try PlayerTests.ad().path
-        @Sendable func run(_ name: String) throws -> String {
+        let content = try PlayerTests.content().path
+        let (alone, together) = try await PlayerTests.aloneThenThreeAtOnce("stitch") { name in
             let out = try PlayerTests.outputPath(name)
-            let player = try Player(stitching: StitchRequest(content: content, breaks: [], output: out.path, container: .nut))
-            let q = DispatchQueue(label: name)
-            player.addBoundaryTimeObserver(forTimes: [MediaTime(value: 3, timescale: 2)], queue: q) { [player] in
-                player.pause()
-                player.playAd(url: ad, queue: q, onFrame: { _, _ in true }) { _ in player.play() }
-            }
-            player.play()
-            guard player.waitUntilIdle(timeout: 300), player.contentEnded else { throw VerifierError.malformedOutput("stitch timed out") }
-            try player.close()
-            return try Tools.ffmpeg(["-v", "error", "-i", out.path, "-map", "0:v", "-f", "framemd5", "-"]).stdout
-                .split(separator: UInt8(ascii: "\n")).filter { $0.first != UInt8(ascii: "#") }
-                .map { String(decoding: $0, as: UTF8.self).split(separator: ",").last.map(String.init) ?? "" }.joined(separator: "\n")
+            try PlayerTests.playAdAtOneAndAHalf(try Player(stitching: StitchRequest(content: content, breaks: [], output: out.path, container: .nut)))
+            return out
         }
-        let alone = try await offPool { try run("stitch-alone.nut") }
-        async let a = offPool { try run("stitch-together-a.nut") }
-        async let b = offPool { try run("stitch-together-b.nut") }
-        async let c = offPool { try run("stitch-together-c.nut") }
-        let together = try await [a, b, c]
         #expect(alone.split(separator: "\n").count == 150)
         #expect(together.allSatisfy { $0 == alone })
     }
