@@ -22,6 +22,26 @@ import Interlude
         return (content, ad)
     }
 
+    /// Plays `vmap` through a `PlaySession`, as `interlude play` runs it (no ad UI), on a player of
+    /// the content on `clock` recording a NUT frame stream to `NAME.nut`: the player, the session,
+    /// its event log and the output.
+    static func playSession(_ name: String, clock: PlaybackClock, script: SessionScript = SessionScript(actions: []),
+                            wallTime: Bool = false, vmap: String) async throws -> (Player, PlaySession, SessionEventLog, URL) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-boxtag-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let tag = dir.appendingPathComponent("\(name).xml")
+        try Data(vmap.utf8).write(to: tag)
+        let player = try Player.open(url: Self.media().content, clock: clock)
+        let out = dir.appendingPathComponent("\(name).nut")
+        try? FileManager.default.removeItem(at: out)
+        player.surface.attach(try EncodedOutput(url: out.path, container: .nut, format: player.surface.format, settings: EncoderSettings()))
+        let log = SessionEventLog(handle: nil, wallTime: wallTime)
+        let session = PlaySession(player: player, adTag: tag.path, script: script, log: log)
+        session.drawsDefaultAdUI = false
+        try await session.run()
+        return (player, session, log, out)
+    }
+
     static func vmap(_ ad: URL, extensionXML: String, extra: String = "", offset: String = "00:00:00.500") -> String {
         let b = "http://beacons.invalid/t"
         let vast = """
@@ -142,18 +162,8 @@ import Interlude
     @Test(arguments: [PlaybackClock.asFastAsPossible, .realTime])
     func theLivePlayerPlaysADoubleBoxBesideContent(clock: PlaybackClock) async throws {
         let (content, ad) = try Self.media()
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-boxtag-\(getpid())")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let tag = dir.appendingPathComponent("player.xml")
-        try Data(Self.vmap(ad, extensionXML: #"<vmap:Extension type="interlude:doublebox" contentLevel="-12dB"/>"#).utf8).write(to: tag)
-        let player = try Player.open(url: content, clock: clock)
-        let out = dir.appendingPathComponent("player-\(clock == .realTime ? "rt" : "fast").nut")
-        try? FileManager.default.removeItem(at: out)
-        player.surface.attach(try EncodedOutput(url: out.path, container: .nut, format: player.surface.format, settings: EncoderSettings()))
-        let log = SessionEventLog(handle: nil, wallTime: false)
-        let session = PlaySession(player: player, adTag: tag.path, log: log)
-        session.drawsDefaultAdUI = false
-        try await session.run()
+        let (player, session, log, out) = try await Self.playSession("player-\(clock == .realTime ? "rt" : "fast")", clock: clock,
+                                                                     vmap: Self.vmap(ad, extensionXML: #"<vmap:Extension type="interlude:doublebox" contentLevel="-12dB"/>"#))
         let lines = log.written
         #expect(!lines.contains { $0.contains("\"contentPause\"") }, "content never paused")
         #expect(!lines.contains { $0.contains("\"LOG\"") }, "\(lines.filter { $0.contains("LOG") })")
@@ -205,19 +215,9 @@ import Interlude
 
     /// A pre-roll double box on the live player: content starts with the ad full size over it.
     @Test func aPrerollDoubleBoxStartsContentUnderIt() async throws {
-        let (content, ad) = try Self.media()
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-boxtag-\(getpid())")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let tag = dir.appendingPathComponent("pre.xml")
-        try Data(Self.vmap(ad, extensionXML: #"<vmap:Extension type="interlude:doublebox" mode="doublebox-reverse"/>"#, offset: "start").utf8).write(to: tag)
-        let player = try Player.open(url: content, clock: .asFastAsPossible)
-        let out = dir.appendingPathComponent("pre.nut")
-        try? FileManager.default.removeItem(at: out)
-        player.surface.attach(try EncodedOutput(url: out.path, container: .nut, format: player.surface.format, settings: EncoderSettings()))
-        let log = SessionEventLog(handle: nil, wallTime: false)
-        let session = PlaySession(player: player, adTag: tag.path, log: log)
-        session.drawsDefaultAdUI = false
-        try await session.run()
+        let (_, ad) = try Self.media()
+        let (_, session, log, out) = try await Self.playSession("pre", clock: .asFastAsPossible,
+            vmap: Self.vmap(ad, extensionXML: #"<vmap:Extension type="interlude:doublebox" mode="doublebox-reverse"/>"#, offset: "start"))
         let p = try DecodedPictures.decode(out)
         let w = PictureInPictureLayer().windowRect(width: 320, height: 180)
         let window = TestSupport.PixelRect(x: w.x, y: w.y, width: w.width, height: w.height)
@@ -239,22 +239,12 @@ import Interlude
     /// ineffective pause would let ~15 frames through during its 0.5 s.
     @Test func pausingTheLiveDoubleBoxHoldsContentAndASeekIsRefused() async throws {
         let (_, ad) = try Self.media()
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-boxtag-\(getpid())")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let tag = dir.appendingPathComponent("pause.xml")
-        try Data(Self.vmap(ad, extensionXML: #"<vmap:Extension type="interlude:doublebox"/>"#).utf8).write(to: tag)
-        let player = try Player.open(url: Self.media().content, clock: .realTime)
-        let out = dir.appendingPathComponent("pause.nut")
-        try? FileManager.default.removeItem(at: out)
-        player.surface.attach(try EncodedOutput(url: out.path, container: .nut, format: player.surface.format, settings: EncoderSettings()))
-        let log = SessionEventLog(handle: nil, wallTime: true)
         let script = try SessionScript.parse(Data("""
             {"actions": [{"at": 1.0, "clock": "stream", "do": "pause", "for": 0.5},
                          {"at": 1.2, "clock": "stream", "do": "seek", "to": 2.5}]}
             """.utf8))
-        let session = PlaySession(player: player, adTag: tag.path, script: script, log: log)
-        session.drawsDefaultAdUI = false
-        try await session.run()
+        let (_, _, log, out) = try await Self.playSession("pause", clock: .realTime, script: script, wallTime: true,
+                                                                     vmap: Self.vmap(ad, extensionXML: #"<vmap:Extension type="interlude:doublebox"/>"#))
         let events = log.written.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         let pause = try #require(events.first { $0["event"] as? String == "action" && $0["do"] as? String == "pause" })
         let resume = try #require(events.first { $0["event"] as? String == "action" && $0["do"] as? String == "resume" })
