@@ -17,6 +17,22 @@ import TestSupport
         """
     }
 
+    /// A tag stitch (no ad UI, NUT output) of `contentSeconds` of content (source 1) with `vmap`'s
+    /// VAST pre-roll (source 7, 1 s) and mid-roll at `midOffset` (source 8, 1 s): the stitcher,
+    /// the content and the output.
+    static func stitcher(contentSeconds: Double, midOffset: String) throws -> (TagStitcher, URL, URL) {
+        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: contentSeconds)
+        let pre = try TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 25, seconds: 1)
+        let mid = try TestMedia.clip(sourceID: 8, width: 320, height: 180, fps: 25, seconds: 1)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-native-tag-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let out = dir.appendingPathComponent("o.nut")
+        let stitcher = TagStitcher(output: StitchRequest(content: content.path, breaks: [], output: out.path, container: .nut),
+                                   adsResponse: Self.vmap(pre: pre.path, mid: mid.path, midOffset: midOffset))
+        stitcher.drawsDefaultAdUI = false
+        return (stitcher, content, out)
+    }
+
     static func vmap(pre: String, mid: String, midOffset: String = "00:00:02.000", extra: String = "") -> String {
         """
         <vmap:VMAP xmlns:vmap="http://www.iab.net/videosuite/vmap" version="1.0">
@@ -29,15 +45,7 @@ import TestSupport
     @Test func vastAndNativeBreaksEachPlayAtTheirCueWithContentOnceAndInOrder() async throws {
         let f = try NativeAdServer()
         let ad = try await NativeRenderTests.ad(f), lbarAd = try await NativeRenderTests.ad(f)
-        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 5)
-        let pre = try TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 25, seconds: 1)
-        let mid = try TestMedia.clip(sourceID: 8, width: 320, height: 180, fps: 25, seconds: 1)
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-native-tag-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let out = dir.appendingPathComponent("o.nut")
-        let stitcher = TagStitcher(output: StitchRequest(content: content.path, breaks: [], output: out.path, container: .nut),
-                                   adsResponse: Self.vmap(pre: pre.path, mid: mid.path))
-        stitcher.drawsDefaultAdUI = false
+        let (stitcher, content, out) = try Self.stitcher(contentSeconds: 5, midOffset: "00:00:02.000")
         stitcher.nativeBreaks = [
             NativeBreak(position: .time(MediaTime(seconds: 1)), ad: ad, layout: .fullFrame, template: try NativeRenderTests.template("template")),
             NativeBreak(position: .time(MediaTime(seconds: 3)), ad: lbarAd, layout: .lBar, template: try NativeRenderTests.template("lbar")),
@@ -87,15 +95,7 @@ import TestSupport
     @Test func aNativeBreakAtAVASTCuePlaysAfterItAndANativePostrollAfterTheVASTPostrolls() async throws {
         let f = try NativeAdServer()
         let ad = try await NativeRenderTests.ad(f), post = try await NativeRenderTests.ad(f)
-        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
-        let pre = try TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 25, seconds: 1)
-        let mid = try TestMedia.clip(sourceID: 8, width: 320, height: 180, fps: 25, seconds: 1)
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-native-tag-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let out = dir.appendingPathComponent("o.nut")
-        let stitcher = TagStitcher(output: StitchRequest(content: content.path, breaks: [], output: out.path, container: .nut),
-                                   adsResponse: Self.vmap(pre: pre.path, mid: mid.path, midOffset: "end"))
-        stitcher.drawsDefaultAdUI = false
+        let (stitcher, _, out) = try Self.stitcher(contentSeconds: 2, midOffset: "end")
         stitcher.nativeBreaks = [
             NativeBreak(position: .start, ad: ad, layout: .fullFrame, template: try NativeRenderTests.template("template")),
             NativeBreak(position: .end, ad: post, layout: .fullFrame, template: try NativeRenderTests.template("template")),
