@@ -144,12 +144,12 @@ struct MediaGenerator {
             return path
         }
         log("generating \(path)\(seconds.map { " (\($0) s)" } ?? "") once; cached afterwards")
-        let t0 = now()
+        let t0 = monotonicSeconds()
         _ = try spawn(argv)
         try? FileManager.default.removeItem(atPath: path)
         try FileManager.default.moveItem(atPath: tmp, toPath: path)
         try recipe.write(toFile: cmdPath, atomically: true, encoding: .utf8)
-        log("  done in \(fmt(now() - t0, 1)) s")
+        log("  done in \(fmt(monotonicSeconds() - t0, 1)) s")
         return path
     }
 }

@@ -35,9 +35,9 @@ private final class Recorder: @unchecked Sendable {
 
     func handle(_ e: SpliceEvent) {
         switch e {
-        case .contentProgress: frames.append((.content, now()))
-        case .adProgress(let b, let p, _, _): frames.append((.ad(b, p), now()))
-        case .adEnded(let b, let p, _, _): adEnds.append((b, p, now()))
+        case .contentProgress: frames.append((.content, monotonicSeconds()))
+        case .adProgress(let b, let p, _, _): frames.append((.ad(b, p), monotonicSeconds()))
+        case .adEnded(let b, let p, _, _): adEnds.append((b, p, monotonicSeconds()))
         case .breakStarted(let i, let id, _, _): breakIds[i] = id
         case .adStarted(let b, let p, _, let media, _): adMedia["\(b)/\(p)"] = media.url
         default: break
@@ -64,9 +64,9 @@ enum LatencyBench {
                 overwrite: true, threads: config.threads)
             let stitcher = Stitcher(request: request)
             stitcher.onEvent = { event in rec.handle(event) }
-            let t0 = now()
+            let t0 = monotonicSeconds()
             let result = try withStdoutToDevNull { try stitcher.run() }
-            let wall = now() - t0
+            let wall = monotonicSeconds() - t0
             guard k >= config.warmup else { continue }
             walls.append(wall)
             let f = rec.frames

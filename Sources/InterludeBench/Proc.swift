@@ -1,4 +1,5 @@
 import Foundation
+import Timing
 
 /// What one child process cost: wall clock, CPU time and peak resident memory, from `wait4`.
 struct ProcessCost: Codable, Sendable {
@@ -21,13 +22,6 @@ struct ProcessRun {
     var stderr: String
 }
 
-/// Seconds on the monotonic clock.
-func now() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
-
 struct ProcessFailed: Error, CustomStringConvertible {
     var command: [String]
     var status: Int32
@@ -42,7 +36,7 @@ struct ProcessFailed: Error, CustomStringConvertible {
 /// `capture` is false, so that a chatty child costs nothing to record).
 func spawn(_ argv: [String], capture: Bool = true, check: Bool = true) throws -> ProcessRun {
     let tmp = FileManager.default.temporaryDirectory.path
-    let tag = "\(getpid())-\(UInt64(now() * 1e6))"
+    let tag = "\(getpid())-\(UInt64(monotonicSeconds() * 1e6))"
     let outPath = capture ? "\(tmp)/bench-\(tag).out" : "/dev/null"
     let errPath = capture ? "\(tmp)/bench-\(tag).err" : "/dev/null"
     defer { if capture { unlink(outPath); unlink(errPath) } }
@@ -57,7 +51,7 @@ func spawn(_ argv: [String], capture: Bool = true, check: Bool = true) throws ->
     var cargs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
     defer { for p in cargs { free(p) } }
     var pid: pid_t = 0
-    let t0 = now()
+    let t0 = monotonicSeconds()
     let rc = posix_spawnp(&pid, argv[0], &actions, nil, &cargs, environ)
     guard rc == 0 else { throw ProcessFailed(command: argv, status: -1, stderr: "spawn failed: \(String(cString: strerror(rc)))") }
     let watcher = PeakMemoryWatcher(pid: pid)
@@ -68,7 +62,7 @@ func spawn(_ argv: [String], capture: Bool = true, check: Bool = true) throws ->
     while wait4(pid, &status, 0, &usage) < 0 {
         if errno != EINTR { throw ProcessFailed(command: argv, status: -1, stderr: "wait4 failed") }
     }
-    let wall = now() - t0
+    let wall = monotonicSeconds() - t0
     let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
         + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     // WIFEXITED / WEXITSTATUS are macros: decode by hand.

@@ -1,6 +1,7 @@
 // interlude-bench: Interlude against the ffmpeg CLI on the same files. See docs/BENCHMARKS.md.
 import Foundation
 import Playback
+import Timing
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "--play-through" {
@@ -19,7 +20,7 @@ if arguments.contains("-h") || arguments.contains("--help") {
 }
 
 func main() throws {
-    let started = now()
+    let started = monotonicSeconds()
     let config = try BenchConfig.fromEnvironment(arguments: arguments)
     setMediaLogging(verbose: false)
     var machine = Machine.describe()
@@ -67,7 +68,7 @@ func main() throws {
         : config.files.isEmpty ? "cases \(config.cases.joined(separator: ", ")), \(config.runs) runs" : "files given, \(config.runs) runs"
     let stamp = ISO8601DateFormatter().string(from: Date())
     let report = BenchResults(generatedAt: stamp, mode: mode, note: config.note, machine: machine, config: config,
-                              cases: results, targets: BenchResults.targets(results), seconds: now() - started)
+                              cases: results, targets: BenchResults.targets(results), seconds: monotonicSeconds() - started)
     let md = report.markdown
     print(md)
     let encoder = JSONEncoder()

@@ -1,5 +1,6 @@
 import Foundation
 import Media
+import Timing
 
 /// A bounded hand-off from the frame loop to the encoding thread: frames go in order, the producer
 /// waits when the encoder is `capacity` items behind, and the first encoder error is kept and

@@ -2,6 +2,7 @@
 // a cap on the bytes delivered, no content encodings, a redirect guard and back-pressure.
 import CCurl
 import Foundation
+import Timing
 
 /// Streams one http(s) response body, chunk by chunk, into a caller's sink.
 ///
@@ -89,7 +90,7 @@ private final class CurlTransfer: @unchecked Sendable {
         var status = 0
         var headers: [String: String] = [:]
         var complete = false
-        /// Set when the head says to stop: the fetch's outcome, or a redirect to follow.
+        /// Where a redirect leads (http or https), when the head was one.
         var redirect: URL?
     }
 
@@ -104,7 +105,7 @@ private final class CurlTransfer: @unchecked Sendable {
         self.userAgent = userAgent
         self.acceptsEmpty = acceptsEmpty
         self.sink = sink
-        deadline = monotonicNow() + timeout
+        deadline = monotonicSeconds() + timeout
     }
 
     /// Starts the transfer thread; `completion` is called once, with the outcome.
@@ -152,7 +153,7 @@ private final class CurlTransfer: @unchecked Sendable {
 
     /// One request: its body goes to the sink; a redirect's target comes back to be followed.
     private func perform(_ target: URL) -> Step {
-        let left = deadline - monotonicNow()
+        let left = deadline - monotonicSeconds()
         guard left > 0 else { return .finished(.failure(.timeout(seconds: timeout))) }
         guard let handle = curl_easy_init() else { return .finished(.failure(.network("libcurl handle could not be made"))) }
         defer { curl_easy_cleanup(handle) }
@@ -282,10 +283,4 @@ private func curlWrite(_ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ co
 private func curlProgress(_ user: UnsafeMutableRawPointer?, _: curl_off_t, _: curl_off_t, _: curl_off_t, _: curl_off_t) -> Int32 {
     guard let user else { return 1 }
     return Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue().isDone ? 1 : 0
-}
-
-private func monotonicNow() -> Double {
-    var t = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &t)
-    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
 }

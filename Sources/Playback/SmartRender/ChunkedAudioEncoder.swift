@@ -1,5 +1,6 @@
 import Foundation
 import Media
+import Timing
 
 /// The AAC encoding of a smart-rendered stitch, split into chunks encoded in parallel. With the
 /// content copied and the ads taken from the transcode cache, encoding the audio is most of what

@@ -1,5 +1,6 @@
 import Foundation
 import Media
+import Timing
 
 /// An output that keeps nothing but counts, for tests and for measuring the frame loop: frames,
 /// samples, and the wall-clock time at which each frame was presented (real-time checks).
