@@ -26,6 +26,11 @@ enum CompanionFiles {
         /// Removes what was staged (nothing was committed).
         func discard() {
             for item in items { OutputTarget.discard(item.temporary) }
+            removeCreatedFolder()
+        }
+
+        /// Removes the folder this stitch created, when it is empty (nothing was committed into it).
+        func removeCreatedFolder() {
             if let createdFolder { rmdir(createdFolder) }
         }
     }

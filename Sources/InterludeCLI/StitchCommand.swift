@@ -155,8 +155,8 @@ func finishStitch(_ options: StitchOptions, summary: [String], companions: Compa
         }
         try OutputTarget.commit(items, overwrite: options.request.overwrite)
     } catch {
-        for item in items { OutputTarget.discard(item.temporary) }
-        companions.discard()
+        for item in items { OutputTarget.discard(item.temporary) }   // the companions' too
+        companions.removeCreatedFolder()
         printError("interlude stitch: \(error)")
         return 1
     }

@@ -255,8 +255,7 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
             segmentOpen = true
             deliver(periodic, wait: clock == .asFastAsPossible)
         case .end:
-            // in real time content ends when its last frame has been shown for its duration
-            if clock == .realTime { _ = pacer.wait(until: surface.streamTime, master: masterClock) }
+            waitOutLastFrame()   // content ends when its last frame has been shown for its duration
             cond.lock()
             contentEnded = true
             if !timeline.segments.isEmpty { timeline.segments[timeline.segments.count - 1].contentEnd = content.segmentEnd }
@@ -268,6 +267,11 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
             if post, let item { NotificationCenter.default.post(name: PlayerItem.didPlayToEndTimeNotification, object: item) }
             pacer.reanchor()
         }
+    }
+
+    /// In real time, waits until the last frame presented has been shown for its duration.
+    private func waitOutLastFrame() {
+        if clock == .realTime { _ = pacer.wait(until: surface.streamTime, master: masterClock) }
     }
 
     private func present(_ frame: Frame, sourceTime: MediaTime?, keyframe: Bool, isAd: Bool, audio: AudioTrack, offset: Int64) {
@@ -396,9 +400,9 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
         } catch {
             failure = error
         }
-        // in real time an ad that played out ends when its last frame has been shown for its
-        // duration (its `complete` is due then), not when that frame appears
-        if clock == .realTime, frames > 0, !stopped, failure == nil { _ = pacer.wait(until: surface.streamTime, master: masterClock) }
+        // an ad that played out ends when its last frame has been shown for its duration (its
+        // `complete` is due then), not when that frame appears
+        if frames > 0, !stopped, failure == nil { waitOutLastFrame() }
         cond.lock()
         adActive = false
         adPaused = false
