@@ -83,7 +83,7 @@ let stitchHelp = """
       --cache-dir DIR           where fetched ad media is cached (default: ~/.cache/interlude)
       --stall-timeout S|off     once ad media is ready, fail the stitch when no frame is
                                 written for S seconds because content is paused and no ad
-                                plays (a hang turned into an error; default: 120)
+                                plays (a hang turned into an error; default: \(Int(StitchRequest.defaultStallTimeout)))
       --allow-truncated         stitch content that decodes more than 1 s short of its
                                 declared duration (an error otherwise); the report says so
       -y                        overwrite OUT and the report if they exist (never a directory,
@@ -215,7 +215,7 @@ struct StitchOptions {
         var cacheDir: String?
         var allowTruncated = false
         var preloadTimeout: Double?
-        var stallTimeout: Double? = StitchRequest(content: "", breaks: [], output: "").stallTimeout
+        var stallTimeout: Double? = StitchRequest.defaultStallTimeout
         var hls = HLSSettings()
         var loudness = LoudnessMode.off
         var smart = SmartRendering.auto

@@ -97,7 +97,9 @@ public struct StitchRequest: Sendable {
     /// ad playing, or an ad paused) before it fails with `StitchFailure.stalled` (`--stall-timeout`):
     /// what turns an app or ad manager that never resumes content into an error instead of a hang.
     /// The stitchers arm it on their player (`Player.stallTimeout`) once ad media is ready. nil: no limit.
-    public var stallTimeout: Double? = 120
+    public var stallTimeout: Double? = StitchRequest.defaultStallTimeout
+    /// `stallTimeout`'s default, in seconds.
+    public static let defaultStallTimeout: Double = 120
 
     /// Makes a request with defaults: MP4, `EncoderSettings()`, content size and rate.
     public init(content: String, breaks: [AdBreakRequest], output: String, container: OutputContainer = .mp4,
