@@ -178,7 +178,7 @@ public struct AdIssue: Sendable, Hashable, CustomStringConvertible {
     public init(code: VASTErrorCode?, message: String, severity: Severity = .error, adId: String? = nil,
                 breakId: String? = nil, errorURLs: [URLTemplate] = []) {
         self.code = code
-        self.message = message
+        self.message = Printable.escaped(message)
         self.severity = severity
         self.adId = adId
         self.breakId = breakId

@@ -25,6 +25,8 @@ let inspectUsage = """
       --size WxH                 output size for media selection (e.g. 1280x720)
       --no-mezzanine             do not prefer Mezzanine files
       --offline                  never fetch http(s): network wrappers fail with 301
+      --allow-multiple-ads       a VAST 3+ wrapper without allowMultipleAds keeps every ad
+                                 of the pod behind it (default: the spec's false, first ad only)
       --conformance DIR          load every .xml under DIR offline and print a table
       --native-format FILE       with an OpenRTB Native 1.2 response (a .json TAG, or a file
                                  starting with '{'): name its assets by this format
@@ -57,6 +59,7 @@ func runInspect(_ args: [String]) -> Int32 {
         case "-h", "--help": print(inspectUsage); return 0
         case "--json": json = true
         case "--offline": options.allowNetwork = false
+        case "--allow-multiple-ads": options.defaultAllowMultipleAds = true
         case "--no-mezzanine": media.preferMezzanine = false
         case "--content-duration":
             guard let v = value(a), let t = MediaTime(decimal: v) ?? MediaTime(clock: v), t > .zero else {

@@ -82,6 +82,26 @@ private final class GatedSink: @unchecked Sendable {
         #expect(server.requestCount("/loop") == HTTPStream.maxRedirects + 1)
     }
 
+    /// A redirect to an unspecified address (0.0.0.0, its other spellings, [::]) is refused: on
+    /// Linux it would reach this machine. The target below is this very server, so a followed
+    /// redirect would be answered.
+    @Test func redirectsToUnspecifiedAddressesAreRefused() async throws {
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        let port = URL(string: server.url("/"))!.port!
+        server.route("/secret", .init(body: "reached"))
+        for (i, host) in ["0.0.0.0", "0", "0x0", "0.1.2.3", "[::]", "[::ffff:0.0.0.0]"].enumerated() {
+            let target = "http://\(host):\(port)/secret"
+            server.route("/r\(i)", .redirect(to: target))
+            await #expect(throws: FetchError.redirectRefused(target), "\(host)") {
+                _ = try await HTTPStream.fetch(URL(string: server.url("/r\(i)"))!, timeout: 10, maxBytes: 1 << 20) { _ in }
+            }
+        }
+        #expect(server.requestCount("/secret") == 0)
+        #expect(!HTTPStream.isUnspecifiedAddress("127.0.0.1") && !HTTPStream.isUnspecifiedAddress("[::1]")
+                && !HTTPStream.isUnspecifiedAddress("ads.example.com") && !HTTPStream.isUnspecifiedAddress("10.0.0.1"))
+    }
+
     /// Status, empty and refused answers map to their errors before any body reaches the sink.
     @Test func answersThatAreNotABodyNeverReachTheSink() async throws {
         let server = try HTTPTestServer()

@@ -17,7 +17,7 @@ public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
     case file(String)
     /// The URL's scheme is not allowed here.
     case refusedScheme(String)
-    /// A redirect led somewhere other than http(s) (its Location as sent).
+    /// A redirect led somewhere other than http(s), or to an unspecified address (its Location as sent).
     case redirectRefused(String)
     /// The body came in a content encoding that was not asked for (gzip, deflate, …).
     case encodingRefused(String)
@@ -32,7 +32,7 @@ public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .network(let m): return "network error: \(m)"
         case .file(let m): return m
         case .refusedScheme(let s): return "scheme '\(s)' refused"
-        case .redirectRefused(let l): return "redirect to \(l) refused (only http and https)"
+        case .redirectRefused(let l): return "redirect to \(Printable.escaped(l)) refused (only http and https, to an address that can be reached)"
         case .encodingRefused(let e): return "response in Content-Encoding '\(e)' refused (identity was asked for)"
         }
     }

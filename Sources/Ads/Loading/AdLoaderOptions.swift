@@ -49,7 +49,7 @@ public struct AdLoadError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Makes an error.
     public init(code: VASTErrorCode, message: String, errorURLs: [URLTemplate] = []) {
         self.code = code
-        self.message = message
+        self.message = Printable.escaped(message)
         self.errorURLs = errorURLs
     }
 

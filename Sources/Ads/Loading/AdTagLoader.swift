@@ -43,8 +43,10 @@ public struct AdTagLoader: Sendable {
         } catch {
             switch error {
             case .noContent:
-                return AdSchedule(kind: .vast, tag: tag, breaks: [resolver.prerollBreak(pod: [], buffet: [])],
-                                  issues: [AdIssue(code: .noAdsAfterWrapper, message: "the tag returned an empty response (no ads)")])
+                var empty = AdSchedule(kind: .vast, tag: tag, breaks: [resolver.prerollBreak(pod: [], buffet: [])],
+                                       issues: [AdIssue(code: .noAdsAfterWrapper, message: "the tag returned an empty response (no ads)")])
+                empty.isEmptyResponse = true
+                return empty
             case .tooLarge:
                 throw AdLoadError(code: .xmlParsing, message: "\(tag): \(error)")
             default:

@@ -221,7 +221,7 @@ private final class CurlTransfer: @unchecked Sendable {
         if [301, 302, 303, 307, 308].contains(status), let location = response.headers["location"] {
             let next = URL(string: location, relativeTo: currentRequest)?.absoluteURL
             let scheme = next?.scheme?.lowercased()
-            guard let next, scheme == "http" || scheme == "https" else {
+            guard let next, scheme == "http" || scheme == "https", !HTTPStream.isUnspecifiedAddress(next.host) else {
                 finish(.failure(.redirectRefused(location)))
                 return false
             }

@@ -11,10 +11,14 @@ struct Chain: Sendable {
     var followAdditional = true
     /// nil: no parent restriction (a root response or a VMAP source allowing multiple ads).
     var allowMultipleAds: Bool?
+    /// Whether `allowMultipleAds` is false only by VAST 3+'s default (the wrapper had no attribute).
+    var allowMultipleAdsByDefault = false
     var followRedirects = true
     var breakId: String?
     var blocked: [BlockedAdCategories] = []
     var documentMajorVersion: Int?
+    /// Whether the document was fetched from a VMAP `AdTagURI`: a wrapper of the VMAP's, for codes.
+    var reachedByAdTagURI = false
 
     var ancestorErrorURLs: [URLTemplate] { wrappers.flatMap(\.errorURLs) }
     /// Whether any document on the way down came from the network (its media may not be local).
@@ -89,7 +93,9 @@ struct ChainResolver: Sendable {
         if let url { chain.visited = [url.absoluteString] }
         chain.documentMajorVersion = doc.majorVersion
         let r = await resolveDocument(doc, chain: chain)
-        return AdSchedule(kind: .vast, tag: tag, breaks: [prerollBreak(pod: r.pod, buffet: r.buffet)], issues: r.issues)
+        var schedule = AdSchedule(kind: .vast, tag: tag, breaks: [prerollBreak(pod: r.pod, buffet: r.buffet)], issues: r.issues)
+        schedule.isEmptyResponse = doc.ads.isEmpty
+        return schedule
     }
 
     /// A VMAP playlist: every break resolved (concurrently), placed and ordered.
@@ -161,6 +167,7 @@ struct ChainResolver: Sendable {
                     switch AdResponseParser(maxBytes: options.maxDocumentBytes).parse(data) {
                     case .success(.vast(let doc)):
                         chain.base = url
+                        chain.reachedByAdTagURI = true
                         chain.visited.insert(url.absoluteString)
                         chain.documentMajorVersion = doc.majorVersion
                         result = await resolveDocument(doc, chain: chain)
@@ -241,7 +248,9 @@ struct ChainResolver: Sendable {
         var candidates = doc.ads
         if chain.allowMultipleAds == false && doc.ads.count > 1 {
             let keep = doc.standaloneAds.first ?? doc.podAds.first!
-            issues.append(AdIssue(code: nil, message: "allowMultipleAds=false: using ad \(keep.id ?? "?") only of \(doc.ads.count)",
+            let why = chain.allowMultipleAdsByDefault
+                ? "the wrapper above has no allowMultipleAds attribute (VAST 3+'s default: false)" : "allowMultipleAds=false"
+            issues.append(AdIssue(code: nil, message: "\(why): using ad \(keep.id ?? "?") only of the \(doc.ads.count) ads of this response",
                                   severity: .warning, adId: keep.id, breakId: chain.breakId))
             candidates = [VASTAd(id: keep.id, sequence: nil, adType: keep.adType, conditionalAd: keep.conditionalAd, content: keep.content)]
         }
@@ -332,7 +341,10 @@ struct ChainResolver: Sendable {
         let childDoc: VASTDocument
         switch AdResponseParser(maxBytes: options.maxDocumentBytes).parse(data) {
         case .failure(let e):
-            let code: VASTErrorCode = e.code.rawValue >= 1000 ? .schemaValidation : e.code
+            // A wrapper's target that is not XML at all is a failed wrapper URI (301), as the spec
+            // ("URI was either unavailable or reached a timeout") and vast-client-js have it; XML
+            // refused (a DTD, the size cap) stays 100, XML that is not VAST 101.
+            let code: VASTErrorCode = e.isNotXML ? .wrapperTimeout : e.code.rawValue >= 1000 ? .schemaValidation : e.code
             return fail(code, "wrapper tag \(url.absoluteString): \(e.message)")
         case .success(.vmap):
             return fail(.schemaValidation, "wrapper tag \(url.absoluteString) returned VMAP, not VAST")
@@ -348,6 +360,7 @@ struct ChainResolver: Sendable {
         child.followAdditional = chain.followAdditional && w.followAdditionalWrappers
         let legacy = (chain.documentMajorVersion ?? 3) < 3
         child.allowMultipleAds = w.allowMultipleAds ?? (legacy ? true : options.defaultAllowMultipleAds)
+        child.allowMultipleAdsByDefault = w.allowMultipleAds == nil && !legacy && !options.defaultAllowMultipleAds
         child.blocked += w.blockedAdCategories
         child.documentMajorVersion = childDoc.majorVersion
         let r = await resolveDocument(childDoc, chain: child)
@@ -377,7 +390,9 @@ struct ChainResolver: Sendable {
         let nonLinears = inline.creatives.compactMap(\.nonLinearAds).flatMap(\.nonLinears)
         let inlineCompanions = inline.creatives.compactMap(\.companionAds).flatMap(\.companions)
         if linear == nil && nonLinears.isEmpty && inlineCompanions.isEmpty {
-            issue(chain.hops.isEmpty ? .trafficking : .noAdsAfterWrapper, "InLine ad has no creatives")
+            // behind a wrapper (or a VMAP AdTagURI) an InLine without creatives is no ad: 303, as the
+            // spec and vast-client-js have it; in the response in hand, a trafficking error
+            issue(chain.hops.isEmpty && !chain.reachedByAdTagURI ? .trafficking : .noAdsAfterWrapper, "InLine ad has no creatives")
             return AdResult(issues: issues)
         }
         var selection: MediaSelection

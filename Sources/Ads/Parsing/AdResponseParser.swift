@@ -15,11 +15,14 @@ public struct AdParseError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: VASTErrorCode
     /// One line for a person.
     public var message: String
+    /// Whether the bytes are not XML at all (not well-formed, an unsupported encoding), as opposed
+    /// to XML refused (a DTD, over the size cap) or XML that is not VAST/VMAP.
+    public var isNotXML = false
 
     /// Makes an error.
     public init(code: VASTErrorCode, message: String) {
         self.code = code
-        self.message = message
+        self.message = Printable.escaped(message)
     }
 
     /// `error 100: message`.
@@ -43,7 +46,9 @@ public struct AdResponseParser: Sendable {
             tree = try XMLTreeParser(maxBytes: maxBytes).parse(bytes: bytes)
         } catch {
             let code: VASTErrorCode = looksVMAP ? .vmapParsing : .xmlParsing
-            return .failure(AdParseError(code: code, message: "\(error.isSecurityRejection ? "refused" : "not well-formed XML"): \(error)"))
+            var failure = AdParseError(code: code, message: "\(error.isSecurityRejection ? "refused" : "not well-formed XML"): \(error)")
+            failure.isNotXML = !error.isSecurityRejection
+            return .failure(failure)
         }
         let root = tree.root
         do throws(AdParseError) {

@@ -19,6 +19,9 @@ public struct AdSchedule: Sendable, Hashable {
     public var breaks: [ScheduledBreak]
     /// Errors and warnings, in the order found.
     public var issues: [AdIssue]
+    /// Whether the response itself held no ad (`<VAST/>`, only `<Error>`s, an empty body or HTTP
+    /// 204): IMA's VAST_EMPTY_RESPONSE, as opposed to ads that failed.
+    public var isEmptyResponse = false
 
     /// Makes a schedule.
     public init(kind: Kind, tag: String?, breaks: [ScheduledBreak], issues: [AdIssue]) {

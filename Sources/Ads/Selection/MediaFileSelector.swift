@@ -115,6 +115,11 @@ public enum MediaFileSelector {
     public static func unusableReason(_ f: MediaFile, preferences: MediaSelectionPreferences) -> String? {
         let type = f.type ?? inferType(f.url.template)
         if !f.url.isUsable { return "no URL" }
+        if let scheme = mediaScheme(f), !["http", "https", "file"].contains(scheme) {
+            // FFmpeg's other protocols (subfile:, concat:, pipe:, data:, ftp://, …) read what no
+            // ad server should name: refused here, before anything opens them
+            return "URL scheme '\(Printable.escaped(scheme))' refused (only http, https and local files)"
+        }
         if !preferences.allowLocalFiles {
             let u = f.url.template.trimmingCharacters(in: .whitespacesAndNewlines)
             let scheme = URL(string: u)?.scheme?.lowercased()
@@ -131,6 +136,18 @@ public enum MediaFileSelector {
         if !preferences.mimeTypes.contains(type) { return "MIME type \(type) not decodable" }
         if f.delivery == "streaming" && !preferences.allowStreaming { return "streaming delivery not accepted" }
         return nil
+    }
+
+    /// The lowercased scheme of a media file's URL; nil for a plain path. A Windows-style drive
+    /// letter is not a scheme FFmpeg knows either, so it is refused with the rest.
+    static func mediaScheme(_ f: MediaFile) -> String? {
+        let u = f.url.template.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let scheme = URL(string: u)?.scheme { return scheme.lowercased() }
+        // URL(string:) gives up on some strings FFmpeg would still read as protocol:rest
+        guard let colon = u.firstIndex(of: ":"), !u[..<colon].contains("/") else { return nil }
+        let head = u[..<colon]
+        guard let first = head.first, first.isLetter, head.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else { return nil }
+        return head.lowercased()
     }
 
     static func rank(_ files: [MediaFile], preferences p: MediaSelectionPreferences) -> [MediaFile] {

@@ -29,14 +29,23 @@ public enum MacroExpander {
         expand(template.template, context: context)
     }
 
-    /// Expands every macro in a template string from `context`.
+    /// Most bytes that substitutions may add to one URL (64 KiB; servers refuse far shorter
+    /// URLs): past it the rest of the template is copied as it stands, so that an expanded URL is
+    /// never longer than its template plus this.
+    public static let maxAddedBytes = 65_536
+
+    /// Expands every macro in a template string from `context`, in one pass: linear in the
+    /// template's length, each distinct macro's value computed once.
     public static func expand(_ template: String, context: MacroContext) -> String {
         let chars = Array(template.unicodeScalars)
         var out = String.UnicodeScalarView()
+        out.reserveCapacity(chars.count)
+        var cache: [String: String?] = [:]
+        var added = 0
         var i = 0
         while i < chars.count {
             let c = chars[i]
-            if c == "[" || (c == "%" && i + 1 < chars.count && chars[i + 1] == "%") {
+            if added <= maxAddedBytes, c == "[" || (c == "%" && i + 1 < chars.count && chars[i + 1] == "%") {
                 let open = c == "[" ? 1 : 2
                 let closer: [Unicode.Scalar] = c == "[" ? ["]"] : ["%", "%"]
                 var j = i + open
@@ -45,8 +54,11 @@ public enum MacroExpander {
                 if nameEnd > i + open, nameEnd + closer.count <= chars.count,
                    Array(chars[nameEnd..<(nameEnd + closer.count)]) == closer {
                     let name = String(String.UnicodeScalarView(chars[(i + open)..<nameEnd]))
-                    if let value = value(for: name, context: context) {
+                    let value: String?
+                    if let known = cache[name] { value = known } else { value = Self.value(for: name, context: context); cache[name] = value }
+                    if let value {
                         out.append(contentsOf: value.unicodeScalars)
+                        added += value.utf8.count
                         i = nameEnd + closer.count
                         continue
                     }

@@ -88,5 +88,5 @@ public struct XMLTreeError: Error, Sendable, Equatable, CustomStringConvertible 
     public var isSecurityRejection: Bool
 
     /// `line N: message`.
-    public var description: String { "line \(line): \(message)" }
+    public var description: String { "line \(line): \(Printable.escaped(message))" }
 }
