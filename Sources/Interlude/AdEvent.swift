@@ -1,3 +1,4 @@
+import Ads
 import Timing
 
 /// IMA's ad event types (`IMAAdEventType`). Raw values are IMA's names.
@@ -66,7 +67,7 @@ public struct AdError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// Makes an error.
     public init(type: AdErrorType, code: Int, message: String, adId: String? = nil) {
-        self.type = type; self.code = code; self.message = message; self.adId = adId
+        self.type = type; self.code = code; self.message = Printable.escaped(message); self.adId = adId
     }
 
     /// `error CODE: message`.

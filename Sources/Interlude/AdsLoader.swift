@@ -96,6 +96,12 @@ public struct AdLoadingErrorData: Sendable {
         } catch let e as AdLoadError {
             throw AdError(type: .adLoadingFailed, code: e.code.rawValue, message: e.message)
         }
+        if let noFill = schedule.noFill {
+            // As IMA: a response with nothing to play is an ad-loading error (the app plays its
+            // content), and every Error URL of what failed is requested with its code.
+            reportErrorURLs(of: schedule, request: request)
+            throw AdError(type: .adLoadingFailed, code: noFill.code, message: noFill.message, adId: noFill.issue.adId)
+        }
         var base: URL? = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         if let tag = request.adTagUrl, localOrigin {
             let url = URL(string: tag).flatMap { $0.scheme == nil ? nil : $0 } ?? URL(fileURLWithPath: tag)
@@ -106,6 +112,28 @@ public struct AdLoadingErrorData: Sendable {
         manager.mediaCache = mediaCache
         managers.append(WeakManager(manager))
         return AdsLoadedData(adsManager: manager, userContext: request.userContext)
+    }
+
+    /// The Error URLs requested for responses that failed to load (no fill), `[ERRORCODE]`
+    /// expanded, in order: the manager's `beacons` for a response that has none.
+    public private(set) var beacons: [TrackedBeacon] = []
+    /// Fires the loader's Error URLs over HTTP when the request's display plays live.
+    public let beaconSender = BeaconSender()
+
+    /// Records (and, on a live display, fires) the Error URL of every error of `schedule`, each
+    /// with its own VAST code (900 for codes that have none).
+    private func reportErrorURLs(of schedule: AdSchedule, request: AdsRequest) {
+        let display = request.adDisplayContainer.videoDisplay
+        for issue in schedule.errors {
+            var context = MacroContext()
+            context.errorCode = issue.code ?? .undefined
+            for url in issue.errorURLs {
+                let b = TrackedBeacon(event: "error", streamTime: display?.streamTime ?? .zero, contentTime: display?.contentTime ?? .zero,
+                                      url: MacroExpander.expand(url, context: context), adId: issue.adId, breakId: issue.breakId)
+                beacons.append(b)
+                if display?.firesBeaconsLive == true { beaconSender.fire(b) }
+            }
+        }
     }
 
     /// Content has ended: managers play their post-rolls, then fire ALL_ADS_COMPLETED. Idempotent.

@@ -342,6 +342,10 @@ extension AdsManager {
             switch known { case .success(let p): path = p; case .failure(var e): e.adId = ad.id; return .failure(e) }
         } else {
             let scheme = URL(string: url)?.scheme?.lowercased()
+            if let scheme, scheme != "file", scheme != "http", scheme != "https" {
+                return .failure(AdError(type: .adPlayingFailed, code: 403,
+                                        message: "media \(Printable.escaped(url)): URL scheme '\(Printable.escaped(scheme))' refused (only http, https and local files)", adId: ad.id))
+            }
             guard scheme == nil || scheme == "file" else {
                 return .failure(AdError(type: .adPlayingFailed, code: 402, message: "media \(url) was not preloaded (call preloadMedia)", adId: ad.id))
             }

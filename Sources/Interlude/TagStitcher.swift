@@ -168,7 +168,6 @@ import Timing
         // Ad media is ready: from here on nothing should keep the player waiting long (a manager
         // that never resumes content fails the stitch instead of hanging it).
         player.stallTimeout = output.stallTimeout
-        if manager == nil || wantsContent { resumeContent() }
 
         // Content ends → the manager's post-rolls (contentComplete) → the native post-rolls → done;
         // a failed stitch (the player's failed-to-play-to-end notification) → done at once.
@@ -192,6 +191,10 @@ import Timing
                                                                     queue: .main) { _ in
                 MainActor.assumeIsolated { done() }   // `finishStitch()` throws the failure
             })
+            // Only now may content play: the player posts its end from its own thread, and a
+            // notification posted before the observers exist is lost (content without ads ends
+            // quickly, copied packet by packet; that lost end was the no-fill path's hang).
+            if manager == nil || wantsContent { resumeContent() }
         }
         for o in observers { NotificationCenter.default.removeObserver(o) }
         for t in nativeTokens { player.removeTimeObserver(t) }
@@ -213,7 +216,7 @@ import Timing
         result.playedBreaks = played
         result.events = manager?.events ?? []
         result.errors = (loadError.map { [$0] } ?? []) + nativeLoadErrors + (manager?.errors ?? [])
-        result.beacons = manager?.beacons ?? []
+        result.beacons = loader.beacons + (manager?.beacons ?? [])
         if let smartRefusal, result.smartRendering?.used == false { result.smartRendering?.reason = smartRefusal }
         result.companions = companionSlots.flatMap(\.filled).sorted { $0.streamStart < $1.streamStart }
         result.natives = natives.map(\.placement)

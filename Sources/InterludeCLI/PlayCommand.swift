@@ -22,7 +22,10 @@ let playHelp = """
     on a VAST overlay its click-through; p picture-in-picture on/off, left/right seek 10 s,
     f fullscreen, q quit.
 
-      --ads TAG            VAST/VMAP tag: http(s) URL, file:// URL or path
+      --ads TAG            VAST/VMAP tag: http(s) URL, file:// URL or path; a tag with no
+                           ad to play (no fill, a failing wrapper) plays the content alone
+      --vast-timeout MS    timeout of each VAST request in milliseconds (default: 8000 for
+                           the first, 4000 for each wrapper)
       --native-break TIME=RESPONSE[@lbar], --native-format FILE   custom native ads on the
                            surface, as for stitch: a full-frame break at TIME (content pauses),
                            or an L-bar around the content (no post-roll: TIME is a time)
@@ -63,12 +66,17 @@ let playHelp = """
     var encoder = EncoderSettings()
     var backgroundPlayback = false
     var native = NativePlayOptions()
+    var vastTimeout: Double?
     do {
         while let arg = scanner.next() {
             let name = optionName(arg)
             switch name {
             case "-h", "--help": print(playHelp); return 0
             case "--ads": tag = try scanner.value(for: name, in: arg)
+            case "--vast-timeout":
+                let v = try scanner.value(for: name, in: arg)
+                guard let ms = Double(v), (1...120_000).contains(ms) else { throw UsageError("--vast-timeout must be milliseconds from 1 to 120000, not '\(v)'") }
+                vastTimeout = ms
             case "--native-format", "--native-break": try native.take(name, try scanner.value(for: name, in: arg))
             case "--ad-ui": adUI = try AdUIOption.parse(try scanner.value(for: name, in: arg))
             case "--session": sessionPath = try scanner.value(for: name, in: arg)
@@ -187,6 +195,7 @@ let playHelp = """
         let settings = Settings()
         settings.enableBackgroundPlayback = backgroundPlayback
         let session = PlaySession(player: player, adTag: tag, script: script, log: log, settings: settings)
+        session.vastLoadTimeout = vastTimeout
                 if let adUI {
             session.drawsDefaultAdUI = adUI.drawsDefault
             session.customAdUI = adUI.custom

@@ -19,6 +19,8 @@ import Timing
     public let log: SessionEventLog
     /// Rendering settings passed to `initialize(with:)` (its `linkOpener` logs opened URLs).
     public let renderingSettings = AdsRenderingSettings()
+    /// Milliseconds allowed for the first VAST request and each wrapper (IMA's `vastLoadTimeout`); nil: 8 s / 4 s.
+    public var vastLoadTimeout: Double?
     /// Whether IMA's default ad UI is drawn on the surface (on by default, as in IMA).
     public var drawsDefaultAdUI = true
     /// The app's UI for ads whose `isUiDisabled` is true (with `renderingSettings.disableUi`).
@@ -79,6 +81,7 @@ import Timing
                                      avPlayerVideoDisplay: PlayerVideoDisplay(player: player),
                                      pictureInPictureProxy: pictureInPictureProxy, userContext: nil)
             request.contentDuration = player.currentItem?.duration.seconds
+            request.vastLoadTimeout = vastLoadTimeout
             adsLoader.requestAds(with: request)
         } else {
             player.play()
@@ -232,7 +235,8 @@ import Timing
     }
 
     public func adsLoader(_ loader: AdsLoader, failedWith adErrorData: AdLoadingErrorData) {
-        write("adsLoadError", ["code": adErrorData.adError.code, "message": adErrorData.adError.message])
+        write("adsLoadError", ["code": adErrorData.adError.code, "type": adErrorData.adError.type.rawValue,
+                               "message": adErrorData.adError.message, "errorUrls": loader.beacons.map(\.url)])
         loadFailed = true
         player.play()
         checkDone()
