@@ -1,4 +1,5 @@
 // `interlude stitch --ads TAG` (and --ad-break with tags): the app built on AdsLoader/AdsManager.
+import Ads
 import Foundation
 import Interlude
 import Playback
@@ -64,6 +65,6 @@ extension StitchSummary {
         for w in r.warnings { lines.append("  warning: \(w)") }
         lines.append("\(r.events.count) ad events, \(r.beacons.count) beacons recorded (none fired)")
         lines.append(String(format: "took %.2fs (plan %.2fs; busy: decode %.2fs, encode %.2fs, mux %.2fs)", r.timings.total, r.timings.plan, r.timings.decode, r.timings.encode, r.timings.mux))
-        return lines
+        return lines.map(Printable.escaped)   // ad ids, titles and systems are the documents' text
     }
 }

@@ -95,8 +95,19 @@ public final class NoFillServer: Sendable {
             server.route(i == 0 ? "/eleven-wrappers.xml" : "/eleven-wrappers-\(i).xml", body: wrapper(.elevenWrappers, to: next))
         }
         server.route("/file-target.xml", body: wrapper(.fileTarget, to: "file:///etc/hostname"))
+        func adBreak(_ offset: String, _ id: String, _ a: Answer) -> String {
+            #"<vmap:AdBreak timeOffset="\#(offset)" breakType="linear" breakId="\#(id)"><vmap:AdSource><vmap:AdTagURI templateType="vast3">"#
+                + "<![CDATA[\(server.url("/\(a.rawValue).xml"))]]></vmap:AdTagURI></vmap:AdSource></vmap:AdBreak>"
+        }
+        server.route("/all-breaks-fail.xml", body: #"<vmap:VMAP xmlns:vmap="http://www.iab.net/videosuite/vmap" version="1.0">"#
+            + adBreak("start", "pre", .emptyVAST) + adBreak("00:00:01.000", "mid", .stalledHost)
+            + adBreak("00:00:01.500", "mid2", .allUnplayable) + adBreak("end", "post", .notFound404) + "</vmap:VMAP>")
         server.setHandler { r in r.path == "/err" || r.path == "/imp" ? .init(status: 204, headers: [:], body: Data()) : nil }
     }
+
+    /// A VMAP whose four breaks (pre-roll, mid-rolls at 1 s and 1.5 s, post-roll) all fail: an
+    /// empty VAST, a stalled wrapper, an unplayable ad, a 404.
+    public var allBreaksFailVMAP: String { server.url("/all-breaks-fail.xml") }
 
     /// The tag URL of `answer`.
     public func tag(_ answer: Answer) -> String { server.url("/\(answer.rawValue).xml") }

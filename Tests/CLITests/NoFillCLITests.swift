@@ -38,7 +38,7 @@ import TestSupport
     /// Runs the CLI under a 60 s deadline (`timeout -s KILL`): a hang fails the test (exit 137)
     /// instead of holding it.
     static func bounded(_ args: [String]) async throws -> CLI.Output {
-        try await CLI.run(["60", "-s", "KILL", CLI.binary.path] + args, executable: URL(fileURLWithPath: "/usr/bin/timeout"))
+        try await CLI.run(["-s", "KILL", "60", CLI.binary.path] + args, executable: URL(fileURLWithPath: "/usr/bin/timeout"))
     }
 
     /// The output is the content alone: its frames once, in order, nothing else.
@@ -125,5 +125,42 @@ import TestSupport
         #expect((json["breaks"] as? [Any])?.isEmpty ?? true, "\(json["breaks"] ?? "")")
         // the stalled wrapper costs its timeout (1.5 s), once; nothing waits for the stall timer (120 s)
         #expect(seconds < 60)
+    }
+}
+
+/// A VMAP whose breaks all fail (ad rules: each fails on its own) plays the content alone in a
+/// stitch and in `play --fast`; document text with control bytes reaches no terminal raw.
+@Suite struct NoFillVMAPCLITests {
+    @Test(arguments: [NoFillCLITests.Path.stitch, .playFast])
+    func aVMAPWhoseBreaksAllFailPlaysTheContentAlone(_ path: NoFillCLITests.Path) async throws {
+        let server = try NoFillServer()
+        defer { server.stop() }
+        let dir = CLI.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try await NoFillCLITests.run(path, tag: server.allBreaksFailVMAP, in: dir, name: "vmap")
+        print(String(format: "%@ VMAP, four failing breaks: %.2f s", path.rawValue, r.seconds))
+        #expect(r.output.status == 0, "\(r.output.stderr)")
+        try NoFillCLITests.expectContentAlone(r.out, "\(path) VMAP")
+        if path == .playFast {
+            let names = try String(contentsOf: r.sidecar, encoding: .utf8).split(separator: "\n").compactMap {
+                (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["event"] as? String
+            }
+            #expect(names.contains("ALL_ADS_COMPLETED") && names.last == "end" && !names.contains("adsLoadError"), "\(names)")
+        }
+    }
+
+    @Test func controlBytesInADocumentReachTheTerminalEscaped() async throws {
+        let dir = CLI.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let tag = dir.appendingPathComponent("nul.xml")
+        try Data("<?xml version=\"1.0\" encoding=\"Shift\u{0}JIS\u{1B}[31m\"?><VAST version=\"3.0\"/>".utf8).write(to: tag)
+        let inspect = try await NoFillCLITests.bounded(["inspect", tag.path])
+        let stitch = try await NoFillCLITests.bounded(["stitch", try NoFillCLITests.content().path, "-o", dir.appendingPathComponent("o.mp4").path,
+                                                       "--ads", tag.path])
+        #expect(inspect.status == 1 && stitch.status == 0, "\(inspect.stderr) \(stitch.stderr)")
+        for text in [inspect.stderr, String(decoding: stitch.stdout, as: UTF8.self), stitch.stderr] {
+            #expect(!text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(text.debugDescription)")
+        }
+        #expect(inspect.stderr.contains("Shift\\x00JIS\\x1B[31m"), "\(inspect.stderr)")
     }
 }

@@ -128,7 +128,8 @@ public enum ScheduleReport {
             line("warnings:")
             for w in warnings { line("  [\(w.code.map(String.init(describing:)) ?? "-")] " + (w.adId.map { "ad \($0): " } ?? "") + w.message) }
         }
-        return out
+        // titles, ids and URLs are the document's text: what a terminal would act on is escaped
+        return out.split(separator: "\n", omittingEmptySubsequences: false).map { Printable.escaped(String($0)) }.joined(separator: "\n")
     }
 
     static func adText(_ a: ResolvedAd, into out: inout String) {
