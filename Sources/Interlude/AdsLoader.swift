@@ -114,8 +114,8 @@ public struct AdLoadingErrorData: Sendable {
         return AdsLoadedData(adsManager: manager, userContext: request.userContext)
     }
 
-    /// The Error URLs requested for responses that failed to load (no fill), `[ERRORCODE]`
-    /// expanded, in order: the manager's `beacons` for a response that has none.
+    /// The Error URLs of responses that failed to load (no fill), `[ERRORCODE]` expanded, in
+    /// order (a loaded response's beacons are its manager's).
     public private(set) var beacons: [TrackedBeacon] = []
     /// Fires the loader's Error URLs over HTTP when the request's display plays live.
     public let beaconSender = BeaconSender()
