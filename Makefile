@@ -41,7 +41,7 @@ TEST_TMP := $(CURDIR)/.build/test-tmp
 # Suites that need the main actor free and real time undisturbed (live sessions, beacons on time,
 # the ad loader's main-actor callbacks): run after the rest, one test at a time, because the other
 # suites' main-actor tests would otherwise hold the main actor while they decode or stitch.
-TEST_SERIAL := GettingStartedGuideTests|PictureInPictureSessionTests|PlaySessionTests|Native[A-Za-z]*Tests|CustomNativeGuideTests|AdUIOverlayTests|AdUIClickTests
+TEST_SERIAL := GettingStartedGuideTests|NoFillGuideTests|PictureInPictureSessionTests|PlaySessionTests|Native[A-Za-z]*Tests|CustomNativeGuideTests|AdUIOverlayTests|AdUIClickTests
 
 test: setup
 	$(SWIFT) build --build-tests

@@ -6,7 +6,8 @@ import Glibc
 
 /// A loopback ad server answering every kind of "no fill" a real one gives: an empty VAST, a VAST
 /// with only `<Error>`, whitespace, 204, 404, ads none of which can play, and wrapper chains that
-/// fail (a loop, a dead host, a stalled host, 11 wrappers deep, a `file:` target). Every document
+/// fail (a loop, a dead host, a stalled host, 11 wrappers deep, a target 11 HTTP redirects away
+/// (HTTPStream follows 10), a `file:` target). Every document
 /// carries an `<Error>` URL back to `/err?case=NAME&code=[ERRORCODE]`.
 ///
 /// ```swift
@@ -26,6 +27,7 @@ public final class NoFillServer: Sendable {
         case deadHost = "dead-host"
         case stalledHost = "stalled-host"
         case elevenWrappers = "eleven-wrappers"
+        case elevenHTTPRedirects = "eleven-http-redirects"
         case fileTarget = "file-target"
 
         public var description: String { rawValue }
@@ -35,7 +37,7 @@ public final class NoFillServer: Sendable {
         public var loaderCode: Int {
             switch self {
             case .emptyVAST, .onlyError, .whitespace, .noContent204: 1009
-            case .notFound404, .deadHost, .stalledHost: 301
+            case .notFound404, .deadHost, .stalledHost, .elevenHTTPRedirects: 301
             case .allUnplayable: 403
             case .wrapperLoop, .elevenWrappers: 302
             case .fileTarget: 300
@@ -95,6 +97,9 @@ public final class NoFillServer: Sendable {
             server.route(i == 0 ? "/eleven-wrappers.xml" : "/eleven-wrappers-\(i).xml", body: wrapper(.elevenWrappers, to: next))
         }
         server.route("/file-target.xml", body: wrapper(.fileTarget, to: "file:///etc/hostname"))
+        server.route("/eleven-http-redirects.xml", body: wrapper(.elevenHTTPRedirects, to: server.url("/hop-0")))
+        for i in 0..<11 { server.route("/hop-\(i)", .redirect(to: server.url("/hop-\(i + 1)"))) }
+        server.route("/hop-11", body: #"<VAST version="3.0"/>"#)
         func adBreak(_ offset: String, _ id: String, _ a: Answer) -> String {
             #"<vmap:AdBreak timeOffset="\#(offset)" breakType="linear" breakId="\#(id)"><vmap:AdSource><vmap:AdTagURI templateType="vast3">"#
                 + "<![CDATA[\(server.url("/\(a.rawValue).xml"))]]></vmap:AdTagURI></vmap:AdSource></vmap:AdBreak>"

@@ -68,7 +68,15 @@ import TestSupport
             #expect(r.output.status == 0, "\(label): \(r.output.stderr)")
             guard r.output.status == 0 else { continue }
             try Self.expectContentAlone(r.out, label)
-            #expect(r.seconds - plain.seconds < 5, "\(label): \(r.seconds) s against \(plain.seconds) s plain")
+            var (seconds, plainSeconds) = (r.seconds, plain.seconds)
+            if seconds - plainSeconds >= 5 {
+                // a shared machine stalls now and then: measure once more, a plain run next to the
+                // answer's (a wait of ours comes back, a load spike does not)
+                plainSeconds = try await Self.run(path, tag: nil, in: dir, name: "plain-again").seconds
+                seconds = try await Self.run(path, tag: server.tag(answer), in: dir, name: answer.rawValue + "-again").seconds
+                table.append(String(format: "%@ %@ again: %.2f s (plain %.2f s)", path.rawValue, answer.rawValue, seconds, plainSeconds))
+            }
+            #expect(seconds - plainSeconds < 5, "\(label): \(seconds) s against \(plainSeconds) s plain")
             let expectedURL = answer.errorURLCode.map { server.errorURL(answer, code: $0) }
             if path == .stitch {
                 let report = try JSONSerialization.jsonObject(with: Data(contentsOf: r.sidecar)) as? [String: Any] ?? [:]
