@@ -59,6 +59,17 @@ import TestSupport
             }
             #expect(s - p < 5, "\(answer): \(s) s against \(p) s plain")
         }
+        // a VMAP whose four breaks all fail: ad rules load, each break fails on its own, content
+        // plays through its cues without a pause, and the post-roll's failure completes the ads
+        let out = dir.appendingPathComponent("vmap.mp4")
+        let (log, seconds) = try await Self.runApp(content: content, tag: server.allBreaksFailVMAP, out: out)
+        table.append(String(format: "guide VMAP, four failing breaks: %.2f s", seconds))
+        #expect(log.contains("CUEPOINTS_CHANGED") && !log.contains { $0.hasPrefix("contentPause") || $0.hasPrefix("loader error") }, "\(log)")
+        print("guide VMAP log: \(log)")
+        #expect(log.contains("ALL_ADS_COMPLETED"), "\(log)")
+        let frames = try MediaVerifier.videoFrames(out, reader: IdentityReader(output: PixelSize(width: 320, height: 180),
+                                                                                sources: [PixelSize(width: 320, height: 180)]))
+        #expect(frames.count == Self.contentFrames && MediaVerifier.segments(frames).count == 1, "\(MediaVerifier.segments(frames))")
         print(table.joined(separator: "\n"))
     }
 }
