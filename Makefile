@@ -2,7 +2,9 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 PACKAGES := libfreetype-dev libcurl4-openssl-dev libavformat-dev libavcodec-dev libavfilter-dev libavutil-dev libswscale-dev libswresample-dev pkg-config ffmpeg \
-            libsdl2-dev xvfb xdotool x11-apps fonts-dejavu-core strace
+            libsdl2-dev xvfb xdotool x11-apps fonts-dejavu-core strace \
+            gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
+            gstreamer1.0-libav python3-venv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SETUP_STAMP := .build/.setup-done
 
@@ -12,14 +14,19 @@ help:
 	@echo "make setup        install the Debian packages the build and tests need (only those missing)"
 	@echo "make demo         build, stitch the bundled Media/ content with sample ads, print a summary"
 	@echo "make play         build, play the bundled Media/ content with its ad rules in a window (SDL2)"
-	@echo "make test         build and run the whole test suite"
+	@echo "make test         build and run the whole test suite, then the field check of its outputs"
 	@echo "make media        regenerate the sample media in Media/ with the ffmpeg CLI"
 	@echo "make conformance  run every document in ../shared/vast-corpus and print a table"
 	@echo "make fuzz         run the libFuzzer targets (VAST/VMAP parser, ad-media open path)"
 	@echo "make bench        release-build and run the benchmarks against the ffmpeg CLI"
 
-# Installs only what is missing: a fresh Debian 12 machine has none of these.
-setup: $(SETUP_STAMP)
+# Installs only what is missing: a fresh Debian 12 machine has none of these. Also a Python
+# virtual environment with PyPI's threefive, the independent SCTE-35 parser the HLS tests use.
+PYENV := .build/pyenv
+setup: $(SETUP_STAMP) $(PYENV)/.threefive
+$(PYENV)/.threefive: | $(SETUP_STAMP)
+	python3 -m venv $(PYENV) && $(PYENV)/bin/pip install -q threefive==3.1.5
+	@touch $@
 $(SETUP_STAMP):
 	@missing=""; for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -43,11 +50,16 @@ TEST_TMP := $(CURDIR)/.build/test-tmp
 # suites' main-actor tests would otherwise hold the main actor while they decode or stitch.
 TEST_SERIAL := GettingStartedGuideTests|NoFillGuideTests|PictureInPictureSessionTests|PlaySessionTests|Native[A-Za-z]*Tests|CustomNativeGuideTests|AdUIOverlayTests|AdUIClickTests
 
+# After the tests pass, scripts/field-check.sh plays the MP4 and HLS outputs they kept (listed
+# under FIELD_CHECK_DIR) and the demo in independent clients: ffmpeg -xerror and GStreamer.
+TEST_ENV := TMPDIR=$(TEST_TMP) FIELD_CHECK_DIR=$(TEST_TMP)/field-check
+
 test: setup
 	$(SWIFT) build --build-tests
 	rm -rf $(TEST_TMP) && mkdir -p $(TEST_TMP)
-	TMPDIR=$(TEST_TMP) $(SWIFT) test --skip-build --skip '$(TEST_SERIAL)'
-	TMPDIR=$(TEST_TMP) $(SWIFT) test --skip-build --no-parallel --filter '$(TEST_SERIAL)'
+	$(TEST_ENV) $(SWIFT) test --skip-build --skip '$(TEST_SERIAL)'
+	$(TEST_ENV) $(SWIFT) test --skip-build --no-parallel --filter '$(TEST_SERIAL)'
+	./scripts/field-check.sh $(TEST_TMP)
 
 demo: release
 	@./scripts/demo.sh

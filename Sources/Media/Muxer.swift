@@ -6,9 +6,9 @@ public final class Muxer {
     let context: UnsafeMutablePointer<AVFormatContext>
     var encoderTimeBases: [AVRational] = []
     private var headerWritten = false
-    private var closed = false
-    /// Where it writes.
-    public let url: String
+    var closed = false
+    /// Where it writes (the latest file after `continueInNewFile(_:)`).
+    public internal(set) var url: String
 
     /// Creates a muxer of format `formatName` (e.g. "mp4", "nut", "yuv4mpegpipe") writing to `url`.
     public init(url: String, formatName: String) throws {
@@ -64,6 +64,7 @@ public final class Muxer {
 
     /// Writes an encoded packet of stream `index` (timestamps in its encoder's time base).
     public func write(_ packet: Packet, stream index: Int) throws {
+        guard !closed else { throw MediaError.unsupported("writing \(url) after it was closed") }
         packet.pointer.pointee.stream_index = Int32(index)
         av_packet_rescale_ts(packet.pointer, encoderTimeBases[index], context.pointee.streams[index]!.pointee.time_base)
         try check(av_interleaved_write_frame(context, packet.pointer), "writing \(url)")

@@ -35,4 +35,31 @@ import Playback
         #expect(ids == result.playedBreaks.flatMap { $0.ads.map(\.ad.adId) })
         #expect(!playlist.contains(".mp4\""), "no media file name in the markers")
     }
+    /// The demo (`make demo`'s content and ad rules, Media/demo-vmap.xml) as an HLS package, the
+    /// way a user first packages: every segment of a run continues one transport stream,
+    /// `ffmpeg -xerror` and GStreamer's playbin play it with no complaint, and each SCTE-35 splice
+    /// time (threefive) is the PTS of its splice frame in the segments.
+    @Test func demoPackagePlaysInStrictClientsWithSpliceTimesOnTheSegmentsClock() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-demo-hls-\(getpid())")
+        try? FileManager.default.removeItem(at: dir)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let pkg = dir.appendingPathComponent("pkg")
+        let stitcher = TagStitcher(output: StitchRequest(content: TestMedia.Sample.content.url.path, breaks: [], output: pkg.path,
+                                                         container: .hls, encoder: EncoderSettings(preset: "ultrafast", crf: 30)),
+                                   adTag: TestMedia.url("demo-vmap.xml").path)
+        stitcher.cache = AdMediaCache(directory: dir.appendingPathComponent("cache"))
+        let result = try await stitcher.run()
+        #expect(result.playedBreaks.map(\.ads.count) == [1, 2, 1, 1])
+        let playlist = pkg.appendingPathComponent("index.m3u8")
+        // pre | content | mid-1: two ads | content | mid-2 | content | post
+        let (entries, _) = try HLSPackageCheck.entries(playlist)
+        #expect(entries.filter(\.discontinuity).count == 7)
+        let continuity = try HLSPackageCheck.continuityProblems(playlist)
+        #expect(continuity.isEmpty, "\(continuity.prefix(5)) (\(continuity.count) in all)")
+        // OUT at each of the 4 breaks, IN before the content after the first 3 (the post-roll's is after the last segment)
+        let scte = try HLSPackageCheck.scte35Problems(playlist)
+        #expect(scte.checked == 7 && scte.problems.isEmpty, "\(scte)")
+        #expect(try HLSPackageCheck.clientProblems(playlist) == [])
+        FieldCheck.keep(playlist, gstreamer: true)
+    }
 }

@@ -5,10 +5,10 @@ import Timing
 /// Cuts a stitched MP4 into an HLS package (MPEG-TS segments and a VOD playlist with ad markers)
 /// by copying its packets: nothing is decoded or encoded again.
 ///
-/// Each segment is its own MPEG-TS file written by FFmpeg's mpegts muxer (which adds the Annex B
-/// parameter sets and ADTS headers); timestamps stay those of the stitched timeline, so segments
-/// join without gaps. The playlist is written here rather than by FFmpeg's hls muxer, which can
-/// neither cut at exact ad boundaries nor write cue markers.
+/// FFmpeg's mpegts muxer writes the segments (adding the Annex B parameter sets and ADTS
+/// headers), one stream per run between discontinuities (`TSRunWriter`); timestamps stay those
+/// of the stitched timeline, so segments join without gaps. The playlist is written here rather
+/// than by FFmpeg's hls muxer, which can neither cut at exact ad boundaries nor write cue markers.
 enum HLSPackager {
     /// What was written.
     struct Package {
@@ -26,7 +26,8 @@ enum HLSPackager {
         let segments = HLSPlan.segments(keyframes: keyframes, duration: duration, breaks: breaks,
                                         target: settings.segmentDuration)
         try writeSegments(mp4, segments: segments, directory: directory)
-        let playlist = HLSPlan.playlist(segments: segments, breaks: breaks, programDate: programDate)
+        let playlist = HLSPlan.playlist(segments: segments, breaks: breaks, programDate: programDate,
+                                        ptsAdjustment: timestampOffset)
         try Data(playlist.utf8).write(to: URL(fileURLWithPath: directory).appendingPathComponent(playlistName))
         return Package(segments: segments, playlist: playlist)
     }
@@ -46,52 +47,54 @@ enum HLSPackager {
         return keys
     }
 
+    /// The mpegts muxer's `max_delay` in µs: 0.7 s, as the ffmpeg CLI's default.
+    static let maxDelayMicroseconds: Int64 = 700_000
+    /// What FFmpeg 5.1's mpegts muxer adds to every PTS and DTS (twice `max_delay`, mpegtsenc.c):
+    /// a frame at stream time t has PTS t + 1.4 s in the segments (126000 ticks at 90 kHz). The
+    /// SCTE-35 sections carry it as `pts_adjustment`.
+    static let timestampOffset = MediaTime(value: 2 * maxDelayMicroseconds, timescale: 1_000_000)
+
+    /// Cuts the packets of `url` into `segments`. A packet goes to the segment its timestamp falls
+    /// in, never to an earlier one than the stream's previous packet (leading pictures of an open
+    /// GOP stay with their keyframe), nor to a segment already written. A segment is written out
+    /// once every stream has moved past its end.
     private static func writeSegments(_ url: String, segments: [HLSSegment], directory: String) throws {
         let demuxer = try Demuxer(url: url)
         let streams = [demuxer.bestStream(.video), demuxer.bestStream(.audio)].compactMap { $0 }
         demuxer.keepOnly(Set(streams))
         let timeBases = Dictionary(uniqueKeysWithValues: streams.map { ($0, demuxer.timeBase(of: $0)) })
         let hevc = HEVCAnnexB(demuxer: demuxer)
-        var open: [Int: (muxer: Muxer, map: [Int: Int])] = [:]
+        let writer = TSRunWriter(demuxer: demuxer, streams: streams)
+        var pending = [[Packet]](repeating: [], count: segments.count)
+        var next = 0                       // the first segment not yet written
+        var lastIndex: [Int: Int] = [:]    // per stream: the segment of its previous packet
         var lastDTS: [Int: MediaTime] = [:]
-        var closedThrough = -1
+        func writeNext() throws {
+            let seg = segments[next]
+            // A segment no packet fell into (cannot happen with keyframe cuts) would be missing: make it an error.
+            guard !pending[next].isEmpty else { throw MediaError.unsupported("HLS segment \(seg.fileName) received no packets") }
+            let path = URL(fileURLWithPath: directory).appendingPathComponent(seg.fileName).path
+            try writer.writeSegment(path, packets: pending[next], newRun: HLSPlan.startsDiscontinuity(segments, at: next))
+            pending[next] = []
+            next += 1
+        }
         let packet = try Packet()
-        func close(_ i: Int) throws {
-            guard let m = open.removeValue(forKey: i) else { return }
-            try m.muxer.finish()
-            closedThrough = max(closedThrough, i)
-        }
-        func muxer(_ i: Int) throws -> (muxer: Muxer, map: [Int: Int]) {
-            if let m = open[i] { return m }
-            let path = URL(fileURLWithPath: directory).appendingPathComponent(segments[i].fileName).path
-            let m = try Muxer(url: path, formatName: "mpegts")
-            var map: [Int: Int] = [:]
-            for s in streams { map[s] = try m.addStream(copying: s, of: demuxer) }
-            // Keep the stitched timeline as it is in every segment: a constant 0.7 s mux delay
-            // (as the ffmpeg CLI) instead of a per-file shift that would differ between segments.
-            try m.writeHeader(options: ["max_delay": "700000", "avoid_negative_ts": "disabled"])
-            open[i] = (m, map)
-            return (m, map)
-        }
         while try demuxer.read(into: packet) == .packet {
             let s = packet.streamIndex
             guard let tb = timeBases[s], let ticks = packet.ptsTicks ?? packet.dtsTicks else { continue }
             let pts = MediaTime(value: ticks * tb.numerator, timescale: tb.denominator)
-            // A late packet of a segment already closed goes to the next (never reopen a file).
-            let index = min(segments.count - 1, max(closedThrough + 1, (segments.lastIndex { $0.start <= pts }) ?? 0))
-            let m = try muxer(index)
+            let byTime = segments.lastIndex { $0.start <= pts } ?? 0
+            let index = min(segments.count - 1, max(next, lastIndex[s] ?? 0, byTime))
+            lastIndex[s] = index
             if s == hevc?.stream { try hevc?.convert(packet) }
-            try m.muxer.write(packet, stream: m.map[s]!)
             if let d = packet.dtsTicks ?? packet.ptsTicks { lastDTS[s] = MediaTime(value: d * tb.numerator, timescale: tb.denominator) }
+            pending[index].append(try packet.take())
             // A segment is complete once every stream has moved past its end.
             let reached = streams.map { lastDTS[$0] ?? .zero }.min() ?? .zero
-            for i in open.keys.sorted() where segments[i].end <= reached && i < segments.count - 1 { try close(i) }
+            while next < segments.count - 1 && segments[next].end <= reached { try writeNext() }
         }
-        for i in open.keys.sorted() { try close(i) }
-        // A segment no packet fell into (cannot happen with keyframe cuts) would be missing: make it an error.
-        for seg in segments where !FileManager.default.fileExists(atPath: URL(fileURLWithPath: directory).appendingPathComponent(seg.fileName).path) {
-            throw MediaError.unsupported("HLS segment \(seg.fileName) received no packets")
-        }
+        while next < segments.count { try writeNext() }
+        try writer.finish()
     }
 }
 

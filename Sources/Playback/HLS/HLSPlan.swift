@@ -34,12 +34,27 @@ public enum HLSPlan {
         return out
     }
 
+    /// Whether `EXT-X-DISCONTINUITY` goes before segment `index`: where content changes to an ad,
+    /// an ad to the next ad, or a break back to content; never before the first segment. The
+    /// packager starts a new MPEG-TS stream (discontinuity indicator set) exactly there.
+    public static func startsDiscontinuity(_ segments: [HLSSegment], at index: Int) -> Bool {
+        guard index > 0 else { return false }
+        let seg = segments[index], previous = segments[index - 1]
+        let startsAd = seg.adIndex != nil && (previous.breakIndex != seg.breakIndex || previous.adIndex != seg.adIndex)
+        let endsBreak = previous.breakIndex != nil && previous.breakIndex != seg.breakIndex
+        return startsAd || endsBreak
+    }
+
     /// The VOD media playlist: `EXT-X-CUE-OUT`/`EXT-X-CUE-IN` and SCTE-35 `EXT-X-DATERANGE`
     /// (`SCTE35-OUT`/`SCTE35-IN`) at each break, a `com.interlude.ad` date range per ad with its
     /// id, and `EXT-X-DISCONTINUITY` at every change between content and ad or ad and ad. A
     /// double-box break replaced no content: each of its ads gets a `com.interlude.doublebox` date
     /// range with the ad's duration (before the segment it starts in), and nothing else.
-    public static func playlist(segments: [HLSSegment], breaks: [PackagedBreak], programDate: Date) -> String {
+    /// `ptsAdjustment` is what the segments' MPEG-TS clock adds to stream time
+    /// (`HLSPackager.timestampOffset`), carried in each SCTE-35 section's `pts_adjustment` so that
+    /// `pts_time + pts_adjustment` is the PTS of the splice frame in the segments.
+    public static func playlist(segments: [HLSSegment], breaks: [PackagedBreak], programDate: Date,
+                                ptsAdjustment: MediaTime = .zero) -> String {
         let target = max(1, segments.map { Int($0.duration.seconds.rounded()) }.max() ?? 1)
         var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:\(target)", "#EXT-X-MEDIA-SEQUENCE:0",
                      "#EXT-X-PLAYLIST-TYPE:VOD", "#EXT-X-INDEPENDENT-SEGMENTS"]
@@ -50,8 +65,8 @@ public enum HLSPlan {
             let startsAd = seg.adIndex != nil && (previous?.breakIndex != seg.breakIndex || previous?.adIndex != seg.adIndex)
             let startsBreak = seg.breakIndex != nil && previous?.breakIndex != seg.breakIndex
             let endsBreak = previous?.breakIndex != nil && previous?.breakIndex != seg.breakIndex
-            if let p = previous?.breakIndex, endsBreak { lines += cueIn(breaks[p], index: p, date: date) }
-            if previous != nil && (startsAd || endsBreak) { lines.append("#EXT-X-DISCONTINUITY") }
+            if let p = previous?.breakIndex, endsBreak { lines += cueIn(breaks[p], index: p, date: date, ptsAdjustment: ptsAdjustment) }
+            if startsDiscontinuity(segments, at: i) { lines.append("#EXT-X-DISCONTINUITY") }
             if i == 0 || startsAd || endsBreak { lines.append("#EXT-X-PROGRAM-DATE-TIME:\(date(seg.start))") }
             for b in breaks where b.doubleBox != nil {
                 for (ai, ad) in b.ads.enumerated() where ad.end > ad.start && ad.start >= seg.start && ad.start < seg.end {
@@ -60,7 +75,8 @@ public enum HLSPlan {
             }
             if let bi = seg.breakIndex, startsBreak {
                 let b = breaks[bi]
-                let scte = SCTE35.spliceInsert(eventID: UInt32(bi + 1), outOfNetwork: true, at: b.start, breakDuration: b.end - b.start)
+                let scte = SCTE35.spliceInsert(eventID: UInt32(bi + 1), outOfNetwork: true, at: b.start, breakDuration: b.end - b.start,
+                                               ptsAdjustment: ptsAdjustment)
                 lines.append("#EXT-X-DATERANGE:ID=\"\(quoted(b.id))\",START-DATE=\"\(date(b.start))\",PLANNED-DURATION=\(seconds(b.end - b.start)),SCTE35-OUT=\(SCTE35.hex(scte))")
                 lines.append("#EXT-X-CUE-OUT:DURATION=\(seconds(b.end - b.start))")
             }
@@ -72,13 +88,14 @@ public enum HLSPlan {
             lines.append(seg.fileName)
             previous = seg
         }
-        if let p = previous?.breakIndex { lines += cueIn(breaks[p], index: p, date: date) }
+        if let p = previous?.breakIndex { lines += cueIn(breaks[p], index: p, date: date, ptsAdjustment: ptsAdjustment) }
         lines.append("#EXT-X-ENDLIST")
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private static func cueIn(_ b: PackagedBreak, index: Int, date: (MediaTime) -> String) -> [String] {
-        let scte = SCTE35.spliceInsert(eventID: UInt32(index + 1), outOfNetwork: false, at: b.end, breakDuration: nil)
+    private static func cueIn(_ b: PackagedBreak, index: Int, date: (MediaTime) -> String, ptsAdjustment: MediaTime) -> [String] {
+        let scte = SCTE35.spliceInsert(eventID: UInt32(index + 1), outOfNetwork: false, at: b.end, breakDuration: nil,
+                                       ptsAdjustment: ptsAdjustment)
         return ["#EXT-X-CUE-IN",
                 "#EXT-X-DATERANGE:ID=\"\(quoted(b.id))\",START-DATE=\"\(date(b.start))\",DURATION=\(String(format: "%.3f", (b.end - b.start).seconds)),SCTE35-IN=\(SCTE35.hex(scte))"]
     }

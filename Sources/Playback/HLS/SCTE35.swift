@@ -3,10 +3,12 @@ import Timing
 /// SCTE-35 `splice_info_section`s with a `splice_insert` command, as carried in HLS
 /// `EXT-X-DATERANGE` `SCTE35-OUT` / `SCTE35-IN` attributes (hex, `0x…`).
 public enum SCTE35 {
-    /// A `splice_insert` section: out of the network (an ad break starts) or back in, at a 90 kHz
-    /// presentation time, with the break's duration on the way out.
+    /// A `splice_insert` section: out of the network (an ad break starts) or back in, at stream
+    /// time `time` (`pts_time`, 90 kHz), with the break's duration on the way out.
+    /// `ptsAdjustment` is the offset of the transport stream's clock from stream time: a splicer
+    /// adds it to `pts_time` to find the splice frame's PTS in the segments.
     public static func spliceInsert(eventID: UInt32, outOfNetwork: Bool, at time: MediaTime,
-                                    breakDuration: MediaTime?) -> [UInt8] {
+                                    breakDuration: MediaTime?, ptsAdjustment: MediaTime = .zero) -> [UInt8] {
         var command = BitWriter()
         command.put(UInt64(eventID), 32)           // splice_event_id
         command.put(0, 1); command.put(0x7F, 7)    // cancel indicator, reserved
@@ -35,7 +37,7 @@ public enum SCTE35 {
         s.put(UInt64(sectionLength), 12)
         s.put(0, 8)                                // protocol_version
         s.put(0, 1); s.put(0, 6)                   // encrypted_packet, encryption_algorithm
-        s.put(0, 33)                               // pts_adjustment
+        s.put(ticks90k(ptsAdjustment), 33)         // pts_adjustment
         s.put(0xFF, 8)                             // cw_index
         s.put(0xFFF, 12)                           // tier
         s.put(UInt64(cmd.count), 12)               // splice_command_length

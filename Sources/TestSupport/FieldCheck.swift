@@ -1,0 +1,93 @@
+import Foundation
+
+/// Independent clients for what Interlude writes (`scripts/field-check.sh`, the one place that
+/// knows how they are run and which of their warnings are tolerated), and the list of test
+/// outputs that `make test` puts through them after the tests pass.
+public enum FieldCheck {
+    /// A client of `scripts/field-check.sh`.
+    public enum Client: String, Sendable {
+        /// `ffmpeg -v error -xerror -i FILE -f null -`: prints nothing and exits 0, or fails.
+        case ffmpeg
+        /// GStreamer's `playbin` to fake sinks: reaches EOS with no ERROR and no warning outside the
+        /// script's allowlist.
+        case gstreamer = "gst"
+    }
+
+    /// What a client said: clean or not, and its report (the script's lines).
+    public struct Verdict: Sendable {
+        /// Whether the client played the file through without a complaint.
+        public var clean: Bool
+        /// The script's lines about it (the client's complaints when not clean).
+        public var report: String
+    }
+
+    /// Plays `url` (an MP4 or an HLS playlist) in `client`.
+    public static func check(_ url: URL, with client: Client) throws -> Verdict {
+        let script = TestMedia.packageRoot.appendingPathComponent("scripts/field-check.sh").path
+        let (out, _) = try Tools.run("/bin/bash", [script, client.rawValue, url.path])
+        let report = String(decoding: out.stdout, as: UTF8.self) + out.stderr
+        return Verdict(clean: out.status == 0, report: report.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// Where outputs are kept for the field check: `$FIELD_CHECK_DIR` (`make test` sets it); nil:
+    /// keep nothing.
+    public static var directory: URL? {
+        guard let d = ProcessInfo.processInfo.environment["FIELD_CHECK_DIR"], !d.isEmpty else { return nil }
+        return URL(fileURLWithPath: d, isDirectory: true)
+    }
+
+    /// Whether `url` is something a test wrote: under the temporary directory (`make test`: its
+    /// TEST_TMP), not an input from Media/, ../shared/ or the generated-media cache.
+    public static func isTestOutput(_ url: URL) -> Bool {
+        let tmp = FileManager.default.temporaryDirectory.standardizedFileURL.resolvingSymlinksInPath().path
+        let path = url.standardizedFileURL.resolvingSymlinksInPath().path
+        return path.hasPrefix(tmp.hasSuffix("/") ? tmp : tmp + "/")
+    }
+
+    private static let lock = NSLock()
+
+    /// Keeps `url` (an MP4, or an HLS playlist with the rest of its folder) for the field check:
+    /// hard links (copies across file systems) under `kept/`, and a manifest line, so a test may
+    /// remove its own folder afterwards. `gstreamer`: GStreamer plays it too, not only ffmpeg.
+    /// Other files (raw frame streams) and everything when `directory` is nil are left alone.
+    public static func keep(_ url: URL, gstreamer: Bool = false) {
+        guard let directory else { return }
+        let ext = url.pathExtension.lowercased()
+        guard ["mp4", "m4v", "mov", "m3u8"].contains(ext) else { return }
+        let fm = FileManager.default
+        let kept = directory.appendingPathComponent("kept").appendingPathComponent(UUID().uuidString)
+        do {
+            try fm.createDirectory(at: kept, withIntermediateDirectories: true)
+            let target: URL
+            if ext == "m3u8" {
+                let folder = url.deletingLastPathComponent()
+                let copy = kept.appendingPathComponent(folder.lastPathComponent)
+                try fm.createDirectory(at: copy, withIntermediateDirectories: false)
+                for name in try fm.contentsOfDirectory(atPath: folder.path) {
+                    try link(folder.appendingPathComponent(name), to: copy.appendingPathComponent(name))
+                }
+                target = copy.appendingPathComponent(url.lastPathComponent)
+            } else {
+                target = kept.appendingPathComponent(url.lastPathComponent)
+                try link(url, to: target)
+            }
+            let line = "\(gstreamer ? "ffmpeg,gst" : "ffmpeg")\t\(target.path)\n"
+            lock.lock(); defer { lock.unlock() }
+            let manifest = directory.appendingPathComponent("manifest.tsv")
+            if !fm.fileExists(atPath: manifest.path) { fm.createFile(atPath: manifest.path, contents: nil) }
+            let handle = try FileHandle(forWritingTo: manifest)
+            defer { try? handle.close() }
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(line.utf8))
+        } catch {
+            // The field check then misses this output; the test itself is not about it.
+            FileHandle.standardError.write(Data("field check: could not keep \(url.path): \(error)\n".utf8))
+        }
+    }
+
+    private static func link(_ source: URL, to target: URL) throws {
+        do { try FileManager.default.linkItem(at: source, to: target) } catch {
+            try FileManager.default.copyItem(at: source, to: target)
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// A `splice_insert` SCTE-35 section as an independent parser reads it: PyPI's `threefive`, in
+/// the virtual environment `make setup` makes at `.build/pyenv`.
+public struct SCTE35Reading: Sendable, Equatable {
+    /// `splice_event_id`.
+    public var eventID: Int
+    /// `out_of_network_indicator`.
+    public var outOfNetwork: Bool
+    /// `pts_time` in seconds.
+    public var ptsTime: Double
+    /// `pts_adjustment` in seconds.
+    public var ptsAdjustment: Double
+    /// `break_duration` in seconds, when the section has one.
+    public var breakDuration: Double?
+
+    /// `pts_time + pts_adjustment` at 90 kHz: the PTS of the splice frame in the transport stream.
+    public var splicePTS: Int64 { Int64(((ptsTime + ptsAdjustment) * 90_000).rounded()) }
+
+    /// Decodes `hex` (`0xFC…`, as `EXT-X-DATERANGE` carries it) with threefive.
+    public static func decode(_ hex: String) throws -> SCTE35Reading {
+        let python = TestMedia.packageRoot.appendingPathComponent(".build/pyenv/bin/python3").path
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            throw VerifierError.toolNotFound("\(python) (threefive; run `make setup`)")
+        }
+        let program = """
+            import json, sys, threefive
+            cue = threefive.Cue(sys.argv[1])
+            cue.decode()
+            d = cue.get()
+            print(json.dumps({"info": d["info_section"], "command": d["command"]}))
+            """
+        let out = try Tools.checked(Tools.run(python, ["-c", program, hex]))
+        guard let json = try JSONSerialization.jsonObject(with: out.stdout) as? [String: Any],
+              let info = json["info"] as? [String: Any], let command = json["command"] as? [String: Any],
+              command["command_type"] as? Int == 5, let id = command["splice_event_id"] as? Int,
+              let pts = command["pts_time"] as? Double, let adjustment = info["pts_adjustment"] as? Double else {
+            throw VerifierError.malformedOutput("threefive on \(hex): \(String(decoding: out.stdout, as: UTF8.self))")
+        }
+        return SCTE35Reading(eventID: id, outOfNetwork: command["out_of_network_indicator"] as? Bool ?? false,
+                             ptsTime: pts, ptsAdjustment: adjustment, breakDuration: command["break_duration"] as? Double)
+    }
+}
