@@ -79,6 +79,11 @@ public final class Decoder {
         try check(r, "decoding \(stream.codecName)")
     }
 
+    /// Discards the frames and packets the decoder holds, as a player does after a seek (or to
+    /// decode again after the end of stream). Its configuration and the parameter sets it has
+    /// seen, in band or in the extradata, stay.
+    public func flush() { avcodec_flush_buffers(context) }
+
     /// Receives the next decoded frame into `frame`.
     public func receive(into frame: Frame) throws -> CodecState {
         frame.unref()

@@ -100,7 +100,8 @@ public final class SpliceSession {
         guard let videoIndex = probe.bestStream(.video) else { throw StitchFailure.contentHasNoVideo(request.content) }
         let video = probe.streams[videoIndex]
         let audio = probe.bestStream(.audio).map { probe.streams[$0] }
-        guard let duration = video.duration ?? probe.duration, duration > .zero else {
+        let timeline = ContentTimeline(probe)
+        guard let duration = timeline.end(of: video) ?? probe.duration, duration > .zero else {
             throw StitchFailure.contentUnreadable("content \(request.content) has no duration")
         }
         contentDuration = duration
@@ -110,7 +111,7 @@ public final class SpliceSession {
                                height: video.displaySize.height, frameRate: video.frameRate,
                                sampleRate: audio?.sampleRate ?? 0, channels: audio?.channels ?? 0)
         do {
-            source = try MediaSource(url: request.content, output: format, threads: request.threads)
+            source = try MediaSource(url: request.content, output: format, threads: request.threads, timeline: timeline)
         } catch {
             throw StitchFailure.contentUnreadable("cannot read content \(request.content): \(SpliceSession.reason(error))")
         }
@@ -124,7 +125,8 @@ public final class SpliceSession {
                 do {
                     let output = try SmartOutput(url: temporary, container: request.container, content: probe, scan: scan,
                                                  format: format, settings: settings)
-                    copying = (try SmartContent(url: request.content, scan: scan, output: format, threads: request.threads), output)
+                    copying = (try SmartContent(url: request.content, scan: scan, timeline: timeline, output: format,
+                                                            threads: request.threads), output)
                 } catch where request.smart == .auto {
                     reason = "the encoder cannot match the content: \(SpliceSession.reason(error))"
                 }

@@ -49,6 +49,9 @@ final class Splicer {
     /// and returns false to stop right after that frame (an ad being skipped or discarded).
     /// `endAdjustment` moves the end of a source that plays to its end (the rounding carried over
     /// from earlier ads, less than half a frame), so that many short ads do not drift.
+    /// Content whose first frame comes after its timeline's start (`source.gapStart`) starts there,
+    /// the first frame held for the slots before its own time (which `onFrame` sees as the slots'
+    /// times), its audio from the start; a cue before the first frame ends such a segment there.
     func play(_ source: MediaSource, until cue: MediaTime?, endAdjustment: MediaTime = .zero, isAd: Bool = false,
               onFrame: (MediaTime) -> Bool) throws -> SegmentOutcome {
         let streamStart = streamTime
@@ -57,13 +60,35 @@ final class Splicer {
             return SegmentOutcome(sourceStart: .zero, sourceEnd: .zero, lastShown: nil, frames: 0,
                                   streamStart: streamStart, streamEnd: streamStart)
         }
+        let period = output.frameDuration
+        // content before its first frame: the segment starts there, the first frame held
+        let lead = source.gapStart.flatMap { $0 < current.pts ? $0 : nil }
+        source.gapStart = nil
         if let cue, current.pts >= cue {
             source.pending = current
-            return SegmentOutcome(sourceStart: current.pts, sourceEnd: current.pts, lastShown: nil, frames: 0,
-                                  streamStart: streamStart, streamEnd: streamStart)
+            guard let lead, lead < cue else {
+                source.gapStart = lead
+                return SegmentOutcome(sourceStart: current.pts, sourceEnd: current.pts, lastShown: nil, frames: 0,
+                                      streamStart: streamStart, streamEnd: streamStart)
+            }
+            // a cue before the first frame: the first frame held from `lead` to the cue
+            source.gapStart = cue
+            let offset = output.sampleIndex(at: lead) - samplesOut
+            var k: Int64 = 0
+            while FrameSelection.isDue(outputIndex: k, segmentStart: lead, period: period, before: cue) {
+                let at = lead + period * k
+                let shown = try layers.compose(current.frame, index: framesOut, streamTime: streamTime, isAd: isAd, sourceTime: at)
+                try sink.writeVideo(shown, index: framesOut, keyframe: k == 0)
+                framesOut += 1
+                k += 1
+                try pumpAudio(source.audio, sourceOffset: offset)
+                _ = onFrame(at)
+            }
+            return SegmentOutcome(sourceStart: lead, sourceEnd: cue, lastShown: nil, frames: k,
+                                  streamStart: streamStart, streamEnd: streamTime)
         }
-        let period = output.frameDuration
-        let p0 = current.pts
+        let p0 = lead ?? current.pts
+        let leadSlots = lead.map { FrameSelection.frameCount(from: $0, to: current.pts, period: period) } ?? 0
         let firstSourceSample = output.sampleIndex(at: p0)
         let firstStreamSample = samplesOut
         var k: Int64 = 0
@@ -82,13 +107,15 @@ final class Splicer {
                 stop = true
             }
             while FrameSelection.isDue(outputIndex: k, segmentStart: p0, period: period, before: sourceEnd) {
-                let shown = try layers.compose(current.frame, index: framesOut, streamTime: streamTime, isAd: isAd, sourceTime: current.pts)
+                // a slot before the first frame's own time (the lead) reads as its slot's time
+                let at = k < leadSlots ? p0 + period * k : current.pts
+                let shown = try layers.compose(current.frame, index: framesOut, streamTime: streamTime, isAd: isAd, sourceTime: at)
                 try sink.writeVideo(shown, index: framesOut, keyframe: k == 0)
                 framesOut += 1
                 k += 1
                 lastShown = current.pts
                 try pumpAudio(source.audio, sourceOffset: firstSourceSample - firstStreamSample)
-                if !onFrame(current.pts) {
+                if !onFrame(at) {
                     stopped = true
                     sourceEnd = current.pts + period
                     break

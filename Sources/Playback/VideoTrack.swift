@@ -2,7 +2,8 @@ import Media
 import Timing
 
 /// A decoded video frame conformed to the output format, with its presentation time relative to
-/// its source's origin (the first video frame) and its duration when the stream gives one.
+/// its source's origin (an ad's first video frame, the content's timeline start) and its duration
+/// when the stream gives one.
 struct TimedFrame {
     let frame: Frame
     let pts: MediaTime
@@ -18,7 +19,8 @@ final class VideoTrack {
     private let fallbackDuration: MediaTime
     private var graph: VideoFilterGraph?
     private var lastPTS: MediaTime?
-    /// Timestamp of the first frame in stream time base; all times are relative to it.
+    /// Container time of source time 0: the first frame's unless set before reading (content:
+    /// `ContentTimeline.start`); all times are relative to it.
     var origin: MediaTime?
     /// Frames decoded so far.
     private(set) var decodedFrames = 0
@@ -41,7 +43,8 @@ final class VideoTrack {
         var pts: MediaTime
         if let ticks = decoded.bestEffortTicks {
             let absolute = MediaTime(value: ticks * timeBase.numerator, timescale: timeBase.denominator)
-            if origin == nil { origin = absolute }
+            // a first frame before the timeline's start moves the start back to it
+            if origin == nil || (decodedFrames == 1 && absolute < origin!) { origin = absolute }
             pts = absolute - origin!
         } else {
             if origin == nil { origin = .zero }

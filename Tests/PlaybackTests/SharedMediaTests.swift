@@ -43,8 +43,11 @@ struct SharedMediaTests {
                                     ads: [shared("androidx__midroll-5s.mp4"), shared("androidx__sample_rotate_and_reflect.mp4")]),
                      AdBreakRequest(id: "post", position: .end, ads: [shared("androidx__postroll-5s.mp4")])],
             name: "prog8")
-        // 30 fps content, cue 3.3 s = frame 99: 99 frames before, 141 after
-        #expect(r.timeline.segments.map { $0.streamEnd - $0.streamStart } == [MediaTime(value: 99, timescale: 30), MediaTime(value: 141, timescale: 30)])
+        // 30 fps content whose first frame is at 0.0667 s (a composition offset, no edit list: ffprobe's
+        // pts_time): cue 3.3 s is frame 97's time, so 99 slots before (the first frame held for the
+        // 2 slots before its time, then frames 0…96), frames 97…239 after
+        #expect(r.timeline.segments.map { $0.streamEnd - $0.streamStart } == [MediaTime(value: 99, timescale: 30), MediaTime(value: 143, timescale: 30)])
+        #expect(r.timeline.segments.map(\.contentStart) == [.zero, MediaTime(value: 33, timescale: 10)])
         #expect(r.breaks[1].ads.count == 2)
         #expect(r.format.width == 640 && r.format.height == 360 && r.format.frameRate == Rational(30, 1))
     }

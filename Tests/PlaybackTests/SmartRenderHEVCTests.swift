@@ -7,9 +7,10 @@ import TestSupport
 @testable import Playback
 
 /// Smart rendering of HEVC content: packets outside the GOPs a cue splits are the source's own
-/// (the first copied IDR after encoded pictures gains the content's parameter sets in front, its
-/// slices unchanged); split GOPs and ads are encoded by libx265; content frames appear once and
-/// in order in the MP4 and in the HLS package; a warm transcode cache gives the same frames.
+/// (every copied keyframe gains the content's parameter sets in front, its slices unchanged, so
+/// a decoder that seeks to it out of an ad decodes it); split GOPs and ads are encoded by libx265;
+/// content frames appear once and in order in the MP4 and in the HLS package; a warm transcode
+/// cache gives the same frames.
 @Suite(.serialized) struct SmartRenderHEVCTests {
     /// content.mp4 as HEVC Main: libx265, closed GOPs of 60 frames, B-frames.
     static func content() throws -> URL {
@@ -78,12 +79,89 @@ import TestSupport
         // split GOPs: the frames from each cue to the next keyframe, and those before the cue (x265's
         // B-frames put later frames first in decode order)
         let split = Set(Array(600..<660) + Array(900..<960))
-        // the first copied IDR after encoded pictures: after the pre-roll, and after each split GOP
-        let idrs: Set<Int> = [0, 660, 960]
+        // every copied keyframe: all the content's but those of the split GOPs
+        let idrs = Set(stride(from: 0, to: 1200, by: 60)).subtracting([600, 900])
         #expect(differ.subtracting(split) == idrs, "\(differ.subtracting(split).sorted())")
         #expect(idrs.allSatisfy { grown[$0] == setsSize }, "IDRs grew by \(idrs.map { grown[$0] ?? -1 }), sets are \(setsSize) bytes")
-        #expect(same == 1200 - differ.count && same >= 1200 - 120 - 3)
+        #expect(same == 1200 - differ.count && same >= 1200 - 120 - idrs.count)
         #expect(result.smartRendering?.used == true && result.smartRendering?.copiedFrames == 1200 - differ.intersection(split).count)
+    }
+
+    /// content.mp4 as HEVC whose parameter sets differ from the stitch's libx265 in ways that
+    /// matter to a decoder: 16×16 CTUs and 8×8 CUs (the encoder's ultrafast preset uses 32 and 16),
+    /// so slices decoded with the other SPS are garbage.
+    static func contentWithOtherSets() throws -> URL {
+        try TestMedia.derived(from: TestMedia.Sample.content.url, name: "content-hevc-ctu16.mp4", arguments: [
+            "-map", "0", "-c:v", "libx265", "-preset", "ultrafast", "-crf", "30",
+            "-x265-params", "keyint=60:min-keyint=60:scenecut=0:open-gop=0:ctu=16:min-cu-size=8:log-level=error",
+            "-c:a", "copy", "-fflags", "+bitexact"])
+    }
+
+    /// Seeks as a player does, with one libavcodec decoder for the whole file: for every keyframe
+    /// of `url`, decodes the file's first GOP (the pre-roll: libx265's sets in band), flushes,
+    /// then decodes from that keyframe. Returns the keyframes (packet index) whose first
+    /// picture differs from what a fresh decoder (the sample entry's sets only) makes of it, or
+    /// that decode to nothing.
+    static func keyframesThatFailAfterASeek(_ url: URL) throws -> (keyframes: [Int], bad: [Int]) {
+        let demuxer = try Demuxer(url: url.path)
+        let v = try #require(demuxer.bestStream(.video))
+        demuxer.keepOnly([v])
+        var packets: [Packet] = []
+        let scratch = try Packet()
+        while try demuxer.read(into: scratch) == .packet {
+            if scratch.streamIndex == v { packets.append(try scratch.take()) } else { scratch.unref() }
+        }
+        let keys = packets.indices.filter { packets[$0].isKeyframe }
+        #expect(keys.count > 10 && keys.first == 0)
+        // the luma plane of the picture of packet `k` (the keyframe), decoding from `k` on
+        func picture(_ decoder: Decoder, from k: Int) throws -> [UInt8]? {
+            let want = packets[k].ptsTicks
+            let frame = try Frame()
+            var i = k
+            while true {
+                switch try decoder.receive(into: frame) {
+                case .produced:
+                    if frame.bestEffortTicks == want {
+                        return frame.withYUV420Planes { planes in
+                            let y = planes[0]
+                            var out: [UInt8] = []
+                            out.reserveCapacity(y.width * y.height)
+                            for row in 0..<y.height { out.append(contentsOf: UnsafeBufferPointer(start: y.base + row * y.stride, count: y.width)) }
+                            return out
+                        } ?? nil
+                    }
+                case .drained: return nil
+                case .needsInput:
+                    if i < packets.count { try decoder.send(packets[i]); i += 1 } else { try decoder.send(nil) }
+                }
+            }
+        }
+        let player = try Decoder(demuxer: demuxer, streamIndex: v, threads: 1)
+        var bad: [Int] = []
+        for k in keys.dropFirst() {
+            let fresh = try Decoder(demuxer: demuxer, streamIndex: v, threads: 1)
+            let reference = try picture(fresh, from: k)
+            player.flush()
+            _ = try picture(player, from: 0)               // the pre-roll's IDR, with libx265's sets
+            player.flush()                                 // the seek
+            let seeked = try picture(player, from: k)
+            if reference == nil || seeked != reference { bad.append(k) }
+        }
+        return (keys, bad)
+    }
+
+    @Test func everyKeyframeDecodesAfterASeekOutOfAnAd() async throws {
+        var req = try Self.request("hevc-seek.mp4")
+        req.content = try Self.contentWithOtherSets().path
+        let fixed = req
+        let result = try await offPool { try Stitcher(request: fixed).run() }
+        #expect(result.smartRendering?.used == true)
+        let out = URL(fileURLWithPath: req.output)
+        let (keys, bad) = try Self.keyframesThatFailAfterASeek(out)
+        // pre-roll 180 frames, content keyframes, the split GOPs' and ads' IDRs
+        #expect(keys.count >= 20, "\(keys)")
+        #expect(bad.isEmpty, "keyframes (packet index) that a seeking decoder gets wrong: \(bad) of \(keys)")
+        #expect(try MediaVerifier.ffmpegErrors(out) == "")
     }
 
     @Test func openGOPHEVCIsRefusedWithItsReason() throws {

@@ -37,6 +37,9 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
     // loop
     private var content: SegmentCursor
     private var contentOrigin: MediaTime
+    private let contentTimeline: ContentTimeline
+    /// Content time of the content's first video frame (after 0 with a leading empty edit).
+    private let firstFrameTime: MediaTime
     private var pacer = RealTimePacer()
     private var restartContent = false
     private var segmentOpen = false
@@ -47,7 +50,8 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
         guard let v = probe.bestStream(.video) else { throw MediaError.missingStream("\(path) has no video stream") }
         let video = probe.streams[v]
         let audio = probe.bestStream(.audio).map { probe.streams[$0] }
-        guard let duration = video.duration ?? probe.duration, duration > .zero else {
+        let timeline = ContentTimeline(probe)
+        guard let duration = timeline.end(of: video) ?? probe.duration, duration > .zero else {
             throw MediaError.unsupported("\(path) has no duration")
         }
         format = try OutputFormat.forContent(video: video, audio: audio, size: size, frameRate: frameRate)
@@ -56,10 +60,12 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
         self.clock = clock
         self.threads = threads
         surface = RenderSurface(format: format)
-        let source = try MediaSource(url: path, output: format, threads: threads)
+        contentTimeline = timeline
+        let source = try MediaSource(url: path, output: format, threads: threads, timeline: timeline)
         guard let first = try source.nextFrame() else { throw MediaError.missingStream("\(path) has no video frames") }
         source.pending = first
         contentOrigin = source.video.origin ?? .zero
+        firstFrameTime = first.pts
         content = SegmentCursor(source: source, output: format)
     }
 
@@ -337,7 +343,7 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
         let target = max(.zero, req.target)
         var ok = true
         do {
-            let source = try MediaSource(url: contentPath, output: format, threads: threads)
+            let source = try MediaSource(url: contentPath, output: format, threads: threads, timeline: contentTimeline)
             source.video.origin = contentOrigin
             source.audio.origin = contentOrigin
             try source.reader.demuxer.seek(toKeyframeAtOrBefore: contentOrigin + target)
@@ -346,6 +352,8 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
                 if f.pts >= target { found = f; break }
             }
             source.pending = found
+            // a seek before the first frame holds it from the target, as at the start
+            source.gapStart = found.flatMap { $0.pts == firstFrameTime && target < $0.pts ? target : nil }
             content = SegmentCursor(source: source, output: format)
             segmentOpen = false
             restartContent = false

@@ -5,7 +5,8 @@ import Timing
 /// time: the frame loop's unit of work. It applies the same timestamp-based selection as
 /// `Splicer` (`FrameSelection`), so a frame shown by the player is the frame a stitch would show.
 ///
-/// A segment starts at the first frame it shows (its `p0`); `restart()` begins a new segment at
+/// A segment starts at the first frame it shows (its `p0`; content's first segment at its
+/// timeline's start, `MediaSource.gapStart`, the first frame held); `restart()` begins a new segment at
 /// the next frame (after an ad break or a seek), exactly as the splicer starts one after a cue.
 final class SegmentCursor {
     /// The source being stepped.
@@ -17,6 +18,8 @@ final class SegmentCursor {
     private var sourceDrained = false
     private var p0: MediaTime?
     private var k: Int64 = 0
+    /// Slots of this segment before its first frame's own time (content's leading gap).
+    private var leadSlots: Int64 = 0
     /// Source sample index minus stream sample index for this segment's audio.
     private(set) var audioOffset: Int64 = 0
     /// Whether every frame has been shown.
@@ -54,9 +57,13 @@ final class SegmentCursor {
                 if stopBefore(f.pts) { lookahead = f; return .held(f.pts) }
                 current = f
                 if p0 == nil {
-                    p0 = f.pts
+                    // content before its first frame: the segment starts there, the first frame held
+                    let start = source.gapStart.map { min($0, f.pts) } ?? f.pts
+                    source.gapStart = nil
+                    p0 = start
+                    leadSlots = FrameSelection.frameCount(from: start, to: f.pts, period: period)
                     k = 0
-                    audioOffset = sampleIndex(f.pts) - streamSamples
+                    audioOffset = sampleIndex(start) - streamSamples
                 }
                 if let n = sourceDrained ? nil : try source.nextFrame() {
                     lookahead = n
@@ -70,6 +77,10 @@ final class SegmentCursor {
             if let c = current, let start = p0,
                FrameSelection.isDue(outputIndex: k, segmentStart: start, period: period, before: boundary) {
                 k += 1
+                if k <= leadSlots {
+                    // a slot before the first frame's own time reads as the slot's time
+                    return .frame(TimedFrame(frame: c.frame, pts: start + period * (k - 1), duration: period), first: k == 1)
+                }
                 return .frame(c, first: k == 1)
             }
             current = nil
@@ -82,5 +93,6 @@ final class SegmentCursor {
         current = nil   // the frame on screen is done; the next one starts the segment
         p0 = nil
         k = 0
+        leadSlots = 0
     }
 }

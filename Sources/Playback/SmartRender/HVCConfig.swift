@@ -4,8 +4,10 @@
 /// Smart rendering of HEVC keeps the content's `hvcC` as the track's sample entry and carries
 /// parameter sets in band (`hev1`): libx265 numbers its VPS/SPS/PPS 0 like most encoders, and
 /// unlike libx264 it cannot be told other ids, so the encoder's sets go before every encoded IDR
-/// and the content's sets again before the first copied IDR after encoded pictures
-/// (`SmartOutput`). Those copied IDR packets gain the sets in front; their slices are unchanged.
+/// and the content's sets before every copied keyframe (`SmartOutput`): a decoder that seeks to
+/// any sync sample finds the sets it needs there, whatever it decoded before (FFmpeg 5.1's mov
+/// muxer cannot write a second sample entry). Those copied packets gain the sets in front; their
+/// slices are unchanged.
 struct HVCConfig: Equatable {
     /// The record as stored.
     let bytes: [UInt8]

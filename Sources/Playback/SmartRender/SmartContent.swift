@@ -22,7 +22,13 @@ final class SmartContent {
     private(set) var copiedFrames = 0
     private(set) var encodedFrames = 0
 
-    init(url: String, scan: SmartContentScan, output: OutputFormat, threads: Int) throws {
+    /// Content time of frame 0 (after 0 when the video starts after the timeline's start).
+    private let videoStart: MediaTime
+    /// Content time before frame 0 from which the next segment holds frame 0 (see
+    /// `MediaSource.gapStart`); nil once frame 0 was shown.
+    private var gapStart: MediaTime?
+
+    init(url: String, scan: SmartContentScan, timeline: ContentTimeline, output: OutputFormat, threads: Int) throws {
         self.scan = scan
         self.output = output
         self.threads = threads
@@ -30,26 +36,57 @@ final class SmartContent {
         audioReader = try SourceReader(url: url, wantAudio: true, wantVideo: false)
         audio = try AudioTrack(reader: audioReader, output: output)
         let tb = gops.demuxer.timeBase(of: scan.videoIndex)
-        audio.origin = MediaTime(value: scan.originTicks * tb.numerator, timescale: tb.denominator)
+        let first = MediaTime(value: scan.originTicks * tb.numerator, timescale: tb.denominator)
+        // a first frame before the timeline's start moves the start back to it (as `VideoTrack`)
+        let origin = min(timeline.start, first)
+        audio.origin = origin
+        videoStart = first - origin
+        gapStart = videoStart > .zero ? .zero : nil
     }
+
+    /// Content time of frame `index`.
+    private func time(ofFrame index: Int) -> MediaTime { videoStart + output.frameDuration * Int64(index) }
 
     /// Whether every content frame has been shown.
     var ended: Bool { position >= scan.frameCount }
     /// Content time of the next frame to show when play stopped at a cue.
-    var nextContentTime: MediaTime? { held && !ended ? output.frameDuration * Int64(position) : nil }
+    var nextContentTime: MediaTime? { held && !ended ? time(ofFrame: position) : nil }
 
-    /// Plays content up to the first frame at or after `cue` (or to its end), as `Splicer.play`.
+    /// Plays content up to the first frame at or after `cue` (or to its end), as `Splicer.play`
+    /// (content before frame 0 with frame 0 held, encoded).
     func play(until cue: MediaTime?, splicer: Splicer, sink: SmartOutput, onFrame: (MediaTime) -> Bool) throws -> SegmentOutcome {
         let period = output.frameDuration
-        let end = min(scan.frameCount, cue.map { Int($0.count(of: period, rounding: .up)) } ?? scan.frameCount)
+        let end = min(scan.frameCount, cue.map { max(0, Int(($0 - videoStart).count(of: period, rounding: .up))) } ?? scan.frameCount)
         let streamStart = splicer.streamTime
         let start = position
         held = cue != nil && end < scan.frameCount
-        guard start < end else {
-            return SegmentOutcome(sourceStart: period * Int64(start), sourceEnd: period * Int64(start), lastShown: nil,
+        var lead: MediaTime?
+        if start == 0, let g = gapStart, cue.map({ g < $0 }) ?? true { lead = g }
+        guard start < end || lead != nil else {
+            return SegmentOutcome(sourceStart: time(ofFrame: start), sourceEnd: time(ofFrame: start), lastShown: nil,
                                   frames: 0, streamStart: streamStart, streamEnd: streamStart)
         }
-        let sourceOffset = output.sampleIndex(at: period * Int64(start)) - splicer.samplesOut
+        let sourceOffset = output.sampleIndex(at: lead ?? time(ofFrame: start)) - splicer.samplesOut
+        if let lead {
+            // frame 0 held from `lead` for the slots before its own time (or before a cue there)
+            let leadEnd = start < end ? videoStart : min(videoStart, cue ?? videoStart)
+            let slots = FrameSelection.frameCount(from: lead, to: leadEnd, period: period)
+            gapStart = start < end ? nil : leadEnd
+            try load(0)
+            var first: Frame?
+            try decode(range: 0..<1) { _, frame in first = try frame.clone() }
+            for k in 0..<slots {
+                try sink.writeVideo(first!, index: splicer.framesOut, keyframe: k == 0)
+                splicer.framesOut += 1
+                encodedFrames += 1
+                try splicer.pumpAudio(audio, sourceOffset: sourceOffset)
+                _ = onFrame(lead + period * k)
+            }
+            if start == end {
+                return SegmentOutcome(sourceStart: lead, sourceEnd: leadEnd, lastShown: nil, frames: slots,
+                                      streamStart: streamStart, streamEnd: splicer.streamTime)
+            }
+        }
         while position < end {
             let g = scan.gop(of: position)
             try load(g)
@@ -64,7 +101,7 @@ final class SmartContent {
                 copiedFrames += upTo - position
                 for i in position..<upTo {
                     splicer.framesOut += 1
-                    _ = onFrame(period * Int64(i))
+                    _ = onFrame(time(ofFrame: i))
                 }
                 try splicer.pumpAudio(audio, sourceOffset: sourceOffset)
             } else if position == range.lowerBound, let prefix = decodeOrderPrefix(before: upTo) {
@@ -80,7 +117,7 @@ final class SmartContent {
                 copiedFrames += upTo - position
                 for i in position..<upTo {
                     splicer.framesOut += 1
-                    _ = onFrame(period * Int64(i))
+                    _ = onFrame(time(ofFrame: i))
                 }
                 try splicer.pumpAudio(audio, sourceOffset: sourceOffset)
             } else {
@@ -91,14 +128,13 @@ final class SmartContent {
                     splicer.framesOut += 1
                     encodedFrames += 1
                     try splicer.pumpAudio(audio, sourceOffset: sourceOffset)
-                    _ = onFrame(period * Int64(index))
+                    _ = onFrame(time(ofFrame: index))
                 }
                 if upTo == range.upperBound { gop = []; gopIndex = -1 }
             }
             position = upTo
         }
-        let sourceEnd = period * Int64(end)
-        return SegmentOutcome(sourceStart: period * Int64(start), sourceEnd: sourceEnd, lastShown: period * Int64(end - 1),
+        return SegmentOutcome(sourceStart: lead ?? time(ofFrame: start), sourceEnd: time(ofFrame: end), lastShown: time(ofFrame: end - 1),
                               frames: Int64(end - start), streamStart: streamStart, streamEnd: splicer.streamTime)
     }
 

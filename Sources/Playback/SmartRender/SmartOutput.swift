@@ -8,7 +8,7 @@ import Timing
 /// of an MP4, plus AAC audio.
 ///
 /// HEVC parameter sets: see `HVCConfig` (the content's `hvcC`, sets in band before every encoded
-/// IDR and before the first copied IDR after encoded pictures, an `hev1` track).
+/// IDR and before every copied keyframe, an `hev1` track).
 ///
 /// H.264 parameter sets: libx264 is told to number its SPS/PPS 1 (`sps-id=1`); the content's are 0.
 /// The track's one `avcC` sample entry lists both, so every packet finds its parameter sets
@@ -42,9 +42,6 @@ final class SmartOutput: StitchOutput {
     let codec: SmartCodec
     /// HEVC: the encoder's VPS/SPS/PPS, put before each encoded IDR that lacks them.
     private var encoderSets: [[UInt8]] = []
-    /// HEVC: whether the parameter sets in force are the content's (the sample entry's, or sent
-    /// again in band); a copied IDR after encoded pictures gets them in front when not.
-    private var contentSetsActive = true
     /// Everything that decides how an ad is encoded here: the transcode cache's profile key.
     let profileKey: String
     /// Sees every encoded packet (4-byte NAL lengths) and its output frame index before it is muxed.
@@ -167,15 +164,14 @@ final class SmartOutput: StitchOutput {
     /// Copies a content packet as output frame `index` (its payload is given to the muxer).
     func writeCopied(_ p: Packet, index: Int64) throws {
         try closeEncoder()
-        if case .hevc = codec, p.isKeyframe {
-            // the content's own sets again after the encoder's were in force (a packet that
-            // carries sets in band, as a cached ad's IDR, brings its own)
+        if case .hevc(let content) = codec, p.isKeyframe {
+            // every copied keyframe carries the content's own sets in band, so that a decoder
+            // that seeks to it decodes it whatever sets it last saw (the encoder's, from an ad
+            // or a split GOP anywhere in the file). A packet that carries sets in band, as a
+            // cached ad's IDR, brings its own.
             let units = NALUnits.split(lengthPrefixed: p.bytes, lengthSize: 4) ?? []
-            if units.contains(where: { HVCConfig.nalType($0) == 32 }) {
-                contentSetsActive = false
-            } else if !contentSetsActive, case .hevc(let content) = codec {
+            if !units.contains(where: { HVCConfig.nalType($0) == 32 }) {
                 try p.replacePayload(with: NALUnits.lengthPrefixed(content.parameterSets + units))
-                contentSetsActive = true
             }
         }
         try writeVideoPacket(p, pts: index)
@@ -203,7 +199,6 @@ final class SmartOutput: StitchOutput {
             if case .hevc = codec, packet.isKeyframe {
                 // an encoded IDR carries the encoder's sets (repeat-headers; added when missing)
                 if !units.contains(where: { HVCConfig.nalType($0) == 32 }) { units = encoderSets + units }
-                contentSetsActive = false
             }
             try packet.replacePayload(with: NALUnits.lengthPrefixed(units))
             recorder?(packet, pts)
