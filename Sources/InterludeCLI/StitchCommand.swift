@@ -109,8 +109,8 @@ let stitchHelp = """
     setMediaLogging(verbose: options.verbose)
     OutputTarget.installSignalCleanup()
     if let problem = options.targetProblem() {
-        printError("interlude stitch: \(problem)")
-        return 1
+        printError("interlude stitch: \(problem.message)")
+        return problem.status
     }
     if !options.nativeFormats.isEmpty { return await runNativeStitch(options) }
     if options.usesAdsAPI { return await runTagStitch(options) }
@@ -181,6 +181,8 @@ struct StitchOptions {
     var cacheDir: String?
     var preloadTimeout: Double?
     var adUI: AdUIOption?
+    /// The `--ad-ui FILE.json` layout file, if one was named.
+    var adUIPath: String?
     /// `--native-break` values: where, the response, full frame or L-bar.
     var nativeBreaks: [(position: CuePosition, response: String, layout: NativeBreak.Layout)] = []
     /// `--native-format` files.
@@ -195,7 +197,7 @@ struct StitchOptions {
 
     /// Parses; nil when help was asked for.
     static func parse(_ args: [String]) throws -> StitchOptions? {
-        var scanner = ArgumentScanner(args)
+        var scanner = ArgumentScanner(args, repeatable: ["--ad-break", "--native-break", "--native-format"], aliases: commonAliases)
         var content: String?
         var output: String?
         var breaks: [(CuePosition, [String], DoubleBoxStyle?)] = []
@@ -221,6 +223,7 @@ struct StitchOptions {
         var smart = SmartRendering.auto
         var transcodeCache: String?
         var adUI: AdUIOption?
+        var adUIPath: String?
         var nativeBreaks: [(position: CuePosition, response: String, layout: NativeBreak.Layout)] = []
         var nativeFormats: [String] = []
         var companionsDir: String?
@@ -230,7 +233,7 @@ struct StitchOptions {
             return d
         }
         while let arg = scanner.next() {
-            let name = optionName(arg)
+            let name = try scanner.name(of: arg)
             switch name {
             case "-h", "--help": return nil
             case "-o", "--output": output = try scanner.value(for: name, in: arg)
@@ -265,7 +268,10 @@ struct StitchOptions {
                 guard let mode = SmartRendering(rawValue: v) else { throw UsageError("--smart must be auto, on or off, not '\(v)'") }
                 smart = mode
             case "--ads": adTag = try scanner.value(for: name, in: arg)
-            case "--ad-ui": adUI = try AdUIOption.parse(try scanner.value(for: name, in: arg))
+            case "--ad-ui":
+                let v = try scanner.value(for: name, in: arg)
+                adUI = try AdUIOption.parse(v)
+                if case .layout = adUI { adUIPath = v }
             case "--companions": companionsDir = try scanner.value(for: name, in: arg)
             case "--companion-sizes":
                 let v = try scanner.value(for: name, in: arg)
@@ -294,7 +300,7 @@ struct StitchOptions {
             case "-q", "--quiet": quiet = true
             case "-v", "--verbose": verbose = true
             default:
-                if arg.hasPrefix("-") && arg != "-" { throw UsageError("unknown option '\(arg)' (see --help)") }
+                if !name.isEmpty { throw UsageError("unknown option '\(arg)' (see --help)") }
                 guard content == nil else { throw UsageError("unexpected argument '\(arg)'") }
                 content = arg
             }
@@ -336,6 +342,7 @@ struct StitchOptions {
         o.nativeFormats = nativeFormats
         o.adRules = named.map { b in (b.id, b.position, b.ads.map(AdRulesBuilder.AdReference.guess)) }
         o.adUI = adUI
+        o.adUIPath = adUIPath
         o.companionsDir = companionsDir
         if let companionSizes { o.companionSizes = companionSizes }
         if companionsDir != nil, !o.usesAdsAPI {
