@@ -13,6 +13,19 @@ public enum LocalFile {
         public var description: String
     }
 
+    /// The first `bytes` bytes of `path` when it is a regular file that can be read; nil otherwise
+    /// (missing, a FIFO, a device, a folder), without blocking.
+    public static func head(_ path: String, bytes: Int) -> Data? {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+        var buffer = [UInt8](repeating: 0, count: bytes)
+        let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        return n >= 0 ? Data(buffer[0..<n]) : nil
+    }
+
     /// The bytes of the regular file at `path` (`what` names it in errors: "session script").
     public static func read(_ path: String, maxBytes: Int, what: String) throws(Failure) -> Data {
         // O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting

@@ -64,9 +64,12 @@ import TestSupport
             _ = try await cache.localPath(for: server.url("/m\(i).mp4"), timeout: 60, allowLocal: false)
             try await Task.sleep(nanoseconds: 20_000_000)
         }
-        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        // each entry and its record (size and SHA-256, `<entry>.sum`); an evicted entry's record goes with it
+        let all = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        let files = all.filter(AdMediaCache.isCacheFileName)
         let total = try files.reduce(0) { $0 + ((try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent($1).path)[.size] as? Int) ?? 0) }
         #expect(total <= 10_000 && files.count == 2, "\(files)")
+        #expect(Set(all) == Set(files + files.map { $0 + ".sum" }), "\(all)")
         #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent(AdMediaCache.key(server.url("/m4.mp4")) + ".mp4").path))
     }
 
