@@ -67,7 +67,7 @@ struct CommandFiles {
                 return "\(out.role) \(out.path) is the \(input.role) input \(input.path); refused (an input is never written)"
             }
             if let other = outputs[..<i].first(where: { CommandFiles.same($0.path, out.path) }) {
-                return "\(out.role) \(out.path) is also the \(other.role); refused"
+                return "\(out.role) \(out.path) is also the \(other.role) output; refused"
             }
         }
         for folder in folders {

@@ -31,7 +31,9 @@ let playHelp = """
                            skip/learnMore buttons take clicks in the window (see stitch)
       --session FILE       viewer script (JSON): pause/resume/skip/click/seek/quit, pip on/off,
                            background on/off at a content or stream time or on an ad event
-                           (see README, "Play" and "Picture-in-picture and double-box breaks")
+                           (see README, "Play" and "Picture-in-picture and double-box breaks");
+                           each timed action fires once; with --fast a pause or background with
+                           no "for" ends the session there (nothing could resume it)
       --events FILE|-      write every event as a JSON line as it happens (- : standard output)
       --background-playback  IMA's enableBackgroundPlayback: a scripted "background on" lets
                            content and ads go on (default: they pause until "background off")
@@ -42,7 +44,10 @@ let playHelp = """
       -q                   no summary
       -v                   show FFmpeg's own warnings
 
-    exit status: 0 played to the end (or quit by the script); 1 failed; 2 bad usage.
+    Each option once (--native-break, --native-format repeat); -- ends the options; -o and
+    --events may not be an input (content, --ads, --session, --ad-ui, native files), -y or not.
+    exit status: 0 played to the end (or quit by the script); 1 failed; 2 bad usage (an output
+    that is an input included).
     """
 
 /// Runs `interlude play`; returns the exit status.

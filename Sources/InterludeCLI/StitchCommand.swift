@@ -80,20 +80,27 @@ let stitchHelp = """
       --load-video-timeout S    seconds to fetch one ad media file (default: 8)
       --play-ads-after S        with ad rules, play only breaks after this content time
       --preload-timeout S       seconds to fetch all ad media together (default: 30)
-      --cache-dir DIR           where fetched ad media is cached (default: ~/.cache/interlude)
+      --cache-dir DIR           where fetched ad media is cached (default: ~/.cache/interlude;
+                                created private; a folder others may write is refused; each
+                                entry is checked against the size and SHA-256 it was saved with)
       --stall-timeout S|off     once ad media is ready, fail the stitch when no frame is
                                 written for S seconds because content is paused and no ad
                                 plays (a hang turned into an error; default: \(Int(StitchRequest.defaultStallTimeout)))
       --allow-truncated         stitch content that decodes more than 1 s short of its
                                 declared duration (an error otherwise); the report says so
       -y                        overwrite OUT and the report if they exist (never a directory,
-                                device, FIFO or symlink)
+                                device, FIFO or symlink); with --format hls, replace a previous
+                                package (a folder of playlists and segments only)
       -q, --quiet               no progress line
       -v, --verbose             show FFmpeg's own warnings
       -h, --help                this help
 
     An ad that cannot be opened or decoded is left out of its pod and reported; the stitch
-    goes on. Exit status: 0 done, 1 failed (no output written), 2 bad arguments.
+    goes on. Each option is given once (--ad-break, --native-break and --native-format repeat);
+    -- ends the options. No output (-o, --report, --companions) may be an input, -y or not.
+    Inputs are regular files or URLs (a FIFO or device is refused); http(s) content is read
+    with an 8 s deadline per read. Exit status: 0 done, 1 failed (no output written), 2 bad
+    arguments (an output that is an input included).
     """
 
 /// Runs `interlude stitch ARGS`; returns the exit status.
