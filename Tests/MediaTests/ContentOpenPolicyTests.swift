@@ -8,7 +8,9 @@ import Glibc
 
 /// Issue 18, item 6: opening media never waits for ever. A FIFO or device is refused before
 /// FFmpeg's `open` (which blocks until a writer comes); content from an http(s) URL gets ad media's
-/// read deadline and a network-only protocol whitelist instead of FFmpeg's defaults.
+/// read deadline and a network-only protocol whitelist instead of FFmpeg's defaults. (The
+/// whitelist is defence in depth: FFmpeg 5.1's own hls and concat demuxers already refuse a
+/// `file:` segment of an http playlist, so no test here could fail without it.)
 @Suite struct ContentOpenPolicyTests {
     @Test func aFIFOIsRefusedUnderEveryPolicy() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-fifo-\(getpid())-\(UUID().uuidString.prefix(8))")
@@ -20,22 +22,6 @@ import Glibc
                 do { _ = try Demuxer(url: url, policy: policy); Issue.record("opened a FIFO") } catch {
                     #expect("\(error)".contains("FIFO"), "\(error)")
                 }
-            }
-        }
-    }
-
-    @Test func anHTTPPlaylistCannotReachLocalFiles() throws {
-        let server = try HTTPTestServer()
-        defer { server.stop() }
-        let local = TestMedia.Sample.adRotated.url.path
-        for (name, segment) in [("a.m3u8", "file://" + local), ("b.m3u8", local)] {
-            server.route("/" + name, .init(status: 200, body: "#EXTM3U\n#EXT-X-TARGETDURATION:5\n#EXTINF:4.0,\n\(segment)\n#EXT-X-ENDLIST\n",
-                                           contentType: "application/vnd.apple.mpegurl"))
-            let opened = try? Demuxer(url: server.url("/" + name))
-            // the playlist itself may open; its local segment must never be read
-            if let opened {
-                let packet = try Packet()
-                #expect((try? opened.read(into: packet)) != .packet, "read a packet of a local file through an http playlist")
             }
         }
     }

@@ -141,6 +141,7 @@ import Timing
         switch kind {
         case .pause(let seconds):
             write("action", ["do": "pause"])
+            if seconds == nil { heldWithoutEnd = true }   // before pausing: a resume on the PAUSE event clears it
             if let m = adsManager, m.isPlayingAd { m.pause() } else { player.pause() }
             if seconds == nil { holdWithoutEnd() }
             if let seconds {
@@ -174,7 +175,7 @@ import Timing
             if on {
                 let effect = backgroundPlayback.enterBackground()
                 write("background", ["playback": effect.rawValue])
-                if seconds == nil, effect == .pauses { holdWithoutEnd() }
+                if seconds == nil, effect == .pauses { heldWithoutEnd = true; holdWithoutEnd() }
                 if let seconds {
                     let back = { [weak self] in self?.perform(.background(false, seconds: nil)) }
                     if player.clock == .realTime {
@@ -201,8 +202,7 @@ import Timing
     /// still held after the actions and events it set off have run, the session ends there — at
     /// the script's end — instead of waiting for ever.
     private func holdWithoutEnd() {
-        heldWithoutEnd = true
-        guard player.clock == .asFastAsPossible else { return }
+        guard heldWithoutEnd, player.clock == .asFastAsPossible else { return }
         // two turns of the main queue: events the pause itself posts (PAUSE) and actions on them run first
         DispatchQueue.main.async { DispatchQueue.main.async { MainActor.assumeIsolated { [weak self] in self?.endIfStillHeld() } } }
     }
