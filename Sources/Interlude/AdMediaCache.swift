@@ -80,7 +80,7 @@ public final class AdMediaCache: @unchecked Sendable {
             try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: target.path)
             return target.path
         }
-        let temporary = directory.appendingPathComponent(".\(UUID().uuidString).part")
+        let temporary = directory.appendingPathComponent(AdMediaCache.temporaryName())
         Playback.OutputTarget.register(temporary.path)   // before it exists: a signal in between would leave it
         let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
@@ -133,7 +133,13 @@ public final class AdMediaCache: @unchecked Sendable {
             throw Failure(code: 402, message: "cache folder \(directory.path) cannot be created: \(error.localizedDescription)")
         }
         if let problem = AdMediaCache.folderProblem(directory.path) { throw Failure(code: 402, message: problem) }
+        // downloads of a killed run (SIGKILL) are named like every Interlude temporary: removed here
+        Playback.OutputTarget.removeStaleTemporaries(in: directory.path)
     }
+
+    /// A fresh name for a download or record being written: `.UUID.PID.interlude-tmp`, the pattern
+    /// `OutputTarget.removeStaleTemporaries` removes once the process is gone.
+    static func temporaryName() -> String { ".\(UUID().uuidString).\(getpid()).interlude-tmp" }
 
     /// Why `path` cannot hold a cache (one line), or nil: it must be a folder owned by this user
     /// that neither its group nor others may write.
@@ -190,7 +196,7 @@ public final class AdMediaCache: @unchecked Sendable {
     /// Writes `<entry>.sum` (to a temporary name, then renamed); false when it cannot.
     func writeRecord(_ record: Record, for entry: URL) -> Bool {
         let target = AdMediaCache.recordURL(entry).path
-        let temporary = directory.appendingPathComponent(".\(UUID().uuidString).part").path
+        let temporary = directory.appendingPathComponent(AdMediaCache.temporaryName()).path
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return false }
         let bytes = Array(record.line.utf8)

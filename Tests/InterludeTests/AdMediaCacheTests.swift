@@ -150,6 +150,22 @@ import TestSupport
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == body)
     }
 
+    @Test func aKilledRunsDownloadIsRemovedByTheNextOne() async throws {
+        let (server, cache, url, entry) = try setUp()
+        defer { server.stop() }
+        let dir = entry.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/true")
+        try gone.run()
+        gone.waitUntilExit()
+        let dead = ".\(UUID().uuidString).\(gone.processIdentifier).interlude-tmp", alive = ".x.\(getpid()).interlude-tmp"
+        for name in [dead, alive] { try Data(count: 100).write(to: dir.appendingPathComponent(name)) }
+        _ = try await cache.localPath(for: url, timeout: 30, allowLocal: false)
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        #expect(!names.contains(dead) && names.contains(alive), "\(names)")
+    }
+
     @Test func aFolderOthersMayWriteIsRefused() async throws {
         let (server, cache, url, entry) = try setUp()
         defer { server.stop() }
