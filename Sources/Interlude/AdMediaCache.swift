@@ -1,5 +1,6 @@
 import Ads
 import Foundation
+import Media
 import Playback
 
 /// Ad media fetched once per URL into a bounded on-disk cache.
@@ -8,6 +9,12 @@ import Playback
 /// the cache folder, named by a hash of the URL; the least recently used files are removed when the
 /// folder grows past `maxBytes`. Local files (`file://` or a path) are used in place, and only when
 /// the ad came from a local document: media named by a network document never reaches local files.
+///
+/// The cache trusts nothing it finds: the folder must be this user's and writable by no one else
+/// (it is created 0700; another is refused with 402), and an entry is used only when, opened
+/// without following symlinks, it is a regular file whose size and SHA-256 are those recorded in
+/// `<entry>.sum` when it was downloaded. A symlink or a file planted under an entry's name, or a
+/// changed entry, is removed and the media fetched again.
 public final class AdMediaCache: @unchecked Sendable {
     // @unchecked Sendable: the only mutable state is the file system, guarded by `lock` for the
     // eviction pass; downloads write to unique temporary names and rename atomically.
@@ -68,23 +75,19 @@ public final class AdMediaCache: @unchecked Sendable {
         let ext = parsed.pathExtension.lowercased()
         let safeExt = (1...8).contains(ext.count) && ext.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } ? ext : "media"
         let target = directory.appendingPathComponent(AdMediaCache.key(url) + "." + safeExt)
-        if FileManager.default.fileExists(atPath: target.path) {
+        try prepareDirectory()
+        if verifiedEntry(target) {
             try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: target.path)
             return target.path
         }
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw Failure(code: 402, message: "cache folder \(directory.path) cannot be created: \(error.localizedDescription)")
-        }
-        let temporary = directory.appendingPathComponent(".\(UUID().uuidString).part")
+        let temporary = directory.appendingPathComponent(AdMediaCache.temporaryName())
         Playback.OutputTarget.register(temporary.path)   // before it exists: a signal in between would leave it
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
-              let handle = try? FileHandle(forWritingTo: temporary) else {
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
             Playback.OutputTarget.discard(temporary.path)
             throw Failure(code: 402, message: "media \(url) cannot be cached in \(directory.path)")
         }
-        let file = PartFile(handle)
+        let file = PartFile(FileHandle(fileDescriptor: fd, closeOnDealloc: true))
         defer { file.close(); Playback.OutputTarget.discard(temporary.path) }
         do {
             // Streamed to disk as it comes: the body is never held in memory, the cap counts the
@@ -93,12 +96,114 @@ public final class AdMediaCache: @unchecked Sendable {
         } catch {
             throw AdMediaCache.failure(for: url, error, timeout: timeout, limit: maxFileBytes)
         }
-        file.close()
-        guard rename(temporary.path, target.path) == 0 else {
+        let record = file.close()
+        // the record first: an entry is used only when it matches what was recorded for it
+        guard let record, writeRecord(record, for: target), rename(temporary.path, target.path) == 0 else {
             throw Failure(code: 402, message: "media \(url) cannot be cached: \(String(cString: strerror(errno)))")
         }
         evict(keeping: target)
         return target.path
+    }
+
+    /// What the cache recorded of an entry it wrote: its size and SHA-256 (`<entry>.sum`).
+    struct Record: Equatable {
+        var size: Int64
+        var sha256: String
+        var line: String { "\(size) \(sha256)\n" }
+        init(size: Int64, sha256: String) { self.size = size; self.sha256 = sha256 }
+        init?(line: String) {
+            let parts = line.split(separator: " ")
+            guard parts.count == 2, let n = Int64(parts[0]), n >= 0 else { return nil }
+            size = n
+            sha256 = parts[1].trimmingCharacters(in: .whitespacesAndNewlines)
+            guard sha256.count == 64 else { return nil }
+        }
+    }
+
+    /// The record file of an entry.
+    static func recordURL(_ entry: URL) -> URL { entry.appendingPathExtension("sum") }
+
+    /// Creates the folder (only this user may enter it) and refuses one that others may write or
+    /// that is not this user's: anyone who can write there could plant an entry (a symlink to a
+    /// local file, or other media) under the name of a network ad's URL hash.
+    func prepareDirectory() throws(Failure) {
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw Failure(code: 402, message: "cache folder \(directory.path) cannot be created: \(error.localizedDescription)")
+        }
+        if let problem = AdMediaCache.folderProblem(directory.path) { throw Failure(code: 402, message: problem) }
+        // downloads of a killed run (SIGKILL) are named like every Interlude temporary: removed here
+        Playback.OutputTarget.removeStaleTemporaries(in: directory.path)
+    }
+
+    /// A fresh name for a download or record being written: `.UUID.PID.interlude-tmp`, the pattern
+    /// `OutputTarget.removeStaleTemporaries` removes once the process is gone.
+    static func temporaryName() -> String { ".\(UUID().uuidString).\(getpid()).interlude-tmp" }
+
+    /// Why `path` cannot hold a cache (one line), or nil: it must be a folder owned by this user
+    /// that neither its group nor others may write.
+    public static func folderProblem(_ path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }   // created when needed, private
+        guard st.st_mode & S_IFMT == S_IFDIR else { return "cache folder \(path) is not a folder" }
+        guard st.st_uid == geteuid() else { return "cache folder \(path) belongs to another user; refused (use a folder of your own)" }
+        guard st.st_mode & 0o022 == 0 else {
+            return "cache folder \(path) may be written by other users; refused (chmod go-w it, or use a private folder)"
+        }
+        return nil
+    }
+
+    /// Whether `entry` is an entry this cache wrote, unchanged: opened without following a symlink,
+    /// a regular file of this user with one link, whose size and SHA-256 are what `<entry>.sum`
+    /// recorded when it was written. Anything else (a symlink planted under the name, a file
+    /// without a record, a changed or truncated file) is removed and fetched again.
+    func verifiedEntry(_ entry: URL) -> Bool {
+        let path = entry.path
+        var lst = stat()
+        guard lstat(path, &lst) == 0 else { return false }
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { discardEntry(entry); return false }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_uid == geteuid(), st.st_nlink == 1,
+              let text = try? LocalFile.read(AdMediaCache.recordURL(entry).path, maxBytes: 256, what: "cache record"),
+              let record = Record(line: String(decoding: text, as: UTF8.self)),
+              record.size == Int64(st.st_size), let hash = try? ContentHash() else {
+            discardEntry(entry)
+            return false
+        }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var total: Int64 = 0
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            guard n >= 0 else { discardEntry(entry); return false }
+            if n == 0 { break }
+            total += Int64(n)
+            buffer.withUnsafeBytes { hash.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        }
+        guard total == record.size, hash.finish() == record.sha256 else { discardEntry(entry); return false }
+        return true
+    }
+
+    /// Removes an entry and its record (a symlink is removed itself, never what it points to).
+    func discardEntry(_ entry: URL) {
+        unlink(entry.path)
+        unlink(AdMediaCache.recordURL(entry).path)
+    }
+
+    /// Writes `<entry>.sum` (to a temporary name, then renamed); false when it cannot.
+    func writeRecord(_ record: Record, for entry: URL) -> Bool {
+        let target = AdMediaCache.recordURL(entry).path
+        let temporary = directory.appendingPathComponent(AdMediaCache.temporaryName()).path
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return false }
+        let bytes = Array(record.line.utf8)
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard written == bytes.count, rename(temporary, target) == 0 else { unlink(temporary); return false }
+        return true
     }
 
     /// Removes least recently used cached files until they fit in `maxBytes` (never `keeping`).
@@ -117,7 +222,7 @@ public final class AdMediaCache: @unchecked Sendable {
         var total = entries.reduce(Int64(0)) { $0 + $1.2 }
         entries.sort { $0.1 < $1.1 }
         for (url, _, size) in entries where total > maxBytes && url.standardizedFileURL != keeping.standardizedFileURL {
-            try? FileManager.default.removeItem(at: url)
+            discardEntry(url)
             total -= size
         }
     }
@@ -145,19 +250,33 @@ public final class AdMediaCache: @unchecked Sendable {
     }
 }
 
-/// The file a download streams into. `@unchecked Sendable`: the handle is used under `lock` only,
-/// so a late chunk after a deadline cannot write into a closed file.
+/// The file a download streams into, hashed as it is written. `@unchecked Sendable`: the handle
+/// and the hash are used under `lock` only, so a late chunk after a deadline cannot write into a
+/// closed file.
 private final class PartFile: @unchecked Sendable {
     private let lock = NSLock()
     private var handle: FileHandle?
+    private let hash = try? ContentHash()
+    private var size: Int64 = 0
+    private var record: AdMediaCache.Record?
     init(_ handle: FileHandle) { self.handle = handle }
     func write(_ data: Data) throws {
         lock.lock(); defer { lock.unlock() }
-        try handle?.write(contentsOf: data)
+        guard let handle else { return }
+        try handle.write(contentsOf: data)
+        data.withUnsafeBytes { hash?.update($0) }
+        size += Int64(data.count)
     }
-    func close() {
+    /// Closes the file; the size and SHA-256 of what was written (nil when it could not be hashed).
+    @discardableResult
+    func close() -> AdMediaCache.Record? {
         lock.lock(); defer { lock.unlock() }
-        try? handle?.close()
-        handle = nil
+        if let handle {
+            try? handle.synchronize()
+            try? handle.close()
+            self.handle = nil
+            record = hash.map { AdMediaCache.Record(size: size, sha256: $0.finish()) }
+        }
+        return record
     }
 }

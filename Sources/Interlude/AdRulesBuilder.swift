@@ -18,9 +18,8 @@ public enum AdRulesBuilder {
         public static func guess(_ text: String) -> AdReference {
             let lower = text.lowercased()
             let mediaExtensions = [".mp4", ".m4v", ".mov", ".webm", ".mkv", ".ts", ".avi", ".flv", ".3gp", ".ogv", ".mpg", ".mpeg"]
-            if let handle = FileHandle(forReadingAtPath: text) {
-                defer { try? handle.close() }
-                let head = (try? handle.read(upToCount: 512)) ?? Data()
+            // the first bytes of a regular file only: opening a FIFO to sniff it would wait for a writer
+            if let head = LocalFile.head(text, bytes: 512) {
                 let trimmed = String(decoding: head, as: UTF8.self).drop { $0.isWhitespace || $0 == "\u{FEFF}" }
                 return trimmed.hasPrefix("<") ? .tag(text) : .media(text)
             }

@@ -43,8 +43,8 @@ extension AdsManager {
                 guard scheme == nil || scheme == "file", allowsLocalMedia(ad, plan) else { fail(603, "companion \(url) not fetched"); continue }
                 path = scheme == "file" ? (URL(string: url)?.path ?? url) : resolvedMediaURL(url)
             }
-            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
-            guard let size, size <= 16 << 20, let data = FileManager.default.contents(atPath: path) else {
+            // a regular file only, read without blocking (a FIFO would wait for a writer)
+            guard let data = try? LocalFile.read(path, maxBytes: 16 << 20, what: "companion") else {
                 fail(603, "companion \(url) cannot be read (at most 16 MB)"); continue
             }
             guard let image = try? ImageDecoder.decode(data, maxPixels: 4_194_304), let kind = ImageDecoder.kind(of: data) else {

@@ -101,8 +101,8 @@ extension AdsManager {
             guard allowsLocalMedia(ad, plan) else { return fail(502, "non-linear image \(url) is a local file named by a network document; refused") }
             path = scheme == "file" ? (URL(string: url)?.path ?? url) : resolvedMediaURL(url)
         }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
-        guard let size, size <= 16 << 20, let data = FileManager.default.contents(atPath: path) else {
+        // a regular file only, read without blocking (a FIFO would wait for a writer)
+        guard let data = try? LocalFile.read(path, maxBytes: 16 << 20, what: "non-linear image") else {
             return fail(502, "non-linear image \(url) cannot be read (at most 16 MB)")
         }
         let image: AdUIImage

@@ -9,26 +9,57 @@ struct UsageError: Error, CustomStringConvertible {
 }
 
 /// Walks an argument list: options with values (`--crf 20` or `--crf=20`), flags and positionals.
+/// `--` ends the options: every argument after it is a positional (a file named `-x.mp4`). Each
+/// option may be given once, except those named `repeatable` (`--ad-break`): a second `-o` is a
+/// usage error, never a silent choice of one of them.
 struct ArgumentScanner {
     private var args: [String]
     private var index = 0
+    private var optionsEnded = false
+    private var seen: Set<String> = []
+    /// Options that may be given more than once.
+    let repeatable: Set<String>
+    /// Short or long spellings of one option, mapped to the name its duplicate check uses.
+    let aliases: [String: String]
 
-    init(_ args: [String]) { self.args = args }
+    init(_ args: [String], repeatable: Set<String> = [], aliases: [String: String] = [:]) {
+        self.args = args
+        self.repeatable = repeatable
+        self.aliases = aliases
+    }
 
-    /// The next raw argument, if any.
+    /// The next raw argument, if any (`--` itself is consumed and never returned).
     mutating func next() -> String? {
+        if !optionsEnded, index < args.count, args[index] == "--" { optionsEnded = true; index += 1 }
         guard index < args.count else { return nil }
         defer { index += 1 }
         return args[index]
     }
 
+    /// The option name of `arg` as `next()` returned it (`--crf` of `--crf=20`), or "" for a
+    /// positional (anything after `--`, `-` itself, or not starting with `-`). Throws when the
+    /// option was given before and is not repeatable.
+    mutating func name(of arg: String) throws -> String {
+        guard !optionsEnded, arg.hasPrefix("-"), arg != "-" else { return "" }
+        let name = optionName(arg)
+        let canonical = aliases[name] ?? name
+        guard repeatable.contains(canonical) || seen.insert(canonical).inserted else {
+            throw UsageError("option \(name) given twice (each option once\(repeatable.isEmpty ? "" : "; only \(repeatable.sorted().joined(separator: ", ")) repeat"))")
+        }
+        return name
+    }
+
     /// The value of option `name`: the part after `=` in `arg`, or the next argument.
     mutating func value(for name: String, in arg: String) throws -> String {
         if let eq = arg.firstIndex(of: "="), arg.hasPrefix("--") { return String(arg[arg.index(after: eq)...]) }
-        guard let v = next() else { throw UsageError("option \(name) needs a value") }
-        return v
+        guard index < args.count else { throw UsageError("option \(name) needs a value") }
+        defer { index += 1 }
+        return args[index]
     }
 }
+
+/// The spellings shared by the commands: short and long forms of one option.
+let commonAliases = ["-o": "--output", "-q": "--quiet", "-v": "--verbose", "-h": "--help"]
 
 /// Splits `--name=value` into its option name.
 func optionName(_ arg: String) -> String {

@@ -53,9 +53,15 @@ func runInspect(_ args: [String]) -> Int32 {
         i += 1
         return args[i]
     }
+    var optionsEnded = false
+    var seen: Set<String> = []
     while i < args.count {
         let a = args[i]
-        switch a {
+        if !optionsEnded, a == "--" { optionsEnded = true; i += 1; continue }
+        if !optionsEnded, a.hasPrefix("-"), a.count > 1, a != "--native-format", !seen.insert(a == "-h" ? "--help" : a).inserted {
+            return fail("option \(a) given twice (each option once; only --native-format repeats)")
+        }
+        switch optionsEnded ? "" : a {
         case "-h", "--help": print(inspectUsage); return 0
         case "--json": json = true
         case "--offline": options.allowNetwork = false
@@ -93,7 +99,7 @@ func runInspect(_ args: [String]) -> Int32 {
             guard let v = value(a) else { return fail("--conformance needs a directory") }
             conformanceDir = v
         default:
-            if a.hasPrefix("-") && a.count > 1 { return fail("unknown option '\(a)' (see --help)") }
+            if !optionsEnded && a.hasPrefix("-") && a.count > 1 { return fail("unknown option '\(a)' (see --help)") }
             if tag != nil { return fail("only one TAG, got '\(tag!)' and '\(a)'") }
             tag = a
         }

@@ -34,7 +34,9 @@ let playHelp = """
                            skip/learnMore buttons take clicks in the window (see stitch)
       --session FILE       viewer script (JSON): pause/resume/skip/click/seek/quit, pip on/off,
                            background on/off at a content or stream time or on an ad event
-                           (see README, "Play" and "Picture-in-picture and double-box breaks")
+                           (see README, "Play" and "Picture-in-picture and double-box breaks");
+                           each timed action fires once; with --fast a pause or background with
+                           no "for" ends the session there (nothing could resume it)
       --events FILE|-      write every event as a JSON line as it happens (- : standard output)
       --background-playback  IMA's enableBackgroundPlayback: a scripted "background on" lets
                            content and ads go on (default: they pause until "background off")
@@ -45,16 +47,20 @@ let playHelp = """
       -q                   no summary
       -v                   show FFmpeg's own warnings
 
-    exit status: 0 played to the end (or quit by the script); 1 failed; 2 bad usage.
+    Each option once (--native-break, --native-format repeat); -- ends the options; -o and
+    --events may not be an input (content, --ads, --session, --ad-ui, native files), -y or not.
+    exit status: 0 played to the end (or quit by the script); 1 failed; 2 bad usage (an output
+    that is an input included).
     """
 
 /// Runs `interlude play`; returns the exit status.
 @MainActor func runPlay(_ args: [String]) async -> Int32 {
-    var scanner = ArgumentScanner(args)
+    var scanner = ArgumentScanner(args, repeatable: ["--native-break", "--native-format"], aliases: commonAliases)
     var content: String?
     var tag: String?
     var sessionPath: String?
     var adUI: AdUIOption?
+    var adUIPath: String?
     var eventsPath: String?
     var output: String?
     var format = OutputContainer.mp4
@@ -69,7 +75,7 @@ let playHelp = """
     var vastTimeout: Double?
     do {
         while let arg = scanner.next() {
-            let name = optionName(arg)
+            let name = try scanner.name(of: arg)
             switch name {
             case "-h", "--help": print(playHelp); return 0
             case "--ads": tag = try scanner.value(for: name, in: arg)
@@ -78,7 +84,10 @@ let playHelp = """
                 guard let ms = Double(v), (1...120_000).contains(ms) else { throw UsageError("--vast-timeout must be milliseconds from 1 to 120000, not '\(v)'") }
                 vastTimeout = ms
             case "--native-format", "--native-break": try native.take(name, try scanner.value(for: name, in: arg))
-            case "--ad-ui": adUI = try AdUIOption.parse(try scanner.value(for: name, in: arg))
+            case "--ad-ui":
+                let v = try scanner.value(for: name, in: arg)
+                adUI = try AdUIOption.parse(v)
+                if case .layout = adUI { adUIPath = v }
             case "--session": sessionPath = try scanner.value(for: name, in: arg)
             case "--events": eventsPath = try scanner.value(for: name, in: arg)
             case "-o", "--output": output = try scanner.value(for: name, in: arg)
@@ -100,7 +109,7 @@ let playHelp = """
             case "--fps": fps = try OptionValue.frameRate(try scanner.value(for: name, in: arg))
             case "--threads": threads = try OptionValue.threads(try scanner.value(for: name, in: arg))
             default:
-                if arg.hasPrefix("-") { throw UsageError("unknown option '\(arg)' (see --help)") }
+                if !name.isEmpty { throw UsageError("unknown option '\(arg)' (see --help)") }
                 guard content == nil else { throw UsageError("unexpected argument '\(arg)'") }
                 content = arg
             }
@@ -112,27 +121,36 @@ let playHelp = """
         if output == nil && !null { window = true }
         if output == "-" && format == .mp4 { throw UsageError("MP4 cannot be written to standard output; use --format nut or y4m") }
         if output == "-" && eventsPath == "-" { throw UsageError("--events - and -o - would both write to standard output") }
+        // every input and output in one place: an output that is an input is refused (2) before anything is opened
+        var files = CommandFiles()
+        files.input("content", content)
+        files.input("--ads", tag)
+        files.input("--session", sessionPath)
+        files.input("--ad-ui", adUIPath)
+        for path in native.formats { files.input("--native-format", path) }
+        for b in native.breaks { files.input("--native-break", b.response) }
+        files.output("-o", output)
+        files.output("--events", eventsPath)
+        if let conflict = files.conflict() { throw UsageError(conflict) }
+        if let problem = files.unreadableInput() { printError("interlude play: \(problem)"); return 1 }
         if let output, output != "-" {
             do { try OutputTarget.validate(output, overwrite: overwrite, role: "output") } catch {
                 printError("interlude play: \(error)")
                 return 1
             }
-            if OutputTarget.sameFile(output, content) { printError("interlude play: -o \(output) is the content; refused"); return 1 }
         }
         if let events = eventsPath, events != "-" {
             do { try OutputTarget.validate(events, overwrite: overwrite, role: "events file") } catch {
                 printError("interlude play: \(error)")
                 return 1
             }
-            if OutputTarget.sameFile(events, content) || events == output { printError("interlude play: --events \(events) names an input or the output; refused"); return 1 }
         }
         var script = SessionScript(actions: [])
         if let sessionPath {
-            guard let data = FileManager.default.contents(atPath: sessionPath) else {
-                printError("interlude play: cannot read session script \(sessionPath)")
+            do { script = try SessionScript.parse(try LocalFile.read(sessionPath, maxBytes: 1 << 20, what: "session script")) } catch let e as LocalFile.Failure {
+                printError("interlude play: \(e)")
                 return 1
-            }
-            do { script = try SessionScript.parse(data) } catch {
+            } catch {
                 printError("interlude play: \(sessionPath): \(error)")
                 return 1
             }

@@ -80,20 +80,27 @@ let stitchHelp = """
       --load-video-timeout S    seconds to fetch one ad media file (default: 8)
       --play-ads-after S        with ad rules, play only breaks after this content time
       --preload-timeout S       seconds to fetch all ad media together (default: 30)
-      --cache-dir DIR           where fetched ad media is cached (default: ~/.cache/interlude)
+      --cache-dir DIR           where fetched ad media is cached (default: ~/.cache/interlude;
+                                created private; a folder others may write is refused; each
+                                entry is checked against the size and SHA-256 it was saved with)
       --stall-timeout S|off     once ad media is ready, fail the stitch when no frame is
                                 written for S seconds because content is paused and no ad
                                 plays (a hang turned into an error; default: \(Int(StitchRequest.defaultStallTimeout)))
       --allow-truncated         stitch content that decodes more than 1 s short of its
                                 declared duration (an error otherwise); the report says so
       -y                        overwrite OUT and the report if they exist (never a directory,
-                                device, FIFO or symlink)
+                                device, FIFO or symlink); with --format hls, replace a previous
+                                package (a folder of playlists and segments only)
       -q, --quiet               no progress line
       -v, --verbose             show FFmpeg's own warnings
       -h, --help                this help
 
     An ad that cannot be opened or decoded is left out of its pod and reported; the stitch
-    goes on. Exit status: 0 done, 1 failed (no output written), 2 bad arguments.
+    goes on. Each option is given once (--ad-break, --native-break and --native-format repeat);
+    -- ends the options. No output (-o, --report, --companions) may be an input, -y or not.
+    Inputs are regular files or URLs (a FIFO or device is refused); http(s) content is read
+    with an 8 s deadline per read. Exit status: 0 done, 1 failed (no output written), 2 bad
+    arguments (an output that is an input included).
     """
 
 /// Runs `interlude stitch ARGS`; returns the exit status.
@@ -109,8 +116,8 @@ let stitchHelp = """
     setMediaLogging(verbose: options.verbose)
     OutputTarget.installSignalCleanup()
     if let problem = options.targetProblem() {
-        printError("interlude stitch: \(problem)")
-        return 1
+        printError("interlude stitch: \(problem.message)")
+        return problem.status
     }
     if !options.nativeFormats.isEmpty { return await runNativeStitch(options) }
     if options.usesAdsAPI { return await runTagStitch(options) }
@@ -181,6 +188,8 @@ struct StitchOptions {
     var cacheDir: String?
     var preloadTimeout: Double?
     var adUI: AdUIOption?
+    /// The `--ad-ui FILE.json` layout file, if one was named.
+    var adUIPath: String?
     /// `--native-break` values: where, the response, full frame or L-bar.
     var nativeBreaks: [(position: CuePosition, response: String, layout: NativeBreak.Layout)] = []
     /// `--native-format` files.
@@ -195,7 +204,7 @@ struct StitchOptions {
 
     /// Parses; nil when help was asked for.
     static func parse(_ args: [String]) throws -> StitchOptions? {
-        var scanner = ArgumentScanner(args)
+        var scanner = ArgumentScanner(args, repeatable: ["--ad-break", "--native-break", "--native-format"], aliases: commonAliases)
         var content: String?
         var output: String?
         var breaks: [(CuePosition, [String], DoubleBoxStyle?)] = []
@@ -221,6 +230,7 @@ struct StitchOptions {
         var smart = SmartRendering.auto
         var transcodeCache: String?
         var adUI: AdUIOption?
+        var adUIPath: String?
         var nativeBreaks: [(position: CuePosition, response: String, layout: NativeBreak.Layout)] = []
         var nativeFormats: [String] = []
         var companionsDir: String?
@@ -230,7 +240,7 @@ struct StitchOptions {
             return d
         }
         while let arg = scanner.next() {
-            let name = optionName(arg)
+            let name = try scanner.name(of: arg)
             switch name {
             case "-h", "--help": return nil
             case "-o", "--output": output = try scanner.value(for: name, in: arg)
@@ -265,7 +275,10 @@ struct StitchOptions {
                 guard let mode = SmartRendering(rawValue: v) else { throw UsageError("--smart must be auto, on or off, not '\(v)'") }
                 smart = mode
             case "--ads": adTag = try scanner.value(for: name, in: arg)
-            case "--ad-ui": adUI = try AdUIOption.parse(try scanner.value(for: name, in: arg))
+            case "--ad-ui":
+                let v = try scanner.value(for: name, in: arg)
+                adUI = try AdUIOption.parse(v)
+                if case .layout = adUI { adUIPath = v }
             case "--companions": companionsDir = try scanner.value(for: name, in: arg)
             case "--companion-sizes":
                 let v = try scanner.value(for: name, in: arg)
@@ -294,7 +307,7 @@ struct StitchOptions {
             case "-q", "--quiet": quiet = true
             case "-v", "--verbose": verbose = true
             default:
-                if arg.hasPrefix("-") && arg != "-" { throw UsageError("unknown option '\(arg)' (see --help)") }
+                if !name.isEmpty { throw UsageError("unknown option '\(arg)' (see --help)") }
                 guard content == nil else { throw UsageError("unexpected argument '\(arg)'") }
                 content = arg
             }
@@ -336,6 +349,7 @@ struct StitchOptions {
         o.nativeFormats = nativeFormats
         o.adRules = named.map { b in (b.id, b.position, b.ads.map(AdRulesBuilder.AdReference.guess)) }
         o.adUI = adUI
+        o.adUIPath = adUIPath
         o.companionsDir = companionsDir
         if let companionSizes { o.companionSizes = companionSizes }
         if companionsDir != nil, !o.usesAdsAPI {

@@ -1,43 +1,49 @@
-// Checks of `stitch`'s output and report targets before any work is done.
+// Checks of `stitch`'s inputs, output and report targets before any work is done.
 import Foundation
+import Interlude
 import Playback
 
 extension StitchOptions {
-    /// Every input the stitch reads: content, ad media or tags of `--ad-break`, the `--ads` tag.
-    var inputPaths: [String] {
-        var paths = [request.content]
-        paths += request.breaks.flatMap(\.ads)
-        if let adTag { paths.append(adTag) }
-        return paths.map { $0.hasPrefix("file://") ? (URL(string: $0)?.path ?? $0) : $0 }.filter { !$0.contains("://") }
+    /// Every file the stitch reads and writes (`CommandFiles`): content, ad media or tags of
+    /// `--ad-break`, the `--ads` tag, `--native-format` files, `--native-break` responses, the
+    /// `--ad-ui` layout; `-o` (a folder for HLS), `--report`, `--companions DIR`.
+    var files: CommandFiles {
+        var f = CommandFiles()
+        f.input("content", request.content)
+        for ad in request.breaks.flatMap(\.ads) { f.input("--ad-break", ad) }
+        f.input("--ads", adTag)
+        for path in nativeFormats { f.input("--native-format", path) }
+        for b in nativeBreaks { f.input("--native-break", b.response) }
+        f.input("--ad-ui", adUIPath)
+        if request.container == .hls {
+            f.folders.append(("-o", request.output, true, ""))
+        } else {
+            f.output("-o", request.output)
+        }
+        f.output("--report", reportPath)
+        if let dir = companionsDir, dir != "lbar" { f.folders.append(("--companions", dir, false, "companion-")) }
+        return f
     }
 
-    /// Why an input, the output or the report target cannot be used (one line), or nil: local
-    /// inputs must be regular files; `-o` and `--report` must differ from each other and from every
-    /// input, and each must be a writable regular-file target (`OutputTarget.validate`; `-y`
-    /// governs both).
-    func targetProblem() -> String? {
-        // A FIFO or device as an input would block or never end; a directory cannot be read.
-        for input in inputPaths {
-            var st = stat()
-            guard stat(input, &st) == 0 else { continue }   // missing inputs are reported where they are read
-            let kind = st.st_mode & S_IFMT
-            if kind == S_IFIFO { return "input \(input) is a FIFO; refused (inputs must be regular files or URLs)" }
-            if kind == S_IFCHR || kind == S_IFBLK { return "input \(input) is a device; refused (inputs must be regular files or URLs)" }
-            if kind == S_IFDIR { return "input \(input) is a directory" }
-        }
+    /// Why the stitch cannot start (one line) and its exit status, or nil: an output that is an
+    /// input or another output is a usage error (2); an input that is a FIFO, device or folder, or
+    /// an output target that cannot be written (`OutputTarget.validate`; `-y` governs `-o` and the
+    /// report alike) fails the stitch (1).
+    func targetProblem() -> (message: String, status: Int32)? {
+        let files = self.files
+        if let conflict = files.conflict() { return (conflict, 2) }
+        if let problem = files.unreadableInput() { return (problem, 1) }
+        if let dir = cacheDir, let problem = AdMediaCache.folderProblem(dir) { return ("--cache-dir: \(problem)", 1) }
         let output = request.output
-        if output != "-" {
-            if let input = inputPaths.first(where: { OutputTarget.sameFile($0, output) }) { return "output \(output) is the input \(input); refused" }
-        }
-        if let report = reportPath {
-            if output != "-", OutputTarget.sameFile(report, output) { return "--report \(report) is the output; refused" }
-            if let input = inputPaths.first(where: { OutputTarget.sameFile($0, report) }) { return "--report \(report) is the input \(input); refused" }
-        }
         do {
-            if output != "-" { try OutputTarget.validate(output, overwrite: request.overwrite, role: "output") }
+            if request.container == .hls {
+                try OutputTarget.validateFolder(output, overwrite: request.overwrite, role: "output")
+            } else if output != "-" {
+                try OutputTarget.validate(output, overwrite: request.overwrite, role: "output")
+            }
             if let report = reportPath { try OutputTarget.validate(report, overwrite: request.overwrite, role: "report") }
         } catch {
-            return "\(error)"
+            return ("\(error)", 1)
         }
         return nil
     }

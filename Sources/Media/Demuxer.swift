@@ -1,4 +1,7 @@
 import CFFmpeg
+#if canImport(Glibc)
+import Glibc
+#endif
 import Timing
 
 /// An opened input container (file path or URL FFmpeg can read). Owns its AVFormatContext.
@@ -18,6 +21,12 @@ public final class Demuxer {
     public static let adFormats = "mov,matroska,webm,mpegts,mpeg,avi,flv,ogg,asf"
     /// The protocols ad media may be read through: the local (cached) copy only.
     public static let adProtocols = "file"
+    /// The protocols content named by an http(s) URL may be read through (an HLS playlist served
+    /// as content cannot make FFmpeg read `file:` or `pipe:` segments).
+    public static let networkProtocols = "http,https,tcp,tls"
+    /// Microseconds one network read (or connect) of content may wait before it fails: the same
+    /// 8 s a single ad media download gets by default (`loadVideoTimeout`).
+    public static let networkReadTimeout: Int64 = 8_000_000
 
     let context: UnsafeMutablePointer<AVFormatContext>
     /// Where the input was opened from.
@@ -32,6 +41,14 @@ public final class Demuxer {
         var ctx: UnsafeMutablePointer<AVFormatContext>?
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
+        try Demuxer.refuseBlockingFile(url)
+        if policy == .trusted, let scheme = Demuxer.scheme(of: url), scheme == "http" || scheme == "https" {
+            // content from a network: ad media's deadlines and protocol rules, never FFmpeg's
+            // defaults (no timeout at all: a stalled server hung the stitch)
+            av_dict_set(&options, "protocol_whitelist", Demuxer.networkProtocols, 0)
+            av_dict_set(&options, "rw_timeout", "\(Demuxer.networkReadTimeout)", 0)
+            av_dict_set(&options, "timeout", "\(Demuxer.networkReadTimeout)", 0)
+        }
         if policy == .adMedia {
             av_dict_set(&options, "format_whitelist", Demuxer.adFormats, 0)
             av_dict_set(&options, "protocol_whitelist", Demuxer.adProtocols, 0)
@@ -53,6 +70,34 @@ public final class Demuxer {
         context = ctx
         self.url = url
         streams = (0..<Int(ctx.pointee.nb_streams)).map { StreamInfo(ctx, ctx.pointee.streams[$0]!) }
+    }
+
+    /// The URL scheme of `url` (lowercased), or nil for a plain path.
+    static func scheme(of url: String) -> String? {
+        guard let colon = url.firstIndex(of: ":"), url[colon...].hasPrefix("://") else { return nil }
+        let s = url[..<colon]
+        guard !s.isEmpty, s.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }) else { return nil }
+        return s.lowercased()
+    }
+
+    /// Throws for a local path (or `file:` URL) that is a FIFO or a device: FFmpeg's `open` would
+    /// wait for a writer for ever, or read a device that never ends.
+    static func refuseBlockingFile(_ url: String) throws {
+        let path: String
+        if url.hasPrefix("file:") {
+            path = url.hasPrefix("file://") ? String(url.dropFirst(7)) : String(url.dropFirst(5))
+        } else if scheme(of: url) == nil {
+            path = url
+        } else {
+            return
+        }
+        var st = stat()
+        guard stat(path, &st) == 0 else { return }   // FFmpeg says why it cannot be opened
+        switch st.st_mode & S_IFMT {
+        case S_IFIFO: throw MediaError.unsupported("\(url) is a FIFO; refused (media must be a regular file or a URL)")
+        case S_IFCHR, S_IFBLK: throw MediaError.unsupported("\(url) is a device; refused (media must be a regular file or a URL)")
+        default: return
+        }
     }
 
     deinit { var c: UnsafeMutablePointer<AVFormatContext>? = context; avformat_close_input(&c) }

@@ -30,7 +30,7 @@ public enum OutputTarget {
             if kind != S_IFREG { throw .outputUnwritable("\(role) \(path) is not a regular file; refused") }
             if !overwrite { throw role == "output" ? .outputExists(path) : .outputUnwritable("\(role) \(path) exists (use -y to overwrite)") }
         }
-        let name = (path as NSString).lastPathComponent
+        let name = nameOf(path)
         if name.utf8.count > nameMax { throw .outputUnwritable("\(role) \(path): file name longer than \(nameMax) bytes") }
         let folder = folderOf(path)
         var dst = stat()
@@ -50,15 +50,17 @@ public enum OutputTarget {
     /// character boundary) so that the whole name stays within NAME_MAX.
     public static func temporaryPath(for path: String) -> String {
         let suffix = ".\(getpid()).interlude-tmp"
-        var name = (path as NSString).lastPathComponent
+        var name = nameOf(path)
         while 1 + name.utf8.count + suffix.utf8.count > nameMax { name.removeLast() }
         return folderOf(path) + "/." + name + suffix
     }
 
     /// Creates the temporary file for `path` exclusively (a stale one of a dead process with this
-    /// pid is removed first; nothing is followed through a symlink) and registers it for cleanup.
+    /// pid is removed first, and so are those of killed runs in that folder:
+    /// `removeStaleTemporaries`; nothing is followed through a symlink) and registers it for cleanup.
     @discardableResult
     public static func createTemporary(for path: String) throws(StitchFailure) -> String {
+        removeStaleTemporaries(in: folderOf(path))
         let tmp = temporaryPath(for: path)
         var st = stat()
         if lstat(tmp, &st) == 0, st.st_mode & S_IFMT == S_IFREG || st.st_mode & S_IFMT == S_IFLNK { unlink(tmp) }
@@ -159,8 +161,26 @@ public enum OutputTarget {
         }
     }
 
-    static func folderOf(_ path: String) -> String {
-        let folder = (path as NSString).deletingLastPathComponent
-        return folder.isEmpty ? "." : folder
+    /// The folder part of `path` (`.` for a bare name, `/` at the root), trailing slashes ignored.
+    /// Plain string work: Foundation's `NSString.deletingLastPathComponent` traps on one-character
+    /// names on Linux (`-o x` died with SIGILL).
+    public static func folderOf(_ path: String) -> String {
+        let trimmed = trimmingTrailingSlashes(path)
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        let folder = trimmingTrailingSlashes(String(trimmed[..<slash]))
+        return folder.isEmpty ? "/" : folder
+    }
+
+    /// The last component of `path` (trailing slashes ignored).
+    public static func nameOf(_ path: String) -> String {
+        let trimmed = trimmingTrailingSlashes(path)
+        guard let slash = trimmed.lastIndex(of: "/") else { return trimmed }
+        return String(trimmed[trimmed.index(after: slash)...])
+    }
+
+    private static func trimmingTrailingSlashes(_ path: String) -> String {
+        var p = Substring(path)
+        while p.count > 1, p.hasSuffix("/") { p = p.dropLast() }
+        return String(p)
     }
 }

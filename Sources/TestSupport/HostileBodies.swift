@@ -52,7 +52,10 @@ public enum HostileBodies {
                let kb = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") {
                 peak = max(peak, kb)
             }
-            if Date().timeIntervalSince(start) > limit { p.terminate() }
+            // SIGTERM, then SIGKILL: a child can inherit a mask that blocks SIGTERM (the test runner's threads)
+            let elapsed = Date().timeIntervalSince(start)
+            if elapsed > limit { p.terminate() }
+            if elapsed > limit + 5 { kill(pid, SIGKILL) }
             usleep(5_000)
         }
         p.waitUntilExit()

@@ -14,15 +14,17 @@ enum CLI {
     struct Output: Sendable { var status: Int32; var stdout: Data; var stderr: String }
 
     /// Runs the CLI on a thread of its own (see `offPool`).
-    static func run(_ args: [String], executable: URL? = nil) async throws -> Output {
-        try await offPool { try runBlocking(args, executable: executable) }
+    static func run(_ args: [String], executable: URL? = nil, in directory: URL? = nil) async throws -> Output {
+        try await offPool { try runBlocking(args, executable: executable, in: directory) }
     }
 
-    /// Runs `interlude` (or `executable`, e.g. a tracer wrapping it) with `args`.
-    static func runBlocking(_ args: [String], executable: URL? = nil) throws -> Output {
+    /// Runs `interlude` (or `executable`, e.g. a tracer wrapping it) with `args`, in `directory`
+    /// (relative names) or the test's own working folder.
+    static func runBlocking(_ args: [String], executable: URL? = nil, in directory: URL? = nil) throws -> Output {
         let p = Process()
         p.executableURL = executable ?? binary
         p.arguments = args
+        if let directory { p.currentDirectoryURL = directory }
         let out = Pipe()
         let errFile = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-cli-stderr-\(UUID().uuidString)")
         FileManager.default.createFile(atPath: errFile.path, contents: nil)

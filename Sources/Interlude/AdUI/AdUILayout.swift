@@ -73,7 +73,8 @@ public final class AdUILayout: AdUIRenderer {
 
     /// Reads a layout file; images are read relative to its folder. Throws `AdUILayoutError`.
     public static func load(path: String) throws -> AdUILayout {
-        guard let data = FileManager.default.contents(atPath: path) else { throw AdUILayoutError("cannot read ad UI layout \(path)") }
+        let data: Data
+        do { data = try LocalFile.read(path, maxBytes: 1 << 20, what: "ad UI layout") } catch { throw AdUILayoutError(error.description) }
         do {
             return try AdUILayout(json: data, directory: URL(fileURLWithPath: path).deletingLastPathComponent())
         } catch let e as AdUILayoutError {
@@ -133,8 +134,8 @@ public final class AdUILayout: AdUIRenderer {
             guard let name = e["image"] as? String, !name.isEmpty else { throw AdUILayoutError("image must be a file name") }
             guard let directory else { throw AdUILayoutError("images need a layout file") }
             let url = name.hasPrefix("/") ? URL(fileURLWithPath: name) : directory.appendingPathComponent(name)
-            guard let attrs = try? FileManager.default.attributesOfItem(atPath: url.path), (attrs[.size] as? Int ?? 0) <= 16 << 20,
-                  let data = FileManager.default.contents(atPath: url.path) else { throw AdUILayoutError("cannot read image \(url.path) (at most 16 MB)") }
+            let data: Data
+            do { data = try LocalFile.read(url.path, maxBytes: 16 << 20, what: "image") } catch { throw AdUILayoutError("\(error) (at most 16 MB)") }
             do { item = Item(kind: .image(try AdUIImage(data: data))) } catch { throw AdUILayoutError("image \(url.path): \(error)") }
             let r = try rect(e["rect"], "rect")
             (item.x, item.y, item.width, item.height) = (r[0], r[1], r[2], r[3])

@@ -44,6 +44,11 @@ import Timing
     private var allAdsCompleted = false
     private var quitting = false
     private var eventCounts: [AdEventType: Int] = [:]
+    /// Script actions on a time that fired already (by index): each fires once, so a seek back
+    /// over its own time does not fire it again.
+    private var firedActions: Set<Int> = []
+    /// A pause or background with no `for` holds playback (no timer ends it).
+    private var heldWithoutEnd = false
     private var finished: CheckedContinuation<Void, Never>?
     private var endObserver: NSObjectProtocol?
     private let tokens = NSMutableArray()
@@ -139,7 +144,9 @@ import Timing
         switch kind {
         case .pause(let seconds):
             write("action", ["do": "pause"])
+            if seconds == nil { heldWithoutEnd = true }   // before pausing: a resume on the PAUSE event clears it
             if let m = adsManager, m.isPlayingAd { m.pause() } else { player.pause() }
+            if seconds == nil { holdWithoutEnd() }
             if let seconds {
                 let resume = { [weak self] in self?.perform(.resume) }
                 if player.clock == .realTime {
@@ -150,6 +157,7 @@ import Timing
             }
         case .resume:
             write("action", ["do": "resume"])
+            heldWithoutEnd = false
             if let m = adsManager, m.isPlayingAd { m.resume() } else if !(adsManager?.isPlayingAd ?? false) { player.play() }
         case .skip:
             write("action", ["do": "skip"])
@@ -170,6 +178,7 @@ import Timing
             if on {
                 let effect = backgroundPlayback.enterBackground()
                 write("background", ["playback": effect.rawValue])
+                if seconds == nil, effect == .pauses { heldWithoutEnd = true; holdWithoutEnd() }
                 if let seconds {
                     let back = { [weak self] in self?.perform(.background(false, seconds: nil)) }
                     if player.clock == .realTime {
@@ -179,6 +188,7 @@ import Timing
                     }
                 }
             } else {
+                heldWithoutEnd = false
                 backgroundPlayback.enterForeground()
             }
         case .quit:
@@ -190,21 +200,50 @@ import Timing
         }
     }
 
+    /// A pause or background with no `for`. In real time the viewer (a key, a later action) ends
+    /// it; played as fast as possible nothing else can come once playback is held, so when it is
+    /// still held after the actions and events it set off have run, the session ends there — at
+    /// the script's end — instead of waiting for ever.
+    private func holdWithoutEnd() {
+        guard heldWithoutEnd, player.clock == .asFastAsPossible else { return }
+        // two turns of the main queue: events the pause itself posts (PAUSE) and actions on them run first
+        DispatchQueue.main.async { DispatchQueue.main.async { MainActor.assumeIsolated { [weak self] in self?.endIfStillHeld() } } }
+    }
+
+    private func endIfStillHeld() {
+        guard heldWithoutEnd, !quitting, finished != nil else { return }
+        let adPaused = adsManager.map { $0.isPlayingAd && $0.isAdPaused } ?? false
+        let contentHeld = player.rate == 0 && !(adsManager?.isPlayingAd ?? false)
+        let adsPending = adTag != nil && adsManager == nil && !loadFailed   // a LOADED still to come plays on
+        guard (adPaused || contentHeld), !adsPending else { return }
+        write("scriptEnded", ["reason": "held by a pause or background with no \"for\"; nothing can resume it as fast as possible"])
+        quitting = true
+        adsManager?.destroy()
+        checkDone()
+    }
+
     private func installScript() {
-        for action in script.actions {
+        for (index, action) in script.actions.enumerated() {
             switch action.trigger {
             case .contentTime(let t):
                 tokens.add(player.addBoundaryTimeObserver(forTimes: [t], queue: .main) { [weak self] in
-                    MainActor.assumeIsolated { self?.perform(action.kind) }
+                    MainActor.assumeIsolated { self?.fireTimeAction(index) }
                 })
             case .streamTime(let t):
                 tokens.add(player.addStreamTimeObserver(forTimes: [t], queue: .main) { [weak self] _ in
-                    MainActor.assumeIsolated { self?.perform(action.kind) }
+                    MainActor.assumeIsolated { self?.fireTimeAction(index) }
                 })
             case .event:
                 break
             }
         }
+    }
+
+    /// Performs script action `index` the first time its time is reached: a seek back over that
+    /// time must not set it off again (a backwards seek at 15 s fired 1,601 times in 15 s).
+    private func fireTimeAction(_ index: Int) {
+        guard firedActions.insert(index).inserted else { return }
+        perform(script.actions[index].kind)
     }
 
     private func contentEnded() {

@@ -9,8 +9,7 @@ enum HLSOutput {
                         settings: HLSSettings, startDate: Date, overwrite: Bool) throws {
         let fm = FileManager.default
         let target = URL(fileURLWithPath: output).standardizedFileURL
-        let staging = target.deletingLastPathComponent()
-            .appendingPathComponent(".\(target.lastPathComponent).\(getpid()).interlude-hls")
+        let staging = URL(fileURLWithPath: OutputTarget.stagingFolderPath(for: target.path))
         try? fm.removeItem(at: staging)
         OutputTarget.register(staging.path)   // removed on SIGINT/SIGTERM/SIGHUP (registered before it exists)
         defer { OutputTarget.unregister(staging.path) }
@@ -20,8 +19,7 @@ enum HLSOutput {
                                         settings: settings, programDate: settings.programDate ?? startDate)
             // the rules again now (the folder may have changed during the stitch)
             try OutputTarget.validateFolder(output, overwrite: overwrite, role: "output")
-            if fm.fileExists(atPath: target.path) { try fm.removeItem(at: target) }
-            try fm.moveItem(at: staging, to: target)
+            try OutputTarget.replaceFolder(target.path, with: staging.path)
         } catch {
             try? fm.removeItem(at: staging)
             throw error
