@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 PACKAGES := libfreetype-dev libcurl4-openssl-dev libavformat-dev libavcodec-dev libavfilter-dev libavutil-dev libswscale-dev libswresample-dev pkg-config ffmpeg \
-            libsdl2-dev xvfb xdotool x11-apps fonts-dejavu-core strace
+            libsdl2-dev xvfb xdotool x11-apps fonts-dejavu-core strace time
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SETUP_STAMP := .build/.setup-done
 
