@@ -20,6 +20,8 @@ public final class Decoder {
     public let stream: StreamInfo
     /// How many packets were rejected as corrupt (decoding goes on past them).
     public private(set) var corruptPackets = 0
+    /// The picture budget its input's demuxer carries (video of ad media), else nil.
+    public private(set) var pictureBudget: PictureBudget?
 
     /// Opens a decoder for stream `index` of `demuxer`; `threads` 0 lets FFmpeg choose.
     public init(demuxer: Demuxer, streamIndex index: Int, threads: Int = 0) throws {
@@ -37,6 +39,11 @@ public final class Decoder {
         ctx.pointee.thread_count = Int32(threads)
         if par!.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
             ctx.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
+            if let budget = demuxer.pictureBudget {
+                // FFmpeg refuses a larger picture before allocating it; `receive` checks the sides.
+                ctx.pointee.max_pixels = Int64(budget.maxPixels)
+                pictureBudget = budget
+            }
         }
         try check(avcodec_open2(ctx, codec, nil), "cannot open \(stream.codecName) decoder")
     }
@@ -76,6 +83,7 @@ public final class Decoder {
         let r = avcodec_send_packet(context, packet?.pointer)
         if r == averrorEOF || r == averrorEAGAIN { return }
         if r == interlude_averror_invaliddata() { corruptPackets += 1; return }
+        try checkBudget(r)
         try check(r, "decoding \(stream.codecName)")
     }
 
@@ -84,6 +92,18 @@ public final class Decoder {
     /// seen, in band or in the extradata, stay.
     public func flush() { avcodec_flush_buffers(context) }
 
+    /// A decoder held to a budget fails with EINVAL when the bitstream declares a picture over
+    /// it (`max_pixels`), and FFmpeg then leaves the size 0×0 (`ff_set_dimensions`): said as such.
+    /// Another EINVAL (a size it kept, within the budget) stays FFmpeg's error.
+    private func checkBudget(_ r: Int32) throws {
+        guard let pictureBudget, r == interlude_averror_einval() else { return }
+        let w = Int(context.pointee.coded_width), h = Int(context.pointee.coded_height)
+        if let refusal = pictureBudget.refusal("a decoded picture", width: w, height: h) { throw refusal }
+        if w == 0 || h == 0 {
+            throw MediaError.unsupported("the \(stream.codecName) bitstream declares a picture over the ad picture budget (\(pictureBudget)); the decoder refused it")
+        }
+    }
+
     /// Receives the next decoded frame into `frame`.
     public func receive(into frame: Frame) throws -> CodecState {
         frame.unref()
@@ -91,7 +111,12 @@ public final class Decoder {
         if r == averrorEAGAIN { return .needsInput }
         if r == averrorEOF { return .drained }
         if r == interlude_averror_invaliddata() { corruptPackets += 1; return .needsInput }
+        try checkBudget(r)
         try check(r, "decoding \(stream.codecName)")
+        if let pictureBudget, let refusal = pictureBudget.refusal("a decoded picture", width: frame.width, height: frame.height) {
+            frame.unref()
+            throw refusal
+        }
         return .produced
     }
 }

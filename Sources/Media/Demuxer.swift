@@ -61,14 +61,21 @@ public final class Demuxer {
         }
         try check(opened, "cannot open \(url)")
         guard let ctx else { throw MediaError.allocationFailed("AVFormatContext") }
-        let found = avformat_find_stream_info(ctx, nil)
+        let budget: PictureBudget? = policy == .adMedia ? .ad : nil
+        func close() { var c: UnsafeMutablePointer<AVFormatContext>? = ctx; avformat_close_input(&c) }
+        // The container's declared picture size, before anything is decoded (finding the stream
+        // information decodes a few frames).
+        if let budget, let refusal = Demuxer.overBudget(ctx, budget) { close(); throw refusal }
+        let found = Demuxer.findStreamInfo(ctx, budget: budget)
         if found < 0 {
-            var c: UnsafeMutablePointer<AVFormatContext>? = ctx
-            avformat_close_input(&c)
+            close()
             try check(found, "cannot read stream information of \(url)")
         }
+        // Again with what the bitstream said (its parser may correct the container).
+        if let budget, let refusal = Demuxer.overBudget(ctx, budget) { close(); throw refusal }
         context = ctx
         self.url = url
+        pictureBudget = budget
         streams = (0..<Int(ctx.pointee.nb_streams)).map { StreamInfo(ctx, ctx.pointee.streams[$0]!) }
     }
 
@@ -98,6 +105,30 @@ public final class Demuxer {
         case S_IFCHR, S_IFBLK: throw MediaError.unsupported("\(url) is a device; refused (media must be a regular file or a URL)")
         default: return
         }
+    }
+
+    /// The budget every decoder of this input's video keeps to (`PictureBudget.ad` for ad media).
+    public let pictureBudget: PictureBudget?
+
+    /// The refusal for the first video stream whose declared size is over `budget`, if any.
+    private static func overBudget(_ ctx: UnsafeMutablePointer<AVFormatContext>, _ budget: PictureBudget) -> MediaError? {
+        for i in 0..<Int(ctx.pointee.nb_streams) {
+            guard let par = ctx.pointee.streams[i]?.pointee.codecpar, par.pointee.codec_type == AVMEDIA_TYPE_VIDEO,
+                  ctx.pointee.streams[i]!.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0 else { continue }
+            if let r = budget.refusal("the video picture", width: Int(par.pointee.width), height: Int(par.pointee.height)) { return r }
+        }
+        return nil
+    }
+
+    /// `avformat_find_stream_info`, with each stream's probing decoder held to `budget` (its
+    /// `max_pixels`) so a picture over it fails there before it is allocated.
+    private static func findStreamInfo(_ ctx: UnsafeMutablePointer<AVFormatContext>, budget: PictureBudget?) -> Int32 {
+        guard let budget else { return avformat_find_stream_info(ctx, nil) }
+        let n = Int(ctx.pointee.nb_streams)
+        var options = [OpaquePointer?](repeating: nil, count: max(n, 1))
+        defer { for i in options.indices { av_dict_free(&options[i]) } }
+        for i in 0..<n { av_dict_set(&options[i], "max_pixels", String(budget.maxPixels), 0) }
+        return options.withUnsafeMutableBufferPointer { avformat_find_stream_info(ctx, $0.baseAddress) }
     }
 
     deinit { var c: UnsafeMutablePointer<AVFormatContext>? = context; avformat_close_input(&c) }

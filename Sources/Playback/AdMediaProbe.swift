@@ -47,7 +47,8 @@ public struct AdMedia: Sendable, Equatable {
 public enum AdMediaProbe {
     /// Why an ad cannot be spliced, with its VAST error code.
     public struct Rejection: Error, Equatable {
-        /// 401 file not found, 403 no video (unsupported), 405 cannot be decoded.
+        /// 401 file not found, 403 no video or unsupported (a container not allowed, a picture over
+        /// `PictureBudget.ad`), 405 cannot be decoded.
         public var code: Int
         /// One-line reason.
         public var message: String
@@ -77,6 +78,9 @@ public enum AdMediaProbe {
         let scan: AdPacketScan
         do {
             scan = try AdPacketScan(demuxer: demuxer, stream: video)
+        } catch MediaError.unsupported(let why) {
+            // a picture over the ad picture budget that only the bitstream declared
+            throw Rejection(code: 403, message: "ad media refused: \(why)")
         } catch {
             throw Rejection(code: 405, message: "ad media \(url) cannot be decoded: \(error)")
         }

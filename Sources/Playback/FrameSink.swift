@@ -101,7 +101,14 @@ public final class EncodedOutput: FrameSink {
         videoStream = try muxer.addStream(for: video)
         if let audio { audioStream = try muxer.addStream(for: audio) } else { audioStream = -1 }
         supportsChapters = container == .mp4
-        try muxer.writeHeader(options: container == .mp4 ? ["movflags": "+faststart"] : [:])
+        // NUT's index keeps a syncpoint and an index entry per keyframe (every raw frame) in memory
+        // until the trailer: about 10 MB an hour at 25 fps. A file keeps it (readers seek and find
+        // the duration with it); a pipe, whose reader can never go back to it, has none, so a
+        // stream of any length runs in bounded memory.
+        var options: [String: String] = [:]
+        if container == .mp4 { options["movflags"] = "+faststart" }
+        if container == .nut, url.hasPrefix("pipe:") { options["write_index"] = "0" }
+        try muxer.writeHeader(options: options)
         packet = try Packet()
         framer = AudioFramer(channels: format.channels, sampleRate: format.sampleRate, frameSize: audio?.frameSize ?? 0,
                              interleavedS16: audio?.wantsInterleavedS16 ?? false)

@@ -137,6 +137,14 @@ public enum TestMedia {
         }
     }
 
+    /// A file made by one ffmpeg run from `arguments` (its inputs included, e.g. `-f lavfi -i …`),
+    /// cached in `cacheDirectory` as `name`.
+    public static func generated(_ name: String, arguments: [String]) throws -> URL {
+        try cached(name) { out in
+            try Tools.ffmpeg(["-v", "error", "-y", "-nostdin"] + arguments + [out.path])
+        }
+    }
+
     /// ffmpeg arguments that fit a picture into `width`x`height` preserving its aspect ratio, centred
     /// with black bars: `-vf scale=...:force_original_aspect_ratio=decrease,pad=...,setsar=1`.
     public static func fitFilter(width: Int, height: Int) -> String {

@@ -3,7 +3,8 @@ import Media
 import Timing
 
 /// An output that keeps nothing but counts, for tests and for measuring the frame loop: frames,
-/// samples, and the wall-clock time at which each frame was presented (real-time checks).
+/// samples, and the wall-clock time at which each of the last `keptTimes` frames was presented
+/// (real-time checks). Its memory is bounded however long it runs.
 public final class NullOutput: SurfaceOutput, @unchecked Sendable {
     // @unchecked Sendable: written by the frame loop, read under `lock`.
     private let lock = NSLock()
@@ -13,13 +14,21 @@ public final class NullOutput: SurfaceOutput, @unchecked Sendable {
     private var done = false
     /// Whether it counts as a live view (a late frame may then be left out of it).
     public let isLive: Bool
+    /// How many presentation times it keeps at least (the latest ones).
+    public let keptTimes: Int
 
-    /// A null output; `live` makes it a live view.
-    public init(live: Bool = false) { isLive = live }
+    /// A null output; `live` makes it a live view. It keeps the presentation times of the last
+    /// `keptTimes` frames (default 108,000: an hour at 30 fps, under 2 MB).
+    public init(live: Bool = false, keptTimes: Int = 108_000) {
+        isLive = live
+        self.keptTimes = max(1, keptTimes)
+    }
 
     public func writeVideo(_ frame: Frame, index: Int64, keyframe: Bool) throws {
         lock.lock(); defer { lock.unlock() }
         frames += 1
+        // Dropping the older half at twice the count keeps the cost per frame constant.
+        if times.count >= 2 * keptTimes { times.removeFirst(times.count - keptTimes) }
         times.append(monotonicSeconds())
     }
 
@@ -34,7 +43,8 @@ public final class NullOutput: SurfaceOutput, @unchecked Sendable {
     public var frameCount: Int64 { lock.lock(); defer { lock.unlock() }; return frames }
     /// Audio samples per channel received.
     public var sampleCount: Int64 { lock.lock(); defer { lock.unlock() }; return samples }
-    /// Monotonic seconds (`monotonicSeconds()`) at which each frame arrived, in order.
+    /// Monotonic seconds (`monotonicSeconds()`) at which each frame arrived, in order: every frame,
+    /// or (after more than `keptTimes`) at least the last `keptTimes`, ending with the last frame.
     public var presentationTimes: [Double] { lock.lock(); defer { lock.unlock() }; return times }
     /// Whether `finish()` was called.
     public var isFinished: Bool { lock.lock(); defer { lock.unlock() }; return done }
