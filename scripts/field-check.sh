@@ -6,15 +6,17 @@
 #   scripts/field-check.sh ffmpeg FILE   one MP4 or playlist through `ffmpeg -v error -xerror`
 #   scripts/field-check.sh gst FILE      one MP4 or playlist through GStreamer's playbin
 #
-# Which files: the tests' outputs, not their inputs. A file is an output when a test found it
-# clean with MediaVerifier.ffmpegErrors (the lenient check every stitch and player test makes on
-# what it wrote) or kept it with FieldCheck.keep: TestSupport's FieldCheck then hard-links it
-# (an HLS package: its folder) under TEST_TMP/field-check/kept/ and appends a line
-# `CLIENTS<TAB>PATH` to TEST_TMP/field-check/manifest.tsv, CLIENTS being `ffmpeg` or
-# `ffmpeg,gst`. Deliberately broken fixtures never get there (the lenient check fails on them,
-# and nothing keeps them), and the links outlive a test that removes its folder. Raw frame
-# streams (nut, y4m) are not kept. The demo (Media/content.mp4 with Media/demo-vmap.xml, as
-# `make demo`) is stitched here by the CLI to MP4 and to HLS, and both go through both clients.
+# Which files: the tests' outputs, not their inputs. A file is an output when a test wrote it under
+# the temporary directory and found it clean with MediaVerifier.ffmpegErrors (the lenient check
+# the stitch tests make on what they wrote), or kept it with FieldCheck.keep (TestSupport). Then
+# FieldCheck copies it (an HLS package: its folder) under TEST_TMP/field-check/kept/ and appends
+# a line `CLIENTS<TAB>PATH` to TEST_TMP/field-check/manifest.tsv, CLIENTS being `ffmpeg` or
+# `ffmpeg,gst`; `make test` turns this on with FIELD_CHECK_DIR. Deliberately broken fixtures never
+# get there (the lenient check fails on them, and nothing keeps them), inputs from Media/ or the
+# generated-media cache are not under the temporary directory, and the copies outlive a test
+# that removes its folder. Raw frame streams (nut, y4m) are not kept. The demo (Media/content.mp4
+# with Media/demo-vmap.xml, as `make demo`) is stitched here by the CLI to MP4 and to HLS, and
+# both go through both clients.
 #
 # A check fails on anything ffmpeg prints at -v error or a non-zero exit; for GStreamer on a
 # missing EOS, on any ERROR line, and on any WARN line of GST_DEBUG=*:2 outside ALLOW below.
@@ -23,7 +25,7 @@ set -uo pipefail
 self=$(realpath "$0")
 cd "$(dirname "$self")/.."
 
-# GStreamer 1.22 warnings that every file gets, Interlude's or the ffmpeg CLI's alike. Discontinuity
+# Warnings GStreamer 1.22 prints for these files whether Interlude or the ffmpeg CLI wrote them. Discontinuity
 # and corrupt-packet warnings are never allowed.
 ALLOW=(
   # playbin's file source, before its pad is linked: every file

@@ -47,8 +47,8 @@ public enum FieldCheck {
     private static let lock = NSLock()
 
     /// Keeps `url` (an MP4, or an HLS playlist with the rest of its folder) for the field check:
-    /// hard links (copies across file systems) under `kept/`, and a manifest line, so a test may
-    /// remove its own folder afterwards. `gstreamer`: GStreamer plays it too, not only ffmpeg.
+    /// a copy under `kept/` (not a link: a test may later rewrite or remove its own files) and a
+    /// manifest line. `gstreamer`: GStreamer plays it too, not only ffmpeg.
     /// Other files (raw frame streams) and everything when `directory` is nil are left alone.
     public static func keep(_ url: URL, gstreamer: Bool = false) {
         guard let directory else { return }
@@ -64,12 +64,12 @@ public enum FieldCheck {
                 let copy = kept.appendingPathComponent(folder.lastPathComponent)
                 try fm.createDirectory(at: copy, withIntermediateDirectories: false)
                 for name in try fm.contentsOfDirectory(atPath: folder.path) {
-                    try link(folder.appendingPathComponent(name), to: copy.appendingPathComponent(name))
+                    try fm.copyItem(at: folder.appendingPathComponent(name), to: copy.appendingPathComponent(name))
                 }
                 target = copy.appendingPathComponent(url.lastPathComponent)
             } else {
                 target = kept.appendingPathComponent(url.lastPathComponent)
-                try link(url, to: target)
+                try fm.copyItem(at: url, to: target)
             }
             let line = "\(gstreamer ? "ffmpeg,gst" : "ffmpeg")\t\(target.path)\n"
             lock.lock(); defer { lock.unlock() }
@@ -82,12 +82,6 @@ public enum FieldCheck {
         } catch {
             // The field check then misses this output; the test itself is not about it.
             FileHandle.standardError.write(Data("field check: could not keep \(url.path): \(error)\n".utf8))
-        }
-    }
-
-    private static func link(_ source: URL, to target: URL) throws {
-        do { try FileManager.default.linkItem(at: source, to: target) } catch {
-            try FileManager.default.copyItem(at: source, to: target)
         }
     }
 }

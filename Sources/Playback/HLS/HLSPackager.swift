@@ -59,6 +59,7 @@ enum HLSPackager {
     /// GOP stay with their keyframe), nor to a segment already written. A segment is written out
     /// once every stream has moved past its end.
     private static func writeSegments(_ url: String, segments: [HLSSegment], directory: String) throws {
+        guard !segments.isEmpty else { throw MediaError.unsupported("an HLS package needs at least one segment: the stitch is empty") }
         let demuxer = try Demuxer(url: url)
         let streams = [demuxer.bestStream(.video), demuxer.bestStream(.audio)].compactMap { $0 }
         demuxer.keepOnly(Set(streams))
