@@ -35,8 +35,9 @@ let playHelp = """
       --session FILE       viewer script (JSON): pause/resume/skip/click/seek/quit, pip on/off,
                            background on/off at a content or stream time or on an ad event
                            (see README, "Play" and "Picture-in-picture and double-box breaks");
-                           each timed action fires once; with --fast a pause or background with
-                           no "for" ends the session there (nothing could resume it)
+                           each timed action fires once; with --fast and no window a pause or
+                           background with no "for" ends the session there (nothing could
+                           resume it)
       --events FILE|-      write every event as a JSON line as it happens (- : standard output)
       --background-playback  IMA's enableBackgroundPlayback: a scripted "background on" lets
                            content and ads go on (default: they pause until "background off")
@@ -214,6 +215,8 @@ let playHelp = """
         settings.enableBackgroundPlayback = backgroundPlayback
         let session = PlaySession(player: player, adTag: tag, script: script, log: log, settings: settings)
         session.vastLoadTimeout = vastTimeout
+        // as fast as possible without a window no viewer can resume a held pause: it ends the session
+        session.endsHeldPlaybackAtScriptEnd = clock == .asFastAsPossible && !window
                 if let adUI {
             session.drawsDefaultAdUI = adUI.drawsDefault
             session.customAdUI = adUI.custom

@@ -37,6 +37,10 @@ import Timing
     public private(set) var pictureInPictureProxy: PictureInPictureProxy!
     /// The background rules (`background on/off`).
     public let backgroundPlayback: BackgroundPlayback
+    /// Whether a pause or background with no `for` ends the session when nothing is left to
+    /// resume it: played as fast as possible with no viewer input (no window, no app calling
+    /// `perform`), such a hold would wait for ever. Off by default: an app may resume it.
+    public var endsHeldPlaybackAtScriptEnd = false
     /// LOADED came during PiP: `start()` waits for PiP to stop, as the PiP guide asks.
     private var startDeferredByPictureInPicture = false
 
@@ -200,12 +204,13 @@ import Timing
         }
     }
 
-    /// A pause or background with no `for`. In real time the viewer (a key, a later action) ends
-    /// it; played as fast as possible nothing else can come once playback is held, so when it is
+    /// A pause or background with no `for`. In real time, or with a viewer's input, the viewer (a
+    /// key, a later action) ends it; played as fast as possible with no input
+    /// (`endsHeldPlaybackAtScriptEnd`) nothing else can come once playback is held, so when it is
     /// still held after the actions and events it set off have run, the session ends there — at
     /// the script's end — instead of waiting for ever.
     private func holdWithoutEnd() {
-        guard heldWithoutEnd, player.clock == .asFastAsPossible else { return }
+        guard heldWithoutEnd, endsHeldPlaybackAtScriptEnd, player.clock == .asFastAsPossible else { return }
         // two turns of the main queue: events the pause itself posts (PAUSE) and actions on them run first
         DispatchQueue.main.async { DispatchQueue.main.async { MainActor.assumeIsolated { [weak self] in self?.endIfStillHeld() } } }
     }
