@@ -11,8 +11,10 @@
 # and reads its NUT stream itself (never written anywhere), sampling VmRSS from /proc/PID/status
 # every S seconds of stream (default 600). Stream time is counted from the bytes read (the stream
 # is raw video + PCM, a constant rate) and scaled exactly at the end to the stream's real length.
-# Writes DIR/soak-MODE-Hh.tsv (stream seconds, RSS MB) and prints the samples at 0, 1 h, 3 h, ...
-# The release build is used by default (`swift build -c release --product interlude`).
+# Writes DIR/soak-MODE-Hh.tsv (stream seconds, RSS MB) and .log (the command's own output) and
+# prints the samples at 0, 1 h, 2 h, ...
+# The release build is used by default (`swift build -c release --product interlude`); --bin
+# .build/debug/interlude for the debug one (the figures in the README).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 HOURS=3 MODE=play BIN=.build/release/interlude EVERY=600 OUT=.build/soak
@@ -23,7 +25,7 @@ while [ $# -gt 0 ]; do
     --bin) BIN=$2; shift 2 ;;
     --every) EVERY=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "soak.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -93,7 +95,8 @@ def rss_mb(pid):
             if line.startswith("VmRSS:"): return int(line.split()[1]) / 1024
     return float("nan")
 t0 = time.monotonic()
-p = subprocess.Popen(cmd, stdout=subprocess.PIPE, bufsize=0)
+log = open(tsv[:-4] + ".log", "w")   # the command's summary and errors
+p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log, bufsize=0)
 samples, read, next_at = [], 0, 1  # first sample: once the stream has started
 while True:
     chunk = p.stdout.read(1 << 20)
@@ -105,7 +108,7 @@ while True:
         next_at = (read // (every * rate) + 1) * every * rate
 rc = p.wait()
 wall = time.monotonic() - t0
-if rc != 0: sys.exit(f"soak: {cmd[1]} exited {rc}")
+if rc != 0: sys.exit(f"soak: {cmd[1]} exited {rc} (see {tsv[:-4]}.log)")
 def dur(f):
     out = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "json", f],
                          capture_output=True, text=True, check=True).stdout

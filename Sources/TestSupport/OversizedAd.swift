@@ -43,6 +43,21 @@ public enum OversizedAd: String, CaseIterable, Sendable {
         }
     }
 
+    /// An MPEG-TS ad whose stream information says 320×180 (2 s at 25 fps) and whose last two
+    /// frames are 8320×64: a side over the budget that only its decoded frames show.
+    public static func widerMidStream() throws -> URL {
+        func part(_ name: String, _ size: String, _ seconds: String, offset: String) throws -> URL {
+            try TestMedia.generated(name, arguments: ["-f", "lavfi", "-i", "color=c=green:s=\(size):r=25", "-t", seconds,
+                                                      "-c:v", "libx264", "-preset", "ultrafast", "-output_ts_offset", offset])
+        }
+        let a = try part("budget-part-320x180.ts", "320x180", "2", offset: "0")
+        let b = try part("budget-part-8320x64.ts", "8320x64", "0.08", offset: "2")
+        let list = TestMedia.cacheDirectory.appendingPathComponent("budget-parts-\(UUID().uuidString).txt")
+        try "file '\(a.path)'\nfile '\(b.path)'\n".write(to: list, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: list) }
+        return try TestMedia.generated("budget-h264-wider-mid-stream.ts", arguments: ["-f", "concat", "-safe", "0", "-i", list.path, "-c", "copy"])
+    }
+
     /// A copy of `source` as `name` in the media cache, its header patched by `edit`.
     static func lying(_ name: String, from source: URL, edit: (inout [UInt8]) throws -> Void) throws -> URL {
         let out = TestMedia.cacheDirectory.appendingPathComponent(name)

@@ -60,6 +60,44 @@ import TestSupport
         #expect(try Demuxer(url: try OversizedAd.h264.url.path).pictureBudget == nil)
     }
 
+    /// A picture over the budget that only appears mid-stream is refused on the frame that shows
+    /// it: the probe measures the ad (its first frame fits), the stitch plays it up to there and
+    /// reports 405 (it failed while splicing), the content stays whole.
+    @Test func aPictureOverTheBudgetMidStreamEndsTheAdThere() async throws {
+        let url = try OversizedAd.widerMidStream().path
+        let m = try AdMediaProbe.measure(url)
+        #expect(m.width == 320 && m.height == 180)
+        let demuxer = try Demuxer(url: url, policy: .adMedia)
+        let video = try #require(demuxer.bestStream(.video))
+        let decoder = try Decoder(demuxer: demuxer, streamIndex: video, threads: 1)
+        let packet = try Packet(), frame = try Frame()
+        var decoded = 0
+        var refusal: MediaError?
+        do {
+            while try demuxer.read(into: packet) == .packet {
+                guard packet.streamIndex == video else { continue }
+                try decoder.send(packet)
+                while try decoder.receive(into: frame) == .produced { decoded += 1 }
+            }
+        } catch let e as MediaError { refusal = e }
+        #expect(decoded == 50)
+        #expect(refusal?.description.contains("a decoded picture is 8320x64, over the ad picture budget") == true, "\(String(describing: refusal))")
+
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-budget-\(getpid())-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out.mp4")
+        let req = StitchRequest(content: TestMedia.Sample.content.url.path,
+                                breaks: [AdBreakRequest(id: "mid", position: .time(MediaTime(seconds: 10)), ads: [url])],
+                                output: out.path, overwrite: true)
+        let r = try await offPool { try Stitcher(request: req).run() }
+        #expect(r.issues.map(\.code) == [405])
+        #expect(r.issues.first?.message.contains("over the ad picture budget") == true)
+        let segments = MediaVerifier.segments(try MediaVerifier.videoFrames(out))
+        #expect(segments.first?.sourceID == 1 && segments.first?.frameCount == 300)
+        #expect(segments.last?.sourceID == 1 && segments.last?.firstFrame == 300 && segments.last?.frameCount == 900)
+    }
+
     @Test(arguments: OversizedAd.allCases)
     func theAdIsLeftOutOfItsPodAndTheContentStitched(_ file: OversizedAd) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-budget-\(getpid())-\(UUID().uuidString.prefix(8))")
