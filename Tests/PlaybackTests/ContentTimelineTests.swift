@@ -147,7 +147,8 @@ import TestSupport
         #expect(player.timeline.breaks.first?.streamStart == Self.cue)
     }
 
-    /// The bundled phone file whose video starts 1 s after its audio: a break at 5 s is at stream 5 s.
+    /// The bundled phone file whose video starts 1 s after its audio (static picture, silence): a
+    /// break at 5 s is at stream 5 s, and the content keeps its 10 s.
     @Test func aBundledFileWithAPositiveEditListShift() async throws {
         guard let dir = TestMedia.sharedMediaDirectory else { return }
         let file = dir.appendingPathComponent("androidx__edit_list_positive_shift.mp4")
@@ -155,7 +156,13 @@ import TestSupport
         let (out, result) = try await Self.stitch(file, smart: false, name: "androidx-shift.mp4", cue: MediaTime(seconds: 5))
         let b = try #require(result.breaks.first)
         #expect(b.contentTime == MediaTime(seconds: 5) && b.streamTime == MediaTime(seconds: 5), "\(b)")
+        // video 1 s … 10 s on the content timeline (270 frames), audio 0 … 10 s: 10 s of content
+        // in the output, the first frame held for 30 slots (it was 9 s, rebased, the first
+        // second of audio dropped)
         #expect(result.timeline.segments.first?.contentStart == .zero)
+        #expect(result.timeline.segments.last?.contentEnd == MediaTime(seconds: 10))
+        let contentSlots = result.timeline.segments.map { ($0.streamEnd - $0.streamStart).count(of: MediaTime(value: 1, timescale: 30)) }
+        #expect(contentSlots == [150, 150], "\(contentSlots)")
         let audio = try MediaVerifier.analyzeAudio(out)
         #expect(abs(audio.decodedDuration - Double(result.audioSamples) / Double(result.format.sampleRate)) < 0.03)
         #expect(try MediaVerifier.ffmpegErrors(out) == "")
