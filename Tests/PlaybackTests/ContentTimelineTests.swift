@@ -3,6 +3,7 @@ import Interlude
 import Testing
 import Timing
 import TestSupport
+import Media
 @testable import Playback
 
 /// Content whose video starts after 0 (a leading empty edit; all tracks delayed, start_time > 0):
@@ -54,6 +55,20 @@ import TestSupport
         }
         #expect(try MediaVerifier.probe(Self.videoAt2s()).startTime == 0)
         #expect(try MediaVerifier.probe(Self.allAt2s()).startTime ?? 0 > 1.9)
+    }
+
+    /// Where content time 0 is: the movie's 0 for MP4 (whatever its tracks' edit lists), the
+    /// earliest timestamp for MPEG-TS (its clock starts at 1.4 s, the muxer's offset).
+    @Test func theTimelineStartsAtTheMoviesZeroForMP4AndAtTheFirstTimestampForTS() throws {
+        #expect(ContentTimeline(try Demuxer(url: Self.videoAt2s().path)).start == .zero)
+        #expect(ContentTimeline(try Demuxer(url: Self.allAt2s().path)).start == .zero)
+        let ts = try TestMedia.derived(from: TestMedia.Sample.content.url, name: "content-4s.ts",
+                                       arguments: ["-map", "0", "-c", "copy", "-t", "4", "-f", "mpegts"])
+        let demuxer = try Demuxer(url: ts.path)
+        let start = ContentTimeline(demuxer).start
+        #expect(start > MediaTime(seconds: 1) && start == demuxer.startTime, "\(start)")
+        let video = try #require(demuxer.bestStream(.video).map { demuxer.streams[$0] })
+        #expect(ContentTimeline(demuxer).end(of: video).map { abs($0.seconds - 4) < 0.1 } == true)
     }
 
     /// Video at 2 s, audio at 0, a mid-roll at 10 s: the break is at content 10 s = stream 10 s,
