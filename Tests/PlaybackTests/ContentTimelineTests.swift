@@ -3,6 +3,7 @@ import Interlude
 import Testing
 import Timing
 import TestSupport
+import Media
 @testable import Playback
 
 /// Content whose video starts after 0 (a leading empty edit; all tracks delayed, start_time > 0):
@@ -54,6 +55,20 @@ import TestSupport
         }
         #expect(try MediaVerifier.probe(Self.videoAt2s()).startTime == 0)
         #expect(try MediaVerifier.probe(Self.allAt2s()).startTime ?? 0 > 1.9)
+    }
+
+    /// Where content time 0 is: the movie's 0 for MP4 (whatever its tracks' edit lists), the
+    /// earliest timestamp for MPEG-TS (its clock starts at 1.4 s, the muxer's offset).
+    @Test func theTimelineStartsAtTheMoviesZeroForMP4AndAtTheFirstTimestampForTS() throws {
+        #expect(ContentTimeline(try Demuxer(url: Self.videoAt2s().path)).start == .zero)
+        #expect(ContentTimeline(try Demuxer(url: Self.allAt2s().path)).start == .zero)
+        let ts = try TestMedia.derived(from: TestMedia.Sample.content.url, name: "content-4s.ts",
+                                       arguments: ["-map", "0", "-c", "copy", "-t", "4", "-f", "mpegts"])
+        let demuxer = try Demuxer(url: ts.path)
+        let start = ContentTimeline(demuxer).start
+        #expect(start > MediaTime(seconds: 1) && start == demuxer.startTime, "\(start)")
+        let video = try #require(demuxer.bestStream(.video).map { demuxer.streams[$0] })
+        #expect(ContentTimeline(demuxer).end(of: video).map { abs($0.seconds - 4) < 0.1 } == true)
     }
 
     /// Video at 2 s, audio at 0, a mid-roll at 10 s: the break is at content 10 s = stream 10 s,
@@ -147,7 +162,8 @@ import TestSupport
         #expect(player.timeline.breaks.first?.streamStart == Self.cue)
     }
 
-    /// The bundled phone file whose video starts 1 s after its audio: a break at 5 s is at stream 5 s.
+    /// The bundled phone file whose video starts 1 s after its audio (static picture, silence): a
+    /// break at 5 s is at stream 5 s, and the content keeps its 10 s.
     @Test func aBundledFileWithAPositiveEditListShift() async throws {
         guard let dir = TestMedia.sharedMediaDirectory else { return }
         let file = dir.appendingPathComponent("androidx__edit_list_positive_shift.mp4")
@@ -155,7 +171,13 @@ import TestSupport
         let (out, result) = try await Self.stitch(file, smart: false, name: "androidx-shift.mp4", cue: MediaTime(seconds: 5))
         let b = try #require(result.breaks.first)
         #expect(b.contentTime == MediaTime(seconds: 5) && b.streamTime == MediaTime(seconds: 5), "\(b)")
+        // video 1 s … 10 s on the content timeline (270 frames), audio 0 … 10 s: 10 s of content
+        // in the output, the first frame held for 30 slots (it was 9 s, rebased, the first
+        // second of audio dropped)
         #expect(result.timeline.segments.first?.contentStart == .zero)
+        #expect(result.timeline.segments.last?.contentEnd == MediaTime(seconds: 10))
+        let contentSlots = result.timeline.segments.map { ($0.streamEnd - $0.streamStart).count(of: MediaTime(value: 1, timescale: 30)) }
+        #expect(contentSlots == [150, 150], "\(contentSlots)")
         let audio = try MediaVerifier.analyzeAudio(out)
         #expect(abs(audio.decodedDuration - Double(result.audioSamples) / Double(result.format.sampleRate)) < 0.03)
         #expect(try MediaVerifier.ffmpegErrors(out) == "")

@@ -35,6 +35,10 @@ X265P=keyint=60:min-keyint=60:scenecut=0:frame-threads=1:pools=1:log-level=error
 # content.mp4: 8 s 640x360 30 fps, GOP 60 (2 s) with no scene cuts, 440 Hz stereo 48 kHz, faststart.
 ff -f lavfi -i testsrc2=s=640x360:r=30:d=8 -f lavfi -i sine=f=440:r=48000:d=8 \
    "${X264[@]}" -g 60 -keyint_min 60 -sc_threshold 0 -c:a aac -ac 2 -b:a 128k -movflags +faststart content.mp4
+# content-lead.mp4: content.mp4's audio from 0 and its video behind a 1 s empty edit (a phone
+# file's leading edit: the mp4 muxer writes the edit list for -itsoffset): audio 0-8 s, video
+# 1-9 s; stream copies.
+ff -i content.mp4 -itsoffset 1 -i content.mp4 -map 0:a -map 1:v -c copy content-lead.mp4
 # content-hevc.mp4 / content-hevc-opengop.mp4: 6 s HEVC Main, 330 Hz stereo; closed / open GOPs.
 ff -f lavfi -i testsrc2=s=640x360:r=30:d=6 -f lavfi -i sine=f=330:r=48000:d=6 \
    -c:v libx265 -preset ultrafast -crf 28 -x265-params "$X265P:open-gop=0" -tag:v hvc1 -pix_fmt yuv420p \

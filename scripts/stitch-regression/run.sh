@@ -147,7 +147,8 @@ run_case() {
 # content-hevc.mp4 6 s HEVC Main closed GOPs (smart-rendered with libx265),
 # content-hevc-opengop.mp4 the same with open GOPs (smart falls back: 'open GOPs'); ad1.mp4 2 s 640x360 30 fps stereo 48 kHz;
 # ad2.mp4 3 s 480x360 25 fps mono 44.1 kHz (conformed); corrupt.mp4 random bytes;
-# truncated.mp4 first 30 % of a faststart ad1.mp4; missing.mp4 does not exist.
+# truncated.mp4 first 30 % of a faststart ad1.mp4; missing.mp4 does not exist;
+# content-lead.mp4 content.mp4 with its video behind a 1 s empty edit (audio from 0).
 SCHED=(--ad-break 2=ad1.mp4 --ad-break 5.5=ad1.mp4,ad2.mp4 --ad-break end=ad2.mp4)
 
 run_case a-media-smart-auto   mp4 content.mp4 "${SCHED[@]}"
@@ -181,4 +182,6 @@ run_case q-size-fps           mp4 content.mp4 --ad-break 3=ad1.mp4,ad2.mp4 --siz
 run_case r-err-doublebox-end  mp4 content.mp4 --ad-break end=ad1.mp4@doublebox
 run_case r2-err-adui-media-only mp4 content.mp4 --ad-break 2=ad1.mp4 --ad-ui none
 run_case r3-err-cue-past-end  mp4 content.mp4 --ad-break 20=ad1.mp4
+run_case s-lead-edit-smart    mp4 content-lead.mp4 --ad-break 3.5=ad1.mp4 --ad-break end=ad2.mp4
+run_case s2-lead-edit-smart-off mp4 content-lead.mp4 --ad-break 3.5=ad1.mp4 --smart off
 exit 0

@@ -73,10 +73,11 @@ final class SmartContent {
             let slots = FrameSelection.frameCount(from: lead, to: leadEnd, period: period)
             gapStart = start < end ? nil : leadEnd
             try load(0)
-            var first: Frame?
-            try decode(range: 0..<1) { _, frame in first = try frame.clone() }
+            var decoded: Frame?
+            try decode(range: 0..<1) { _, frame in decoded = try frame.clone() }
+            guard let first = decoded else { throw MediaError.unsupported("smart rendering: the content's first frame did not decode") }
             for k in 0..<slots {
-                try sink.writeVideo(first!, index: splicer.framesOut, keyframe: k == 0)
+                try sink.writeVideo(first, index: splicer.framesOut, keyframe: k == 0)
                 splicer.framesOut += 1
                 encodedFrames += 1
                 try splicer.pumpAudio(audio, sourceOffset: sourceOffset)
