@@ -11,7 +11,9 @@ enum CLI {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[1]
     }
 
-    struct Output: Sendable { var status: Int32; var stdout: Data; var stderr: String }
+    /// `seconds`: the child's wall time from start to exit, measured on the thread that waits for
+    /// it (not across an `await`, whose resumption can queue behind other tests' work).
+    struct Output: Sendable { var status: Int32; var stdout: Data; var stderr: String; var seconds: Double = 0 }
 
     /// Runs the CLI on a thread of its own (see `offPool`).
     static func run(_ args: [String], executable: URL? = nil, in directory: URL? = nil) async throws -> Output {
@@ -33,12 +35,14 @@ enum CLI {
         p.standardOutput = out
         p.standardError = err
         p.standardInput = FileHandle.nullDevice
+        let started = ProcessInfo.processInfo.systemUptime
         try p.run()
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
+        let seconds = ProcessInfo.processInfo.systemUptime - started
         try err.close()
         let stderr = try Data(contentsOf: errFile)
-        return Output(status: p.terminationStatus, stdout: stdout, stderr: String(decoding: stderr, as: UTF8.self))
+        return Output(status: p.terminationStatus, stdout: stdout, stderr: String(decoding: stderr, as: UTF8.self), seconds: seconds)
     }
 
     static func tempDir() -> URL {

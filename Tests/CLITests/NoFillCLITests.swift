@@ -30,9 +30,8 @@ import TestSupport
         case .playRealTime: args = ["play", try content().path, "--realtime", "-o", out.path, "--events", sidecar.path, "-q"]
         }
         if let tag { args += ["--ads", tag, "--vast-timeout", "1500"] }
-        let started = ProcessInfo.processInfo.systemUptime
         let output = try await bounded(args)
-        return Run(seconds: ProcessInfo.processInfo.systemUptime - started, output: output, out: out, sidecar: sidecar)
+        return Run(seconds: output.seconds, output: output, out: out, sidecar: sidecar)
     }
 
     /// Runs the CLI under a 60 s deadline (`timeout -s KILL`): a hang fails the test (exit 137)
@@ -118,12 +117,11 @@ import TestSupport
         let dir = CLI.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let out = dir.appendingPathComponent("o.mp4"), report = dir.appendingPathComponent("r.json")
-        let started = ProcessInfo.processInfo.systemUptime
         let r = try await NoFillCLITests.bounded(["stitch", try NoFillCLITests.content().path, "-o", out.path, "--report", report.path, "--vast-timeout", "1500",
                                    "--ad-break", "start=" + server.tag(.emptyVAST), "--ad-break", "1=" + server.tag(.stalledHost),
                                    "--ad-break", "1.5=" + server.tag(.notFound404) + "," + server.tag(.allUnplayable),
                                    "--ad-break", "end=" + server.tag(.wrapperLoop)])
-        let seconds = ProcessInfo.processInfo.systemUptime - started
+        let seconds = r.seconds
         print(String(format: "stitch --ad-break, four failing breaks: %.2f s", seconds))
         #expect(r.status == 0, "\(r.stderr)")
         try NoFillCLITests.expectContentAlone(out, "--ad-break")
