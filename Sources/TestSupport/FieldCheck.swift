@@ -74,7 +74,7 @@ public enum FieldCheck {
             let line = "\(gstreamer ? "ffmpeg,gst" : "ffmpeg")\t\(target.path)\n"
             lock.lock(); defer { lock.unlock() }
             let manifest = directory.appendingPathComponent("manifest.tsv")
-            if !fm.fileExists(atPath: manifest.path) { fm.createFile(atPath: manifest.path, contents: nil) }
+            if !fm.fileExists(atPath: manifest.path) { _ = fm.createFile(atPath: manifest.path, contents: nil) }
             let handle = try FileHandle(forWritingTo: manifest)
             defer { try? handle.close() }
             try handle.seekToEnd()

@@ -29,7 +29,7 @@ enum CLI {
         if let directory { p.currentDirectoryURL = directory }
         let out = Pipe()
         let errFile = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-cli-stderr-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: errFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errFile.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: errFile) }
         let err = try FileHandle(forWritingTo: errFile)
         p.standardOutput = out

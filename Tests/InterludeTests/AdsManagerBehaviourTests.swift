@@ -62,7 +62,7 @@ import TestSupport
     }
 
     @Test func breaksWaitForStartWhenAutoPlayIsOff() async throws {
-        var settings = Settings()
+        let settings = Settings()
         settings.autoPlayAdBreaks = false
         let (m, display, d) = try await manager(Docs.vmap([("00:00:01", Docs.ad("kept", seconds: 1)), ("00:00:03", Docs.ad("dropped", seconds: 1))]),
                                                 settings: settings)
@@ -81,7 +81,7 @@ import TestSupport
     }
 
     @Test func playAdsAfterTimeDropsBreaksAtOrBeforeIt() async throws {
-        var rendering = AdsRenderingSettings()
+        let rendering = AdsRenderingSettings()
         rendering.playAdsAfterTime = 5
         let (m, display, _) = try await manager(Docs.vmap([("start", Docs.ad("a", seconds: 1)), ("00:00:05", Docs.ad("b", seconds: 1)),
                                                            ("00:00:06", Docs.ad("c", seconds: 1))]), rendering: rendering)
@@ -156,7 +156,7 @@ import TestSupport
     }
 
     @Test func clickedAndPauseNeedAPlayingAdAndCustomUI() async throws {
-        var rendering = AdsRenderingSettings()
+        let rendering = AdsRenderingSettings()
         rendering.disableUi = true
         let (m, display, d) = try await manager(Docs.vmap([("00:00:01", Docs.ad("a", seconds: 2))]), rendering: rendering)
         m.clicked()
