@@ -97,12 +97,8 @@ import TestSupport
             "-c:a", "copy", "-fflags", "+bitexact"])
     }
 
-    /// Seeks as a player does, with one libavcodec decoder for the whole file: for every keyframe
-    /// of `url`, decodes the file's first GOP (the pre-roll: libx265's sets in band), flushes,
-    /// then decodes from that keyframe. Returns the keyframes (packet index) whose first
-    /// picture differs from what a fresh decoder (the sample entry's sets only) makes of it, or
-    /// that decode to nothing.
-    static func keyframesThatFailAfterASeek(_ url: URL) throws -> (keyframes: [Int], bad: [Int]) {
+    /// Every packet of the video stream of `url`, in file order, with its demuxer and stream index.
+    static func videoPackets(_ url: URL) throws -> (demuxer: Demuxer, stream: Int, packets: [Packet]) {
         let demuxer = try Demuxer(url: url.path)
         let v = try #require(demuxer.bestStream(.video))
         demuxer.keepOnly([v])
@@ -111,6 +107,16 @@ import TestSupport
         while try demuxer.read(into: scratch) == .packet {
             if scratch.streamIndex == v { packets.append(try scratch.take()) } else { scratch.unref() }
         }
+        return (demuxer, v, packets)
+    }
+
+    /// Seeks as a player does, with one libavcodec decoder for the whole file: for every keyframe
+    /// of `url`, decodes the file's first GOP (the pre-roll: libx265's sets in band), flushes,
+    /// then decodes from that keyframe. Returns the keyframes (packet index) whose first
+    /// picture differs from what a fresh decoder (the sample entry's sets only) makes of it, or
+    /// that decode to nothing.
+    static func keyframesThatFailAfterASeek(_ url: URL) throws -> (keyframes: [Int], bad: [Int]) {
+        let (demuxer, v, packets) = try videoPackets(url)
         let keys = packets.indices.filter { packets[$0].isKeyframe }
         #expect(keys.count > 10 && keys.first == 0)
         // the luma plane of the picture of packet `k` (the keyframe), decoding from `k` on
@@ -158,14 +164,7 @@ import TestSupport
     static func keyframesThatGStreamerGetsWrongAfterAJump(_ url: URL) throws -> [Int]? {
         let gst = "/usr/bin/gst-launch-1.0"
         guard FileManager.default.isExecutableFile(atPath: gst) else { return nil }
-        let demuxer = try Demuxer(url: url.path)
-        let v = try #require(demuxer.bestStream(.video))
-        demuxer.keepOnly([v])
-        var packets: [Packet] = []
-        let scratch = try Packet()
-        while try demuxer.read(into: scratch) == .packet {
-            if scratch.streamIndex == v { packets.append(try scratch.take()) } else { scratch.unref() }
-        }
+        let (demuxer, v, packets) = try videoPackets(url)
         let keys = packets.indices.filter { packets[$0].isKeyframe }
         func annexB(_ range: Range<Int>) -> [UInt8] {
             range.flatMap { NALUnits.annexB(NALUnits.split(lengthPrefixed: packets[$0].bytes, lengthSize: 4) ?? []) }
