@@ -13,6 +13,19 @@ public enum LocalFile {
         public var description: String
     }
 
+    /// Why a file of `mode` (`stat`'s `st_mode`) cannot be read as a regular file, as the end of a
+    /// line ("is a FIFO; refused (NEED)"), or nil for a regular file: a FIFO would wait for a writer
+    /// for ever, a device never end.
+    public static func refusal(mode: mode_t, need: String) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFIFO: return "is a FIFO; refused (\(need))"
+        case S_IFCHR, S_IFBLK: return "is a device; refused (\(need))"
+        case S_IFDIR: return "is a directory"
+        default: return "is not a regular file; refused"
+        }
+    }
+
     /// The first `bytes` bytes of `path` when it is a regular file that can be read; nil otherwise
     /// (missing, a FIFO, a device, a folder), without blocking.
     public static func head(_ path: String, bytes: Int) -> Data? {
@@ -34,12 +47,7 @@ public enum LocalFile {
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw Failure(description: "cannot read \(what) \(path): \(String(cString: strerror(errno)))") }
-        switch st.st_mode & S_IFMT {
-        case S_IFREG: break
-        case S_IFIFO: throw Failure(description: "\(what) \(path) is a FIFO; refused (a regular file is needed)")
-        case S_IFDIR: throw Failure(description: "\(what) \(path) is a directory")
-        default: throw Failure(description: "\(what) \(path) is not a regular file; refused")
-        }
+        if let refusal = refusal(mode: st.st_mode, need: "a regular file is needed") { throw Failure(description: "\(what) \(path) \(refusal)") }
         guard Int(st.st_size) <= maxBytes else { throw Failure(description: "\(what) \(path) is larger than \(maxBytes) bytes") }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 64 << 10)

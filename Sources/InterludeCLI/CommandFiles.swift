@@ -1,6 +1,7 @@
 // The one place that knows every file a command reads and every file or folder it writes, and
 // refuses, before any work, an output that is (or resolves to) one of its inputs.
 import Foundation
+import Interlude
 import Playback
 
 /// The files of one command run: what it reads (content, ad media, tags, session scripts,
@@ -89,12 +90,8 @@ struct CommandFiles {
         for input in inputs {
             var st = stat()
             guard stat(input.path, &st) == 0 else { continue }
-            switch st.st_mode & S_IFMT {
-            case S_IFREG: continue
-            case S_IFIFO: return "\(input.role) \(input.path) is a FIFO; refused (inputs must be regular files or URLs)"
-            case S_IFCHR, S_IFBLK: return "\(input.role) \(input.path) is a device; refused (inputs must be regular files or URLs)"
-            case S_IFDIR: return "\(input.role) \(input.path) is a directory"
-            default: return "\(input.role) \(input.path) is not a regular file; refused"
+            if let refusal = LocalFile.refusal(mode: st.st_mode, need: "inputs must be regular files or URLs") {
+                return "\(input.role) \(input.path) \(refusal)"
             }
         }
         return nil
