@@ -39,8 +39,11 @@ let package = Package(
         .target(name: "Window", dependencies: ["CSDL2", "Playback", "Media"]),
         // The IMA-shaped public API and the stitcher.
         .target(name: "Interlude", dependencies: ["Playback", "Ads", "Timing", "Draw"]),
+        // `interlude serve`: server-side ad insertion for HLS (sessions, per-viewer playlists,
+        // tracking, operations) over a store of shared cuts, ladders and ad renditions.
+        .target(name: "Serve", dependencies: ["Interlude", "Playback", "Ads", "Media", "Timing"]),
         // Command-line app: thin.
-        .executableTarget(name: "InterludeCLI", dependencies: ["Interlude", "Playback", "Ads", "Timing", "Window"]),
+        .executableTarget(name: "InterludeCLI", dependencies: ["Interlude", "Playback", "Ads", "Timing", "Window", "Serve"]),
         // Benchmarks against the ffmpeg CLI.
         .executableTarget(name: "InterludeBench", dependencies: ["Interlude", "Playback", "Media", "Timing"]),
         // Test helpers: generated media, an independent ffmpeg-CLI verifier, a loopback HTTP server.
@@ -54,6 +57,7 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
         // IMA's guides ported with mechanical substitutions: the app code imports only Interlude.
         .testTarget(name: "GuideTests", dependencies: ["Interlude", "TestSupport"]),
+        .testTarget(name: "ServeTests", dependencies: ["Serve", "Interlude", "Playback", "Ads", "Media", "Timing", "TestSupport"]),
         .testTarget(name: "WindowTests", dependencies: ["Window", "Playback", "Media", "Timing", "TestSupport"]),
     ]
 )

@@ -1,0 +1,95 @@
+import Foundation
+import Timing
+
+// The boundary between the service's HTTP side (sessions, playlists, tracking, operations) and
+// its media side (the store: content ladders, shared cuts, ad renditions, slate). The HTTP side
+// only reads these values and calls `ServeMedia`; everything encoded lives behind it, once per
+// key, shared by every session.
+
+/// One rung of the ladder every content and ad is served in.
+public struct Rendition: Sendable, Hashable, Codable {
+    /// Stable name used in URLs and store keys, e.g. "720p".
+    public var name: String
+    public var width: Int
+    public var height: Int
+    /// Video bits per second (the BANDWIDTH the master playlist advertises adds audio's).
+    public var videoBitrate: Int
+    public var audioBitrate: Int
+
+    public init(name: String, width: Int, height: Int, videoBitrate: Int, audioBitrate: Int) {
+        self.name = name; self.width = width; self.height = height
+        self.videoBitrate = videoBitrate; self.audioBitrate = audioBitrate
+    }
+}
+
+/// One MPEG-TS segment in the store, served as `/v1/segments/<path>`.
+public struct StoredSegment: Sendable, Hashable {
+    /// Path relative to the store's root ("content/<hash>/720p/seg00003.ts"); never absolute,
+    /// never containing "..".
+    public var path: String
+    /// Exact duration on the content's (or ad's) own timeline.
+    public var duration: MediaTime
+
+    public init(path: String, duration: MediaTime) { self.path = path; self.duration = duration }
+}
+
+/// A content source packaged into the store: its ladder and, per rendition, its segments.
+public struct PreparedContent: Sendable {
+    public var name: String
+    /// Exact content duration.
+    public var duration: MediaTime
+    /// The renditions, top first, each with the CODECS string its variant advertises.
+    public var renditions: [(rendition: Rendition, codecs: String)]
+    /// Cue points the origin itself marks (CUE-OUT / SCTE-35 DATERANGE of an HLS source), on the
+    /// content timeline; empty for an MP4 source.
+    public var originCues: [MediaTime]
+
+    public init(name: String, duration: MediaTime, renditions: [(rendition: Rendition, codecs: String)], originCues: [MediaTime]) {
+        self.name = name; self.duration = duration; self.renditions = renditions; self.originCues = originCues
+    }
+}
+
+/// The content of one rendition cut at a set of cues: `runs[0]` plays from 0 to the first cue,
+/// `runs[i]` from cue i-1 to cue i, the last to the end. Each run's durations sum exactly to its
+/// span; a run's first or last segment is a shared cut (only the split GOP re-encoded) where a cue
+/// falls inside an origin segment, otherwise the origin's segment byte for byte.
+public struct CutContent: Sendable {
+    /// The cues as cut: the first frame at or after each requested cue.
+    public var cues: [MediaTime]
+    public var runs: [[StoredSegment]]
+
+    public init(cues: [MediaTime], runs: [[StoredSegment]]) { self.cues = cues; self.runs = runs }
+}
+
+/// Whether an ad's rendition is in the store yet.
+public enum AdReadiness: Sendable {
+    /// Transcoded: its segments, and its exact duration.
+    case ready([StoredSegment], duration: MediaTime)
+    /// Queued or in progress on the worker pool: leave the ad out of this playlist.
+    case pending
+    /// It cannot be served (fetch or decode failed, too large …): a VAST error code for the
+    /// ad's Error URLs and a one-line reason.
+    case failed(code: Int, reason: String)
+}
+
+/// What the HTTP side asks of the store. Every method is safe to call from any thread, and none
+/// of them blocks a request for an encode: work the store does not have yet is queued.
+public protocol ServeMedia: Sendable {
+    /// The content registered under `name`, packaged (once; later calls are a lookup). Throws
+    /// for an unknown name or a source that cannot be packaged.
+    func content(_ name: String) async throws -> PreparedContent
+    /// One rendition of `content` cut at `cues` (content timeline). A cut is made once per
+    /// (content, rendition, cue) and shared.
+    func cut(_ content: String, rendition: String, at cues: [MediaTime]) async throws -> CutContent
+    /// The ad media at `mediaURL` (the VAST MediaFile chosen) in `rendition`, keyed by the hash of
+    /// the media's bytes: `.ready` when in the store, else queued and `.pending`.
+    func ad(mediaURL: String, rendition: String) -> AdReadiness
+    /// Slate segments filling `duration` in `rendition` (exact total).
+    func slate(rendition: String, duration: MediaTime) async throws -> [StoredSegment]
+    /// The file behind a segment path, for the HTTP side to send; nil for a path the store does
+    /// not hold. Marks the entry used (LRU).
+    func file(forSegment path: String) -> URL?
+    /// Count of encodes started since launch, by kind ("cut", "ad", "ladder", "slate"), for
+    /// /metrics and for tests that prove sharing.
+    func encodeCounts() -> [String: Int]
+}
