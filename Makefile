@@ -9,13 +9,14 @@ PACKAGES := libfreetype-dev libcurl4-openssl-dev libavformat-dev libavcodec-dev 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SETUP_STAMP := .build/.setup-done
 
-.PHONY: help setup build release test demo play media conformance fuzz bench clean
+.PHONY: help setup build release test docs demo play media conformance fuzz bench clean
 
 help:
 	@echo "make setup        install the Debian packages the build and tests need (only those missing)"
 	@echo "make demo         build, stitch the bundled Media/ content with sample ads, print a summary"
 	@echo "make play         build, play the bundled Media/ content with its ad rules in a window (SDL2)"
 	@echo "make test         build and run the whole test suite, then the field check of its outputs"
+	@echo "make docs         build the library's documentation (DocC, from the symbol graphs) into .build/docs; fails on any warning"
 	@echo "make media        regenerate the sample media in Media/ with the ffmpeg CLI"
 	@echo "make conformance  run every document in ../shared/vast-corpus and print a table"
 	@echo "make fuzz         run the libFuzzer targets (VAST/VMAP parser, ad-media open path)"
@@ -67,6 +68,11 @@ test: setup
 	$(TEST_ENV) $(SWIFT) test --skip-build --skip '$(TEST_SERIAL)'
 	$(TEST_ENV) $(SWIFT) test --skip-build --no-parallel --filter '$(TEST_SERIAL)'
 	./scripts/field-check.sh $(TEST_TMP)
+
+# The Interlude module's DocC catalog (Sources/Interlude/Interlude.docc) with the symbol graph of
+# what `import Interlude` exposes; the articles' Swift listings must be the guide tests' code.
+docs: setup
+	@./scripts/docs.sh
 
 demo: release
 	@./scripts/demo.sh

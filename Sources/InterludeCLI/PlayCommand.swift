@@ -11,7 +11,7 @@ let playHelp = """
     Plays CONTENT through the player with the ads of TAG, as an IMA app would: the ad manager
     watches the playhead, pauses content at each cue, plays the ads through the same surface,
     and fires beacons over HTTP as they happen (in real time; as fast as possible they are only
-    listed). A VMAP double-box break (README, "Picture-in-picture and double-box breaks") does
+    listed). A VMAP double-box break (docs/PIP.md, "Double-box breaks") does
     not pause content: its ads play full size while content goes on in a window.
     What the viewer sees goes to every output chosen:
       --window         a live window with sound (SDL2; the default when no other output is given)
@@ -34,7 +34,7 @@ let playHelp = """
                            skip/learnMore buttons take clicks in the window (see stitch)
       --session FILE       viewer script (JSON): pause/resume/skip/click/seek/quit, pip on/off,
                            background on/off at a content or stream time or on an ad event
-                           (see README, "Play" and "Picture-in-picture and double-box breaks");
+                           (see docs/PLAY.md and docs/PIP.md);
                            each timed action fires once; with --fast and no window a pause or
                            background with no "for" ends the session there (nothing could
                            resume it)

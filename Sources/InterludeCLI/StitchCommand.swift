@@ -15,7 +15,7 @@ let stitchHelp = """
                                 played through AdsLoader/AdsManager as a player app would:
                                 VMAP breaks where it puts them, a VAST ad or pod as a pre-roll;
                                 a VMAP break with the interlude:doublebox extension plays as a
-                                double box (see README; needs --smart off for MP4/HLS)
+                                double box (see docs/PIP.md; needs --smart off for MP4/HLS)
       --ad-break TIME=AD[,AD…]  an ad break the app schedules; each AD is a media file or a
                                 VAST tag, played in order as a pod. TIME: seconds (20.5),
                                 HH:MM:SS.mmm, start or end. Repeatable. A suffix
@@ -28,7 +28,7 @@ let stitchHelp = """
                                 the ad UI drawn on ad frames of VAST ads (default: default,
                                 IMA's UI: "Ad 1 of 2 · 0:12", skip button, Learn more).
                                 FILE.json: disableUi and the app's own UI from a layout (see
-                                README, "Ad UI, overlays and companions"); ads whose VAST
+                                docs/AD-UI.md); ads whose VAST
                                 forbids hiding (UiHideable 0) keep the default UI. Plain
                                 media breaks get no UI
       --native-break TIME=RESPONSE[@lbar]
