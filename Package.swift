@@ -38,7 +38,7 @@ let package = Package(
         // The live window output (SDL2): the only Swift module that imports CSDL2.
         .target(name: "Window", dependencies: ["CSDL2", "Playback", "Media"]),
         // The IMA-shaped public API and the stitcher.
-        .target(name: "Interlude", dependencies: ["Playback", "Ads", "Timing", "Draw"]),
+        .target(name: "Interlude", dependencies: ["Playback", "Media", "Ads", "Timing", "Draw"]),
         // `interlude serve`: server-side ad insertion for HLS (sessions, per-viewer playlists,
         // tracking, operations) over a store of shared cuts, ladders and ad renditions.
         .target(name: "Serve", dependencies: ["Interlude", "Playback", "Ads", "Media", "Timing"]),

@@ -2,7 +2,7 @@
 # Writes the symbol graph of what `import Interlude` exposes into DIR: the Interlude module's
 # public symbols together with those of the modules it re-exports (Sources/Interlude/Exports.swift),
 # from the debug build's modules, with swift-symbolgraph-extract. Builds the Interlude target
-# first (incremental). Extra arguments go to swift-symbolgraph-extract (e.g. -skip-inherited-docs).
+# first (incremental; its output in .build/symbol-graph-build.log). Extra arguments go to swift-symbolgraph-extract (e.g. -skip-inherited-docs).
 # Used by `make docs` (scripts/docs.sh) and scripts/public-api.sh.
 # Usage: scripts/symbol-graph.sh DIR [extract options…]
 set -euo pipefail
@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 dir=${1:?usage: scripts/symbol-graph.sh DIR [extract options…]}
 shift
 SWIFT=${SWIFT:-swift}
-"$SWIFT" build --target Interlude >&2
+buildLog=.build/symbol-graph-build.log
+"$SWIFT" build --target Interlude >"$buildLog" 2>&1 || { cat "$buildLog" >&2; exit 1; }
 bin=$("$SWIFT" build --show-bin-path)
 # The C modules' map files and header paths, as the build passed them to the compiler.
 mapfile -t cflags < <(python3 - "$bin/description.json" <<'PY'
