@@ -1,5 +1,6 @@
 /// A colour with straight alpha (8 bits each), as layouts and styles give it.
 public struct DrawColor: Sendable, Equatable, Hashable {
+    /// Red, green, blue and alpha, 0–255 each (alpha 255 is opaque; colour not premultiplied).
     public var r: UInt8, g: UInt8, b: UInt8, a: UInt8
 
     /// A colour from its components; `a` 255 is opaque.
@@ -22,8 +23,11 @@ public struct DrawColor: Sendable, Equatable, Hashable {
     /// This colour with another alpha.
     public func withAlpha(_ a: UInt8) -> DrawColor { DrawColor(r: r, g: g, b: b, a: a) }
 
+    /// Opaque white.
     public static let white = DrawColor(r: 255, g: 255, b: 255)
+    /// Opaque black.
     public static let black = DrawColor(r: 0, g: 0, b: 0)
+    /// Opaque yellow (#FFCC00, the ad UI's accent).
     public static let yellow = DrawColor(r: 255, g: 204, b: 0)
 
     /// Y, Cb, Cr in limited range (BT.601, what swscale uses for RGB ↔ yuv420p by default).
@@ -43,8 +47,10 @@ public struct DrawColor: Sendable, Equatable, Hashable {
 
 /// A rectangle in pixels of the picture, origin top-left.
 public struct PixelRect: Sendable, Equatable, Hashable, Codable {
+    /// The top-left corner and the size, in pixels.
     public var x: Int, y: Int, width: Int, height: Int
 
+    /// A rectangle from its top-left corner and size.
     public init(x: Int, y: Int, width: Int, height: Int) {
         self.x = x; self.y = y; self.width = width; self.height = height
     }

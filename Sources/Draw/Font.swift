@@ -4,6 +4,7 @@ import Foundation
 /// Coverage of a line of text: one alpha byte per pixel, `width`×`height`, the text's baseline
 /// at row `baseline`. What a `Font` renders; a `Sprite` colours it.
 public struct TextMask: Sendable, Equatable {
+    /// The size in pixels.
     public let width: Int, height: Int
     /// Row of the baseline from the top.
     public let baseline: Int
@@ -108,6 +109,7 @@ public enum DrawError: Error, Equatable, CustomStringConvertible {
     /// A frame that cannot be drawn on (not yuv420p).
     case unsupportedFrame(String)
 
+    /// The problem, in one line.
     public var description: String {
         switch self {
         case .font(let s), .unsupportedFrame(let s): return s

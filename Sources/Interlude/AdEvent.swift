@@ -3,23 +3,41 @@ import Timing
 
 /// IMA's ad event types (`IMAAdEventType`). Raw values are IMA's names.
 public enum AdEventType: String, Sendable, Equatable, CaseIterable {
+    /// The ad is loaded: its media is measured and it can start.
     case loaded = "LOADED"
+    /// The ad started: its first frame is shown (impressions and `start` fire).
     case started = "STARTED"
+    /// The ad reached a quarter of its duration.
     case firstQuartile = "FIRST_QUARTILE"
+    /// The ad reached half of its duration.
     case midpoint = "MIDPOINT"
+    /// The ad reached three quarters of its duration.
     case thirdQuartile = "THIRD_QUARTILE"
+    /// The ad played to its end.
     case complete = "COMPLETE"
+    /// The viewer skipped the ad (`AdsManager.skip()` past its offset).
     case skipped = "SKIPPED"
+    /// The ad was clicked: its click-through URL was handed to the link opener.
     case clicked = "CLICKED"
+    /// The viewer tapped the ad away from its click-through (a paused ad resumes).
     case tapped = "TAPPED"
+    /// The ad was paused (`AdsManager.pause()`).
     case pause = "PAUSE"
+    /// The ad was resumed (`AdsManager.resume()`).
     case resume = "RESUME"
+    /// A break is due and waits for `AdsManager.start()` (`Settings.autoPlayAdBreaks` false).
     case adBreakReady = "AD_BREAK_READY"
+    /// A break of the ad rules could not be fetched; content resumes at its cue.
     case adBreakFetchError = "AD_BREAK_FETCH_ERROR"
+    /// A break started (before its first ad).
     case adBreakStarted = "AD_BREAK_STARTED"
+    /// A break ended (after its last ad).
     case adBreakEnded = "AD_BREAK_ENDED"
+    /// Every break of the response has played or failed: nothing more will play.
     case allAdsCompleted = "ALL_ADS_COMPLETED"
+    /// The ad rules' cue points are known (`AdsManager.adCuePoints`).
     case cuepointsChanged = "CUEPOINTS_CHANGED"
+    /// A non-fatal error the rest of the response survives, with its code in the event data.
     case log = "LOG"
 
     /// IMA's name, e.g. `FIRST_QUARTILE`.
@@ -48,8 +66,11 @@ public struct AdEvent: Sendable, Equatable {
 
 /// Where an `AdError` arose (IMA's `IMAErrorType`).
 public enum AdErrorType: String, Sendable, Equatable {
+    /// The ad response could not be loaded or had nothing to play.
     case adLoadingFailed
+    /// An ad or break failed while playing.
     case adPlayingFailed
+    /// Neither loading nor playing.
     case adUnknownErrorType
 }
 

@@ -4,7 +4,14 @@ import Timing
 /// A value snapshot of one stream of an opened input: what a caller may know without touching FFmpeg.
 public struct StreamInfo: Sendable, Equatable {
     /// What the stream carries.
-    public enum Kind: Sendable, Equatable { case video, audio, other }
+    public enum Kind: Sendable, Equatable {
+        /// Pictures.
+        case video
+        /// Sound.
+        case audio
+        /// Anything else (subtitles, data, attachments).
+        case other
+    }
 
     /// Index in the container.
     public let index: Int

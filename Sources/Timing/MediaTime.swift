@@ -72,14 +72,17 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
     /// Subtracts in place.
     public static func -= (lhs: inout MediaTime, rhs: MediaTime) { lhs = lhs - rhs }
 
+    /// Whether `lhs` is earlier, compared exactly across timescales (no rounding).
     public static func < (lhs: MediaTime, rhs: MediaTime) -> Bool {
         Int128(lhs.value) * Int128(rhs.timescale) < Int128(rhs.value) * Int128(lhs.timescale)
     }
 
+    /// Whether both are the same instant, whatever their timescales (1/2 == 15/30).
     public static func == (lhs: MediaTime, rhs: MediaTime) -> Bool {
         Int128(lhs.value) * Int128(rhs.timescale) == Int128(rhs.value) * Int128(lhs.timescale)
     }
 
+    /// Hashes the reduced fraction, so equal times hash alike.
     public func hash(into hasher: inout Hasher) {
         let r = reduced
         hasher.combine(r.value)

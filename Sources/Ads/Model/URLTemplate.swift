@@ -23,6 +23,7 @@ public struct URLTemplate: Sendable, Hashable, Comparable, CustomStringConvertib
         return !t.isEmpty && t.lowercased() != "about:blank"
     }
 
+    /// Orders templates by their text.
     public static func < (lhs: URLTemplate, rhs: URLTemplate) -> Bool { lhs.template < rhs.template }
 }
 

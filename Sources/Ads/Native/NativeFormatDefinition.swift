@@ -15,7 +15,12 @@ import Foundation
 public struct NativeFormatDefinition: Sendable, Hashable {
     /// What an asset of the format holds.
     public enum AssetType: String, Sendable, Hashable, CaseIterable {
-        case text, image, video
+        /// A title or data asset: a string.
+        case text
+        /// An image asset, fetched and decoded.
+        case image
+        /// A video asset: VAST, fetched and played like ad media.
+        case video
     }
     /// One named asset.
     public struct Asset: Sendable, Hashable {

@@ -63,6 +63,7 @@ public final class AdOverlayLayer: SurfaceLayer, @unchecked Sendable {
     /// Every overlay scheduled so far.
     public var scheduled: [ScheduledOverlay] { lock.lock(); defer { lock.unlock() }; return overlays }
 
+    /// True while an overlay is expected or scheduled: overlays draw on content frames, so a stitch re-encodes its content.
     public var drawsOnContent: Bool { lock.lock(); defer { lock.unlock() }; return expected || !overlays.isEmpty }
 
     private func showing(_ frame: SurfaceFrameInfo) -> [ScheduledOverlay] {
@@ -77,12 +78,14 @@ public final class AdOverlayLayer: SurfaceLayer, @unchecked Sendable {
         return hits.last { $0.rect.contains(x: x, y: y) }?.overlay
     }
 
+    /// Whether an overlay is shown on this content frame (never on ad frames).
     public func isVisible(_ frame: SurfaceFrameInfo) -> Bool {
         let visible = !showing(frame).isEmpty
         if !visible { lock.lock(); hits = []; lock.unlock() }
         return visible
     }
 
+    /// Draws each overlay shown at the frame's content time, centred at the bottom.
     public func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws {
         let w = canvas.frame.width, h = canvas.frame.height
         let placed = showing(frame).map { ($0, $0.rect(frameWidth: w, frameHeight: h)) }

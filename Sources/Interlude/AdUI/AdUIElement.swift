@@ -4,7 +4,14 @@ import Media
 
 /// Which corner of an element its position names.
 public enum AdUIAnchor: String, Sendable, Hashable, Codable, CaseIterable {
-    case topLeft, topRight, bottomLeft, bottomRight
+    /// The position is the element's top-left corner.
+    case topLeft
+    /// The position is the element's top-right corner.
+    case topRight
+    /// The position is the element's bottom-left corner.
+    case bottomLeft
+    /// The position is the element's bottom-right corner.
+    case bottomRight
 }
 
 /// What clicking an element does in a live window (a hit area).
@@ -48,7 +55,9 @@ public final class AdUIImage: Hashable, @unchecked Sendable {
     /// An image decoded from PNG/JPEG/WebP/GIF/BMP bytes (at most 4 Mpixel).
     public convenience init(data: Data) throws { self.init(try ImageDecoder.decode(data, maxPixels: 4_194_304)) }
 
+    /// Images are equal when they are the same object (their pixels are not compared).
     public static func == (a: AdUIImage, b: AdUIImage) -> Bool { a === b }
+    /// Hashes the object's identity.
     public func hash(into h: inout Hasher) { h.combine(ObjectIdentifier(self)) }
 }
 

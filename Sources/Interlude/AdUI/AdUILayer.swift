@@ -78,11 +78,13 @@ public final class AdUILayer: SurfaceLayer, @unchecked Sendable {
         locked { shown.ad.isUiDisabled ? _customUI : _defaultUI }
     }
 
+    /// Whether this frame is an ad frame with a UI to draw.
     public func isVisible(_ frame: SurfaceFrameInfo) -> Bool {
         guard frame.isAd, frame.sourceTime != nil, let s = shown else { return false }
         return renderer(for: s) != nil
     }
 
+    /// Draws the UI's elements for the ad's exact time at this frame.
     public func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws {
         guard frame.isAd, let t = frame.sourceTime, let s = shown, let r = renderer(for: s) else { return }
         let area = companionLayout?.pictureArea(width: canvas.frame.width, height: canvas.frame.height)

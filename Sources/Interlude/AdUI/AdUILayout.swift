@@ -49,15 +49,31 @@ public final class AdUILayout: AdUIRenderer {
     /// One element of the layout, in fractions of the picture.
     public struct Item: Sendable {
         /// What it is.
-        public enum Kind: Sendable { case text(String), box, image(AdUIImage) }
+        public enum Kind: Sendable {
+            /// A text template, its `{placeholders}` filled on every frame.
+            case text(String)
+            /// A filled rectangle.
+            case box
+            /// A picture, scaled into the element's rectangle.
+            case image(AdUIImage)
+        }
+        /// Text, box or image.
         public var kind: Kind
+        /// Position and size, in fractions of the picture's width and height.
         public var x = 0.0, y = 0.0, width = 0.0, height = 0.0
+        /// Which corner of a text the position names.
         public var anchor = AdUIAnchor.topLeft
+        /// Text height and the padding around it, in fractions of the picture's height.
         public var size = 0.05, padding = 0.01
+        /// Text or box colour.
         public var color = DrawColor.white
+        /// A text's background, none when nil.
         public var background: DrawColor?
+        /// Whether a text is bold.
         public var bold = false
+        /// When the element is shown (`always`, `pod`, `canSkip` …).
         public var show = Condition.always
+        /// What a click on it does in a live window (`skip`, `learnMore`), none when nil.
         public var action: AdUIAction?
     }
 
@@ -194,6 +210,8 @@ public final class AdUILayout: AdUIRenderer {
         return out
     }
 
+    /// The layout's elements for one ad frame: those whose condition holds, in output pixels,
+    /// with their text templates filled.
     public func elements(for c: AdUIContext) -> [AdUIElement] {
         let w = Double(c.width), h = Double(c.height)
         return items.compactMap { item -> AdUIElement? in
@@ -216,5 +234,6 @@ public struct AdUILayoutError: Error, CustomStringConvertible, Sendable {
     /// What is wrong.
     public var message: String
     init(_ message: String) { self.message = message }
+    /// The message.
     public var description: String { message }
 }

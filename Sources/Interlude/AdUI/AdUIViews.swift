@@ -60,7 +60,10 @@ public final class AdUILabel: AdUIView, @unchecked Sendable {
 }
 
 /// Control states of a button's title; only `.normal` exists here (UIControlStateNormal).
-public enum AdUIControlState: Sendable { case normal }
+public enum AdUIControlState: Sendable {
+    /// The title shown when the button is not pressed (the only state here).
+    case normal
+}
 
 /// A button (the guide's `learnMore` and `skipAd`): its title, and in a live window a hit area.
 public final class AdUIButton: AdUIView, @unchecked Sendable {
@@ -108,8 +111,10 @@ public final class AdUISubviewsLayer: SurfaceLayer, @unchecked Sendable {
         return views.enumerated().sorted { ($0.element.zPosition, $0.offset) < ($1.element.zPosition, $1.offset) }.map(\.element)
     }
 
+    /// Whether this is an ad frame and any view is shown.
     public func isVisible(_ frame: SurfaceFrameInfo) -> Bool { frame.isAd && ordered.contains { !$0.isHidden } }
 
+    /// Draws the shown views, lowest `zPosition` first.
     public func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws {
         let shown = ordered.filter { !$0.isHidden }
         _ = try drawing.draw(shown.flatMap { $0.elements() }, on: canvas)

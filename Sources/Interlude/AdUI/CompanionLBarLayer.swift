@@ -27,6 +27,7 @@ public final class CompanionLBarLayer: SurfaceLayer, @unchecked Sendable {
 
     private var current: [AdUIImage] { lock.lock(); defer { lock.unlock() }; return images }
 
+    /// Whether this is an ad frame with companions to show.
     public func isVisible(_ frame: SurfaceFrameInfo) -> Bool { frame.isAd && !current.isEmpty }
 
     /// Where the ad picture is on a `width`×`height` output while companions show; nil otherwise
@@ -54,6 +55,7 @@ public final class CompanionLBarLayer: SurfaceLayer, @unchecked Sendable {
         return (video, rects)
     }
 
+    /// Shrinks the ad picture to the top-left and draws the companions around it.
     public func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws {
         let imgs = current
         guard frame.isAd, !imgs.isEmpty else { return }

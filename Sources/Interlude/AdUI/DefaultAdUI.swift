@@ -34,6 +34,7 @@ public final class DefaultAdUI: AdUIRenderer {
         }
     }
 
+    /// IMA's default UI for one ad frame: the attribution and countdown line, "Learn more" when the ad has a click-through, and the skip countdown or button on a skippable ad.
     public func elements(for c: AdUIContext) -> [AdUIElement] {
         let text = max(10, c.height / 20)            // 18 px at 360p, 54 px at 1080p
         let margin = max(4, c.height / 30), pad = max(2, text / 3)
