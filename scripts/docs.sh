@@ -34,3 +34,4 @@ if [ "$status" -ne 0 ] || grep -qE '(warning|error):' "$doccLog"; then
   exit 1
 fi
 echo "docs: $(find "$out/data/documentation" -name '*.json' | wc -l) pages in $out (open $out/index.html through a web server)"
+scripts/public-api.sh | tee -a "$log"

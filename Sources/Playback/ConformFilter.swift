@@ -3,10 +3,10 @@ import Timing
 /// The libavfilter description that turns a source picture into an output frame: rotation and
 /// mirroring from the display matrix applied, square pixels, scaled to fit with its aspect ratio
 /// preserved, black letterbox/pillarbox bars, yuv420p. nil when the frame already conforms.
-public enum ConformFilter {
+enum ConformFilter {
     /// The filter for a picture of `width`x`height` with sample aspect ratio `sar`, clockwise
     /// `rotation` (0, 90, 180, 270), `mirrored`, in pixel format `pixelFormat`, into `output`.
-    public static func description(width: Int, height: Int, sar: Rational, rotation: Int, mirrored: Bool,
+    static func description(width: Int, height: Int, sar: Rational, rotation: Int, mirrored: Bool,
                                    pixelFormat: String, output: OutputFormat) -> String? {
         let squarePixels = sar.numerator == sar.denominator
         if width == output.width, height == output.height, squarePixels, rotation == 0, !mirrored,
@@ -33,7 +33,7 @@ public enum ConformFilter {
     }
 
     /// The size a picture is shown at: the sample aspect ratio applied to the width, then rotated.
-    public static func displaySize(width: Int, height: Int, sar: Rational, rotation: Int) -> (width: Int, height: Int) {
+    static func displaySize(width: Int, height: Int, sar: Rational, rotation: Int) -> (width: Int, height: Int) {
         var w = width
         if sar.numerator != sar.denominator, sar.numerator > 0 {
             w = Int((Int64(width) * sar.numerator * 2 + sar.denominator) / (sar.denominator * 2))

@@ -4,9 +4,9 @@ import Timing
 /// against the declared duration. A file cut short with its index intact, or with a damaged
 /// index, declares far more than it holds; stitching it silently would shorten the content and
 /// move every later cue.
-public enum ContentCompleteness {
+enum ContentCompleteness {
     /// The verdict on content that has ended.
-    public enum Verdict: Equatable, Sendable {
+    enum Verdict: Equatable, Sendable {
         /// Within `tolerance` of the declared duration (or the declaration is only a guess).
         case complete
         /// Decoded to `real`, more than `tolerance` short of the declaration.
@@ -16,12 +16,12 @@ public enum ContentCompleteness {
     }
 
     /// The shortfall allowed before content counts as truncated.
-    public static let tolerance = MediaTime(value: 1, timescale: 1)
+    static let tolerance = MediaTime(value: 1, timescale: 1)
 
     /// Judges content that ended at `real` (the end of its last decoded frame; nil when none
     /// decoded) against its `declared` duration; `guessed` declarations (from the bit rate) are
     /// not held against it.
-    public static func judge(declared: MediaTime, real: MediaTime?, guessed: Bool = false) -> Verdict {
+    static func judge(declared: MediaTime, real: MediaTime?, guessed: Bool = false) -> Verdict {
         guard let real, real > .zero else { return .empty }
         if guessed { return .complete }
         return declared - real > tolerance ? .truncated(real: real) : .complete

@@ -1,23 +1,23 @@
 /// Where a picture of one display size lands inside an output frame when scaled to fit with its
 /// aspect ratio preserved and centred (letterbox or pillarbox bars around it). Sizes and offsets
 /// are even so that 4:2:0 chroma stays aligned.
-public struct FitRect: Sendable, Equatable {
+struct FitRect: Sendable, Equatable {
     /// Left edge in the output frame.
-    public let x: Int
+    let x: Int
     /// Top edge in the output frame.
-    public let y: Int
+    let y: Int
     /// Scaled picture width.
-    public let width: Int
+    let width: Int
     /// Scaled picture height.
-    public let height: Int
+    let height: Int
 
     /// Makes a rectangle.
-    public init(x: Int, y: Int, width: Int, height: Int) {
+    init(x: Int, y: Int, width: Int, height: Int) {
         self.x = x; self.y = y; self.width = width; self.height = height
     }
 
     /// The largest centred rectangle of `source`'s aspect ratio inside `output`.
-    public static func fitting(source: (width: Int, height: Int), into output: (width: Int, height: Int)) -> FitRect {
+    static func fitting(source: (width: Int, height: Int), into output: (width: Int, height: Int)) -> FitRect {
         precondition(source.width > 0 && source.height > 0 && output.width > 0 && output.height > 0)
         // Compare aspect ratios exactly: source.w/source.h vs output.w/output.h.
         let sw = Int64(source.width), sh = Int64(source.height), ow = Int64(output.width), oh = Int64(output.height)
