@@ -3,9 +3,10 @@
 # Interlude module's public symbols and those of the modules it re-exports): public declarations,
 # types, and the public declarations without a `///` summary of their own (inherited docs are
 # not counted as one).
-# Usage: scripts/public-api.sh [--list] [--json]
+# Usage: scripts/public-api.sh [--list] [--types] [--json]
 #   --list  also print each declaration without a summary (file:line name)
 #   --json  print the figures as one JSON object
+#   --types also print the types, by module (nested types with their parent: AdUILayout.Item)
 # PUBLIC_API_SYMBOLS=DIR counts an existing symbol-graph folder instead of extracting one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -66,6 +67,13 @@ else:
     print("  by module: " + ", ".join(f"{m} {n}" for m, n in by_module.most_common()))
     print(f"  without a /// summary: {len(missing)} (" + ", ".join(f"{m} {n}" for m, n in missing_by_module.most_common()) + ")"
           f"; besides, {len(synthesized)} synthesized by the compiler, with no source to document")
+if "--types" in flags:
+    named = {}
+    for s in symbols:
+        if s["kind"]["identifier"] in type_kinds:
+            named.setdefault(module(s), []).append(".".join(s["pathComponents"]))
+    for m, names in sorted(named.items(), key=lambda kv: -len(kv[1])):
+        print(f"{m} ({len(names)}): " + ", ".join(sorted(names)))
 if "--list" in flags:
     for s in sorted(missing, key=lambda s: (s.get("location", {}).get("uri", ""), s.get("location", {}).get("position", {}).get("line", 0))):
         loc = s.get("location", {})
