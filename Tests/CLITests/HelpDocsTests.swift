@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The `--help` texts and the documentation agree: every document a help text points to exists,
-/// and the README names each command the top-level help lists.
+/// The `--help` texts, `make help` and the documentation agree: every document a help text points
+/// to exists, the README names each command the top-level help lists, and each target `make help`
+/// lists is documented in the README or docs/.
 @Suite struct HelpDocsTests {
     static let commands = ["stitch", "play", "inspect"]
 
@@ -36,6 +37,23 @@ import TestSupport
         for command in Self.commands {
             #expect(help.contains("  \(command) "), "interlude --help lists \(command)")
             #expect(readme.contains("### `interlude \(command)`"), "the README has a section for interlude \(command)")
+        }
+    }
+
+    @Test func everyTargetOfMakeHelpIsDocumented() throws {
+        let root = TestMedia.packageRoot
+        let makefile = try String(contentsOf: root.appendingPathComponent("Makefile"), encoding: .utf8)
+        let targets = makefile.split(separator: "\n").compactMap { line -> String? in
+            guard let r = line.range(of: "@echo \"make ") else { return nil }
+            return line[r.upperBound...].split(separator: " ").first.map(String.init)
+        }
+        #expect(targets.count >= 8, "make help lists its targets: \(targets)")
+        let docs = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)
+            .filter { $0.hasSuffix(".md") }
+            .map { try String(contentsOf: root.appendingPathComponent("docs/\($0)"), encoding: .utf8) }
+        let text = try [String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)] + docs
+        for target in targets {
+            #expect(text.contains { $0.contains("make \(target)") }, "make \(target) is documented")
         }
     }
 }
