@@ -148,6 +148,7 @@ public struct VASTErrorCode: RawRepresentable, Hashable, Sendable, Comparable, C
     /// The number, e.g. `303`.
     public var description: String { String(rawValue) }
 
+    /// Orders codes by number.
     public static func < (lhs: VASTErrorCode, rhs: VASTErrorCode) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 

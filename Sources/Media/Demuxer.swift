@@ -161,7 +161,12 @@ public final class Demuxer {
     }
 
     /// The outcome of reading one packet.
-    public enum ReadResult { case packet, endOfFile }
+    public enum ReadResult {
+        /// A packet was read into the packet given.
+        case packet
+        /// No packet is left: the input ended.
+        case endOfFile
+    }
 
     /// Reads the next packet into `packet`; `.endOfFile` at the end; throws on a read error.
     public func read(into packet: Packet) throws -> ReadResult {

@@ -7,7 +7,16 @@ import Foundation
 public enum ImageDecoder {
     /// The image formats recognised, by their leading bytes.
     public enum Kind: String, Sendable, CaseIterable {
-        case png, jpeg, webp, gif, bmp
+        /// PNG (`89 50 4E 47 0D 0A 1A 0A`).
+        case png
+        /// JPEG (`FF D8 FF`).
+        case jpeg
+        /// WebP (`RIFF` … `WEBP`).
+        case webp
+        /// GIF (`GIF87a`, `GIF89a`).
+        case gif
+        /// BMP (`BM`).
+        case bmp
     }
 
     /// The format `data` starts like, or nil.

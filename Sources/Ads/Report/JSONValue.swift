@@ -18,7 +18,9 @@ public indirect enum JSONValue: Sendable, Hashable {
     /// An object with keys in insertion order.
     case object([(String, JSONValue)])
 
+    /// Equal when both serialize to the same JSON text (key order counts).
     public static func == (l: JSONValue, r: JSONValue) -> Bool { l.serialized() == r.serialized() }
+    /// Hashes the serialized JSON text.
     public func hash(into h: inout Hasher) { h.combine(serialized()) }
 
     /// A string, or null when nil.
