@@ -93,3 +93,12 @@ public protocol ServeMedia: Sendable {
     /// /metrics and for tests that prove sharing.
     func encodeCounts() -> [String: Int]
 }
+
+/// Gauges for `/metrics` (additive; a store that can tell should implement them: the defaults
+/// answer 0, which `/metrics` shows as is).
+public protocol ServeMediaGauges {
+    /// Encodes queued or running now.
+    func queuedEncodes() -> Int
+    /// Bytes the store holds.
+    func storeBytes() -> Int64
+}
