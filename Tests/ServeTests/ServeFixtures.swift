@@ -184,17 +184,21 @@ func run(_ executable: String, _ arguments: [String], stdin: Data? = nil) throws
     if let stdin { input.fileHandleForWriting.write(stdin) }
     try? input.fileHandleForWriting.close()
     let errBytes = LineBox()
-    let group = DispatchGroup()
-    group.enter()
-    DispatchQueue.global().async { errBytes.append(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)); group.leave() }
+    let errDone = DispatchSemaphore(value: 0)
+    Thread { errBytes.append(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)); errDone.signal() }.start()
     let outData = out.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
+    errDone.wait()
     p.waitUntilExit()
     return (p.terminationStatus, outData, errBytes.all.joined())
 }
 
 /// `curl` a URL: method, body, extra headers.
-func curl(_ url: String, method: String = "GET", body: String? = nil, headers: [String] = [], timeout: Int = 20) throws -> CurlResult {
+/// Runs off Swift's concurrency pool (the service's handlers need the pool while curl waits).
+func curl(_ url: String, method: String = "GET", body: String? = nil, headers: [String] = [], timeout: Int = 20) async throws -> CurlResult {
+    try await offPool { try curlBlocking(url, method: method, body: body, headers: headers, timeout: timeout) }
+}
+
+func curlBlocking(_ url: String, method: String, body: String?, headers: [String], timeout: Int) throws -> CurlResult {
     var args = ["-s", "-S", "--max-time", String(timeout), "-X", method, "-o", "-", "-w", "\n%{http_code}", url]
     for h in headers { args += ["-H", h] }
     if let body { args += ["--data-binary", "@-"] }
@@ -216,8 +220,13 @@ func venvPython(_ program: String, stdin: String) throws -> String? {
 }
 
 /// Polls `condition` every 20 ms for up to `seconds`.
-func eventually(_ seconds: Double, _ condition: () -> Bool) -> Bool {
+func eventually(_ seconds: Double, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline { if condition() { return true }; usleep(20_000) }
+    while Date() < deadline { if condition() { return true }; try? await Task.sleep(nanoseconds: 20_000_000) }
     return condition()
+}
+
+/// `run` off Swift's concurrency pool.
+func runOffPool(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, stdout: Data, stderr: String) {
+    try await offPool { try run(executable, arguments) }
 }
