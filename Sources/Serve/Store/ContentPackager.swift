@@ -54,14 +54,14 @@ enum ContentPackager {
     /// Writes the TS segments `spans` (store-relative paths under `storePrefix`, written under
     /// `folder`) of video from `videoPath` and audio stream `audioIndex` of `audioPath`, as one
     /// MPEG-TS run (continuity counters and clock carry on from segment to segment).
-    static func writeSegments(videoPath: String, audioPath: String?, audioIndex: Int?, frameRate: Rational, originFrames: Int,
-                              spans: [SegmentSpan], folder: URL, storePrefix: String) throws {
+    static func writeSegments(videoPath: String, audioPath: String?, audioIndex: Int?, frameRate: Rational, originFrames: Int?,
+                              spans: [SegmentSpan], folder: URL, storePrefix: String, firstRunDiscontinuous: Bool = false) throws {
         let reader = try SegmentPackets(videoPath: videoPath, audioPath: audioPath, audioIndex: audioIndex,
                                         frameRate: frameRate, originFrames: originFrames)
         let annexB = AVCAnnexB(avcC: reader.video.videoCodecParameters(of: reader.videoIndex).extradata)
         var sources: [(demuxer: Demuxer, stream: Int)] = [(reader.video, reader.videoIndex)]
         if let a = reader.audio, let ai = reader.audioIndex { sources.append((a, ai)) }
-        let writer = TSRunWriter(sources: sources)
+        let writer = TSRunWriter(sources: sources, firstRunDiscontinuous: firstRunDiscontinuous)
         for (i, span) in spans.enumerated() {
             let (video, audio) = try reader.next(endFrame: i + 1 < spans.count ? span.endFrame : nil)
             guard video.first?.frame == span.startFrame else {

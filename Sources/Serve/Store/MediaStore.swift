@@ -23,7 +23,7 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
     var cutTasks: [String: Task<StoredSegment, any Error>] = [:]
     var adByURL: [String: AdJob] = [:]
     var adBySHA: [String: AdReadiness] = [:]
-    var adQueue: [() -> Void] = []
+    var adQueue: [@Sendable () async -> Void] = []
     var adRunning = 0
     var slateTasks: [String: Task<StoredSegment, any Error>] = [:]
     var pins: [String: Int] = [:]

@@ -21,7 +21,10 @@ final class SegmentPackets {
     /// Ticks of the video stream's time base per frame.
     let periodTicks: Int64
     /// The video stream's tick of frame 0.
-    let originTicks: Int64
+    private(set) var originTicks: Int64 = 0
+    /// Whether frame 0's tick is the first packet's (an intermediate file whose muxer moved
+    /// every stream so that none starts before 0).
+    private var originFromFirstPacket: Bool
     /// Decode delay in frames of the video (a keyframe's pts − dts).
     private(set) var reorderDelay: Int64 = 0
     private let frameRate: Rational
@@ -33,8 +36,9 @@ final class SegmentPackets {
     private var audioEnded = false
     private let scratch: Packet
 
-    /// Video from `videoPath` (its best video stream), audio from `audioPath`'s stream `audioIndex`.
-    init(videoPath: String, audioPath: String?, audioIndex: Int?, frameRate: Rational, originFrames: Int) throws {
+    /// Video from `videoPath` (its best video stream), audio from `audioPath`'s stream `audioIndex`;
+    /// frame 0 at `originFrames` periods, or (nil) at the first packet's time.
+    init(videoPath: String, audioPath: String?, audioIndex: Int?, frameRate: Rational, originFrames: Int?) throws {
         video = try Demuxer(url: videoPath)
         guard let v = video.bestStream(.video) else { throw StoreError.unsupported("\(videoPath) has no video stream") }
         videoIndex = v
@@ -45,7 +49,8 @@ final class SegmentPackets {
         let num = videoTB.denominator * frameRate.denominator, den = videoTB.numerator * frameRate.numerator
         guard den > 0, num % den == 0 else { throw StoreError.unsupported("\(videoPath): frame period is not a whole number of ticks") }
         periodTicks = num / den
-        originTicks = Int64(originFrames) * periodTicks
+        originFromFirstPacket = originFrames == nil
+        originTicks = Int64(originFrames ?? 0) * periodTicks
         if let audioPath, let audioIndex {
             let a = try Demuxer(url: audioPath)
             a.keepOnly([audioIndex])
@@ -69,7 +74,7 @@ final class SegmentPackets {
     /// An audio packet's time on the content timeline.
     func time(ofAudio p: Packet) -> MediaTime? {
         guard let tb = audioTB, let t = p.ptsTicks ?? p.dtsTicks else { return nil }
-        return MediaTime(value: t * tb.numerator, timescale: tb.denominator) - time(ofFrame: Int(originTicks / periodTicks))
+        return MediaTime(value: t * tb.numerator, timescale: tb.denominator) - MediaTime(value: originTicks * videoTB.numerator, timescale: videoTB.denominator)
     }
 
     /// The video tick of frame `i`.
@@ -79,8 +84,9 @@ final class SegmentPackets {
         while !videoEnded {
             if try video.read(into: scratch) == .endOfFile { videoEnded = true; break }
             guard scratch.streamIndex == videoIndex, let pts = scratch.ptsTicks else { continue }
+            if originFromFirstPacket { originTicks = pts; originFromFirstPacket = false }
             let d = pts - originTicks
-            guard d % periodTicks == 0 else { throw StoreError.unsupported("\(video.url): a frame off the constant frame rate") }
+            guard d % periodTicks == 0 else { throw StoreError.unsupported("\(video.url): a frame off the constant frame rate (pts \(pts), \(periodTicks) ticks a frame of \(videoTB))") }
             return VideoPacket(packet: try scratch.take(), frame: Int(d / periodTicks))
         }
         return nil
