@@ -20,12 +20,23 @@ final class RungEncode {
     private(set) var frames = 0
     private var samples: [[Float]] = [[], []]
     let path: String
+    /// Frame 0's index and sample 0's index on the output clock (a slate piece starts at its second).
+    private let firstFrame: Int64
+    private let firstSample: Int64
+    /// Whether audio packets before sample 0 (the encoder's priming) are left out, so that pieces
+    /// encoded one after another tile the clock.
+    private let dropPriming: Bool
 
-    /// A rung encode into `path` at `frameRate`, keyframes every `segmentTarget`.
-    init(rendition: Rendition, frameRate: Rational, segmentTarget: MediaTime, path: String) throws {
+    /// A rung encode into `path` at `frameRate`, keyframes every `segmentTarget`, its first frame
+    /// and sample at `firstFrame` and `firstSample` on the output clock.
+    init(rendition: Rendition, frameRate: Rational, segmentTarget: MediaTime, path: String,
+         firstFrame: Int64 = 0, firstSample: Int64 = 0, dropPriming: Bool = false) throws {
         self.rendition = rendition
         self.frameRate = frameRate
         self.path = path
+        self.firstFrame = firstFrame
+        self.firstSample = firstSample
+        self.dropPriming = dropPriming
         keyframeInterval = max(1, Int(segmentTarget.count(of: frameRate.period)))
         encoder = try StoreEncoding.videoEncoder(rendition, frameRate: frameRate, splice: false)
         audioEncoder = try Encoder(audio: "aac", sampleRate: StoreEncoding.sampleRate, channels: StoreEncoding.channels,
@@ -40,7 +51,7 @@ final class RungEncode {
     /// Adds the next frame (yuv420p at the rung's size).
     func addFrame(_ frame: Frame) throws {
         let f = try frame.clone()
-        try StoreEncoding.encode(f, index: Int64(frames), keyframe: frames % keyframeInterval == 0, with: encoder, packet: packet) {
+        try StoreEncoding.encode(f, index: firstFrame + Int64(frames), keyframe: frames % keyframeInterval == 0, with: encoder, packet: packet) {
             try muxer.write($0, stream: videoStream)
         }
         frames += 1
@@ -54,10 +65,14 @@ final class RungEncode {
     /// The duration of the frames added.
     var duration: MediaTime { frameRate.period * Int64(frames) }
 
-    /// Ends the encode: the sound padded or trimmed to the video's duration and encoded.
-    func finish() throws {
+    /// Ends the encode: the sound padded or trimmed to `audioDuration` (default: the video's) and encoded.
+    func finish(audioDuration: MediaTime? = nil) throws {
         try StoreEncoding.encode(nil, index: 0, keyframe: false, with: encoder, packet: packet) { try muxer.write($0, stream: videoStream) }
-        let total = Int(duration.rescaled(to: Int64(StoreEncoding.sampleRate), rounding: .nearest).value)
+        let total = Int((audioDuration ?? duration).rescaled(to: Int64(StoreEncoding.sampleRate), rounding: .nearest).value)
+        func writeAudio(_ p: Packet) throws {
+            if dropPriming, let t = p.ptsTicks, t < firstSample { return }
+            try muxer.write(p, stream: audioStream)
+        }
         for c in 0..<samples.count {
             if samples[c].count < total { samples[c] += [Float](repeating: 0, count: total - samples[c].count) }
             else { samples[c].removeLast(samples[c].count - total) }
@@ -66,30 +81,33 @@ final class RungEncode {
         var at = 0
         while at < total {
             let n = min(size, total - at)
-            let f = try Frame.audio(from: samples, offset: at, count: n, sampleRate: StoreEncoding.sampleRate, interleavedS16: false, pts: Int64(at))
+            let f = try Frame.audio(from: samples, offset: at, count: n, sampleRate: StoreEncoding.sampleRate, interleavedS16: false,
+                                    pts: firstSample + Int64(at))
             try audioEncoder.send(f)
-            while try audioEncoder.receive(into: packet) == .produced { try muxer.write(try packet.take(), stream: audioStream) }
+            while try audioEncoder.receive(into: packet) == .produced { try writeAudio(try packet.take()) }
             at += n
         }
         try audioEncoder.send(nil)
-        while try audioEncoder.receive(into: packet) == .produced { try muxer.write(try packet.take(), stream: audioStream) }
+        while try audioEncoder.receive(into: packet) == .produced { try writeAudio(try packet.take()) }
         try muxer.finish()
     }
 
     /// Cuts the finished encode into TS segments (at its keyframes, `segmentTarget`), written in
-    /// `folder` and named under `storePrefix`; one MPEG-TS run starting a new stream. Returns them.
-    func segments(segmentTarget: MediaTime, folder: URL, storePrefix: String) throws -> [StoredSegment] {
+    /// `folder` and named under `storePrefix` (`name(i)`: a segment's file name); one MPEG-TS run,
+    /// starting a new stream when `discontinuous`. Returns them.
+    func segments(segmentTarget: MediaTime, folder: URL, storePrefix: String, discontinuous: Bool = true,
+                  name: (Int) -> String = { "seg\(String(format: "%05d", $0)).ts" }) throws -> [StoredSegment] {
         let keys = stride(from: 0, to: frames, by: keyframeInterval).map { frameRate.period * Int64($0) }
         let plan = HLSPlan.segments(keyframes: keys, duration: duration, breaks: [], target: segmentTarget)
         let bounds = plan.map { Int($0.start.count(of: frameRate.period)) }
         var spans: [SegmentSpan] = []
         for (i, start) in bounds.enumerated() {
             let end = i + 1 < bounds.count ? bounds[i + 1] : frames
-            spans.append(SegmentSpan(startFrame: start, endFrame: end, path: "\(storePrefix)/seg\(String(format: "%05d", i)).ts"))
+            spans.append(SegmentSpan(startFrame: start, endFrame: end, path: "\(storePrefix)/\(name(i))"))
         }
         try ContentPackager.writeSegments(videoPath: path, audioPath: path, audioIndex: audioStream, frameRate: frameRate,
                                           originFrames: nil, spans: spans, folder: folder, storePrefix: storePrefix,
-                                          firstRunDiscontinuous: true)
+                                          firstRunDiscontinuous: discontinuous)
         return spans.map { StoredSegment(path: $0.path, duration: frameRate.period * Int64($0.endFrame - $0.startFrame)) }
     }
 }
@@ -115,7 +133,7 @@ enum AdTranscoder {
         let resampler = Resampler(outputRate: StoreEncoding.sampleRate, outputChannels: StoreEncoding.channels)
         let sar = info.sampleAspectRatio.numerator > 0 ? info.sampleAspectRatio : Rational(1, 1)
         let (w, h) = (rendition.width, rendition.height)
-        let fit = "scale=\(w):\(h):force_original_aspect_ratio=decrease:force_divisible_by=2,pad=\(w):\(h):(ow-iw)/2:(oh-ih)/2:black,setsar=1,format=yuv420p"
+        let fit = StoreEncoding.fitFilter(width: w, height: h)
         var graph: VideoFilterGraph?
         let filtered = try Frame()
         func pull() throws {

@@ -29,6 +29,12 @@ enum StoreEncoding {
         try Encoder(audio: "aac", sampleRate: sampleRate, channels: channels, bitRate: bitRate, globalHeader: false)
     }
 
+    /// The filter that fits a picture into `width`x`height`: scaled keeping its aspect ratio,
+    /// centred with black bars (letterbox or pillarbox, never stretched), yuv420p.
+    static func fitFilter(width w: Int, height h: Int) -> String {
+        "scale=\(w):\(h):force_original_aspect_ratio=decrease:force_divisible_by=2,pad=\(w):\(h):(ow-iw)/2:(oh-ih)/2:black,setsar=1,format=yuv420p"
+    }
+
     /// The `avc1.PPCCLL` CODECS value of the first SPS in Annex B bytes.
     static func codecs(annexB b: [UInt8]) -> String? {
         var i = 0
