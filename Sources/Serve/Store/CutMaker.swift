@@ -6,9 +6,11 @@ import Timing
 /// Makes a shared cut's piece: the frames `[from, to)` of one origin segment of one rung, where a
 /// cue falls inside that segment. GOPs wholly inside the piece are the origin's packets; the GOP
 /// a cue splits is decoded and its frames inside the piece encoded again (an IDR first, the
-/// rung's bitrate, SPS/PPS id 1 beside the content's id 0). Audio packets are the origin's, split
-/// at the cue by their timestamps (an AAC frame starting before the cue stays before it), so
-/// audio stays in sync on the content's clock.
+/// rung's bitrate, SPS/PPS id 1 beside the content's id 0). Audio packets are the origin's, on
+/// the content's clock (in sync): before a cue those that end by it, after a cue those that start
+/// at or after it. The AAC frame across a cue (at most 1024 samples, 21 ms at 48 kHz) is left
+/// out: a gap a player bridges, where an overlap would run audio timestamps backwards at the
+/// join with an ad.
 ///
 /// Timestamps are the origin's (content clock + the muxer's constant offset). A piece that starts
 /// at its segment's start continues the origin's MPEG-TS stream (its continuity counters go on
@@ -49,8 +51,8 @@ enum CutMaker {
         }
         let cueStart = reader.time(ofFrame: a), cueEnd = reader.time(ofFrame: b)
         for pkt in audio {
-            let t = reader.time(ofAudio: pkt) ?? cueStart
-            if (a == span.startFrame || t >= cueStart) && (b == span.endFrame || t < cueEnd) { packets.append((pkt, 1)) }
+            let t = reader.time(ofAudio: pkt) ?? cueStart, end = reader.endTime(ofAudio: pkt) ?? t
+            if (a == span.startFrame || t >= cueStart) && (b == span.endFrame || end <= cueEnd) { packets.append((pkt, 1)) }
         }
         var sources: [(demuxer: Demuxer, stream: Int)] = [(reader.video, reader.videoIndex)]
         if let ad = reader.audio, let ai = reader.audioIndex { sources.append((ad, ai)) }

@@ -38,7 +38,7 @@ final class RungEncode {
         self.firstSample = firstSample
         self.dropPriming = dropPriming
         keyframeInterval = max(1, Int(segmentTarget.count(of: frameRate.period)))
-        encoder = try StoreEncoding.videoEncoder(rendition, frameRate: frameRate, splice: false)
+        encoder = try StoreEncoding.videoEncoder(rendition, frameRate: frameRate, splice: false, bFrames: true)
         audioEncoder = try Encoder(audio: "aac", sampleRate: StoreEncoding.sampleRate, channels: StoreEncoding.channels,
                                    bitRate: rendition.audioBitrate, globalHeader: true)
         muxer = try Muxer(url: path, formatName: "nut")

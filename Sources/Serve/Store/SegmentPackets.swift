@@ -77,6 +77,12 @@ final class SegmentPackets {
         return MediaTime(value: t * tb.numerator, timescale: tb.denominator) - MediaTime(value: originTicks * videoTB.numerator, timescale: videoTB.denominator)
     }
 
+    /// When an audio packet's sound ends on the content timeline.
+    func endTime(ofAudio p: Packet) -> MediaTime? {
+        guard let tb = audioTB, let start = time(ofAudio: p) else { return nil }
+        return start + MediaTime(value: p.durationTicks * tb.numerator, timescale: tb.denominator)
+    }
+
     /// The video tick of frame `i`.
     func ticks(ofFrame i: Int) -> Int64 { originTicks + Int64(i) * periodTicks }
 

@@ -11,6 +11,9 @@ import Timing
 enum SlateMaker {
     /// Frames per second of the slate: a whole number of frames per piece second.
     static let frameRate = Rational(25, 1)
+    /// Where the slate's clock starts (0.4 s): later than any decode time the encoder's B-frames
+    /// put before a piece's first frame, so that no muxer moves a piece's timestamps.
+    static let clockStart = MediaTime(value: 2, timescale: 5)
 
     /// The slate picture for `rendition`: the first video frame of `file` fitted into it, or black.
     static func picture(file: String?, rendition: Rendition) throws -> Frame {
@@ -43,10 +46,11 @@ enum SlateMaker {
     /// `previous`: the piece before it on the clock (its counters are continued), nil for the first.
     static func piece(picture: Frame, rendition: Rendition, start: Int64, length: MediaTime, previous: URL?,
                       folder: URL, output: URL) throws {
-        let firstFrame = start * frameRate.numerator / frameRate.denominator
+        let at = MediaTime(seconds: start) + clockStart
         let encode = try RungEncode(rendition: rendition, frameRate: frameRate, segmentTarget: MediaTime(seconds: 2),
-                                    path: folder.appendingPathComponent("slate.nut").path, firstFrame: firstFrame,
-                                    firstSample: start * Int64(StoreEncoding.sampleRate), dropPriming: true)
+                                    path: folder.appendingPathComponent("slate.nut").path,
+                                    firstFrame: at.count(of: frameRate.period),
+                                    firstSample: at.rescaled(to: Int64(StoreEncoding.sampleRate)).value, dropPriming: true)
         let frames = Int(length.count(of: frameRate.period, rounding: .up))
         for _ in 0..<max(1, frames) { try encode.addFrame(picture) }
         encode.addSamples([[Float]](repeating: [], count: StoreEncoding.channels))

@@ -14,9 +14,10 @@ enum StoreEncoding {
     static let channels = 2
 
     /// A libx264 encoder for `rendition` at `frameRate`; `splice`: its GOPs go inside copied content.
-    static func videoEncoder(_ rendition: Rendition, frameRate: Rational, splice: Bool) throws -> Encoder {
+    static func videoEncoder(_ rendition: Rendition, frameRate: Rational, splice: Bool, bFrames: Bool = false) throws -> Encoder {
         let rate = rendition.videoBitrate
-        var params = "keyint=\(max(1, 10 * frameRate.numerator / max(1, frameRate.denominator))):min-keyint=1:scenecut=0:bframes=0"
+        var params = "keyint=\(max(1, 10 * frameRate.numerator / max(1, frameRate.denominator))):min-keyint=1:scenecut=0"
+        if !bFrames { params += ":bframes=0" }
         if splice { params += ":sps-id=\(spliceParameterSetID)" }
         let options = ["preset": "veryfast", "b": String(rate), "maxrate": String(rate * 3 / 2), "bufsize": String(rate * 2),
                        "forced-idr": "1", "x264-params": params]
