@@ -22,13 +22,29 @@ enum CutMaker {
     static func piece(content p: PackagedContent, rung: PackagedRendition, segment k: Int, from a: Int, to b: Int,
                       root: URL, output: URL) throws {
         let spans = rung.segments
-        let span = spans[k]
-        precondition(span.startFrame <= a && a < b && b <= span.endFrame, "a piece inside its segment")
-        let videoPath = rung.copied ? p.source : root.appendingPathComponent(rung.video).path
-        let reader = try SegmentPackets(videoPath: videoPath, audioPath: p.source, audioIndex: p.audioIndex,
+        let whole = spans[k]
+        precondition(whole.startFrame <= a && a < b && b <= whole.endFrame, "a piece inside its segment")
+        let videoPath: String
+        let reader: SegmentPackets
+        // frames and times below are counted from frame `base`
+        let base: Int
+        if rung.hlsOrigin {
+            // an HLS origin's rung: the segment's own file (its packets as the origin cut them), on
+            // the origin's clock
+            videoPath = root.appendingPathComponent(whole.path).path
+            reader = try SegmentPackets(videoPath: videoPath, audioPath: videoPath, audioIndex: rung.mediaAudioIndex,
+                                        frameRate: p.frameRate, originFrames: nil)
+            base = whole.startFrame
+        } else {
+            videoPath = rung.copied ? p.source : root.appendingPathComponent(rung.video).path
+            reader = try SegmentPackets(videoPath: videoPath, audioPath: p.source, audioIndex: p.audioIndex,
                                         frameRate: p.frameRate, originFrames: p.originFrames)
-        for i in 0..<k { _ = try reader.next(endFrame: spans[i].endFrame) }
-        let (video, audio) = try reader.next(endFrame: k + 1 < spans.count ? span.endFrame : nil)
+            for i in 0..<k { _ = try reader.next(endFrame: spans[i].endFrame) }
+            base = 0
+        }
+        let (a, b) = (a - base, b - base)
+        let span = SegmentSpan(startFrame: whole.startFrame - base, endFrame: whole.endFrame - base, path: whole.path)
+        let (video, audio) = try reader.next(endFrame: k + 1 < spans.count && base == 0 ? span.endFrame : nil)
         guard video.first?.frame == span.startFrame else {
             throw StoreError.unsupported("\(videoPath): segment \(k) does not start at frame \(span.startFrame)")
         }
@@ -59,7 +75,9 @@ enum CutMaker {
         let writer = TSRunWriter(sources: sources, firstRunDiscontinuous: a != span.startFrame)
         try writer.writeSegment(output.path, packets: packets, newRun: true)
         try writer.finish()
-        var data = [UInt8](try Data(contentsOf: output))
+        // an origin's segments carry their own clock offset already; the muxer added its own again
+        var data = [UInt8](!rung.hlsOrigin ? try Data(contentsOf: output)
+                                             : TSTimestamps.shifted(try Data(contentsOf: output), by: -TSTimestamps.muxerOffset))
         if a == span.startFrame, k > 0 {
             TSContinuity.continuing(&data, after: try counters(through: k - 1, spans: spans, root: root))
         } else if b == span.endFrame {

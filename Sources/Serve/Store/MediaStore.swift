@@ -135,7 +135,10 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
         let task: Task<PackagedContent, any Error> = lock.withLock {
             if let p = packaged[name] { return Task { p } }
             if let t = contentTasks[name] { return t }
-            let t = Task { try await MediaStore.offThread { try self.packageContent(name, source: source) } }
+            let t = Task {
+                if MediaStore.isHLSSource(source) { return try await self.importHLS(name, source: source) }
+                return try await MediaStore.offThread { try self.packageContent(name, source: source) }
+            }
             contentTasks[name] = t
             return t
         }
@@ -155,9 +158,6 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
 
     /// Packages `source` (blocking), or loads the package the store already holds for it.
     private func packageContent(_ name: String, source: String) throws -> PackagedContent {
-        if source.hasSuffix(".m3u8") || source.contains("://") {
-            throw StoreError.unsupported("\(name): HLS sources are not supported by this store yet; give an MP4")
-        }
         var st = stat()
         guard stat(source, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { throw StoreError.unsupported("\(name): \(source) is not a readable file") }
         let sha = try ContentHash.sha256(fileAt: source)
@@ -166,22 +166,52 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
         let ladderKey = ladder.map { "\($0.name):\($0.width)x\($0.height):\($0.videoBitrate):\($0.audioBitrate)" }.joined(separator: ",")
         let key = String(try ContentHash.sha256(Data("v\(PackagedContent.version) \(sha) \(ladderKey) \(options.segmentTarget.value)/\(options.segmentTarget.timescale)".utf8)).prefix(32))
         let prefix = "content/\(key)"
-        let folder = root.appendingPathComponent(prefix)
-        let recordURL = folder.appendingPathComponent("content.json")
-        if let data = try? Data(contentsOf: recordURL), var p = try? JSONDecoder().decode(PackagedContent.self, from: data),
-           p.version == PackagedContent.version, lock.withLock({ index.units[prefix] != nil }) {
-            p.name = name
-            p.source = source
-            return p
-        }
+        if let p = loadPackage(prefix, name: name, source: source) { return p }
         lock.withLock { countEncode("ladder") }
         let temp = temporaryURL()
         try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(at: temp) }
         let p = try ContentPackager.package(name: name, source: source, sourceSHA256: sha, scan: scan, ladder: ladder,
                                             segmentTarget: options.segmentTarget, folder: temp, storePrefix: prefix)
+        return try publishPackage(p, from: temp, prefix: prefix)
+    }
+
+    /// Whether a SOURCE is an HLS playlist (a URL, or a path ending in .m3u8) rather than an MP4.
+    static func isHLSSource(_ source: String) -> Bool {
+        source.contains("://") || source.lowercased().hasSuffix(".m3u8")
+    }
+
+    /// Reads an HLS origin into the store once (its segments kept byte for byte), or loads the
+    /// import the store already holds for the same playlist.
+    private func importHLS(_ name: String, source: String) async throws -> PackagedContent {
+        let key = String(try ContentHash.sha256(Data("hls v\(PackagedContent.version) \(source)".utf8)).prefix(32))
+        let prefix = "content/\(key)"
+        if let p = loadPackage(prefix, name: name, source: source) { return p }
+        lock.withLock { countEncode("ladder") }
+        let temp = temporaryURL()
+        try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: temp) }
+        let fetched = try await HLSImport.fetchAll(source, folder: temp, timeout: options.adFetchTimeout, maxTotalBytes: options.maxBytes)
+        let p = try await MediaStore.offThread {
+            try HLSImport.package(name: name, source: source, fetched: fetched, folder: temp, storePrefix: prefix)
+        }
+        return try publishPackage(p, from: temp, prefix: prefix)
+    }
+
+    /// The package in the store under `prefix`, when it is there whole.
+    func loadPackage(_ prefix: String, name: String, source: String) -> PackagedContent? {
+        let recordURL = root.appendingPathComponent(prefix).appendingPathComponent("content.json")
+        guard let data = try? Data(contentsOf: recordURL), var p = try? JSONDecoder().decode(PackagedContent.self, from: data),
+              p.version == PackagedContent.version, lock.withLock({ index.units[prefix] != nil }) else { return nil }
+        p.name = name
+        p.source = source
+        return p
+    }
+
+    /// Moves a package made in `temp` into the store under `prefix` and registers it.
+    func publishPackage(_ p: PackagedContent, from temp: URL, prefix: String) throws -> PackagedContent {
         try JSONEncoder().encode(p).write(to: temp.appendingPathComponent("content.json"))
-        try? FileManager.default.removeItem(at: folder)   // an incomplete earlier one
+        try? FileManager.default.removeItem(at: root.appendingPathComponent(prefix))   // an incomplete earlier one
         try publish(temp, as: prefix)
         var files = p.renditions.flatMap { r in r.segments.map(\.path) + (r.video.isEmpty ? [] : [r.video]) }
         files.append("\(prefix)/content.json")

@@ -5,7 +5,7 @@ import Timing
 /// instead of packaging again).
 struct PackagedContent: Codable, Sendable {
     /// Bumped when the store's layout or encoding changes: an older package is made again.
-    static let version = 1
+    static let version = 2
 
     var version: Int
     var name: String
@@ -19,6 +19,8 @@ struct PackagedContent: Codable, Sendable {
     var originFrames: Int
     var audioIndex: Int?
     var renditions: [PackagedRendition]
+    /// Frames the origin marks as cues (an HLS source's CUE-OUT / SCTE-35 DATERANGE).
+    var originCueFrames: [Int] = []
 
     var frameRate: Rational { Rational(frameRateNumerator, frameRateDenominator) }
     var period: MediaTime { frameRate.period }
@@ -28,7 +30,8 @@ struct PackagedContent: Codable, Sendable {
 
     /// What the HTTP side sees.
     var prepared: PreparedContent {
-        PreparedContent(name: name, duration: duration, renditions: renditions.map { ($0.rendition, $0.codecs) }, originCues: [])
+        PreparedContent(name: name, duration: duration, renditions: renditions.map { ($0.rendition, $0.codecs) },
+                        originCues: originCueFrames.map { period * Int64($0) })
     }
 }
 
@@ -42,6 +45,10 @@ struct PackagedRendition: Codable, Sendable {
     /// Store-relative path of its encoded video (NUT), empty for the copied rung.
     var video: String
     var segments: [SegmentSpan]
+    /// Whether its segments are an HLS origin's (a cut reads the segment's own file, video and
+    /// audio, on the origin's clock), and their audio stream.
+    var hlsOrigin: Bool = false
+    var mediaAudioIndex: Int? = nil
 }
 
 /// One origin segment: frames `[startFrame, endFrame)` (a keyframe starts it).

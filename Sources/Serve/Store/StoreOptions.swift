@@ -5,7 +5,8 @@ import Timing
 public struct StoreOptions: Sendable {
     /// The store's folder (created 0700; an existing one must be this user's and closed to others).
     public var root: URL
-    /// Content name → source: an MP4 path.
+    /// Content name → source: an MP4 path, or an HLS multivariant (or media) playlist, a path or
+    /// an http(s) URL (its variants are the ladder; `ladder` applies to MP4 sources).
     public var contents: [String: String]
     /// The ladder (`Ladder.parse`); nil: each content's default ladder (`Ladder.defaults`).
     public var ladder: [Rendition]?
@@ -17,7 +18,7 @@ public struct StoreOptions: Sendable {
     public var slateFile: String?
     /// Ad transcodes running at once on the worker pool.
     public var adWorkers: Int = 1
-    /// Seconds one ad media download may take.
+    /// Seconds one ad media download (or one HLS source playlist or segment) may take.
     public var adFetchTimeout: Double = 10
     /// Largest ad media file accepted, in bytes (larger: VAST 403).
     public var maxAdBytes: Int64 = 256 << 20
