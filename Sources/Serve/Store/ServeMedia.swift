@@ -92,6 +92,18 @@ public protocol ServeMedia: Sendable {
     /// Count of encodes started since launch, by kind ("cut", "ad", "ladder", "slate"), for
     /// /metrics and for tests that prove sharing.
     func encodeCounts() -> [String: Int]
+    /// Marks segment paths as referenced by a live session: the store's size bound never evicts
+    /// them until as many `unpin` calls release them (call on session start, unpin on expiry).
+    func pin(_ paths: [String])
+    /// Releases paths pinned by `pin`.
+    func unpin(_ paths: [String])
+}
+
+extension ServeMedia {
+    /// A store without a size bound has nothing to pin.
+    public func pin(_ paths: [String]) {}
+    /// A store without a size bound has nothing to unpin.
+    public func unpin(_ paths: [String]) {}
 }
 
 /// Gauges for `/metrics` (additive; a store that can tell should implement them: the defaults
