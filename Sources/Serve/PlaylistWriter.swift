@@ -18,10 +18,14 @@ public enum PlaylistWriter {
     /// The URL a segment is served at. Content and slate segments are the same URL for every
     /// session; an ad segment carries the session, rendition and its place so that its fetch
     /// fires the beacons it holds (server-side reporting).
+    /// A segment moved onto the session's stream clock carries its shift in 90 kHz ticks (`o`):
+    /// sessions whose breaks before it are as long share its URL and bytes.
     public static func url(for item: TimelineItem, sessionID: String, rendition: String) -> String {
-        let base = "/v1/segments/" + item.segment.path
-        guard case .ad(let b, let a, let k, _) = item.kind else { return base }
-        return base + "?s=\(sessionID)&r=\(rendition)&b=\(b)&a=\(a)&k=\(k)"
+        var query: [String] = []
+        let ticks = item.shift.rescaled(to: 90_000).value
+        if ticks != 0 { query.append("o=\(ticks)") }
+        if case .ad(let b, let a, let k, _) = item.kind { query += ["s=\(sessionID)", "r=\(rendition)", "b=\(b)", "a=\(a)", "k=\(k)"] }
+        return "/v1/segments/" + item.segment.path + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
     }
 
     /// The VOD media playlist of one rendition: content runs and ads with `EXT-X-DISCONTINUITY`

@@ -16,6 +16,17 @@ public enum BreakFill: String, Sendable, Hashable {
     case content
 }
 
+/// Which clock a session's segments carry.
+public enum SegmentClock: String, Sendable, Hashable {
+    /// Every run moved onto the session's stream clock, timestamps rising across the whole
+    /// playlist (what FFmpeg's HLS reader needs); a segment's bytes are shared by the sessions
+    /// whose breaks before it are as long.
+    case stream
+    /// The store's bytes as they are, each run on its own clock after `EXT-X-DISCONTINUITY`
+    /// (hls.js, AVPlayer, GStreamer): content segments byte-identical for every session.
+    case shared
+}
+
 /// One `--content NAME=SOURCE`.
 public struct ContentSource: Sendable, Hashable {
     /// The name in URLs (`/v1/session/NAME`).
@@ -56,6 +67,10 @@ public struct ServeConfig: Sendable {
     public var availDuration = 60
     /// Threads serving HTTP.
     public var threads = 8
+    /// The segments' clock.
+    public var clock: SegmentClock = .stream
+    /// The store's size bound in bytes (least recently used units beyond it are removed).
+    public var storeMaxBytes: Int64 = 20 << 30
 
     /// The defaults.
     public init() {}
@@ -120,6 +135,14 @@ public struct ServeConfig: Sendable {
                 let v = try value(a)
                 guard let s = Int(v), s > 0 else { throw ParseError(description: "--avail-duration takes whole seconds > 0, not '\(v)'") }
                 c.availDuration = s
+            case "--clock":
+                let v = try value(a)
+                guard let k = SegmentClock(rawValue: v) else { throw ParseError(description: "--clock is stream or shared, not '\(v)'") }
+                c.clock = k
+            case "--store-max-mb":
+                let v = try value(a)
+                guard let n = Int64(v), n > 0 else { throw ParseError(description: "--store-max-mb takes a whole number > 0, not '\(v)'") }
+                c.storeMaxBytes = n << 20
             case "--threads":
                 let v = try value(a)
                 guard let n = Int(v), (1...256).contains(n) else { throw ParseError(description: "--threads takes 1…256, not '\(v)'") }

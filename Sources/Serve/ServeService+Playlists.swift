@@ -44,7 +44,11 @@ extension ServeService {
         case .success(let t):
             let text = PlaylistWriter.media(t, session: session)
             if !t.hasPending {
-                sessions.update(id) { s in s.timelines[rendition] = t; s.playlists[rendition] = text }
+                let first = sessions.update(id) { s in
+                    defer { s.timelines[rendition] = t; s.playlists[rendition] = text }
+                    return s.timelines[rendition] == nil || s.playlists[rendition] == nil
+                } ?? false
+                if first { media.pin(t.items.map(\.segment.path)) }
             } else {
                 sessions.update(id) { s in if s.timelines[rendition] == nil { s.timelines[rendition] = t } }
             }
@@ -55,7 +59,7 @@ extension ServeService {
     /// Lays out one rendition of a session from the store: the content cut at its mid-rolls and,
     /// per ad, its rendition if ready or the fill. A failed ad's Error URLs fire once.
     func timeline(_ session: ServeSession, rendition: String) -> Result<SessionTimeline, Refusal> {
-        let media = self.media, fill = config.fill
+        let media = self.media, fill = config.fill, clock = config.clock
         let midCues = session.breaks.compactMap { b -> MediaTime? in if case .midroll(let t) = b.position { t } else { nil } }
         let built: Result<(SessionTimeline, [(Int, Int, Int, String)]), Refusal> = blocking {
             do {
@@ -83,8 +87,16 @@ extension ServeService {
                     }
                     breaks.append((b.position, slots))
                 }
-                let t = SessionTimeline.layout(rendition: rendition, runs: cut.runs, cues: cut.cues, contentDuration: content.duration,
+                var t = SessionTimeline.layout(rendition: rendition, runs: cut.runs, cues: cut.cues, contentDuration: content.duration,
                                                breaks: breaks, hasPending: pending)
+                if clock == .stream {
+                    t = t.onStreamClock { segment in
+                        guard let url = media.file(forSegment: segment.path), let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+                        defer { try? handle.close() }
+                        let head = (try? handle.read(upToCount: 64 * 1024)) ?? Data()
+                        return TSTimestamps.firstVideoPTS(head).map { $0 - TSTimestamps.muxerOffset }
+                    }
+                }
                 return .success((t, failures))
             } catch {
                 return .failure(Refusal(status: 503, message: "\(error)"))

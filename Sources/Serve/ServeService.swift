@@ -61,8 +61,12 @@ public final class ServeService: @unchecked Sendable {
 
     /// Drops idle sessions now.
     public func expireIdle() {
-        let n = sessions.expire(idle: config.sessionIdleTimeout, now: monotonicSeconds())
-        if n > 0 { metrics.sessionsExpired(n); log.event("sessions_expired", ["count": n]) }
+        let gone = sessions.expire(idle: config.sessionIdleTimeout, now: monotonicSeconds())
+        guard !gone.isEmpty else { return }
+        // What each session pinned: the timelines it kept (see `mediaPlaylist`).
+        for s in gone { for (r, t) in s.timelines where s.playlists[r] != nil { media.unpin(t.items.map(\.segment.path)) } }
+        metrics.sessionsExpired(gone.count)
+        log.event("sessions_expired", ["count": gone.count])
     }
 
     /// Answers one request (the HTTP server's handler; callable directly in tests).

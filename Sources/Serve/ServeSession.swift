@@ -47,8 +47,8 @@ public protocol SessionStore: Sendable {
     func touch(_ id: String) -> ServeSession?
     /// Changes a session in place; returns the change's result, nil when the session is unknown.
     func update<T>(_ id: String, _ change: (inout ServeSession) -> T) -> T?
-    /// Drops sessions idle for longer than `idle` seconds; returns how many.
-    func expire(idle: Double, now: Double) -> Int
+    /// Drops sessions idle for longer than `idle` seconds; returns them.
+    func expire(idle: Double, now: Double) -> [ServeSession]
     /// Sessions held.
     var count: Int { get }
 }
@@ -76,11 +76,11 @@ public final class MemorySessionStore: SessionStore, @unchecked Sendable {
         return change(&sessions[id]!)
     }
 
-    public func expire(idle: Double, now: Double) -> Int {
+    public func expire(idle: Double, now: Double) -> [ServeSession] {
         lock.lock(); defer { lock.unlock() }
-        let old = sessions.filter { now - $0.value.lastSeen > idle }.map(\.key)
-        for id in old { sessions[id] = nil }
-        return old.count
+        let old = sessions.values.filter { now - $0.lastSeen > idle }
+        for s in old { sessions[s.id] = nil }
+        return old
     }
 
     public var count: Int { lock.lock(); defer { lock.unlock() }; return sessions.count }

@@ -21,6 +21,9 @@ public struct TimelineItem: Sendable, Hashable {
     public var start: MediaTime
     /// For an ad segment: where it starts within the ad.
     public var offsetInAd: MediaTime
+    /// What the segment's timestamps are moved by to sit at `start` on the session's stream
+    /// clock (zero for a shared clock, or where the segment already sits there).
+    public var shift: MediaTime = .zero
 
     /// The break it belongs to, nil for content.
     public var breakIndex: Int? {
@@ -122,6 +125,20 @@ public struct SessionTimeline: Sendable, Hashable {
     /// Mid-rolls are numbered in order: the n-th mid-roll sits at cue n.
     static func midrollCueIndex(_ breaks: [(position: PlannedBreak.Position, slots: [AdSlot])], _ b: Int) -> Int {
         breaks[..<b].filter { if case .midroll = $0.position { true } else { false } }.count
+    }
+
+    /// The same timeline with each run (a content run, an ad, a slate fill) moved onto the
+    /// stream clock: `shift = start of the run − its own clock at its first segment`, where
+    /// `clock(first segment)` reads that clock (nil: leave the run as it is).
+    public func onStreamClock(_ clock: (StoredSegment) -> MediaTime?) -> SessionTimeline {
+        var t = self
+        var shift = MediaTime.zero
+        for i in t.items.indices {
+            let first = i == 0 || PlaylistWriter.joins(t.items[i - 1], t.items[i])
+            if first { shift = clock(t.items[i].segment).map { t.items[i].start - $0 } ?? .zero }
+            t.items[i].shift = shift
+        }
+        return t
     }
 
     /// The stream's length.
