@@ -16,10 +16,20 @@ public struct ServeLog: Sendable {
     public func event(_ event: String, _ fields: [String: Any] = [:]) {
         var object = fields
         object["event"] = event
-        object["time"] = ISO8601DateFormatter.string(from: Date(), timeZone: TimeZone(identifier: "UTC")!,
-                                                     formatOptions: [.withInternetDateTime, .withFractionalSeconds])
+        object["time"] = Self.utcNow()
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]),
               let line = String(data: data, encoding: .utf8) else { return }
         write(line)
+    }
+
+    /// Now as ISO 8601 UTC with milliseconds (`2026-12-01T19:20:50.093Z`), without a formatter object.
+    static func utcNow() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var t = now.tv_sec
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
+                      Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(now.tv_nsec / 1_000_000))
     }
 }
