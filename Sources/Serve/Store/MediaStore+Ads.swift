@@ -10,8 +10,12 @@ enum AdJob: Sendable {
     case waiting
     /// Fetched: its bytes hash to this; the rendition is `adBySHA["<sha>/<rung>"]`.
     case hashed(String)
-    /// Fetching or probing failed (VAST code, reason).
-    case failed(Int, String)
+    /// Fetching or probing failed (VAST code, reason, when): answered so for `AdJob.failureMemory`
+    /// seconds, then tried again.
+    case failed(Int, String, Double)
+
+    /// Seconds a failure is remembered (an ad server's media may come back).
+    static let failureMemory: Double = 60
 }
 
 /// The ad rendition record kept beside its segments (`ad.json`), for a restart.
@@ -31,14 +35,17 @@ extension MediaStore {
         lock.withLock {
             guard let rung = renditions[rendition] else { return .failed(code: 900, reason: "no rendition named '\(rendition)'") }
             let key = "\(rendition) \(mediaURL)"
+            let now = Date().timeIntervalSince1970
             switch adByURL[key] {
             case .waiting?: return .pending
-            case .failed(let code, let reason)?: return .failed(code: code, reason: reason)
-            case .hashed(let sha)?:
-                let r = adBySHA["\(sha)/\(rendition)"] ?? .pending
-                if case .ready(let segments, _) = r, let first = segments.first { index.touch(path: first.path, now: Date().timeIntervalSince1970) }
+            case .failed(let code, let reason, let at)? where now - at < AdJob.failureMemory:
+                return .failed(code: code, reason: reason)
+            case .hashed(let sha)? where adBySHA["\(sha)/\(rendition)"] != nil:
+                let r = adBySHA["\(sha)/\(rendition)"]!
+                if case .ready(let segments, _) = r, let first = segments.first { index.touch(path: first.path, now: now) }
                 return r
-            case nil:
+            default:
+                // new, failed a while ago, or its transcode was evicted: (again) on the worker pool
                 adByURL[key] = .waiting
                 adQueue.append { await self.runAdJob(key: key, url: mediaURL, rung: rung) }
                 startAdJobs()
@@ -68,12 +75,12 @@ extension MediaStore {
         do {
             path = try await adMedia.localPath(for: url, timeout: options.adFetchTimeout, allowLocal: options.allowLocalAdMedia)
         } catch {
-            lock.withLock { adByURL[key] = .failed(error.code, error.message) }
+            lock.withLock { adByURL[key] = .failed(error.code, error.message, Date().timeIntervalSince1970) }
             return
         }
         let sha: String
         do { sha = try ContentHash.sha256(fileAt: path) } catch {
-            lock.withLock { adByURL[key] = .failed(402, "ad media \(url) cannot be read: \(error)") }
+            lock.withLock { adByURL[key] = .failed(402, "ad media \(url) cannot be read: \(error)", Date().timeIntervalSince1970) }
             return
         }
         let shaKey = "\(sha)/\(rung.name)"
