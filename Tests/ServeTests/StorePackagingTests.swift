@@ -39,6 +39,11 @@ import Timing
         // a second call is a lookup; a restart on the same folder reuses the package
         _ = try await store.content("c")
         #expect(store.encodeCounts()["ladder"] == 1)
+        #expect(store.queuedEncodes() == 0)
+        let held = try FileManager.default.subpathsOfDirectory(atPath: root.appendingPathComponent("content").path)
+            .filter { $0.hasSuffix(".ts") || $0.hasSuffix(".nut") || $0.hasSuffix(".json") }
+            .reduce(Int64(0)) { $0 + ((try? FileManager.default.attributesOfItem(atPath: root.appendingPathComponent("content/\($1)").path)[.size] as? NSNumber)?.int64Value ?? 0) }
+        #expect(store.storeBytes() == held, "the index counts what the folder holds")
         let again = try StoreFixture.store(root)
         let reopened = try await again.content("c")
         #expect(reopened.duration == content.duration)

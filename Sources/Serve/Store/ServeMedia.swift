@@ -114,3 +114,12 @@ extension ServeMedia {
     /// A store without a size bound has nothing to unpin.
     public func unpin(_ paths: [String]) {}
 }
+
+/// Gauges for `/metrics` (additive; a store that can tell should implement them: the defaults
+/// answer 0, which `/metrics` shows as is).
+public protocol ServeMediaGauges {
+    /// Encodes queued or running now.
+    func queuedEncodes() -> Int
+    /// Bytes the store holds.
+    func storeBytes() -> Int64
+}
