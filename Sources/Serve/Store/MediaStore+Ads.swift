@@ -18,6 +18,9 @@ enum AdJob: Sendable {
     static let failureMemory: Double = 60
 }
 
+/// Ad media longer than the store transcodes (VAST 403).
+struct AdTooLong: Error { var message: String }
+
 /// The ad rendition record kept beside its segments (`ad.json`), for a restart.
 struct StoredAd: Codable {
     var segments: [String]
@@ -26,6 +29,9 @@ struct StoredAd: Codable {
 }
 
 extension MediaStore {
+    /// The longest ad media transcoded (its sound is held in memory while it is encoded).
+    static let longestAd = MediaTime(seconds: 600)
+
     /// The ad at `mediaURL` in `rendition`: `.ready` when its transcode (keyed by the SHA-256 of
     /// the media's bytes) is in the store, else `.pending` with the fetch and transcode queued on
     /// the worker pool; `.failed` with a VAST code when it cannot be had (401 not found, 402
@@ -99,7 +105,10 @@ extension MediaStore {
         guard mustEncode else { return }
         let result: AdReadiness
         do {
-            _ = try AdMediaProbe.measure(path)
+            let measured = try AdMediaProbe.measure(path)
+            guard measured.duration <= MediaStore.longestAd else {
+                throw AdTooLong(message: "ad media \(url) lasts \(Int(measured.duration.seconds)) s (at most \(Int(MediaStore.longestAd.seconds)) s)")
+            }
             let temp = temporaryURL()
             try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             defer { try? FileManager.default.removeItem(at: temp) }
@@ -116,6 +125,8 @@ extension MediaStore {
             result = .ready(segments, duration: duration)
         } catch let r as AdMediaProbe.Rejection {
             result = .failed(code: r.code, reason: r.message)
+        } catch let r as AdTooLong {
+            result = .failed(code: 403, reason: r.message)
         } catch {
             result = .failed(code: 405, reason: "ad media \(url) cannot be transcoded: \(error)")
         }
