@@ -49,6 +49,11 @@ import Timing
             _ = try await store.cut("c", rendition: r, at: [MediaTime(value: 47, timescale: 30)])
             #expect(store.encodeCounts()["cut"] == before + 2)
         }
+        // a restart finds the cuts in the folder
+        let reopened = try StoreFixture.store(root)
+        let kept = try await reopened.cut("c", rendition: "90p", at: [Self.cue])
+        #expect(kept.runs == (try await store.cut("c", rendition: "90p", at: [Self.cue])).runs)
+        #expect(reopened.encodeCounts()["cut"] == nil)
     }
 
     @Test func strictClientsPlayHeadAdBreakAndTail() async throws {

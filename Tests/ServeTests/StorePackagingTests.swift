@@ -36,6 +36,20 @@ import Timing
             }
         }
         #expect(spans[0] == spans[1], "segment boundaries are the same frames in every rung")
+        // variants on one clock: each segment starts at the same PTS in every rung, and every rung
+        // carries the source's audio packets
+        let top = try await store.cut("c", rendition: "180p", at: []).runs[0], low = try await store.cut("c", rendition: "90p", at: []).runs[0]
+        for (a, b) in zip(top, low) {
+            #expect(try HLSPackageCheck.firstVideoFramePTS(store.file(forSegment: a.path)!) == HLSPackageCheck.firstVideoFramePTS(store.file(forSegment: b.path)!))
+        }
+        func audioMD5s(_ url: URL) throws -> [String] {
+            let out = try Tools.ffmpeg(["-v", "error", "-i", url.path, "-map", "0:a:0", "-c", "copy", "-f", "framemd5", "-"])
+            return String(decoding: out.stdout, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }
+                .compactMap { $0.split(separator: ",").dropFirst(5).first.map(String.init) }
+        }
+        let topAudio = try audioMD5s(root.appendingPathComponent("180p.ts"))
+        #expect(topAudio.count > 150)
+        #expect(try audioMD5s(root.appendingPathComponent("90p.ts")) == topAudio)
         // a second call is a lookup; a restart on the same folder reuses the package
         _ = try await store.content("c")
         #expect(store.encodeCounts()["ladder"] == 1)
