@@ -79,6 +79,28 @@ import Timing
         await #expect(throws: StoreError.unknownContent("nope")) { try await store.content("nope") }
     }
 
+    @Test func aSourceThatCannotBePackagedFailsInOneLineAndLeavesNothing() async throws {
+        let root = StoreFixture.folder("badsource")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let text = root.appendingPathComponent("notes.mp4")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try Data("not a video".utf8).write(to: text)
+        let silent = try TestMedia.generated("serve-store-audio-only.mp4", arguments: ["-f", "lavfi", "-i", "sine=d=1", "-c:a", "aac"])
+        let store = try MediaStore(options: StoreOptions(root: root.appendingPathComponent("store"), contents: [
+            "text": text.path, "audio": silent.path, "gone": root.appendingPathComponent("nothing.mp4").path]))
+        for (name, says) in [("text", "notes.mp4"), ("audio", "no video"), ("gone", "not a readable file")] {
+            do {
+                _ = try await store.content(name)
+                Issue.record("\(name) was packaged")
+            } catch {
+                #expect("\(error)".contains(says), "\(name): \(error)")
+                #expect(!"\(error)".contains("\n"))
+            }
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("store").path)
+        #expect(left.allSatisfy { $0 == "fetched" }, "nothing half-written: \(left)")
+    }
+
     @Test func aLadderStringParsesAndBadOnesSayWhy() throws {
         let l = try Ladder.parse("720p:1280x720:3000k,360p:640x360:800k:64k")
         #expect(l == [Rendition(name: "720p", width: 1280, height: 720, videoBitrate: 3_000_000, audioBitrate: 128_000),
