@@ -41,6 +41,10 @@ import Timing
             let rest = try StoreFixture.concatenate(tail, store: store, into: root, name: "\(r)-rest.ts")
             #expect(try StoreFixture.identities(rest, size: size).map { $0?.frameIndex } == (47..<120).map { Optional($0) })
             #expect(try MediaVerifier.ffmpegErrors(rest).isEmpty)
+            // audio in sync after the cut: each second's flash with its beep (at 2 s and 3 s)
+            let offsets = try MediaVerifier.syncOffsets(rest)
+            #expect(offsets.count == 2)
+            #expect((MediaVerifier.maxAbsoluteOffset(offsets) ?? 1) < 0.002, "\(offsets)")
             // the same cut again is a lookup
             let again = try await store.cut("c", rendition: r, at: [Self.cue, Self.cue])
             #expect(again.runs == cut.runs.map { $0 })
