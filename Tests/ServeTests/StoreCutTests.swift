@@ -41,6 +41,10 @@ import Timing
             let rest = try StoreFixture.concatenate(tail, store: store, into: root, name: "\(r)-rest.ts")
             #expect(try StoreFixture.identities(rest, size: size).map { $0?.frameIndex } == (47..<120).map { Optional($0) })
             #expect(try MediaVerifier.ffmpegErrors(rest).isEmpty)
+            // audio in sync after the cut: each second's flash with its beep (at 2 s and 3 s)
+            let offsets = try MediaVerifier.syncOffsets(rest)
+            #expect(offsets.count == 2)
+            #expect((MediaVerifier.maxAbsoluteOffset(offsets) ?? 1) < 0.002, "\(offsets)")
             // the same cut again is a lookup
             let again = try await store.cut("c", rendition: r, at: [Self.cue, Self.cue])
             #expect(again.runs == cut.runs.map { $0 })
@@ -49,6 +53,11 @@ import Timing
             _ = try await store.cut("c", rendition: r, at: [MediaTime(value: 47, timescale: 30)])
             #expect(store.encodeCounts()["cut"] == before + 2)
         }
+        // a restart finds the cuts in the folder
+        let reopened = try StoreFixture.store(root)
+        let kept = try await reopened.cut("c", rendition: "90p", at: [Self.cue])
+        #expect(kept.runs == (try await store.cut("c", rendition: "90p", at: [Self.cue])).runs)
+        #expect(reopened.encodeCounts()["cut"] == nil)
     }
 
     @Test func strictClientsPlayHeadAdBreakAndTail() async throws {
@@ -86,5 +95,17 @@ import Timing
                                                          [MediaTime(value: 13, timescale: 30), MediaTime(seconds: 2)]])
         let middle = try StoreFixture.concatenate(cut.runs[1], store: store, into: root, name: "middle.ts")
         #expect(try StoreFixture.identities(middle, size: PixelSize(width: 160, height: 90)).map { $0?.frameIndex } == (10..<47).map { Optional($0) })
+        // a cue in a later segment (3.1 s: frame 93 of segment 1, frames 60…119): its head and tail
+        for (r, size) in [("180p", PixelSize(width: 320, height: 180)), ("90p", PixelSize(width: 160, height: 90))] {
+            let later = try await store.cut("c", rendition: r, at: [MediaTime(value: 31, timescale: 10)])
+            #expect(later.runs.map { $0.map(\.duration) } == [[MediaTime(seconds: 2), MediaTime(value: 33, timescale: 30)],
+                                                              [MediaTime(value: 27, timescale: 30)]])
+            let joined = try StoreFixture.concatenate([later.runs[0][1], later.runs[1][0]], store: store, into: root, name: "\(r)-later.ts")
+            #expect(try StoreFixture.identities(joined, size: size).map { $0?.frameIndex } == (60..<120).map { Optional($0) })
+            let playlist = try StoreFixture.playlist(later.runs, store: store, root: root, name: "\(r)-later")
+            #expect(try HLSPackageCheck.continuityProblems(playlist) == [], "the head continues segment 0's stream")
+            let problems = try HLSPackageCheck.clientProblems(playlist)
+            #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+        }
     }
 }

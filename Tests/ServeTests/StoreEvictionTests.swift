@@ -29,4 +29,21 @@ import Timing
         #expect(store.encodeCounts()["ladder"] == 2)
         #expect(store.file(forSegment: origin[0]) != nil)
     }
+
+    @Test func anEvictedAdIsTranscodedAgainWhenAskedFor() async throws {
+        let root = StoreFixture.folder("lruad")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let server = try HTTPTestServer()
+        server.route("/ad.mp4", HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"],
+                                                        body: try Data(contentsOf: try ServeStoreAdTests.adClip())))
+        let store = try StoreFixture.store(root) { $0.maxBytes = 1 }
+        guard case .ready(let first, _) = try await ServeStoreAdTests.settled(store, server.url("/ad.mp4"), "90p") else { Issue.record("ad"); return }
+        _ = try await store.slate(rendition: "90p", duration: MediaTime(seconds: 1))   // pushes the ad out
+        #expect(store.file(forSegment: first[0].path) == nil)
+        guard case .pending = store.ad(mediaURL: server.url("/ad.mp4"), rendition: "90p") else { Issue.record("not queued again"); return }
+        guard case .ready(let again, _) = try await ServeStoreAdTests.settled(store, server.url("/ad.mp4"), "90p") else { Issue.record("ad again"); return }
+        #expect(again == first)
+        #expect(store.encodeCounts()["ad"] == 2)
+        #expect(store.file(forSegment: again[0].path) != nil)
+    }
 }

@@ -36,9 +36,28 @@ import Timing
             }
         }
         #expect(spans[0] == spans[1], "segment boundaries are the same frames in every rung")
+        // variants on one clock: each segment starts at the same PTS in every rung, and every rung
+        // carries the source's audio packets
+        let top = try await store.cut("c", rendition: "180p", at: []).runs[0], low = try await store.cut("c", rendition: "90p", at: []).runs[0]
+        for (a, b) in zip(top, low) {
+            #expect(try HLSPackageCheck.firstVideoFramePTS(store.file(forSegment: a.path)!) == HLSPackageCheck.firstVideoFramePTS(store.file(forSegment: b.path)!))
+        }
+        func audioMD5s(_ url: URL) throws -> [String] {
+            let out = try Tools.ffmpeg(["-v", "error", "-i", url.path, "-map", "0:a:0", "-c", "copy", "-f", "framemd5", "-"])
+            return String(decoding: out.stdout, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }
+                .compactMap { $0.split(separator: ",").dropFirst(5).first.map(String.init) }
+        }
+        let topAudio = try audioMD5s(root.appendingPathComponent("180p.ts"))
+        #expect(topAudio.count > 150)
+        #expect(try audioMD5s(root.appendingPathComponent("90p.ts")) == topAudio)
         // a second call is a lookup; a restart on the same folder reuses the package
         _ = try await store.content("c")
         #expect(store.encodeCounts()["ladder"] == 1)
+        #expect(store.queuedEncodes() == 0)
+        let held = try FileManager.default.subpathsOfDirectory(atPath: root.appendingPathComponent("content").path)
+            .filter { $0.hasSuffix(".ts") || $0.hasSuffix(".nut") || $0.hasSuffix(".json") }
+            .reduce(Int64(0)) { $0 + ((try? FileManager.default.attributesOfItem(atPath: root.appendingPathComponent("content/\($1)").path)[.size] as? NSNumber)?.int64Value ?? 0) }
+        #expect(store.storeBytes() == held, "the index counts what the folder holds")
         let again = try StoreFixture.store(root)
         let reopened = try await again.content("c")
         #expect(reopened.duration == content.duration)
@@ -58,6 +77,28 @@ import Timing
         var st = stat()
         #expect(stat(root.path, &st) == 0 && st.st_mode & 0o777 == 0o700)
         await #expect(throws: StoreError.unknownContent("nope")) { try await store.content("nope") }
+    }
+
+    @Test func aSourceThatCannotBePackagedFailsInOneLineAndLeavesNothing() async throws {
+        let root = StoreFixture.folder("badsource")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let text = root.appendingPathComponent("notes.mp4")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try Data("not a video".utf8).write(to: text)
+        let silent = try TestMedia.generated("serve-store-audio-only.mp4", arguments: ["-f", "lavfi", "-i", "sine=d=1", "-c:a", "aac"])
+        let store = try MediaStore(options: StoreOptions(root: root.appendingPathComponent("store"), contents: [
+            "text": text.path, "audio": silent.path, "gone": root.appendingPathComponent("nothing.mp4").path]))
+        for (name, says) in [("text", "notes.mp4"), ("audio", "no video"), ("gone", "not a readable file")] {
+            do {
+                _ = try await store.content(name)
+                Issue.record("\(name) was packaged")
+            } catch {
+                #expect("\(error)".contains(says), "\(name): \(error)")
+                #expect(!"\(error)".contains("\n"))
+            }
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("store").path)
+        #expect(left.allSatisfy { $0 == "fetched" }, "nothing half-written: \(left)")
     }
 
     @Test func aLadderStringParsesAndBadOnesSayWhy() throws {

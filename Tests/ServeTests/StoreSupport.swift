@@ -40,6 +40,26 @@ enum StoreFixture {
         return out
     }
 
+    /// A VOD playlist in a new folder `name` under `root`: the runs' segments (copied in), an
+    /// `EXT-X-DISCONTINUITY` between runs.
+    static func playlist(_ runs: [[StoredSegment]], store: MediaStore, root: URL, name: String) throws -> URL {
+        let folder = root.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD"]
+        for (i, run) in runs.enumerated() {
+            if i > 0 { lines.append("#EXT-X-DISCONTINUITY") }
+            for (j, s) in run.enumerated() {
+                guard let file = store.file(forSegment: s.path) else { throw VerifierError.malformedOutput("store lost \(s.path)") }
+                try FileManager.default.copyItem(at: file, to: folder.appendingPathComponent("r\(i)s\(j).ts"))
+                lines += [String(format: "#EXTINF:%.6f,", s.duration.seconds), "r\(i)s\(j).ts"]
+            }
+        }
+        lines.append("#EXT-X-ENDLIST")
+        let url = folder.appendingPathComponent("index.m3u8")
+        try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
     /// Identities of the decoded frames of `url` (ffmpeg CLI), nil where none reads.
     static func identities(_ url: URL, size: PixelSize) throws -> [FrameIdentity?] {
         try MediaVerifier.videoFrames(url, reader: IdentityReader(output: size, sources: [])).map(\.identity)

@@ -39,7 +39,7 @@ enum CutMaker {
             videoPath = rung.copied ? p.source : root.appendingPathComponent(rung.video).path
             reader = try SegmentPackets(videoPath: videoPath, audioPath: p.source, audioIndex: p.audioIndex,
                                         frameRate: p.frameRate, originFrames: p.originFrames)
-            for i in 0..<k { _ = try reader.next(endFrame: spans[i].endFrame) }
+            try reader.skip(to: whole.startFrame)
             base = 0
         }
         let (a, b) = (a - base, b - base)

@@ -10,9 +10,16 @@ enum AdJob: Sendable {
     case waiting
     /// Fetched: its bytes hash to this; the rendition is `adBySHA["<sha>/<rung>"]`.
     case hashed(String)
-    /// Fetching or probing failed (VAST code, reason).
-    case failed(Int, String)
+    /// Fetching or probing failed (VAST code, reason, when): answered so for `AdJob.failureMemory`
+    /// seconds, then tried again.
+    case failed(Int, String, Double)
+
+    /// Seconds a failure is remembered (an ad server's media may come back).
+    static let failureMemory: Double = 60
 }
+
+/// Ad media longer than the store transcodes (VAST 403).
+struct AdTooLong: Error { var message: String }
 
 /// The ad rendition record kept beside its segments (`ad.json`), for a restart.
 struct StoredAd: Codable {
@@ -22,6 +29,9 @@ struct StoredAd: Codable {
 }
 
 extension MediaStore {
+    /// The longest ad media transcoded (its sound is held in memory while it is encoded).
+    static let longestAd = MediaTime(seconds: 600)
+
     /// The ad at `mediaURL` in `rendition`: `.ready` when its transcode (keyed by the SHA-256 of
     /// the media's bytes) is in the store, else `.pending` with the fetch and transcode queued on
     /// the worker pool; `.failed` with a VAST code when it cannot be had (401 not found, 402
@@ -31,14 +41,17 @@ extension MediaStore {
         lock.withLock {
             guard let rung = renditions[rendition] else { return .failed(code: 900, reason: "no rendition named '\(rendition)'") }
             let key = "\(rendition) \(mediaURL)"
+            let now = Date().timeIntervalSince1970
             switch adByURL[key] {
             case .waiting?: return .pending
-            case .failed(let code, let reason)?: return .failed(code: code, reason: reason)
-            case .hashed(let sha)?:
-                let r = adBySHA["\(sha)/\(rendition)"] ?? .pending
-                if case .ready(let segments, _) = r, let first = segments.first { index.touch(path: first.path, now: Date().timeIntervalSince1970) }
+            case .failed(let code, let reason, let at)? where now - at < AdJob.failureMemory:
+                return .failed(code: code, reason: reason)
+            case .hashed(let sha)? where adBySHA["\(sha)/\(rendition)"] != nil:
+                let r = adBySHA["\(sha)/\(rendition)"]!
+                if case .ready(let segments, _) = r, let first = segments.first { index.touch(path: first.path, now: now) }
                 return r
-            case nil:
+            default:
+                // new, failed a while ago, or its transcode was evicted: (again) on the worker pool
                 adByURL[key] = .waiting
                 adQueue.append { await self.runAdJob(key: key, url: mediaURL, rung: rung) }
                 startAdJobs()
@@ -68,12 +81,12 @@ extension MediaStore {
         do {
             path = try await adMedia.localPath(for: url, timeout: options.adFetchTimeout, allowLocal: options.allowLocalAdMedia)
         } catch {
-            lock.withLock { adByURL[key] = .failed(error.code, error.message) }
+            lock.withLock { adByURL[key] = .failed(error.code, error.message, Date().timeIntervalSince1970) }
             return
         }
         let sha: String
         do { sha = try ContentHash.sha256(fileAt: path) } catch {
-            lock.withLock { adByURL[key] = .failed(402, "ad media \(url) cannot be read: \(error)") }
+            lock.withLock { adByURL[key] = .failed(402, "ad media \(url) cannot be read: \(error)", Date().timeIntervalSince1970) }
             return
         }
         let shaKey = "\(sha)/\(rung.name)"
@@ -92,7 +105,10 @@ extension MediaStore {
         guard mustEncode else { return }
         let result: AdReadiness
         do {
-            _ = try AdMediaProbe.measure(path)
+            let measured = try AdMediaProbe.measure(path)
+            guard measured.duration <= MediaStore.longestAd else {
+                throw AdTooLong(message: "ad media \(url) lasts \(Int(measured.duration.seconds)) s (at most \(Int(MediaStore.longestAd.seconds)) s)")
+            }
             let temp = temporaryURL()
             try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             defer { try? FileManager.default.removeItem(at: temp) }
@@ -109,6 +125,8 @@ extension MediaStore {
             result = .ready(segments, duration: duration)
         } catch let r as AdMediaProbe.Rejection {
             result = .failed(code: r.code, reason: r.message)
+        } catch let r as AdTooLong {
+            result = .failed(code: 403, reason: r.message)
         } catch {
             result = .failed(code: 405, reason: "ad media \(url) cannot be transcoded: \(error)")
         }

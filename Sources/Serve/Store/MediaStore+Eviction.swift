@@ -19,11 +19,21 @@ extension MediaStore {
 
     /// Removes least recently used units until the store fits in `maxBytes`; never a unit with a
     /// pinned file, nor `keeping` (just made for a caller). Under the lock.
+    ///
+    /// A rung's slate pieces go together: each continues the previous one's MPEG-TS stream, so
+    /// one is kept while any of them is pinned (or just made), and removing one removes them all.
     func evictPastBound(keeping: String) {
-        let victims = index.victims(maxBytes: options.maxBytes) { u in
-            u.key == keeping || u.files.contains { pins[$0] != nil }
+        func group(_ u: StoreIndex.Unit) -> [StoreIndex.Unit] {
+            guard u.kind == "slate" else { return [u] }
+            let folder = (u.key as NSString).deletingLastPathComponent
+            return index.units.values.filter { $0.kind == "slate" && ($0.key as NSString).deletingLastPathComponent == folder }
         }
-        guard !victims.isEmpty else { return }
+        let chosen = index.victims(maxBytes: options.maxBytes) { u in
+            group(u).contains { g in g.key == keeping || g.files.contains { pins[$0] != nil } }
+        }
+        guard !chosen.isEmpty else { return }
+        var victims: [StoreIndex.Unit] = []
+        for u in chosen { for g in group(u) where !victims.contains(where: { $0.key == g.key }) { victims.append(g) } }
         let fm = FileManager.default
         for u in victims {
             index.remove(u.key)

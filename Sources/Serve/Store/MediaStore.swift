@@ -39,6 +39,11 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
         try MediaStore.prepareFolder(root)
         adMedia = AdMediaCache(directory: root.appendingPathComponent("fetched"), maxBytes: 4 << 30, maxFileBytes: options.maxAdBytes)
         for r in options.ladder ?? [] { renditions[r.name] = r }
+        // what a crash left half-written: temporary names are never served
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        where name.hasPrefix(".tmp-") || name.hasPrefix(".index-") {
+            try? FileManager.default.removeItem(at: root.appendingPathComponent(name))
+        }
         let indexURL = root.appendingPathComponent("index.json")
         if let data = try? Data(contentsOf: indexURL), let loaded = try? JSONDecoder().decode(StoreIndex.self, from: data) {
             // keep what is still complete on disk

@@ -108,6 +108,33 @@ final class SegmentPackets {
         return nil
     }
 
+    /// Moves to the segment that starts at keyframe `startFrame`, as if every segment before it
+    /// had been read: a seek a GOP early, then packets dropped up to the keyframe (video) and up to
+    /// the first packet at or after its time (audio).
+    func skip(to startFrame: Int) throws {
+        guard startFrame > 0 else { return }
+        let origin = MediaTime(value: originTicks * videoTB.numerator, timescale: videoTB.denominator)
+        let start = time(ofFrame: startFrame)
+        // half a frame early: lands on the keyframe before whatever the rounding
+        try video.seek(toKeyframeAtOrBefore: MediaTime.max(.zero, origin + start - MediaTime(value: frameRate.denominator, timescale: 2 * frameRate.numerator)))
+        heldVideo = nil
+        videoEnded = false
+        while true {
+            guard let p = try readVideo() else { throw StoreError.unsupported("\(video.url): no keyframe at frame \(startFrame)") }
+            if p.packet.isKeyframe && p.frame == startFrame { heldVideo = p; break }
+            if p.frame > startFrame + 10_000 { throw StoreError.unsupported("\(video.url): seeking passed frame \(startFrame)") }
+        }
+        guard let audio else { return }
+        try audio.seek(toKeyframeAtOrBefore: MediaTime.max(.zero, origin + start - MediaTime(seconds: 1)))
+        heldAudio = nil
+        audioEnded = false
+        while let p = try readAudio() {
+            if let t = time(ofAudio: p), t < start { continue }
+            heldAudio = p
+            break
+        }
+    }
+
     /// The packets of the segment that ends at frame `endFrame` (nil: the last segment): video
     /// until the next keyframe at or after it, audio until the first packet at or after its time.
     func next(endFrame: Int?) throws -> (video: [VideoPacket], audio: [Packet]) {
