@@ -9,12 +9,13 @@ PACKAGES := libfreetype-dev libcurl4-openssl-dev libavformat-dev libavcodec-dev 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SETUP_STAMP := .build/.setup-done
 
-.PHONY: help setup build release test docs demo play media conformance fuzz bench clean
+.PHONY: help setup build release test docs demo play serve media conformance fuzz bench clean
 
 help:
 	@echo "make setup        install the Debian packages the build and tests need (only those missing)"
 	@echo "make demo         build, stitch the bundled Media/ content with sample ads, print a summary"
 	@echo "make play         build, play the bundled Media/ content with its ad rules in a window (SDL2)"
+	@echo "make serve        build, serve Media/content.mp4 with Media/demo-vmap.xml over HLS (prints a URL)"
 	@echo "make test         build and run the whole test suite, then the field check of its outputs"
 	@echo "make docs         build the library's documentation (DocC, from the symbol graphs) into .build/docs; fails on any warning"
 	@echo "make media        regenerate the sample media in Media/ with the ffmpeg CLI"
@@ -27,7 +28,7 @@ help:
 PYENV := .build/pyenv
 setup: $(SETUP_STAMP) $(PYENV)/.threefive
 $(PYENV)/.threefive: | $(SETUP_STAMP)
-	python3 -m venv $(PYENV) && $(PYENV)/bin/pip install -q threefive==3.1.5
+	python3 -m venv $(PYENV) && $(PYENV)/bin/pip install -q threefive==3.1.5 m3u8==6.0.0
 	@touch $@
 $(SETUP_STAMP):
 	@missing=""; for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -79,6 +80,10 @@ demo: release
 
 play: release
 	.build/release/interlude play Media/content.mp4 --ads Media/demo-vmap.xml
+
+# A player (ffplay, VLC, GStreamer) pointed at the URL it prints gets a session of its own.
+serve: release
+	.build/release/interlude serve --listen 127.0.0.1:8080 --content demo=Media/content.mp4 --ads Media/demo-vmap.xml --store .build/serve-store
 
 media: setup
 	@./scripts/make-media.sh

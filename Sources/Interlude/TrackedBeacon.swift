@@ -16,6 +16,12 @@ public struct TrackedBeacon: Sendable, Equatable {
     public var adId: String?
     /// The break it belongs to, if any.
     public var breakId: String?
+
+    /// A beacon (for services that fire through `BeaconSender` themselves, as `interlude serve`).
+    public init(event: String, streamTime: MediaTime, contentTime: MediaTime, url: String, adId: String? = nil, breakId: String? = nil) {
+        self.event = event; self.streamTime = streamTime; self.contentTime = contentTime
+        self.url = url; self.adId = adId; self.breakId = breakId
+    }
 }
 
 /// An ad as it played in the output: its IMA facts, its placement and its beacons.

@@ -9,6 +9,7 @@ let usage = """
       stitch    splice ad media into content and write a stitched MP4 or a frame stream
       play      play content with its ads through the player, live (real time) or as fast as possible
       inspect   resolve a VAST/VMAP ad tag and print its ad schedule
+      serve     server-side ad insertion for HLS: per-viewer sessions over shared cuts and ads
 
     Run `interlude <command> --help` for a command's options.
     """
@@ -22,6 +23,7 @@ switch command {
 case "stitch": exit(await runStitch(rest))
 case "inspect": exit(runInspect(rest))
 case "play": exit(await runPlay(rest))
+case "serve": exit(await runServe(rest))
 case "-h", "--help", "help": print(usage); exit(0)
 case "--version": print("interlude 0.1.0"); exit(0)
 default:

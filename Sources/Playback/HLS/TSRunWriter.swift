@@ -11,26 +11,47 @@ import Timing
 ///
 /// Timestamps stay those of the stitched timeline in every run, plus the muxer's constant offset
 /// (`HLSPackager.timestampOffset`), so the segments join without gaps.
-final class TSRunWriter {
-    private let demuxer: Demuxer
-    private let streams: [Int]
+///
+/// The serve store writes its shared segments with it too (content ladders, cuts, ads, slate).
+public final class TSRunWriter {
+    private let sources: [(demuxer: Demuxer, stream: Int)]
     private var muxer: Muxer?
-    private var map: [Int: Int] = [:]
+    private var map: [Int] = []
+    /// Whether the first run too starts with the discontinuity indicator set (a piece that
+    /// follows an `EXT-X-DISCONTINUITY`, as a shared cut's tail).
+    private let firstRunDiscontinuous: Bool
 
     /// For the packets of `streams` of `demuxer`.
-    init(demuxer: Demuxer, streams: [Int]) {
-        self.demuxer = demuxer
-        self.streams = streams
+    convenience init(demuxer: Demuxer, streams: [Int]) {
+        self.init(sources: streams.map { (demuxer, $0) })
     }
 
+    /// For packets of the given streams, each of its own demuxer (e.g. video from a rendition's
+    /// encode, audio from the content); `firstRunDiscontinuous`: the first run too is marked as
+    /// a new stream.
+    public init(sources: [(demuxer: Demuxer, stream: Int)], firstRunDiscontinuous: Bool = false) {
+        self.sources = sources
+        self.firstRunDiscontinuous = firstRunDiscontinuous
+    }
+
+    /// What the mpegts muxer adds to every timestamp (`HLSPackager.timestampOffset`).
+    public static var timestampOffset: MediaTime { HLSPackager.timestampOffset }
+
     /// Writes `packets` (in file order) as the segment file `path`; `newRun`: it starts a run.
+    /// Packets are of the single demuxer's streams (`init(demuxer:streams:)`).
     func writeSegment(_ path: String, packets: [Packet], newRun: Bool) throws {
+        let position = Dictionary(uniqueKeysWithValues: sources.enumerated().map { ($0.element.stream, $0.offset) })
+        try writeSegment(path, packets: packets.map { ($0, position[$0.streamIndex]!) }, newRun: newRun)
+    }
+
+    /// Writes `packets` (in file order) as the segment file `path`, each for the source at the
+    /// given position of `sources` (timestamps in that stream's time base).
+    public func writeSegment(_ path: String, packets: [(packet: Packet, source: Int)], newRun: Bool) throws {
         if newRun || muxer == nil {
-            let first = muxer == nil
+            let first = muxer == nil && !firstRunDiscontinuous
             try muxer?.finish()
             let m = try Muxer(url: path, formatName: "mpegts")
-            map = [:]
-            for s in streams { map[s] = try m.addStream(copying: s, of: demuxer) }
+            map = try sources.map { try m.addStream(copying: $0.stream, of: $0.demuxer) }
             var options = ["max_delay": String(HLSPackager.maxDelayMicroseconds), "avoid_negative_ts": "disabled"]
             if !first { options["mpegts_flags"] = "+initial_discontinuity" }
             muxer = m
@@ -38,11 +59,11 @@ final class TSRunWriter {
         } else {
             try muxer!.continueInNewFile(path, privateOptions: ["mpegts_flags": "+resend_headers"])
         }
-        for p in packets { try muxer!.write(p, stream: map[p.streamIndex]!) }
+        for (p, s) in packets { try muxer!.write(p, stream: map[s]) }
     }
 
     /// Writes out the last segment.
-    func finish() throws {
+    public func finish() throws {
         try muxer?.finish()
         muxer = nil
     }

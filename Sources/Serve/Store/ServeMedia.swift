@@ -10,12 +10,16 @@ import Timing
 public struct Rendition: Sendable, Hashable, Codable {
     /// Stable name used in URLs and store keys, e.g. "720p".
     public var name: String
+    /// Picture width in pixels.
     public var width: Int
+    /// Picture height in pixels.
     public var height: Int
     /// Video bits per second (the BANDWIDTH the master playlist advertises adds audio's).
     public var videoBitrate: Int
+    /// Audio bits per second.
     public var audioBitrate: Int
 
+    /// A rung.
     public init(name: String, width: Int, height: Int, videoBitrate: Int, audioBitrate: Int) {
         self.name = name; self.width = width; self.height = height
         self.videoBitrate = videoBitrate; self.audioBitrate = audioBitrate
@@ -30,11 +34,13 @@ public struct StoredSegment: Sendable, Hashable {
     /// Exact duration on the content's (or ad's) own timeline.
     public var duration: MediaTime
 
+    /// A segment at `path` lasting `duration`.
     public init(path: String, duration: MediaTime) { self.path = path; self.duration = duration }
 }
 
 /// A content source packaged into the store: its ladder and, per rendition, its segments.
 public struct PreparedContent: Sendable {
+    /// The name it is registered under.
     public var name: String
     /// Exact content duration.
     public var duration: MediaTime
@@ -44,6 +50,7 @@ public struct PreparedContent: Sendable {
     /// content timeline; empty for an MP4 source.
     public var originCues: [MediaTime]
 
+    /// A packaged content.
     public init(name: String, duration: MediaTime, renditions: [(rendition: Rendition, codecs: String)], originCues: [MediaTime]) {
         self.name = name; self.duration = duration; self.renditions = renditions; self.originCues = originCues
     }
@@ -56,8 +63,10 @@ public struct PreparedContent: Sendable {
 public struct CutContent: Sendable {
     /// The cues as cut: the first frame at or after each requested cue.
     public var cues: [MediaTime]
+    /// The runs between the cues (one more than the cues).
     public var runs: [[StoredSegment]]
 
+    /// A cut content.
     public init(cues: [MediaTime], runs: [[StoredSegment]]) { self.cues = cues; self.runs = runs }
 }
 
@@ -92,4 +101,25 @@ public protocol ServeMedia: Sendable {
     /// Count of encodes started since launch, by kind ("cut", "ad", "ladder", "slate"), for
     /// /metrics and for tests that prove sharing.
     func encodeCounts() -> [String: Int]
+    /// Marks segment paths as referenced by a live session: the store's size bound never evicts
+    /// them until as many `unpin` calls release them (call on session start, unpin on expiry).
+    func pin(_ paths: [String])
+    /// Releases paths pinned by `pin`.
+    func unpin(_ paths: [String])
+}
+
+extension ServeMedia {
+    /// A store without a size bound has nothing to pin.
+    public func pin(_ paths: [String]) {}
+    /// A store without a size bound has nothing to unpin.
+    public func unpin(_ paths: [String]) {}
+}
+
+/// Gauges for `/metrics` (additive; a store that can tell should implement them: the defaults
+/// answer 0, which `/metrics` shows as is).
+public protocol ServeMediaGauges {
+    /// Encodes queued or running now.
+    func queuedEncodes() -> Int
+    /// Bytes the store holds.
+    func storeBytes() -> Int64
 }

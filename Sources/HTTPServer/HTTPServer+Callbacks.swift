@@ -1,0 +1,110 @@
+import CMicroHTTPD
+import Foundation
+
+/// One request's state between libmicrohttpd's calls: the body read so far.
+final class RequestState {
+    var body = Data()
+    var tooLarge = false
+}
+
+/// libmicrohttpd's access handler: called once when the headers are in (`*state` nil), once per
+/// piece of body, and once more with no body left, when the response is queued.
+let accessCallback: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, state in
+    guard let cls, let connection, let uploadSize, let state else { return interlude_mhd_no }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    return server.access(connection, url: url.map { String(cString: $0) } ?? "/", method: method.map { String(cString: $0) } ?? "GET",
+                         uploadData: uploadData, uploadSize: uploadSize, state: state)
+}
+
+/// libmicrohttpd's completion notice: frees the request's state.
+let completedCallback: MHD_RequestCompletedCallback = { cls, _, state, _ in
+    guard let cls, let state, let raw = state.pointee else { return }
+    Unmanaged<RequestState>.fromOpaque(raw).release()
+    state.pointee = nil
+    Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().ended()
+}
+
+extension HTTPServer {
+    func access(_ connection: OpaquePointer, url: String, method: String, uploadData: UnsafePointer<CChar>?,
+                uploadSize: UnsafeMutablePointer<Int>, state: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
+        guard let raw = state.pointee else {
+            state.pointee = Unmanaged.passRetained(RequestState()).toOpaque()
+            began()
+            if let length = HTTPServer.value(connection, interlude_mhd_header_kind, "Content-Length").flatMap(Int.init), length > options.maxBodyBytes {
+                return queue(connection, .error(413, "request body over \(options.maxBodyBytes) bytes"))
+            }
+            return interlude_mhd_yes
+        }
+        let request = Unmanaged<RequestState>.fromOpaque(raw).takeUnretainedValue()
+        if uploadSize.pointee > 0 {
+            if !request.tooLarge, let uploadData {
+                if request.body.count + uploadSize.pointee > options.maxBodyBytes {
+                    request.tooLarge = true
+                    request.body = Data()
+                } else {
+                    uploadData.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
+                        request.body.append($0, count: uploadSize.pointee)
+                    }
+                }
+            }
+            uploadSize.pointee = 0
+            return interlude_mhd_yes
+        }
+        if request.tooLarge { return queue(connection, .error(413, "request body over \(options.maxBodyBytes) bytes")) }
+        let message = HTTPRequest(method: method, path: url, query: HTTPServer.pairs(connection, interlude_mhd_argument_kind),
+                                  headers: Dictionary(HTTPServer.pairs(connection, interlude_mhd_header_kind).map { ($0.name.lowercased(), $0.value) },
+                                                      uniquingKeysWith: { a, _ in a }),
+                                  body: request.body)
+        return queue(connection, handler(message))
+    }
+
+    /// Builds libmicrohttpd's response and queues it.
+    private func queue(_ connection: OpaquePointer, _ response: HTTPResponse) -> MHD_Result {
+        var response = response
+        var made: OpaquePointer?
+        switch response.body {
+        case .data(let data):
+            made = data.withUnsafeBytes { bytes in
+                MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), interlude_mhd_must_copy)
+            }
+        case .file(let url):
+            let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+            var info = stat()
+            if fd >= 0, fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
+                made = MHD_create_response_from_fd(Int(info.st_size), fd)   // owns fd from here
+                if made == nil { close(fd) }
+            } else {
+                if fd >= 0 { close(fd) }
+                response = .error(404, "not found")
+                made = Data("{\"error\":\"not found\"}".utf8).withUnsafeBytes {
+                    MHD_create_response_from_buffer($0.count, UnsafeMutableRawPointer(mutating: $0.baseAddress), interlude_mhd_must_copy)
+                }
+                response.headers = ["Content-Type": "application/json"]
+            }
+        }
+        guard let made else { return interlude_mhd_no }
+        for (name, value) in response.headers { _ = MHD_add_response_header(made, name, value) }
+        let result = MHD_queue_response(connection, UInt32(response.status), made)
+        MHD_destroy_response(made)
+        return result
+    }
+
+    static func value(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ name: String) -> String? {
+        MHD_lookup_connection_value(connection, kind, name).map { String(cString: $0) }
+    }
+
+    /// Every (name, value) of one kind, in order.
+    static func pairs(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [(name: String, value: String)] {
+        final class Collector { var pairs: [(name: String, value: String)] = [] }
+        let collector = Collector()
+        let iterator: MHD_KeyValueIterator = { cls, _, key, value in
+            guard let cls, let key else { return interlude_mhd_yes }
+            Unmanaged<Collector>.fromOpaque(cls).takeUnretainedValue().pairs.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+            return interlude_mhd_yes
+        }
+        withExtendedLifetime(collector) {
+            _ = MHD_get_connection_values(connection, kind, iterator, Unmanaged.passUnretained(collector).toOpaque())
+        }
+        return collector.pairs
+    }
+}

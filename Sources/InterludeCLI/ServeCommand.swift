@@ -1,0 +1,105 @@
+// `interlude serve`: argument parsing, the store and the service put together, signals. The work
+// is `Serve.ServeService` (HTTP side) and `Serve.MediaStore` (the store).
+import Foundation
+import Serve
+
+let serveUsage = """
+    usage: interlude serve --content NAME=SOURCE [--content …] --ads TAG_TEMPLATE [options]
+
+    Server-side ad insertion for HLS, MediaTailor-shaped: each viewer's session gets its own
+    playlists (content cut frame-exactly at the breaks, shared by every session; ads transcoded
+    once per rendition and shared), tracking fired server-side or reported to the player.
+
+      GET  /v1/master/NAME/index.m3u8?k=v…   a session, answered with its master playlist
+      POST /v1/session/NAME                  {"adsParams": {…}, "reportingMode": "server"|"client"}
+      GET  /v1/sessions/ID/tracking          client-side tracking JSON;  /health, /metrics
+
+    options:
+      --listen HOST:PORT         IPv4 address and port (default 127.0.0.1:8080)
+      --content NAME=SOURCE      an MP4 (packaged once into an HLS ladder) or an HLS
+                                 multivariant playlist (path or http(s) URL); repeatable
+      --ads TAG_TEMPLATE         VAST/VMAP tag URL or path, with MediaTailor's variables
+                                 ([session.id], [player_params.NAME], [session.avail_duration_secs] …)
+      --store DIR                the store's folder (default serve-store)
+      --store-max-mb N           the store's size bound (default 20480)
+      --renditions LADDER        e.g. 720p:1280x720@3000,360p:640x360@800 (default from the source)
+      --slate FILE               an MP4 whose first frame fills breaks an ad cannot (default black)
+      --reporting server|client  who fires beacons by default (default server)
+      --fill-with slate|content  what replaces an ad not transcoded yet (default slate)
+      --clock stream|shared      segments moved onto each session's clock (default; FFmpeg
+                                 needs it) or the store's bytes as they are
+      --session-timeout SECS     idle time before a session is dropped (default 600)
+      --ads-timeout SECS         ad server timeout, each wrapper too (default 3)
+      --avail-duration SECS      [session.avail_duration_secs] (default 60)
+      --threads N                HTTP threads (default 8)
+
+    SIGINT or SIGTERM: stop accepting, finish requests in flight, exit 0.
+    exit status: 1 when the service cannot start (a source, the store, the address); 2 for bad usage.
+    """
+
+/// Runs `interlude serve ARGS`; returns the exit status.
+func runServe(_ args: [String]) async -> Int32 {
+    if args.contains("-h") || args.contains("--help") { print(serveUsage); return 0 }
+    let config: ServeConfig
+    do { config = try ServeConfig.parse(args) } catch {
+        FileHandle.standardError.write(Data("interlude serve: \(error)\n".utf8))
+        return 2
+    }
+    let store: MediaStore
+    do {
+        var options = StoreOptions(root: URL(fileURLWithPath: config.storeDirectory, isDirectory: true),
+                                   contents: Dictionary(uniqueKeysWithValues: config.contents.map { ($0.name, $0.source) }),
+                                   ladder: try config.renditions.map(Ladder.parse))
+        options.slateFile = config.slate
+        options.maxBytes = config.storeMaxBytes
+        // Local ad media only for a local tag (its VMAP names files beside it); the HTTP side
+        // drops local media from a network tag's ads before the store is asked.
+        options.allowLocalAdMedia = !(config.adsTemplate.lowercased().hasPrefix("http://") || config.adsTemplate.lowercased().hasPrefix("https://"))
+        store = try MediaStore(options: options)
+        for c in config.contents {
+            FileHandle.standardError.write(Data("interlude serve: packaging '\(c.name)' (once; later starts reuse the store)…\n".utf8))
+            let prepared = try await store.content(c.name)
+            FileHandle.standardError.write(Data("interlude serve: '\(c.name)': \(prepared.renditions.map(\.rendition.name).joined(separator: ", ")), \(String(format: "%.3f", prepared.duration.seconds)) s\n".utf8))
+        }
+    } catch {
+        FileHandle.standardError.write(Data("interlude serve: \(error)\n".utf8))
+        return 1
+    }
+    let service = ServeService(config: config, media: store)
+    let port: UInt16
+    do { port = try service.start() } catch {
+        FileHandle.standardError.write(Data("interlude serve: \(error)\n".utf8))
+        return 1
+    }
+    for c in config.contents { print("http://\(config.host):\(port)/v1/master/\(c.name)/index.m3u8") }
+    fflush(nil)   // every stream: the URL reaches a pipe at once
+    await waitForTermination()
+    service.stop(grace: 10)
+    return 0
+}
+
+/// Returns at the first SIGINT or SIGTERM.
+private func waitForTermination() async {
+    signal(SIGINT, SIG_IGN)
+    signal(SIGTERM, SIG_IGN)
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        let once = NSLock()
+        nonisolated(unsafe) var resumed = false
+        var sources: [DispatchSourceSignal] = []
+        for s in [SIGINT, SIGTERM] {
+            let source = DispatchSource.makeSignalSource(signal: s, queue: DispatchQueue(label: "interlude.serve.signal"))
+            source.setEventHandler {
+                once.lock(); defer { once.unlock() }
+                guard !resumed else { return }
+                resumed = true
+                done.resume()
+            }
+            source.resume()
+            sources.append(source)
+        }
+        signalSources = sources
+    }
+}
+
+/// Kept alive for the process's life.
+nonisolated(unsafe) private var signalSources: [DispatchSourceSignal] = []

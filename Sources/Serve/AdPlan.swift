@@ -1,0 +1,114 @@
+import Ads
+import Foundation
+import Timing
+
+/// One ad of a session's break, as decided: the media to show and the beacons it owes.
+public struct PlannedAd: Sendable, Hashable {
+    /// The VAST ad id (or a made-up one, `ad-B-A`).
+    public var id: String
+    /// The chosen MediaFile's URL (absolute: http(s), or file for a local tag).
+    public var mediaURL: String
+    /// VAST `<Duration>` (what a slate fills when the ad is not ready); nil when not declared.
+    public var declaredDuration: MediaTime?
+    /// Impression URL templates.
+    public var impressions: [URLTemplate]
+    /// Error URL templates (`[ERRORCODE]`).
+    public var errorURLs: [URLTemplate]
+    /// Tracking URL templates by VAST event name (`start`, `firstQuartile`, …).
+    public var tracking: [String: [URLTemplate]]
+    /// Fields the client-side tracking JSON carries.
+    public var title: String
+    /// The ad system's name.
+    public var adSystem: String
+    /// The creative's id.
+    public var creativeId: String
+    /// The creative's sequence in the pod, 1-based.
+    public var sequence: Int
+}
+
+/// One break of a session: where (content time, as asked) and its ads in order.
+public struct PlannedBreak: Sendable, Hashable {
+    /// The VMAP breakId (or `break-N`).
+    public var id: String
+    /// Where: a pre-roll, a mid-roll at a content time, or a post-roll.
+    public var position: Position
+    /// The ads that can play, in pod order.
+    public var ads: [PlannedAd]
+
+    /// A break's place on the content timeline.
+    public enum Position: Sendable, Hashable {
+        /// Before the content.
+        case preroll
+        /// At this content time (0 < cue < duration).
+        case midroll(MediaTime)
+        /// After the content.
+        case postroll
+    }
+
+    /// `[BREAKPOSITION]`.
+    public var macroPosition: BreakPosition {
+        switch position { case .preroll: .preroll; case .midroll: .midroll; case .postroll: .postroll }
+    }
+}
+
+/// Turns an `AdSchedule` into a session's breaks: places them on the content (VMAP offsets, or
+/// the origin's cues for a plain VAST), merges breaks at one place into one pod, drops ads that
+/// cannot play and breaks left empty. Pure.
+public enum AdPlanner {
+    /// The breaks, in timeline order. A VMAP's breaks go at their offsets; a plain VAST's ads go
+    /// at each of `originCues` (a pre-roll when there is none).
+    public static func plan(_ schedule: AdSchedule, contentDuration: MediaTime, originCues: [MediaTime],
+                            tagURL: URL?, allowLocalMedia: Bool) -> [PlannedBreak] {
+        var placed: [(position: PlannedBreak.Position, id: String, ads: [ResolvedAd])] = []
+        for (bi, b) in schedule.breaks.enumerated() {
+            let playable = b.ads.filter { $0.isLinear && $0.mediaFile != nil }
+            guard !playable.isEmpty else { continue }
+            let id = b.id ?? "break-\(bi + 1)"
+            if schedule.kind == .vast && !originCues.isEmpty {
+                for (ci, cue) in originCues.enumerated() { placed.append((position(cue, contentDuration), "\(id)-cue\(ci + 1)", playable)) }
+                continue
+            }
+            if b.isPostroll { placed.append((.postroll, id, playable)); continue }
+            guard let cue = b.cueTime else { continue }
+            placed.append((position(cue, contentDuration), id, playable))
+        }
+        // One pod per place, in timeline order.
+        var out: [PlannedBreak] = []
+        for p in placed.sorted(by: { order($0.position) < order($1.position) }) {
+            let ads = p.ads.enumerated().compactMap { planned($0.element, breakIndex: out.count, adIndex: $0.offset, tagURL: tagURL, allowLocalMedia: allowLocalMedia) }
+            guard !ads.isEmpty else { continue }
+            if let last = out.last, last.position == p.position {
+                out[out.count - 1].ads += ads
+            } else {
+                out.append(PlannedBreak(id: p.id, position: p.position, ads: ads))
+            }
+        }
+        for bi in out.indices { for ai in out[bi].ads.indices { out[bi].ads[ai].sequence = ai + 1 } }
+        return out
+    }
+
+    static func position(_ cue: MediaTime, _ duration: MediaTime) -> PlannedBreak.Position {
+        if cue <= .zero { return .preroll }
+        if cue >= duration { return .postroll }
+        return .midroll(cue)
+    }
+
+    static func order(_ p: PlannedBreak.Position) -> Double {
+        switch p { case .preroll: -1; case .midroll(let t): t.seconds; case .postroll: .infinity }
+    }
+
+    /// An ad with its media URL made absolute; nil when the media is a local file and the tag
+    /// came from the network (or the URL is neither http(s) nor file).
+    static func planned(_ ad: ResolvedAd, breakIndex: Int, adIndex: Int, tagURL: URL?, allowLocalMedia: Bool) -> PlannedAd? {
+        guard let file = ad.mediaFile else { return nil }
+        let raw = file.url.template.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let url = URL(string: raw, relativeTo: tagURL)?.absoluteURL ?? (allowLocalMedia ? URL(fileURLWithPath: raw) : nil) else { return nil }
+        let scheme = url.scheme?.lowercased() ?? ""
+        guard scheme == "http" || scheme == "https" || (scheme == "file" && allowLocalMedia) else { return nil }
+        var tracking: [String: [URLTemplate]] = [:]
+        for (event, urls) in ad.trackingByEvent { tracking[event, default: []] += urls }
+        return PlannedAd(id: ad.id ?? "ad-\(breakIndex + 1)-\(adIndex + 1)", mediaURL: scheme == "file" ? url.path : url.absoluteString,
+                         declaredDuration: ad.duration, impressions: ad.impressions, errorURLs: ad.errorURLs, tracking: tracking,
+                         title: ad.title ?? "", adSystem: ad.adSystem?.name ?? "", creativeId: ad.creativeId ?? "", sequence: adIndex + 1)
+    }
+}

@@ -1,0 +1,10 @@
+/// The check a segment path from a URL passes before the store is asked for it: relative, no
+/// `..` or `.` component, no empty component, no backslash or NUL, printable ASCII only. Pure.
+public enum SegmentPath {
+    /// Whether `path` may name a stored segment.
+    public static func isValid(_ path: String) -> Bool {
+        guard !path.isEmpty, path.count <= 512, !path.hasPrefix("/") else { return false }
+        guard path.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") }) else { return false }
+        return path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { $0 != "" && $0 != "." && $0 != ".." }
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+
+/// Who fires a session's tracking beacons (MediaTailor's `reportingMode`).
+public enum ReportingMode: String, Sendable, Hashable {
+    /// The service fires each beacon when the viewer fetches the segment that holds it.
+    case server
+    /// The player fires them, from `GET /v1/sessions/ID/tracking`; the service fires nothing.
+    case client
+}
+
+/// What takes an ad's place in a break when the ad is not in the store yet (or failed).
+public enum BreakFill: String, Sendable, Hashable {
+    /// The slate, for the ad's declared duration: the break keeps its planned length.
+    case slate
+    /// Nothing: the break is shorter by the ad and content resumes sooner (VOD content is never skipped).
+    case content
+}
+
+/// Which clock a session's segments carry.
+public enum SegmentClock: String, Sendable, Hashable {
+    /// Every run moved onto the session's stream clock, timestamps rising across the whole
+    /// playlist (what FFmpeg's HLS reader needs); a segment's bytes are shared by the sessions
+    /// whose breaks before it are as long.
+    case stream
+    /// The store's bytes as they are, each run on its own clock after `EXT-X-DISCONTINUITY`
+    /// (hls.js, AVPlayer, GStreamer): content segments byte-identical for every session.
+    case shared
+}
+
+/// One `--content NAME=SOURCE`.
+public struct ContentSource: Sendable, Hashable {
+    /// The name in URLs (`/v1/session/NAME`).
+    public var name: String
+    /// An MP4 path or an HLS multivariant playlist (path or http(s) URL), as the store reads it.
+    public var source: String
+
+    /// A named source.
+    public init(name: String, source: String) { self.name = name; self.source = source }
+}
+
+/// `interlude serve`'s configuration, parsed from its arguments.
+public struct ServeConfig: Sendable {
+    /// Address to listen on (IPv4).
+    public var host = "127.0.0.1"
+    /// Port to listen on (0: any free one).
+    public var port: UInt16 = 8080
+    /// The content sources, by name.
+    public var contents: [ContentSource] = []
+    /// The ad tag template (MediaTailor's macros, see `TagTemplate`): an http(s) URL or a local
+    /// path (a local tag's relative media paths are local files; a network tag's never are).
+    public var adsTemplate = ""
+    /// The store's folder.
+    public var storeDirectory = "serve-store"
+    /// The ladder (`NAME:WxH@KBPS,…`), as the store parses it; nil: from the source's size.
+    public var renditions: String?
+    /// A slate picture or video, as the store reads it; nil: the store's default (black).
+    public var slate: String?
+    /// Sessions' default reporting mode (a session's POST may choose).
+    public var reporting: ReportingMode = .server
+    /// Seconds a session lives without a request.
+    public var sessionIdleTimeout: Double = 600
+    /// What fills a break's time an ad cannot.
+    public var fill: BreakFill = .slate
+    /// Seconds the ad decision server (and each wrapper) may take before the session plays content.
+    public var adsTimeout: Double = 3
+    /// `[session.avail_duration_secs]`: the avail's planned length in seconds.
+    public var availDuration = 60
+    /// Threads serving HTTP.
+    public var threads = 8
+    /// The segments' clock.
+    public var clock: SegmentClock = .stream
+    /// The store's size bound in bytes (least recently used units beyond it are removed).
+    public var storeMaxBytes: Int64 = 20 << 30
+
+    /// The defaults.
+    public init() {}
+
+    /// A configuration error: one line.
+    public struct ParseError: Error, CustomStringConvertible {
+        /// One line for the terminal.
+        public var description: String
+    }
+
+    /// Parses `serve`'s arguments (without the subcommand).
+    public static func parse(_ arguments: [String]) throws -> ServeConfig {
+        var c = ServeConfig()
+        var i = 0
+        func value(_ name: String) throws -> String {
+            i += 1
+            guard i < arguments.count else { throw ParseError(description: "\(name) needs a value") }
+            return arguments[i]
+        }
+        while i < arguments.count {
+            let a = arguments[i]
+            switch a {
+            case "--listen":
+                let v = try value(a)
+                guard let colon = v.lastIndex(of: ":"), let port = UInt16(v[v.index(after: colon)...]) else {
+                    throw ParseError(description: "--listen takes HOST:PORT, not '\(v)'")
+                }
+                c.host = String(v[..<colon]).isEmpty ? "127.0.0.1" : String(v[..<colon])
+                c.port = port
+            case "--content":
+                let v = try value(a)
+                guard let eq = v.firstIndex(of: "="), eq != v.startIndex, v.index(after: eq) != v.endIndex else {
+                    throw ParseError(description: "--content takes NAME=SOURCE, not '\(v)'")
+                }
+                let name = String(v[..<eq])
+                guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
+                    throw ParseError(description: "content name '\(name)' may hold only letters, digits, '-' and '_'")
+                }
+                guard !c.contents.contains(where: { $0.name == name }) else { throw ParseError(description: "content '\(name)' given twice") }
+                c.contents.append(ContentSource(name: name, source: String(v[v.index(after: eq)...])))
+            case "--ads": c.adsTemplate = try value(a)
+            case "--store": c.storeDirectory = try value(a)
+            case "--renditions": c.renditions = try value(a)
+            case "--slate": c.slate = try value(a)
+            case "--reporting":
+                let v = try value(a)
+                guard let m = ReportingMode(rawValue: v) else { throw ParseError(description: "--reporting is server or client, not '\(v)'") }
+                c.reporting = m
+            case "--fill-with":
+                let v = try value(a)
+                guard let f = BreakFill(rawValue: v) else { throw ParseError(description: "--fill-with is slate or content, not '\(v)'") }
+                c.fill = f
+            case "--session-timeout":
+                let v = try value(a)
+                guard let s = Double(v), s > 0 else { throw ParseError(description: "--session-timeout takes seconds > 0, not '\(v)'") }
+                c.sessionIdleTimeout = s
+            case "--ads-timeout":
+                let v = try value(a)
+                guard let s = Double(v), s > 0, s <= 60 else { throw ParseError(description: "--ads-timeout takes seconds in (0, 60], not '\(v)'") }
+                c.adsTimeout = s
+            case "--avail-duration":
+                let v = try value(a)
+                guard let s = Int(v), s > 0 else { throw ParseError(description: "--avail-duration takes whole seconds > 0, not '\(v)'") }
+                c.availDuration = s
+            case "--clock":
+                let v = try value(a)
+                guard let k = SegmentClock(rawValue: v) else { throw ParseError(description: "--clock is stream or shared, not '\(v)'") }
+                c.clock = k
+            case "--store-max-mb":
+                let v = try value(a)
+                guard let n = Int64(v), n > 0 else { throw ParseError(description: "--store-max-mb takes a whole number > 0, not '\(v)'") }
+                c.storeMaxBytes = n << 20
+            case "--threads":
+                let v = try value(a)
+                guard let n = Int(v), (1...256).contains(n) else { throw ParseError(description: "--threads takes 1…256, not '\(v)'") }
+                c.threads = n
+            default:
+                throw ParseError(description: "unknown option '\(a)' (see interlude --help)")
+            }
+            i += 1
+        }
+        guard !c.contents.isEmpty else { throw ParseError(description: "serve needs at least one --content NAME=SOURCE") }
+        guard !c.adsTemplate.isEmpty else { throw ParseError(description: "serve needs --ads TAG_TEMPLATE") }
+        return c
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import HTTPServer
+import Timing
+
+extension ServeService {
+    /// `POST /v1/session/NAME` with `{"adsParams": {…}, "reportingMode": "server"|"client"}`
+    /// (both optional; an empty body is `{}`).
+    func createSession(content name: String, body: Data, userAgent: String) -> HTTPResponse {
+        var params: [String: String] = [:]
+        var mode = config.reporting
+        if !body.isEmpty {
+            guard let object = try? JSONSerialization.jsonObject(with: body), let dict = object as? [String: Any] else {
+                return .error(400, "the body is not a JSON object")
+            }
+            if let raw = dict["adsParams"] {
+                guard let ads = raw as? [String: Any] else { return .error(400, "adsParams must be an object") }
+                for (k, v) in ads {
+                    switch v {
+                    case let s as String: params[k] = s
+                    case let n as NSNumber: params[k] = n.stringValue
+                    default: return .error(400, "adsParams.\(k) must be a string, number or boolean")
+                    }
+                }
+            }
+            if let raw = dict["reportingMode"] {
+                guard let s = raw as? String, let m = ReportingMode(rawValue: s.lowercased()) else {
+                    return .error(400, "reportingMode must be \"server\" or \"client\"")
+                }
+                mode = m
+            }
+        }
+        switch newSession(content: name, params: params, reporting: mode, userAgent: userAgent) {
+        case .failure(let e): return e.response
+        case .success(let session):
+            return .json(["manifestUrl": "/v1/sessions/\(session.id)/master.m3u8", "trackingUrl": "/v1/sessions/\(session.id)/tracking"])
+        }
+    }
+
+    /// `GET /v1/master/NAME/index.m3u8?k=v…`: a session from the query (`ads.k`, `playerParams.k`
+    /// or plain `k`; `mode` is the playlist's), answered with its master playlist.
+    func implicitSession(content name: String, request: HTTPRequest) -> HTTPResponse {
+        var params: [String: String] = [:]
+        for (k, v) in request.query where k != "mode" {
+            if k.hasPrefix("ads.") { params[String(k.dropFirst(4))] = v }
+            else if k.hasPrefix("playerParams.") { params[String(k.dropFirst(13))] = v }
+            else if params[k] == nil { params[k] = v }
+        }
+        switch newSession(content: name, params: params, reporting: config.reporting, userAgent: request.headers["user-agent"] ?? "") {
+        case .failure(let e): return e.response
+        case .success(let session): return master(session.id, interstitials: request.queryValue("mode") == "interstitials")
+        }
+    }
+
+    /// A failure that answers a request.
+    struct Refusal: Error {
+        var status: Int
+        var message: String
+        var response: HTTPResponse { .error(status, message) }
+    }
+
+    /// Creates a session: the content packaged (a lookup once the store has it), the ad decision
+    /// made (every failure of the ADS becomes a session without breaks), stored.
+    func newSession(content name: String, params: [String: String], reporting: ReportingMode, userAgent: String) -> Result<ServeSession, Refusal> {
+        guard config.contents.contains(where: { $0.name == name }) else { return .failure(Refusal(status: 404, message: "no content named '\(name)'")) }
+        let id = ServeSession.newID()
+        let tag = TagTemplate.expand(config.adsTemplate, TagTemplate.Values(sessionID: id, playerParams: params,
+                                                                            availDurationSeconds: config.availDuration, userAgent: userAgent))
+        let media = self.media, timeout = config.adsTimeout, sender = beacons
+        let outcome: Result<(PreparedContent, AdDecision), Refusal> = blocking {
+            do {
+                let content = try await media.content(name)
+                let decision = await AdDecision.decide(tag: tag, content: content, timeout: timeout, sender: sender)
+                return .success((content, decision))
+            } catch {
+                return .failure(Refusal(status: 503, message: "content '\(name)' cannot be served: \(error)"))
+            }
+        }
+        guard case .success(let (_, decision)) = outcome else {
+            if case .failure(let r) = outcome { log.event("session_failed", ["content": name, "error": r.message]) ; return .failure(r) }
+            return .failure(Refusal(status: 500, message: "internal"))
+        }
+        metrics.adsRequest(decision.latency, failed: decision.failed)
+        let session = ServeSession(id: id, content: name, reporting: reporting, playerParams: params, breaks: decision.breaks)
+        sessions.insert(session)
+        metrics.sessionCreated()
+        log.event("session_created", ["session": id, "content": name, "reporting": reporting.rawValue, "breaks": decision.breaks.count,
+                                      "ads": decision.breaks.reduce(0) { $0 + $1.ads.count }, "adsSeconds": decision.latency,
+                                      "problems": decision.problems])
+        return .success(session)
+    }
+}

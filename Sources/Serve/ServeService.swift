@@ -1,0 +1,120 @@
+import Foundation
+import HTTPServer
+import Interlude
+import Timing
+
+/// `interlude serve`'s service: sessions, per-session playlists, tracking and operations over a
+/// `ServeMedia` store, answering HTTP through `HTTPServer`.
+///
+/// Routes: `POST /v1/session/NAME`, `GET /v1/master/NAME/index.m3u8?k=v…`,
+/// `GET /v1/sessions/ID/master.m3u8`, `GET /v1/sessions/ID/RENDITION.m3u8[?mode=interstitials]`,
+/// `GET /v1/sessions/ID/tracking`, `GET /v1/sessions/ID/assets/B.json`,
+/// `GET /v1/sessions/ID/ads/B/A/RENDITION.m3u8`, `GET /v1/segments/PATH`, `GET /health`,
+/// `GET /metrics`.
+public final class ServeService: @unchecked Sendable {
+    // @unchecked Sendable: every stored property is immutable and itself thread-safe; `server`
+    // and `expiry` are set in `start` / cleared in `stop` under `lock`.
+    /// The configuration.
+    public let config: ServeConfig
+    /// The store.
+    public let media: any ServeMedia
+    /// The sessions.
+    public let sessions: any SessionStore
+    /// Fires server-side beacons and Error URLs.
+    public let beacons: BeaconSender
+    /// The counters behind `/metrics`.
+    public let metrics = ServeMetrics()
+    let log: ServeLog
+    private let lock = NSLock()
+    private var server: HTTPServer?
+    private var expiry: DispatchSourceTimer?
+
+    /// A service (not listening yet: `start`).
+    public init(config: ServeConfig, media: any ServeMedia, sessions: any SessionStore = MemorySessionStore(),
+                beacons: BeaconSender = BeaconSender(), log: ServeLog = .standardError) {
+        self.config = config; self.media = media; self.sessions = sessions; self.beacons = beacons; self.log = log
+    }
+
+    /// Starts listening on the configured address; returns the port.
+    @discardableResult
+    public func start() throws -> UInt16 {
+        let options = HTTPServerOptions(host: config.host, port: config.port, threads: config.threads)
+        let s = try HTTPServer(options: options) { [self] request in handle(request) }
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+        let every = min(30, max(0.05, config.sessionIdleTimeout / 4))
+        timer.schedule(deadline: .now() + every, repeating: every)
+        timer.setEventHandler { [self] in expireIdle() }
+        timer.resume()
+        lock.lock(); server = s; expiry = timer; lock.unlock()
+        log.event("listening", ["host": config.host, "port": Int(s.port)])
+        return s.port
+    }
+
+    /// Graceful shutdown: stop accepting, finish the requests in flight (up to `grace` seconds), stop.
+    public func stop(grace: Double = 10) {
+        lock.lock(); let s = server; server = nil; expiry?.cancel(); expiry = nil; lock.unlock()
+        guard let s else { return }
+        log.event("stopping", ["inFlight": s.requestsInFlight])
+        s.shutdown(grace: grace)
+        log.event("stopped")
+    }
+
+    /// Drops idle sessions now.
+    public func expireIdle() {
+        let gone = sessions.expire(idle: config.sessionIdleTimeout, now: monotonicSeconds())
+        guard !gone.isEmpty else { return }
+        // What each session pinned: the timelines it kept (see `mediaPlaylist`).
+        for s in gone { for (r, t) in s.timelines where s.playlists[r] != nil { media.unpin(t.items.map(\.segment.path)) } }
+        metrics.sessionsExpired(gone.count)
+        log.event("sessions_expired", ["count": gone.count])
+    }
+
+    /// Answers one request (the HTTP server's handler; callable directly in tests).
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let started = monotonicSeconds()
+        let response = route(request)
+        let elapsed = monotonicSeconds() - started
+        metrics.answered(response.status)
+        log.event("request", ["method": request.method, "path": request.path, "status": response.status,
+                              "ms": (elapsed * 1e6).rounded() / 1e3])
+        return response
+    }
+
+    func route(_ r: HTTPRequest) -> HTTPResponse {
+        guard r.path.hasPrefix("/") else { return .error(404, "not found") }
+        let p = r.path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let get = r.method == "GET" || r.method == "HEAD"
+        let interstitials = r.queryValue("mode") == "interstitials"
+        func wrongMethod() -> HTTPResponse { .error(405, "method \(r.method) not allowed here") }
+        if p == ["health"] { return get ? .json(["status": "ok", "sessions": sessions.count]) : wrongMethod() }
+        if p == ["metrics"] {
+            guard get else { return wrongMethod() }
+            let gauges = media as? any ServeMediaGauges
+            return .text(metrics.text(sessions: sessions.count, queue: gauges?.queuedEncodes() ?? 0,
+                                      storeBytes: gauges?.storeBytes() ?? 0, encodes: media.encodeCounts()),
+                         contentType: "text/plain; version=0.0.4")
+        }
+        guard p.count >= 3, p[0] == "v1" else { return .error(404, "not found") }
+        switch p[1] {
+        case "session" where p.count == 3:
+            return r.method == "POST" ? createSession(content: p[2], body: r.body, userAgent: r.headers["user-agent"] ?? "") : wrongMethod()
+        case "master" where p.count == 4 && p[3] == "index.m3u8":
+            return get ? implicitSession(content: p[2], request: r) : wrongMethod()
+        case "segments":
+            return get ? segment(p.dropFirst(2).joined(separator: "/"), request: r) : wrongMethod()
+        case "sessions":
+            guard get else { return wrongMethod() }
+            let id = p[2]
+            if p.count == 4 && p[3] == "tracking" { return tracking(id) }
+            if p.count == 4 && p[3] == "master.m3u8" { return master(id, interstitials: interstitials) }
+            if p.count == 4 && p[3].hasSuffix(".m3u8") { return mediaPlaylist(id, rendition: String(p[3].dropLast(5)), interstitials: interstitials) }
+            if p.count == 5 && p[3] == "assets" && p[4].hasSuffix(".json") { return assetList(id, breakIndex: Int(p[4].dropLast(5))) }
+            if p.count == 7 && p[3] == "ads" && p[6].hasSuffix(".m3u8") {
+                return adAsset(id, breakIndex: Int(p[4]), adIndex: Int(p[5]), rendition: String(p[6].dropLast(5)))
+            }
+            return .error(404, "not found")
+        default:
+            return .error(404, "not found")
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Timing
+
+/// One viewer's session: its content, its ad decision and what has been built and fired for it.
+public struct ServeSession: Sendable {
+    /// Random, URL-safe.
+    public var id: String
+    /// The content's name.
+    public var content: String
+    /// Who fires the beacons.
+    public var reporting: ReportingMode
+    /// The player parameters the tag was filled from.
+    public var playerParams: [String: String]
+    /// The breaks decided at creation.
+    public var breaks: [PlannedBreak]
+    /// The date the playlists' `EXT-X-PROGRAM-DATE-TIME` starts at (the session's creation).
+    public var programDate: Date
+    /// Monotonic seconds of the last request naming the session.
+    public var lastSeen: Double
+    /// Built timelines by rendition name, kept once no ad in them is pending (they no longer
+    /// change): later playlist requests are a lookup.
+    public var timelines: [String: SessionTimeline] = [:]
+    /// The media playlists written from `timelines`, by rendition name.
+    public var playlists: [String: String] = [:]
+    /// Beacons already fired (`break/ad/event`), so each fires once.
+    public var fired: Set<String> = []
+
+    /// A new session.
+    public init(id: String, content: String, reporting: ReportingMode, playerParams: [String: String], breaks: [PlannedBreak],
+                programDate: Date = Date(), lastSeen: Double = monotonicSeconds()) {
+        self.id = id; self.content = content; self.reporting = reporting; self.playerParams = playerParams
+        self.breaks = breaks; self.programDate = programDate; self.lastSeen = lastSeen
+    }
+
+    /// A new random id: 16 bytes of hex.
+    public static func newID() -> String {
+        var g = SystemRandomNumberGenerator()
+        return (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max, using: &g)) }.joined()
+    }
+}
+
+/// Where sessions live: in memory here; Redis in a later issue. Every call is thread-safe.
+public protocol SessionStore: Sendable {
+    /// Stores a new session.
+    func insert(_ session: ServeSession)
+    /// The session, its idle clock restarted; nil when unknown or expired.
+    func touch(_ id: String) -> ServeSession?
+    /// Changes a session in place; returns the change's result, nil when the session is unknown.
+    func update<T>(_ id: String, _ change: (inout ServeSession) -> T) -> T?
+    /// Drops sessions idle for longer than `idle` seconds; returns them.
+    func expire(idle: Double, now: Double) -> [ServeSession]
+    /// Sessions held.
+    var count: Int { get }
+}
+
+/// Sessions in this process's memory, behind one lock.
+public final class MemorySessionStore: SessionStore, @unchecked Sendable {
+    // @unchecked Sendable: `sessions` is only touched under `lock`.
+    private let lock = NSLock()
+    private var sessions: [String: ServeSession] = [:]
+
+    /// An empty store.
+    public init() {}
+
+    public func insert(_ session: ServeSession) { lock.lock(); sessions[session.id] = session; lock.unlock() }
+
+    public func touch(_ id: String) -> ServeSession? {
+        lock.lock(); defer { lock.unlock() }
+        sessions[id]?.lastSeen = monotonicSeconds()
+        return sessions[id]
+    }
+
+    public func update<T>(_ id: String, _ change: (inout ServeSession) -> T) -> T? {
+        lock.lock(); defer { lock.unlock() }
+        guard sessions[id] != nil else { return nil }
+        return change(&sessions[id]!)
+    }
+
+    public func expire(idle: Double, now: Double) -> [ServeSession] {
+        lock.lock(); defer { lock.unlock() }
+        let old = sessions.values.filter { now - $0.lastSeen > idle }
+        for s in old { sessions[s.id] = nil }
+        return old
+    }
+
+    public var count: Int { lock.lock(); defer { lock.unlock() }; return sessions.count }
+}

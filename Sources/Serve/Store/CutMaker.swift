@@ -1,0 +1,137 @@
+import Foundation
+import Media
+import Playback
+import Timing
+
+/// Makes a shared cut's piece: the frames `[from, to)` of one origin segment of one rung, where a
+/// cue falls inside that segment. GOPs wholly inside the piece are the origin's packets; the GOP
+/// a cue splits is decoded and its frames inside the piece encoded again (an IDR first, the
+/// rung's bitrate, SPS/PPS id 1 beside the content's id 0). Audio packets are the origin's, on
+/// the content's clock (in sync): before a cue those that end by it, after a cue those that start
+/// at or after it. The AAC frame across a cue (at most 1024 samples, 21 ms at 48 kHz) is left
+/// out: a gap a player bridges, where an overlap would run audio timestamps backwards at the
+/// join with an ad.
+///
+/// Timestamps are the origin's (content clock + the muxer's constant offset). A piece that starts
+/// at its segment's start continues the origin's MPEG-TS stream (its continuity counters go on
+/// from the segment before); one that starts at a cue starts a new stream (discontinuity
+/// indicator, after the playlist's `EXT-X-DISCONTINUITY`); one that ends at its segment's end
+/// ends its counters where the origin segment did, so the next origin segment follows it.
+enum CutMaker {
+    /// Writes the piece to `output`.
+    static func piece(content p: PackagedContent, rung: PackagedRendition, segment k: Int, from a: Int, to b: Int,
+                      root: URL, output: URL) throws {
+        let spans = rung.segments
+        let whole = spans[k]
+        precondition(whole.startFrame <= a && a < b && b <= whole.endFrame, "a piece inside its segment")
+        let videoPath: String
+        let reader: SegmentPackets
+        // frames and times below are counted from frame `base`
+        let base: Int
+        if rung.hlsOrigin {
+            // an HLS origin's rung: the segment's own file (its packets as the origin cut them), on
+            // the origin's clock
+            videoPath = root.appendingPathComponent(whole.path).path
+            reader = try SegmentPackets(videoPath: videoPath, audioPath: videoPath, audioIndex: rung.mediaAudioIndex,
+                                        frameRate: p.frameRate, originFrames: nil)
+            base = whole.startFrame
+        } else {
+            videoPath = rung.copied ? p.source : root.appendingPathComponent(rung.video).path
+            reader = try SegmentPackets(videoPath: videoPath, audioPath: p.source, audioIndex: p.audioIndex,
+                                        frameRate: p.frameRate, originFrames: p.originFrames)
+            try reader.skip(to: whole.startFrame)
+            base = 0
+        }
+        let (a, b) = (a - base, b - base)
+        let span = SegmentSpan(startFrame: whole.startFrame - base, endFrame: whole.endFrame - base, path: whole.path)
+        let (video, audio) = try reader.next(endFrame: k + 1 < spans.count && base == 0 ? span.endFrame : nil)
+        guard video.first?.frame == span.startFrame else {
+            throw StoreError.unsupported("\(videoPath): segment \(k) does not start at frame \(span.startFrame)")
+        }
+        let annexB = AVCAnnexB(avcC: reader.video.videoCodecParameters(of: reader.videoIndex).extradata)
+        // GOPs: a keyframe and the packets up to the next one
+        var gops: [[SegmentPackets.VideoPacket]] = []
+        for v in video {
+            if v.packet.isKeyframe || gops.isEmpty { gops.append([v]) } else { gops[gops.count - 1].append(v) }
+        }
+        var packets: [(packet: Packet, source: Int)] = []
+        for (gi, gop) in gops.enumerated() {
+            let g0 = gop[0].frame, g1 = gi + 1 < gops.count ? gops[gi + 1][0].frame : span.endFrame
+            let lo = max(a, g0), hi = min(b, g1)
+            guard lo < hi else { continue }
+            if lo == g0 && hi == g1 {
+                for v in gop { try annexB?.convert(v.packet); packets.append((v.packet, 0)) }
+            } else {
+                packets += try reencode(gop, frames: lo..<hi, reader: reader, content: p, rung: rung).map { ($0, 0) }
+            }
+        }
+        let cueStart = reader.time(ofFrame: a), cueEnd = reader.time(ofFrame: b)
+        for pkt in audio {
+            let t = reader.time(ofAudio: pkt) ?? cueStart, end = reader.endTime(ofAudio: pkt) ?? t
+            if (a == span.startFrame || t >= cueStart) && (b == span.endFrame || end <= cueEnd) { packets.append((pkt, 1)) }
+        }
+        var sources: [(demuxer: Demuxer, stream: Int)] = [(reader.video, reader.videoIndex)]
+        if let ad = reader.audio, let ai = reader.audioIndex { sources.append((ad, ai)) }
+        let writer = TSRunWriter(sources: sources, firstRunDiscontinuous: a != span.startFrame)
+        try writer.writeSegment(output.path, packets: packets, newRun: true)
+        try writer.finish()
+        // an origin's segments carry their own clock offset already; the muxer added its own again
+        var data = [UInt8](!rung.hlsOrigin ? try Data(contentsOf: output)
+                                             : TSTimestamps.shifted(try Data(contentsOf: output), by: -TSTimestamps.muxerOffset))
+        if a == span.startFrame, k > 0 {
+            TSContinuity.continuing(&data, after: try counters(through: k - 1, spans: spans, root: root))
+        } else if b == span.endFrame {
+            TSContinuity.ending(&data, at: try counters(through: k, spans: spans, root: root))
+        }
+        try Data(data).write(to: output)
+    }
+
+    /// Per PID, the last continuity counter a client saw after origin segments `0...k`.
+    static func counters(through k: Int, spans: [SegmentSpan], root: URL) throws -> [Int: UInt8] {
+        var out: [Int: UInt8] = [:]
+        for i in stride(from: k, through: 0, by: -1) {
+            let last = TSContinuity.lastCounters([UInt8](try Data(contentsOf: root.appendingPathComponent(spans[i].path))))
+            for (pid, c) in last where out[pid] == nil { out[pid] = c }
+            if i < k && !last.keys.contains(where: { out[$0] == nil }) { break }
+        }
+        return out
+    }
+
+    /// Decodes `gop` and encodes its frames `frames` as one closed GOP, stamped on the origin's
+    /// clock (decode time = presentation time − the origin's decode delay, so the copied GOPs
+    /// around it keep increasing decode times).
+    private static func reencode(_ gop: [SegmentPackets.VideoPacket], frames: Range<Int>, reader: SegmentPackets,
+                                 content p: PackagedContent, rung: PackagedRendition) throws -> [Packet] {
+        let decoder = try Decoder(demuxer: reader.video, streamIndex: reader.videoIndex)
+        let encoder = try StoreEncoding.videoEncoder(rung.rendition, frameRate: p.frameRate, splice: true)
+        let scratch = try Packet()
+        var out: [Packet] = []
+        var expected = frames.lowerBound
+        func stamp(_ e: Packet) {
+            let index = Int(e.ptsTicks ?? 0) - p.originFrames
+            let pts = reader.ticks(ofFrame: index)
+            e.setTimestamps(pts: pts, dts: pts - reader.reorderDelay * reader.periodTicks)
+            e.setDuration(reader.periodTicks)
+            out.append(e)
+        }
+        func drain() throws {
+            while true {
+                let f = try Frame()
+                guard try decoder.receive(into: f) == .produced else { return }
+                guard let t = f.bestEffortTicks else { continue }
+                let index = Int((t - reader.originTicks) / reader.periodTicks)
+                guard frames.contains(index) else { continue }
+                guard index == expected else { throw StoreError.unsupported("cut: decoding gave frame \(index) where \(expected) was due") }
+                try StoreEncoding.encode(f, index: Int64(p.originFrames + index), keyframe: index == frames.lowerBound,
+                                         with: encoder, packet: scratch, stamp)
+                expected += 1
+            }
+        }
+        for v in gop { try decoder.send(v.packet); try drain() }
+        try decoder.send(nil)
+        try drain()
+        try StoreEncoding.encode(nil, index: 0, keyframe: false, with: encoder, packet: scratch, stamp)
+        guard expected == frames.upperBound else { throw StoreError.unsupported("cut: the GOP decoded to frame \(expected), not \(frames.upperBound)") }
+        return out
+    }
+}

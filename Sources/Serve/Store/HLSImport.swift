@@ -1,0 +1,200 @@
+import Ads
+import Foundation
+import Media
+import Timing
+
+/// Where an HLS source's playlists and segments are read from. A remote playlist's URIs are
+/// resolved against it and must be http(s): a remote playlist never reaches a local file. Only a
+/// source given as a local path may name local files.
+enum HLSLocation: Sendable, Equatable {
+    case file(String)
+    case remote(URL)
+
+    /// The location of a SOURCE (a path or an http(s) URL).
+    static func source(_ s: String) throws -> HLSLocation {
+        if s.contains("://") {
+            guard let u = URL(string: s), let scheme = u.scheme?.lowercased() else { throw StoreError.unsupported("HLS source \(s) is not a URL") }
+            if scheme == "file" { return .file(u.path) }
+            guard scheme == "http" || scheme == "https" else { throw StoreError.unsupported("HLS source \(s): scheme '\(scheme)' refused (http, https or a path)") }
+            return .remote(u)
+        }
+        return .file(s)
+    }
+
+    /// `uri` as named by the playlist at this location.
+    func resolve(_ uri: String) throws -> HLSLocation {
+        switch self {
+        case .remote(let base):
+            guard let u = URL(string: uri, relativeTo: base)?.absoluteURL, let scheme = u.scheme?.lowercased(),
+                  scheme == "http" || scheme == "https" else {
+                throw StoreError.unsupported("HLS source: a remote playlist names '\(uri)' (only http and https are followed)")
+            }
+            return .remote(u)
+        case .file(let path):
+            if uri.contains("://") { return try HLSLocation.source(uri) }
+            if uri.hasPrefix("/") { return .file(uri) }
+            return .file(URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(uri).standardizedFileURL.path)
+        }
+    }
+
+    var description: String {
+        switch self { case .file(let p): return p; case .remote(let u): return u.absoluteString }
+    }
+}
+
+/// Reads an HLS origin into the store: every variant's segments fetched once (size caps,
+/// timeouts, `HTTPStream`'s hardening for remote ones) and kept byte for byte as the origin
+/// segments, the variant's frames and keyframes read from them, its cue markers as origin cues.
+enum HLSImport {
+    /// Largest playlist read.
+    static let maxPlaylistBytes: Int64 = 1 << 20
+    /// Largest segment read.
+    static let maxSegmentBytes: Int64 = 64 << 20
+
+    /// Fetches `location` into `file` (at most `maxBytes`).
+    static func fetch(_ location: HLSLocation, to file: URL, maxBytes: Int64, timeout: Double) async throws {
+        switch location {
+        case .file(let path):
+            var st = stat()
+            guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { throw StoreError.unsupported("HLS source: \(path) is not a readable file") }
+            guard Int64(st.st_size) <= maxBytes else { throw StoreError.unsupported("HLS source: \(path) is larger than \(maxBytes) bytes") }
+            try FileManager.default.copyItem(atPath: path, toPath: file.path)
+        case .remote(let url):
+            guard FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600]),
+                  let handle = FileHandle(forWritingAtPath: file.path) else { throw StoreError.folder("cannot write \(file.path)") }
+            let sink = Sink(handle)
+            defer { sink.close() }
+            do {
+                _ = try await HTTPStream.fetch(url, timeout: timeout, maxBytes: maxBytes) { try sink.write($0) }
+            } catch {
+                throw StoreError.unsupported("HLS source: \(url.absoluteString): \(error)")
+            }
+        }
+    }
+
+    /// A playlist's text.
+    static func text(_ location: HLSLocation, scratch: URL, timeout: Double) async throws -> String {
+        let file = scratch.appendingPathComponent("playlist-\(UUID().uuidString).m3u8")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await fetch(location, to: file, maxBytes: maxPlaylistBytes, timeout: timeout)
+        guard let text = String(data: try Data(contentsOf: file), encoding: .utf8) else {
+            throw StoreError.unsupported("HLS source: \(location.description) is not UTF-8 text")
+        }
+        return text
+    }
+
+    /// What was fetched of one variant.
+    struct FetchedVariant {
+        var rendition: Rendition
+        var codecs: String?
+        var segmentCount: Int
+        var cueSegments: [Int]
+    }
+
+    /// Fetches every variant's segments into `folder/<rung>/segNNNNN.ts`; top variant first.
+    static func fetchAll(_ source: String, folder: URL, timeout: Double, maxTotalBytes: Int64) async throws -> [FetchedVariant] {
+        let location = try HLSLocation.source(source)
+        let master = try await text(location, scratch: folder, timeout: timeout)
+        let variants: [(HLSLocation, HLSPlaylistText.Variant?)]
+        if let list = try HLSPlaylistText.variants(master) {
+            variants = try list.map { (try location.resolve($0.uri), $0) }
+        } else {
+            variants = [(location, nil)]
+        }
+        var out: [FetchedVariant] = []
+        var total: Int64 = 0
+        for (where_, v) in variants {
+            let media = try HLSPlaylistText.media(where_ == location ? master : try await text(where_, scratch: folder, timeout: timeout))
+            var name = v.map { "\($0.height)p" } ?? "main"
+            while out.contains(where: { $0.rendition.name == name }) { name += "x" }
+            let dir = folder.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            for (i, uri) in media.segments.enumerated() {
+                let file = dir.appendingPathComponent(String(format: "seg%05d.ts", i))
+                try await fetch(try where_.resolve(uri), to: file, maxBytes: maxSegmentBytes, timeout: timeout)
+                let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? 0
+                total += size
+                guard total <= maxTotalBytes else { throw StoreError.unsupported("HLS source: more than \(maxTotalBytes) bytes of segments") }
+                let head = try FileHandle(forReadingFrom: file).read(upToCount: 1)
+                guard head?.first == 0x47 else { throw StoreError.unsupported("HLS source: segment \(uri) is not MPEG-TS") }
+            }
+            let audio = 128_000
+            let rendition = Rendition(name: name, width: v?.width ?? 0, height: v?.height ?? 0,
+                                      videoBitrate: max(1000, (v?.bandwidth ?? 0) - audio), audioBitrate: audio)
+            out.append(FetchedVariant(rendition: rendition, codecs: v?.codecs, segmentCount: media.segments.count, cueSegments: media.cueSegments))
+        }
+        return out
+    }
+
+    /// Reads the fetched variants' frames (blocking): each segment must start with a keyframe and
+    /// follow the one before without a gap, every frame on one constant frame rate.
+    static func package(name: String, source: String, fetched: [FetchedVariant], folder: URL, storePrefix: String) throws -> PackagedContent {
+        var rungs: [PackagedRendition] = []
+        var frameRate: Rational?, frameCount: Int?, cues: [Int] = []
+        for (vi, v) in fetched.enumerated() {
+            let dir = folder.appendingPathComponent(v.rendition.name)
+            var spans: [SegmentSpan] = []
+            var next: Int64?
+            var period: Int64?
+            var first: Int64?
+            var width = v.rendition.width, height = v.rendition.height
+            var codecs = v.codecs
+            var audioIndex: Int?
+            for i in 0..<v.segmentCount {
+                let file = dir.appendingPathComponent(String(format: "seg%05d.ts", i))
+                let d = try Demuxer(url: file.path)
+                guard let vs = d.bestStream(.video), d.streams[vs].codecName == "h264" else {
+                    throw StoreError.unsupported("HLS source: \(v.rendition.name) segment \(i) has no H.264 video")
+                }
+                if i == 0 { width = d.streams[vs].width; height = d.streams[vs].height; audioIndex = d.bestStream(.audio) }
+                d.keepOnly([vs])
+                let packet = try Packet()
+                var pts: [Int64] = []
+                var firstIsKey: Bool?
+                while try d.read(into: packet) == .packet {
+                    guard packet.streamIndex == vs, let t = packet.ptsTicks else { continue }
+                    if firstIsKey == nil {
+                        firstIsKey = packet.isKeyframe
+                        if codecs == nil { codecs = StoreEncoding.codecs(annexB: packet.bytes).map { $0 + (audioIndex != nil ? ",mp4a.40.2" : "") } }
+                    }
+                    pts.append(t)
+                }
+                pts.sort()
+                guard firstIsKey == true, let lo = pts.first else { throw StoreError.unsupported("HLS source: \(v.rendition.name) segment \(i) does not start with a keyframe") }
+                if period == nil, pts.count >= 2 { period = pts[1] - pts[0] }
+                guard let step = period, step > 0, zip(pts, pts.dropFirst()).allSatisfy({ $1 - $0 == step }) else {
+                    throw StoreError.unsupported("HLS source: \(v.rendition.name): the frame rate is not constant")
+                }
+                if let n = next, n != lo { throw StoreError.unsupported("HLS source: \(v.rendition.name) segment \(i) does not follow the one before") }
+                if first == nil { first = lo }
+                next = lo + Int64(pts.count) * step
+                let start = Int((lo - first!) / step)
+                spans.append(SegmentSpan(startFrame: start, endFrame: start + pts.count, path: "\(storePrefix)/\(v.rendition.name)/seg\(String(format: "%05d", i)).ts"))
+            }
+            // MPEG-TS timestamps are 90 kHz
+            let rate = Rational(90_000, period ?? 3000)
+            let count = spans.last?.endFrame ?? 0
+            if let r = frameRate, r != rate { throw StoreError.unsupported("HLS source: variants differ in frame rate") }
+            if let c = frameCount, c != count { throw StoreError.unsupported("HLS source: variants differ in length (\(c) and \(count) frames)") }
+            frameRate = rate; frameCount = count
+            if vi == 0 { cues = v.cueSegments.map { spans[$0].startFrame } }
+            var r = v.rendition
+            r.width = width; r.height = height
+            rungs.append(PackagedRendition(rendition: r, codecs: codecs ?? "avc1.640028", copied: true, video: "", segments: spans,
+                                           hlsOrigin: true, mediaAudioIndex: audioIndex))
+        }
+        guard let frameRate, let frameCount else { throw StoreError.unsupported("HLS source: no variants") }
+        return PackagedContent(version: PackagedContent.version, name: name, source: source, sourceSHA256: "",
+                               frameRateNumerator: frameRate.numerator, frameRateDenominator: frameRate.denominator,
+                               frameCount: frameCount, originFrames: 0, audioIndex: nil, renditions: rungs, originCueFrames: cues)
+    }
+}
+
+/// A file a download streams into; `@unchecked Sendable`: the handle is used under `lock` only.
+private final class Sink: @unchecked Sendable {
+    private let lock = NSLock()
+    private var handle: FileHandle?
+    init(_ handle: FileHandle) { self.handle = handle }
+    func write(_ data: Data) throws { try lock.withLock { try handle?.write(contentsOf: data) } }
+    func close() { lock.withLock { try? handle?.close(); handle = nil } }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Timing
+
+extension PackagedContent {
+    /// The store key of the package ("content/<key>/…" → "<key>").
+    var storeKey: String { renditions.first?.segments.first.map { String($0.path.split(separator: "/")[1]) } ?? "" }
+}
+
+extension MediaStore {
+    /// One rung of `content` cut at `cues`: each cue moved to the first frame at or after it,
+    /// runs of origin segments and, where a cue falls inside a segment, shared pieces made once
+    /// per (content, rung, segment, piece bounds) and reused by every later call.
+    public func cut(_ content: String, rendition: String, at cues: [MediaTime]) async throws -> CutContent {
+        let p = try await packagedContent(content)
+        guard let rung = p.rendition(rendition) else { throw StoreError.unknownRendition(rendition) }
+        let frames = Array(Set(cues.map { cue -> Int in
+            let n = cue <= .zero ? 0 : Int(cue.count(of: p.period, rounding: .up))
+            return min(n, p.frameCount)
+        })).sorted()
+        let bounds = [0] + frames + [p.frameCount]
+        var runs: [[StoredSegment]] = []
+        for i in 0..<(bounds.count - 1) {
+            let (s, e) = (bounds[i], bounds[i + 1])
+            var run: [StoredSegment] = []
+            for (k, span) in rung.segments.enumerated() where span.endFrame > s && span.startFrame < e {
+                let a = max(s, span.startFrame), b = min(e, span.endFrame)
+                if a == span.startFrame && b == span.endFrame {
+                    run.append(StoredSegment(path: span.path, duration: p.period * Int64(b - a)))
+                } else {
+                    run.append(try await piece(p, rung: rung, segment: k, from: a, to: b))
+                }
+            }
+            runs.append(run)
+        }
+        return CutContent(cues: frames.map { p.period * Int64($0) }, runs: runs)
+    }
+
+    /// The piece `[a, b)` of segment `k`: from the store when made before, else made now (once,
+    /// however many callers ask at the same time).
+    private func piece(_ p: PackagedContent, rung: PackagedRendition, segment k: Int, from a: Int, to b: Int) async throws -> StoredSegment {
+        let path = "cuts/\(p.storeKey)/\(rung.rendition.name)/seg\(String(format: "%05d", k))-\(a)-\(b).ts"
+        let done = StoredSegment(path: path, duration: p.period * Int64(b - a))
+        let task: Task<StoredSegment, any Error> = lock.withLock {
+            if index.unit(holding: path) != nil {
+                index.touch(path: path, now: Date().timeIntervalSince1970)
+                return Task { done }
+            }
+            if let t = cutTasks[path] { return t }
+            countEncode("cut")
+            let root = self.root
+            let t = Task {
+                try await MediaStore.offThread {
+                    let temp = self.temporaryURL(".ts")
+                    defer { try? FileManager.default.removeItem(at: temp) }
+                    try CutMaker.piece(content: p, rung: rung, segment: k, from: a, to: b, root: root, output: temp)
+                    try self.publish(temp, as: path)
+                    self.lock.withLock { self.register(key: path, kind: "cut", files: [path]) }
+                    return done
+                }
+            }
+            cutTasks[path] = t
+            return t
+        }
+        defer { lock.withLock { cutTasks[path] = nil } }
+        return try await task.value
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+extension MediaStore {
+    /// Marks segments as referenced by a live session: the units holding them are not evicted
+    /// until as many `unpin` calls release them.
+    public func pin(_ paths: [String]) {
+        lock.withLock { for p in paths { pins[p, default: 0] += 1 } }
+    }
+
+    /// Releases segments pinned by `pin`.
+    public func unpin(_ paths: [String]) {
+        lock.withLock {
+            for p in paths {
+                guard let n = pins[p] else { continue }
+                pins[p] = n > 1 ? n - 1 : nil
+            }
+        }
+    }
+
+    /// Removes least recently used units until the store fits in `maxBytes`; never a unit with a
+    /// pinned file, nor `keeping` (just made for a caller). Under the lock.
+    ///
+    /// A rung's slate pieces go together: each continues the previous one's MPEG-TS stream, so
+    /// one is kept while any of them is pinned (or just made), and removing one removes them all.
+    func evictPastBound(keeping: String) {
+        func group(_ u: StoreIndex.Unit) -> [StoreIndex.Unit] {
+            guard u.kind == "slate" else { return [u] }
+            let folder = (u.key as NSString).deletingLastPathComponent
+            return index.units.values.filter { $0.kind == "slate" && ($0.key as NSString).deletingLastPathComponent == folder }
+        }
+        let chosen = index.victims(maxBytes: options.maxBytes) { u in
+            group(u).contains { g in g.key == keeping || g.files.contains { pins[$0] != nil } }
+        }
+        guard !chosen.isEmpty else { return }
+        var victims: [StoreIndex.Unit] = []
+        for u in chosen { for g in group(u) where !victims.contains(where: { $0.key == g.key }) { victims.append(g) } }
+        let fm = FileManager.default
+        for u in victims {
+            index.remove(u.key)
+            for f in u.files { try? fm.removeItem(at: root.appendingPathComponent(f)) }
+            if let folder = u.folder { try? fm.removeItem(at: root.appendingPathComponent(folder)) }
+            forget(u)
+        }
+    }
+
+    /// Drops what memory knew of an evicted unit, so that the next request makes it again.
+    private func forget(_ u: StoreIndex.Unit) {
+        switch u.kind {
+        case "content":
+            for (name, p) in packaged where p.renditions.contains(where: { $0.segments.first.map { u.files.contains($0.path) } ?? false }) {
+                packaged[name] = nil
+            }
+        case "ad":
+            for (sha, r) in adBySHA {
+                if case .ready(let segs, _) = r, segs.contains(where: { u.files.contains($0.path) }) { adBySHA[sha] = nil }
+            }
+        default:
+            break   // cuts and slate pieces are found on disk by their key
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Media
+import Timing
+
+extension MediaStore {
+    /// Slate segments filling `duration` exactly in `rendition`: whole-second pieces and one
+    /// remainder, each made once per (slate, rung, piece) and shared. The segments form one
+    /// MPEG-TS stream: put `EXT-X-DISCONTINUITY` before the first and after the last, none between.
+    public func slate(rendition: String, duration: MediaTime) async throws -> [StoredSegment] {
+        guard let rung = lock.withLock({ renditions[rendition] }) else { throw StoreError.unknownRendition(rendition) }
+        guard duration > .zero else { return [] }
+        let whole = duration.count(of: MediaTime(seconds: 1))
+        let rest = (duration - MediaTime(seconds: whole)).reduced
+        guard whole <= 3600 else { throw StoreError.unsupported("a slate of \(duration.seconds) s: breaks are at most an hour") }
+        let key = try slateKey()
+        let prefix = "slate/\(key)/\(rung.name)"
+        var out: [StoredSegment] = []
+        for i in 0..<whole {
+            out.append(try await slatePiece(rung, prefix: prefix, name: "sec\(i).ts", start: i, length: MediaTime(seconds: 1),
+                                            previous: i > 0 ? "\(prefix)/sec\(i - 1).ts" : nil))
+        }
+        if rest > .zero {
+            out.append(try await slatePiece(rung, prefix: prefix, name: "rem\(whole)-\(rest.value)_\(rest.timescale).ts", start: whole,
+                                            length: rest, previous: whole > 0 ? "\(prefix)/sec\(whole - 1).ts" : nil))
+        }
+        return out
+    }
+
+    /// "black", or the first 16 hex digits of the slate file's SHA-256.
+    private func slateKey() throws -> String {
+        guard let file = options.slateFile else { return "black" }
+        return String(try ContentHash.sha256(fileAt: file).prefix(16))
+    }
+
+    private func slatePiece(_ rung: Rendition, prefix: String, name: String, start: Int64, length: MediaTime,
+                            previous: String?) async throws -> StoredSegment {
+        let path = "\(prefix)/\(name)"
+        let done = StoredSegment(path: path, duration: length)
+        let task: Task<StoredSegment, any Error> = lock.withLock {
+            if index.unit(holding: path) != nil {
+                index.touch(path: path, now: Date().timeIntervalSince1970)
+                return Task { done }
+            }
+            if let t = slateTasks[path] { return t }
+            countEncode("slate")
+            let root = self.root, file = options.slateFile
+            let t = Task {
+                try await MediaStore.offThread {
+                    let temp = self.temporaryURL()
+                    try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                    defer { try? FileManager.default.removeItem(at: temp) }
+                    let picture = try SlateMaker.picture(file: file, rendition: rung)
+                    let output = temp.appendingPathComponent("out.ts")
+                    try SlateMaker.piece(picture: picture, rendition: rung, start: start, length: length,
+                                         previous: previous.map { root.appendingPathComponent($0) }, folder: temp, output: output)
+                    try self.publish(output, as: path)
+                    self.lock.withLock { self.register(key: path, kind: "slate", files: [path]) }
+                    return done
+                }
+            }
+            slateTasks[path] = t
+            return t
+        }
+        defer { lock.withLock { slateTasks[path] = nil } }
+        return try await task.value
+    }
+}

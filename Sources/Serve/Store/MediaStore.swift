@@ -1,0 +1,233 @@
+import Foundation
+import Interlude
+import Media
+import Playback
+import Timing
+
+/// The serve store: a folder holding every encoded thing once — content ladders, shared cuts, ad
+/// renditions, slate — and the `ServeMedia` the HTTP side calls. Work is done once per key and
+/// shared; concurrent callers of the same key wait for the same work.
+///
+/// Layout under the root: `content/<key>/<rung>/segNNNNN.ts` (+ `content.json`),
+/// `cuts/<key>/<rung>/…`, `ads/<sha256>/<rung>/…`, `slate/<rung>/…`, `index.json`.
+public final class MediaStore: ServeMedia, @unchecked Sendable {
+    // @unchecked Sendable: every mutable property below is read and written only under `lock`;
+    // encodes run outside it on their own threads and publish their results under it.
+    /// The setup.
+    public let options: StoreOptions
+    let root: URL
+    let lock = NSLock()
+    var index = StoreIndex()
+    var packaged: [String: PackagedContent] = [:]
+    var contentTasks: [String: Task<PackagedContent, any Error>] = [:]
+    var cutTasks: [String: Task<StoredSegment, any Error>] = [:]
+    var adByURL: [String: AdJob] = [:]
+    var adBySHA: [String: AdReadiness] = [:]
+    var adQueue: [@Sendable () async -> Void] = []
+    var adRunning = 0
+    var slateTasks: [String: Task<StoredSegment, any Error>] = [:]
+    var pins: [String: Int] = [:]
+    var counts: [String: Int] = [:]
+    /// Renditions by name, from the options' ladder and every content packaged.
+    var renditions: [String: Rendition] = [:]
+    let adMedia: AdMediaCache
+
+    /// Opens (or creates) the store at `options.root`; reuses what its index lists.
+    public init(options: StoreOptions) throws {
+        self.options = options
+        root = options.root.standardizedFileURL
+        try MediaStore.prepareFolder(root)
+        adMedia = AdMediaCache(directory: root.appendingPathComponent("fetched"), maxBytes: 4 << 30, maxFileBytes: options.maxAdBytes)
+        for r in options.ladder ?? [] { renditions[r.name] = r }
+        // what a crash left half-written: temporary names are never served
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        where name.hasPrefix(".tmp-") || name.hasPrefix(".index-") {
+            try? FileManager.default.removeItem(at: root.appendingPathComponent(name))
+        }
+        let indexURL = root.appendingPathComponent("index.json")
+        if let data = try? Data(contentsOf: indexURL), let loaded = try? JSONDecoder().decode(StoreIndex.self, from: data) {
+            // keep what is still complete on disk
+            for u in loaded.units.values where u.files.allSatisfy({ FileManager.default.fileExists(atPath: root.appendingPathComponent($0).path) }) {
+                index.add(u)
+            }
+        }
+    }
+
+    /// Creates `url` 0700, or checks that an existing folder is this user's and closed to others.
+    static func prepareFolder(_ url: URL) throws {
+        let fm = FileManager.default
+        if !fm.fileExists(atPath: url.path) {
+            do { try fm.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) }
+            catch { throw StoreError.folder("cannot create \(url.path): \(error.localizedDescription)") }
+        }
+        var st = stat()
+        guard lstat(url.path, &st) == 0, st.st_mode & S_IFMT == S_IFDIR else { throw StoreError.folder("\(url.path) is not a folder") }
+        guard st.st_uid == getuid() else { throw StoreError.folder("\(url.path) belongs to another user") }
+        guard st.st_mode & 0o022 == 0 else { throw StoreError.folder("\(url.path) is writable by others") }
+    }
+
+    // MARK: bookkeeping
+
+    /// Counts an encode of `kind` (under the lock).
+    func countEncode(_ kind: String) { counts[kind, default: 0] += 1 }
+
+    /// Encodes started since launch, by kind.
+    public func encodeCounts() -> [String: Int] { lock.withLock { counts } }
+
+    /// Adds a unit of files now in the store and evicts past the size bound (under the lock).
+    func register(key: String, kind: String, files: [String], folder: String? = nil) {
+        let bytes = files.reduce(Int64(0)) { sum, f in
+            sum + ((try? FileManager.default.attributesOfItem(atPath: root.appendingPathComponent(f).path)[.size] as? NSNumber)?.int64Value ?? 0)
+        }
+        index.add(StoreIndex.Unit(key: key, kind: kind, files: files, folder: folder, bytes: bytes, lastUsed: Date().timeIntervalSince1970))
+        evictPastBound(keeping: key)
+        saveIndex()
+    }
+
+    func saveIndex() {
+        guard let data = try? JSONEncoder().encode(index) else { return }
+        let tmp = root.appendingPathComponent(".index-\(UUID().uuidString).tmp")
+        do {
+            try data.write(to: tmp)
+            if rename(tmp.path, root.appendingPathComponent("index.json").path) != 0 { try? FileManager.default.removeItem(at: tmp) }
+        } catch { try? FileManager.default.removeItem(at: tmp) }
+    }
+
+    /// A unique temporary path inside the store (same file system as the final place).
+    func temporaryURL(_ suffix: String = "") -> URL {
+        root.appendingPathComponent(".tmp-\(UUID().uuidString)\(suffix)")
+    }
+
+    /// Moves `temp` to store-relative `path` (creating its folder 0700).
+    func publish(_ temp: URL, as path: String) throws {
+        let final = root.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: final.deletingLastPathComponent(), withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        guard rename(temp.path, final.path) == 0 else {
+            throw StoreError.folder("cannot move \(temp.lastPathComponent) to \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    // MARK: segments
+
+    /// The file behind a store-relative segment path the store holds; nil otherwise.
+    public func file(forSegment path: String) -> URL? {
+        guard MediaStore.isSafeRelativePath(path) else { return nil }
+        return lock.withLock {
+            guard index.unit(holding: path) != nil else { return nil }
+            index.touch(path: path, now: Date().timeIntervalSince1970)
+            return root.appendingPathComponent(path)
+        }
+    }
+
+    /// A relative path of plain names ("a/b.ts"): no "..", no empty or hidden parts, nothing absolute.
+    static func isSafeRelativePath(_ path: String) -> Bool {
+        guard !path.isEmpty, path.count < 512, !path.hasPrefix("/") else { return false }
+        return path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { part in
+            !part.isEmpty && !part.hasPrefix(".") && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
+        }
+    }
+
+    // MARK: content
+
+    /// The content `name`, packaged once (a package already in the store is reused).
+    public func content(_ name: String) async throws -> PreparedContent {
+        try await packagedContent(name).prepared
+    }
+
+    func packagedContent(_ name: String) async throws -> PackagedContent {
+        guard let source = options.contents[name] else { throw StoreError.unknownContent(name) }
+        let task: Task<PackagedContent, any Error> = lock.withLock {
+            if let p = packaged[name] { return Task { p } }
+            if let t = contentTasks[name] { return t }
+            let t = Task {
+                if MediaStore.isHLSSource(source) { return try await self.importHLS(name, source: source) }
+                return try await MediaStore.offThread { try self.packageContent(name, source: source) }
+            }
+            contentTasks[name] = t
+            return t
+        }
+        do {
+            let p = try await task.value
+            lock.withLock {
+                packaged[name] = p
+                contentTasks[name] = nil
+                for r in p.renditions where renditions[r.rendition.name] == nil { renditions[r.rendition.name] = r.rendition }
+            }
+            return p
+        } catch {
+            lock.withLock { contentTasks[name] = nil }
+            throw error
+        }
+    }
+
+    /// Packages `source` (blocking), or loads the package the store already holds for it.
+    private func packageContent(_ name: String, source: String) throws -> PackagedContent {
+        var st = stat()
+        guard stat(source, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { throw StoreError.unsupported("\(name): \(source) is not a readable file") }
+        let sha = try ContentHash.sha256(fileAt: source)
+        let scan = try ContentScan.scan(source)
+        let ladder = options.ladder ?? Ladder.defaults(width: scan.width, height: scan.height, sourceBitrate: scan.videoBitrate)
+        let ladderKey = ladder.map { "\($0.name):\($0.width)x\($0.height):\($0.videoBitrate):\($0.audioBitrate)" }.joined(separator: ",")
+        let key = String(try ContentHash.sha256(Data("v\(PackagedContent.version) \(sha) \(ladderKey) \(options.segmentTarget.value)/\(options.segmentTarget.timescale)".utf8)).prefix(32))
+        let prefix = "content/\(key)"
+        if let p = loadPackage(prefix, name: name, source: source) { return p }
+        lock.withLock { countEncode("ladder") }
+        let temp = temporaryURL()
+        try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: temp) }
+        let p = try ContentPackager.package(name: name, source: source, sourceSHA256: sha, scan: scan, ladder: ladder,
+                                            segmentTarget: options.segmentTarget, folder: temp, storePrefix: prefix)
+        return try publishPackage(p, from: temp, prefix: prefix)
+    }
+
+    /// Whether a SOURCE is an HLS playlist (a URL, or a path ending in .m3u8) rather than an MP4.
+    static func isHLSSource(_ source: String) -> Bool {
+        source.contains("://") || source.lowercased().hasSuffix(".m3u8")
+    }
+
+    /// Reads an HLS origin into the store once (its segments kept byte for byte), or loads the
+    /// import the store already holds for the same playlist.
+    private func importHLS(_ name: String, source: String) async throws -> PackagedContent {
+        let key = String(try ContentHash.sha256(Data("hls v\(PackagedContent.version) \(source)".utf8)).prefix(32))
+        let prefix = "content/\(key)"
+        if let p = loadPackage(prefix, name: name, source: source) { return p }
+        lock.withLock { countEncode("ladder") }
+        let temp = temporaryURL()
+        try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: temp) }
+        let fetched = try await HLSImport.fetchAll(source, folder: temp, timeout: options.adFetchTimeout, maxTotalBytes: options.maxBytes)
+        let p = try await MediaStore.offThread {
+            try HLSImport.package(name: name, source: source, fetched: fetched, folder: temp, storePrefix: prefix)
+        }
+        return try publishPackage(p, from: temp, prefix: prefix)
+    }
+
+    /// The package in the store under `prefix`, when it is there whole.
+    func loadPackage(_ prefix: String, name: String, source: String) -> PackagedContent? {
+        let recordURL = root.appendingPathComponent(prefix).appendingPathComponent("content.json")
+        guard let data = try? Data(contentsOf: recordURL), var p = try? JSONDecoder().decode(PackagedContent.self, from: data),
+              p.version == PackagedContent.version, lock.withLock({ index.units[prefix] != nil }) else { return nil }
+        p.name = name
+        p.source = source
+        return p
+    }
+
+    /// Moves a package made in `temp` into the store under `prefix` and registers it.
+    func publishPackage(_ p: PackagedContent, from temp: URL, prefix: String) throws -> PackagedContent {
+        try JSONEncoder().encode(p).write(to: temp.appendingPathComponent("content.json"))
+        try? FileManager.default.removeItem(at: root.appendingPathComponent(prefix))   // an incomplete earlier one
+        try publish(temp, as: prefix)
+        var files = p.renditions.flatMap { r in r.segments.map(\.path) + (r.video.isEmpty ? [] : [r.video]) }
+        files.append("\(prefix)/content.json")
+        lock.withLock { register(key: prefix, kind: "content", files: files, folder: prefix) }
+        return p
+    }
+
+    /// Runs blocking work on a thread of its own (encodes take seconds; the cooperative pool is not for them).
+    static func offThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { c in
+            Thread.detachNewThread { c.resume(with: Result { try work() }) }
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Timing
+
+/// A content packaged into the store, as its `content.json` records it (a restart reads it back
+/// instead of packaging again).
+struct PackagedContent: Codable, Sendable {
+    /// Bumped when the store's layout or encoding changes: an older package is made again.
+    static let version = 2
+
+    var version: Int
+    var name: String
+    /// The source file packaged (the copied rung's video and every rung's audio are read from it
+    /// when a cut is made).
+    var source: String
+    var sourceSHA256: String
+    var frameRateNumerator: Int64
+    var frameRateDenominator: Int64
+    var frameCount: Int
+    var originFrames: Int
+    var audioIndex: Int?
+    var renditions: [PackagedRendition]
+    /// Frames the origin marks as cues (an HLS source's CUE-OUT / SCTE-35 DATERANGE).
+    var originCueFrames: [Int] = []
+
+    var frameRate: Rational { Rational(frameRateNumerator, frameRateDenominator) }
+    var period: MediaTime { frameRate.period }
+    var duration: MediaTime { period * Int64(frameCount) }
+
+    func rendition(_ name: String) -> PackagedRendition? { renditions.first { $0.rendition.name == name } }
+
+    /// What the HTTP side sees.
+    var prepared: PreparedContent {
+        PreparedContent(name: name, duration: duration, renditions: renditions.map { ($0.rendition, $0.codecs) },
+                        originCues: originCueFrames.map { period * Int64($0) })
+    }
+}
+
+/// One rung of a packaged content.
+struct PackagedRendition: Codable, Sendable {
+    var rendition: Rendition
+    /// CODECS of its variant ("avc1.640015,mp4a.40.2").
+    var codecs: String
+    /// Whether its video is the source's packets (else `video` holds its encode).
+    var copied: Bool
+    /// Store-relative path of its encoded video (NUT), empty for the copied rung.
+    var video: String
+    var segments: [SegmentSpan]
+    /// Whether its segments are an HLS origin's (a cut reads the segment's own file, video and
+    /// audio, on the origin's clock), and their audio stream.
+    var hlsOrigin: Bool = false
+    var mediaAudioIndex: Int? = nil
+}
+
+/// One origin segment: frames `[startFrame, endFrame)` (a keyframe starts it).
+struct SegmentSpan: Codable, Sendable, Hashable {
+    var startFrame: Int
+    var endFrame: Int
+    /// Store-relative path.
+    var path: String
+}

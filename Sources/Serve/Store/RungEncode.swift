@@ -1,0 +1,184 @@
+import Foundation
+import Media
+import Playback
+import Timing
+
+/// Encodes pictures and sound into one rung's intermediate file (NUT: libx264 Annex B video, AAC
+/// audio) and cuts it into TS segments: what an ad rendition and a slate piece are made of.
+/// Audio is made exactly as long as the video, in samples (padded with silence or trimmed).
+final class RungEncode {
+    let rendition: Rendition
+    let frameRate: Rational
+    /// A keyframe every this many frames (the segment target).
+    let keyframeInterval: Int
+    private let encoder: Encoder
+    private let audioEncoder: Encoder
+    private let muxer: Muxer
+    private let videoStream: Int
+    private let audioStream: Int
+    private let packet: Packet
+    private(set) var frames = 0
+    private var samples: [[Float]] = [[], []]
+    let path: String
+    /// Frame 0's index and sample 0's index on the output clock (a slate piece starts at its second).
+    private let firstFrame: Int64
+    private let firstSample: Int64
+    /// Whether audio packets before sample 0 (the encoder's priming) are left out, so that pieces
+    /// encoded one after another tile the clock.
+    private let dropPriming: Bool
+
+    /// A rung encode into `path` at `frameRate`, keyframes every `segmentTarget`, its first frame
+    /// and sample at `firstFrame` and `firstSample` on the output clock.
+    init(rendition: Rendition, frameRate: Rational, segmentTarget: MediaTime, path: String,
+         firstFrame: Int64 = 0, firstSample: Int64 = 0, dropPriming: Bool = false) throws {
+        self.rendition = rendition
+        self.frameRate = frameRate
+        self.path = path
+        self.firstFrame = firstFrame
+        self.firstSample = firstSample
+        self.dropPriming = dropPriming
+        keyframeInterval = max(1, Int(segmentTarget.count(of: frameRate.period)))
+        encoder = try StoreEncoding.videoEncoder(rendition, frameRate: frameRate, splice: false, bFrames: true)
+        audioEncoder = try Encoder(audio: "aac", sampleRate: StoreEncoding.sampleRate, channels: StoreEncoding.channels,
+                                   bitRate: rendition.audioBitrate, globalHeader: true)
+        muxer = try Muxer(url: path, formatName: "nut")
+        videoStream = try muxer.addStream(for: encoder)
+        audioStream = try muxer.addStream(for: audioEncoder)
+        try muxer.writeHeader()
+        packet = try Packet()
+    }
+
+    /// Adds the next frame (yuv420p at the rung's size).
+    func addFrame(_ frame: Frame) throws {
+        let f = try frame.clone()
+        try StoreEncoding.encode(f, index: firstFrame + Int64(frames), keyframe: frames % keyframeInterval == 0, with: encoder, packet: packet) {
+            try muxer.write($0, stream: videoStream)
+        }
+        frames += 1
+    }
+
+    /// Adds sound (48 kHz stereo planar float).
+    func addSamples(_ channels: [[Float]]) {
+        for c in 0..<StoreEncoding.channels { samples[c] += channels[min(c, channels.count - 1)] }
+    }
+
+    /// The duration of the frames added.
+    var duration: MediaTime { frameRate.period * Int64(frames) }
+
+    /// Ends the encode: the sound padded or trimmed to `audioDuration` (default: the video's) and encoded.
+    func finish(audioDuration: MediaTime? = nil) throws {
+        try StoreEncoding.encode(nil, index: 0, keyframe: false, with: encoder, packet: packet) { try muxer.write($0, stream: videoStream) }
+        let total = Int((audioDuration ?? duration).rescaled(to: Int64(StoreEncoding.sampleRate), rounding: .nearest).value)
+        func writeAudio(_ p: Packet) throws {
+            if dropPriming, let t = p.ptsTicks, t < firstSample { return }
+            try muxer.write(p, stream: audioStream)
+        }
+        for c in 0..<samples.count {
+            if samples[c].count < total { samples[c] += [Float](repeating: 0, count: total - samples[c].count) }
+            else { samples[c].removeLast(samples[c].count - total) }
+        }
+        let size = max(1, audioEncoder.frameSize)
+        var at = 0
+        while at < total {
+            let n = min(size, total - at)
+            let f = try Frame.audio(from: samples, offset: at, count: n, sampleRate: StoreEncoding.sampleRate, interleavedS16: false,
+                                    pts: firstSample + Int64(at))
+            try audioEncoder.send(f)
+            while try audioEncoder.receive(into: packet) == .produced { try writeAudio(try packet.take()) }
+            at += n
+        }
+        try audioEncoder.send(nil)
+        while try audioEncoder.receive(into: packet) == .produced { try writeAudio(try packet.take()) }
+        try muxer.finish()
+    }
+
+    /// Cuts the finished encode into TS segments (at its keyframes, `segmentTarget`), written in
+    /// `folder` and named under `storePrefix` (`name(i)`: a segment's file name); one MPEG-TS run,
+    /// starting a new stream when `discontinuous`. Returns them.
+    func segments(segmentTarget: MediaTime, folder: URL, storePrefix: String, discontinuous: Bool = true,
+                  name: (Int) -> String = { "seg\(String(format: "%05d", $0)).ts" }) throws -> [StoredSegment] {
+        let keys = stride(from: 0, to: frames, by: keyframeInterval).map { frameRate.period * Int64($0) }
+        let plan = HLSPlan.segments(keyframes: keys, duration: duration, breaks: [], target: segmentTarget)
+        let bounds = plan.map { Int($0.start.count(of: frameRate.period)) }
+        var spans: [SegmentSpan] = []
+        for (i, start) in bounds.enumerated() {
+            let end = i + 1 < bounds.count ? bounds[i + 1] : frames
+            spans.append(SegmentSpan(startFrame: start, endFrame: end, path: "\(storePrefix)/\(name(i))"))
+        }
+        try ContentPackager.writeSegments(videoPath: path, audioPath: path, audioIndex: audioStream, frameRate: frameRate,
+                                          originFrames: nil, spans: spans, folder: folder, storePrefix: storePrefix,
+                                          firstRunDiscontinuous: discontinuous)
+        return spans.map { StoredSegment(path: $0.path, duration: frameRate.period * Int64($0.endFrame - $0.startFrame)) }
+    }
+}
+
+/// Transcodes ad media into one rung: decoded, fitted into the rung's picture (letterbox or
+/// pillarbox, never stretched), at the ad's own frame rate (a standard rate near it), sound
+/// resampled to 48 kHz stereo; ad media is opened under the ad rules (`Demuxer.OpenPolicy.adMedia`:
+/// allowed containers, local files only, the picture budget).
+enum AdTranscoder {
+    /// Writes the rung's segments under `folder` (store-relative `storePrefix`); returns them and the duration.
+    static func transcode(_ media: String, rendition: Rendition, segmentTarget: MediaTime, folder: URL,
+                          storePrefix: String) throws -> (segments: [StoredSegment], duration: MediaTime) {
+        let demuxer = try Demuxer(url: media, policy: .adMedia)
+        guard let v = demuxer.bestStream(.video) else { throw StoreError.unsupported("ad media has no video") }
+        let a = demuxer.bestStream(.audio)
+        demuxer.keepOnly(Set([v] + (a.map { [$0] } ?? [])))
+        let info = demuxer.streams[v]
+        let rate = (info.frameRate ?? Rational(30, 1)).standardFrameRate
+        let encode = try RungEncode(rendition: rendition, frameRate: rate, segmentTarget: segmentTarget,
+                                    path: folder.appendingPathComponent("media.nut").path)
+        let video = try Decoder(demuxer: demuxer, streamIndex: v)
+        let audio = try a.map { try Decoder(demuxer: demuxer, streamIndex: $0) }
+        let resampler = Resampler(outputRate: StoreEncoding.sampleRate, outputChannels: StoreEncoding.channels)
+        let sar = info.sampleAspectRatio.numerator > 0 ? info.sampleAspectRatio : Rational(1, 1)
+        let (w, h) = (rendition.width, rendition.height)
+        let fit = StoreEncoding.fitFilter(width: w, height: h)
+        var graph: VideoFilterGraph?
+        let filtered = try Frame()
+        func pull() throws {
+            guard let graph else { return }
+            while try graph.pull(into: filtered) == .produced { try encode.addFrame(filtered) }
+        }
+        func drainVideo() throws {
+            while true {
+                let f = try Frame()
+                guard try video.receive(into: f) == .produced else { return }
+                if graph == nil || graph?.inputKey != VideoFilterGraph.key(for: f) {
+                    try graph?.push(nil); try pull()
+                    graph = try VideoFilterGraph(like: f, timeBase: demuxer.timeBase(of: v), sampleAspectRatio: sar, description: fit)
+                }
+                try graph!.push(f)
+                try pull()
+            }
+        }
+        func drainAudio() throws {
+            guard let audio else { return }
+            while true {
+                let f = try Frame()
+                guard try audio.receive(into: f) == .produced else { return }
+                var out: [[Float]] = Array(repeating: [], count: StoreEncoding.channels)
+                try resampler.convert(f, appendingTo: &out)
+                encode.addSamples(out)
+            }
+        }
+        let packet = try Packet()
+        while try demuxer.read(into: packet) == .packet {
+            if packet.streamIndex == v { try video.send(packet); try drainVideo() }
+            else if packet.streamIndex == a { try audio?.send(packet); try drainAudio() }
+        }
+        try video.send(nil); try drainVideo()
+        try graph?.push(nil); try pull()
+        if let audio {
+            try audio.send(nil); try drainAudio()
+            var out: [[Float]] = Array(repeating: [], count: StoreEncoding.channels)
+            try resampler.convert(nil, appendingTo: &out)
+            encode.addSamples(out)
+        }
+        guard encode.frames > 0 else { throw StoreError.unsupported("ad media decoded to no video frames") }
+        try encode.finish()
+        let segments = try encode.segments(segmentTarget: segmentTarget, folder: folder, storePrefix: storePrefix)
+        try? FileManager.default.removeItem(atPath: encode.path)
+        return (segments, encode.duration)
+    }
+}

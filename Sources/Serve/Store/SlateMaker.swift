@@ -1,0 +1,65 @@
+import Foundation
+import Media
+import Playback
+import Timing
+
+/// The slate a break shows where no ad is ready: a still picture (the first frame of the slate
+/// file, fitted into the rung, or black) with silence, in pieces on one clock: whole seconds
+/// (piece `i` holds `[i, i+1)` s) and one remainder, so that any duration is a run of cached
+/// pieces summing to it exactly. Each piece continues the previous one's MPEG-TS stream
+/// (continuity counters, clock); the first starts a new one.
+enum SlateMaker {
+    /// Frames per second of the slate: a whole number of frames per piece second.
+    static let frameRate = Rational(25, 1)
+    /// Where the slate's clock starts (0.4 s): later than any decode time the encoder's B-frames
+    /// put before a piece's first frame, so that no muxer moves a piece's timestamps.
+    static let clockStart = MediaTime(value: 2, timescale: 5)
+
+    /// The slate picture for `rendition`: the first video frame of `file` fitted into it, or black.
+    static func picture(file: String?, rendition: Rendition) throws -> Frame {
+        guard let file else { return try Frame.solidYUV420(width: rendition.width, height: rendition.height, y: 16, u: 128, v: 128) }
+        let demuxer = try Demuxer(url: file)
+        guard let v = demuxer.bestStream(.video) else { throw StoreError.unsupported("slate \(file) has no picture") }
+        demuxer.keepOnly([v])
+        let decoder = try Decoder(demuxer: demuxer, streamIndex: v)
+        let packet = try Packet(), frame = try Frame()
+        var decoded = false
+        while !decoded, try demuxer.read(into: packet) == .packet {
+            guard packet.streamIndex == v else { continue }
+            try decoder.send(packet)
+            decoded = try decoder.receive(into: frame) == .produced
+        }
+        if !decoded { try decoder.send(nil); decoded = try decoder.receive(into: frame) == .produced }
+        guard decoded else { throw StoreError.unsupported("slate \(file): no frame decodes") }
+        let sar = demuxer.streams[v].sampleAspectRatio
+        let graph = try VideoFilterGraph(like: frame, timeBase: demuxer.timeBase(of: v),
+                                         sampleAspectRatio: sar.numerator > 0 ? sar : Rational(1, 1),
+                                         description: StoreEncoding.fitFilter(width: rendition.width, height: rendition.height))
+        try graph.push(frame)
+        try graph.push(nil)
+        let out = try Frame()
+        guard try graph.pull(into: out) == .produced else { throw StoreError.unsupported("slate \(file): the picture does not fit") }
+        return out
+    }
+
+    /// Writes the piece starting at `start` seconds lasting `length` (at most 1 s) to `output`;
+    /// `previous`: the piece before it on the clock (its counters are continued), nil for the first.
+    static func piece(picture: Frame, rendition: Rendition, start: Int64, length: MediaTime, previous: URL?,
+                      folder: URL, output: URL) throws {
+        let at = MediaTime(seconds: start) + clockStart
+        let encode = try RungEncode(rendition: rendition, frameRate: frameRate, segmentTarget: MediaTime(seconds: 2),
+                                    path: folder.appendingPathComponent("slate.nut").path,
+                                    firstFrame: at.count(of: frameRate.period),
+                                    firstSample: at.rescaled(to: Int64(StoreEncoding.sampleRate)).value, dropPriming: true)
+        let frames = Int(length.count(of: frameRate.period, rounding: .up))
+        for _ in 0..<max(1, frames) { try encode.addFrame(picture) }
+        encode.addSamples([[Float]](repeating: [], count: StoreEncoding.channels))
+        try encode.finish(audioDuration: length)
+        let written = try encode.segments(segmentTarget: MediaTime(seconds: 2), folder: folder, storePrefix: "piece",
+                                          discontinuous: previous == nil, name: { _ in "piece.ts" })
+        guard written.count == 1 else { throw StoreError.unsupported("a slate piece became \(written.count) segments") }
+        var data = [UInt8](try Data(contentsOf: folder.appendingPathComponent("piece.ts")))
+        if let previous { TSContinuity.continuing(&data, after: TSContinuity.lastCounters([UInt8](try Data(contentsOf: previous)))) }
+        try Data(data).write(to: output)
+    }
+}

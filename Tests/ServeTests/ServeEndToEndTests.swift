@@ -1,0 +1,117 @@
+import Foundation
+import Interlude
+@testable import Serve
+import TestSupport
+import Testing
+import Timing
+
+/// The service over the real store, over real HTTP on 127.0.0.1: a VMAP mid-roll at 1.55 s (not a
+/// keyframe: they are every second) in a 4 s content. What a viewer downloads decodes with each
+/// content frame once, in order, the cut at the first frame at or after the cue; sessions with
+/// different ads share content segment URLs and bytes; a third session with the first one's ad
+/// costs no encode; ffmpeg -xerror and GStreamer's playbin play the master playlist to the end;
+/// server-side beacons reach the ad server once each as the segments are fetched.
+@Suite(.serialized) struct ServeEndToEndTests {
+    final class World: @unchecked Sendable {
+        // @unchecked Sendable: immutable after init.
+        let root = StoreFixture.folder("e2e")
+        let ads: HTTPTestServer
+        let store: MediaStore
+        let running: RunningService
+
+        init() throws {
+            ads = try HTTPTestServer()
+            ads.route("/adA.mp4", HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: try ServeStoreAdTests.adClip())))
+            let adB = try TestMedia.clip(sourceID: 8, width: 240, height: 180, fps: 30, seconds: 2, gop: 30)
+            ads.route("/adB.mp4", HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: adB)))
+            for v in ["A", "B"] {
+                ads.route("/vmap-\(v)", body: vmap(midroll: "00:00:01.550", vast(id: "ad\(v)", media: ads.url("/ad\(v).mp4"), tracker: ads.url("/t\(v)"), seconds: 2)))
+            }
+            store = try StoreFixture.store(root)
+            let template = ads.url("/vmap-[player_params.v]")
+            running = try RunningService(media: store, adsTemplate: template) { c in
+                c.contents = [ContentSource(name: "c", source: "clip")]
+            }
+        }
+        deinit { ads.stop(); try? FileManager.default.removeItem(at: root) }
+
+        /// A new session with ad `v`; its id.
+        func session(_ v: String, reporting: String = "server") async throws -> String {
+            let r = try await curl(running.url("/v1/session/c"), method: "POST", body: #"{"adsParams": {"v": "\#(v)"}, "reportingMode": "\#(reporting)"}"#)
+            let manifest = try #require(r.json?["manifestUrl"] as? String)
+            return String(manifest.dropFirst("/v1/sessions/".count).prefix { $0 != "/" })
+        }
+
+        /// The session's media playlist once its ad is in it (asked until then, up to 90 s).
+        func playlist(_ id: String, _ rendition: String = "180p") async throws -> String {
+            let deadline = Date().addingTimeInterval(90)
+            while Date() < deadline {
+                let text = try await curl(running.url("/v1/sessions/\(id)/\(rendition).m3u8")).text
+                if text.contains("/v1/segments/ads/") && !text.contains("/slate/") { return text }
+                try await Task.sleep(nanoseconds: 200_000_000)
+            }
+            throw StoreFixtureError.unknown("the ad never became ready")
+        }
+    }
+
+    static func segmentURLs(_ playlist: String) -> [String] { playlist.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") } }
+    static func contentURLs(_ playlist: String) -> [String] { segmentURLs(playlist).filter { !$0.contains("s=") && !$0.contains("/slate/") } }
+
+    @Test func aSessionIsFrameExactSharedAndPlaysInStrictClients() async throws {
+        let w = try World()
+        let s1 = try await w.session("A")
+        let p1 = try await w.playlist(s1)
+        #expect(p1.contains("#EXT-X-CUE-OUT:DURATION=2.000"))
+        #expect(p1.components(separatedBy: "#EXT-X-DISCONTINUITY\n").count - 1 == 2)
+
+        // Frame-exact: the top variant downloaded by ffmpeg, decoded.
+        let out = w.root.appendingPathComponent("s1.ts")
+        let dl = try await runOffPool(try Tools.ffmpegPath(), ["-nostdin", "-v", "error", "-i", w.running.url("/v1/sessions/\(s1)/180p.m3u8"), "-c", "copy", "-y", out.path])
+        #expect(dl.status == 0, "\(dl.stderr)")
+        let ids = try await offPool { try MediaVerifier.videoFrames(out, reader: IdentityReader(output: PixelSize(width: 320, height: 180), sources: [PixelSize(width: 240, height: 180)])).map(\.identity) }
+        let content = ids.compactMap { $0 }.filter { $0.sourceID == 3 }.map(\.frameIndex)
+        #expect(content == Array(0..<StoreFixture.frames), "content frames once and in order")
+        let cutAt = try #require(ids.firstIndex { $0 == FrameIdentity(sourceID: 3, frameIndex: 47) })
+        #expect(ids[cutAt - 1]?.sourceID != 3, "an ad frame right before the first frame >= 1.55 s (frame 47)")
+        #expect(ids.firstIndex { $0 == FrameIdentity(sourceID: 3, frameIndex: 46) }! < cutAt - 50, "2 s of ad between frames 46 and 47")
+
+        // Sharing: a session with another ad (as long) has the same content URLs and bytes.
+        let s2 = try await w.session("B")
+        let p2 = try await w.playlist(s2)
+        #expect(Self.contentURLs(p1) == Self.contentURLs(p2))
+        #expect(!Self.contentURLs(p1).isEmpty)
+        for u in Self.contentURLs(p1) {
+            let a = try await curl(w.running.url(u)), b = try await curl(w.running.url(u))
+            #expect(a.status == 200 && a.body == b.body && a.body.count > 1000)
+        }
+        #expect(Self.segmentURLs(p1).filter { $0.contains("s=") } != Self.segmentURLs(p2).filter { $0.contains("s=") })
+
+        // A third session with the first one's ad: no encode at all (the first built both rungs).
+        _ = try await w.playlist(s1, "90p")
+        let before = w.store.encodeCounts()
+        let s3 = try await w.session("A")
+        _ = try await w.playlist(s3)
+        _ = try await w.playlist(s3, "90p")
+        for u in Self.segmentURLs(try await w.playlist(s3)) { _ = try await curl(w.running.url(u)) }
+        #expect(w.store.encodeCounts() == before)
+        let metrics = try await curl(w.running.url("/metrics")).text
+        #expect(metrics.contains("interlude_serve_encodes_total{kind=\"ad\"} \(before["ad"] ?? -1)"))
+
+        // Strict clients play the master playlist to the end.
+        let ff = try await runOffPool(try Tools.ffmpegPath(), ["-nostdin", "-v", "error", "-xerror", "-i", w.running.url("/v1/sessions/\(s2)/master.m3u8"), "-f", "null", "-"])
+        #expect(ff.status == 0, "\(ff.stderr)")
+        let gst = try await runOffPool("/usr/bin/gst-launch-1.0", ["-q", "playbin", "uri=" + w.running.url("/v1/sessions/\(s2)/master.m3u8"),
+                                                                   "video-sink=fakesink", "audio-sink=fakesink"])
+        #expect(gst.status == 0, "\(gst.stderr)")
+
+        // Server-side beacons: once each, whatever was fetched how often.
+        let tracker = w.ads.requests.filter { $0.path.hasPrefix("/tA/") }.map(\.path)
+        let once = ["/tA/imp", "/tA/start", "/tA/q1", "/tA/mid", "/tA/q3", "/tA/complete"]
+        #expect(await eventually(10) { Set(w.ads.requests.filter { $0.path.hasPrefix("/tA/") }.map(\.path)) == Set(once) })
+        _ = tracker
+        // s1 and s3 each fired their own set: two of each for ad A, none twice per session.
+        #expect(await eventually(10) { once.allSatisfy { p in w.ads.requests.filter { $0.path == p }.count == 2 } })
+        let b = w.ads.requests.filter { $0.path.hasPrefix("/tB/") }.map(\.path)
+        #expect(Set(b) == Set(once.map { $0.replacingOccurrences(of: "/tA/", with: "/tB/") }) && b.count == 6)
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+@testable import Serve
+import TestSupport
+import Testing
+import Timing
+
+/// Sessions as MediaTailor has them: configuration, the tag template's macros, POST and
+/// implicit sessions, bad bodies, unknown ids and content, idle expiry.
+@Suite struct ServeSessionTests {
+    @Test func theConfigurationParsesAndRefusesInOneLine() async throws {
+        let c = try ServeConfig.parse(["--listen", "0.0.0.0:9000", "--content", "a=x.mp4", "--content", "b=https://o/m.m3u8",
+                                       "--ads", "https://ads/t?s=[session.id]", "--reporting", "client", "--fill-with", "content",
+                                       "--session-timeout", "5", "--store", "/tmp/s"])
+        #expect(c.host == "0.0.0.0" && c.port == 9000)
+        #expect(c.contents == [ContentSource(name: "a", source: "x.mp4"), ContentSource(name: "b", source: "https://o/m.m3u8")])
+        #expect(c.reporting == .client && c.fill == .content && c.sessionIdleTimeout == 5 && c.storeDirectory == "/tmp/s")
+        for bad in [["--listen", "nope"], ["--content", "=x", "--ads", "t"], ["--content", "a=x"], ["--ads", "t"],
+                    ["--content", "a=x", "--ads", "t", "--reporting", "both"], ["--content", "a/b=x", "--ads", "t"], ["--bogus"]] {
+            #expect(throws: ServeConfig.ParseError.self) { try ServeConfig.parse(bad) }
+        }
+    }
+
+    @Test func theTagTemplateTakesMediaTailorsVariablesEncoded() {
+        let v = TagTemplate.Values(sessionID: "abc", playerParams: ["user": "a b&c", "dev": "tv"], availDurationSeconds: 30,
+                                   availIndex: 2, random: 7, userAgent: "VLC/3")
+        let t = "https://ads/v?sid=[session.id]&u=[player_params.user]&d=[player_params.dev]&m=[player_params.none]"
+            + "&dur=[session.avail_duration_secs]&ms=[session.avail_duration_ms]&i=[avail.index]&r=[avail.random]&ua=[session.user_agent]&cb=[CACHEBUSTING]"
+        #expect(TagTemplate.expand(t, v) == "https://ads/v?sid=abc&u=a%20b%26c&d=tv&m=&dur=30&ms=30000&i=2&r=7&ua=VLC%2F3&cb=[CACHEBUSTING]")
+    }
+
+    @Test func aPostedSessionAnswersItsURLsAndTheADSGetsItsParameters() async throws {
+        let ads = try HTTPTestServer()
+        defer { ads.stop() }
+        ads.route("/vast", body: vast(id: "a1", media: "https://cdn/a1.mp4", tracker: ads.baseURL))
+        let media = try FixtureMedia()
+        let s = try RunningService(media: media, adsTemplate: ads.url("/vast?sid=[session.id]&u=[player_params.user]"))
+        let r = try await curl(s.url("/v1/session/main"), method: "POST", body: #"{"adsParams": {"user": "x y", "n": 3}, "reportingMode": "client"}"#)
+        #expect(r.status == 200)
+        let j = try #require(r.json)
+        let manifest = try #require(j["manifestUrl"] as? String)
+        let tracking = try #require(j["trackingUrl"] as? String)
+        let id = String(manifest.dropFirst("/v1/sessions/".count).prefix { $0 != "/" })
+        #expect(manifest == "/v1/sessions/\(id)/master.m3u8" && tracking == "/v1/sessions/\(id)/tracking")
+        #expect(id.count == 32)
+        #expect(ads.requests.map(\.target) == ["/vast?sid=\(id)&u=x%20y"])
+        let master = try await curl(s.url(manifest))
+        #expect(master.status == 200)
+        #expect(master.text.contains("/v1/sessions/\(id)/720p.m3u8") && master.text.contains("/v1/sessions/\(id)/360p.m3u8"))
+        #expect(s.service.sessions.touch(id)?.reporting == .client)
+    }
+
+    @Test func badBodiesAre400WithAJSONError() async throws {
+        let media = try FixtureMedia()
+        let s = try RunningService(media: media, adsTemplate: "/nonexistent/tag.xml")
+        for body in ["not json", "[1,2]", #"{"adsParams": 5}"#, #"{"adsParams": {"a": [1]}}"#, #"{"reportingMode": "both"}"#] {
+            let r = try await curl(s.url("/v1/session/main"), method: "POST", body: body)
+            #expect(r.status == 400, "\(body)")
+            #expect(r.json?["error"] is String, "\(body)")
+        }
+        #expect(try await curl(s.url("/v1/session/nope"), method: "POST", body: "{}").status == 404)
+        #expect(try await curl(s.url("/v1/sessions/0123/master.m3u8")).status == 404)
+        #expect(try await curl(s.url("/v1/sessions/0123/tracking")).status == 404)
+        #expect(try await curl(s.url("/v1/session/main")).status == 405)
+        #expect(try await curl(s.url("/nothing")).status == 404)
+        #expect(try await curl(s.url("/health")).json?["status"] as? String == "ok")
+    }
+
+    @Test func theMasterURLCreatesASessionFromItsQuery() async throws {
+        let ads = try HTTPTestServer()
+        defer { ads.stop() }
+        ads.route("/vast", body: vast(id: "a1", media: "https://cdn/a1.mp4", tracker: ads.baseURL))
+        let media = try FixtureMedia()
+        let s = try RunningService(media: media, adsTemplate: ads.url("/vast?u=[player_params.user]&k=[player_params.k]"))
+        let r = try await curl(s.url("/v1/master/main/index.m3u8?ads.user=alice&k=9"))
+        #expect(r.status == 200)
+        #expect(r.text.hasPrefix("#EXTM3U\n"))
+        #expect(r.text.contains("#EXT-X-STREAM-INF:BANDWIDTH=3128000,RESOLUTION=1280x720,CODECS=\"avc1.64001f,mp4a.40.2\""))
+        #expect(ads.requests.map(\.target) == ["/vast?u=alice&k=9"])
+        #expect(s.service.sessions.count == 1)
+    }
+
+    @Test func idleSessionsExpire() async throws {
+        let media = try FixtureMedia()
+        let s = try RunningService(media: media, adsTemplate: "/nonexistent/tag.xml") { $0.sessionIdleTimeout = 0.3 }
+        let j = try #require(try await curl(s.url("/v1/session/main"), method: "POST", body: "").json)
+        let manifest = try #require(j["manifestUrl"] as? String)
+        #expect(try await curl(s.url(manifest)).status == 200)
+        #expect(await eventually(5) { s.service.sessions.count == 0 })
+        #expect(try await curl(s.url(manifest)).status == 404)
+        #expect(try await curl(s.url("/metrics")).text.contains("interlude_serve_sessions_expired_total 1"))
+    }
+}

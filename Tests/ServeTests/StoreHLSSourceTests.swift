@@ -1,0 +1,116 @@
+import Foundation
+import Serve
+import TestSupport
+import Testing
+import Timing
+
+/// An HLS origin as the source: read over HTTP under the hardening rules, its segments served byte
+/// for byte, its CUE-OUT markers as origin cues, cuts made on its own clock.
+@Suite(.serialized) struct ServeStoreHLSSourceTests {
+    /// A two-variant HLS origin of the store's clip (made by the ffmpeg CLI, 2 s segments, keyframes
+    /// every second in both), with a CUE-OUT before each variant's second segment, in `folder`.
+    static func origin(in folder: URL) throws -> [String: (Data, String)] {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let clip = try StoreFixture.clip().path
+        let common = ["-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod"]
+        _ = try Tools.ffmpeg(["-v", "error", "-y", "-i", clip, "-c", "copy"] + common
+                             + ["-hls_segment_filename", folder.appendingPathComponent("a%d.ts").path, folder.appendingPathComponent("a.m3u8").path])
+        _ = try Tools.ffmpeg(["-v", "error", "-y", "-i", clip, "-c:a", "copy", "-c:v", "libx264", "-s", "160x90", "-g", "30",
+                              "-keyint_min", "30", "-sc_threshold", "0", "-b:v", "150k"] + common
+                             + ["-hls_segment_filename", folder.appendingPathComponent("b%d.ts").path, folder.appendingPathComponent("b.m3u8").path])
+        var files: [String: (Data, String)] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+            var data = try Data(contentsOf: folder.appendingPathComponent(name))
+            if name.hasSuffix(".m3u8") {
+                // the origin's ad marker before the second segment
+                var lines = String(decoding: data, as: UTF8.self).components(separatedBy: "\n")
+                if let i = lines.indices.filter({ lines[$0].hasPrefix("#EXTINF") }).dropFirst().first { lines.insert("#EXT-X-CUE-OUT:DURATION=5", at: i) }
+                data = Data(lines.joined(separator: "\n").utf8)
+            }
+            files["/" + name] = (data, name.hasSuffix(".ts") ? "video/mp2t" : "application/vnd.apple.mpegurl")
+        }
+        files["/master.m3u8"] = (Data("""
+            #EXTM3U
+            #EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=160x90,CODECS="avc1.64000b,mp4a.40.2"
+            b.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=900000,RESOLUTION=320x180,CODECS="avc1.64000d,mp4a.40.2"
+            a.m3u8
+
+            """.utf8), "application/vnd.apple.mpegurl")
+        return files
+    }
+
+    @Test func anHLSOriginIsServedByteForByteAndCutOnItsClock() async throws {
+        let root = StoreFixture.folder("hls")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let server = try HTTPTestServer()
+        let files = try Self.origin(in: root.appendingPathComponent("origin"))
+        for (path, (data, type)) in files { server.route(path, HTTPTestServer.Response(headers: ["Content-Type": type], body: data)) }
+        let store = try MediaStore(options: StoreOptions(root: root.appendingPathComponent("store"), contents: ["h": server.url("/master.m3u8")]))
+        let content = try await store.content("h")
+        #expect(content.renditions.map(\.rendition.name) == ["180p", "90p"], "top first")
+        #expect(content.renditions.map(\.rendition.width) == [320, 160])
+        #expect(content.duration == MediaTime(seconds: 4))
+        #expect(content.originCues == [MediaTime(seconds: 2)])
+        let whole = try await store.cut("h", rendition: "180p", at: [])
+        #expect(whole.runs[0].count == 2)
+        for (i, s) in whole.runs[0].enumerated() {
+            #expect(try Data(contentsOf: store.file(forSegment: s.path)!) == files["/a\(i).ts"]!.0, "the origin's segment, byte for byte")
+        }
+        // at the origin's own cue (a segment boundary) nothing is cut
+        let atMarker = try await store.cut("h", rendition: "180p", at: content.originCues)
+        #expect(atMarker.runs == [[whole.runs[0][0]], [whole.runs[0][1]]])
+        #expect(store.encodeCounts()["cut"] == nil)
+        // between keyframes: head and tail on the origin's clock
+        let cut = try await store.cut("h", rendition: "180p", at: [ServeStoreCutTests.cue])
+        let joined = try StoreFixture.concatenate([cut.runs[0][0], cut.runs[1][0]], store: store, into: root, name: "split.ts")
+        #expect(try StoreFixture.identities(joined, size: PixelSize(width: 320, height: 180)).map { $0?.frameIndex } == (0..<60).map { Optional($0) })
+        let originPTS = try HLSPackageCheck.firstVideoFramePTS(root.appendingPathComponent("origin/a0.ts"))
+        let tail = try StoreFixture.concatenate([cut.runs[1][0]], store: store, into: root, name: "tail.ts")
+        #expect(try HLSPackageCheck.firstVideoFramePTS(tail) == originPTS + 47 * 3000)
+        // strict clients across the discontinuity
+        let folder = root.appendingPathComponent("play")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD"]
+        for (i, run) in cut.runs.enumerated() {
+            if i > 0 { lines.append("#EXT-X-DISCONTINUITY") }
+            for (j, s) in run.enumerated() {
+                try FileManager.default.copyItem(at: store.file(forSegment: s.path)!, to: folder.appendingPathComponent("r\(i)s\(j).ts"))
+                lines += [String(format: "#EXTINF:%.6f,", s.duration.seconds), "r\(i)s\(j).ts"]
+            }
+        }
+        lines.append("#EXT-X-ENDLIST")
+        let playlist = folder.appendingPathComponent("index.m3u8")
+        try (lines.joined(separator: "\n") + "\n").write(to: playlist, atomically: true, encoding: .utf8)
+        #expect(try HLSPackageCheck.continuityProblems(playlist) == [])
+        let problems = try HLSPackageCheck.clientProblems(playlist)
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+        // the lower variant cuts too
+        let low = try await store.cut("h", rendition: "90p", at: [ServeStoreCutTests.cue])
+        let lowJoined = try StoreFixture.concatenate([low.runs[0][0], low.runs[1][0]], store: store, into: root, name: "low.ts")
+        #expect(try StoreFixture.identities(lowJoined, size: PixelSize(width: 160, height: 90)).map { $0?.frameIndex } == (0..<60).map { Optional($0) })
+    }
+
+    @Test func aRemotePlaylistNeverReachesALocalFile() async throws {
+        let root = StoreFixture.folder("hlsbad")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let server = try HTTPTestServer()
+        server.route("/local.m3u8", body: "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nfile:///etc/passwd\n#EXT-X-ENDLIST\n")
+        server.route("/live.m3u8", body: "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nseg.ts\n")
+        server.route("/page.m3u8", body: "<html>not a playlist</html>")
+        server.route("/big.m3u8", .generated(2 << 20, contentType: "application/vnd.apple.mpegurl"))
+        let store = try MediaStore(options: StoreOptions(root: root, contents: [
+            "local": server.url("/local.m3u8"), "live": server.url("/live.m3u8"), "page": server.url("/page.m3u8"),
+            "big": server.url("/big.m3u8"), "missing": server.url("/none.m3u8"), "ftp": "ftp://127.0.0.1/x.m3u8"]))
+        for (name, says) in [("local", "only http and https"), ("live", "not a VOD"), ("page", "not a playlist"),
+                             ("big", "larger than"), ("missing", "404"), ("ftp", "refused")] {
+            do {
+                _ = try await store.content(name)
+                Issue.record("\(name) was accepted")
+            } catch {
+                #expect("\(error)".contains(says), "\(name): \(error)")
+                #expect(!"\(error)".contains("\n"))
+            }
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Serve
+import TestSupport
+import Testing
+import Timing
+
+/// The slate: pieces summing exactly to the asked duration, cached by whole seconds and one
+/// remainder, one MPEG-TS stream (continuity counters joined, flagged only at its start) that
+/// strict clients play.
+@Suite(.serialized) struct ServeStoreSlateTests {
+    @Test func slateSegmentsSumExactlyAndArePlayableBetweenDiscontinuities() async throws {
+        let root = StoreFixture.folder("slate")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let store = try StoreFixture.store(root)
+        let asked = MediaTime(value: 2_345, timescale: 1_000)
+        let slate = try await store.slate(rendition: "180p", duration: asked)
+        #expect(slate.map(\.duration) == [MediaTime(seconds: 1), MediaTime(seconds: 1), MediaTime(value: 345, timescale: 1_000)])
+        #expect(slate.reduce(MediaTime.zero) { $0 + $1.duration } == asked)
+        #expect(store.encodeCounts()["slate"] == 3)
+        let joined = try StoreFixture.concatenate(slate, store: store, into: root, name: "slate.ts")
+        let frames = try MediaVerifier.videoFrames(joined)
+        #expect(frames.count == 25 + 25 + 9, "25 frames a second, the remainder's 8.625 frames rounded up")
+        #expect(frames.allSatisfy { $0.isBlack })
+        let audio = try MediaVerifier.packets(joined, kind: .audio)
+        #expect(!audio.isEmpty)
+        // reused: 1.5 s needs the first second again and a new remainder
+        let shorter = try await store.slate(rendition: "180p", duration: MediaTime(value: 3, timescale: 2))
+        #expect(shorter.first == slate.first)
+        #expect(store.encodeCounts()["slate"] == 4)
+        #expect(try await store.slate(rendition: "180p", duration: .zero).isEmpty)
+
+        // content head, DISCONTINUITY, slate, DISCONTINUITY, content tail: one stream per run
+        let cut = try await store.cut("c", rendition: "180p", at: [MediaTime(value: 155, timescale: 100)])
+        let folder = root.appendingPathComponent("play")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD"]
+        for (i, run) in [cut.runs[0], slate, cut.runs[1]].enumerated() {
+            if i > 0 { lines.append("#EXT-X-DISCONTINUITY") }
+            for (j, s) in run.enumerated() {
+                let name = "r\(i)s\(j).ts"
+                try FileManager.default.copyItem(at: store.file(forSegment: s.path)!, to: folder.appendingPathComponent(name))
+                lines += [String(format: "#EXTINF:%.6f,", s.duration.seconds), name]
+            }
+        }
+        lines.append("#EXT-X-ENDLIST")
+        let playlist = folder.appendingPathComponent("index.m3u8")
+        try (lines.joined(separator: "\n") + "\n").write(to: playlist, atomically: true, encoding: .utf8)
+        #expect(try HLSPackageCheck.continuityProblems(playlist) == [])
+        // the slate's own clock starts at 0 (as an ad's): strict clients play it as a stream of its own
+        var alone = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:1", "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD"]
+        for (j, s) in slate.enumerated() { alone += [String(format: "#EXTINF:%.6f,", s.duration.seconds), "r1s\(j).ts"] }
+        alone.append("#EXT-X-ENDLIST")
+        let slatePlaylist = folder.appendingPathComponent("slate.m3u8")
+        try (alone.joined(separator: "\n") + "\n").write(to: slatePlaylist, atomically: true, encoding: .utf8)
+        let problems = try HLSPackageCheck.clientProblems(slatePlaylist)
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
+    @Test func aSlateFileShowsItsFirstFrameFitted() async throws {
+        let root = StoreFixture.folder("slatefile")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let file = try ServeStoreAdTests.adClip()
+        let store = try StoreFixture.store(root) { $0.slateFile = file.path }
+        let slate = try await store.slate(rendition: "180p", duration: MediaTime(seconds: 1))
+        let joined = try StoreFixture.concatenate(slate, store: store, into: root, name: "slate.ts")
+        let frames = try MediaVerifier.videoFrames(joined, reader: IdentityReader(output: PixelSize(width: 320, height: 180),
+                                                                                  sources: [PixelSize(width: 240, height: 180)]))
+        #expect(frames.count == 25)
+        #expect(frames.allSatisfy { $0.identity == FrameIdentity(sourceID: 7, frameIndex: 0) })
+    }
+}
