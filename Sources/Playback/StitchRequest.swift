@@ -29,15 +29,6 @@ public enum CuePosition: Sendable, Equatable, CustomStringConvertible {
         case .time(let t): return "\(t.seconds)s"
         }
     }
-
-    /// Sort key: start, then times in order, then end (`Stitcher.ordered`).
-    public var order: (Int, MediaTime) {
-        switch self {
-        case .start: return (0, .zero)
-        case .time(let t): return (1, t)
-        case .end: return (2, .zero)
-        }
-    }
 }
 
 /// An ad break to splice: where, and the ad media files of its pod in play order.

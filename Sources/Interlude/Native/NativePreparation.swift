@@ -1,4 +1,5 @@
 // Native ads made ready for a frame loop (the plain stitch's and the tag stitch's): layers, media, the report.
+import Ads
 import Foundation
 import Playback
 import Timing
@@ -22,13 +23,7 @@ struct PreparedNative {
     }
 
     /// Content time of the cue; nil for a post-roll (`end`).
-    var cueTime: MediaTime? {
-        switch native.position {
-        case .start: return .zero
-        case .time(let t): return t
-        case .end: return nil
-        }
-    }
+    var cueTime: MediaTime? { native.position.cue.contentTime }
 
     /// Where it showed, for the report.
     var placement: NativePlacement {

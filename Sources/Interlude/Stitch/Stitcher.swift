@@ -1,3 +1,4 @@
+import Ads
 import Foundation
 import Playback
 import Timing
@@ -114,12 +115,14 @@ public final class Stitcher {
         return result
     }
 
-    /// Breaks in play order: pre-rolls, mid-rolls by time, post-rolls; ties keep request order.
+    /// Breaks in play order (`BreakSequence`): pre-rolls, mid-rolls by time, post-rolls; ties keep
+    /// request order; a break without an id gets the sequencer's name.
     public static func ordered(_ breaks: [AdBreakRequest]) -> [AdBreakRequest] {
-        breaks.enumerated().sorted { a, b in
-            let x = a.element.position.order, y = b.element.position.order
-            return x.0 != y.0 ? x.0 < y.0 : (x.1 != y.1 ? x.1 < y.1 : a.offset < b.offset)
-        }.map(\.element)
+        BreakSequence(breaks).slots.map { s in
+            var b = breaks[s.source]
+            b.id = s.name
+            return b
+        }
     }
 }
 
@@ -146,8 +149,7 @@ private final class ScheduleApp: @unchecked Sendable {
     }
 
     func start() {
-        let cues = Set(breaks.compactMap { if case .time(let t) = $0.0.position { t } else { nil } }).sorted()
-        for cue in cues {
+        for cue in BreakSequence(breaks.map(\.0)).midrollTimes {
             player.addBoundaryTimeObserver(forTimes: [cue], queue: queue) { [self] in
                 player.pause()
                 playBreaks(breaks.filter { $0.0.position == .time(cue) }[...], at: cue) { [self] in player.play() }
