@@ -370,7 +370,7 @@ struct StitchOptions {
                 throw UsageError("--ad-break \(value): \(error)")
             }
             text = String(value[..<at.lowerBound])
-            if case .end? = CuePosition(parsing: String(text.prefix { $0 != "=" })) {
+            if case .postroll? = CuePosition(parsing: String(text.prefix { $0 != "=" })) {
                 throw UsageError("--ad-break \(value): a double-box break cannot be at the end (content must go on beside it)")
             }
         }

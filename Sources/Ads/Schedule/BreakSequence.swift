@@ -1,50 +1,7 @@
 // The one break sequencer: play order, pod indexes, names, pod positions and stream times of a
 // set of ad breaks, computed once (rational MediaTime, never Double seconds) for every app.
+// Its cue type, `BreakCue`, lives in Timing so that requests (Playback) and schedules (Ads) share it.
 import Timing
-
-/// Where an ad break sits on the content's timeline: the one cue type of every schedule (media
-/// breaks, an ad response, native breaks, a viewer's session).
-public enum BreakCue: Sendable, Hashable, CustomStringConvertible {
-    /// Before the first content frame.
-    case preroll
-    /// At a content time (> 0): content pauses before its first frame at or after it.
-    case midroll(MediaTime)
-    /// After the last content frame.
-    case postroll
-
-    /// A cue at content time `t`: a pre-roll at 0 (or before), else a mid-roll.
-    public init(contentTime t: MediaTime) {
-        self = t > .zero ? .midroll(t) : .preroll
-    }
-
-    /// IMA's cue point seconds: 0, the time, or -1 (for reports and `adCuePoints` only; never
-    /// used to order or place a break).
-    public var seconds: Double {
-        switch self { case .preroll: return 0; case .midroll(let t): return t.seconds; case .postroll: return -1 }
-    }
-
-    /// The content time of the cue: 0 for a pre-roll, the time for a mid-roll, nil for a post-roll.
-    public var contentTime: MediaTime? {
-        switch self { case .preroll: return .zero; case .midroll(let t): return t; case .postroll: return nil }
-    }
-
-    /// `start`, `end` or the exact time.
-    public var description: String {
-        switch self { case .preroll: return "start"; case .midroll(let t): return "\(t.seconds)s"; case .postroll: return "end" }
-    }
-
-    /// Play-order rank: pre-roll, mid-rolls by time, post-roll.
-    fileprivate var rank: Int {
-        switch self { case .preroll: return 0; case .midroll: return 1; case .postroll: return 2 }
-    }
-
-    /// Whether `self` plays before `other` (equal cues are neither).
-    public func playsBefore(_ other: BreakCue) -> Bool {
-        if rank != other.rank { return rank < other.rank }
-        if case .midroll(let a) = self, case .midroll(let b) = other { return a < b }
-        return false
-    }
-}
 
 /// The play order of a set of ad breaks with everything derived from it: IMA pod indexes, names,
 /// each ad's pod position and the stream time at which each break starts. Pure and immutable;

@@ -38,7 +38,7 @@ public final class Stitcher {
         let all = Stitcher.ordered(request.breaks)
         // double-box breaks do not pause content: layers over it, drawn while content plays
         let boxes = try all.filter { $0.doubleBox != nil }.map { b -> DoubleBoxLayer in
-            guard let style = b.doubleBox, let cue = b.position.doubleBoxCue else {
+            guard let style = b.doubleBox, let cue = b.position.contentTime else {
                 throw StitchFailure.invalidOption("double-box break \(b.id) at the end of the content: content must go on beside it")
             }
             return DoubleBoxLayer(breakId: b.id, cue: cue, style: style, threads: request.threads)
@@ -48,7 +48,7 @@ public final class Stitcher {
         let format = player.surface.format
         let ordered = all.filter { $0.doubleBox == nil }
         for b in all {
-            if case .time(let t) = b.position, t >= contentDuration {
+            if case .midroll(let t) = b.position, t >= contentDuration {
                 player.abandon()
                 throw StitchFailure.cuePastEnd(cue: t, duration: contentDuration)
             }
