@@ -75,8 +75,9 @@ public final class Stitcher {
             throw error
         }
         let period = format.frameDuration
-        let adTotal = pods.joined().reduce(MediaTime.zero) { $0 + period * FrameSelection.frameCount(from: .zero, to: $1.duration, period: period) }
-        let expectedTotal = contentDuration + adTotal
+        let sequence = BreakSequence(ordered)
+        let podDurations = pods.map { $0.reduce(MediaTime.zero) { $0 + period * FrameSelection.frameCount(from: .zero, to: $1.duration, period: period) } }
+        let expectedTotal = sequence.streamTimes(durations: podDurations, contentDuration: contentDuration).end
         let planned = monotonicSeconds()
 
         let emit = onEvent, progress = onProgress
@@ -90,7 +91,7 @@ public final class Stitcher {
         }
 
         // The app: its state is touched only on `queue`, where every player callback runs.
-        let app = ScheduleApp(player: player, breaks: Array(zip(ordered, pods)))
+        let app = ScheduleApp(player: player, sequence: sequence, breaks: Array(zip(ordered, pods)))
         player.stallTimeout = request.stallTimeout   // every ad is measured: nothing should keep the loop waiting
         app.start()
         app.waitUntilDone()
@@ -134,6 +135,8 @@ private final class ScheduleApp: @unchecked Sendable {
     // @unchecked Sendable: every mutable field is touched only on `queue` (the player's callbacks
     // run there; `start` hops there) and read by the caller after `waitUntilDone`.
     let player: Player
+    /// The breaks' order; `breaks` are indexed by its slots' `source`.
+    let sequence: BreakSequence
     let breaks: [(AdBreakRequest, [AdMedia])]
     private let queue = DispatchQueue(label: "interlude.stitcher")
     private let done = DispatchSemaphore(value: 0)
@@ -143,16 +146,17 @@ private final class ScheduleApp: @unchecked Sendable {
     private(set) var placed: [PlacedBreak] = []
     private(set) var issues: [StitchIssue] = []
 
-    init(player: Player, breaks: [(AdBreakRequest, [AdMedia])]) {
+    init(player: Player, sequence: BreakSequence, breaks: [(AdBreakRequest, [AdMedia])]) {
         self.player = player
+        self.sequence = sequence
         self.breaks = breaks
     }
 
     func start() {
-        for cue in BreakSequence(breaks.map(\.0)).midrollTimes {
+        for cue in sequence.midrollTimes {
             player.addBoundaryTimeObserver(forTimes: [cue], queue: queue) { [self] in
                 player.pause()
-                playBreaks(breaks.filter { $0.0.position == .time(cue) }[...], at: cue) { [self] in player.play() }
+                playBreaks(at(.midroll(cue)), at: cue) { [self] in player.play() }
             }
         }
         // posted on the player's thread, which waits for the block: it hops onto `queue`
@@ -160,7 +164,7 @@ private final class ScheduleApp: @unchecked Sendable {
                                                              queue: nil) { [self] _ in
             queue.sync {
                 let end = player.timeline.segments.last?.contentEnd ?? .zero
-                playBreaks(breaks.filter { $0.0.position == .end }[...], at: end) { [self] in finish() }
+                playBreaks(at(.postroll), at: end) { [self] in finish() }
             }
         }
         failureObserver = NotificationCenter.default.addObserver(forName: PlayerItem.failedToPlayToEndTimeNotification,
@@ -168,8 +172,13 @@ private final class ScheduleApp: @unchecked Sendable {
             queue.sync { finish() }   // `close()` throws the failure
         }
         queue.async { [self] in
-            playBreaks(breaks.filter { $0.0.position == .start }[...], at: .zero) { [self] in player.play() }
+            playBreaks(at(.preroll), at: .zero) { [self] in player.play() }
         }
+    }
+
+    /// The breaks at `cue`, in play order.
+    private func at(_ cue: BreakCue) -> ArraySlice<(AdBreakRequest, [AdMedia])> {
+        sequence.slots(at: cue).map { breaks[$0.source] }[...]
     }
 
     func waitUntilDone() {
