@@ -212,9 +212,7 @@ private final class ScheduleApp: @unchecked Sendable {
         player.playAd(media, position: position, totalAds: total, queue: queue, onFrame: { _, _ in true }) { [self] result in
             var played = played
             switch result {
-            case .success(let p): played.append(p.placement ?? PlacedAd(mediaFile: media.url, streamTime: p.streamStart, duration: p.duration,
-                                                                         mediaDuration: media.duration, podPosition: position,
-                                                                         totalAds: total, frames: p.frames))
+            case .success(let p): played.append(p.placement(of: media, podPosition: position, totalAds: total))
             case .failure(let error):
                 issues.append(StitchIssue(code: 405, message: "ad media \(media.url) failed while splicing: \(error)",
                                           mediaFile: media.url, breakId: b.id))
