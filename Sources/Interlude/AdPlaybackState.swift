@@ -1,22 +1,11 @@
+import Ads
 import Timing
 
 /// Where every break and ad stands, as an immutable value (Media3's `AdPlaybackState`): each change
 /// makes a new value, so the manager's decisions are pure functions of it and easy to test.
 public struct AdPlaybackState: Sendable, Equatable {
-    /// Where a break sits.
-    public enum Cue: Sendable, Equatable {
-        /// Before content.
-        case preroll
-        /// At a content time.
-        case midroll(MediaTime)
-        /// After content (once `contentComplete()` is called).
-        case postroll
-
-        /// IMA's cue point seconds: 0, the time, or -1.
-        public var seconds: Double {
-            switch self { case .preroll: return 0; case .midroll(let t): return t.seconds; case .postroll: return -1 }
-        }
-    }
+    /// Where a break sits: the one cue type (`BreakCue`: pre-roll, a content time, post-roll).
+    public typealias Cue = BreakCue
     /// A break's state.
     public enum BreakState: Sendable, Equatable {
         case scheduled, playing, played, skipped, failed, discarded
@@ -45,6 +34,14 @@ public struct AdPlaybackState: Sendable, Equatable {
     /// Makes a state.
     public init(breaks: [Break]) { self.breaks = breaks }
 
+    /// Every break of `sequence` scheduled, in its play order, with its name, pod index and its
+    /// pod's ads available.
+    public init(sequence: BreakSequence) {
+        breaks = sequence.slots.map {
+            Break(id: $0.name, cue: $0.cue, podIndex: $0.podIndex, state: .scheduled, ads: Array(repeating: .available, count: $0.adCount))
+        }
+    }
+
     /// The same state with break `index` in `state`.
     public func settingBreak(_ index: Int, to state: BreakState) -> AdPlaybackState {
         var copy = self
@@ -59,8 +56,13 @@ public struct AdPlaybackState: Sendable, Equatable {
         return copy
     }
 
-    /// IMA's `adCuePoints`: 0 for a pre-roll, seconds for mid-rolls, -1 for a post-roll.
-    public var cuePoints: [Double] { breaks.map(\.cue.seconds) }
+    /// IMA's `adCuePoints`: 0 for a pre-roll, seconds for mid-rolls, -1 for a post-roll; one per
+    /// distinct cue (two breaks at one cue share their cue point, as they share their pod index).
+    public var cuePoints: [Double] {
+        var cues: [Cue] = []
+        for b in breaks where cues.last != b.cue { cues.append(b.cue) }
+        return cues.map(\.seconds)
+    }
 
     /// The earliest scheduled mid-roll (or pre-roll, at 0) at or after content time `t`.
     public func nextCue(atOrAfter t: MediaTime) -> MediaTime? {

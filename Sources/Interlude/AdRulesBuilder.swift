@@ -35,11 +35,11 @@ public enum AdRulesBuilder {
         for b in breaks {
             let offset: String
             switch b.position {
-            case .start: offset = "start"
-            case .end: offset = "end"
+            case .preroll: offset = "start"
+            case .postroll: offset = "end"
             // HH:MM:SS.mmm when that is exact; otherwise the exact decimal seconds (which Interlude's
             // own VMAP reader takes), so a cue given with more digits is not rounded on this path.
-            case .time(let t): offset = (t * 1000).reduced.timescale == 1 ? t.clockString : (t.exactDecimalString ?? t.clockString)
+            case .midroll(let t): offset = (t * 1000).reduced.timescale == 1 ? t.clockString : (t.exactDecimalString ?? t.clockString)
             }
             xml += #"  <vmap:AdBreak timeOffset="\#(offset)" breakType="linear" breakId="\#(escape(b.id))">"# + "\n"
             xml += #"    <vmap:AdSource id="\#(escape(b.id))-source" allowMultipleAds="true" followRedirects="true">"# + "\n"

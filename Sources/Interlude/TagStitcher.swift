@@ -158,7 +158,7 @@ import Timing
         manager?.delegate = self
         manager?.initialize(with: renderingSettings)
         if let manager { await manager.preloadMedia(cache: cache) }
-        for cue in Set(nativeCues.compactMap(\.cueTime)).sorted() {
+        for cue in BreakSequence(cues: nativeCues.map(\.native.position)).cues.compactMap(\.contentTime) {
             nativeTokens.append(player.addBoundaryTimeObserver(forTimes: [cue], queue: .main) { [weak self] in
                 MainActor.assumeIsolated { self?.reachedNativeCue(cue) }
             })

@@ -38,34 +38,58 @@ public struct PlayedAd: Sendable, Equatable {
     public var presentation: AdPresentation = .normal
 }
 
-/// An ad break as it played in the output.
+/// An ad break as it played in the output: its placement (the one placed-break type, as media
+/// breaks report theirs) with the IMA record of each ad and the break's own beacons.
 public struct PlayedBreak: Sendable, Equatable {
-    /// Its id.
-    public var id: String
-    /// IMA cue point: 0 pre-roll, seconds, -1 post-roll.
-    public var cuePoint: Double
-    /// Content time at which content paused.
-    public var contentTime: MediaTime
-    /// Stream time of its first ad frame.
-    public var streamTime: MediaTime
-    /// Its duration in the output.
-    public var duration: MediaTime
-    /// The ads that played.
-    public var ads: [PlayedAd]
+    /// Where it landed: id, cue, content and stream times, duration, double box and its ads'
+    /// placements (`resumeContentTime` is filled in by `placement(in:)`).
+    public private(set) var placement: PlacedBreak
+    /// The ads that played, in pod order (their placements are `placement.ads`).
+    public private(set) var ads: [PlayedAd]
     /// Break-level beacons (VMAP breakStart / breakEnd / error).
     public var tracking: [TrackedBeacon]
+
+    /// A break that played at `cue`.
+    public init(id: String, cue: BreakCue, contentTime: MediaTime, streamTime: MediaTime, duration: MediaTime,
+                ads: [PlayedAd], tracking: [TrackedBeacon], doubleBox: DoubleBoxStyle? = nil) {
+        placement = PlacedBreak(id: id, position: cue, contentTime: contentTime, resumeContentTime: nil, streamTime: streamTime,
+                                duration: duration, ads: ads.map(\.placement), doubleBox: doubleBox)
+        self.ads = ads
+        self.tracking = tracking
+    }
+
+    /// A break that played at IMA cue point `cuePoint` (0 pre-roll, -1 post-roll, else a mid-roll
+    /// placed at `contentTime`, where content paused).
+    public init(id: String, cuePoint: Double, contentTime: MediaTime, streamTime: MediaTime, duration: MediaTime,
+                ads: [PlayedAd], tracking: [TrackedBeacon], doubleBox: DoubleBoxStyle? = nil) {
+        let cue: BreakCue = cuePoint < 0 ? .postroll : (cuePoint == 0 ? .preroll : .midroll(contentTime))
+        self.init(id: id, cue: cue, contentTime: contentTime, streamTime: streamTime, duration: duration, ads: ads,
+                  tracking: tracking, doubleBox: doubleBox)
+    }
+
+    /// Its id.
+    public var id: String { placement.id }
+    /// Where it sat.
+    public var cue: BreakCue { placement.position }
+    /// IMA cue point: 0 pre-roll, seconds, -1 post-roll.
+    public var cuePoint: Double { placement.position.seconds }
+    /// Content time at which content paused.
+    public var contentTime: MediaTime { placement.contentTime }
+    /// Stream time of its first ad frame.
+    public var streamTime: MediaTime { placement.streamTime }
+    /// Its duration in the output.
+    public var duration: MediaTime { placement.duration }
     /// A double box (content went on beside its ads): its style; nil for a break that paused content.
-    public var doubleBox: DoubleBoxStyle? = nil
+    public var doubleBox: DoubleBoxStyle? { placement.doubleBox }
 }
 
 extension PlayedBreak {
-    /// The break as placed in the output (`StitchResult.breaks`): its ads' placements, where it
-    /// stood (0: pre-roll, a negative cue point: post-roll) and the content time it resumed at.
+    /// The break as placed in the output (`StitchResult.breaks`), with the content time it
+    /// resumed at: the first content segment of `timeline` after it.
     public func placement(in timeline: TimelineMap) -> PlacedBreak {
-        let position: CuePosition = cuePoint < 0 ? .end : (cuePoint == 0 ? .start : .time(contentTime))
+        var placed = placement
         let end = streamTime + duration
-        let resume = timeline.segments.first { $0.streamStart >= end }?.contentStart
-        return PlacedBreak(id: id, position: position, contentTime: contentTime, resumeContentTime: resume, streamTime: streamTime,
-                           duration: duration, ads: ads.map(\.placement), doubleBox: doubleBox)
+        placed.resumeContentTime = timeline.segments.first { $0.streamStart >= end }?.contentStart
+        return placed
     }
 }

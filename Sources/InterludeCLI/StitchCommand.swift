@@ -370,7 +370,7 @@ struct StitchOptions {
                 throw UsageError("--ad-break \(value): \(error)")
             }
             text = String(value[..<at.lowerBound])
-            if case .end? = CuePosition(parsing: String(text.prefix { $0 != "=" })) {
+            if case .postroll? = CuePosition(parsing: String(text.prefix { $0 != "=" })) {
                 throw UsageError("--ad-break \(value): a double-box break cannot be at the end (content must go on beside it)")
             }
         }
@@ -384,19 +384,9 @@ struct StitchOptions {
         return (cue, ads, style)
     }
 
-    /// Names breaks `preroll`, `midroll-1`…, `postroll` in cue order.
+    /// Breaks in play order, named by the sequencer: `preroll`, `preroll-2`…, `midroll-1`…, `postroll`, `postroll-2`…
     static func breakRequests(_ breaks: [(CuePosition, [String], DoubleBoxStyle?)]) -> [AdBreakRequest] {
-        var mid = 0, pre = 0, post = 0
-        // The engine's own play order (pre-rolls, mid-rolls by time, post-rolls; ties as given).
-        return Stitcher.ordered(breaks.map { var b = AdBreakRequest(id: "", position: $0.0, ads: $0.1); b.doubleBox = $0.2; return b }).map { b in
-            var b = b
-            switch b.position {
-            case .start: pre += 1; b.id = pre == 1 ? "preroll" : "preroll-\(pre)"
-            case .time: mid += 1; b.id = "midroll-\(mid)"
-            case .end: post += 1; b.id = post == 1 ? "postroll" : "postroll-\(post)"
-            }
-            return b
-        }
+        Stitcher.ordered(breaks.map { var b = AdBreakRequest(id: "", position: $0.0, ads: $0.1); b.doubleBox = $0.2; return b })
     }
 }
 

@@ -1,44 +1,9 @@
 import Foundation
 import Timing
 
-/// Where an ad break sits in the content.
-public enum CuePosition: Sendable, Equatable, CustomStringConvertible {
-    /// Before the first content frame (pre-roll).
-    case start
-    /// At a content time (mid-roll): content pauses before the first frame with pts ≥ this time.
-    case time(MediaTime)
-    /// After the last content frame (post-roll).
-    case end
-
-    /// Parses `start`, `end`, seconds (`20.5`) or `HH:MM:SS.mmm`; nil when malformed.
-    public init?(parsing text: String) {
-        switch text.lowercased() {
-        case "start", "pre", "preroll": self = .start
-        case "end", "post", "postroll": self = .end
-        default:
-            guard let t = MediaTime(clock: text), t >= .zero else { return nil }
-            self = t == .zero ? .start : .time(t)
-        }
-    }
-
-    /// `start`, `end` or seconds.
-    public var description: String {
-        switch self {
-        case .start: return "start"
-        case .end: return "end"
-        case .time(let t): return "\(t.seconds)s"
-        }
-    }
-
-    /// Sort key: start, then times in order, then end (`Stitcher.ordered`).
-    public var order: (Int, MediaTime) {
-        switch self {
-        case .start: return (0, .zero)
-        case .time(let t): return (1, t)
-        case .end: return (2, .zero)
-        }
-    }
-}
+/// Where an ad break sits in the content: the one cue type (`BreakCue`: `.start`/`.preroll`,
+/// `.time(t)`/`.midroll(t)` — content pauses before the first frame with pts ≥ t —, `.end`/`.postroll`).
+public typealias CuePosition = BreakCue
 
 /// An ad break to splice: where, and the ad media files of its pod in play order.
 public struct AdBreakRequest: Sendable, Equatable {

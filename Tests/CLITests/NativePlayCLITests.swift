@@ -28,6 +28,27 @@ import TestSupport
         for n in [24, 75, 112, 138] { #expect(!NativeMixedCLITests.showsBackground(pictures, n), "no layout on frame \(n)") }
     }
 
+    /// Two full-frame native breaks at one cue play one after the other (the sequencer's slots at
+    /// that cue, in the order given), then content resumes at the cue frame.
+    @Test func twoFullFrameNativeBreaksAtOneCuePlayInTurn() async throws {
+        let (dir, content) = try NativeCLITests.files(seconds: 2)
+        let out = dir.appendingPathComponent("play.nut")
+        let response = dir.appendingPathComponent("response.json").path
+        let r = try await CLI.run(["play", content.path, "--fast", "-o", out.path, "--format", "nut",
+                                   "--native-format", dir.appendingPathComponent("format.json").path,
+                                   "--native-break", "1=" + response, "--native-break", "1=" + response])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("native native-1 (full, format 10063170): stream 1.000 s – 2.960 s, 50 frames; impression at 1.000 s"), "\(r.stderr)")
+        #expect(r.stderr.contains("native native-2 (full, format 10063170): stream 3.000 s – 4.960 s, 50 frames; impression at 3.000 s"), "\(r.stderr)")
+        // 2 s of content and two 2 s breaks at 1 s: content frames once, in order, cut at the cue frame
+        let frames = try MediaVerifier.videoFrames(out)
+        #expect(frames.count == 150)
+        guard frames.count == 150 else { return }
+        #expect(frames[0..<25].map { $0.identity?.frameIndex } == Array(0..<25))
+        #expect(frames[25..<125].allSatisfy { $0.identity == nil }, "both native breaks cover the frame")
+        #expect(frames[125..<150].map { $0.identity?.frameIndex } == Array(25..<50), "content resumes at the cue frame")
+    }
+
     @Test func badNativeOptionsOfPlayGiveOneLine() async throws {
         let (dir, content) = try NativeCLITests.files(seconds: 1)
         let response = dir.appendingPathComponent("response.json").path

@@ -184,4 +184,6 @@ run_case r2-err-adui-media-only mp4 content.mp4 --ad-break 2=ad1.mp4 --ad-ui non
 run_case r3-err-cue-past-end  mp4 content.mp4 --ad-break 20=ad1.mp4
 run_case s-lead-edit-smart    mp4 content-lead.mp4 --ad-break 3.5=ad1.mp4 --ad-break end=ad2.mp4
 run_case s2-lead-edit-smart-off mp4 content-lead.mp4 --ad-break 3.5=ad1.mp4 --smart off
+run_case t-one-cue-two-breaks  mp4 content.mp4 --ad-break 3=ad1.mp4 --ad-break 3=ad2.mp4 --ad-break end=ad1.mp4
+run_case t2-one-cue-two-breaks-tag mp4 content.mp4 --ad-break 3=vast-ad2.xml --ad-break 3=ad1.mp4 --ad-break 5=ad1.mp4
 exit 0

@@ -77,11 +77,19 @@ public struct ScheduledBreak: Sendable, Hashable {
     /// VMAP AdBreak extensions.
     public var extensions: [VASTExtension]
 
-    /// Cue seconds as IMA reports them: 0 pre-roll, seconds mid-roll, -1 post-roll; nil when not placed.
-    public var cueSeconds: Double? {
-        if isPostroll { return -1 }
-        return cueTime?.seconds
+    /// Where it sits; nil when it could not be placed.
+    public var cue: BreakCue? {
+        if isPostroll { return .postroll }
+        return cueTime.map(BreakCue.init(contentTime:))
     }
+
+    /// Cue seconds as IMA reports them: 0 pre-roll, seconds mid-roll, -1 post-roll; nil when not placed.
+    public var cueSeconds: Double? { cue?.seconds }
+
+    /// The pod a player plays: its ads, or, when it has none, its first stand-alone ad.
+    public var pod: [ResolvedAd] { ads.isEmpty ? Array(standaloneAds.prefix(1)) : ads }
+    /// The stand-alone ads kept as fallbacks for pod ads whose media fails (those not in `pod`).
+    public var spares: [ResolvedAd] { ads.isEmpty ? Array(standaloneAds.dropFirst()) : standaloneAds }
 
     /// `[BREAKPOSITION]` of this break.
     public var breakPosition: BreakPosition {

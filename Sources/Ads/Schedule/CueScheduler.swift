@@ -39,30 +39,17 @@ public enum CueScheduler {
         }
     }
 
-    /// Sorts breaks into play order (pre-roll, mid-rolls by time, post-rolls, unplaced) and sets IMA pod indexes.
+    /// Sorts breaks into play order (pre-roll, mid-rolls by time, post-rolls, unplaced) and sets
+    /// IMA pod indexes (`BreakSequence`).
     public static func order(_ breaks: [ScheduledBreak]) -> [ScheduledBreak] {
-        func rank(_ b: ScheduledBreak) -> Int {
-            if b.isPostroll { return 2 }
-            guard let c = b.cueTime else { return 3 }
-            return c == .zero ? 0 : 1
-        }
-        let sorted = breaks.enumerated().sorted { l, r in
-            let a = rank(l.element), b = rank(r.element)
-            if a != b { return a < b }
-            if a == 1, let x = l.element.cueTime, let y = r.element.cueTime, x != y { return x < y }
-            return l.offset < r.offset
-        }.map(\.element)
-        var midCues: [MediaTime] = []
-        return sorted.map { b in
-            var b = b
-            switch rank(b) {
-            case 0: b.podIndex = 0
-            case 1:
-                if let c = b.cueTime, !midCues.contains(c) { midCues.append(c) }
-                b.podIndex = (midCues.firstIndex(of: b.cueTime!) ?? 0) + 1
-            case 2: b.podIndex = -1
-            default: b.podIndex = nil
-            }
+        let sequence = BreakSequence(breaks)
+        return sequence.slots.map { s in
+            var b = breaks[s.source]
+            b.podIndex = s.podIndex
+            return b
+        } + sequence.unplaced.map { i in
+            var b = breaks[i]
+            b.podIndex = nil
             return b
         }
     }

@@ -1,4 +1,5 @@
 // Native ads on a player's surface (`interlude play`): L-bars as layers, full-frame native breaks played at their cues.
+import Ads
 import Foundation
 import Playback
 import Timing
@@ -8,7 +9,8 @@ import Timing
 /// break through the player: a boundary observer holds the frame loop at the cue, content
 /// pauses, the ad media (the video asset, or a still of the declared duration) plays through the
 /// player with the layout drawn over it, and content resumes at the cue frame. Impressions are
-/// recorded on the first frame shown (and sent when the ad's `firesTrackersLive`).
+/// recorded on the first frame shown (and sent when the ad's `firesTrackersLive`). Breaks at one
+/// cue play in turn, in the order given (`BreakSequence`), before content resumes.
 ///
 /// Post-rolls (`end`) are not played by a player (its session ends with the content); a seek
 /// does not play the native breaks it jumps over.
@@ -43,13 +45,17 @@ import Timing
         self.prepared = prepared
         self.warnings = warnings
         for p in prepared { player.surface.addLayer(p.layer) }
-        for (i, p) in prepared.enumerated() where p.mediaPath != nil {
-            guard let cue = p.cueTime else {
-                self.warnings.append("\(p.id): a native post-roll is not played by a player (the session ends with the content); left out")
-                continue
-            }
-            tokens.append(player.addBoundaryTimeObserver(forTimes: [cue], queue: .main) { [weak self] in
-                MainActor.assumeIsolated { self?.reached(i, cue: cue) }
+        let fullFrame = prepared.indices.filter { prepared[$0].mediaPath != nil }
+        for i in fullFrame where prepared[i].cueTime == nil {
+            self.warnings.append("\(prepared[i].id): a native post-roll is not played by a player (the session ends with the content); left out")
+        }
+        // one observer per cue: the breaks at it play in turn, in the order given
+        let sequence = BreakSequence(cues: fullFrame.map { prepared[$0].native.position })
+        for cue in sequence.cues {
+            guard let time = cue.contentTime else { continue }
+            let due = sequence.slots(at: cue).map { fullFrame[$0.source] }
+            tokens.append(player.addBoundaryTimeObserver(forTimes: [time], queue: .main) { [weak self] in
+                MainActor.assumeIsolated { self?.play(due[...], at: time, paused: false) }
             })
         }
     }
@@ -66,15 +72,23 @@ import Timing
         try? FileManager.default.removeItem(at: work)
     }
 
-    private func reached(_ i: Int, cue: MediaTime) {
+    /// Plays the native breaks `due` (indexes into `prepared`) one after another at content time
+    /// `cue`, pausing content for the first one that can play, then lets content play on.
+    private func play(_ due: ArraySlice<Int>, at cue: MediaTime, paused: Bool) {
+        guard let i = due.first else {
+            if paused { player.play() }
+            return
+        }
+        let rest = due.dropFirst()
         let p = prepared[i], layer = p.layer, id = p.id
-        guard let path = p.mediaPath else { return }
+        guard let path = p.mediaPath else { play(rest, at: cue, paused: paused); return }
         let media: AdMedia
         do { media = try measurements.measure(path) } catch {
             warnings.append("\(p.id): its media \(p.mediaLabel ?? path) cannot play: \(error.message); left out")
+            play(rest, at: cue, paused: paused)
             return
         }
-        player.pause()
+        if !paused { player.pause() }
         player.beginBreak(id: p.id, contentTime: cue)
         layer.activate()
         player.playAd(url: media.url, queue: .main, onFrame: { _, _ in true }) { [weak self] result in
@@ -82,7 +96,7 @@ import Timing
                 layer.deactivate()
                 if case .failure(let e) = result { self?.warnings.append("\(id): \(e)") }
                 self?.player.endBreak()
-                self?.player.play()
+                self?.play(rest, at: cue, paused: true)
             }
         }
     }

@@ -1,4 +1,5 @@
 // Native ads made ready for a frame loop (the plain stitch's and the tag stitch's): layers, media, the report.
+import Ads
 import Foundation
 import Playback
 import Timing
@@ -22,13 +23,7 @@ struct PreparedNative {
     }
 
     /// Content time of the cue; nil for a post-roll (`end`).
-    var cueTime: MediaTime? {
-        switch native.position {
-        case .start: return .zero
-        case .time(let t): return t
-        case .end: return nil
-        }
-    }
+    var cueTime: MediaTime? { native.position.contentTime }
 
     /// Where it showed, for the report.
     var placement: NativePlacement {
@@ -91,9 +86,9 @@ enum NativePreparation {
                 }
                 let from: MediaTime
                 switch n.position {
-                case .start: from = .zero
-                case .time(let t): from = t
-                case .end: throw StitchFailure.invalidOption("\(id): an L-bar needs content to play around: not at the end")
+                case .preroll: from = .zero
+                case .midroll(let t): from = t
+                case .postroll: throw StitchFailure.invalidOption("\(id): an L-bar needs content to play around: not at the end")
                 }
                 // With a video asset the L-bar shows the video in its media window for the video's
                 // measured duration; else (or when the video cannot be fetched or opened) the image

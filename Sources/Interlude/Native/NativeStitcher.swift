@@ -96,7 +96,7 @@ public final class NativeStitcher {
             // A break of the request at the same cue takes the native ad into its pod (after its ads);
             // else the native ad is a break of its own.
             let breakId: String
-            if let j = request.breaks.firstIndex(where: { $0.position == p.native.position }) {
+            if let j = BreakSequence(request.breaks).slots(at: p.native.position).first?.source {
                 request.breaks[j].ads.append(path)
                 breakId = request.breaks[j].id
             } else {

@@ -150,32 +150,11 @@ public struct StitchReport: Codable, Sendable {
         smartRendering = r.smartRendering
         switch r.schedule {
         case .app:
-            breaks = r.breaks.map { b in
-                Break(id: b.id, contentTime: b.contentTime.seconds, resumeContentTime: b.resumeContentTime?.seconds,
-                      streamTime: b.streamTime.seconds, duration: b.duration.seconds, ads: b.ads.map { Ad($0) },
-                      mode: b.doubleBox?.modeName ?? "standard", contentGainDB: b.doubleBox?.contentGainDB)
-            }
+            breaks = r.breaks.map(Break.init)
             errors = r.issues.map { Error(code: $0.code, message: $0.message, mediaFile: $0.mediaFile, breakId: $0.breakId) }
         case .adResponse:
             cuePoints = r.cuePoints
-            breaks = r.playedBreaks.map { b in
-                Break(id: b.id, breakId: b.id, cuePoint: b.cuePoint, contentTime: b.contentTime.seconds,
-                      streamTime: b.streamTime.seconds, duration: b.duration.seconds,
-                      ads: b.ads.map { a in
-                          var ad = Ad(a.placement)
-                          ad.adId = a.ad.adId; ad.title = a.ad.adTitle; ad.adSystem = a.ad.adSystem; ad.creativeId = a.ad.creativeID
-                          ad.skipOffset = a.ad.isSkippable ? a.ad.skipTimeOffset : nil
-                          ad.mediaFile = a.ad.mediaURL ?? a.placement.mediaFile
-                          ad.podPosition = a.ad.adPodInfo.adPosition
-                          ad.totalAds = a.ad.adPodInfo.totalAds
-                          ad.skipped = a.skipped
-                          ad.tracking = a.tracking.map(Beacon.init)
-                          ad.presentation = a.presentation.rawValue
-                          return ad
-                      },
-                      tracking: b.tracking.map(Beacon.init), mode: b.doubleBox?.modeName ?? "standard",
-                      contentGainDB: b.doubleBox?.contentGainDB)
-            }
+            breaks = r.playedBreaks.map(Break.init)
             events = r.events.map { Event(type: $0.typeString, streamTime: $0.streamTime.seconds, contentTime: $0.contentTime.seconds, adId: $0.ad?.adId) }
             errors = r.errors.map { Error(code: $0.code, type: $0.type.rawValue, message: $0.message, adId: $0.adId) }
             beacons = r.beacons.map(Beacon.init)
@@ -209,6 +188,40 @@ extension StitchReport.Ad {
         self.init(mediaFile: p.mediaFile, streamTime: p.streamTime.seconds, duration: p.duration.seconds,
                   mediaDuration: p.mediaDuration.seconds, podPosition: p.podPosition, totalAds: p.totalAds, frames: p.frames,
                   conformSeconds: p.conformSeconds, loudness: p.loudness, transcodeCache: p.transcodeCache)
+    }
+
+    /// The report entry for an ad of an ad response: its placement with its IMA identity, skip,
+    /// pod position and beacons.
+    public init(_ a: PlayedAd) {
+        self.init(a.placement)
+        adId = a.ad.adId; title = a.ad.adTitle; adSystem = a.ad.adSystem; creativeId = a.ad.creativeID
+        skipOffset = a.ad.isSkippable ? a.ad.skipTimeOffset : nil
+        mediaFile = a.ad.mediaURL ?? a.placement.mediaFile
+        podPosition = a.ad.adPodInfo.adPosition
+        totalAds = a.ad.adPodInfo.totalAds
+        skipped = a.skipped
+        tracking = a.tracking.map(StitchReport.Beacon.init)
+        presentation = a.presentation.rawValue
+    }
+}
+
+extension StitchReport.Break {
+    /// The report entry for a break as placed: an app's media break (with the content time it
+    /// resumed at), and the placement part of an ad response's break.
+    public init(_ b: PlacedBreak) {
+        self.init(id: b.id, contentTime: b.contentTime.seconds, resumeContentTime: b.resumeContentTime?.seconds,
+                  streamTime: b.streamTime.seconds, duration: b.duration.seconds, ads: b.ads.map(StitchReport.Ad.init),
+                  mode: b.doubleBox?.modeName ?? "standard", contentGainDB: b.doubleBox?.contentGainDB)
+    }
+
+    /// The report entry for an ad response's break: its placement (without the resume time),
+    /// VMAP break id, IMA cue point, each ad's IMA record and the break's beacons.
+    public init(_ b: PlayedBreak) {
+        self.init(b.placement)
+        breakId = b.id
+        cuePoint = b.cuePoint
+        ads = b.ads.map(StitchReport.Ad.init)
+        tracking = b.tracking.map(StitchReport.Beacon.init)
     }
 }
 

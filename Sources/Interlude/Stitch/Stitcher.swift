@@ -1,3 +1,4 @@
+import Ads
 import Foundation
 import Playback
 import Timing
@@ -37,7 +38,7 @@ public final class Stitcher {
         let all = Stitcher.ordered(request.breaks)
         // double-box breaks do not pause content: layers over it, drawn while content plays
         let boxes = try all.filter { $0.doubleBox != nil }.map { b -> DoubleBoxLayer in
-            guard let style = b.doubleBox, let cue = b.position.doubleBoxCue else {
+            guard let style = b.doubleBox, let cue = b.position.contentTime else {
                 throw StitchFailure.invalidOption("double-box break \(b.id) at the end of the content: content must go on beside it")
             }
             return DoubleBoxLayer(breakId: b.id, cue: cue, style: style, threads: request.threads)
@@ -47,7 +48,7 @@ public final class Stitcher {
         let format = player.surface.format
         let ordered = all.filter { $0.doubleBox == nil }
         for b in all {
-            if case .time(let t) = b.position, t >= contentDuration {
+            if case .midroll(let t) = b.position, t >= contentDuration {
                 player.abandon()
                 throw StitchFailure.cuePastEnd(cue: t, duration: contentDuration)
             }
@@ -74,8 +75,9 @@ public final class Stitcher {
             throw error
         }
         let period = format.frameDuration
-        let adTotal = pods.joined().reduce(MediaTime.zero) { $0 + period * FrameSelection.frameCount(from: .zero, to: $1.duration, period: period) }
-        let expectedTotal = contentDuration + adTotal
+        let sequence = BreakSequence(ordered)
+        let podDurations = pods.map { $0.reduce(MediaTime.zero) { $0 + period * FrameSelection.frameCount(from: .zero, to: $1.duration, period: period) } }
+        let expectedTotal = sequence.streamTimes(durations: podDurations, contentDuration: contentDuration).end
         let planned = monotonicSeconds()
 
         let emit = onEvent, progress = onProgress
@@ -89,7 +91,7 @@ public final class Stitcher {
         }
 
         // The app: its state is touched only on `queue`, where every player callback runs.
-        let app = ScheduleApp(player: player, breaks: Array(zip(ordered, pods)))
+        let app = ScheduleApp(player: player, sequence: sequence, breaks: Array(zip(ordered, pods)))
         player.stallTimeout = request.stallTimeout   // every ad is measured: nothing should keep the loop waiting
         app.start()
         app.waitUntilDone()
@@ -114,12 +116,14 @@ public final class Stitcher {
         return result
     }
 
-    /// Breaks in play order: pre-rolls, mid-rolls by time, post-rolls; ties keep request order.
+    /// Breaks in play order (`BreakSequence`): pre-rolls, mid-rolls by time, post-rolls; ties keep
+    /// request order; a break without an id gets the sequencer's name.
     public static func ordered(_ breaks: [AdBreakRequest]) -> [AdBreakRequest] {
-        breaks.enumerated().sorted { a, b in
-            let x = a.element.position.order, y = b.element.position.order
-            return x.0 != y.0 ? x.0 < y.0 : (x.1 != y.1 ? x.1 < y.1 : a.offset < b.offset)
-        }.map(\.element)
+        BreakSequence(breaks).slots.map { s in
+            var b = breaks[s.source]
+            b.id = s.name
+            return b
+        }
     }
 }
 
@@ -131,6 +135,8 @@ private final class ScheduleApp: @unchecked Sendable {
     // @unchecked Sendable: every mutable field is touched only on `queue` (the player's callbacks
     // run there; `start` hops there) and read by the caller after `waitUntilDone`.
     let player: Player
+    /// The breaks' order; `breaks` are indexed by its slots' `source`.
+    let sequence: BreakSequence
     let breaks: [(AdBreakRequest, [AdMedia])]
     private let queue = DispatchQueue(label: "interlude.stitcher")
     private let done = DispatchSemaphore(value: 0)
@@ -140,17 +146,17 @@ private final class ScheduleApp: @unchecked Sendable {
     private(set) var placed: [PlacedBreak] = []
     private(set) var issues: [StitchIssue] = []
 
-    init(player: Player, breaks: [(AdBreakRequest, [AdMedia])]) {
+    init(player: Player, sequence: BreakSequence, breaks: [(AdBreakRequest, [AdMedia])]) {
         self.player = player
+        self.sequence = sequence
         self.breaks = breaks
     }
 
     func start() {
-        let cues = Set(breaks.compactMap { if case .time(let t) = $0.0.position { t } else { nil } }).sorted()
-        for cue in cues {
+        for cue in sequence.midrollTimes {
             player.addBoundaryTimeObserver(forTimes: [cue], queue: queue) { [self] in
                 player.pause()
-                playBreaks(breaks.filter { $0.0.position == .time(cue) }[...], at: cue) { [self] in player.play() }
+                playBreaks(at(.midroll(cue)), at: cue) { [self] in player.play() }
             }
         }
         // posted on the player's thread, which waits for the block: it hops onto `queue`
@@ -158,7 +164,7 @@ private final class ScheduleApp: @unchecked Sendable {
                                                              queue: nil) { [self] _ in
             queue.sync {
                 let end = player.timeline.segments.last?.contentEnd ?? .zero
-                playBreaks(breaks.filter { $0.0.position == .end }[...], at: end) { [self] in finish() }
+                playBreaks(at(.postroll), at: end) { [self] in finish() }
             }
         }
         failureObserver = NotificationCenter.default.addObserver(forName: PlayerItem.failedToPlayToEndTimeNotification,
@@ -166,8 +172,13 @@ private final class ScheduleApp: @unchecked Sendable {
             queue.sync { finish() }   // `close()` throws the failure
         }
         queue.async { [self] in
-            playBreaks(breaks.filter { $0.0.position == .start }[...], at: .zero) { [self] in player.play() }
+            playBreaks(at(.preroll), at: .zero) { [self] in player.play() }
         }
+    }
+
+    /// The breaks at `cue`, in play order.
+    private func at(_ cue: BreakCue) -> ArraySlice<(AdBreakRequest, [AdMedia])> {
+        sequence.slots(at: cue).map { breaks[$0.source] }[...]
     }
 
     func waitUntilDone() {
@@ -201,9 +212,7 @@ private final class ScheduleApp: @unchecked Sendable {
         player.playAd(media, position: position, totalAds: total, queue: queue, onFrame: { _, _ in true }) { [self] result in
             var played = played
             switch result {
-            case .success(let p): played.append(p.placement ?? PlacedAd(mediaFile: media.url, streamTime: p.streamStart, duration: p.duration,
-                                                                         mediaDuration: media.duration, podPosition: position,
-                                                                         totalAds: total, frames: p.frames))
+            case .success(let p): played.append(p.placement(of: media, podPosition: position, totalAds: total))
             case .failure(let error):
                 issues.append(StitchIssue(code: 405, message: "ad media \(media.url) failed while splicing: \(error)",
                                           mediaFile: media.url, breakId: b.id))

@@ -2,18 +2,6 @@ import Foundation
 import Media
 import Timing
 
-extension CuePosition {
-    /// The content time a double-box break starts at: 0 for `start`, the time of a mid-roll; nil
-    /// at the end (content must go on beside it).
-    public var doubleBoxCue: MediaTime? {
-        switch self {
-        case .start: return .zero
-        case .time(let t): return t
-        case .end: return nil
-        }
-    }
-}
-
 extension DoubleBoxLayer {
     /// Measures each double-box break's ads (one left out of its pod is reported in `issues`) and
     /// checks that content goes on for the whole break and that no other break starts inside it.
@@ -38,8 +26,7 @@ extension DoubleBoxLayer {
         }
         for r in ranges {
             for other in breaks where other.id != r.id {
-                let at: MediaTime? = switch other.position { case .start: .zero; case .time(let t): t; case .end: nil }
-                if let at, at >= r.from, at < r.to {
+                if let at = other.position.contentTime, at >= r.from, at < r.to {
                     throw StitchFailure.invalidOption("break \(other.id) at \(at.seconds) s starts inside double-box break \(r.id) (\(r.from.seconds)-\(r.to.seconds) s of content)")
                 }
             }
