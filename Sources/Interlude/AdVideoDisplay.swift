@@ -22,6 +22,15 @@ import Timing
     func playAd(_ media: AdMedia, position: Int, totalAds: Int,
                 onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
                 completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void)
+    /// `playAd`, telling the display which frames `onFrame` must see (`AdFrameMarks`): a display
+    /// whose frame loop runs on a thread of its own hands it only those, so that the other frames
+    /// never wait for the main actor. The default ignores the marks (every frame is seen).
+    func playAd(_ media: AdMedia, position: Int, totalAds: Int, marks: AdFrameMarks,
+                onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
+                completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void)
+    /// The ad frame showing now, when the display follows it apart from `onFrame` (a display
+    /// given marks); nil: the last frame `onFrame` saw.
+    var adFrameShown: AdFrameShown? { get }
     /// The ad break ends.
     func endBreak()
     /// Freezes the ad playing (its picture held, its audio silent) until `resumeAd()`.
@@ -44,6 +53,14 @@ extension AdVideoDisplay {
     public func stopAd() {}
     /// A stitch fires nothing.
     public var firesBeaconsLive: Bool { false }
+    /// Every frame is seen: the marks change nothing.
+    public func playAd(_ media: AdMedia, position: Int, totalAds: Int, marks: AdFrameMarks,
+                       onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
+                       completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void) {
+        playAd(media, position: position, totalAds: totalAds, onFrame: onFrame, completion: completion)
+    }
+    /// `onFrame` sees every frame: nothing to add.
+    public var adFrameShown: AdFrameShown? { nil }
 }
 
 /// `AdVideoDisplay` over the engine's `SpliceSession`.

@@ -250,6 +250,7 @@ extension AdsManager {
             self?.adFrame(adTime: adTime, streamTime: streamTime) ?? false
         }
         let completion: @MainActor (Result<PlacedAd, Error>) -> Void = { [self] result in
+            catchUpWithDisplay()   // the last frame, for the `complete` beacons' [ADPLAYHEAD]
             var played = played
             switch result {
             case .success(let placement):
@@ -276,11 +277,37 @@ extension AdsManager {
             playing = nil
             next(played)
         }
+        let marks = frameMarks(item)
         if let box = doubleBox {
-            box.playAd(item.media, position: k + 1, totalAds: pod.count, onFrame: onFrame, completion: completion)
+            box.playAd(item.media, position: k + 1, totalAds: pod.count, marks: marks, onFrame: onFrame, completion: completion)
         } else {
-            display.playAd(item.media, position: k + 1, totalAds: pod.count, onFrame: onFrame, completion: completion)
+            display.playAd(item.media, position: k + 1, totalAds: pod.count, marks: marks, onFrame: onFrame, completion: completion)
         }
+    }
+
+    /// Ad time between two progress reports (`adDidProgress`).
+    static let progressPeriod = MediaTime(value: 1, timescale: 5)
+
+    /// The frames of `item` that `adFrame` acts on: the first (STARTED, impressions), the
+    /// quartiles, the `progress` offsets and one per progress period. The display's loop hands
+    /// over only these (the others never wait for the main actor), so `adFrame` fires everything
+    /// on the frame it fired on when it saw every frame.
+    func frameMarks(_ item: PodItem) -> AdFrameMarks {
+        let d = item.media.duration
+        let offsets = item.resolved.trackingEvents.compactMap { t in t.event == "progress" ? t.offset?.resolved(duration: d) : nil }
+        return AdFrameMarks(duration: d, quartiles: true, offsets: offsets, period: Self.progressPeriod)
+    }
+
+    /// Brings the playing ad's position up to the frame the display shows now (a display given
+    /// marks tells `adFrame` only the marked frames): what a pause, skip, click or the ad's end
+    /// records is the frame showing, as when every frame was seen.
+    func catchUpWithDisplay() {
+        guard var p = playing else { return }
+        let shown = doubleBox.map { $0.adFrameShown } ?? request.adDisplayContainer.videoDisplay?.adFrameShown
+        guard let shown, shown.adTime >= p.adTime else { return }
+        p.adTime = shown.adTime
+        p.frameStreamTime = shown.streamTime
+        playing = p
     }
 
     /// Each ad frame: STARTED and impressions on the first, quartiles and progress offsets from the
@@ -315,7 +342,7 @@ extension AdsManager {
             p.tracking.append(beacon("progress", t.url, p, at: streamTime))
         }
         playing = p
-        if p.lastProgressReport.value < 0 || adTime - p.lastProgressReport >= MediaTime(value: 1, timescale: 5) {
+        if p.lastProgressReport.value < 0 || adTime - p.lastProgressReport >= Self.progressPeriod {
             p.lastProgressReport = adTime
             playing = p
             if !destroyed { delegate?.adsManager(self, adDidProgressToTime: adTime.seconds, totalTime: d.seconds) }

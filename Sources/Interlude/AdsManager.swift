@@ -205,6 +205,7 @@ import Timing
     /// Pauses the playing ad: a player holds its picture and silences it until `resume()`; fires
     /// PAUSE and the `pause` beacon (a stitch made as fast as possible only records them).
     public func pause() {
+        catchUpWithDisplay()
         guard var p = playing, !destroyed, !p.paused else { return }
         p.paused = true
         request.adDisplayContainer.videoDisplay?.pauseAd()
@@ -215,6 +216,7 @@ import Timing
 
     /// Resumes the paused ad (fires RESUME and the `resume` beacon).
     public func resume() {
+        catchUpWithDisplay()
         guard var p = playing, !destroyed, p.paused else { return }
         p.paused = false
         p.tracking += beaconsFor(event: "resume", p)
@@ -225,18 +227,25 @@ import Timing
 
     /// Skips the playing ad when it is skippable and its skip offset has been reached; otherwise nothing.
     public func skip() {
+        catchUpWithDisplay()
         guard var p = playing, !destroyed, p.ad.isSkippable,
               p.adTime.seconds >= p.ad.skipTimeOffset else { return }
         p.skipRequested = true
         playing = p
         request.adDisplayContainer.videoDisplay?.stopAd()
+        doubleBox?.stopAd()
     }
 
     /// Discards the playing break and resumes content; when none is playing, the next scheduled
     /// break will not play.
     public func discardAdBreak() {
         guard !destroyed else { return }
-        if breakPlaying { discardRequested = true; return }
+        if breakPlaying {
+            discardRequested = true
+            // before the ad's next frame (the display hands `adFrame` only some of them)
+            if playing != nil { request.adDisplayContainer.videoDisplay?.stopAd(); doubleBox?.stopAd() }
+            return
+        }
         let t = request.adDisplayContainer.videoDisplay?.contentTime ?? .zero
         if let i = state.breaks.indices.first(where: { i in
             guard state.breaks[i].state == .scheduled else { return false }
@@ -261,6 +270,7 @@ import Timing
     /// The viewer clicked or tapped the ad's picture (IMA's own UI: "Learn more", or a tap): on a
     /// paused ad it fires TAPPED and resumes it, as IMA does; otherwise it is a click-through.
     public func viewerClicked() {
+        catchUpWithDisplay()
         guard let p = playing, !destroyed else { return }
         if p.paused {
             deliver(.tapped, ad: p.ad, at: p.frameStreamTime)
@@ -271,6 +281,7 @@ import Timing
     }
 
     private func click() {
+        catchUpWithDisplay()
         guard var p = playing, !destroyed else { return }
         let target = p.resolved.clickThrough.map { MacroExpander.expand($0, context: macroContext(p)) }
         for url in p.resolved.clickTracking { p.tracking.append(beacon("clickTracking", url, p)) }
@@ -284,6 +295,7 @@ import Timing
         destroyed = true
         if breakPlaying { discardRequested = true }
         request.adDisplayContainer.videoDisplay?.stopAd()
+        doubleBox?.stopAd()
         unwatchPlayer()
     }
 

@@ -73,16 +73,22 @@ extension DoubleBoxStyle {
     public var style: DoubleBoxStyle { layer.style }
 
     /// Queues an ad: `onFrame(adTime, streamTime)` for each of its frames (false ends it), then
-    /// `completion` with where it landed.
-    public func playAd(_ media: AdMedia, position: Int, totalAds: Int,
+    /// `completion` with where it landed. With `marks`, `onFrame` sees only the marked frames.
+    public func playAd(_ media: AdMedia, position: Int, totalAds: Int, marks: AdFrameMarks? = nil,
                        onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
                        completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void) {
         let period = self.period
+        let frames = BoxAdFrames(marks)
+        shownFrames = frames
         // The layer calls these on the frame loop's thread: a stitch's worker (its main-actor
         // caller awaits it) or the player's thread (outside the surface's lock), so waiting for
-        // the main queue is safe in both.
+        // the main queue is safe in both; only marked frames wait for it.
         layer.enqueue(media, onFrame: { adTime, streamTime in
-            runOnMain { onFrame(adTime, streamTime) }
+            switch frames.next(adTime: adTime, streamTime: streamTime) {
+            case .stop: false
+            case .go: true
+            case .ask: runOnMain { onFrame(adTime, streamTime) } && !frames.stopped
+            }
         }, completion: { placed in
             runOnMain {
                 completion(.success(PlacedAd(mediaFile: media.url, streamTime: placed.streamTime, duration: period * placed.frames,
@@ -95,6 +101,40 @@ extension DoubleBoxStyle {
 
     /// The break is over: it goes on the timeline as a break that overlapped content.
     public func end() { finish(layer) }
+
+    private var shownFrames: BoxAdFrames?
+
+    /// The frame of the ad queued last that shows now; nil before its first frame.
+    public var adFrameShown: AdFrameShown? { shownFrames?.shown }
+
+    /// Ends the ad queued last at its next frame (a skip or a discard).
+    public func stopAd() { shownFrames?.stop() }
+}
+
+/// One double-box ad's frames as the loop's thread sees them: which one shows, whether the
+/// observer must see it (`AdFrameMarks`), and a stop asked from the main actor.
+private final class BoxAdFrames: @unchecked Sendable {
+    // @unchecked Sendable: every field is guarded by `lock`.
+    private let lock = NSLock()
+    private var filter: AdFrameFilter
+    private var frame: AdFrameShown?
+    private var stopping = false
+
+    enum Next { case go, ask, stop }
+
+    init(_ marks: AdFrameMarks?) { filter = AdFrameFilter(marks) }
+
+    /// Records the frame now showing and says what to do with it.
+    func next(adTime: MediaTime, streamTime: MediaTime) -> Next {
+        lock.lock(); defer { lock.unlock() }
+        frame = AdFrameShown(adTime: adTime, streamTime: streamTime)
+        let marked = filter.isMarked(adTime)
+        return marked ? .ask : stopping ? .stop : .go
+    }
+
+    var shown: AdFrameShown? { lock.lock(); defer { lock.unlock() }; return frame }
+    var stopped: Bool { lock.lock(); defer { lock.unlock() }; return stopping }
+    func stop() { lock.lock(); stopping = true; lock.unlock() }
 }
 
 extension SessionVideoDisplay: DoubleBoxCapableDisplay {

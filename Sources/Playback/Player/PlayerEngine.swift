@@ -23,6 +23,7 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
     private var seekRequest: (target: MediaTime, queue: DispatchQueue, completion: (@Sendable (Bool) -> Void)?)?
     private var adRequest: AdPlayRequest?
     private var adActive = false
+    private var adShown: AdFrameShown?
     private var adPaused = false
     private var adStop = false
     private var boxActive = false   // a double box is drawn over content: adPaused holds content too
@@ -148,8 +149,10 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
     }
 
     func enqueueAd(_ request: AdPlayRequest) {
-        cond.lock(); adRequest = request; idle = false; cond.broadcast(); cond.unlock()
+        cond.lock(); adRequest = request; adShown = nil; idle = false; cond.broadcast(); cond.unlock()
     }
+
+    var adFrameShown: AdFrameShown? { cond.lock(); defer { cond.unlock() }; return adShown }
 
     func stopAd() {
         cond.lock(); if adActive { adStop = true }; cond.broadcast(); cond.unlock()
@@ -383,6 +386,7 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
         do {
             let source = try MediaSource(url: r.url, output: format, threads: threads, policy: .adMedia)
             let cursor = SegmentCursor(source: source, output: format)
+            var marks = AdFrameFilter(r.marks)
             pacer.reanchor()   // opening the ad is not playback time: its first frame anchors the clock
             loop: while true {
                 cond.lock()
@@ -399,6 +403,9 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
                     present(f.frame, sourceTime: f.pts, keyframe: first, isAd: true, audio: source.audio, offset: cursor.audioOffset)
                     frames += 1
                     let at = surface.streamTime - format.frameDuration
+                    cond.lock(); adShown = AdFrameShown(adTime: f.pts, streamTime: at); cond.unlock()
+                    // only a marked frame waits for the app (see `AdFrameMarks`)
+                    guard marks.isMarked(f.pts) else { continue }
                     let goOn = runAndWait(on: r.queue) { r.onFrame(f.pts, at) }
                     if !goOn { stopped = true; break loop }
                 case .held, .end:
@@ -438,6 +445,8 @@ struct AdPlayRequest: Sendable {
     var position = 1
     var totalAds = 1
     let queue: DispatchQueue
+    /// The frames `onFrame` must see (the loop waits for it on those); nil: every frame.
+    var marks: AdFrameMarks? = nil
     let onFrame: @Sendable (MediaTime, MediaTime) -> Bool
     let completion: @Sendable (Result<AdPlayback, Error>) -> Void
 }
@@ -473,12 +482,20 @@ extension Player {
     /// Plays measured ad media (`AdMediaProbe.measure`) as ad `position` of `totalAds` in the
     /// current break, as `playAd(url:…)` does. A stitching player uses the measurement (its
     /// duration places the ad exactly) and reports the ad's full placement in the completion.
+    /// With `marks`, `onFrame` sees only the marked frames (the first, quartiles, offsets, one per
+    /// period) and the loop waits for `queue` only on those; the others go out at once
+    /// (`adFrameShown` says which one shows).
     public func playAd(_ media: AdMedia, position: Int, totalAds: Int, queue: DispatchQueue = .main,
+                       marks: AdFrameMarks? = nil,
                        onFrame: @escaping @Sendable (MediaTime, MediaTime) -> Bool,
                        completion: @escaping @Sendable (Result<AdPlayback, Error>) -> Void) {
         enqueueAd(AdPlayRequest(url: media.url, media: media, position: position, totalAds: totalAds,
-                                queue: queue, onFrame: onFrame, completion: completion))
+                                queue: queue, marks: marks, onFrame: onFrame, completion: completion))
     }
+
+    /// The ad frame presented (or written) last, read at any time from any thread: its ad time
+    /// and stream time; nil before the first frame of the ad queued last.
+    public var adFrameShown: AdFrameShown? { engine?.adFrameShown }
 
     private func enqueueAd(_ request: AdPlayRequest) {
         guard let engine else {

@@ -31,6 +31,7 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
     private var exited = false
     private var adRequest: AdPlayRequest?
     private var adActive = false
+    private var adShown: AdFrameShown?
     private var adPaused = false
     private var adStop = false
     private var boxActive = false
@@ -150,8 +151,9 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
     }
 
     func enqueueAd(_ request: AdPlayRequest) {
-        cond.lock(); adRequest = request; idle = false; cond.broadcast(); cond.unlock()
+        cond.lock(); adRequest = request; adShown = nil; idle = false; cond.broadcast(); cond.unlock()
     }
+    var adFrameShown: AdFrameShown? { cond.lock(); defer { cond.unlock() }; return adShown }
     func stopAd() { cond.lock(); if adActive { adStop = true }; cond.broadcast(); cond.unlock() }
     func setAdPaused(_ paused: Bool) {
         cond.lock(); adPaused = paused; if !paused { idle = false }; cond.broadcast(); cond.unlock()
@@ -349,6 +351,7 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
             result = Result {
                 if let error = failureValue { throw error }
                 let media = try r.media ?? AdMediaProbe.measure(r.url, threads: request.threads)
+                var marks = AdFrameFilter(r.marks)
                 return try session.playAd(media, position: r.position, totalAds: r.totalAds) { [self] adTime, at in
                     let pausedSince = monotonicSeconds()
                     var stall: Double?
@@ -359,9 +362,11 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
                         if let limit = waitForApp(since: pausedSince) { stall = limit; break }
                     }
                     idle = false
+                    adShown = AdFrameShown(adTime: adTime, streamTime: at)
                     cond.unlock()
                     if let stall { stalled(after: stall); stopped = true; return false }
-                    let goOn = runAndWait(on: r.queue) { r.onFrame(adTime, at) }
+                    // only a marked frame waits for the app (see `AdFrameMarks`)
+                    let goOn = marks.isMarked(adTime) ? runAndWait(on: r.queue) { r.onFrame(adTime, at) } : true
                     cond.lock(); let stop = adStop || quitting; adStop = false; cond.unlock()
                     if !goOn || stop { stopped = true; return false }
                     return true

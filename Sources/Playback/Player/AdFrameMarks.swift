@@ -1,0 +1,79 @@
+import Timing
+
+/// Which frames of an ad its observer must see (`Player.playAd(…marks:…)`): the first, the
+/// frames that reach a quartile or a progress offset, and one per reporting period. The frame loop
+/// computes this from each frame's exact ad time and hands only those frames to the observer's
+/// queue (waiting for it there, so that what the observer decides on such a frame applies to the
+/// next one); every other frame goes out without waiting for the app. `nil` marks: every frame.
+///
+/// The conditions are the ones the `AdsManager` applies to the frames it is shown, so it misses
+/// none of its quartiles, progress beacons or progress reports, each on the same frame as when
+/// it saw every frame.
+public struct AdFrameMarks: Sendable, Equatable {
+    /// The ad's measured duration: the quartiles are ad times `d/4`, `d/2`, `3d/4`.
+    public var duration: MediaTime
+    /// Whether the quartile frames are marked.
+    public var quartiles: Bool
+    /// Ad times whose first frame at or after them is marked (VAST `progress` offsets).
+    public var offsets: [MediaTime]
+    /// A frame is marked when at least this much ad time has passed since the last frame marked
+    /// for the period (the first frame is); nil: no periodic mark.
+    public var period: MediaTime?
+
+    /// Marks for an ad of `duration`.
+    public init(duration: MediaTime, quartiles: Bool = true, offsets: [MediaTime] = [], period: MediaTime? = nil) {
+        self.duration = duration
+        self.quartiles = quartiles
+        self.offsets = offsets
+        self.period = period
+    }
+}
+
+/// Applies `AdFrameMarks` frame by frame on the loop's thread: `isMarked(_:)` says whether the
+/// frame at that ad time must be handed to the observer.
+public struct AdFrameFilter: Sendable {
+    private let marks: AdFrameMarks?
+    private var frames = 0
+    private var quartilesPassed = 0
+    private var offsetsPassed: Set<Int> = []
+    private var lastPeriodMark: MediaTime?
+
+    /// A filter over `marks` (nil: every frame is marked).
+    public init(_ marks: AdFrameMarks?) { self.marks = marks }
+
+    /// Whether the next frame, at ad time `adTime`, is marked; call it once per frame, in order.
+    public mutating func isMarked(_ adTime: MediaTime) -> Bool {
+        frames += 1
+        guard let m = marks else { return true }
+        var marked = frames == 1
+        if m.quartiles {
+            while quartilesPassed < 3, adTime * 4 >= m.duration * Int64(quartilesPassed + 1) {
+                quartilesPassed += 1
+                marked = true
+            }
+        }
+        for (i, offset) in m.offsets.enumerated() where !offsetsPassed.contains(i) && adTime >= offset {
+            offsetsPassed.insert(i)
+            marked = true
+        }
+        if let period = m.period, lastPeriodMark.map({ adTime - $0 >= period }) ?? true {
+            lastPeriodMark = adTime
+            marked = true
+        }
+        return marked
+    }
+}
+
+/// The ad frame a player shows now (the last one presented or written): `Player.adFrameShown`.
+public struct AdFrameShown: Sendable, Equatable {
+    /// Its time in the ad's media (from 0).
+    public var adTime: MediaTime
+    /// Its stream time.
+    public var streamTime: MediaTime
+
+    /// The frame at `adTime` in the ad, `streamTime` in the stream.
+    public init(adTime: MediaTime, streamTime: MediaTime) {
+        self.adTime = adTime
+        self.streamTime = streamTime
+    }
+}
