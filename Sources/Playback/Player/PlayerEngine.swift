@@ -17,18 +17,11 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
     private let cond = NSCondition()
 
     // guarded by cond
-    private var wantsPlay = false
     private var speed: Float = 1
-    private var quitting = false
     private var seekRequest: (target: MediaTime, queue: DispatchQueue, completion: (@Sendable (Bool) -> Void)?)?
     private var adRequest: AdPlayRequest?
-    private var adActive = false
     private var adShown: AdFrameShown?
-    private var adPaused = false
-    private var adStop = false
-    private var boxActive = false   // a double box is drawn over content: adPaused holds content too
-    private var idle = false
-    private var contentEnded = false
+    private var control = LoopControl()   // a frozen double box holds content too
     private var head: MediaTime?
     private var observers = TimeObserverList()
     private var timeline = TimelineMap()
@@ -42,9 +35,14 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
     /// Content time of the content's first video frame (after 0 with a leading empty edit).
     private let firstFrameTime: MediaTime
     private var pacer = RealTimePacer()
-    private var restartContent = false
-    private var segmentOpen = false
-    private var endPosted = false
+    private var cursor = CursorState.inPlace
+    private var segment = SegmentState.closed
+    private var notice = EndNotice.none
+
+    /// Whether the content cursor goes on where it is or starts again (after an ad).
+    private enum CursorState { case inPlace, restart }
+    /// Whether the timeline's last content segment is still being extended.
+    private enum SegmentState { case closed, open }
 
     init(path: String, clock: PlaybackClock, size: (width: Int, height: Int)?, frameRate: Rational?, threads: Int) throws {
         let probe = try Demuxer(url: path)
@@ -77,7 +75,7 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
     }
 
     func shutdown() {
-        cond.lock(); quitting = true; cond.broadcast(); cond.unlock()
+        cond.lock(); control.stop(finish: false); cond.broadcast(); cond.unlock()
     }
 
     func close() throws {
@@ -101,20 +99,20 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
 
     // MARK: requests (any thread)
 
-    var rate: Float { cond.lock(); defer { cond.unlock() }; return wantsPlay ? speed : 0 }
+    var rate: Float { cond.lock(); defer { cond.unlock() }; return control.intent == .playing ? speed : 0 }
 
     func setPlaying(_ on: Bool) {
-        cond.lock(); wantsPlay = on; if on && !contentEnded { idle = false }; cond.broadcast(); cond.unlock()
+        cond.lock(); control.setPlaying(on); cond.broadcast(); cond.unlock()
     }
 
     func setRate(_ r: Float) {
         cond.lock()
-        if r > 0 { speed = r; wantsPlay = true; if !contentEnded { idle = false } } else { wantsPlay = false }
+        if r > 0 { speed = r; control.setPlaying(true) } else { control.setPlaying(false) }
         cond.broadcast(); cond.unlock()
     }
 
     var playhead: MediaTime? { cond.lock(); defer { cond.unlock() }; return head }
-    var contentEndedFlag: Bool { cond.lock(); defer { cond.unlock() }; return contentEnded }
+    var contentEndedFlag: Bool { cond.lock(); defer { cond.unlock() }; return control.content == .ended }
     var timelineSnapshot: TimelineMap { cond.lock(); defer { cond.unlock() }; return timeline }
     var masterClock: AudioMasterClock? {
         get { cond.lock(); defer { cond.unlock() }; return master }
@@ -129,13 +127,13 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
 
     func requestSeek(to target: MediaTime, queue: DispatchQueue, completion: (@Sendable (Bool) -> Void)?) {
         cond.lock()
-        if adActive || adRequest != nil || boxActive {
+        if control.ad != .none || adRequest != nil || control.box == .on {
             cond.unlock()
             queue.async { completion?(false) }
             return
         }
         seekRequest = (target, queue, completion)
-        idle = false
+        control.activity = .working
         cond.broadcast(); cond.unlock()
     }
 
@@ -149,20 +147,23 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
     }
 
     func enqueueAd(_ request: AdPlayRequest) {
-        cond.lock(); adRequest = request; adShown = nil; idle = false; cond.broadcast(); cond.unlock()
+        cond.lock(); adRequest = request; adShown = nil; control.activity = .working; cond.broadcast(); cond.unlock()
     }
 
     var adFrameShown: AdFrameShown? { cond.lock(); defer { cond.unlock() }; return adShown }
 
     func stopAd() {
-        cond.lock(); if adActive { adStop = true }; cond.broadcast(); cond.unlock()
+        cond.lock(); control.stopAd(); cond.broadcast(); cond.unlock()
     }
 
     func setAdPaused(_ paused: Bool) {
-        cond.lock(); adPaused = paused; if !paused && (adActive || boxActive) { idle = false }; cond.broadcast(); cond.unlock()
+        cond.lock()
+        control.freeze = paused ? .frozen : .none
+        if !paused && (control.ad != .none || control.box == .on) { control.activity = .working }
+        cond.broadcast(); cond.unlock()
     }
 
-    var isAdActive: Bool { cond.lock(); defer { cond.unlock() }; return adActive || adRequest != nil }
+    var isAdActive: Bool { cond.lock(); defer { cond.unlock() }; return control.ad != .none || adRequest != nil }
 
     func beginBreak(id: String, contentTime: MediaTime) {
         cond.lock(); defer { cond.unlock() }
@@ -171,7 +172,7 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
     }
 
     func setDoubleBoxActive(_ on: Bool) {
-        cond.lock(); boxActive = on; if !on { adPaused = false }; cond.broadcast(); cond.unlock()
+        cond.lock(); control.setBox(on); cond.broadcast(); cond.unlock()
     }
 
     func recordOverlappingBreak(_ b: TimelineMap.Break, packaged: PackagedBreak?) {
@@ -189,7 +190,7 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
     func waitUntilIdle(timeout: Double) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
         cond.lock(); defer { cond.unlock() }
-        while !idle || adRequest != nil || seekRequest != nil {
+        while control.activity != .waiting || adRequest != nil || seekRequest != nil {
             if !cond.wait(until: deadline) { return false }
         }
         return true
@@ -202,17 +203,24 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
     private func nextWork() -> Work {
         cond.lock(); defer { cond.unlock() }
         var waited = false
-        while true {
-            if quitting { return .quit }
-            if seekRequest != nil { break }
-            if let r = adRequest { adRequest = nil; adActive = true; idle = false; if waited { pacer.reanchor() }; return .ad(r) }
-            if wantsPlay && !contentEnded && !(boxActive && adPaused) { break }
-            idle = true
+        wait: while true {
+            switch control.nextWork(seekPending: seekRequest != nil, adQueued: adRequest != nil) {
+            case .quit: return .quit
+            case .seek, .content: break wait
+            case .ad:
+                let r = adRequest!
+                adRequest = nil
+                control.startAd()
+                if waited { pacer.reanchor() }
+                return .ad(r)
+            case .commands, .wait: break   // a player has no output commands
+            }
+            control.activity = .waiting
             cond.broadcast()
             cond.wait()
             waited = true
         }
-        idle = false
+        control.activity = .working
         if waited { pacer.reanchor() }
         pacer.rate = Double(speed)
         return seekRequest != nil ? .seek : .content
@@ -222,7 +230,7 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
         while true {
             switch nextWork() {
             case .quit:
-                cond.lock(); idle = true; cond.broadcast(); cond.unlock()
+                cond.lock(); control.activity = .waiting; cond.broadcast(); cond.unlock()
                 return
             case .seek:
                 performSeek()
@@ -235,7 +243,7 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
     }
 
     private func stepContent() {
-        if restartContent { content.restart(); restartContent = false; segmentOpen = false }
+        if cursor == .restart { content.restart(); cursor = .inPlace; segment = .closed }
         let step: SegmentCursor.Step
         do {
             step = try content.step(streamSamples: surface.presentedSamples, sampleIndex: format.sampleIndex(at:),
@@ -248,11 +256,11 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
             fireBoundaries(pts)
             pacer.reanchor()   // the time the app took to answer is not playback time
         case .frame(let f, let first):
-            present(f.frame, sourceTime: f.pts, keyframe: first || !segmentOpen, isAd: false, audio: content.source.audio, offset: content.audioOffset)
+            present(f.frame, sourceTime: f.pts, keyframe: first || segment == .closed, isAd: false, audio: content.source.audio, offset: content.audioOffset)
             let streamEnd = surface.streamTime
             cond.lock()
             head = f.pts
-            if !segmentOpen || first {
+            if segment == .closed || first {
                 timeline.segments.append(.init(contentStart: f.pts, contentEnd: content.segmentEnd,
                                                streamStart: streamEnd - format.frameDuration, streamEnd: streamEnd))
             } else if !timeline.segments.isEmpty {
@@ -261,15 +269,15 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
             }
             let periodic = observers.takePeriodic(at: f.pts)
             cond.unlock()
-            segmentOpen = true
+            segment = .open
             deliver(periodic, wait: clock == .asFastAsPossible)
         case .end:
             waitOutLastFrame()   // content ends when its last frame has been shown for its duration
             cond.lock()
-            contentEnded = true
+            control.content = .ended
             if !timeline.segments.isEmpty { timeline.segments[timeline.segments.count - 1].contentEnd = content.segmentEnd }
-            let post = !endPosted
-            endPosted = true
+            let (post, next) = notice.postingEnd()
+            notice = next
             cond.unlock()
             // Posted from the frame loop: observers registered with a queue (`.main`) run there and
             // the post waits for them, so the loop does not run ahead of the app's answer.
@@ -358,11 +366,11 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
             // a seek before the first frame holds it from the target, as at the start
             source.gapStart = found.flatMap { $0.pts == firstFrameTime && target < $0.pts ? target : nil }
             content = SegmentCursor(source: source, output: format)
-            segmentOpen = false
-            restartContent = false
+            segment = .closed
+            cursor = .inPlace
             cond.lock()
-            contentEnded = found == nil
-            endPosted = false
+            control.content = found == nil ? .ended : .ahead
+            notice = .none
             head = target
             observers.rearm(at: target)
             cond.unlock()
@@ -390,10 +398,12 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
             pacer.reanchor()   // opening the ad is not playback time: its first frame anchors the clock
             loop: while true {
                 cond.lock()
-                while adPaused && !quitting && !adStop { idle = true; cond.broadcast(); cond.wait(); pacer.reanchor() }
-                idle = false
-                let quit = quitting, stop = adStop
-                adStop = false
+                while control.freeze == .frozen && control.run == .running && control.ad != .stopping {
+                    control.activity = .waiting; cond.broadcast(); cond.wait(); pacer.reanchor()
+                }
+                control.activity = .working
+                let quit = control.run != .running, stop = control.ad == .stopping
+                if stop { control.ad = .playing }
                 cond.unlock()
                 if quit { break }
                 if stop { stopped = true; break }
@@ -419,12 +429,10 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
         // `complete` is due then), not when that frame appears
         if frames > 0, !stopped, failure == nil { waitOutLastFrame() }
         cond.lock()
-        adActive = false
-        adPaused = false
-        adStop = false
+        control.endAd()
         cond.unlock()
-        restartContent = true
-        segmentOpen = false
+        cursor = .restart
+        segment = .closed
         let result: Result<AdPlayback, Error>
         if let failure, frames == 0 {
             result = .failure(failure)
