@@ -22,15 +22,16 @@ import Timing
     func playAd(_ media: AdMedia, position: Int, totalAds: Int,
                 onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
                 completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void)
-    /// `playAd`, telling the display which frames `onFrame` must see (`AdFrameMarks`): a display
-    /// whose frame loop runs on a thread of its own hands it only those, so that the other frames
-    /// never wait for the main actor. The default ignores the marks (every frame is seen).
+    /// `playAd`, telling the display on which frames `onFrame` decides something (`AdFrameMarks`):
+    /// a display whose frame loop runs on a thread of its own waits for the main actor on those
+    /// only and hands it the others without waiting (their answers are not read). The default
+    /// ignores the marks.
     func playAd(_ media: AdMedia, position: Int, totalAds: Int, marks: AdFrameMarks,
                 onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
                 completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void)
-    /// The ad frame showing now, when the display follows it apart from `onFrame` (a display
-    /// given marks); nil: the last frame `onFrame` saw.
-    var adFrameShown: AdFrameShown? { get }
+    /// Ends the ad playing once its next frame is shown, as `onFrame` answering false there
+    /// would (a discarded break): for a display that does not wait for every answer.
+    func endAdAfterNextFrame()
     /// The ad break ends.
     func endBreak()
     /// Freezes the ad playing (its picture held, its audio silent) until `resumeAd()`.
@@ -59,8 +60,8 @@ extension AdVideoDisplay {
                        completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void) {
         playAd(media, position: position, totalAds: totalAds, onFrame: onFrame, completion: completion)
     }
-    /// `onFrame` sees every frame: nothing to add.
-    public var adFrameShown: AdFrameShown? { nil }
+    /// `onFrame`'s answer on the next frame ends the ad: nothing to add.
+    public func endAdAfterNextFrame() {}
 }
 
 /// `AdVideoDisplay` over the engine's `SpliceSession`.

@@ -84,11 +84,10 @@ extension DoubleBoxStyle {
         // caller awaits it) or the player's thread (outside the surface's lock), so waiting for
         // the main queue is safe in both; only marked frames wait for it.
         layer.enqueue(media, onFrame: { adTime, streamTime in
-            switch frames.next(adTime: adTime, streamTime: streamTime) {
-            case .stop: false
-            case .go: true
-            case .ask: runOnMain { onFrame(adTime, streamTime) } && !frames.stopped
-            }
+            let (marked, ending) = frames.next(adTime)
+            if marked { return runOnMain { onFrame(adTime, streamTime) } && !ending }
+            DispatchQueue.main.async { MainActor.assumeIsolated { _ = onFrame(adTime, streamTime) } }
+            return !ending
         }, completion: { placed in
             runOnMain {
                 completion(.success(PlacedAd(mediaFile: media.url, streamTime: placed.streamTime, duration: period * placed.frames,
@@ -104,37 +103,28 @@ extension DoubleBoxStyle {
 
     private var shownFrames: BoxAdFrames?
 
-    /// The frame of the ad queued last that shows now; nil before its first frame.
-    public var adFrameShown: AdFrameShown? { shownFrames?.shown }
-
-    /// Ends the ad queued last at its next frame (a skip or a discard).
-    public func stopAd() { shownFrames?.stop() }
+    /// Ends the ad queued last once its next frame is out (a skip or a discard), as `onFrame`
+    /// answering false there would.
+    public func stopAd() { shownFrames?.end() }
 }
 
-/// One double-box ad's frames as the loop's thread sees them: which one shows, whether the
-/// observer must see it (`AdFrameMarks`), and a stop asked from the main actor.
+/// One double-box ad's frames as the loop's thread sees them: whether the manager must be
+/// waited for on a frame (`AdFrameMarks`), and an end asked from the main actor.
 private final class BoxAdFrames: @unchecked Sendable {
     // @unchecked Sendable: every field is guarded by `lock`.
     private let lock = NSLock()
     private var filter: AdFrameFilter
-    private var frame: AdFrameShown?
-    private var stopping = false
-
-    enum Next { case go, ask, stop }
+    private var ending = false
 
     init(_ marks: AdFrameMarks?) { filter = AdFrameFilter(marks) }
 
-    /// Records the frame now showing and says what to do with it.
-    func next(adTime: MediaTime, streamTime: MediaTime) -> Next {
+    /// The frame at `adTime` is out: whether it is marked, and whether the ad ends with it.
+    func next(_ adTime: MediaTime) -> (marked: Bool, ending: Bool) {
         lock.lock(); defer { lock.unlock() }
-        frame = AdFrameShown(adTime: adTime, streamTime: streamTime)
-        let marked = filter.isMarked(adTime)
-        return marked ? .ask : stopping ? .stop : .go
+        return (filter.isMarked(adTime), ending)
     }
 
-    var shown: AdFrameShown? { lock.lock(); defer { lock.unlock() }; return frame }
-    var stopped: Bool { lock.lock(); defer { lock.unlock() }; return stopping }
-    func stop() { lock.lock(); stopping = true; lock.unlock() }
+    func end() { lock.lock(); ending = true; lock.unlock() }
 }
 
 extension SessionVideoDisplay: DoubleBoxCapableDisplay {

@@ -2,13 +2,13 @@ import Timing
 
 /// Which frames of an ad its observer must see (`Player.playAd(…marks:…)`): the first, the
 /// frames that reach a quartile or a progress offset, and one per reporting period. The frame loop
-/// computes this from each frame's exact ad time and hands only those frames to the observer's
-/// queue (waiting for it there, so that what the observer decides on such a frame applies to the
-/// next one); every other frame goes out without waiting for the app. `nil` marks: every frame.
+/// computes this from each frame's exact ad time and waits for the observer's queue on those
+/// frames only (what the observer decides on such a frame applies to the next one); every other
+/// frame is handed to the queue without waiting (in order, behind what the app queued before it),
+/// and the loop goes on. `nil` marks: the loop waits on every frame.
 ///
-/// The conditions are the ones the `AdsManager` applies to the frames it is shown, so it misses
-/// none of its quartiles, progress beacons or progress reports, each on the same frame as when
-/// it saw every frame.
+/// The conditions are the ones the `AdsManager` applies to the frames it is shown, so it waits
+/// on every frame where it fires a quartile, a progress beacon or a progress report.
 public struct AdFrameMarks: Sendable, Equatable {
     /// The ad's measured duration: the quartiles are ad times `d/4`, `d/2`, `3d/4`.
     public var duration: MediaTime
@@ -61,19 +61,5 @@ public struct AdFrameFilter: Sendable {
             marked = true
         }
         return marked
-    }
-}
-
-/// The ad frame a player shows now (the last one presented or written): `Player.adFrameShown`.
-public struct AdFrameShown: Sendable, Equatable {
-    /// Its time in the ad's media (from 0).
-    public var adTime: MediaTime
-    /// Its stream time.
-    public var streamTime: MediaTime
-
-    /// The frame at `adTime` in the ad, `streamTime` in the stream.
-    public init(adTime: MediaTime, streamTime: MediaTime) {
-        self.adTime = adTime
-        self.streamTime = streamTime
     }
 }

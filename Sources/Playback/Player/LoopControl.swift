@@ -23,6 +23,8 @@ struct LoopControl: Equatable {
         case playing
         /// Asked to end before its next frame (a skip).
         case stopping
+        /// Asked to end after its next frame (a discard: as an observer answering false there).
+        case ending
     }
     /// Whether the app holds the ad picture (`setAdPaused`); over a double box it holds content too.
     enum Freeze: Equatable { case none, frozen }
@@ -85,10 +87,18 @@ struct LoopControl: Equatable {
         if run == .running { run = .quitting(finish: finish) }
     }
 
-    /// `stopAd`: only an ad that plays can be stopped (at its next frame).
+    /// `stopAd`: only an ad that plays can be stopped (before its next frame).
     mutating func stopAd() {
-        if ad == .playing { ad = .stopping }
+        if ad == .playing || ad == .ending { ad = .stopping }
     }
+
+    /// `endAdAfterNextFrame`: a playing ad ends once its next frame is out.
+    mutating func endAdAfterNextFrame() {
+        if ad == .playing { ad = .ending }
+    }
+
+    /// After an ad frame is out: whether the ad ends there (`endAdAfterNextFrame`).
+    var adEndsHere: Bool { ad == .ending }
 
     /// `setDoubleBoxActive`: a double box's end also lifts the freeze.
     mutating func setBox(_ on: Bool) {

@@ -20,7 +20,6 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
     private var speed: Float = 1
     private var seekRequest: (target: MediaTime, queue: DispatchQueue, completion: (@Sendable (Bool) -> Void)?)?
     private var adRequest: AdPlayRequest?
-    private var adShown: AdFrameShown?
     private var control = LoopControl()   // a frozen double box holds content too
     private var head: MediaTime?
     private var observers = TimeObserverList()
@@ -147,10 +146,12 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
     }
 
     func enqueueAd(_ request: AdPlayRequest) {
-        cond.lock(); adRequest = request; adShown = nil; control.activity = .working; cond.broadcast(); cond.unlock()
+        cond.lock(); adRequest = request; control.activity = .working; cond.broadcast(); cond.unlock()
     }
 
-    var adFrameShown: AdFrameShown? { cond.lock(); defer { cond.unlock() }; return adShown }
+    func endAdAfterNextFrame() {
+        cond.lock(); control.endAdAfterNextFrame(); cond.broadcast(); cond.unlock()
+    }
 
     func stopAd() {
         cond.lock(); control.stopAd(); cond.broadcast(); cond.unlock()
@@ -413,11 +414,16 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
                     present(f.frame, sourceTime: f.pts, keyframe: first, isAd: true, audio: source.audio, offset: cursor.audioOffset)
                     frames += 1
                     let at = surface.streamTime - format.frameDuration
-                    cond.lock(); adShown = AdFrameShown(adTime: f.pts, streamTime: at); cond.unlock()
                     // only a marked frame waits for the app (see `AdFrameMarks`)
-                    guard marks.isMarked(f.pts) else { continue }
-                    let goOn = runAndWait(on: r.queue) { r.onFrame(f.pts, at) }
-                    if !goOn { stopped = true; break loop }
+                    let goOn: Bool, pts = f.pts
+                    if marks.isMarked(pts) {
+                        goOn = runAndWait(on: r.queue) { r.onFrame(pts, at) }
+                    } else {
+                        r.queue.async { _ = r.onFrame(pts, at) }
+                        goOn = true
+                    }
+                    cond.lock(); let ends = control.adEndsHere; cond.unlock()
+                    if !goOn || ends { stopped = true; break loop }
                 case .held, .end:
                     break loop
                 }
@@ -490,9 +496,9 @@ extension Player {
     /// Plays measured ad media (`AdMediaProbe.measure`) as ad `position` of `totalAds` in the
     /// current break, as `playAd(url:…)` does. A stitching player uses the measurement (its
     /// duration places the ad exactly) and reports the ad's full placement in the completion.
-    /// With `marks`, `onFrame` sees only the marked frames (the first, quartiles, offsets, one per
-    /// period) and the loop waits for `queue` only on those; the others go out at once
-    /// (`adFrameShown` says which one shows).
+    /// With `marks`, the loop waits for `onFrame` only on the marked frames (the first, quartiles,
+    /// offsets, one per period); it hands `queue` the others without waiting (their answers are
+    /// not read: `stopAd` and `endAdAfterNextFrame` end the ad from any thread).
     public func playAd(_ media: AdMedia, position: Int, totalAds: Int, queue: DispatchQueue = .main,
                        marks: AdFrameMarks? = nil,
                        onFrame: @escaping @Sendable (MediaTime, MediaTime) -> Bool,
@@ -501,9 +507,9 @@ extension Player {
                                 queue: queue, marks: marks, onFrame: onFrame, completion: completion))
     }
 
-    /// The ad frame presented (or written) last, read at any time from any thread: its ad time
-    /// and stream time; nil before the first frame of the ad queued last.
-    public var adFrameShown: AdFrameShown? { engine?.adFrameShown }
+    /// Ends the ad playing once its next frame is presented (or written), as an `onFrame`
+    /// answering false there would (a discarded break).
+    public func endAdAfterNextFrame() { engine?.endAdAfterNextFrame() }
 
     private func enqueueAd(_ request: AdPlayRequest) {
         guard let engine else {

@@ -27,7 +27,6 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
     // guarded by cond
     private var control = LoopControl()
     private var adRequest: AdPlayRequest?
-    private var adShown: AdFrameShown?
     private var head: MediaTime?
     private var observers = TimeObserverList()
     private var timeline = TimelineMap()
@@ -144,9 +143,9 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
     }
 
     func enqueueAd(_ request: AdPlayRequest) {
-        cond.lock(); adRequest = request; adShown = nil; control.activity = .working; cond.broadcast(); cond.unlock()
+        cond.lock(); adRequest = request; control.activity = .working; cond.broadcast(); cond.unlock()
     }
-    var adFrameShown: AdFrameShown? { cond.lock(); defer { cond.unlock() }; return adShown }
+    func endAdAfterNextFrame() { cond.lock(); control.endAdAfterNextFrame(); cond.broadcast(); cond.unlock() }
     func stopAd() { cond.lock(); control.stopAd(); cond.broadcast(); cond.unlock() }
     func setAdPaused(_ paused: Bool) {
         cond.lock(); control.freeze = paused ? .frozen : .none; if !paused { control.activity = .working }; cond.broadcast(); cond.unlock()
@@ -358,12 +357,17 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
                         if let limit = waitForApp(since: pausedSince) { stall = limit; break }
                     }
                     control.activity = .working
-                    adShown = AdFrameShown(adTime: adTime, streamTime: at)
                     cond.unlock()
                     if let stall { stalled(after: stall); stopped = true; return false }
                     // only a marked frame waits for the app (see `AdFrameMarks`)
-                    let goOn = marks.isMarked(adTime) ? runAndWait(on: r.queue) { r.onFrame(adTime, at) } : true
-                    cond.lock(); let stop = control.takeAdStop(); cond.unlock()
+                    let goOn: Bool
+                    if marks.isMarked(adTime) {
+                        goOn = runAndWait(on: r.queue) { r.onFrame(adTime, at) }
+                    } else {
+                        r.queue.async { _ = r.onFrame(adTime, at) }
+                        goOn = true
+                    }
+                    cond.lock(); let stop = control.takeAdStop() || control.adEndsHere; cond.unlock()
                     if !goOn || stop { stopped = true; return false }
                     return true
                 }
