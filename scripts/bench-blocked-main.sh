@@ -16,4 +16,5 @@ gen ad1.mp4 2 640x360 30 880
 gen ad2.mp4 3 480x360 25 660
 CPUS=${CPUS:-0,1}
 echo "cpus $CPUS, $(nproc) online; load $(cut -d' ' -f1-3 /proc/loadavg)"
+rm -rf "$W/out"
 exec taskset -c "$CPUS" "$BIN" --blocked-main "$W/content.mp4" "$W/ad1.mp4" "$W/ad2.mp4" "$W/out"
