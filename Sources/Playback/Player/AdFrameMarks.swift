@@ -1,3 +1,4 @@
+import Foundation
 import Timing
 
 /// Which frames of an ad its observer must see (`Player.playAd(…marks:…)`): the first, the
@@ -61,5 +62,17 @@ public struct AdFrameFilter: Sendable {
             marked = true
         }
         return marked
+    }
+}
+
+extension AdPlayRequest {
+    /// Hands ad frame `adTime` (at stream time `at`) to the observer, as both loops do: on a
+    /// marked frame the loop waits for its answer on the request's queue; any other frame is
+    /// queued there without waiting (in order) and counts as an answer to go on.
+    func deliverFrame(_ adTime: MediaTime, at: MediaTime, marks: inout AdFrameFilter) -> Bool {
+        let observer = onFrame
+        if marks.isMarked(adTime) { return runAndWait(on: queue) { observer(adTime, at) } }
+        queue.async { _ = observer(adTime, at) }
+        return true
     }
 }

@@ -414,14 +414,7 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
                     present(f.frame, sourceTime: f.pts, keyframe: first, isAd: true, audio: source.audio, offset: cursor.audioOffset)
                     frames += 1
                     let at = surface.streamTime - format.frameDuration
-                    // only a marked frame waits for the app (see `AdFrameMarks`)
-                    let goOn: Bool, pts = f.pts
-                    if marks.isMarked(pts) {
-                        goOn = runAndWait(on: r.queue) { r.onFrame(pts, at) }
-                    } else {
-                        r.queue.async { _ = r.onFrame(pts, at) }
-                        goOn = true
-                    }
+                    let goOn = r.deliverFrame(f.pts, at: at, marks: &marks)   // waits on marked frames only
                     cond.lock(); let ends = control.adEndsHere; cond.unlock()
                     if !goOn || ends { stopped = true; break loop }
                 case .held, .end:

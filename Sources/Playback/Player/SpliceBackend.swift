@@ -359,14 +359,7 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
                     control.activity = .working
                     cond.unlock()
                     if let stall { stalled(after: stall); stopped = true; return false }
-                    // only a marked frame waits for the app (see `AdFrameMarks`)
-                    let goOn: Bool
-                    if marks.isMarked(adTime) {
-                        goOn = runAndWait(on: r.queue) { r.onFrame(adTime, at) }
-                    } else {
-                        r.queue.async { _ = r.onFrame(adTime, at) }
-                        goOn = true
-                    }
+                    let goOn = r.deliverFrame(adTime, at: at, marks: &marks)   // waits on marked frames only
                     cond.lock(); let stop = control.takeAdStop() || control.adEndsHere; cond.unlock()
                     if !goOn || stop { stopped = true; return false }
                     return true
