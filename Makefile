@@ -54,7 +54,8 @@ TEST_TMP := $(CURDIR)/.build/test-tmp
 # suites would delay. None is here for the main actor's sake any more: a stitch's frame loop waits
 # for the main queue only on the ad frames the manager acts on (AdFrameMarks), so the stitch
 # suites (native stitches and renders, the custom native guide) run in the parallel pass.
-TEST_SERIAL := GettingStartedGuideTests|PlayWindowCLITests|NativePlayCLITests|NativeAdLoaderTests|NoFill[A-Za-z]*Tests|HTTPStreamTests|PictureInPictureSessionTests|PlaySessionTests|AdUIOverlay[A-Za-z]*Tests|AdUIClickTests
+# BlockedMainStitchTests holds the process's main thread while it stitches: alone, it delays no one.
+TEST_SERIAL := BlockedMainStitchTests|GettingStartedGuideTests|PlayWindowCLITests|NativePlayCLITests|NativeAdLoaderTests|NoFill[A-Za-z]*Tests|HTTPStreamTests|PictureInPictureSessionTests|PlaySessionTests|AdUIOverlay[A-Za-z]*Tests|AdUIClickTests
 
 # After the tests pass, scripts/field-check.sh plays the MP4 and HLS outputs they kept (listed
 # under FIELD_CHECK_DIR) and the demo in independent clients: ffmpeg -xerror and GStreamer.
