@@ -22,6 +22,16 @@ import Timing
     func playAd(_ media: AdMedia, position: Int, totalAds: Int,
                 onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
                 completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void)
+    /// `playAd`, telling the display on which frames `onFrame` decides something (`AdFrameMarks`):
+    /// a display whose frame loop runs on a thread of its own waits for the main actor on those
+    /// only and hands it the others without waiting (their answers are not read). The default
+    /// ignores the marks.
+    func playAd(_ media: AdMedia, position: Int, totalAds: Int, marks: AdFrameMarks,
+                onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
+                completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void)
+    /// Ends the ad playing once its next frame is shown, as `onFrame` answering false there
+    /// would (a discarded break): for a display that does not wait for every answer.
+    func endAdAfterNextFrame()
     /// The ad break ends.
     func endBreak()
     /// Freezes the ad playing (its picture held, its audio silent) until `resumeAd()`.
@@ -44,6 +54,14 @@ extension AdVideoDisplay {
     public func stopAd() {}
     /// A stitch fires nothing.
     public var firesBeaconsLive: Bool { false }
+    /// Every frame is seen: the marks change nothing.
+    public func playAd(_ media: AdMedia, position: Int, totalAds: Int, marks: AdFrameMarks,
+                       onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
+                       completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void) {
+        playAd(media, position: position, totalAds: totalAds, onFrame: onFrame, completion: completion)
+    }
+    /// `onFrame`'s answer on the next frame ends the ad: nothing to add.
+    public func endAdAfterNextFrame() {}
 }
 
 /// `AdVideoDisplay` over the engine's `SpliceSession`.

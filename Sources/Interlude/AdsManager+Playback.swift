@@ -39,8 +39,7 @@ extension AdsManager {
 
     /// `contentComplete()`, then `done` once the post-rolls have played (at once when nothing is left).
     func contentComplete(then done: @escaping @MainActor () -> Void) {
-        guard !contentCompleted, !destroyed else { done(); return }
-        contentCompleted = true
+        guard phase.completingContent() else { done(); return }
         let display = request.adDisplayContainer.videoDisplay
         let end = display?.timeline.segments.last?.contentEnd ?? display?.contentTime ?? .zero
         closeOverlays(reached: end, contentEnded: true)
@@ -135,10 +134,11 @@ extension AdsManager {
             return
         }
         if isAdRules, !settings.autoPlayAdBreaks {
-            readyBreak = index; startDuringReady = false
+            phase.ready = .delivering(index)
             deliver(.adBreakReady, ad: nil, data: ["adBreakTime": String(plan.cue.seconds)])
-            readyBreak = nil
-            guard startDuringReady else { state = state.settingBreak(index, to: .skipped); done(); return }
+            let startAsked = phase.ready == .startAsked(index)
+            phase.ready = .none
+            guard startAsked else { state = state.settingBreak(index, to: .skipped); done(); return }
         }
         if doubleBox != nil {
             // content goes on under a double box: a break cannot start inside it
@@ -148,7 +148,7 @@ extension AdsManager {
             done()
             return
         }
-        breakPlaying = true
+        phase.beginBreak()
         ensureMedia(of: plan) { [self] in startBreak(index, plan: plan, pausedAt: pausedAt, then: done) }
     }
 
@@ -174,14 +174,13 @@ extension AdsManager {
             }
         }
         guard let display = request.adDisplayContainer.videoDisplay, !pod.isEmpty, !destroyed else {
-            breakPlaying = false
+            _ = phase.endBreak()
             deliver(.adBreakFetchError, ad: nil, data: ["adBreakTime": String(plan.cue.seconds)])
             for url in plan.scheduled.trackingURLs(for: "error") {
                 var ctx = macroContext(nil); ctx.errorCode = .noAdsAfterWrapper
                 appendBreakBeacon("error", MacroExpander.expand(url, context: ctx), plan.id)
             }
             state = state.settingBreak(index, to: .failed)
-            discardRequested = false
             done()
             return
         }
@@ -206,9 +205,7 @@ extension AdsManager {
             }
             deliver(.adBreakEnded, ad: nil, data: ["adBreakTime": String(plan.cue.seconds)])
             if let box { box.end(); doubleBox = nil } else { display.endBreak() }
-            breakPlaying = false
-            state = state.settingBreak(index, to: discardRequested ? .discarded : .played)
-            discardRequested = false
+            state = state.settingBreak(index, to: phase.endBreak() ? .discarded : .played)
             playedBreaks.append(PlayedBreak(id: plan.id, cuePoint: plan.cue.seconds, contentTime: pausedAt, streamTime: breakStream,
                                           duration: display.streamTime - breakStream, ads: played, tracking: tracking,
                                           doubleBox: box?.style))
@@ -276,11 +273,25 @@ extension AdsManager {
             playing = nil
             next(played)
         }
+        let marks = frameMarks(item)
         if let box = doubleBox {
-            box.playAd(item.media, position: k + 1, totalAds: pod.count, onFrame: onFrame, completion: completion)
+            box.playAd(item.media, position: k + 1, totalAds: pod.count, marks: marks, onFrame: onFrame, completion: completion)
         } else {
-            display.playAd(item.media, position: k + 1, totalAds: pod.count, onFrame: onFrame, completion: completion)
+            display.playAd(item.media, position: k + 1, totalAds: pod.count, marks: marks, onFrame: onFrame, completion: completion)
         }
+    }
+
+    /// Ad time between two progress reports (`adDidProgress`).
+    static let progressPeriod = MediaTime(value: 1, timescale: 5)
+
+    /// The frames of `item` on which `adFrame` decides something: the first (STARTED,
+    /// impressions), the quartiles, the `progress` offsets and one per progress period. The
+    /// display's loop waits for the main actor on these only; `adFrame` still sees every frame,
+    /// in order, so it fires everything on the frame it fired on before.
+    func frameMarks(_ item: PodItem) -> AdFrameMarks {
+        let d = item.media.duration
+        let offsets = item.resolved.trackingEvents.compactMap { t in t.event == "progress" ? t.offset?.resolved(duration: d) : nil }
+        return AdFrameMarks(duration: d, quartiles: true, offsets: offsets, period: Self.progressPeriod)
     }
 
     /// Each ad frame: STARTED and impressions on the first, quartiles and progress offsets from the
@@ -315,7 +326,7 @@ extension AdsManager {
             p.tracking.append(beacon("progress", t.url, p, at: streamTime))
         }
         playing = p
-        if p.lastProgressReport.value < 0 || adTime - p.lastProgressReport >= MediaTime(value: 1, timescale: 5) {
+        if p.lastProgressReport.value < 0 || adTime - p.lastProgressReport >= Self.progressPeriod {
             p.lastProgressReport = adTime
             playing = p
             if !destroyed { delegate?.adsManager(self, adDidProgressToTime: adTime.seconds, totalTime: d.seconds) }
@@ -428,8 +439,7 @@ extension AdsManager {
     }
 
     func allAdsCompleted() {
-        guard !allAdsCompletedFired else { return }
-        allAdsCompletedFired = true
+        guard phase.completingAllAds() else { return }
         deliver(.allAdsCompleted, ad: nil)
     }
 

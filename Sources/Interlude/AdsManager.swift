@@ -51,15 +51,17 @@ import Timing
     var playerObservers: [Any] = []
     var jumpObserver: NSObjectProtocol?
     var mediaPaths: [String: Result<String, AdError>] = [:]
-    private var initialized = false
-    var started = false
-    private(set) var destroyed = false
-    var contentCompleted = false
-    var allAdsCompletedFired = false
-    var readyBreak: Int?
-    var startDuringReady = false
+    /// Where the manager stands (`AdsManagerPhase`: its life, start, break, completion, app state).
+    var phase = AdsManagerPhase()
+    /// Whether a plain VAST response was started.
+    var started: Bool { phase.start == .started }
+    /// Whether `destroy()` was called.
+    var destroyed: Bool { phase.life == .destroyed }
+    /// Whether a break is playing (from its start to its end, a double box too).
+    var breakPlaying: Bool { phase.breakRun != .none }
+    /// Whether the break playing was asked to end.
+    var discardRequested: Bool { phase.breakRun == .discarding }
     var playing: Playing?
-    var breakPlaying = false
     /// Overlays shown whose `close` beacons are still due: (content end, ad, break id).
     var overlayCloses: [(end: MediaTime, ad: ResolvedAd, breakId: String)] = []
     /// Overlays scheduled on the display's overlay layer: what a click on one refers to.
@@ -68,13 +70,6 @@ import Timing
     var overlaysShown = 0
     /// Content pauses requested so far.
     var pauses = 0
-    var discardRequested = false
-    /// Whether picture-in-picture is active (told by the request's `PictureInPictureProxy`).
-    var inPictureInPicture = false
-    /// Whether the app is in the background (`appDidEnterBackground()`).
-    var inBackground = false
-    /// Whether the ad playing was paused because the app entered the background.
-    var pausedForBackground = false
     /// The double-box break playing beside content, if any.
     var doubleBox: DoubleBoxRun?
     private let epoch = Date()
@@ -164,8 +159,7 @@ import Timing
     /// re-selects media files for `mimeTypes`/`bitrate`, reports load-time errors, and fires
     /// CUEPOINTS_CHANGED (ad rules) or LOADED (a single ad or pod).
     public func initialize(with settings: AdsRenderingSettings?) {
-        guard !initialized, !destroyed else { return }
-        initialized = true
+        guard phase.initializing() else { return }
         renderingSettings = settings?.copy() ?? AdsRenderingSettings()
         if let ui = request.adDisplayContainer.adUI, ui.defaultUI != nil { ui.defaultUI = DefaultAdUI(uiElements: renderingSettings.uiElements) }
         if !renderingSettings.mimeTypes.isEmpty || renderingSettings.bitrate != nil { reselectMedia() }
@@ -193,12 +187,10 @@ import Timing
     /// Starts ad playback: plays the single ad or pod of a VAST response (as a pre-roll); with ad
     /// rules it is ignored, except during AD_BREAK_READY when `autoPlayAdBreaks` is false.
     public func start() {
-        guard !destroyed else { return }
-        if isPictureInPictureActive, readyBreak != nil || (!isAdRules && !started) { refuseStartInPictureInPicture(); return }
-        if readyBreak != nil { startDuringReady = true; return }
-        if !isAdRules, !started {
-            started = true
-            startWatchedPlayer()
+        switch phase.starting(isAdRules: isAdRules, pictureInPictureActive: isPictureInPictureActive) {
+        case .refuseInPictureInPicture: refuseStartInPictureInPicture()
+        case .startResponse: startWatchedPlayer()
+        case .ignore, .playReadyBreak: break   // the ready break plays when AD_BREAK_READY returns
         }
     }
 
@@ -230,13 +222,19 @@ import Timing
         p.skipRequested = true
         playing = p
         request.adDisplayContainer.videoDisplay?.stopAd()
+        doubleBox?.stopAd()
     }
 
     /// Discards the playing break and resumes content; when none is playing, the next scheduled
     /// break will not play.
     public func discardAdBreak() {
         guard !destroyed else { return }
-        if breakPlaying { discardRequested = true; return }
+        if phase.discarding() {
+            // after the ad's next frame, as `adFrame` answering false there (the display does not
+            // wait for its answer on every frame)
+            if playing != nil { request.adDisplayContainer.videoDisplay?.endAdAfterNextFrame(); doubleBox?.stopAd() }
+            return
+        }
         let t = request.adDisplayContainer.videoDisplay?.contentTime ?? .zero
         if let i = state.breaks.indices.first(where: { i in
             guard state.breaks[i].state == .scheduled else { return false }
@@ -281,9 +279,9 @@ import Timing
 
     /// Stops everything: no event or callback is delivered after this.
     public func destroy() {
-        destroyed = true
-        if breakPlaying { discardRequested = true }
+        phase.destroying()
         request.adDisplayContainer.videoDisplay?.stopAd()
+        doubleBox?.stopAd()
         unwatchPlayer()
     }
 

@@ -4,7 +4,8 @@ import Timing
 
 /// Ads played through the content's own `Player` and drawn on its surface, as IMA's
 /// `IMAAVPlayerVideoDisplay`: the ad takes the surface while content is paused, frame by frame on
-/// the player's thread; the manager hears each ad frame on the main queue.
+/// the player's thread; the manager hears each ad frame on the main queue, and the player's
+/// thread waits for it only on the frames the manager marks (`AdFrameMarks`).
 @MainActor public final class PlayerVideoDisplay: AdVideoDisplay {
     /// The player ads play through.
     public let player: Player
@@ -32,7 +33,24 @@ import Timing
     public func playAd(_ media: AdMedia, position: Int, totalAds: Int,
                        onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
                        completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void) {
-        player.playAd(media, position: position, totalAds: totalAds, queue: .main, onFrame: { adTime, streamTime in
+        play(media, position: position, totalAds: totalAds, marks: nil, onFrame: onFrame, completion: completion)
+    }
+
+    /// Only the marked frames wait for the main queue; the player's thread hands it the others
+    /// and goes on.
+    public func playAd(_ media: AdMedia, position: Int, totalAds: Int, marks: AdFrameMarks,
+                       onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
+                       completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void) {
+        play(media, position: position, totalAds: totalAds, marks: marks, onFrame: onFrame, completion: completion)
+    }
+
+    /// The player ends the ad once its next frame is out.
+    public func endAdAfterNextFrame() { player.endAdAfterNextFrame() }
+
+    private func play(_ media: AdMedia, position: Int, totalAds: Int, marks: AdFrameMarks?,
+                      onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
+                      completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void) {
+        player.playAd(media, position: position, totalAds: totalAds, queue: .main, marks: marks, onFrame: { adTime, streamTime in
             MainActor.assumeIsolated { onFrame(adTime, streamTime) }
         }, completion: { result in
             MainActor.assumeIsolated {

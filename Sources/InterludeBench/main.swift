@@ -7,6 +7,9 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "--play-through" {
     exit(DecodeBench.childMain(Array(arguments.dropFirst())))
 }
+if arguments.first == "--blocked-main" {
+    exit(BlockedMainBench.childMain(Array(arguments.dropFirst())))
+}
 if arguments.contains("-h") || arguments.contains("--help") {
     print("""
         usage: interlude-bench [FILE…]     (normally through `make bench` / scripts/bench.sh)

@@ -11,10 +11,10 @@ extension AdsManager {
     public static let startRefusedInPictureInPictureCode = 1102
 
     /// Whether picture-in-picture is active, as the request's `PictureInPictureProxy` says.
-    public var isPictureInPictureActive: Bool { inPictureInPicture || request.pictureInPictureProxy?.isPictureInPictureActive == true }
+    public var isPictureInPictureActive: Bool { phase.pictureInPicture == .on || request.pictureInPictureProxy?.isPictureInPictureActive == true }
 
     /// Whether the app is in the background, as told by `appDidEnterBackground()`.
-    public var isInBackground: Bool { inBackground }
+    public var isInBackground: Bool { phase.app != .foreground }
 
     /// How an ad starting now is presented.
     var currentPresentation: AdPresentation {
@@ -24,7 +24,7 @@ extension AdsManager {
 
     /// The proxy forwarded a PiP start or stop.
     func pictureInPictureDidChange(active: Bool) {
-        inPictureInPicture = active
+        phase.pictureInPicture = active ? .on : .off
     }
 
     /// `start()` during picture-in-picture: an error event (IMA's 1102), nothing starts; `start()`
@@ -40,20 +40,15 @@ extension AdsManager {
     /// pauses (PAUSE and its `pause` beacon; no frame, quartile or progress beacon until the app
     /// returns); with it, nothing changes.
     public func appDidEnterBackground() {
-        guard !inBackground, !destroyed else { return }
-        inBackground = true
+        guard phase.enteringBackground() else { return }
         guard !settings.enableBackgroundPlayback, let p = playing, !p.paused else { return }
-        pausedForBackground = true
+        phase.app = .backgroundPausedAd
         pause()
     }
 
     /// The app returned to the foreground: an ad the background paused resumes (RESUME and its beacon).
     public func appWillEnterForeground() {
-        guard inBackground, !destroyed else { return }
-        inBackground = false
-        if pausedForBackground {
-            pausedForBackground = false
-            resume()
-        }
+        guard let resumes = phase.enteringForeground() else { return }
+        if resumes { resume() }
     }
 }

@@ -73,16 +73,21 @@ extension DoubleBoxStyle {
     public var style: DoubleBoxStyle { layer.style }
 
     /// Queues an ad: `onFrame(adTime, streamTime)` for each of its frames (false ends it), then
-    /// `completion` with where it landed.
-    public func playAd(_ media: AdMedia, position: Int, totalAds: Int,
+    /// `completion` with where it landed. With `marks`, `onFrame` sees only the marked frames.
+    public func playAd(_ media: AdMedia, position: Int, totalAds: Int, marks: AdFrameMarks? = nil,
                        onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
                        completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void) {
         let period = self.period
+        let frames = BoxAdFrames(marks)
+        shownFrames = frames
         // The layer calls these on the frame loop's thread: a stitch's worker (its main-actor
         // caller awaits it) or the player's thread (outside the surface's lock), so waiting for
-        // the main queue is safe in both.
+        // the main queue is safe in both; only marked frames wait for it.
         layer.enqueue(media, onFrame: { adTime, streamTime in
-            runOnMain { onFrame(adTime, streamTime) }
+            let (marked, ending) = frames.next(adTime)
+            if marked { return runOnMain { onFrame(adTime, streamTime) } && !ending }
+            DispatchQueue.main.async { MainActor.assumeIsolated { _ = onFrame(adTime, streamTime) } }
+            return !ending
         }, completion: { placed in
             runOnMain {
                 completion(.success(PlacedAd(mediaFile: media.url, streamTime: placed.streamTime, duration: period * placed.frames,
@@ -95,6 +100,31 @@ extension DoubleBoxStyle {
 
     /// The break is over: it goes on the timeline as a break that overlapped content.
     public func end() { finish(layer) }
+
+    private var shownFrames: BoxAdFrames?
+
+    /// Ends the ad queued last once its next frame is out (a skip or a discard), as `onFrame`
+    /// answering false there would.
+    public func stopAd() { shownFrames?.end() }
+}
+
+/// One double-box ad's frames as the loop's thread sees them: whether the manager must be
+/// waited for on a frame (`AdFrameMarks`), and an end asked from the main actor.
+private final class BoxAdFrames: @unchecked Sendable {
+    // @unchecked Sendable: every field is guarded by `lock`.
+    private let lock = NSLock()
+    private var filter: AdFrameFilter
+    private var ending = false
+
+    init(_ marks: AdFrameMarks?) { filter = AdFrameFilter(marks) }
+
+    /// The frame at `adTime` is out: whether it is marked, and whether the ad ends with it.
+    func next(_ adTime: MediaTime) -> (marked: Bool, ending: Bool) {
+        lock.lock(); defer { lock.unlock() }
+        return (filter.isMarked(adTime), ending)
+    }
+
+    func end() { lock.lock(); ending = true; lock.unlock() }
 }
 
 extension SessionVideoDisplay: DoubleBoxCapableDisplay {

@@ -32,6 +32,8 @@ protocol PlayerBackend: AnyObject, Sendable {
 
     func enqueueAd(_ request: AdPlayRequest)
     func stopAd()
+    /// Ends the ad playing once its next frame is out.
+    func endAdAfterNextFrame()
     func setAdPaused(_ paused: Bool)
     var isAdActive: Bool { get }
     func beginBreak(id: String, contentTime: MediaTime)

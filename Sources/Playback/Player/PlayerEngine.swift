@@ -17,17 +17,10 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
     private let cond = NSCondition()
 
     // guarded by cond
-    private var wantsPlay = false
     private var speed: Float = 1
-    private var quitting = false
     private var seekRequest: (target: MediaTime, queue: DispatchQueue, completion: (@Sendable (Bool) -> Void)?)?
     private var adRequest: AdPlayRequest?
-    private var adActive = false
-    private var adPaused = false
-    private var adStop = false
-    private var boxActive = false   // a double box is drawn over content: adPaused holds content too
-    private var idle = false
-    private var contentEnded = false
+    private var control = LoopControl()   // a frozen double box holds content too
     private var head: MediaTime?
     private var observers = TimeObserverList()
     private var timeline = TimelineMap()
@@ -41,9 +34,14 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
     /// Content time of the content's first video frame (after 0 with a leading empty edit).
     private let firstFrameTime: MediaTime
     private var pacer = RealTimePacer()
-    private var restartContent = false
-    private var segmentOpen = false
-    private var endPosted = false
+    private var cursor = CursorState.inPlace
+    private var segment = SegmentState.closed
+    private var notice = EndNotice.none
+
+    /// Whether the content cursor goes on where it is or starts again (after an ad).
+    private enum CursorState { case inPlace, restart }
+    /// Whether the timeline's last content segment is still being extended.
+    private enum SegmentState { case closed, open }
 
     init(path: String, clock: PlaybackClock, size: (width: Int, height: Int)?, frameRate: Rational?, threads: Int) throws {
         let probe = try Demuxer(url: path)
@@ -76,7 +74,7 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
     }
 
     func shutdown() {
-        cond.lock(); quitting = true; cond.broadcast(); cond.unlock()
+        cond.lock(); control.stop(finish: false); cond.broadcast(); cond.unlock()
     }
 
     func close() throws {
@@ -100,20 +98,20 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
 
     // MARK: requests (any thread)
 
-    var rate: Float { cond.lock(); defer { cond.unlock() }; return wantsPlay ? speed : 0 }
+    var rate: Float { cond.lock(); defer { cond.unlock() }; return control.intent == .playing ? speed : 0 }
 
     func setPlaying(_ on: Bool) {
-        cond.lock(); wantsPlay = on; if on && !contentEnded { idle = false }; cond.broadcast(); cond.unlock()
+        cond.lock(); control.setPlaying(on); cond.broadcast(); cond.unlock()
     }
 
     func setRate(_ r: Float) {
         cond.lock()
-        if r > 0 { speed = r; wantsPlay = true; if !contentEnded { idle = false } } else { wantsPlay = false }
+        if r > 0 { speed = r; control.setPlaying(true) } else { control.setPlaying(false) }
         cond.broadcast(); cond.unlock()
     }
 
     var playhead: MediaTime? { cond.lock(); defer { cond.unlock() }; return head }
-    var contentEndedFlag: Bool { cond.lock(); defer { cond.unlock() }; return contentEnded }
+    var contentEndedFlag: Bool { cond.lock(); defer { cond.unlock() }; return control.content == .ended }
     var timelineSnapshot: TimelineMap { cond.lock(); defer { cond.unlock() }; return timeline }
     var masterClock: AudioMasterClock? {
         get { cond.lock(); defer { cond.unlock() }; return master }
@@ -128,13 +126,13 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
 
     func requestSeek(to target: MediaTime, queue: DispatchQueue, completion: (@Sendable (Bool) -> Void)?) {
         cond.lock()
-        if adActive || adRequest != nil || boxActive {
+        if control.ad != .none || adRequest != nil || control.box == .on {
             cond.unlock()
             queue.async { completion?(false) }
             return
         }
         seekRequest = (target, queue, completion)
-        idle = false
+        control.activity = .working
         cond.broadcast(); cond.unlock()
     }
 
@@ -148,18 +146,25 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
     }
 
     func enqueueAd(_ request: AdPlayRequest) {
-        cond.lock(); adRequest = request; idle = false; cond.broadcast(); cond.unlock()
+        cond.lock(); adRequest = request; control.activity = .working; cond.broadcast(); cond.unlock()
+    }
+
+    func endAdAfterNextFrame() {
+        cond.lock(); control.endAdAfterNextFrame(); cond.broadcast(); cond.unlock()
     }
 
     func stopAd() {
-        cond.lock(); if adActive { adStop = true }; cond.broadcast(); cond.unlock()
+        cond.lock(); control.stopAd(); cond.broadcast(); cond.unlock()
     }
 
     func setAdPaused(_ paused: Bool) {
-        cond.lock(); adPaused = paused; if !paused && (adActive || boxActive) { idle = false }; cond.broadcast(); cond.unlock()
+        cond.lock()
+        control.freeze = paused ? .frozen : .none
+        if !paused && (control.ad != .none || control.box == .on) { control.activity = .working }
+        cond.broadcast(); cond.unlock()
     }
 
-    var isAdActive: Bool { cond.lock(); defer { cond.unlock() }; return adActive || adRequest != nil }
+    var isAdActive: Bool { cond.lock(); defer { cond.unlock() }; return control.ad != .none || adRequest != nil }
 
     func beginBreak(id: String, contentTime: MediaTime) {
         cond.lock(); defer { cond.unlock() }
@@ -168,7 +173,7 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
     }
 
     func setDoubleBoxActive(_ on: Bool) {
-        cond.lock(); boxActive = on; if !on { adPaused = false }; cond.broadcast(); cond.unlock()
+        cond.lock(); control.setBox(on); cond.broadcast(); cond.unlock()
     }
 
     func recordOverlappingBreak(_ b: TimelineMap.Break, packaged: PackagedBreak?) {
@@ -186,7 +191,7 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
     func waitUntilIdle(timeout: Double) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
         cond.lock(); defer { cond.unlock() }
-        while !idle || adRequest != nil || seekRequest != nil {
+        while control.activity != .waiting || adRequest != nil || seekRequest != nil {
             if !cond.wait(until: deadline) { return false }
         }
         return true
@@ -199,17 +204,24 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
     private func nextWork() -> Work {
         cond.lock(); defer { cond.unlock() }
         var waited = false
-        while true {
-            if quitting { return .quit }
-            if seekRequest != nil { break }
-            if let r = adRequest { adRequest = nil; adActive = true; idle = false; if waited { pacer.reanchor() }; return .ad(r) }
-            if wantsPlay && !contentEnded && !(boxActive && adPaused) { break }
-            idle = true
+        wait: while true {
+            switch control.nextWork(seekPending: seekRequest != nil, adQueued: adRequest != nil) {
+            case .quit: return .quit
+            case .seek, .content: break wait
+            case .ad:
+                let r = adRequest!
+                adRequest = nil
+                control.startAd()
+                if waited { pacer.reanchor() }
+                return .ad(r)
+            case .commands, .wait: break   // a player has no output commands
+            }
+            control.activity = .waiting
             cond.broadcast()
             cond.wait()
             waited = true
         }
-        idle = false
+        control.activity = .working
         if waited { pacer.reanchor() }
         pacer.rate = Double(speed)
         return seekRequest != nil ? .seek : .content
@@ -219,7 +231,7 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
         while true {
             switch nextWork() {
             case .quit:
-                cond.lock(); idle = true; cond.broadcast(); cond.unlock()
+                cond.lock(); control.activity = .waiting; cond.broadcast(); cond.unlock()
                 return
             case .seek:
                 performSeek()
@@ -232,7 +244,7 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
     }
 
     private func stepContent() {
-        if restartContent { content.restart(); restartContent = false; segmentOpen = false }
+        if cursor == .restart { content.restart(); cursor = .inPlace; segment = .closed }
         let step: SegmentCursor.Step
         do {
             step = try content.step(streamSamples: surface.presentedSamples, sampleIndex: format.sampleIndex(at:),
@@ -245,11 +257,11 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
             fireBoundaries(pts)
             pacer.reanchor()   // the time the app took to answer is not playback time
         case .frame(let f, let first):
-            present(f.frame, sourceTime: f.pts, keyframe: first || !segmentOpen, isAd: false, audio: content.source.audio, offset: content.audioOffset)
+            present(f.frame, sourceTime: f.pts, keyframe: first || segment == .closed, isAd: false, audio: content.source.audio, offset: content.audioOffset)
             let streamEnd = surface.streamTime
             cond.lock()
             head = f.pts
-            if !segmentOpen || first {
+            if segment == .closed || first {
                 timeline.segments.append(.init(contentStart: f.pts, contentEnd: content.segmentEnd,
                                                streamStart: streamEnd - format.frameDuration, streamEnd: streamEnd))
             } else if !timeline.segments.isEmpty {
@@ -258,15 +270,15 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
             }
             let periodic = observers.takePeriodic(at: f.pts)
             cond.unlock()
-            segmentOpen = true
+            segment = .open
             deliver(periodic, wait: clock == .asFastAsPossible)
         case .end:
             waitOutLastFrame()   // content ends when its last frame has been shown for its duration
             cond.lock()
-            contentEnded = true
+            control.content = .ended
             if !timeline.segments.isEmpty { timeline.segments[timeline.segments.count - 1].contentEnd = content.segmentEnd }
-            let post = !endPosted
-            endPosted = true
+            let (post, next) = notice.postingEnd()
+            notice = next
             cond.unlock()
             // Posted from the frame loop: observers registered with a queue (`.main`) run there and
             // the post waits for them, so the loop does not run ahead of the app's answer.
@@ -355,11 +367,11 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
             // a seek before the first frame holds it from the target, as at the start
             source.gapStart = found.flatMap { $0.pts == firstFrameTime && target < $0.pts ? target : nil }
             content = SegmentCursor(source: source, output: format)
-            segmentOpen = false
-            restartContent = false
+            segment = .closed
+            cursor = .inPlace
             cond.lock()
-            contentEnded = found == nil
-            endPosted = false
+            control.content = found == nil ? .ended : .ahead
+            notice = .none
             head = target
             observers.rearm(at: target)
             cond.unlock()
@@ -383,13 +395,16 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
         do {
             let source = try MediaSource(url: r.url, output: format, threads: threads, policy: .adMedia)
             let cursor = SegmentCursor(source: source, output: format)
+            var marks = AdFrameFilter(r.marks)
             pacer.reanchor()   // opening the ad is not playback time: its first frame anchors the clock
             loop: while true {
                 cond.lock()
-                while adPaused && !quitting && !adStop { idle = true; cond.broadcast(); cond.wait(); pacer.reanchor() }
-                idle = false
-                let quit = quitting, stop = adStop
-                adStop = false
+                while control.freeze == .frozen && control.run == .running && control.ad != .stopping {
+                    control.activity = .waiting; cond.broadcast(); cond.wait(); pacer.reanchor()
+                }
+                control.activity = .working
+                let quit = control.run != .running, stop = control.ad == .stopping
+                if stop { control.ad = .playing }
                 cond.unlock()
                 if quit { break }
                 if stop { stopped = true; break }
@@ -399,8 +414,9 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
                     present(f.frame, sourceTime: f.pts, keyframe: first, isAd: true, audio: source.audio, offset: cursor.audioOffset)
                     frames += 1
                     let at = surface.streamTime - format.frameDuration
-                    let goOn = runAndWait(on: r.queue) { r.onFrame(f.pts, at) }
-                    if !goOn { stopped = true; break loop }
+                    let goOn = r.deliverFrame(f.pts, at: at, marks: &marks)   // waits on marked frames only
+                    cond.lock(); let ends = control.adEndsHere; cond.unlock()
+                    if !goOn || ends { stopped = true; break loop }
                 case .held, .end:
                     break loop
                 }
@@ -412,12 +428,10 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
         // `complete` is due then), not when that frame appears
         if frames > 0, !stopped, failure == nil { waitOutLastFrame() }
         cond.lock()
-        adActive = false
-        adPaused = false
-        adStop = false
+        control.endAd()
         cond.unlock()
-        restartContent = true
-        segmentOpen = false
+        cursor = .restart
+        segment = .closed
         let result: Result<AdPlayback, Error>
         if let failure, frames == 0 {
             result = .failure(failure)
@@ -438,6 +452,8 @@ struct AdPlayRequest: Sendable {
     var position = 1
     var totalAds = 1
     let queue: DispatchQueue
+    /// The frames `onFrame` must see (the loop waits for it on those); nil: every frame.
+    var marks: AdFrameMarks? = nil
     let onFrame: @Sendable (MediaTime, MediaTime) -> Bool
     let completion: @Sendable (Result<AdPlayback, Error>) -> Void
 }
@@ -473,12 +489,20 @@ extension Player {
     /// Plays measured ad media (`AdMediaProbe.measure`) as ad `position` of `totalAds` in the
     /// current break, as `playAd(url:…)` does. A stitching player uses the measurement (its
     /// duration places the ad exactly) and reports the ad's full placement in the completion.
+    /// With `marks`, the loop waits for `onFrame` only on the marked frames (the first, quartiles,
+    /// offsets, one per period); it hands `queue` the others without waiting (their answers are
+    /// not read: `stopAd` and `endAdAfterNextFrame` end the ad from any thread).
     public func playAd(_ media: AdMedia, position: Int, totalAds: Int, queue: DispatchQueue = .main,
+                       marks: AdFrameMarks? = nil,
                        onFrame: @escaping @Sendable (MediaTime, MediaTime) -> Bool,
                        completion: @escaping @Sendable (Result<AdPlayback, Error>) -> Void) {
         enqueueAd(AdPlayRequest(url: media.url, media: media, position: position, totalAds: totalAds,
-                                queue: queue, onFrame: onFrame, completion: completion))
+                                queue: queue, marks: marks, onFrame: onFrame, completion: completion))
     }
+
+    /// Ends the ad playing once its next frame is presented (or written), as an `onFrame`
+    /// answering false there would (a discarded break).
+    public func endAdAfterNextFrame() { engine?.endAdAfterNextFrame() }
 
     private func enqueueAd(_ request: AdPlayRequest) {
         guard let engine else {

@@ -25,17 +25,8 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
     private let cond = NSCondition()
 
     // guarded by cond
-    private var wantsPlay = false
-    private var quitting = false
-    private var finishing = false
-    private var exited = false
+    private var control = LoopControl()
     private var adRequest: AdPlayRequest?
-    private var adActive = false
-    private var adPaused = false
-    private var adStop = false
-    private var boxActive = false
-    private var idle = false
-    private var contentEnded = false
     private var head: MediaTime?
     private var observers = TimeObserverList()
     private var timeline = TimelineMap()
@@ -49,9 +40,11 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
 
     // loop
     private var session: SpliceSession
-    private var endPosted = false
-    private var failedPosted = false
-    private var checkedLayers = false
+    private var notice = EndNotice.none
+    private var layerCheck = LayerCheck.pending
+
+    /// Whether the layers were checked against copying content (`checkLayers`).
+    private enum LayerCheck { case pending, done }
 
     /// Opens the content and the output (a temporary file until `close()`); throws `StitchFailure`.
     init(request: StitchRequest, layers: [SurfaceLayer]) throws {
@@ -84,7 +77,7 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
 
     /// Stops without finishing: the temporary output is removed.
     func shutdown() {
-        cond.lock(); quitting = true; cond.broadcast(); cond.unlock()
+        cond.lock(); control.stop(finish: false); cond.broadcast(); cond.unlock()
     }
 
     /// Applies what the app asked last, flushes the encoders and moves the output into place;
@@ -99,21 +92,21 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
     /// met, if any. Once the loop has ended, later calls change nothing.
     private func stop(finishing finish: Bool) -> Error? {
         cond.lock(); defer { cond.unlock() }
-        if !quitting { quitting = true; finishing = finish }
+        control.stop(finish: finish)
         cond.broadcast()
-        while !exited { cond.wait() }
+        while control.run != .exited { cond.wait() }
         return failure
     }
 
     // MARK: requests (any thread)
 
-    var rate: Float { cond.lock(); defer { cond.unlock() }; return wantsPlay ? 1 : 0 }
+    var rate: Float { cond.lock(); defer { cond.unlock() }; return control.intent == .playing ? 1 : 0 }
     func setPlaying(_ on: Bool) {
-        cond.lock(); wantsPlay = on; if on && !contentEnded { idle = false }; cond.broadcast(); cond.unlock()
+        cond.lock(); control.setPlaying(on); cond.broadcast(); cond.unlock()
     }
     func setRate(_ r: Float) { setPlaying(r > 0) }
     var playhead: MediaTime? { cond.lock(); defer { cond.unlock() }; return head }
-    var contentEndedFlag: Bool { cond.lock(); defer { cond.unlock() }; return contentEnded }
+    var contentEndedFlag: Bool { cond.lock(); defer { cond.unlock() }; return control.content == .ended }
     var timelineSnapshot: TimelineMap { cond.lock(); defer { cond.unlock() }; return timeline }
     /// A stitch is not paced: there is no master clock.
     var masterClock: AudioMasterClock? { get { nil } set {} }
@@ -143,22 +136,23 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
     func waitUntilIdle(timeout: Double) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
         cond.lock(); defer { cond.unlock() }
-        while !(idle || exited) || adRequest != nil || !commands.isEmpty {
+        while !control.isIdle || adRequest != nil || !commands.isEmpty {
             if !cond.wait(until: deadline) { return false }
         }
         return true
     }
 
     func enqueueAd(_ request: AdPlayRequest) {
-        cond.lock(); adRequest = request; idle = false; cond.broadcast(); cond.unlock()
+        cond.lock(); adRequest = request; control.activity = .working; cond.broadcast(); cond.unlock()
     }
-    func stopAd() { cond.lock(); if adActive { adStop = true }; cond.broadcast(); cond.unlock() }
+    func endAdAfterNextFrame() { cond.lock(); control.endAdAfterNextFrame(); cond.broadcast(); cond.unlock() }
+    func stopAd() { cond.lock(); control.stopAd(); cond.broadcast(); cond.unlock() }
     func setAdPaused(_ paused: Bool) {
-        cond.lock(); adPaused = paused; if !paused { idle = false }; cond.broadcast(); cond.unlock()
+        cond.lock(); control.freeze = paused ? .frozen : .none; if !paused { control.activity = .working }; cond.broadcast(); cond.unlock()
     }
-    var isAdActive: Bool { cond.lock(); defer { cond.unlock() }; return adActive || adRequest != nil }
+    var isAdActive: Bool { cond.lock(); defer { cond.unlock() }; return control.ad != .none || adRequest != nil }
     func setDoubleBoxActive(_ on: Bool) {
-        cond.lock(); boxActive = on; if !on { adPaused = false }; cond.broadcast(); cond.unlock()
+        cond.lock(); control.setBox(on); cond.broadcast(); cond.unlock()
     }
 
     func beginBreak(id: String, contentTime: MediaTime) { queue { $0.beginBreak(id: id, contentTime: contentTime) } }
@@ -174,7 +168,7 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
     var nextContentTime: MediaTime? { cond.lock(); defer { cond.unlock() }; return held }
 
     private func queue(_ command: @escaping (SpliceSession) -> Void) {
-        cond.lock(); commands.append(command); idle = false; cond.broadcast(); cond.unlock()
+        cond.lock(); commands.append(command); control.activity = .working; cond.broadcast(); cond.unlock()
     }
 
     // MARK: the loop
@@ -185,11 +179,14 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
         let idleSince = monotonicSeconds()
         cond.lock(); defer { cond.unlock() }
         while true {
-            if !commands.isEmpty { let c = commands; commands = []; return .commands(c) }
-            if quitting { return .quit(finish: finishing) }
-            if let r = adRequest { adRequest = nil; adActive = true; idle = false; return .ad(r) }
-            if wantsPlay && !contentEnded && !(boxActive && adPaused) { idle = false; return .content }
-            idle = true
+            switch control.nextWork(commandsPending: !commands.isEmpty, adQueued: adRequest != nil) {
+            case .commands: let c = commands; commands = []; return .commands(c)
+            case .quit(let finish): return .quit(finish: finish)
+            case .ad: let r = adRequest!; adRequest = nil; control.startAd(); return .ad(r)
+            case .content: control.activity = .working; return .content
+            case .seek, .wait: break   // a stitch never seeks
+            }
+            control.activity = .waiting
             cond.broadcast()
             if let limit = waitForApp(since: idleSince) { return .stalled(limit) }
         }
@@ -229,7 +226,7 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
                 stalled(after: seconds)
             }
         }
-        cond.lock(); exited = true; idle = true; cond.broadcast(); cond.unlock()
+        cond.lock(); control.run = .exited; control.activity = .waiting; cond.broadcast(); cond.unlock()
     }
 
     private func finishNow() {
@@ -241,7 +238,7 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
     private func fail(_ error: Error) {
         cond.lock()
         if failure == nil { failure = error }
-        contentEnded = true
+        control.content = .ended
         cond.unlock()
     }
 
@@ -255,8 +252,8 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
     /// yet) so that smart rendering is decided knowing them (`auto` re-encodes and says why,
     /// `on` fails).
     private func checkLayers() throws {
-        guard !checkedLayers else { return }
-        checkedLayers = true
+        guard layerCheck == .pending else { return }
+        layerCheck = .done
         guard session.copiesContent, session.videoFrames == 0, surface.layers.drawsOnContent else { return }
         session.abort()
         session = try SpliceSession(request: request, layerStack: surface.layers)
@@ -309,7 +306,7 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
         snapshot()
         if failureValue != nil { postFailed(); return }
         if session.contentEnded {
-            cond.lock(); contentEnded = true; cond.unlock()
+            cond.lock(); control.content = .ended; cond.unlock()
             postEnd()
             return
         }
@@ -322,17 +319,17 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
 
     /// Posted from the loop: observers registered with a queue run there and the post waits.
     private func postEnd() {
-        guard !endPosted else { return }
-        endPosted = true
+        let (due, next) = notice.postingEnd()
+        guard due else { return }
+        notice = next
         if let item { NotificationCenter.default.post(name: PlayerItem.didPlayToEndTimeNotification, object: item) }
     }
 
     /// The stitch failed (`failure` is set): posted once, instead of the did-play-to-end
     /// notification (or after it, when the stitch stalls while post-rolls play).
     private func postFailed() {
-        guard !failedPosted, let error = failureValue else { return }
-        failedPosted = true
-        endPosted = true
+        guard notice.postingFailure().due, let error = failureValue else { return }
+        notice = .failed
         if let item {
             NotificationCenter.default.post(name: PlayerItem.failedToPlayToEndTimeNotification, object: item,
                                             userInfo: [PlayerItem.errorKey: error])
@@ -349,27 +346,28 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
             result = Result {
                 if let error = failureValue { throw error }
                 let media = try r.media ?? AdMediaProbe.measure(r.url, threads: request.threads)
+                var marks = AdFrameFilter(r.marks)
                 return try session.playAd(media, position: r.position, totalAds: r.totalAds) { [self] adTime, at in
                     let pausedSince = monotonicSeconds()
                     var stall: Double?
                     cond.lock()
-                    while adPaused && !quitting && !adStop {
-                        idle = true
+                    while control.freeze == .frozen && control.run == .running && control.ad != .stopping {
+                        control.activity = .waiting
                         cond.broadcast()
                         if let limit = waitForApp(since: pausedSince) { stall = limit; break }
                     }
-                    idle = false
+                    control.activity = .working
                     cond.unlock()
                     if let stall { stalled(after: stall); stopped = true; return false }
-                    let goOn = runAndWait(on: r.queue) { r.onFrame(adTime, at) }
-                    cond.lock(); let stop = adStop || quitting; adStop = false; cond.unlock()
+                    let goOn = r.deliverFrame(adTime, at: at, marks: &marks)   // waits on marked frames only
+                    cond.lock(); let stop = control.takeAdStop() || control.adEndsHere; cond.unlock()
                     if !goOn || stop { stopped = true; return false }
                     return true
                 }
             }
         }
         snapshot()
-        cond.lock(); adActive = false; adPaused = false; adStop = false; cond.unlock()
+        cond.lock(); control.endAd(); cond.unlock()
         let playback = result.map {
             AdPlayback(streamStart: $0.streamTime, frames: $0.frames, duration: $0.duration, stoppedEarly: stopped,
                        error: nil, placement: $0)
