@@ -115,32 +115,13 @@ import Timing
         self.request = request
         self.localOrigin = localOrigin
         isAdRules = schedule.kind == .vmap
-        var plans: [BreakPlan] = []
-        var mid = 0
-        let sorted = schedule.breaks.enumerated().sorted { a, b in
-            func key(_ s: ScheduledBreak) -> (Int, Double) {
-                if s.isPostroll { return (2, 0) }
-                guard let c = s.cueTime else { return (3, 0) }
-                return c == .zero ? (0, 0) : (1, c.seconds)
-            }
-            let x = key(a.element), y = key(b.element)
-            return x != y ? x < y : a.offset < b.offset
-        }.map(\.element)
-        for b in sorted {
-            let cue: AdPlaybackState.Cue
-            if b.isPostroll { cue = .postroll } else if let c = b.cueTime { cue = c == .zero ? .preroll : .midroll(c) } else { continue }
-            var podIndex = 0
-            if case .midroll = cue { mid += 1; podIndex = mid }
-            if case .postroll = cue { podIndex = -1 }
-            let id = b.id ?? { switch cue { case .preroll: "preroll"; case .midroll: "midroll-\(mid)"; case .postroll: "postroll" } }()
-            let ads = b.ads.isEmpty ? Array(b.standaloneAds.prefix(1)) : b.ads
-            let spares = b.ads.isEmpty ? Array(b.standaloneAds.dropFirst()) : b.standaloneAds
-            plans.append(BreakPlan(id: id, cue: cue, podIndex: podIndex, ads: ads, spares: spares, scheduled: b))
+        // play order, pod indexes and names: the one break sequencer
+        let sequence = BreakSequence(schedule.breaks)
+        plans = sequence.slots.map { s in
+            let b = schedule.breaks[s.source]
+            return BreakPlan(id: s.name, cue: s.cue, podIndex: s.podIndex, ads: b.pod, spares: b.spares, scheduled: b)
         }
-        self.plans = plans
-        state = AdPlaybackState(breaks: plans.map {
-            .init(id: $0.id, cue: $0.cue, podIndex: $0.podIndex, state: .scheduled, ads: $0.ads.map { _ in .available })
-        })
+        state = AdPlaybackState(sequence: sequence)
         request.pictureInPictureProxy?.add(self)
     }
 

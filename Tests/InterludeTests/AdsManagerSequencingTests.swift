@@ -34,13 +34,8 @@ import TestSupport
         display.playContent(from: t, to: MediaTime(seconds: 8))
         m.contentComplete()
         #expect(started.map(\.0) == ["a", "b", "c", "d", "e"])
-        // The manager still counts its own pod indexes (one per mid-roll break): two breaks at one
-        // cue get 1 and 2 where the sequencer (and the schedule report) say 1 and 1. The fix is
-        // the manager reading its plans from `BreakSequence` (the sequencer report's patch to
-        // AdsManager.init); when it lands this known issue stops recurring and the test says so.
-        withKnownIssue("AdsManager computes its own pod indexes") {
-            #expect(m.state.breaks.map(\.podIndex) == sequence.slots.map(\.podIndex))
-            #expect(started.map(\.1) == [0, 1, 1, 2, -1])
-        }
+        // pod indexes from the sequencer: two breaks at one cue share theirs (as the schedule report says)
+        #expect(m.state.breaks.map(\.podIndex) == sequence.slots.map(\.podIndex))
+        #expect(started.map(\.1) == [0, 1, 1, 2, -1])
     }
 }
