@@ -283,7 +283,6 @@ struct StitchOptions {
         o.preloadTimeout = preloadTimeout
         o.nativeBreaks = nativeBreaks
         o.nativeFormats = nativeFormats
-        o.adRules = named.map { b in (b.id, b.position, b.ads.map(AdRulesBuilder.AdReference.guess)) }
         o.adUI = adUI
         o.adUIPath = adUIPath
         o.companionsDir = companionsDir

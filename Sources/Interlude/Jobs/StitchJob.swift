@@ -26,9 +26,6 @@ public struct StitchJob {
     public var reportPath: String?
     /// A VAST or VMAP ad tag (`--ads`): URL, `file://` URL or path.
     public var adTag: String?
-    /// The breaks the app schedules (`--ad-break`) as ad references (media or tags), in play order;
-    /// with a tag among them the stitch plays them as ad rules through AdsLoader/AdsManager.
-    public var adRules: [(id: String, position: CuePosition, ads: [AdRulesBuilder.AdReference])] = []
     /// Most wrapper redirects per chain.
     public var maxRedirects: Int?
     /// Seconds to fetch one ad media file.
@@ -67,6 +64,12 @@ public struct StitchJob {
         public var companionFiles: [String]
         /// The human summary, one line each (`wrote …`, each break and ad, `took …`).
         public var summary: [String]
+    }
+
+    /// The request's breaks as ad references (each ad a media file or a VAST tag, by its name):
+    /// with a tag among them the stitch plays them as ad rules through AdsLoader/AdsManager.
+    var adRules: [(id: String, position: CuePosition, ads: [AdRulesBuilder.AdReference])] {
+        request.breaks.map { b in (b.id, b.position, b.ads.map(AdRulesBuilder.AdReference.guess)) }
     }
 
     /// Whether the stitch goes through AdsLoader/AdsManager (a tag is involved).
