@@ -108,6 +108,21 @@ private func probedFrames(_ url: URL) throws -> Int {
         let listed = try #require(json["companions"] as? [[String: Any]])
         #expect(listed.map { $0["file"] as? String } == [written.path])
         #expect(outcome.summary.contains("1 companion(s) written to \(companions.path)"))
+
+        // all or nothing: companions that cannot be written leave neither output nor report
+        let blocker = dir.appendingPathComponent("blocker")
+        try Data("a file, not a folder".utf8).write(to: blocker)
+        let out2 = dir.appendingPathComponent("out2.nut"), report2 = dir.appendingPathComponent("report2.json")
+        job.request.output = out2.path
+        job.reportPath = report2.path
+        job.companionsDir = blocker.path
+        do { _ = try await job.run(); Issue.record("companions into a file must fail") } catch {
+            #expect(error.kind == .failed)
+            #expect(error.description == "--companions \(blocker.path) is not a folder")
+        }
+        let left = try names(dir)
+        #expect(left.filter { $0.contains("out2") || $0.contains("report2") }.isEmpty, "\(left)")
+        #expect(try Data(contentsOf: blocker) == Data("a file, not a folder".utf8))
     }
 }
 
