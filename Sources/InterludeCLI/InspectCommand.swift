@@ -1,7 +1,8 @@
 // `interlude inspect`: resolves a VAST/VMAP tag and prints its ad schedule. Argument parsing only;
-// the work is `Ads.AdTagLoader`, the output `Ads.ScheduleReport`.
+// the work and the report are `InspectJob`'s.
 import Ads
 import Foundation
+import Interlude
 import Timing
 
 let inspectUsage = """
@@ -106,38 +107,17 @@ func runInspect(_ args: [String]) -> Int32 {
         i += 1
     }
     options.media = media
-    if let dir = conformanceDir {
-        var offline = options
-        offline.allowNetwork = false
-        offline.wrapperTimeout = min(offline.wrapperTimeout, 1)
-        let conformanceOptions = offline
-        let rows = blockingRun { await ConformanceRunner.run(directory: dir, options: conformanceOptions) }
-        print(ConformanceRunner.table(rows), terminator: "")
-        return rows.contains(where: \.unexpected) ? 1 : 0
-    }
-    guard let tag else { return fail("missing TAG (see --help)") }
-    if NativeInspect.isNativeResponse(tag) { return NativeInspect.run(tag, json: json, formats: nativeFormats, allowNetwork: options.allowNetwork) }
-    let loader = AdTagLoader(options: options)
-    let result: Result<AdSchedule, Error> = blockingRun {
-        do { return .success(try await loader.load(tag: tag)) } catch { return .failure(error) }
-    }
-    switch result {
-    case .success(let schedule):
-        print(json ? ScheduleReport.json(schedule).serialized(pretty: true) : ScheduleReport.text(schedule), terminator: json ? "\n" : "")
-        return 0
-    case .failure(let error):
-        let line = (error as? AdLoadError).map { "error \($0.code): \($0.message)" } ?? "\(error)"
-        FileHandle.standardError.write(Data("interlude inspect: \(line)\n".utf8))
-        if json {
-            // A refused or unreadable document still answers --json with one object: no breaks, the error.
-            let load = error as? AdLoadError
-            let failure: JSONValue = .object([("code", load.map { .int($0.code.rawValue) } ?? .null),
-                                              ("message", .string(load?.message ?? "\(error)"))])
-            print(JSONValue.object([("tag", .string(tag)), ("cuePoints", .array([])), ("breaks", .array([])),
-                                    ("errors", .array([failure])), ("warnings", .array([]))]).serialized(pretty: true))
-        }
-        return 1
-    }
+    guard let tag = tag ?? (conformanceDir != nil ? "" : nil) else { return fail("missing TAG (see --help)") }
+    var job = InspectJob(tag: tag)
+    job.options = options
+    job.json = json
+    job.conformanceDirectory = conformanceDir
+    job.nativeFormats = nativeFormats
+    let fixed = job
+    let outcome = blockingRun { await fixed.run() }
+    if let error = outcome.error { FileHandle.standardError.write(Data("interlude inspect: \(error)\n".utf8)) }
+    print(outcome.output, terminator: "")
+    return outcome.succeeded ? 0 : 1
 }
 
 /// Runs async work to completion from synchronous code.

@@ -1,5 +1,5 @@
-// `interlude play`: ffplay for ad-supported video. Parses options, builds the outputs, runs a
-// PlaySession (the library's app on Player/AdsLoader/AdsManager) and prints a summary.
+// `interlude play`: ffplay for ad-supported video. Parses options into a PlayJob (the library's
+// run of a PlaySession on Player/AdsLoader/AdsManager), adds the window, prints the summary.
 import Foundation
 import Interlude
 import Window
@@ -54,61 +54,49 @@ let playHelp = """
     that is an input included).
     """
 
-/// Runs `interlude play`; returns the exit status.
+/// Runs `interlude play`: parses into a `PlayJob`, attaches the window (keys and clicks routed
+/// to the session), runs it and prints the summary; returns the exit status.
 @MainActor func runPlay(_ args: [String]) async -> Int32 {
     var scanner = ArgumentScanner(args, repeatable: ["--native-break", "--native-format"], aliases: commonAliases)
     var content: String?
-    var tag: String?
-    var sessionPath: String?
-    var adUI: AdUIOption?
-    var adUIPath: String?
-    var eventsPath: String?
-    var output: String?
-    var format = OutputContainer.mp4
-    var overwrite = false, null = false, quiet = false, verbose = false, window = false
-    var clock = PlaybackClock.realTime
-    var size: (width: Int, height: Int)?
-    var fps: Rational?
-    var threads = 0
-    var encoder = EncoderSettings()
-    var backgroundPlayback = false
-    var native = NativePlayOptions()
-    var vastTimeout: Double?
+    var job = PlayJob(content: "")
+    var null = false, quiet = false, verbose = false, window = false
     do {
         while let arg = scanner.next() {
             let name = try scanner.name(of: arg)
             switch name {
             case "-h", "--help": print(playHelp); return 0
-            case "--ads": tag = try scanner.value(for: name, in: arg)
+            case "--ads": job.adTag = try scanner.value(for: name, in: arg)
             case "--vast-timeout":
                 let v = try scanner.value(for: name, in: arg)
                 guard let ms = Double(v), (1...120_000).contains(ms) else { throw UsageError("--vast-timeout must be milliseconds from 1 to 120000, not '\(v)'") }
-                vastTimeout = ms
-            case "--native-format", "--native-break": try native.take(name, try scanner.value(for: name, in: arg))
+                job.vastTimeout = ms
+            case "--native-format": job.nativeFormats.append(try scanner.value(for: name, in: arg))
+            case "--native-break": job.nativeBreaks.append(try StitchOptions.parseNativeBreak(try scanner.value(for: name, in: arg)))
             case "--ad-ui":
                 let v = try scanner.value(for: name, in: arg)
-                adUI = try AdUIOption.parse(v)
-                if case .layout = adUI { adUIPath = v }
-            case "--session": sessionPath = try scanner.value(for: name, in: arg)
-            case "--events": eventsPath = try scanner.value(for: name, in: arg)
-            case "-o", "--output": output = try scanner.value(for: name, in: arg)
+                job.adUI = try AdUIChoice.parse(v)
+                if case .layout = job.adUI { job.adUIPath = v }
+            case "--session": job.sessionPath = try scanner.value(for: name, in: arg)
+            case "--events": job.eventsPath = try scanner.value(for: name, in: arg)
+            case "-o", "--output": job.output = try scanner.value(for: name, in: arg)
             case "--format":
                 let v = try scanner.value(for: name, in: arg)
                 guard let f = OutputContainer(rawValue: v) else { throw UsageError("--format must be mp4, y4m or nut, not '\(v)'") }
-                format = f
+                job.format = f
             case "--null": null = true
-            case "--background-playback": backgroundPlayback = true
+            case "--background-playback": job.backgroundPlayback = true
             case "--window": window = true
-            case "--realtime": clock = .realTime
-            case "--fast": clock = .asFastAsPossible
-            case "-y": overwrite = true
+            case "--realtime": job.clock = .realTime
+            case "--fast": job.clock = .asFastAsPossible
+            case "-y": job.overwrite = true
             case "-q", "--quiet": quiet = true
             case "-v", "--verbose": verbose = true
-            case "--preset": encoder.preset = try OptionValue.preset(try scanner.value(for: name, in: arg))
-            case "--crf": encoder.crf = try OptionValue.crf(try scanner.value(for: name, in: arg))
-            case "--size": size = try OptionValue.size(try scanner.value(for: name, in: arg))
-            case "--fps": fps = try OptionValue.frameRate(try scanner.value(for: name, in: arg))
-            case "--threads": threads = try OptionValue.threads(try scanner.value(for: name, in: arg))
+            case "--preset": job.encoder.preset = try OptionValue.preset(try scanner.value(for: name, in: arg))
+            case "--crf": job.encoder.crf = try OptionValue.crf(try scanner.value(for: name, in: arg))
+            case "--size": job.size = try OptionValue.size(try scanner.value(for: name, in: arg))
+            case "--fps": job.frameRate = try OptionValue.frameRate(try scanner.value(for: name, in: arg))
+            case "--threads": job.threads = try OptionValue.threads(try scanner.value(for: name, in: arg))
             default:
                 if !name.isEmpty { throw UsageError("unknown option '\(arg)' (see --help)") }
                 guard content == nil else { throw UsageError("unexpected argument '\(arg)'") }
@@ -116,158 +104,55 @@ let playHelp = """
             }
         }
         guard let content else { throw UsageError("missing CONTENT (see --help)") }
-        try native.validate()
-        setMediaLogging(verbose: verbose)
-        OutputTarget.installSignalCleanup()
-        if output == nil && !null { window = true }
-        if output == "-" && format == .mp4 { throw UsageError("MP4 cannot be written to standard output; use --format nut or y4m") }
-        if output == "-" && eventsPath == "-" { throw UsageError("--events - and -o - would both write to standard output") }
-        // every input and output in one place: an output that is an input is refused (2) before anything is opened
-        var files = CommandFiles()
-        files.input("content", content)
-        files.input("--ads", tag)
-        files.input("--session", sessionPath)
-        files.input("--ad-ui", adUIPath)
-        for path in native.formats { files.input("--native-format", path) }
-        for b in native.breaks { files.input("--native-break", b.response) }
-        files.output("-o", output)
-        files.output("--events", eventsPath)
-        if let conflict = files.conflict() { throw UsageError(conflict) }
-        if let problem = files.unreadableInput() { printError("interlude play: \(problem)"); return 1 }
-        if let output, output != "-" {
-            do { try OutputTarget.validate(output, overwrite: overwrite, role: "output") } catch {
-                printError("interlude play: \(error)")
-                return 1
-            }
-        }
-        if let events = eventsPath, events != "-" {
-            do { try OutputTarget.validate(events, overwrite: overwrite, role: "events file") } catch {
-                printError("interlude play: \(error)")
-                return 1
-            }
-        }
-        var script = SessionScript(actions: [])
-        if let sessionPath {
-            do { script = try SessionScript.parse(try LocalFile.read(sessionPath, maxBytes: 1 << 20, what: "session script")) } catch let e as LocalFile.Failure {
-                printError("interlude play: \(e)")
-                return 1
-            } catch {
-                printError("interlude play: \(sessionPath): \(error)")
-                return 1
-            }
-        }
-        let url = URL(string: content).flatMap { $0.scheme == nil ? nil : $0 } ?? URL(fileURLWithPath: content)
-        let player: Player
-        do {
-            player = try Player.open(url: url, clock: clock, size: size, frameRate: fps, threads: threads)
-        } catch {
-            printError("interlude play: cannot play \(content): \(error)")
-            return 1
-        }
-        var fileOutput: (temporary: String, final: String)?
-        if let output {
-            do {
-                let target = output == "-" ? "pipe:1" : try OutputTarget.createTemporary(for: output)
-                if output != "-" { fileOutput = (target, output) }
-                player.surface.attach(try EncodedOutput(url: target, container: format, format: player.surface.format, settings: encoder))
-            } catch {
-                if let f = fileOutput { OutputTarget.discard(f.temporary) }
-                printError("interlude play: cannot write \(output): \(error)")
-                return 1
-            }
-        }
-        let counter = NullOutput()
-        if null { player.surface.attach(counter) }
-        var handle: FileHandle?
-        if let eventsPath {
-            if eventsPath == "-" { handle = FileHandle.standardOutput } else {
-                // written live, so it is opened in place (never through a symlink), not staged
-                let fd = open(eventsPath, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
-                guard fd >= 0 else {
-                    printError("interlude play: cannot write \(eventsPath): \(String(cString: strerror(errno)))")
-                    if let f = fileOutput { OutputTarget.discard(f.temporary) }
-                    return 1
-                }
-                handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-            }
-        }
-        var view: WindowOutput?
-        if window {
-            do {
-                let w = try WindowOutput(format: player.surface.format, title: "interlude — \((content as NSString).lastPathComponent)")
-                player.surface.attach(w)
-                player.masterClock = w
-                view = w
-            } catch {
-                printError("interlude play: \(error)")
-                return 1
-            }
-        }
-        let natives: NativePlayerBreaks?
-        do { natives = try await native.attach(to: player) } catch {
-            if let f = fileOutput { OutputTarget.discard(f.temporary) }
-            printError("interlude play: \(error)")
-            return 1
-        }
-        defer { natives?.detach() }
-        let log = SessionEventLog(handle: handle, wallTime: clock == .realTime)
-        let settings = Settings()
-        settings.enableBackgroundPlayback = backgroundPlayback
-        let session = PlaySession(player: player, adTag: tag, script: script, log: log, settings: settings)
-        session.vastLoadTimeout = vastTimeout
-        // as fast as possible without a window no viewer can resume a held pause: it ends the session
-        session.endsHeldPlaybackAtScriptEnd = clock == .asFastAsPossible && !window
-                if let adUI {
-            session.drawsDefaultAdUI = adUI.drawsDefault
-            session.customAdUI = adUI.custom
-            if adUI.disablesUi { session.renderingSettings.disableUi = true }
-        }
-        view?.onInput = { input in
-            DispatchQueue.main.async {
-                MainActor.assumeIsolated {
-                    switch input {
-                    case .key(" "): session.togglePause()
-                    case .key("s"): session.perform(.skip)
-                    case .key("c"): session.perform(.click)
-                    case .click(let x, let y): session.click(atX: x, y: y)
-                    case .key("p"): session.togglePictureInPicture()
-                    case .left: session.seek(by: -10)
-                    case .right: session.seek(by: 10)
-                    case .key("q"), .quit: session.perform(.quit)
-                    default: break
-                    }
-                }
-            }
-        }
-        do {
-            try await session.run()
-        } catch {
-            if let f = fileOutput { OutputTarget.discard(f.temporary) }
-            printError("interlude play: \(error)")
-            return 1
-        }
-        if let f = fileOutput {
-            do { try OutputTarget.commit([(f.temporary, f.final)], overwrite: overwrite) } catch {
-                printError("interlude play: \(error)")
-                return 1
-            }
-        }
-        if !quiet {
-            let frames = player.surface.presentedFrames
-            let ads = session.adsManager?.playedBreaks.flatMap(\.ads).count ?? 0
-            let fired = session.adsManager?.beaconSender.outcomes.count ?? 0
-            let listed = session.adsManager?.beacons.count ?? 0
-            printError("played \(frames) frames (\(player.streamTime.clockString)), \(ads) ad(s), "
-                       + (clock == .realTime ? "\(fired) beacon(s) fired, \(player.droppedFrames) frame(s) dropped from live views"
-                                             : "\(listed) beacon(s) listed (none fired as fast as possible)"))
-            for line in native.summary(natives) { printError(line) }
-        }
-        return 0
-    } catch let e as UsageError {
-        printError("interlude play: \(e)")
-        return 2
+        job.content = content
     } catch {
         printError("interlude play: \(error)")
-        return 1
+        return 2
+    }
+    setMediaLogging(verbose: verbose)
+    OutputTarget.installSignalCleanup()
+    job.countsFrames = null
+    job.viewerAttached = window || (job.output == nil && !null)   // the window is the default output
+    if job.viewerAttached {
+        let window = WindowHolder(), title = "interlude — \((job.content as NSString).lastPathComponent)"
+        job.attachViews = { player in
+            let w = try WindowOutput(format: player.surface.format, title: title)
+            player.surface.attach(w)
+            player.masterClock = w
+            window.view = w
+        }
+        job.willRun = { session in window.view?.onInput = { input in route(input, to: session) } }
+    }
+    do {
+        let outcome = try await job.run()
+        if !quiet { for line in outcome.summary { printError(line) } }
+        return 0
+    } catch {
+        printError("interlude play: \(error)")
+        return error.exitStatus
+    }
+}
+
+/// The window `PlayJob.attachViews` opened, for `willRun` to route its input.
+@MainActor private final class WindowHolder {
+    var view: WindowOutput?
+}
+
+/// A key or click in the window, as the viewer's action on the session (on the main actor).
+private func route(_ input: WindowInput, to session: PlaySession) {
+    DispatchQueue.main.async {
+        MainActor.assumeIsolated {
+            switch input {
+            case .key(" "): session.togglePause()
+            case .key("s"): session.perform(.skip)
+            case .key("c"): session.perform(.click)
+            case .click(let x, let y): session.click(atX: x, y: y)
+            case .key("p"): session.togglePictureInPicture()
+            case .left: session.seek(by: -10)
+            case .right: session.seek(by: 10)
+            case .key("q"), .quit: session.perform(.quit)
+            default: break
+            }
+        }
     }
 }

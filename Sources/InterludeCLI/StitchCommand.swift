@@ -1,4 +1,4 @@
-// `interlude stitch`: parses options into a StitchRequest, runs it, prints a summary.
+// `interlude stitch`: parses options into a StitchJob, runs it with a progress line, prints its summary.
 import Foundation
 import Interlude
 import Playback
@@ -103,7 +103,8 @@ let stitchHelp = """
     arguments (an output that is an input included).
     """
 
-/// Runs `interlude stitch ARGS`; returns the exit status.
+/// Runs `interlude stitch ARGS`: parses, runs the `StitchJob` with a progress line on a
+/// terminal, prints the summary (to stderr when stdout carries the stream); the exit status.
 @MainActor func runStitch(_ args: [String]) async -> Int32 {
     let options: StitchOptions
     do {
@@ -115,92 +116,30 @@ let stitchHelp = """
     }
     setMediaLogging(verbose: options.verbose)
     OutputTarget.installSignalCleanup()
-    if let problem = options.targetProblem() {
-        printError("interlude stitch: \(problem.message)")
-        return problem.status
-    }
-    if !options.nativeFormats.isEmpty { return await runNativeStitch(options) }
-    if options.usesAdsAPI { return await runTagStitch(options) }
-    let stitcher = Stitcher(request: options.request)
-    guard let result = await runWithProgress(options, { stitcher.onProgress = $0 }, { try stitcher.run() }) else { return 1 }
-    return finishStitch(options, summary: StitchSummary.lines(result)) { try StitchReport(result).json() }
-}
-
-/// Runs a stitch with a progress line on a terminal (`onProgress` is handed to `attach`); prints
-/// the error and returns nil when it fails.
-@MainActor func runWithProgress(_ options: StitchOptions, _ attach: (@escaping @Sendable (MediaTime, MediaTime) -> Void) -> Void,
-                                _ run: () async throws -> StitchResult) async -> StitchResult? {
     let progress = ProgressLine(enabled: !options.quiet && isatty(STDERR_FILENO) == 1)
-    attach { done, total in progress.update(done: done, total: total) }
-    defer { progress.clear() }
+    let outcome: StitchJob.Outcome
     do {
-        return try await run()
+        outcome = try await options.job.run { done, total in progress.update(done: done, total: total) }
     } catch {
         progress.clear()
         printError("interlude stitch: \(error)")
-        return nil
+        return error.exitStatus
     }
-}
-
-/// Prints the summary (to stderr when stdout carries the stream) and writes the report; the exit status.
-/// The report is staged beside its target first, then report, video and any staged companion
-/// files are committed together (`OutputTarget.commit`): when one cannot be written, none appears
-/// and the status is 1.
-func finishStitch(_ options: StitchOptions, summary: [String], companions: CompanionFiles.Staged = .init(),
-                  report: () throws -> Data) -> Int32 {
-    let output = options.request.output
-    let toStdout = output == "-"
-    var items: [(temporary: String, target: String)] = []
-    // An HLS folder is already published by the session; the report is committed on its own.
-    if !toStdout, options.request.container != .hls { items.append((OutputTarget.temporaryPath(for: output), output)) }
-    items += companions.items   // all or nothing: the output, its companions and the report
-    do {
-        if let path = options.reportPath {
-            let data: Data
-            do { data = try report() } catch { throw StitchFailure.outputUnwritable("cannot write report \(path): \(error)") }
-            items.insert((try OutputTarget.stage(data, for: path), path), at: 0)
-        }
-        try OutputTarget.commit(items, overwrite: options.request.overwrite)
-    } catch {
-        for item in items { OutputTarget.discard(item.temporary) }   // the companions' too
-        companions.removeCreatedFolder()
-        printError("interlude stitch: \(error)")
-        return 1
-    }
-    for line in summary {
-        if toStdout { printError(line) } else { print(line) }
+    progress.clear()
+    for line in outcome.summary {
+        if options.job.request.output == "-" { printError(line) } else { print(line) }
     }
     return 0
 }
 
-/// Parsed `stitch` options.
+/// Parsed `stitch` options: the job, and how the command shows it.
 struct StitchOptions {
-    var request: StitchRequest
-    var reportPath: String?
+    /// The stitch to run.
+    var job: StitchJob
+    /// No progress line.
     var quiet = false
+    /// FFmpeg's own warnings shown.
     var verbose = false
-    var adTag: String?
-    var adRules: [(id: String, position: CuePosition, ads: [AdRulesBuilder.AdReference])] = []
-    var maxRedirects: Int?
-    var loadVideoTimeout: Double?
-    var playAdsAfter: Double?
-    var vastTimeout: Double?
-    var cacheDir: String?
-    var preloadTimeout: Double?
-    var adUI: AdUIOption?
-    /// The `--ad-ui FILE.json` layout file, if one was named.
-    var adUIPath: String?
-    /// `--native-break` values: where, the response, full frame or L-bar.
-    var nativeBreaks: [(position: CuePosition, response: String, layout: NativeBreak.Layout)] = []
-    /// `--native-format` files.
-    var nativeFormats: [String] = []
-    var companionsDir: String?
-    var companionSizes: [(Int, Int)] = [(300, 250), (728, 90)]
-
-    /// Whether the stitch goes through AdsLoader/AdsManager (a tag is involved).
-    var usesAdsAPI: Bool {
-        adTag != nil || adRules.contains { $0.ads.contains { if case .tag = $0 { return true } else { return false } } }
-    }
 
     /// Parses; nil when help was asked for.
     static func parse(_ args: [String]) throws -> StitchOptions? {
@@ -229,7 +168,7 @@ struct StitchOptions {
         var loudness = LoudnessMode.off
         var smart = SmartRendering.auto
         var transcodeCache: String?
-        var adUI: AdUIOption?
+        var adUI: AdUIChoice?
         var adUIPath: String?
         var nativeBreaks: [(position: CuePosition, response: String, layout: NativeBreak.Layout)] = []
         var nativeFormats: [String] = []
@@ -277,7 +216,7 @@ struct StitchOptions {
             case "--ads": adTag = try scanner.value(for: name, in: arg)
             case "--ad-ui":
                 let v = try scanner.value(for: name, in: arg)
-                adUI = try AdUIOption.parse(v)
+                adUI = try AdUIChoice.parse(v)
                 if case .layout = adUI { adUIPath = v }
             case "--companions": companionsDir = try scanner.value(for: name, in: arg)
             case "--companion-sizes":
@@ -326,8 +265,7 @@ struct StitchOptions {
         let request = StitchRequest(content: content, breaks: named, output: output,
                                     container: container, encoder: encoder, size: size, frameRate: fps,
                                     overwrite: overwrite, threads: threads)
-        var o = StitchOptions(request: request)
-        o.request.deferCommit = container != .hls   // an HLS folder is published by the session itself
+        var o = StitchJob(request: request)
         o.request.allowTruncated = allowTruncated
         o.request.hls = hls
         o.request.loudness = loudness
@@ -337,8 +275,6 @@ struct StitchOptions {
             : transcodeCache ?? (cacheDir.map { URL(fileURLWithPath: $0) } ?? AdMediaCache.defaultDirectory.deletingLastPathComponent())
                 .appendingPathComponent("transcoded").path
         o.reportPath = report
-        o.quiet = quiet
-        o.verbose = verbose
         o.adTag = adTag
         o.maxRedirects = maxRedirects; o.loadVideoTimeout = loadVideoTimeout
         o.playAdsAfter = playAdsAfter
@@ -347,7 +283,6 @@ struct StitchOptions {
         o.preloadTimeout = preloadTimeout
         o.nativeBreaks = nativeBreaks
         o.nativeFormats = nativeFormats
-        o.adRules = named.map { b in (b.id, b.position, b.ads.map(AdRulesBuilder.AdReference.guess)) }
         o.adUI = adUI
         o.adUIPath = adUIPath
         o.companionsDir = companionsDir
@@ -358,7 +293,7 @@ struct StitchOptions {
         if adUI != nil, !o.usesAdsAPI {
             throw UsageError("--ad-ui needs VAST ads (--ads, or a tag in --ad-break): plain media breaks have no ad data to draw")
         }
-        return o
+        return StitchOptions(job: o, quiet: quiet, verbose: verbose)
     }
 
     /// Parses `TIME=AD[,AD…][@doublebox[-reverse][:LEVEL]]`.
@@ -387,39 +322,5 @@ struct StitchOptions {
     /// Breaks in play order, named by the sequencer: `preroll`, `preroll-2`…, `midroll-1`…, `postroll`, `postroll-2`…
     static func breakRequests(_ breaks: [(CuePosition, [String], DoubleBoxStyle?)]) -> [AdBreakRequest] {
         Stitcher.ordered(breaks.map { var b = AdBreakRequest(id: "", position: $0.0, ads: $0.1); b.doubleBox = $0.2; return b })
-    }
-}
-
-/// The human summary printed after a stitch.
-enum StitchSummary {
-    static func lines(_ r: StitchResult) -> [String] {
-        r.schedule == .app ? appLines(r) : adResponseLines(r)
-    }
-
-    /// Media the app scheduled: each ad by its file.
-    static func appLines(_ r: StitchResult) -> [String] {
-        var lines: [String] = []
-        lines.append("wrote \(r.output.uri): \(r.format), \(r.videoFrames) frames, \(r.output.duration.clockString)")
-        lines.append("content \(r.content.uri): \(r.content.duration.clockString)")
-        for b in r.breaks {
-            lines.append("  break \(b.id) at content \(b.contentTime.clockString) -> stream \(b.streamTime.clockString), \(b.ads.count) ad(s), \(b.duration.clockString)"
-                         + (b.doubleBox.map { " (\($0); content went on)" } ?? ""))
-            for ad in b.ads {
-                lines.append("    ad \(ad.podPosition)/\(ad.totalAds) \(ad.mediaFile) at \(ad.streamTime.clockString), \(ad.duration.clockString)"
-                             + (ad.transcodeCache == .hit ? " (from the transcode cache)" : ""))
-                if let l = ad.loudness {
-                    lines.append(String(format: "      loudness %.1f LUFS -> %.1f LUFS (gain %+.1f dB, true peak %.1f dBTP)",
-                                        l.input, l.output ?? .nan, l.gain, l.outputTruePeak ?? .nan))
-                }
-            }
-        }
-        if let s = r.smartRendering {
-            lines.append(s.used ? "  smart rendering: \(s.copiedFrames) content frames copied, \(s.encodedContentFrames) re-encoded"
-                                : "  smart rendering not used: \(s.reason ?? "")")
-        }
-        for e in r.issues { lines.append("  error \(e.code): \(e.message)") }
-        for w in r.warnings { lines.append("  warning: \(w)") }
-        lines.append(String(format: "took %.2fs (plan %.2fs; busy: decode %.2fs, encode %.2fs, mux %.2fs)", r.timings.total, r.timings.plan, r.timings.decode, r.timings.encode, r.timings.mux))
-        return lines
     }
 }

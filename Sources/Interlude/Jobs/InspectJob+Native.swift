@@ -1,9 +1,8 @@
-// `interlude inspect RESPONSE.json`: prints a native response's assets. Printing only.
+// `interlude inspect RESPONSE.json` as a library call: a native response's assets, as text or JSON.
 import Ads
 import Foundation
-import Interlude
 
-enum NativeInspect {
+extension InspectJob {
     /// Whether `tag` names a native response: a `.json` path or URL, or a local file starting with `{`.
     static func isNativeResponse(_ tag: String) -> Bool {
         guard let url = TagLocation.rootURL(tag) else { return false }
@@ -21,26 +20,27 @@ enum NativeInspect {
         return String(decoding: head[0..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("{")
     }
 
-    /// Loads and prints; the exit status (1 when the response or a format cannot be read).
-    static func run(_ tag: String, json: Bool, formats paths: [String], allowNetwork: Bool) -> Int32 {
+    /// A native response listed asset by asset (by the names of a matching format, if any);
+    /// fails when the response or a format cannot be read.
+    func runNative() async -> Outcome {
+        let paths = nativeFormats, allowNetwork = options.allowNetwork
+        var out = ""
+        func print(_ line: String) { out += line + "\n" }
         var settings = NativeLoadSettings()
         settings.allowNetwork = allowNetwork
         let fixed = settings
-        let loaded: Result<(NativeResponse, URL), NativeAdError> = blockingRun {
-            do throws(NativeAdError) { return .success(try await NativeResponseLoader.load(tag, settings: fixed)) } catch { return .failure(error) }
-        }
+        let loaded: Result<(NativeResponse, URL), NativeAdError>
+        do throws(NativeAdError) { loaded = .success(try await NativeResponseLoader.load(tag, settings: fixed)) } catch { loaded = .failure(error) }
         let formats: [NativeFormatDefinition]
         do { formats = try paths.map { path throws(NativeAdError) in try NativeFormatFile.load(path: path).definition } } catch {
-            printError("interlude inspect: \(error)")
-            return 1
+            return Outcome(output: out, error: "\(error)", succeeded: false)
         }
         let response: NativeResponse
         switch loaded {
         case .success(let r): response = r.0
         case .failure(let e):
-            printError("interlude inspect: \(e)")
             if json { print(JSONValue.object([("tag", .string(tag)), ("error", .string(e.message))]).serialized(pretty: true)) }
-            return 1
+            return Outcome(output: out, error: "\(e)", succeeded: false)
         }
         let format = NativeAdAssembler.matchFormat(response, requested: formats.map(\.formatID),
                                                    known: Dictionary(formats.map { ($0.formatID, $0) }, uniquingKeysWith: { a, _ in a }))
@@ -68,7 +68,7 @@ enum NativeInspect {
                 ("privacy", response.privacy.map { .string($0) } ?? .null),
                 ("warnings", .array(response.warnings.map { .string($0) })),
             ]).serialized(pretty: true))
-            return 0
+            return Outcome(output: out, error: nil, succeeded: true)
         }
         print("native response \(tag) (OpenRTB Native \(response.version ?? "1.2")): \(response.assets.count) asset(s)")
         for a in response.assets {
@@ -93,6 +93,6 @@ enum NativeInspect {
             }
         }
         for w in response.warnings { print("  warning: \(w)") }
-        return 0
+        return Outcome(output: out, error: nil, succeeded: true)
     }
 }

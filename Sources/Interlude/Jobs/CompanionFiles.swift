@@ -1,6 +1,6 @@
-// `--companions DIR`: the companion shown in each slot, one image file each.
+// `--companions DIR` of a stitch job: the companion shown in each slot, one image file each.
 import Foundation
-import Interlude
+import Playback
 
 enum CompanionFiles {
     /// The file name for companion `index` of `c`: `companion-<WxH>-<n>-<ad id>.<ext>`, the ad id
@@ -12,7 +12,7 @@ enum CompanionFiles {
     }
 
     /// Staged companion files: temporary files beside their targets in the folder, committed
-    /// together with the output and the report (`finishStitch`), so that a stitch whose output or
+    /// together with the output and the report (`StitchJob`), so that a stitch whose output or
     /// report cannot be written leaves no companion either.
     struct Staged {
         /// (temporary, target) pairs for `OutputTarget.commit`, in companion order.
@@ -36,14 +36,14 @@ enum CompanionFiles {
     }
 
     /// Stages every companion for `dir` (created when missing). Throws one line, leaving nothing.
-    static func stage(_ companions: [FilledCompanion], into dir: String) throws -> Staged {
+    static func stage(_ companions: [FilledCompanion], into dir: String) throws(JobFailure) -> Staged {
         var staged = Staged()
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) {
-            guard isDir.boolValue else { throw UsageError("--companions \(dir) is not a folder") }
+            guard isDir.boolValue else { throw JobFailure.failed("--companions \(dir) is not a folder") }
         } else {
             do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
-                throw UsageError("cannot create companions folder \(dir)")
+                throw JobFailure.failed("cannot create companions folder \(dir)")
             }
             staged.createdFolder = dir
         }
@@ -53,7 +53,7 @@ enum CompanionFiles {
                 staged.items.append((try OutputTarget.stage(c.data, for: path), path))
             } catch {
                 staged.discard()
-                throw UsageError("cannot write companion \(path): \(error)")
+                throw JobFailure.failed("cannot write companion \(path): \(error)")
             }
         }
         return staged

@@ -1,0 +1,179 @@
+// A stitch job with custom native ads (`--native-format`, `--native-break`, a VMAP carrying
+// native breaks): the native breaks loaded, then stitched alone (`NativeStitcher`) or beside the
+// VAST breaks (the tag stitch); the natives added to summary and report.
+import Ads
+import Foundation
+import Playback
+import Timing
+
+extension StitchJob {
+    /// Runs a stitch with native ads: the native breaks loaded (those that cannot be used left
+    /// out and reported), then the VAST breaks beside them through the tag stitch, or the native
+    /// breaks alone (`NativeStitcher`); commits with the natives in summary and report.
+    @MainActor func runNative(_ onProgress: (@Sendable (MediaTime, MediaTime) -> Void)?) async throws(JobFailure) -> Outcome {
+        let found: NativeBreaksFound
+        do { found = try await nativeBreaksFound() } catch { throw .failed("\(error)") }
+        let (natives, failures) = (found.natives, found.issues)
+        // A stitch records the impressions it renders for the report and sends none, as it does VAST beacons.
+        for n in natives { n.ad.firesTrackersLive = false }
+        // VAST breaks beside the native ones (a mixed VMAP, or --ad-break tags): the AdsLoader/AdsManager
+        // stitch plays them and the native breaks where they fall.
+        if found.vastBreaks > 0 || adRules.contains(where: { $0.ads.contains { if case .tag = $0 { return true } else { return false } } }) {
+            return try await runTag(onProgress, native: NativeTagHook(natives: natives, failures: failures, vmap: found.vmap))
+        }
+        let stitcher = NativeStitcher(request: request, natives: natives)
+        if let dir = cacheDir { stitcher.mediaCache = AdMediaCache(directory: URL(fileURLWithPath: dir).appendingPathComponent("media")) }
+        if let t = loadVideoTimeout { stitcher.videoTimeout = t }
+        stitcher.onProgress = onProgress
+        var result = try await Self.stitching { try await stitcher.run() }
+        result.issues = failures + result.issues
+        var lines = StitchSummary.lines(result)
+        let last = lines.popLast()
+        lines += nativeSummaryLines(result.natives)
+        if let last { lines.append(last) }
+        return try commit(result, summary: lines) { [result] in try withNatives(try StitchReport(result).json(), result.natives) }
+    }
+}
+
+/// What `nativeBreaks` found.
+private struct NativeBreaksFound {
+    var natives: [NativeBreak] = []
+    var issues: [StitchIssue] = []
+    /// VAST breaks of the VMAP (`--ads`) beside its native ones.
+    var vastBreaks = 0
+    /// The VMAP as fetched from the network, handed to the AdsLoader so that it is fetched once.
+    var vmap: (url: URL, data: Data)?
+}
+
+/// The native part of a tag stitch (a VMAP mixing native and VAST breaks, or `--ad-break` tags
+/// with `--native-break`): configures the `TagStitcher`, and adds the natives to summary and report.
+struct NativeTagHook {
+    var natives: [NativeBreak]
+    var failures: [StitchIssue]
+    var vmap: (url: URL, data: Data)?
+
+    /// Hands the natives (and the VMAP already fetched) to the stitcher.
+    @MainActor func configure(_ stitcher: TagStitcher, _ options: StitchJob) {
+        stitcher.nativeBreaks = natives
+        stitcher.playsNativeVMAPBreaks = options.adTag != nil
+        stitcher.nativeLoadErrors = failures.map { AdError(type: .adLoadingFailed, code: $0.code, message: $0.message) }
+        if let vmap { stitcher.fetcher = PrefetchedDocumentFetcher(url: vmap.url, data: vmap.data, next: stitcher.fetcher) }
+        if let dir = options.cacheDir { stitcher.nativeMediaCache = AdMediaCache(directory: URL(fileURLWithPath: dir).appendingPathComponent("media")) }
+        if let t = options.loadVideoTimeout { stitcher.nativeVideoTimeout = t }
+    }
+
+    /// The summary with a line per native ad (before the event count).
+    func amend(_ summary: inout [String], _ result: StitchResult) {
+        summary.insert(contentsOf: nativeSummaryLines(result.natives), at: max(0, summary.count - 2))
+    }
+
+    /// The report with its `natives`.
+    func json(_ base: Data, _ result: StitchResult) throws -> Data { try withNatives(base, result.natives) }
+}
+
+/// The VMAP fetched once: the AdsLoader gets the same bytes for its URL; anything else is fetched by `next`.
+struct PrefetchedDocumentFetcher: AdDocumentFetcher {
+    let url: URL
+    let data: Data
+    let next: any AdDocumentFetcher
+    func fetch(_ url: URL, timeout: Double, maxBytes: Int) async throws(FetchError) -> Data {
+        if url == self.url, data.count <= maxBytes { return data }
+        return try await next.fetch(url, timeout: timeout, maxBytes: maxBytes)
+    }
+}
+
+/// A summary line per native ad.
+func nativeSummaryLines(_ natives: [NativePlacement]) -> [String] {
+    natives.map { n in
+        let shown = n.firstFrame.map { String(format: "%.3f s – %.3f s", $0, n.lastFrame ?? $0) } ?? "never shown"
+        return "  native \(n.id) (\(n.layout), format \(n.formatID)): stream \(shown), \(n.frames) frames"
+            + (n.impressionStreamTime.map { String(format: "; impression at %.3f s (%d pixels)", $0, n.impressionURLs.count) } ?? "")
+    }
+}
+
+/// A JSON report with `natives` added.
+func withNatives(_ base: Data, _ natives: [NativePlacement]) throws -> Data {
+    guard var object = try JSONSerialization.jsonObject(with: base) as? [String: Any] else { return base }
+    object["natives"] = try JSONSerialization.jsonObject(with: JSONEncoder().encode(natives))
+    return try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+}
+
+extension StitchJob {
+    /// The native breaks of the options: `--native-break` responses, and a VMAP's native breaks (`--ads`).
+    /// A response that cannot be used (it comes from an ad server: hostile) is left out and reported
+    /// as an issue, as a failing VAST ad is; the content is stitched anyway. A format file, a VMAP that
+    /// cannot be read, or no native break at all is an error of the command (thrown).
+    @MainActor fileprivate func nativeBreaksFound() async throws -> NativeBreaksFound {
+        let options = self
+        var formats: [NativeFormatFile] = []
+        for path in options.nativeFormats { formats.append(try NativeFormatFile.load(path: path)) }
+        var settings = NativeLoadSettings()
+        if let t = options.vastTimeout { settings.timeout = t / 1000 }
+        var out: [NativeBreak] = [], issues: [StitchIssue] = []
+        var found = NativeBreaksFound()
+        var requested = 0
+        let (loaded, failed) = await loadNativeResponses(options.nativeBreaks, formats: formats, settings: settings)
+        out += loaded
+        issues += failed
+        requested += options.nativeBreaks.count
+        if let tag = options.adTag {
+            guard let url = TagLocation.rootURL(tag) else { throw NativeAdError(.invalidRequest, "'\(tag)' is neither a URL nor a path") }
+            let data: Data
+            if url.isFileURL {
+                data = try NativeAdAssembler.readLocal(url.path, maxBytes: 2 << 20, what: "VMAP")
+            } else {
+                do { data = try await HTTPAdFetcher().fetch(url, timeout: settings.timeout, maxBytes: 2 << 20) } catch {
+                    throw NativeAdError(.networkError, "VMAP \(tag): \(error)")
+                }
+                found.vmap = (url, data)
+            }
+            guard case .success(.vmap(let doc)) = AdResponseParser().parse(data) else {
+                throw NativeAdError(.invalidRequest, "\(tag) is not a VMAP document (native breaks come in <vmap:CustomAdData templateType=\"openrtb-native\">)")
+            }
+            let (inVMAP, others) = NativeVMAP.breaks(in: doc)
+            found.vastBreaks = others
+            for f in inVMAP {
+                requested += 1
+                do throws(NativeAdError) {
+                    out.append(try await NativeBreak.make(position: try f.position.get(), response: try f.response.get(), responseURL: url,
+                                                          layout: f.layout, formats: formats, settings: settings))
+                } catch {
+                    issues.append(nativeIssue(error, "in VMAP break \(f.breakId ?? f.rawTimeOffset)"))
+                }
+            }
+        }
+        guard requested > 0 else { throw NativeAdError(.invalidRequest, "--native-format given but no native break (--native-break, or --ads with a VMAP carrying them)") }
+        found.natives = out
+        found.issues = issues
+        return found
+    }
+}
+
+/// A native ad left out, as a stitch issue (100 invalid, 301 fetch failed, 303 no fill, 900 bad request).
+func nativeIssue(_ e: NativeAdError, _ source: String) -> StitchIssue {
+    let code: Int
+    switch e.code {
+    case .receivedInvalidResponse: code = 100
+    case .networkError: code = 301
+    case .noFill: code = 303
+    case .invalidRequest: code = 900
+    }
+    return StitchIssue(code: code, message: "native ad \(source) left out: \(e.message)", mediaFile: nil, breakId: nil)
+}
+
+/// The `--native-break` responses loaded as native ads of `formats`; those that cannot be used
+/// (hostile: from an ad server) are left out with an issue each.
+@MainActor func loadNativeResponses(_ breaks: [(position: CuePosition, response: String, layout: NativeBreak.Layout)],
+                                    formats: [NativeFormatFile], settings: NativeLoadSettings) async -> ([NativeBreak], [StitchIssue]) {
+    var out: [NativeBreak] = [], issues: [StitchIssue] = []
+    for b in breaks {
+        do throws(NativeAdError) {
+            let (response, url) = try await NativeResponseLoader.load(b.response, settings: settings)
+            out.append(try await NativeBreak.make(position: b.position, response: response, responseURL: url, layout: b.layout,
+                                                  formats: formats, settings: settings))
+        } catch {
+            issues.append(nativeIssue(error, b.response))
+        }
+    }
+    return (out, issues)
+}
