@@ -38,7 +38,12 @@ public final class ServeService: @unchecked Sendable {
     /// Starts listening on the configured address; returns the port.
     @discardableResult
     public func start() throws -> UInt16 {
-        let options = HTTPServerOptions(host: config.host, port: config.port, threads: config.threads)
+        var options = HTTPServerOptions(host: config.host, port: config.port, threads: config.threads)
+        // A session start waits for the ad server: on a thread of its own, its connection
+        // suspended, so that playlists and segments on the same pool thread never wait behind it.
+        options.runsOffPool = { r in
+            (r.method == "POST" && r.path.hasPrefix("/v1/session/")) || (r.path.hasPrefix("/v1/master/") && r.path.hasSuffix("/index.m3u8"))
+        }
         let s = try HTTPServer(options: options) { [self] request in handle(request) }
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
         let every = min(30, max(0.05, config.sessionIdleTimeout / 4))

@@ -92,6 +92,26 @@ import Testing
         #expect(after.status != 0)   // connection refused
     }
 
+    @Test func aRequestRunOffThePoolDoesNotHoldItsThread() async throws {
+        var options = HTTPServerOptions(port: 0, threads: 1)
+        options.runsOffPool = { $0.path == "/slow" }
+        let s = try HTTPServer(options: options) { r in
+            if r.path == "/slow" { usleep(1_500_000) }
+            return .text("done \(r.path)")
+        }
+        defer { s.shutdown(grace: 5) }
+        let port = s.port
+        let slow = LineBox()
+        Thread { slow.append((try? curlBlocking("http://127.0.0.1:\(port)/slow", method: "GET", body: nil, headers: [], timeout: 20).text) ?? "failed") }.start()
+        #expect(await eventually(10) { s.requestsInFlight == 1 })
+        let t0 = Date()
+        let fast = try await curl("http://127.0.0.1:\(port)/fast")
+        #expect(fast.text == "done /fast")
+        #expect(Date().timeIntervalSince(t0) < 1.0, "the one pool thread was free while /slow ran")
+        #expect(slow.all.isEmpty)
+        #expect(await eventually(10) { slow.all == ["done /slow"] })
+    }
+
     @Test func aBadAddressIsAnErrorNotACrash() {
         #expect(throws: HTTPServer.StartError.self) { try HTTPServer(options: HTTPServerOptions(host: "not-an-ip", port: 0)) { _ in .text("") } }
     }
