@@ -1,6 +1,7 @@
 import Ads
 import Foundation
 @testable import Serve
+import TestSupport
 import Testing
 import Timing
 
@@ -48,5 +49,20 @@ import Timing
         #expect(local.first?.ads.first?.mediaURL == "/srv/tags/media/a.mp4")
         let file = try await schedule(vast(id: "a", media: "file:///etc/passwd", tracker: "https://t"))
         #expect(AdPlanner.plan(file, contentDuration: MediaTime(seconds: 30), originCues: [], tagURL: URL(string: "https://ads/v"), allowLocalMedia: false).isEmpty)
+    }
+
+    @Test func aLocalTagWrappingANetworkAdGetsNoLocalMedia() async throws {
+        let ads = try HTTPTestServer()
+        defer { ads.stop() }
+        ads.route("/inline", body: vast(id: "n", media: "file:///etc/passwd", tracker: ads.url("/t")))
+        let wrapper = """
+            <VAST version="4.1"><Ad id="w"><Wrapper><AdSystem>w</AdSystem><VASTAdTagURI><![CDATA[\(ads.url("/inline"))]]></VASTAdTagURI></Wrapper></Ad></VAST>
+            """
+        let tag = FileManager.default.temporaryDirectory.appendingPathComponent("serve-planner-\(UUID().uuidString).xml")
+        try wrapper.write(to: tag, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: tag) }
+        let s = try await AdTagLoader().load(tag: tag.path)
+        let plan = AdPlanner.plan(s, contentDuration: MediaTime(seconds: 30), originCues: [], tagURL: tag, allowLocalMedia: true)
+        #expect(!plan.flatMap(\.ads).contains { $0.mediaURL.contains("passwd") })
     }
 }
