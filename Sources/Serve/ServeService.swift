@@ -80,8 +80,7 @@ public final class ServeService: @unchecked Sendable {
         let response = route(request)
         let elapsed = monotonicSeconds() - started
         metrics.answered(response.status)
-        log.event("request", ["method": request.method, "path": request.path, "status": response.status,
-                              "ms": (elapsed * 1e6).rounded() / 1e3])
+        log.request(method: request.method, path: request.path, status: response.status, milliseconds: elapsed * 1000)
         return response
     }
 
