@@ -24,11 +24,15 @@ help:
 	@echo "make bench        release-build and run the benchmarks against the ffmpeg CLI"
 
 # Installs only what is missing: a fresh Debian 12 machine has none of these. Also a Python
-# virtual environment with PyPI's threefive, the independent SCTE-35 parser the HLS tests use.
+# virtual environment with PyPI's threefive, the independent SCTE-35 parser the HLS tests use,
+# and m3u8, the independent playlist parser the serve tests use.
 PYENV := .build/pyenv
-setup: $(SETUP_STAMP) $(PYENV)/.threefive
+setup: $(SETUP_STAMP) $(PYENV)/.threefive $(PYENV)/.m3u8
 $(PYENV)/.threefive: | $(SETUP_STAMP)
-	python3 -m venv $(PYENV) && $(PYENV)/bin/pip install -q threefive==3.1.5 m3u8==6.0.0
+	python3 -m venv $(PYENV) && $(PYENV)/bin/pip install -q threefive==3.1.5
+	@touch $@
+$(PYENV)/.m3u8: $(PYENV)/.threefive
+	$(PYENV)/bin/pip install -q m3u8==6.0.0
 	@touch $@
 $(SETUP_STAMP):
 	@missing=""; for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

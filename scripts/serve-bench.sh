@@ -61,7 +61,8 @@ top=$(curl -s "$BASE$first" | grep -v '^#' | head -1 | sed 's|.*/||')
 for _ in $(seq 300); do curl -s "$BASE${first%master.m3u8}$top" | grep -q '/segments/ads/' && break; sleep 1; done
 
 start_sessions() {   # N DELAY -> one "seconds manifestUrl" line per session
-    seq "$1" | xargs -P "${PARALLEL:-16}" -I{} curl -s -o - -w ' %{time_total}\n' -X POST -d "{\"adsParams\":{\"delay\":\"$2\"}}" "$BASE/v1/session/demo" \
+    # one echo per session: lines from parallel curls never interleave
+    seq "$1" | xargs -P "${PARALLEL:-16}" -I{} sh -c 'r=$(curl -s -o - -w " %{time_total}" -X POST -d "{\"adsParams\":{\"delay\":\"$1\"}}" "$0/v1/session/demo"); echo "$r"' "$BASE" "$2" \
       | python3 -c 'import sys,json
 for l in sys.stdin:
     body, t = l.rsplit(" ", 1); print(t.strip(), json.loads(body)["manifestUrl"])'

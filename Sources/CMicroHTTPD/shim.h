@@ -32,7 +32,7 @@ static inline struct MHD_Daemon *interlude_mhd_start(const char *host, uint16_t 
     address.sin_family = AF_INET;
     address.sin_port = htons(port);
     if (inet_pton(AF_INET, host, &address.sin_addr) != 1) return NULL;
-    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ITC;
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME;
     return MHD_start_daemon(flags, port, NULL, NULL, handler, handlerContext,
                             MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
                             MHD_OPTION_THREAD_POOL_SIZE, threads,

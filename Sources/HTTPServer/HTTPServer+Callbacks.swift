@@ -2,9 +2,13 @@ import CMicroHTTPD
 import Foundation
 
 /// One request's state between libmicrohttpd's calls: the body read so far.
-final class RequestState {
+final class RequestState: @unchecked Sendable {
+    // @unchecked Sendable: `answer` is written by the off-pool thread before it resumes the
+    // connection and read by libmicrohttpd's next call for it, which comes after the resume.
     var body = Data()
     var tooLarge = false
+    var offPool = false
+    var answer: HTTPResponse?
 }
 
 /// libmicrohttpd's access handler: called once when the headers are in (`*state` nil), once per
@@ -22,6 +26,14 @@ let completedCallback: MHD_RequestCompletedCallback = { cls, _, state, _ in
     Unmanaged<RequestState>.fromOpaque(raw).release()
     state.pointee = nil
     Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().ended()
+}
+
+/// A suspended connection handed to the thread that answers it.
+struct SuspendedConnection: @unchecked Sendable {
+    // @unchecked Sendable: libmicrohttpd allows MHD_resume_connection from any thread; nothing
+    // else touches the pointer until then.
+    let connection: OpaquePointer
+    init(_ c: OpaquePointer) { connection = c }
 }
 
 extension HTTPServer {
@@ -51,10 +63,23 @@ extension HTTPServer {
             return interlude_mhd_yes
         }
         if request.tooLarge { return queue(connection, .error(413, "request body over \(options.maxBodyBytes) bytes")) }
+        if let answer = request.answer { request.answer = nil; return queue(connection, answer) }
+        if request.offPool { return interlude_mhd_yes }   // resumed too early: wait for the answer
         let message = HTTPRequest(method: method, path: url, query: HTTPServer.pairs(connection, interlude_mhd_argument_kind),
                                   headers: Dictionary(HTTPServer.pairs(connection, interlude_mhd_header_kind).map { ($0.name.lowercased(), $0.value) },
                                                       uniquingKeysWith: { a, _ in a }),
                                   body: request.body)
+        if options.runsOffPool(message) {
+            request.offPool = true
+            MHD_suspend_connection(connection)
+            let handler = self.handler
+            let suspended = SuspendedConnection(connection)
+            Thread {
+                request.answer = handler(message)
+                MHD_resume_connection(suspended.connection)
+            }.start()
+            return interlude_mhd_yes
+        }
         return queue(connection, handler(message))
     }
 

@@ -1,5 +1,5 @@
 /// Limits and sizes of an `HTTPServer`.
-public struct HTTPServerOptions: Sendable, Hashable {
+public struct HTTPServerOptions: Sendable {
     /// IPv4 address to listen on (dotted quad).
     public var host: String
     /// Port; 0 picks a free one (read it back from `HTTPServer.port`).
@@ -16,6 +16,11 @@ public struct HTTPServerOptions: Sendable, Hashable {
     /// Memory per connection for the request line and headers (libmicrohttpd's pool); longer
     /// headers are refused by libmicrohttpd (431/413) before the handler sees them.
     public var maxHeaderBytes: Int
+
+    /// Which requests run on a thread of their own while their connection is suspended (a
+    /// handler that waits on something slow, e.g. an ad server), so that they never hold a pool
+    /// thread and the connections it serves; the rest run on the pool thread.
+    public var runsOffPool: @Sendable (HTTPRequest) -> Bool = { _ in false }
 
     /// Options; the defaults suit a playlist service on one machine.
     public init(host: String = "127.0.0.1", port: UInt16 = 0, threads: Int = 8, connectionLimit: Int = 4096,

@@ -31,7 +31,7 @@ let serveUsage = """
       --session-timeout SECS     idle time before a session is dropped (default 600)
       --ads-timeout SECS         ad server timeout, each wrapper too (default 3)
       --avail-duration SECS      [session.avail_duration_secs] (default 60)
-      --threads N                HTTP threads (default 8)
+      --threads N                HTTP threads; bounds session starts waiting for the ADS (default 32)
 
     SIGINT or SIGTERM: stop accepting, finish requests in flight, exit 0.
     exit status: 1 when the service cannot start (a source, the store, the address); 2 for bad usage.

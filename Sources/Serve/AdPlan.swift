@@ -102,9 +102,14 @@ public enum AdPlanner {
     static func planned(_ ad: ResolvedAd, breakIndex: Int, adIndex: Int, tagURL: URL?, allowLocalMedia: Bool) -> PlannedAd? {
         guard let file = ad.mediaFile else { return nil }
         let raw = file.url.template.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let url = URL(string: raw, relativeTo: tagURL)?.absoluteURL ?? (allowLocalMedia ? URL(fileURLWithPath: raw) : nil) else { return nil }
+        // The InLine came from the innermost wrapper's tag (wrappers are outermost first): its
+        // relative media resolves there, and a local file is allowed only if every document on
+        // the way was local too.
+        let base = ad.wrappers.last.flatMap { URL(string: $0.tagURL) } ?? tagURL
+        let local = allowLocalMedia && ad.wrappers.allSatisfy { URL(string: $0.tagURL)?.isFileURL ?? false }
+        guard let url = URL(string: raw, relativeTo: base)?.absoluteURL ?? (local ? URL(fileURLWithPath: raw) : nil) else { return nil }
         let scheme = url.scheme?.lowercased() ?? ""
-        guard scheme == "http" || scheme == "https" || (scheme == "file" && allowLocalMedia) else { return nil }
+        guard scheme == "http" || scheme == "https" || (scheme == "file" && local) else { return nil }
         var tracking: [String: [URLTemplate]] = [:]
         for (event, urls) in ad.trackingByEvent { tracking[event, default: []] += urls }
         return PlannedAd(id: ad.id ?? "ad-\(breakIndex + 1)-\(adIndex + 1)", mediaURL: scheme == "file" ? url.path : url.absoluteString,

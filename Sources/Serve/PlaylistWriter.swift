@@ -24,6 +24,7 @@ public enum PlaylistWriter {
         var query: [String] = []
         let ticks = item.shift.rescaled(to: 90_000).value
         if ticks != 0 { query.append("o=\(ticks)") }
+        if item.marksDiscontinuity { query.append("d=1") }
         if case .ad(let b, let a, let k, _) = item.kind { query += ["s=\(sessionID)", "r=\(rendition)", "b=\(b)", "a=\(a)", "k=\(k)"] }
         return "/v1/segments/" + item.segment.path + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
     }

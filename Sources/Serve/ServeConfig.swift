@@ -65,8 +65,9 @@ public struct ServeConfig: Sendable {
     public var adsTimeout: Double = 3
     /// `[session.avail_duration_secs]`: the avail's planned length in seconds.
     public var availDuration = 60
-    /// Threads serving HTTP.
-    public var threads = 8
+    /// Threads serving HTTP. A session start holds its thread while the ADS answers, so this
+    /// bounds the session starts in progress at once (playlists and segments never wait).
+    public var threads = 32
     /// The segments' clock.
     public var clock: SegmentClock = .stream
     /// The store's size bound in bytes (least recently used units beyond it are removed).

@@ -22,6 +22,27 @@ public struct ServeLog: Sendable {
         write(line)
     }
 
+    /// Logs one answered request: the hot path, written without JSONSerialization (same fields,
+    /// keys sorted as `event` writes them).
+    public func request(method: String, path: String, status: Int, milliseconds: Double) {
+        write("{\"event\":\"request\",\"method\":\(Self.quoted(method)),\"ms\":\((milliseconds * 1000).rounded() / 1000),\"path\":\(Self.quoted(path)),\"status\":\(status),\"time\":\"\(Self.utcNow())\"}")
+    }
+
+    /// `s` as a JSON string literal.
+    static func quoted(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "/": out += "\\/"
+            case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out + "\""
+    }
+
     /// Now as ISO 8601 UTC with milliseconds (`2026-12-01T19:20:50.093Z`), without a formatter object.
     static func utcNow() -> String {
         var now = timespec()

@@ -13,11 +13,17 @@ extension ServeService {
            let a = request.queryValue("a").flatMap(Int.init), let k = request.queryValue("k").flatMap(Int.init) {
             fireBeacons(session: id, rendition: r, breakIndex: b, adIndex: a, segment: k)
         }
+        let mark = request.queryValue("d") == "1"
+        var ticks: Int64 = 0
         if let o = request.queryValue("o") {
-            guard let ticks = Int64(o), ticks != 0, abs(ticks) < (1 << 33) else { return .error(400, "bad clock shift '\(o)'") }
-            guard let data = try? Data(contentsOf: file) else { return .error(404, "no segment '\(path)'") }
-            return HTTPResponse(status: 200, headers: ["Content-Type": "video/mp2t"],
-                                body: TSTimestamps.shifted(data, by: MediaTime(value: ticks, timescale: 90_000)))
+            guard let t = Int64(o), t != 0, abs(t) < (1 << 33) else { return .error(400, "bad clock shift '\(o)'") }
+            ticks = t
+        }
+        if ticks != 0 || mark {
+            guard var data = try? Data(contentsOf: file) else { return .error(404, "no segment '\(path)'") }
+            if ticks != 0 { data = TSTimestamps.shifted(data, by: MediaTime(value: ticks, timescale: 90_000)) }
+            if mark { data = TSDiscontinuity.marked(data) }
+            return HTTPResponse(status: 200, headers: ["Content-Type": "video/mp2t"], body: data)
         }
         return HTTPResponse(status: 200, headers: ["Content-Type": "video/mp2t"], file: file)
     }

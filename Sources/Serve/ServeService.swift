@@ -38,7 +38,12 @@ public final class ServeService: @unchecked Sendable {
     /// Starts listening on the configured address; returns the port.
     @discardableResult
     public func start() throws -> UInt16 {
-        let options = HTTPServerOptions(host: config.host, port: config.port, threads: config.threads)
+        var options = HTTPServerOptions(host: config.host, port: config.port, threads: config.threads)
+        // A session start waits for the ad server: on a thread of its own, its connection
+        // suspended, so that playlists and segments on the same pool thread never wait behind it.
+        options.runsOffPool = { r in
+            (r.method == "POST" && r.path.hasPrefix("/v1/session/")) || (r.path.hasPrefix("/v1/master/") && r.path.hasSuffix("/index.m3u8"))
+        }
         let s = try HTTPServer(options: options) { [self] request in handle(request) }
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
         let every = min(30, max(0.05, config.sessionIdleTimeout / 4))
@@ -75,8 +80,7 @@ public final class ServeService: @unchecked Sendable {
         let response = route(request)
         let elapsed = monotonicSeconds() - started
         metrics.answered(response.status)
-        log.event("request", ["method": request.method, "path": request.path, "status": response.status,
-                              "ms": (elapsed * 1e6).rounded() / 1e3])
+        log.request(method: request.method, path: request.path, status: response.status, milliseconds: elapsed * 1000)
         return response
     }
 

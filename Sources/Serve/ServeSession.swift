@@ -62,20 +62,24 @@ public final class MemorySessionStore: SessionStore, @unchecked Sendable {
     /// An empty store.
     public init() {}
 
+    /// Stores a new session.
     public func insert(_ session: ServeSession) { lock.lock(); sessions[session.id] = session; lock.unlock() }
 
+    /// The session, its idle clock restarted; nil when unknown or expired.
     public func touch(_ id: String) -> ServeSession? {
         lock.lock(); defer { lock.unlock() }
         sessions[id]?.lastSeen = monotonicSeconds()
         return sessions[id]
     }
 
+    /// Changes a session in place under the lock; nil when the session is unknown.
     public func update<T>(_ id: String, _ change: (inout ServeSession) -> T) -> T? {
         lock.lock(); defer { lock.unlock() }
         guard sessions[id] != nil else { return nil }
         return change(&sessions[id]!)
     }
 
+    /// Drops sessions idle for longer than `idle` seconds; returns them.
     public func expire(idle: Double, now: Double) -> [ServeSession] {
         lock.lock(); defer { lock.unlock() }
         let old = sessions.values.filter { now - $0.lastSeen > idle }
@@ -83,5 +87,6 @@ public final class MemorySessionStore: SessionStore, @unchecked Sendable {
         return old
     }
 
+    /// Sessions held.
     public var count: Int { lock.lock(); defer { lock.unlock() }; return sessions.count }
 }

@@ -24,6 +24,9 @@ public struct TimelineItem: Sendable, Hashable {
     /// What the segment's timestamps are moved by to sit at `start` on the session's stream
     /// clock (zero for a shared clock, or where the segment already sits there).
     public var shift: MediaTime = .zero
+    /// Whether the segment is sent marked as a new stream (`TSDiscontinuity`): the first of a
+    /// run after a join, on the stream clock.
+    public var marksDiscontinuity = false
 
     /// The break it belongs to, nil for content.
     public var breakIndex: Int? {
@@ -137,6 +140,7 @@ public struct SessionTimeline: Sendable, Hashable {
             let first = i == 0 || PlaylistWriter.joins(t.items[i - 1], t.items[i])
             if first { shift = clock(t.items[i].segment).map { t.items[i].start - $0 } ?? .zero }
             t.items[i].shift = shift
+            t.items[i].marksDiscontinuity = first && i > 0
         }
         return t
     }

@@ -27,6 +27,7 @@ import Timing
             for v in ["A", "B"] {
                 ads.route("/vmap-\(v)", body: vmap(midroll: "00:00:01.550", vast(id: "ad\(v)", media: ads.url("/ad\(v).mp4"), tracker: ads.url("/t\(v)"), seconds: 2)))
             }
+            ads.route("/vmap-P", body: vmap(midroll: "start", vast(id: "adP", media: ads.url("/adA.mp4"), tracker: ads.url("/tP"), seconds: 2)))
             store = try StoreFixture.store(root)
             let template = ads.url("/vmap-[player_params.v]")
             running = try RunningService(media: store, adsTemplate: template) { c in
@@ -52,6 +53,24 @@ import Timing
             }
             throw StoreFixtureError.unknown("the ad never became ready")
         }
+    }
+
+    /// A pre-roll puts an ad before the origin's first segment: on the stream clock that segment
+    /// goes out marked as a new stream, and ffmpeg -xerror plays on.
+    @Test func aPrerollSessionPlaysInFFmpegXerror() async throws {
+        let w = try World()
+        let s = try await w.session("P")
+        let p = try await w.playlist(s)
+        let uris = Self.segmentURLs(p)
+        #expect(uris.first?.contains("/v1/segments/ads/") == true)
+        let firstContent = try #require(uris.first { $0.contains("/content/") })
+        #expect(firstContent.contains("d=1"))
+        _ = try await w.playlist(s, "90p")
+        let ff = try await runOffPool(try Tools.ffmpegPath(), ["-nostdin", "-v", "error", "-xerror", "-i", w.running.url("/v1/sessions/\(s)/master.m3u8"), "-f", "null", "-"])
+        #expect(ff.status == 0, "\(ff.stderr)")
+        let marked = try await curl(w.running.url(firstContent))
+        let plain = try await curl(w.running.url(String(firstContent.split(separator: "?")[0])))
+        #expect(marked.body.count == plain.body.count + 2 * 188, "one marker packet per stream (video, audio)")
     }
 
     static func segmentURLs(_ playlist: String) -> [String] { playlist.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") } }

@@ -201,7 +201,7 @@ func curl(_ url: String, method: String = "GET", body: String? = nil, headers: [
 func curlBlocking(_ url: String, method: String, body: String?, headers: [String], timeout: Int) throws -> CurlResult {
     var args = ["-s", "-S", "--max-time", String(timeout), "-X", method, "-o", "-", "-w", "\n%{http_code}", url]
     for h in headers { args += ["-H", h] }
-    if let body { args += ["--data-binary", "@-"] }
+    if body != nil { args += ["--data-binary", "@-"] }
     let r = try run("/usr/bin/curl", args, stdin: body.map { Data($0.utf8) })
     var data = r.stdout
     guard let nl = data.lastIndex(of: UInt8(ascii: "\n")) else { return CurlResult(status: 0, body: data) }

@@ -40,16 +40,16 @@ import Timing
 
     @Test func aSlowOrDeadADSTimesOutAndPlaysContent() async throws {
         let ads = try HTTPTestServer()
-        ads.route("/slow", body: vast(id: "a", media: "https://cdn/a.mp4", tracker: ads.url("/t")), delay: 5)
+        ads.route("/slow", body: vast(id: "a", media: "https://cdn/a.mp4", tracker: ads.url("/t")), delay: 20)
         let (p, took, s) = try await contentOnly(ads.url("/slow"), timeout: 0.5)
         expectContentOnly(p, "slow")
-        #expect(took < 3, "the session waited \(took) s for an ADS that times out after 0.5 s")
+        #expect(took < 10, "the session waited \(took) s for an ADS that times out after 0.5 s (it answers after 20 s)")
         #expect(try await curl(s.url("/metrics")).text.contains("interlude_serve_ads_errors_total 1"))
         let dead = ads.url("/x")
         ads.stop()
         let (p2, took2, _) = try await contentOnly(dead, timeout: 0.5)
         expectContentOnly(p2, "dead")
-        #expect(took2 < 3)
+        #expect(took2 < 10)
     }
 
     @Test func aBombIsCutOffAndPlaysContent() async throws {

@@ -89,4 +89,19 @@ import Timing
         #expect(try await curl(s.url(manifest)).status == 404)
         #expect(try await curl(s.url("/metrics")).text.contains("interlude_serve_sessions_expired_total 1"))
     }
+
+    @Test func everyRequestIsOneJSONLogLineEvenForAHostilePath() async throws {
+        let media = try FixtureMedia()
+        let s = try RunningService(media: media, adsTemplate: "/nonexistent/tag.xml")
+        #expect(try await curl(s.url("/x%22y%5Cz%0A%E2%82%AC/%01")).status == 404)
+        #expect(try await curl(s.url("/health")).status == 200)
+        let requests = s.log.compactMap { line -> [String: Any]? in
+            #expect(!line.contains("\n"))
+            return (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }.filter { $0["event"] as? String == "request" }
+        #expect(requests.count == 2)
+        #expect(requests.first?["path"] as? String == "/x\"y\\z\n€/\u{01}")
+        #expect(requests.first?["status"] as? Int == 404 && requests.first?["method"] as? String == "GET")
+        #expect(requests.allSatisfy { $0["ms"] is Double && ($0["time"] as? String)?.hasSuffix("Z") == true })
+    }
 }

@@ -1,0 +1,63 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `interlude serve` as a process: bad usage is one line and exit 2; a started service prints
+/// its URL, serves a playable master playlist, and SIGTERM stops it gracefully with exit 0.
+@Suite(.serialized) struct ServeCommandTests {
+    static var binary: URL {
+        let candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("interlude"),
+                          TestMedia.packageRoot.appendingPathComponent(".build/debug/interlude")]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[1]
+    }
+
+    @Test func badUsageIsOneLineAndExit2() async throws {
+        for args in [["serve"], ["serve", "--content", "a=x.mp4"], ["serve", "--content", "a=x.mp4", "--ads", "t", "--listen", "nope"],
+                     ["serve", "--content", "a=x.mp4", "--ads", "t", "--frobnicate"]] {
+            let r = try await runOffPool(Self.binary.path, args)
+            #expect(r.status == 2, "\(args)")
+            #expect(r.stderr.hasPrefix("interlude serve: ") && r.stderr.split(separator: "\n").count == 1, "\(args): \(r.stderr)")
+        }
+        let missing = try await runOffPool(Self.binary.path, ["serve", "--content", "a=/nonexistent.mp4", "--ads", "t", "--store",
+                                                              FileManager.default.temporaryDirectory.appendingPathComponent("serve-cli-\(UUID().uuidString)").path])
+        #expect(missing.status == 1)
+        let help = try await runOffPool(Self.binary.path, ["serve", "--help"])
+        #expect(help.status == 0 && String(decoding: help.stdout, as: UTF8.self).contains("usage: interlude serve"))
+    }
+
+    @Test func aServicePrintsItsURLServesAndStopsOnSIGTERM() async throws {
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("serve-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: store) }
+        let clip = try TestMedia.clip(sourceID: 3, width: 320, height: 180, fps: 30, seconds: 4, gop: 30)
+        let p = Process()
+        p.executableURL = Self.binary
+        p.arguments = ["serve", "--listen", "127.0.0.1:0", "--content", "c=\(clip.path)", "--ads", "/nonexistent/tag.xml",
+                       "--store", store.path, "--renditions", "180p:320x180:400k"]
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out; p.standardError = err
+        try p.run()
+        let lines = LineBox()
+        Thread {
+            var buffer = Data()
+            while true {
+                let d = out.fileHandleForReading.availableData
+                if d.isEmpty { break }
+                buffer.append(d)
+                while let nl = buffer.firstIndex(of: 10) { lines.append(String(decoding: buffer[..<nl], as: UTF8.self)); buffer = Data(buffer[(nl + 1)...]) }
+            }
+        }.start()
+        let log = LineBox()
+        Thread { log.append(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)) }.start()
+        #expect(await eventually(120) { !lines.all.isEmpty })
+        let url = try #require(lines.all.first)
+        #expect(url.hasPrefix("http://127.0.0.1:") && url.hasSuffix("/v1/master/c/index.m3u8"))
+        let master = try await curl(url)
+        #expect(master.status == 200 && master.text.contains("#EXT-X-STREAM-INF:"))
+        let ff = try await runOffPool(try Tools.ffmpegPath(), ["-nostdin", "-v", "error", "-xerror", "-i", url, "-f", "null", "-"])
+        #expect(ff.status == 0, "\(ff.stderr)")
+        kill(p.processIdentifier, SIGTERM)
+        #expect(await eventually(20) { !p.isRunning })
+        #expect(p.terminationStatus == 0)
+        #expect(await eventually(5) { log.all.joined().contains("\"event\":\"stopped\"") })
+    }
+}
