@@ -151,7 +151,9 @@ final class RunningService: @unchecked Sendable {
     var log: [String] { box.all }
 
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
-    deinit { service.stop(grace: 1) }
+    // The stop waits for the service's request threads, which may wait for Swift's concurrency
+    // pool: on a thread of its own, never on the pool the test's own code runs on.
+    deinit { let s = service; Thread.detachNewThread { s.stop(grace: 1) } }
 }
 
 final class LineBox: @unchecked Sendable {
