@@ -52,16 +52,19 @@ release: setup
 # emptied at the start of each run, kept after it for a look at what a failing test wrote.
 TEST_TMP := $(CURDIR)/.build/test-tmp
 
-# Suites run after the rest, one test at a time, because they check real time: live sessions
-# (beacons on time, a viewer's pause or click landing on its frame), a real-time window typed into
-# (PlayWindowCLITests), NativePlayCLITests's real-time play, "within 5 s of a plain run" (the
-# no-fill suites), hostile image fetches failing within 3 s (NativeAdLoaderTests) and loopback
-# fetches on the concurrency pool's two threads (HTTPStreamTests), which a loaded machine's other
-# suites would delay. None is here for the main actor's sake any more: a stitch's frame loop waits
-# for the main queue only on the ad frames the manager acts on (AdFrameMarks), so the stitch
-# suites (native stitches and renders, the custom native guide) run in the parallel pass.
-# BlockedMainStitchTests holds the process's main thread while it stitches: alone, it delays no one.
-TEST_SERIAL := BlockedMainStitchTests|GettingStartedGuideTests|PlayWindowCLITests|NativePlayCLITests|NativeAdLoaderTests|NoFill[A-Za-z]*Tests|HTTPStreamTests|PictureInPictureSessionTests|PlaySessionTests|AdUIOverlay[A-Za-z]*Tests|AdUIClickTests
+# Suites that need the main actor free and real time undisturbed (live sessions, beacons on time,
+# the ad loader's main-actor callbacks): run after the rest, one test at a time, because the other
+# suites' main-actor tests would otherwise hold the main actor while they decode or stitch.
+# HTTPStreamTests and the no-fill CLI suites are here too: their loopback fetches and the "within
+# 5 s of a plain run" comparison need the concurrency pool's two threads, which the parallel pass's
+# synchronous decode/encode tests held for over 120 s at a time (60 s for these suites alone);
+# PlayWindowCLITests types keys into a real-time window, which a loaded machine delayed past the ad;
+# AdUIOverlayWrapperTests clicks an overlay in a real-time session (CI: its wait for the paused
+# frame ran out at 360 s in the parallel pass). BlockedMainStitchTests holds the process's main
+# thread while it stitches: alone, it delays no one. A stitch's frame loop now waits for the main
+# queue only on the ad frames the manager acts on (AdFrameMarks), but the manager's callbacks and
+# the ad loader still need the main actor and the pool, which the parallel pass starves.
+TEST_SERIAL := BlockedMainStitchTests|GettingStartedGuideTests|PlayWindowCLITests|NoFill[A-Za-z]*Tests|HTTPStreamTests|PictureInPictureSessionTests|PlaySessionTests|Native[A-Za-z]*Tests|CustomNativeGuideTests|AdUIOverlay[A-Za-z]*Tests|AdUIClickTests
 
 # After the tests pass, scripts/field-check.sh plays the MP4 and HLS outputs they kept (listed
 # under FIELD_CHECK_DIR) and the demo in independent clients: ffmpeg -xerror and GStreamer.
