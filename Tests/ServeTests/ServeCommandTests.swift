@@ -58,6 +58,6 @@ import Testing
         kill(p.processIdentifier, SIGTERM)
         #expect(await eventually(20) { !p.isRunning })
         #expect(p.terminationStatus == 0)
-        #expect(await eventually(5) { log.all.joined().contains("\"event\":\"stopped\"") })
+        #expect(await eventually(30) { log.all.joined().contains("\"event\":\"stopped\"") })
     }
 }

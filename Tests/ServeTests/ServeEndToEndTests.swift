@@ -126,10 +126,10 @@ import Timing
         // Server-side beacons: once each, whatever was fetched how often.
         let tracker = w.ads.requests.filter { $0.path.hasPrefix("/tA/") }.map(\.path)
         let once = ["/tA/imp", "/tA/start", "/tA/q1", "/tA/mid", "/tA/q3", "/tA/complete"]
-        #expect(await eventually(10) { Set(w.ads.requests.filter { $0.path.hasPrefix("/tA/") }.map(\.path)) == Set(once) })
+        #expect(await eventually(30) { Set(w.ads.requests.filter { $0.path.hasPrefix("/tA/") }.map(\.path)) == Set(once) })
         _ = tracker
         // s1 and s3 each fired their own set: two of each for ad A, none twice per session.
-        #expect(await eventually(10) { once.allSatisfy { p in w.ads.requests.filter { $0.path == p }.count == 2 } })
+        #expect(await eventually(30) { once.allSatisfy { p in w.ads.requests.filter { $0.path == p }.count == 2 } })
         let b = w.ads.requests.filter { $0.path.hasPrefix("/tB/") }.map(\.path)
         #expect(Set(b) == Set(once.map { $0.replacingOccurrences(of: "/tA/", with: "/tB/") }) && b.count == 6)
     }

@@ -85,7 +85,7 @@ import Testing
         let stopped = LineBox()
         Thread { s.shutdown(grace: 30); stopped.append("stopped") }.start()
         // Not accepting any more, while the request in flight is still being answered.
-        #expect(await eventually(10) {
+        #expect(await eventually(30) {
             (try? curlBlocking("http://127.0.0.1:\(port)/x", method: "GET", body: nil, headers: [], timeout: 2).status) == 0
         })
         #expect(stopped.all.isEmpty, "shutdown waits for the request in flight")

@@ -89,7 +89,7 @@ import Timing
         let p = try await curl(s.url(playlist)).text
         #expect(!p.contains("CUE-OUT") && !p.contains("/ads/"))
         _ = try await curl(s.url(playlist))
-        #expect(await eventually(5) { ads.requests.contains { $0.path == "/t/error" } })
+        #expect(await eventually(30) { ads.requests.contains { $0.path == "/t/error" } })
         try await Task.sleep(nanoseconds: 300_000_000)
         let errors = ads.requests.filter { $0.path == "/t/error" }
         #expect(errors.count == 1)

@@ -81,11 +81,13 @@ import Timing
 
     @Test func idleSessionsExpire() async throws {
         let media = try FixtureMedia()
-        let s = try RunningService(media: media, adsTemplate: "/nonexistent/tag.xml") { $0.sessionIdleTimeout = 0.3 }
+        // 3 s idle: long enough for the next request to come on a loaded machine (CI: at 0.3 s the
+        // session had expired before the test's second curl), short enough to watch it go
+        let s = try RunningService(media: media, adsTemplate: "/nonexistent/tag.xml") { $0.sessionIdleTimeout = 3 }
         let j = try #require(try await curl(s.url("/v1/session/main"), method: "POST", body: "").json)
         let manifest = try #require(j["manifestUrl"] as? String)
         #expect(try await curl(s.url(manifest)).status == 200)
-        #expect(await eventually(5) { s.service.sessions.count == 0 })
+        #expect(await eventually(30) { s.service.sessions.count == 0 })
         #expect(try await curl(s.url(manifest)).status == 404)
         #expect(try await curl(s.url("/metrics")).text.contains("interlude_serve_sessions_expired_total 1"))
     }
