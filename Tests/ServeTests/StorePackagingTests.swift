@@ -109,5 +109,12 @@ import Timing
             #expect(throws: StoreError.self) { try Ladder.parse(bad) }
         }
         #expect(Ladder.defaults(width: 1920, height: 1080, sourceBitrate: 5_000_000).map(\.name) == ["1080p", "720p", "540p", "360p"])
+        // the bitrates fall down the ladder even for a source below the per-pixel default (the
+        // bundled 640x360 content at ~130 kb/s had a 240p rung advertising more than its top)
+        for (w, h, rate) in [(1920, 1080, 5_000_000), (640, 360, 130_000), (1280, 720, 400_000)] {
+            let rates = Ladder.defaults(width: w, height: h, sourceBitrate: rate).map(\.videoBitrate)
+            #expect(zip(rates, rates.dropFirst()).allSatisfy { $0 > $1 }, "\(w)x\(h) at \(rate): \(rates)")
+        }
+        #expect(Ladder.defaults(width: 1920, height: 1080, sourceBitrate: 5_000_000).map(\.videoBitrate)[1] == 2_222_222)   // 5 Mb/s × 720p/1080p area, under the 2.76 Mb/s per-pixel default
     }
 }

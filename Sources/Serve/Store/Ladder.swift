@@ -49,14 +49,18 @@ public enum Ladder {
     }
 
     /// The default ladder for a source of `width`x`height`: the source's own size (copied, at its
-    /// measured `sourceBitrate`), then 720p, 540p, 360p and 240p below it, same aspect, even sizes.
+    /// measured `sourceBitrate`), then 720p, 540p, 360p and 240p below it, same aspect, even sizes,
+    /// each at most the rung above's bitrate scaled by area (the bitrates fall down the ladder).
     public static func defaults(width: Int, height: Int, sourceBitrate: Int) -> [Rendition] {
         var out = [Rendition(name: "\(height)p", width: width, height: height,
                              videoBitrate: max(1000, sourceBitrate), audioBitrate: defaultAudioBitrate)]
         for h in [720, 540, 360, 240] where h < height && out.count < 4 {
             let w = Int((Double(width) * Double(h) / Double(height) / 2).rounded()) * 2
-            // ~0.1 bit per pixel at 30 frames/s
-            let rate = max(200_000, Int(Double(w * h) * 30 * 0.1))
+            // ~0.1 bit per pixel at 30 frames/s, but never more than the rung above scaled by
+            // area: a lower rung advertising a higher BANDWIDTH would be a player's first choice
+            let above = out[out.count - 1]
+            let scaled = Int(Double(above.videoBitrate) * Double(w * h) / Double(above.width * above.height))
+            let rate = max(1000, min(max(200_000, Int(Double(w * h) * 30 * 0.1)), scaled))
             out.append(Rendition(name: "\(h)p", width: w, height: h, videoBitrate: rate, audioBitrate: defaultAudioBitrate))
         }
         return out
