@@ -66,20 +66,7 @@ import Timing
         let store = try StoreFixture.store(root)
         let cut = try await store.cut("c", rendition: "180p", at: [Self.cue])
         // a playlist as a session's: head, DISCONTINUITY, tail and the rest
-        let folder = root.appendingPathComponent("play")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD"]
-        for (i, run) in cut.runs.enumerated() {
-            if i > 0 { lines.append("#EXT-X-DISCONTINUITY") }
-            for (j, s) in run.enumerated() {
-                let name = "r\(i)s\(j).ts"
-                try FileManager.default.copyItem(at: store.file(forSegment: s.path)!, to: folder.appendingPathComponent(name))
-                lines += [String(format: "#EXTINF:%.6f,", s.duration.seconds), name]
-            }
-        }
-        lines.append("#EXT-X-ENDLIST")
-        let playlist = folder.appendingPathComponent("index.m3u8")
-        try (lines.joined(separator: "\n") + "\n").write(to: playlist, atomically: true, encoding: .utf8)
+        let playlist = try StoreFixture.playlist(cut.runs, store: store, root: root, name: "play")
         #expect(try HLSPackageCheck.continuityProblems(playlist) == [])
         let problems = try HLSPackageCheck.clientProblems(playlist)
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")

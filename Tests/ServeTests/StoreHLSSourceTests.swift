@@ -69,19 +69,7 @@ import Timing
         let tail = try StoreFixture.concatenate([cut.runs[1][0]], store: store, into: root, name: "tail.ts")
         #expect(try HLSPackageCheck.firstVideoFramePTS(tail) == originPTS + 47 * 3000)
         // strict clients across the discontinuity
-        let folder = root.appendingPathComponent("play")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD"]
-        for (i, run) in cut.runs.enumerated() {
-            if i > 0 { lines.append("#EXT-X-DISCONTINUITY") }
-            for (j, s) in run.enumerated() {
-                try FileManager.default.copyItem(at: store.file(forSegment: s.path)!, to: folder.appendingPathComponent("r\(i)s\(j).ts"))
-                lines += [String(format: "#EXTINF:%.6f,", s.duration.seconds), "r\(i)s\(j).ts"]
-            }
-        }
-        lines.append("#EXT-X-ENDLIST")
-        let playlist = folder.appendingPathComponent("index.m3u8")
-        try (lines.joined(separator: "\n") + "\n").write(to: playlist, atomically: true, encoding: .utf8)
+        let playlist = try StoreFixture.playlist(cut.runs, store: store, root: root, name: "play")
         #expect(try HLSPackageCheck.continuityProblems(playlist) == [])
         let problems = try HLSPackageCheck.clientProblems(playlist)
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")

@@ -31,20 +31,8 @@ import Timing
 
         // content head, DISCONTINUITY, slate, DISCONTINUITY, content tail: one stream per run
         let cut = try await store.cut("c", rendition: "180p", at: [MediaTime(value: 155, timescale: 100)])
-        let folder = root.appendingPathComponent("play")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD"]
-        for (i, run) in [cut.runs[0], slate, cut.runs[1]].enumerated() {
-            if i > 0 { lines.append("#EXT-X-DISCONTINUITY") }
-            for (j, s) in run.enumerated() {
-                let name = "r\(i)s\(j).ts"
-                try FileManager.default.copyItem(at: store.file(forSegment: s.path)!, to: folder.appendingPathComponent(name))
-                lines += [String(format: "#EXTINF:%.6f,", s.duration.seconds), name]
-            }
-        }
-        lines.append("#EXT-X-ENDLIST")
-        let playlist = folder.appendingPathComponent("index.m3u8")
-        try (lines.joined(separator: "\n") + "\n").write(to: playlist, atomically: true, encoding: .utf8)
+        let playlist = try StoreFixture.playlist([cut.runs[0], slate, cut.runs[1]], store: store, root: root, name: "play")
+        let folder = playlist.deletingLastPathComponent()
         #expect(try HLSPackageCheck.continuityProblems(playlist) == [])
         // the slate's own clock starts at 0 (as an ad's): strict clients play it as a stream of its own
         var alone = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:1", "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD"]
