@@ -5,7 +5,7 @@ PACKAGES := libfreetype-dev libcurl4-openssl-dev libavformat-dev libavcodec-dev 
             libsdl2-dev xvfb xdotool x11-apps fonts-dejavu-core strace \
             gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
             gstreamer1.0-libav python3-venv time \
-            libmicrohttpd-dev wrk
+            libmicrohttpd-dev wrk libhiredis-dev redis-server nginx
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SETUP_STAMP := .build/.setup-done
 

@@ -27,6 +27,8 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // C only: libmicrohttpd for serve's HTTP server, through pkg-config.
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        // C only: hiredis for the Redis client, through pkg-config.
+        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
         // Rational time shared by every layer.
         .target(name: "Timing"),
         // The only Swift module that imports CFFmpeg: owns every FFmpeg object.
@@ -43,9 +45,11 @@ let package = Package(
         .target(name: "Interlude", dependencies: ["Playback", "Media", "Ads", "Timing", "Draw"]),
         // An HTTP/1.1 server (thread pool, keep-alive, limits): the only Swift module importing CMicroHTTPD.
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        // A Redis client (connections, backoff): the only Swift module importing CHiredis.
+        .target(name: "Redis", dependencies: ["CHiredis"]),
         // `interlude serve`: server-side ad insertion for HLS (sessions, per-viewer playlists,
         // tracking, operations) over a store of shared cuts, ladders and ad renditions.
-        .target(name: "Serve", dependencies: ["HTTPServer", "Interlude", "Playback", "Ads", "Media", "Timing"]),
+        .target(name: "Serve", dependencies: ["HTTPServer", "Redis", "Interlude", "Playback", "Ads", "Media", "Timing"]),
         // Command-line app: thin.
         .executableTarget(name: "InterludeCLI", dependencies: ["Interlude", "Playback", "Ads", "Timing", "Window", "Serve"]),
         // Benchmarks against the ffmpeg CLI.
@@ -61,7 +65,7 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
         // IMA's guides ported with mechanical substitutions: the app code imports only Interlude.
         .testTarget(name: "GuideTests", dependencies: ["Interlude", "TestSupport"]),
-        .testTarget(name: "ServeTests", dependencies: ["Serve", "HTTPServer", "Interlude", "Playback", "Ads", "Media", "Timing", "TestSupport"]),
+        .testTarget(name: "ServeTests", dependencies: ["Serve", "HTTPServer", "Redis", "Interlude", "Playback", "Ads", "Media", "Timing", "TestSupport"]),
         .testTarget(name: "WindowTests", dependencies: ["Window", "Playback", "Media", "Timing", "TestSupport"]),
     ]
 )
