@@ -1,4 +1,5 @@
 import Foundation
+import Redis
 
 /// Who fires a session's tracking beacons (MediaTailor's `reportingMode`).
 public enum ReportingMode: String, Sendable, Hashable {
@@ -72,6 +73,10 @@ public struct ServeConfig: Sendable {
     public var clock: SegmentClock = .stream
     /// The store's size bound in bytes (least recently used units beyond it are removed).
     public var storeMaxBytes: Int64 = 20 << 30
+
+    /// `--redis URL`: sessions, fired beacons and the transcode queue in Redis, shared by every
+    /// node (nil: this node's memory and its own workers, the single-node default).
+    public var redisURL: String?
 
     /// The defaults.
     public init() {}
@@ -148,6 +153,10 @@ public struct ServeConfig: Sendable {
                 let v = try value(a)
                 guard let n = Int(v), (1...256).contains(n) else { throw ParseError(description: "--threads takes 1…256, not '\(v)'") }
                 c.threads = n
+            case "--redis":
+                let v = try value(a)
+                guard (try? RedisURL(v)) != nil else { throw ParseError(description: "--redis takes redis://HOST[:PORT][/DB] or unix:///PATH, not '\(v)'") }
+                c.redisURL = v
             default:
                 throw ParseError(description: "unknown option '\(a)' (see interlude --help)")
             }
