@@ -32,6 +32,9 @@ let serveUsage = """
       --ads-timeout SECS         ad server timeout, each wrapper too (default 3)
       --avail-duration SECS      [session.avail_duration_secs] (default 60)
       --threads N                HTTP threads; bounds session starts waiting for the ADS (default 32)
+      --redis URL                redis://HOST[:PORT][/DB] or unix:///PATH: sessions (TTL = the
+                                 session timeout) and fired beacons in Redis, shared by every
+                                 node; while it is down new sessions get 503, cached ones play
 
     SIGINT or SIGTERM: stop accepting, finish requests in flight, exit 0.
     exit status: 1 when the service cannot start (a source, the store, the address); 2 for bad usage.
@@ -65,7 +68,15 @@ func runServe(_ args: [String]) async -> Int32 {
         FileHandle.standardError.write(Data("interlude serve: \(error)\n".utf8))
         return 1
     }
-    let service = ServeService(config: config, media: store)
+    var sessions: any SessionStore = MemorySessionStore()
+    var ledger: (any BeaconLedger)? = nil
+    if let url = config.redisURL {
+        do { (sessions, ledger) = try RedisSessionStore.shared(url: url, idleTimeout: config.sessionIdleTimeout) } catch {
+            FileHandle.standardError.write(Data("interlude serve: \(error)\n".utf8))
+            return 1
+        }
+    }
+    let service = ServeService(config: config, media: store, sessions: sessions, ledger: ledger)
     let port: UInt16
     do { port = try service.start() } catch {
         FileHandle.standardError.write(Data("interlude serve: \(error)\n".utf8))

@@ -115,8 +115,7 @@ extension ServeService {
     /// Fires an ad's Error URLs with `code`, once per session.
     func fireError(_ session: ServeSession, breakIndex bi: Int, adIndex ai: Int, code: Int, reason: String) {
         let key = "\(bi)/\(ai)/error"
-        let first = sessions.update(session.id) { s in s.fired.insert(key).inserted } ?? false
-        guard first else { return }
+        guard ledger.claim([key], session: session.id) == [key] else { return }
         let ad = session.breaks[bi].ads[ai]
         log.event("ad_failed", ["session": session.id, "ad": ad.id, "code": code, "reason": reason])
         var context = MacroContext()

@@ -31,14 +31,15 @@ extension ServeService {
     /// Fires the beacons of segment `k` of ad `a` of break `b` not fired yet.
     func fireBeacons(session id: String, rendition: String, breakIndex b: Int, adIndex a: Int, segment k: Int) {
         guard let session = sessions.touch(id), session.reporting == .server,
-              let t = session.timelines[rendition],
+              let t = session.timelines[rendition] ?? builtTimeline(session, rendition: rendition),
               let item = t.items.first(where: { $0.kind == .ad(breakIndex: b, ad: a, segment: k, count: countOf(t, b, a)) }),
               let layout = t.breaks.first(where: { $0.index == b }), let played = layout.ads.first(where: { $0.ad == a }) else { return }
         let planned = session.breaks[b]
         let due = AdBeacons.due(planned.ads[a], in: planned, duration: played.duration, contentTime: layout.contentTime, serverSide: true)
             .filter { AdBeacons.holds(offset: $0.offset, event: $0.event, segmentStart: item.offsetInAd, length: item.segment.duration,
                                       isLast: k == countOf(t, b, a) - 1) }
-        let fresh = sessions.update(id) { s in due.filter { s.fired.insert("\(b)/\(a)/\($0.event)").inserted } } ?? []
+        let granted = Set(ledger.claim(due.map { "\(b)/\(a)/\($0.event)" }, session: id))
+        let fresh = due.filter { granted.contains("\(b)/\(a)/\($0.event)") }
         for d in fresh {
             for url in d.urls {
                 beacons.fire(TrackedBeacon(event: d.event, streamTime: played.start + d.offset, contentTime: layout.contentTime, url: url,
@@ -47,6 +48,14 @@ extension ServeService {
             log.event("beacon", ["session": id, "ad": planned.ads[a].id, "beacon": d.event, "urls": d.urls.count])
         }
         metrics.beacons(fresh.reduce(0) { $0 + $1.urls.count })
+    }
+
+    /// The timeline of a session this node has not built (its playlist came from another
+    /// node): built now, kept once nothing in it is pending.
+    private func builtTimeline(_ session: ServeSession, rendition: String) -> SessionTimeline? {
+        guard case .success(let t) = timeline(session, rendition: rendition) else { return nil }
+        if !t.hasPending { sessions.update(session.id) { s in if s.timelines[rendition] == nil { s.timelines[rendition] = t } } }
+        return t
     }
 
     private func countOf(_ t: SessionTimeline, _ b: Int, _ a: Int) -> Int {

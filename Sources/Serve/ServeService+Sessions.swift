@@ -58,10 +58,17 @@ extension ServeService {
         var response: HTTPResponse { .error(status, message) }
     }
 
+    /// A 503 for a session the store cannot take (Redis down), logged.
+    func sessionStoreDown(_ why: String) -> Refusal {
+        log.event("session_failed", ["error": why])
+        return Refusal(status: 503, message: "sessions cannot be created now: \(why)")
+    }
+
     /// Creates a session: the content packaged (a lookup once the store has it), the ad decision
     /// made (every failure of the ADS becomes a session without breaks), stored.
     func newSession(content name: String, params: [String: String], reporting: ReportingMode, userAgent: String) -> Result<ServeSession, Refusal> {
         guard config.contents.contains(where: { $0.name == name }) else { return .failure(Refusal(status: 404, message: "no content named '\(name)'")) }
+        guard sessions.acceptsNewSessions else { return .failure(sessionStoreDown("the session store is unavailable")) }
         let id = ServeSession.newID()
         let tag = TagTemplate.expand(config.adsTemplate, TagTemplate.Values(sessionID: id, playerParams: params,
                                                                             availDurationSeconds: config.availDuration, userAgent: userAgent))
@@ -81,7 +88,7 @@ extension ServeService {
         }
         metrics.adsRequest(decision.latency, failed: decision.failed)
         let session = ServeSession(id: id, content: name, reporting: reporting, playerParams: params, breaks: decision.breaks)
-        sessions.insert(session)
+        do { try sessions.insert(session) } catch { return .failure(sessionStoreDown("\(error)")) }
         metrics.sessionCreated()
         log.event("session_created", ["session": id, "content": name, "reporting": reporting.rawValue, "breaks": decision.breaks.count,
                                       "ads": decision.breaks.reduce(0) { $0 + $1.ads.count }, "adsSeconds": decision.latency,

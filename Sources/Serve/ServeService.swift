@@ -22,6 +22,8 @@ public final class ServeService: @unchecked Sendable {
     public let sessions: any SessionStore
     /// Fires server-side beacons and Error URLs.
     public let beacons: BeaconSender
+    /// Which beacons fire (each once): the session's own record, or Redis across nodes.
+    public let ledger: any BeaconLedger
     /// The counters behind `/metrics`.
     public let metrics = ServeMetrics()
     let log: ServeLog
@@ -29,10 +31,12 @@ public final class ServeService: @unchecked Sendable {
     private var server: HTTPServer?
     private var expiry: DispatchSourceTimer?
 
-    /// A service (not listening yet: `start`).
+    /// A service (not listening yet: `start`). Without a `ledger`, fired beacons are recorded
+    /// in the sessions (`SessionBeaconLedger`).
     public init(config: ServeConfig, media: any ServeMedia, sessions: any SessionStore = MemorySessionStore(),
-                beacons: BeaconSender = BeaconSender(), log: ServeLog = .standardError) {
+                beacons: BeaconSender = BeaconSender(), ledger: (any BeaconLedger)? = nil, log: ServeLog = .standardError) {
         self.config = config; self.media = media; self.sessions = sessions; self.beacons = beacons; self.log = log
+        self.ledger = ledger ?? SessionBeaconLedger(sessions: sessions)
     }
 
     /// Starts listening on the configured address; returns the port.

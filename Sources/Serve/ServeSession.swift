@@ -39,10 +39,13 @@ public struct ServeSession: Sendable {
     }
 }
 
-/// Where sessions live: in memory here; Redis in a later issue. Every call is thread-safe.
+/// Where sessions live: this process's memory (`MemorySessionStore`) or Redis
+/// (`RedisSessionStore`). Every call is thread-safe.
 public protocol SessionStore: Sendable {
-    /// Stores a new session.
-    func insert(_ session: ServeSession)
+    /// Stores a new session; throws when it cannot be stored (the session is refused).
+    func insert(_ session: ServeSession) throws
+    /// Whether new sessions can be stored now (checked before the ad server is asked).
+    var acceptsNewSessions: Bool { get }
     /// The session, its idle clock restarted; nil when unknown or expired.
     func touch(_ id: String) -> ServeSession?
     /// Changes a session in place; returns the change's result, nil when the session is unknown.
@@ -51,6 +54,11 @@ public protocol SessionStore: Sendable {
     func expire(idle: Double, now: Double) -> [ServeSession]
     /// Sessions held.
     var count: Int { get }
+}
+
+extension SessionStore {
+    /// Always, unless the store says otherwise.
+    public var acceptsNewSessions: Bool { true }
 }
 
 /// Sessions in this process's memory, behind one lock.

@@ -1,0 +1,130 @@
+import Foundation
+import Redis
+import Timing
+
+/// Sessions shared by every node through Redis: each session's durable core (`SessionRecord`,
+/// JSON) under `interlude:session:ID`, with a TTL of the idle timeout restarted by every request
+/// that names the session (`GETEX … PX`). Redis' TTL decides a session's life; any node answers
+/// any session.
+///
+/// What is built for a session (timelines, playlists) is this node's cache: deterministic from
+/// the core and the shared store, rebuilt by any node that lacks it. While Redis cannot be
+/// reached, sessions this node has cached keep being answered from the cache, and new sessions
+/// are refused (`insert` throws, `acceptsNewSessions` is false).
+///
+/// `count` is the sessions this node has cached (no Redis call: `/health` answers in an outage),
+/// not the fleet's.
+public final class RedisSessionStore: SessionStore, @unchecked Sendable {
+    // @unchecked Sendable: `cache` is only touched under `lock`; the client is thread-safe.
+    /// The Redis client.
+    public let client: RedisClient
+    /// The keys' TTL in seconds (the idle timeout).
+    public let ttl: Double
+    private let lock = NSLock()
+    private var cache: [String: ServeSession] = [:]
+
+    /// A store on `client` whose sessions live `ttl` seconds past their last request.
+    public init(client: RedisClient, ttl: Double) {
+        self.client = client; self.ttl = ttl
+    }
+
+    /// `interlude:session:ID`.
+    public static func key(_ id: String) -> String { "interlude:session:\(id)" }
+
+    private var ttlMilliseconds: String { String(max(1, Int((ttl * 1000).rounded()))) }
+
+    /// Stores a new session in Redis (and this node's cache); throws when Redis does not take it.
+    public func insert(_ session: ServeSession) throws {
+        let json = String(decoding: SessionRecord(session).encoded(), as: UTF8.self)
+        let reply = try client.command("SET", Self.key(session.id), json, "PX", ttlMilliseconds)
+        if case .error(let e) = reply { throw RedisError.server(e) }
+        lock.withLock { cache[session.id] = session }
+    }
+
+    /// Whether Redis answers now: a `PING` unless the last command reached it (cheap while
+    /// backing off: the client refuses at once), so a returning Redis is noticed.
+    public var acceptsNewSessions: Bool {
+        if client.isAvailable { return true }
+        if case .status("PONG")? = try? client.command("PING") { return true }
+        return false
+    }
+
+    /// The session, its TTL restarted in Redis: from this node's cache (what it built kept)
+    /// or read from Redis. Nil when Redis has no such session; the cached one while Redis
+    /// cannot be reached.
+    public func touch(_ id: String) -> ServeSession? {
+        let now = monotonicSeconds()
+        let reply: RedisReply
+        do { reply = try client.command("GETEX", Self.key(id), "PX", ttlMilliseconds) } catch {
+            // Redis unreachable: serve what this node has.
+            return lock.withLock { () -> ServeSession? in cache[id]?.lastSeen = now; return cache[id] }
+        }
+        guard case .string(let data) = reply, let record = SessionRecord.decode(data), record.id == id,
+              let fresh = record.session(lastSeen: now) else { return nil }
+        return lock.withLock {
+            if cache[id] == nil { cache[id] = fresh } else { cache[id]!.lastSeen = now }
+            return cache[id]
+        }
+    }
+
+    /// Changes this node's cached session (what it built); nil when this node has not cached it.
+    public func update<T>(_ id: String, _ change: (inout ServeSession) -> T) -> T? {
+        lock.lock(); defer { lock.unlock() }
+        guard cache[id] != nil else { return nil }
+        return change(&cache[id]!)
+    }
+
+    /// The cached sessions whose Redis key is gone, among those this node has not seen for
+    /// `idle` seconds: dropped from the cache and returned (so their pins are released). While
+    /// Redis cannot be reached, nothing is dropped.
+    public func expire(idle: Double, now: Double) -> [ServeSession] {
+        let candidates = lock.withLock { cache.values.filter { now - $0.lastSeen > idle }.map(\.id) }
+        guard !candidates.isEmpty, let replies = try? client.pipeline(candidates.map { ["EXISTS", Self.key($0)] }),
+              replies.count == candidates.count else { return [] }
+        let gone = zip(candidates, replies).filter { $0.1 == .integer(0) }.map(\.0)
+        return lock.withLock { gone.compactMap { id in
+            defer { cache[id] = nil }
+            // Seen again since the check: kept.
+            guard let s = cache[id], now - s.lastSeen > idle else { return nil }
+            return s
+        } }
+    }
+
+    /// Sessions this node has cached.
+    public var count: Int { lock.withLock { cache.count } }
+}
+
+/// Fired beacons recorded in Redis, so each fires once across every node: a key is granted to
+/// the node whose `SET interlude:fired:SESSION:KEY 1 NX PX ttl` succeeds. Keys are claimed in
+/// one pipeline. While Redis cannot be reached nothing is granted (a beacon may be lost, never
+/// fired twice).
+public struct RedisBeaconLedger: BeaconLedger {
+    /// The Redis client.
+    public let client: RedisClient
+    /// How long a fired record is kept, in seconds.
+    public let ttl: Double
+
+    /// A ledger on `client` keeping records `ttl` seconds.
+    public init(client: RedisClient, ttl: Double) { self.client = client; self.ttl = ttl }
+
+    /// `interlude:fired:SESSION:KEY`.
+    public static func key(session: String, _ key: String) -> String { "interlude:fired:\(session):\(key)" }
+
+    /// Of `keys`, those whose `SET NX` this call won.
+    public func claim(_ keys: [String], session: String) -> [String] {
+        guard !keys.isEmpty else { return [] }
+        let ms = String(max(1, Int((ttl * 1000).rounded())))
+        guard let replies = try? client.pipeline(keys.map { ["SET", Self.key(session: session, $0), "1", "NX", "PX", ms] }),
+              replies.count == keys.count else { return [] }
+        return zip(keys, replies).filter { $0.1 == .status("OK") }.map(\.0)
+    }
+}
+
+extension RedisSessionStore {
+    /// What `interlude serve --redis URL` runs on: one client for the sessions and the fired
+    /// beacons (records kept a day, or the idle timeout when longer). Throws for a bad URL.
+    public static func shared(url: String, idleTimeout: Double) throws -> (RedisSessionStore, RedisBeaconLedger) {
+        let client = try RedisClient(url, connections: 8)
+        return (RedisSessionStore(client: client, ttl: idleTimeout), RedisBeaconLedger(client: client, ttl: max(86_400, idleTimeout)))
+    }
+}
