@@ -204,6 +204,42 @@ struct ServeRedisSessionTests {
         #expect(after.status == 200 && after.text == before.text)
     }
 
+    @Test func theBinaryWithRedisKeepsSessionsThere() async throws {
+        let redis = try RedisProcess()
+        defer { redis.stop() }
+        let help = try await runOffPool(ServeCommandTests.binary.path, ["serve", "--help"])
+        #expect(String(decoding: help.stdout, as: UTF8.self).contains("--redis URL"))
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("serve-redis-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: store) }
+        let clip = try TestMedia.clip(sourceID: 3, width: 320, height: 180, fps: 30, seconds: 4, gop: 30)
+        let p = Process()
+        p.executableURL = ServeCommandTests.binary
+        p.arguments = ["serve", "--listen", "127.0.0.1:0", "--content", "c=\(clip.path)", "--ads", "/nonexistent/tag.xml",
+                       "--store", store.path, "--renditions", "180p:320x180:400k", "--redis", redis.url, "--session-timeout", "30"]
+        let out = Pipe()
+        p.standardOutput = out; p.standardError = FileHandle.nullDevice
+        try p.run()
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() } }
+        let lines = LineBox()
+        Thread {
+            let d = out.fileHandleForReading.availableData
+            if let first = String(decoding: d, as: UTF8.self).split(separator: "\n").first { lines.append(String(first)) }
+        }.start()
+        #expect(await eventually(120) { !lines.all.isEmpty })
+        let base = try #require(lines.all.first?.components(separatedBy: "/v1/").first)
+        let made = try await curl(base + "/v1/session/c", method: "POST", body: "{}")
+        #expect(made.status == 200, "\(made.text)")
+        let keys = try cli(redis, "KEYS", "interlude:session:*").split(separator: "\n")
+        #expect(keys.count == 1)
+        let ttl = try #require(Int(try cli(redis, "TTL", String(keys[0]))))
+        #expect(ttl > 0 && ttl <= 30)
+        redis.kill()
+        #expect(try await curl(base + "/v1/session/c", method: "POST", body: "{}").status == 503)
+        kill(p.processIdentifier, SIGTERM)
+        #expect(await eventually(20) { !p.isRunning })
+        #expect(p.terminationStatus == 0)
+    }
+
     @Test func theRecordRoundTripsAndHostileRecordsAreNoSession() throws {
         let ad = PlannedAd(id: "a1", mediaURL: "https://x/a.mp4", declaredDuration: MediaTime(value: 1001, timescale: 30_000),
                            impressions: ["https://t/imp"], errorURLs: ["https://t/e?c=[ERRORCODE]"], tracking: ["start": ["https://t/s"]],
