@@ -72,6 +72,10 @@ struct ServeRedisSessionTests {
         let b = try Node(redis: redis.url, adsTemplate: ads.url("/vmap"))
         let id = try await create(a)
         #expect(try cli(redis, "EXISTS", RedisSessionStore.key(id)) == "1")
+        // One break of one ad with seven beacon URLs: well under a few KiB.
+        let bytes = try #require(Int(try cli(redis, "STRLEN", RedisSessionStore.key(id))))
+        print("session record: \(bytes) bytes")
+        #expect(bytes > 200 && bytes < 4096)
         // B has never seen the session: it reads the core from Redis and builds the playlists.
         let masterB = try await curl(b.url("/v1/sessions/\(id)/master.m3u8"))
         let mediaB = try await curl(b.url("/v1/sessions/\(id)/720p.m3u8"))
