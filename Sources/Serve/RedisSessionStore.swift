@@ -53,6 +53,8 @@ public final class RedisSessionStore: SessionStore, @unchecked Sendable {
     /// or read from Redis. Nil when Redis has no such session; the cached one while Redis
     /// cannot be reached.
     public func touch(_ id: String) -> ServeSession? {
+        // Ids are `ServeSession.newID()`'s 32 hex digits: anything else is no session, unasked.
+        guard id.utf8.count == 32, id.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
         let now = monotonicSeconds()
         let reply: RedisReply
         do { reply = try client.command("GETEX", Self.key(id), "PX", ttlMilliseconds) } catch {

@@ -91,6 +91,8 @@ struct ServeRedisSessionTests {
         let trackA = try await curl(a.url("/v1/sessions/\(id)/tracking")), trackB = try await curl(b.url("/v1/sessions/\(id)/tracking"))
         #expect(trackA.status == 200 && trackA.text == trackB.text)
         #expect(try await curl(b.url("/v1/sessions/0123456789abcdef0123456789abcdef/master.m3u8")).status == 404)
+        #expect(try await curl(b.url("/v1/sessions/*/master.m3u8")).status == 404)
+        #expect(try await curl(b.url("/v1/sessions/\(id.uppercased())/720p.m3u8")).status == 404)
         // A session made on B is served by A too.
         let id2 = try await create(b)
         #expect(try await curl(a.url("/v1/sessions/\(id2)/720p.m3u8")).status == 200)
@@ -178,7 +180,11 @@ struct ServeRedisSessionTests {
         #expect(again.status == 200 && again.text == playlist.text)
         #expect(try await curl(a.url("/v1/sessions/\(id)/master.m3u8")).text == master.text)
         let uris = playlist.text.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
+        #expect(uris.prefix(4).filter { $0.contains("/ads/") }.count == 2)
         for u in uris.prefix(4) { #expect(try await curl(a.url(u)).status == 200, "\(u)") }
+        // Their beacons cannot be recorded as fired: not fired (lost, never doubled).
+        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(ads.requests.filter { $0.path.hasPrefix("/t/") }.isEmpty)
         #expect(try await curl(a.url("/health")).status == 200)
         // Back: new sessions work again once the client's backoff lets it reconnect.
         try redis.restart()
