@@ -46,6 +46,11 @@ extension MediaStore {
                 return Task { done }
             }
             if let t = cutTasks[path] { return t }
+            // Made by another node sharing the folder (in place only whole): adopted, not made again.
+            if FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path) {
+                register(key: path, kind: "cut", files: [path])
+                return Task { done }
+            }
             countEncode("cut")
             let root = self.root
             let t = Task {

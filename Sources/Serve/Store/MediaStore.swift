@@ -39,10 +39,15 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
         try MediaStore.prepareFolder(root)
         adMedia = AdMediaCache(directory: root.appendingPathComponent("fetched"), maxBytes: 4 << 30, maxFileBytes: options.maxAdBytes)
         for r in options.ladder ?? [] { renditions[r.name] = r }
-        // what a crash left half-written: temporary names are never served
+        // What a crash left half-written (temporary names are never served). The folder may be
+        // shared by other nodes and workers whose work in progress has such names too: only
+        // what has not changed for an hour is removed (a job writes its files as it goes).
+        let now = Date()
         for name in (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
         where name.hasPrefix(".tmp-") || name.hasPrefix(".index-") {
-            try? FileManager.default.removeItem(at: root.appendingPathComponent(name))
+            let url = root.appendingPathComponent(name)
+            let changed = (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? .distantPast
+            if now.timeIntervalSince(changed) > MediaStore.abandonedAfter { try? FileManager.default.removeItem(at: url) }
         }
         let indexURL = root.appendingPathComponent("index.json")
         if let data = try? Data(contentsOf: indexURL), let loaded = try? JSONDecoder().decode(StoreIndex.self, from: data) {
@@ -111,14 +116,24 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
     // MARK: segments
 
     /// The file behind a store-relative segment path the store holds; nil otherwise.
+    /// A file another process sharing the folder put in place (a node's cut, a worker's ad) is
+    /// served too: files reach their final names only whole (renamed from a temporary name).
     public func file(forSegment path: String) -> URL? {
         guard MediaStore.isSafeRelativePath(path) else { return nil }
-        return lock.withLock {
-            guard index.unit(holding: path) != nil else { return nil }
+        let url = root.appendingPathComponent(path)
+        let known: Bool = lock.withLock {
+            guard index.unit(holding: path) != nil else { return false }
             index.touch(path: path, now: Date().timeIntervalSince1970)
-            return root.appendingPathComponent(path)
+            return true
         }
+        if known { return url }
+        var st = stat()
+        guard lstat(url.path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, path.hasSuffix(".ts") else { return nil }
+        return url
     }
+
+    /// Seconds after which an unchanged temporary entry in the store is taken for a crash's leftover.
+    static let abandonedAfter: Double = 3600
 
     /// A relative path of plain names ("a/b.ts"): no "..", no empty or hidden parts, nothing absolute.
     static func isSafeRelativePath(_ path: String) -> Bool {
