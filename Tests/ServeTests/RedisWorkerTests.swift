@@ -219,4 +219,49 @@ struct ServeRedisWorkerTests {
         #expect(try Self.cli(redis, ["XPENDING", RedisAdQueue.stream, RedisAdQueue.group]).hasPrefix("0"))
         #expect(Self.units(root).isEmpty)
     }
+
+    @Test func aWorkerWaitsOutARedisOutageAndLogsEachChangeOnce() async throws {
+        let redis = try RedisProcess()
+        defer { redis.stop() }
+        let root = StoreFixture.folder("rw-outage")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let server = try HTTPTestServer()
+        server.route("/ad.mp4", HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Self.adClip(12)))
+        let worker = try Worker(redis: redis, store: root, name: "o")
+        defer { worker.kill() }
+        try await Task.sleep(nanoseconds: 500_000_000)
+        redis.kill()
+        try await Task.sleep(nanoseconds: 3_000_000_000)
+        try redis.restart()
+        let store = try Self.store(root, redis)
+        guard case .ready = try await ServeStoreAdTests.settled(store, server.url("/ad.mp4"), "90p") else {
+            Issue.record("not ready after the outage\n\(worker.text)"); return
+        }
+        let lines = worker.text.split(separator: "\n")
+        #expect(lines.filter { $0.contains("unreachable") }.count == 1, Comment(rawValue: worker.text))
+        #expect(lines.filter { $0.hasSuffix("connected") }.count == 2, Comment(rawValue: worker.text))
+        kill(worker.process.processIdentifier, SIGTERM)
+        try await offPool { worker.process.waitUntilExit() }
+        #expect(worker.process.terminationStatus == 0)
+    }
+
+    @Test func badArgumentsAreOneLineAndExitStatus2() async throws {
+        for args in [["--store", "/tmp/x"], ["--redis", "foo://x", "--store", "/tmp/x"], ["--redis", "unix:///x", "--store", "/tmp/x", "--max-attempts", "0"],
+                     ["--redis", "unix:///x", "--store", "/tmp/x", "--visibility-timeout", "-1"], ["--redis", "unix:///x", "--bogus"]] {
+            let (status, err) = try await offPool { () -> (Int32, String) in
+                let p = Process()
+                p.executableURL = Self.binary
+                p.arguments = ["worker"] + args
+                let e = Pipe()
+                p.standardError = e
+                p.standardOutput = FileHandle.nullDevice
+                try p.run()
+                let text = String(decoding: e.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                p.waitUntilExit()
+                return (p.terminationStatus, text)
+            }
+            #expect(status == 2, Comment(rawValue: args.joined(separator: " ")))
+            #expect(err.hasPrefix("interlude worker: ") && err.filter { $0 == "\n" }.count == 1, Comment(rawValue: err))
+        }
+    }
 }

@@ -79,7 +79,10 @@ public final class AdWorker: @unchecked Sendable {
                     if let entry = try claimIdle() { await handle(entry); continue }
                 }
                 if let entry = try readNew() { await handle(entry) }
+            } catch RedisError.server(let e) where e.hasPrefix("NOGROUP") {
+                grouped = false   // a Redis restarted without its data: the group is made again
             } catch {
+                grouped = false
                 if connected != false { log("redis \(options.redisURL): unreachable (\(error)); retrying"); connected = false }
                 try? await Task.sleep(nanoseconds: UInt64(pause * 1e9))
                 pause = min(5, pause * 2)
