@@ -58,6 +58,8 @@ func runServe(_ args: [String]) async -> Int32 {
         // Local ad media only for a local tag (its VMAP names files beside it); the HTTP side
         // drops local media from a network tag's ads before the store is asked.
         options.allowLocalAdMedia = !(config.adsTemplate.lowercased().hasPrefix("http://") || config.adsTemplate.lowercased().hasPrefix("https://"))
+        // with Redis, ad transcodes are queued for `interlude worker` processes sharing the store
+        if let redis = config.redisURL { options.jobQueue = try RedisAdQueue(url: redis) }
         store = try MediaStore(options: options)
         for c in config.contents {
             FileHandle.standardError.write(Data("interlude serve: packaging '\(c.name)' (once; later starts reuse the store)…\n".utf8))

@@ -10,6 +10,7 @@ let usage = """
       play      play content with its ads through the player, live (real time) or as fast as possible
       inspect   resolve a VAST/VMAP ad tag and print its ad schedule
       serve     server-side ad insertion for HLS: per-viewer sessions over shared cuts and ads
+      worker    run the ad transcode jobs serve nodes queue on Redis (--redis), into their store
 
     Run `interlude <command> --help` for a command's options.
     """
@@ -24,6 +25,7 @@ case "stitch": exit(await runStitch(rest))
 case "inspect": exit(runInspect(rest))
 case "play": exit(await runPlay(rest))
 case "serve": exit(await runServe(rest))
+case "worker": exit(await runWorker(rest))
 case "-h", "--help", "help": print(usage); exit(0)
 case "--version": print("interlude 0.1.0"); exit(0)
 default:

@@ -53,6 +53,12 @@ extension MediaStore {
             default:
                 // new, failed a while ago, or its transcode was evicted: (again) on the worker pool
                 adByURL[key] = .waiting
+                if let queue = options.jobQueue {
+                    let job = AdJobRequest(url: mediaURL, rendition: rung, segmentTarget: options.segmentTarget,
+                                           allowLocal: options.allowLocalAdMedia)
+                    Thread.detachNewThread { self.awaitQueued(job, key: key, queue: queue) }
+                    return .pending
+                }
                 adQueue.append { await self.runAdJob(key: key, url: mediaURL, rung: rung) }
                 startAdJobs()
                 return .pending
@@ -75,22 +81,19 @@ extension MediaStore {
         }
     }
 
-    /// Fetches (hardened: `AdMediaCache`), hashes, probes and transcodes one ad rung.
+    /// Fetches (hardened: `AdMediaCache`), hashes, probes and transcodes one ad rung
+    /// (`AdTranscodeJob`, the same work `interlude worker` does).
     private func runAdJob(key: String, url: String, rung: Rendition) async {
-        let path: String
-        do {
-            path = try await adMedia.localPath(for: url, timeout: options.adFetchTimeout, allowLocal: options.allowLocalAdMedia)
-        } catch {
+        let fetched: AdTranscodeJob.Fetched
+        switch await AdTranscodeJob.fetch(url, cache: adMedia, timeout: options.adFetchTimeout, allowLocal: options.allowLocalAdMedia) {
+        case .success(let f): fetched = f
+        case .failure(let error):
             lock.withLock { adByURL[key] = .failed(error.code, error.message, Date().timeIntervalSince1970) }
             return
         }
-        let sha: String
-        do { sha = try ContentHash.sha256(fileAt: path) } catch {
-            lock.withLock { adByURL[key] = .failed(402, "ad media \(url) cannot be read: \(error)", Date().timeIntervalSince1970) }
-            return
-        }
+        let sha = fetched.sha
         let shaKey = "\(sha)/\(rung.name)"
-        let prefix = "ads/\(sha)/\(rung.name)"
+        let prefix = AdTranscodeJob.prefix(sha: sha, rung: rung.name)
         let mustEncode: Bool = lock.withLock {
             adByURL[key] = .hashed(sha)
             if adBySHA[shaKey] != nil { return false }
@@ -103,34 +106,14 @@ extension MediaStore {
             return true
         }
         guard mustEncode else { return }
-        let result: AdReadiness
-        do {
-            let measured = try AdMediaProbe.measure(path)
-            guard measured.duration <= MediaStore.longestAd else {
-                throw AdTooLong(message: "ad media \(url) lasts \(Int(measured.duration.seconds)) s (at most \(Int(MediaStore.longestAd.seconds)) s)")
+        let result = await AdTranscodeJob.transcode(fetched.path, url: url, rung: rung, segmentTarget: options.segmentTarget,
+                                                    root: root, prefix: prefix)
+        lock.withLock {
+            if case .ready(let segments, _) = result {
+                register(key: prefix, kind: "ad", files: segments.map(\.path) + ["\(prefix)/ad.json"], folder: prefix)
             }
-            let temp = temporaryURL()
-            try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            defer { try? FileManager.default.removeItem(at: temp) }
-            let root = self.root, target = options.segmentTarget
-            let (segments, duration) = try await MediaStore.offThread {
-                try AdTranscoder.transcode(path, rendition: rung, segmentTarget: target, folder: temp, storePrefix: prefix)
-            }
-            let record = StoredAd(segments: segments.map(\.path), durations: segments.map { [$0.duration.value, $0.duration.timescale] },
-                                  duration: [duration.value, duration.timescale])
-            try JSONEncoder().encode(record).write(to: temp.appendingPathComponent("ad.json"))
-            try? FileManager.default.removeItem(at: root.appendingPathComponent(prefix))
-            try publish(temp, as: prefix)
-            lock.withLock { register(key: prefix, kind: "ad", files: segments.map(\.path) + ["\(prefix)/ad.json"], folder: prefix) }
-            result = .ready(segments, duration: duration)
-        } catch let r as AdMediaProbe.Rejection {
-            result = .failed(code: r.code, reason: r.message)
-        } catch let r as AdTooLong {
-            result = .failed(code: 403, reason: r.message)
-        } catch {
-            result = .failed(code: 405, reason: "ad media \(url) cannot be transcoded: \(error)")
+            adBySHA[shaKey] = result
         }
-        lock.withLock { adBySHA[shaKey] = result }
     }
 
     /// An ad rung the store already holds (its `ad.json`), after a restart.

@@ -13,14 +13,18 @@ enum StoreEncoding {
     static let sampleRate = 48_000
     static let channels = 2
 
-    /// A libx264 encoder for `rendition` at `frameRate`; `splice`: its GOPs go inside copied content.
-    static func videoEncoder(_ rendition: Rendition, frameRate: Rational, splice: Bool, bFrames: Bool = false) throws -> Encoder {
+    /// A libx264 encoder for `rendition` at `frameRate`; `splice`: its GOPs go inside copied content;
+    /// `deterministic`: one thread, so the same input always makes the same bytes (x264's frame
+    /// threads make its rate control depend on timing).
+    static func videoEncoder(_ rendition: Rendition, frameRate: Rational, splice: Bool, bFrames: Bool = false,
+                             deterministic: Bool = false) throws -> Encoder {
         let rate = rendition.videoBitrate
         var params = "keyint=\(max(1, 10 * frameRate.numerator / max(1, frameRate.denominator))):min-keyint=1:scenecut=0"
         if !bFrames { params += ":bframes=0" }
         if splice { params += ":sps-id=\(spliceParameterSetID)" }
         let options = ["preset": "veryfast", "b": String(rate), "maxrate": String(rate * 3 / 2), "bufsize": String(rate * 2),
                        "forced-idr": "1", "x264-params": params]
+            .merging(deterministic ? ["threads": "1"] : [:]) { $1 }
         return try Encoder(video: "libx264", width: rendition.width, height: rendition.height, frameRate: frameRate,
                            options: options, globalHeader: false)
     }

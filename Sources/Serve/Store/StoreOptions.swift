@@ -25,6 +25,10 @@ public struct StoreOptions: Sendable {
     /// Whether ad media may be a local file (only for ads named by a local document; never for a
     /// network ad server's).
     public var allowLocalAdMedia = false
+    /// Where ad transcodes go: nil (the default) runs them on the store's own worker pool
+    /// (`adWorkers`); a queue (`RedisAdQueue`) hands them to `interlude worker` processes sharing
+    /// the store's folder, and the store only reads their results.
+    public var jobQueue: (any AdJobQueue)?
 
     /// A store in `root` serving `contents`.
     public init(root: URL, contents: [String: String], ladder: [Rendition]? = nil) {

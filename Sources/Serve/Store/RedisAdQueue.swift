@@ -1,0 +1,103 @@
+import Foundation
+import Redis
+import Timing
+
+/// The ad job queue on Redis, shared by serve nodes (which enqueue and read results) and
+/// `interlude worker` processes (which run jobs; `AdWorker`).
+///
+/// Keys (`<h>` is the hex SHA-256 of `url|rung`, `AdJobRequest.id`):
+/// - `interlude:jobs`: the stream of jobs (fields `url`, `rendition`, `width`, `height`, `vbr`,
+///   `abr`, `target` (value/timescale), `local`, `h`), consumed by the group `workers`;
+/// - `interlude:job:<h>`: set (NX) by the node that enqueues, so a job enters the stream once;
+/// - `interlude:ad:<h>`: the result: `stored <prefix>` or `failed <code> <reason>` (failures
+///   expire after `AdJob.failureMemory` seconds, with the job key, so the media is tried again);
+/// - `interlude:attempts:<h>`, `interlude:error:<h>`: attempts started, the last attempt's error;
+/// - `interlude:jobs:dead`: jobs given up after the most attempts, with their error;
+/// - `interlude:stats:transcodes`: transcodes started (counted by workers).
+public final class RedisAdQueue: AdJobQueue, @unchecked Sendable {
+    // @unchecked Sendable: `client` is thread-safe; the rest is immutable.
+    /// The stream of jobs.
+    public static let stream = "interlude:jobs"
+    /// The consumer group of workers.
+    public static let group = "workers"
+    /// The dead-letter stream.
+    public static let dead = "interlude:jobs:dead"
+    /// Transcodes started, across workers.
+    public static let transcodes = "interlude:stats:transcodes"
+
+    let client: RedisClient
+
+    /// A queue on the Redis at `url`.
+    public init(url: String, timeout: Double = 2) throws {
+        client = RedisClient(url: try RedisURL(url), connections: 2, timeout: timeout)
+    }
+
+    static func jobKey(_ h: String) -> String { "interlude:job:\(h)" }
+    static func resultKey(_ h: String) -> String { "interlude:ad:\(h)" }
+    static func attemptsKey(_ h: String) -> String { "interlude:attempts:\(h)" }
+    static func errorKey(_ h: String) -> String { "interlude:error:\(h)" }
+
+    /// Sets the job key NX and adds the job to the stream in one step (a script: both or neither).
+    private static let enqueueScript = """
+        if redis.call('SET', KEYS[1], '1', 'NX') then
+          return redis.call('XADD', KEYS[2], '*', unpack(ARGV))
+        end
+        return false
+        """
+
+    /// The stream fields of `job`.
+    static func fields(_ job: AdJobRequest) -> [String] {
+        let r = job.rendition
+        return ["url", job.url, "rendition", r.name, "width", String(r.width), "height", String(r.height),
+                "vbr", String(r.videoBitrate), "abr", String(r.audioBitrate),
+                "target", "\(job.segmentTarget.value)/\(job.segmentTarget.timescale)", "local", job.allowLocal ? "1" : "0", "h", job.id]
+    }
+
+    /// A job back from its stream fields; nil when they do not make one.
+    static func job(fields: [String: String]) -> AdJobRequest? {
+        guard let url = fields["url"], !url.isEmpty, let name = fields["rendition"], !name.isEmpty,
+              let w = fields["width"].flatMap(Int.init), let h = fields["height"].flatMap(Int.init), (2...8192).contains(w), (2...8192).contains(h),
+              let vbr = fields["vbr"].flatMap(Int.init), vbr > 0, let abr = fields["abr"].flatMap(Int.init), abr > 0,
+              let t = fields["target"]?.split(separator: "/"), t.count == 2, let tv = Int64(t[0]), let ts = Int64(t[1]), tv > 0, ts > 0 else { return nil }
+        return AdJobRequest(url: url, rendition: Rendition(name: name, width: w, height: h, videoBitrate: vbr, audioBitrate: abr),
+                            segmentTarget: MediaTime(value: tv, timescale: ts), allowLocal: fields["local"] == "1")
+    }
+
+    /// Enqueues `job` once across the fleet; its result when one is recorded.
+    public func submit(_ job: AdJobRequest) throws -> AdJobResult? {
+        if let r = try result(job) { return r }
+        let h = job.id
+        let reply = try client.command(["EVAL", RedisAdQueue.enqueueScript, "2", RedisAdQueue.jobKey(h), RedisAdQueue.stream] + RedisAdQueue.fields(job))
+        if case .error(let e) = reply { throw RedisError.server(e) }
+        return nil
+    }
+
+    /// The recorded result of `job`.
+    public func result(_ job: AdJobRequest) throws -> AdJobResult? {
+        let reply = try client.command("GET", RedisAdQueue.resultKey(job.id))
+        if case .error(let e) = reply { throw RedisError.server(e) }
+        return reply.text.flatMap(RedisAdQueue.parseResult)
+    }
+
+    /// Forgets `job`'s result and enqueue record.
+    public func forget(_ job: AdJobRequest) throws {
+        let h = job.id
+        _ = try client.command("DEL", RedisAdQueue.resultKey(h), RedisAdQueue.jobKey(h), RedisAdQueue.attemptsKey(h), RedisAdQueue.errorKey(h))
+    }
+
+    /// `stored <prefix>` / `failed <code> <reason>`.
+    static func parseResult(_ text: String) -> AdJobResult? {
+        let parts = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+        if parts.count == 2, parts[0] == "stored" { return .stored(prefix: parts[1]) }
+        if parts.count == 3, parts[0] == "failed", let code = Int(parts[1]) { return .failed(code: code, reason: parts[2]) }
+        return nil
+    }
+
+    /// The text of a result.
+    static func text(_ result: AdJobResult) -> String {
+        switch result {
+        case .stored(let prefix): "stored \(prefix)"
+        case .failed(let code, let reason): "failed \(code) \(reason.replacingOccurrences(of: "\n", with: " "))"
+        }
+    }
+}
