@@ -20,7 +20,7 @@ struct ServeRedisWorkerTests {
         let log: URL
         init(redis: RedisProcess, store: URL, name: String, extra: [String] = [], env: [String: String] = [:]) throws {
             log = FileManager.default.temporaryDirectory.appendingPathComponent("worker-\(name)-\(UUID().uuidString.prefix(6)).log")
-            FileManager.default.createFile(atPath: log.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             process.executableURL = ServeRedisWorkerTests.binary
             process.arguments = ["worker", "--redis", redis.url, "--store", store.path, "--consumer", name,
                                  "--visibility-timeout", "3"] + extra
