@@ -228,3 +228,32 @@ import Timing
         #expect(scan.cues[1].section.splicePTS == 2_790_000)
     }
 }
+
+/// One origin segment taken in: first video PTS as ffprobe reads it, unwrapped past 2^33, and
+/// its in-band cues.
+@Suite struct ServeLiveIntakeTests {
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: ServeLiveSignalTests.sample), "needs the shared sample TS"))
+    func sampleSegment() throws {
+        let url = URL(fileURLWithPath: ServeLiveSignalTests.sample)
+        let data = try Data(contentsOf: url)
+        let entry = LivePlaylist.Segment(uri: "s.ts", duration: MediaTime(seconds: 2), sequence: 12, discontinuity: false, markers: [])
+        let first = try #require(LiveSegmentIntake.take(data, entry: entry, channel: "c", rendition: "r", expectedPTS: nil))
+        #expect(first.segment.storePath == "live/c/r/12.ts")
+        #expect(first.cues.count == 3)
+        // Near the wrap: the same segment one wrap later stays on the unwrapped clock.
+        let later = try #require(LiveSegmentIntake.take(data, entry: entry, channel: "c", rendition: "r",
+                                                        expectedPTS: LivePTS.wrap + first.segment.firstPTS - 900))
+        #expect(later.segment.firstPTS == LivePTS.wrap + first.segment.firstPTS)
+        #expect(LiveSegmentIntake.take(Data("#EXTM3U".utf8), entry: entry, channel: "c", rendition: "r", expectedPTS: nil) == nil)
+        // ffprobe's first video packet PTS (decode order), independent of TSTimestamps.
+        let out = Process()
+        out.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        out.arguments = ["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts",
+                         "-read_intervals", "%+#1", "-of", "csv=p=0", url.path]
+        let pipe = Pipe(); out.standardOutput = pipe
+        try out.run(); out.waitUntilExit()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let probed = try #require(Int64(text.split(separator: "\n").first.map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: " ,")) } ?? ""))
+        #expect(first.segment.firstPTS == probed)
+    }
+}
