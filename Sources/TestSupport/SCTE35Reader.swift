@@ -41,3 +41,48 @@ public struct SCTE35Reading: Sendable, Equatable {
                              ptsTime: pts, ptsAdjustment: adjustment, breakDuration: command["break_duration"] as? Double)
     }
 }
+
+/// PyPI's `threefive` (in `.build/pyenv`) run on a Python program whose last line prints JSON:
+/// the independent reading of SCTE-35 that tests check the production parser against.
+public enum ThreeFive {
+    /// Whether the virtual environment with threefive exists.
+    public static var available: Bool { FileManager.default.isExecutableFile(atPath: python) }
+
+    static var python: String { TestMedia.packageRoot.appendingPathComponent(".build/pyenv/bin/python3").path }
+
+    /// Runs `program` with `arguments` (as `sys.argv[1...]`) and parses what it prints as JSON.
+    public static func json(_ program: String, _ arguments: [String]) throws -> Any {
+        guard available else { throw VerifierError.toolNotFound("\(python) (threefive; run `make setup`)") }
+        let out = try Tools.checked(Tools.run(python, ["-c", program] + arguments))
+        return try JSONSerialization.jsonObject(with: out.stdout)
+    }
+
+    /// Every cue threefive's `Stream` finds in the TS file at `path`: its info section, command
+    /// and descriptors as threefive's `get()` gives them.
+    public static func streamCues(_ path: String) throws -> [[String: Any]] {
+        let program = """
+            import json, sys, threefive
+            out = []
+            def take(cue):
+                g = cue.get()
+                out.append({"info": g["info_section"], "command": g["command"], "descriptors": g["descriptors"]})
+            threefive.Stream(sys.argv[1]).decode(func=take)
+            print(json.dumps(out))
+            """
+        guard let list = try json(program, [path]) as? [[String: Any]] else {
+            throw VerifierError.malformedOutput("threefive on \(path)")
+        }
+        return list
+    }
+
+    /// One section's hex decoded by threefive's `Cue`.
+    public static func cue(_ hex: String) throws -> [String: Any] {
+        let program = """
+            import json, sys, threefive
+            cue = threefive.Cue(sys.argv[1]); cue.decode(); g = cue.get()
+            print(json.dumps({"info": g["info_section"], "command": g["command"], "descriptors": g["descriptors"]}))
+            """
+        guard let d = try json(program, [hex]) as? [String: Any] else { throw VerifierError.malformedOutput("threefive on \(hex)") }
+        return d
+    }
+}

@@ -48,6 +48,56 @@ public enum SCTE35 {
         return out
     }
 
+    /// A `segmentation_descriptor` for `timeSignal`: program-wide, delivery not restricted,
+    /// no UPID.
+    public struct Segmentation: Sendable {
+        /// `segmentation_event_id`, `segmentation_type_id`.
+        public var eventID: UInt32, typeID: UInt8
+        /// `segmentation_duration`, when set.
+        public var duration: MediaTime?
+        /// A descriptor.
+        public init(eventID: UInt32, typeID: UInt8, duration: MediaTime? = nil) {
+            self.eventID = eventID; self.typeID = typeID; self.duration = duration
+        }
+    }
+
+    /// A `time_signal` section at stream time `time` with `segmentation` descriptors.
+    public static func timeSignal(at time: MediaTime, segmentation: [Segmentation],
+                                  ptsAdjustment: MediaTime = .zero) -> [UInt8] {
+        var command = BitWriter()
+        command.put(1, 1); command.put(0x3F, 6); command.put(ticks90k(time), 33)
+        var loop: [UInt8] = []
+        for d in segmentation {
+            var w = BitWriter()
+            w.put(0x4355_4549, 32)                 // identifier "CUEI"
+            w.put(UInt64(d.eventID), 32)
+            w.put(0, 1); w.put(0x7F, 7)            // cancel, reserved
+            w.put(1, 1)                            // program_segmentation_flag
+            w.put(d.duration == nil ? 0 : 1, 1)    // segmentation_duration_flag
+            w.put(1, 1); w.put(0x1F, 5)            // delivery_not_restricted_flag, reserved
+            if let t = d.duration { w.put(UInt64(max(0, t.rescaled(to: 90_000, rounding: .nearest).value)) & ((1 << 40) - 1), 40) }
+            w.put(0, 8); w.put(0, 8)               // upid type 0, length 0
+            w.put(UInt64(d.typeID), 8)
+            w.put(0, 8); w.put(0, 8)               // segment_num, segments_expected
+            loop += [0x02, UInt8(w.bytes.count)] + w.bytes
+        }
+        return section(command: command.bytes, type: 0x06, descriptors: loop, ptsAdjustment: ptsAdjustment)
+    }
+
+    static func section(command cmd: [UInt8], type: UInt8, descriptors: [UInt8], ptsAdjustment: MediaTime) -> [UInt8] {
+        var s = BitWriter()
+        s.put(0xFC, 8); s.put(0, 1); s.put(0, 1); s.put(3, 2)
+        s.put(UInt64(11 + cmd.count + 2 + descriptors.count + 4), 12)
+        s.put(0, 8); s.put(0, 1); s.put(0, 6)
+        s.put(ticks90k(ptsAdjustment), 33)
+        s.put(0xFF, 8); s.put(0xFFF, 12)
+        s.put(UInt64(cmd.count), 12); s.put(UInt64(type), 8)
+        var out = s.bytes + cmd + [UInt8(descriptors.count >> 8), UInt8(descriptors.count & 0xFF)] + descriptors
+        let crc = crc32MPEG2(out)
+        out += [UInt8(crc >> 24), UInt8((crc >> 16) & 0xFF), UInt8((crc >> 8) & 0xFF), UInt8(crc & 0xFF)]
+        return out
+    }
+
     /// `0x` and upper-case hex, the form `EXT-X-DATERANGE` expects.
     public static func hex(_ bytes: [UInt8]) -> String {
         "0x" + bytes.map { String(format: "%02X", $0) }.joined()

@@ -74,7 +74,7 @@ enum HLSPlaylistText {
         return Media(segments: segments, cueSegments: Array(Set(cues)).sorted())
     }
 
-    private static func playlistLines(_ text: String) throws -> [String] {
+    static func playlistLines(_ text: String) throws -> [String] {
         let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         guard lines.first == "#EXTM3U" else { throw StoreError.unsupported("HLS source: not a playlist (no #EXTM3U)") }
         return lines
