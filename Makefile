@@ -61,10 +61,11 @@ TEST_TMP := $(CURDIR)/.build/test-tmp
 # PlayWindowCLITests types keys into a real-time window, which a loaded machine delayed past the ad;
 # AdUIOverlayWrapperTests clicks an overlay in a real-time session (CI: its wait for the paused
 # frame ran out at 360 s in the parallel pass). BlockedMainStitchTests holds the process's main
-# thread while it stitches: alone, it delays no one. A stitch's frame loop now waits for the main
+# thread while it stitches: alone, it delays no one. ClusterTests starts a whole fleet (redis-server,
+# nginx, three serve nodes and two workers as processes): alone, so its nodes get the cores. A stitch's frame loop now waits for the main
 # queue only on the ad frames the manager acts on (AdFrameMarks), but the manager's callbacks and
 # the ad loader still need the main actor and the pool, which the parallel pass starves.
-TEST_SERIAL := BlockedMainStitchTests|GettingStartedGuideTests|PlayWindowCLITests|NoFill[A-Za-z]*Tests|HTTPStreamTests|PictureInPictureSessionTests|PlaySessionTests|Native[A-Za-z]*Tests|CustomNativeGuideTests|AdUIOverlay[A-Za-z]*Tests|AdUIClickTests
+TEST_SERIAL := ClusterTests|BlockedMainStitchTests|GettingStartedGuideTests|PlayWindowCLITests|NoFill[A-Za-z]*Tests|HTTPStreamTests|PictureInPictureSessionTests|PlaySessionTests|Native[A-Za-z]*Tests|CustomNativeGuideTests|AdUIOverlay[A-Za-z]*Tests|AdUIClickTests
 
 # After the tests pass, scripts/field-check.sh plays the MP4 and HLS outputs they kept (listed
 # under FIELD_CHECK_DIR) and the demo in independent clients: ffmpeg -xerror and GStreamer.
@@ -73,7 +74,7 @@ TEST_ENV := TMPDIR=$(TEST_TMP) FIELD_CHECK_DIR=$(TEST_TMP)/field-check
 # The service's suites (ServeTests) run in a pass of their own, in parallel among themselves: a
 # request thread of the service waits for Swift's concurrency pool (the ad decision, the store's
 # async calls), which the first pass's synchronous decode/encode tests hold for minutes at a time.
-TEST_SERVE := Serve[A-Za-z]*Tests|RenditionTests
+TEST_SERVE := Serve[A-Za-z]*Tests|Redis[A-Za-z]*Tests|RenditionTests
 
 test: setup
 	$(SWIFT) build --build-tests
