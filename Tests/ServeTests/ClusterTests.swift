@@ -212,13 +212,10 @@ struct ClusterTests {
         try await Task.sleep(nanoseconds: 1_500_000_000)   // the append-only file is synced every second
         // Redis killed (no shutdown save) and started again on its socket from its append-only file.
         c.kill("redis")
-        let redis = Process()
-        redis.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
-        redis.arguments = ["--port", "0", "--unixsocket", c.redisSocket, "--unixsocketperm", "700", "--dir", c.folder.appendingPathComponent("redis").path,
-                           "--appendonly", "yes", "--save", ""]
-        redis.standardOutput = FileHandle.nullDevice
-        try redis.run()
-        defer { redis.terminate(); redis.waitUntilExit() }
+        // (posix_spawn with a clean signal mask: started by Foundation's Process it would ignore SIGTERM.)
+        let redis = try Child.spawn("/usr/bin/redis-server", ["--port", "0", "--unixsocket", c.redisSocket, "--unixsocketperm", "700",
+                                                              "--dir", c.folder.appendingPathComponent("redis").path, "--appendonly", "yes", "--save", ""])
+        defer { redis.stop() }
         #expect(await eventually(10) { (try? c.redis("PING")) == "PONG" })
         // The nodes reconnect (backoff); every session answers on every node.
         var rows: [(status: Int, body: String)] = []
