@@ -106,7 +106,7 @@ struct ClusterTests {
 
         // Every ad becomes ready in the rung the sessions asked for (jobs are made per rendition, on
         // demand: the top one, 180p, at session start), each committed once.
-        #expect(await eventually(120) { Self.committedAds(c).count == Self.ads }, "\(Self.committedAds(c))")
+        #expect(await eventually(240) { Self.committedAds(c).count == Self.ads }, "\(Self.committedAds(c))")
         // Every session's playlists from a node other than its creator: the ad in them.
         let urls = ids.map { id -> String in
             let other = (creators[id] ?? 1) % 3 + 1
@@ -164,7 +164,14 @@ struct ClusterTests {
         // The other one claims it after the visibility timeout and commits it (the one rung asked for).
         #expect(await eventually(240) { Self.committedAds(c).count == 1 }, "\(c.log(victim == "worker1" ? "worker2" : "worker1"))")
         #expect(try c.redis("XLEN", "interlude:jobs:dead") == "0")
-        let text = try await curl(c.url("/v1/sessions/\(ids[0])/180p.m3u8")).text
+        // The nodes learn of the commit (they wait on the job), then the playlist has the ad.
+        var text = ""
+        let deadline = Date().addingTimeInterval(30)
+        repeat {
+            text = try await curl(c.url("/v1/sessions/\(ids[0])/180p.m3u8")).text
+            if text.contains("/v1/segments/ads/") { break }
+            try await Task.sleep(nanoseconds: 300_000_000)
+        } while Date() < deadline
         #expect(text.contains("/v1/segments/ads/"))
         #expect(c.log(victim == "worker1" ? "worker2" : "worker1").contains("stored"))
     }
