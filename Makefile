@@ -9,13 +9,15 @@ PACKAGES := libfreetype-dev libcurl4-openssl-dev libavformat-dev libavcodec-dev 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SETUP_STAMP := .build/.setup-done
 
-.PHONY: help setup build release test docs demo play serve media conformance fuzz bench clean
+.PHONY: help setup build release test docs demo play serve cluster cluster-bench media conformance fuzz bench clean
 
 help:
 	@echo "make setup        install the Debian packages the build and tests need (only those missing)"
 	@echo "make demo         build, stitch the bundled Media/ content with sample ads, print a summary"
 	@echo "make play         build, play the bundled Media/ content with its ad rules in a window (SDL2)"
 	@echo "make serve        build, serve Media/content.mp4 with Media/demo-vmap.xml over HLS (prints a URL)"
+	@echo "make cluster      build, start redis, nginx, three serve nodes and two workers on 127.0.0.1 (prints the URL; Ctrl-C stops)"
+	@echo "make cluster-bench  wrk through nginx against 1 node and 3 nodes: requests/s and p99"
 	@echo "make test         build and run the whole test suite, then the field check of its outputs"
 	@echo "make docs         build the library's documentation (DocC, from the symbol graphs) into .build/docs; fails on any warning"
 	@echo "make media        regenerate the sample media in Media/ with the ffmpeg CLI"
@@ -98,6 +100,13 @@ play: release
 # A player (ffplay, VLC, GStreamer) pointed at the URL it prints gets a session of its own.
 serve: release
 	.build/release/interlude serve --listen 127.0.0.1:8080 --content demo=Media/content.mp4 --ads Media/demo-vmap.xml --store .build/serve-store
+
+# The fleet of deploy/README.md on 127.0.0.1: Redis, nginx on :8080, nodes on :8081…8083, two workers.
+cluster: release
+	@./scripts/cluster.sh
+
+cluster-bench: release
+	@./scripts/cluster-bench.sh
 
 media: setup
 	@./scripts/make-media.sh

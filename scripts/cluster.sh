@@ -44,7 +44,10 @@ stop() {
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
   echo "cluster: stopped" >&2
 }
-trap stop INT TERM EXIT
+# A signal stops everything and ends the script (a trap that only returned would leave it looping).
+trap 'stop; exit 130' INT
+trap 'stop; exit 143' TERM
+trap stop EXIT
 
 start() { # NAME COMMAND…: runs it in the background, its output in logs/NAME.log, its pid in pids/NAME
   local name=$1; shift

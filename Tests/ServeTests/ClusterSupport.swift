@@ -5,12 +5,12 @@ import TestSupport
 /// it is): redis-server, nginx, `nodes` serve nodes and `workers` workers of the debug binary on
 /// one store folder. Stopped (SIGTERM to the script, which stops what it started) on `stop()`.
 final class Cluster: @unchecked Sendable {
-    // @unchecked Sendable: set in init; `script` is only signalled after.
+    // @unchecked Sendable: set in init; stop() is called by the test that owns it (and deinit).
     let folder: URL
     let port: Int
     let nodes: Int
-    private let script: Process
-    private let output = LineBox()
+    private let script: Child
+    private var stopped = false
 
     /// Whether the tools a fleet needs are installed (make setup).
     static var available: Bool {
@@ -26,10 +26,7 @@ final class Cluster: @unchecked Sendable {
         // A base port of its own: nginx on it, the nodes on the next ones.
         port = 20_000 + Int.random(in: 0..<2_000) * 10
         self.nodes = nodes
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/bash")
-        p.arguments = [TestMedia.packageRoot.appendingPathComponent("scripts/cluster.sh").path]
-        var env = ProcessInfo.processInfo.environment
+        var env: [String: String] = [:]
         env["INTERLUDE"] = Cluster.binary.path
         env["CLUSTER_DIR"] = folder.path
         env["PORT"] = String(port)
@@ -39,32 +36,24 @@ final class Cluster: @unchecked Sendable {
         env["ADS"] = ads
         env["SERVE_ARGS"] = serveArgs
         env["WORKER_ARGS"] = workerArgs
-        p.environment = env
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        script = p
-        let box = output
-        let ready = DispatchSemaphore(value: 0)
-        Thread {
-            var pending = ""
-            var signalled = false
-            while true {
-                let d = out.fileHandleForReading.availableData
-                if d.isEmpty { break }
-                pending += String(decoding: d, as: UTF8.self)
-                while let nl = pending.firstIndex(of: "\n") {
-                    let line = String(pending[..<nl]); pending = String(pending[pending.index(after: nl)...])
-                    box.append(line)
-                    if line.hasPrefix("cluster: ready") && !signalled { signalled = true; ready.signal() }
-                }
-            }
-            if !signalled { ready.signal() }
-        }.start()
-        guard ready.wait(timeout: .now() + 180) == .success, output.all.contains(where: { $0.hasPrefix("cluster: ready") }) else {
+        // posix_spawn with a clean signal mask: through Foundation's Process the script (and the
+        // redis-server and nginx it starts) would inherit the test runner's blocked SIGTERM, and
+        // stop() would wait for ever.
+        let out = folder.appendingPathComponent("cluster.out").path
+        script = try Child.spawn("/bin/bash", [TestMedia.packageRoot.appendingPathComponent("scripts/cluster.sh").path],
+                                 extraEnvironment: env, stdout: out, stderr: folder.appendingPathComponent("cluster.err").path)
+        let deadline = Date().addingTimeInterval(180)
+        var ready = false
+        while Date() < deadline {
+            let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+            if text.split(separator: "\n").contains(where: { $0.hasPrefix("cluster: ready") }) { ready = true; break }
+            if script.wait(timeout: 0) != nil { break }   // the script ended: it failed
+            usleep(100_000)
+        }
+        guard ready else {
+            let err = (try? String(contentsOf: folder.appendingPathComponent("cluster.err"), encoding: .utf8)) ?? ""
             stop()
-            throw VerifierError.malformedOutput("cluster did not start: \(output.all.joined(separator: "\n")) \(log("node1").suffix(2000))")
+            throw VerifierError.malformedOutput("cluster did not start: \(err.suffix(2000))")
         }
     }
 
@@ -72,7 +61,7 @@ final class Cluster: @unchecked Sendable {
 
     /// Stops the fleet (the script stops what it started) and removes its folder.
     func stop() {
-        if script.isRunning { script.terminate(); script.waitUntilExit() }
+        if !stopped { stopped = true; script.stop(grace: 60) }
         try? FileManager.default.removeItem(at: folder)
     }
 
