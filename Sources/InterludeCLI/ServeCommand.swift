@@ -21,7 +21,8 @@ let serveUsage = """
       --ads TAG_TEMPLATE         VAST/VMAP tag URL or path, with MediaTailor's variables
                                  ([session.id], [player_params.NAME], [session.avail_duration_secs] …)
       --store DIR                the store's folder (default serve-store)
-      --store-max-mb N           the store's size bound (default 20480)
+      --store-max-mb N           the store's size bound (default 20480; none with --redis: the
+                                 store is shared by the fleet)
       --renditions LADDER        e.g. 720p:1280x720@3000,360p:640x360@800 (default from the source)
       --slate FILE               an MP4 whose first frame fills breaks an ad cannot (default black)
       --reporting server|client  who fires beacons by default (default server)
@@ -59,7 +60,12 @@ func runServe(_ args: [String]) async -> Int32 {
         // drops local media from a network tag's ads before the store is asked.
         options.allowLocalAdMedia = !(config.adsTemplate.lowercased().hasPrefix("http://") || config.adsTemplate.lowercased().hasPrefix("https://"))
         // with Redis, ad transcodes are queued for `interlude worker` processes sharing the store
-        if let redis = config.redisURL { options.jobQueue = try RedisAdQueue(url: redis) }
+        if let redis = config.redisURL {
+            options.jobQueue = try RedisAdQueue(url: redis)
+            // A shared folder: one node's LRU would remove files other nodes' sessions still
+            // play, so a fleet's store has no size bound here (size it outside, docs/SERVE.md).
+            options.maxBytes = .max
+        }
         store = try MediaStore(options: options)
         for c in config.contents {
             FileHandle.standardError.write(Data("interlude serve: packaging '\(c.name)' (once; later starts reuse the store)…\n".utf8))

@@ -139,12 +139,16 @@ struct ServeRedisSessionTests {
         let id = try await create(a)
         let key = RedisSessionStore.key(id)
         let first = try #require(Int(try cli(redis, "PTTL", key)))
+        let firstRead = Date()
         #expect(first > 0 && first <= 2500)
         // A request on B restarts the TTL.
         try await Task.sleep(nanoseconds: 1_500_000_000)
         #expect(try await curl(b.url("/v1/sessions/\(id)/720p.m3u8")).status == 200)
         let refreshed = try #require(Int(try cli(redis, "PTTL", key)))
-        #expect(refreshed > 1200, "PTTL \(refreshed) ms: the request did not restart it")
+        // Without the restart the TTL would be `first` less the time since it was read; the
+        // request came at least 1.5 s after that read, so a restarted TTL is above it by ~1.5 s.
+        let unrefreshed = first - Int(Date().timeIntervalSince(firstRead) * 1000)
+        #expect(refreshed > unrefreshed + 1000, "PTTL \(refreshed) ms, \(unrefreshed) ms without a restart: the request did not restart it")
         // Idle: the key goes, both nodes answer 404 and drop their cached copy.
         let started = Date()
         #expect(await eventually(30) { (try? cli(redis, "EXISTS", key)) == "0" })
@@ -170,7 +174,9 @@ struct ServeRedisSessionTests {
         let refused = try await curl(a.url("/v1/session/main"), method: "POST", body: "{}")
         let took = Date().timeIntervalSince(started)
         #expect(refused.status == 503)
-        #expect(took < 1, "a refusal took \(took) s")
+        // Fails fast: no wait for Redis' timeouts or the ad server's (a loaded test machine
+        // takes seconds to run curl at all: the bound is loose, the claim is "not waiting").
+        #expect(took < 5, "a refusal took \(took) s")
         #expect(!refused.text.contains("\n") && (refused.json?["error"] as? String)?.contains("redis") == true, "\(refused.text)")
         // Again while the client backs off: as fast, and the implicit form too.
         #expect(try await curl(a.url("/v1/session/main"), method: "POST", body: "{}").status == 503)
