@@ -62,6 +62,10 @@ wait_for() { # SECONDS DESCRIPTION COMMAND…
   local deadline=$((SECONDS + seconds))
   until "$@" >/dev/null 2>&1; do
     if ((SECONDS > deadline)); then echo "cluster: $what not ready after ${seconds}s (see $CLUSTER_DIR/logs)" >&2; exit 1; fi
+    # a process that exited will not become ready: say why at once
+    if [[ -f $CLUSTER_DIR/pids/$what ]] && ! kill -0 "$(cat "$CLUSTER_DIR/pids/$what")" 2>/dev/null; then
+      echo "cluster: $what exited: $(tail -n 3 "$CLUSTER_DIR/logs/$what.log" 2>/dev/null | tr '\n' ' ')" >&2; exit 1
+    fi
     sleep 0.1
   done
 }

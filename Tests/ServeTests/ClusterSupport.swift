@@ -24,7 +24,8 @@ final class Cluster: @unchecked Sendable {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("cluster-\(getpid())-\(UUID().uuidString.prefix(6))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         // A base port of its own: nginx on it, the nodes on the next ones.
-        port = 20_000 + Int.random(in: 0..<2_000) * 10
+        // (below Linux's ephemeral range, 32768 up, which other tests' connections draw from)
+        port = 20_000 + Int.random(in: 0..<1_200) * 10
         self.nodes = nodes
         var env: [String: String] = [:]
         env["INTERLUDE"] = Cluster.binary.path
