@@ -134,13 +134,13 @@ struct ServeRedisSessionTests {
         defer { redis.stop() }
         let ads = try adServer()
         defer { ads.stop() }
-        let a = try Node(redis: redis.url, adsTemplate: ads.url("/vmap"), idle: 2.5)
-        let b = try Node(redis: redis.url, adsTemplate: ads.url("/vmap"), idle: 2.5)
+        let a = try Node(redis: redis.url, adsTemplate: ads.url("/vmap"), idle: 6)
+        let b = try Node(redis: redis.url, adsTemplate: ads.url("/vmap"), idle: 6)
         let id = try await create(a)
         let key = RedisSessionStore.key(id)
         let first = try #require(Int(try cli(redis, "PTTL", key)))
         let firstRead = Date()
-        #expect(first > 0 && first <= 2500)
+        #expect(first > 0 && first <= 6000)
         // A request on B restarts the TTL.
         try await Task.sleep(nanoseconds: 1_500_000_000)
         #expect(try await curl(b.url("/v1/sessions/\(id)/720p.m3u8")).status == 200)
@@ -150,9 +150,7 @@ struct ServeRedisSessionTests {
         let unrefreshed = first - Int(Date().timeIntervalSince(firstRead) * 1000)
         #expect(refreshed > unrefreshed + 1000, "PTTL \(refreshed) ms, \(unrefreshed) ms without a restart: the request did not restart it")
         // Idle: the key goes, both nodes answer 404 and drop their cached copy.
-        let started = Date()
         #expect(await eventually(30) { (try? cli(redis, "EXISTS", key)) == "0" })
-        #expect(Date().timeIntervalSince(started) > 0.5)
         #expect(try await curl(a.url("/v1/sessions/\(id)/720p.m3u8")).status == 404)
         #expect(try await curl(b.url("/v1/sessions/\(id)/master.m3u8")).status == 404)
         #expect(await eventually(30) { a.sessions.count == 0 && b.sessions.count == 0 })
