@@ -168,14 +168,11 @@ struct ServeRedisSessionTests {
         let playlist = try await curl(a.url("/v1/sessions/\(id)/720p.m3u8"))
         #expect(playlist.status == 200)
         redis.kill()
-        let started = Date()
         let refused = try await curl(a.url("/v1/session/main"), method: "POST", body: "{}")
-        let took = Date().timeIntervalSince(started)
         #expect(refused.status == 503)
         // No time bound here: on CI's loaded run the first refusal took 3–6 s while the serve
         // pass's other suites held the concurrency pool the request waits for; what fails fast is
         // that no Redis timeout is waited for (the client refuses at once while backing off).
-        _ = took
         #expect(!refused.text.contains("\n") && (refused.json?["error"] as? String)?.contains("redis") == true, "\(refused.text)")
         // Again while the client backs off: as fast, and the implicit form too.
         #expect(try await curl(a.url("/v1/session/main"), method: "POST", body: "{}").status == 503)
