@@ -24,6 +24,13 @@ import Timing
 /// in the piece), written with FFmpeg's mpegts PIDs (0x100 video, 0x101 audio, PMT 0x1000), those
 /// of an origin segmented by FFmpeg.
 ///
+/// Open GOPs: a piece's re-encoded GOP is followed by re-encoded GOPs up to the first closed one
+/// (an open GOP's leading frames refer to the GOP before, which the piece no longer has as the
+/// origin made it). An after-piece of an all-open-GOP stream is therefore encoded again to the
+/// segment's end, and the next origin segment's leading frames, which refer to the origin's last
+/// frames, do not decode after it (FFmpeg drops frames there). Origins whose segments start with
+/// an IDR (Apple's HLS authoring rules) are cut cleanly.
+///
 /// Continuity: a piece that starts at the segment's first frame starts each PID's counter where
 /// the origin segment did (it continues the origin's stream); one that starts at a cut is a new
 /// stream (discontinuity indicator on each PID's first packet, after the playlist's
