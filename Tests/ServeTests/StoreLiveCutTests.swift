@@ -223,6 +223,19 @@ import Timing
         let reopened = try MediaStore(options: StoreOptions(root: root, contents: [:]))
         #expect(try await reopened.segmentPiece(paths[1], rendition: Self.rung, from: cut, to: nil) == x)
         #expect(reopened.encodeCounts()["cut"] == nil)
+        // the segment left the window: its pieces go (a pinned one stays), other segments' stay
+        let other = try #require(try await store.segmentPiece(paths[2], rendition: Self.rung, from: nil, to: pts[0] + 120 * 3000 + 3000 * 7))
+        let middlePath = try #require(middle?.path)
+        store.pin([middlePath])
+        #expect(store.removeSegmentPieces(of: paths[1]) == 1)
+        #expect(!FileManager.default.fileExists(atPath: Self.url(root, x!.path).path))
+        #expect(FileManager.default.fileExists(atPath: Self.url(root, middlePath).path))
+        #expect(FileManager.default.fileExists(atPath: Self.url(root, other.path).path))
+        store.unpin([middlePath])
+        #expect(store.removeSegmentPieces(of: paths[1]) == 1)
+        #expect(store.file(forSegment: middlePath) == nil)
+        let again = try await store.segmentPiece(paths[1], rendition: Self.rung, from: cut, to: nil)
+        #expect(again == x && store.encodeCounts()["cut"] == 4, "made again once removed")
     }
 
     /// A segment whose clock wraps (2^33 ticks, 26.5 h) inside it: bounds modulo 2^33 or unwrapped.

@@ -27,9 +27,16 @@ extension MediaStore {
         let file = root.appendingPathComponent(path)
         var st = stat()
         guard lstat(file.path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { throw StoreError.unsupported("cut: the store holds no segment \(path)") }
-        guard let plan = try await MediaStore.offThread({ SegmentCutMaker.plan(try SegmentCutMaker.Segment(file), from: from, to: to) }) else {
-            return nil
+        // the plan (which frames) is remembered per file version and bounds: a session's every
+        // playlist refresh asks again
+        let memoKey = "\(file.path) \(st.st_size) \(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec) \(from.map(String.init) ?? "-") \(to.map(String.init) ?? "-")"
+        let known = LiveCutPlans.shared.plan(memoKey)
+        let resolved: SegmentCutMaker.Plan?
+        if let known { resolved = known.plan } else {
+            resolved = try await MediaStore.offThread({ SegmentCutMaker.plan(try SegmentCutMaker.Segment(file), from: from, to: to) })
+            LiveCutPlans.shared.remember(memoKey, resolved)
         }
+        guard let plan = resolved else { return nil }
         if plan.isWhole { return StoredSegment(path: path, duration: plan.duration) }
         let wrap = SegmentCutMaker.wrap
         let mod = { (t: Int64) in ((t % wrap) + wrap) % wrap }
@@ -70,6 +77,33 @@ extension MediaStore {
         return try await task.value
     }
 
+    /// Removes the pieces cut from the segment at `path` (`segmentPiece`), in the index and on
+    /// disk, except those a session has pinned: for a live segment that left the channel's
+    /// window. Returns how many were removed.
+    @discardableResult
+    public func removeSegmentPieces(of path: String) -> Int {
+        guard MediaStore.isSafeRelativePath(path), path.hasSuffix(".ts") else { return 0 }
+        let prefix = "cuts/live/\(path.dropLast(3))-"
+        let folder = (prefix as NSString).deletingLastPathComponent
+        let namePrefix = (prefix as NSString).lastPathComponent
+        let fm = FileManager.default
+        return lock.withLock {
+            var keys = Set(index.units.values.filter { $0.kind == "cut" && $0.key.hasPrefix(prefix) }.map(\.key))
+            for name in (try? fm.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)) ?? []
+            where name.hasPrefix(namePrefix) && name.hasSuffix(".ts") {
+                keys.insert("\(folder)/\(name)")
+            }
+            var removed = 0
+            for key in keys where pins[key] == nil && cutTasks[key] == nil {
+                index.remove(key)
+                try? fm.removeItem(at: root.appendingPathComponent(key))
+                removed += 1
+            }
+            if removed > 0 { saveIndex() }
+            return removed
+        }
+    }
+
     /// The names the segment before `path` may have: `<n>.ts` (a live segment's media sequence
     /// number) or `<letters><n>.ts` (`seg00003.ts`, `seg3.ts`), with the digits as wide or plain;
     /// none for the first.
@@ -101,6 +135,27 @@ extension MediaStore {
                 throw StoreError.unsupported("rendition \(r.name) is already \(known.width)x\(known.height) at \(known.videoBitrate) b/s")
             }
             renditions[r.name] = r
+        }
+    }
+}
+
+/// Plans of recent `segmentPiece` calls, by file version and bounds (a bounded memory: cleared
+/// when full). `@unchecked Sendable`: `plans` is read and written under `lock` only.
+final class LiveCutPlans: @unchecked Sendable {
+    static let shared = LiveCutPlans()
+    static let capacity = 4096
+    private let lock = NSLock()
+    /// A remembered answer: the plan, or nil for a range without a frame.
+    struct Entry { var plan: SegmentCutMaker.Plan? }
+    private var plans: [String: Entry] = [:]
+
+    /// What was remembered for `key`, if anything.
+    func plan(_ key: String) -> Entry? { lock.withLock { plans[key] } }
+
+    func remember(_ key: String, _ plan: SegmentCutMaker.Plan?) {
+        lock.withLock {
+            if plans.count >= LiveCutPlans.capacity { plans.removeAll(keepingCapacity: true) }
+            plans[key] = Entry(plan: plan)
         }
     }
 }
