@@ -1,0 +1,38 @@
+import Foundation
+import Media
+import Timing
+
+/// What a live rung is, read from one of its MPEG-TS segments: picture size, frame rate (from the
+/// steps between its frames' presentation times), the HLS `CODECS` value (`avc1.PPCCLL` from the
+/// first SPS, `,mp4a.40.2` with audio, as the store writes for an HLS source) and whether it has
+/// audio. With a bitrate, `rendition(name:videoBitrate:audioBitrate:)` makes the rung to register
+/// (`MediaStore.addRendition`).
+public struct LiveSegmentProbe: Sendable, Equatable {
+    /// Coded picture width.
+    public var width: Int
+    /// Coded picture height.
+    public var height: Int
+    /// Frames per second.
+    public var frameRate: Rational
+    /// The HLS `CODECS` attribute value.
+    public var codecs: String
+    /// Whether the segment carries an audio stream.
+    public var hasAudio: Bool
+
+    /// Reads `file` (blocking: a demux of the whole segment, no decoding).
+    public static func probe(_ file: URL) throws -> LiveSegmentProbe {
+        let s = try SegmentCutMaker.Segment(file)
+        let info = s.demuxer.streams[s.videoIndex]
+        guard info.width > 0, info.height > 0 else { throw StoreError.unsupported("\(file.lastPathComponent): no picture size") }
+        var codecs: String?
+        for p in s.video where codecs == nil { codecs = StoreEncoding.codecs(annexB: p.bytes) }
+        guard let video = codecs else { throw StoreError.unsupported("\(file.lastPathComponent): no H.264 SPS in band") }
+        return LiveSegmentProbe(width: info.width, height: info.height, frameRate: s.frameRate,
+                                codecs: video + (s.audioIndex != nil ? ",mp4a.40.2" : ""), hasAudio: s.audioIndex != nil)
+    }
+
+    /// The rung named `name` of this size at the given bitrates.
+    public func rendition(name: String, videoBitrate: Int, audioBitrate: Int = 128_000) -> Rendition {
+        Rendition(name: name, width: width, height: height, videoBitrate: videoBitrate, audioBitrate: audioBitrate)
+    }
+}

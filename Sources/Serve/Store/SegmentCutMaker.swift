@@ -1,0 +1,263 @@
+import Foundation
+import Media
+import Playback
+import Timing
+
+/// Cuts one stored MPEG-TS segment (H.264 + AAC: a live origin's, an HLS origin's or one of the
+/// store's own ad segments) at frames: the piece holds the frames whose PTS lie in `[start, end)`.
+///
+/// The segment's GOPs are taken in decode order (a keyframe and the packets up to the next one);
+/// each covers the presentation range from its earliest PTS to the next GOP's earliest PTS (with
+/// B-frames and open GOPs the keyframe need not be shown first). A GOP wholly inside the piece is
+/// the origin's packets, unless it is an open GOP (frames shown before its keyframe, which refer to
+/// the GOP before) whose predecessor is not the origin's in the piece: that one, like a GOP a bound
+/// splits, is decoded (with the GOP before it, for those references) and its frames inside encoded
+/// again as one closed GOP, an IDR first (`StoreEncoding.videoEncoder(…, splice: true)`: SPS/PPS
+/// id 1 beside the origin's id 0, no B-frames). A re-encoded frame keeps its PTS and takes the
+/// decode time of the same rank in its GOP (the k-th smallest DTS is never after the k-th smallest
+/// PTS), so decode times keep increasing across the copied GOPs around it.
+///
+/// Audio packets are the origin's on the origin's clock: before a cut those that end by it, after
+/// a cut those that start at or after it (the AAC frame across a cut is left out: a gap of at most
+/// 1024 samples, never an overlap). Timestamps are the origin's: the muxer's constant offset is
+/// taken off again. Only the video and the audio stream are kept (another PID, e.g. SCTE-35, is not
+/// in the piece), written with FFmpeg's mpegts PIDs (0x100 video, 0x101 audio, PMT 0x1000), those
+/// of an origin segmented by FFmpeg.
+///
+/// Open GOPs: a piece's re-encoded GOP is followed by re-encoded GOPs up to the first closed one
+/// (an open GOP's leading frames refer to the GOP before, which the piece no longer has as the
+/// origin made it). An after-piece of an all-open-GOP stream is therefore encoded again to the
+/// segment's end, and the next origin segment's leading frames, which refer to the origin's last
+/// frames, do not decode after it (FFmpeg drops frames there). Origins whose segments start with
+/// an IDR (Apple's HLS authoring rules) are cut cleanly.
+///
+/// Continuity: a piece that starts at the segment's first frame starts each PID's counter where
+/// the origin segment did (it continues the origin's stream); one that starts at a cut is a new
+/// stream (discontinuity indicator on each PID's first packet, after the playlist's
+/// `EXT-X-DISCONTINUITY`); one that ends at the segment's end ends each counter where the origin
+/// segment did, so the next origin segment follows it.
+enum SegmentCutMaker {
+    static let wrap: Int64 = 1 << 33
+
+    /// The frames a cut keeps, in ticks of the segment's video time base (90 kHz for MPEG-TS), on
+    /// the clock the segment's demuxer gives (unwrapped within the file).
+    struct Plan: Sendable, Equatable {
+        /// PTS of the piece's first frame.
+        var start: Int64
+        /// PTS of the first frame after the piece; nil: the piece runs to the segment's end.
+        var end: Int64?
+        /// The piece starts at the segment's first frame.
+        var fromStart: Bool
+        /// Exact duration (to the next frame after the piece or the segment's end).
+        var duration: MediaTime
+        /// The piece is the whole segment.
+        var isWhole: Bool { fromStart && end == nil }
+    }
+
+    /// One segment file's packets, read once.
+    final class Segment {
+        let demuxer: Demuxer
+        let videoIndex: Int
+        let audioIndex: Int?
+        let videoTB: Rational
+        let audioTB: Rational?
+        /// Video packets in decode order; audio packets in file order.
+        let video: [Packet]
+        let audio: [Packet]
+        /// Every video PTS, ascending.
+        let sortedPTS: [Int64]
+        /// Ticks per frame: the smallest step between presentation times.
+        let period: Int64
+
+        init(_ file: URL) throws {
+            let d = try Demuxer(url: file.path)
+            guard let v = d.bestStream(.video), d.streams[v].codecName == "h264" else {
+                throw StoreError.unsupported("\(file.lastPathComponent): no H.264 video to cut")
+            }
+            let a = d.bestStream(.audio)
+            d.keepOnly(Set([v] + (a.map { [$0] } ?? [])))
+            let vtb = d.timeBase(of: v)
+            var video: [Packet] = [], audio: [Packet] = []
+            let scratch = try Packet()
+            while try d.read(into: scratch) == .packet {
+                if scratch.streamIndex == v {
+                    guard scratch.ptsTicks != nil else { throw StoreError.unsupported("\(file.lastPathComponent): a video packet without PTS") }
+                    video.append(try scratch.take())
+                } else if scratch.streamIndex == a {
+                    audio.append(try scratch.take())
+                } else {
+                    scratch.unref()
+                }
+            }
+            guard let first = video.first else { throw StoreError.unsupported("\(file.lastPathComponent): no video packets") }
+            guard first.isKeyframe else { throw StoreError.unsupported("\(file.lastPathComponent) does not start with a keyframe") }
+            let sorted = video.compactMap(\.ptsTicks).sorted()
+            if let step = zip(sorted, sorted.dropFirst()).map({ $1 - $0 }).min() {
+                guard step > 0 else { throw StoreError.unsupported("\(file.lastPathComponent): two frames with one PTS") }
+                period = step
+            } else if let r = d.streams[v].frameRate, r.numerator > 0 {
+                // one frame: a period of the stream's frame rate, in ticks
+                period = max(1, (vtb.denominator * r.denominator) / max(1, vtb.numerator * r.numerator))
+            } else {
+                throw StoreError.unsupported("\(file.lastPathComponent): no frame rate")
+            }
+            demuxer = d
+            videoIndex = v
+            audioIndex = a
+            videoTB = vtb
+            audioTB = a.map { d.timeBase(of: $0) }
+            self.video = video
+            self.audio = audio
+            sortedPTS = sorted
+        }
+
+        /// The packets of the last GOP, in decode order.
+        var lastGOP: [Packet] { Array(video[(video.lastIndex(where: \.isKeyframe) ?? 0)...]) }
+
+        /// Where the segment's last frame ends.
+        var endPTS: Int64 { sortedPTS[sortedPTS.count - 1] + period }
+
+        /// The frame rate the PTS steps give.
+        var frameRate: Rational { Rational(videoTB.denominator, videoTB.numerator * period) }
+
+        /// `t` (90 kHz, unwrapped or modulo 2^33) on the demuxer's clock of this segment: the
+        /// value equal to it modulo 2^33 nearest the first packet's PTS.
+        func near(_ t: Int64) -> Int64 {
+            let anchor = video[0].ptsTicks!
+            let ticks = rescale(t, from: Rational(1, 90_000), to: videoTB)
+            let scaledWrap = rescale(SegmentCutMaker.wrap, from: Rational(1, 90_000), to: videoTB)
+            var d = (ticks - anchor) % scaledWrap
+            if d < 0 { d += scaledWrap }
+            if d >= scaledWrap / 2 { d -= scaledWrap }
+            return anchor + d
+        }
+
+        /// A time in the video time base as a `MediaTime`.
+        func time(_ ticks: Int64) -> MediaTime { MediaTime(value: ticks * videoTB.numerator, timescale: videoTB.denominator) }
+
+        /// An audio packet's start and end as `MediaTime`s.
+        func audioSpan(_ p: Packet) -> (start: MediaTime, end: MediaTime)? {
+            guard let tb = audioTB, let t = p.ptsTicks ?? p.dtsTicks else { return nil }
+            let start = MediaTime(value: t * tb.numerator, timescale: tb.denominator)
+            return (start, start + MediaTime(value: p.durationTicks * tb.numerator, timescale: tb.denominator))
+        }
+
+        private func rescale(_ t: Int64, from a: Rational, to b: Rational) -> Int64 {
+            a == b ? t : MediaTime(value: t * a.numerator * b.denominator, timescale: a.denominator * b.numerator).rescaled(to: 1).value
+        }
+    }
+
+    /// The frames `[from, to)` of `segment` (nil bounds: its start, its end); nil when that range
+    /// holds no frame.
+    static func plan(_ s: Segment, from: Int64?, to: Int64?) -> Plan? {
+        let lo = from.map(s.near), hi = to.map(s.near)
+        guard let start = lo.map({ l in s.sortedPTS.first { $0 >= l } }) ?? s.sortedPTS.first else { return nil }
+        let end = hi.flatMap { h in s.sortedPTS.first { $0 >= h } }
+        if let end, end <= start { return nil }
+        return Plan(start: start, end: end, fromStart: start == s.sortedPTS[0], duration: (s.time(end ?? s.endPTS) - s.time(start)).reduced)
+    }
+
+    /// Writes the piece `plan` of segment `s` to `output`, re-encoding at `rendition`. `previous`,
+    /// the segment before (when the store still holds it), is decoded for the references of an
+    /// open first GOP's leading frames when those are re-encoded.
+    static func piece(_ s: Segment, plan: Plan, rendition: Rendition, previous: Segment?, output: URL) throws {
+        // GOPs in decode order and the presentation range each covers
+        var gops: [Range<Int>] = []
+        for (i, p) in s.video.enumerated() {
+            if p.isKeyframe || gops.isEmpty { gops.append(i..<(i + 1)) } else { gops[gops.count - 1] = gops[gops.count - 1].lowerBound..<(i + 1) }
+        }
+        let starts = gops.map { g in s.video[g].compactMap(\.ptsTicks).min()! }
+        let ends = Array(starts.dropFirst()) + [s.endPTS]
+        for (gi, g) in gops.enumerated() where !s.video[g].allSatisfy({ ($0.ptsTicks! >= starts[gi]) && $0.ptsTicks! < ends[gi] }) {
+            throw StoreError.unsupported("cut: GOP \(gi) shows frames among the next GOP's")
+        }
+        let pieceEnd = plan.end ?? s.endPTS
+        var packets: [(packet: Packet, source: Int)] = []
+        var previousCopied = false
+        for (gi, g) in gops.enumerated() {
+            let lo = max(plan.start, starts[gi]), hi = min(pieceEnd, ends[gi])
+            guard lo < hi else { previousCopied = false; continue }
+            let whole = lo == starts[gi] && hi == ends[gi]
+            let closed = s.video[g.lowerBound].ptsTicks! == starts[gi]
+            if whole && (closed || previousCopied || (gi == 0 && plan.fromStart)) {
+                for i in g { packets.append((s.video[i], 0)) }
+                previousCopied = true
+            } else {
+                // an open GOP's leading frames refer to the GOP before it
+                var before: [Packet] = []
+                if !closed && lo < s.video[g.lowerBound].ptsTicks! {
+                    if gi > 0 { before = Array(s.video[gops[gi - 1]]) } else if let previous { before = previous.lastGOP }
+                }
+                packets += try reencode(s, gop: g, before: before, frames: lo..<hi, rendition: rendition).map { ($0, 0) }
+                previousCopied = false
+            }
+        }
+        let cutIn = plan.fromStart ? nil : s.time(plan.start), cutOut = plan.end.map { s.time($0) }
+        if s.audioIndex != nil {
+            for p in s.audio {
+                guard let span = s.audioSpan(p) else { continue }
+                if (cutIn.map { span.start >= $0 } ?? true) && (cutOut.map { span.end <= $0 } ?? true) { packets.append((p, 1)) }
+            }
+        }
+        var sources: [(demuxer: Demuxer, stream: Int)] = [(s.demuxer, s.videoIndex)]
+        if let a = s.audioIndex { sources.append((s.demuxer, a)) }
+        let writer = TSRunWriter(sources: sources, firstRunDiscontinuous: !plan.fromStart)
+        try writer.writeSegment(output.path, packets: packets, newRun: true)
+        try writer.finish()
+        var data = [UInt8](TSTimestamps.shifted(try Data(contentsOf: output), by: -TSTimestamps.muxerOffset))
+        let origin = [UInt8](try Data(contentsOf: URL(fileURLWithPath: s.demuxer.url)))
+        if plan.fromStart {
+            // each PID starts where the origin segment did: the stream before it goes on
+            TSContinuity.continuing(&data, after: TSContinuity.firstCounters(origin).mapValues { $0 &- 1 })
+        } else if plan.end == nil {
+            TSContinuity.ending(&data, at: TSContinuity.lastCounters(origin))
+        }
+        try Data(data).write(to: output)
+    }
+
+    /// Decodes GOP `gop` (after the GOP `before`, for an open GOP's references) and encodes its
+    /// frames with PTS in `frames` as one closed GOP on the origin's clock.
+    private static func reencode(_ s: Segment, gop: Range<Int>, before: [Packet], frames: Range<Int64>,
+                                 rendition: Rendition) throws -> [Packet] {
+        let ptsInGOP = s.video[gop].compactMap(\.ptsTicks).sorted()
+        let dtsInGOP = s.video[gop].map { $0.dtsTicks ?? $0.ptsTicks! }.sorted()
+        // the frames to encode, each with the decode time of its rank in the GOP
+        let targets = ptsInGOP.enumerated().filter { frames.contains($0.element) }.map { (pts: $0.element, dts: dtsInGOP[$0.offset]) }
+        let decoder = try Decoder(demuxer: s.demuxer, streamIndex: s.videoIndex)
+        let encoder = try StoreEncoding.videoEncoder(rendition, frameRate: s.frameRate, splice: true)
+        let scratch = try Packet()
+        var out: [Packet] = []
+        var next = 0
+        func stamp(_ e: Packet) {
+            let k = Int(e.ptsTicks ?? 0)
+            guard targets.indices.contains(k) else { return }
+            e.setTimestamps(pts: targets[k].pts, dts: targets[k].dts)
+            e.setDuration(s.period)
+            out.append(e)
+        }
+        func drain() throws {
+            while true {
+                let f = try Frame()
+                guard try decoder.receive(into: f) == .produced else { return }
+                guard let t = f.bestEffortTicks, frames.contains(t), ptsInGOP.contains(t) else { continue }
+                guard next < targets.count, targets[next].pts == t else {
+                    throw StoreError.unsupported("cut: decoding gave the frame at \(t) where \(next < targets.count ? String(targets[next].pts) : "none") was due")
+                }
+                guard f.width == rendition.width, f.height == rendition.height else {
+                    throw StoreError.unsupported("cut: the segment's pictures are \(f.width)x\(f.height), rendition \(rendition.name) is \(rendition.width)x\(rendition.height)")
+                }
+                try StoreEncoding.encode(f, index: Int64(next), keyframe: next == 0, with: encoder, packet: scratch, stamp)
+                next += 1
+            }
+        }
+        for p in before { try decoder.send(p); try drain() }
+        for i in gop { try decoder.send(s.video[i]); try drain() }
+        try decoder.send(nil)
+        try drain()
+        try StoreEncoding.encode(nil, index: 0, keyframe: false, with: encoder, packet: scratch, stamp)
+        guard next == targets.count, out.count == targets.count else {
+            throw StoreError.unsupported("cut: \(next) of \(targets.count) frames decoded, \(out.count) encoded")
+        }
+        return out
+    }
+}
