@@ -58,8 +58,19 @@ public actor LiveChannel {
         return LiveWindow(segments: segments, breaks: breaks, targetDuration: r.targetDuration, ended: r.ended)
     }
 
-    /// Polls every rendition once.
+    /// Polls every rendition once, after any poll in progress (the actor is reentrant at its
+    /// awaits: two polls at once would fetch the same segment into the same file).
     public func poll() async throws {
+        let previous = polling
+        let task = Task { _ = try? await previous?.value; try await self.pollOnce() }
+        polling = task
+        defer { if polling == task { polling = nil } }
+        try await task.value
+    }
+
+    private var polling: Task<Void, any Error>?
+
+    private func pollOnce() async throws {
         let scratch = folder.appendingPathComponent("live/\(name)/.scratch")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         if renditions.isEmpty {

@@ -1,0 +1,10 @@
+import Foundation
+
+extension MediaStore: LiveMedia {
+    /// The rung of a stored live segment (`LiveSegmentProbe`).
+    public func probeRung(ofSegment path: String) throws -> LiveRungInfo {
+        guard let url = file(forSegment: path) else { throw StoreError.unsupported("no stored segment \(path)") }
+        let p = try LiveSegmentProbe.probe(url)
+        return LiveRungInfo(width: p.width, height: p.height, frameRate: p.frameRate, codecs: p.codecs)
+    }
+}

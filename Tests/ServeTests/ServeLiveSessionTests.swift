@@ -1,0 +1,293 @@
+import Foundation
+import Interlude
+import Serve
+import TestSupport
+import Testing
+import Timing
+
+/// Live ad replacement end to end: a live origin on 127.0.0.1 (ffmpeg-made 2 s segments, a
+/// sliding window, breaks signalled by DATERANGE, CUE-OUT/CUE-IN and in-band SCTE-35), the
+/// service following it, a viewer's playlist fetched as a player does after each new origin
+/// segment, every segment it names downloaded and decoded: content frames in order, each once,
+/// the ads' first frame at the signalled PTS, slate for what the pod leaves, content back at the
+/// first frame at or after the break's end.
+@Suite(.serialized) struct ServeLiveSessionTests {
+    /// Two 4 s ads (source 7 and 8) at the channel's size.
+    static func ad(_ source: Int) throws -> URL { try TestMedia.clip(sourceID: source, width: 320, height: 180, fps: 30, seconds: 4, gop: 60) }
+
+    /// A VAST pod of the two ads.
+    static func pod(media: [String], tracker: String) -> String {
+        let ads = media.enumerated().map { i, m in
+            """
+            <Ad id="ad\(i + 1)" sequence="\(i + 1)"><InLine><AdSystem>fixture</AdSystem><AdTitle>ad\(i + 1)</AdTitle>
+            <Impression><![CDATA[\(tracker)/imp?ad=ad\(i + 1)]]></Impression>
+            <Creatives><Creative id="cr\(i + 1)"><Linear><Duration>00:00:04</Duration>
+            <TrackingEvents>
+            <Tracking event="start"><![CDATA[\(tracker)/start?ad=ad\(i + 1)]]></Tracking>
+            <Tracking event="midpoint"><![CDATA[\(tracker)/mid?ad=ad\(i + 1)]]></Tracking>
+            <Tracking event="complete"><![CDATA[\(tracker)/complete?ad=ad\(i + 1)]]></Tracking>
+            </TrackingEvents>
+            <MediaFiles><MediaFile delivery="progressive" type="video/mp4" width="320" height="180"><![CDATA[\(m)]]></MediaFile></MediaFiles>
+            </Linear></Creative></Creatives></InLine></Ad>
+            """
+        }
+        return "<VAST version=\"4.1\">" + ads.joined() + "</VAST>"
+    }
+
+    /// Everything one test needs, torn down in `stop`.
+    final class Rig: @unchecked Sendable {
+        // @unchecked Sendable: immutable after init.
+        let origin: LiveOrigin
+        let ads: HTTPTestServer
+        let store: MediaStore
+        let channels: LiveChannels
+        let service: ServeService
+        let port: UInt16
+        let root: URL
+        let adURLs: [String]
+
+        init(breaks: [LiveOriginBreak], seconds: Int = 60, clock: LiveOrigin.Clock = .manual) throws {
+            origin = try LiveOrigin(media: try LiveOriginMedia.make(seconds: seconds), breaks: breaks, windowSize: 5, clock: clock)
+            let server = try HTTPTestServer()
+            let urls = ["/a7.mp4", "/a8.mp4"].map { server.url($0) }
+            server.route("/a7.mp4", HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: try ServeLiveSessionTests.ad(7))))
+            server.route("/a8.mp4", HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: try ServeLiveSessionTests.ad(8))))
+            server.route("/vast.xml", HTTPTestServer.Response(body: ServeLiveSessionTests.pod(media: urls, tracker: server.url("/t"))))
+            ads = server
+            adURLs = urls
+            root = StoreFixture.folder("live")
+            var o = StoreOptions(root: root, contents: [:])
+            o.segmentTarget = MediaTime(seconds: 2)
+            store = try MediaStore(options: o)
+            channels = try LiveChannels([("ch", origin.url("/live.m3u8"))], folder: root, media: store, timeout: 5)
+            var config = ServeConfig()
+            config.port = 0
+            config.lives = [ContentSource(name: "ch", source: origin.url("/live.m3u8"))]
+            config.adsTemplate = ads.url("/vast.xml") + "?d=[session.avail_duration_secs]&s=[session.id]"
+            config.threads = 4
+            config.liveSegmentTarget = 2
+            service = ServeService(config: config, media: store, beacons: BeaconSender(timeout: 3), live: channels, log: ServeLog { _ in })
+            port = try service.start()
+        }
+
+        func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+        var channel: LiveChannel { channels.channels["ch"]! }
+
+        /// The ads transcoded to the channel's rung before the first break (a first break would
+        /// otherwise be slate while they transcode, as in the field).
+        func warm() async throws -> LiveRung {
+            try await channel.poll()
+            guard let rung = await channels.rungs(of: "ch")?.first else { throw StoreFixtureError.unknown("no live rung") }
+            for u in adURLs {
+                guard case .ready = try await ServeStoreAdTests.settled(store, u, rung.rendition.name, seconds: 120) else {
+                    throw StoreFixtureError.unknown("ad \(u) not ready")
+                }
+            }
+            return rung
+        }
+
+        func stop() {
+            let s = service
+            Thread.detachNewThread { s.stop(grace: 1) }
+            origin.stop(); ads.stop()
+            try? FileManager.default.removeItem(at: root)
+        }
+    }
+
+    /// One playlist entry.
+    struct Entry: Equatable { var sequence: Int; var uri: String; var duration: String; var tags: [String] }
+
+    /// The entries of a live media playlist, numbered from its media sequence.
+    static func entries(_ text: String) -> [Entry] {
+        var out: [Entry] = []
+        var sequence = 0, tags: [String] = [], duration = ""
+        for line in text.split(separator: "\n").map(String.init) {
+            if line.hasPrefix("#EXT-X-MEDIA-SEQUENCE:") { sequence = Int(line.dropFirst(22)) ?? 0 }
+            else if line.hasPrefix("#EXTINF:") { duration = String(line.dropFirst(8).dropLast()) }
+            else if line.hasPrefix("#EXT-X-DISCONTINUITY-SEQUENCE") || line.hasPrefix("#EXTM3U") || line.hasPrefix("#EXT-X-VERSION")
+                        || line.hasPrefix("#EXT-X-TARGETDURATION") { continue }
+            else if line.hasPrefix("#") { tags.append(line) }
+            else if !line.isEmpty { out.append(Entry(sequence: sequence + out.count, uri: line, duration: duration, tags: tags)); tags = [] }
+        }
+        return out
+    }
+
+    /// Fetches the viewer's playlist after each of `steps` new origin segments; returns every
+    /// entry seen, by media sequence (an entry must never change between refreshes).
+    static func follow(_ rig: Rig, playlist: String, steps: Int) async throws -> [Entry] {
+        var seen: [Int: Entry] = [:]
+        for step in 0...steps {
+            let text = try await curl(rig.url(playlist)).text
+            #expect(text.hasPrefix("#EXTM3U") && !text.contains("#EXT-X-ENDLIST"), "step \(step): \(text.prefix(200))")
+            for e in entries(text) {
+                if let old = seen[e.sequence] { #expect(old.uri == e.uri, "media sequence \(e.sequence) changed between refreshes") }
+                seen[e.sequence] = e
+            }
+            rig.origin.advance()
+            try await rig.channel.poll()
+        }
+        let ordered = seen.keys.sorted().map { seen[$0]! }
+        #expect(ordered.map(\.sequence) == Array((ordered.first?.sequence ?? 0)...(ordered.last?.sequence ?? -1)), "no gap in the media sequence")
+        return ordered
+    }
+
+    /// Downloads `entries` and writes a local VOD playlist over them (their tags kept).
+    static func download(_ entries: [Entry], rig: Rig, into folder: URL) async throws -> (playlist: URL, files: [URL]) {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:3", "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD"]
+        var files: [URL] = []
+        for (i, e) in entries.enumerated() {
+            let r = try await curl(rig.url(e.uri))
+            #expect(r.status == 200, "\(e.uri): \(r.status)")
+            let file = folder.appendingPathComponent("s\(i).ts")
+            try r.body.write(to: file)
+            files.append(file)
+            if i > 0 && e.tags.contains("#EXT-X-DISCONTINUITY") { lines.append("#EXT-X-DISCONTINUITY") }
+            lines += ["#EXTINF:\(e.duration),", file.lastPathComponent]
+        }
+        lines.append("#EXT-X-ENDLIST")
+        let url = folder.appendingPathComponent("index.m3u8")
+        try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
+        return (url, files)
+    }
+
+    /// What a decoded frame shows: content frame n, ad (source, n), slate.
+    enum Shown: Equatable, CustomStringConvertible {
+        case content(Int), ad(Int, Int), slate, unknown
+        var description: String {
+            switch self { case .content(let n): "c\(n)"; case .ad(let s, let n): "a\(s):\(n)"; case .slate: "slate"; case .unknown: "?" }
+        }
+    }
+
+    /// Runs of what was shown: (what, first, count) compressed, e.g. content 0..376.
+    static func shown(_ url: URL, contentSource: Int) throws -> [Shown] {
+        try MediaVerifier.videoFrames(url, reader: IdentityReader(output: PixelSize(width: 320, height: 180), sources: [])).map { f in
+            if f.isBlack { return .slate }
+            guard let id = f.identity else { return .unknown }
+            return id.sourceID == contentSource ? .content(id.frameIndex) : .ad(id.sourceID, id.frameIndex)
+        }
+    }
+
+    /// What the viewer must see over `breaks` from content frame `first` to `last` (exclusive),
+    /// given the pod each break gets: [(ad source, frames)] then slate up to the end.
+    static func expected(from first: Int, to last: Int, breaks: [(LiveOriginPlacedBreak, [(Int, Int)])]) -> [Shown] {
+        var out: [Shown] = []
+        var n = first
+        for (b, ads) in breaks {
+            while n < b.startFrame { out.append(.content(n)); n += 1 }
+            var used = 0
+            for (source, frames) in ads {
+                let take = min(frames, b.endFrame - b.startFrame - used)
+                out += (0..<take).map { .ad(source, $0) }
+                used += take
+            }
+            out += Array(repeating: .slate, count: max(0, b.endFrame - b.startFrame - used))
+            n = b.endFrame
+        }
+        while n < last { out.append(.content(n)); n += 1 }
+        return out
+    }
+
+    @Test func breaksAreReplacedFrameExactly() async throws {
+        let rig = try Rig(breaks: [
+            // DATERANGE, inside segment 6, 6 s: ad 7 (4 s), the second ad does not fit, 2 s slate
+            LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 6), signal: .dateRange(.spliceInsert)),
+            // DATERANGE time_signal inside segment 12, 8 s planned, ended after 5 s: both ads
+            // planned, the second cut at its frame 30
+            LiveOriginBreak(start: .frame(12 * 60 + 10), duration: MediaTime(seconds: 8), endsAfter: MediaTime(seconds: 5),
+                            signal: .dateRange(.timeSignal)),
+            // CUE-OUT at segment 16's boundary, 6 s: ad 7 and 2 s slate
+            LiveOriginBreak(start: .segment(16), duration: MediaTime(seconds: 6), signal: .cueOut),
+            // in band splice_insert inside segment 20, 6 s: ad 7 and 2 s slate
+            LiveOriginBreak(start: .frame(20 * 60 + 23), duration: MediaTime(seconds: 6), signal: .inBand(.spliceInsert)),
+            // in band time_signal inside segment 25, 4 s: ad 7 exactly
+            LiveOriginBreak(start: .frame(25 * 60 + 41), duration: MediaTime(seconds: 4), signal: .inBand(.timeSignal)),
+        ])
+        defer { rig.stop() }
+        _ = try await rig.warm()
+        let created = try await curl(rig.url("/v1/session/ch"), method: "POST", body: "{}")
+        #expect(created.status == 200, "\(created.text)")
+        guard let manifest = created.json?["manifestUrl"] as? String else { Issue.record("no manifestUrl: \(created.text)"); return }
+        let master = try await curl(rig.url(manifest)).text
+        guard let variant = master.split(separator: "\n").first(where: { $0.hasPrefix("/v1/sessions/") }).map(String.init) else {
+            Issue.record("no variant in \(master)"); return
+        }
+        let entries = try await Self.follow(rig, playlist: variant, steps: 25)
+        let folder = rig.root.appendingPathComponent("viewer")
+        let (local, files) = try await Self.download(entries, rig: rig, into: folder)
+        // an independent strict reader
+        let check = try await runOffPool("/usr/bin/ffmpeg", ["-v", "error", "-xerror", "-i", local.path, "-f", "null", "-"])
+        #expect(check.status == 0, "ffmpeg -xerror: \(check.stderr)")
+        let shown = try Self.shown(local, contentSource: rig.origin.media.sourceID)
+        let b = rig.origin.breaks
+        let firstFrame: Int
+        if case .content(let n)? = shown.first { firstFrame = n } else { Issue.record("the viewer does not start on content: \(shown.prefix(3))"); return }
+        let lastFrame: Int
+        if case .content(let n)? = shown.last { lastFrame = n + 1 } else { Issue.record("the viewer does not end on content"); return }
+        let want = Self.expected(from: firstFrame, to: lastFrame, breaks: [
+            (b[0], [(7, 120)]), (b[1], [(7, 120), (8, 120)]), (b[2], [(7, 120)]), (b[3], [(7, 120)]), (b[4], [(7, 120)]),
+        ])
+        #expect(shown.count == want.count, "frames shown \(shown.count), expected \(want.count)")
+        if let i = (0..<min(shown.count, want.count)).first(where: { shown[$0] != want[$0] }) {
+            Issue.record("frame \(i): shown \(shown[max(0, i - 2)..<min(shown.count, i + 3)]), expected \(want[max(0, i - 2)..<min(want.count, i + 3)])")
+        }
+        // each break's first ad frame has the signalled PTS, content resumes at the end frame's PTS
+        let ptsOfFiles = try files.map { TSTimestamps.firstVideoPTS(try Data(contentsOf: $0)).map { $0.rescaled(to: 90_000).value } }
+        for brk in b {
+            let out = brk.startPTS % LivePTS.wrap, back = brk.endPTS % LivePTS.wrap
+            #expect(ptsOfFiles.contains(out), "no segment starts at break \(brk.trackerID)'s PTS \(out)")
+            #expect(ptsOfFiles.contains(back), "no segment starts where content resumes after \(brk.trackerID), PTS \(back)")
+        }
+        // metrics: four breaks seen, ads and slate seconds as laid out
+        let metrics = try await curl(rig.url("/metrics")).text
+        #expect(metrics.contains("interlude_live_breaks_seen_total{channel=\"ch\"} 5"), "\(metrics)")
+        func value(_ name: String) -> Double? {
+            metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ")[1]) }
+        }
+        let slate = value("interlude_live_slate_seconds_total") ?? -1
+        let adSeconds = value("interlude_live_ad_seconds_total") ?? -1
+        #expect(abs(slate - (2 + 0 + 2 + 2 + 0)) < 0.05, "slate seconds \(slate)")
+        #expect(abs(adSeconds - (4 + 5 + 4 + 4 + 4)) < 0.05, "ad seconds \(adSeconds)")
+        #expect(abs((value("interlude_live_fill_rate") ?? -1) - 21.0 / 27.0) < 0.01)
+        // server-side beacons: ad 7 completes in each break, ad 8 starts once (cut) and never completes
+        let hits = rig.ads.requests.map(\.target)
+        #expect(hits.filter { $0 == "/t/complete?ad=ad1" }.count == 5, "\(hits)")
+        #expect(hits.filter { $0 == "/t/start?ad=ad2" }.count == 1, "\(hits)")
+        #expect(!hits.contains("/t/complete?ad=ad2"), "\(hits)")
+        #expect(hits.filter { $0.hasPrefix("/vast.xml") }.count == 5, "one ad request per break")
+    }
+}
+
+/// Players on the live session in real time: the origin publishes a 2 s segment every 2 s, the
+/// service polls it, ffmpeg (`-xerror`) and GStreamer (playbin) each play a session of their own
+/// for `LIVE_PLAY_SECONDS` (30 in `make test`; `make live-check` plays 180) through breaks of
+/// every signalling form, without an error or a warning.
+@Suite(.serialized) struct ServeLivePlayTests {
+    static var seconds: Int { Int(ProcessInfo.processInfo.environment["LIVE_PLAY_SECONDS"] ?? "") ?? 30 }
+
+    @Test func ffmpegAndGStreamerPlayTheLiveSession() async throws {
+        let seconds = Self.seconds
+        let media = max(60, (seconds + 40 + 1) / 2 * 2)
+        // a break every 14 s from 8 s on, cycling through the forms, starting inside a segment
+        let forms: [LiveOriginBreak.Signal] = [.dateRange(.spliceInsert), .inBand(.spliceInsert), .cueOut, .inBand(.timeSignal), .dateRange(.timeSignal)]
+        var breaks: [LiveOriginBreak] = []
+        var at = 8 * 30 + 7, i = 0
+        while at + 8 * 30 < media * 30 - 60 {
+            let form = forms[i % forms.count]
+            let start: LiveOriginBreak.Start = form == .cueOut ? .segment((at / 60) + 1) : .frame(at)
+            breaks.append(LiveOriginBreak(start: start, duration: MediaTime(seconds: 6), signal: form))
+            at += 14 * 30; i += 1
+        }
+        let rig = try ServeLiveSessionTests.Rig(breaks: breaks, seconds: media, clock: .realTime)
+        defer { rig.stop() }
+        _ = try await rig.warm()
+        let url = rig.url("/v1/master/ch/index.m3u8")
+        async let ffmpeg = offPool { try FieldCheck.playLive(url, seconds: seconds, with: .ffmpeg) }
+        async let gst = offPool { try FieldCheck.playLive(url, seconds: seconds, with: .gstreamer) }
+        let (f, g) = try await (ffmpeg, gst)
+        #expect(f.clean, "\(f.report)")
+        #expect(g.clean, "\(g.report)")
+        let metrics = try await curl(rig.url("/metrics")).text
+        #expect(metrics.contains("interlude_live_avails_total"), "the players met breaks: \(metrics)")
+    }
+}
