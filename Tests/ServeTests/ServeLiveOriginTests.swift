@@ -192,6 +192,142 @@ import Timing
     }
 }
 
+/// In-band SCTE-35 in the origin's rewritten segments, the origin followed by `LiveChannel`, and
+/// the real-time origin played by ffmpeg's HLS reader.
+@Suite struct ServeLiveOriginSignalTests {
+    @Test func sectionsMatchTheEngineWriter() {
+        let pts: Int64 = 8_589_934_000, d: Int64 = 1_125_000   // near the 33-bit wrap
+        #expect(LiveOriginSCTE35.spliceInsert(eventID: 7, outOfNetwork: true, pts: pts, breakDuration: d)
+                == SCTE35.spliceInsert(eventID: 7, outOfNetwork: true, at: MediaTime(value: pts, timescale: 90_000),
+                                       breakDuration: MediaTime(value: d, timescale: 90_000)))
+        #expect(LiveOriginSCTE35.spliceInsert(eventID: 7, outOfNetwork: false, pts: 1234, breakDuration: nil)
+                == SCTE35.spliceInsert(eventID: 7, outOfNetwork: false, at: MediaTime(value: 1234, timescale: 90_000), breakDuration: nil))
+        #expect(LiveOriginSCTE35.timeSignal(pts: pts, eventID: 9, typeID: 0x34, duration: d)
+                == SCTE35.timeSignal(at: MediaTime(value: pts, timescale: 90_000),
+                                     segmentation: [.init(eventID: 9, typeID: 0x34, duration: MediaTime(value: d, timescale: 90_000))]))
+        #expect(LiveOriginSCTE35.timeSignal(pts: 5, eventID: 9, typeID: 0x35, duration: nil)
+                == SCTE35.timeSignal(at: MediaTime(value: 5, timescale: 90_000), segmentation: [.init(eventID: 9, typeID: 0x35)]))
+    }
+
+    @Test func inBandCuesAreReadByTheScanThreefiveAndFFmpeg() async throws {
+        let m = try await ServeLiveOriginTests.media()
+        let origin = try LiveOrigin(media: m, breaks: ServeLiveOriginTests.schedule, initialSegments: 120)
+        defer { origin.stop() }
+        let dir = ServeLiveOriginTests.temp("inband")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // (segment, expected cues: event id, out of network / start, PTS frame)
+        let cases: [(Int, [(UInt32, Bool, Int)])] = [(40, [(104, true, 2437)]), (45, [(104, false, 2737)]), (50, [(105, true, 3000)]),
+                                                     (53, [(105, false, 3231)]), (55, [(106, true, 3310), (106, false, 3340)]), (41, [])]
+        var tracker = LiveBreakTracker()
+        for (n, want) in cases.sorted(by: { $0.0 < $1.0 }) {
+            let data = try origin.segmentData(n)
+            let original = try Data(contentsOf: m.renditions[0].file(n))
+            let scan = SCTE35TransportScan([UInt8](data))
+            #expect(scan.scte35PIDs == [LiveOriginTS.scte35PID] && scan.rejected == 0, "segment \(n)")
+            #expect(data.count == original.count + 188 * want.count, "one packet per cue, nothing else added")
+            #expect(LiveOriginTS.videoPTS([UInt8](data)) == LiveOriginTS.videoPTS([UInt8](original)))
+            try #require(scan.cues.count == want.count, "segment \(n): \(scan.cues.count) cues")
+            for (cue, w) in zip(scan.cues, want) {
+                #expect(cue.section.splicePTS == UInt64(m.pts(ofFrame: w.2)), "segment \(n) cue \(w)")
+                switch cue.section.command {
+                case .spliceInsert(let i):
+                    #expect(i.eventID == w.0 && i.outOfNetwork == w.1)
+                    #expect(i.breakDuration == (w.1 ? UInt64(ServeLiveOriginTests.expected(m, Int(w.0) - 100).plannedDuration!.rescaled(to: 90_000).value) : nil))
+                case .timeSignal:
+                    #expect(cue.section.segmentation.map(\.eventID) == [w.0])
+                    #expect(cue.section.segmentation.map(\.typeID) == [w.1 ? 0x34 : 0x35])
+                default: Issue.record("segment \(n): unexpected command")
+                }
+            }
+            tracker.add(sequence: n, firstPTS: m.segments[n].firstPTS, markers: [], cues: scan.cues.map(\.section))
+            let file = dir.appendingPathComponent("\(n).ts")
+            try data.write(to: file)
+            // ffmpeg decodes the rewritten segment without an error and sees the SCTE-35 stream.
+            let decoded = try await offPool { try Tools.ffmpeg(["-v", "error", "-xerror", "-i", file.path, "-f", "null", "-"]) }
+            #expect(decoded.stderr.isEmpty, "segment \(n): \(decoded.stderr)")
+            let probe = try await offPool { try Tools.ffprobe(["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", file.path]) }
+            // (ffprobe lists each stream twice: under the program and on its own.)
+            #expect(Set(String(decoding: probe.stdout, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init))
+                    == ["aac", "h264", "scte_35"], "segment \(n)")
+            if ThreeFive.available {
+                let ref = try ThreeFive.streamCues(file.path)
+                #expect(ref.count == want.count, "threefive in segment \(n): \(ref)")
+                for (r, w) in zip(ref, want) {
+                    let command = try #require(r["command"] as? [String: Any])
+                    #expect(abs((command["pts_time"] as? Double ?? -1) - Double(m.pts(ofFrame: w.2)) / 90_000) < 0.000_01)
+                }
+            }
+        }
+        #expect(tracker.breaks == [ServeLiveOriginTests.expected(m, 4), ServeLiveOriginTests.expected(m, 5), ServeLiveOriginTests.expected(m, 6)])
+        // Segments 38 ..< 58 back to back: continuity counters run on for every PID (the SCTE-35 one
+        // too) and ffmpeg reads the whole stream without an error.
+        var joined = Data()
+        for n in 38..<58 { joined += try origin.segmentData(n) }
+        let headers = try #require(TSPacketHeader.parse(joined))
+        var last: [Int: Int] = [:], breaks = 0
+        for h in headers where h.hasPayload {
+            if let l = last[h.pid], h.continuityCounter != (l + 1) % 16 { breaks += 1 }
+            last[h.pid] = h.continuityCounter
+        }
+        #expect(breaks == 0 && last[LiveOriginTS.scte35PID] != nil)
+        let file = dir.appendingPathComponent("joined.ts")
+        try joined.write(to: file)
+        let out = try await offPool { try Tools.ffmpeg(["-v", "error", "-xerror", "-i", file.path, "-f", "null", "-"]) }
+        #expect(out.stderr.isEmpty, "\(out.stderr)")
+    }
+
+    @Test func liveChannelFollowingTheOriginSeesEveryBreak() async throws {
+        let m = try await ServeLiveOriginTests.media()
+        let origin = try LiveOrigin(media: m, breaks: ServeLiveOriginTests.schedule, windowSize: 5)
+        defer { origin.stop() }
+        let folder = ServeLiveOriginTests.temp("channel")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let channel = try LiveChannel(name: "origin", source: origin.url("/live.m3u8"), folder: folder, margin: 2)
+        var seen: [String: LiveBreak] = [:]
+        while true {
+            try await channel.poll()
+            let w = try #require(await channel.window(rendition: "main"))
+            #expect(w.segments.map(\.sequence) == Array(origin.window.segments))
+            #expect(w.segments.allSatisfy { $0.firstPTS == m.segments[$0.sequence].firstPTS && $0.duration == MediaTime(seconds: 2) })
+            for b in w.breaks { seen[b.id] = b }
+            if origin.publishedCount >= 58 { break }
+            origin.advance()
+        }
+        let want = (0..<7).map { ServeLiveOriginTests.expected(m, $0) }
+        #expect(seen.values.sorted { $0.startPTS < $1.startPTS } == want)
+        for (b, p) in zip(want, origin.breaks) {   // the origin says the same
+            #expect(b.id == p.trackerID && b.startPTS == p.startPTS && b.endPTS == p.endPTS && b.startSequence == p.startSegment)
+        }
+    }
+
+    @Test func ffmpegPlaysTheRealTimeOrigin() async throws {
+        let m = try await ServeLiveOriginTests.media()
+        // An in-band cue in segment 5 (published 2 s after the start) and a DATERANGE in 6.
+        let origin = try LiveOrigin(media: m, breaks: [
+            LiveOriginBreak(start: .frame(310), duration: MediaTime(seconds: 1), signal: .inBand(.spliceInsert)),
+            LiveOriginBreak(start: .frame(365), duration: MediaTime(seconds: 1), signal: .dateRange(.timeSignal)),
+        ], windowSize: 5, clock: .realTime)
+        defer { origin.stop() }
+        let dir = ServeLiveOriginTests.temp("play")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("played.ts")
+        let started = ContinuousClock.now
+        // From the live edge (segment 4), 5 s: segments 4, 5, 6 as they get published.
+        let r = try await offPool { try Tools.ffmpeg(["-v", "error", "-xerror", "-live_start_index", "-1", "-i", origin.url("/live.m3u8"),
+                                                      "-map", "0:v", "-t", "5", "-c", "copy", "-f", "mpegts", out.path]) }
+        let took = ContinuousClock.now - started
+        #expect(r.stderr.isEmpty, "\(r.stderr)")
+        #expect(took >= .seconds(2), "ffmpeg waited for segments being published (\(took))")
+        let pictures = try await offPool { try DecodedPictures.decode(out) }
+        let reader = IdentityReader(output: PixelSize(width: pictures.width, height: pictures.height))
+        let ids = pictures.frames.map { reader.read($0, width: pictures.width, height: pictures.height).identity?.frameIndex }
+        #expect(ids.count == 150 && ids == (240..<390).map { Optional($0) }, "content frames 240 ..< 390 in order")
+        #expect(origin.requests.contains { $0.path == "/seg/6.ts" })
+    }
+}
+
 extension LiveOrigin {
     /// An origin (manual clock, window 5) with `published` segments; crashes the test on a bad schedule.
     convenience init(unsafeMedia media: LiveOriginMedia, schedule: [LiveOriginBreak], published: Int) {
