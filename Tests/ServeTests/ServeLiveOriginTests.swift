@@ -328,6 +328,78 @@ import Timing
     }
 }
 
+/// A schedule that does not fit is refused with one line; a two-rung origin serves a
+/// multivariant playlist whose renditions share frames, boundaries and signals.
+@Suite struct ServeLiveOriginLadderTests {
+    @Test func badSchedulesAreRefused() async throws {
+        let m = try await ServeLiveOriginTests.media()
+        let bad: [([LiveOriginBreak], String)] = [
+            ([LiveOriginBreak(start: .frame(365), duration: MediaTime(seconds: 4), signal: .cueOut)], "segment boundary"),
+            ([LiveOriginBreak(start: .segment(118), duration: MediaTime(seconds: 10), signal: .dateRange(.spliceInsert))], "past the content's end"),
+            ([LiveOriginBreak(start: .segment(3), duration: MediaTime(seconds: 10), signal: .inBand(.spliceInsert)),
+              LiveOriginBreak(start: .frame(400), duration: MediaTime(seconds: 2), signal: .inBand(.timeSignal))], "before break 0 ends"),
+            ([LiveOriginBreak(start: .segment(3), duration: MediaTime(seconds: 4), endsAfter: MediaTime(seconds: 5), signal: .cueOut)], "within the duration"),
+            ([LiveOriginBreak(start: .segment(200), duration: MediaTime(seconds: 4), signal: .cueOut)], "no segment 200"),
+        ]
+        for (schedule, why) in bad {
+            do {
+                _ = try LiveOrigin(media: m, breaks: schedule)
+                Issue.record("accepted: \(why)")
+            } catch let e as LiveOriginError {
+                #expect("\(e)".contains(why) && !"\(e)".contains("\n"), "\(e)")
+            }
+        }
+        // An early CUE-IN inside a segment is rounded up to the next boundary (markers sit between segments).
+        let o = try LiveOrigin(media: m, breaks: [LiveOriginBreak(start: .segment(3), duration: MediaTime(seconds: 9), signal: .cueOut)])
+        defer { o.stop() }
+        #expect(o.breaks.first?.endFrame == 480 && o.breaks.first?.endSegment == 8, "frame 180 + 270 = 450 lies in segment 7")
+    }
+
+    @Test func twoRungsShareFramesAndSignals() async throws {
+        let clock = ContinuousClock(), began = clock.now
+        let m = try await offPool { try LiveOriginMedia.make(sizes: [PixelSize(width: 320, height: 180), PixelSize(width: 160, height: 90)]) }
+        print("LiveOriginMedia.make (two rungs): \(clock.now - began)")
+        #expect(m.renditions.map(\.size) == [PixelSize(width: 320, height: 180), PixelSize(width: 160, height: 90)])
+        #expect(m.renditions[1].segments == m.renditions[0].segments && m.renditions[0].peakBitRate > m.renditions[1].peakBitRate)
+        let origin = try LiveOrigin(media: m, breaks: [
+            LiveOriginBreak(start: .frame(437), duration: MediaTime(seconds: 3), signal: .inBand(.spliceInsert)),
+            LiveOriginBreak(start: .frame(620), duration: MediaTime(seconds: 2), signal: .dateRange(.spliceInsert)),
+        ])
+        defer { origin.stop() }
+        let master = try await curl(origin.url("/master.m3u8")).text
+        #expect(master.contains("RESOLUTION=320x180") && master.contains("r1/live.m3u8"))
+        let folder = ServeLiveOriginTests.temp("ladder")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let channel = try LiveChannel(name: "ladder", source: origin.url("/master.m3u8"), folder: folder)
+        var seen: [String: [String: LiveBreak]] = [:]
+        for _ in 0..<10 {
+            try await channel.poll()
+            for r in ["v0", "v1"] {
+                let w = try #require(await channel.window(rendition: r))
+                #expect(w.segments.map(\.sequence) == Array(origin.window.segments))
+                for b in w.breaks { seen[r, default: [:]][b.id] = b }
+            }
+            origin.advance()
+        }
+        #expect(await channel.renditionNames == ["v0", "v1"])
+        let want = [
+            LiveBreak(id: "splice-100", startPTS: m.pts(ofFrame: 437), startSequence: 7, plannedDuration: MediaTime(seconds: 3),
+                      endPTS: m.pts(ofFrame: 527), source: .inBand, kind: .spliceInsert),
+            LiveBreak(id: "daterange-brk-101", startPTS: m.pts(ofFrame: 620), startSequence: 10, plannedDuration: MediaTime(seconds: 2),
+                      endPTS: m.pts(ofFrame: 680), source: .dateRange, kind: .spliceInsert),
+        ]
+        for r in ["v0", "v1"] { #expect(seen[r]?.values.sorted { $0.startPTS < $1.startPTS } == want, "\(r)") }
+        // The small rung's segment 7 (rewritten: it holds the cue) shows content frames 420 ..< 480.
+        let file = folder.appendingPathComponent("r1-7.ts")
+        let small = try await curl(origin.url("/r1/seg/7.ts"))
+        try small.body.write(to: file)
+        let pictures = try await offPool { try DecodedPictures.decode(file) }
+        let reader = IdentityReader(output: PixelSize(width: 160, height: 90))
+        #expect(pictures.frames.map { reader.read($0, width: 160, height: 90).identity?.frameIndex } == (420..<480).map { Optional($0) })
+        #expect(SCTE35TransportScan([UInt8](small.body)).cues.count == 1)
+    }
+}
+
 extension LiveOrigin {
     /// An origin (manual clock, window 5) with `published` segments; crashes the test on a bad schedule.
     convenience init(unsafeMedia media: LiveOriginMedia, schedule: [LiveOriginBreak], published: Int) {
