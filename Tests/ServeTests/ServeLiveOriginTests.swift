@@ -192,6 +192,218 @@ import Timing
     }
 }
 
+/// In-band SCTE-35 in the origin's rewritten segments, the origin followed by `LiveChannel`, and
+/// the real-time origin played by ffmpeg's HLS reader.
+@Suite struct ServeLiveOriginSignalTests {
+    @Test func sectionsMatchTheEngineWriter() {
+        let pts: Int64 = 8_589_934_000, d: Int64 = 1_125_000   // near the 33-bit wrap
+        #expect(LiveOriginSCTE35.spliceInsert(eventID: 7, outOfNetwork: true, pts: pts, breakDuration: d)
+                == SCTE35.spliceInsert(eventID: 7, outOfNetwork: true, at: MediaTime(value: pts, timescale: 90_000),
+                                       breakDuration: MediaTime(value: d, timescale: 90_000)))
+        #expect(LiveOriginSCTE35.spliceInsert(eventID: 7, outOfNetwork: false, pts: 1234, breakDuration: nil)
+                == SCTE35.spliceInsert(eventID: 7, outOfNetwork: false, at: MediaTime(value: 1234, timescale: 90_000), breakDuration: nil))
+        #expect(LiveOriginSCTE35.timeSignal(pts: pts, eventID: 9, typeID: 0x34, duration: d)
+                == SCTE35.timeSignal(at: MediaTime(value: pts, timescale: 90_000),
+                                     segmentation: [.init(eventID: 9, typeID: 0x34, duration: MediaTime(value: d, timescale: 90_000))]))
+        #expect(LiveOriginSCTE35.timeSignal(pts: 5, eventID: 9, typeID: 0x35, duration: nil)
+                == SCTE35.timeSignal(at: MediaTime(value: 5, timescale: 90_000), segmentation: [.init(eventID: 9, typeID: 0x35)]))
+    }
+
+    @Test func inBandCuesAreReadByTheScanThreefiveAndFFmpeg() async throws {
+        let m = try await ServeLiveOriginTests.media()
+        let origin = try LiveOrigin(media: m, breaks: ServeLiveOriginTests.schedule, initialSegments: 120)
+        defer { origin.stop() }
+        let dir = ServeLiveOriginTests.temp("inband")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // (segment, expected cues: event id, out of network / start, PTS frame)
+        let cases: [(Int, [(UInt32, Bool, Int)])] = [(40, [(104, true, 2437)]), (45, [(104, false, 2737)]), (50, [(105, true, 3000)]),
+                                                     (53, [(105, false, 3231)]), (55, [(106, true, 3310), (106, false, 3340)]), (41, [])]
+        var tracker = LiveBreakTracker()
+        for (n, want) in cases.sorted(by: { $0.0 < $1.0 }) {
+            let data = try origin.segmentData(n)
+            let original = try Data(contentsOf: m.renditions[0].file(n))
+            let scan = SCTE35TransportScan([UInt8](data))
+            #expect(scan.scte35PIDs == [LiveOriginTS.scte35PID] && scan.rejected == 0, "segment \(n)")
+            #expect(data.count == original.count + 188 * want.count, "one packet per cue, nothing else added")
+            #expect(LiveOriginTS.videoPTS([UInt8](data)) == LiveOriginTS.videoPTS([UInt8](original)))
+            try #require(scan.cues.count == want.count, "segment \(n): \(scan.cues.count) cues")
+            for (cue, w) in zip(scan.cues, want) {
+                #expect(cue.section.splicePTS == UInt64(m.pts(ofFrame: w.2)), "segment \(n) cue \(w)")
+                switch cue.section.command {
+                case .spliceInsert(let i):
+                    #expect(i.eventID == w.0 && i.outOfNetwork == w.1)
+                    #expect(i.breakDuration == (w.1 ? UInt64(ServeLiveOriginTests.expected(m, Int(w.0) - 100).plannedDuration!.rescaled(to: 90_000).value) : nil))
+                case .timeSignal:
+                    #expect(cue.section.segmentation.map(\.eventID) == [w.0])
+                    #expect(cue.section.segmentation.map(\.typeID) == [w.1 ? 0x34 : 0x35])
+                default: Issue.record("segment \(n): unexpected command")
+                }
+            }
+            tracker.add(sequence: n, firstPTS: m.segments[n].firstPTS, markers: [], cues: scan.cues.map(\.section))
+            let file = dir.appendingPathComponent("\(n).ts")
+            try data.write(to: file)
+            // ffmpeg decodes the rewritten segment without an error and sees the SCTE-35 stream.
+            let decoded = try await offPool { try Tools.ffmpeg(["-v", "error", "-xerror", "-i", file.path, "-f", "null", "-"]) }
+            #expect(decoded.stderr.isEmpty, "segment \(n): \(decoded.stderr)")
+            let probe = try await offPool { try Tools.ffprobe(["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", file.path]) }
+            // (ffprobe lists each stream twice: under the program and on its own.)
+            #expect(Set(String(decoding: probe.stdout, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init))
+                    == ["aac", "h264", "scte_35"], "segment \(n)")
+            if ThreeFive.available {
+                let ref = try ThreeFive.streamCues(file.path)
+                #expect(ref.count == want.count, "threefive in segment \(n): \(ref)")
+                for (r, w) in zip(ref, want) {
+                    let command = try #require(r["command"] as? [String: Any])
+                    #expect(abs((command["pts_time"] as? Double ?? -1) - Double(m.pts(ofFrame: w.2)) / 90_000) < 0.000_01)
+                }
+            }
+        }
+        #expect(tracker.breaks == [ServeLiveOriginTests.expected(m, 4), ServeLiveOriginTests.expected(m, 5), ServeLiveOriginTests.expected(m, 6)])
+        // Segments 38 ..< 58 back to back: continuity counters run on for every PID (the SCTE-35 one
+        // too) and ffmpeg reads the whole stream without an error.
+        var joined = Data()
+        for n in 38..<58 { joined += try origin.segmentData(n) }
+        let headers = try #require(TSPacketHeader.parse(joined))
+        var last: [Int: Int] = [:], breaks = 0
+        for h in headers where h.hasPayload {
+            if let l = last[h.pid], h.continuityCounter != (l + 1) % 16 { breaks += 1 }
+            last[h.pid] = h.continuityCounter
+        }
+        #expect(breaks == 0 && last[LiveOriginTS.scte35PID] != nil)
+        let file = dir.appendingPathComponent("joined.ts")
+        try joined.write(to: file)
+        let out = try await offPool { try Tools.ffmpeg(["-v", "error", "-xerror", "-i", file.path, "-f", "null", "-"]) }
+        #expect(out.stderr.isEmpty, "\(out.stderr)")
+    }
+
+    @Test func liveChannelFollowingTheOriginSeesEveryBreak() async throws {
+        let m = try await ServeLiveOriginTests.media()
+        let origin = try LiveOrigin(media: m, breaks: ServeLiveOriginTests.schedule, windowSize: 5)
+        defer { origin.stop() }
+        let folder = ServeLiveOriginTests.temp("channel")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let channel = try LiveChannel(name: "origin", source: origin.url("/live.m3u8"), folder: folder, margin: 2)
+        var seen: [String: LiveBreak] = [:]
+        while true {
+            try await channel.poll()
+            let w = try #require(await channel.window(rendition: "main"))
+            #expect(w.segments.map(\.sequence) == Array(origin.window.segments))
+            #expect(w.segments.allSatisfy { $0.firstPTS == m.segments[$0.sequence].firstPTS && $0.duration == MediaTime(seconds: 2) })
+            for b in w.breaks { seen[b.id] = b }
+            if origin.publishedCount >= 58 { break }
+            origin.advance()
+        }
+        let want = (0..<7).map { ServeLiveOriginTests.expected(m, $0) }
+        #expect(seen.values.sorted { $0.startPTS < $1.startPTS } == want)
+        for (b, p) in zip(want, origin.breaks) {   // the origin says the same
+            #expect(b.id == p.trackerID && b.startPTS == p.startPTS && b.endPTS == p.endPTS && b.startSequence == p.startSegment)
+        }
+    }
+
+    @Test func ffmpegPlaysTheRealTimeOrigin() async throws {
+        let m = try await ServeLiveOriginTests.media()
+        // An in-band cue in segment 5 (published 2 s after the start) and a DATERANGE in 6.
+        let origin = try LiveOrigin(media: m, breaks: [
+            LiveOriginBreak(start: .frame(310), duration: MediaTime(seconds: 1), signal: .inBand(.spliceInsert)),
+            LiveOriginBreak(start: .frame(365), duration: MediaTime(seconds: 1), signal: .dateRange(.timeSignal)),
+        ], windowSize: 5, clock: .realTime)
+        defer { origin.stop() }
+        let dir = ServeLiveOriginTests.temp("play")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("played.ts")
+        let started = ContinuousClock.now
+        // From the live edge (segment 4), 5 s: segments 4, 5, 6 as they get published (5 and 6 carry cues).
+        let r = try await offPool { try Tools.ffmpeg(["-v", "error", "-xerror", "-live_start_index", "-1", "-i", origin.url("/live.m3u8"),
+                                                      "-map", "0:v", "-t", "5", "-c", "copy", "-f", "mpegts", out.path]) }
+        let took = ContinuousClock.now - started
+        #expect(r.stderr.isEmpty, "\(r.stderr)")
+        #expect(took >= .seconds(2), "ffmpeg waited for segments being published (\(took))")
+        let pictures = try await offPool { try DecodedPictures.decode(out) }
+        let reader = IdentityReader(output: PixelSize(width: pictures.width, height: pictures.height))
+        let ids = pictures.frames.map { reader.read($0, width: pictures.width, height: pictures.height).identity?.frameIndex }
+        // It starts at the live edge when it read the playlist: segment 4, or a later one on a machine
+        // slow to start ffmpeg; then 150 content frames in order.
+        let first = try #require(ids.first ?? nil)
+        #expect(first % 60 == 0 && first >= 240, "first frame \(first)")
+        #expect(ids == (first..<(first + 150)).map { Optional($0) }, "content frames from \(first) in order")
+        #expect(origin.requests.contains { $0.path == "/seg/\(first / 60 + 2).ts" })
+    }
+}
+
+/// A schedule that does not fit is refused with one line; a two-rung origin serves a
+/// multivariant playlist whose renditions share frames, boundaries and signals.
+@Suite struct ServeLiveOriginLadderTests {
+    @Test func badSchedulesAreRefused() async throws {
+        let m = try await ServeLiveOriginTests.media()
+        let bad: [([LiveOriginBreak], String)] = [
+            ([LiveOriginBreak(start: .frame(365), duration: MediaTime(seconds: 4), signal: .cueOut)], "segment boundary"),
+            ([LiveOriginBreak(start: .segment(118), duration: MediaTime(seconds: 10), signal: .dateRange(.spliceInsert))], "past the content's end"),
+            ([LiveOriginBreak(start: .segment(3), duration: MediaTime(seconds: 10), signal: .inBand(.spliceInsert)),
+              LiveOriginBreak(start: .frame(400), duration: MediaTime(seconds: 2), signal: .inBand(.timeSignal))], "before break 0 ends"),
+            ([LiveOriginBreak(start: .segment(3), duration: MediaTime(seconds: 4), endsAfter: MediaTime(seconds: 5), signal: .cueOut)], "within the duration"),
+            ([LiveOriginBreak(start: .segment(200), duration: MediaTime(seconds: 4), signal: .cueOut)], "no segment 200"),
+        ]
+        for (schedule, why) in bad {
+            do {
+                _ = try LiveOrigin(media: m, breaks: schedule)
+                Issue.record("accepted: \(why)")
+            } catch let e as LiveOriginError {
+                #expect("\(e)".contains(why) && !"\(e)".contains("\n"), "\(e)")
+            }
+        }
+        // An early CUE-IN inside a segment is rounded up to the next boundary (markers sit between segments).
+        let o = try LiveOrigin(media: m, breaks: [LiveOriginBreak(start: .segment(3), duration: MediaTime(seconds: 9), signal: .cueOut)])
+        defer { o.stop() }
+        #expect(o.breaks.first?.endFrame == 480 && o.breaks.first?.endSegment == 8, "frame 180 + 270 = 450 lies in segment 7")
+    }
+
+    @Test func twoRungsShareFramesAndSignals() async throws {
+        let clock = ContinuousClock(), began = clock.now
+        let m = try await offPool { try LiveOriginMedia.make(sizes: [PixelSize(width: 320, height: 180), PixelSize(width: 160, height: 90)]) }
+        print("LiveOriginMedia.make (two rungs): \(clock.now - began)")
+        #expect(m.renditions.map(\.size) == [PixelSize(width: 320, height: 180), PixelSize(width: 160, height: 90)])
+        #expect(m.renditions[1].segments == m.renditions[0].segments && m.renditions[0].peakBitRate > m.renditions[1].peakBitRate)
+        let origin = try LiveOrigin(media: m, breaks: [
+            LiveOriginBreak(start: .frame(437), duration: MediaTime(seconds: 3), signal: .inBand(.spliceInsert)),
+            LiveOriginBreak(start: .frame(620), duration: MediaTime(seconds: 2), signal: .dateRange(.spliceInsert)),
+        ])
+        defer { origin.stop() }
+        let master = try await curl(origin.url("/master.m3u8")).text
+        #expect(master.contains("RESOLUTION=320x180") && master.contains("r1/live.m3u8"))
+        let folder = ServeLiveOriginTests.temp("ladder")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let channel = try LiveChannel(name: "ladder", source: origin.url("/master.m3u8"), folder: folder)
+        var seen: [String: [String: LiveBreak]] = [:]
+        for _ in 0..<10 {
+            try await channel.poll()
+            for r in ["v0", "v1"] {
+                let w = try #require(await channel.window(rendition: r))
+                #expect(w.segments.map(\.sequence) == Array(origin.window.segments))
+                for b in w.breaks { seen[r, default: [:]][b.id] = b }
+            }
+            origin.advance()
+        }
+        #expect(await channel.renditionNames == ["v0", "v1"])
+        let want = [
+            LiveBreak(id: "splice-100", startPTS: m.pts(ofFrame: 437), startSequence: 7, plannedDuration: MediaTime(seconds: 3),
+                      endPTS: m.pts(ofFrame: 527), source: .inBand, kind: .spliceInsert),
+            LiveBreak(id: "daterange-brk-101", startPTS: m.pts(ofFrame: 620), startSequence: 10, plannedDuration: MediaTime(seconds: 2),
+                      endPTS: m.pts(ofFrame: 680), source: .dateRange, kind: .spliceInsert),
+        ]
+        for r in ["v0", "v1"] { #expect(seen[r]?.values.sorted { $0.startPTS < $1.startPTS } == want, "\(r)") }
+        // The small rung's segment 7 (rewritten: it holds the cue) shows content frames 420 ..< 480.
+        let file = folder.appendingPathComponent("r1-7.ts")
+        let small = try await curl(origin.url("/r1/seg/7.ts"))
+        try small.body.write(to: file)
+        let pictures = try await offPool { try DecodedPictures.decode(file) }
+        let reader = IdentityReader(output: PixelSize(width: 160, height: 90))
+        #expect(pictures.frames.map { reader.read($0, width: 160, height: 90).identity?.frameIndex } == (420..<480).map { Optional($0) })
+        #expect(SCTE35TransportScan([UInt8](small.body)).cues.count == 1)
+    }
+}
+
 extension LiveOrigin {
     /// An origin (manual clock, window 5) with `published` segments; crashes the test on a bad schedule.
     convenience init(unsafeMedia media: LiveOriginMedia, schedule: [LiveOriginBreak], published: Int) {
