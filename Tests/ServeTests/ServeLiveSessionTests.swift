@@ -112,43 +112,40 @@ import Timing
         return out
     }
 
-    /// Fetches the viewer's playlist after each of `steps` new origin segments; returns every
-    /// entry seen, by media sequence (an entry must never change between refreshes).
-    static func follow(_ rig: Rig, playlist: String, steps: Int) async throws -> [Entry] {
+    /// Follows the viewer's playlist as a player does: after each of `steps` new origin segments,
+    /// the playlist, and every segment new in it downloaded at once (an entry must never change
+    /// between refreshes). Returns the entries by media sequence and a local VOD playlist over
+    /// the downloaded files (their DISCONTINUITY tags kept).
+    static func follow(_ rig: Rig, playlist: String, steps: Int, into folder: URL) async throws -> (entries: [Entry], playlist: URL, files: [URL]) {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var seen: [Int: Entry] = [:]
+        var files: [Int: URL] = [:]
         for step in 0...steps {
             let text = try await curl(rig.url(playlist)).text
             #expect(text.hasPrefix("#EXTM3U") && !text.contains("#EXT-X-ENDLIST"), "step \(step): \(text.prefix(200))")
             for e in entries(text) {
-                if let old = seen[e.sequence] { #expect(old.uri == e.uri, "media sequence \(e.sequence) changed between refreshes") }
+                if let old = seen[e.sequence] { #expect(old.uri == e.uri, "media sequence \(e.sequence) changed between refreshes"); continue }
                 seen[e.sequence] = e
+                let r = try await curl(rig.url(e.uri))
+                #expect(r.status == 200, "\(e.uri): \(r.status)")
+                let file = folder.appendingPathComponent("s\(e.sequence).ts")
+                try r.body.write(to: file)
+                files[e.sequence] = file
             }
             rig.origin.advance()
             try await rig.channel.poll()
         }
         let ordered = seen.keys.sorted().map { seen[$0]! }
         #expect(ordered.map(\.sequence) == Array((ordered.first?.sequence ?? 0)...(ordered.last?.sequence ?? -1)), "no gap in the media sequence")
-        return ordered
-    }
-
-    /// Downloads `entries` and writes a local VOD playlist over them (their tags kept).
-    static func download(_ entries: [Entry], rig: Rig, into folder: URL) async throws -> (playlist: URL, files: [URL]) {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:3", "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD"]
-        var files: [URL] = []
-        for (i, e) in entries.enumerated() {
-            let r = try await curl(rig.url(e.uri))
-            #expect(r.status == 200, "\(e.uri): \(r.status)")
-            let file = folder.appendingPathComponent("s\(i).ts")
-            try r.body.write(to: file)
-            files.append(file)
+        for (i, e) in ordered.enumerated() {
             if i > 0 && e.tags.contains("#EXT-X-DISCONTINUITY") { lines.append("#EXT-X-DISCONTINUITY") }
-            lines += ["#EXTINF:\(e.duration),", file.lastPathComponent]
+            lines += ["#EXTINF:\(e.duration),", "s\(e.sequence).ts"]
         }
         lines.append("#EXT-X-ENDLIST")
         let url = folder.appendingPathComponent("index.m3u8")
         try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
-        return (url, files)
+        return (ordered, url, ordered.compactMap { files[$0.sequence] })
     }
 
     /// What a decoded frame shows: content frame n, ad (source, n), slate.
@@ -212,9 +209,7 @@ import Timing
         guard let variant = master.split(separator: "\n").first(where: { $0.hasPrefix("/v1/sessions/") }).map(String.init) else {
             Issue.record("no variant in \(master)"); return
         }
-        let entries = try await Self.follow(rig, playlist: variant, steps: 25)
-        let folder = rig.root.appendingPathComponent("viewer")
-        let (local, files) = try await Self.download(entries, rig: rig, into: folder)
+        let (_, local, files) = try await Self.follow(rig, playlist: variant, steps: 25, into: rig.root.appendingPathComponent("viewer"))
         // an independent strict reader
         let check = try await runOffPool("/usr/bin/ffmpeg", ["-v", "error", "-xerror", "-i", local.path, "-f", "null", "-"])
         #expect(check.status == 0, "ffmpeg -xerror: \(check.stderr)")
