@@ -5,6 +5,8 @@
 #   scripts/field-check.sh [TEST_TMP]   the run: every output the tests kept, then the demo
 #   scripts/field-check.sh ffmpeg FILE   one MP4 or playlist through `ffmpeg -v error -xerror`
 #   scripts/field-check.sh gst FILE      one MP4 or playlist through GStreamer's playbin
+#   scripts/field-check.sh live-ffmpeg URL SECONDS   a live playlist (http) played for SECONDS
+#   scripts/field-check.sh live-gst URL SECONDS      the same in GStreamer (stopped with an EOS)
 #
 # Which files: the tests' outputs, not their inputs. A file is an output when a test wrote it under
 # the temporary directory and found it clean with MediaVerifier.ffmpegErrors (the lenient check
@@ -68,9 +70,35 @@ check_gst() {
   printf 'ok   gstreamer playbin %s\n' "$1"
 }
 
+# A live stream never ends: ffmpeg reads SECONDS of it (`-t`, refreshing the playlist as a player
+# does); GStreamer plays it until SIGINT after SECONDS, `-e` turning that into an EOS, which must
+# come through clean like a file's.
+check_live_ffmpeg() {
+  local out status
+  out=$(timeout $(( $2 + 120 )) ffmpeg -nostdin -hide_banner -v error -xerror -i "$1" -t "$2" -f null - 2>&1); status=$?
+  if [ -n "$out" ] || [ "$status" -ne 0 ]; then
+    printf 'FAIL ffmpeg -xerror live %s (exit %d)\n%s\n' "$1" "$status" "$(head -5 <<<"$out")"; return 1
+  fi
+  printf 'ok   ffmpeg -xerror live %s for %s s\n' "$1" "$2"
+}
+
+check_live_gst() {
+  local out status bad allow
+  out=$(GST_DEBUG='*:2' GST_DEBUG_NO_COLOR=1 timeout -s INT -k 60 "$2" \
+        gst-launch-1.0 -e playbin uri="$1" video-sink=fakesink audio-sink=fakesink 2>&1); status=$?
+  allow=$(IFS='|'; echo "${ALLOW[*]}")
+  bad=$(grep -E '(^| )(ERROR|WARN|WARNING)( |:)' <<<"$out" | grep -vE "$allow")
+  if [ -n "$bad" ] || ! grep -q 'Got EOS' <<<"$out"; then
+    printf 'FAIL gstreamer playbin live %s (exit %d)\n%s\n' "$1" "$status" "$(head -8 <<<"${bad:-no EOS}")"; return 1
+  fi
+  printf 'ok   gstreamer playbin live %s for %s s\n' "$1" "$2"
+}
+
 case "${1:-}" in
   ffmpeg) check_ffmpeg "$2"; exit ;;
   gst) check_gst "$2"; exit ;;
+  live-ffmpeg) check_live_ffmpeg "$2" "$3"; exit ;;
+  live-gst) check_live_gst "$2" "$3"; exit ;;
 esac
 
 tmp=$(realpath "${1:-.build/test-tmp}")

@@ -5,6 +5,7 @@ import Serve
 
 let serveUsage = """
     usage: interlude serve --content NAME=SOURCE [--content …] --ads TAG_TEMPLATE [options]
+           interlude serve --live NAME=PLAYLIST [--live …] --ads TAG_TEMPLATE [options]
 
     Server-side ad insertion for HLS, MediaTailor-shaped: each viewer's session gets its own
     playlists (content cut frame-exactly at the breaks, shared by every session; ads transcoded
@@ -18,6 +19,11 @@ let serveUsage = """
       --listen HOST:PORT         IPv4 address and port (default 127.0.0.1:8080)
       --content NAME=SOURCE      an MP4 (packaged once into an HLS ladder) or an HLS
                                  multivariant playlist (path or http(s) URL); repeatable
+      --live NAME=PLAYLIST       a live HLS channel (sliding media or multivariant playlist,
+                                 http(s) URL or path, MPEG-TS), polled at its target duration;
+                                 its SCTE-35 breaks (CUE-OUT/-CONT/CUE-IN, DATERANGE, in-band)
+                                 replaced per viewer by ads fitted to the break and slate;
+                                 repeatable
       --ads TAG_TEMPLATE         VAST/VMAP tag URL or path, with MediaTailor's variables
                                  ([session.id], [player_params.NAME], [session.avail_duration_secs] …)
       --store DIR                the store's folder (default serve-store)
@@ -84,13 +90,22 @@ func runServe(_ args: [String]) async -> Int32 {
             return 1
         }
     }
-    let service = ServeService(config: config, media: store, sessions: sessions, ledger: ledger)
+    var live: LiveChannels?
+    if !config.lives.isEmpty {
+        do {
+            live = try LiveChannels(config.lives.map { ($0.name, $0.source) }, folder: URL(fileURLWithPath: config.storeDirectory, isDirectory: true), media: store)
+        } catch {
+            FileHandle.standardError.write(Data("interlude serve: \(error)\n".utf8))
+            return 1
+        }
+    }
+    let service = ServeService(config: config, media: store, sessions: sessions, ledger: ledger, live: live)
     let port: UInt16
     do { port = try service.start() } catch {
         FileHandle.standardError.write(Data("interlude serve: \(error)\n".utf8))
         return 1
     }
-    for c in config.contents { print("http://\(config.host):\(port)/v1/master/\(c.name)/index.m3u8") }
+    for c in config.contents + config.lives { print("http://\(config.host):\(port)/v1/master/\(c.name)/index.m3u8") }
     fflush(nil)   // every stream: the URL reaches a pipe at once
     await waitForTermination()
     service.stop(grace: 10)

@@ -47,6 +47,11 @@ public struct ServeConfig: Sendable {
     public var port: UInt16 = 8080
     /// The content sources, by name.
     public var contents: [ContentSource] = []
+    /// The live channels (`--live NAME=PLAYLIST`): sliding HLS playlists, by name.
+    public var lives: [ContentSource] = []
+    /// The longest ad or slate segment the store makes, whole seconds (the store's segment
+    /// target): a live playlist's target duration is at least this from its first version on.
+    public var liveSegmentTarget = 6
     /// The ad tag template (MediaTailor's macros, see `TagTemplate`): an http(s) URL or a local
     /// path (a local tag's relative media paths are local files; a network tag's never are).
     public var adsTemplate = ""
@@ -106,17 +111,18 @@ public struct ServeConfig: Sendable {
                 }
                 c.host = String(v[..<colon]).isEmpty ? "127.0.0.1" : String(v[..<colon])
                 c.port = port
-            case "--content":
+            case "--content", "--live":
                 let v = try value(a)
                 guard let eq = v.firstIndex(of: "="), eq != v.startIndex, v.index(after: eq) != v.endIndex else {
-                    throw ParseError(description: "--content takes NAME=SOURCE, not '\(v)'")
+                    throw ParseError(description: "\(a) takes NAME=SOURCE, not '\(v)'")
                 }
                 let name = String(v[..<eq])
                 guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
                     throw ParseError(description: "content name '\(name)' may hold only letters, digits, '-' and '_'")
                 }
-                guard !c.contents.contains(where: { $0.name == name }) else { throw ParseError(description: "content '\(name)' given twice") }
-                c.contents.append(ContentSource(name: name, source: String(v[v.index(after: eq)...])))
+                guard !(c.contents + c.lives).contains(where: { $0.name == name }) else { throw ParseError(description: "content '\(name)' given twice") }
+                let source = ContentSource(name: name, source: String(v[v.index(after: eq)...]))
+                if a == "--live" { c.lives.append(source) } else { c.contents.append(source) }
             case "--ads": c.adsTemplate = try value(a)
             case "--store": c.storeDirectory = try value(a)
             case "--renditions": c.renditions = try value(a)
@@ -162,7 +168,9 @@ public struct ServeConfig: Sendable {
             }
             i += 1
         }
-        guard !c.contents.isEmpty else { throw ParseError(description: "serve needs at least one --content NAME=SOURCE") }
+        guard !c.contents.isEmpty || !c.lives.isEmpty else {
+            throw ParseError(description: "serve needs at least one --content NAME=SOURCE or --live NAME=PLAYLIST")
+        }
         guard !c.adsTemplate.isEmpty else { throw ParseError(description: "serve needs --ads TAG_TEMPLATE") }
         return c
     }

@@ -34,6 +34,9 @@ public final class ServeMetrics: @unchecked Sendable {
     private var sessionsExpired = 0
     private var requests: [Int: Int] = [:]
     private var beaconsFired = 0
+    private var liveAvails = 0
+    private var liveAdSeconds = 0.0
+    private var liveSlateSeconds = 0.0
 
     /// Empty counters.
     public init() {}
@@ -53,8 +56,18 @@ public final class ServeMetrics: @unchecked Sendable {
     /// `n` server-side beacons were fired.
     public func beacons(_ n: Int) { lock.lock(); beaconsFired += n; lock.unlock() }
 
-    /// The exposition text, with the live gauges passed in.
-    public func text(sessions: Int, queue: Int, storeBytes: Int64, encodes: [String: Int]) -> String {
+    /// A live viewer met a break (one ad request).
+    public func liveAvail() { lock.lock(); liveAvails += 1; lock.unlock() }
+    /// Live break time published to a viewer: seconds of ads and of slate.
+    public func liveBreakTime(ad: Double, slate: Double) {
+        lock.lock(); liveAdSeconds += ad; liveSlateSeconds += slate; lock.unlock()
+    }
+    /// Live: seconds of ads and slate published so far.
+    public var liveSeconds: (ads: Double, slate: Double) { lock.lock(); defer { lock.unlock() }; return (liveAdSeconds, liveSlateSeconds) }
+
+    /// The exposition text, with the live gauges passed in (`breaksSeen`: per live channel, the
+    /// breaks it signalled).
+    public func text(sessions: Int, queue: Int, storeBytes: Int64, encodes: [String: Int], breaksSeen: [String: Int] = [:]) -> String {
         lock.lock(); defer { lock.unlock() }
         var l: [String] = []
         l += ["# HELP interlude_serve_sessions Sessions held now.", "# TYPE interlude_serve_sessions gauge", "interlude_serve_sessions \(sessions)"]
@@ -74,6 +87,19 @@ public final class ServeMetrics: @unchecked Sendable {
         for (kind, n) in encodes.sorted(by: { $0.key < $1.key }) { l.append("interlude_serve_encodes_total{kind=\"\(kind)\"} \(n)") }
         l += ["# HELP interlude_serve_store_bytes Bytes held in the store.", "# TYPE interlude_serve_store_bytes gauge",
               "interlude_serve_store_bytes \(storeBytes)"]
+        if !breaksSeen.isEmpty || liveAvails > 0 {
+            l += ["# HELP interlude_live_breaks_seen_total Breaks a live channel signalled.", "# TYPE interlude_live_breaks_seen_total counter"]
+            for (c, n) in breaksSeen.sorted(by: { $0.key < $1.key }) { l.append("interlude_live_breaks_seen_total{channel=\"\(c)\"} \(n)") }
+            l += ["# HELP interlude_live_avails_total Breaks met by live viewers (one ad request each).",
+                  "# TYPE interlude_live_avails_total counter", "interlude_live_avails_total \(liveAvails)"]
+            l += ["# HELP interlude_live_ad_seconds_total Seconds of ads published in live viewers' breaks.",
+                  "# TYPE interlude_live_ad_seconds_total counter", "interlude_live_ad_seconds_total \(liveAdSeconds)"]
+            l += ["# HELP interlude_live_slate_seconds_total Seconds of slate published in live viewers' breaks.",
+                  "# TYPE interlude_live_slate_seconds_total counter", "interlude_live_slate_seconds_total \(liveSlateSeconds)"]
+            let total = liveAdSeconds + liveSlateSeconds
+            l += ["# HELP interlude_live_fill_rate Share of live break time filled with ads (ads / (ads + slate)).",
+                  "# TYPE interlude_live_fill_rate gauge", "interlude_live_fill_rate \(total > 0 ? liveAdSeconds / total : 0)"]
+        }
         l += ["# HELP interlude_serve_responses_total Responses by status.", "# TYPE interlude_serve_responses_total counter"]
         for (status, n) in requests.sorted(by: { $0.key < $1.key }) { l.append("interlude_serve_responses_total{status=\"\(status)\"} \(n)") }
         return l.joined(separator: "\n") + "\n"

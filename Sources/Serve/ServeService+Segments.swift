@@ -11,7 +11,11 @@ extension ServeService {
         guard SegmentPath.isValid(path), let file = media.file(forSegment: path) else { return .error(404, "no segment '\(path)'") }
         if let id = request.queryValue("s"), let r = request.queryValue("r"), let b = request.queryValue("b").flatMap(Int.init),
            let a = request.queryValue("a").flatMap(Int.init), let k = request.queryValue("k").flatMap(Int.init) {
-            fireBeacons(session: id, rendition: r, breakIndex: b, adIndex: a, segment: k)
+            if let v = liveViewers.touch(id) {
+                fireLiveBeacons(v, rendition: r, avail: b, ad: a, segment: k)
+            } else {
+                fireBeacons(session: id, rendition: r, breakIndex: b, adIndex: a, segment: k)
+            }
         }
         let mark = request.queryValue("d") == "1"
         var ticks: Int64 = 0

@@ -29,6 +29,12 @@ extension ServeService {
                 mode = m
             }
         }
+        if live?.contains(name) == true {
+            switch newLiveViewer(channel: name, params: params, reporting: mode, userAgent: userAgent) {
+            case .failure(let e): return e.response
+            case .success(let v): return .json(["manifestUrl": "/v1/sessions/\(v.id)/master.m3u8", "trackingUrl": "/v1/sessions/\(v.id)/tracking"])
+            }
+        }
         switch newSession(content: name, params: params, reporting: mode, userAgent: userAgent) {
         case .failure(let e): return e.response
         case .success(let session):
@@ -44,6 +50,12 @@ extension ServeService {
             if k.hasPrefix("ads.") { params[String(k.dropFirst(4))] = v }
             else if k.hasPrefix("playerParams.") { params[String(k.dropFirst(13))] = v }
             else if params[k] == nil { params[k] = v }
+        }
+        if live?.contains(name) == true {
+            switch newLiveViewer(channel: name, params: params, reporting: config.reporting, userAgent: request.headers["user-agent"] ?? "") {
+            case .failure(let e): return e.response
+            case .success(let v): return liveMaster(v)
+            }
         }
         switch newSession(content: name, params: params, reporting: config.reporting, userAgent: request.headers["user-agent"] ?? "") {
         case .failure(let e): return e.response

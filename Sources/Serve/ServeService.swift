@@ -10,7 +10,7 @@ import Timing
 /// `GET /v1/sessions/ID/master.m3u8`, `GET /v1/sessions/ID/RENDITION.m3u8[?mode=interstitials]`,
 /// `GET /v1/sessions/ID/tracking`, `GET /v1/sessions/ID/assets/B.json`,
 /// `GET /v1/sessions/ID/ads/B/A/RENDITION.m3u8`, `GET /v1/segments/PATH`, `GET /health`,
-/// `GET /metrics`.
+/// `GET /metrics`. A live channel's name (`--live`) takes the same session routes.
 public final class ServeService: @unchecked Sendable {
     // @unchecked Sendable: every stored property is immutable and itself thread-safe; `server`
     // and `expiry` are set in `start` / cleared in `stop` under `lock`.
@@ -26,16 +26,21 @@ public final class ServeService: @unchecked Sendable {
     public let ledger: any BeaconLedger
     /// The counters behind `/metrics`.
     public let metrics = ServeMetrics()
+    /// The live channels (`--live`), polled while the service runs; nil: none.
+    public let live: LiveChannels?
+    /// This node's live viewers.
+    public let liveViewers = LiveViewers()
     let log: ServeLog
     private let lock = NSLock()
     private var server: HTTPServer?
     private var expiry: DispatchSourceTimer?
 
     /// A service (not listening yet: `start`). Without a `ledger`, fired beacons are recorded
-    /// in the sessions (`SessionBeaconLedger`).
+    /// in the sessions (`SessionBeaconLedger`). `live` channels are polled from `start` to `stop`.
     public init(config: ServeConfig, media: any ServeMedia, sessions: any SessionStore = MemorySessionStore(),
-                beacons: BeaconSender = BeaconSender(), ledger: (any BeaconLedger)? = nil, log: ServeLog = .standardError) {
-        self.config = config; self.media = media; self.sessions = sessions; self.beacons = beacons; self.log = log
+                beacons: BeaconSender = BeaconSender(), ledger: (any BeaconLedger)? = nil, live: LiveChannels? = nil,
+                log: ServeLog = .standardError) {
+        self.config = config; self.media = media; self.sessions = sessions; self.beacons = beacons; self.log = log; self.live = live
         self.ledger = ledger ?? SessionBeaconLedger(sessions: sessions)
     }
 
@@ -55,6 +60,7 @@ public final class ServeService: @unchecked Sendable {
         timer.setEventHandler { [self] in expireIdle() }
         timer.resume()
         lock.lock(); server = s; expiry = timer; lock.unlock()
+        live?.start()
         log.event("listening", ["host": config.host, "port": Int(s.port)])
         return s.port
     }
@@ -62,6 +68,7 @@ public final class ServeService: @unchecked Sendable {
     /// Graceful shutdown: stop accepting, finish the requests in flight (up to `grace` seconds), stop.
     public func stop(grace: Double = 10) {
         lock.lock(); let s = server; server = nil; expiry?.cancel(); expiry = nil; lock.unlock()
+        live?.stop()
         guard let s else { return }
         log.event("stopping", ["inFlight": s.requestsInFlight])
         s.shutdown(grace: grace)
@@ -70,6 +77,8 @@ public final class ServeService: @unchecked Sendable {
 
     /// Drops idle sessions now.
     public func expireIdle() {
+        let viewersGone = liveViewers.expire(idle: config.sessionIdleTimeout, now: monotonicSeconds())
+        if viewersGone > 0 { metrics.sessionsExpired(viewersGone); log.event("sessions_expired", ["count": viewersGone, "live": true]) }
         let gone = sessions.expire(idle: config.sessionIdleTimeout, now: monotonicSeconds())
         guard !gone.isEmpty else { return }
         // What each session pinned: the timelines it kept (see `mediaPlaylist`).
@@ -94,12 +103,13 @@ public final class ServeService: @unchecked Sendable {
         let get = r.method == "GET" || r.method == "HEAD"
         let interstitials = r.queryValue("mode") == "interstitials"
         func wrongMethod() -> HTTPResponse { .error(405, "method \(r.method) not allowed here") }
-        if p == ["health"] { return get ? .json(["status": "ok", "sessions": sessions.count]) : wrongMethod() }
+        if p == ["health"] { return get ? .json(["status": "ok", "sessions": sessions.count + liveViewers.count]) : wrongMethod() }
         if p == ["metrics"] {
             guard get else { return wrongMethod() }
             let gauges = media as? any ServeMediaGauges
-            return .text(metrics.text(sessions: sessions.count, queue: gauges?.queuedEncodes() ?? 0,
-                                      storeBytes: gauges?.storeBytes() ?? 0, encodes: media.encodeCounts()),
+            let seen = live.map { l in blocking { await l.breaksSeen() } } ?? [:]
+            return .text(metrics.text(sessions: sessions.count + liveViewers.count, queue: gauges?.queuedEncodes() ?? 0,
+                                      storeBytes: gauges?.storeBytes() ?? 0, encodes: media.encodeCounts(), breaksSeen: seen),
                          contentType: "text/plain; version=0.0.4")
         }
         guard p.count >= 3, p[0] == "v1" else { return .error(404, "not found") }
@@ -113,6 +123,12 @@ public final class ServeService: @unchecked Sendable {
         case "sessions":
             guard get else { return wrongMethod() }
             let id = p[2]
+            if let v = liveViewers.touch(id) {
+                if p.count == 4 && p[3] == "tracking" { return liveTracking(v) }
+                if p.count == 4 && p[3] == "master.m3u8" { return liveMaster(v) }
+                if p.count == 4 && p[3].hasSuffix(".m3u8") { return livePlaylist(v, rendition: String(p[3].dropLast(5))) }
+                return .error(404, "not found")
+            }
             if p.count == 4 && p[3] == "tracking" { return tracking(id) }
             if p.count == 4 && p[3] == "master.m3u8" { return master(id, interstitials: interstitials) }
             if p.count == 4 && p[3].hasSuffix(".m3u8") { return mediaPlaylist(id, rendition: String(p[3].dropLast(5)), interstitials: interstitials) }

@@ -29,6 +29,23 @@ public enum FieldCheck {
         return Verdict(clean: out.status == 0, report: report.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
+    /// Plays the live playlist at `url` (http) for `seconds` in `client` (`scripts/field-check.sh
+    /// live-ffmpeg|live-gst`): ffmpeg reads that much of it, GStreamer plays until an EOS sent
+    /// after that long; clean when neither complains.
+    /// (Started with a clean signal mask, `Child`: the script stops GStreamer with SIGINT, which
+    /// a child of the test runner would otherwise inherit blocked.)
+    public static func playLive(_ url: String, seconds: Int, with client: Client) throws -> Verdict {
+        let script = TestMedia.packageRoot.appendingPathComponent("scripts/field-check.sh").path
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("live-\(client.rawValue)-\(UUID().uuidString.prefix(8))")
+        let out = base.appendingPathExtension("out"), err = base.appendingPathExtension("err")
+        defer { try? FileManager.default.removeItem(at: out); try? FileManager.default.removeItem(at: err) }
+        let child = try Child.spawn("/bin/bash", [script, "live-" + client.rawValue, url, String(seconds)], stdout: out.path, stderr: err.path)
+        let status = child.wait(timeout: Double(seconds) + 240)
+        if status == nil { kill(child.pid, SIGKILL); _ = child.wait(timeout: 5) }
+        let report = [out, err].compactMap { try? String(contentsOf: $0, encoding: .utf8) }.joined()
+        return Verdict(clean: status == 0, report: report.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
     /// Where outputs are kept for the field check: `$FIELD_CHECK_DIR` (`make test` sets it); nil:
     /// keep nothing.
     public static var directory: URL? {

@@ -45,6 +45,9 @@ public actor LiveChannel {
     /// The rendition names, after the first poll.
     public var renditionNames: [String] { renditions.keys.sorted() }
 
+    /// Breaks signalled since the channel started (the first rendition's).
+    public var breaksSeen: Int { renditions.keys.sorted().first.flatMap { renditions[$0]?.tracker.breaks.count } ?? 0 }
+
     /// A snapshot of `rendition`: the segments in the origin's current window and the breaks
     /// that start or are expected to end within or after it. Nil for an unknown rendition.
     public func window(rendition: String) -> LiveWindow? {

@@ -31,6 +31,18 @@ public enum TSTimestamps {
         return found.map { MediaTime(value: $0, timescale: 90_000) }
     }
 
+    /// The PTS (90 kHz, modulo 2^33, as written) of every video PES of `data`, in decode order:
+    /// the frames of a segment (unwrap, then sort, for presentation order).
+    public static func videoPTS(_ data: Data) -> [Int64] {
+        let b = [UInt8](data)
+        var out: [Int64] = []
+        forEachPES(b) { p, streamID in
+            guard (0xE0...0xEF).contains(streamID), b[p + 7] & 0x80 != 0 else { return }
+            out.append(readTimestamp(b, p + 9))
+        }
+        return out
+    }
+
     /// `data` with every PTS, DTS and PCR moved by `offset` (rounded to 90 kHz, modulo 2^33).
     public static func shifted(_ data: Data, by offset: MediaTime) -> Data {
         let ticks = offset.rescaled(to: 90_000).value

@@ -1,0 +1,78 @@
+import Foundation
+import Timing
+
+/// One rung of a live channel as sessions serve it: the channel's rendition key (`main`, `v0`
+/// …), the store rendition ads and slate are made in (`<channel>-<key>`), what it is.
+public struct LiveRung: Sendable, Hashable {
+    /// The channel's rendition key.
+    public var key: String
+    /// The store's rendition (registered with `LiveMedia.addRendition`).
+    public var rendition: Rendition
+    /// Size, frame rate, codecs.
+    public var info: LiveRungInfo
+}
+
+/// The live channels `interlude serve` follows (`--live NAME=SOURCE`): each polled on a task of
+/// its own at its target duration into the store, its rungs registered once its first segments
+/// are in. Thread-safe.
+public final class LiveChannels: @unchecked Sendable {
+    // @unchecked Sendable: `rungs` and `tasks` are only touched under `lock`; the channels are actors.
+    /// The channels by name.
+    public let channels: [String: LiveChannel]
+    private let media: any LiveMedia
+    private let lock = NSLock()
+    private var rungs: [String: [LiveRung]] = [:]
+    private var tasks: [Task<Void, Never>] = []
+
+    /// Channels reading `sources` (name → playlist URL or path) into `folder` (the store root).
+    public init(_ sources: [(name: String, source: String)], folder: URL, media: any LiveMedia, timeout: Double = 10) throws {
+        var c: [String: LiveChannel] = [:]
+        for s in sources { c[s.name] = try LiveChannel(name: s.name, source: s.source, folder: folder, timeout: timeout) }
+        channels = c
+        self.media = media
+    }
+
+    /// Starts polling every channel.
+    public func start() {
+        lock.withLock {
+            guard tasks.isEmpty else { return }
+            for c in channels.values { tasks.append(Task.detached { await c.run() }) }
+        }
+    }
+
+    /// Stops polling.
+    public func stop() {
+        let t = lock.withLock { defer { tasks = [] }; return tasks }
+        for task in t { task.cancel() }
+    }
+
+    /// Whether `name` is a live channel.
+    public func contains(_ name: String) -> Bool { channels[name] != nil }
+
+    /// The channel's rungs, top first, once its first poll brought a segment of each (probed once,
+    /// registered with the store); nil while it has none.
+    public func rungs(of name: String) async -> [LiveRung]? {
+        if let r = lock.withLock({ rungs[name] }) { return r }
+        guard let channel = channels[name] else { return nil }
+        var found: [LiveRung] = []
+        for key in await channel.renditionNames {
+            guard let w = await channel.window(rendition: key), let first = w.segments.first,
+                  let info = try? media.probeRung(ofSegment: first.storePath) else { return nil }
+            let bytes = media.file(forSegment: first.storePath).flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int } ?? 0
+            let bitrate = max(100_000, Int(Double(bytes * 8) / max(0.1, first.duration.seconds)))
+            let r = Rendition(name: "\(name)-\(key)", width: info.width, height: info.height, videoBitrate: bitrate, audioBitrate: 128_000)
+            do { try media.addRendition(r) } catch { return nil }
+            found.append(LiveRung(key: key, rendition: r, info: info))
+        }
+        guard !found.isEmpty else { return nil }
+        found.sort { $0.rendition.width * $0.rendition.height > $1.rendition.width * $1.rendition.height }
+        return lock.withLock { rungs[name] = rungs[name] ?? found; return rungs[name]! }
+    }
+
+    /// Breaks the channel has signalled since it started, all rungs counted once (the top rung's).
+    public func breaksSeen() async -> [String: Int] {
+        var out: [String: Int] = [:]
+        for (name, c) in channels { out[name] = await c.breaksSeen }
+        return out
+    }
+}

@@ -1,0 +1,354 @@
+import Foundation
+import Interlude
+import Timing
+
+/// One viewer's live session: its own playlist per rung over the channel's sliding window, each
+/// signalled break replaced by the ads its own ad request brought, fitted to the break, and
+/// slate for the rest, frame-exact at both ends.
+///
+/// The playlist advances when it is asked for: items are published in channel order while they
+/// end at least `hold` before the origin's live edge (the time an ad decision has), so every
+/// viewer is as late as the origin plus one segment. What is published is never changed; a break
+/// that ends early (its end signalled before the planned duration) cuts the item it ends in.
+public actor LiveViewer {
+    /// The session id.
+    public nonisolated let id: String
+    /// The channel's name.
+    public nonisolated let channelName: String
+    /// Who fires the beacons.
+    public nonisolated let reporting: ReportingMode
+    /// The date of the viewer's first frame (its playlists' `EXT-X-PROGRAM-DATE-TIME`).
+    public nonisolated let programDate: Date
+    /// The channel's rungs, top first.
+    public nonisolated let rungs: [LiveRung]
+
+    /// What the viewer needs from the service.
+    public struct Context: Sendable {
+        /// The channel.
+        public var channel: LiveChannel
+        /// The store.
+        public var media: any LiveMedia
+        /// The ad tag template.
+        public var adsTemplate: String
+        /// The viewer's player parameters.
+        public var playerParams: [String: String]
+        /// The viewer's User-Agent.
+        public var userAgent: String
+        /// Seconds an ad request may take.
+        public var adsTimeout: Double
+        /// The break length assumed when a signal carries none, seconds.
+        public var defaultAvail: Int
+        /// Fires Error URLs of failed ad requests.
+        public var beacons: BeaconSender
+        /// Counts breaks, fill and slate.
+        public var metrics: ServeMetrics
+        /// The longest ad or slate segment the store makes, whole seconds: the playlists' target
+        /// duration is at least this, from the first playlist on (a target may not change).
+        public var longestSegment: Int
+
+        /// A context.
+        public init(channel: LiveChannel, media: any LiveMedia, adsTemplate: String, playerParams: [String: String], userAgent: String,
+                    adsTimeout: Double, defaultAvail: Int, beacons: BeaconSender, metrics: ServeMetrics, longestSegment: Int = 6) {
+            self.channel = channel; self.media = media; self.adsTemplate = adsTemplate; self.playerParams = playerParams
+            self.userAgent = userAgent; self.adsTimeout = adsTimeout; self.defaultAvail = defaultAvail; self.beacons = beacons
+            self.metrics = metrics; self.longestSegment = longestSegment
+        }
+    }
+
+    struct Track {
+        var items: [LiveItem] = []
+        var dropped = 0
+        var droppedDiscontinuities = 0
+        var cursor: Int64
+        var targetTicks: Int64 = 180_000
+        /// The least target duration, whole seconds (the longest ad segment the store makes).
+        var fixedTarget = 1
+    }
+
+    let context: Context
+    /// The channel PTS the viewer starts at.
+    public nonisolated let startPTS: Int64
+    var tracks: [String: Track] = [:]
+    var avails: [LiveAvail] = []
+    var availByBreak: [String: Int] = [:]
+    /// Beacons fired (`avail/ad/event`), each once.
+    var fired: Set<String> = []
+    private var advancing: [String: Task<Void, Never>] = [:]
+    /// Items a playlist lists at most (older ones slide out).
+    let windowItems: Int
+
+    /// A viewer starting at `startPTS` (the first segment of the channel's window when it joined).
+    public init(id: String, channelName: String, reporting: ReportingMode, rungs: [LiveRung], startPTS: Int64,
+                windowItems: Int, context: Context, programDate: Date = Date()) {
+        self.id = id; self.channelName = channelName; self.reporting = reporting; self.rungs = rungs
+        self.startPTS = startPTS; self.windowItems = max(3, windowItems); self.context = context; self.programDate = programDate
+    }
+
+    /// Ticks a viewer stays behind the origin's edge: one target duration.
+    static func hold(_ w: LiveWindow) -> Int64 { w.targetDuration.rescaled(to: 90_000, rounding: .nearest).value }
+
+    /// The rung with this store rendition name (or channel key).
+    public nonisolated func rung(named name: String) -> LiveRung? {
+        rungs.first { $0.rendition.name == name || $0.key == name }
+    }
+
+    /// Asks the ad server for every break of the window not asked yet; when the viewer starts
+    /// inside a break, waits for that answer (so a mid-break joiner sees the rest of the break
+    /// with ads when they fit).
+    public func prepare() async {
+        guard let top = rungs.first, let w = await context.channel.window(rendition: top.key) else { return }
+        requestAds(w)
+        if let b = activeBreak(at: startPTS, in: w, rung: top), let i = availByBreak[b.id], avails[i].ads == nil {
+            let deadline = monotonicSeconds() + context.adsTimeout + 0.5
+            while avails[i].ads == nil && monotonicSeconds() < deadline { try? await Task.sleep(nanoseconds: 20_000_000) }
+        }
+    }
+
+    /// The viewer's media playlist for `rung`, advanced to the channel's current window.
+    public func playlist(rung: LiveRung) async -> String? {
+        await advance(rung)
+        guard let t = tracks[rung.key] else { return nil }
+        return LiveSessionPlaylist.media(t, viewer: self, avails: avails, rendition: rung.rendition.name)
+    }
+
+    /// Advances `rung`'s track once at a time: a second caller waits for the first.
+    func advance(_ rung: LiveRung) async {
+        if let t = advancing[rung.key] { await t.value; return }
+        let t = Task { await self.step(rung) }
+        advancing[rung.key] = t
+        await t.value
+        advancing[rung.key] = nil
+    }
+
+    private func step(_ rung: LiveRung) async {
+        guard let w = await context.channel.window(rendition: rung.key), let last = w.segments.last else { return }
+        requestAds(w)
+        let edge = last.firstPTS + ticks(last.duration)
+        let limit = edge - Self.hold(w)
+        var track = tracks[rung.key] ?? Track(cursor: w.segments.first { $0.firstPTS >= startPTS }?.firstPTS ?? startPTS)
+        track.targetTicks = ticks(w.targetDuration)
+        track.fixedTarget = context.longestSegment
+        for _ in 0..<1_000 {
+            guard let item = await nextItem(&track, window: w, rung: rung, limit: limit) else { break }
+            guard item.endPTS <= limit else { break }
+            track.items.append(item)
+            track.cursor = item.endPTS
+            count(item)
+        }
+        // slide: keep `windowItems`
+        while track.items.count > windowItems {
+            if track.items[0].discontinuity { track.droppedDiscontinuities += 1 }
+            track.items.removeFirst(); track.dropped += 1
+        }
+        tracks[rung.key] = track
+    }
+
+    private func count(_ item: LiveItem) {
+        guard let a = item.avail, item.endPTS > avails[a].countedThrough else { return }
+        let from = max(item.startPTS, avails[a].countedThrough)
+        let n = item.endPTS - from
+        if case .slate = item.kind { avails[a].slateTicksPublished += n } else { avails[a].adTicksPublished += n }
+        avails[a].countedThrough = item.endPTS
+        context.metrics.liveBreakTime(ad: isSlate(item) ? 0 : Double(n) / 90_000, slate: isSlate(item) ? Double(n) / 90_000 : 0)
+    }
+
+    private func isSlate(_ item: LiveItem) -> Bool { if case .slate = item.kind { true } else { false } }
+
+    func ticks(_ t: MediaTime) -> Int64 { t.rescaled(to: 90_000, rounding: .nearest).value }
+
+    // MARK: content
+
+    /// The next item at the track's cursor, or nil when nothing can be published yet.
+    private func nextItem(_ track: inout Track, window w: LiveWindow, rung: LiveRung, limit: Int64) async -> LiveItem? {
+        guard let first = w.segments.first else { return nil }
+        var jumped = false
+        if track.cursor < first.firstPTS {
+            // the viewer fell behind the origin's window: on from its start, as a new stream
+            track.cursor = first.firstPTS
+            jumped = true
+        }
+        if let b = activeBreak(at: track.cursor, in: w, rung: rung) {
+            return await breakItem(b, track: &track, window: w, rung: rung, limit: limit)
+        }
+        guard let seg = w.segments.first(where: { $0.firstPTS <= track.cursor && track.cursor < $0.firstPTS + ticks($0.duration) }) else {
+            return nil
+        }
+        let end = seg.firstPTS + ticks(seg.duration)
+        let nextStart = w.breaks.compactMap { b -> Int64? in
+            let s = aligned(b.startPTS, in: w)
+            return s.flatMap { $0 > track.cursor && $0 < end ? $0 : nil }
+        }.min()
+        let startsAtSegment = track.cursor == seg.firstPTS
+        let previousIsContent = track.items.last.map { if case .content = $0.kind { true } else { false } } ?? true
+        let discontinuity = jumped || !previousIsContent || (startsAtSegment && seg.discontinuity && !track.items.isEmpty)
+        let to = nextStart ?? end
+        if startsAtSegment && nextStart == nil {
+            return LiveItem(kind: .content(sequence: seg.sequence), segment: StoredSegment(path: seg.storePath, duration: seg.duration),
+                            startPTS: seg.firstPTS, shift: 0, discontinuity: discontinuity)
+        }
+        let piece = try? await context.media.segmentPiece(seg.storePath, rendition: rung.rendition,
+                                                           from: startsAtSegment ? nil : track.cursor, to: nextStart)
+        guard let piece else {
+            // nothing to show there (or the piece could not be made): skip the span, a new stream after it
+            track.cursor = to
+            return to <= limit ? await nextItem(&track, window: w, rung: rung, limit: limit) : nil
+        }
+        return LiveItem(kind: .content(sequence: seg.sequence),
+                        segment: StoredSegment(path: piece.path, duration: MediaTime(value: to - track.cursor, timescale: 90_000)),
+                        startPTS: track.cursor, shift: 0, discontinuity: discontinuity || !startsAtSegment)
+    }
+
+    // MARK: breaks
+
+    /// The first content frame at or after `pts`, from the frames of the segment holding it; nil
+    /// when that segment is not in the window yet.
+    func aligned(_ pts: Int64, in w: LiveWindow) -> Int64? {
+        guard let first = w.segments.first else { return nil }
+        if pts < first.firstPTS { return pts }
+        guard let seg = w.segments.first(where: { pts < $0.firstPTS + ticks($0.duration) }) else { return nil }
+        if pts <= seg.firstPTS { return seg.firstPTS }
+        let frames = context.media.framePTS(ofSegment: seg.storePath, near: seg.firstPTS)
+        return frames.first { $0 >= pts } ?? seg.firstPTS + ticks(seg.duration)
+    }
+
+    /// The planned end of a break (unaligned): its signalled end, or start + planned duration,
+    /// whichever is sooner.
+    func plannedEnd(_ b: LiveBreak) -> Int64 {
+        let planned = b.startPTS + ticks(b.plannedDuration ?? MediaTime(seconds: Int64(context.defaultAvail)))
+        return min(planned, b.endPTS ?? .max)
+    }
+
+    /// The break the viewer is in at `pts`, if any.
+    func activeBreak(at pts: Int64, in w: LiveWindow, rung: LiveRung) -> LiveBreak? {
+        w.breaks.first { b in
+            guard let s = aligned(b.startPTS, in: w), s <= pts else { return false }
+            let end = aligned(plannedEnd(b), in: w) ?? plannedEnd(b)
+            return pts < end
+        }
+    }
+
+    /// Starts an ad request for each break of `w` this viewer has not asked for.
+    private func requestAds(_ w: LiveWindow) {
+        for b in w.breaks where availByBreak[b.id] == nil {
+            let end = plannedEnd(b)
+            guard end > startPTS else { continue }   // over before the viewer came
+            let start = max(b.startPTS, startPTS)
+            let index = avails.count
+            avails.append(LiveAvail(breakID: b.id, startPTS: start, requestedTicks: end - start, countedThrough: start))
+            availByBreak[b.id] = index
+            context.metrics.liveAvail()
+            let seconds = max(1, Int(((Double(end - start) / 90_000)).rounded()))
+            let tag = TagTemplate.expand(context.adsTemplate, TagTemplate.Values(
+                sessionID: id, playerParams: context.playerParams, availDurationSeconds: seconds, availIndex: index + 1,
+                userAgent: context.userAgent))
+            let ctx = context, rungs = self.rungs
+            Task.detached {
+                let content = PreparedContent(name: ctx.channel.name, duration: MediaTime(seconds: Int64(seconds)), renditions: [], originCues: [])
+                let d = await AdDecision.decide(tag: tag, content: content, timeout: ctx.adsTimeout, sender: ctx.beacons)
+                ctx.metrics.adsRequest(d.latency, failed: d.failed)
+                let ads = d.breaks.flatMap(\.ads)
+                for ad in ads { for r in rungs { _ = ctx.media.ad(mediaURL: ad.mediaURL, rendition: r.rendition.name) } }
+                await self.answered(index, ads: ads)
+            }
+        }
+    }
+
+    func answered(_ index: Int, ads: [PlannedAd]) {
+        var pod = ads
+        for i in pod.indices { pod[i].sequence = i + 1 }
+        avails[index].ads = pod
+        avails[index].planned = PlannedBreak(id: avails[index].breakID, position: .midroll(.zero), ads: pod)
+    }
+
+    /// The pod of avail `i`, fitted now if not yet: the answered ads that are in the store in
+    /// every rung, in order, as long as they fit.
+    private func pod(_ i: Int, plannedEnd: Int64) -> LivePod {
+        if let p = avails[i].pod { return p }
+        let avail = plannedEnd - avails[i].startPTS
+        let lengths: [Int64?] = (avails[i].ads ?? []).map { ad in
+            var length: Int64?
+            for r in rungs {
+                guard case .ready(_, let d) = context.media.ad(mediaURL: ad.mediaURL, rendition: r.rendition.name) else { return nil }
+                if length == nil { length = ticks(d) }
+            }
+            return length
+        }
+        let p = LivePod.fit(lengths, availTicks: avail)
+        avails[i].pod = p
+        return p
+    }
+
+    /// The next item of break `b` at the track's cursor; the break's end is recorded once an
+    /// item reaches it.
+    private func breakItem(_ b: LiveBreak, track: inout Track, window w: LiveWindow, rung: LiveRung, limit: Int64) async -> LiveItem? {
+        guard let ai = availByBreak[b.id] else { return nil }
+        let end = aligned(plannedEnd(b), in: w)   // nil: still ahead of the window
+        let item = await breakItem(b, avail: ai, end: end, track: track, window: w, rung: rung, limit: limit)
+        if let item, let end, item.endPTS >= end, item.endPTS <= limit { avails[ai].endPTS = end }
+        return item
+    }
+
+    private func breakItem(_ b: LiveBreak, avail ai: Int, end: Int64?, track: Track, window w: LiveWindow, rung: LiveRung,
+                           limit: Int64) async -> LiveItem? {
+        let cursor = track.cursor
+        let endGuess = plannedEnd(b)
+        if !avails[ai].started {
+            // the viewer's break starts at its first frame (or where the viewer joined)
+            avails[ai].startPTS = cursor; avails[ai].countedThrough = cursor; avails[ai].started = true
+        }
+        // Until the ad server answered, wait (publish nothing) while the break's first second is
+        // not due yet; once it is due, what has not answered gets slate.
+        if avails[ai].pod == nil, avails[ai].ads == nil, cursor + 90_000 > limit { return nil }
+        let pod = pod(ai, plannedEnd: endGuess)
+        let start = avails[ai].startPTS
+        let (slot, within) = pod.locate(cursor - start)
+        let firstOfBreak = !(track.items.last.map { $0.avail == ai } ?? false)
+        if let slot, let ad = avails[ai].ads?[pod.slots[slot].ad],
+           case .ready(let segments, _) = context.media.ad(mediaURL: ad.mediaURL, rendition: rung.rendition.name) {
+            var offset: Int64 = 0
+            for (k, s) in segments.enumerated() {
+                let d = ticks(s.duration)
+                defer { offset += d }
+                guard within < offset + d else { continue }
+                let adStart = cursor - within
+                guard let clock = context.media.firstPTS(ofSegment: segments[0].path) else { return nil }
+                let shift = Self.shift(to: adStart, from: clock)
+                var item = LiveItem(kind: .ad(avail: ai, ad: pod.slots[slot].ad, segment: k, count: segments.count, cut: false),
+                                    segment: s, startPTS: cursor, shift: shift, discontinuity: k == 0 || firstOfBreak,
+                                    offsetInAd: MediaTime(value: within, timescale: 90_000))
+                if let end, cursor + d > end {
+                    // the break ended inside this segment: it stops at the frame
+                    guard let segClock = context.media.firstPTS(ofSegment: s.path),
+                          let piece = try? await context.media.segmentPiece(s.path, rendition: rung.rendition, from: nil,
+                                                                             to: segClock + (end - cursor)) else { return nil }
+                    item.kind = .ad(avail: ai, ad: pod.slots[slot].ad, segment: k, count: segments.count, cut: true)
+                    item.segment = StoredSegment(path: piece.path, duration: MediaTime(value: end - cursor, timescale: 90_000))
+                }
+                return item
+            }
+        }
+        // slate: one-second pieces of one stream from where the ads end (or where an ad that is
+        // gone from the store would have played), the last one up to the break's end
+        let slateStart = slot == nil ? start + pod.adTicks : cursor
+        let into = cursor - slateStart
+        let second: Int64 = 90_000
+        var remaining = end.map { $0 - cursor } ?? .max
+        if let slot { remaining = min(remaining, pod.slots[slot].ticks - within) }
+        let length = min(second - into % second, remaining)
+        let total = MediaTime(value: into + length, timescale: 90_000)
+        guard let pieces = try? await context.media.slate(rendition: rung.rendition.name, duration: total),
+              let piece = pieces.last, let first = pieces.first,
+              let clock = context.media.firstPTS(ofSegment: first.path) else { return nil }
+        return LiveItem(kind: .slate(avail: ai), segment: StoredSegment(path: piece.path, duration: MediaTime(value: length, timescale: 90_000)),
+                        startPTS: cursor, shift: Self.shift(to: slateStart, from: clock),
+                        discontinuity: firstOfBreak || into == 0 || !(track.items.last.map { if case .slate = $0.kind { true } else { false } } ?? false))
+    }
+
+    /// The shift (90 kHz, within ±2^32) that moves a stream whose first frame is at `clock`
+    /// (mod 2^33) to `target` on the channel's clock (mod 2^33).
+    static func shift(to target: Int64, from clock: Int64) -> Int64 {
+        var d = ((target - clock) % LivePTS.wrap + LivePTS.wrap) % LivePTS.wrap
+        if d > LivePTS.wrap / 2 { d -= LivePTS.wrap }
+        return d
+    }
+}

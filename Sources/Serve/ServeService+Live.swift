@@ -1,0 +1,72 @@
+import Foundation
+import Interlude
+import HTTPServer
+import Timing
+
+extension ServeService {
+    /// A live viewer on channel `name`: starts at the first segment of the channel's window; when
+    /// that is inside a break, its ad request is answered before the session is (the rest of the
+    /// break plays ads that fit, or slate).
+    func newLiveViewer(channel name: String, params: [String: String], reporting: ReportingMode, userAgent: String) -> Result<LiveViewer, Refusal> {
+        guard let live, let channel = live.channels[name], let store = media as? any LiveMedia else {
+            return .failure(Refusal(status: 404, message: "no content named '\(name)'"))
+        }
+        let id = ServeSession.newID()
+        let config = self.config, beacons = self.beacons, metrics = self.metrics
+        let made: LiveViewer? = blocking {
+            guard let rungs = await live.rungs(of: name), let w = await channel.window(rendition: rungs[0].key),
+                  let first = w.segments.first else { return nil }
+            let context = LiveViewer.Context(channel: channel, media: store, adsTemplate: config.adsTemplate, playerParams: params,
+                                             userAgent: userAgent, adsTimeout: config.adsTimeout, defaultAvail: config.availDuration,
+                                             beacons: beacons, metrics: metrics, longestSegment: config.liveSegmentTarget)
+            let v = LiveViewer(id: id, channelName: name, reporting: reporting, rungs: rungs, startPTS: first.firstPTS,
+                               windowItems: w.segments.count, context: context)
+            await v.prepare()
+            return v
+        }
+        guard let viewer = made else {
+            log.event("session_failed", ["content": name, "error": "live channel has no segments yet"])
+            return .failure(Refusal(status: 503, message: "live channel '\(name)' has no segments yet"))
+        }
+        liveViewers.insert(viewer)
+        metrics.sessionCreated()
+        log.event("session_created", ["session": id, "content": name, "live": true, "reporting": reporting.rawValue])
+        return .success(viewer)
+    }
+
+    /// `GET /v1/sessions/ID/master.m3u8` of a live viewer.
+    func liveMaster(_ v: LiveViewer) -> HTTPResponse {
+        .text(LiveSessionPlaylist.master(sessionID: v.id, rungs: v.rungs), contentType: "application/vnd.apple.mpegurl")
+    }
+
+    /// `GET /v1/sessions/ID/RENDITION.m3u8` of a live viewer: its playlist, advanced.
+    func livePlaylist(_ v: LiveViewer, rendition: String) -> HTTPResponse {
+        let started = monotonicSeconds()
+        guard let rung = v.rung(named: rendition) else { return .error(404, "no rendition '\(rendition)'") }
+        defer { metrics.playlistServed(monotonicSeconds() - started) }
+        guard let text = blocking({ await v.playlist(rung: rung) }) else { return .error(503, "live channel not available") }
+        return HTTPResponse(status: 200, headers: ["Content-Type": "application/vnd.apple.mpegurl", "Cache-Control": "no-cache"],
+                            body: Data(text.utf8))
+    }
+
+    /// `GET /v1/sessions/ID/tracking` of a live viewer.
+    func liveTracking(_ v: LiveViewer) -> HTTPResponse {
+        let body = blocking { await v.trackingJSON() }
+        return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: body)
+    }
+
+    /// Fires the beacons an ad segment of a live viewer holds, each once.
+    func fireLiveBeacons(_ v: LiveViewer, rendition: String, avail b: Int, ad a: Int, segment k: Int) {
+        let due = blocking { await v.claimBeacons(rendition: rendition, avail: b, ad: a, segment: k).map { LiveBeacon(event: $0.event, urls: $0.urls, adID: $0.adID, breakID: $0.breakID) } }
+        for d in due {
+            for url in d.urls {
+                beacons.fire(TrackedBeacon(event: d.event, streamTime: .zero, contentTime: .zero, url: url, adId: d.adID, breakId: d.breakID))
+            }
+            log.event("beacon", ["session": v.id, "ad": d.adID, "beacon": d.event, "urls": d.urls.count])
+        }
+        metrics.beacons(due.reduce(0) { $0 + $1.urls.count })
+    }
+}
+
+/// A due beacon handed out of the viewer.
+struct LiveBeacon: Sendable { var event: String; var urls: [String]; var adID: String; var breakID: String }

@@ -1,0 +1,286 @@
+import Foundation
+import Timing
+
+/// A live HLS origin on 127.0.0.1 for tests: it publishes `LiveOriginMedia`'s segments one by one
+/// (a real-time clock, as an encoder publishes each segment once it is complete, or a manual one
+/// moved by `advance(segments:)`), and serves a sliding media playlist over them with ad-break
+/// signals from a schedule (CUE-OUT/CONT/IN markers, SCTE-35 DATERANGEs, in-band SCTE-35).
+///
+/// Paths: `/live.m3u8` (rendition 0) and `/r<K>/live.m3u8` (rendition K), segments `seg/<N>.ts`
+/// relative to them, `/master.m3u8` naming every rendition. Segment N is media sequence number N.
+/// The playlist holds the last `windowSize` published segments, `EXT-X-TARGETDURATION:2`,
+/// `EXT-X-PROGRAM-DATE-TIME` on every segment; once the last segment is published it gets
+/// `EXT-X-ENDLIST` (the origin does not loop). A segment not yet published answers 404; one
+/// that left the window is still served (origins keep them a while).
+///
+/// ```swift
+/// let media = try LiveOriginMedia.make()
+/// let origin = try LiveOrigin(media: media, breaks: [
+///     LiveOriginBreak(start: .segment(6), duration: MediaTime(seconds: 10), signal: .cueOut),
+///     LiveOriginBreak(start: .frame(545), duration: MediaTime(seconds: 8), signal: .inBand(.spliceInsert)),
+/// ])
+/// origin.advance(segments: 3)       // manual clock
+/// origin.url("/live.m3u8")
+/// ```
+/// `@unchecked Sendable`: mutable state is behind the core's lock.
+public final class LiveOrigin: @unchecked Sendable {
+    /// How segments get published.
+    public enum Clock: Sendable, Equatable {
+        /// Only `advance(segments:)` publishes.
+        case manual
+        /// Segment n (n ≥ the initial count) is published when the durations of the segments from
+        /// the initial count through n have passed since the origin started; `advance` adds to it.
+        case realTime
+    }
+
+    /// What the media playlist holds now.
+    public struct Window: Sendable, Equatable {
+        /// `EXT-X-MEDIA-SEQUENCE`: the first segment's index.
+        public var mediaSequence: Int
+        /// The segment indices listed.
+        public var segments: Range<Int>
+        /// `EXT-X-ENDLIST` is written (every segment is published).
+        public var ended: Bool
+        /// A window.
+        public init(mediaSequence: Int, segments: Range<Int>, ended: Bool) {
+            self.mediaSequence = mediaSequence; self.segments = segments; self.ended = ended
+        }
+    }
+
+    /// The content.
+    public let media: LiveOriginMedia
+    /// The breaks, placed on the content.
+    public let breaks: [LiveOriginPlacedBreak]
+    /// Segments in the playlist.
+    public let windowSize: Int
+    /// The clock.
+    public let clock: Clock
+    /// `EXT-X-PROGRAM-DATE-TIME` of content frame 0.
+    public let programDateBase: Date
+    private let server: HTTPTestServer
+    private let core: Core
+
+    /// Starts an origin over `media` with `breaks` (in order, not overlapping), publishing
+    /// `initialSegments` (default: `windowSize`) at once. Throws `LiveOriginError` for a schedule
+    /// that does not fit, or when the socket cannot be set up.
+    public init(media: LiveOriginMedia, breaks: [LiveOriginBreak] = [], windowSize: Int = 5, clock: Clock = .manual,
+                initialSegments: Int? = nil, programDateBase: Date = Date(timeIntervalSince1970: 1_796_083_200)) throws {
+        precondition(windowSize >= 1)
+        self.media = media
+        self.breaks = try LiveOriginPlacedBreak.place(breaks, on: media)
+        self.windowSize = windowSize
+        self.clock = clock
+        self.programDateBase = programDateBase
+        core = Core(media: media, breaks: self.breaks, initial: min(media.segments.count, initialSegments ?? windowSize),
+                    realTime: clock == .realTime, windowSize: windowSize, base: programDateBase)
+        server = try HTTPTestServer()
+        let core = self.core
+        server.setHandler { request in core.respond(request.path) }
+    }
+
+    deinit { server.stop() }
+
+    /// Stops serving. Idempotent.
+    public func stop() { server.stop() }
+
+    /// `http://127.0.0.1:PORT` + path, e.g. `url("/live.m3u8")`.
+    public func url(_ path: String) -> String { server.url(path) }
+
+    /// Every request received so far.
+    public var requests: [HTTPTestServer.Request] { server.requests }
+
+    /// Publishes `segments` more (at most up to the last one).
+    public func advance(segments: Int = 1) { core.advance(segments) }
+
+    /// How many segments are published now.
+    public var publishedCount: Int { core.published() }
+
+    /// What the media playlist holds now.
+    public var window: Window { core.window(published: core.published()) }
+
+    /// The media playlist of rendition `rendition` as it is now.
+    public func playlist(rendition: Int = 0) -> String { core.playlist(rendition: rendition, published: core.published()) }
+
+    /// The multivariant playlist.
+    public func masterPlaylist() -> String { core.master() }
+
+    /// The bytes served for segment `index` of `rendition` (rewritten when it carries in-band SCTE-35).
+    public func segmentData(_ index: Int, rendition: Int = 0) throws -> Data { Data(try core.segment(rendition, index)) }
+
+    /// The content frame shown at `pts` (nil outside the content).
+    public func frame(atPTS pts: Int64) -> Int? { media.frame(atPTS: pts) }
+
+    /// Seconds after the origin started at which segment `index` is published on the real-time
+    /// clock (0 for the initial ones), ignoring `advance`.
+    public func publishTime(ofSegment index: Int) -> Double { core.publishTime(index) }
+
+    /// The shared state, also held by the server's handler (so the origin's deinit runs).
+    final class Core: @unchecked Sendable {
+        let media: LiveOriginMedia
+        let breaks: [LiveOriginPlacedBreak]
+        let initial: Int, realTime: Bool, windowSize: Int, base: Date
+        let started = DispatchTime.now().uptimeNanoseconds
+        /// Sections per segment (in-band breaks), and the SCTE-35 continuity counter each starts at.
+        let inBand: [Int: [[UInt8]]]
+        let continuity: [Int]
+        let rewritesAll: Bool
+        private let lock = NSLock()
+        private var manual = 0
+        private var cache: [Int: [UInt8]] = [:]
+
+        init(media: LiveOriginMedia, breaks: [LiveOriginPlacedBreak], initial: Int, realTime: Bool, windowSize: Int, base: Date) {
+            self.media = media; self.breaks = breaks; self.initial = initial; self.realTime = realTime
+            self.windowSize = windowSize; self.base = base
+            var sections: [Int: [[UInt8]]] = [:]
+            for b in breaks {
+                guard case .inBand = b.scheduled.signal else { continue }
+                sections[b.startSegment, default: []].append(b.outSection(ticks: Core.ticks))
+                sections[b.endSegment, default: []].append(b.inSection())
+            }
+            inBand = sections
+            rewritesAll = breaks.contains { if case .inBand = $0.scheduled.signal { true } else { false } }
+            var cc: [Int] = [], total = 0
+            for i in media.segments.indices { cc.append(total); total += LiveOriginTS.packetCount(sections[i] ?? []) }
+            continuity = cc
+        }
+
+        static func ticks(_ t: MediaTime) -> Int64 { t.rescaled(to: 90_000, rounding: .nearest).value }
+
+        func advance(_ n: Int) { lock.lock(); manual += max(0, n); lock.unlock() }
+
+        func publishTime(_ index: Int) -> Double {
+            guard index >= initial else { return 0 }
+            return media.segments[initial...min(index, media.segments.count - 1)].reduce(0) { $0 + $1.duration.seconds }
+        }
+
+        func published() -> Int {
+            lock.lock(); let extra = manual; lock.unlock()
+            var n = initial
+            if realTime {
+                let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+                var t = 0.0
+                while n < media.segments.count {
+                    t += media.segments[n].duration.seconds
+                    if t > elapsed { break }
+                    n += 1
+                }
+            }
+            return min(media.segments.count, n + extra)
+        }
+
+        func window(published p: Int) -> Window {
+            let first = max(0, p - windowSize)
+            return Window(mediaSequence: first, segments: first..<p, ended: p == media.segments.count)
+        }
+
+        func respond(_ path: String) -> HTTPTestServer.Response? {
+            let playlistType = ["Content-Type": "application/vnd.apple.mpegurl", "Cache-Control": "no-cache"]
+            if path == "/master.m3u8" { return .init(headers: playlistType, body: Data(master().utf8)) }
+            var rendition = 0, rest = Substring(path)
+            if path.hasPrefix("/r"), let slash = path.dropFirst(2).firstIndex(of: "/"), let k = Int(path[path.index(path.startIndex, offsetBy: 2)..<slash]) {
+                guard media.renditions.indices.contains(k) else { return nil }
+                rendition = k; rest = path[slash...]
+            }
+            if rest == "/live.m3u8" {
+                return .init(headers: playlistType, body: Data(playlist(rendition: rendition, published: published()).utf8))
+            }
+            guard rest.hasPrefix("/seg/"), rest.hasSuffix(".ts"), let n = Int(rest.dropFirst(5).dropLast(3)),
+                  n >= 0, n < published() else { return nil }
+            guard let bytes = try? segment(rendition, n) else {
+                return .init(status: 500, body: "segment \(n) could not be read", contentType: "text/plain")
+            }
+            return .init(headers: ["Content-Type": "video/mp2t"], body: Data(bytes))
+        }
+
+        func segment(_ rendition: Int, _ index: Int) throws -> [UInt8] {
+            let key = rendition * 1_000_000 + index
+            lock.lock()
+            if let c = cache[key] { lock.unlock(); return c }
+            lock.unlock()
+            let r = media.renditions[rendition]
+            var bytes = [UInt8](try Data(contentsOf: r.file(index)))
+            if rewritesAll {
+                do {
+                    bytes = try LiveOriginTS.addingSCTE35(bytes, sections: inBand[index] ?? [], continuity: continuity[index])
+                } catch {
+                    throw LiveOriginError.segment("\(index) of rendition \(rendition): \(error)")
+                }
+            }
+            lock.lock(); cache[key] = bytes; lock.unlock()
+            return bytes
+        }
+
+        func master() -> String {
+            var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-INDEPENDENT-SEGMENTS"]
+            for (k, r) in media.renditions.enumerated() {
+                lines.append("#EXT-X-STREAM-INF:BANDWIDTH=\(r.peakBitRate),RESOLUTION=\(r.size.width)x\(r.size.height),FRAME-RATE=\(media.fps).000")
+                lines.append("r\(k)/live.m3u8")
+            }
+            return lines.joined(separator: "\n") + "\n"
+        }
+
+        func playlist(rendition: Int, published p: Int) -> String {
+            let w = window(published: p)
+            let segments = media.segments
+            var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:\(w.mediaSequence)"]
+            for n in w.segments {
+                let s = segments[n]
+                lines.append("#EXT-X-PROGRAM-DATE-TIME:\(date(ofFrame: s.firstFrame))")
+                for b in breaks { lines += markers(b, before: n, first: w.mediaSequence) }
+                lines.append("#EXTINF:\(LiveOrigin.decimal(s.duration)),")
+                lines.append("seg/\(n).ts")
+            }
+            if w.ended { lines.append("#EXT-X-ENDLIST") }
+            return lines.joined(separator: "\n") + "\n"
+        }
+
+        /// The marker lines of `b` in front of segment `n` of a window starting at `first`.
+        func markers(_ b: LiveOriginPlacedBreak, before n: Int, first: Int) -> [String] {
+            let d = LiveOrigin.decimal(b.plannedDuration)
+            switch b.scheduled.signal {
+            case .cueOut:
+                if n == b.startSegment { return ["#EXT-X-CUE-OUT:DURATION=\(d)"] }
+                if n > b.startSegment && n < b.endSegment {
+                    let e = MediaTime(value: Int64(media.segments[n].firstFrame - b.startFrame), timescale: Int64(media.fps))
+                    return ["#EXT-X-CUE-OUT-CONT:ElapsedTime=\(LiveOrigin.decimal(e)),Duration=\(d)"]
+                }
+                return n == b.endSegment ? ["#EXT-X-CUE-IN"] : []
+            case .dateRange:
+                var out: [String] = []
+                let attributes = "ID=\"\(b.dateRangeID)\",START-DATE=\"\(date(ofFrame: b.startFrame))\""
+                if n == b.startSegment || (n == first && b.startSegment < first && b.endSegment >= first) {
+                    out.append("#EXT-X-DATERANGE:\(attributes),PLANNED-DURATION=\(d),SCTE35-OUT=\(LiveOriginSCTE35.hex(b.outSection(ticks: Core.ticks)))")
+                }
+                if n == b.endSegment {
+                    out.append("#EXT-X-DATERANGE:\(attributes),SCTE35-IN=\(LiveOriginSCTE35.hex(b.inSection()))")
+                }
+                return out
+            case .inBand:
+                return []
+            }
+        }
+
+        func date(ofFrame n: Int) -> String {
+            let t = base.addingTimeInterval(Double(n) / Double(media.fps))
+            return LiveOrigin.iso8601(t)
+        }
+    }
+
+    /// ISO 8601 with milliseconds, UTC.
+    static func iso8601(_ date: Date) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        f.timeZone = TimeZone(identifier: "UTC")
+        return f.string(from: date)
+    }
+
+    /// `t` in decimal seconds: exact when it has at most 6 decimals, else rounded to 6.
+    public static func decimal(_ t: MediaTime) -> String {
+        let micro = t.rescaled(to: 1_000_000, rounding: .nearest).value
+        let whole = micro / 1_000_000, fraction = micro % 1_000_000
+        if fraction == 0 { return "\(whole)" }
+        var f = String(format: "%06lld", fraction)
+        while f.hasSuffix("0") { f.removeLast() }
+        return "\(whole).\(f)"
+    }
+}
