@@ -35,10 +35,13 @@ import Timing
 
     /// The stream cut into 4 s segments by ffmpeg's HLS muxer (as a live origin would), on a clock
     /// moved by `offset` seconds, stored as `live/ch/v0/<n>.ts` under `root`; their store paths.
-    static func segments(_ v: Variant, root: URL, offset: Double = 1000) throws -> [String] {
+    /// `livePIDs`: the PIDs of a live encoder (PMT 480, video 481, audio 482, program 7), not FFmpeg's.
+    static func segments(_ v: Variant, root: URL, offset: Double = 1000, livePIDs: Bool = false) throws -> [String] {
         let dir = root.appendingPathComponent("live/ch/v0")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        try Tools.ffmpeg(["-v", "error", "-y", "-i", try stream(v).path, "-map", "0", "-c", "copy", "-output_ts_offset", String(offset),
+        try Tools.ffmpeg(["-v", "error", "-y", "-i", try stream(v).path, "-map", "0", "-c", "copy", "-output_ts_offset", String(offset)]
+                         + (livePIDs ? ["-streamid", "0:481", "-streamid", "1:482", "-hls_ts_options", "mpegts_pmt_start_pid=480:mpegts_service_id=7"] : [])
+                         + [
                           "-f", "hls", "-hls_time", "4", "-hls_list_size", "0", "-hls_segment_filename", dir.path + "/%d.ts",
                           root.appendingPathComponent("origin.m3u8").path])
         let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".ts") }
@@ -236,6 +239,38 @@ import Timing
         #expect(store.file(forSegment: middlePath) == nil)
         let again = try await store.segmentPiece(paths[1], rendition: Self.rung, from: cut, to: nil)
         #expect(again == x && store.encodeCounts()["cut"] == 4, "made again once removed")
+    }
+
+    /// An origin with a live encoder's PIDs: the pieces carry them, so the stream goes on through them.
+    @Test func piecesCarryTheOriginsPIDs() async throws {
+        let root = StoreFixture.folder("livecut-pids")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let store = try MediaStore(options: StoreOptions(root: root, contents: [:]))
+        let paths = try await offPool { try Self.segments(Variant(bFrames: 2, openGOP: false), root: root, livePIDs: true) }
+        let (seg0, seg1, seg2) = (Self.url(root, paths[0]), Self.url(root, paths[1]), Self.url(root, paths[2]))
+        let pts = try Self.packets(seg1, "v").map(\.pts).sorted()
+        let before = try #require(try await store.segmentPiece(paths[1], rendition: Self.rung, from: nil, to: pts[47]))
+        let after = try #require(try await store.segmentPiece(paths[1], rendition: Self.rung, from: pts[47], to: nil))
+        func programs(_ url: URL) throws -> String {
+            String(decoding: try Tools.ffprobe(["-v", "error", "-show_entries", "program=program_id,pmt_pid,pcr_pid:stream=id,codec_type",
+                                                "-of", "compact", url.path]).stdout, as: UTF8.self)
+        }
+        let origin = try programs(seg1)
+        #expect(origin.contains("program_id=7|pmt_pid=480|pcr_pid=481") && origin.contains("id=0x1e1") && origin.contains("id=0x1e2"))
+        for piece in [before, after] {
+            let mine = try programs(Self.url(root, piece.path))
+            #expect(mine == origin, "\(piece.path): the origin's program, PMT and PIDs: \(mine) vs \(origin)")
+        }
+        let reference = try Self.ids(try Self.joined([seg0, seg1, seg2], into: root, name: "ref.ts"))
+        let joined = try Self.joined([seg0, Self.url(root, before.path), Self.url(root, after.path), seg2], into: root, name: "all.ts")
+        #expect(try Self.ids(joined) == reference)
+        #expect(Self.strictErrors(try Self.joined([seg0, Self.url(root, before.path)], into: root, name: "h.ts")) == "")
+        #expect(Self.strictErrors(try Self.joined([Self.url(root, after.path), seg2], into: root, name: "t.ts")) == "")
+        let list = try Self.playlist([[(seg0, MediaTime(seconds: 4)), (Self.url(root, before.path), before.duration)],
+                                      [(Self.url(root, after.path), after.duration), (seg2, MediaTime(seconds: 4))]], root: root, name: "play")
+        #expect(try HLSPackageCheck.continuityProblems(list) == [])
+        let problems = try HLSPackageCheck.clientProblems(list)
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 
     /// A segment whose clock wraps (2^33 ticks, 26.5 h) inside it: bounds modulo 2^33 or unwrapped.

@@ -78,6 +78,11 @@ enum CutMaker {
         // an origin's segments carry their own clock offset already; the muxer added its own again
         var data = [UInt8](!rung.hlsOrigin ? try Data(contentsOf: output)
                                              : TSTimestamps.shifted(try Data(contentsOf: output), by: -TSTimestamps.muxerOffset))
+        if rung.hlsOrigin, let ours = SegmentCutPIDs.layout(data),
+           let theirs = SegmentCutPIDs.layout([UInt8](try Data(contentsOf: URL(fileURLWithPath: videoPath)))) {
+            // an origin's own PIDs (a live encoder's are not FFmpeg's), so its segments join the piece
+            SegmentCutPIDs.remap(&data, from: ours, to: theirs)
+        }
         if a == span.startFrame, k > 0 {
             TSContinuity.continuing(&data, after: try counters(through: k - 1, spans: spans, root: root))
         } else if b == span.endFrame {

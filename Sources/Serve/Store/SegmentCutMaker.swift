@@ -21,8 +21,8 @@ import Timing
 /// a cut those that start at or after it (the AAC frame across a cut is left out: a gap of at most
 /// 1024 samples, never an overlap). Timestamps are the origin's: the muxer's constant offset is
 /// taken off again. Only the video and the audio stream are kept (another PID, e.g. SCTE-35, is not
-/// in the piece), written with FFmpeg's mpegts PIDs (0x100 video, 0x101 audio, PMT 0x1000), those
-/// of an origin segmented by FFmpeg.
+/// in the piece), under the origin's PIDs, program number and transport stream id
+/// (`SegmentCutPIDs`).
 ///
 /// Open GOPs: a piece's re-encoded GOP is followed by re-encoded GOPs up to the first closed one
 /// (an open GOP's leading frames refer to the GOP before, which the piece no longer has as the
@@ -206,6 +206,9 @@ enum SegmentCutMaker {
         try writer.finish()
         var data = [UInt8](TSTimestamps.shifted(try Data(contentsOf: output), by: -TSTimestamps.muxerOffset))
         let origin = [UInt8](try Data(contentsOf: URL(fileURLWithPath: s.demuxer.url)))
+        if let ours = SegmentCutPIDs.layout(data), let theirs = SegmentCutPIDs.layout(origin) {
+            SegmentCutPIDs.remap(&data, from: ours, to: theirs)
+        }
         if plan.fromStart {
             // each PID starts where the origin segment did: the stream before it goes on
             TSContinuity.continuing(&data, after: TSContinuity.firstCounters(origin).mapValues { $0 &- 1 })
