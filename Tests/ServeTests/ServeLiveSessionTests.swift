@@ -90,7 +90,7 @@ import Timing
             let s = service
             Thread.detachNewThread { s.stop(grace: 1) }
             origin.stop(); ads.stop()
-            try? FileManager.default.removeItem(at: root)
+            if ProcessInfo.processInfo.environment["KEEP_LIVE_ROOT"] == nil { try? FileManager.default.removeItem(at: root) }
         }
     }
 
@@ -156,9 +156,17 @@ import Timing
         }
     }
 
-    /// Runs of what was shown: (what, first, count) compressed, e.g. content 0..376.
+    /// What each decoded frame shows; and that presentation times only rise (a player drops
+    /// or complains at a frame earlier than the one before: an item longer than its EXTINF).
     static func shown(_ url: URL, contentSource: Int) throws -> [Shown] {
-        try MediaVerifier.videoFrames(url, reader: IdentityReader(output: PixelSize(width: 320, height: 180), sources: [])).map { f in
+        let frames = try MediaVerifier.videoFrames(url, reader: IdentityReader(output: PixelSize(width: 320, height: 180), sources: []))
+        for i in frames.indices.dropFirst() {
+            if let a = frames[i - 1].pts, let b = frames[i].pts, b <= a {
+                Issue.record("frame \(i) at \(b.seconds) s after frame \(i - 1) at \(a.seconds) s")
+                break
+            }
+        }
+        return frames.map { f in
             if f.isBlack { return .slate }
             guard let id = f.identity else { return .unknown }
             return id.sourceID == contentSource ? .content(id.frameIndex) : .ad(id.sourceID, id.frameIndex)
@@ -178,7 +186,9 @@ import Timing
                 out += (0..<take).map { .ad(source, $0) }
                 used += take
             }
-            out += Array(repeating: .slate, count: max(0, b.endFrame - b.startFrame - used))
+            // slate is made at 25 fps: its frames covering the rest of the break
+            let rest = Int64(max(0, b.endFrame - b.startFrame - used)) * 3000
+            out += Array(repeating: .slate, count: Int((rest + 3599) / 3600))
             n = b.endFrame
         }
         while n < last { out.append(.content(n)); n += 1 }
@@ -213,6 +223,8 @@ import Timing
         // an independent strict reader
         let check = try await runOffPool("/usr/bin/ffmpeg", ["-v", "error", "-xerror", "-i", local.path, "-f", "null", "-"])
         #expect(check.status == 0, "ffmpeg -xerror: \(check.stderr)")
+        let gst = try await offPool { try FieldCheck.check(local, with: .gstreamer) }
+        #expect(gst.clean, "\(gst.report)")
         let shown = try Self.shown(local, contentSource: rig.origin.media.sourceID)
         let b = rig.origin.breaks
         let firstFrame: Int
