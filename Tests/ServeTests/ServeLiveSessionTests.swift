@@ -186,9 +186,8 @@ import Timing
                 out += (0..<take).map { .ad(source, $0) }
                 used += take
             }
-            // slate is made at 25 fps: its frames covering the rest of the break
-            let rest = Int64(max(0, b.endFrame - b.startFrame - used)) * 3000
-            out += Array(repeating: .slate, count: Int((rest + 3599) / 3600))
+            // slate is made at the channel's 30 fps: the rest of the break in its frames
+            out += Array(repeating: .slate, count: max(0, b.endFrame - b.startFrame - used))
             n = b.endFrame
         }
         while n < last { out.append(.content(n)); n += 1 }

@@ -8,6 +8,19 @@ import Timing
 /// remainder, one MPEG-TS stream (continuity counters joined, flagged only at its start) that
 /// strict clients play.
 @Suite(.serialized) struct ServeStoreSlateTests {
+    @Test func aLiveRungsSlateIsAtItsFrameRate() async throws {
+        let root = StoreFixture.folder("slate30")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let store = try StoreFixture.store(root)
+        try store.addRendition(Rendition(name: "live", width: 320, height: 180, videoBitrate: 400_000, audioBitrate: 96_000),
+                               frameRate: Rational(30, 1))
+        let slate = try await store.slate(rendition: "live", duration: MediaTime(value: 53, timescale: 30))
+        #expect(slate.map(\.duration) == [MediaTime(seconds: 1), MediaTime(value: 23, timescale: 30)])
+        #expect(slate.allSatisfy { $0.path.contains("/live/30fps/") }, "its own pieces, beside the 25 fps ones")
+        let frames = try MediaVerifier.videoFrames(try StoreFixture.concatenate(slate, store: store, into: root, name: "slate.ts"))
+        #expect(frames.count == 53, "whole frames of the rung: nothing rounded up")
+    }
+
     @Test func slateSegmentsSumExactlyAndArePlayableBetweenDiscontinuities() async throws {
         let root = StoreFixture.folder("slate")
         defer { try? FileManager.default.removeItem(at: root) }

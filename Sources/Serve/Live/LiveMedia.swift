@@ -22,8 +22,9 @@ public struct LiveRungInfo: Sendable, Hashable {
 /// break ends early), each made once and shared.
 public protocol LiveMedia: ServeMedia {
     /// Registers a live rung: `ad(mediaURL:rendition:)` and `slate(rendition:duration:)` then
-    /// serve it. Idempotent for the same rung; throws for another rung under the same name.
-    func addRendition(_ rendition: Rendition) throws
+    /// serve it (slate at `frameRate`, when whole, so that it fills breaks in whole frames).
+    /// Idempotent for the same rung; throws for another rung under the same name.
+    func addRendition(_ rendition: Rendition, frameRate: Rational?) throws
     /// The frames of the stored segment at `path` whose PTS lie in `[from, to)` (90 kHz on the
     /// segment's own clock; nil: its start / end), as a stored piece made once per bounds and
     /// shared; nil when no frame lies there.

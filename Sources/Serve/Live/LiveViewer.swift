@@ -317,10 +317,14 @@ public actor LiveViewer {
                                     segment: s, startPTS: cursor, shift: shift, discontinuity: k == 0 || firstOfBreak,
                                     offsetInAd: MediaTime(value: within, timescale: 90_000))
                 if let end, cursor + d > end {
-                    // the break ended inside this segment: it stops at the frame
-                    guard let segClock = context.media.firstPTS(ofSegment: s.path),
-                          let piece = try? await context.media.segmentPiece(s.path, rendition: rung.rendition, from: nil,
-                                                                             to: segClock + (end - cursor)) else { return nil }
+                    // The break ended inside this segment: it stops at its last frame that ends by
+                    // the break's end (an ad at another frame rate leaves a gap under a frame,
+                    // never an overlap with the content that follows).
+                    let frames = context.media.framePTS(ofSegment: s.path, near: context.media.firstPTS(ofSegment: s.path) ?? 0)
+                    guard let segClock = frames.first else { return nil }
+                    let frame = frames.count > 1 ? frames[1] - frames[0] : 1
+                    guard let piece = try? await context.media.segmentPiece(s.path, rendition: rung.rendition, from: nil,
+                                                                             to: segClock + (end - cursor) - frame + 1) else { return nil }
                     item.kind = .ad(avail: ai, ad: pod.slots[slot].ad, segment: k, count: segments.count, cut: true)
                     item.segment = StoredSegment(path: piece.path, duration: MediaTime(value: end - cursor, timescale: 90_000))
                 }

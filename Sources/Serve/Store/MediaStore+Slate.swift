@@ -8,19 +8,20 @@ extension MediaStore {
     /// MPEG-TS stream: put `EXT-X-DISCONTINUITY` before the first and after the last, none between.
     public func slate(rendition: String, duration: MediaTime) async throws -> [StoredSegment] {
         guard let rung = lock.withLock({ renditions[rendition] }) else { throw StoreError.unknownRendition(rendition) }
+        let rate = lock.withLock { slateRates[rendition] } ?? SlateMaker.frameRate
         guard duration > .zero else { return [] }
         let whole = duration.count(of: MediaTime(seconds: 1))
         let rest = (duration - MediaTime(seconds: whole)).reduced
         guard whole <= 3600 else { throw StoreError.unsupported("a slate of \(duration.seconds) s: breaks are at most an hour") }
         let key = try slateKey()
-        let prefix = "slate/\(key)/\(rung.name)"
+        let prefix = "slate/\(key)/\(rung.name)" + (rate == SlateMaker.frameRate ? "" : "/\(rate.numerator)fps")
         var out: [StoredSegment] = []
         for i in 0..<whole {
-            out.append(try await slatePiece(rung, prefix: prefix, name: "sec\(i).ts", start: i, length: MediaTime(seconds: 1),
+            out.append(try await slatePiece(rung, rate: rate, prefix: prefix, name: "sec\(i).ts", start: i, length: MediaTime(seconds: 1),
                                             previous: i > 0 ? "\(prefix)/sec\(i - 1).ts" : nil))
         }
         if rest > .zero {
-            out.append(try await slatePiece(rung, prefix: prefix, name: "rem\(whole)-\(rest.value)_\(rest.timescale).ts", start: whole,
+            out.append(try await slatePiece(rung, rate: rate, prefix: prefix, name: "rem\(whole)-\(rest.value)_\(rest.timescale).ts", start: whole,
                                             length: rest, previous: whole > 0 ? "\(prefix)/sec\(whole - 1).ts" : nil))
         }
         return out
@@ -32,7 +33,7 @@ extension MediaStore {
         return String(try ContentHash.sha256(fileAt: file).prefix(16))
     }
 
-    private func slatePiece(_ rung: Rendition, prefix: String, name: String, start: Int64, length: MediaTime,
+    private func slatePiece(_ rung: Rendition, rate: Rational, prefix: String, name: String, start: Int64, length: MediaTime,
                             previous: String?) async throws -> StoredSegment {
         let path = "\(prefix)/\(name)"
         let done = StoredSegment(path: path, duration: length)
@@ -51,7 +52,7 @@ extension MediaStore {
                     defer { try? FileManager.default.removeItem(at: temp) }
                     let picture = try SlateMaker.picture(file: file, rendition: rung)
                     let output = temp.appendingPathComponent("out.ts")
-                    try SlateMaker.piece(picture: picture, rendition: rung, start: start, length: length,
+                    try SlateMaker.piece(picture: picture, rendition: rung, frameRate: rate, start: start, length: length,
                                          previous: previous.map { root.appendingPathComponent($0) }, folder: temp, output: output)
                     try self.publish(output, as: path)
                     self.lock.withLock { self.register(key: path, kind: "slate", files: [path]) }

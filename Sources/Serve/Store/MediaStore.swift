@@ -30,6 +30,9 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
     var counts: [String: Int] = [:]
     /// Renditions by name, from the options' ladder and every content packaged.
     var renditions: [String: Rendition] = [:]
+    /// Slate frame rates of live rungs (`addRendition(_:frameRate:)`): slate then joins their
+    /// frames exactly; other rungs' slate is 25 fps.
+    var slateRates: [String: Rational] = [:]
     let adMedia: AdMediaCache
 
     /// Opens (or creates) the store at `options.root`; reuses what its index lists.
