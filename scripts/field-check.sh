@@ -73,9 +73,8 @@ check_gst() {
 }
 
 # A live stream never ends: ffmpeg reads SECONDS of it (`-t`, refreshing the playlist as a player
-# does); GStreamer plays it in real time into sinks that take SECONDS' worth of buffers (25 video
-# frames, 20 audio buffers a second) and then end the stream, so its EOS must come through clean
-# like a file's.
+# does); GStreamer plays it in real time until SIGINT after SECONDS, which `-e` turns into an EOS
+# that must come through clean like a file's. (Run it with SIGINT not blocked: FieldCheck.playLive.)
 check_live_ffmpeg() {
   local out status
   out=$(timeout $(( $2 + 120 )) ffmpeg -nostdin -hide_banner -v error -xerror -i "$1" -t "$2" -f null - 2>&1); status=$?
@@ -87,12 +86,11 @@ check_live_ffmpeg() {
 
 check_live_gst() {
   local out status bad allow
-  out=$(GST_DEBUG='*:2' GST_DEBUG_NO_COLOR=1 timeout $(( $2 + 120 )) \
-        gst-launch-1.0 playbin uri="$1" video-sink="fakesink sync=true num-buffers=$(( $2 * 25 ))" \
-        audio-sink="fakesink sync=true num-buffers=$(( $2 * 20 ))" 2>&1); status=$?
+  out=$(GST_DEBUG='*:2' GST_DEBUG_NO_COLOR=1 timeout -s INT -k 60 "$2" \
+        gst-launch-1.0 -e playbin uri="$1" video-sink="fakesink sync=true" audio-sink="fakesink sync=true" 2>&1); status=$?
   allow=$(IFS='|'; echo "${ALLOW[*]}")
   bad=$(grep -E '(^| )(ERROR|WARN|WARNING)( |:)' <<<"$out" | grep -vE "$allow")
-  if [ "$status" -ne 0 ] || [ -n "$bad" ] || ! grep -q 'Got EOS' <<<"$out"; then
+  if [ -n "$bad" ] || ! grep -q 'Got EOS' <<<"$out"; then
     printf 'FAIL gstreamer playbin live %s (exit %d)\n%s\n' "$1" "$status" "$(head -8 <<<"${bad:-no EOS}")"; return 1
   fi
   printf 'ok   gstreamer playbin live %s for %s s\n' "$1" "$2"

@@ -93,7 +93,16 @@ func runServe(_ args: [String]) async -> Int32 {
     var live: LiveChannels?
     if !config.lives.isEmpty {
         do {
-            live = try LiveChannels(config.lives.map { ($0.name, $0.source) }, folder: URL(fileURLWithPath: config.storeDirectory, isDirectory: true), media: store)
+            let channels = try LiveChannels(config.lives.map { ($0.name, $0.source) },
+                                            folder: URL(fileURLWithPath: config.storeDirectory, isDirectory: true), media: store)
+            // the first poll here: a source that cannot be read is said at once, not in every session's 503
+            for c in config.lives {
+                do { try await channels.channels[c.name]!.poll() } catch {
+                    FileHandle.standardError.write(Data("interlude serve: live channel '\(c.name)': \(error)\n".utf8))
+                    return 1
+                }
+            }
+            live = channels
         } catch {
             FileHandle.standardError.write(Data("interlude serve: \(error)\n".utf8))
             return 1

@@ -19,8 +19,7 @@ extension ServeService {
             let context = LiveViewer.Context(channel: channel, media: store, adsTemplate: config.adsTemplate, playerParams: params,
                                              userAgent: userAgent, adsTimeout: config.adsTimeout, defaultAvail: config.availDuration,
                                              beacons: beacons, metrics: metrics, longestSegment: config.liveSegmentTarget)
-            let v = LiveViewer(id: id, channelName: name, reporting: reporting, rungs: rungs, startPTS: first.firstPTS,
-                               windowItems: w.segments.count, context: context)
+            let v = LiveViewer(id: id, channelName: name, reporting: reporting, rungs: rungs, startPTS: first.firstPTS, context: context)
             await v.prepare()
             return v
         }

@@ -21,6 +21,13 @@ import Testing
         let missing = try await runOffPool(Self.binary.path, ["serve", "--content", "a=/nonexistent.mp4", "--ads", "t", "--store",
                                                               FileManager.default.temporaryDirectory.appendingPathComponent("serve-cli-\(UUID().uuidString)").path])
         #expect(missing.status == 1)
+        // a live channel that cannot be read: said at start, one line, exit 1
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("serve-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: store) }
+        let dead = try await runOffPool(Self.binary.path, ["serve", "--live", "ch=/nonexistent/live.m3u8", "--ads", "t", "--store", store.path,
+                                                           "--listen", "127.0.0.1:0"])
+        #expect(dead.status == 1)
+        #expect(dead.stderr.hasPrefix("interlude serve: live channel 'ch': ") && dead.stderr.split(separator: "\n").count == 1, "\(dead.stderr)")
         let help = try await runOffPool(Self.binary.path, ["serve", "--help"])
         #expect(help.status == 0 && String(decoding: help.stdout, as: UTF8.self).contains("usage: interlude serve"))
     }

@@ -46,13 +46,16 @@ import Timing
         let root: URL
         let adURLs: [String]
 
-        init(breaks: [LiveOriginBreak], seconds: Int = 60, clock: LiveOrigin.Clock = .manual) throws {
-            origin = try LiveOrigin(media: try LiveOriginMedia.make(seconds: seconds), breaks: breaks, windowSize: 5, clock: clock)
+        /// `vast`: what the ad server answers (default: the two-ad pod); `adsTemplate`: another tag.
+        init(breaks: [LiveOriginBreak], seconds: Int = 60, clock: LiveOrigin.Clock = .manual, initial: Int? = nil,
+             vast: HTTPTestServer.Response? = nil, adsTemplate: String? = nil) throws {
+            origin = try LiveOrigin(media: try LiveOriginMedia.make(seconds: seconds), breaks: breaks, windowSize: 5, clock: clock,
+                                    initialSegments: initial)
             let server = try HTTPTestServer()
             let urls = ["/a7.mp4", "/a8.mp4"].map { server.url($0) }
             server.route("/a7.mp4", HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: try ServeLiveSessionTests.ad(7))))
             server.route("/a8.mp4", HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: try ServeLiveSessionTests.ad(8))))
-            server.route("/vast.xml", HTTPTestServer.Response(body: ServeLiveSessionTests.pod(media: urls, tracker: server.url("/t"))))
+            server.route("/vast.xml", vast ?? HTTPTestServer.Response(body: ServeLiveSessionTests.pod(media: urls, tracker: server.url("/t"))))
             ads = server
             adURLs = urls
             root = StoreFixture.folder("live")
@@ -63,9 +66,10 @@ import Timing
             var config = ServeConfig()
             config.port = 0
             config.lives = [ContentSource(name: "ch", source: origin.url("/live.m3u8"))]
-            config.adsTemplate = ads.url("/vast.xml") + "?d=[session.avail_duration_secs]&s=[session.id]"
+            config.adsTemplate = adsTemplate ?? ads.url("/vast.xml") + "?d=[session.avail_duration_secs]&s=[session.id]"
             config.threads = 4
             config.liveSegmentTarget = 2
+            config.adsTimeout = 2
             service = ServeService(config: config, media: store, beacons: BeaconSender(timeout: 3), live: channels, log: ServeLog { _ in })
             port = try service.start()
         }
@@ -194,6 +198,86 @@ import Timing
         return out
     }
 
+    /// Starts a session on the channel; the variant playlist's path.
+    static func startSession(_ rig: Rig) async throws -> String? {
+        let created = try await curl(rig.url("/v1/session/ch"), method: "POST", body: "{}")
+        #expect(created.status == 200, "\(created.text)")
+        guard let manifest = created.json?["manifestUrl"] as? String else { Issue.record("no manifestUrl: \(created.text)"); return nil }
+        let master = try await curl(rig.url(manifest)).text
+        #expect(master.contains("RESOLUTION=320x180") && master.contains("CODECS=\"avc1."), "\(master)")
+        return master.split(separator: "\n").first(where: { $0.hasPrefix("/v1/sessions/") }).map(String.init)
+    }
+
+    /// Checks `shown` against `want`, reporting the first difference.
+    static func compare(_ shown: [Shown], _ want: [Shown]) {
+        #expect(shown.count == want.count, "frames shown \(shown.count), expected \(want.count)")
+        if let i = (0..<min(shown.count, want.count)).first(where: { shown[$0] != want[$0] }) {
+            Issue.record("frame \(i): shown \(shown[max(0, i - 2)..<min(shown.count, i + 3)]), expected \(want[max(0, i - 2)..<min(want.count, i + 3)])")
+        }
+    }
+
+    @Test func aViewerJoiningMidBreakSeesTheRestOfIt() async throws {
+        // a 10 s break from frame 377; the viewer joins when the origin's window starts at
+        // segment 8 (frame 480): 197 frames (6.567 s) are left, asked as 7 s: ad 7 fits, ad 8 not
+        let rig = try Rig(breaks: [LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 10), signal: .dateRange(.spliceInsert))],
+                          initial: 13)
+        defer { rig.stop() }
+        _ = try await rig.warm()
+        guard let variant = try await Self.startSession(rig) else { return }
+        let (entries, local, _) = try await Self.follow(rig, playlist: variant, steps: 8, into: rig.root.appendingPathComponent("joiner"))
+        #expect(entries.first?.tags.contains { $0.hasPrefix("#EXT-X-CUE-OUT:DURATION=6.567") } == true, "\(entries.first.map { $0.tags } ?? [])")
+        let shown = try Self.shown(local, contentSource: rig.origin.media.sourceID)
+        guard case .content(let last)? = shown.last else { Issue.record("the joiner does not end on content"); return }
+        var want: [Shown] = (0..<120).map { .ad(7, $0) } + Array(repeating: .slate, count: 77)
+        want += (677...last).map { .content($0) }
+        Self.compare(shown, want)
+        #expect(rig.ads.requests.contains { $0.target.hasPrefix("/vast.xml?d=7&") }, "the rest of the break asked for: \(rig.ads.requests.map(\.target))")
+    }
+
+    /// No fill in every form the field answers (an empty VAST, a 204, a 404, a dead server): the
+    /// break is slate, content comes back at its end frame, nothing fires.
+    @Test(arguments: ["empty", "204", "404", "dead"])
+    func aBreakWithoutAdsIsSlateAndContentComesBack(_ answer: String) async throws {
+        let vast: HTTPTestServer.Response
+        switch answer {
+        case "empty": vast = HTTPTestServer.Response(body: "<VAST version=\"4.1\"/>")
+        case "204": vast = HTTPTestServer.Response(status: 204, body: "")
+        default: vast = HTTPTestServer.Response(status: 404, body: "no")
+        }
+        let rig = try Rig(breaks: [LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 4), signal: .inBand(.spliceInsert))],
+                          vast: vast, adsTemplate: answer == "dead" ? "http://127.0.0.1:9/vast.xml" : nil)
+        defer { rig.stop() }
+        _ = try await rig.warm()
+        guard let variant = try await Self.startSession(rig) else { return }
+        let (_, local, _) = try await Self.follow(rig, playlist: variant, steps: 8, into: rig.root.appendingPathComponent("nofill"))
+        let shown = try Self.shown(local, contentSource: rig.origin.media.sourceID)
+        guard case .content(let first)? = shown.first, case .content(let last)? = shown.last else { Issue.record("not content at the ends"); return }
+        let want = (first..<377).map { Shown.content($0) } + Array(repeating: .slate, count: 120) + (497...last).map { .content($0) }
+        Self.compare(shown, want)
+        let metrics = try await curl(rig.url("/metrics")).text
+        #expect(metrics.contains("interlude_live_fill_rate 0.0"), "\(metrics)")
+        #expect(!rig.ads.requests.contains { $0.target.hasPrefix("/t/") }, "no beacon")
+    }
+
+    @Test func aChannelWithoutSegmentsRefusesSessionsInOneLine() async throws {
+        let empty = try HTTPTestServer()
+        defer { empty.stop() }
+        let root = StoreFixture.folder("live-empty")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let store = try MediaStore(options: StoreOptions(root: root, contents: [:]))
+        let channels = try LiveChannels([("ch", empty.url("/live.m3u8"))], folder: root, media: store, timeout: 2)
+        var config = ServeConfig()
+        config.port = 0
+        config.lives = [ContentSource(name: "ch", source: empty.url("/live.m3u8"))]
+        config.adsTemplate = empty.url("/vast.xml")
+        let service = ServeService(config: config, media: store, live: channels, log: ServeLog { _ in })
+        let port = try service.start()
+        defer { Thread.detachNewThread { service.stop(grace: 1) } }
+        let r = try await curl("http://127.0.0.1:\(port)/v1/session/ch", method: "POST", body: "{}")
+        #expect(r.status == 503)
+        #expect(r.text.contains("live channel 'ch' has no segments yet") && r.text.split(separator: "\n").count == 1, "\(r.text)")
+    }
+
     @Test func breaksAreReplacedFrameExactly() async throws {
         let rig = try Rig(breaks: [
             // DATERANGE, inside segment 6, 6 s: ad 7 (4 s), the second ad does not fit, 2 s slate
@@ -211,13 +295,7 @@ import Timing
         ])
         defer { rig.stop() }
         _ = try await rig.warm()
-        let created = try await curl(rig.url("/v1/session/ch"), method: "POST", body: "{}")
-        #expect(created.status == 200, "\(created.text)")
-        guard let manifest = created.json?["manifestUrl"] as? String else { Issue.record("no manifestUrl: \(created.text)"); return }
-        let master = try await curl(rig.url(manifest)).text
-        guard let variant = master.split(separator: "\n").first(where: { $0.hasPrefix("/v1/sessions/") }).map(String.init) else {
-            Issue.record("no variant in \(master)"); return
-        }
+        guard let variant = try await Self.startSession(rig) else { return }
         let (_, local, files) = try await Self.follow(rig, playlist: variant, steps: 25, into: rig.root.appendingPathComponent("viewer"))
         // an independent strict reader
         let check = try await runOffPool("/usr/bin/ffmpeg", ["-v", "error", "-xerror", "-i", local.path, "-f", "null", "-"])
@@ -233,10 +311,7 @@ import Timing
         let want = Self.expected(from: firstFrame, to: lastFrame, breaks: [
             (b[0], [(7, 120)]), (b[1], [(7, 120), (8, 120)]), (b[2], [(7, 120)]), (b[3], [(7, 120)]), (b[4], [(7, 120)]),
         ])
-        #expect(shown.count == want.count, "frames shown \(shown.count), expected \(want.count)")
-        if let i = (0..<min(shown.count, want.count)).first(where: { shown[$0] != want[$0] }) {
-            Issue.record("frame \(i): shown \(shown[max(0, i - 2)..<min(shown.count, i + 3)]), expected \(want[max(0, i - 2)..<min(want.count, i + 3)])")
-        }
+        Self.compare(shown, want)
         // each break's first ad frame has the signalled PTS, content resumes at the end frame's PTS
         let ptsOfFiles = try files.map { TSTimestamps.firstVideoPTS(try Data(contentsOf: $0)).map { $0.rescaled(to: 90_000).value } }
         for brk in b {

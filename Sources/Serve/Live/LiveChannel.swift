@@ -20,6 +20,7 @@ public actor LiveChannel {
     private let folder: URL
     private let timeout: Double
     private var renditions: [String: Rendition] = [:]
+    private let evicted: @Sendable ([String]) -> Void
 
     private struct Rendition {
         var location: HLSLocation
@@ -30,8 +31,10 @@ public actor LiveChannel {
         var ended = false
     }
 
-    /// A channel reading `source` (an http(s) URL or a local path) into `folder` (the store root).
-    public init(name: String, source: String, folder: URL, margin: Int = 3, timeout: Double = 10) throws {
+    /// A channel reading `source` (an http(s) URL or a local path) into `folder` (the store root);
+    /// `evicted` hears the store paths of segments deleted (what the store made of them can go too).
+    public init(name: String, source: String, folder: URL, margin: Int = 3, timeout: Double = 10,
+                evicted: @escaping @Sendable ([String]) -> Void = { _ in }) throws {
         guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
             throw StoreError.unsupported("live channel name \(name) must be letters, digits, - or _")
         }
@@ -40,6 +43,7 @@ public actor LiveChannel {
         self.folder = folder
         self.margin = max(0, margin)
         self.timeout = timeout
+        self.evicted = evicted
     }
 
     /// The rendition names, after the first poll.
@@ -118,7 +122,9 @@ public actor LiveChannel {
             r.tracker.add(sequence: entry.sequence, firstPTS: taken.segment.firstPTS, markers: entry.markers, cues: taken.cues)
         }
         let keep = playlist.mediaSequence - margin
-        for s in r.segments where s.sequence < keep { try? FileManager.default.removeItem(at: folder.appendingPathComponent(s.storePath)) }
+        let gone = r.segments.filter { $0.sequence < keep }.map(\.storePath)
+        for p in gone { try? FileManager.default.removeItem(at: folder.appendingPathComponent(p)) }
+        if !gone.isEmpty { evicted(gone) }
         r.segments.removeAll { $0.sequence < keep }
         renditions[key] = r
     }

@@ -27,7 +27,11 @@ public final class LiveChannels: @unchecked Sendable {
     /// Channels reading `sources` (name → playlist URL or path) into `folder` (the store root).
     public init(_ sources: [(name: String, source: String)], folder: URL, media: any LiveMedia, timeout: Double = 10) throws {
         var c: [String: LiveChannel] = [:]
-        for s in sources { c[s.name] = try LiveChannel(name: s.name, source: s.source, folder: folder, timeout: timeout) }
+        for s in sources {
+            c[s.name] = try LiveChannel(name: s.name, source: s.source, folder: folder, timeout: timeout) { [media] paths in
+                media.forgetLiveSegments(paths)
+            }
+        }
         channels = c
         self.media = media
     }

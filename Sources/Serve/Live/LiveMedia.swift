@@ -29,6 +29,8 @@ public protocol LiveMedia: ServeMedia {
     /// segment's own clock; nil: its start / end), as a stored piece made once per bounds and
     /// shared; nil when no frame lies there.
     func segmentPiece(_ path: String, rendition: Rendition, from: Int64?, to: Int64?) async throws -> StoredSegment?
+    /// Live segments deleted from the store's folder: what was made of them (pieces) can go.
+    func forgetLiveSegments(_ paths: [String])
     /// The rung a stored live segment belongs to.
     func probeRung(ofSegment path: String) throws -> LiveRungInfo
 }

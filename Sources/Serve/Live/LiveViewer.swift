@@ -74,14 +74,12 @@ public actor LiveViewer {
     /// Beacons fired (`avail/ad/event`), each once.
     var fired: Set<String> = []
     private var advancing: [String: Task<Void, Never>] = [:]
-    /// Items a playlist lists at most (older ones slide out).
-    let windowItems: Int
 
     /// A viewer starting at `startPTS` (the first segment of the channel's window when it joined).
     public init(id: String, channelName: String, reporting: ReportingMode, rungs: [LiveRung], startPTS: Int64,
-                windowItems: Int, context: Context, programDate: Date = Date()) {
+                context: Context, programDate: Date = Date()) {
         self.id = id; self.channelName = channelName; self.reporting = reporting; self.rungs = rungs
-        self.startPTS = startPTS; self.windowItems = max(3, windowItems); self.context = context; self.programDate = programDate
+        self.startPTS = startPTS; self.context = context; self.programDate = programDate
     }
 
     /// Ticks a viewer stays behind the origin's edge: one target duration.
@@ -135,8 +133,11 @@ public actor LiveViewer {
             track.cursor = item.endPTS
             count(item)
         }
-        // slide: keep `windowItems`
-        while track.items.count > windowItems {
+        // slide: keep at least the origin's window of time (its segments' total) and 3 items
+        let span = w.segments.reduce(Int64(0)) { $0 + ticks($1.duration) }
+        var total = track.items.reduce(Int64(0)) { $0 + ticks($1.segment.duration) }
+        while track.items.count > 3, total - ticks(track.items[0].segment.duration) >= span {
+            total -= ticks(track.items[0].segment.duration)
             if track.items[0].discontinuity { track.droppedDiscontinuities += 1 }
             track.items.removeFirst(); track.dropped += 1
         }
