@@ -75,7 +75,8 @@ check_gst() {
 # A live stream never ends: ffmpeg reads SECONDS of it (`-t`, refreshing the playlist as a player
 # does); GStreamer plays it in real time for SECONDS and is stopped (a live HLS pipeline does not
 # pass an EOS through): clean when it printed no ERROR or warning outside ALLOW and its
-# fpsdisplaysink rendered at least half of SECONDS' frames (at 25 fps or more) with none dropped.
+# fpsdisplaysink rendered at least half of SECONDS' frames (at 25 fps or more), late drops (a
+# loaded machine) under 5 % of them.
 check_live_ffmpeg() {
   local out status
   out=$(timeout $(( $2 + 120 )) ffmpeg -nostdin -hide_banner -v error -xerror -i "$1" -t "$2" -f null - 2>&1); status=$?
@@ -94,7 +95,7 @@ check_live_gst() {
   bad=$(grep -E '(^| )(ERROR|WARN|WARNING)( |:)' <<<"$out" | grep -vE "$allow")
   last=$(grep -oE 'rendered: [0-9]+, dropped: [0-9]+' <<<"$out" | tail -1)
   rendered=$(grep -oE 'rendered: [0-9]+' <<<"$last" | grep -oE '[0-9]+'); dropped=$(grep -oE 'dropped: [0-9]+' <<<"$last" | grep -oE '[0-9]+')
-  if [ -n "$bad" ] || [ -z "$last" ] || [ "${rendered:-0}" -lt $(( $2 * 25 / 2 )) ] || [ "${dropped:-1}" -ne 0 ]; then
+  if [ -n "$bad" ] || [ -z "$last" ] || [ "${rendered:-0}" -lt $(( $2 * 25 / 2 )) ] || [ $(( ${dropped:-1} * 20 )) -gt "${rendered:-0}" ]; then
     printf 'FAIL gstreamer playbin live %s (exit %d, %s)\n%s\n' "$1" "$status" "${last:-nothing rendered}" "$(head -8 <<<"$bad")"; return 1
   fi
   printf 'ok   gstreamer playbin live %s for %s s: %s\n' "$1" "$2" "$last"
