@@ -48,9 +48,11 @@ import Timing
 
         /// `vast`: what the ad server answers (default: the two-ad pod); `adsTemplate`: another tag.
         init(breaks: [LiveOriginBreak], seconds: Int = 60, clock: LiveOrigin.Clock = .manual, initial: Int? = nil,
-             vast: HTTPTestServer.Response? = nil, adsTemplate: String? = nil) throws {
-            origin = try LiveOrigin(media: try LiveOriginMedia.make(seconds: seconds), breaks: breaks, windowSize: 5, clock: clock,
+             vast: HTTPTestServer.Response? = nil, adsTemplate: String? = nil,
+             sizes: [PixelSize] = [PixelSize(width: 320, height: 180)]) throws {
+            origin = try LiveOrigin(media: try LiveOriginMedia.make(sizes: sizes, seconds: seconds), breaks: breaks, windowSize: 5, clock: clock,
                                     initialSegments: initial)
+            let source = origin.url(sizes.count > 1 ? "/master.m3u8" : "/live.m3u8")
             let server = try HTTPTestServer()
             let urls = ["/a7.mp4", "/a8.mp4"].map { server.url($0) }
             server.route("/a7.mp4", HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: try ServeLiveSessionTests.ad(7))))
@@ -62,10 +64,10 @@ import Timing
             var o = StoreOptions(root: root, contents: [:])
             o.segmentTarget = MediaTime(seconds: 2)
             store = try MediaStore(options: o)
-            channels = try LiveChannels([("ch", origin.url("/live.m3u8"))], folder: root, media: store, timeout: 5)
+            channels = try LiveChannels([("ch", source)], folder: root, media: store, timeout: 5)
             var config = ServeConfig()
             config.port = 0
-            config.lives = [ContentSource(name: "ch", source: origin.url("/live.m3u8"))]
+            config.lives = [ContentSource(name: "ch", source: source)]
             config.adsTemplate = adsTemplate ?? ads.url("/vast.xml") + "?d=[session.avail_duration_secs]&s=[session.id]"
             config.threads = 4
             config.liveSegmentTarget = 2
@@ -79,15 +81,18 @@ import Timing
 
         /// The ads transcoded to the channel's rung before the first break (a first break would
         /// otherwise be slate while they transcode, as in the field).
-        func warm() async throws -> LiveRung {
+        @discardableResult
+        func warm() async throws -> [LiveRung] {
             try await channel.poll()
-            guard let rung = await channels.rungs(of: "ch")?.first else { throw StoreFixtureError.unknown("no live rung") }
-            for u in adURLs {
-                guard case .ready = try await ServeStoreAdTests.settled(store, u, rung.rendition.name, seconds: 120) else {
-                    throw StoreFixtureError.unknown("ad \(u) not ready")
+            guard let rungs = await channels.rungs(of: "ch") else { throw StoreFixtureError.unknown("no live rung") }
+            for rung in rungs {
+                for u in adURLs {
+                    guard case .ready = try await ServeStoreAdTests.settled(store, u, rung.rendition.name, seconds: 120) else {
+                        throw StoreFixtureError.unknown("ad \(u) not ready")
+                    }
                 }
             }
-            return rung
+            return rungs
         }
 
         func stop() {
@@ -198,14 +203,17 @@ import Timing
         return out
     }
 
-    /// Starts a session on the channel; the variant playlist's path.
-    static func startSession(_ rig: Rig) async throws -> String? {
+    /// Starts a session on the channel; the top variant playlist's path.
+    static func startSession(_ rig: Rig) async throws -> String? { try await startSessionVariants(rig).first }
+
+    /// Starts a session on the channel; its variant playlists' paths, top first.
+    static func startSessionVariants(_ rig: Rig) async throws -> [String] {
         let created = try await curl(rig.url("/v1/session/ch"), method: "POST", body: "{}")
         #expect(created.status == 200, "\(created.text)")
-        guard let manifest = created.json?["manifestUrl"] as? String else { Issue.record("no manifestUrl: \(created.text)"); return nil }
+        guard let manifest = created.json?["manifestUrl"] as? String else { Issue.record("no manifestUrl: \(created.text)"); return [] }
         let master = try await curl(rig.url(manifest)).text
         #expect(master.contains("RESOLUTION=320x180") && master.contains("CODECS=\"avc1."), "\(master)")
-        return master.split(separator: "\n").first(where: { $0.hasPrefix("/v1/sessions/") }).map(String.init)
+        return master.split(separator: "\n").filter { $0.hasPrefix("/v1/sessions/") }.map(String.init)
     }
 
     /// Checks `shown` against `want`, reporting the first difference.
@@ -216,13 +224,40 @@ import Timing
         }
     }
 
+    /// A multivariant source: two rungs, each with its own ad transcodes and slate, the same
+    /// frames in both (a player switching rungs at any segment sees one stream).
+    @Test func everyRungOfAMultivariantChannelHasTheSameBreak() async throws {
+        let rig = try Rig(breaks: [LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 6), signal: .dateRange(.spliceInsert))],
+                          sizes: [PixelSize(width: 320, height: 180), PixelSize(width: 160, height: 90)])
+        defer { rig.stop() }
+        let rungs = try await rig.warm()
+        #expect(rungs.map { "\($0.info.width)x\($0.info.height)" } == ["320x180", "160x90"])
+        let variants = try await Self.startSessionVariants(rig)
+        #expect(variants.count == 2, "\(variants)")
+        guard variants.count == 2 else { return }
+        // both rungs followed at once, as an ABR player's refreshes would
+        var entries: [[Entry]] = [[], []], seen: [[Int: Entry]] = [[:], [:]]
+        for _ in 0...8 {
+            for r in 0..<2 {
+                for e in Self.entries(try await curl(rig.url(variants[r])).text) where seen[r][e.sequence] == nil { seen[r][e.sequence] = e; entries[r].append(e) }
+            }
+            rig.origin.advance()
+            try await rig.channel.poll()
+        }
+        #expect(entries[0].map(\.duration) == entries[1].map(\.duration), "the same items in both rungs")
+        #expect(entries[0].map { $0.tags.filter { !$0.hasPrefix("#EXT-X-PROGRAM-DATE-TIME") } } == entries[1].map { $0.tags.filter { !$0.hasPrefix("#EXT-X-PROGRAM-DATE-TIME") } })
+        let small = entries[1].filter { $0.uri.contains("/ads/") || $0.uri.contains("/slate/") || $0.uri.contains("/cuts/") }
+        #expect(!small.isEmpty && small.allSatisfy { $0.uri.contains("/ch-v1/") || $0.uri.contains("/live/ch/v1/") }, "the small rung's ads, slate and cuts are its own: \(small.map(\.uri))")
+        #expect(rig.ads.requests.filter { $0.target.hasPrefix("/vast.xml") }.count == 1, "one ad request for the break, whatever the rungs")
+    }
+
     @Test func aViewerJoiningMidBreakSeesTheRestOfIt() async throws {
         // a 10 s break from frame 377; the viewer joins when the origin's window starts at
         // segment 8 (frame 480): 197 frames (6.567 s) are left, asked as 7 s: ad 7 fits, ad 8 not
         let rig = try Rig(breaks: [LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 10), signal: .dateRange(.spliceInsert))],
                           initial: 13)
         defer { rig.stop() }
-        _ = try await rig.warm()
+        try await rig.warm()
         guard let variant = try await Self.startSession(rig) else { return }
         let (entries, local, _) = try await Self.follow(rig, playlist: variant, steps: 8, into: rig.root.appendingPathComponent("joiner"))
         #expect(entries.first?.tags.contains { $0.hasPrefix("#EXT-X-CUE-OUT:DURATION=6.567") } == true, "\(entries.first.map { $0.tags } ?? [])")
@@ -247,7 +282,7 @@ import Timing
         let rig = try Rig(breaks: [LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 4), signal: .inBand(.spliceInsert))],
                           vast: vast, adsTemplate: answer == "dead" ? "http://127.0.0.1:9/vast.xml" : nil)
         defer { rig.stop() }
-        _ = try await rig.warm()
+        try await rig.warm()
         guard let variant = try await Self.startSession(rig) else { return }
         let (_, local, _) = try await Self.follow(rig, playlist: variant, steps: 8, into: rig.root.appendingPathComponent("nofill"))
         let shown = try Self.shown(local, contentSource: rig.origin.media.sourceID)
@@ -294,7 +329,7 @@ import Timing
             LiveOriginBreak(start: .frame(25 * 60 + 41), duration: MediaTime(seconds: 4), signal: .inBand(.timeSignal)),
         ])
         defer { rig.stop() }
-        _ = try await rig.warm()
+        try await rig.warm()
         guard let variant = try await Self.startSession(rig) else { return }
         let (_, local, files) = try await Self.follow(rig, playlist: variant, steps: 25, into: rig.root.appendingPathComponent("viewer"))
         // an independent strict reader
@@ -361,7 +396,7 @@ import Timing
         }
         let rig = try ServeLiveSessionTests.Rig(breaks: breaks, seconds: media, clock: .realTime)
         defer { rig.stop() }
-        _ = try await rig.warm()
+        try await rig.warm()
         let url = rig.url("/v1/master/ch/index.m3u8")
         async let ffmpeg = offPool { try FieldCheck.playLive(url, seconds: seconds, with: .ffmpeg) }
         async let gst = offPool { try FieldCheck.playLive(url, seconds: seconds, with: .gstreamer) }
