@@ -10,7 +10,8 @@ import Timing
 /// the discontinuity indicator set, the TS form of the playlist's `EXT-X-DISCONTINUITY`.
 ///
 /// Timestamps stay those of the stitched timeline in every run, plus the muxer's constant offset
-/// (`HLSPackager.timestampOffset`), so the segments join without gaps.
+/// (`HLSPackager.timestampOffset`), so the segments join without gaps. Each run's PCRs are moved
+/// so that its first picture is `max_delay` above its first PCR, B-frames or not (`TSRunClock`).
 ///
 /// The serve store writes its shared segments with it too (content ladders, cuts, ads, slate).
 public final class TSRunWriter {
@@ -20,6 +21,10 @@ public final class TSRunWriter {
     /// Whether the first run too starts with the discontinuity indicator set (a piece that
     /// follows an `EXT-X-DISCONTINUITY`, as a shared cut's tail).
     private let firstRunDiscontinuous: Bool
+    /// The file being written, complete once the muxer goes on elsewhere or finishes.
+    private var current: String?
+    /// How far the PCRs of the current run move (`TSRunClock`); nil before its first file is complete.
+    private var runPCRShift: Int64?
 
     /// For the packets of `streams` of `demuxer`.
     convenience init(demuxer: Demuxer, streams: [Int]) {
@@ -50,6 +55,8 @@ public final class TSRunWriter {
         if newRun || muxer == nil {
             let first = muxer == nil && !firstRunDiscontinuous
             try muxer?.finish()
+            try completed()
+            runPCRShift = nil
             let m = try Muxer(url: path, formatName: "mpegts")
             map = try sources.map { try m.addStream(copying: $0.stream, of: $0.demuxer) }
             var options = ["max_delay": String(HLSPackager.maxDelayMicroseconds), "avoid_negative_ts": "disabled"]
@@ -58,7 +65,9 @@ public final class TSRunWriter {
             try m.writeHeader(options: options)
         } else {
             try muxer!.continueInNewFile(path, privateOptions: ["mpegts_flags": "+resend_headers"])
+            try completed()
         }
+        current = path
         for (p, s) in packets { try muxer!.write(p, stream: map[s]) }
     }
 
@@ -66,5 +75,16 @@ public final class TSRunWriter {
     public func finish() throws {
         try muxer?.finish()
         muxer = nil
+        try completed()
+    }
+
+    /// The file `current` is complete: its PCRs move by the run's shift, measured on the run's first file.
+    private func completed() throws {
+        guard let path = current else { return }
+        current = nil
+        if runPCRShift == nil {
+            runPCRShift = TSRunClock.pcrShift(firstSegment: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+        }
+        try TSRunClock.shiftPCRs(ofFile: path, by: runPCRShift ?? 0)
     }
 }
