@@ -13,22 +13,31 @@ import Foundation
 /// then starts 0.08 s before the previous run's last pictures, and its decoder warns
 /// "decreasing timestamp" (issue 22). Moving every PCR of a run up by its first picture's
 /// reorder delay puts every run's first picture exactly `max_delay` above its first PCR, as the
-/// origin's, and every PCR still at or below the DTS it heads (the delay is far below 0.7 s).
-enum TSRunClock {
+/// ffmpeg CLI's content without B-frames, and every PCR still at or below the DTS it heads (the
+/// delay is far below 0.7 s). A piece of someone else's segment (a live origin's) takes that
+/// segment's distance instead, so that it joins the origin's segments as they join each other.
+public enum TSRunClock {
     /// Where the first PCR of a run sits below its first video PTS (90 kHz): `max_delay`.
-    static let firstPictureAbovePCR = HLSPackager.maxDelayMicroseconds * 90_000 / 1_000_000
+    public static let firstPictureAbovePCR = HLSPackager.maxDelayMicroseconds * 90_000 / 1_000_000
 
     private static let packetSize = 188
     private static let wrap: Int64 = 1 << 33
 
-    /// How far (90 kHz) the PCRs of the run that starts with the segment `bytes` must move up so
-    /// that its first video PTS is `firstPictureAbovePCR` above its first PCR; 0 when it already
-    /// is no more than that, or without a PCR or video PES.
-    static func pcrShift(firstSegment bytes: [UInt8]) -> Int64 {
-        guard let pcr = firstPCR(bytes), let pts = firstVideoPTS(bytes) else { return 0 }
+    /// How far (90 kHz) the first video PTS of the MPEG-TS `bytes` is above its first PCR; nil
+    /// without a PCR or a video PES, or with the PTS below the PCR.
+    public static func pictureAbovePCR(_ bytes: [UInt8]) -> Int64? {
+        guard let pcr = firstPCR(bytes), let pts = firstVideoPTS(bytes) else { return nil }
         let above = ((pts - pcr) % wrap + wrap) % wrap
-        guard above < wrap / 2 else { return 0 }   // a PTS below the PCR: not the muxer's form
-        return max(0, above - firstPictureAbovePCR)
+        return above < wrap / 2 ? above : nil
+    }
+
+    /// How far (90 kHz) the PCRs of the run that starts with the segment `bytes` move so that its
+    /// first video PTS is `target` above its first PCR: 0 without a PCR or video PES, or when that
+    /// is `max_delay` or more away (a PCR moved up that far would pass the DTS it heads).
+    static func pcrShift(firstSegment bytes: [UInt8], target: Int64 = firstPictureAbovePCR) -> Int64 {
+        guard let above = pictureAbovePCR(bytes) else { return 0 }
+        let shift = above - target
+        return abs(shift) < firstPictureAbovePCR ? shift : 0
     }
 
     /// The first PCR base (90 kHz) in `b`.

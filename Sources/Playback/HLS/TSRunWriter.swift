@@ -11,7 +11,8 @@ import Timing
 ///
 /// Timestamps stay those of the stitched timeline in every run, plus the muxer's constant offset
 /// (`HLSPackager.timestampOffset`), so the segments join without gaps. Each run's PCRs are moved
-/// so that its first picture is `max_delay` above its first PCR, B-frames or not (`TSRunClock`).
+/// so that its first picture is `max_delay` (or the given distance) above its first PCR, B-frames
+/// or not (`TSRunClock`).
 ///
 /// The serve store writes its shared segments with it too (content ladders, cuts, ads, slate).
 public final class TSRunWriter {
@@ -25,6 +26,8 @@ public final class TSRunWriter {
     private var current: String?
     /// How far the PCRs of the current run move (`TSRunClock`); nil before its first file is complete.
     private var runPCRShift: Int64?
+    /// Where each run's first picture sits above its first PCR (90 kHz).
+    private let pictureAbovePCR: Int64
 
     /// For the packets of `streams` of `demuxer`.
     convenience init(demuxer: Demuxer, streams: [Int]) {
@@ -33,10 +36,12 @@ public final class TSRunWriter {
 
     /// For packets of the given streams, each of its own demuxer (e.g. video from a rendition's
     /// encode, audio from the content); `firstRunDiscontinuous`: the first run too is marked as
-    /// a new stream.
-    public init(sources: [(demuxer: Demuxer, stream: Int)], firstRunDiscontinuous: Bool = false) {
+    /// a new stream; `pictureAbovePCR` (90 kHz): where each run's first picture sits above its
+    /// first PCR (nil: `max_delay`, `TSRunClock`), e.g. the distance of the segment a piece is cut from.
+    public init(sources: [(demuxer: Demuxer, stream: Int)], firstRunDiscontinuous: Bool = false, pictureAbovePCR: Int64? = nil) {
         self.sources = sources
         self.firstRunDiscontinuous = firstRunDiscontinuous
+        self.pictureAbovePCR = pictureAbovePCR ?? TSRunClock.firstPictureAbovePCR
     }
 
     /// What the mpegts muxer adds to every timestamp (`HLSPackager.timestampOffset`).
@@ -83,7 +88,8 @@ public final class TSRunWriter {
         guard let path = current else { return }
         current = nil
         if runPCRShift == nil {
-            runPCRShift = TSRunClock.pcrShift(firstSegment: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+            runPCRShift = TSRunClock.pcrShift(firstSegment: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))),
+                                              target: pictureAbovePCR)
         }
         try TSRunClock.shiftPCRs(ofFile: path, by: runPCRShift ?? 0)
     }

@@ -201,11 +201,15 @@ enum SegmentCutMaker {
         }
         var sources: [(demuxer: Demuxer, stream: Int)] = [(s.demuxer, s.videoIndex)]
         if let a = s.audioIndex { sources.append((s.demuxer, a)) }
-        let writer = TSRunWriter(sources: sources, firstRunDiscontinuous: !plan.fromStart)
+        let origin = [UInt8](try Data(contentsOf: URL(fileURLWithPath: s.demuxer.url)))
+        // the piece's first picture as far above its first PCR as the origin segment's: a player
+        // that maps the first PCR after a discontinuity to the playlist's time (GStreamer) puts it
+        // where the origin's own segments would be (issue 22)
+        let writer = TSRunWriter(sources: sources, firstRunDiscontinuous: !plan.fromStart,
+                                 pictureAbovePCR: TSRunClock.pictureAbovePCR(origin))
         try writer.writeSegment(output.path, packets: packets, newRun: true)
         try writer.finish()
         var data = [UInt8](TSTimestamps.shifted(try Data(contentsOf: output), by: -TSTimestamps.muxerOffset))
-        let origin = [UInt8](try Data(contentsOf: URL(fileURLWithPath: s.demuxer.url)))
         if let ours = SegmentCutPIDs.layout(data), let theirs = SegmentCutPIDs.layout(origin) {
             SegmentCutPIDs.remap(&data, from: ours, to: theirs)
         }
