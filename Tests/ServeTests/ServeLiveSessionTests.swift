@@ -335,6 +335,17 @@ import Timing
         // an independent strict reader
         let check = try await runOffPool("/usr/bin/ffmpeg", ["-v", "error", "-xerror", "-i", local.path, "-f", "null", "-"])
         #expect(check.status == 0, "ffmpeg -xerror: \(check.stderr)")
+        // decode times rise in every stream across every join (a strict muxer or player refuses
+        // one that goes back)
+        for stream in ["v", "a"] {
+            let out = try await runOffPool("/usr/bin/ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries", "packet=dts",
+                                                                "-of", "csv=p=0", local.path])
+            let dts = String(decoding: out.stdout, as: UTF8.self).split(separator: "\n").compactMap { Int64($0.trimmingCharacters(in: CharacterSet(charactersIn: ", "))) }
+            #expect(dts.count > 100)
+            if let i = dts.indices.dropFirst().first(where: { dts[$0] <= dts[$0 - 1] }) {
+                Issue.record("\(stream): decode time \(dts[i]) after \(dts[i - 1]) (packet \(i))")
+            }
+        }
         let gst = try await offPool { try FieldCheck.check(local, with: .gstreamer) }
         #expect(gst.clean, "\(gst.report)")
         let shown = try Self.shown(local, contentSource: rig.origin.media.sourceID)

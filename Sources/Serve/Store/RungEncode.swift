@@ -30,7 +30,8 @@ final class RungEncode {
     /// A rung encode into `path` at `frameRate`, keyframes every `segmentTarget`, its first frame
     /// and sample at `firstFrame` and `firstSample` on the output clock.
     init(rendition: Rendition, frameRate: Rational, segmentTarget: MediaTime, path: String,
-         firstFrame: Int64 = 0, firstSample: Int64 = 0, dropPriming: Bool = false, deterministic: Bool = false) throws {
+         firstFrame: Int64 = 0, firstSample: Int64 = 0, dropPriming: Bool = false, deterministic: Bool = false,
+         bFrames: Bool = true) throws {
         self.rendition = rendition
         self.frameRate = frameRate
         self.path = path
@@ -38,7 +39,7 @@ final class RungEncode {
         self.firstSample = firstSample
         self.dropPriming = dropPriming
         keyframeInterval = max(1, Int(segmentTarget.count(of: frameRate.period)))
-        encoder = try StoreEncoding.videoEncoder(rendition, frameRate: frameRate, splice: false, bFrames: true, deterministic: deterministic)
+        encoder = try StoreEncoding.videoEncoder(rendition, frameRate: frameRate, splice: false, bFrames: bFrames, deterministic: deterministic)
         audioEncoder = try Encoder(audio: "aac", sampleRate: StoreEncoding.sampleRate, channels: StoreEncoding.channels,
                                    bitRate: rendition.audioBitrate, globalHeader: true)
         muxer = try Muxer(url: path, formatName: "nut")
@@ -126,9 +127,15 @@ enum AdTranscoder {
         demuxer.keepOnly(Set([v] + (a.map { [$0] } ?? [])))
         let info = demuxer.streams[v]
         let rate = (info.frameRate ?? Rational(30, 1)).standardFrameRate
-        // deterministic: a job run twice (a redelivery, another worker) writes the same bytes
+        // deterministic: a job run twice (a redelivery, another worker) writes the same bytes.
+        // No B-frames: an ad follows content (a cut piece, or a live channel) whose last frame's
+        // decode time is its presentation time; an ad's first decode time a reorder delay before
+        // its first picture would run decode times backwards at the join. Nor the AAC encoder's
+        // priming packet (a frame before the first picture): the ad's sound starts with it, not
+        // over the end of what plays before.
         let encode = try RungEncode(rendition: rendition, frameRate: rate, segmentTarget: segmentTarget,
-                                    path: folder.appendingPathComponent("media.nut").path, deterministic: true)
+                                    path: folder.appendingPathComponent("media.nut").path, dropPriming: true, deterministic: true,
+                                    bFrames: false)
         let video = try Decoder(demuxer: demuxer, streamIndex: v)
         let audio = try a.map { try Decoder(demuxer: demuxer, streamIndex: $0) }
         let resampler = Resampler(outputRate: StoreEncoding.sampleRate, outputChannels: StoreEncoding.channels)

@@ -51,7 +51,8 @@ enum SlateMaker {
         let encode = try RungEncode(rendition: rendition, frameRate: frameRate, segmentTarget: MediaTime(seconds: 2),
                                     path: folder.appendingPathComponent("slate.nut").path,
                                     firstFrame: at.count(of: frameRate.period),
-                                    firstSample: at.rescaled(to: Int64(StoreEncoding.sampleRate)).value, dropPriming: true)
+                                    firstSample: at.rescaled(to: Int64(StoreEncoding.sampleRate)).value, dropPriming: true,
+                                    bFrames: false)   // decode times never before the content it follows (see AdTranscoder)
         let frames = Int(length.count(of: frameRate.period, rounding: .up))
         for _ in 0..<max(1, frames) { try encode.addFrame(picture) }
         encode.addSamples([[Float]](repeating: [], count: StoreEncoding.channels))
