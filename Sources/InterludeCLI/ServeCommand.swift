@@ -1,6 +1,7 @@
 // `interlude serve`: argument parsing, the store and the service put together, signals. The work
 // is `Serve.ServeService` (HTTP side) and `Serve.MediaStore` (the store).
 import Foundation
+import Playback
 import Serve
 
 let serveUsage = """
@@ -55,6 +56,9 @@ func runServe(_ args: [String]) async -> Int32 {
         FileHandle.standardError.write(Data("interlude serve: \(error)\n".utf8))
         return 2
     }
+    // FFmpeg's own messages (a live TS's SCTE-35 stream has no start time …) would break the
+    // log's one JSON object a line
+    setMediaLogging(verbose: false)
     let store: MediaStore
     do {
         var options = StoreOptions(root: URL(fileURLWithPath: config.storeDirectory, isDirectory: true),

@@ -1,5 +1,6 @@
 // `interlude worker`: argument parsing and signals around `Serve.AdWorker`, which does the work.
 import Foundation
+import Playback
 import Serve
 
 let workerUsage = """
@@ -25,6 +26,7 @@ let workerUsage = """
 
 /// Runs `interlude worker ARGS`; returns the exit status.
 func runWorker(_ args: [String]) async -> Int32 {
+    setMediaLogging(verbose: false)   // the log is one line per job, FFmpeg's own messages left out
     if args.contains("-h") || args.contains("--help") { print(workerUsage); return 0 }
     let options: AdWorker.Options
     do { options = try parseWorker(args) } catch {

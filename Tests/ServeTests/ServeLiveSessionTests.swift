@@ -131,7 +131,7 @@ import Timing
         var files: [Int: URL] = [:]
         for step in 0...steps {
             let text = try await curl(rig.url(playlist)).text
-            #expect(text.hasPrefix("#EXTM3U") && !text.contains("#EXT-X-ENDLIST"), "step \(step): \(text.prefix(200))")
+            #expect(text.hasPrefix("#EXTM3U") && (!text.contains("#EXT-X-ENDLIST") || rig.origin.window.ended), "step \(step): \(text.prefix(200))")
             for e in entries(text) {
                 if let old = seen[e.sequence] { #expect(old.uri == e.uri, "media sequence \(e.sequence) changed between refreshes"); continue }
                 seen[e.sequence] = e
@@ -332,6 +332,19 @@ import Timing
         try await rig.warm()
         guard let variant = try await Self.startSession(rig) else { return }
         let (_, local, files) = try await Self.follow(rig, playlist: variant, steps: 25, into: rig.root.appendingPathComponent("viewer"))
+        // the origin ended (its media ran out): so does the viewer's playlist, all of it listed
+        #expect(rig.origin.window.ended)
+        #expect(try await curl(rig.url(variant)).text.hasSuffix("#EXT-X-ENDLIST\n"))
+        // the tracking JSON: five breaks at the viewer's stream times, the ads that played
+        let id = variant.split(separator: "/")[2]
+        let tracking = try await curl(rig.url("/v1/sessions/\(id)/tracking")).json
+        let avails = tracking?["avails"] as? [[String: Any]] ?? []
+        #expect(avails.count == 5, "\(tracking ?? [:])")
+        let starts = avails.compactMap { $0["startTimeInSeconds"] as? Double }
+        let b0 = rig.origin.breaks
+        #expect(starts == b0.map { (Double($0.startFrame) / 30 * 1000).rounded() / 1000 }, "\(starts)")
+        #expect(avails.map { ($0["ads"] as? [[String: Any]] ?? []).count } == [1, 2, 1, 1, 1])
+        #expect(avails.map { $0["slateSeconds"] as? Double ?? -1 } == [2, 0, 2, 2, 0])
         // an independent strict reader
         let check = try await runOffPool("/usr/bin/ffmpeg", ["-v", "error", "-xerror", "-i", local.path, "-f", "null", "-"])
         #expect(check.status == 0, "ffmpeg -xerror: \(check.stderr)")
@@ -412,6 +425,7 @@ import Timing
         async let ffmpeg = offPool { try FieldCheck.playLive(url, seconds: seconds, with: .ffmpeg) }
         async let gst = offPool { try FieldCheck.playLive(url, seconds: seconds, with: .gstreamer) }
         let (f, g) = try await (ffmpeg, gst)
+        print(f.report + "\n" + g.report)   // the figures (frames rendered, late drops) for the record
         #expect(f.clean, "\(f.report)")
         #expect(g.clean, "\(g.report)")
         let metrics = try await curl(rig.url("/metrics")).text

@@ -30,7 +30,8 @@ public enum LiveSessionPlaylist {
     /// `EXT-X-DISCONTINUITY-SEQUENCE` counting what slid out, `EXT-X-DISCONTINUITY` at every join,
     /// around each break `EXT-X-CUE-OUT` (with an SCTE-35 `EXT-X-DATERANGE` at its first item),
     /// `EXT-X-CUE-OUT-CONT` on every later item in it (for a player joining mid-break) and
-    /// `EXT-X-CUE-IN` after it, a `com.interlude.ad` date range per ad, no `EXT-X-ENDLIST`.
+    /// `EXT-X-CUE-IN` after it, a `com.interlude.ad` date range per ad; `EXT-X-ENDLIST` once the
+    /// channel has ended and all of it is listed.
     static func media(_ t: LiveViewer.Track, viewer: LiveViewer, avails: [LiveAvail], rendition: String) -> String {
         let longest = t.items.map { Int($0.segment.duration.seconds.rounded()) }.max() ?? 1
         let target = max(Int((Double(t.targetTicks) / 90_000).rounded(.up)), t.fixedTarget, longest, 1)
@@ -70,6 +71,7 @@ public enum LiveSessionPlaylist {
             lines.append(url(item, sessionID: viewer.id, rendition: rendition))
             previous = item
         }
+        if t.ended && t.cursor >= t.edge { lines.append("#EXT-X-ENDLIST") }
         return lines.joined(separator: "\n") + "\n"
     }
 }

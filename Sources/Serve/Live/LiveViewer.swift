@@ -63,6 +63,10 @@ public actor LiveViewer {
         var targetTicks: Int64 = 180_000
         /// The least target duration, whole seconds (the longest ad segment the store makes).
         var fixedTarget = 1
+        /// The channel ended (`EXT-X-ENDLIST`): once everything is published, so does the playlist.
+        var ended = false
+        /// The origin's edge when the last item was published.
+        var edge: Int64 = .min
     }
 
     let context: Context
@@ -122,15 +126,18 @@ public actor LiveViewer {
         guard let w = await context.channel.window(rendition: rung.key), let last = w.segments.last else { return }
         requestAds(w)
         let edge = last.firstPTS + ticks(last.duration)
-        let limit = edge - Self.hold(w)
+        // an ended channel has no decision left to wait for: everything is published
+        let limit = w.ended ? edge : edge - Self.hold(w)
         var track = tracks[rung.key] ?? Track(cursor: w.segments.first { $0.firstPTS >= startPTS }?.firstPTS ?? startPTS)
         track.targetTicks = ticks(w.targetDuration)
+        track.ended = w.ended
         track.fixedTarget = context.longestSegment
         for _ in 0..<1_000 {
             guard let item = await nextItem(&track, window: w, rung: rung, limit: limit) else { break }
             guard item.endPTS <= limit else { break }
             track.items.append(item)
             track.cursor = item.endPTS
+            track.edge = edge
             count(item)
         }
         // slide: keep at least the origin's window of time (its segments' total) and 3 items
