@@ -125,11 +125,17 @@ import Timing
     /// the playlist, and every segment new in it downloaded at once (an entry must never change
     /// between refreshes). Returns the entries by media sequence and a local VOD playlist over
     /// the downloaded files (their DISCONTINUITY tags kept).
-    static func follow(_ rig: Rig, playlist: String, steps: Int, into folder: URL) async throws -> (entries: [Entry], playlist: URL, files: [URL]) {
+    /// `others`: more viewers' playlists, refreshed at each step too (their entries in `others`).
+    static func follow(_ rig: Rig, playlist: String, steps: Int, into folder: URL,
+                       others: [String] = []) async throws -> (entries: [Entry], playlist: URL, files: [URL], others: [[Entry]]) {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var seen: [Int: Entry] = [:]
         var files: [Int: URL] = [:]
+        var otherSeen: [[Int: Entry]] = others.map { _ in [:] }
         for step in 0...steps {
+            for (i, o) in others.enumerated() {
+                for e in entries(try await curl(rig.url(o)).text) { otherSeen[i][e.sequence] = otherSeen[i][e.sequence] ?? e }
+            }
             let text = try await curl(rig.url(playlist)).text
             #expect(text.hasPrefix("#EXTM3U") && (!text.contains("#EXT-X-ENDLIST") || rig.origin.window.ended), "step \(step): \(text.prefix(200))")
             for e in entries(text) {
@@ -154,7 +160,7 @@ import Timing
         lines.append("#EXT-X-ENDLIST")
         let url = folder.appendingPathComponent("index.m3u8")
         try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
-        return (ordered, url, ordered.compactMap { files[$0.sequence] })
+        return (ordered, url, ordered.compactMap { files[$0.sequence] }, otherSeen.map { o in o.keys.sorted().map { o[$0]! } })
     }
 
     /// What a decoded frame shows: content frame n, ad (source, n), slate.
@@ -259,7 +265,7 @@ import Timing
         defer { rig.stop() }
         try await rig.warm()
         guard let variant = try await Self.startSession(rig) else { return }
-        let (entries, local, _) = try await Self.follow(rig, playlist: variant, steps: 8, into: rig.root.appendingPathComponent("joiner"))
+        let (entries, local, _, _) = try await Self.follow(rig, playlist: variant, steps: 8, into: rig.root.appendingPathComponent("joiner"))
         #expect(entries.first?.tags.contains { $0.hasPrefix("#EXT-X-CUE-OUT:DURATION=6.567") } == true, "\(entries.first.map { $0.tags } ?? [])")
         let shown = try Self.shown(local, contentSource: rig.origin.media.sourceID)
         guard case .content(let last)? = shown.last else { Issue.record("the joiner does not end on content"); return }
@@ -284,7 +290,7 @@ import Timing
         defer { rig.stop() }
         try await rig.warm()
         guard let variant = try await Self.startSession(rig) else { return }
-        let (_, local, _) = try await Self.follow(rig, playlist: variant, steps: 8, into: rig.root.appendingPathComponent("nofill"))
+        let (_, local, _, _) = try await Self.follow(rig, playlist: variant, steps: 8, into: rig.root.appendingPathComponent("nofill"))
         let shown = try Self.shown(local, contentSource: rig.origin.media.sourceID)
         guard case .content(let first)? = shown.first, case .content(let last)? = shown.last else { Issue.record("not content at the ends"); return }
         let want = (first..<377).map { Shown.content($0) } + Array(repeating: .slate, count: 120) + (497...last).map { .content($0) }
@@ -330,8 +336,18 @@ import Timing
         ])
         defer { rig.stop() }
         try await rig.warm()
-        guard let variant = try await Self.startSession(rig) else { return }
-        let (_, local, files) = try await Self.follow(rig, playlist: variant, steps: 25, into: rig.root.appendingPathComponent("viewer"))
+        guard let variant = try await Self.startSession(rig), let second = try await Self.startSession(rig) else { return }
+        let (mine, local, files, others) = try await Self.follow(rig, playlist: variant, steps: 25, into: rig.root.appendingPathComponent("viewer"),
+                                                                 others: [second])
+        // a second viewer: the same frame-exact pieces, made once for both
+        func piecePaths(_ e: [Entry]) -> Set<String> {   // the file, not the viewer's query
+            Set(e.map { String($0.uri.split(separator: "?")[0]) }.filter { $0.contains("/cuts/") })
+        }
+        let cuts = piecePaths(mine)
+        #expect(cuts.count >= 8, "a piece before and after each break inside a segment: \(cuts)")
+        let theirs = piecePaths(others.first ?? [])
+        #expect(cuts == theirs, "both viewers play the same pieces: only mine \(cuts.subtracting(theirs)), only theirs \(theirs.subtracting(cuts))")
+        #expect(rig.store.encodeCounts()["cut"] == cuts.count, "each piece (the cut ad too) made once for both: \(rig.store.encodeCounts())")
         // the origin ended (its media ran out): so does the viewer's playlist, all of it listed
         #expect(rig.origin.window.ended)
         #expect(try await curl(rig.url(variant)).text.hasSuffix("#EXT-X-ENDLIST\n"))
@@ -386,15 +402,16 @@ import Timing
         }
         let slate = value("interlude_live_slate_seconds_total") ?? -1
         let adSeconds = value("interlude_live_ad_seconds_total") ?? -1
-        #expect(abs(slate - (2 + 0 + 2 + 2 + 0)) < 0.05, "slate seconds \(slate)")
-        #expect(abs(adSeconds - (4 + 5 + 4 + 4 + 4)) < 0.05, "ad seconds \(adSeconds)")
+        // two viewers
+        #expect(abs(slate - 2 * (2 + 0 + 2 + 2 + 0)) < 0.05, "slate seconds \(slate)")
+        #expect(abs(adSeconds - 2 * (4 + 5 + 4 + 4 + 4)) < 0.05, "ad seconds \(adSeconds)")
         #expect(abs((value("interlude_live_fill_rate") ?? -1) - 21.0 / 27.0) < 0.01)
         // server-side beacons: ad 7 completes in each break, ad 8 starts once (cut) and never completes
         let hits = rig.ads.requests.map(\.target)
         #expect(hits.filter { $0 == "/t/complete?ad=ad1" }.count == 5, "\(hits)")
         #expect(hits.filter { $0 == "/t/start?ad=ad2" }.count == 1, "\(hits)")
         #expect(!hits.contains("/t/complete?ad=ad2"), "\(hits)")
-        #expect(hits.filter { $0.hasPrefix("/vast.xml") }.count == 5, "one ad request per break")
+        #expect(hits.filter { $0.hasPrefix("/vast.xml") }.count == 2 * 5, "one ad request per break and viewer")
     }
 }
 
