@@ -71,10 +71,7 @@ func runServe(_ args: [String]) async -> Int32 {
         options.allowLocalAdMedia = !(config.adsTemplate.lowercased().hasPrefix("http://") || config.adsTemplate.lowercased().hasPrefix("https://"))
         // with Redis, ad transcodes are queued for `interlude worker` processes sharing the store
         if let redis = config.redisURL {
-            options.jobQueue = try RedisAdQueue(url: redis)
-            // A shared folder: one node's LRU would remove files other nodes' sessions still
-            // play, so a fleet's store has no size bound here (size it outside, docs/SERVE.md).
-            options.maxBytes = .max
+            options.jobQueue = try RedisAdQueue(url: redis)   // a shared folder: the store never evicts (docs/SERVE.md)
         }
         store = try MediaStore(options: options)
         for c in config.contents {

@@ -33,14 +33,8 @@ struct ClusterTests {
                     serveArgs: "--renditions \(StoreFixture.ladder) --threads 16 " + serveArgs, workerArgs: workerArgs)
     }
 
-    /// Runs a Python program (the venv's, or the system's) that speaks HTTP with the standard library.
-    static func python(_ program: String, _ input: String = "") throws -> String {
-        let venv = TestMedia.packageRoot.appendingPathComponent(".build/pyenv/bin/python3").path
-        let python = FileManager.default.isExecutableFile(atPath: venv) ? venv : "/usr/bin/python3"
-        let r = try run(python, ["-c", program], stdin: Data(input.utf8))
-        guard r.status == 0 else { throw VerifierError.malformedOutput("python: \(r.stderr)") }
-        return String(decoding: r.stdout, as: UTF8.self)
-    }
+    /// Runs a Python program that speaks HTTP with the standard library.
+    static func python(_ program: String, _ input: String = "") throws -> String { try stdlibPython(program, stdin: input) }
 
     /// Creates `count` sessions through nginx (16 at a time), ad `i % ads` for session i; their ids in order.
     static func createSessions(_ c: Cluster, count: Int, reporting: String = "client") throws -> [String] {

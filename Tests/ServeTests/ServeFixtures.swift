@@ -221,6 +221,14 @@ func venvPython(_ program: String, stdin: String) throws -> String? {
     return String(decoding: r.stdout, as: UTF8.self)
 }
 
+/// Python with only its standard library: the venv's, else the system's.
+func stdlibPython(_ program: String, stdin: String) throws -> String {
+    if let out = try venvPython(program, stdin: stdin) { return out }
+    let r = try run("/usr/bin/python3", ["-c", program], stdin: Data(stdin.utf8))
+    guard r.status == 0 else { throw StoreFixtureError.unknown("python failed: \(r.stderr)") }
+    return String(decoding: r.stdout, as: UTF8.self)
+}
+
 /// Polls `condition` every 20 ms for up to `seconds`.
 func eventually(_ seconds: Double, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)

@@ -30,6 +30,21 @@ import Timing
         #expect(store.file(forSegment: origin[0]) != nil)
     }
 
+    /// A store that hands its transcodes to a queue shares its folder with a fleet: it never
+    /// evicts, whatever its bound (one node's LRU would remove files other nodes' sessions play).
+    @Test(.enabled(if: RedisProcess.available, "needs redis-server (make setup)"))
+    func aStoreSharedThroughAJobQueueNeverEvicts() async throws {
+        let root = StoreFixture.folder("lrushared")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let redis = try RedisProcess()
+        defer { redis.kill() }
+        let queue = try RedisAdQueue(url: redis.url)
+        let store = try StoreFixture.store(root) { $0.maxBytes = 1; $0.jobQueue = queue }
+        let first = try await store.slate(rendition: "180p", duration: MediaTime(seconds: 1))
+        _ = try await store.slate(rendition: "90p", duration: MediaTime(seconds: 1))
+        #expect(store.file(forSegment: first[0].path) != nil, "nothing evicted in a shared folder")
+    }
+
     @Test func anEvictedAdIsTranscodedAgainWhenAskedFor() async throws {
         let root = StoreFixture.folder("lruad")
         defer { try? FileManager.default.removeItem(at: root) }

@@ -22,7 +22,10 @@ extension MediaStore {
     ///
     /// A rung's slate pieces go together: each continues the previous one's MPEG-TS stream, so
     /// one is kept while any of them is pinned (or just made), and removing one removes them all.
+    /// A store whose transcodes go to a job queue shares its folder with workers and other nodes:
+    /// one node's LRU would remove files the others' sessions play, so it never evicts.
     func evictPastBound(keeping: String) {
+        guard options.jobQueue == nil else { return }
         func group(_ u: StoreIndex.Unit) -> [StoreIndex.Unit] {
             guard u.kind == "slate" else { return [u] }
             let folder = (u.key as NSString).deletingLastPathComponent

@@ -13,6 +13,7 @@ public struct StoreOptions: Sendable {
     /// Target segment duration of packaged content and of ads.
     public var segmentTarget: MediaTime = MediaTime(seconds: 6)
     /// Most bytes the store keeps; least recently used units not pinned are removed past it.
+    /// Not applied with a `jobQueue` (a folder shared by a fleet: size it outside).
     public var maxBytes: Int64 = 20 << 30
     /// A slate file (MP4) shown where a break has no ad ready; nil: a black picture with silence.
     public var slateFile: String?
