@@ -36,11 +36,12 @@ public protocol LiveMedia: ServeMedia {
 }
 
 extension ServeMedia {
-    /// The video PTS of the stored segment at `path`, unwrapped near `near` and in presentation
-    /// order (empty for a path the store does not hold).
-    func framePTS(ofSegment path: String, near: Int64) -> [Int64] {
+    /// The video PTS of the stored segment at `path`, unwrapped near its first and in
+    /// presentation order (empty for a path the store does not hold).
+    func framePTS(ofSegment path: String) -> [Int64] {
         guard let url = file(forSegment: path), let data = try? Data(contentsOf: url) else { return [] }
-        return TSTimestamps.videoPTS(data).map { LivePTS.unwrap(UInt64($0), near: near) }.sorted()
+        let pts = TSTimestamps.videoPTS(data)
+        return pts.map { LivePTS.unwrap(UInt64($0), near: pts.first ?? 0) }.sorted()
     }
 
     /// The first video PTS (mod 2^33, as written) of the stored segment at `path`.

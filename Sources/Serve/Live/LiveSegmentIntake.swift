@@ -16,9 +16,11 @@ public enum LiveSegmentIntake {
               let pts = TSTimestamps.firstVideoPTS(data) else { return nil }
         let raw = UInt64(pts.rescaled(to: 90_000, rounding: .nearest).value)
         let first = expectedPTS.map { LivePTS.unwrap(raw, near: $0) } ?? Int64(raw & UInt64(LivePTS.wrap - 1))
+        let frames = TSTimestamps.videoPTS(data).map { LivePTS.unwrap(UInt64($0), near: first) }.sorted()
         let segment = LiveSegment(sequence: entry.sequence, duration: entry.duration, firstPTS: first,
                                   discontinuity: entry.discontinuity,
-                                  storePath: LiveSegment.storePath(channel: channel, rendition: rendition, sequence: entry.sequence))
+                                  storePath: LiveSegment.storePath(channel: channel, rendition: rendition, sequence: entry.sequence),
+                                  framePTS: frames)
         return (segment, SCTE35TransportScan([UInt8](data)).cues.map(\.section))
     }
 }

@@ -32,9 +32,11 @@ public enum LiveSessionPlaylist {
     /// `EXT-X-CUE-OUT-CONT` on every later item in it (for a player joining mid-break) and
     /// `EXT-X-CUE-IN` after it, a `com.interlude.ad` date range per ad; `EXT-X-ENDLIST` once the
     /// channel has ended and all of it is listed.
-    static func media(_ t: LiveViewer.Track, viewer: LiveViewer, avails: [LiveAvail], rendition: String) -> String {
+    /// `leastTarget`: whole seconds the target duration is at least from the first version on
+    /// (the longest ad or slate segment the store makes; a target may not change).
+    static func media(_ t: LiveViewer.Track, viewer: LiveViewer, avails: [LiveAvail], rendition: String, leastTarget: Int) -> String {
         let longest = t.items.map { Int($0.segment.duration.seconds.rounded()) }.max() ?? 1
-        let target = max(Int((Double(t.targetTicks) / 90_000).rounded(.up)), t.fixedTarget, longest, 1)
+        let target = max(Int((Double(t.targetTicks) / 90_000).rounded(.up)), leastTarget, longest, 1)
         var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:\(target)", "#EXT-X-MEDIA-SEQUENCE:\(t.dropped)",
                      "#EXT-X-DISCONTINUITY-SEQUENCE:\(t.droppedDiscontinuities)"]
         func date(_ pts: Int64) -> String {

@@ -61,8 +61,6 @@ public actor LiveViewer {
         var droppedDiscontinuities = 0
         var cursor: Int64
         var targetTicks: Int64 = 180_000
-        /// The least target duration, whole seconds (the longest ad segment the store makes).
-        var fixedTarget = 1
         /// The channel ended (`EXT-X-ENDLIST`): once everything is published, so does the playlist.
         var ended = false
         /// The origin's edge when the last item was published.
@@ -110,7 +108,8 @@ public actor LiveViewer {
     public func playlist(rung: LiveRung) async -> String? {
         await advance(rung)
         guard let t = tracks[rung.key] else { return nil }
-        return LiveSessionPlaylist.media(t, viewer: self, avails: avails, rendition: rung.rendition.name)
+        return LiveSessionPlaylist.media(t, viewer: self, avails: avails, rendition: rung.rendition.name,
+                                         leastTarget: context.longestSegment)
     }
 
     /// Advances `rung`'s track once at a time: a second caller waits for the first.
@@ -131,7 +130,6 @@ public actor LiveViewer {
         var track = tracks[rung.key] ?? Track(cursor: w.segments.first { $0.firstPTS >= startPTS }?.firstPTS ?? startPTS)
         track.targetTicks = ticks(w.targetDuration)
         track.ended = w.ended
-        track.fixedTarget = context.longestSegment
         for _ in 0..<1_000 {
             guard let item = await nextItem(&track, window: w, rung: rung, limit: limit) else { break }
             guard item.endPTS <= limit else { break }
@@ -155,12 +153,11 @@ public actor LiveViewer {
         guard let a = item.avail, item.endPTS > avails[a].countedThrough else { return }
         let from = max(item.startPTS, avails[a].countedThrough)
         let n = item.endPTS - from
-        if case .slate = item.kind { avails[a].slateTicksPublished += n } else { avails[a].adTicksPublished += n }
+        let slate = if case .slate = item.kind { true } else { false }
+        if slate { avails[a].slateTicksPublished += n } else { avails[a].adTicksPublished += n }
         avails[a].countedThrough = item.endPTS
-        context.metrics.liveBreakTime(ad: isSlate(item) ? 0 : Double(n) / 90_000, slate: isSlate(item) ? Double(n) / 90_000 : 0)
+        context.metrics.liveBreakTime(ad: slate ? 0 : Double(n) / 90_000, slate: slate ? Double(n) / 90_000 : 0)
     }
-
-    private func isSlate(_ item: LiveItem) -> Bool { if case .slate = item.kind { true } else { false } }
 
     func ticks(_ t: MediaTime) -> Int64 { t.rescaled(to: 90_000, rounding: .nearest).value }
 
@@ -176,7 +173,7 @@ public actor LiveViewer {
             jumped = true
         }
         if let b = activeBreak(at: track.cursor, in: w, rung: rung) {
-            return await breakItem(b, track: &track, window: w, rung: rung, limit: limit)
+            return await breakItem(b, track: track, window: w, rung: rung, limit: limit)
         }
         guard let seg = w.segments.first(where: { $0.firstPTS <= track.cursor && track.cursor < $0.firstPTS + ticks($0.duration) }) else {
             return nil
@@ -215,8 +212,7 @@ public actor LiveViewer {
         if pts < first.firstPTS { return pts }
         guard let seg = w.segments.first(where: { pts < $0.firstPTS + ticks($0.duration) }) else { return nil }
         if pts <= seg.firstPTS { return seg.firstPTS }
-        let frames = context.media.framePTS(ofSegment: seg.storePath, near: seg.firstPTS)
-        return frames.first { $0 >= pts } ?? seg.firstPTS + ticks(seg.duration)
+        return seg.framePTS.first { $0 >= pts } ?? seg.firstPTS + ticks(seg.duration)
     }
 
     /// The planned end of a break (unaligned): its signalled end, or start + planned duration,
@@ -288,7 +284,7 @@ public actor LiveViewer {
 
     /// The next item of break `b` at the track's cursor; the break's end is recorded once an
     /// item reaches it.
-    private func breakItem(_ b: LiveBreak, track: inout Track, window w: LiveWindow, rung: LiveRung, limit: Int64) async -> LiveItem? {
+    private func breakItem(_ b: LiveBreak, track: Track, window w: LiveWindow, rung: LiveRung, limit: Int64) async -> LiveItem? {
         guard let ai = availByBreak[b.id] else { return nil }
         let end = aligned(plannedEnd(b), in: w)   // nil: still ahead of the window
         let item = await breakItem(b, avail: ai, end: end, track: track, window: w, rung: rung, limit: limit)
@@ -328,7 +324,7 @@ public actor LiveViewer {
                     // The break ended inside this segment: it stops at its last frame that ends by
                     // the break's end (an ad at another frame rate leaves a gap under a frame,
                     // never an overlap with the content that follows).
-                    let frames = context.media.framePTS(ofSegment: s.path, near: context.media.firstPTS(ofSegment: s.path) ?? 0)
+                    let frames = context.media.framePTS(ofSegment: s.path)
                     guard let segClock = frames.first else { return nil }
                     let frame = frames.count > 1 ? frames[1] - frames[0] : 1
                     guard let piece = try? await context.media.segmentPiece(s.path, rendition: rung.rendition, from: nil,

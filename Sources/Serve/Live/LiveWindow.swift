@@ -12,6 +12,9 @@ public struct LiveSegment: Sendable, Equatable {
     public var discontinuity: Bool
     /// The store key it lies under: `live/<channel>/<rendition>/<msn>.ts`.
     public var storePath: String
+    /// Its frames' PTS (90 kHz, unwrapped like `firstPTS`), in presentation order: read once when
+    /// it is taken in, so that placing a break on a frame reads no file.
+    public var framePTS: [Int64] = []
 
     /// The store key of segment `sequence` of `rendition` of `channel`.
     public static func storePath(channel: String, rendition: String, sequence: Int) -> String {
