@@ -30,10 +30,11 @@ let completedCallback: MHD_RequestCompletedCallback = { cls, _, state, _ in
 
 /// A suspended connection handed to the thread that answers it.
 struct SuspendedConnection: @unchecked Sendable {
-    // @unchecked Sendable: libmicrohttpd allows MHD_resume_connection from any thread; nothing
-    // else touches the pointer until then.
+    // @unchecked Sendable: libmicrohttpd allows MHD_resume_connection from any thread; the
+    // pointer and the state are touched only under the server's parking lock until then.
     let connection: OpaquePointer
-    init(_ c: OpaquePointer) { connection = c }
+    let request: RequestState
+    init(_ c: OpaquePointer, _ r: RequestState) { connection = c; request = r }
 }
 
 extension HTTPServer {
@@ -72,12 +73,9 @@ extension HTTPServer {
         if options.runsOffPool(message) {
             request.offPool = true
             MHD_suspend_connection(connection)
+            let ticket = park(SuspendedConnection(connection, request))
             let handler = self.handler
-            let suspended = SuspendedConnection(connection)
-            Thread {
-                request.answer = handler(message)
-                MHD_resume_connection(suspended.connection)
-            }.start()
+            Thread { [self] in answer(ticket, with: handler(message)) }.start()
             return interlude_mhd_yes
         }
         return queue(connection, handler(message))

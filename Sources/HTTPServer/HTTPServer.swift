@@ -32,6 +32,12 @@ public final class HTTPServer: @unchecked Sendable {
     private var daemon: OpaquePointer?
     private var inFlight = 0
     private var stopping = false
+    /// Connections suspended while their request runs off the pool, by ticket; guarded by
+    /// `parking` (not `lock`: libmicrohttpd's callbacks take `lock`, and resuming takes
+    /// libmicrohttpd's own locks).
+    private var parked: [Int: SuspendedConnection] = [:]
+    private var nextTicket = 0
+    private let parking = NSLock()
     /// The port listened on.
     public private(set) var port: UInt16 = 0
 
@@ -68,11 +74,46 @@ public final class HTTPServer: @unchecked Sendable {
         if listener >= 0 { close(listener) }
         let deadline = Date().addingTimeInterval(grace)
         while requestsInFlight > 0 && Date() < deadline { usleep(10_000) }
+        // libmicrohttpd aborts the process when stopped with a connection suspended: answer
+        // every request still running off the pool 503 now (its handler's answer, when it
+        // comes, is dropped), and give those answers a moment to go out.
+        if resumeParked(with: .error(503, "the server is shutting down")) > 0 {
+            let last = Date().addingTimeInterval(1)
+            while requestsInFlight > 0 && Date() < last { usleep(10_000) }
+        }
         MHD_stop_daemon(d)
         lock.lock(); daemon = nil; lock.unlock()
     }
 
     // MARK: libmicrohttpd's calls
+
+    /// Keeps a suspended connection until `answer(_:with:)` or shutdown resumes it.
+    func park(_ connection: SuspendedConnection) -> Int {
+        parking.lock(); defer { parking.unlock() }
+        nextTicket += 1
+        parked[nextTicket] = connection
+        return nextTicket
+    }
+
+    /// The handler's answer for a parked connection: queued, unless shutdown answered it first.
+    func answer(_ ticket: Int, with response: HTTPResponse) {
+        parking.lock(); defer { parking.unlock() }
+        guard let c = parked.removeValue(forKey: ticket) else { return }
+        c.request.answer = response
+        MHD_resume_connection(c.connection)
+    }
+
+    /// Resumes every parked connection with `response`; how many there were.
+    private func resumeParked(with response: HTTPResponse) -> Int {
+        parking.lock(); defer { parking.unlock() }
+        let all = parked.values
+        parked = [:]
+        for c in all {
+            c.request.answer = response
+            MHD_resume_connection(c.connection)
+        }
+        return all.count
+    }
 
     func began() { lock.lock(); inFlight += 1; lock.unlock() }
     func ended() { lock.lock(); inFlight -= 1; lock.unlock() }

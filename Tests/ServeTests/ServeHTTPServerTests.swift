@@ -117,6 +117,33 @@ import Testing
         #expect(await eventually(20) { slow.all == ["done /slow"] })
     }
 
+    /// libmicrohttpd aborts the process when stopped with a connection suspended (CI met it: a
+    /// test's service stopped while a session request still waited for its ads).
+    @Test func shutdownAnswersARequestStillRunningOffThePool503() async throws {
+        var options = HTTPServerOptions(port: 0, threads: 1)
+        options.runsOffPool = { $0.path == "/slow" }
+        let arrived = LineBox()
+        let gate = DispatchSemaphore(value: 0)
+        let answered = LineBox()
+        let s = try HTTPServer(options: options) { r in
+            if r.path == "/slow" { arrived.append("slow"); _ = gate.wait(timeout: .now() + 30); answered.append("late") }
+            return .text("done \(r.path)")
+        }
+        let port = s.port
+        let slow = LineBox()
+        Thread {
+            let r = try? curlBlocking("http://127.0.0.1:\(port)/slow", method: "GET", body: nil, headers: [], timeout: 40)
+            slow.append("\(r?.status ?? -1)")
+        }.start()
+        #expect(await eventually(20) { arrived.all == ["slow"] })
+        let stopped = LineBox()
+        Thread { s.shutdown(grace: 0.2); stopped.append("stopped") }.start()
+        #expect(await eventually(20) { stopped.all == ["stopped"] }, "shutdown does not wait for the handler past its grace")
+        #expect(await eventually(20) { slow.all == ["503"] })
+        gate.signal()   // the handler's answer, after the daemon is gone, is dropped
+        #expect(await eventually(20) { answered.all == ["late"] })
+    }
+
     @Test func aBadAddressIsAnErrorNotACrash() {
         #expect(throws: HTTPServer.StartError.self) { try HTTPServer(options: HTTPServerOptions(host: "not-an-ip", port: 0)) { _ in .text("") } }
     }
