@@ -21,6 +21,13 @@ public enum HostileBodies {
         return try Data(contentsOf: url)
     }
 
+    /// `gzipBomb(megabytes:)` on a thread of its own, the overload Swift prefers in async code: on
+    /// a cold cache it compresses a GiB (seconds), and two tests doing it at once held both of the
+    /// concurrency pool's threads on a 2-core machine, stalling every other test for 12 s.
+    public static func gzipBomb(megabytes: Int = 1024) async throws -> Data {
+        try await offPool { try gzipBomb(megabytes: megabytes) }
+    }
+
     /// A finished child process: exit status, standard error and its peak resident memory.
     public struct Run: Sendable {
         /// Exit status (128 + signal when killed).

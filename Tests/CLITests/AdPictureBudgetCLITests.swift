@@ -23,7 +23,7 @@ import TestSupport
             .flatMap { Int($0.dropFirst("peak-rss-kb ".count)) })
         print("AdPictureBudgetCLITests: \(file.rawValue): peak RSS \(kb / 1024) MB")
         #expect(kb < 300 * 1024, "peak RSS \(kb / 1024) MB")
-        let frames = try MediaVerifier.videoFrames(out)
+        let frames = try await MediaVerifier.videoFrames(out)
         #expect(frames.count == 1200)
         #expect(MediaVerifier.segments(frames).map(\.sourceID) == [1])
     }

@@ -33,7 +33,7 @@ import TestSupport
             let out = f.dir.appendingPathComponent("s-\(ui).nut")
             let r = try await CLI.run(["stitch", f.content, "--ads", f.tag, "--ad-ui", ui, "-o", out.path, "-q"])
             #expect(r.status == 0, "\(r.stderr)")
-            return try DecodedPictures.decode(out)
+            return try await DecodedPictures.decode(out)
         }
         let none = try await stitch("none"), ui = try await stitch("default")
         #expect(none.frames.count == 100 && ui.frames.count == 100)
@@ -45,7 +45,7 @@ import TestSupport
         let played = f.dir.appendingPathComponent("p.nut")
         let r = try await CLI.run(["play", f.content, "--ads", f.tag, "--fast", "-o", played.path, "--format", "nut", "-q"])
         #expect(r.status == 0, "\(r.stderr)")
-        let p = try DecodedPictures.decode(played)
+        let p = try await DecodedPictures.decode(played)
         #expect(p.frames.count == 100 && p.frames == ui.frames, "play -o and stitch give the same pictures")
     }
 
@@ -56,7 +56,7 @@ import TestSupport
         let out = f.dir.appendingPathComponent("l.nut")
         let r = try await CLI.run(["stitch", f.content, "--ads", f.tag, "--ad-ui", layout.path, "-o", out.path, "-q"])
         #expect(r.status == 0, "\(r.stderr)")
-        let p = try DecodedPictures.decode(out)
+        let p = try await DecodedPictures.decode(out)
         for n in Self.adFrames { #expect(p.mean(frame: n, x: 0, y: 0, width: 80, height: 45) > 250, "white box on ad frame \(n)") }
         for n in Self.contentFrames { #expect(p.mean(frame: n, x: 0, y: 0, width: 80, height: 45) < 250, "identity cells, not the box, on content frame \(n)") }
     }
@@ -82,10 +82,10 @@ import TestSupport
 @Suite struct AdUICompanionCLITests {
     @Test func companionsAreWrittenPerSlotWithTheirTimes() async throws {
         let dir = CLI.tempDir()
-        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
-        let ad = try TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 25, seconds: 2)
+        let content = try await TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
+        let ad = try await TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 25, seconds: 2)
         let png = dir.appendingPathComponent("c300.png")
-        _ = try Tools.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=red:s=300x250", "-frames:v", "1", png.path])
+        _ = try await Tools.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=red:s=300x250", "-frames:v", "1", png.path])
         let vmap = """
             <vmap:VMAP xmlns:vmap="http://www.iab.net/videosuite/vmap" version="1.0">
             <vmap:AdBreak timeOffset="00:00:01.000" breakType="linear" breakId="mid"><vmap:AdSource><vmap:VASTAdData>
@@ -142,9 +142,9 @@ import TestSupport
 @Suite struct AdUIOverlayCLITests {
     @Test func playAndStitchDrawTheSameOverlay() async throws {
         let dir = CLI.tempDir()
-        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
+        let content = try await TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
         let png = dir.appendingPathComponent("banner.png")
-        _ = try Tools.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=yellow:s=120x30", "-frames:v", "1", png.path])
+        _ = try await Tools.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=yellow:s=120x30", "-frames:v", "1", png.path])
         let vmap = """
             <vmap:VMAP xmlns:vmap="http://www.iab.net/videosuite/vmap" version="1.0">
             <vmap:AdBreak timeOffset="00:00:00.500" breakType="nonlinear" breakId="ov"><vmap:AdSource><vmap:VASTAdData>
@@ -159,7 +159,7 @@ import TestSupport
         let r1 = try await CLI.run(["stitch", content.path, "--ads", tag.path, "-o", s.path, "-q"])
         let r2 = try await CLI.run(["play", content.path, "--ads", tag.path, "--fast", "-o", p.path, "--format", "nut", "-q"])
         #expect(r1.status == 0 && r2.status == 0, "\(r1.stderr) \(r2.stderr)")
-        let a = try DecodedPictures.decode(s), b = try DecodedPictures.decode(p)
+        let a = try await DecodedPictures.decode(s), b = try await DecodedPictures.decode(p)
         #expect(a.frames.count == 50 && a.frames == b.frames)
         // yellow (luma 210 → 225 in full range) at the bottom centre on the frames whose time lies in
         // [0.5 s, 1.5 s): 13 (0.52 s) to 37 (1.48 s); not elsewhere

@@ -6,14 +6,14 @@ import TestSupport
 /// the report says its mode; malformed modes exit 2 with one line and write nothing.
 @Suite struct DoubleBoxCLITests {
     @Test func aDoubleBoxBreakOverlapsContentAndTheReportSaysSo() async throws {
-        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 30, seconds: 3)
-        let ad = try TestMedia.clip(sourceID: 5, width: 320, height: 180, fps: 30, seconds: 1)
+        let content = try await TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 30, seconds: 3)
+        let ad = try await TestMedia.clip(sourceID: 5, width: 320, height: 180, fps: 30, seconds: 1)
         let dir = CLI.tempDir()
         let out = dir.appendingPathComponent("box.nut"), report = dir.appendingPathComponent("box.json")
         let r = try await CLI.run(["stitch", content.path, "-o", out.path, "--ad-break", "0.5=\(ad.path)@doublebox-reverse:-9dB",
                                    "--report", report.path, "-q"])
         #expect(r.status == 0, "\(r.stderr)")
-        let frames = try MediaVerifier.videoFrames(out, reader: IdentityReader(candidates: [PixelRect(x: 0, y: 0, width: 320, height: 180)]))
+        let frames = try await MediaVerifier.videoFrames(out, reader: IdentityReader(candidates: [PixelRect(x: 0, y: 0, width: 320, height: 180)]))
         #expect(frames.map { $0.identity?.frameIndex ?? -1 } == Array(0..<90), "content full size throughout, frames once and in order")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
         let b = try #require((json["breaks"] as? [[String: Any]])?.first)
@@ -26,8 +26,8 @@ import TestSupport
     /// chapters are one flat list); HLS gets a `com.interlude.doublebox` date range with the ad's
     /// duration and no cue-out/in, SCTE-35 or discontinuity (no content was replaced).
     @Test func doubleBoxMarkersInMP4ChaptersAndHLSDateRanges() async throws {
-        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 30, seconds: 3)
-        let ad = try TestMedia.clip(sourceID: 5, width: 320, height: 180, fps: 30, seconds: 1)
+        let content = try await TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 30, seconds: 3)
+        let ad = try await TestMedia.clip(sourceID: 5, width: 320, height: 180, fps: 30, seconds: 1)
         let dir = CLI.tempDir()
         let mp4 = dir.appendingPathComponent("box.mp4"), hls = dir.appendingPathComponent("box-hls")
         let report = dir.appendingPathComponent("box.json")
@@ -37,7 +37,7 @@ import TestSupport
         let smart = json["smartRendering"] as? [String: Any]
         #expect(smart?["used"] as? Bool == false && (smart?["reason"] as? String)?.hasPrefix("a double-box break draws on content frames") == true,
                 "\(String(describing: smart))")
-        let chapters = try MediaVerifier.probe(mp4).chapters
+        let chapters = try await MediaVerifier.probe(mp4).chapters
         let name = ad.lastPathComponent
         let titles = chapters.map { $0.title ?? "" }
         #expect(titles.count == 3 && titles.first == "Content 1" && titles.last == "Content 1 (continued)"
@@ -64,7 +64,7 @@ import TestSupport
         let start = try #require(date(box[0], "START-DATE=\""))
         #expect(abs(start.timeIntervalSince(program) - 0.5) < 0.002)
         // the segments still play every content frame once, with the ad drawn over them
-        let p = try DecodedPictures.decode(hls.appendingPathComponent("index.m3u8"))
+        let p = try await DecodedPictures.decode(hls.appendingPathComponent("index.m3u8"))
         #expect(p.frames.count == 90)
     }
 
@@ -72,8 +72,8 @@ import TestSupport
     /// order (in the window during the break), the ad full size, the content 12 dB down, STARTED
     /// with the mode in the event log.
     @Test func playMakesAVMAPDoubleBoxLive() async throws {
-        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 30, seconds: 3)
-        let ad = try TestMedia.clip(sourceID: 5, width: 320, height: 180, fps: 30, seconds: 1)
+        let content = try await TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 30, seconds: 3)
+        let ad = try await TestMedia.clip(sourceID: 5, width: 320, height: 180, fps: 30, seconds: 1)
         let dir = CLI.tempDir()
         let vmap = """
             <vmap:VMAP xmlns:vmap="http://www.iab.net/videosuite/vmap" version="1.0">
@@ -95,7 +95,7 @@ import TestSupport
         let full = PixelRect(x: 0, y: 0, width: 320, height: 180)
         // the window as the README gives it: 40 % of the width, bottom right, a 3 % margin (even pixels)
         let window = PixelRect(x: 182, y: 98, width: 128, height: 72)
-        let p = try DecodedPictures.decode(out)
+        let p = try await DecodedPictures.decode(out)
         #expect(p.frames.count == 90)
         func id(_ rect: PixelRect, _ n: Int) -> Int {
             IdentityReader(candidates: [rect]).read(p.frames[n], width: 320, height: 180).identity.map { $0.sourceID * 1000 + $0.frameIndex } ?? -1

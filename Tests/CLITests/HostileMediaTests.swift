@@ -15,7 +15,7 @@ import TestSupport
     }
 
     @Test func aRemotePlaylistCannotSpliceInALocalFile() async throws {
-        let secret = try TestMedia.clip(sourceID: 9, seconds: 1).path   // the local file an attacker wants
+        let secret = try await TestMedia.clip(sourceID: 9, seconds: 1).path   // the local file an attacker wants
         let server = try HTTPTestServer()
         defer { server.stop() }
         let hls = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:0\n#EXTINF:1.0,\nfile://\(secret)\n#EXTINF:1.0,\n\(secret)\n#EXT-X-ENDLIST\n"
@@ -24,7 +24,7 @@ import TestSupport
         server.route("/vast.xml", body: Self.vast(server.url("/ad.mp4")))
         server.route("/vast2.xml", body: Self.vast(server.url("/ad2.mp4")))
         let dir = CLI.tempDir()
-        let content = try TestMedia.clip(sourceID: 1, seconds: 2).path
+        let content = try await TestMedia.clip(sourceID: 1, seconds: 2).path
         for tag in ["/vast.xml", "/vast2.xml"] {
             let out = dir.appendingPathComponent("o\(tag.count).nut"), report = dir.appendingPathComponent("r\(tag.count).json")
             var args = ["stitch", content, "--ads", server.url(tag), "-o", out.path, "--report", report.path, "-q",
@@ -43,7 +43,7 @@ import TestSupport
             let json = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as! [String: Any]
             let errors = json["errors"] as! [[String: Any]]
             #expect(errors.contains { $0["code"] as? Int == 403 }, "\(errors)")
-            let frames = try MediaVerifier.videoFrames(out)
+            let frames = try await MediaVerifier.videoFrames(out)
             #expect(MediaVerifier.segments(frames).map(\.sourceID) == [1], "content only, no frame of the local file")
             if strace {
                 let log = try String(contentsOf: trace, encoding: .utf8)

@@ -17,7 +17,7 @@ import TestSupport
         server.route("/vast.xml", body: HostileMediaTests.vast(server.url("/huge.mp4")))
         let dir = CLI.tempDir()
         let report = dir.appendingPathComponent("r.json")
-        let content = try TestMedia.clip(sourceID: 1, seconds: 2).path
+        let content = try await TestMedia.clip(sourceID: 1, seconds: 2).path
         let run = try await offPool {
             try HostileBodies.measure(CLI.binary, ["stitch", content, "--ads", server.url("/vast.xml"), "-o", dir.appendingPathComponent("o.nut").path,
                                                    "--report", report.path, "-q", "--cache-dir", dir.appendingPathComponent("cache").path])
@@ -33,7 +33,7 @@ import TestSupport
     @Test func aGzipBombDocumentIsRefusedWithBoundedMemory() async throws {
         let server = try HTTPTestServer()
         defer { server.stop() }
-        let bomb = try HostileBodies.gzipBomb()   // ~1 MB on the wire (under the 2 MB cap), 1 GiB decoded
+        let bomb = try await HostileBodies.gzipBomb()   // ~1 MB on the wire (under the 2 MB cap), 1 GiB decoded
         var response = HTTPTestServer.Response(status: 200, headers: ["Content-Type": "application/xml", "Content-Encoding": "gzip"], body: bomb)
         response.httpVersion = "HTTP/1.0"   // an old-style server, no Connection header
         server.route("/bomb.xml", response)

@@ -19,11 +19,11 @@ import Glibc
         var r = try await CLI.run(["stitch", content, "-o", "x", "--report", "r", "-q", "--preset", "ultrafast"], in: dir)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try entries(dir) == ["r", "x"])
-        #expect(try MediaVerifier.ffmpegErrors(dir.appendingPathComponent("x")) == "")
+        #expect(try await MediaVerifier.ffmpegErrors(dir.appendingPathComponent("x")) == "")
         r = try await CLI.run(["play", content, "--fast", "-o", "z", "--events", "e", "-q"], in: dir)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try entries(dir) == ["e", "r", "x", "z"])
-        #expect(try MediaVerifier.ffmpegErrors(dir.appendingPathComponent("z")) == "")
+        #expect(try await MediaVerifier.ffmpegErrors(dir.appendingPathComponent("z")) == "")
     }
 
     @Test func nameMaxFileAndFolderNamesWork() async throws {
@@ -135,7 +135,7 @@ import Glibc
         let left = try entries(dir)
         #expect(left == ["pkg"], "no staging or old folder left: \(left)")
         #expect(!first.isEmpty)
-        #expect(try MediaVerifier.ffmpegErrors(pkg.appendingPathComponent("index.m3u8")).isEmpty)
+        #expect(try await MediaVerifier.ffmpegErrors(pkg.appendingPathComponent("index.m3u8")).isEmpty)
         // a folder holding anything but a package is never replaced, -y or not
         let other = dir.appendingPathComponent("photos")
         try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)

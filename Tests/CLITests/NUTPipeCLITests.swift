@@ -11,7 +11,7 @@ import TestSupport
     static let indexStartcode = Data([0x4E, 0x58, 0xDD, 0x67, 0x2F, 0x23, 0xE6, 0x4E])
 
     @Test func aNUTStreamOnAPipeHasNoIndexAndAFileHasOne() async throws {
-        let content = try TestMedia.clip(sourceID: 1, width: 160, height: 90, fps: 25, seconds: 20).path
+        let content = try await TestMedia.clip(sourceID: 1, width: 160, height: 90, fps: 25, seconds: 20).path
         let ad = TestMedia.Sample.adMismatched.url.path
         let dir = CLI.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -49,7 +49,7 @@ import TestSupport
         #expect(natives.map { $0["layout"] as? String } == ["full", "lbar"])
         #expect(natives.first?["media"] as? String == "generated still")
         // 4 s of content and the 2 s break: 150 frames, by the ffmpeg CLI
-        let frames = try MediaVerifier.videoFrames(out)
+        let frames = try await MediaVerifier.videoFrames(out)
         #expect(frames.count == 150)
         #expect(frames[0..<25].map { $0.identity?.frameIndex } == Array(0..<25))
         #expect(frames[140..<150].map { $0.identity?.frameIndex } == Array(90..<100))
@@ -75,7 +75,7 @@ import TestSupport
         let text = String(decoding: r.stdout, as: UTF8.self)
         #expect(text.contains("native native-1 (full, format 10063170): stream 1.000 s"), "\(text)")
         #expect(text.contains("native native-2 (lbar, format 10063170): stream 4.000 s"), "\(text)")
-        #expect(try MediaVerifier.videoFrames(out).count == 150)
+        #expect(try await MediaVerifier.videoFrames(out).count == 150)
     }
 
     @Test func badNativeInputGivesOneLineAndNoOutput() async throws {
@@ -128,7 +128,7 @@ import TestSupport
         #expect(natives.first?["impressionStreamTime"] as? Double == 3.0)
         #expect(server.requestCount("/imp") == 0)
         // the content is all there, with the one good 2 s break
-        let frames = try MediaVerifier.videoFrames(out)
+        let frames = try await MediaVerifier.videoFrames(out)
         #expect(frames.count == 150)
         #expect(frames[0..<75].map { $0.identity?.frameIndex } == Array(0..<75))
         #expect(frames[125..<150].map { $0.identity?.frameIndex } == Array(75..<100))

@@ -63,8 +63,8 @@ import TestSupport
 
     @Test func aVMAPFileMixingNativeAndVASTBreaksPlaysEachWhereItSays() async throws {
         let (dir, content) = try NativeCLITests.files(seconds: 4)
-        let pre = try TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 25, seconds: 1)
-        let mid = try TestMedia.clip(sourceID: 8, width: 320, height: 180, fps: 25, seconds: 1)
+        let pre = try await TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 25, seconds: 1)
+        let mid = try await TestMedia.clip(sourceID: 8, width: 320, height: 180, fps: 25, seconds: 1)
         let tag = dir.appendingPathComponent("mixed.xml")
         try Data(Self.vmap(pre: pre.path, mid: mid.path, response: NativeCLITests.response(image: dir.appendingPathComponent("main.png").path)).utf8).write(to: tag)
         let out = dir.appendingPathComponent("m.nut"), report = dir.appendingPathComponent("m.json")
@@ -78,8 +78,8 @@ import TestSupport
         let (dir, content) = try NativeCLITests.files(seconds: 4)
         let server = try HTTPTestServer()
         defer { server.stop() }
-        let pre = try TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 25, seconds: 1)
-        let mid = try TestMedia.clip(sourceID: 8, width: 320, height: 180, fps: 25, seconds: 1)
+        let pre = try await TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 25, seconds: 1)
+        let mid = try await TestMedia.clip(sourceID: 8, width: 320, height: 180, fps: 25, seconds: 1)
         server.route("/pre.mp4", .init(status: 200, headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: pre)))
         server.route("/mid.mp4", .init(status: 200, headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: mid)))
         server.route("/main.png", .init(status: 200, headers: ["Content-Type": "image/png"], body: try Data(contentsOf: dir.appendingPathComponent("main.png"))))
@@ -95,8 +95,8 @@ import TestSupport
 
     @Test func adBreakTagsMixWithNativeBreaks() async throws {
         let (dir, content) = try NativeCLITests.files(seconds: 4)
-        let pre = try TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 25, seconds: 1)
-        let mid = try TestMedia.clip(sourceID: 8, width: 320, height: 180, fps: 25, seconds: 1)
+        let pre = try await TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 25, seconds: 1)
+        let mid = try await TestMedia.clip(sourceID: 8, width: 320, height: 180, fps: 25, seconds: 1)
         let preTag = dir.appendingPathComponent("pre.xml"), midTag = dir.appendingPathComponent("mid.xml")
         try Data(Self.vast(pre.path, id: "pre").utf8).write(to: preTag)
         try Data(Self.vast(mid.path, id: "mid").utf8).write(to: midTag)
@@ -113,7 +113,7 @@ import TestSupport
 
     @Test func smartRenderingCopiesContentAroundANativeCueThatSplitsAGOP() async throws {
         let (dir, content) = try NativeCLITests.files(seconds: 4)   // a keyframe every 2 s: the cue at 1 s splits a GOP
-        let pre = try TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 25, seconds: 1)
+        let pre = try await TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 25, seconds: 1)
         let preTag = dir.appendingPathComponent("pre.xml")
         try Data(Self.vast(pre.path, id: "pre").utf8).write(to: preTag)
         let out = dir.appendingPathComponent("s.mp4"), report = dir.appendingPathComponent("s.json")
@@ -125,7 +125,7 @@ import TestSupport
         let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
         let smart = try #require(json["smartRendering"] as? [String: Any])
         #expect(smart["used"] as? Bool == true && (smart["copiedFrames"] as? Int ?? 0) >= 50, "\(smart)")
-        let frames = try MediaVerifier.videoFrames(out)
+        let frames = try await MediaVerifier.videoFrames(out)
         #expect(frames.count == 175)
         guard frames.count == 175 else { return }
         #expect(frames[0..<25].allSatisfy { $0.identity?.sourceID == 7 })

@@ -16,14 +16,14 @@ import TestSupport
         #expect(r.stderr.contains("native native-1 (full, format 10063170): stream 1.000 s – 2.960 s, 50 frames; impression at 1.000 s"), "\(r.stderr)")
         #expect(r.stderr.contains("native native-2 (lbar, format 10063170): stream 4.520 s – 5.480 s, 25 frames; impression at 4.520 s"), "\(r.stderr)")
         // 4 s of content and the 2 s break: content frames once, in order, cut at the cue frame
-        let frames = try MediaVerifier.videoFrames(out)
+        let frames = try await MediaVerifier.videoFrames(out)
         #expect(frames.count == 150)
         guard frames.count == 150 else { return }
         #expect(frames[0..<25].map { $0.identity?.frameIndex } == Array(0..<25))
         #expect(frames[25..<75].allSatisfy { $0.identity == nil }, "the native break covers the frame")
         #expect(frames[75..<112].map { $0.identity?.frameIndex } == Array(25..<62), "content resumes at the cue frame")
         #expect(frames[140..<150].map { $0.identity?.frameIndex } == Array(90..<100))
-        let pictures = try DecodedPictures.decode(out, pixelFormat: "rgb24")
+        let pictures = try await DecodedPictures.decode(out, pixelFormat: "rgb24")
         for n in [25, 74, 113, 137] { #expect(NativeMixedCLITests.showsBackground(pictures, n), "layout on frame \(n)") }
         for n in [24, 75, 112, 138] { #expect(!NativeMixedCLITests.showsBackground(pictures, n), "no layout on frame \(n)") }
     }
@@ -41,7 +41,7 @@ import TestSupport
         #expect(r.stderr.contains("native native-1 (full, format 10063170): stream 1.000 s – 2.960 s, 50 frames; impression at 1.000 s"), "\(r.stderr)")
         #expect(r.stderr.contains("native native-2 (full, format 10063170): stream 3.000 s – 4.960 s, 50 frames; impression at 3.000 s"), "\(r.stderr)")
         // 2 s of content and two 2 s breaks at 1 s: content frames once, in order, cut at the cue frame
-        let frames = try MediaVerifier.videoFrames(out)
+        let frames = try await MediaVerifier.videoFrames(out)
         #expect(frames.count == 150)
         guard frames.count == 150 else { return }
         #expect(frames[0..<25].map { $0.identity?.frameIndex } == Array(0..<25))

@@ -120,7 +120,7 @@ let devNull13: dev_t = (1 << 8) | 3
         let results = try await [a, b]
         #expect(results.map(\.status).sorted() == [0, 1], "\(results.map(\.stderr))")
         #expect(results.contains { $0.status == 1 && $0.stderr.contains("exists") })
-        #expect(try MediaVerifier.ffmpegErrors(URL(fileURLWithPath: out)) == "")
+        #expect(try await MediaVerifier.ffmpegErrors(URL(fileURLWithPath: out)) == "")
         #expect(try entries(dir) == ["o.mp4"])
     }
 

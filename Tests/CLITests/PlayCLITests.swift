@@ -21,7 +21,7 @@ import TestSupport
                                        "--events", events.path])
             #expect(r.status == 0, "\(r.stderr)")
             let lines = try String(contentsOf: events, encoding: .utf8).split(separator: "\n").map(String.init)
-            let frames = try MediaVerifier.videoFrames(out).count
+            let frames = try await MediaVerifier.videoFrames(out).count
             runs.append((lines, frames))
         }
         #expect(runs[0].events == runs[1].events)

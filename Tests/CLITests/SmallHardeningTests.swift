@@ -50,7 +50,7 @@ import Glibc
         let server = try HTTPTestServer()
         defer { server.stop() }
         server.route("/garbage.mp4", .init(status: 200, headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: TestMedia.Sample.badGarbage.url)))
-        let png = try TestMedia.derived(from: TestMedia.Sample.adMatching.url, name: "policy-frame.png", arguments: ["-frames:v", "1"])
+        let png = try await TestMedia.derived(from: TestMedia.Sample.adMatching.url, name: "policy-frame.png", arguments: ["-frames:v", "1"])
         server.route("/picture.mp4", .init(status: 200, headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: png)))
         server.route("/pod.xml", body: "<VAST version=\"3.0\">" + [("g", "/garbage.mp4"), ("p", "/picture.mp4")].enumerated().map { i, a in
             """

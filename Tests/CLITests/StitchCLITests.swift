@@ -82,7 +82,7 @@ import TestSupport
         for key in ["mediaFile", "streamTime", "duration", "podPosition", "totalAds"] { #expect(ads[0][key] != nil, "ad.\(key)") }
         let errors = json["errors"] as! [[String: Any]]
         #expect(errors.count == 1 && errors[0]["code"] as? Int == 401 && errors[0]["mediaFile"] as? String == "/nonexistent.mp4")
-        #expect(try MediaVerifier.ffmpegErrors(out) == "")
+        #expect(try await MediaVerifier.ffmpegErrors(out) == "")
     }
 
     @Test func frameStreamToStandardOutput() async throws {
@@ -92,9 +92,9 @@ import TestSupport
         #expect(r.stderr.contains("wrote -"), "summary goes to stderr when stdout carries the stream")
         let file = CLI.tempDir().appendingPathComponent("s.nut")
         try r.stdout.write(to: file)
-        let probe = try MediaVerifier.probe(file)
+        let probe = try await MediaVerifier.probe(file)
         #expect(probe.video?.width == 320 && probe.video?.height == 180)
-        let frames = try MediaVerifier.videoFrames(file)
+        let frames = try await MediaVerifier.videoFrames(file)
         #expect(frames.count == 1200 + 180)
         #expect(MediaVerifier.segments(frames).map(\.sourceID) == [1, 2, 1])
     }
@@ -119,7 +119,7 @@ import TestSupport
         #expect(pre["adId"] as? String == "demo-pre-1" && pre["skipOffset"] as? Double == 5)
         let tracking = pre["tracking"] as! [[String: Any]]
         #expect(tracking.first { $0["event"] as? String == "midpoint" }?["streamTime"] as? Double == 3)
-        let frames = try MediaVerifier.videoFrames(out)
+        let frames = try await MediaVerifier.videoFrames(out)
         #expect(MediaVerifier.segments(frames).map(\.sourceID) == [2, 1, 3, 4, 1, 5, 1, 6])
     }
 
@@ -135,7 +135,7 @@ import TestSupport
                              "-o", out.path, "-q"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(String(decoding: r.stdout, as: UTF8.self).contains("ad events"))
-        let frames = try MediaVerifier.videoFrames(out)
+        let frames = try await MediaVerifier.videoFrames(out)
         #expect(MediaVerifier.segments(frames).map(\.sourceID) == [1, 4, 3, 1])
     }
 
@@ -148,7 +148,7 @@ import TestSupport
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as! [String: Any]
         let errors = json["errors"] as! [[String: Any]]
         #expect(errors.count == 1 && (errors[0]["code"] as? Int ?? 0) > 0)
-        #expect(try MediaVerifier.videoFrames(out).count == 1200)
+        #expect(try await MediaVerifier.videoFrames(out).count == 1200)
     }
 
     @Test func adsAndAdBreakAreExclusive() async throws {

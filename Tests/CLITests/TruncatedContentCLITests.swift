@@ -7,7 +7,7 @@ import TestSupport
 @Suite struct TruncatedContentCLITests {
     @Test func truncatedContentNeedsAllowTruncated() async throws {
         let dir = CLI.tempDir()
-        let whole = try Data(contentsOf: TestMedia.clip(sourceID: 1, seconds: 10))
+        let whole = try await Data(contentsOf: TestMedia.clip(sourceID: 1, seconds: 10))
         let content = dir.appendingPathComponent("cut.mp4")
         try whole.prefix(whole.count * 4 / 10).write(to: content)
         let out = dir.appendingPathComponent("o.mp4").path, report = dir.appendingPathComponent("r.json").path

@@ -116,7 +116,7 @@ import TestSupport
     }
 
     @Test func withAVideoAssetThePlaceholderHoldsTheMediaView() async throws {
-        let clip = try TestMedia.clip(sourceID: 3, width: 320, height: 180, fps: 25, seconds: 1)
+        let clip = try await TestMedia.clip(sourceID: 3, width: 320, height: 180, fps: 25, seconds: 1)
         let s = try Server(video: clip)
         let vc = try await Self.run(s) { vc in
             // the publisher made format 10063170 video-enabled: asset 4 is its video

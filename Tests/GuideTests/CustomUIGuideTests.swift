@@ -88,7 +88,7 @@ import TestSupport
         session.drawsDefaultAdUI = false
         try await session.run()
 
-        let guide = try DecodedPictures.decode(guideOut), plain = try DecodedPictures.decode(plainOut)
+        let guide = try await DecodedPictures.decode(guideOut), plain = try await DecodedPictures.decode(plainOut)
         #expect(guide.frames.count == 175 && plain.frames.count == 175)
         guard guide.frames.count == 175, plain.frames.count == 175 else { return }
         for n in Self.content { #expect(guide.frames[n] == plain.frames[n], "content frame \(n) bit-identical") }

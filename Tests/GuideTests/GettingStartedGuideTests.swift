@@ -108,7 +108,7 @@ import TestSupport
         }
         #expect(vc.log == Self.expectedLog, "\(vc.log)")
         // the output: pre-roll, content 0–74, mid-roll, content 75–119, post-roll; nothing else
-        let frames = try MediaVerifier.videoFrames(out, reader: IdentityReader(output: PixelSize(width: 320, height: 180),
+        let frames = try await MediaVerifier.videoFrames(out, reader: IdentityReader(output: PixelSize(width: 320, height: 180),
                                                                                 sources: [PixelSize(width: 320, height: 180)]))
         let segments = MediaVerifier.segments(frames)
         #expect(segments.map(\.sourceID) == [2, 7, 3, 7, 4], "\(segments)")

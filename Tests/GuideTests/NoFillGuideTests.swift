@@ -29,7 +29,7 @@ import TestSupport
     @Test func everyNoFillAnswerIsALoadingErrorAndTheContentPlays() async throws {
         let server = try NoFillServer()
         defer { server.stop() }
-        let content = try TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 30, seconds: 2)
+        let content = try await TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 30, seconds: 2)
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-nofill-guide-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -42,7 +42,7 @@ import TestSupport
             let (log, seconds) = try await Self.runApp(content: content, tag: server.tag(answer), out: out)
             table.append(String(format: "guide %@: %.2f s (+%.2f s)", answer.rawValue, seconds, seconds - plain.seconds))
             #expect(log == ["loader error \(answer.loaderCode)"], "\(answer): \(log)")
-            let frames = try MediaVerifier.videoFrames(out, reader: IdentityReader(output: PixelSize(width: 320, height: 180),
+            let frames = try await MediaVerifier.videoFrames(out, reader: IdentityReader(output: PixelSize(width: 320, height: 180),
                                                                                     sources: [PixelSize(width: 320, height: 180)]))
             let segments = MediaVerifier.segments(frames)
             #expect(frames.count == Self.contentFrames, "\(answer): \(frames.count) frames")
@@ -67,7 +67,7 @@ import TestSupport
         #expect(log.contains("CUEPOINTS_CHANGED") && !log.contains { $0.hasPrefix("contentPause") || $0.hasPrefix("loader error") }, "\(log)")
         print("guide VMAP log: \(log)")
         #expect(log.contains("ALL_ADS_COMPLETED"), "\(log)")
-        let frames = try MediaVerifier.videoFrames(out, reader: IdentityReader(output: PixelSize(width: 320, height: 180),
+        let frames = try await MediaVerifier.videoFrames(out, reader: IdentityReader(output: PixelSize(width: 320, height: 180),
                                                                                 sources: [PixelSize(width: 320, height: 180)]))
         #expect(frames.count == Self.contentFrames && MediaVerifier.segments(frames).count == 1, "\(MediaVerifier.segments(frames))")
         print(table.joined(separator: "\n"))

@@ -70,7 +70,7 @@ import TestSupport
         try vc.contentPlayer.close()
         #expect(vc.log.filter { $0.hasPrefix("PiP") } == ["PiP will start", "PiP did start", "PiP will stop", "PiP did stop"])
         #expect(vc.adsManager?.playedBreaks.first?.ads.first?.presentation == .pictureInPicture)
-        let p = try DecodedPictures.decode(out)
+        let p = try await DecodedPictures.decode(out)
         #expect(p.frames.count == 120)
         let w = vc.pictureInPictureController.layer.windowRect(width: 320, height: 180)
         let window = IdentityReader(candidates: [PixelRect(x: w.x, y: w.y, width: w.width, height: w.height)])
@@ -102,7 +102,7 @@ import TestSupport
         try await Self.waitFor { vc.log.contains("AdsManager event (ALL_ADS_COMPLETED).") && vc.contentPlayer.contentEnded }
         try vc.contentPlayer.close()
         #expect(manager.playedBreaks.first?.ads.first?.presentation == .normal)
-        let frames = try MediaVerifier.videoFrames(out, reader: Self.reader)
+        let frames = try await MediaVerifier.videoFrames(out, reader: Self.reader)
         #expect(frames.count == 120 && frames.first?.identity?.sourceID == 3 && frames.last?.identity?.sourceID == 7)
     }
 }

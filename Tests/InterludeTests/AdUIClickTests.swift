@@ -29,8 +29,8 @@ import Playback
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-click-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
-        let ad = try TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 25, seconds: 2)
+        let content = try await TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
+        let ad = try await TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 25, seconds: 2)
         let player = Player(url: content, clock: .asFastAsPossible)
         player.surface.attach(NullOutput())
         let script = try SessionScript.parse(Data(#"{"actions": [{"on": "MIDPOINT", "do": "pause"}]}"#.utf8))

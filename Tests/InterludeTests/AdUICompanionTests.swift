@@ -14,10 +14,10 @@ import Playback
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let tall = dir.appendingPathComponent("tall.png"), wide = dir.appendingPathComponent("wide.png")
-        _ = try Tools.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=white:s=300x250", "-frames:v", "1", tall.path])
-        _ = try Tools.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x808080:s=728x90", "-frames:v", "1", wide.path])
-        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
-        let ad = try TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 25, seconds: 1)
+        _ = try await Tools.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=white:s=300x250", "-frames:v", "1", tall.path])
+        _ = try await Tools.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x808080:s=728x90", "-frames:v", "1", wide.path])
+        let content = try await TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
+        let ad = try await TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 25, seconds: 1)
         let vmap = """
             <vmap:VMAP xmlns:vmap="http://www.iab.net/videosuite/vmap" version="1.0">
             <vmap:AdBreak timeOffset="00:00:01.000" breakType="linear" breakId="mid"><vmap:AdSource><vmap:VASTAdData>
@@ -38,7 +38,7 @@ import Playback
             s.companionSlots = [CompanionAdSlot(width: 300, height: 250), CompanionAdSlot(width: 728, height: 90)]
             s.companionLBar = lbar
             let r = try await s.run()
-            return (r, try DecodedPictures.decode(out))
+            return (r, try await DecodedPictures.decode(out))
         }
         let (plainResult, plain) = try await stitch("plain", lbar: false)
         let (result, lbar) = try await stitch("lbar", lbar: true)

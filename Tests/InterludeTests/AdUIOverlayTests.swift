@@ -20,14 +20,14 @@ import Playback
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let png = dir.appendingPathComponent("banner.png")
-        _ = try Tools.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=white:s=160x40", "-frames:v", "1", png.path])
+        _ = try await Tools.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=white:s=160x40", "-frames:v", "1", png.path])
         let vast = """
             <VAST version="3.0"><Ad id="ov"><InLine><AdSystem>T</AdSystem><AdTitle>ov</AdTitle>
             <Creatives><Creative><NonLinearAds><NonLinear width="160" height="40" minSuggestedDuration="00:00:00.800">
             <StaticResource creativeType="image/png"><![CDATA[\(png.path)]]></StaticResource></NonLinear>
             </NonLinearAds></Creative></Creatives></InLine></Ad></VAST>
             """
-        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
+        let content = try await TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
         let out = dir.appendingPathComponent("single.nut")
         let stitcher = TagStitcher(output: StitchRequest(content: content.path, breaks: [], output: out.path, container: .nut),
                                    adsResponse: vast)
@@ -41,7 +41,7 @@ import Playback
         for _ in 0..<600 where outcome.result == nil { try await Task.sleep(nanoseconds: 100_000_000) }
         let result = try #require(outcome.result, "the stitch did not finish within 60 s").get()
         #expect(result.videoFrames == 50 && result.breaks.isEmpty && stitcher.delegateLog.contains("contentResume"), "\(stitcher.delegateLog)")
-        let frames = try DecodedPictures.decode(out)
+        let frames = try await DecodedPictures.decode(out)
         #expect(frames.frames.count == 50)
     }
 
@@ -51,7 +51,7 @@ import Playback
         defer { try? FileManager.default.removeItem(at: dir) }
         // a 160x40 banner: solid white (luma 235) inside a 4 px black frame
         let png = dir.appendingPathComponent("banner.png")
-        _ = try Tools.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=white:s=160x40,drawbox=x=0:y=0:w=160:h=40:color=black:t=4",
+        _ = try await Tools.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=white:s=160x40,drawbox=x=0:y=0:w=160:h=40:color=black:t=4",
                               "-frames:v", "1", png.path])
         let server = try HTTPTestServer()
         defer { server.stop() }
@@ -75,7 +75,7 @@ import Playback
             \(ad("local", 3, "<StaticResource creativeType=\"image/png\"><![CDATA[\(png.path)]]></StaticResource>"))
             </VAST></vmap:VASTAdData></vmap:AdSource></vmap:AdBreak></vmap:VMAP>
             """)
-        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
+        let content = try await TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
         let out = dir.appendingPathComponent("overlay.nut"), plainOut = dir.appendingPathComponent("plain.nut")
         let stitcher = TagStitcher(output: StitchRequest(content: content.path, breaks: [], output: out.path, container: .nut),
                                    adTag: server.url("/vmap.xml"))
@@ -85,13 +85,13 @@ import Playback
 
         // content played on: 50 frames, in order, no ad break
         #expect(result.videoFrames == 50 && result.breaks.isEmpty)
-        let frames = try MediaVerifier.videoFrames(out, reader: IdentityReader(output: PixelSize(width: 320, height: 180),
+        let frames = try await MediaVerifier.videoFrames(out, reader: IdentityReader(output: PixelSize(width: 320, height: 180),
                                                                                 sources: [PixelSize(width: 320, height: 180)]))
         let segments = MediaVerifier.segments(frames)
         #expect(segments.count == 1 && segments.first?.sourceID == 1 && segments.first?.firstFrame == 0 && segments.first?.lastFrame == 49,
                 "\(segments)")
         // the banner on frames 25..<45 (1 s for 0.8 s), at its VAST size, bottom centre; nothing else changed
-        let drawn = try DecodedPictures.decode(out), plain = try DecodedPictures.decode(plainOut)
+        let drawn = try await DecodedPictures.decode(out), plain = try await DecodedPictures.decode(plainOut)
         let rect = ScheduledOverlay(adId: "", breakId: "", image: AdUIImage(try RGBAImage.filled(width: 160, height: 40, r: 0, g: 0, b: 0)),
                                     width: 160, height: 40, contentStart: .zero, contentEnd: .zero).rect(frameWidth: 320, frameHeight: 180)
         #expect(rect == Draw.PixelRect(x: 80, y: 131, width: 160, height: 40))

@@ -79,7 +79,7 @@ import Playback
     }
 
     static func stitch(_ f: Fixture, tag: String, name: String) async throws -> (StitchResult, URL) {
-        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
+        let content = try await TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
         let out = f.dir.appendingPathComponent("\(name).nut")
         let stitcher = TagStitcher(output: StitchRequest(content: content.path, breaks: [], output: out.path, container: .nut), adTag: tag)
         stitcher.cache = AdMediaCache(directory: f.dir.appendingPathComponent("cache"))
@@ -102,7 +102,7 @@ import Playback
         #expect(beacons.filter { $0.event == "creativeView" }.allSatisfy { $0.streamTime == MediaTime(value: 1, timescale: 1) })
         #expect(beacons.filter { $0.event == "close" }.allSatisfy { $0.streamTime == MediaTime(value: 9, timescale: 5) })
         // and the overlay was drawn (frame 30 = 1.2 s): the banner's white inside
-        #expect(try DecodedPictures.decode(out).mean(frame: 30, x: 88, y: 138, width: 144, height: 24) > 250)
+        #expect(try await DecodedPictures.decode(out).mean(frame: 30, x: 88, y: 138, width: 144, height: 24) > 250)
     }
 
     /// A buffet of overlays (ads without `sequence`): only the first is shown; when it cannot be
@@ -124,10 +124,10 @@ import Playback
         // only the fallback was shown: its impression, creativeView and close; none of the last one
         #expect(result.beacons.filter { $0.adId == "good" }.map(\.event) == ["impression", "creativeView", "close"])
         #expect(!result.beacons.contains { $0.adId == "spare" || ($0.event == "impression" && $0.adId != "good") })
-        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
+        let content = try await TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
         let plainOut = f.dir.appendingPathComponent("plain.nut")
         _ = try Stitcher(request: StitchRequest(content: content.path, breaks: [], output: plainOut.path, container: .nut)).run()
-        let drawn = try DecodedPictures.decode(out), plain = try DecodedPictures.decode(plainOut)
+        let drawn = try await DecodedPictures.decode(out), plain = try await DecodedPictures.decode(plainOut)
         for n in [25, 35, 44] {
             #expect(drawn.mean(frame: n, x: 88, y: 138, width: 144, height: 24) > 250, "banner on frame \(n)")
             #expect(drawn.frames[n] != plain.frames[n])
@@ -150,7 +150,7 @@ import Playback
         let f = try Fixture()
         defer { f.stop() }
         let tag = f.vmap(offset: "00:00:00.400", ads: f.chain(inline: f.inline("in", resource: f.image, seconds: "00:00:05", click: true)))
-        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
+        let content = try await TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
         // in real time (2 s), as a window plays: the overlay's image is fetched at its cue while
         // the content plays on, so it shows from the first frame after the fetch
         let player = Player(url: content, clock: .realTime)

@@ -64,7 +64,7 @@ import Playback
 
     static func stitch(_ ui: UI) async throws -> DecodedPictures {
         if let known = runs[ui] { return known }
-        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
+        let content = try await TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-adui-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -83,7 +83,7 @@ import Playback
         let result = try await stitcher.run()
         #expect(result.errors.isEmpty, "\(result.errors.map(\.message))")
         #expect(result.videoFrames == 175)
-        let pictures = try DecodedPictures.decode(out)
+        let pictures = try await DecodedPictures.decode(out)
         #expect(pictures.frames.count == 175)
         runs[ui] = pictures
         return pictures

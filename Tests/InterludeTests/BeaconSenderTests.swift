@@ -17,7 +17,7 @@ import Timing
         server.route("/moved", .redirect(to: "/ok?via=moved"))
         server.route("/huge", .generated(1 << 30))
         server.route("/endless", .generated(1 << 30, declaresLength: false))
-        let bomb = try HostileBodies.gzipBomb()
+        let bomb = try await HostileBodies.gzipBomb()
         server.route("/bomb", .init(status: 200, headers: ["Content-Type": "image/gif", "Content-Encoding": "gzip"], body: bomb))
         let sender = BeaconSender(timeout: 60)
         let paths = ["/ok", "/nc", "/gone", "/moved", "/huge", "/endless", "/bomb"]

@@ -33,9 +33,9 @@ import Timing
     }
 
     @Test func fourStitchesCompleteWhileTheMainThreadIsBlocked() async throws {
-        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
-        let ads = [try TestMedia.clip(sourceID: 2, width: 320, height: 180, fps: 25, seconds: 1),
-                   try TestMedia.clip(sourceID: 3, width: 240, height: 180, fps: 30, seconds: 1)]
+        let content = try await TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
+        let ads = try await [TestMedia.clip(sourceID: 2, width: 320, height: 180, fps: 25, seconds: 1),
+                             TestMedia.clip(sourceID: 3, width: 240, height: 180, fps: 30, seconds: 1)]
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-blocked-main-\(getpid())-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }

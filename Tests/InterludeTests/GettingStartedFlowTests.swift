@@ -74,7 +74,7 @@ import Playback
     @Test func theGettingStartedFlow() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-flow-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let content = try TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 30, seconds: 3)
+        let content = try await TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 30, seconds: 3)
         let ad = TestMedia.Sample.adMatching.url.path
         let vmap = dir.appendingPathComponent("rules.xml")
         let inline = { (id: String) in
@@ -100,7 +100,7 @@ import Playback
                               "ALL_ADS_COMPLETED"], "\(app.steps)")
         #expect(app.adsManager?.adCuePoints == [0, -1])
         // the output really holds pre-roll, content, post-roll
-        let frames = try MediaVerifier.videoFrames(out, reader: IdentityReader(output: PixelSize(width: 320, height: 180),
+        let frames = try await MediaVerifier.videoFrames(out, reader: IdentityReader(output: PixelSize(width: 320, height: 180),
                                                                                sources: [PixelSize(width: 640, height: 360), PixelSize(width: 320, height: 180)]))
         #expect(MediaVerifier.segments(frames).map(\.sourceID) == [2, 7, 2])
         #expect(frames.count == 180 + 90 + 180)

@@ -45,7 +45,7 @@ import TestSupport
     @Test func aGzipBombIsRefusedBeforeItExpands() async throws {
         let server = try HTTPTestServer()
         defer { server.stop() }
-        let bomb = try HostileBodies.gzipBomb()   // ~1 MB on the wire, 1 GiB decoded
+        let bomb = try await HostileBodies.gzipBomb()   // ~1 MB on the wire, 1 GiB decoded
         server.route("/bomb.mp4", .init(status: 200, headers: ["Content-Type": "video/mp4", "Content-Encoding": "gzip"], body: bomb))
         let dir = freshDirectory()
         do {

@@ -29,8 +29,8 @@ private func probedFrames(_ url: URL) throws -> Int {
     @Test func aMediaBreakIsStitchedCommittedAndReported() async throws {
         let dir = try scratch("media")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
-        let ad = try TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 25, seconds: 1)
+        let content = try await TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
+        let ad = try await TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 25, seconds: 1)
         let out = dir.appendingPathComponent("out.mp4"), report = dir.appendingPathComponent("report.json")
         var job = StitchJob(request: StitchRequest(content: content.path, breaks: [AdBreakRequest(id: "midroll-1", position: .time(MediaTime(value: 1, timescale: 1)), ads: [ad.path])],
                                                    output: out.path))
@@ -52,7 +52,7 @@ private func probedFrames(_ url: URL) throws -> Int {
     @Test func aRefusedOutputLeavesTheUsersFileUntouched() async throws {
         let dir = try scratch("refused")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let content = try TestMedia.clip(sourceID: 2, width: 320, height: 180, fps: 25, seconds: 1)
+        let content = try await TestMedia.clip(sourceID: 2, width: 320, height: 180, fps: 25, seconds: 1)
         let mine = dir.appendingPathComponent("mine.mp4")
         let bytes = Data("the user's own file".utf8)
         try bytes.write(to: mine)
@@ -78,9 +78,9 @@ private func probedFrames(_ url: URL) throws -> Int {
         let dir = try scratch("companions")
         defer { try? FileManager.default.removeItem(at: dir) }
         let tall = dir.appendingPathComponent("tall.png")
-        _ = try Tools.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=white:s=300x250", "-frames:v", "1", tall.path])
-        let content = try TestMedia.clip(sourceID: 3, width: 320, height: 180, fps: 25, seconds: 2)
-        let ad = try TestMedia.clip(sourceID: 8, width: 320, height: 180, fps: 25, seconds: 1)
+        _ = try await Tools.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=white:s=300x250", "-frames:v", "1", tall.path])
+        let content = try await TestMedia.clip(sourceID: 3, width: 320, height: 180, fps: 25, seconds: 2)
+        let ad = try await TestMedia.clip(sourceID: 8, width: 320, height: 180, fps: 25, seconds: 1)
         let vast = dir.appendingPathComponent("vast.xml")
         try """
             <VAST version="3.0"><Ad id="a1"><InLine><AdSystem>T</AdSystem><AdTitle>a</AdTitle><Impression><![CDATA[http://127.0.0.1:9/i]]></Impression>
@@ -131,7 +131,7 @@ private func probedFrames(_ url: URL) throws -> Int {
     @Test func playsToAFileAndCommitsIt() async throws {
         let dir = try scratch("play")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let content = try TestMedia.clip(sourceID: 4, width: 320, height: 180, fps: 25, seconds: 1)
+        let content = try await TestMedia.clip(sourceID: 4, width: 320, height: 180, fps: 25, seconds: 1)
         let out = dir.appendingPathComponent("played.nut")
         var job = PlayJob(content: content.path)
         job.clock = .asFastAsPossible
@@ -147,7 +147,7 @@ private func probedFrames(_ url: URL) throws -> Int {
     }
 
     @Test func anEventsFileOverTheContentIsRefused() async throws {
-        let content = try TestMedia.clip(sourceID: 4, width: 320, height: 180, fps: 25, seconds: 1)
+        let content = try await TestMedia.clip(sourceID: 4, width: 320, height: 180, fps: 25, seconds: 1)
         let before = try Data(contentsOf: content)
         var job = PlayJob(content: content.path)
         job.clock = .asFastAsPossible

@@ -62,7 +62,7 @@ import TestSupport
         #expect(ad.mediaContent.hasVideoContent == false)
         #expect(ad.image(forKey: "MainImage")?.image != nil)   // what the app shows instead
 
-        let clip = try TestMedia.clip(sourceID: 5, width: 320, height: 180, fps: 25, seconds: 1)
+        let clip = try await TestMedia.clip(sourceID: 5, width: 320, height: 180, fps: 25, seconds: 1)
         let v = try NativeAdServer(video: clip)
         let format = NativeFormatDefinition(formatID: "777", assets: NativeFormatDefinition.guideSample.assets + [.init(name: "MainVideo", id: 4, type: .video)])
         let probe = NativeDelegateProbe()

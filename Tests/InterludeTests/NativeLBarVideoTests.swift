@@ -21,12 +21,12 @@ import TestSupport
         """
 
     @Test func theVideoPlaysInTheMediaWindowForItsDurationBesideTheContent() async throws {
-        let clip = try TestMedia.clip(sourceID: 5, width: 320, height: 180, fps: 25, seconds: 2)
+        let clip = try await TestMedia.clip(sourceID: 5, width: 320, height: 180, fps: 25, seconds: 2)
         let f = try NativeAdServer(video: clip)
         let ad = try await NativeRenderTests.ad(f, video: true)
         #expect(ad.videoController.hasVideoContent())
         let template = try #require(try NativeTemplate.parse(formatFile: Data(Self.formatFile.utf8), key: "lbar").get())
-        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 4)
+        let content = try await TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 4)
         let (r, out) = try await NativeRenderTests.stitch([NativeBreak(position: .time(MediaTime(seconds: 1)), ad: ad, layout: .lBar,
                                                                        template: template)], content: content)
         #expect(r.videoFrames == 100, "no break: the content keeps its time")
@@ -34,7 +34,7 @@ import TestSupport
         #expect(p.frames == 50 && p.firstFrame == 1.0 && p.lastFrame == 2.96, "the video's 2 s, not the template's 1 s")
         #expect(p.media == f.server.url("/media/native.mp4"))
         #expect(r.warnings.isEmpty, "\(r.warnings)")
-        let pictures = try DecodedPictures.decode(out, pixelFormat: "rgb24")
+        let pictures = try await DecodedPictures.decode(out, pixelFormat: "rgb24")
         let video = try NativeRenderTests.reference(clip, name: "native-video-s5-2s-96x54.nut", filter: "scale=96:54")
         let window = try NativeRenderTests.reference(content, name: "native-content-s1-224x126.nut", filter: "scale=224:126")
         for k in stride(from: 0, to: 50, by: 7) {
@@ -47,7 +47,7 @@ import TestSupport
             #expect(c < 8 && c < cNext, "content frame \(n) in its window: \(c) vs \(cNext)")
         }
         // before and after the L-bar: content only
-        let frames = try MediaVerifier.videoFrames(out)
+        let frames = try await MediaVerifier.videoFrames(out)
         #expect(frames[0..<25].map { $0.identity?.frameIndex } == Array(0..<25))
         #expect(frames[75..<100].map { $0.identity?.frameIndex } == Array(75..<100))
         // muted: the output's sound over the L-bar is the content's (same as a stitch without it)

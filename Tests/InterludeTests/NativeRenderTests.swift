@@ -87,7 +87,7 @@ import TestSupport
         let f = try NativeAdServer()
         let ad = try await Self.ad(f)
         #expect(!ad.videoController.hasVideoContent())
-        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 4)
+        let content = try await TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 4)
         let (r, out) = try await Self.stitch([NativeBreak(position: .time(MediaTime(seconds: 1)), ad: ad, layout: .fullFrame,
                                                           template: try Self.template("template"))], content: content)
         // 4 s of content + the 2 s native break
@@ -101,7 +101,7 @@ import TestSupport
         #expect(placement.impressionURLs == [f.server.url("/imp"), f.server.url("/ev-imp")])
         #expect(await f.waitForHits("/imp", count: 1) == 1)
 
-        let pictures = try DecodedPictures.decode(out, pixelFormat: "rgb24")
+        let pictures = try await DecodedPictures.decode(out, pixelFormat: "rgb24")
         #expect(pictures.frames.count == 150)
         // the MainImage region (media view with the image fallback) holds the source image scaled to 192x108
         let scaled = try Self.reference(TestMedia.cacheDirectory.appendingPathComponent("native-quadrants-160x90.png"),
@@ -122,7 +122,7 @@ import TestSupport
                                           name: "native-quadrants-192x108-shifted.nut", filter: "scale=160:90,pad=192:108:16:9:black")
         #expect(Self.meanDifference(pictures, frame: 50, x: 16, y: 36, unscaled) > 30)
         // content frames around the break: once each, in order
-        let frames = try MediaVerifier.videoFrames(out)
+        let frames = try await MediaVerifier.videoFrames(out)
         let ids = frames.map { $0.identity }
         #expect(ids[0..<25].map { $0?.frameIndex } == Array(0..<25))
         #expect(ids[75..<150].map { $0?.frameIndex } == Array(25..<100))
@@ -130,18 +130,18 @@ import TestSupport
     }
 
     @Test func fullFrameVideoBreakPlaysTheVideoInTheMediaWindow() async throws {
-        let clip = try TestMedia.clip(sourceID: 5, width: 320, height: 180, fps: 25, seconds: 1)
+        let clip = try await TestMedia.clip(sourceID: 5, width: 320, height: 180, fps: 25, seconds: 1)
         let f = try NativeAdServer(video: clip)
         let ad = try await Self.ad(f, video: true)
         #expect(ad.videoController.hasVideoContent())
-        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 4)
+        let content = try await TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 4)
         let (r, out) = try await Self.stitch([NativeBreak(position: .time(MediaTime(seconds: 1)), ad: ad, layout: .fullFrame,
                                                           template: try Self.template("template"))], content: content)
         // the break lasts the video's measured second, not the template's declared 2 s
         #expect(r.breaks.first?.duration == MediaTime(seconds: 1))
         #expect(r.videoFrames == 125)
         #expect(r.natives.first?.frames == 25)
-        let pictures = try DecodedPictures.decode(out, pixelFormat: "rgb24")
+        let pictures = try await DecodedPictures.decode(out, pixelFormat: "rgb24")
         try Self.expectVideoInMediaWindow(pictures, clip: clip)
         for k in [0, 12, 24] { #expect(Self.ink(pictures, frame: 25 + k, x: 216, y: 40, width: 100, height: 30) > 60) }
     }
@@ -149,8 +149,8 @@ import TestSupport
     @Test func aNativeAdJoinsThePodOfABreakAtTheSameCue() async throws {
         let f = try NativeAdServer()
         let ad = try await Self.ad(f)
-        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 4)
-        let vast = try TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 25, seconds: 1)
+        let content = try await TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 4)
+        let vast = try await TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 25, seconds: 1)
         let (r, out) = try await Self.stitch([NativeBreak(position: .time(MediaTime(seconds: 1)), ad: ad, layout: .fullFrame,
                                                           template: try Self.template("template"))], content: content,
                                              breaks: [AdBreakRequest(id: "mid", position: .time(MediaTime(seconds: 1)), ads: [vast.path])])
@@ -159,19 +159,19 @@ import TestSupport
         let b = try #require(r.breaks.first)
         #expect(b.id == "mid" && b.ads.count == 2 && b.duration == MediaTime(seconds: 3))
         #expect(r.natives.first?.firstFrame == 2.0 && r.natives.first?.frames == 50 && r.natives.first?.impressionStreamTime == 2.0)
-        let frames = try MediaVerifier.videoFrames(out)
+        let frames = try await MediaVerifier.videoFrames(out)
         #expect(frames.count == 175)
         #expect(frames[25..<50].allSatisfy { $0.identity?.sourceID == 7 }, "the VAST ad plays first, undrawn")
         #expect(frames[0..<25].map { $0.identity?.frameIndex } == Array(0..<25))
         #expect(frames[100..<175].map { $0.identity?.frameIndex } == Array(25..<100))
-        let pictures = try DecodedPictures.decode(out, pixelFormat: "rgb24")
+        let pictures = try await DecodedPictures.decode(out, pixelFormat: "rgb24")
         for n in [50, 74] { #expect(Self.ink(pictures, frame: n, x: 216, y: 40, width: 100, height: 30) > 60, "native layout on frame \(n)") }
     }
 
     @Test func lBarKeepsTheContentPlayingInItsWindowOnceAndInOrder() async throws {
         let f = try NativeAdServer()
         let ad = try await Self.ad(f)
-        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 4)
+        let content = try await TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 4)
         let (r, out) = try await Self.stitch([NativeBreak(position: .time(MediaTime(seconds: 1)), ad: ad, layout: .lBar,
                                                           template: try Self.template("lbar"))], content: content)
         #expect(r.videoFrames == 100)   // no break: the content keeps its time
@@ -181,12 +181,12 @@ import TestSupport
         #expect(placement.impressionStreamTime == 1.0)
         #expect(await f.waitForHits("/imp", count: 1) == 1)
         // outside the L-bar the content frames are read back by identity, once each and in order
-        let ids = try MediaVerifier.videoFrames(out).map { $0.identity?.frameIndex }
+        let ids = try await MediaVerifier.videoFrames(out).map { $0.identity?.frameIndex }
         #expect(ids.count == 100)
         #expect(ids[0..<25].map { $0 } == Array(0..<25).map { Optional($0) })
         #expect(ids[75..<100].map { $0 } == Array(75..<100).map { Optional($0) })
         // inside it, the window holds content frame n scaled (and not its neighbours)
-        let pictures = try DecodedPictures.decode(out, pixelFormat: "rgb24")
+        let pictures = try await DecodedPictures.decode(out, pixelFormat: "rgb24")
         let window = try Self.reference(content, name: "native-content-s1-224x126.nut", filter: "scale=224:126")
         for n in stride(from: 25, to: 75, by: 7) {
             let here = Self.meanDifference(pictures, frame: n, x: 0, y: 0, window, frame: n)

@@ -61,7 +61,7 @@ import TestSupport
         #expect(r.natives[0].impressionStreamTime == 2.0 && r.natives[0].media == "generated still")
         #expect(r.natives[1].firstFrame == 7.0 && r.natives[1].lastFrame == 8.96 && r.natives[1].frames == 50)
         #expect(await f.waitForHits("/imp", count: 2) == 2, "each native ad's impression once")
-        let frames = try MediaVerifier.videoFrames(out)
+        let frames = try await MediaVerifier.videoFrames(out)
         #expect(frames.count == 225)
         guard frames.count == 225 else { return }
         #expect(frames[0..<25].allSatisfy { $0.identity?.sourceID == 7 }, "the VAST pre-roll")
@@ -70,7 +70,7 @@ import TestSupport
         #expect(frames[100..<125].map { $0.identity?.frameIndex } == Array(25..<50), "content resumes at the cue frame")
         #expect(frames[125..<150].allSatisfy { $0.identity?.sourceID == 8 }, "the VAST mid-roll")
         #expect(frames[150..<175].map { $0.identity?.frameIndex } == Array(50..<75), "content up to the L-bar")
-        let pictures = try DecodedPictures.decode(out, pixelFormat: "rgb24")
+        let pictures = try await DecodedPictures.decode(out, pixelFormat: "rgb24")
         for n in [50, 99] {
             #expect(NativeRenderTests.ink(pictures, frame: n, x: 216, y: 40, width: 100, height: 30) > 60, "headline on native frame \(n)")
         }
@@ -105,7 +105,7 @@ import TestSupport
         // VAST pre-roll 1 s | native 2 s | content 2 s | VAST post-roll 1 s | native 2 s
         #expect(r.videoFrames == 200)
         #expect(r.natives.map(\.firstFrame) == [1.0, 6.0])
-        let frames = try MediaVerifier.videoFrames(out)
+        let frames = try await MediaVerifier.videoFrames(out)
         #expect(frames.count == 200)
         guard frames.count == 200 else { return }
         #expect(frames[0..<25].allSatisfy { $0.identity?.sourceID == 7 })

@@ -38,7 +38,7 @@ import TestSupport
     }
 
     @Test func aWrapperChainIsFollowedToTheVideoWhichPlaysInTheMediaWindow() async throws {
-        let clip = try TestMedia.clip(sourceID: 5, width: 320, height: 180, fps: 25, seconds: 1)
+        let clip = try await TestMedia.clip(sourceID: 5, width: 320, height: 180, fps: 25, seconds: 1)
         let f = try NativeAdServer(video: clip)
         f.server.route("/vast/w2.xml", body: Self.wrapper(f.server.url("/vast/inline.xml"), id: "w2"))
         f.server.route("/vast/inline.xml", body: Self.inline(f.server.url("/media/native.mp4")))
@@ -47,16 +47,16 @@ import TestSupport
         #expect(ad.mediaContent.videoURL == f.server.url("/media/native.mp4"))
         #expect(ad.mediaContent.videoProblem == nil)
         #expect(f.server.requestCount("/vast/w2.xml") == 1 && f.server.requestCount("/vast/inline.xml") == 1)
-        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 4)
+        let content = try await TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 4)
         let (r, out) = try await NativeRenderTests.stitch([NativeBreak(position: .time(MediaTime(seconds: 1)), ad: ad, layout: .fullFrame,
                                                                        template: try NativeRenderTests.template("template"))], content: content)
         #expect(r.natives.first?.media == f.server.url("/media/native.mp4") && r.natives.first?.frames == 25)
         #expect(r.videoFrames == 125)
-        try NativeRenderTests.expectVideoInMediaWindow(try DecodedPictures.decode(out, pixelFormat: "rgb24"), clip: clip)
+        try await NativeRenderTests.expectVideoInMediaWindow(try DecodedPictures.decode(out, pixelFormat: "rgb24"), clip: clip)
     }
 
     @Test func hostileChainsGiveNoVideoAndTheImageLayoutWithAReason() async throws {
-        let clip = try TestMedia.clip(sourceID: 5, width: 320, height: 180, fps: 25, seconds: 1)
+        let clip = try await TestMedia.clip(sourceID: 5, width: 320, height: 180, fps: 25, seconds: 1)
         let f = try NativeAdServer(video: clip)
         let s = f.server
         s.route("/vast/loop.xml", body: Self.wrapper(s.url("/vast/loop.xml"), id: "loop"))

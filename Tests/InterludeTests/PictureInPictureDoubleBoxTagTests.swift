@@ -106,7 +106,7 @@ import Interlude
         #expect(!stitcher.delegateLog.contains("contentPause") && stitcher.delegateLog.filter { $0 == "contentResume" }.count == 1
                 && stitcher.delegateLog.first { $0.hasPrefix("contentResume") || $0.hasPrefix("event:AD_BREAK_STARTED") } == "contentResume",
                 "\(stitcher.delegateLog)")
-        let p = try DecodedPictures.decode(out)
+        let p = try await DecodedPictures.decode(out)
         #expect(p.frames.count == 90)
         let w = PictureInPictureLayer().windowRect(width: 320, height: 180)
         let window = TestSupport.PixelRect(x: w.x, y: w.y, width: w.width, height: w.height)
@@ -168,7 +168,7 @@ import Interlude
         #expect(!lines.contains { $0.contains("\"contentPause\"") }, "content never paused")
         #expect(!lines.contains { $0.contains("\"LOG\"") }, "\(lines.filter { $0.contains("LOG") })")
 
-        let p = try DecodedPictures.decode(out)
+        let p = try await DecodedPictures.decode(out)
         #expect(p.frames.count == 90, "no frame added: the break overlaps content")
         let w = PictureInPictureLayer().windowRect(width: 320, height: 180)
         let window = TestSupport.PixelRect(x: w.x, y: w.y, width: w.width, height: w.height)
@@ -218,7 +218,7 @@ import Interlude
         let (_, ad) = try Self.media()
         let (_, session, log, out) = try await Self.playSession("pre", clock: .asFastAsPossible,
             vmap: Self.vmap(ad, extensionXML: #"<vmap:Extension type="interlude:doublebox" mode="doublebox-reverse"/>"#, offset: "start"))
-        let p = try DecodedPictures.decode(out)
+        let p = try await DecodedPictures.decode(out)
         let w = PictureInPictureLayer().windowRect(width: 320, height: 180)
         let window = TestSupport.PixelRect(x: w.x, y: w.y, width: w.width, height: w.height)
         func id(_ r: TestSupport.PixelRect, _ n: Int) -> Int {
@@ -253,7 +253,7 @@ import Interlude
         #expect(wall >= 0.45 && held < 1.0 / 30 + 1e-6, "held \(held) s of stream over \(wall) s of wall time")
         #expect(events.contains { $0["event"] as? String == "PAUSE" } && events.contains { $0["event"] as? String == "RESUME" })
         #expect(events.contains { $0["event"] as? String == "seeked" && $0["ok"] as? Bool == false }, "seek refused in the double box")
-        let p = try DecodedPictures.decode(out)
+        let p = try await DecodedPictures.decode(out)
         let ids = p.frames.map { IdentityReader(candidates: [Self.full]).read($0, width: 320, height: 180).identity.map { $0.sourceID * 1000 + $0.frameIndex } ?? -1 }
         #expect(ids == (0..<15).map { 1000 + $0 } + (0..<30).map { 5000 + $0 } + (45..<90).map { 1000 + $0 }, "\(ids)")
     }
@@ -275,7 +275,7 @@ import Interlude
         #expect(StitchReport(result).smartRendering?.reason == DoubleBoxLayer.smartRenderingRefusal)
         #expect(!stitcher.delegateLog.contains("contentPause") && !result.events.contains { $0.type == .log })
         #expect(result.playedBreaks.first?.ads.first?.presentation == .doubleBox && result.videoFrames == 90)
-        let p = try DecodedPictures.decode(container == .hls ? out.appendingPathComponent("index.m3u8") : out)
+        let p = try await DecodedPictures.decode(container == .hls ? out.appendingPathComponent("index.m3u8") : out)
         #expect(p.frames.count == 90)
         let w = PictureInPictureLayer().windowRect(width: 320, height: 180)
         let window = TestSupport.PixelRect(x: w.x, y: w.y, width: w.width, height: w.height)
@@ -288,7 +288,7 @@ import Interlude
         #expect(wrong.isEmpty, "wrong frames: \(wrong)")
         // the markers: a chapter for the ad (content cut around it), or a date range with the ad's duration
         if container == .mp4 {
-            let chapters = try MediaVerifier.probe(out).chapters
+            let chapters = try await MediaVerifier.probe(out).chapters
             #expect(chapters.map { $0.title ?? "" } == ["Content 1", "Ad box 1/1 (double box): \(ad.lastPathComponent)", "Content 2 (continued)"]
                     && chapters.map { [($0.start * 1000).rounded(), ($0.end * 1000).rounded()] } == [[0, 500], [500, 1500], [1500, 3000]],
                     "\(chapters)")

@@ -97,7 +97,7 @@ final class FakeAdUI: SurfaceLayer {
         try await session.run()
         try await Task.sleep(nanoseconds: 200_000_000)   // let fired beacons land
         let events = log.written.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        return Run(session: session, events: events, pictures: try DecodedPictures.decode(out), null: null, arrivals: arrivals)
+        return Run(session: session, events: events, pictures: try await DecodedPictures.decode(out), null: null, arrivals: arrivals)
     }
 
     /// The PiP window's rect in the output, as the tests' pixel type.
@@ -120,7 +120,7 @@ final class FakeAdUI: SurfaceLayer {
             """, ads: false, name: "pip-plain")
         let p = run.pictures
         #expect(p.frames.count == 90)
-        let content = try DecodedPictures.decode(try TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 30, seconds: 3))
+        let content = try await DecodedPictures.decode(try TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 30, seconds: 3))
         let window = Self.window(run.session)
         #expect(window.width == 128 && window.height == 72 && window.x + window.width <= 320 && window.y + window.height <= 180)
         let veil = Double(run.session.pictureInPictureController.layer.dimAlpha) / 255

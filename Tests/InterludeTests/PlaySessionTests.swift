@@ -87,7 +87,7 @@ import Interlude
         #expect(log.written.filter { $0.contains("\"openURL\"") }.count == log.written.filter { $0.contains("\"CLICKED\"") }.count)
         try await Task.sleep(nanoseconds: 200_000_000)   // let fired beacons land
         let events = log.written.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        let frames = try MediaVerifier.videoFrames(out, reader: Self.reader).map { ($0.identity?.sourceID ?? -1) * 1000 + ($0.identity?.frameIndex ?? -1) }
+        let frames = try await MediaVerifier.videoFrames(out, reader: Self.reader).map { ($0.identity?.sourceID ?? -1) * 1000 + ($0.identity?.frameIndex ?? -1) }
         return (Run(session: session, events: events, frames: frames, null: null), arrivals)
     }
 

@@ -36,7 +36,7 @@ import Playback
         // stitching meanwhile can hold the actor longer than the 30 s default. Not what this tests.
         stitcher.cache.preloadTimeout = 600
         let result = try await stitcher.run()
-        let frames = try MediaVerifier.videoFrames(out)
+        let frames = try await MediaVerifier.videoFrames(out)
         var counts: [String: Int] = [:]
         for r in server.requests where r.path.hasPrefix("/media/") { counts[r.path, default: 0] += 1 }
         let run = Run(url: out, result: result, log: stitcher.delegateLog, frames: frames,
@@ -54,7 +54,7 @@ import Playback
         #expect(content.allSatisfy { $0.skips == 0 && $0.repeats == 0 })
         let expectedFrames: Int = 180 + 1200 + 150 + 120 + 180 + 120
         #expect(r.frames.count == expectedFrames)
-        #expect(try MediaVerifier.ffmpegErrors(r.url) == "")
+        #expect(try await MediaVerifier.ffmpegErrors(r.url) == "")
     }
 
     @Test func audioStaysInSync() async throws {
@@ -62,7 +62,7 @@ import Playback
         let silent = r.segments.first { $0.sourceID == 4 }!
         let silentStart = Double(silent.firstOutputIndex) / 30
         let flashes = MediaVerifier.flashTimes(r.frames).filter { !($0 >= silentStart && $0 < silentStart + 4) }
-        let offsets = MediaVerifier.syncOffsets(flashTimes: flashes, beepOnsets: try MediaVerifier.beepOnsets(r.url))
+        let offsets = MediaVerifier.syncOffsets(flashTimes: flashes, beepOnsets: try await MediaVerifier.beepOnsets(r.url))
         let worst = MediaVerifier.maxAbsoluteOffset(offsets) ?? 1
         #expect(worst < 0.002, "worst A/V offset \(worst * 1000) ms")
     }

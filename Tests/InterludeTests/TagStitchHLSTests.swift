@@ -59,7 +59,7 @@ import Playback
         // OUT at each of the 4 breaks, IN before the content after the first 3 (the post-roll's is after the last segment)
         let scte = try HLSPackageCheck.scte35Problems(playlist)
         #expect(scte.checked == 7 && scte.problems.isEmpty, "\(scte)")
-        #expect(try HLSPackageCheck.clientProblems(playlist) == [])
+        #expect(try await HLSPackageCheck.clientProblems(playlist) == [])
         FieldCheck.keep(playlist, gstreamer: true)
     }
 }

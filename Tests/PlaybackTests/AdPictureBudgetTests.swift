@@ -93,7 +93,7 @@ import TestSupport
         let r = try await offPool { try Stitcher(request: req).run() }
         #expect(r.issues.map(\.code) == [405])
         #expect(r.issues.first?.message.contains("over the ad picture budget") == true)
-        let segments = MediaVerifier.segments(try MediaVerifier.videoFrames(out))
+        let segments = MediaVerifier.segments(try await MediaVerifier.videoFrames(out))
         #expect(segments.first?.sourceID == 1 && segments.first?.frameCount == 300)
         #expect(segments.last?.sourceID == 1 && segments.last?.firstFrame == 300 && segments.last?.frameCount == 900)
     }
@@ -115,7 +115,7 @@ import TestSupport
         #expect(r.breaks.first?.ads.map(\.mediaFile) == [TestMedia.Sample.adMatching.url.path])
         #expect(r.breaks.first?.ads.first?.totalAds == 1)
         #expect(r.videoFrames == 1200 + 180)
-        let frames = try MediaVerifier.videoFrames(out)
+        let frames = try await MediaVerifier.videoFrames(out)
         #expect(frames.count == 1200 + 180)
         // the content whole and in order around the one ad that played: frames 0-299, the ad, 300-1199
         let segments = MediaVerifier.segments(frames)

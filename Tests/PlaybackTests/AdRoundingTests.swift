@@ -11,8 +11,8 @@ import TestSupport
     @Test func sixShortAdsStayWithinHalfAFrameOfTheirSum() async throws {
         // 64 frames at 30 fps = 2.1333 s; at 25 fps that is 53.33 frames: each ad alone rounds
         // to 53 (-13 ms), six of them to 318 frames, 80 ms short of their 12.8 s.
-        let ad = try TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 30, seconds: 64.0 / 30, audio: true)
-        let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
+        let ad = try await TestMedia.clip(sourceID: 7, width: 320, height: 180, fps: 30, seconds: 64.0 / 30, audio: true)
+        let content = try await TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
         let media = try AdMediaProbe.measure(ad.path)
         #expect(media.frames == 64)
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-rounding-\(getpid())-\(UUID().uuidString.prefix(8))")

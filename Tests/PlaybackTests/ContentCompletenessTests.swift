@@ -61,7 +61,7 @@ import TestSupport
     @Test func aDamagedIndexIsAnError() async throws {
         // The index is whole in size but the second half of its chunk offsets point past the end
         // of the file: the frames it promises cannot be read.
-        var data = try Data(contentsOf: TestMedia.clip(sourceID: 1, seconds: 10))
+        var data = try await Data(contentsOf: TestMedia.clip(sourceID: 1, seconds: 10))
         var from = data.startIndex
         var damaged = 0
         while let stco = data.range(of: Data("stco".utf8), in: from..<data.endIndex) {   // every track's table

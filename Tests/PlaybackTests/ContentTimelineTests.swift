@@ -83,7 +83,7 @@ import Media
         #expect(b.contentTime == Self.cue && b.streamTime == Self.cue && b.resumeContentTime == Self.cue, "\(b)")
         #expect(result.timeline.segments.first?.contentStart == .zero && result.timeline.segments.first?.contentEnd == Self.cue)
         #expect(result.timeline.segments.last?.contentStart == Self.cue)
-        let frames = try MediaVerifier.videoFrames(out)
+        let frames = try await MediaVerifier.videoFrames(out)
         let runs = MediaVerifier.segments(frames)
         #expect(runs.map(\.sourceID) == [1, 4, 1], "\(runs)")
         guard runs.count == 3 else { return }
@@ -96,7 +96,7 @@ import Media
         let (got, expected) = try Self.onsets(out, source: source)
         #expect(expected.contains { $0 < 2 }, "the source has sound before its first video frame: \(expected)")
         #expect(got.count == expected.count && zip(got, expected).allSatisfy { abs($0 - $1) < 0.002 }, "\(got) vs \(expected)")
-        #expect(try MediaVerifier.ffmpegErrors(out) == "")
+        #expect(try await MediaVerifier.ffmpegErrors(out) == "")
     }
 
     /// Every track 2 s late (start_time 2): content time 0 is still the movie's 0; the output
@@ -107,13 +107,13 @@ import Media
         #expect((result.smartRendering?.used ?? false) == smart)
         let b = try #require(result.breaks.first)
         #expect(b.contentTime == Self.cue && b.streamTime == Self.cue, "\(b)")
-        let runs = MediaVerifier.segments(try MediaVerifier.videoFrames(out))
+        let runs = MediaVerifier.segments(try await MediaVerifier.videoFrames(out))
         #expect(runs.map(\.sourceID) == [1, 4, 1], "\(runs)")
         guard runs.count == 3 else { return }
         #expect(runs[0].firstFrame == 0 && runs[0].lastFrame == 239 && runs[0].repeats == 60 && runs[1].firstOutputIndex == 300, "\(runs)")
         let (got, expected) = try Self.onsets(out, source: source)
         #expect(got.count == expected.count && zip(got, expected).allSatisfy { abs($0 - $1) < 0.002 }, "\(got) vs \(expected)")
-        #expect(try MediaVerifier.ffmpegErrors(out) == "")
+        #expect(try await MediaVerifier.ffmpegErrors(out) == "")
     }
 
     /// A cue inside the leading gap (1 s, video at 2 s): the first frame is held up to the cue, the
@@ -123,12 +123,12 @@ import Media
                                                   cue: MediaTime(seconds: 1))
         let b = try #require(result.breaks.first)
         #expect(b.contentTime == MediaTime(seconds: 1) && b.streamTime == MediaTime(seconds: 1), "\(b)")
-        let runs = MediaVerifier.segments(try MediaVerifier.videoFrames(out))
+        let runs = MediaVerifier.segments(try await MediaVerifier.videoFrames(out))
         #expect(runs.map(\.sourceID) == [1, 4, 1], "\(runs)")
         guard runs.count == 3 else { return }
         #expect(runs[0].firstFrame == 0 && runs[0].lastFrame == 0 && runs[0].frameCount == 30, "\(runs[0])")
         #expect(runs[2].firstFrame == 0 && runs[2].lastFrame == 541 && runs[2].frameCount == 30 + 542, "\(runs[2])")
-        #expect(try MediaVerifier.ffmpegErrors(out) == "")
+        #expect(try await MediaVerifier.ffmpegErrors(out) == "")
     }
 
     /// The presenting player on the same file: `currentTime()` and the periodic observer read the
@@ -155,7 +155,7 @@ import Media
         try player.close()
         #expect(Array(times.value.prefix(4).map(\.seconds)) == [0, 1, 2, 3], "\(times.value)")
         #expect(atCue.value.map { $0 < Self.cue && $0 > Self.cue - MediaTime(value: 1, timescale: 15) } == true, "\(String(describing: atCue.value))")
-        let runs = MediaVerifier.segments(try MediaVerifier.videoFrames(out))
+        let runs = MediaVerifier.segments(try await MediaVerifier.videoFrames(out))
         #expect(runs.map(\.sourceID) == [1, 4, 1], "\(runs)")
         guard runs.count == 3 else { return }
         #expect(runs[0].firstFrame == 0 && runs[0].lastFrame == 239 && runs[0].frameCount == 300 && runs[1].firstOutputIndex == 300, "\(runs)")
@@ -178,8 +178,8 @@ import Media
         #expect(result.timeline.segments.last?.contentEnd == MediaTime(seconds: 10))
         let contentSlots = result.timeline.segments.map { ($0.streamEnd - $0.streamStart).count(of: MediaTime(value: 1, timescale: 30)) }
         #expect(contentSlots == [150, 150], "\(contentSlots)")
-        let audio = try MediaVerifier.analyzeAudio(out)
+        let audio = try await MediaVerifier.analyzeAudio(out)
         #expect(abs(audio.decodedDuration - Double(result.audioSamples) / Double(result.format.sampleRate)) < 0.03)
-        #expect(try MediaVerifier.ffmpegErrors(out) == "")
+        #expect(try await MediaVerifier.ffmpegErrors(out) == "")
     }
 }

@@ -96,19 +96,19 @@ import TestSupport
         #expect(entries.count >= 15)
         for e in entries {
             let url = p.dir.appendingPathComponent(e.uri)
-            let out = try Tools.ffprobe(["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", url.path])
+            let out = try await Tools.ffprobe(["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", url.path])
             #expect(out.stderr.isEmpty, "\(e.uri): \(out.stderr)")
             let probed = Double(String(decoding: out.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
             #expect(abs(probed - e.duration) < 0.05, "\(e.uri): \(probed) s vs EXTINF \(e.duration)")
-            #expect(try MediaVerifier.packets(url, kind: .video).first?.isKey == true, "\(e.uri)")
+            #expect(try await MediaVerifier.packets(url, kind: .video).first?.isKey == true, "\(e.uri)")
         }
-        #expect(try MediaVerifier.ffmpegErrors(p.dir.appendingPathComponent("index.m3u8")) == "")
+        #expect(try await MediaVerifier.ffmpegErrors(p.dir.appendingPathComponent("index.m3u8")) == "")
     }
 
     @Test func decodedPackageKeepsTheFrameAndSyncPromises() async throws {
         let p = try await Self.packaged.value
         let url = p.dir.appendingPathComponent("index.m3u8")
-        let frames = try MediaVerifier.videoFrames(url)
+        let frames = try await MediaVerifier.videoFrames(url)
         let segments = MediaVerifier.segments(frames)
         #expect(segments.map(\.sourceID) == [2, 1, 3, 4, 1, 6], "\(segments)")
         let content = segments.filter { $0.sourceID == 1 }
@@ -118,7 +118,7 @@ import TestSupport
         // constant rate across every segment boundary: the timeline is one
         let t0 = try #require(frames.first?.pts)
         #expect(frames.enumerated().allSatisfy { $0.element.pts.map { $0 - t0 } == MediaTime(value: Int64($0.offset), timescale: 30) })
-        let audio = try MediaVerifier.analyzeAudio(url)
+        let audio = try await MediaVerifier.analyzeAudio(url)
         let flashes = MediaVerifier.flashTimes(frames)
         let offsets = MediaVerifier.syncOffsets(flashTimes: flashes, beepOnsets: audio.onsets)
         // the silent ad's 4 flashes have no beep

@@ -59,9 +59,9 @@ import TestSupport
         }
         let playlist = broken.appendingPathComponent("index.m3u8")
         #expect(try HLSPackageCheck.continuityProblems(playlist).count > 10)
-        let ffmpeg = try FieldCheck.check(playlist, with: .ffmpeg)
+        let ffmpeg = try await FieldCheck.check(playlist, with: .ffmpeg)
         #expect(!ffmpeg.clean && ffmpeg.report.contains("corrupt"), "\(ffmpeg.report)")
-        let gst = try FieldCheck.check(playlist, with: .gstreamer)
+        let gst = try await FieldCheck.check(playlist, with: .gstreamer)
         #expect(!gst.clean && gst.report.contains("discontinuity"), "\(gst.report)")
     }
 

@@ -68,8 +68,8 @@ import TestSupport
         let (contentIn, _) = try Self.measure(TestMedia.Sample.content.url, from: 0, to: 10)
         #expect(abs(contentOut - contentIn) <= 0.3)
         // The limiter's delay is compensated: beeps and clicks stay on their flashes.
-        let frames = try MediaVerifier.videoFrames(out)
-        let audio = try MediaVerifier.analyzeAudio(out)
+        let frames = try await MediaVerifier.videoFrames(out)
+        let audio = try await MediaVerifier.analyzeAudio(out)
         let offsets = MediaVerifier.syncOffsets(flashTimes: MediaVerifier.flashTimes(frames), beepOnsets: audio.onsets)
         let worst = offsets.compactMap { $0.map(abs) }.max() ?? 1
         #expect(offsets.compactMap { $0 }.count >= 45 && worst < 0.002, "worst A/V offset \(worst * 1000) ms")

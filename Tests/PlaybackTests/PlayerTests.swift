@@ -56,7 +56,7 @@ import Playback
         #expect(seeked.value)
         #expect(player.contentEnded)
         try player.close()
-        let shown = try MediaVerifier.videoFrames(out, reader: Self.reader).map { $0.identity?.frameIndex ?? -1 }
+        let shown = try await MediaVerifier.videoFrames(out, reader: Self.reader).map { $0.identity?.frameIndex ?? -1 }
         #expect(shown == Array(0...29) + Array(76...119), "\(shown)")
     }
 
@@ -90,7 +90,7 @@ import Playback
         try player.close()
         #expect(adFrames.value.count == 30)
         #expect(done.value?.frames == 30 && done.value?.streamStart == MediaTime(value: 2, timescale: 1))
-        let segments = MediaVerifier.segments(try MediaVerifier.videoFrames(out, reader: Self.reader))
+        let segments = MediaVerifier.segments(try await MediaVerifier.videoFrames(out, reader: Self.reader))
         #expect(segments.map(\.sourceID) == [7, 3, 7], "\(segments)")
         #expect(segments.map(\.frameCount) == [60, 30, 60])
         let map = player.timeline

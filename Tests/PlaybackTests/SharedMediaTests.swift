@@ -17,12 +17,12 @@ struct SharedMediaTests {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-shared-\(getpid())-\(name).mp4")
         let req = StitchRequest(content: shared(content), breaks: breaks, output: out.path, overwrite: true)
         let r = try await offPool { try Stitcher(request: req).run() }
-        #expect(try MediaVerifier.ffmpegErrors(out) == "", "\(name) decodes cleanly")
-        let frames = try MediaVerifier.videoFrames(out, reader: IdentityReader(output: PixelSize(width: r.format.width, height: r.format.height), sources: []))
+        #expect(try await MediaVerifier.ffmpegErrors(out) == "", "\(name) decodes cleanly")
+        let frames = try await MediaVerifier.videoFrames(out, reader: IdentityReader(output: PixelSize(width: r.format.width, height: r.format.height), sources: []))
         #expect(Int64(frames.count) == r.videoFrames)
         let period = r.format.frameDuration
         #expect(frames.enumerated().allSatisfy { $0.element.pts == period * Int64($0.offset) }, "\(name): constant-rate timestamps")
-        let audio = try MediaVerifier.analyzeAudio(out)
+        let audio = try await MediaVerifier.analyzeAudio(out)
         #expect(abs(audio.decodedDuration - r.output.duration.seconds) < period.seconds, "\(name): audio \(audio.decodedDuration)s vs video \(r.output.duration.seconds)s")
         for b in r.breaks {
             for ad in b.ads {
@@ -30,7 +30,7 @@ struct SharedMediaTests {
                 #expect(ad.frames == expected, "\(name): \(ad.mediaFile) shows \(ad.frames) frames for \(ad.mediaDuration.seconds)s")
             }
         }
-        let chapters = try MediaVerifier.probe(out).chapters
+        let chapters = try await MediaVerifier.probe(out).chapters
         #expect(chapters.count == r.timeline.segments.count + r.breaks.map(\.ads.count).reduce(0, +))
         return r
     }

@@ -60,7 +60,7 @@ import TestSupport
         let req = try Self.request("hevc.mp4")
         let result = try await offPool { try Stitcher(request: req).run() }
         let out = URL(fileURLWithPath: req.output)
-        #expect(try MediaVerifier.probe(out).video?.codec == "hevc")
+        #expect(try await MediaVerifier.probe(out).video?.codec == "hevc")
         try Self.checkFrames(out)
         var byFrame: [Int: (size: Int, hash: String)] = [:]
         for p in try Self.packets(source) { byFrame[p.frame] = (p.size, p.hash) }
@@ -226,7 +226,7 @@ import TestSupport
         if let gst = try Self.keyframesThatGStreamerGetsWrongAfterAJump(out) {
             #expect(gst.isEmpty, "keyframes (packet index) GStreamer decodes wrong after a jump from the pre-roll: \(gst)")
         }
-        #expect(try MediaVerifier.ffmpegErrors(out) == "")
+        #expect(try await MediaVerifier.ffmpegErrors(out) == "")
     }
 
     @Test func openGOPHEVCIsRefusedWithItsReason() throws {
@@ -252,7 +252,7 @@ import TestSupport
         let playlist = URL(fileURLWithPath: req.output).appendingPathComponent("index.m3u8")
         let text = try String(contentsOf: playlist, encoding: .utf8)
         for s in text.split(separator: "\n").filter({ $0.hasSuffix(".ts") }) {
-            let out = try Tools.ffprobe(["-v", "error", "-show_entries", "format=duration",
+            let out = try await Tools.ffprobe(["-v", "error", "-show_entries", "format=duration",
                                          URL(fileURLWithPath: req.output).appendingPathComponent(String(s)).path])
             #expect(out.stderr.isEmpty, "\(s): \(out.stderr)")
         }

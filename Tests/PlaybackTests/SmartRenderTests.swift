@@ -68,7 +68,7 @@ import TestSupport
             let f = Int((seg.contentStart + (t - seg.streamStart)).count(of: frame))
             if byFrame[f] == p.hash { same += 1 } else { differ.insert(f) }
         }
-        #expect(try MediaVerifier.ffmpegErrors(out) == "")
+        #expect(try await MediaVerifier.ffmpegErrors(out) == "")
         return (differ, same, result.smartRendering)
     }
 
@@ -94,7 +94,7 @@ import TestSupport
     }
 
     @Test func withoutBFramesOnlyTheFramesFromACueToTheNextKeyframeAreEncoded() async throws {
-        let content = try TestMedia.derived(from: TestMedia.Sample.content.url, name: "content-no-bframes.mp4", arguments: [
+        let content = try await TestMedia.derived(from: TestMedia.Sample.content.url, name: "content-no-bframes.mp4", arguments: [
             "-map", "0", "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-keyint_min", "60", "-sc_threshold", "0",
             "-c:a", "copy", "-fflags", "+bitexact"])
         let (differ, same, summary) = try await Self.reencodedFrames(content: content, name: "copy-no-b.mp4")
@@ -112,11 +112,11 @@ import TestSupport
         let text = try String(contentsOf: playlist, encoding: .utf8)
         let segments = text.split(separator: "\n").filter { $0.hasSuffix(".ts") }
         for s in segments {
-            let out = try Tools.ffprobe(["-v", "error", "-show_entries", "format=duration", URL(fileURLWithPath: req.output).appendingPathComponent(String(s)).path])
+            let out = try await Tools.ffprobe(["-v", "error", "-show_entries", "format=duration", URL(fileURLWithPath: req.output).appendingPathComponent(String(s)).path])
             #expect(out.stderr.isEmpty, "\(s): \(out.stderr)")
         }
-        #expect(try MediaVerifier.ffmpegErrors(playlist) == "")
-        let frames = try MediaVerifier.videoFrames(playlist)
+        #expect(try await MediaVerifier.ffmpegErrors(playlist) == "")
+        let frames = try await MediaVerifier.videoFrames(playlist)
         let runs = MediaVerifier.segments(frames)
         #expect(runs.map(\.sourceID) == [2, 1, 3, 1, 4, 1], "\(runs)")
         let content = runs.filter { $0.sourceID == 1 }

@@ -34,7 +34,7 @@ import TestSupport
         #expect(r.breaks.first?.ads.map(\.mediaFile) == [TestMedia.Sample.adMatching.url.path])
         #expect(r.breaks.first?.ads.first?.totalAds == 1)
         #expect(r.videoFrames == 1200 + 180)
-        let frames = try MediaVerifier.videoFrames(dir.appendingPathComponent("out.mp4"))
+        let frames = try await MediaVerifier.videoFrames(dir.appendingPathComponent("out.mp4"))
         #expect(MediaVerifier.segments(frames).map(\.sourceID) == [1, 2, 1])
         // one report type: an app's schedule keeps its keys (mode, media-file errors), no manager's account
         #expect(r.schedule == .app && r.events.isEmpty && r.playedBreaks.isEmpty)

@@ -111,7 +111,7 @@ import TestSupport
     @Test(arguments: [false, true]) func audioIsInSyncAtEveryJoin(smart: Bool) async throws {
         let s = try await get(smart)
         let flashes = MediaVerifier.flashTimes(s.frames)
-        let audio = try MediaVerifier.analyzeAudio(s.url)
+        let audio = try await MediaVerifier.analyzeAudio(s.url)
         let offsets = MediaVerifier.syncOffsets(flashTimes: flashes, beepOnsets: audio.onsets)
         // every flash of a source with audio has its beep; the silent ad's flashes (4 of them) have none nearby
         let silentStart = Double(s.segments.first { $0.sourceID == 4 }!.firstOutputIndex) / 30
@@ -127,12 +127,12 @@ import TestSupport
 
     @Test(arguments: [false, true]) func durationsAgreeAndMatchTheSchedule(smart: Bool) async throws {
         let s = try await get(smart)
-        let probe = try MediaVerifier.probe(s.url)
+        let probe = try await MediaVerifier.probe(s.url)
         let frames = 180 + 1200 + 150 + 120 + 120 + 120
         #expect(s.frames.count == frames)
         #expect(s.result.videoFrames == Int64(frames))
         let videoDuration = Double(frames) / 30
-        let audio = try MediaVerifier.analyzeAudio(s.url)
+        let audio = try await MediaVerifier.analyzeAudio(s.url)
         #expect(abs(audio.decodedDuration - videoDuration) < 1.0 / 30, "audio \(audio.decodedDuration) vs video \(videoDuration)")
         #expect(abs((probe.duration ?? 0) - videoDuration) < 1.0 / 30)
         #expect(s.result.audioSamples == Int64(videoDuration * 48000))
@@ -156,8 +156,8 @@ import TestSupport
             let c = MediaTime(value: Int64(f.identity!.frameIndex), timescale: 30)
             #expect(r.timeline.streamTime(forContentTime: c) == f.pts)
         }
-        let chapters = try MediaVerifier.probe(s.url).chapters
+        let chapters = try await MediaVerifier.probe(s.url).chapters
         #expect(chapters.count == 8)
-        #expect(try MediaVerifier.ffmpegErrors(s.url) == "")
+        #expect(try await MediaVerifier.ffmpegErrors(s.url) == "")
     }
 }

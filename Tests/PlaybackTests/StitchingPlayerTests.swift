@@ -47,8 +47,8 @@ import Playback
         #expect(playback?.frames == 30 && playback?.streamStart == MediaTime(value: 2, timescale: 1))
         #expect(playback?.placement?.podPosition == 1, "a stitch reports the ad's full placement")
 
-        let a = try MediaVerifier.videoFrames(presented, reader: Self.reader).map { $0.identity.map { "\($0.sourceID):\($0.frameIndex)" } ?? "?" }
-        let b = try MediaVerifier.videoFrames(out, reader: Self.reader).map { $0.identity.map { "\($0.sourceID):\($0.frameIndex)" } ?? "?" }
+        let a = try await MediaVerifier.videoFrames(presented, reader: Self.reader).map { $0.identity.map { "\($0.sourceID):\($0.frameIndex)" } ?? "?" }
+        let b = try await MediaVerifier.videoFrames(out, reader: Self.reader).map { $0.identity.map { "\($0.sourceID):\($0.frameIndex)" } ?? "?" }
         #expect(a.count == 150 && a == b)
         let map = stitching.timeline
         #expect(map.breaks.count == 1 && map.breaks[0].streamStart == MediaTime(value: 2, timescale: 1)
@@ -58,7 +58,7 @@ import Playback
 
     @Test func smartRenderingStillCopiesContentBetweenCues() async throws {
         // keyframes every second: the cue at 2 s falls on one, so no content frame is re-encoded
-        let content = try TestMedia.derived(from: PlayerTests.content(), name: "stitching-player-gop30.mp4",
+        let content = try await TestMedia.derived(from: PlayerTests.content(), name: "stitching-player-gop30.mp4",
                                             arguments: ["-c:v", "libx264", "-g", "30", "-keyint_min", "30", "-sc_threshold", "0", "-c:a", "copy"])
         let out = try PlayerTests.outputPath("smart.mp4")
         var request = StitchRequest(content: content.path, breaks: [], output: out.path)
@@ -70,7 +70,7 @@ import Playback
         try player.close()
         let smart = try #require(player.spliceSession?.smartRendering)
         #expect(smart.used && smart.copiedFrames == 120 && smart.encodedContentFrames == 0, "\(smart)")
-        let segments = MediaVerifier.segments(try MediaVerifier.videoFrames(out, reader: Self.reader))
+        let segments = MediaVerifier.segments(try await MediaVerifier.videoFrames(out, reader: Self.reader))
         #expect(segments.map(\.sourceID) == [7, 3, 7] && segments.map(\.frameCount) == [60, 30, 60], "\(segments)")
         FieldCheck.keep(out)   // the player's smart-rendered MP4 goes through the field check's clients
     }
@@ -179,7 +179,7 @@ import Playback
         }
         #expect(ended && failure == nil)
         try player.close()
-        #expect(try MediaVerifier.videoFrames(out, reader: Self.reader).count == 120)
+        #expect(try await MediaVerifier.videoFrames(out, reader: Self.reader).count == 120)
     }
 
     @Test func anUnreadableContentThrowsAStitchFailure() async throws {

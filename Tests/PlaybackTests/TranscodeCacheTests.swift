@@ -44,12 +44,12 @@ import TestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: cache.path).filter { $0.hasSuffix(".iltc") }.count == 2)
         let a = URL(fileURLWithPath: cold.output), b = URL(fileURLWithPath: warm.output)
         #expect(try Self.videoHashes(a) == Self.videoHashes(b), "the same video packets, cached or not")
-        #expect(try MediaVerifier.ffmpegErrors(b) == "")
-        let frames = try MediaVerifier.videoFrames(b)
+        #expect(try await MediaVerifier.ffmpegErrors(b) == "")
+        let frames = try await MediaVerifier.videoFrames(b)
         let runs = MediaVerifier.segments(frames)
         #expect(runs.map(\.sourceID) == [3, 1, 4, 3, 1], "\(runs)")
         #expect(runs.filter { $0.sourceID == 3 }.allSatisfy { $0.frameCount == 150 && $0.firstFrame == 0 && $0.lastFrame == 124 })
-        let audio = try MediaVerifier.analyzeAudio(b)
+        let audio = try await MediaVerifier.analyzeAudio(b)
         let offsets = MediaVerifier.syncOffsets(flashTimes: MediaVerifier.flashTimes(frames), beepOnsets: audio.onsets)
         let silent = Double(runs.first { $0.sourceID == 4 }!.firstOutputIndex) / 30
         let audible = zip(MediaVerifier.flashTimes(frames), offsets).filter { !($0.0 >= silent && $0.0 < silent + 4) }.map(\.1)
@@ -72,10 +72,10 @@ import TestSupport
             return ad
         }
         #expect(placed.transcodeCache == .hit && placed.frames == 71)
-        let runs = MediaVerifier.segments(try MediaVerifier.videoFrames(URL(fileURLWithPath: req.output)))
+        let runs = MediaVerifier.segments(try await MediaVerifier.videoFrames(URL(fileURLWithPath: req.output)))
         #expect(runs.map(\.sourceID) == [3, 1] && runs.first?.frameCount == 71, "\(runs)")
         #expect(runs.last?.firstFrame == 0 && runs.last?.frameCount == 60)
-        #expect(try MediaVerifier.ffmpegErrors(URL(fileURLWithPath: req.output)) == "")
+        #expect(try await MediaVerifier.ffmpegErrors(URL(fileURLWithPath: req.output)) == "")
     }
 
     @Test func damagedEntriesAreMissesAndTheCacheIsBounded() throws {

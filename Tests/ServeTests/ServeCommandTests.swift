@@ -35,7 +35,7 @@ import Testing
     @Test func aServicePrintsItsURLServesAndStopsOnSIGTERM() async throws {
         let store = FileManager.default.temporaryDirectory.appendingPathComponent("serve-cli-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: store) }
-        let clip = try TestMedia.clip(sourceID: 3, width: 320, height: 180, fps: 30, seconds: 4, gop: 30)
+        let clip = try await TestMedia.clip(sourceID: 3, width: 320, height: 180, fps: 30, seconds: 4, gop: 30)
         let p = Process()
         p.executableURL = Self.binary
         p.arguments = ["serve", "--listen", "127.0.0.1:0", "--content", "c=\(clip.path)", "--ads", "/nonexistent/tag.xml",

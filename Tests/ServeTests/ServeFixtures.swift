@@ -196,7 +196,8 @@ func run(_ executable: String, _ arguments: [String], stdin: Data? = nil) throws
 
 /// `curl` a URL: method, body, extra headers.
 /// Runs off Swift's concurrency pool (the service's handlers need the pool while curl waits).
-func curl(_ url: String, method: String = "GET", body: String? = nil, headers: [String] = [], timeout: Int = 20) async throws -> CurlResult {
+/// `timeout` only guards against a hang: the service's own deadlines answer well before it.
+func curl(_ url: String, method: String = "GET", body: String? = nil, headers: [String] = [], timeout: Int = 60) async throws -> CurlResult {
     try await offPool { try curlBlocking(url, method: method, body: body, headers: headers, timeout: timeout) }
 }
 

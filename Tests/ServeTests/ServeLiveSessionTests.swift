@@ -46,8 +46,20 @@ import Timing
         let root: URL
         let adURLs: [String]
 
+        /// `init` off Swift's concurrency pool: making the origin's media (cold cache: seconds of
+        /// ffmpeg, other tests waiting on its lock) held both of the pool's threads on a 2-core
+        /// machine, and every service under test waited for the pool (CI: sessions unanswered
+        /// for 20 s).
+        static func start(breaks: [LiveOriginBreak], seconds: Int = 60, clock: LiveOrigin.Clock = .manual, initial: Int? = nil,
+                          vast: HTTPTestServer.Response? = nil, adsTemplate: String? = nil,
+                          sizes: [PixelSize] = [PixelSize(width: 320, height: 180)]) async throws -> Rig {
+            try await offPool {
+                try Rig(breaks: breaks, seconds: seconds, clock: clock, initial: initial, vast: vast, adsTemplate: adsTemplate, sizes: sizes)
+            }
+        }
+
         /// `vast`: what the ad server answers (default: the two-ad pod); `adsTemplate`: another tag.
-        init(breaks: [LiveOriginBreak], seconds: Int = 60, clock: LiveOrigin.Clock = .manual, initial: Int? = nil,
+        private init(breaks: [LiveOriginBreak], seconds: Int = 60, clock: LiveOrigin.Clock = .manual, initial: Int? = nil,
              vast: HTTPTestServer.Response? = nil, adsTemplate: String? = nil,
              sizes: [PixelSize] = [PixelSize(width: 320, height: 180)]) throws {
             origin = try LiveOrigin(media: try LiveOriginMedia.make(sizes: sizes, seconds: seconds), breaks: breaks, windowSize: 5, clock: clock,
@@ -173,8 +185,9 @@ import Timing
 
     /// What each decoded frame shows; and that presentation times only rise (a player drops
     /// or complains at a frame earlier than the one before: an item longer than its EXTINF).
-    static func shown(_ url: URL, contentSource: Int) throws -> [Shown] {
-        let frames = try MediaVerifier.videoFrames(url, reader: IdentityReader(output: PixelSize(width: 320, height: 180), sources: []))
+    /// Decoded off the pool (a minute of frames).
+    static func shown(_ url: URL, contentSource: Int) async throws -> [Shown] {
+        let frames = try await offPool { try MediaVerifier.videoFrames(url, reader: IdentityReader(output: PixelSize(width: 320, height: 180), sources: [])) }
         for i in frames.indices.dropFirst() {
             if let a = frames[i - 1].pts, let b = frames[i].pts, b <= a {
                 Issue.record("frame \(i) at \(b.seconds) s after frame \(i - 1) at \(a.seconds) s")
@@ -233,7 +246,7 @@ import Timing
     /// A multivariant source: two rungs, each with its own ad transcodes and slate, the same
     /// frames in both (a player switching rungs at any segment sees one stream).
     @Test func everyRungOfAMultivariantChannelHasTheSameBreak() async throws {
-        let rig = try Rig(breaks: [LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 6), signal: .dateRange(.spliceInsert))],
+        let rig = try await Rig.start(breaks: [LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 6), signal: .dateRange(.spliceInsert))],
                           sizes: [PixelSize(width: 320, height: 180), PixelSize(width: 160, height: 90)])
         defer { rig.stop() }
         let rungs = try await rig.warm()
@@ -260,14 +273,14 @@ import Timing
     @Test func aViewerJoiningMidBreakSeesTheRestOfIt() async throws {
         // a 10 s break from frame 377; the viewer joins when the origin's window starts at
         // segment 8 (frame 480): 197 frames (6.567 s) are left, asked as 7 s: ad 7 fits, ad 8 not
-        let rig = try Rig(breaks: [LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 10), signal: .dateRange(.spliceInsert))],
+        let rig = try await Rig.start(breaks: [LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 10), signal: .dateRange(.spliceInsert))],
                           initial: 13)
         defer { rig.stop() }
         try await rig.warm()
         guard let variant = try await Self.startSession(rig) else { return }
         let (entries, local, _, _) = try await Self.follow(rig, playlist: variant, steps: 8, into: rig.root.appendingPathComponent("joiner"))
         #expect(entries.first?.tags.contains { $0.hasPrefix("#EXT-X-CUE-OUT:DURATION=6.567") } == true, "\(entries.first.map { $0.tags } ?? [])")
-        let shown = try Self.shown(local, contentSource: rig.origin.media.sourceID)
+        let shown = try await Self.shown(local, contentSource: rig.origin.media.sourceID)
         guard case .content(let last)? = shown.last else { Issue.record("the joiner does not end on content"); return }
         var want: [Shown] = (0..<120).map { .ad(7, $0) } + Array(repeating: .slate, count: 77)
         want += (677...last).map { .content($0) }
@@ -285,13 +298,13 @@ import Timing
         case "204": vast = HTTPTestServer.Response(status: 204, body: "")
         default: vast = HTTPTestServer.Response(status: 404, body: "no")
         }
-        let rig = try Rig(breaks: [LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 4), signal: .inBand(.spliceInsert))],
+        let rig = try await Rig.start(breaks: [LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 4), signal: .inBand(.spliceInsert))],
                           vast: vast, adsTemplate: answer == "dead" ? "http://127.0.0.1:9/vast.xml" : nil)
         defer { rig.stop() }
         try await rig.warm()
         guard let variant = try await Self.startSession(rig) else { return }
         let (_, local, _, _) = try await Self.follow(rig, playlist: variant, steps: 8, into: rig.root.appendingPathComponent("nofill"))
-        let shown = try Self.shown(local, contentSource: rig.origin.media.sourceID)
+        let shown = try await Self.shown(local, contentSource: rig.origin.media.sourceID)
         guard case .content(let first)? = shown.first, case .content(let last)? = shown.last else { Issue.record("not content at the ends"); return }
         let want = (first..<377).map { Shown.content($0) } + Array(repeating: .slate, count: 120) + (497...last).map { .content($0) }
         Self.compare(shown, want)
@@ -320,7 +333,7 @@ import Timing
     }
 
     @Test func breaksAreReplacedFrameExactly() async throws {
-        let rig = try Rig(breaks: [
+        let rig = try await Rig.start(breaks: [
             // DATERANGE, inside segment 6, 6 s: ad 7 (4 s), the second ad does not fit, 2 s slate
             LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 6), signal: .dateRange(.spliceInsert)),
             // DATERANGE time_signal inside segment 12, 8 s planned, ended after 5 s: both ads
@@ -377,7 +390,7 @@ import Timing
         }
         let gst = try await offPool { try FieldCheck.check(local, with: .gstreamer) }
         #expect(gst.clean, "\(gst.report)")
-        let shown = try Self.shown(local, contentSource: rig.origin.media.sourceID)
+        let shown = try await Self.shown(local, contentSource: rig.origin.media.sourceID)
         let b = rig.origin.breaks
         let firstFrame: Int
         if case .content(let n)? = shown.first { firstFrame = n } else { Issue.record("the viewer does not start on content: \(shown.prefix(3))"); return }
@@ -435,7 +448,7 @@ import Timing
             breaks.append(LiveOriginBreak(start: start, duration: MediaTime(seconds: 6), signal: form))
             at += 14 * 30; i += 1
         }
-        let rig = try ServeLiveSessionTests.Rig(breaks: breaks, seconds: media, clock: .realTime)
+        let rig = try await ServeLiveSessionTests.Rig.start(breaks: breaks, seconds: media, clock: .realTime)
         defer { rig.stop() }
         try await rig.warm()
         let url = rig.url("/v1/master/ch/index.m3u8")

@@ -39,11 +39,11 @@ import Timing
         #expect(duration == MediaTime(seconds: 2))
         #expect(segments.reduce(MediaTime.zero) { $0 + $1.duration } == duration)
         let joined = try StoreFixture.concatenate(segments, store: store, into: root, name: "ad.ts")
-        let ids = try MediaVerifier.videoFrames(joined, reader: IdentityReader(output: PixelSize(width: 320, height: 180),
+        let ids = try await MediaVerifier.videoFrames(joined, reader: IdentityReader(output: PixelSize(width: 320, height: 180),
                                                                                sources: [PixelSize(width: 240, height: 180)]))
         #expect(ids.map { $0.identity?.frameIndex } == (0..<60).map { Optional($0) }, "every ad frame once, in order")
         #expect(ids.allSatisfy { $0.identity?.sourceID == 7 && $0.rect?.width == 240 }, "pillarboxed, not stretched")
-        #expect(try MediaVerifier.ffmpegErrors(joined).isEmpty)
+        #expect(try await MediaVerifier.ffmpegErrors(joined).isEmpty)
         #expect(store.encodeCounts()["ad"] == 1)
         // the same bytes under another URL: fetched and hashed, no new encode
         guard case .ready(let again, _) = try await Self.settled(store, server.url("/other/name.mp4"), "180p") else {

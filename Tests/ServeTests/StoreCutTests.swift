@@ -33,16 +33,16 @@ import Timing
             #expect(try StoreFixture.identities(joined, size: size).map { $0?.frameIndex } == (0..<60).map { Optional($0) },
                     "\(r): head + tail are the origin segment's frames")
             let tailFile = try StoreFixture.concatenate([tail[0]], store: store, into: root, name: "\(r)-tail.ts")
-            let frames = try MediaVerifier.videoFrames(tailFile, reader: IdentityReader(output: size, sources: []))
+            let frames = try await MediaVerifier.videoFrames(tailFile, reader: IdentityReader(output: size, sources: []))
             #expect(frames.first?.identity?.frameIndex == 47)
             #expect(frames.first?.isKey == true, "the tail starts on a new keyframe")
             // the tail's clock is the content's: first frame at 47/30 s plus the muxer's constant offset
             #expect(try HLSPackageCheck.firstVideoFramePTS(tailFile) == 47 * 3000 + 126_000)
             let rest = try StoreFixture.concatenate(tail, store: store, into: root, name: "\(r)-rest.ts")
             #expect(try StoreFixture.identities(rest, size: size).map { $0?.frameIndex } == (47..<120).map { Optional($0) })
-            #expect(try MediaVerifier.ffmpegErrors(rest).isEmpty)
+            #expect(try await MediaVerifier.ffmpegErrors(rest).isEmpty)
             // audio in sync after the cut: each second's flash with its beep (at 2 s and 3 s)
-            let offsets = try MediaVerifier.syncOffsets(rest)
+            let offsets = try await MediaVerifier.syncOffsets(rest)
             #expect(offsets.count == 2)
             #expect((MediaVerifier.maxAbsoluteOffset(offsets) ?? 1) < 0.002, "\(offsets)")
             // the same cut again is a lookup
@@ -68,7 +68,7 @@ import Timing
         // a playlist as a session's: head, DISCONTINUITY, tail and the rest
         let playlist = try StoreFixture.playlist(cut.runs, store: store, root: root, name: "play")
         #expect(try HLSPackageCheck.continuityProblems(playlist) == [])
-        let problems = try HLSPackageCheck.clientProblems(playlist)
+        let problems = try await HLSPackageCheck.clientProblems(playlist)
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 
@@ -91,7 +91,7 @@ import Timing
             #expect(try StoreFixture.identities(joined, size: size).map { $0?.frameIndex } == (60..<120).map { Optional($0) })
             let playlist = try StoreFixture.playlist(later.runs, store: store, root: root, name: "\(r)-later")
             #expect(try HLSPackageCheck.continuityProblems(playlist) == [], "the head continues segment 0's stream")
-            let problems = try HLSPackageCheck.clientProblems(playlist)
+            let problems = try await HLSPackageCheck.clientProblems(playlist)
             #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
         }
     }

@@ -71,7 +71,7 @@ import Timing
         // strict clients across the discontinuity
         let playlist = try StoreFixture.playlist(cut.runs, store: store, root: root, name: "play")
         #expect(try HLSPackageCheck.continuityProblems(playlist) == [])
-        let problems = try HLSPackageCheck.clientProblems(playlist)
+        let problems = try await HLSPackageCheck.clientProblems(playlist)
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
         // the lower variant cuts too
         let low = try await store.cut("h", rendition: "90p", at: [ServeStoreCutTests.cue])

@@ -146,7 +146,7 @@ import Timing
                 let tail = try await offPool { try Self.ids(try Self.joined([a, seg2], into: root, name: "\(label)-tail.ts")) }
                 #expect(tail == Array(reference.suffix(from: n0 + k)), "\(label): after + seg2 = the frames from the cut on")
             }
-            let afterFrames = try MediaVerifier.videoFrames(a, reader: IdentityReader(output: Self.size, sources: []))
+            let afterFrames = try await MediaVerifier.videoFrames(a, reader: IdentityReader(output: Self.size, sources: []))
             #expect(afterFrames.map { $0.identity?.frameIndex } == Array(reference[(n0 + k)..<(n0 + pts.count)]))
             #expect(afterFrames.first?.isKey == true, "the after-piece starts on a keyframe")
             // on the origin's clock: the after-piece's first frame at the cut PTS (modulo 2^33)
@@ -168,7 +168,7 @@ import Timing
                 let list = try Self.playlist([[(seg0, MediaTime(seconds: 4)), (b, before.duration)], [(a, after.duration), (seg2, MediaTime(seconds: 4))]],
                                              root: root, name: "\(label)-play")
                 #expect(try HLSPackageCheck.continuityProblems(list) == [])
-                let problems = try HLSPackageCheck.clientProblems(list)
+                let problems = try await HLSPackageCheck.clientProblems(list)
                 #expect(problems.isEmpty, "\(label): \(problems.joined(separator: "\n"))")
                 // copied GOPs are the origin's packets, decoding to the origin's pictures
                 let originMD5 = try StoreFixture.videoPacketMD5s(seg1, mp4: false)
@@ -178,7 +178,7 @@ import Timing
                     #expect(beforeMD5 == Array(originMD5.prefix(60)) && afterMD5 == Array(originMD5.suffix(60)), "a keyframe cut copies both GOPs")
                 } else {
                     #expect(beforeMD5.count == k && afterMD5.count == pts.count - k)
-                    let (o, p) = (try DecodedPictures.decode(seg1), try DecodedPictures.decode(a))
+                    let (o, p) = (try await DecodedPictures.decode(seg1), try await DecodedPictures.decode(a))
                     #expect(o.frames.suffix(60) == p.frames.suffix(60), "the copied GOP decodes to the origin's pictures")
                 }
             }
@@ -269,7 +269,7 @@ import Timing
         let list = try Self.playlist([[(seg0, MediaTime(seconds: 4)), (Self.url(root, before.path), before.duration)],
                                       [(Self.url(root, after.path), after.duration), (seg2, MediaTime(seconds: 4))]], root: root, name: "play")
         #expect(try HLSPackageCheck.continuityProblems(list) == [])
-        let problems = try HLSPackageCheck.clientProblems(list)
+        let problems = try await HLSPackageCheck.clientProblems(list)
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 
@@ -309,13 +309,13 @@ import Timing
         let store = try MediaStore(options: options)
         let paths = try await offPool { try Self.segments(Variant(bFrames: 2, openGOP: false), root: root) }
         let probe = try LiveSegmentProbe.probe(Self.url(root, paths[0]))
-        let level = try Tools.ffprobe(["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=profile,level", "-of", "csv=p=0",
+        let level = try await Tools.ffprobe(["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=profile,level", "-of", "csv=p=0",
                                        Self.url(root, paths[0]).path])
         let fields = String(decoding: level.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",")
         #expect(fields.first == "High")
         #expect(probe.width == 320 && probe.height == 180 && probe.frameRate == Rational(30, 1) && probe.hasAudio)
         #expect(probe.codecs == "avc1.6400" + String(format: "%02X", Int(fields.last ?? "") ?? -1) + ",mp4a.40.2", "\(probe.codecs)")
-        let silent = try TestMedia.generated("livecut-silent.ts", arguments: ["-f", "lavfi", "-i", "testsrc2=s=160x90:r=25:d=1", "-c:v", "libx264",
+        let silent = try await TestMedia.generated("livecut-silent.ts", arguments: ["-f", "lavfi", "-i", "testsrc2=s=160x90:r=25:d=1", "-c:v", "libx264",
                                                                              "-preset", "veryfast", "-f", "mpegts"])
         let s = try LiveSegmentProbe.probe(silent)
         #expect(s.width == 160 && s.height == 90 && s.frameRate == Rational(25, 1) && !s.hasAudio && !s.codecs.contains("mp4a"))
@@ -329,7 +329,7 @@ import Timing
         let slate = try await store.slate(rendition: "live180", duration: MediaTime(value: 5, timescale: 2))
         #expect(slate.reduce(MediaTime.zero) { $0 + $1.duration } == MediaTime(value: 5, timescale: 2))
         let slateFile = try StoreFixture.concatenate(slate, store: store, into: root, name: "slate.ts")
-        #expect(try MediaVerifier.probe(slateFile).video?.width == 320)
+        #expect(try await MediaVerifier.probe(slateFile).video?.width == 320)
         #expect(Self.strictErrors(slateFile) == "")
         // an ad transcoded to the rung
         let server = try HTTPTestServer()
@@ -339,14 +339,14 @@ import Timing
         #expect(duration == MediaTime(seconds: 2))
         let adFile = try StoreFixture.concatenate(segments, store: store, into: root, name: "ad.ts")
         let adReader = IdentityReader(output: Self.size, sources: [PixelSize(width: 240, height: 180)])
-        #expect(try MediaVerifier.videoFrames(adFile, reader: adReader).map { $0.identity?.frameIndex } == (0..<60).map { Optional($0) })
+        #expect(try await MediaVerifier.videoFrames(adFile, reader: adReader).map { $0.identity?.frameIndex } == (0..<60).map { Optional($0) })
         // an ad stopped at a frame (a break that ends early): its first 20 frames
         let adFirst = try HLSPackageCheck.firstVideoFramePTS(Self.url(root, segments[0].path))
         let stop = try #require(try await store.segmentPiece(segments[0].path, rendition: rung, from: nil, to: adFirst + 20 * 3000))
         #expect(stop.path.hasPrefix("cuts/live/ads/"))
         #expect(stop.duration == MediaTime(value: 20, timescale: 30))
         let stopFile = Self.url(root, stop.path)
-        #expect(try MediaVerifier.videoFrames(stopFile, reader: adReader).map { $0.identity?.frameIndex } == (0..<20).map { Optional($0) })
+        #expect(try await MediaVerifier.videoFrames(stopFile, reader: adReader).map { $0.identity?.frameIndex } == (0..<20).map { Optional($0) })
         #expect(try HLSPackageCheck.firstVideoFramePTS(stopFile) == adFirst, "the ad's own clock")
         #expect(Self.strictErrors(stopFile) == "")
         #expect(try Self.packets(stopFile, "a").allSatisfy { $0.pts + $0.duration <= adFirst + 20 * 3000 })

@@ -28,7 +28,7 @@ import Timing
             let ids = try StoreFixture.identities(joined, size: size)
             #expect(ids.map { $0?.frameIndex } == (0..<StoreFixture.frames).map { Optional($0) }, "\(r): every frame once, in order")
             #expect(ids.allSatisfy { $0?.sourceID == 3 })
-            #expect(try MediaVerifier.ffmpegErrors(joined).isEmpty)
+            #expect(try await MediaVerifier.ffmpegErrors(joined).isEmpty)
             if r == "180p" {
                 let source = try StoreFixture.videoPacketMD5s(try StoreFixture.clip(), mp4: true)
                 #expect(source.count == StoreFixture.frames)
@@ -85,7 +85,7 @@ import Timing
         let text = root.appendingPathComponent("notes.mp4")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try Data("not a video".utf8).write(to: text)
-        let silent = try TestMedia.generated("serve-store-audio-only.mp4", arguments: ["-f", "lavfi", "-i", "sine=d=1", "-c:a", "aac"])
+        let silent = try await TestMedia.generated("serve-store-audio-only.mp4", arguments: ["-f", "lavfi", "-i", "sine=d=1", "-c:a", "aac"])
         let store = try MediaStore(options: StoreOptions(root: root.appendingPathComponent("store"), contents: [
             "text": text.path, "audio": silent.path, "gone": root.appendingPathComponent("nothing.mp4").path]))
         for (name, says) in [("text", "notes.mp4"), ("audio", "no video"), ("gone", "not a readable file")] {

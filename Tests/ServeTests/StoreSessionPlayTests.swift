@@ -44,16 +44,16 @@ import Timing
         }
         let shared = try playlist("shared", retimed: false)
         #expect(try HLSPackageCheck.continuityProblems(shared) == [])
-        let gst = try FieldCheck.check(shared, with: .gstreamer)
+        let gst = try await FieldCheck.check(shared, with: .gstreamer)
         #expect(gst.clean, "\(gst.report)")
         let retimed = try playlist("retimed", retimed: true)
         #expect(try HLSPackageCheck.continuityProblems(retimed) == [])
-        let problems = try HLSPackageCheck.clientProblems(retimed)
+        let problems = try await HLSPackageCheck.clientProblems(retimed)
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
         // the tail's first frame is the cue frame, at the session's stream time cue + ad
         let tail = root.appendingPathComponent("retimed/r2s0.ts")
         #expect(try HLSPackageCheck.firstVideoFramePTS(tail) == (cue + adDuration + TSTimestamps.muxerOffset).rescaled(to: 90_000).value)
-        let frames = try MediaVerifier.videoFrames(tail, reader: IdentityReader(output: PixelSize(width: 320, height: 180), sources: []))
+        let frames = try await MediaVerifier.videoFrames(tail, reader: IdentityReader(output: PixelSize(width: 320, height: 180), sources: []))
         #expect(frames.first?.identity == FrameIdentity(sourceID: 3, frameIndex: 47))
     }
 }

@@ -17,7 +17,7 @@ import Timing
         let slate = try await store.slate(rendition: "live", duration: MediaTime(value: 53, timescale: 30))
         #expect(slate.map(\.duration) == [MediaTime(seconds: 1), MediaTime(value: 23, timescale: 30)])
         #expect(slate.allSatisfy { $0.path.contains("/live/30fps/") }, "its own pieces, beside the 25 fps ones")
-        let frames = try MediaVerifier.videoFrames(try StoreFixture.concatenate(slate, store: store, into: root, name: "slate.ts"))
+        let frames = try await MediaVerifier.videoFrames(try StoreFixture.concatenate(slate, store: store, into: root, name: "slate.ts"))
         #expect(frames.count == 53, "whole frames of the rung: nothing rounded up")
     }
 
@@ -31,10 +31,10 @@ import Timing
         #expect(slate.reduce(MediaTime.zero) { $0 + $1.duration } == asked)
         #expect(store.encodeCounts()["slate"] == 3)
         let joined = try StoreFixture.concatenate(slate, store: store, into: root, name: "slate.ts")
-        let frames = try MediaVerifier.videoFrames(joined)
+        let frames = try await MediaVerifier.videoFrames(joined)
         #expect(frames.count == 25 + 25 + 9, "25 frames a second, the remainder's 8.625 frames rounded up")
         #expect(frames.allSatisfy { $0.isBlack })
-        let audio = try MediaVerifier.packets(joined, kind: .audio)
+        let audio = try await MediaVerifier.packets(joined, kind: .audio)
         #expect(!audio.isEmpty)
         // reused: 1.5 s needs the first second again and a new remainder
         let shorter = try await store.slate(rendition: "180p", duration: MediaTime(value: 3, timescale: 2))
@@ -53,7 +53,7 @@ import Timing
         alone.append("#EXT-X-ENDLIST")
         let slatePlaylist = folder.appendingPathComponent("slate.m3u8")
         try (alone.joined(separator: "\n") + "\n").write(to: slatePlaylist, atomically: true, encoding: .utf8)
-        let problems = try HLSPackageCheck.clientProblems(slatePlaylist)
+        let problems = try await HLSPackageCheck.clientProblems(slatePlaylist)
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 
@@ -64,7 +64,7 @@ import Timing
         let store = try StoreFixture.store(root) { $0.slateFile = file.path }
         let slate = try await store.slate(rendition: "180p", duration: MediaTime(seconds: 1))
         let joined = try StoreFixture.concatenate(slate, store: store, into: root, name: "slate.ts")
-        let frames = try MediaVerifier.videoFrames(joined, reader: IdentityReader(output: PixelSize(width: 320, height: 180),
+        let frames = try await MediaVerifier.videoFrames(joined, reader: IdentityReader(output: PixelSize(width: 320, height: 180),
                                                                                   sources: [PixelSize(width: 240, height: 180)]))
         #expect(frames.count == 25)
         #expect(frames.allSatisfy { $0.identity == FrameIdentity(sourceID: 7, frameIndex: 0) })
