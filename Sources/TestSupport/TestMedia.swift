@@ -161,6 +161,9 @@ public enum TestMedia {
         let ext = final.pathExtension.isEmpty ? "" : ".\(final.pathExtension)"
         let temp = cacheDirectory.appendingPathComponent(".partial-\(UUID().uuidString)\(ext)")
         defer { try? fm.removeItem(at: temp) }
+        // One make per core at once (see `offPoolThrottled`): a cold cache is many makes together.
+        heavySlots.wait()
+        defer { heavySlots.signal() }
         try make(temp)
         if rename(temp.path, final.path) != 0 && !fm.fileExists(atPath: final.path) {
             throw VerifierError.malformedOutput("could not move \(temp.path) to \(final.path)")
