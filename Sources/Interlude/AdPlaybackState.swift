@@ -8,11 +8,32 @@ public struct AdPlaybackState: Sendable, Equatable {
     public typealias Cue = BreakCue
     /// A break's state.
     public enum BreakState: Sendable, Equatable {
-        case scheduled, playing, played, skipped, failed, discarded
+        /// Not played yet: it plays when content reaches its cue.
+        case scheduled
+        /// Its ads are playing.
+        case playing
+        /// Played to its end.
+        case played
+        /// Will not play: passed by a seek or `playAdsAfterTime`, not started by the app (`autoPlayAdBreaks` off), or
+        /// cued inside a double box.
+        case skipped
+        /// Could not play: no video display, or none of its ads could be prepared.
+        case failed
+        /// Ended early or never started because the app called `discardAdBreak()`.
+        case discarded
     }
     /// An ad's state.
     public enum AdState: Sendable, Equatable {
-        case available, playing, played, skipped, failed
+        /// Not played yet.
+        case available
+        /// Playing now.
+        case playing
+        /// Played to its end.
+        case played
+        /// Skipped by the viewer, or cut short (or never started) when its break was discarded or the manager destroyed.
+        case skipped
+        /// Its media could not be prepared, or failed while playing.
+        case failed
     }
     /// One break.
     public struct Break: Sendable, Equatable {

@@ -77,22 +77,30 @@ extension AdVideoDisplay {
         self.threads = threads
     }
 
+    /// The session's stream time: the end of the last frame written.
     public var streamTime: MediaTime { session.streamTime }
+    /// The content time of the last content frame written (zero before the first).
     public var contentTime: MediaTime { session.contentTime ?? .zero }
+    /// The session's content ↔ stream mapping so far.
     public var timeline: TimelineMap { session.timelineMap }
 
+    /// The media at `mediaPath`, opened and measured the first time it is asked for, or its VAST error.
     public func prepareAd(mediaPath: String) throws(AdError) -> AdMedia { try measurements.measure(mediaPath) }
 
     // Each media file is opened and measured once per stitch, however often it plays.
     private lazy var measurements = AdMeasurements(threads: threads)
 
+    /// The session marks the start of the break at its current stream time, content paused at `contentTime`.
     public func beginBreak(id: String, contentTime: MediaTime) { session.beginBreak(id: id, contentTime: contentTime) }
 
+    /// Splices `media` into the output on the caller's thread, calling `onFrame` for each ad frame; `completion` runs
+    /// before this returns.
     public func playAd(_ media: AdMedia, position: Int, totalAds: Int,
                        onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
                        completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void) {
         completion(Result { try session.playAd(media, position: position, totalAds: totalAds, onFrame: onFrame) })
     }
 
+    /// The session marks the end of the current break.
     public func endBreak() { session.endBreak() }
 }

@@ -17,19 +17,31 @@ import Timing
         measurements = AdMeasurements(threads: threads)
     }
 
+    /// The player's stream time: the end of the last frame presented.
     public var streamTime: MediaTime { player.streamTime }
+    /// The content time of the last content frame the player presented (zero before the first).
     public var contentTime: MediaTime { player.currentTime() }
+    /// Where the player has placed content and ads on the stream so far.
     public var timeline: TimelineMap { player.timeline }
+    /// True when the player runs on the real-time clock: beacons are fired as they fall due.
     public var firesBeaconsLive: Bool { player.clock == .realTime }
 
+    /// The media at `mediaPath`, opened and measured the first time it is asked for, or its VAST error.
     public func prepareAd(mediaPath: String) throws(AdError) -> AdMedia { try measurements.measure(mediaPath) }
 
+    /// The player records the start of the break at its current stream time, content paused at `contentTime`.
     public func beginBreak(id: String, contentTime: MediaTime) { player.beginBreak(id: id, contentTime: contentTime) }
+    /// The player records the end of the current break.
     public func endBreak() { player.endBreak() }
+    /// Freezes the ad playing: the player presents no ad frame until `resumeAd()`.
     public func pauseAd() { player.setAdPaused(true) }
+    /// Resumes the frozen ad.
     public func resumeAd() { player.setAdPaused(false) }
+    /// Ends the ad playing before the player presents its next frame (a skip).
     public func stopAd() { player.stopAd() }
 
+    /// Plays `media` on the player's thread, every frame waiting for `onFrame` on the main queue; `completion` runs there
+    /// once the ad has ended.
     public func playAd(_ media: AdMedia, position: Int, totalAds: Int,
                        onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
                        completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void) {

@@ -284,6 +284,7 @@ import Timing
 
     // MARK: AdsManagerDelegate — what the app does
 
+    /// Logs `event:TYPE`; starts the ads on `LOADED` (a single ad or pod) and on every `AD_BREAK_READY`.
     public func adsManager(_ adsManager: AdsManager, didReceive event: AdEvent) {
         delegateLog.append("event:\(event.typeString)")
         switch event.type {
@@ -293,16 +294,19 @@ import Timing
         }
     }
 
+    /// Logs `error:CODE` and lets content play on (after any native breaks due).
     public func adsManager(_ adsManager: AdsManager, didReceive error: AdError) {
         delegateLog.append("error:\(error.code)")
         resumeContent()   // as the guide's app does: a fatal ad error leaves content playing
     }
 
+    /// Logs `contentPause` and pauses the content.
     public func adsManagerDidRequestContentPause(_ adsManager: AdsManager) {
         delegateLog.append("contentPause")
         player?.pause()
     }
 
+    /// Logs `contentResume` and lets content play on (after any native breaks due).
     public func adsManagerDidRequestContentResume(_ adsManager: AdsManager) {
         delegateLog.append("contentResume")
         resumeContent()

@@ -134,6 +134,7 @@ public final class EncodedOutput: FrameSink {
         chapters.append((title, start, end))
     }
 
+    /// Queues a copy of `frame` for the encoding thread, its pts `index` frame durations, forced a keyframe when `keyframe`.
     public func writeVideo(_ frame: Frame, index: Int64, keyframe: Bool) throws {
         // The same decoded frame may be shown twice (frame-rate conversion): each write sends its
         // own reference with its own timestamp.
@@ -143,6 +144,7 @@ public final class EncodedOutput: FrameSink {
         try queue.put(.video(f))
     }
 
+    /// Cuts the samples into the audio encoder's frames and queues each full one; ignored when the output has no audio.
     public func writeAudio(_ channels: [[Float]], count: Int) throws {
         guard audio != nil else { return }
         try framer.append(channels, count: count) { try queue.put(.audio($0)) }

@@ -37,6 +37,7 @@ public struct AdRequest: Sendable {
 }
 
 extension AdLoaderDelegate {
+    /// Does nothing: the message is optional.
     public func adLoaderDidFinishLoading(_ adLoader: AdLoader) {}
 }
 

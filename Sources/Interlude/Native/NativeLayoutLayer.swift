@@ -81,8 +81,10 @@ public final class NativeLayoutLayer: SurfaceLayer, @unchecked Sendable {
     /// Frames drawn.
     public var framesDrawn: Int { lock.lock(); defer { lock.unlock() }; return shownFrames }
 
+    /// True for an L-bar (`.content` placement), whose layout is drawn on content frames.
     public var drawsOnContent: Bool { if case .content = placement { return true } else { return false } }
 
+    /// Full frame: an ad frame while activated. L-bar: a content frame whose content time lies in the placement's range.
     public func isVisible(_ frame: SurfaceFrameInfo) -> Bool {
         switch placement {
         case .adFrames:
@@ -94,6 +96,7 @@ public final class NativeLayoutLayer: SurfaceLayer, @unchecked Sendable {
         }
     }
 
+    /// Draws the layout scaled to the frame (prepared once per output size); the first frame drawn records the ad's impression.
     public func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws {
         let w = canvas.frame.width, h = canvas.frame.height
         if prepared == nil || prepared?.width != w || prepared?.height != h {

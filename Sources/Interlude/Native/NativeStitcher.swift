@@ -37,8 +37,9 @@ public struct NativePlacement: Sendable, Equatable, Codable {
     public var layout: String
     /// The ad's format.
     public var formatID: String
-    /// Stream seconds of the first and last frames drawn (nil when it never showed).
+    /// Stream seconds of the first frame drawn (nil when it never showed).
     public var firstFrame: Double?
+    /// Stream seconds of the last frame drawn (nil when it never showed).
     public var lastFrame: Double?
     /// Frames drawn.
     public var frames: Int

@@ -22,7 +22,18 @@ public struct NativeTemplate: Sendable, Equatable {
     /// One view of the template.
     public struct Element: Sendable, Equatable {
         /// The kinds of view.
-        public enum Kind: String, Sendable, CaseIterable { case text, image, media, content, box }
+        public enum Kind: String, Sendable, CaseIterable {
+            /// A title or data asset's text (`size`, `color`, `bold`), shrunk or cut with an ellipsis to fit the width.
+            case text
+            /// An image asset, scaled into the rectangle (the AdChoices key "3011" takes the icon).
+            case image
+            /// The ad's video, else the image asset named by `fallback`.
+            case media
+            /// The content, scaled into the rectangle (an L-bar).
+            case content
+            /// A rectangle filled with `color`.
+            case box
+        }
         /// The asset key (or a name of the publisher's).
         public var name: String
         /// What it shows.

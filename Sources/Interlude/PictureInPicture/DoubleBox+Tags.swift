@@ -128,6 +128,8 @@ private final class BoxAdFrames: @unchecked Sendable {
 }
 
 extension SessionVideoDisplay: DoubleBoxCapableDisplay {
+    /// Adds the break's `DoubleBoxLayer` to the session; throws (code 1201) when content packets are copied or the
+    /// content ends before the pod would.
     public func beginDoubleBox(id: String, contentTime: MediaTime, style: DoubleBoxStyle, podDuration: MediaTime) throws(AdError) -> DoubleBoxRun {
         guard !session.copiesContent else {
             throw AdError(type: .adPlayingFailed, code: 1201,

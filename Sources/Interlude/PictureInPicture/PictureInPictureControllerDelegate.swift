@@ -14,9 +14,14 @@
 }
 
 extension PictureInPictureControllerDelegate {
+    /// Does nothing: the message is optional.
     public func pictureInPictureControllerWillStartPictureInPicture(_ controller: PictureInPictureController) {}
+    /// Does nothing: the message is optional.
     public func pictureInPictureControllerDidStartPictureInPicture(_ controller: PictureInPictureController) {}
+    /// Does nothing: the message is optional.
     public func pictureInPictureController(_ controller: PictureInPictureController, failedToStartPictureInPictureWithError error: Error) {}
+    /// Does nothing: the message is optional.
     public func pictureInPictureControllerWillStopPictureInPicture(_ controller: PictureInPictureController) {}
+    /// Does nothing: the message is optional.
     public func pictureInPictureControllerDidStopPictureInPicture(_ controller: PictureInPictureController) {}
 }

@@ -28,24 +28,29 @@ import Foundation
 
     private var liveManagers: [AdsManager] { managers.compactMap(\.manager) }
 
+    /// Forwards to the app's delegate.
     public func pictureInPictureControllerWillStartPictureInPicture(_ controller: PictureInPictureController) {
         appDelegate?.pictureInPictureControllerWillStartPictureInPicture(controller)
     }
 
+    /// Marks picture-in-picture active, then forwards to the app's delegate and to every ads manager.
     public func pictureInPictureControllerDidStartPictureInPicture(_ controller: PictureInPictureController) {
         isPictureInPictureActive = true
         appDelegate?.pictureInPictureControllerDidStartPictureInPicture(controller)
         for m in liveManagers { m.pictureInPictureDidChange(active: true) }
     }
 
+    /// Forwards to the app's delegate (picture-in-picture stays inactive).
     public func pictureInPictureController(_ controller: PictureInPictureController, failedToStartPictureInPictureWithError error: Error) {
         appDelegate?.pictureInPictureController(controller, failedToStartPictureInPictureWithError: error)
     }
 
+    /// Forwards to the app's delegate.
     public func pictureInPictureControllerWillStopPictureInPicture(_ controller: PictureInPictureController) {
         appDelegate?.pictureInPictureControllerWillStopPictureInPicture(controller)
     }
 
+    /// Marks picture-in-picture inactive, then forwards to the app's delegate and to every ads manager.
     public func pictureInPictureControllerDidStopPictureInPicture(_ controller: PictureInPictureController) {
         isPictureInPictureActive = false
         appDelegate?.pictureInPictureControllerDidStopPictureInPicture(controller)

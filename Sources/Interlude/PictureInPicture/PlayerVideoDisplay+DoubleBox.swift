@@ -9,6 +9,8 @@ import Timing
 /// wait there for the main queue as the player's own ad frames do. Pausing the ad (the viewer's
 /// pause, the background) holds the content, and the ad drawn on it, until it resumes.
 extension PlayerVideoDisplay: DoubleBoxCapableDisplay {
+    /// Puts the break's `DoubleBoxLayer` on the player's surface before the first ad; throws (code 1201) when content
+    /// packets are copied or the content ends before the pod would.
     public func beginDoubleBox(id: String, contentTime: MediaTime, style: DoubleBoxStyle, podDuration: MediaTime) throws(AdError) -> DoubleBoxRun {
         let duration = player.currentItem?.duration ?? .zero
         guard !player.copiesContent else {

@@ -271,6 +271,7 @@ import Timing
 
     // MARK: AdsLoaderDelegate
 
+    /// The ads loaded: takes their manager, becomes its delegate and initializes it with the rendering settings.
     public func adsLoader(_ loader: AdsLoader, adsLoadedWith adsLoadedData: AdsLoadedData) {
         adsManager = adsLoadedData.adsManager
         adsManager?.delegate = self
@@ -278,6 +279,7 @@ import Timing
         adsManager?.initialize(with: renderingSettings)
     }
 
+    /// Loading failed: logs `adsLoadError` and plays the content without ads.
     public func adsLoader(_ loader: AdsLoader, failedWith adErrorData: AdLoadingErrorData) {
         write("adsLoadError", ["code": adErrorData.adError.code, "type": adErrorData.adError.type.rawValue,
                                "message": adErrorData.adError.message, "errorUrls": loader.beacons.map(\.url)])
@@ -288,6 +290,8 @@ import Timing
 
     // MARK: AdsManagerDelegate
 
+    /// Logs the event (its ad and data), runs the script's actions it sets off, and starts the ads on `LOADED`
+    /// (once picture-in-picture stops, if it is active).
     public func adsManager(_ adsManager: AdsManager, didReceive event: AdEvent) {
         var fields: [String: Any] = [:]
         if let ad = event.ad {
@@ -307,16 +311,19 @@ import Timing
         for action in script.actions where action.trigger == .event(event.type, occurrence: n) { perform(action.kind) }
     }
 
+    /// Logs `adError` and plays the content.
     public func adsManager(_ adsManager: AdsManager, didReceive error: AdError) {
         write("adError", ["code": error.code, "message": error.message])
         player.play()
     }
 
+    /// Logs `contentPause` and pauses the player.
     public func adsManagerDidRequestContentPause(_ adsManager: AdsManager) {
         write("contentPause")
         player.pause()
     }
 
+    /// Logs `contentResume` and plays the content again (unless quitting).
     public func adsManagerDidRequestContentResume(_ adsManager: AdsManager) {
         write("contentResume")
         if !quitting { player.play() }
@@ -325,10 +332,12 @@ import Timing
 
     // MARK: PictureInPictureControllerDelegate (through the proxy)
 
+    /// Logs `pictureInPictureStarted`.
     public func pictureInPictureControllerDidStartPictureInPicture(_ controller: PictureInPictureController) {
         write("pictureInPictureStarted")
     }
 
+    /// Logs `pictureInPictureStopped` and starts the ads if their start waited for it.
     public func pictureInPictureControllerDidStopPictureInPicture(_ controller: PictureInPictureController) {
         write("pictureInPictureStopped")
         if startDeferredByPictureInPicture {

@@ -35,11 +35,17 @@ public struct SessionScript: Sendable, Equatable {
 
     /// What the viewer does.
     public enum Kind: Sendable, Equatable {
+        /// Pauses the ad if one is playing, else the content; `seconds`: until it resumes (nil: until a `resume`).
         case pause(seconds: Double?)
+        /// Resumes the paused ad, or the content when no ad is playing.
         case resume
+        /// Skips the playing ad, when it is skippable and its skip offset has been reached.
         case skip
+        /// The viewer clicks the ad: a click-through, or TAPPED (and a resume) on a paused ad.
         case click
+        /// Seeks the content to this content time.
         case seek(to: MediaTime)
+        /// Ends the session: the player pauses and the ads manager is destroyed.
         case quit
         /// Picture-in-picture on (true) or off.
         case pictureInPicture(Bool)

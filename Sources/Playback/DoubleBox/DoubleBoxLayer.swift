@@ -139,6 +139,8 @@ public final class DoubleBoxLayer: SurfaceLayer {
     /// The layer draws on content frames.
     public var drawsOnContent: Bool { true }
 
+    /// True on the content frames of the break (from the first at or after the cue) that show an ad frame; it opens
+    /// each ad in turn and ends the break when no ad is left or one fails to decode.
     public func isVisible(_ frame: SurfaceFrameInfo) -> Bool {
         guard !finished, !frame.isAd else { return false }
         if placement == nil {
@@ -243,6 +245,8 @@ public final class DoubleBoxLayer: SurfaceLayer {
         return false
     }
 
+    /// Draws the current ad frame full size with the content in the bordered window, or (`adInWindow`) the ad in the
+    /// window over the content; passes each frame to its ad's `onFrame`.
     public func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws {
         guard let ad = current?.frame else { return }
         adFrame += 1
@@ -285,6 +289,8 @@ public final class DoubleBoxLayer: SurfaceLayer {
         direct { end(index: frameIndex, streamTime: streamTime) }
     }
 
+    /// Mixes the ads' sound into the program over their frames, the content under it scaled by the style's gain
+    /// (silent when muted).
     public func mixAudio(_ channels: inout [[Float]], count: Int, firstSample: Int64) throws {
         guard let first = audioPlan.first?.start, firstSample + Int64(count) > first else { return }
         let gain = style.contentGain

@@ -70,13 +70,34 @@ public struct SCTE35Section: Sendable, Equatable {
 
     /// The `segmentation_type_id`s that delimit ad opportunities (SCTE 35 table 23).
     public enum SegmentationType: UInt8, Sendable {
-        case breakStart = 0x22, breakEnd = 0x23
-        case providerAdStart = 0x30, providerAdEnd = 0x31
-        case distributorAdStart = 0x32, distributorAdEnd = 0x33
-        case providerPlacementOpportunityStart = 0x34, providerPlacementOpportunityEnd = 0x35
-        case distributorPlacementOpportunityStart = 0x36, distributorPlacementOpportunityEnd = 0x37
-        case providerOverlayPlacementOpportunityStart = 0x38, providerOverlayPlacementOpportunityEnd = 0x39
-        case distributorOverlayPlacementOpportunityStart = 0x3A, distributorOverlayPlacementOpportunityEnd = 0x3B
+        /// Break Start (0x22).
+        case breakStart = 0x22
+        /// Break End (0x23).
+        case breakEnd = 0x23
+        /// Provider Advertisement Start (0x30).
+        case providerAdStart = 0x30
+        /// Provider Advertisement End (0x31).
+        case providerAdEnd = 0x31
+        /// Distributor Advertisement Start (0x32).
+        case distributorAdStart = 0x32
+        /// Distributor Advertisement End (0x33).
+        case distributorAdEnd = 0x33
+        /// Provider Placement Opportunity Start (0x34).
+        case providerPlacementOpportunityStart = 0x34
+        /// Provider Placement Opportunity End (0x35).
+        case providerPlacementOpportunityEnd = 0x35
+        /// Distributor Placement Opportunity Start (0x36).
+        case distributorPlacementOpportunityStart = 0x36
+        /// Distributor Placement Opportunity End (0x37).
+        case distributorPlacementOpportunityEnd = 0x37
+        /// Provider Overlay Placement Opportunity Start (0x38).
+        case providerOverlayPlacementOpportunityStart = 0x38
+        /// Provider Overlay Placement Opportunity End (0x39).
+        case providerOverlayPlacementOpportunityEnd = 0x39
+        /// Distributor Overlay Placement Opportunity Start (0x3A).
+        case distributorOverlayPlacementOpportunityStart = 0x3A
+        /// Distributor Overlay Placement Opportunity End (0x3B).
+        case distributorOverlayPlacementOpportunityEnd = 0x3B
 
         /// Whether the type opens an opportunity (a start), the end being `rawValue + 1`.
         public var isStart: Bool { rawValue % 2 == 0 }
@@ -84,7 +105,17 @@ public struct SCTE35Section: Sendable, Equatable {
 
     /// Why bytes are not a usable section.
     public enum ParseError: Error, Equatable, CustomStringConvertible {
-        case truncated, notSpliceInfo(tableID: UInt8), badCRC, encrypted, badLength
+        /// Fewer bytes than the section needs; from `init(hex:)`, also an odd count or non-hex digits, or over 4096 bytes.
+        case truncated
+        /// The first byte, `table_id`, is not 0xFC (`splice_info_section`).
+        case notSpliceInfo(tableID: UInt8)
+        /// The section's `CRC_32` does not match its bytes.
+        case badCRC
+        /// `encrypted_packet` is set; encrypted sections are not read.
+        case encrypted
+        /// A length field (`splice_command_length`, `descriptor_loop_length`, a descriptor's or UPID's length) runs
+        /// past the section, or an unknown command has the legacy length 0xFFF.
+        case badLength
         /// One line.
         public var description: String {
             switch self {

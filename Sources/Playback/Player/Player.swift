@@ -29,7 +29,12 @@ public final class Player: @unchecked Sendable {
     let engine: (any PlayerBackend)?
 
     /// Whether the player can play.
-    public enum Status: Sendable { case readyToPlay, failed }
+    public enum Status: Sendable {
+        /// The content opened: the player can play.
+        case readyToPlay
+        /// The content could not be opened.
+        case failed
+    }
     /// `.failed` when the content could not be opened.
     public var status: Status { engine == nil ? .failed : .readyToPlay }
 

@@ -24,6 +24,7 @@ public final class NullOutput: SurfaceOutput, @unchecked Sendable {
         self.keptTimes = max(1, keptTimes)
     }
 
+    /// Counts the frame and keeps the monotonic time it arrived; the picture is dropped.
     public func writeVideo(_ frame: Frame, index: Int64, keyframe: Bool) throws {
         lock.lock(); defer { lock.unlock() }
         frames += 1
@@ -32,11 +33,13 @@ public final class NullOutput: SurfaceOutput, @unchecked Sendable {
         times.append(monotonicSeconds())
     }
 
+    /// Counts the samples; they are dropped.
     public func writeAudio(_ channels: [[Float]], count: Int) throws {
         lock.lock(); defer { lock.unlock() }
         samples += Int64(count)
     }
 
+    /// Marks the output finished (`isFinished`).
     public func finish() throws { lock.lock(); done = true; lock.unlock() }
 
     /// Frames received.

@@ -16,7 +16,14 @@ public final class PictureInPictureLayer: SurfaceLayer, @unchecked Sendable {
 
     /// The corner the window floats in.
     public enum Corner: String, Sendable, CaseIterable {
-        case topLeft, topRight, bottomLeft, bottomRight
+        /// Top left.
+        case topLeft
+        /// Top right.
+        case topRight
+        /// Bottom left.
+        case bottomLeft
+        /// Bottom right (the default).
+        case bottomRight
     }
 
     /// Where the window sits.
@@ -63,8 +70,10 @@ public final class PictureInPictureLayer: SurfaceLayer, @unchecked Sendable {
         }
     }
 
+    /// Whether the window is shown (`isActive`), on content and ad frames alike.
     public func isVisible(_ frame: SurfaceFrameInfo) -> Bool { isActive }
 
+    /// Redraws the whole picture from the frame as played: dimmed as the background, and scaled into the bordered window.
     public func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws {
         let bounds = canvas.bounds
         // the background: the picture as played (nothing the layers below drew), dimmed

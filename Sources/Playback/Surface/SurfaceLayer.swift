@@ -43,8 +43,11 @@ public protocol SurfaceLayer: AnyObject {
 }
 
 extension SurfaceLayer {
+    /// Mixes nothing: the layer has no sound.
     public func mixAudio(_ channels: inout [[Float]], count: Int, firstSample: Int64) throws {}
+    /// False: the layer draws on ad frames only.
     public var drawsOnContent: Bool { false }
+    /// False: layers added later may draw over it.
     public var staysOnTop: Bool { false }
 }
 
