@@ -134,7 +134,7 @@ public final class LiveOrigin: @unchecked Sendable {
             var sections: [Int: [[UInt8]]] = [:]
             for b in breaks {
                 guard case .inBand = b.scheduled.signal else { continue }
-                sections[b.startSegment, default: []].append(b.outSection(ticks: Core.ticks))
+                sections[b.startSegment, default: []].append(b.outSection())
                 sections[b.endSegment, default: []].append(b.inSection())
             }
             inBand = sections
@@ -144,7 +144,6 @@ public final class LiveOrigin: @unchecked Sendable {
             continuity = cc
         }
 
-        static func ticks(_ t: MediaTime) -> Int64 { t.rescaled(to: 90_000, rounding: .nearest).value }
 
         func advance(_ n: Int) { lock.lock(); manual += max(0, n); lock.unlock() }
 
@@ -249,7 +248,7 @@ public final class LiveOrigin: @unchecked Sendable {
                 var out: [String] = []
                 let attributes = "ID=\"\(b.dateRangeID)\",START-DATE=\"\(date(ofFrame: b.startFrame))\""
                 if n == b.startSegment || (n == first && b.startSegment < first && b.endSegment >= first) {
-                    out.append("#EXT-X-DATERANGE:\(attributes),PLANNED-DURATION=\(d),SCTE35-OUT=\(LiveOriginSCTE35.hex(b.outSection(ticks: Core.ticks)))")
+                    out.append("#EXT-X-DATERANGE:\(attributes),PLANNED-DURATION=\(d),SCTE35-OUT=\(LiveOriginSCTE35.hex(b.outSection()))")
                 }
                 if n == b.endSegment {
                     out.append("#EXT-X-DATERANGE:\(attributes),SCTE35-IN=\(LiveOriginSCTE35.hex(b.inSection()))")

@@ -132,8 +132,8 @@ public struct LiveOriginPlacedBreak: Sendable, Equatable {
     }
 
     /// The out cue's section (for `.dateRange` and `.inBand`).
-    func outSection(ticks: (MediaTime) -> Int64) -> [UInt8] {
-        let d = ticks(scheduled.duration)
+    func outSection() -> [UInt8] {
+        let d = scheduled.duration.mpegTicks
         switch command {
         case .spliceInsert: return LiveOriginSCTE35.spliceInsert(eventID: eventID, outOfNetwork: true, pts: startPTS, breakDuration: d)
         case .timeSignal: return LiveOriginSCTE35.timeSignal(pts: startPTS, eventID: eventID, typeID: 0x34, duration: d)

@@ -42,6 +42,9 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
                   timescale: newScale)
     }
 
+    /// This time in MPEG-TS ticks (90 kHz), to the nearest tick: PTS, PCR base, SCTE-35 times.
+    public var mpegTicks: Int64 { rescaled(to: 90_000, rounding: .nearest).value }
+
     /// The number of whole `unit`s in this time, rounded as asked (e.g. frames of a frame duration).
     public func count(of unit: MediaTime, rounding: Rounding = .down) -> Int64 {
         precondition(unit.value > 0, "unit must be positive")

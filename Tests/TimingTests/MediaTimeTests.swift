@@ -25,6 +25,14 @@ import Testing
         #expect(MediaTime(value: 1, timescale: 2).rescaled(to: 1, rounding: .nearest).value == 1)
     }
 
+    @Test func mpegTicksAreNinetyKilohertzToTheNearestTick() {
+        #expect(MediaTime(seconds: 2).mpegTicks == 180_000)
+        #expect(MediaTime(value: 1001, timescale: 30_000).mpegTicks == 3003)   // one 29.97 fps frame
+        #expect(MediaTime(value: 1, timescale: 7).mpegTicks == 12_857)        // 12857.14…
+        #expect(MediaTime(value: 1, timescale: 180_001).mpegTicks == 0)      // 0.49998… of a tick
+        #expect(MediaTime(value: -1, timescale: 3).mpegTicks == -30_000)
+    }
+
     @Test func countsFrames() {
         let frame = Rational(30000, 1001).period
         #expect(MediaTime(seconds: 10).count(of: frame, rounding: .down) == 299)

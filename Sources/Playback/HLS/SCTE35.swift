@@ -115,7 +115,7 @@ public enum SCTE35 {
     }
 
     static func ticks90k(_ t: MediaTime) -> UInt64 {
-        UInt64(max(0, t.rescaled(to: 90_000, rounding: .nearest).value)) & ((1 << 33) - 1)
+        UInt64(max(0, t.mpegTicks)) & ((1 << 33) - 1)
     }
 }
 

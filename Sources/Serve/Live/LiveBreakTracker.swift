@@ -23,7 +23,6 @@ public struct LiveBreakTracker: Sendable {
         for c in cues { take(c, sequence: sequence, firstPTS: firstPTS) }
     }
 
-    private func ticks(_ t: MediaTime) -> Int64 { t.rescaled(to: 90_000, rounding: .nearest).value }
     private func index(_ id: String) -> Int? { breaks.lastIndex { $0.id == id } }
     private func openIndex(_ source: LiveBreak.Source) -> Int? { breaks.lastIndex { $0.source == source && $0.endPTS == nil } }
 
@@ -45,7 +44,7 @@ public struct LiveBreakTracker: Sendable {
         case .cueOutCont(let elapsed, let d):
             // Joined mid-break: the start is `elapsed` before this segment.
             guard openIndex(.cueMarkers) == nil, let elapsed else { return }
-            let start = firstPTS - ticks(elapsed)
+            let start = firstPTS - elapsed.mpegTicks
             open(LiveBreak(id: "cue-joined-\(sequence)", startPTS: start, startSequence: nil, plannedDuration: d,
                            endPTS: nil, source: .cueMarkers, kind: .marker))
         case .cueIn:
@@ -65,7 +64,7 @@ public struct LiveBreakTracker: Sendable {
             if r.hasIn {
                 close(i, at: r.in?.splicePTS.map { LivePTS.unwrap($0, near: firstPTS) } ?? firstPTS)
             } else if let d = r.duration {   // DURATION is the range's actual duration
-                close(i, at: breaks[i].startPTS + ticks(d))
+                close(i, at: breaks[i].startPTS + d.mpegTicks)
             }
         }
     }

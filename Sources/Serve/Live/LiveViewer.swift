@@ -124,11 +124,11 @@ public actor LiveViewer {
     private func step(_ rung: LiveRung) async {
         guard let w = await context.channel.window(rendition: rung.key), let last = w.segments.last else { return }
         requestAds(w)
-        let edge = last.firstPTS + ticks(last.duration)
+        let edge = last.firstPTS + last.duration.mpegTicks
         // an ended channel has no decision left to wait for: everything is published
         let limit = w.ended ? edge : edge - Self.hold(w)
         var track = tracks[rung.key] ?? Track(cursor: w.segments.first { $0.firstPTS >= startPTS }?.firstPTS ?? startPTS)
-        track.targetTicks = ticks(w.targetDuration)
+        track.targetTicks = w.targetDuration.mpegTicks
         track.ended = w.ended
         for _ in 0..<1_000 {
             guard let item = await nextItem(&track, window: w, rung: rung, limit: limit) else { break }
@@ -139,10 +139,10 @@ public actor LiveViewer {
             count(item)
         }
         // slide: keep at least the origin's window of time (its segments' total) and 3 items
-        let span = w.segments.reduce(Int64(0)) { $0 + ticks($1.duration) }
-        var total = track.items.reduce(Int64(0)) { $0 + ticks($1.segment.duration) }
-        while track.items.count > 3, total - ticks(track.items[0].segment.duration) >= span {
-            total -= ticks(track.items[0].segment.duration)
+        let span = w.segments.reduce(Int64(0)) { $0 + $1.duration.mpegTicks }
+        var total = track.items.reduce(Int64(0)) { $0 + $1.segment.duration.mpegTicks }
+        while track.items.count > 3, total - track.items[0].segment.duration.mpegTicks >= span {
+            total -= track.items[0].segment.duration.mpegTicks
             if track.items[0].discontinuity { track.droppedDiscontinuities += 1 }
             track.items.removeFirst(); track.dropped += 1
         }
@@ -159,7 +159,6 @@ public actor LiveViewer {
         context.metrics.liveBreakTime(ad: slate ? 0 : Double(n) / 90_000, slate: slate ? Double(n) / 90_000 : 0)
     }
 
-    func ticks(_ t: MediaTime) -> Int64 { t.rescaled(to: 90_000, rounding: .nearest).value }
 
     // MARK: content
 
@@ -175,10 +174,10 @@ public actor LiveViewer {
         if let b = activeBreak(at: track.cursor, in: w, rung: rung) {
             return await breakItem(b, track: track, window: w, rung: rung, limit: limit)
         }
-        guard let seg = w.segments.first(where: { $0.firstPTS <= track.cursor && track.cursor < $0.firstPTS + ticks($0.duration) }) else {
+        guard let seg = w.segments.first(where: { $0.firstPTS <= track.cursor && track.cursor < $0.firstPTS + $0.duration.mpegTicks }) else {
             return nil
         }
-        let end = seg.firstPTS + ticks(seg.duration)
+        let end = seg.firstPTS + seg.duration.mpegTicks
         let nextStart = w.breaks.compactMap { b -> Int64? in
             let s = aligned(b.startPTS, in: w)
             return s.flatMap { $0 > track.cursor && $0 < end ? $0 : nil }
@@ -210,15 +209,15 @@ public actor LiveViewer {
     func aligned(_ pts: Int64, in w: LiveWindow) -> Int64? {
         guard let first = w.segments.first else { return nil }
         if pts < first.firstPTS { return pts }
-        guard let seg = w.segments.first(where: { pts < $0.firstPTS + ticks($0.duration) }) else { return nil }
+        guard let seg = w.segments.first(where: { pts < $0.firstPTS + $0.duration.mpegTicks }) else { return nil }
         if pts <= seg.firstPTS { return seg.firstPTS }
-        return seg.framePTS.first { $0 >= pts } ?? seg.firstPTS + ticks(seg.duration)
+        return seg.framePTS.first { $0 >= pts } ?? seg.firstPTS + seg.duration.mpegTicks
     }
 
     /// The planned end of a break (unaligned): its signalled end, or start + planned duration,
     /// whichever is sooner.
     func plannedEnd(_ b: LiveBreak) -> Int64 {
-        let planned = b.startPTS + ticks(b.plannedDuration ?? MediaTime(seconds: Int64(context.defaultAvail)))
+        let planned = b.startPTS + (b.plannedDuration ?? MediaTime(seconds: Int64(context.defaultAvail))).mpegTicks
         return min(planned, b.endPTS ?? .max)
     }
 
@@ -273,7 +272,7 @@ public actor LiveViewer {
             var length: Int64?
             for r in rungs {
                 guard case .ready(_, let d) = context.media.ad(mediaURL: ad.mediaURL, rendition: r.rendition.name) else { return nil }
-                if length == nil { length = ticks(d) }
+                if length == nil { length = d.mpegTicks }
             }
             return length
         }
@@ -311,7 +310,7 @@ public actor LiveViewer {
            case .ready(let segments, _) = context.media.ad(mediaURL: ad.mediaURL, rendition: rung.rendition.name) {
             var offset: Int64 = 0
             for (k, s) in segments.enumerated() {
-                let d = ticks(s.duration)
+                let d = s.duration.mpegTicks
                 defer { offset += d }
                 guard within < offset + d else { continue }
                 let adStart = cursor - within
