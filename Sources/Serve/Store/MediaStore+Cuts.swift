@@ -39,34 +39,9 @@ extension MediaStore {
     /// however many callers ask at the same time).
     private func piece(_ p: PackagedContent, rung: PackagedRendition, segment k: Int, from a: Int, to b: Int) async throws -> StoredSegment {
         let path = "cuts/\(p.storeKey)/\(rung.rendition.name)/seg\(String(format: "%05d", k))-\(a)-\(b).ts"
-        let done = StoredSegment(path: path, duration: p.period * Int64(b - a))
-        let task: Task<StoredSegment, any Error> = lock.withLock {
-            if index.unit(holding: path) != nil {
-                index.touch(path: path, now: Date().timeIntervalSince1970)
-                return Task { done }
-            }
-            if let t = cutTasks[path] { return t }
-            // Made by another node sharing the folder (in place only whole): adopted, not made again.
-            if FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path) {
-                register(key: path, kind: "cut", files: [path])
-                return Task { done }
-            }
-            countEncode("cut")
-            let root = self.root
-            let t = Task {
-                try await MediaStore.offThread {
-                    let temp = self.temporaryURL(".ts")
-                    defer { try? FileManager.default.removeItem(at: temp) }
-                    try CutMaker.piece(content: p, rung: rung, segment: k, from: a, to: b, root: root, output: temp)
-                    try self.publish(temp, as: path)
-                    self.lock.withLock { self.register(key: path, kind: "cut", files: [path]) }
-                    return done
-                }
-            }
-            cutTasks[path] = t
-            return t
+        let root = self.root
+        return try await pieceMadeOnce(path, kind: "cut", duration: p.period * Int64(b - a)) { output in
+            try CutMaker.piece(content: p, rung: rung, segment: k, from: a, to: b, root: root, output: output)
         }
-        defer { lock.withLock { cutTasks[path] = nil } }
-        return try await task.value
     }
 }

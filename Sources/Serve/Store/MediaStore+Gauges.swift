@@ -3,7 +3,7 @@ import Foundation
 extension MediaStore: ServeMediaGauges {
     /// Ad jobs queued or running, and packagings, cuts and slate pieces in progress.
     public func queuedEncodes() -> Int {
-        lock.withLock { adQueue.count + adRunning + contentTasks.count + cutTasks.count + slateTasks.count }
+        lock.withLock { adQueue.count + adRunning + contentTasks.count + pieceTasks.count }
     }
 
     /// Bytes of every unit the store's index holds.

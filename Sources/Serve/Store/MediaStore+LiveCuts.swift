@@ -41,40 +41,16 @@ extension MediaStore {
         let wrap = SegmentCutMaker.wrap
         let mod = { (t: Int64) in ((t % wrap) + wrap) % wrap }
         let key = "cuts/live/\(path.dropLast(3))-\(mod(plan.start))-\(plan.end.map { String(mod($0)) } ?? "end").ts"
-        let done = StoredSegment(path: key, duration: plan.duration)
-        let task: Task<StoredSegment, any Error> = lock.withLock {
-            if index.unit(holding: key) != nil {
-                index.touch(path: key, now: Date().timeIntervalSince1970)
-                return Task { done }
+        let root = self.root
+        return try await pieceMadeOnce(key, kind: "cut", duration: plan.duration) { output in
+            let segment = try SegmentCutMaker.Segment(file)
+            guard SegmentCutMaker.plan(segment, from: from, to: to) == plan else {
+                throw StoreError.unsupported("cut: \(path) changed while it was cut")
             }
-            if let t = cutTasks[key] { return t }
-            // made by another node sharing the folder (files reach their names only whole)
-            if FileManager.default.fileExists(atPath: root.appendingPathComponent(key).path) {
-                register(key: key, kind: "cut", files: [key])
-                return Task { done }
-            }
-            countEncode("cut")
-            let t = Task {
-                try await MediaStore.offThread {
-                    let temp = self.temporaryURL(".ts")
-                    defer { try? FileManager.default.removeItem(at: temp) }
-                    let segment = try SegmentCutMaker.Segment(file)
-                    guard SegmentCutMaker.plan(segment, from: from, to: to) == plan else {
-                        throw StoreError.unsupported("cut: \(path) changed while it was cut")
-                    }
-                    let previous = MediaStore.previousSegmentPaths(path).lazy
-                        .compactMap { try? SegmentCutMaker.Segment(self.root.appendingPathComponent($0)) }.first
-                    try SegmentCutMaker.piece(segment, plan: plan, rendition: rendition, previous: previous, output: temp)
-                    try self.publish(temp, as: key)
-                    self.lock.withLock { self.register(key: key, kind: "cut", files: [key]) }
-                    return done
-                }
-            }
-            cutTasks[key] = t
-            return t
+            let previous = MediaStore.previousSegmentPaths(path).lazy
+                .compactMap { try? SegmentCutMaker.Segment(root.appendingPathComponent($0)) }.first
+            try SegmentCutMaker.piece(segment, plan: plan, rendition: rendition, previous: previous, output: output)
         }
-        defer { lock.withLock { cutTasks[key] = nil } }
-        return try await task.value
     }
 
     /// Removes the pieces cut from the segment at `path` (`segmentPiece`), in the index and on
@@ -94,7 +70,7 @@ extension MediaStore {
                 keys.insert("\(folder)/\(name)")
             }
             var removed = 0
-            for key in keys where pins[key] == nil && cutTasks[key] == nil {
+            for key in keys where pins[key] == nil && pieceTasks[key] == nil {
                 index.remove(key)
                 try? fm.removeItem(at: root.appendingPathComponent(key))
                 removed += 1

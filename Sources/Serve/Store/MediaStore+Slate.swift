@@ -36,33 +36,14 @@ extension MediaStore {
     private func slatePiece(_ rung: Rendition, rate: Rational, prefix: String, name: String, start: Int64, length: MediaTime,
                             previous: String?) async throws -> StoredSegment {
         let path = "\(prefix)/\(name)"
-        let done = StoredSegment(path: path, duration: length)
-        let task: Task<StoredSegment, any Error> = lock.withLock {
-            if index.unit(holding: path) != nil {
-                index.touch(path: path, now: Date().timeIntervalSince1970)
-                return Task { done }
-            }
-            if let t = slateTasks[path] { return t }
-            countEncode("slate")
-            let root = self.root, file = options.slateFile
-            let t = Task {
-                try await MediaStore.offThread {
-                    let temp = self.temporaryURL()
-                    try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-                    defer { try? FileManager.default.removeItem(at: temp) }
-                    let picture = try SlateMaker.picture(file: file, rendition: rung)
-                    let output = temp.appendingPathComponent("out.ts")
-                    try SlateMaker.piece(picture: picture, rendition: rung, frameRate: rate, start: start, length: length,
-                                         previous: previous.map { root.appendingPathComponent($0) }, folder: temp, output: output)
-                    try self.publish(output, as: path)
-                    self.lock.withLock { self.register(key: path, kind: "slate", files: [path]) }
-                    return done
-                }
-            }
-            slateTasks[path] = t
-            return t
+        let root = self.root, file = options.slateFile
+        return try await pieceMadeOnce(path, kind: "slate", duration: length) { output in
+            let folder = self.temporaryURL()
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let picture = try SlateMaker.picture(file: file, rendition: rung)
+            try SlateMaker.piece(picture: picture, rendition: rung, frameRate: rate, start: start, length: length,
+                                 previous: previous.map { root.appendingPathComponent($0) }, folder: folder, output: output)
         }
-        defer { lock.withLock { slateTasks[path] = nil } }
-        return try await task.value
     }
 }

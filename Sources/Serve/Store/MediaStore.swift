@@ -20,12 +20,12 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
     var index = StoreIndex()
     var packaged: [String: PackagedContent] = [:]
     var contentTasks: [String: Task<PackagedContent, any Error>] = [:]
-    var cutTasks: [String: Task<StoredSegment, any Error>] = [:]
+    /// Pieces being made (`pieceMadeOnce`), by store path.
+    var pieceTasks: [String: Task<StoredSegment, any Error>] = [:]
     var adByURL: [String: AdJob] = [:]
     var adBySHA: [String: AdReadiness] = [:]
     var adQueue: [@Sendable () async -> Void] = []
     var adRunning = 0
-    var slateTasks: [String: Task<StoredSegment, any Error>] = [:]
     var pins: [String: Int] = [:]
     var counts: [String: Int] = [:]
     /// Renditions by name, from the options' ladder and every content packaged.

@@ -1,0 +1,40 @@
+import Foundation
+import Timing
+
+extension MediaStore {
+    /// The one way a made piece (a content cut, a live segment's piece, a slate piece) enters the
+    /// store: found in the index (and touched), joined while another caller makes it, adopted
+    /// when another process sharing the folder put it in place (files reach their names only
+    /// whole), else made once off the concurrency pool by `make` into a temporary `.ts`, published
+    /// under `path` and registered as `kind` (also the encode counter's name).
+    func pieceMadeOnce(_ path: String, kind: String, duration: MediaTime,
+                       make: @escaping @Sendable (_ output: URL) throws -> Void) async throws -> StoredSegment {
+        let done = StoredSegment(path: path, duration: duration)
+        let task: Task<StoredSegment, any Error> = lock.withLock {
+            if index.unit(holding: path) != nil {
+                index.touch(path: path, now: Date().timeIntervalSince1970)
+                return Task { done }
+            }
+            if let t = pieceTasks[path] { return t }
+            if FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path) {
+                register(key: path, kind: kind, files: [path])
+                return Task { done }
+            }
+            countEncode(kind)
+            let t = Task {
+                try await MediaStore.offThread {
+                    let temp = self.temporaryURL(".ts")
+                    defer { try? FileManager.default.removeItem(at: temp) }
+                    try make(temp)
+                    try self.publish(temp, as: path)
+                    self.lock.withLock { self.register(key: path, kind: kind, files: [path]) }
+                    return done
+                }
+            }
+            pieceTasks[path] = t
+            return t
+        }
+        defer { lock.withLock { pieceTasks[path] = nil } }
+        return try await task.value
+    }
+}
