@@ -1,4 +1,4 @@
-import Playback
+@_spi(Engine) import Playback
 
 /// Ad media opened and measured once per output, however often it plays: what every
 /// `AdVideoDisplay` answers `prepareAd(mediaPath:)` with.

@@ -1,5 +1,5 @@
 import Foundation
-import Playback
+@_spi(Engine) import Playback
 import Timing
 
 /// What plays ad media into the output on the manager's behalf (IMA's custom video display):
@@ -65,7 +65,7 @@ extension AdVideoDisplay {
 }
 
 /// `AdVideoDisplay` over the engine's `SpliceSession`.
-@MainActor public final class SessionVideoDisplay: AdVideoDisplay {
+@_spi(Engine) @MainActor public final class SessionVideoDisplay: AdVideoDisplay {
     /// The session ads are spliced into.
     public let session: SpliceSession
     private let threads: Int

@@ -10,7 +10,7 @@ import Timing
 
 /// The engine's playhead: content time is the presentation time of the last content frame written
 /// to the output. It conforms to `ContentPlayhead`; the stitcher sets it at each cue and at the end of content.
-@MainActor public final class EnginePlayhead: ContentPlayhead {
+@MainActor final class EnginePlayhead: ContentPlayhead {
     /// Exact content time of the last content frame out; nil before the first.
     public internal(set) var contentTime: MediaTime?
     /// Stream time of that frame.

@@ -6,7 +6,7 @@ import Glibc
 /// Reading a small local file the user named (a session script, a layout, an image) without ever
 /// blocking: it is opened non-blocking and must be a regular file (a FIFO would wait for a writer
 /// for ever, a device never end), of at most `maxBytes`.
-public enum LocalFile {
+enum LocalFile {
     /// Why a file could not be read: one line naming it.
     public struct Failure: Error, Sendable, CustomStringConvertible {
         /// One line.

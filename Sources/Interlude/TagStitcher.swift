@@ -1,6 +1,6 @@
 import Ads
 import Foundation
-import Playback
+@_spi(Engine) import Playback
 import Timing
 
 /// Stitches content with the ads of an ad tag by driving the engine through `AdsLoader` and

@@ -3,6 +3,7 @@
 import Foundation
 import Interlude
 import Window
+@_spi(Engine) import Playback
 
 let playHelp = """
     usage: interlude play CONTENT [--ads TAG] [--session SCRIPT.json] [--events FILE|-]

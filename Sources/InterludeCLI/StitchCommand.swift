@@ -1,7 +1,7 @@
 // `interlude stitch`: parses options into a StitchJob, runs it with a progress line, prints its summary.
 import Foundation
 import Interlude
-import Playback
+@_spi(Engine) import Playback
 import Timing
 
 let stitchHelp = """

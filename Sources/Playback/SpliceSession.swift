@@ -9,7 +9,7 @@ import Timing
 /// It owns the content decoder, the encoders and the temporary output file; nothing is visible at
 /// the output path until `finish()` renames the file into place. Not thread-safe: one thread
 /// drives it (the frame loop is synchronous by design).
-public final class SpliceSession {
+@_spi(Engine) public final class SpliceSession {
     /// The conformed output format.
     public let format: OutputFormat
     /// The content's duration as its container declares it.

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 import Timing
 import TestSupport
-import Playback
-@testable import Interlude
+@_spi(Engine) import Playback
+@_spi(Engine) @testable import Interlude
 
 /// IMA's getting-started flow, step by step, as an app on the engine: one loader, a request,
 /// adsLoadedWith → initialize → LOADED → start → content pause/resume → contentComplete →

@@ -1,6 +1,6 @@
 import Ads
 import Foundation
-import Interlude
+@_spi(Engine) import Interlude
 import Testing
 import TestSupport
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import Timing
-@testable import Playback
+@_spi(Engine) @testable import Playback
 
 /// Where double boxes go in an output's markers, as pure tables: HLS (a date range per ad, no
 /// cue-out/in, no segment cut, no discontinuity) beside a standard break, and MP4 chapters (one

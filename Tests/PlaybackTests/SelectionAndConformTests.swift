@@ -1,6 +1,6 @@
 import Testing
 import Timing
-@testable import Playback
+@_spi(Engine) @testable import Playback
 
 @Suite struct FrameSelectionTests {
     let p30 = Rational(30, 1).period

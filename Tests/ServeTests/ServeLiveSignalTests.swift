@@ -1,6 +1,6 @@
 import Foundation
-import Playback
-@testable import Serve
+@_spi(Engine) import Playback
+@_spi(Engine) @testable import Serve
 import TestSupport
 import Testing
 import Timing

@@ -1,7 +1,7 @@
 // `interlude play` as a library call: the files checked, the player opened with its outputs, the
 // viewer script and native ads, the PlaySession run, the stitched file committed, the summary.
 import Foundation
-import Playback
+@_spi(Engine) import Playback
 import Timing
 
 /// One playback as the `play` command runs it, callable without a process: content played

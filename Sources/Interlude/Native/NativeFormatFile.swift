@@ -73,7 +73,7 @@ extension NativeBreak {
 /// Native ads carried by a VMAP: `<vmap:AdSource><vmap:CustomAdData templateType="openrtb-native">`
 /// holding an OpenRTB Native 1.2 response. A `linear` break is a full-frame native break; a
 /// `nonlinear` one an L-bar over the content.
-public enum NativeVMAP {
+@_spi(Engine) public enum NativeVMAP {
     /// A native break found in a VMAP.
     public struct Found: Sendable {
         /// The break's id, if any.

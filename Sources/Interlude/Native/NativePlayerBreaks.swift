@@ -14,7 +14,7 @@ import Timing
 ///
 /// Post-rolls (`end`) are not played by a player (its session ends with the content); a seek
 /// does not play the native breaks it jumps over.
-@MainActor public final class NativePlayerBreaks {
+@MainActor final class NativePlayerBreaks {
     /// The player.
     public let player: Player
     /// The native ads, in request order.

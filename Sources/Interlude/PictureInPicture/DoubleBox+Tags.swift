@@ -1,6 +1,6 @@
 import Ads
 import Foundation
-import Playback
+@_spi(Engine) import Playback
 import Timing
 
 /// The VMAP extension that asks for a double-box break (Interlude's own; documented in the README):
@@ -42,7 +42,7 @@ extension DoubleBoxStyle {
     /// The layer drawing the break.
     public let layer: DoubleBoxLayer
     /// The stitch session it is drawn in; nil on the live player.
-    public let session: SpliceSession?
+    @_spi(Engine) public let session: SpliceSession?
     private let period: MediaTime
     private var beforeFirstAd: (() -> Void)?
     private let finish: @MainActor (DoubleBoxLayer) -> Void

@@ -1,6 +1,6 @@
 import Ads
 import Foundation
-import Playback
+@_spi(Engine) import Playback
 import Timing
 
 /// Splices a fixed schedule of ad pods (media files the app chose) into content and writes the

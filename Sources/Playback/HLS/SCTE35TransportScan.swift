@@ -2,7 +2,7 @@
 /// elementary streams with `stream_type` 0x86, reassembles their sections across packets and
 /// decodes each with `SCTE35Section`. Sections that fail (CRC, truncation) are counted, not
 /// returned. Bytes come from the network: every length is checked.
-public struct SCTE35TransportScan: Sendable {
+@_spi(Engine) public struct SCTE35TransportScan: Sendable {
     /// One cue found in the stream.
     public struct Cue: Sendable, Equatable {
         /// The decoded section.

@@ -32,7 +32,7 @@ public struct AdFrameMarks: Sendable, Equatable {
 
 /// Applies `AdFrameMarks` frame by frame on the loop's thread: `isMarked(_:)` says whether the
 /// frame at that ad time must be handed to the observer.
-public struct AdFrameFilter: Sendable {
+@_spi(Engine) public struct AdFrameFilter: Sendable {
     private let marks: AdFrameMarks?
     private var frames = 0
     private var quartilesPassed = 0

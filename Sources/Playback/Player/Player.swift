@@ -99,7 +99,7 @@ public final class Player: @unchecked Sendable {
 
     /// A stitching player's session (nil for a player presenting frames): the output's facts
     /// (format, frames, timeline, smart rendering, timings). Read it after `close()`.
-    public var spliceSession: SpliceSession? { (engine as? SpliceBackend)?.spliceSession }
+    @_spi(Engine) public var spliceSession: SpliceSession? { (engine as? SpliceBackend)?.spliceSession }
 
     /// A stitching player: called on its thread for each event of the stitch (progress, ads,
     /// breaks), as `SpliceSession.onEvent`. Set it before `play()`.

@@ -1,4 +1,4 @@
-import Playback
+@_spi(Engine) import Playback
 import Timing
 
 /// Folds a live rendition's signals into `LiveBreak`s, one segment at a time in media-sequence
@@ -16,7 +16,7 @@ public struct LiveBreakTracker: Sendable {
 
     /// Takes one segment: `firstPTS` its first video PTS (unwrapped), `markers` the playlist
     /// markers in front of it, `cues` the SCTE-35 sections found in its TS.
-    public mutating func add(sequence: Int, firstPTS: Int64, markers: [LiveMarker], cues: [SCTE35Section]) {
+    @_spi(Engine) public mutating func add(sequence: Int, firstPTS: Int64, markers: [LiveMarker], cues: [SCTE35Section]) {
         if let last = lastSequence, sequence <= last { return }
         lastSequence = sequence
         for m in markers { take(m, sequence: sequence, firstPTS: firstPTS) }

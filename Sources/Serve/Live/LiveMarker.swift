@@ -1,5 +1,5 @@
 import Foundation
-import Playback
+@_spi(Engine) import Playback
 import Timing
 
 /// An ad-break marker of a live HLS media playlist, in the three forms origins use. Markers are
@@ -25,7 +25,7 @@ public enum LiveMarker: Sendable, Equatable {
         /// `PLANNED-DURATION`, `DURATION`.
         public var plannedDuration: MediaTime?, duration: MediaTime?
         /// The decoded `SCTE35-OUT`, `SCTE35-IN` sections.
-        public var out: SCTE35Section?, `in`: SCTE35Section?
+        @_spi(Engine) public var out: SCTE35Section?, `in`: SCTE35Section?
         /// Whether the tag had an `SCTE35-OUT` / `SCTE35-IN` attribute (even one that did not decode).
         public var hasOut: Bool, hasIn: Bool
     }

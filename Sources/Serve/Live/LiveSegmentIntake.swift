@@ -1,5 +1,5 @@
 import Foundation
-import Playback
+@_spi(Engine) import Playback
 import Timing
 
 /// What the live source learns from one fetched origin segment: its `LiveSegment` (first
@@ -10,7 +10,7 @@ public enum LiveSegmentIntake {
     /// Reads `data`, the segment `entry` of `rendition` of `channel`. `expectedPTS` is where the
     /// previous segment ended on the unwrapped clock (its first PTS plus its duration), nil for
     /// the first segment; the 33-bit PTS is unwrapped near it.
-    public static func take(_ data: Data, entry: LivePlaylist.Segment, channel: String, rendition: String,
+    @_spi(Engine) public static func take(_ data: Data, entry: LivePlaylist.Segment, channel: String, rendition: String,
                             expectedPTS: Int64?) -> (segment: LiveSegment, cues: [SCTE35Section])? {
         guard data.count >= 188, data.count % 188 == 0, data.first == 0x47,
               let pts = TSTimestamps.firstVideoPTS(data) else { return nil }
