@@ -12,11 +12,11 @@ public enum LiveSegmentIntake {
     /// the first segment; the 33-bit PTS is unwrapped near it.
     @_spi(Engine) public static func take(_ data: Data, entry: LivePlaylist.Segment, channel: String, rendition: String,
                             expectedPTS: Int64?) -> (segment: LiveSegment, cues: [SCTE35Section])? {
-        guard data.count >= 188, data.count % 188 == 0, data.first == 0x47,
-              let pts = TSTimestamps.firstVideoPTS(data) else { return nil }
-        let raw = UInt64(pts.rescaled(to: 90_000, rounding: .nearest).value)
+        guard data.count >= 188, data.count % 188 == 0, data.first == 0x47 else { return nil }
+        let written = TSTimestamps.videoPTS(data)   // decode order: the first is the segment's first frame
+        guard let raw = written.first.map(UInt64.init) else { return nil }
         let first = expectedPTS.map { LivePTS.unwrap(raw, near: $0) } ?? Int64(raw & UInt64(LivePTS.wrap - 1))
-        let frames = TSTimestamps.videoPTS(data).map { LivePTS.unwrap(UInt64($0), near: first) }.sorted()
+        let frames = written.map { LivePTS.unwrap(UInt64($0), near: first) }.sorted()
         let segment = LiveSegment(sequence: entry.sequence, duration: entry.duration, firstPTS: first,
                                   discontinuity: entry.discontinuity,
                                   storePath: LiveSegment.storePath(channel: channel, rendition: rendition, sequence: entry.sequence),
