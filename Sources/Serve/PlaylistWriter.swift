@@ -22,7 +22,7 @@ public enum PlaylistWriter {
     /// sessions whose breaks before it are as long share its URL and bytes.
     public static func url(for item: TimelineItem, sessionID: String, rendition: String) -> String {
         var query: [String] = []
-        let ticks = item.shift.rescaled(to: 90_000).value
+        let ticks = item.shift.mpegTicks
         if ticks != 0 { query.append("o=\(ticks)") }
         if item.marksDiscontinuity { query.append("d=1") }
         if case .ad(let b, let a, let k, _) = item.kind { query += ["s=\(sessionID)", "r=\(rendition)", "b=\(b)", "a=\(a)", "k=\(k)"] }

@@ -75,7 +75,7 @@ public enum SCTE35 {
             w.put(1, 1)                            // program_segmentation_flag
             w.put(d.duration == nil ? 0 : 1, 1)    // segmentation_duration_flag
             w.put(1, 1); w.put(0x1F, 5)            // delivery_not_restricted_flag, reserved
-            if let t = d.duration { w.put(UInt64(max(0, t.rescaled(to: 90_000, rounding: .nearest).value)) & ((1 << 40) - 1), 40) }
+            if let t = d.duration { w.put(UInt64(max(0, t.mpegTicks)) & ((1 << 40) - 1), 40) }
             w.put(0, 8); w.put(0, 8)               // upid type 0, length 0
             w.put(UInt64(d.typeID), 8)
             w.put(0, 8); w.put(0, 8)               // segment_num, segments_expected

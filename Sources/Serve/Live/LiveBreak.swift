@@ -47,7 +47,7 @@ public struct LiveBreak: Sendable, Equatable {
     /// `endPTS`, or `startPTS + plannedDuration` while the end has not been signalled: where
     /// content is expected to resume (nil when neither is known).
     public var expectedEndPTS: Int64? {
-        endPTS ?? plannedDuration.map { startPTS + $0.rescaled(to: 90_000, rounding: .nearest).value }
+        endPTS ?? plannedDuration.map { startPTS + $0.mpegTicks }
     }
 }
 

@@ -112,7 +112,7 @@ public actor LiveChannel {
             let path = LiveSegment.storePath(channel: name, rendition: key, sequence: entry.sequence)
             let file = folder.appendingPathComponent(path)
             try await HLSImport.fetch(try r.location.resolve(entry.uri), to: file, maxBytes: HLSImport.maxSegmentBytes, timeout: timeout)
-            let expected = r.segments.last.map { $0.firstPTS + $0.duration.rescaled(to: 90_000, rounding: .nearest).value }
+            let expected = r.segments.last.map { $0.firstPTS + $0.duration.mpegTicks }
             guard let taken = LiveSegmentIntake.take(try Data(contentsOf: file), entry: entry, channel: name,
                                                      rendition: key, expectedPTS: expected) else {
                 try? FileManager.default.removeItem(at: file)

@@ -31,7 +31,7 @@ public struct LiveItem: Sendable, Hashable {
     }
 
     /// Its end on the channel's clock.
-    public var endPTS: Int64 { startPTS + segment.duration.rescaled(to: 90_000, rounding: .nearest).value }
+    public var endPTS: Int64 { startPTS + segment.duration.mpegTicks }
 }
 
 /// One break as one viewer plays it: the ad server's answer, the pod fitted, how much of it has

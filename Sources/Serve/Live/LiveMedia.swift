@@ -47,6 +47,6 @@ extension ServeMedia {
     /// The first video PTS (mod 2^33, as written) of the stored segment at `path`.
     func firstPTS(ofSegment path: String) -> Int64? {
         guard let url = file(forSegment: path), let data = try? Data(contentsOf: url) else { return nil }
-        return TSTimestamps.firstVideoPTS(data).map { $0.rescaled(to: 90_000, rounding: .nearest).value }
+        return TSTimestamps.firstVideoPTS(data).map { $0.mpegTicks }
     }
 }

@@ -85,7 +85,7 @@ public actor LiveViewer {
     }
 
     /// Ticks a viewer stays behind the origin's edge: one target duration.
-    static func hold(_ w: LiveWindow) -> Int64 { w.targetDuration.rescaled(to: 90_000, rounding: .nearest).value }
+    static func hold(_ w: LiveWindow) -> Int64 { w.targetDuration.mpegTicks }
 
     /// The rung with this store rendition name (or channel key).
     public nonisolated func rung(named name: String) -> LiveRung? {

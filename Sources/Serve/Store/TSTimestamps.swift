@@ -36,7 +36,7 @@ public enum TSTimestamps {
 
     /// `data` with every PTS, DTS and PCR moved by `offset` (rounded to 90 kHz, modulo 2^33).
     public static func shifted(_ data: Data, by offset: MediaTime) -> Data {
-        let ticks = offset.rescaled(to: 90_000).value
+        let ticks = offset.mpegTicks
         var b = [UInt8](data)
         TSPES.shiftPCRs(&b, by: ticks)
         var positions: [(Int, UInt8)] = []
