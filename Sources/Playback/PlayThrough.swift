@@ -30,15 +30,18 @@ import Timing
                                   frameRate: video.frameRate?.standardFrameRate ?? Rational(30, 1),
                                   sampleRate: audio?.sampleRate ?? 48000, channels: max(1, audio?.channels ?? 2))
         let source = try MediaSource(url: url, output: format, threads: threads)
-        let sink = DiscardingSink()
-        let splicer = Splicer(output: format, sink: sink)
+        let surface = RenderSurface(format: format)
+        surface.attach(DiscardingSink())
+        let splicer = Splicer(surface: surface)
         _ = try splicer.play(source, until: nil) { _ in true }
         return Stats(frames: splicer.framesOut, samples: splicer.samplesOut, seconds: monotonicSeconds() - t0, format: format)
     }
 }
 
 /// A sink that drops everything (counts only).
-final class DiscardingSink: FrameSink {
+final class DiscardingSink: SurfaceOutput {
+    var isLive: Bool { false }
+    func finish() throws {}
     private(set) var frames: Int64 = 0
     private(set) var samples: Int64 = 0
     func writeVideo(_ frame: Frame, index: Int64, keyframe: Bool) throws { frames += 1 }

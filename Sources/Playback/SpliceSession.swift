@@ -62,6 +62,9 @@ import Timing
 
     /// The layers drawn on every frame written (ad UI, overlays, PiP windows) and mixed into the audio.
     public let layers: LayerStack
+    /// Where every frame is composed and its audio mixed, then written to the output file (its one
+    /// output, attached here): the frame loop presents into it.
+    public let surface: RenderSurface
 
     /// Opens the content and the output (as a temporary file beside it). `request.breaks` is not used.
     /// `layers` are drawn on the frames: one that draws on content frames turns smart rendering
@@ -73,12 +76,18 @@ import Timing
         try self.init(request: request, layerStack: stack)
     }
 
-    /// Opens the content and the output, drawing the layers of `layerStack` (shared with a
-    /// stitching player's surface: layers added later draw too; smart rendering was decided
-    /// knowing those there now).
-    public init(request: StitchRequest, layerStack: LayerStack) throws {
+    /// Opens the content and the output, drawing the layers of `layerStack` (layers added later
+    /// draw too; smart rendering was decided knowing those there now).
+    public convenience init(request: StitchRequest, layerStack: LayerStack) throws {
+        try self.init(request: request, layerStack: layerStack, surface: nil)
+    }
+
+    /// Opens the content and the output on `surface` when given (a stitching player opening its
+    /// output again before anything was written: the surface, its layers and its readers stay),
+    /// else on a surface of its own drawing `layerStack`.
+    init(request: StitchRequest, layerStack: LayerStack, surface given: RenderSurface?) throws {
         self.request = request
-        self.layers = layerStack
+        self.layers = given?.layers ?? layerStack
         let layers = layerStack.all
         toStdout = request.output == "-"
         if !toStdout {
@@ -147,7 +156,13 @@ import Timing
             throw StitchFailure.outputUnwritable("cannot write \(request.output): \(SpliceSession.reason(error))")
         }
         smartReason = reason
-        splicer = Splicer(output: format, sink: sink, layers: self.layers)
+        if let given, given.format != format || given.presentedFrames != 0 {
+            if !toStdout { OutputTarget.discard(temporary) }
+            throw StitchFailure.invalidOption("a stitch's output can be opened again only on a surface of its format with nothing presented")
+        }
+        surface = given ?? RenderSurface(format: format, layers: layerStack)
+        surface.attach(sink)
+        splicer = Splicer(surface: surface)
     }
 
     deinit { if !finished { abort() } }
@@ -179,7 +194,7 @@ import Timing
             onEvent?(.contentProgress(contentTime: pts, streamTime: at))
             return true
         }
-        let outcome = try smart.map { try $0.content.play(until: cue, splicer: splicer, sink: $0.output, onFrame: onFrame) }
+        let outcome = try smart.map { try $0.content.play(until: cue, splicer: splicer, onFrame: onFrame) }
             ?? splicer.play(source, until: cue, onFrame: onFrame)
         if outcome.frames > 0 {
             contentChapters += 1
@@ -310,6 +325,7 @@ import Timing
     /// Gives up: removes the temporary output. Nothing appears at the output path.
     public func abort() {
         finished = true
+        surface.detach(sink)
         if !toStdout { OutputTarget.discard(temporary) }
     }
 

@@ -16,8 +16,9 @@ struct SegmentOutcome {
     var streamEnd: MediaTime
 }
 
-/// The frame loop: moves frames from a source to the sink on the constant-rate output timeline,
-/// and keeps every segment's audio exactly as long as its video.
+/// Plays a source's run onto a `RenderSurface` on the constant-rate output timeline (the surface
+/// composes the layers and hands each frame and its audio to its outputs: a stitch's file), and
+/// keeps every segment's audio exactly as long as its video.
 ///
 /// It is synchronous and owns nothing shared: one thread drives it. Output frame `n` is at
 /// stream time `n·P`; after each frame the audio is brought up to `round((n+1)·P·rate)` samples,
@@ -25,24 +26,21 @@ struct SegmentOutcome {
 /// join to within one sample.
 final class Splicer {
     let output: OutputFormat
-    let sink: FrameSink
-    /// Layers drawn on the frames and mixed into the audio (ad UI, overlays, PiP).
-    let layers: LayerStack
-    /// Video frames written so far (also advanced by `SmartContent`, which writes copied frames itself).
-    var framesOut: Int64 = 0
-    /// Audio samples (per channel) written so far.
-    private(set) var samplesOut: Int64 = 0
-    private var chunk: [[Float]]
+    /// Where the frames go: it composes, counts, and writes to its outputs.
+    let surface: RenderSurface
 
-    init(output: OutputFormat, sink: FrameSink, layers: LayerStack = LayerStack()) {
-        self.output = output
-        self.sink = sink
-        self.layers = layers
-        chunk = Array(repeating: [], count: output.channels)
+    init(surface: RenderSurface) {
+        self.output = surface.format
+        self.surface = surface
     }
 
+    /// Video frames presented so far (copied ones included, which `SmartContent` counts itself).
+    var framesOut: Int64 { surface.presentedFrames }
+    /// Audio samples (per channel) presented so far.
+    var samplesOut: Int64 { surface.presentedSamples }
+
     /// The stream time reached: the end of the last frame written.
-    var streamTime: MediaTime { output.time(ofFrame: framesOut) }
+    var streamTime: MediaTime { surface.streamTime }
 
     /// Plays `source` from where it stands until the first frame at or after `cue` (held back for
     /// the next call), or to its end when `cue` is nil. `isAd` tells the layers what they draw on. `onFrame` sees each shown frame's source time
@@ -77,9 +75,7 @@ final class Splicer {
             var k: Int64 = 0
             while FrameSelection.isDue(outputIndex: k, segmentStart: lead, period: period, before: cue) {
                 let at = lead + period * k
-                let shown = try layers.compose(current.frame, index: framesOut, streamTime: streamTime, isAd: isAd, sourceTime: at)
-                try sink.writeVideo(shown, index: framesOut, keyframe: k == 0)
-                framesOut += 1
+                try surface.presentVideo(current.frame, keyframe: k == 0, isAd: isAd, sourceTime: at, late: false)
                 k += 1
                 try pumpAudio(source.audio, sourceOffset: offset)
                 _ = onFrame(at)
@@ -109,9 +105,7 @@ final class Splicer {
             while FrameSelection.isDue(outputIndex: k, segmentStart: p0, period: period, before: sourceEnd) {
                 // a slot before the first frame's own time (the lead) reads as its slot's time
                 let at = k < leadSlots ? p0 + period * k : current.pts
-                let shown = try layers.compose(current.frame, index: framesOut, streamTime: streamTime, isAd: isAd, sourceTime: at)
-                try sink.writeVideo(shown, index: framesOut, keyframe: k == 0)
-                framesOut += 1
+                try surface.presentVideo(current.frame, keyframe: k == 0, isAd: isAd, sourceTime: at, late: false)
                 k += 1
                 lastShown = current.pts
                 try pumpAudio(source.audio, sourceOffset: firstSourceSample - firstStreamSample)
@@ -128,16 +122,9 @@ final class Splicer {
                               streamStart: streamStart, streamEnd: streamTime)
     }
 
-    /// Brings the output audio up to the end of the last video frame written, reading `audio`
-    /// at stream sample + `sourceOffset`.
+    /// Brings the output audio up to the end of the last video frame presented, reading `audio`
+    /// at stream sample + `sourceOffset` (the surface mixes the layers in).
     func pumpAudio(_ audio: AudioTrack, sourceOffset: Int64) throws {
-        let target = output.sampleIndex(at: streamTime)
-        let count = Int(target - samplesOut)
-        guard count > 0 else { return }
-        for c in 0..<chunk.count { chunk[c].removeAll(keepingCapacity: true) }
-        try audio.read(from: samplesOut + sourceOffset, count: count, into: &chunk)
-        try layers.mix(&chunk, count: count, firstSample: samplesOut)
-        try sink.writeAudio(chunk, count: count)
-        samplesOut = target
+        try surface.presentAudio(from: audio, offset: sourceOffset)
     }
 }

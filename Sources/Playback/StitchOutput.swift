@@ -1,10 +1,10 @@
 import Media
 import Timing
 
-/// What a `SpliceSession` writes to: a frame sink that also takes chapters, finishes the file
-/// and says where its time went. `EncodedOutput` (everything encoded) and `SmartOutput` (content
-/// copied) are the two.
-protocol StitchOutput: FrameSink {
+/// What a `SpliceSession` writes to, attached to its surface: an output that also takes chapters,
+/// finishes the file and says where its time went. `EncodedOutput` (everything encoded) and
+/// `SmartOutput` (content copied, a `PacketOutput`) are the two.
+protocol StitchOutput: SurfaceOutput {
     /// Adds a chapter (MP4 only).
     func addChapter(title: String, start: MediaTime, end: MediaTime)
     /// Flushes, writes the trailer and closes the file.

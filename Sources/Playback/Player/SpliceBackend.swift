@@ -52,7 +52,7 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
         let stack = LayerStack()
         layers.forEach(stack.add)
         session = try SpliceSession(request: request, layerStack: stack)
-        surface = RenderSurface(format: session.format, layers: stack)
+        surface = session.surface
         contentDuration = session.contentDuration
         copying = session.copiesContent
         timeline = session.timelineMap
@@ -256,13 +256,13 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
         layerCheck = .done
         guard session.copiesContent, session.videoFrames == 0, surface.layers.drawsOnContent else { return }
         session.abort()
-        session = try SpliceSession(request: request, layerStack: surface.layers)
+        session = try SpliceSession(request: request, layerStack: surface.layers, surface: surface)
         install()
         cond.lock(); copying = session.copiesContent; cond.unlock()
     }
 
-    /// Follows each frame written: the surface's position, the playhead, observers due, and the
-    /// work layers handed over while drawing.
+    /// Follows each frame written (the session presents it into the player's surface): the
+    /// playhead, observers due, and the work layers handed over while drawing.
     private func install() {
         let period = session.format.frameDuration
         session.onEvent = { [unowned self] event in
@@ -270,7 +270,6 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
             h?(event)
             switch event {
             case .contentProgress(let pts, let at):
-                surface.follow(frames: session.videoFrames, samples: session.audioSamples)
                 cond.lock()
                 head = pts
                 let periodic = observers.takePeriodic(at: pts)
@@ -278,7 +277,6 @@ final class SpliceBackend: PlayerBackend, @unchecked Sendable {
                 deliver(periodic, wait: true)
                 afterFrame(at + period)
             case .adProgress(_, _, _, let at):
-                surface.follow(frames: session.videoFrames, samples: session.audioSamples)
                 afterFrame(at + period)
             default: break
             }

@@ -29,7 +29,7 @@ enum CachedAdPlayback {
             }
             var stop: Int?
             for i in lo...hi {
-                splicer.framesOut += 1
+                splicer.surface.countCopiedFrame()
                 try splicer.pumpAudio(audio, sourceOffset: sourceOffset)
                 shown += 1
                 if !onFrame(sourcePTS[i]) { stop = i; break }
@@ -42,7 +42,7 @@ enum CachedAdPlayback {
             for p in gop {
                 let packet = try Packet(bytes: p.bytes)
                 packet.setKeyframe(p.key)
-                try output.writeCopied(packet, index: base + p.index)
+                try splicer.surface.presentCopied(packet, index: base + p.index)
             }
             if stop != nil { stopped = true; break }
         }
@@ -51,7 +51,8 @@ enum CachedAdPlayback {
                               frames: Int64(shown), streamStart: streamStart, streamEnd: splicer.streamTime)
     }
 
-    /// Decodes a cached GOP and encodes its frames `first...stop` again.
+    /// Decodes a cached GOP and encodes its frames `first...stop` again, straight into the
+    /// output: the surface has counted them already (a cached ad carries no layer).
     private static func reencode(_ gop: [AdTranscodeCache.CachedPacket], through stop: Int, from first: Int, base: Int64,
                                  output: SmartOutput, format: OutputFormat, threads: Int) throws {
         let decoder = try Decoder(codec: output.codec.decoderName, extradata: output.trackConfig, width: format.width, height: format.height,

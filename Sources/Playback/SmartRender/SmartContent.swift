@@ -2,7 +2,7 @@ import Media
 import Timing
 
 /// The content side of a smart-rendered stitch: plays content segments onto a `Splicer`'s
-/// timeline by copying every GOP that lies wholly inside the segment, and the frames of a GOP
+/// surface by copying every GOP that lies wholly inside the segment, and the frames of a GOP
 /// before a cue when they come first in decode order (always so without B-frames); only the rest
 /// of a GOP a cue splits is decoded and its frames inside the segment go to the encoder. Audio is
 /// decoded and spliced exactly as in a full re-encode.
@@ -54,7 +54,7 @@ final class SmartContent {
 
     /// Plays content up to the first frame at or after `cue` (or to its end), as `Splicer.play`
     /// (content before frame 0 with frame 0 held, encoded).
-    func play(until cue: MediaTime?, splicer: Splicer, sink: SmartOutput, onFrame: (MediaTime) -> Bool) throws -> SegmentOutcome {
+    func play(until cue: MediaTime?, splicer: Splicer, onFrame: (MediaTime) -> Bool) throws -> SegmentOutcome {
         let period = output.frameDuration
         let end = min(scan.frameCount, cue.map { max(0, Int(($0 - videoStart).count(of: period, rounding: .up))) } ?? scan.frameCount)
         let streamStart = splicer.streamTime
@@ -77,8 +77,7 @@ final class SmartContent {
             try decode(range: 0..<1) { _, frame in decoded = try frame.clone() }
             guard let first = decoded else { throw MediaError.unsupported("smart rendering: the content's first frame did not decode") }
             for k in 0..<slots {
-                try sink.writeVideo(first, index: splicer.framesOut, keyframe: k == 0)
-                splicer.framesOut += 1
+                try splicer.surface.presentVideo(first, keyframe: k == 0, isAd: false, sourceTime: lead + period * k, late: false)
                 encodedFrames += 1
                 try splicer.pumpAudio(audio, sourceOffset: sourceOffset)
                 _ = onFrame(lead + period * k)
@@ -96,12 +95,12 @@ final class SmartContent {
             if position == range.lowerBound && upTo == range.upperBound {
                 // the whole GOP: copy its packets, presentation index from the content's own timestamp
                 let base = splicer.framesOut - Int64(position)
-                for p in gop { try sink.writeCopied(p, index: base + Int64(index(of: p))) }
+                for p in gop { try splicer.surface.presentCopied(p, index: base + Int64(index(of: p))) }
                 gop = []
                 gopIndex = -1   // its packets went to the muxer
                 copiedFrames += upTo - position
                 for i in position..<upTo {
-                    splicer.framesOut += 1
+                    splicer.surface.countCopiedFrame()
                     _ = onFrame(time(ofFrame: i))
                 }
                 try splicer.pumpAudio(audio, sourceOffset: sourceOffset)
@@ -113,11 +112,11 @@ final class SmartContent {
                 for p in prefix {
                     let copy = try Packet(bytes: p.bytes)
                     copy.setKeyframe(p.isKeyframe)
-                    try sink.writeCopied(copy, index: base + Int64(index(of: p)))
+                    try splicer.surface.presentCopied(copy, index: base + Int64(index(of: p)))
                 }
                 copiedFrames += upTo - position
                 for i in position..<upTo {
-                    splicer.framesOut += 1
+                    splicer.surface.countCopiedFrame()
                     _ = onFrame(time(ofFrame: i))
                 }
                 try splicer.pumpAudio(audio, sourceOffset: sourceOffset)
@@ -125,8 +124,7 @@ final class SmartContent {
                 // a GOP the cue splits: decode it, encode the frames inside the segment
                 let first = position
                 try decode(range: position..<upTo) { index, frame in
-                    try sink.writeVideo(frame, index: splicer.framesOut, keyframe: index == first)
-                    splicer.framesOut += 1
+                    try splicer.surface.presentVideo(frame, keyframe: index == first, isAd: false, sourceTime: time(ofFrame: index), late: false)
                     encodedFrames += 1
                     try splicer.pumpAudio(audio, sourceOffset: sourceOffset)
                     _ = onFrame(time(ofFrame: index))

@@ -25,7 +25,7 @@ import Timing
 ///
 /// Audio is AAC-encoded in chunks on worker threads (`ChunkedAudioEncoder`); its packets are
 /// muxed here, on the frame loop's thread, as they come back.
-final class SmartOutput: StitchOutput {
+final class SmartOutput: StitchOutput, PacketOutput {
     /// The SPS/PPS id libx264 is told to use.
     static let encoderParameterSetID = 1
 
@@ -138,6 +138,9 @@ final class SmartOutput: StitchOutput {
         try Encoder(video: codec.encoderName, width: format.width, height: format.height, frameRate: format.frameRate,
                     options: options, globalHeader: true)
     }
+
+    /// A stitch's file keeps every frame.
+    var isLive: Bool { false }
 
     func addChapter(title: String, start: MediaTime, end: MediaTime) {
         guard supportsChapters, end > start else { return }

@@ -37,7 +37,8 @@ public final class RenderSurface: @unchecked Sendable {
         self.init(format: format, layers: LayerStack())
     }
 
-    /// A surface drawing `layers` (a stitching player shares them with its `SpliceSession`).
+    /// A surface drawing `layers` (a stitch's `SpliceSession` makes its surface with the stack it
+    /// was given).
     init(format: OutputFormat, layers: LayerStack) {
         self.format = format
         self.layers = layers
@@ -105,10 +106,21 @@ public final class RenderSurface: @unchecked Sendable {
         laterLock.lock(); later.append(body); laterLock.unlock()
     }
 
-    /// A stitching player writes its frames through its `SpliceSession`; the surface follows the
-    /// stream's position so that its readers (layers, observers, the ad display) see it.
-    func follow(frames: Int64, samples: Int64) {
-        lock.lock(); framesOut = frames; samplesOut = samples; lock.unlock()
+    /// Hands one packet of a copied frame (smart rendering: the content's or a cached ad's own
+    /// compressed picture) to the outputs that take packets, as output frame `index`; the others
+    /// get nothing for it. Its frames are counted with `countCopiedFrame`, in order.
+    func presentCopied(_ packet: Packet, index: Int64) throws {
+        lock.lock(); defer { lock.unlock() }
+        guard !finished else { return }
+        for case let o as PacketOutput in outputs { try o.writeCopied(packet, index: index) }
+    }
+
+    /// Counts the next stream frame as presented by copied packets (`presentCopied`): nothing is
+    /// composed for it (no layer draws on a frame that is copied).
+    func countCopiedFrame() {
+        lock.lock(); defer { lock.unlock() }
+        guard !finished else { return }
+        framesOut += 1
     }
 
     /// Runs the work handed over by `afterPresenting`, in order (the frame loop, after presenting;

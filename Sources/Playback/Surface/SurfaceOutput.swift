@@ -18,3 +18,10 @@ extension EncodedOutput: SurfaceOutput {
     /// An encoded file or frame stream keeps every frame.
     public var isLive: Bool { false }
 }
+
+/// A surface output that also takes compressed frames as they are: a smart-rendered stitch's
+/// file (`SmartOutput`), to which the surface hands copied content and cached ad packets.
+protocol PacketOutput: SurfaceOutput {
+    /// Writes a copied packet as output frame `index` (its payload is given to the muxer).
+    func writeCopied(_ packet: Packet, index: Int64) throws
+}
