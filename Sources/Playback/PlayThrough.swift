@@ -33,7 +33,7 @@ import Timing
         let surface = RenderSurface(format: format)
         surface.attach(DiscardingSink())
         let splicer = Splicer(surface: surface)
-        _ = try splicer.play(source, until: nil) { _ in true }
+        _ = try splicer.play(SegmentCursor(source: source, output: format), until: nil) { _ in true }
         return Stats(frames: splicer.framesOut, samples: splicer.samplesOut, seconds: monotonicSeconds() - t0, format: format)
     }
 }

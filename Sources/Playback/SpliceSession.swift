@@ -21,6 +21,8 @@ import Timing
 
     private let request: StitchRequest
     private let source: MediaSource
+    /// How content reaches the output: decoded, or copied (`smart`).
+    private let feed: any ContentFeed
     private let sink: StitchOutput
     private let smart: (content: SmartContent, output: SmartOutput)?
     private let smartReason: String?
@@ -50,9 +52,9 @@ import Timing
     /// Content time of the last content frame shown (the true playhead); nil before the first.
     public private(set) var contentTime: MediaTime?
     /// Whether every content frame has been shown.
-    public var contentEnded: Bool { smart?.content.ended ?? source.ended }
+    public var contentEnded: Bool { feed.ended }
     /// Content time of the next content frame to show, when one is held at a cue.
-    public var nextContentTime: MediaTime? { smart.map { $0.content.nextContentTime } ?? source.pending?.pts }
+    public var nextContentTime: MediaTime? { feed.nextContentTime }
     /// Whether content packets are being copied, and how many so far.
     public var smartRendering: SmartRenderingSummary? {
         guard request.smart != .off, request.container == .mp4 || request.container == .hls else { return nil }
@@ -156,6 +158,7 @@ import Timing
             throw StitchFailure.outputUnwritable("cannot write \(request.output): \(SpliceSession.reason(error))")
         }
         smartReason = reason
+        feed = smart?.content ?? DecodedContent(source: source, output: format)
         if let given, given.format != format || given.presentedFrames != 0 {
             if !toStdout { OutputTarget.discard(temporary) }
             throw StitchFailure.invalidOption("a stitch's output can be opened again only on a surface of its format with nothing presented")
@@ -194,8 +197,7 @@ import Timing
             onEvent?(.contentProgress(contentTime: pts, streamTime: at))
             return true
         }
-        let outcome = try smart.map { try $0.content.play(until: cue, splicer: splicer, onFrame: onFrame) }
-            ?? splicer.play(source, until: cue, onFrame: onFrame)
+        let outcome = try feed.play(until: cue, splicer: splicer, onFrame: onFrame)
         if outcome.frames > 0 {
             contentChapters += 1
             chapters.append(OutputChapter(title: "Content \(contentChapters)", start: outcome.streamStart, end: outcome.streamEnd))
@@ -279,7 +281,9 @@ import Timing
             let ad = try MediaSource(url: media.url, output: format, threads: request.threads, policy: .adMedia)
             levelled = try loudness.attach(to: ad.audio, hasAudio: ad.hasAudio, url: media.url)
             started()
-            outcome = try splicer.play(ad, until: nil, endAdjustment: adjustment, isAd: true, onFrame: handler)
+            let cursor = SegmentCursor(source: ad, output: format)
+            cursor.endAdjustment = adjustment
+            outcome = try splicer.play(cursor, until: nil, isAd: true, onFrame: handler)
         }
         let duration = outcome.streamEnd - outcome.streamStart
         if !skipped { adRounding = adRounding + duration - media.duration }

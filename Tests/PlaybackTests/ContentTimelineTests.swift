@@ -162,6 +162,36 @@ import Media
         #expect(player.timeline.breaks.first?.streamStart == Self.cue)
     }
 
+    /// The presenting player with a cue inside the leading gap (1 s, video at 2 s) shows what the
+    /// stitch writes (`aCueBeforeTheFirstFrame`): the first frame held up to the cue, the ad at
+    /// stream 1 s, then the first frame held from the cue to its own time. Both loops step content
+    /// through one `SegmentCursor`; the player's used to hold at once, the ad at stream 0.
+    @Test func thePlayerHoldsTheFirstFrameUpToACueInsideTheGap() async throws {
+        let cue = MediaTime(seconds: 1)
+        let player = try Player.open(url: Self.videoAt2s(), clock: .asFastAsPossible)
+        let out = try PlayerTests.outputPath("gapcue.nut")
+        player.surface.attach(try EncodedOutput(url: out.path, container: .nut, format: player.surface.format, settings: EncoderSettings()))
+        let ad = TestMedia.Sample.adSilent.url.path
+        player.addBoundaryTimeObserver(forTimes: [cue], queue: PlayerTests.queue) { [player] in
+            player.pause()
+            player.beginBreak(id: "gap", contentTime: cue)
+            player.playAd(url: ad, queue: PlayerTests.queue, onFrame: { _, _ in true }) { _ in
+                player.endBreak()
+                player.play()
+            }
+        }
+        player.play()
+        #expect(player.waitUntilIdle(timeout: 60))
+        try player.close()
+        #expect(player.timeline.breaks.first?.streamStart == cue, "\(player.timeline.breaks)")
+        let runs = MediaVerifier.segments(try await MediaVerifier.videoFrames(out))
+        #expect(runs.map(\.sourceID) == [1, 4, 1], "\(runs)")
+        guard runs.count == 3 else { return }
+        #expect(runs[0].firstFrame == 0 && runs[0].lastFrame == 0 && runs[0].frameCount == 30, "\(runs[0])")
+        #expect(runs[1].firstOutputIndex == 30, "\(runs[1])")
+        #expect(runs[2].firstFrame == 0 && runs[2].lastFrame == 541 && runs[2].frameCount == 30 + 542, "\(runs[2])")
+    }
+
     /// The bundled phone file whose video starts 1 s after its audio (static picture, silence): a
     /// break at 5 s is at stream 5 s, and the content keeps its 10 s.
     @Test func aBundledFileWithAPositiveEditListShift() async throws {

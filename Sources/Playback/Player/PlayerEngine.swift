@@ -248,7 +248,7 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
         let step: SegmentCursor.Step
         do {
             step = try content.step(streamSamples: surface.presentedSamples, sampleIndex: format.sampleIndex(at:),
-                                    stopBefore: { [self] pts in hasDueBoundary(pts) })
+                                    cue: nextBoundary)
         } catch {
             step = .end
         }
@@ -333,9 +333,10 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
 
     // MARK: observers
 
-    private func hasDueBoundary(_ pts: MediaTime) -> Bool {
+    /// The earliest boundary not fired yet: content holds its first frame at or after it.
+    private var nextBoundary: MediaTime? {
         cond.lock(); defer { cond.unlock() }
-        return observers.hasBoundary(beforeFrameAt: pts)
+        return observers.nextBoundary
     }
 
     private func fireBoundaries(_ pts: MediaTime) {
@@ -408,8 +409,7 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
                 cond.unlock()
                 if quit { break }
                 if stop { stopped = true; break }
-                switch try cursor.step(streamSamples: surface.presentedSamples, sampleIndex: format.sampleIndex(at:),
-                                       stopBefore: { _ in false }) {
+                switch try cursor.step(streamSamples: surface.presentedSamples, sampleIndex: format.sampleIndex(at:), cue: nil) {
                 case .frame(let f, let first):
                     present(f.frame, sourceTime: f.pts, keyframe: first, isAd: true, audio: source.audio, offset: cursor.audioOffset)
                     frames += 1

@@ -2,36 +2,51 @@ import Media
 import Timing
 
 /// Steps one source (content or ad) onto the constant-rate output timeline one output frame at a
-/// time: the frame loop's unit of work. It applies the same timestamp-based selection as
-/// `Splicer` (`FrameSelection`), so a frame shown by the player is the frame a stitch would show.
+/// time, by its timestamps (`FrameSelection`): the one frame selection of every frame loop. The
+/// player presents each step; a stitch (`Splicer.play`) presents a run of steps up to a cue, so a
+/// frame shown by the player is the frame a stitch writes.
 ///
-/// A segment starts at the first frame it shows (its `p0`; content's first segment at its
-/// timeline's start, `MediaSource.gapStart`, the first frame held); `restart()` begins a new segment at
-/// the next frame (after an ad break or a seek), exactly as the splicer starts one after a cue.
+/// A segment starts at the first frame it shows (its `p0`); content's first segment starts at its
+/// timeline's start (`MediaSource.gapStart`), the first frame held for the slots before its own
+/// time, and a cue inside that lead ends the segment there (the next one holds the frame from the
+/// cue). `restart()` begins a new segment at the next frame (after an ad break or a seek).
 final class SegmentCursor {
     /// The source being stepped.
     let source: MediaSource
     private let period: MediaTime
+    /// The source frame on screen (shown again while its slots are due).
     private var current: TimedFrame?
-    private var lookahead: TimedFrame?
+    /// The next new source frame: read ahead (it bounds `current`), or held at a cue.
+    private var next: TimedFrame?
     private var boundary: MediaTime = .zero
     private var sourceDrained = false
     private var p0: MediaTime?
     private var k: Int64 = 0
     /// Slots of this segment before its first frame's own time (content's leading gap).
     private var leadSlots: Int64 = 0
+    /// A cue inside the leading gap: the segment holds the first frame up to it, then holds.
+    private var leadCue: MediaTime?
+    /// Moves the end of a source that plays to its end (a stitch carries each ad's rounding into
+    /// the next ad's end, under half a frame, so that many short ads do not drift). Zero for content.
+    var endAdjustment = MediaTime.zero
     /// Source sample index minus stream sample index for this segment's audio.
     private(set) var audioOffset: Int64 = 0
     /// Whether every frame has been shown.
     private(set) var ended = false
-    /// Source time where the segment shown so far ends (the next frame's time, or the last end).
+    /// Source time where the segment starts (its first slot); nil before its first frame.
+    var segmentStart: MediaTime? { p0 }
+    /// Source time where the segment shown so far ends (the next frame's time, the cue inside a
+    /// lead, the last frame's end, or the end of the frame a stop came after).
     private(set) var segmentEnd: MediaTime = .zero
+    /// Source time of the frame held at a cue (the next new frame to show); nil when none is.
+    private(set) var heldTime: MediaTime?
 
     /// What the next step gives.
     enum Step {
-        /// Show this frame (a new source frame or a repeat); `first` when it starts a segment.
+        /// Show this frame (a new source frame or a repeat; a lead slot reads as its slot's
+        /// time); `first` when it starts a segment.
         case frame(TimedFrame, first: Bool)
-        /// The next new source frame is at this time and the caller asked to stop before it.
+        /// The next new source frame is at this time, at or after the cue: it is held.
         case held(MediaTime)
         /// Nothing more to show.
         case end
@@ -42,50 +57,93 @@ final class SegmentCursor {
         period = output.frameDuration
     }
 
-    /// The next output frame. `stopBefore(pts)` is asked before each *new* source frame is
-    /// shown; returning true holds it (returned again by the next call) and yields `.held`.
-    /// `streamSamples` is the stream's audio position, to map this segment's audio.
-    func step(streamSamples: Int64, sampleIndex: (MediaTime) -> Int64,
-              stopBefore: (MediaTime) -> Bool) throws -> Step {
+    /// The next output frame; a new source frame at or after `cue` is held (returned again after
+    /// `restart()`) and yields `.held`. `streamSamples` is the stream's audio position, to map
+    /// this segment's audio.
+    func step(streamSamples: Int64, sampleIndex: (MediaTime) -> Int64, cue: MediaTime?) throws -> Step {
         while true {
             if ended { return .end }
             if current == nil {
                 let f: TimedFrame
-                if let l = lookahead { f = l; lookahead = nil }
+                if let n = next { f = n; next = nil; heldTime = nil }
                 else if !sourceDrained, let n = try source.nextFrame() { f = n }
                 else { ended = true; return .end }
-                if stopBefore(f.pts) { lookahead = f; return .held(f.pts) }
-                current = f
                 if p0 == nil {
                     // content before its first frame: the segment starts there, the first frame held
-                    let start = source.gapStart.map { min($0, f.pts) } ?? f.pts
-                    source.gapStart = nil
-                    p0 = start
-                    leadSlots = FrameSelection.frameCount(from: start, to: f.pts, period: period)
-                    k = 0
-                    audioOffset = sampleIndex(start) - streamSamples
-                }
-                if let n = sourceDrained ? nil : try source.nextFrame() {
-                    lookahead = n
-                    boundary = n.pts
+                    let lead = source.gapStart.flatMap { $0 < f.pts ? $0 : nil }
+                    if let cue, f.pts >= cue {
+                        guard let lead, lead < cue else { return hold(f) }
+                        // a cue inside the lead: the first frame held from the lead to the cue
+                        begin(at: lead, first: f, streamSamples: streamSamples, sampleIndex: sampleIndex)
+                        leadCue = cue
+                        boundary = cue
+                        segmentEnd = cue
+                    } else {
+                        begin(at: lead ?? f.pts, first: f, streamSamples: streamSamples, sampleIndex: sampleIndex)
+                        leadSlots = lead.map { FrameSelection.frameCount(from: $0, to: f.pts, period: period) } ?? 0
+                        try readAhead(after: f)
+                    }
                 } else {
-                    sourceDrained = true
-                    boundary = f.pts + (f.duration ?? period)
+                    if let cue, f.pts >= cue { return hold(f) }
+                    current = f
+                    try readAhead(after: f)
                 }
-                segmentEnd = boundary
             }
             if let c = current, let start = p0,
                FrameSelection.isDue(outputIndex: k, segmentStart: start, period: period, before: boundary) {
                 k += 1
-                if k <= leadSlots {
+                if leadCue != nil || k <= leadSlots {
                     // a slot before the first frame's own time reads as the slot's time
                     return .frame(TimedFrame(frame: c.frame, pts: start + period * (k - 1), duration: period), first: k == 1)
                 }
                 return .frame(c, first: k == 1)
             }
+            if let cue = leadCue, let c = current {
+                // the lead reached the cue: the first frame waits, the next segment's lead starts at the cue
+                leadCue = nil
+                current = nil
+                source.gapStart = cue
+                return hold(c)
+            }
             current = nil
-            if sourceDrained && lookahead == nil { ended = true; segmentEnd = boundary; return .end }
+            if sourceDrained && next == nil { ended = true; segmentEnd = boundary; return .end }
         }
+    }
+
+    /// Holds `f` as the next new frame (at a cue).
+    private func hold(_ f: TimedFrame) -> Step {
+        next = f
+        heldTime = f.pts
+        return .held(f.pts)
+    }
+
+    /// Starts the segment at `start` with `first` on screen.
+    private func begin(at start: MediaTime, first: TimedFrame, streamSamples: Int64, sampleIndex: (MediaTime) -> Int64) {
+        source.gapStart = nil
+        current = first
+        p0 = start
+        k = 0
+        leadSlots = 0
+        audioOffset = sampleIndex(start) - streamSamples
+    }
+
+    /// Reads the frame after `f`, which bounds it (or the source's end does).
+    private func readAhead(after f: TimedFrame) throws {
+        if !sourceDrained, let n = try source.nextFrame() {
+            next = n
+            boundary = n.pts
+        } else {
+            sourceDrained = true
+            boundary = f.pts + (f.duration ?? period) + endAdjustment
+        }
+        segmentEnd = boundary
+    }
+
+    /// Ends the segment after the frame just shown (an ad skipped or discarded there): it ends
+    /// one frame period after that source frame.
+    func stop() {
+        if let c = current { segmentEnd = c.pts + period }
+        ended = true
     }
 
     /// Starts a new segment at the next frame to show (after a pause for an ad, or a seek).
@@ -94,5 +152,6 @@ final class SegmentCursor {
         p0 = nil
         k = 0
         leadSlots = 0
+        leadCue = nil
     }
 }

@@ -79,11 +79,6 @@ struct TimeObserverList {
     /// After a jump to `target`.
     mutating func rearm(at target: MediaTime) { for i in observers.indices { observers[i].rearm(at: target) } }
 
-    /// Whether a boundary is due before the frame at `pts`.
-    func hasBoundary(beforeFrameAt pts: MediaTime) -> Bool {
-        observers.contains { !$0.dueBoundaries(beforeFrameAt: pts).isEmpty }
-    }
-
     /// The earliest boundary time not fired yet.
     var nextBoundary: MediaTime? {
         observers.compactMap { o -> MediaTime? in

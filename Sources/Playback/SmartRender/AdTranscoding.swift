@@ -58,7 +58,9 @@ final class AdTranscoding {
         var complete = true
         output.recorder = { p, index in packets.append(.init(index: index - base, key: p.isKeyframe, bytes: p.bytes)) }
         defer { output.recorder = nil }
-        let outcome = try splicer.play(ad, until: nil, endAdjustment: endAdjustment, isAd: true) { pts in
+        let cursor = SegmentCursor(source: ad, output: format)
+        cursor.endAdjustment = endAdjustment
+        let outcome = try splicer.play(cursor, until: nil, isAd: true) { pts in
             sourcePTS.append(pts)
             if onFrame(pts) { return true }
             complete = false

@@ -47,7 +47,7 @@ enum CachedAdPlayback {
             if stop != nil { stopped = true; break }
         }
         let last = sourcePTS[shown - 1]
-        return SegmentOutcome(sourceStart: sourcePTS[0], sourceEnd: stopped ? last + period : sourceEnd, lastShown: last,
+        return SegmentOutcome(sourceStart: sourcePTS[0], sourceEnd: stopped ? last + period : sourceEnd,
                               frames: Int64(shown), streamStart: streamStart, streamEnd: splicer.streamTime)
     }
 

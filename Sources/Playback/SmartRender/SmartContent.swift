@@ -6,7 +6,7 @@ import Timing
 /// before a cue when they come first in decode order (always so without B-frames); only the rest
 /// of a GOP a cue splits is decoded and its frames inside the segment go to the encoder. Audio is
 /// decoded and spliced exactly as in a full re-encode.
-final class SmartContent {
+final class SmartContent: ContentFeed {
     let scan: SmartContentScan
     private let gops: GOPReader
     private let audioReader: SourceReader
@@ -63,7 +63,7 @@ final class SmartContent {
         var lead: MediaTime?
         if start == 0, let g = gapStart, cue.map({ g < $0 }) ?? true { lead = g }
         guard start < end || lead != nil else {
-            return SegmentOutcome(sourceStart: time(ofFrame: start), sourceEnd: time(ofFrame: start), lastShown: nil,
+            return SegmentOutcome(sourceStart: time(ofFrame: start), sourceEnd: time(ofFrame: start),
                                   frames: 0, streamStart: streamStart, streamEnd: streamStart)
         }
         let sourceOffset = output.sampleIndex(at: lead ?? time(ofFrame: start)) - splicer.samplesOut
@@ -83,7 +83,7 @@ final class SmartContent {
                 _ = onFrame(lead + period * k)
             }
             if start == end {
-                return SegmentOutcome(sourceStart: lead, sourceEnd: leadEnd, lastShown: nil, frames: slots,
+                return SegmentOutcome(sourceStart: lead, sourceEnd: leadEnd, frames: slots,
                                       streamStart: streamStart, streamEnd: splicer.streamTime)
             }
         }
@@ -133,7 +133,7 @@ final class SmartContent {
             }
             position = upTo
         }
-        return SegmentOutcome(sourceStart: lead ?? time(ofFrame: start), sourceEnd: time(ofFrame: end), lastShown: time(ofFrame: end - 1),
+        return SegmentOutcome(sourceStart: lead ?? time(ofFrame: start), sourceEnd: time(ofFrame: end),
                               frames: Int64(end - start), streamStart: streamStart, streamEnd: splicer.streamTime)
     }
 
