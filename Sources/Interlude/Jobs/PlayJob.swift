@@ -80,7 +80,7 @@ public struct PlayJob {
     }
 
     /// Every file the playback reads and writes.
-    public var files: JobFiles {
+    var files: JobFiles {
         var files = JobFiles()
         files.input("content", content)
         files.input("--ads", adTag)
