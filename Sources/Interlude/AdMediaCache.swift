@@ -143,7 +143,7 @@ public final class AdMediaCache: @unchecked Sendable {
 
     /// Why `path` cannot hold a cache (one line), or nil: it must be a folder owned by this user
     /// that neither its group nor others may write.
-    public static func folderProblem(_ path: String) -> String? {
+    static func folderProblem(_ path: String) -> String? {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }   // created when needed, private
         guard st.st_mode & S_IFMT == S_IFDIR else { return "cache folder \(path) is not a folder" }

@@ -16,7 +16,7 @@ extension AdsManager {
     }
 
     /// Whether any break of the response will show overlays (a stitch then draws on content).
-    public var hasOverlays: Bool { plans.contains(where: isOverlayBreak) }
+    var hasOverlays: Bool { plans.contains(where: isOverlayBreak) }
 
     /// Shows the ads of overlay break `index` from content time `contentTime`: static images are
     /// scheduled on the overlay layer with their `creativeView` beacons; IFrame and HTML resources

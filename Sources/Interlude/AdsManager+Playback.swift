@@ -50,7 +50,7 @@ extension AdsManager {
     /// Fetches every ad's media into `cache` ahead of playback (IMA's preloading). Failures are
     /// kept and reported when the ad's turn comes. `initialize` starts this by itself when
     /// `enablePreloading` is on and the loader has a cache.
-    public func preloadMedia(cache: AdMediaCache) async {
+    func preloadMedia(cache: AdMediaCache) async {
         // the preloading `initialize` started into this cache already does it: wait for that one
         if let running = preloadTask, cache === mediaCache { await running.value; return }
         await preload(into: cache)

@@ -54,7 +54,7 @@ import Foundation
     public init() {}
 
     /// The media-fetch timeout actually used, in seconds.
-    public var effectiveLoadVideoTimeout: Double { loadVideoTimeout > 0 ? loadVideoTimeout : 8 }
+    var effectiveLoadVideoTimeout: Double { loadVideoTimeout > 0 ? loadVideoTimeout : 8 }
 
     /// An independent copy.
     public func copy() -> AdsRenderingSettings {

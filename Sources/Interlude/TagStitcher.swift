@@ -48,17 +48,17 @@ import Timing
     public var nativeBreaks: [NativeBreak] = []
     /// Whether the tag's native VMAP breaks (`<vmap:CustomAdData templateType="openrtb-native">`)
     /// are the app's (read into `nativeBreaks`): the loader leaves them out of the VAST schedule.
-    public var playsNativeVMAPBreaks = false
+    var playsNativeVMAPBreaks = false
     /// Where native video assets are fetched.
     public var nativeMediaCache = AdMediaCache()
     /// Seconds to fetch one native video asset.
     public var nativeVideoTimeout: Double = 8
     /// Native ads the app could not load (listed among the result's errors; the stitch goes on).
-    public var nativeLoadErrors: [AdError] = []
+    var nativeLoadErrors: [AdError] = []
 
     /// The delegate calls this app received, in order: `contentPause`, `contentResume`,
     /// `event:TYPE`, `error:CODE` (for tests and diagnostics).
-    public private(set) var delegateLog: [String] = []
+    private(set) var delegateLog: [String] = []
     private var adsManager: AdsManager?
 
     /// A stitch of `output.content` with the ads of `adTag` (a URL or path) or `adsResponse`.

@@ -18,7 +18,7 @@ public struct TrackedBeacon: Sendable, Equatable {
     public var breakId: String?
 
     /// A beacon (for services that fire through `BeaconSender` themselves, as `interlude serve`).
-    public init(event: String, streamTime: MediaTime, contentTime: MediaTime, url: String, adId: String? = nil, breakId: String? = nil) {
+    @_spi(Engine) public init(event: String, streamTime: MediaTime, contentTime: MediaTime, url: String, adId: String? = nil, breakId: String? = nil) {
         self.event = event; self.streamTime = streamTime; self.contentTime = contentTime
         self.url = url; self.adId = adId; self.breakId = breakId
     }
@@ -50,7 +50,7 @@ public struct PlayedBreak: Sendable, Equatable {
     public var tracking: [TrackedBeacon]
 
     /// A break that played at `cue`.
-    public init(id: String, cue: BreakCue, contentTime: MediaTime, streamTime: MediaTime, duration: MediaTime,
+    init(id: String, cue: BreakCue, contentTime: MediaTime, streamTime: MediaTime, duration: MediaTime,
                 ads: [PlayedAd], tracking: [TrackedBeacon], doubleBox: DoubleBoxStyle? = nil) {
         placement = PlacedBreak(id: id, position: cue, contentTime: contentTime, resumeContentTime: nil, streamTime: streamTime,
                                 duration: duration, ads: ads.map(\.placement), doubleBox: doubleBox)
@@ -60,7 +60,7 @@ public struct PlayedBreak: Sendable, Equatable {
 
     /// A break that played at IMA cue point `cuePoint` (0 pre-roll, -1 post-roll, else a mid-roll
     /// placed at `contentTime`, where content paused).
-    public init(id: String, cuePoint: Double, contentTime: MediaTime, streamTime: MediaTime, duration: MediaTime,
+    init(id: String, cuePoint: Double, contentTime: MediaTime, streamTime: MediaTime, duration: MediaTime,
                 ads: [PlayedAd], tracking: [TrackedBeacon], doubleBox: DoubleBoxStyle? = nil) {
         let cue: BreakCue = cuePoint < 0 ? .postroll : (cuePoint == 0 ? .preroll : .midroll(contentTime))
         self.init(id: id, cue: cue, contentTime: contentTime, streamTime: streamTime, duration: duration, ads: ads,

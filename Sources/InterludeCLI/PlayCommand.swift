@@ -1,7 +1,7 @@
 // `interlude play`: ffplay for ad-supported video. Parses options into a PlayJob (the library's
 // run of a PlaySession on Player/AdsLoader/AdsManager), adds the window, prints the summary.
 import Foundation
-import Interlude
+@_spi(Engine) import Interlude
 import Window
 @_spi(Engine) import Playback
 

@@ -1,6 +1,6 @@
 // `interlude stitch`: parses options into a StitchJob, runs it with a progress line, prints its summary.
 import Foundation
-import Interlude
+@_spi(Engine) import Interlude
 @_spi(Engine) import Playback
 import Timing
 

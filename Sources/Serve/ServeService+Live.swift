@@ -1,5 +1,5 @@
 import Foundation
-import Interlude
+@_spi(Engine) import Interlude
 import HTTPServer
 import Timing
 

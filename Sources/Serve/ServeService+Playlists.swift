@@ -1,7 +1,7 @@
 import Ads
 import Foundation
 import HTTPServer
-import Interlude
+@_spi(Engine) import Interlude
 import Timing
 
 extension ServeService {

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPServer
-import Interlude
+@_spi(Engine) import Interlude
 import Timing
 
 extension ServeService {

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPServer
-import Interlude
+@_spi(Engine) import Interlude
 import Timing
 
 /// `interlude serve`'s service: sessions, per-session playlists, tracking and operations over a
@@ -36,11 +36,13 @@ public final class ServeService: @unchecked Sendable {
     private var expiry: DispatchSourceTimer?
 
     /// A service (not listening yet: `start`). Without a `ledger`, fired beacons are recorded
-    /// in the sessions (`SessionBeaconLedger`). `live` channels are polled from `start` to `stop`.
+    /// in the sessions (`SessionBeaconLedger`). Without `beacons`, a `BeaconSender` of its own
+    /// (5 s timeout). `live` channels are polled from `start` to `stop`.
     public init(config: ServeConfig, media: any ServeMedia, sessions: any SessionStore = MemorySessionStore(),
-                beacons: BeaconSender = BeaconSender(), ledger: (any BeaconLedger)? = nil, live: LiveChannels? = nil,
+                beacons: BeaconSender? = nil, ledger: (any BeaconLedger)? = nil, live: LiveChannels? = nil,
                 log: ServeLog = .standardError) {
-        self.config = config; self.media = media; self.sessions = sessions; self.beacons = beacons; self.log = log; self.live = live
+        // nil, not a default `BeaconSender()`: its initialiser is SPI, which a public default argument cannot call
+        self.config = config; self.media = media; self.sessions = sessions; self.beacons = beacons ?? BeaconSender(); self.log = log; self.live = live
         self.ledger = ledger ?? SessionBeaconLedger(sessions: sessions)
     }
 

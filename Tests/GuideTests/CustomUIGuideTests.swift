@@ -80,13 +80,15 @@ import TestSupport
         #expect(vc.log.contains { $0.hasPrefix("skip title Skip ad at 1.40") }, "\(vc.log)")
         #expect(!vc.log.contains { $0.hasPrefix("skip title Skip ad at 1.20") })
 
-        // the same tag played without any UI
-        let player = Player(url: content, clock: .asFastAsPossible)
+        // the same tag played without any UI, as `interlude play --ad-ui none` plays it
         let plainOut = dir.appendingPathComponent("plain.nut")
-        player.surface.attach(try EncodedOutput(url: plainOut.path, container: .nut, format: player.surface.format, settings: EncoderSettings()))
-        let session = PlaySession(player: player, adTag: tag.path, log: SessionEventLog(handle: nil, wallTime: false))
-        session.drawsDefaultAdUI = false
-        try await session.run()
+        var job = PlayJob(content: content.path)
+        job.adTag = tag.path
+        job.adUI = AdUIChoice.none
+        job.output = plainOut.path
+        job.format = .nut
+        job.clock = .asFastAsPossible
+        _ = try await job.run()
 
         let guide = try await DecodedPictures.decode(guideOut), plain = try await DecodedPictures.decode(plainOut)
         #expect(guide.frames.count == 175 && plain.frames.count == 175)

@@ -2,7 +2,7 @@ import Foundation
 import Playback
 import Testing
 import TestSupport
-import Interlude
+@_spi(Engine) @testable import Interlude
 
 /// Double-box breaks asked for by a VMAP extension (`interlude:doublebox`) in a tag-driven stitch:
 /// the AdsManager plays the pod beside content that goes on (no content pause), with IMA's events

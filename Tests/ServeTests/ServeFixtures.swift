@@ -1,6 +1,6 @@
 import Foundation
 import HTTPServer
-import Interlude
+@_spi(Engine) import Interlude
 @testable import Serve
 import TestSupport
 import Timing

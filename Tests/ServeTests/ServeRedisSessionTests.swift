@@ -1,5 +1,5 @@
 import Foundation
-import Interlude
+@_spi(Engine) import Interlude
 import Redis
 @testable import Serve
 import TestSupport

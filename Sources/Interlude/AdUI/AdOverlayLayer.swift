@@ -52,7 +52,7 @@ public final class AdOverlayLayer: SurfaceLayer, @unchecked Sendable {
     public init() throws { drawing = try AdUIDrawing() }
 
     /// Declares that overlays will come (before a stitch opens its output).
-    public var expectsOverlays: Bool {
+    var expectsOverlays: Bool {
         get { lock.lock(); defer { lock.unlock() }; return expected }
         set { lock.lock(); expected = newValue; lock.unlock() }
     }

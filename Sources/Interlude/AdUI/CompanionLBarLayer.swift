@@ -15,7 +15,7 @@ public final class CompanionLBarLayer: SurfaceLayer, @unchecked Sendable {
     private let drawing: AdUIDrawing
     private let scaler = FrameScaler()
     /// The ground colour of the L.
-    public static let ground = DrawColor(r: 32, g: 33, b: 36)
+    static let ground = DrawColor(r: 32, g: 33, b: 36)
 
     /// An empty layout; throws `DrawError.font` when DejaVu Sans is missing.
     public init() throws { drawing = try AdUIDrawing() }
@@ -32,7 +32,7 @@ public final class CompanionLBarLayer: SurfaceLayer, @unchecked Sendable {
 
     /// Where the ad picture is on a `width`×`height` output while companions show; nil otherwise
     /// (the ad UI is laid out in it).
-    public func pictureArea(width: Int, height: Int) -> Draw.PixelRect? {
+    func pictureArea(width: Int, height: Int) -> Draw.PixelRect? {
         current.isEmpty ? nil : Self.layout([], width: width, height: height).video
     }
 

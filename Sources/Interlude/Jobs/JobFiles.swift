@@ -8,20 +8,20 @@ import Foundation
 /// `--companions`). Every output must differ from every input and from every other output —
 /// the same file by device and inode, or the same path once its folder is resolved — with or
 /// without `-y`; an output folder that is replaced (an HLS package) may not hold an input.
-public struct JobFiles: Sendable {
+struct JobFiles: Sendable {
     /// What is read: the option that names it, and the path (URLs other than `file://` are not files).
-    public var inputs: [(role: String, path: String)] = []
+    var inputs: [(role: String, path: String)] = []
     /// Files written: the option, and the path (`-` is standard output and never a file).
-    public var outputs: [(role: String, path: String)] = []
+    var outputs: [(role: String, path: String)] = []
     /// Folders written into: the option, the path, and whether the whole folder is replaced
     /// (an HLS package) or only files named `prefix…` appear in it (`--companions DIR`).
-    public var folders: [(role: String, path: String, replaced: Bool, prefix: String)] = []
+    var folders: [(role: String, path: String, replaced: Bool, prefix: String)] = []
 
     /// No files yet.
-    public init() {}
+    init() {}
 
     /// Adds an input given as a path or a URL; remote URLs are left out (they are not local files).
-    public mutating func input(_ role: String, _ value: String?) {
+    mutating func input(_ role: String, _ value: String?) {
         guard let value, !value.isEmpty else { return }
         if value.lowercased().hasPrefix("file://") {
             inputs.append((role, URL(string: value)?.path ?? String(value.dropFirst(7))))
@@ -31,14 +31,14 @@ public struct JobFiles: Sendable {
     }
 
     /// Adds a file output (`-` and nil are not files).
-    public mutating func output(_ role: String, _ value: String?) {
+    mutating func output(_ role: String, _ value: String?) {
         guard let value, value != "-", !value.isEmpty else { return }
         outputs.append((role, value))
     }
 
     /// The path with its folder resolved (symlinks and `..` in the folder followed), for
     /// comparing a file that does not exist yet; the path itself when the folder cannot be resolved.
-    public static func resolved(_ path: String) -> String {
+    static func resolved(_ path: String) -> String {
         let folder = OutputTarget.folderOf(path), name = OutputTarget.nameOf(path)
         guard let real = realpath(folder, nil) else { return path }
         defer { free(real) }
@@ -48,14 +48,14 @@ public struct JobFiles: Sendable {
 
     /// Whether two paths are one file: same device and inode when both exist (a hard link, a
     /// symlink or another spelling), else the same resolved path.
-    public static func same(_ a: String, _ b: String) -> Bool {
+    static func same(_ a: String, _ b: String) -> Bool {
         var sa = stat(), sb = stat()
         if stat(a, &sa) == 0, stat(b, &sb) == 0 { return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino }
         return resolved(a) == resolved(b)
     }
 
     /// Whether `path` lies inside `folder` (after resolving both).
-    public static func inside(_ path: String, _ folder: String) -> Bool {
+    static func inside(_ path: String, _ folder: String) -> Bool {
         var real = resolved(path)
         if let r = realpath(path, nil) { real = String(cString: r); free(r) }
         var dir = resolved(folder)
@@ -64,7 +64,7 @@ public struct JobFiles: Sendable {
     }
 
     /// The first output that is an input or another output, as one line; nil when none is.
-    public func conflict() -> String? {
+    func conflict() -> String? {
         for (i, out) in outputs.enumerated() {
             if let input = inputs.first(where: { JobFiles.same($0.path, out.path) }) {
                 return "\(out.role) \(out.path) is the \(input.role) input \(input.path); refused (an input is never written)"
@@ -88,7 +88,7 @@ public struct JobFiles: Sendable {
     /// The first local input that cannot be read as a file without blocking or failing (a FIFO,
     /// a device, a folder), as one line; nil when every one is a regular file or missing (a
     /// missing input is reported where it is read).
-    public func unreadableInput() -> String? {
+    func unreadableInput() -> String? {
         for input in inputs {
             var st = stat()
             guard stat(input.path, &st) == 0 else { continue }

@@ -5,7 +5,7 @@ import Foundation
 import Timing
 
 /// One playback as the `play` command runs it, callable without a process: content played
-/// through ``Player`` with the ads of a tag, as an IMA app would (``PlaySession``), to the
+/// through ``Player`` with the ads of a tag, as an IMA app would (``AdsLoader``, ``AdsManager``), to the
 /// outputs asked for (a stitched file or frame stream, a frame counter, and whatever views the
 /// caller attaches in `attachViews`, such as a window). Every output must differ from every
 /// input; the file output is written to a temporary beside its target and renamed into place
@@ -56,7 +56,7 @@ public struct PlayJob {
     /// throw fails the job with its message.
     public var attachViews: (@MainActor (Player) throws -> Void)?
     /// Called with the session once it is configured, before it runs (to route a window's input to it).
-    public var willRun: (@MainActor (PlaySession) -> Void)?
+    @_spi(Engine) public var willRun: (@MainActor (PlaySession) -> Void)?
 
     /// A job playing `content`, with nothing else set.
     public init(content: String) { self.content = content }
@@ -80,7 +80,7 @@ public struct PlayJob {
     }
 
     /// Every file the playback reads and writes.
-    public var files: JobFiles {
+    var files: JobFiles {
         var files = JobFiles()
         files.input("content", content)
         files.input("--ads", adTag)

@@ -80,7 +80,7 @@ public struct StitchJob {
     /// Every file the stitch reads and writes: content, ad media or tags of the breaks, the ad
     /// tag, native formats and responses, the ad UI layout; the output (a folder for HLS), the
     /// report, the companions folder.
-    public var files: JobFiles {
+    var files: JobFiles {
         var f = JobFiles()
         f.input("content", request.content)
         for ad in request.breaks.flatMap(\.ads) { f.input("--ad-break", ad) }

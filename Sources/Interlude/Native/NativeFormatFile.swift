@@ -54,7 +54,7 @@ public struct NativeFormatFile: Sendable {
 extension NativeBreak {
     /// A native break of `response` (read from `responseURL`, or given in memory with the
     /// document that carried it as `responseURL`), in the first of `formats` it fits.
-    public static func make(position: CuePosition, response: NativeResponse, responseURL: URL?, layout: Layout,
+    @_spi(Engine) public static func make(position: CuePosition, response: NativeResponse, responseURL: URL?, layout: Layout,
                             formats: [NativeFormatFile], settings: NativeLoadSettings = NativeLoadSettings(),
                             fetcher: any AdDocumentFetcher = HTTPAdFetcher(),
                             beacons: BeaconSender = BeaconSender()) async throws(NativeAdError) -> NativeBreak {

@@ -17,7 +17,7 @@ import Timing
 /// `contentLevel` is dB from -60 to 0 or `mute` (default -12dB).
 extension DoubleBoxStyle {
     /// The extension's `type`.
-    public static let vmapExtensionType = "interlude:doublebox"
+    static let vmapExtensionType = "interlude:doublebox"
 
     /// The style a break's VMAP extensions ask for; nil when none does. Throws when the extension
     /// is there but malformed.

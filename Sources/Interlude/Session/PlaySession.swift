@@ -8,7 +8,7 @@ import Timing
 /// Picture-in-picture follows IMA's PiP guide (a `PictureInPictureProxy` as the controller's
 /// delegate, the PiP request initializer, `start()` on LOADED only outside PiP) and the background
 /// follows `BackgroundPlayback`.
-@MainActor public final class PlaySession: AdsLoaderDelegate, AdsManagerDelegate, PictureInPictureControllerDelegate {
+@MainActor @_spi(Engine) public final class PlaySession: AdsLoaderDelegate, AdsManagerDelegate, PictureInPictureControllerDelegate {
     /// The content player; attach outputs to `player.surface` before `run()`.
     public let player: Player
     /// The ad tag (URL or path), if any.

@@ -241,7 +241,7 @@ public struct StitchReport: Codable, Sendable {
 
 extension StitchReport.Media {
     /// The report entry for a media summary (frame and sample counts for an output).
-    public init(_ m: MediaSummary, videoFrames: Int64? = nil, audioSamples: Int64? = nil) {
+    init(_ m: MediaSummary, videoFrames: Int64? = nil, audioSamples: Int64? = nil) {
         self.init(uri: m.uri, duration: m.duration.seconds, width: m.width, height: m.height,
                   frameRate: m.frameRate?.doubleValue, sampleRate: m.sampleRate, channels: m.channels,
                   videoFrames: videoFrames, audioSamples: audioSamples)
@@ -250,7 +250,7 @@ extension StitchReport.Media {
 
 extension StitchReport.Ad {
     /// The report entry for an ad as placed.
-    public init(_ p: PlacedAd) {
+    init(_ p: PlacedAd) {
         self.init(mediaFile: p.mediaFile, streamTime: p.streamTime.seconds, duration: p.duration.seconds,
                   mediaDuration: p.mediaDuration.seconds, podPosition: p.podPosition, totalAds: p.totalAds, frames: p.frames,
                   conformSeconds: p.conformSeconds, loudness: p.loudness, transcodeCache: p.transcodeCache)
@@ -258,7 +258,7 @@ extension StitchReport.Ad {
 
     /// The report entry for an ad of an ad response: its placement with its IMA identity, skip,
     /// pod position and beacons.
-    public init(_ a: PlayedAd) {
+    init(_ a: PlayedAd) {
         self.init(a.placement)
         adId = a.ad.adId; title = a.ad.adTitle; adSystem = a.ad.adSystem; creativeId = a.ad.creativeID
         skipOffset = a.ad.isSkippable ? a.ad.skipTimeOffset : nil
@@ -274,7 +274,7 @@ extension StitchReport.Ad {
 extension StitchReport.Break {
     /// The report entry for a break as placed: an app's media break (with the content time it
     /// resumed at), and the placement part of an ad response's break.
-    public init(_ b: PlacedBreak) {
+    init(_ b: PlacedBreak) {
         self.init(id: b.id, contentTime: b.contentTime.seconds, resumeContentTime: b.resumeContentTime?.seconds,
                   streamTime: b.streamTime.seconds, duration: b.duration.seconds, ads: b.ads.map(StitchReport.Ad.init),
                   mode: b.doubleBox?.modeName ?? "standard", contentGainDB: b.doubleBox?.contentGainDB)
@@ -282,7 +282,7 @@ extension StitchReport.Break {
 
     /// The report entry for an ad response's break: its placement (without the resume time),
     /// VMAP break id, IMA cue point, each ad's IMA record and the break's beacons.
-    public init(_ b: PlayedBreak) {
+    init(_ b: PlayedBreak) {
         self.init(b.placement)
         breakId = b.id
         cuePoint = b.cuePoint
@@ -293,7 +293,7 @@ extension StitchReport.Break {
 
 extension StitchReport.Beacon {
     /// The report entry for a beacon.
-    public init(_ b: TrackedBeacon) {
+    init(_ b: TrackedBeacon) {
         self.init(event: b.event, streamTime: b.streamTime.seconds, contentTime: b.contentTime.seconds, url: b.url,
                   adId: b.adId, breakId: b.breakId)
     }
@@ -301,7 +301,7 @@ extension StitchReport.Beacon {
 
 extension StitchReport.Segment {
     /// The report entry for a content segment of the timeline.
-    public init(_ s: TimelineMap.Segment) {
+    init(_ s: TimelineMap.Segment) {
         self.init(contentStart: s.contentStart.seconds, contentEnd: s.contentEnd.seconds,
                   streamStart: s.streamStart.seconds, streamEnd: s.streamEnd.seconds)
     }

@@ -118,7 +118,7 @@ public final class Stitcher {
 
     /// Breaks in play order (`BreakSequence`): pre-rolls, mid-rolls by time, post-rolls; ties keep
     /// request order; a break without an id gets the sequencer's name.
-    public static func ordered(_ breaks: [AdBreakRequest]) -> [AdBreakRequest] {
+    @_spi(Engine) public static func ordered(_ breaks: [AdBreakRequest]) -> [AdBreakRequest] {
         BreakSequence(breaks).slots.map { s in
             var b = breaks[s.source]
             b.id = s.name

@@ -1,5 +1,5 @@
 import Foundation
-import Interlude
+@_spi(Engine) import Interlude
 import Timing
 
 /// One viewer's live session: its own playlist per rung over the channel's sliding window, each
