@@ -66,7 +66,7 @@ public struct AdFrameMarks: Sendable, Equatable {
 }
 
 extension AdPlayRequest {
-    /// Hands ad frame `adTime` (at stream time `at`) to the observer, as both loops do: on a
+    /// Hands ad frame `adTime` (at stream time `at`) to the observer, as both feeds of the loop do: on a
     /// marked frame the loop waits for its answer on the request's queue; any other frame is
     /// queued there without waiting (in order) and counts as an answer to go on.
     func deliverFrame(_ adTime: MediaTime, at: MediaTime, marks: inout AdFrameFilter) -> Bool {

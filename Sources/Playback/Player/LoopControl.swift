@@ -1,6 +1,6 @@
 import Timing
 
-/// The control state of a frame loop (`PlayerEngine`, `SpliceBackend`): what the app has asked
+/// The control state of the frame loop (`PlayerEngine`, presenting or stitching): what the app has asked
 /// and where the loop stands, as enums instead of Bool flags, with the pure decision of what the
 /// loop does next (`nextWork`) and the pure transitions the app's requests make. The loop keeps
 /// one value under its lock; `LoopControlTests` checks the table without decoding video.

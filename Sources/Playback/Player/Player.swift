@@ -26,7 +26,7 @@ public final class Player: @unchecked Sendable {
     public let currentItem: PlayerItem?
     /// Why the content could not be opened, when it could not.
     public let error: Error?
-    let engine: (any PlayerBackend)?
+    let engine: PlayerEngine?
 
     /// Whether the player can play.
     public enum Status: Sendable {
@@ -51,7 +51,7 @@ public final class Player: @unchecked Sendable {
         let path = url.isFileURL ? url.path : url.absoluteString
         do {
             let e = try PlayerEngine(path: path, clock: clock, size: size, frameRate: frameRate, threads: threads)
-            self.init(backend: e, url: url, clock: clock)
+            self.init(engine: e, url: url, clock: clock)
         } catch {
             self.init(failure: error, clock: clock)
         }
@@ -73,18 +73,18 @@ public final class Player: @unchecked Sendable {
     /// without `close()` leaves nothing at the output path. Throws `StitchFailure` when the content
     /// or the output cannot be opened.
     public convenience init(stitching request: StitchRequest, layers: [SurfaceLayer] = []) throws {
-        let backend = try SpliceBackend(request: request, layers: layers)
-        self.init(backend: backend, url: URL(fileURLWithPath: request.content), clock: .asFastAsPossible)
+        let engine = try PlayerEngine(stitching: request, layers: layers)
+        self.init(engine: engine, url: URL(fileURLWithPath: request.content), clock: .asFastAsPossible)
     }
 
-    private init(backend: any PlayerBackend, url: URL, clock: PlaybackClock) {
+    private init(engine: PlayerEngine, url: URL, clock: PlaybackClock) {
         self.clock = clock
-        engine = backend
-        surface = backend.surface
-        currentItem = PlayerItem(url: url, duration: backend.contentDuration)
+        self.engine = engine
+        surface = engine.surface
+        currentItem = PlayerItem(url: url, duration: engine.contentDuration)
         error = nil
-        backend.item = currentItem
-        backend.start()
+        engine.item = currentItem
+        engine.start()
         surface.setOwner(self)
     }
 
@@ -99,13 +99,13 @@ public final class Player: @unchecked Sendable {
 
     /// A stitching player's session (nil for a player presenting frames): the output's facts
     /// (format, frames, timeline, smart rendering, timings). Read it after `close()`.
-    @_spi(Engine) public var spliceSession: SpliceSession? { (engine as? SpliceBackend)?.spliceSession }
+    @_spi(Engine) public var spliceSession: SpliceSession? { engine?.spliceSession }
 
     /// A stitching player: called on its thread for each event of the stitch (progress, ads,
     /// breaks), as `SpliceSession.onEvent`. Set it before `play()`.
     public var spliceEvents: (@Sendable (SpliceEvent) -> Void)? {
-        get { (engine as? SpliceBackend)?.eventHandler }
-        set { (engine as? SpliceBackend)?.eventHandler = newValue }
+        get { engine?.spliceSession == nil ? nil : engine?.eventHandler }
+        set { if engine?.spliceSession != nil { engine?.eventHandler = newValue } }
     }
 
     /// A stitching player: seconds it may wait for the app with no frame to write (content
@@ -115,8 +115,8 @@ public final class Player: @unchecked Sendable {
     /// the app is ready to play (a stitcher sets it after preloading ad media). nil (the default):
     /// no limit. A presenting player has none (a viewer may pause as long as they like): it stays nil there.
     public var stallTimeout: Double? {
-        get { (engine as? SpliceBackend)?.stallTimeout }
-        set { (engine as? SpliceBackend)?.stallTimeout = newValue }
+        get { engine?.stallTimeout }
+        set { engine?.stallTimeout = newValue }
     }
 
     /// Opens `url` or throws the reason it cannot be played (the throwing form of `init(url:clock:)`).

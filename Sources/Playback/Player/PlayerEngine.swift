@@ -2,108 +2,155 @@ import Foundation
 import Media
 import Timing
 
-/// The player's state and its frame loop. One thread (`run`) owns the decoders, the cursors and
-/// the presenting; every other thread only sets requests under `cond` and signals.
-final class PlayerEngine: PlayerBackend, @unchecked Sendable {
-    // @unchecked Sendable: the fields marked "loop" are touched only by the loop thread (and by
-    // init before it starts); every other mutable field is guarded by `cond`.
+/// The player's state and its frame loop: the one loop behind every `Player`. One thread (`run`)
+/// owns the decoders, the cursors and the output; every other thread only sets requests under
+/// `cond` and signals.
+///
+/// What the loop steps is its `feed`: content decoded frame by frame and presented on the
+/// surface, real time or as fast as possible, seekable (`PresentedFeed`, a player); or a stitch's
+/// `SpliceSession`, which presents into the same kind of surface in runs from cue to cue, copying
+/// content packets where it can (`StitchedFeed`, `Player(stitching:)`). The control state
+/// (`LoopControl`), the requests, the time observers, the notifications, the ad handed over and
+/// the stall and failure handling are the loop's, once.
+final class PlayerEngine: @unchecked Sendable {
+    // @unchecked Sendable: the fields marked "loop" (and the feeds' own state) are touched only
+    // by the loop thread (and by init before it starts, and a stitch's `close` after the loop has
+    // ended); every other mutable field is guarded by `cond`.
     let surface: RenderSurface
     let clock: PlaybackClock
     let contentDuration: MediaTime
-    let contentPath: String
     weak var item: PlayerItem?
-    private let format: OutputFormat
-    private let threads: Int
-    private let cond = NSCondition()
+    let format: OutputFormat
+    let threads: Int
+    let cond = NSCondition()
+    let feed: Feed
+
+    /// What the loop steps.
+    enum Feed {
+        /// Content decoded and presented frame by frame (a player).
+        case presented(PresentedFeed)
+        /// A stitch's session, written in runs between cues.
+        case stitched(StitchedFeed)
+    }
 
     // guarded by cond
-    private var speed: Float = 1
-    private var seekRequest: (target: MediaTime, queue: DispatchQueue, completion: (@Sendable (Bool) -> Void)?)?
-    private var adRequest: AdPlayRequest?
-    private var control = LoopControl()   // a frozen double box holds content too
-    private var head: MediaTime?
-    private var observers = TimeObserverList()
-    private var timeline = TimelineMap()
-    private var master: AudioMasterClock?
-    private var pacerWall: [(stream: MediaTime, wall: Double)] = []
+    var speed: Float = 1
+    var seekRequest: (target: MediaTime, queue: DispatchQueue, completion: (@Sendable (Bool) -> Void)?)?
+    var adRequest: AdPlayRequest?
+    var control = LoopControl()   // a frozen double box holds content too
+    var head: MediaTime?
+    var observers = TimeObserverList()
+    var timeline = TimelineMap()
+    var master: AudioMasterClock?
+    var pacerWall: [(stream: MediaTime, wall: Double)] = []
+    /// A stitch: the app's calls that change the output, applied by the loop before the next frame.
+    var commands: [(SpliceSession) -> Void] = []
+    /// A stitch: the first failure (the output is then removed).
+    var failure: Error?
+    /// A stitch: the content time of the frame held at a cue.
+    var held: MediaTime?
+    var handler: (@Sendable (SpliceEvent) -> Void)?
+    var stallLimit: Double?
+    var stallArmedAt = 0.0
+    /// The first error an output raised while presenting (the loop keeps going; `Player.close()`
+    /// throws it).
+    var firstOutputError: Error?
 
     // loop
-    private var content: SegmentCursor
-    private var contentOrigin: MediaTime
-    private let contentTimeline: ContentTimeline
-    /// Content time of the content's first video frame (after 0 with a leading empty edit).
-    private let firstFrameTime: MediaTime
-    private var pacer = RealTimePacer()
-    private var cursor = CursorState.inPlace
-    private var segment = SegmentState.closed
-    private var notice = EndNotice.none
+    var pacer = RealTimePacer()
+    var notice = EndNotice.none
 
-    /// Whether the content cursor goes on where it is or starts again (after an ad).
-    private enum CursorState { case inPlace, restart }
-    /// Whether the timeline's last content segment is still being extended.
-    private enum SegmentState { case closed, open }
-
+    /// A player of the content at `path`.
     init(path: String, clock: PlaybackClock, size: (width: Int, height: Int)?, frameRate: Rational?, threads: Int) throws {
-        let probe = try Demuxer(url: path)
-        guard let v = probe.bestStream(.video) else { throw MediaError.missingStream("\(path) has no video stream") }
-        let video = probe.streams[v]
-        let audio = probe.bestStream(.audio).map { probe.streams[$0] }
-        let timeline = ContentTimeline(probe)
-        guard let duration = timeline.end(of: video) ?? probe.duration, duration > .zero else {
-            throw MediaError.unsupported("\(path) has no duration")
-        }
-        format = try OutputFormat.forContent(video: video, audio: audio, size: size, frameRate: frameRate)
-        contentDuration = duration
-        contentPath = path
+        let presented = try PresentedFeed(path: path, size: size, frameRate: frameRate, threads: threads)
+        format = presented.format
+        contentDuration = presented.duration
         self.clock = clock
         self.threads = threads
         surface = RenderSurface(format: format)
-        contentTimeline = timeline
-        let source = try MediaSource(url: path, output: format, threads: threads, timeline: timeline)
-        guard let first = try source.nextFrame() else { throw MediaError.missingStream("\(path) has no video frames") }
-        source.pending = first
-        contentOrigin = source.video.origin ?? .zero
-        firstFrameTime = first.pts
-        content = SegmentCursor(source: source, output: format)
+        feed = .presented(presented)
+    }
+
+    /// A stitching player: opens the content and the output (a temporary file until `close()`);
+    /// throws `StitchFailure`.
+    init(stitching request: StitchRequest, layers: [SurfaceLayer]) throws {
+        let stitched = try StitchedFeed(request: request, layers: layers)
+        let session = stitched.session
+        surface = session.surface
+        format = session.format
+        contentDuration = session.contentDuration
+        clock = .asFastAsPossible
+        threads = request.threads
+        timeline = session.timelineMap
+        held = session.nextContentTime
+        feed = .stitched(stitched)
+        stitched.install(self)
     }
 
     func start() {
         let t = Thread { [self] in run() }
-        t.name = "interlude-player"
+        switch feed {
+        case .presented: t.name = "interlude-player"
+        case .stitched: t.name = "interlude-stitch"
+        }
         t.start()
     }
 
+    /// Stops the loop without finishing (a stitch's temporary output is removed); does not wait.
     func shutdown() {
         cond.lock(); control.stop(finish: false); cond.broadcast(); cond.unlock()
     }
 
+    /// A player: stops the loop and finishes the surface's outputs. A stitch: applies what the
+    /// app asked last, flushes the encoders and moves the output into place, waiting for the
+    /// loop. Throws the first failure.
     func close() throws {
-        shutdown()
-        let finishing = Result { try surface.finish() }
-        if let e = outputError { throw e }
-        try finishing.get()
+        switch feed {
+        case .presented:
+            shutdown()
+            let finishing = Result { try surface.finish() }
+            if let e = outputError { throw e }
+            try finishing.get()
+        case .stitched:
+            if let error = stop(finishing: true) { throw error }
+        }
     }
 
+    /// Stops the loop without finishing the output and waits for it.
     func abandon() {
-        shutdown()
-        _ = waitUntilIdle(timeout: 10)
+        switch feed {
+        case .presented:
+            shutdown()
+            _ = waitUntilIdle(timeout: 10)
+        case .stitched:
+            _ = stop(finishing: false)
+        }
     }
 
-    /// A player presents frames: it has no output markers.
-    func markOverlappingBreak(_ b: PackagedBreak) {}
-    var nextContentTime: MediaTime? { nil }
-
-    /// A player decodes every content frame.
-    var copiesContent: Bool { false }
+    /// Asks the loop to end (finishing the output, or removing it) and waits for it; the failure
+    /// met, if any. Once the loop has ended, later calls change nothing.
+    private func stop(finishing finish: Bool) -> Error? {
+        cond.lock(); defer { cond.unlock() }
+        control.stop(finish: finish)
+        cond.broadcast()
+        while control.run != .exited { cond.wait() }
+        return failure
+    }
 
     // MARK: requests (any thread)
 
-    var rate: Float { cond.lock(); defer { cond.unlock() }; return control.intent == .playing ? speed : 0 }
+    var rate: Float {
+        cond.lock(); defer { cond.unlock() }
+        guard control.intent == .playing else { return 0 }
+        if case .stitched = feed { return 1 }
+        return speed
+    }
 
     func setPlaying(_ on: Bool) {
         cond.lock(); control.setPlaying(on); cond.broadcast(); cond.unlock()
     }
 
+    /// A stitch plays at 1 whatever the rate asked (it is not paced).
     func setRate(_ r: Float) {
         cond.lock()
         if r > 0 { speed = r; control.setPlaying(true) } else { control.setPlaying(false) }
@@ -113,9 +160,13 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
     var playhead: MediaTime? { cond.lock(); defer { cond.unlock() }; return head }
     var contentEndedFlag: Bool { cond.lock(); defer { cond.unlock() }; return control.content == .ended }
     var timelineSnapshot: TimelineMap { cond.lock(); defer { cond.unlock() }; return timeline }
+    /// The master clock for real-time pacing; a stitch is not paced and has none.
     var masterClock: AudioMasterClock? {
         get { cond.lock(); defer { cond.unlock() }; return master }
-        set { cond.lock(); master = newValue; cond.unlock() }
+        set {
+            guard case .presented = feed else { return }
+            cond.lock(); master = newValue; cond.unlock()
+        }
     }
 
     func wallTime(of t: MediaTime) -> Double? {
@@ -124,8 +175,44 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
         return pacerWall[i].wall + (t - pacerWall[i].stream).seconds
     }
 
+    /// A stitch's session (its facts after `close()`); nil for a player.
+    var spliceSession: SpliceSession? {
+        if case .stitched(let s) = feed { return s.session }
+        return nil
+    }
+
+    /// A stitch: called on the loop thread for each of the session's events.
+    var eventHandler: (@Sendable (SpliceEvent) -> Void)? {
+        get { cond.lock(); defer { cond.unlock() }; return handler }
+        set { cond.lock(); handler = newValue; cond.unlock() }
+    }
+
+    /// Seconds the loop may wait for the app with no frame to write before a stitch fails
+    /// (`StitchFailure.stalled`); counted from when it is set and from each time the loop runs
+    /// out of work. nil: no limit. A player has none (a viewer may pause as long as they like).
+    var stallTimeout: Double? {
+        get { cond.lock(); defer { cond.unlock() }; return stallLimit }
+        set {
+            guard case .stitched = feed else { return }
+            cond.lock(); stallLimit = newValue; stallArmedAt = monotonicSeconds(); cond.broadcast(); cond.unlock()
+        }
+    }
+
+    /// Whether content packets are copied (a smart-rendered stitch): no layer may draw on content.
+    var copiesContent: Bool {
+        guard case .stitched(let s) = feed else { return false }
+        cond.lock(); defer { cond.unlock() }
+        return s.copying
+    }
+
+    /// A stitch: the content time of the next content frame to write (held at a cue).
+    var nextContentTime: MediaTime? { cond.lock(); defer { cond.unlock() }; return held }
+
+    /// A seek: refused while an ad or a double box plays, and always by a stitch (one pass over
+    /// the content).
     func requestSeek(to target: MediaTime, queue: DispatchQueue, completion: (@Sendable (Bool) -> Void)?) {
         cond.lock()
+        if case .stitched = feed { cond.unlock(); queue.async { completion?(false) }; return }
         if control.ad != .none || adRequest != nil || control.box == .on {
             cond.unlock()
             queue.async { completion?(false) }
@@ -160,288 +247,224 @@ final class PlayerEngine: PlayerBackend, @unchecked Sendable {
     func setAdPaused(_ paused: Bool) {
         cond.lock()
         control.freeze = paused ? .frozen : .none
-        if !paused && (control.ad != .none || control.box == .on) { control.activity = .working }
+        if !paused && (control.ad != .none || control.box == .on || isStitch) { control.activity = .working }
         cond.broadcast(); cond.unlock()
     }
 
-    var isAdActive: Bool { cond.lock(); defer { cond.unlock() }; return control.ad != .none || adRequest != nil }
+    private var isStitch: Bool { if case .stitched = feed { return true }; return false }
 
-    func beginBreak(id: String, contentTime: MediaTime) {
-        cond.lock(); defer { cond.unlock() }
-        let at = surface.streamTime
-        timeline.breaks.append(.init(id: id, contentTime: contentTime, streamStart: at, streamEnd: at))
-    }
+    var isAdActive: Bool { cond.lock(); defer { cond.unlock() }; return control.ad != .none || adRequest != nil }
 
     func setDoubleBoxActive(_ on: Bool) {
         cond.lock(); control.setBox(on); cond.broadcast(); cond.unlock()
     }
 
-    func recordOverlappingBreak(_ b: TimelineMap.Break, packaged: PackagedBreak?) {
+    /// A player records the break on its timeline at once (at the stream time reached); a stitch
+    /// hands it to the session before the next frame.
+    func beginBreak(id: String, contentTime: MediaTime) {
+        if isStitch { return queue { $0.beginBreak(id: id, contentTime: contentTime) } }
         cond.lock(); defer { cond.unlock() }
-        timeline.breaks.append(b)
-        timeline.breaks.sort { $0.streamStart < $1.streamStart }
+        let at = surface.streamTime
+        timeline.breaks.append(.init(id: id, contentTime: contentTime, streamStart: at, streamEnd: at))
     }
 
     func endBreak() {
+        if isStitch { return queue { $0.endBreak() } }
         cond.lock(); defer { cond.unlock() }
         guard !timeline.breaks.isEmpty else { return }
         timeline.breaks[timeline.breaks.count - 1].streamEnd = surface.streamTime
     }
 
+    func recordOverlappingBreak(_ b: TimelineMap.Break, packaged: PackagedBreak?) {
+        if isStitch {
+            return queue { s in
+                s.recordOverlappingBreak(b)
+                if let packaged { s.markOverlappingBreak(packaged) }   // HLS date ranges, MP4 chapters
+            }
+        }
+        cond.lock(); defer { cond.unlock() }
+        timeline.breaks.append(b)
+        timeline.breaks.sort { $0.streamStart < $1.streamStart }
+    }
+
+    /// A stitch: marks a double box's ads in the output; a player has no output markers.
+    func markOverlappingBreak(_ b: PackagedBreak) {
+        if isStitch { queue { $0.markOverlappingBreak(b) } }
+    }
+
+    private func queue(_ command: @escaping (SpliceSession) -> Void) {
+        cond.lock(); commands.append(command); control.activity = .working; cond.broadcast(); cond.unlock()
+    }
+
     func waitUntilIdle(timeout: Double) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
         cond.lock(); defer { cond.unlock() }
-        while control.activity != .waiting || adRequest != nil || seekRequest != nil {
+        while !control.isIdle || adRequest != nil || seekRequest != nil || !commands.isEmpty {
             if !cond.wait(until: deadline) { return false }
         }
         return true
     }
 
+    var outputError: Error? { cond.lock(); defer { cond.unlock() }; return firstOutputError }
+
     // MARK: the frame loop
 
-    private enum Work { case quit, seek, ad(AdPlayRequest), content }
+    private enum Work { case quit(finish: Bool), commands([(SpliceSession) -> Void]), seek, ad(AdPlayRequest), content, stalled(Double) }
 
     private func nextWork() -> Work {
+        let idleSince = monotonicSeconds()
         cond.lock(); defer { cond.unlock() }
         var waited = false
-        wait: while true {
-            switch control.nextWork(seekPending: seekRequest != nil, adQueued: adRequest != nil) {
-            case .quit: return .quit
-            case .seek, .content: break wait
+        while true {
+            switch control.nextWork(commandsPending: !commands.isEmpty, seekPending: seekRequest != nil, adQueued: adRequest != nil) {
+            case .commands:
+                let c = commands
+                commands = []
+                return .commands(c)
+            case .quit(let finish):
+                return .quit(finish: finish)
             case .ad:
                 let r = adRequest!
                 adRequest = nil
                 control.startAd()
                 if waited { pacer.reanchor() }
                 return .ad(r)
-            case .commands, .wait: break   // a player has no output commands
+            case .seek, .content:
+                control.activity = .working
+                if waited { pacer.reanchor() }
+                pacer.rate = Double(speed)
+                return seekRequest != nil ? .seek : .content
+            case .wait:
+                break
             }
             control.activity = .waiting
             cond.broadcast()
-            cond.wait()
+            if let limit = waitForApp(since: idleSince) { return .stalled(limit) }
             waited = true
         }
-        control.activity = .working
-        if waited { pacer.reanchor() }
-        pacer.rate = Double(speed)
-        return seekRequest != nil ? .seek : .content
+    }
+
+    /// Waits (with `cond` held) for the app to change something. Returns the stall timeout when
+    /// it has run out since `since` (the loop has waited that long with nothing to do), else nil
+    /// after the wait; the caller checks its state again.
+    func waitForApp(since: Double) -> Double? {
+        guard let limit = stallLimit, failure == nil else { cond.wait(); return nil }
+        let left = max(since, stallArmedAt) + limit - monotonicSeconds()
+        if left <= 0 { return limit }
+        _ = cond.wait(until: Date(timeIntervalSinceNow: left))
+        return nil
     }
 
     private func run() {
-        while true {
+        loop: while true {
             switch nextWork() {
-            case .quit:
-                cond.lock(); control.activity = .waiting; cond.broadcast(); cond.unlock()
-                return
+            case .quit(let finish):
+                if case .stitched(let s) = feed { s.quit(finishing: finish, self) }
+                break loop
+            case .commands(let list):
+                if case .stitched(let s) = feed { s.apply(list, self) }
             case .seek:
-                performSeek()
+                if case .presented(let p) = feed { p.performSeek(self) }
             case .ad(let r):
-                playAd(r)
+                switch feed {
+                case .presented(let p): p.playAd(r, self)
+                case .stitched(let s): s.playAd(r, self)
+                }
             case .content:
-                stepContent()
+                switch feed {
+                case .presented(let p): p.stepContent(self)
+                case .stitched(let s): s.stepContent(self)
+                }
+            case .stalled(let seconds):
+                if case .stitched(let s) = feed { s.stalled(after: seconds, self) }
             }
         }
+        cond.lock(); control.run = .exited; control.activity = .waiting; cond.broadcast(); cond.unlock()
     }
 
-    private func stepContent() {
-        if cursor == .restart { content.restart(); cursor = .inPlace; segment = .closed }
-        let step: SegmentCursor.Step
-        do {
-            step = try content.step(streamSamples: surface.presentedSamples, sampleIndex: format.sampleIndex(at:),
-                                    cue: nextBoundary)
-        } catch {
-            step = .end
-        }
-        switch step {
-        case .held(let pts):
-            fireBoundaries(pts)
-            pacer.reanchor()   // the time the app took to answer is not playback time
-        case .frame(let f, let first):
-            present(f.frame, sourceTime: f.pts, keyframe: first || segment == .closed, isAd: false, audio: content.source.audio, offset: content.audioOffset)
-            let streamEnd = surface.streamTime
-            cond.lock()
-            head = f.pts
-            if segment == .closed || first {
-                timeline.segments.append(.init(contentStart: f.pts, contentEnd: content.segmentEnd,
-                                               streamStart: streamEnd - format.frameDuration, streamEnd: streamEnd))
-            } else if !timeline.segments.isEmpty {
-                timeline.segments[timeline.segments.count - 1].contentEnd = content.segmentEnd
-                timeline.segments[timeline.segments.count - 1].streamEnd = streamEnd
-            }
-            let periodic = observers.takePeriodic(at: f.pts)
-            cond.unlock()
-            segment = .open
-            deliver(periodic, wait: clock == .asFastAsPossible)
-        case .end:
-            waitOutLastFrame()   // content ends when its last frame has been shown for its duration
-            cond.lock()
-            control.content = .ended
-            if !timeline.segments.isEmpty { timeline.segments[timeline.segments.count - 1].contentEnd = content.segmentEnd }
-            let (post, next) = notice.postingEnd()
-            notice = next
-            cond.unlock()
-            // Posted from the frame loop: observers registered with a queue (`.main`) run there and
-            // the post waits for them, so the loop does not run ahead of the app's answer.
-            if post, let item { NotificationCenter.default.post(name: PlayerItem.didPlayToEndTimeNotification, object: item) }
+    // MARK: shared by the feeds
+
+    /// Waits while the app holds the ad picture (`setAdPaused`, unless the ad is being stopped or
+    /// the loop quits); the stall timeout when it ran out meanwhile (a stitch), else nil.
+    func waitWhileAdFrozen() -> Double? {
+        let pausedSince = monotonicSeconds()
+        cond.lock(); defer { cond.unlock() }
+        while control.freeze == .frozen && control.run == .running && control.ad != .stopping {
+            control.activity = .waiting
+            cond.broadcast()
+            if let limit = waitForApp(since: pausedSince) { control.activity = .working; return limit }
             pacer.reanchor()
         }
+        control.activity = .working
+        return nil
     }
 
-    /// In real time, waits until the last frame presented has been shown for its duration.
-    private func waitOutLastFrame() {
-        if clock == .realTime { _ = pacer.wait(until: surface.streamTime, master: masterClock) }
+    /// Periodic observers due at content frame `pts` (the playhead moves there).
+    func reachContent(_ pts: MediaTime) -> [(TimeObserver, @Sendable () -> Void)] {
+        cond.lock(); defer { cond.unlock() }
+        head = pts
+        return observers.takePeriodic(at: pts)
     }
 
-    private func present(_ frame: Frame, sourceTime: MediaTime?, keyframe: Bool, isAd: Bool, audio: AudioTrack, offset: Int64) {
-        let at = surface.streamTime
-        var late = false
-        if clock == .realTime {
-            let lateness = pacer.wait(until: at, master: masterClock)
-            late = lateness > format.frameDuration.seconds
-            if let wall = pacer.wallTime(of: at) {
-                cond.lock()
-                if pacerWall.last.map({ abs(($0.wall + (at - $0.stream).seconds) - wall) > 0.0005 }) ?? true {
-                    pacerWall.append((at, wall))
-                }
-                cond.unlock()
-            }
-        }
-        do {
-            try surface.presentVideo(frame, keyframe: keyframe, isAd: isAd, sourceTime: sourceTime, late: late)
-            try surface.presentAudio(from: audio, offset: offset)
-        } catch {
-            cond.lock(); if firstOutputError == nil { firstOutputError = error }; cond.unlock()
-        }
-        // layers' callbacks (a double box's ad frames), outside the surface lock: they may wait for main
-        surface.runAfterPresenting()
-        fireStreamTimes(reached: surface.streamTime)
+    /// Stream-time observers due once the stream reaches `t`.
+    func reachStream(_ t: MediaTime) -> [(TimeObserver, @Sendable () -> Void)] {
+        cond.lock(); defer { cond.unlock() }
+        return observers.takeStreamTimes(reached: t)
     }
 
-    private func fireStreamTimes(reached t: MediaTime) {
-        cond.lock()
-        let due = observers.takeStreamTimes(reached: t)
-        cond.unlock()
-        guard !due.isEmpty else { return }
-        deliver(due, wait: true)
-        pacer.reanchor()
+    /// Boundary observers due before the content frame at `pts`, marked fired.
+    func boundaries(beforeFrameAt pts: MediaTime) -> [(TimeObserver, @Sendable () -> Void)] {
+        cond.lock(); defer { cond.unlock() }
+        return observers.takeBoundaries(beforeFrameAt: pts)
     }
-
-    /// The first error an output raised while presenting (the loop keeps going; `Player.close()`
-    /// throws it).
-    private var firstOutputError: Error?
-    var outputError: Error? { cond.lock(); defer { cond.unlock() }; return firstOutputError }
-
-    // MARK: observers
 
     /// The earliest boundary not fired yet: content holds its first frame at or after it.
-    private var nextBoundary: MediaTime? {
+    var nextBoundary: MediaTime? {
         cond.lock(); defer { cond.unlock() }
         return observers.nextBoundary
     }
 
-    private func fireBoundaries(_ pts: MediaTime) {
-        cond.lock()
-        let due = observers.takeBoundaries(beforeFrameAt: pts)
-        cond.unlock()
-        deliver(due, wait: true)
+    /// The ad is over: no ad, no freeze.
+    func endAd() { cond.lock(); control.endAd(); cond.unlock() }
+
+    /// Whether the ad is to end after the frame just out (`endAdAfterNextFrame`); a stitch also
+    /// consumes a stop asked while the frame was written, and ends when the loop quits.
+    func adEndsAfterFrame(consumingStop: Bool) -> Bool {
+        cond.lock(); defer { cond.unlock() }
+        if consumingStop { return control.takeAdStop() || control.adEndsHere }
+        return control.adEndsHere
     }
 
-    // MARK: seeking
-
-    private func performSeek() {
+    /// Posts the did-play-to-end notification once. Posted from the loop: observers registered
+    /// with a queue (`.main`) run there and the post waits for them, so the loop does not run
+    /// ahead of the app's answer.
+    func postEnd() {
         cond.lock()
-        guard let req = seekRequest else { cond.unlock(); return }
-        seekRequest = nil
+        let (due, next) = notice.postingEnd()
+        notice = next
         cond.unlock()
-        let target = max(.zero, req.target)
-        var ok = true
-        do {
-            let source = try MediaSource(url: contentPath, output: format, threads: threads, timeline: contentTimeline)
-            source.video.origin = contentOrigin
-            source.audio.origin = contentOrigin
-            try source.reader.demuxer.seek(toKeyframeAtOrBefore: contentOrigin + target)
-            var found: TimedFrame?
-            while let f = try source.nextFrame() {
-                if f.pts >= target { found = f; break }
-            }
-            source.pending = found
-            // a seek before the first frame holds it from the target, as at the start
-            source.gapStart = found.flatMap { $0.pts == firstFrameTime && target < $0.pts ? target : nil }
-            content = SegmentCursor(source: source, output: format)
-            segment = .closed
-            cursor = .inPlace
-            cond.lock()
-            control.content = found == nil ? .ended : .ahead
-            notice = .none
-            head = target
-            observers.rearm(at: target)
-            cond.unlock()
-        } catch {
-            ok = false
-        }
-        pacer.reanchor()
-        if ok, let item {
-            NotificationCenter.default.post(name: PlayerItem.timeJumpedNotification, object: item, userInfo: ["time": target])
-        }
-        if let c = req.completion { runAndWait(on: req.queue) { c(ok) } }
+        if due, let item { NotificationCenter.default.post(name: PlayerItem.didPlayToEndTimeNotification, object: item) }
     }
 
-    // MARK: ads
-
-    private func playAd(_ r: AdPlayRequest) {
-        let start = surface.streamTime
-        var frames: Int64 = 0
-        var stopped = false
-        var failure: Error?
-        do {
-            let source = try MediaSource(url: r.url, output: format, threads: threads, policy: .adMedia)
-            let cursor = SegmentCursor(source: source, output: format)
-            var marks = AdFrameFilter(r.marks)
-            pacer.reanchor()   // opening the ad is not playback time: its first frame anchors the clock
-            loop: while true {
-                cond.lock()
-                while control.freeze == .frozen && control.run == .running && control.ad != .stopping {
-                    control.activity = .waiting; cond.broadcast(); cond.wait(); pacer.reanchor()
-                }
-                control.activity = .working
-                let quit = control.run != .running, stop = control.ad == .stopping
-                if stop { control.ad = .playing }
-                cond.unlock()
-                if quit { break }
-                if stop { stopped = true; break }
-                switch try cursor.step(streamSamples: surface.presentedSamples, sampleIndex: format.sampleIndex(at:), cue: nil) {
-                case .frame(let f, let first):
-                    present(f.frame, sourceTime: f.pts, keyframe: first, isAd: true, audio: source.audio, offset: cursor.audioOffset)
-                    frames += 1
-                    let at = surface.streamTime - format.frameDuration
-                    let goOn = r.deliverFrame(f.pts, at: at, marks: &marks)   // waits on marked frames only
-                    cond.lock(); let ends = control.adEndsHere; cond.unlock()
-                    if !goOn || ends { stopped = true; break loop }
-                case .held, .end:
-                    break loop
-                }
-            }
-        } catch {
-            failure = error
+    /// The stitch failed (`failure` is set): posted once, instead of the did-play-to-end
+    /// notification (or after it, when the stitch stalls while post-rolls play).
+    func postFailed() {
+        guard notice.postingFailure().due, let error = failureValue else { return }
+        notice = .failed
+        if let item {
+            NotificationCenter.default.post(name: PlayerItem.failedToPlayToEndTimeNotification, object: item,
+                                            userInfo: [PlayerItem.errorKey: error])
         }
-        // an ad that played out ends when its last frame has been shown for its duration (its
-        // `complete` is due then), not when that frame appears
-        if frames > 0, !stopped, failure == nil { waitOutLastFrame() }
-        cond.lock()
-        control.endAd()
-        cond.unlock()
-        cursor = .restart
-        segment = .closed
-        let result: Result<AdPlayback, Error>
-        if let failure, frames == 0 {
-            result = .failure(failure)
-        } else {
-            result = .success(AdPlayback(streamStart: start, frames: frames, duration: surface.streamTime - start,
-                                         stoppedEarly: stopped, error: failure))
-        }
-        runAndWait(on: r.queue) { r.completion(result) }
-        pacer.reanchor()
     }
+
+    func fail(_ error: Error) {
+        cond.lock()
+        if failure == nil { failure = error }
+        control.content = .ended
+        cond.unlock()
+    }
+
+    var failureValue: Error? { cond.lock(); defer { cond.unlock() }; return failure }
 }
 
 /// An ad handed to the player to play next (see `Player.playAd`).
@@ -456,89 +479,4 @@ struct AdPlayRequest: Sendable {
     var marks: AdFrameMarks? = nil
     let onFrame: @Sendable (MediaTime, MediaTime) -> Bool
     let completion: @Sendable (Result<AdPlayback, Error>) -> Void
-}
-
-/// What one ad played through the player put on the stream.
-public struct AdPlayback: Sendable {
-    /// Stream time of its first frame.
-    public var streamStart: MediaTime
-    /// Output frames presented.
-    public var frames: Int64
-    /// Stream time it occupied.
-    public var duration: MediaTime
-    /// Whether it was stopped before its end (skipped or discarded).
-    public var stoppedEarly: Bool
-    /// A decode error that ended it after some frames had been shown.
-    public var error: Error?
-    /// A stitch's full account of the ad (its loudness, transcode cache use, conform time); nil
-    /// on a player presenting frames.
-    public var placement: PlacedAd? = nil
-}
-
-extension Player {
-    /// Plays ad media at `url` through this player and its surface, as soon as possible (content
-    /// should be paused: the ad takes the surface while it plays). `onFrame(adTime, streamTime)` is
-    /// called on `queue` for each ad frame presented, and the loop waits for it: returning false
-    /// ends the ad after that frame. `completion` runs once on `queue` at the end.
-    public func playAd(url: String, queue: DispatchQueue = .main,
-                       onFrame: @escaping @Sendable (MediaTime, MediaTime) -> Bool,
-                       completion: @escaping @Sendable (Result<AdPlayback, Error>) -> Void) {
-        enqueueAd(AdPlayRequest(url: url, queue: queue, onFrame: onFrame, completion: completion))
-    }
-
-    /// Plays measured ad media (`AdMediaProbe.measure`) as ad `position` of `totalAds` in the
-    /// current break, as `playAd(url:…)` does. A stitching player uses the measurement (its
-    /// duration places the ad exactly) and reports the ad's full placement in the completion.
-    /// With `marks`, the loop waits for `onFrame` only on the marked frames (the first, quartiles,
-    /// offsets, one per period); it hands `queue` the others without waiting (their answers are
-    /// not read: `stopAd` and `endAdAfterNextFrame` end the ad from any thread).
-    public func playAd(_ media: AdMedia, position: Int, totalAds: Int, queue: DispatchQueue = .main,
-                       marks: AdFrameMarks? = nil,
-                       onFrame: @escaping @Sendable (MediaTime, MediaTime) -> Bool,
-                       completion: @escaping @Sendable (Result<AdPlayback, Error>) -> Void) {
-        enqueueAd(AdPlayRequest(url: media.url, media: media, position: position, totalAds: totalAds,
-                                queue: queue, marks: marks, onFrame: onFrame, completion: completion))
-    }
-
-    /// Ends the ad playing once its next frame is presented (or written), as an `onFrame`
-    /// answering false there would (a discarded break).
-    public func endAdAfterNextFrame() { engine?.endAdAfterNextFrame() }
-
-    private func enqueueAd(_ request: AdPlayRequest) {
-        guard let engine else {
-            request.queue.async { request.completion(.failure(MediaError.unsupported("the player has no content"))) }
-            return
-        }
-        engine.enqueueAd(request)
-    }
-
-    /// Ends the ad playing before its next frame is presented (a skip).
-    public func stopAd() { engine?.stopAd() }
-    /// Freezes (true) or resumes (false) the ad playing: no ad frame is presented while frozen.
-    public func setAdPaused(_ paused: Bool) { engine?.setAdPaused(paused) }
-    /// Whether an ad is playing or about to.
-    public var isPlayingAd: Bool { engine?.isAdActive ?? false }
-    /// Records the start of an ad break at the current stream time (content paused at `contentTime`).
-    public func beginBreak(id: String, contentTime: MediaTime) { engine?.beginBreak(id: id, contentTime: contentTime) }
-    /// Records the end of the current ad break.
-    public func endBreak() { engine?.endBreak() }
-    /// Marks a double box as playing over content (true) or over (false). While it plays, the ad
-    /// is drawn on content frames, so `setAdPaused(true)` holds the content (and the ad with it);
-    /// its end clears the pause.
-    public func setDoubleBoxActive(_ active: Bool) { engine?.setDoubleBoxActive(active) }
-    /// Records a break that played beside content without pausing it (a double box): it goes on
-    /// the timeline with `overlapsContent` true.
-    /// `packaged` (a stitch): the break's ads as HLS date ranges and MP4 chapters.
-    public func recordOverlappingBreak(_ b: TimelineMap.Break, packaged: PackagedBreak? = nil) {
-        engine?.recordOverlappingBreak(b, packaged: packaged)
-    }
-    /// A stitching player: marks a double box's ads in the output (HLS date ranges, MP4 chapters)
-    /// without putting the break on the timeline (`recordOverlappingBreak` does both).
-    public func markOverlappingBreak(_ b: PackagedBreak) { engine?.markOverlappingBreak(b) }
-    /// A stitching player: the content time of the next content frame it will write (the frame
-    /// held at a cue, or the first); nil on a player presenting frames, or when content has ended.
-    public var nextContentTime: MediaTime? { engine?.nextContentTime }
-    /// Whether content packets are copied (a smart-rendered stitch): layers that draw on content
-    /// frames cannot be added.
-    public var copiesContent: Bool { engine?.copiesContent ?? false }
 }

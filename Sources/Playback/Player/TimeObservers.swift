@@ -58,7 +58,7 @@ func runAndWait<T>(on queue: DispatchQueue, _ body: () -> T) -> T {
     return queue.sync(execute: body)
 }
 
-/// A player's registered time observers: what each loop (`PlayerEngine`, `SpliceBackend`) asks of
+/// A player's registered time observers: what the loop (`PlayerEngine`, either feed) asks of
 /// them — which are due, and marking them fired. Not thread-safe: the loop's lock guards it. The
 /// blocks are run by the caller outside that lock (`deliver`).
 struct TimeObserverList {

@@ -1,0 +1,88 @@
+import Foundation
+import Media
+import Timing
+
+/// What one ad played through the player put on the stream.
+public struct AdPlayback: Sendable {
+    /// Stream time of its first frame.
+    public var streamStart: MediaTime
+    /// Output frames presented.
+    public var frames: Int64
+    /// Stream time it occupied.
+    public var duration: MediaTime
+    /// Whether it was stopped before its end (skipped or discarded).
+    public var stoppedEarly: Bool
+    /// A decode error that ended it after some frames had been shown.
+    public var error: Error?
+    /// A stitch's full account of the ad (its loudness, transcode cache use, conform time); nil
+    /// on a player presenting frames.
+    public var placement: PlacedAd? = nil
+}
+
+extension Player {
+    /// Plays ad media at `url` through this player and its surface, as soon as possible (content
+    /// should be paused: the ad takes the surface while it plays). `onFrame(adTime, streamTime)` is
+    /// called on `queue` for each ad frame presented, and the loop waits for it: returning false
+    /// ends the ad after that frame. `completion` runs once on `queue` at the end.
+    public func playAd(url: String, queue: DispatchQueue = .main,
+                       onFrame: @escaping @Sendable (MediaTime, MediaTime) -> Bool,
+                       completion: @escaping @Sendable (Result<AdPlayback, Error>) -> Void) {
+        enqueueAd(AdPlayRequest(url: url, queue: queue, onFrame: onFrame, completion: completion))
+    }
+
+    /// Plays measured ad media (`AdMediaProbe.measure`) as ad `position` of `totalAds` in the
+    /// current break, as `playAd(url:…)` does. A stitching player uses the measurement (its
+    /// duration places the ad exactly) and reports the ad's full placement in the completion.
+    /// With `marks`, the loop waits for `onFrame` only on the marked frames (the first, quartiles,
+    /// offsets, one per period); it hands `queue` the others without waiting (their answers are
+    /// not read: `stopAd` and `endAdAfterNextFrame` end the ad from any thread).
+    public func playAd(_ media: AdMedia, position: Int, totalAds: Int, queue: DispatchQueue = .main,
+                       marks: AdFrameMarks? = nil,
+                       onFrame: @escaping @Sendable (MediaTime, MediaTime) -> Bool,
+                       completion: @escaping @Sendable (Result<AdPlayback, Error>) -> Void) {
+        enqueueAd(AdPlayRequest(url: media.url, media: media, position: position, totalAds: totalAds,
+                                queue: queue, marks: marks, onFrame: onFrame, completion: completion))
+    }
+
+    /// Ends the ad playing once its next frame is presented (or written), as an `onFrame`
+    /// answering false there would (a discarded break).
+    public func endAdAfterNextFrame() { engine?.endAdAfterNextFrame() }
+
+    private func enqueueAd(_ request: AdPlayRequest) {
+        guard let engine else {
+            request.queue.async { request.completion(.failure(MediaError.unsupported("the player has no content"))) }
+            return
+        }
+        engine.enqueueAd(request)
+    }
+
+    /// Ends the ad playing before its next frame is presented (a skip).
+    public func stopAd() { engine?.stopAd() }
+    /// Freezes (true) or resumes (false) the ad playing: no ad frame is presented while frozen.
+    public func setAdPaused(_ paused: Bool) { engine?.setAdPaused(paused) }
+    /// Whether an ad is playing or about to.
+    public var isPlayingAd: Bool { engine?.isAdActive ?? false }
+    /// Records the start of an ad break at the current stream time (content paused at `contentTime`).
+    public func beginBreak(id: String, contentTime: MediaTime) { engine?.beginBreak(id: id, contentTime: contentTime) }
+    /// Records the end of the current ad break.
+    public func endBreak() { engine?.endBreak() }
+    /// Marks a double box as playing over content (true) or over (false). While it plays, the ad
+    /// is drawn on content frames, so `setAdPaused(true)` holds the content (and the ad with it);
+    /// its end clears the pause.
+    public func setDoubleBoxActive(_ active: Bool) { engine?.setDoubleBoxActive(active) }
+    /// Records a break that played beside content without pausing it (a double box): it goes on
+    /// the timeline with `overlapsContent` true.
+    /// `packaged` (a stitch): the break's ads as HLS date ranges and MP4 chapters.
+    public func recordOverlappingBreak(_ b: TimelineMap.Break, packaged: PackagedBreak? = nil) {
+        engine?.recordOverlappingBreak(b, packaged: packaged)
+    }
+    /// A stitching player: marks a double box's ads in the output (HLS date ranges, MP4 chapters)
+    /// without putting the break on the timeline (`recordOverlappingBreak` does both).
+    public func markOverlappingBreak(_ b: PackagedBreak) { engine?.markOverlappingBreak(b) }
+    /// A stitching player: the content time of the next content frame it will write (the frame
+    /// held at a cue, or the first); nil on a player presenting frames, or when content has ended.
+    public var nextContentTime: MediaTime? { engine?.nextContentTime }
+    /// Whether content packets are copied (a smart-rendered stitch): layers that draw on content
+    /// frames cannot be added.
+    public var copiesContent: Bool { engine?.copiesContent ?? false }
+}
