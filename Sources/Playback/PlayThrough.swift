@@ -32,9 +32,8 @@ import Timing
         let source = try MediaSource(url: url, output: format, threads: threads)
         let surface = RenderSurface(format: format)
         surface.attach(DiscardingSink())
-        let splicer = Splicer(surface: surface)
-        _ = try splicer.play(SegmentCursor(source: source, output: format), until: nil) { _ in true }
-        return Stats(frames: splicer.framesOut, samples: splicer.samplesOut, seconds: monotonicSeconds() - t0, format: format)
+        _ = try SegmentCursor(source: source, output: format).play(until: nil, on: surface) { _ in true }
+        return Stats(frames: surface.presentedFrames, samples: surface.presentedSamples, seconds: monotonicSeconds() - t0, format: format)
     }
 }
 

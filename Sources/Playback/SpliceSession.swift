@@ -31,7 +31,6 @@ import Timing
     private lazy var transcoding: AdTranscoding? = smart == nil ? nil : request.transcodeCache.flatMap {
         (try? AdTranscodeCache(directory: URL(fileURLWithPath: $0), maxBytes: request.transcodeCacheMaxBytes)).map(AdTranscoding.init)
     }
-    private let splicer: Splicer
     private let temporary: String
     private let toStdout: Bool
     private var finished = false
@@ -165,17 +164,16 @@ import Timing
         }
         surface = given ?? RenderSurface(format: format, layers: layerStack)
         surface.attach(sink)
-        splicer = Splicer(surface: surface)
     }
 
     deinit { if !finished { abort() } }
 
     /// Stream time reached: the end of the last frame written.
-    public var streamTime: MediaTime { splicer.streamTime }
+    public var streamTime: MediaTime { surface.streamTime }
     /// Video frames written.
-    public var videoFrames: Int64 { splicer.framesOut }
+    public var videoFrames: Int64 { surface.presentedFrames }
     /// Audio samples per channel written.
-    public var audioSamples: Int64 { splicer.samplesOut }
+    public var audioSamples: Int64 { surface.presentedSamples }
     /// Seconds the encoding thread has spent encoding (it overlaps decoding).
     public var encodeSeconds: Double { sink.encodeSeconds }
     /// Seconds the encoding thread has spent muxing.
@@ -191,13 +189,13 @@ import Timing
         var resumed = false
         let period = format.frameDuration
         let onFrame: (MediaTime) -> Bool = { [self] pts in
-            let at = splicer.streamTime - period
+            let at = surface.streamTime - period
             if !resumed { resumed = true; onEvent?(.contentResumed(contentTime: pts, streamTime: at)) }
             contentTime = pts
             onEvent?(.contentProgress(contentTime: pts, streamTime: at))
             return true
         }
-        let outcome = try feed.play(until: cue, splicer: splicer, onFrame: onFrame)
+        let outcome = try feed.play(until: cue, surface: surface, onFrame: onFrame)
         if outcome.frames > 0 {
             contentChapters += 1
             chapters.append(OutputChapter(title: "Content \(contentChapters)", start: outcome.streamStart, end: outcome.streamEnd))
@@ -261,7 +259,7 @@ import Timing
         let period = format.frameDuration
         var skipped = false
         let handler: (MediaTime) -> Bool = { [self] pts in
-            let at = splicer.streamTime - period
+            let at = surface.streamTime - period
             onEvent?(.adProgress(breakIndex: index, position: position, adTime: pts, streamTime: at))
             let go = onFrame(pts, at)
             if !go { skipped = true }
@@ -275,7 +273,7 @@ import Timing
         var cacheUse: TranscodeCacheUse?
         if let smart, layers.all.isEmpty, let transcoding {
             (outcome, levelled, cacheUse) = try transcoding.play(
-                media.url, output: smart.output, splicer: splicer, format: format, threads: request.threads,
+                media.url, output: smart.output, surface: surface, format: format, threads: request.threads,
                 endAdjustment: adjustment, loudness: { [self] in try loudness.attach(to: $0, hasAudio: $1, url: media.url) }, started: started, onFrame: handler)
         } else {
             let ad = try MediaSource(url: media.url, output: format, threads: request.threads, policy: .adMedia)
@@ -283,7 +281,7 @@ import Timing
             started()
             let cursor = SegmentCursor(source: ad, output: format)
             cursor.endAdjustment = adjustment
-            outcome = try splicer.play(cursor, until: nil, isAd: true, onFrame: handler)
+            outcome = try cursor.play(until: nil, on: surface, isAd: true, onFrame: handler)
         }
         let duration = outcome.streamEnd - outcome.streamStart
         if !skipped { adRounding = adRounding + duration - media.duration }
@@ -335,7 +333,7 @@ import Timing
 
     /// A summary of the output written so far.
     public var outputSummary: MediaSummary {
-        MediaSummary(uri: request.output, duration: format.time(ofFrame: splicer.framesOut), width: format.width,
+        MediaSummary(uri: request.output, duration: format.time(ofFrame: surface.presentedFrames), width: format.width,
                      height: format.height, frameRate: format.frameRate, sampleRate: format.sampleRate,
                      channels: request.container == .y4m ? 0 : format.channels)
     }

@@ -3,7 +3,7 @@ import Timing
 
 /// Steps one source (content or ad) onto the constant-rate output timeline one output frame at a
 /// time, by its timestamps (`FrameSelection`): the one frame selection of every frame loop. The
-/// player presents each step; a stitch (`Splicer.play`) presents a run of steps up to a cue, so a
+/// player presents each step; a stitch (`play(until:on:)`) presents a run of steps up to a cue, so a
 /// frame shown by the player is the frame a stitch writes.
 ///
 /// A segment starts at the first frame it shows (its `p0`); content's first segment starts at its

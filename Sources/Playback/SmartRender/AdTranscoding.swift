@@ -30,9 +30,9 @@ final class AdTranscoding {
         return media + "-" + p.prefix(16)
     }
 
-    /// Plays the ad at `url` onto `splicer`/`output`. `loudness` attaches gain to its audio,
-    /// `started` fires once it is open, `onFrame` as for `Splicer.play`.
-    func play(_ url: String, output: SmartOutput, splicer: Splicer, format: OutputFormat, threads: Int,
+    /// Plays the ad at `url` onto `surface`/`output`. `loudness` attaches gain to its audio,
+    /// `started` fires once it is open, `onFrame` as for `SegmentCursor.play`.
+    func play(_ url: String, output: SmartOutput, surface: RenderSurface, format: OutputFormat, threads: Int,
               endAdjustment: MediaTime = .zero,
               loudness: (AudioTrack, Bool) throws -> LoudnessNormalizer.Applied?, started: () -> Void,
               onFrame: (MediaTime) -> Bool) throws -> (SegmentOutcome, LoudnessNormalizer.Applied?, TranscodeCacheUse) {
@@ -44,7 +44,7 @@ final class AdTranscoding {
             audio.origin = origin
             let levelled = try loudness(audio, reader.audio != nil)
             started()
-            let outcome = try CachedAdPlayback.play(entry, audio: audio, splicer: splicer, output: output, format: format,
+            let outcome = try CachedAdPlayback.play(entry, audio: audio, surface: surface, output: output, format: format,
                                                     threads: threads, onFrame: onFrame)
             return (outcome, levelled, .hit)
         }
@@ -52,7 +52,7 @@ final class AdTranscoding {
         let levelled = try loudness(ad.audio, ad.hasAudio)
         started()
         try output.endRun()
-        let base = splicer.framesOut
+        let base = surface.presentedFrames
         var packets: [AdTranscodeCache.CachedPacket] = []
         var sourcePTS: [MediaTime] = []
         var complete = true
@@ -60,7 +60,7 @@ final class AdTranscoding {
         defer { output.recorder = nil }
         let cursor = SegmentCursor(source: ad, output: format)
         cursor.endAdjustment = endAdjustment
-        let outcome = try splicer.play(cursor, until: nil, isAd: true) { pts in
+        let outcome = try cursor.play(until: nil, on: surface, isAd: true) { pts in
             sourcePTS.append(pts)
             if onFrame(pts) { return true }
             complete = false
@@ -79,7 +79,7 @@ final class AdTranscoding {
         return (outcome, levelled, .stored)
     }
 
-    /// Whether a cached entry fills exactly the frames the splicer would give the ad now, with the
+    /// Whether a cached entry fills exactly the frames the cursor would give the ad now, with the
     /// rounding carried from earlier ads (`endAdjustment`); otherwise the ad is encoded again.
     static func fits(_ entry: AdTranscodeCache.Entry, endAdjustment: MediaTime, period: MediaTime) -> Bool {
         guard let first = entry.sourcePTS.first.flatMap({ MediaTime(pair: $0) }), let end = MediaTime(pair: entry.sourceEnd) else { return false }

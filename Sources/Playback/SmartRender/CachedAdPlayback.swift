@@ -5,16 +5,16 @@ import Timing
 /// and spliced as always. When the ad is stopped inside a GOP (skipped), that GOP's frames up to
 /// the stop are decoded from the cached packets and encoded again, so the cut stays frame-exact.
 enum CachedAdPlayback {
-    static func play(_ entry: AdTranscodeCache.Entry, audio: AudioTrack, splicer: Splicer, output: SmartOutput,
+    static func play(_ entry: AdTranscodeCache.Entry, audio: AudioTrack, surface: RenderSurface, output: SmartOutput,
                      format: OutputFormat, threads: Int, onFrame: (MediaTime) -> Bool) throws -> SegmentOutcome {
         let period = format.frameDuration
-        let streamStart = splicer.streamTime
-        let base = splicer.framesOut
+        let streamStart = surface.streamTime
+        let base = surface.presentedFrames
         let sourcePTS = entry.sourcePTS.compactMap(MediaTime.init(pair:))
         guard sourcePTS.count == entry.frames, let sourceEnd = MediaTime(pair: entry.sourceEnd) else {
             throw MediaError.unsupported("damaged transcode cache entry")
         }
-        let sourceOffset = format.sampleIndex(at: sourcePTS[0]) - splicer.samplesOut
+        let sourceOffset = format.sampleIndex(at: sourcePTS[0]) - surface.presentedSamples
         // GOPs: runs of packets from one keyframe to the next, in decode order
         var gops: [[AdTranscodeCache.CachedPacket]] = []
         for p in entry.packets {
@@ -29,8 +29,8 @@ enum CachedAdPlayback {
             }
             var stop: Int?
             for i in lo...hi {
-                splicer.surface.countCopiedFrame()
-                try splicer.pumpAudio(audio, sourceOffset: sourceOffset)
+                surface.countCopiedFrame()
+                try surface.presentAudio(from: audio, offset: sourceOffset)
                 shown += 1
                 if !onFrame(sourcePTS[i]) { stop = i; break }
             }
@@ -42,13 +42,13 @@ enum CachedAdPlayback {
             for p in gop {
                 let packet = try Packet(bytes: p.bytes)
                 packet.setKeyframe(p.key)
-                try splicer.surface.presentCopied(packet, index: base + p.index)
+                try surface.presentCopied(packet, index: base + p.index)
             }
             if stop != nil { stopped = true; break }
         }
         let last = sourcePTS[shown - 1]
         return SegmentOutcome(sourceStart: sourcePTS[0], sourceEnd: stopped ? last + period : sourceEnd,
-                              frames: Int64(shown), streamStart: streamStart, streamEnd: splicer.streamTime)
+                              frames: Int64(shown), streamStart: streamStart, streamEnd: surface.streamTime)
     }
 
     /// Decodes a cached GOP and encodes its frames `first...stop` again, straight into the

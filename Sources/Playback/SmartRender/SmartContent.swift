@@ -1,7 +1,7 @@
 import Media
 import Timing
 
-/// The content side of a smart-rendered stitch: plays content segments onto a `Splicer`'s
+/// The content side of a smart-rendered stitch: plays content segments onto a stitch's
 /// surface by copying every GOP that lies wholly inside the segment, and the frames of a GOP
 /// before a cue when they come first in decode order (always so without B-frames); only the rest
 /// of a GOP a cue splits is decoded and its frames inside the segment go to the encoder. Audio is
@@ -52,12 +52,12 @@ final class SmartContent: ContentFeed {
     /// Content time of the next frame to show when play stopped at a cue.
     var nextContentTime: MediaTime? { held && !ended ? time(ofFrame: position) : nil }
 
-    /// Plays content up to the first frame at or after `cue` (or to its end), as `Splicer.play`
+    /// Plays content up to the first frame at or after `cue` (or to its end), as `SegmentCursor.play`
     /// (content before frame 0 with frame 0 held, encoded).
-    func play(until cue: MediaTime?, splicer: Splicer, onFrame: (MediaTime) -> Bool) throws -> SegmentOutcome {
+    func play(until cue: MediaTime?, surface: RenderSurface, onFrame: (MediaTime) -> Bool) throws -> SegmentOutcome {
         let period = output.frameDuration
         let end = min(scan.frameCount, cue.map { max(0, Int(($0 - videoStart).count(of: period, rounding: .up))) } ?? scan.frameCount)
-        let streamStart = splicer.streamTime
+        let streamStart = surface.streamTime
         let start = position
         held = cue != nil && end < scan.frameCount
         var lead: MediaTime?
@@ -66,7 +66,7 @@ final class SmartContent: ContentFeed {
             return SegmentOutcome(sourceStart: time(ofFrame: start), sourceEnd: time(ofFrame: start),
                                   frames: 0, streamStart: streamStart, streamEnd: streamStart)
         }
-        let sourceOffset = output.sampleIndex(at: lead ?? time(ofFrame: start)) - splicer.samplesOut
+        let sourceOffset = output.sampleIndex(at: lead ?? time(ofFrame: start)) - surface.presentedSamples
         if let lead {
             // frame 0 held from `lead` for the slots before its own time (or before a cue there)
             let leadEnd = start < end ? videoStart : min(videoStart, cue ?? videoStart)
@@ -77,14 +77,14 @@ final class SmartContent: ContentFeed {
             try decode(range: 0..<1) { _, frame in decoded = try frame.clone() }
             guard let first = decoded else { throw MediaError.unsupported("smart rendering: the content's first frame did not decode") }
             for k in 0..<slots {
-                try splicer.surface.presentVideo(first, keyframe: k == 0, isAd: false, sourceTime: lead + period * k, late: false)
+                try surface.presentVideo(first, keyframe: k == 0, isAd: false, sourceTime: lead + period * k, late: false)
                 encodedFrames += 1
-                try splicer.pumpAudio(audio, sourceOffset: sourceOffset)
+                try surface.presentAudio(from: audio, offset: sourceOffset)
                 _ = onFrame(lead + period * k)
             }
             if start == end {
                 return SegmentOutcome(sourceStart: lead, sourceEnd: leadEnd, frames: slots,
-                                      streamStart: streamStart, streamEnd: splicer.streamTime)
+                                      streamStart: streamStart, streamEnd: surface.streamTime)
             }
         }
         while position < end {
@@ -94,39 +94,39 @@ final class SmartContent: ContentFeed {
             let upTo = min(end, range.upperBound)
             if position == range.lowerBound && upTo == range.upperBound {
                 // the whole GOP: copy its packets, presentation index from the content's own timestamp
-                let base = splicer.framesOut - Int64(position)
-                for p in gop { try splicer.surface.presentCopied(p, index: base + Int64(index(of: p))) }
+                let base = surface.presentedFrames - Int64(position)
+                for p in gop { try surface.presentCopied(p, index: base + Int64(index(of: p))) }
                 gop = []
                 gopIndex = -1   // its packets went to the muxer
                 copiedFrames += upTo - position
                 for i in position..<upTo {
-                    splicer.surface.countCopiedFrame()
+                    surface.countCopiedFrame()
                     _ = onFrame(time(ofFrame: i))
                 }
-                try splicer.pumpAudio(audio, sourceOffset: sourceOffset)
+                try surface.presentAudio(from: audio, offset: sourceOffset)
             } else if position == range.lowerBound, let prefix = decodeOrderPrefix(before: upTo) {
                 // the frames of a GOP before a cue, when they come first in decode order (no frame
                 // among them refers to a later one): copied as they are. Copies of the packets go
                 // to the muxer; the GOP stays loaded for the part after the cue.
-                let base = splicer.framesOut - Int64(position)
+                let base = surface.presentedFrames - Int64(position)
                 for p in prefix {
                     let copy = try Packet(bytes: p.bytes)
                     copy.setKeyframe(p.isKeyframe)
-                    try splicer.surface.presentCopied(copy, index: base + Int64(index(of: p)))
+                    try surface.presentCopied(copy, index: base + Int64(index(of: p)))
                 }
                 copiedFrames += upTo - position
                 for i in position..<upTo {
-                    splicer.surface.countCopiedFrame()
+                    surface.countCopiedFrame()
                     _ = onFrame(time(ofFrame: i))
                 }
-                try splicer.pumpAudio(audio, sourceOffset: sourceOffset)
+                try surface.presentAudio(from: audio, offset: sourceOffset)
             } else {
                 // a GOP the cue splits: decode it, encode the frames inside the segment
                 let first = position
                 try decode(range: position..<upTo) { index, frame in
-                    try splicer.surface.presentVideo(frame, keyframe: index == first, isAd: false, sourceTime: time(ofFrame: index), late: false)
+                    try surface.presentVideo(frame, keyframe: index == first, isAd: false, sourceTime: time(ofFrame: index), late: false)
                     encodedFrames += 1
-                    try splicer.pumpAudio(audio, sourceOffset: sourceOffset)
+                    try surface.presentAudio(from: audio, offset: sourceOffset)
                     _ = onFrame(time(ofFrame: index))
                 }
                 if upTo == range.upperBound { gop = []; gopIndex = -1 }
@@ -134,7 +134,7 @@ final class SmartContent: ContentFeed {
             position = upTo
         }
         return SegmentOutcome(sourceStart: lead ?? time(ofFrame: start), sourceEnd: time(ofFrame: end),
-                              frames: Int64(end - start), streamStart: streamStart, streamEnd: splicer.streamTime)
+                              frames: Int64(end - start), streamStart: streamStart, streamEnd: surface.streamTime)
     }
 
     /// A content packet's frame index.
