@@ -123,9 +123,9 @@ import Timing
             loadError = AdError(type: .adLoadingFailed, code: 1005, message: "\(error)")
         }
         // The layers, bottom first, before the first frame: VAST NonLinear overlays and double
-        // boxes draw on content frames, so the player's output, opened copying content packets
-        // (smart rendering), is opened again re-encoding it when they are added (nothing is
-        // written yet; with --smart on a double box plays as a standard break instead).
+        // boxes draw on content frames, so the player's output, which opens at the first frame,
+        // re-encodes content instead of copying its packets (smart rendering) when they are
+        // there (with --smart on a double box plays as a standard break instead).
         var smartRefusal: String?   // a reason of ours when a double box turned copying off
         let surface = player.surface
         if let lbar { surface.addLayer(lbar) }

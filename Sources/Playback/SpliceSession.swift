@@ -21,11 +21,25 @@ import Timing
 
     private let request: StitchRequest
     private let source: MediaSource
-    /// How content reaches the output: decoded, or copied (`smart`).
-    private let feed: any ContentFeed
-    private let sink: StitchOutput
-    private let smart: (content: SmartContent, output: SmartOutput)?
-    private let smartReason: String?
+    private let probe: Demuxer
+    private let contentTimeline: ContentTimeline
+    /// Smart rendering as decided from the request and the layers there at init (the keyframe
+    /// scan, or why not); decided again when the output opens if a layer drawing on content
+    /// frames was added since.
+    private let plan: (scan: SmartContentScan?, reason: String?)
+    /// The output file, opened when the first frame is written (`opened()`), so smart rendering
+    /// is decided knowing every layer added before it: a layer that draws on content frames
+    /// turns copying off there (`auto`, with the reason) or fails the stitch (`on`).
+    private var open: OpenOutput?
+    private struct OpenOutput {
+        let sink: StitchOutput
+        let smart: (content: SmartContent, output: SmartOutput)?
+        /// How content reaches the output: decoded, or copied (`smart`).
+        let feed: any ContentFeed
+        let smartReason: String?
+    }
+    private var sink: StitchOutput? { open?.sink }
+    private var smart: (content: SmartContent, output: SmartOutput)? { open?.smart }
     /// The transcode cache, opened when the first ad that can use it plays (smart rendering, no
     /// layers): a stitch whose ads carry layers never touches the cache's folder.
     private lazy var transcoding: AdTranscoding? = smart == nil ? nil : request.transcodeCache.flatMap {
@@ -51,13 +65,13 @@ import Timing
     /// Content time of the last content frame shown (the true playhead); nil before the first.
     public private(set) var contentTime: MediaTime?
     /// Whether every content frame has been shown.
-    public var contentEnded: Bool { feed.ended }
+    public var contentEnded: Bool { open?.feed.ended ?? false }
     /// Content time of the next content frame to show, when one is held at a cue.
-    public var nextContentTime: MediaTime? { feed.nextContentTime }
+    public var nextContentTime: MediaTime? { open?.feed.nextContentTime }
     /// Whether content packets are being copied, and how many so far.
     public var smartRendering: SmartRenderingSummary? {
         guard request.smart != .off, request.container == .mp4 || request.container == .hls else { return nil }
-        return SmartRenderingSummary(used: smart != nil, reason: smartReason, copiedFrames: smart?.content.copiedFrames ?? 0,
+        return SmartRenderingSummary(used: smart != nil, reason: open?.smartReason ?? plan.reason, copiedFrames: smart?.content.copiedFrames ?? 0,
                                      encodedContentFrames: smart?.content.encodedFrames ?? 0)
     }
 
@@ -67,29 +81,22 @@ import Timing
     /// output, attached here): the frame loop presents into it.
     public let surface: RenderSurface
 
-    /// Opens the content and the output (as a temporary file beside it). `request.breaks` is not used.
-    /// `layers` are drawn on the frames: one that draws on content frames turns smart rendering
-    /// off (with `auto`, the report says why; `on` is refused), and ads with layers are encoded
-    /// rather than taken from the transcode cache (whose entries hold pictures without them).
+    /// Opens the content and reserves the output (a temporary file beside it, written from the
+    /// first frame on). `request.breaks` is not used. `layers` are drawn on the frames: one that
+    /// draws on content frames turns smart rendering off (with `auto`, the report says why; `on`
+    /// is refused), and ads with layers are encoded rather than taken from the transcode cache
+    /// (whose entries hold pictures without them).
     public convenience init(request: StitchRequest, layers: [SurfaceLayer] = []) throws {
         let stack = LayerStack()
         layers.forEach(stack.add)
         try self.init(request: request, layerStack: stack)
     }
 
-    /// Opens the content and the output, drawing the layers of `layerStack` (layers added later
-    /// draw too; smart rendering was decided knowing those there now).
-    public convenience init(request: StitchRequest, layerStack: LayerStack) throws {
-        try self.init(request: request, layerStack: layerStack, surface: nil)
-    }
-
-    /// Opens the content and the output on `surface` when given (a stitching player opening its
-    /// output again before anything was written: the surface, its layers and its readers stay),
-    /// else on a surface of its own drawing `layerStack`.
-    init(request: StitchRequest, layerStack: LayerStack, surface given: RenderSurface?) throws {
+    /// Opens the content and reserves the output, drawing the layers of `layerStack`: smart
+    /// rendering is decided knowing those there when the first frame is written.
+    public init(request: StitchRequest, layerStack: LayerStack) throws {
         self.request = request
-        self.layers = given?.layers ?? layerStack
-        let layers = layerStack.all
+        self.layers = layerStack
         toStdout = request.output == "-"
         if !toStdout {
             if request.container == .hls {
@@ -110,8 +117,10 @@ import Timing
         guard let videoIndex = probe.bestStream(.video) else { throw StitchFailure.contentHasNoVideo(request.content) }
         let video = probe.streams[videoIndex]
         let audio = probe.bestStream(.audio).map { probe.streams[$0] }
-        let timeline = ContentTimeline(probe)
-        guard let duration = timeline.end(of: video) ?? probe.duration, duration > .zero else {
+        self.probe = probe
+        let contentTimeline = ContentTimeline(probe)
+        self.contentTimeline = contentTimeline
+        guard let duration = contentTimeline.end(of: video) ?? probe.duration, duration > .zero else {
             throw StitchFailure.contentUnreadable("content \(request.content) has no duration")
         }
         contentDuration = duration
@@ -121,49 +130,56 @@ import Timing
                                height: video.displaySize.height, frameRate: video.frameRate,
                                sampleRate: audio?.sampleRate ?? 0, channels: audio?.channels ?? 0)
         do {
-            source = try MediaSource(url: request.content, output: format, threads: request.threads, timeline: timeline)
+            source = try MediaSource(url: request.content, output: format, threads: request.threads, timeline: contentTimeline)
         } catch {
             throw StitchFailure.contentUnreadable("cannot read content \(request.content): \(SpliceSession.reason(error))")
         }
+        plan = try SmartRender.decide(request, format: format, layersDrawOnContent: layerStack.drawsOnContent)
         temporary = toStdout ? "pipe:1" : try OutputTarget.createTemporary(for: request.output)
-        let plan = try SmartRender.decide(request, format: format, layersDrawOnContent: layers.contains { $0.drawsOnContent })
-        var reason = plan.reason
+        surface = RenderSurface(format: format, layers: layerStack)
+    }
+
+    /// The output, opened now when nothing was written yet: copying content packets when the
+    /// plan allows it and no layer draws on content frames, else encoding every frame. A failure
+    /// here removes the temporary file.
+    @discardableResult
+    private func opened() throws -> OpenOutput {
+        if let open { return open }
+        guard !finished else { throw StitchFailure.invalidOption("the stitch of \(request.output) has already ended") }
         do {
+            var plan = self.plan
+            if plan.scan != nil, layers.drawsOnContent {
+                plan = try SmartRender.decide(request, format: format, layersDrawOnContent: true)
+            }
+            var reason = plan.reason
             let settings = HLSOutput.encoderSettings(request, format: format)
             var copying: (content: SmartContent, output: SmartOutput)?
             if let scan = plan.scan {
                 do {
                     let output = try SmartOutput(url: temporary, container: request.container, content: probe, scan: scan,
                                                  format: format, settings: settings)
-                    copying = (try SmartContent(url: request.content, scan: scan, timeline: timeline, output: format,
-                                                            threads: request.threads), output)
+                    copying = (try SmartContent(url: request.content, scan: scan, timeline: contentTimeline, output: format,
+                                                threads: request.threads), output)
                 } catch where request.smart == .auto {
                     reason = "the encoder cannot match the content: \(SpliceSession.reason(error))"
                 }
             }
-            if let copying {
-                smart = copying
-                sink = copying.output
-            } else {
-                smart = nil
-                sink = try EncodedOutput(url: temporary, container: request.container, format: format, settings: settings)
-            }
+            let sink: StitchOutput = try copying?.output
+                ?? EncodedOutput(url: temporary, container: request.container, format: format, settings: settings)
+            let output = OpenOutput(sink: sink, smart: copying, feed: copying?.content ?? DecodedContent(source: source, output: format),
+                                    smartReason: reason)
+            open = output
+            surface.attach(sink)
+            return output
         } catch {
-            if !toStdout { OutputTarget.discard(temporary) }
+            abort()
+            if let f = error as? StitchFailure { throw f }
             if case MediaError.unsupported(let s) = error { throw StitchFailure.invalidOption(s) }
             if case MediaError.ffmpeg(_, _, let message) = error {
                 throw StitchFailure.outputUnwritable("cannot write \(request.output): \(message)")
             }
             throw StitchFailure.outputUnwritable("cannot write \(request.output): \(SpliceSession.reason(error))")
         }
-        smartReason = reason
-        feed = smart?.content ?? DecodedContent(source: source, output: format)
-        if let given, given.format != format || given.presentedFrames != 0 {
-            if !toStdout { OutputTarget.discard(temporary) }
-            throw StitchFailure.invalidOption("a stitch's output can be opened again only on a surface of its format with nothing presented")
-        }
-        surface = given ?? RenderSurface(format: format, layers: layerStack)
-        surface.attach(sink)
     }
 
     deinit { if !finished { abort() } }
@@ -175,11 +191,11 @@ import Timing
     /// Audio samples per channel written.
     public var audioSamples: Int64 { surface.presentedSamples }
     /// Seconds the encoding thread has spent encoding (it overlaps decoding).
-    public var encodeSeconds: Double { sink.encodeSeconds }
+    public var encodeSeconds: Double { sink?.encodeSeconds ?? 0 }
     /// Seconds the encoding thread has spent muxing.
-    public var muxSeconds: Double { sink.muxSeconds }
+    public var muxSeconds: Double { sink?.muxSeconds ?? 0 }
     /// Seconds the frame loop has waited for the encoder, including the final flush.
-    public var encoderWaitSeconds: Double { sink.waitSeconds + finishSeconds }
+    public var encoderWaitSeconds: Double { (sink?.waitSeconds ?? 0) + finishSeconds }
     private var finishSeconds: Double = 0
 
     /// Plays content from where it stands up to the first frame at or after `cue` (which is held
@@ -195,7 +211,7 @@ import Timing
             onEvent?(.contentProgress(contentTime: pts, streamTime: at))
             return true
         }
-        let outcome = try feed.play(until: cue, surface: surface, onFrame: onFrame)
+        let outcome = try opened().feed.play(until: cue, surface: surface, onFrame: onFrame)
         if outcome.frames > 0 {
             contentChapters += 1
             chapters.append(OutputChapter(title: "Content \(contentChapters)", start: outcome.streamStart, end: outcome.streamEnd))
@@ -253,6 +269,7 @@ import Timing
     /// playing; frames already written stay.
     public func playAd(_ media: AdMedia, position: Int, totalAds: Int,
                        onFrame: (MediaTime, MediaTime) -> Bool = { _, _ in true }) throws -> PlacedAd {
+        let sink = try opened().sink
         let start = streamTime
         let t0 = monotonicSeconds(), wait0 = sink.waitSeconds
         let index = breakStart?.index ?? breakCount
@@ -304,6 +321,7 @@ import Timing
     /// Flushes the encoders, writes the trailer and moves the output into place.
     public func finish() throws {
         guard !finished else { return }
+        let sink = try opened().sink
         do {
             let t0 = monotonicSeconds()
             defer { finishSeconds += monotonicSeconds() - t0 }
@@ -327,7 +345,7 @@ import Timing
     /// Gives up: removes the temporary output. Nothing appears at the output path.
     public func abort() {
         finished = true
-        surface.detach(sink)
+        if let sink { surface.detach(sink) }
         if !toStdout { OutputTarget.discard(temporary) }
     }
 
@@ -342,8 +360,11 @@ import Timing
     public var timelineMap: TimelineMap { timeline }
 
     /// Whether content packets are copied (smart rendering in use): layers added now cannot draw
-    /// on content frames.
-    public var copiesContent: Bool { smart != nil }
+    /// on content frames. Before the first frame, whether they will be with the layers there now.
+    public var copiesContent: Bool {
+        if let open { return open.smart != nil }
+        return plan.scan != nil && !layers.drawsOnContent
+    }
 
     /// Records a break that overlapped content (a double box, `overlapsContent`) on the timeline,
     /// in stream order.

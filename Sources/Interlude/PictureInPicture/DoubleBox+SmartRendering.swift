@@ -5,7 +5,7 @@ import Timing
 /// VMAP double boxes under smart rendering: a double box draws on content frames, which copied
 /// packets cannot carry. With `--smart auto` a tag-driven stitch whose ad response asks for one
 /// puts a `DoubleBoxReservation` on the player's surface before the first frame, so that its
-/// output is opened again re-encoding all of its content, and the report says why, as for
+/// output opens re-encoding all of its content, and the report says why, as for
 /// overlays; with `--smart on` the output keeps copying and the break plays as a standard one
 /// with a LOG event (1201).
 extension AdsManager {

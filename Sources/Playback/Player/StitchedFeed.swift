@@ -14,17 +14,17 @@ import Timing
 /// the output (`beginBreak`, `endBreak`, overlapping breaks) are queued and applied by the loop
 /// before the next frame, so an observer block or an ad-frame callback never waits for the session.
 ///
+/// The session opens its output file when the first frame is written, so layers the app adds to
+/// the surface before starting (overlays, double boxes) decide smart rendering with the rest.
+///
 /// Loop state: touched only by the loop thread (and init, and `close` after the loop has ended);
 /// `copying` is read under the loop's `cond`.
 final class StitchedFeed {
     private let request: StitchRequest
-    private(set) var session: SpliceSession
-    /// Whether content packets are copied (guarded by the loop's `cond`).
+    let session: SpliceSession
+    /// Whether content packets are copied, or before the first frame will be (guarded by the
+    /// loop's `cond`; refreshed after each step).
     var copying: Bool
-    private var layerCheck = LayerCheck.pending
-
-    /// Whether the layers were checked against copying content (`checkLayers`).
-    private enum LayerCheck { case pending, done }
 
     init(request: StitchRequest, layers: [SurfaceLayer]) throws {
         self.request = request
@@ -76,26 +76,11 @@ final class StitchedFeed {
     }
 
     private func snapshot(_ loop: PlayerEngine) {
-        let t = session.timelineMap, next = session.nextContentTime
-        loop.cond.lock(); loop.timeline = t; loop.held = next; loop.cond.unlock()
-    }
-
-    /// Before anything is written: when the layers added since the output was opened draw on
-    /// content frames and the output copies content packets, it is opened again on the same
-    /// surface (nothing written yet) so that smart rendering is decided knowing them (`auto`
-    /// re-encodes and says why, `on` fails).
-    private func checkLayers(_ loop: PlayerEngine) throws {
-        guard layerCheck == .pending else { return }
-        layerCheck = .done
-        guard session.copiesContent, session.videoFrames == 0, loop.surface.layers.drawsOnContent else { return }
-        session.abort()
-        session = try SpliceSession(request: request, layerStack: loop.surface.layers, surface: loop.surface)
-        install(loop)
-        loop.cond.lock(); copying = session.copiesContent; loop.cond.unlock()
+        let t = session.timelineMap, next = session.nextContentTime, copies = session.copiesContent
+        loop.cond.lock(); loop.timeline = t; loop.held = next; copying = copies; loop.cond.unlock()
     }
 
     func stepContent(_ loop: PlayerEngine) {
-        do { try checkLayers(loop) } catch { loop.fail(error); loop.postFailed(); return }
         let cue = loop.nextBoundary
         do {
             try session.playContent(until: cue)
@@ -119,7 +104,6 @@ final class StitchedFeed {
         if let error = loop.failureValue {
             result = .failure(error)
         } else {
-            do { try checkLayers(loop) } catch { loop.fail(error) }
             result = Result {
                 if let error = loop.failureValue { throw error }
                 let media = try r.media ?? AdMediaProbe.measure(r.url, threads: request.threads)
