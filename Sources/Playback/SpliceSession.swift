@@ -71,7 +71,7 @@ import Timing
     /// Whether content packets are being copied, and how many so far.
     public var smartRendering: SmartRenderingSummary? {
         guard request.smart != .off, request.container == .mp4 || request.container == .hls else { return nil }
-        return SmartRenderingSummary(used: smart != nil, reason: open?.smartReason ?? plan.reason, copiedFrames: smart?.content.copiedFrames ?? 0,
+        return SmartRenderingSummary(used: smart != nil, reason: open.map { $0.smartReason } ?? plan.reason, copiedFrames: smart?.content.copiedFrames ?? 0,
                                      encodedContentFrames: smart?.content.encodedFrames ?? 0)
     }
 
@@ -142,7 +142,6 @@ import Timing
     /// The output, opened now when nothing was written yet: copying content packets when the
     /// plan allows it and no layer draws on content frames, else encoding every frame. A failure
     /// here removes the temporary file.
-    @discardableResult
     private func opened() throws -> OpenOutput {
         if let open { return open }
         guard !finished else { throw StitchFailure.invalidOption("the stitch of \(request.output) has already ended") }
