@@ -23,14 +23,14 @@ import Timing
                 onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
                 completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void)
     /// `playAd`, telling the display on which frames `onFrame` decides something (`AdFrameMarks`):
-    /// a display whose frame loop runs on a thread of its own waits for the main actor on those
-    /// only and hands it the others without waiting (their answers are not read). The default
+    /// a display whose frame loop runs on a thread of its own hands the main actor those only,
+    /// without waiting for them (a false answer stops the ad at its next frame). The default
     /// ignores the marks.
     func playAd(_ media: AdMedia, position: Int, totalAds: Int, marks: AdFrameMarks,
                 onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
                 completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void)
     /// Ends the ad playing once its next frame is shown, as `onFrame` answering false there
-    /// would (a discarded break): for a display that does not wait for every answer.
+    /// would (a discarded break): for a display that does not wait for the answers.
     func endAdAfterNextFrame()
     /// The ad break ends.
     func endBreak()

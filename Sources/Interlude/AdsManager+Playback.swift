@@ -281,23 +281,29 @@ extension AdsManager {
         }
     }
 
-    /// Ad time between two progress reports (`adDidProgress`).
-    static let progressPeriod = MediaTime(value: 1, timescale: 5)
+    /// Ad time between two progress reports (`adDidProgress`): about every 100 ms, as Media3's
+    /// ad progress updates.
+    static let progressPeriod = MediaTime(value: 1, timescale: 10)
 
     /// The frames of `item` on which `adFrame` decides something: the first (STARTED,
-    /// impressions), the quartiles, the `progress` offsets and one per progress period. The
-    /// display's loop waits for the main actor on these only; `adFrame` still sees every frame,
-    /// in order, so it fires everything on the frame it fired on before.
+    /// impressions), the quartiles, the `progress` offsets, the skip offset (from its frame on,
+    /// `skip()` is accepted) and one per progress period. The display's loop computes them from
+    /// the frames' exact ad times and hands the main actor these only, without waiting: `adFrame`
+    /// fires everything on the frame it is due on, however late the main actor runs it.
     func frameMarks(_ item: PodItem) -> AdFrameMarks {
         let d = item.media.duration
-        let offsets = item.resolved.trackingEvents.compactMap { t in t.event == "progress" ? t.offset?.resolved(duration: d) : nil }
-        return AdFrameMarks(duration: d, quartiles: true, offsets: offsets, period: Self.progressPeriod)
+        var offsets = item.resolved.trackingEvents.compactMap { t in t.event == "progress" ? t.offset?.resolved(duration: d) : nil }
+        if let skip = item.resolved.skipOffset { offsets.append(skip) }
+        return AdFrameMarks(duration: d, quartiles: true, offsets: offsets, period: Self.progressPeriod, waits: waitsOnAdFrames)
     }
 
-    /// Each ad frame: STARTED and impressions on the first, quartiles and progress offsets from the
-    /// measured media time, progress callbacks every 200 ms. Returns false to stop the ad.
+    /// Each ad frame shown (`frameMarks`): STARTED and impressions on the first, quartiles and
+    /// progress offsets from the measured media time, progress callbacks every 100 ms and on the
+    /// frame the ad becomes skippable. Returns false to stop the ad.
     func adFrame(adTime: MediaTime, streamTime: MediaTime) -> Bool {
         guard var p = playing, !destroyed else { return false }
+        // the frame the ad becomes skippable on is reported too: a custom UI's skip button turns on there
+        let becomesSkippable = p.resolved.skipOffset.map { p.adTime < $0 && $0 <= adTime } ?? false
         p.adTime = adTime
         p.frameStreamTime = streamTime
         if !p.started {
@@ -326,7 +332,7 @@ extension AdsManager {
             p.tracking.append(beacon("progress", t.url, p, at: streamTime))
         }
         playing = p
-        if p.lastProgressReport.value < 0 || adTime - p.lastProgressReport >= Self.progressPeriod {
+        if p.lastProgressReport.value < 0 || adTime - p.lastProgressReport >= Self.progressPeriod || becomesSkippable {
             p.lastProgressReport = adTime
             playing = p
             if !destroyed { delegate?.adsManager(self, adDidProgressToTime: adTime.seconds, totalTime: d.seconds) }

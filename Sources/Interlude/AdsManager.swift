@@ -39,6 +39,22 @@ import Timing
     let mediaBase: URL?
     var plans: [BreakPlan]
     var renderingSettings = AdsRenderingSettings()
+    /// Whether the display's loop waits for the manager on the frames it acts on (`AdFrameMarks.waits`),
+    /// so that what the delegate does on an event applies at that event's frame: a viewer script
+    /// reacting to ad events (`PlaySession`), whose replay must give the same frames. Otherwise
+    /// the loop never waits, and the delegate's answers apply at the next frame after them.
+    var answersInStep = false
+
+    /// Whether the display's loop waits for the manager on the frames it acts on: a viewer script
+    /// reacting to events (`answersInStep`), or the app's own views (`AdUIView`s its delegate
+    /// updates) drawn on the ad frames of a run as fast as possible, where what the frames show
+    /// must not depend on how soon the main actor runs. In real time, and with no view of the
+    /// app's, the loop never waits for the main actor on a frame.
+    var waitsOnAdFrames: Bool {
+        if answersInStep { return true }
+        guard let display = request.adDisplayContainer.videoDisplay, !display.firesBeaconsLive else { return false }
+        return request.adDisplayContainer.adContainer?.adUISubviews(existing: true) != nil
+    }
     /// Where network ad media is fetched to (set by the loader).
     var mediaCache: AdMediaCache?
     /// The preloading started by `initialize`, when on.

@@ -4,8 +4,8 @@ import Timing
 
 /// Ads played through the content's own `Player` and drawn on its surface, as IMA's
 /// `IMAAVPlayerVideoDisplay`: the ad takes the surface while content is paused, frame by frame on
-/// the player's thread; the manager hears each ad frame on the main queue, and the player's
-/// thread waits for it only on the frames the manager marks (`AdFrameMarks`).
+/// the player's thread; the manager hears the ad frames it marks (`AdFrameMarks`) on the main
+/// queue, and the player's thread never waits for it on a frame.
 @MainActor public final class PlayerVideoDisplay: AdVideoDisplay {
     /// The player ads play through.
     public let player: Player
@@ -40,16 +40,16 @@ import Timing
     /// Ends the ad playing before the player presents its next frame (a skip).
     public func stopAd() { player.stopAd() }
 
-    /// Plays `media` on the player's thread, every frame waiting for `onFrame` on the main queue; `completion` runs there
-    /// once the ad has ended.
+    /// Plays `media` on the player's thread, every frame queued for `onFrame` on the main queue
+    /// (a false answer stops the ad at the player's next frame); `completion` runs there once
+    /// the ad has ended.
     public func playAd(_ media: AdMedia, position: Int, totalAds: Int,
                        onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
                        completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void) {
         play(media, position: position, totalAds: totalAds, marks: nil, onFrame: onFrame, completion: completion)
     }
 
-    /// Only the marked frames wait for the main queue; the player's thread hands it the others
-    /// and goes on.
+    /// Only the marked frames are queued for `onFrame` on the main queue.
     public func playAd(_ media: AdMedia, position: Int, totalAds: Int, marks: AdFrameMarks,
                        onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
                        completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void) {

@@ -28,10 +28,13 @@ import Timing
         #expect(Self.marked(nil, frames: 5, fps: 25) == [0, 1, 2, 3, 4])
     }
 
-    @Test func aManagersMarksWaitOnFarFewerFramesThanItSees() {
-        // the manager's own marks for a 15 s ad at 30 fps: quartiles and a 200 ms period
-        let m = AdFrameMarks(duration: MediaTime(seconds: 15), period: MediaTime(value: 1, timescale: 5))
-        let waits = Self.marked(m, frames: 450, fps: 30).count
-        #expect(waits == 78, "75 periods and 3 quartiles: \(waits) waits for 450 frames")
+    @Test func aManagersMarksShowItFarFewerFramesThanItPlays() {
+        // the manager's own marks for a 15 s ad at 30 fps: quartiles and a 100 ms period
+        let m = AdFrameMarks(duration: MediaTime(seconds: 15), period: MediaTime(value: 1, timescale: 10))
+        let shown = Self.marked(m, frames: 450, fps: 30)
+        // a period mark every third frame (150), the quartiles at 3.75 s (frame 113) and 11.25 s
+        // (338) besides, the midpoint (7.5 s, frame 225) on a period mark
+        #expect(shown.count == 152, "\(shown.count) frames shown of 450")
+        #expect(shown.contains(113) && shown.contains(338) && shown.contains(225))
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import Timing
 import TestSupport
-import Playback
+@_spi(Engine) import Playback
 
 /// The player on its own: frame-exact seeks and boundaries, periodic observers, pause holding the
 /// picture, ads through the same surface, and several players in one process. Outputs are decoded
@@ -101,9 +101,11 @@ import Playback
 
     @Test func seekIsRefusedWhileAnAdPlays() async throws {
         let (player, _) = try Self.player("refuse.nut")
-        let ad = try Self.ad().path
+        let ad = try AdMediaProbe.measure(Self.ad().path)
         let answer = Box<Bool?>(nil)
-        player.playAd(url: ad, queue: Self.queue, onFrame: { [player] t, _ in
+        // every frame marked and waited for, so the seek is asked while the ad still plays
+        let marks = AdFrameMarks(duration: ad.duration, period: .zero, waits: true)
+        player.playAd(ad, position: 1, totalAds: 1, queue: Self.queue, marks: marks, onFrame: { [player] t, _ in
             if t == MediaTime(value: 1, timescale: 3) {
                 player.seek(to: MediaTime(value: 3, timescale: 1), queue: Self.queue) { answer.value = $0 }
             }
@@ -113,6 +115,37 @@ import Playback
         while answer.value == nil, Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
         #expect(answer.value == false)
         try player.close()
+    }
+
+    /// Issue 19, item 3: the loop does not wait for the app on an ad frame. With the observer's
+    /// queue held for the whole ad, every frame is presented; once the queue is let go the
+    /// observer sees the marked frames, in order, and only then the completion.
+    @Test func anAdPlaysOutWhileItsObserversQueueIsHeld() async throws {
+        let (player, out) = try Self.player("held.nut")
+        let ad = try AdMediaProbe.measure(Self.ad().path)
+        let queue = DispatchQueue(label: "held-observer")
+        let held = DispatchSemaphore(value: 0)
+        queue.async { held.wait() }
+        let seen = Box<[MediaTime]>([]), order = Box<[String]>([])
+        let marks = AdFrameMarks(duration: ad.duration, period: MediaTime(value: 1, timescale: 10))
+        player.playAd(ad, position: 1, totalAds: 1, queue: queue, marks: marks, onFrame: { t, _ in
+            seen.value.append(t); order.value.append("frame"); return true
+        }) { _ in order.value.append("completion") }
+        // the loop presents the whole ad (30 frames at 30 fps) while nothing on the queue can run
+        let deadline = Date().addingTimeInterval(60)
+        while player.streamTime < MediaTime(value: 1, timescale: 1), Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(player.streamTime == MediaTime(value: 1, timescale: 1), "the ad's frames went out with the queue held")
+        #expect(seen.value.isEmpty)
+        held.signal()
+        #expect(player.waitUntilIdle(timeout: 60))
+        try player.close()
+        // marked: the first, every third frame (100 ms), the quartiles at 0.25 s (frame 8) and 0.75 s (23)
+        let markedFrames: [Int] = (0..<30).filter { (k: Int) -> Bool in k % 3 == 0 || k == 8 || k == 23 }
+        let expected: [MediaTime] = markedFrames.map { MediaTime(value: Int64($0), timescale: 30) }
+        #expect(seen.value == expected, "\(seen.value)")
+        #expect(order.value.last == "completion" && order.value.filter { $0 == "completion" }.count == 1)
+        let segments = MediaVerifier.segments(try await MediaVerifier.videoFrames(out, reader: Self.reader))
+        #expect(segments.map(\.frameCount) == [30], "\(segments)")
     }
 
     @Test func pauseHoldsThePictureInRealTime() async throws {

@@ -80,13 +80,14 @@ extension DoubleBoxStyle {
         let period = self.period
         let frames = BoxAdFrames(marks)
         shownFrames = frames
-        // The layer calls these on the frame loop's thread: a stitch's worker (its main-actor
-        // caller awaits it) or the player's thread (outside the surface's lock), so waiting for
-        // the main queue is safe in both; only marked frames wait for it.
+        // The layer calls this on the frame loop's thread: a stitch's worker or the player's
+        // thread (outside the surface's lock). Content plays under a double box and the manager
+        // reads the content time showing with a marked frame (its events' and beacons' content
+        // time), so a marked frame waits for the main queue here, the one place a frame still
+        // does; the others are not handed over.
         layer.enqueue(media, onFrame: { adTime, streamTime in
             let (marked, ending) = frames.next(adTime)
             if marked { return runOnMain { onFrame(adTime, streamTime) } && !ending }
-            DispatchQueue.main.async { MainActor.assumeIsolated { _ = onFrame(adTime, streamTime) } }
             return !ending
         }, completion: { placed in
             runOnMain {
@@ -108,8 +109,8 @@ extension DoubleBoxStyle {
     public func stopAd() { shownFrames?.end() }
 }
 
-/// One double-box ad's frames as the loop's thread sees them: whether the manager must be
-/// waited for on a frame (`AdFrameMarks`), and an end asked from the main actor.
+/// One double-box ad's frames as the loop's thread sees them: whether the manager is shown a
+/// frame, and waited for (`AdFrameMarks`), and an end asked from the main actor.
 private final class BoxAdFrames: @unchecked Sendable {
     // @unchecked Sendable: every field is guarded by `lock`.
     private let lock = NSLock()

@@ -276,6 +276,8 @@ import Timing
         adsManager = adsLoadedData.adsManager
         adsManager?.delegate = self
         backgroundPlayback.adsManager = adsManager
+        // a script that reacts to ad events acts on their frames, so that a replay gives the same frames
+        adsManager?.answersInStep = script.actions.contains { if case .event = $0.trigger { return true }; return false }
         adsManager?.initialize(with: renderingSettings)
     }
 

@@ -22,8 +22,10 @@ public struct AdPlayback: Sendable {
 extension Player {
     /// Plays ad media at `url` through this player and its surface, as soon as possible (content
     /// should be paused: the ad takes the surface while it plays). `onFrame(adTime, streamTime)` is
-    /// called on `queue` for each ad frame presented, and the loop waits for it: returning false
-    /// ends the ad after that frame. `completion` runs once on `queue` at the end.
+    /// queued on `queue` (a serial queue) for each ad frame presented; the loop never waits for it:
+    /// returning false stops the ad before the loop's next frame after the answer, as `stopAd`.
+    /// `completion` runs once on `queue` at the end, after every `onFrame` of the ad, and the loop
+    /// waits for it (the app decides there what follows the ad).
     public func playAd(url: String, queue: DispatchQueue = .main,
                        onFrame: @escaping @Sendable (MediaTime, MediaTime) -> Bool,
                        completion: @escaping @Sendable (Result<AdPlayback, Error>) -> Void) {
@@ -33,9 +35,8 @@ extension Player {
     /// Plays measured ad media (`AdMediaProbe.measure`) as ad `position` of `totalAds` in the
     /// current break, as `playAd(url:…)` does. A stitching player uses the measurement (its
     /// duration places the ad exactly) and reports the ad's full placement in the completion.
-    /// With `marks`, the loop waits for `onFrame` only on the marked frames (the first, quartiles,
-    /// offsets, one per period); it hands `queue` the others without waiting (their answers are
-    /// not read: `stopAd` and `endAdAfterNextFrame` end the ad from any thread).
+    /// With `marks`, `onFrame` is called on the marked frames only (the first, quartiles, offsets,
+    /// one per period), computed by the loop from the frames' exact ad times.
     public func playAd(_ media: AdMedia, position: Int, totalAds: Int, queue: DispatchQueue = .main,
                        marks: AdFrameMarks? = nil,
                        onFrame: @escaping @Sendable (MediaTime, MediaTime) -> Bool,

@@ -192,7 +192,7 @@ final class PresentedFeed {
                     present(f.frame, sourceTime: f.pts, keyframe: first, isAd: true, audio: source.audio, offset: cursor.audioOffset, loop)
                     frames += 1
                     let at = surface.streamTime - format.frameDuration
-                    let goOn = r.deliverFrame(f.pts, at: at, marks: &marks)   // waits on marked frames only
+                    let goOn = r.deliverFrame(f.pts, at: at, marks: &marks, loop: loop)   // waits only if the marks say so
                     if !goOn || loop.adEndsAfterFrame(consumingStop: false) { stopped = true; break adFrames }
                 case .held, .end:
                     break adFrames

@@ -110,7 +110,7 @@ final class StitchedFeed {
                 var marks = AdFrameFilter(r.marks)
                 return try session.playAd(media, position: r.position, totalAds: r.totalAds) { adTime, at in
                     if let stall = loop.waitWhileAdFrozen() { stalled(after: stall, loop); stopped = true; return false }
-                    let goOn = r.deliverFrame(adTime, at: at, marks: &marks)   // waits on marked frames only
+                    let goOn = r.deliverFrame(adTime, at: at, marks: &marks, loop: loop)   // waits only if the marks say so
                     if !goOn || loop.adEndsAfterFrame(consumingStop: true) { stopped = true; return false }
                     return true
                 }
