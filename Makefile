@@ -55,22 +55,15 @@ release: setup
 # emptied at the start of each run, kept after it for a look at what a failing test wrote.
 TEST_TMP := $(CURDIR)/.build/test-tmp
 
-# Suites that need the main actor free and real time undisturbed (live sessions, beacons on time,
-# the ad loader's main-actor callbacks): run after the rest, one test at a time, because the other
-# suites' main-actor tests would otherwise hold the main actor while they decode or stitch.
-# HTTPStreamTests and the no-fill CLI suites are here too: their loopback fetches and the "within
-# 5 s of a plain run" comparison need the concurrency pool's two threads, which the parallel pass's
-# synchronous decode/encode tests held for over 120 s at a time (60 s for these suites alone);
-# PlayWindowCLITests types keys into a real-time window, which a loaded machine delayed past the ad;
-# AdUIOverlayWrapperTests clicks an overlay in a real-time session (CI: its wait for the paused
-# frame ran out at 360 s in the parallel pass). BlockedMainStitchTests holds the process's main
-# thread while it stitches: alone, it delays no one. ClusterTests starts a whole fleet (redis-server,
-# nginx, three serve nodes and two workers as processes): alone, so its nodes get the cores.
+# Suites run after the rest, one test at a time, for real time or the whole process, never for
+# the main actor (a frame loop does not wait for the main queue on a frame, so main-actor suites
+# run in the parallel pass): PlayWindowCLITests types keys into a real-time window, which a loaded
+# machine delays past the ad; AdUIOverlay*Tests click an overlay in a real-time session;
 # ServeLivePlayTests plays a live session in real time in GStreamer (frames dropped when late are
-# counted): alone, so that a loaded machine does not make them late. A stitch's frame loop now waits for the main
-# queue only on the ad frames the manager acts on (AdFrameMarks), but the manager's callbacks and
-# the ad loader still need the main actor and the pool, which the parallel pass starves.
-TEST_SERIAL := ServeLivePlayTests|ClusterTests|BlockedMainStitchTests|GettingStartedGuideTests|PlayWindowCLITests|NoFill[A-Za-z]*Tests|HTTPStreamTests|PictureInPictureSessionTests|PlaySessionTests|Native[A-Za-z]*Tests|CustomNativeGuideTests|AdUIOverlay[A-Za-z]*Tests|AdUIClickTests
+# counted); BlockedMainStitchTests holds the process's main thread while it stitches, which would
+# hold every other suite's main-actor work; ClusterTests starts a whole fleet (redis-server,
+# nginx, three serve nodes and two workers as processes), alone so that its nodes get the cores.
+TEST_SERIAL := ServeLivePlayTests|ClusterTests|BlockedMainStitchTests|PlayWindowCLITests|AdUIOverlay[A-Za-z]*Tests
 
 # After the tests pass, scripts/field-check.sh plays the MP4 and HLS outputs they kept (listed
 # under FIELD_CHECK_DIR) and the demo in independent clients: ffmpeg -xerror and GStreamer.

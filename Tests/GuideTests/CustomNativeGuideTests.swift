@@ -41,7 +41,7 @@ import TestSupport
         }
 
         func hits(_ path: String, atLeast n: Int) async -> Int {
-            let end = Date().addingTimeInterval(5)
+            let end = Date().addingTimeInterval(30)
             while server.requestCount(path) < n && Date() < end { try? await Task.sleep(nanoseconds: 20_000_000) }
             return server.requestCount(path)
         }
@@ -67,7 +67,7 @@ import TestSupport
         vc.nativeAdView = try makeView()
         vc.viewDidLoad()
         beforeLoad(vc)
-        let end = Date().addingTimeInterval(10)
+        let end = Date().addingTimeInterval(60)   // the parallel pass: a loaded machine
         while vc.nativeAdView.customNativeAd == nil && vc.log.isEmpty && Date() < end { try await Task.sleep(nanoseconds: 10_000_000) }
         return vc
     }
