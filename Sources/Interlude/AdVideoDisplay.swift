@@ -17,7 +17,8 @@ import Timing
     /// Content pauses: an ad break begins.
     func beginBreak(id: String, contentTime: MediaTime)
     /// Plays prepared media to its end. `onFrame(adTime, streamTime)` is called for each ad frame
-    /// shown, and returning false ends the ad after it. `completion` is called once when the ad
+    /// shown, and returning false ends the ad: after that frame for a display that waits for the
+    /// answer (a stitch's), at its next frame after the answer for one that does not (a player's). `completion` is called once when the ad
     /// ended: at once for a display that plays synchronously (a stitch), later for a player.
     func playAd(_ media: AdMedia, position: Int, totalAds: Int,
                 onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,

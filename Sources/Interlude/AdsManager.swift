@@ -46,12 +46,13 @@ import Timing
     var answersInStep = false
 
     /// Whether the display's loop waits for the manager on the frames it acts on: a viewer script
-    /// reacting to events (`answersInStep`), or the app's own views (`AdUIView`s its delegate
-    /// updates) drawn on the ad frames of a run as fast as possible, where what the frames show
-    /// must not depend on how soon the main actor runs. In real time, and with no view of the
-    /// app's, the loop never waits for the main actor on a frame.
+    /// reacting to events (`answersInStep`); a double box, where content plays under the ad and
+    /// the manager reads the content time showing with the frame (its events' and beacons'
+    /// content time); or the app's own views (`AdUIView`s its delegate updates) drawn on the ad
+    /// frames of a run as fast as possible, where what the frames show must not depend on how
+    /// soon the main actor runs. Otherwise the loop never waits for the main actor on a frame.
     var waitsOnAdFrames: Bool {
-        if answersInStep { return true }
+        if answersInStep || doubleBox != nil { return true }
         guard let display = request.adDisplayContainer.videoDisplay, !display.firesBeaconsLive else { return false }
         return request.adDisplayContainer.adContainer?.adUISubviews(existing: true) != nil
     }

@@ -81,13 +81,14 @@ extension DoubleBoxStyle {
         let frames = BoxAdFrames(marks)
         shownFrames = frames
         // The layer calls this on the frame loop's thread: a stitch's worker or the player's
-        // thread (outside the surface's lock). Content plays under a double box and the manager
-        // reads the content time showing with a marked frame (its events' and beacons' content
-        // time), so a marked frame waits for the main queue here, the one place a frame still
-        // does; the others are not handed over.
+        // thread (outside the surface's lock). A marked frame goes to the main queue as the
+        // loop's own ad frames do (`AdFrameMarks`): waited for when the marks say so (the
+        // manager's marks do for a double box), else queued, a false answer ending the ad once
+        // the next frame is out; the others are not handed over.
         layer.enqueue(media, onFrame: { adTime, streamTime in
-            let (marked, ending) = frames.next(adTime)
-            if marked { return runOnMain { onFrame(adTime, streamTime) } && !ending }
+            let (marked, waits, ending) = frames.next(adTime)
+            if marked && waits { return runOnMain { onFrame(adTime, streamTime) } && !ending }
+            if marked { DispatchQueue.main.async { MainActor.assumeIsolated { if !onFrame(adTime, streamTime) { frames.end() } } } }
             return !ending
         }, completion: { placed in
             runOnMain {
@@ -119,10 +120,11 @@ private final class BoxAdFrames: @unchecked Sendable {
 
     init(_ marks: AdFrameMarks?) { filter = AdFrameFilter(marks) }
 
-    /// The frame at `adTime` is out: whether it is marked, and whether the ad ends with it.
-    func next(_ adTime: MediaTime) -> (marked: Bool, ending: Bool) {
+    /// The frame at `adTime` is out: whether it is marked, whether its answer is waited for, and
+    /// whether the ad ends with it.
+    func next(_ adTime: MediaTime) -> (marked: Bool, waits: Bool, ending: Bool) {
         lock.lock(); defer { lock.unlock() }
-        return (filter.isMarked(adTime), ending)
+        return (filter.isMarked(adTime), filter.waits, ending)
     }
 
     func end() { lock.lock(); ending = true; lock.unlock() }
