@@ -16,7 +16,7 @@ extension AdsManager {
     }
 
     /// Whether any break of the response will show overlays (a stitch then draws on content).
-    var hasOverlays: Bool { plans.contains(where: isOverlayBreak) }
+    var hasOverlays: Bool { perform { plans.contains(where: isOverlayBreak) } }
 
     /// Shows the ads of overlay break `index` from content time `contentTime`: static images are
     /// scheduled on the overlay layer with their `creativeView` beacons; IFrame and HTML resources
@@ -25,7 +25,7 @@ extension AdsManager {
     /// response (the buffet), as IMA falls back; each failure is reported with its Error URLs.
     func showOverlays(_ index: Int, plan: BreakPlan, at contentTime: MediaTime) {
         overlaysShown += 1
-        state = state.settingBreak(index, to: .playing)
+        adState = adState.settingBreak(index, to: .playing)
         var spares = plan.spares.filter { !$0.isLinear && !$0.nonLinears.isEmpty }[...]
         for (k, first) in plan.ads.enumerated() {
             var ad = first
@@ -36,15 +36,15 @@ extension AdsManager {
                 ad = next
                 result = overlay(for: ad, plan: plan, at: contentTime)
             }
-            guard case .success(let o) = result else { state = state.settingAd(k, ofBreak: index, to: .failed); continue }
+            guard case .success(let o) = result else { adState = adState.settingAd(k, ofBreak: index, to: .failed); continue }
             request.adDisplayContainer.overlays?.add(o)
             overlaysOnScreen.append((o, ad, index))
             for url in ad.impressions { emitOverlayBeacon("impression", url, ad, plan.id, contentTime: contentTime) }
             for url in ad.nonLinearTrackingURLs(for: "creativeView") { emitOverlayBeacon("creativeView", url, ad, plan.id, contentTime: contentTime) }
             overlayCloses.append((o.contentEnd, ad, plan.id))
-            state = state.settingAd(k, ofBreak: index, to: .played)
+            adState = adState.settingAd(k, ofBreak: index, to: .played)
         }
-        state = state.settingBreak(index, to: .played)
+        adState = adState.settingBreak(index, to: .played)
     }
 
     /// The overlay drawn at output pixel (x, y) on the last content frame, if any (a live window's click).
@@ -57,15 +57,17 @@ extension AdsManager {
     /// the NonLinearClickThrough URL, and that URL handed to the rendering settings' `linkOpener`.
     /// The content plays on.
     public func overlayClicked(_ overlay: ScheduledOverlay) {
-        guard !destroyed, let shown = overlaysOnScreen.last(where: {
-            $0.overlay.adId == overlay.adId && $0.overlay.breakId == overlay.breakId && $0.overlay.contentStart == overlay.contentStart
-        }) else { return }
-        let plan = plans[shown.breakIndex]
-        let at = request.adDisplayContainer.videoDisplay?.contentTime ?? overlay.contentStart
-        for url in overlay.clickTracking { emitOverlayBeacon("clickTracking", url, shown.ad, plan.id, contentTime: at) }
-        let target = overlay.clickThrough.map { MacroExpander.expand($0, context: macroContext(nil)) }
-        deliver(.clicked, ad: makeAd(shown.ad, position: 1, total: 1, plan: plan, media: nil), data: target.map { ["clickThroughUrl": $0] })
-        if let target, let url = URL(string: target), let opener = renderingSettings.linkOpener { opener(url) }
+        perform {
+            guard !destroyed, let shown = overlaysOnScreen.last(where: {
+                $0.overlay.adId == overlay.adId && $0.overlay.breakId == overlay.breakId && $0.overlay.contentStart == overlay.contentStart
+            }) else { return }
+            let plan = plans[shown.breakIndex]
+            let at = request.adDisplayContainer.videoDisplay?.contentTime ?? overlay.contentStart
+            for url in overlay.clickTracking { emitOverlayBeacon("clickTracking", url, shown.ad, plan.id, contentTime: at) }
+            let target = overlay.clickThrough.map { MacroExpander.expand($0, context: macroContext(nil)) }
+            deliver(.clicked, ad: makeAd(shown.ad, position: 1, total: 1, plan: plan, media: nil), data: target.map { ["clickThroughUrl": $0] })
+            openLink(target)
+        }
     }
 
     /// The first NonLinear of `ad` with a static image: the NonLinear and the image URL.

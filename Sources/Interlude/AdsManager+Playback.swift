@@ -3,47 +3,58 @@ import Foundation
 import Playback
 import Timing
 
-/// The player integration: how the engine and the manager hand control back and forth.
+/// The player integration: how the engine and the manager hand control back and forth. Everything
+/// here runs on the manager's queue (the public calls go there through `perform`).
 extension AdsManager {
     /// The next content time at which content must pause for a break (0 for a pending pre-roll),
     /// at or after `t`; nil when no break lies ahead. A plain VAST response has none until `start()`.
     public func nextCuePoint(atOrAfter t: MediaTime) -> MediaTime? {
-        guard !destroyed, isAdRules || started else { return nil }
-        return state.nextCue(atOrAfter: t)
+        perform {
+            guard !destroyed, isAdRules || started else { return nil }
+            return adState.nextCue(atOrAfter: t)
+        }
     }
 
     /// Content has reached content time `t` (paused on the cue frame, or after a seek): the last
     /// scheduled break at or before `t` plays now — earlier ones passed by a seek are skipped.
-    /// With a synchronous display (a stitch) the break has played when this returns.
-    public func contentDidReachCuePoint(_ t: MediaTime) { reach(t) { _ in } }
+    /// With a display that plays synchronously the break has played when this returns.
+    public func contentDidReachCuePoint(_ t: MediaTime) { perform { reach(t) { _ in } } }
 
     /// `contentDidReachCuePoint`, then `done(paused)`: whether any break paused content.
-    func reach(_ t: MediaTime, then done: @escaping @MainActor (Bool) -> Void) {
+    func reach(_ t: MediaTime, then done: @escaping @Sendable (Bool) -> Void) {
         guard !destroyed, isAdRules || started else { done(false); return }
         closeOverlays(reached: t)
-        let (next, due) = state.reaching(t)
-        state = next
+        let (next, due) = adState.reaching(t)
+        adState = next
         let pausesBefore = pauses, overlaysBefore = overlaysShown
         playBreaks(due.map { ($0, t) }[...]) { [self] in
             let paused = pauses > pausesBefore
             if !isAdRules, !paused, overlaysShown == overlaysBefore, !due.isEmpty {
-                reportFatal(errors.last ?? AdError(type: .adPlayingFailed, code: 1009, message: "no ad of the response could play"))
+                reportFatal(record.errors.last ?? AdError(type: .adPlayingFailed, code: 1009, message: "no ad of the response could play"))
             }
-            if !isAdRules, state.breaks.allSatisfy({ $0.state != .scheduled }) { allAdsCompleted() }
+            if !isAdRules, adState.breaks.allSatisfy({ $0.state != .scheduled }) { allAdsCompleted() }
             done(paused)
         }
     }
 
     /// The content ended: post-rolls play, then ALL_ADS_COMPLETED. Calling it again changes nothing.
-    public func contentComplete() { contentComplete { } }
+    public func contentComplete() { perform { contentComplete { } } }
 
-    /// `contentComplete()`, then `done` once the post-rolls have played (at once when nothing is left).
-    func contentComplete(then done: @escaping @MainActor () -> Void) {
+    /// `contentComplete()` from any thread, then `done` on the manager's queue once the post-rolls
+    /// have played (at once when nothing is left).
+    func completeContent(then done: @escaping @Sendable () -> Void) { perform { contentComplete(then: done) } }
+
+    /// Whether a break that paused content is playing (a double box plays beside it), from any thread.
+    var playsBreakPausingContent: Bool { perform { breakPlaying && doubleBox == nil } }
+
+    /// `contentComplete()`, then `done` (on the manager's queue) once the post-rolls have played
+    /// (at once when nothing is left).
+    func contentComplete(then done: @escaping @Sendable () -> Void) {
         guard phase.completingContent() else { done(); return }
         let display = request.adDisplayContainer.videoDisplay
         let end = display?.timeline.segments.last?.contentEnd ?? display?.contentTime ?? .zero
         closeOverlays(reached: end, contentEnded: true)
-        let posts = isAdRules ? state.scheduledPostrolls.map { ($0, end) } : []
+        let posts = isAdRules ? adState.scheduledPostrolls.map { ($0, end) } : []
         playBreaks(posts[...]) { [self] in allAdsCompleted(); done() }
     }
 
@@ -51,52 +62,64 @@ extension AdsManager {
     /// kept and reported when the ad's turn comes. `initialize` starts this by itself when
     /// `enablePreloading` is on and the loader has a cache.
     func preloadMedia(cache: AdMediaCache) async {
+        let (running, plans) = perform { (preloadTask, self.plans) }
         // the preloading `initialize` started into this cache already does it: wait for that one
-        if let running = preloadTask, cache === mediaCache { await running.value; return }
-        await preload(into: cache)
+        if let running, cache === mediaCache { await running.value; return }
+        await preload(plans, into: cache)
     }
 
-    /// Fetches every ad's media into `cache`, all within one deadline.
-    func preload(into cache: AdMediaCache) async {
+    /// Fetches the media of every break of `plans` into `cache`, all within one deadline.
+    func preload(_ plans: [BreakPlan], into cache: AdMediaCache) async {
         let deadline = monotonicSeconds() + cache.preloadTimeout   // one deadline for the whole preload
         for plan in plans { await fetchMedia(of: plan, cache: cache, deadline: deadline) }
     }
 
     /// One fetch per media URL, however many breaks or callers ask for it at once.
     private func fetch(_ url: String, local: Bool, cache: AdMediaCache, deadline: Double) async -> Result<String, AdMediaCache.Failure> {
-        if let running = mediaFetches[url] { return await running.value }
-        let timeout = renderingSettings.effectiveLoadVideoTimeout
-        let left = deadline - monotonicSeconds()
-        guard left > 0 else {
-            return .failure(AdMediaCache.Failure(code: 402, message: "media \(url) not loaded: the preload deadline (\(cache.preloadTimeout) s) passed"))
+        let timeout = renderingSettingsOnQueue.effectiveLoadVideoTimeout
+        let task = perform { () -> Task<Result<String, AdMediaCache.Failure>, Never> in
+            if let running = mediaFetches[url] { return running }
+            let left = deadline - monotonicSeconds()
+            let resolved = resolvedMediaURL(url)
+            let preloadTimeout = cache.preloadTimeout
+            let task = Task { () -> Result<String, AdMediaCache.Failure> in
+                guard left > 0 else {
+                    return .failure(AdMediaCache.Failure(code: 402, message: "media \(url) not loaded: the preload deadline (\(preloadTimeout) s) passed"))
+                }
+                do { return .success(try await cache.localPath(for: resolved, timeout: min(timeout, left), allowLocal: local)) }
+                catch let e as AdMediaCache.Failure { return .failure(e) }
+                catch { return .failure(AdMediaCache.Failure(code: 405, message: "\(error)")) }
+            }
+            mediaFetches[url] = task
+            return task
         }
-        let resolved = resolvedMediaURL(url)
-        let task = Task { () -> Result<String, AdMediaCache.Failure> in
-            do { return .success(try await cache.localPath(for: resolved, timeout: min(timeout, left), allowLocal: local)) }
-            catch let e as AdMediaCache.Failure { return .failure(e) }
-            catch { return .failure(AdMediaCache.Failure(code: 405, message: "\(error)")) }
-        }
-        mediaFetches[url] = task
         return await task.value
     }
+
+    /// The rendering settings, read from any thread.
+    private var renderingSettingsOnQueue: AdsRenderingSettings { perform { renderingSettings } }
 
     /// Fetches the media of one break's ads that are not fetched yet, all by `deadline`.
     func fetchMedia(of plan: BreakPlan, cache: AdMediaCache, deadline: Double) async {
         for ad in plan.ads + plan.spares {
             // a linear ad's media file, or a non-linear ad's static image; the companions for the slots
             let main = ad.mediaFile?.url.template.trimmingCharacters(in: .whitespacesAndNewlines) ?? Self.staticImage(ad)?.1
-            for url in ([main].compactMap { $0 } + companionURLs(ad)) where mediaPaths[url] == nil {
-                switch await fetch(url, local: allowsLocalMedia(ad, plan), cache: cache, deadline: deadline) {
-                case .success(let path): mediaPaths[url] = .success(path)
-                case .failure(let e): mediaPaths[url] = .failure(AdError(type: .adPlayingFailed, code: e.code, message: e.message, adId: ad.id))
+            let local = allowsLocalMedia(ad, plan)
+            for url in [main].compactMap({ $0 }) + companionURLs(ad) where perform({ mediaPaths[url] == nil }) {
+                let fetched = await fetch(url, local: local, cache: cache, deadline: deadline)
+                perform {
+                    switch fetched {
+                    case .success(let path): mediaPaths[url] = .success(path)
+                    case .failure(let e): mediaPaths[url] = .failure(AdError(type: .adPlayingFailed, code: e.code, message: e.message, adId: ad.id))
+                    }
                 }
             }
         }
     }
 
-    /// Calls `then` once every network media file of `plan` has been fetched (at once when none
-    /// needs fetching, as in a stitch that preloaded everything).
-    func ensureMedia(of plan: BreakPlan, then: @escaping @MainActor () -> Void) {
+    /// Calls `then` on the manager's queue once every network media file of `plan` has been
+    /// fetched (at once when none needs fetching, as in a stitch that preloaded everything).
+    func ensureMedia(of plan: BreakPlan, then: @escaping @Sendable () -> Void) {
         let missing = (plan.ads + plan.spares).contains { ad in
             let main = ad.mediaFile?.url.template.trimmingCharacters(in: .whitespacesAndNewlines) ?? Self.staticImage(ad)?.1
             return ([main].compactMap { $0 } + companionURLs(ad)).contains { url in
@@ -106,26 +129,26 @@ extension AdsManager {
         }
         guard missing, let cache = mediaCache else { then(); return }
         let preload = preloadTask
-        Task { @MainActor in
+        Task {
             await preload?.value
             await self.fetchMedia(of: plan, cache: cache, deadline: monotonicSeconds() + cache.preloadTimeout)
-            then()
+            self.queue.async(execute: then)
         }
     }
 
     // MARK: breaks
 
     /// Plays breaks one after another, then calls `done`.
-    func playBreaks(_ items: ArraySlice<(Int, MediaTime)>, then done: @escaping @MainActor () -> Void) {
+    func playBreaks(_ items: ArraySlice<(Int, MediaTime)>, then done: @escaping @Sendable () -> Void) {
         guard let (index, pausedAt) = items.first else { done(); return }
         playBreak(index, pausedAt: pausedAt) { [self] in playBreaks(items.dropFirst(), then: done) }
     }
 
-    func playBreak(_ index: Int, pausedAt: MediaTime, then done: @escaping @MainActor () -> Void) {
+    func playBreak(_ index: Int, pausedAt: MediaTime, then done: @escaping @Sendable () -> Void) {
         let plan = plans[index]
         guard request.adDisplayContainer.videoDisplay != nil else {
             recordError(AdError(type: .adPlayingFailed, code: 1202, message: "no video display to play ads in"), urls: [], adId: nil, breakId: plan.id)
-            state = state.settingBreak(index, to: .failed)
+            adState = adState.settingBreak(index, to: .failed)
             done()
             return
         }
@@ -134,17 +157,46 @@ extension AdsManager {
             return
         }
         if isAdRules, !settings.autoPlayAdBreaks {
+            // AD_BREAK_READY: the break plays only if the app calls `start()` while it hears it;
+            // the manager goes on once the delegate has answered (content holds at the cue meanwhile)
             phase.ready = .delivering(index)
-            deliver(.adBreakReady, ad: nil, data: ["adBreakTime": String(plan.cue.seconds)])
-            let startAsked = phase.ready == .startAsked(index)
-            phase.ready = .none
-            guard startAsked else { state = state.settingBreak(index, to: .skipped); done(); return }
+            askToStart(index, cue: plan.cue) { [self] in
+                let startAsked = phase.ready == .startAsked(index)
+                phase.ready = .none
+                guard startAsked else { adState = adState.settingBreak(index, to: .skipped); done(); return }
+                beginLinearBreak(index, plan: plan, pausedAt: pausedAt, then: done)
+            }
+            return
         }
+        beginLinearBreak(index, plan: plan, pausedAt: pausedAt, then: done)
+    }
+
+    /// Delivers AD_BREAK_READY for break `index`, then runs `answered` on the manager's queue once
+    /// the delegate has returned from it (at once when it decides in step, or has no delegate).
+    private func askToStart(_ index: Int, cue: AdPlaybackState.Cue, answered: @escaping @Sendable () -> Void) {
+        guard !destroyed else { answered(); return }
+        let display = request.adDisplayContainer.videoDisplay
+        let event = AdEvent(type: .adBreakReady, ad: nil, data: ["adBreakTime": String(cue.seconds)],
+                            streamTime: display?.streamTime ?? .zero, contentTime: display?.contentTime ?? .zero)
+        record.events.append(event)
+        if decidesInStep {
+            if let d = delegate { d.adsManager(self, didReceive: event) }
+            answered()
+            return
+        }
+        delegateQueue.async { [self] in
+            if lifeSeen.withLock({ $0 }) != .destroyed, let d = delegate { d.adsManager(self, didReceive: event) }
+            queue.async(execute: answered)
+        }
+    }
+
+    /// A linear break (or a double box) begins once its media is fetched: skipped inside a double box.
+    private func beginLinearBreak(_ index: Int, plan: BreakPlan, pausedAt: MediaTime, then done: @escaping @Sendable () -> Void) {
         if doubleBox != nil {
             // content goes on under a double box: a break cannot start inside it
             deliver(.log, ad: nil, data: ["type": AdErrorType.adPlayingFailed.rawValue, "errorCode": "1201",
                                           "errorMessage": "break \(plan.id) starts inside a double-box break; skipped"])
-            state = state.settingBreak(index, to: .skipped)
+            adState = adState.settingBreak(index, to: .skipped)
             done()
             return
         }
@@ -154,7 +206,7 @@ extension AdsManager {
 
     /// The pod prepared (media fetched, opened and measured; failures reported, the rest play),
     /// content paused, the ads played one by one.
-    private func startBreak(_ index: Int, plan: BreakPlan, pausedAt: MediaTime, then done: @escaping @MainActor () -> Void) {
+    private func startBreak(_ index: Int, plan: BreakPlan, pausedAt: MediaTime, then done: @escaping @Sendable () -> Void) {
         var pod: [PodItem] = []
         var spares = plan.spares[...]
         for (j, ad) in plan.ads.enumerated() {
@@ -162,7 +214,7 @@ extension AdsManager {
             case .success(let media): pod.append(PodItem(index: j, resolved: ad, media: media.identified(as: ad.id)))
             case .failure(let e):
                 recordError(e, urls: ad.errorURLs, adId: ad.id, breakId: plan.id)
-                state = state.settingAd(j, ofBreak: index, to: .failed)
+                adState = adState.settingAd(j, ofBreak: index, to: .failed)
                 // A stand-alone ad of the response takes the failed ad's place, as IMA's fallback does.
                 while let spare = spares.popFirst() {
                     switch prepare(spare, plan) {
@@ -180,18 +232,19 @@ extension AdsManager {
                 var ctx = macroContext(nil); ctx.errorCode = .noAdsAfterWrapper
                 appendBreakBeacon("error", MacroExpander.expand(url, context: ctx), plan.id)
             }
-            state = state.settingBreak(index, to: .failed)
+            adState = adState.settingBreak(index, to: .failed)
             done()
             return
         }
-        state = state.settingBreak(index, to: .playing)
+        adState = adState.settingBreak(index, to: .playing)
         let podDuration = pod.reduce(MediaTime.zero) { $0 + $1.media.duration }
         // a double box (VMAP extension) does not pause content: its ads play beside it
         let box = isAdRules ? startDoubleBox(plan, pausedAt: pausedAt, podDuration: podDuration) : nil
         doubleBox = box
         if box == nil {
             pauses += 1
-            if !destroyed { delegate?.adsManagerDidRequestContentPause(self) }
+            watchedPlayer?.pause()   // a player watched holds on the cue frame whenever the app hears this
+            toDelegate { d, m in d.adsManagerDidRequestContentPause(m) }
             display.beginBreak(id: plan.id, contentTime: pausedAt)
         }
         let breakStream = display.streamTime
@@ -205,11 +258,11 @@ extension AdsManager {
             }
             deliver(.adBreakEnded, ad: nil, data: ["adBreakTime": String(plan.cue.seconds)])
             if let box { box.end(); doubleBox = nil } else { display.endBreak() }
-            state = state.settingBreak(index, to: phase.endBreak() ? .discarded : .played)
-            playedBreaks.append(PlayedBreak(id: plan.id, cuePoint: plan.cue.seconds, contentTime: pausedAt, streamTime: breakStream,
+            adState = adState.settingBreak(index, to: phase.endBreak() ? .discarded : .played)
+            record.playedBreaks.append(PlayedBreak(id: plan.id, cuePoint: plan.cue.seconds, contentTime: pausedAt, streamTime: breakStream,
                                           duration: display.streamTime - breakStream, ads: played, tracking: tracking,
                                           doubleBox: box?.style))
-            if box == nil, !destroyed { delegate?.adsManagerDidRequestContentResume(self) }
+            if box == nil { toDelegate { d, m in d.adsManagerDidRequestContentResume(m) } }
             done()
         }
     }
@@ -223,61 +276,62 @@ extension AdsManager {
 
     /// Plays pod item `k` and the rest after it, then calls `done` with what played.
     private func playPod(_ pod: [PodItem], at k: Int, breakIndex index: Int, plan: BreakPlan, podDuration: MediaTime,
-                         played: [PlayedAd], then done: @escaping @MainActor ([PlayedAd]) -> Void) {
+                         played: [PlayedAd], then done: @escaping @Sendable ([PlayedAd]) -> Void) {
         guard k < pod.count else { done(played); return }
         let item = pod[k]
-        let next: @MainActor ([PlayedAd]) -> Void = { [self] p in
+        let next: @Sendable ([PlayedAd]) -> Void = { [self] p in
             playPod(pod, at: k + 1, breakIndex: index, plan: plan, podDuration: podDuration, played: p, then: done)
         }
         guard let display = request.adDisplayContainer.videoDisplay, !discardRequested, !destroyed else {
-            state = state.settingAd(item.index, ofBreak: index, to: .skipped)
+            adState = adState.settingAd(item.index, ofBreak: index, to: .skipped)
             next(played)
             return
         }
         let ad = makeAd(item.resolved, position: k + 1, total: pod.count, plan: plan, media: item.media)
         if isAdRules { deliver(.loaded, ad: ad) }
         playing = Playing(ad: ad, resolved: item.resolved, media: item.media, breakIndex: index, podDuration: podDuration)
-        state = state.settingAd(item.index, ofBreak: index, to: .playing)
+        adState = adState.settingAd(item.index, ofBreak: index, to: .playing)
         let adUI = request.adDisplayContainer.adUI
         adUI?.shown = ShownAd(ad: ad, duration: item.media.duration, skipOffset: item.resolved.skipOffset,
                               clickThrough: item.resolved.clickThrough?.template, podDuration: podDuration)
         let companions = loadCompanions(item.resolved, breakId: plan.id, plan: plan)
         request.adDisplayContainer.companionLayout?.show(companions.map(\.1))
-        let onFrame: @MainActor (MediaTime, MediaTime) -> Bool = { [weak self] adTime, streamTime in
+        let onFrame: @Sendable (MediaTime, MediaTime) -> Bool = { [weak self] adTime, streamTime in
             self?.adFrame(adTime: adTime, streamTime: streamTime) ?? false
         }
-        let completion: @MainActor (Result<PlacedAd, Error>) -> Void = { [self] result in
+        let completion: @Sendable (Result<PlacedAd, Error>) -> Void = { [self] result in
             var played = played
             switch result {
             case .success(let placement):
                 var p = playing!
                 fillCompanionSlots(companions, placement: placement)
-                let skipped = p.skipRequested
+                let skipped = p.ending == .skipped
                 if skipped {
                     p.tracking += beaconsFor(event: "skip", p, at: display.streamTime)
                     deliver(.skipped, ad: p.ad)
-                    state = state.settingAd(item.index, ofBreak: index, to: .skipped)
+                    adState = adState.settingAd(item.index, ofBreak: index, to: .skipped)
                 } else if discardRequested || destroyed {
-                    state = state.settingAd(item.index, ofBreak: index, to: .skipped)
+                    adState = adState.settingAd(item.index, ofBreak: index, to: .skipped)
                 } else {
                     p.tracking += beaconsFor(event: "complete", p, at: display.streamTime)
                     deliver(.complete, ad: p.ad)
-                    state = state.settingAd(item.index, ofBreak: index, to: .played)
+                    adState = adState.settingAd(item.index, ofBreak: index, to: .played)
                 }
                 played.append(PlayedAd(ad: p.ad, placement: placement, skipped: skipped, tracking: p.tracking, presentation: p.presentation))
             case .failure(let error):
                 recordError(AdError(type: .adPlayingFailed, code: 405, message: "ad media \(item.media.url) failed while playing: \(error)",
                                     adId: item.resolved.id), urls: item.resolved.errorURLs, adId: item.resolved.id, breakId: plan.id)
-                state = state.settingAd(item.index, ofBreak: index, to: .failed)
+                adState = adState.settingAd(item.index, ofBreak: index, to: .failed)
             }
             playing = nil
             next(played)
         }
         let marks = frameMarks(item)
         if let box = doubleBox {
-            box.playAd(item.media, position: k + 1, totalAds: pod.count, marks: marks, onFrame: onFrame, completion: completion)
+            box.playAd(item.media, position: k + 1, totalAds: pod.count, marks: marks, queue: queue, onFrame: onFrame, completion: completion)
         } else {
-            display.playAd(item.media, position: k + 1, totalAds: pod.count, marks: marks, onFrame: onFrame, completion: completion)
+            display.playAd(item.media, position: k + 1, totalAds: pod.count, marks: marks, queue: queue, onFrame: onFrame,
+                           completion: completion)
         }
     }
 
@@ -288,8 +342,8 @@ extension AdsManager {
     /// The frames of `item` on which `adFrame` decides something: the first (STARTED,
     /// impressions), the quartiles, the `progress` offsets, the skip offset (from its frame on,
     /// `skip()` is accepted) and one per progress period. The display's loop computes them from
-    /// the frames' exact ad times and hands the main actor these only, without waiting: `adFrame`
-    /// fires everything on the frame it is due on, however late the main actor runs it.
+    /// the frames' exact ad times and hands the manager's queue these only, without waiting:
+    /// `adFrame` fires everything on the frame it is due on, however late the queue runs it.
     func frameMarks(_ item: PodItem) -> AdFrameMarks {
         let d = item.media.duration
         var offsets = item.resolved.trackingEvents.compactMap { t in t.event == "progress" ? t.offset?.resolved(duration: d) : nil }
@@ -306,8 +360,8 @@ extension AdsManager {
         let becomesSkippable = p.resolved.skipOffset.map { p.adTime < $0 && $0 <= adTime } ?? false
         p.adTime = adTime
         p.frameStreamTime = streamTime
-        if !p.started {
-            p.started = true
+        if p.progress == .waiting {
+            p.progress = .started
             for url in p.resolved.impressions { p.tracking.append(beacon("impression", url, p, at: streamTime)) }
             p.tracking += beaconsFor(event: "creativeView", p, at: streamTime)
             p.tracking += beaconsFor(event: "start", p, at: streamTime)
@@ -335,15 +389,16 @@ extension AdsManager {
         if p.lastProgressReport.value < 0 || adTime - p.lastProgressReport >= Self.progressPeriod || becomesSkippable {
             p.lastProgressReport = adTime
             playing = p
-            if !destroyed { delegate?.adsManager(self, adDidProgressToTime: adTime.seconds, totalTime: d.seconds) }
-            if !destroyed {
-                delegate?.adsManager(self, adDidProgress: AdProgressData(
-                    currentTime: adTime.seconds, duration: d.seconds, adPosition: p.ad.adPodInfo.adPosition,
-                    totalAds: p.ad.adPodInfo.totalAds, adBreakDuration: p.podDuration.seconds, adPeriodDuration: p.podDuration.seconds))
+            let progress = AdProgressData(currentTime: adTime.seconds, duration: d.seconds, adPosition: p.ad.adPodInfo.adPosition,
+                                          totalAds: p.ad.adPodInfo.totalAds, adBreakDuration: p.podDuration.seconds,
+                                          adPeriodDuration: p.podDuration.seconds)
+            toDelegate { d, m in
+                d.adsManager(m, adDidProgressToTime: progress.currentTime, totalTime: progress.duration)
+                d.adsManager(m, adDidProgress: progress)
             }
         }
         guard let now = playing else { return false }
-        return !now.skipRequested && !discardRequested && !destroyed
+        return now.ending == .playsOut && !discardRequested && !destroyed
     }
 
     // MARK: ads

@@ -4,7 +4,8 @@ import Timing
 
 /// Watching a `Player` as IMA watches an AVPlayer through `IMAAVPlayerContentPlayhead`: boundary
 /// observers at the mid-roll cues, the time-jump notification for seeks (snapback), and the
-/// pre-roll when playback starts.
+/// pre-roll when playback starts. The observers run on the manager's queue; the player waits for
+/// them (a cue, a seek), never for the app.
 extension AdsManager {
     /// The player behind the content playhead, when it is a `PlayerContentPlayhead`.
     var watchedPlayer: Player? { (request.contentPlayhead as? PlayerContentPlayhead)?.player }
@@ -14,26 +15,28 @@ extension AdsManager {
     /// for `start()`.
     func watchPlayer() {
         guard let player = watchedPlayer, playerObservers.isEmpty else { return }
-        for b in state.breaks {
+        for b in adState.breaks {
             guard case .midroll(let cue) = b.cue else { continue }
-            let token = player.addBoundaryTimeObserver(forTimes: [cue], queue: .main) { [weak self] in
-                MainActor.assumeIsolated { self?.playerReached(cue) }
+            let token = player.addBoundaryTimeObserver(forTimes: [cue], queue: queue) { [weak self] in
+                self?.playerReached(cue)
             }
             playerObservers.append(token)
         }
+        // posted by the player's thread before the seek completes: the manager decides before
+        // content goes on from the target (a snapback pauses it there)
         jumpObserver = NotificationCenter.default.addObserver(forName: PlayerItem.timeJumpedNotification,
-                                                              object: player.currentItem, queue: .main) { [weak self] note in
-            let target = note.userInfo?["time"] as? MediaTime
-            MainActor.assumeIsolated { if let target { self?.playerJumped(to: target) } }
+                                                              object: player.currentItem, queue: nil) { [weak self] note in
+            guard let self, let target = note.userInfo?["time"] as? MediaTime else { return }
+            self.perform { self.playerJumped(to: target) }
         }
-        if isAdRules { DispatchQueue.main.async { [weak self] in self?.startWatchedPlayer() } }
+        if isAdRules { queue.async { [weak self] in self?.startWatchedPlayer() } }
     }
 
     /// Plays what is due at the player's position (the pre-roll), or asks for content to resume.
     func startWatchedPlayer() {
         guard let player = watchedPlayer, !destroyed else { return }
         let at = player.currentTime()
-        if state.nextCue(atOrAfter: at).map({ $0 <= at }) ?? false {
+        if adState.nextCue(atOrAfter: at).map({ $0 <= at }) ?? false {
             // content waits for the pre-roll; if it could not play (and so never paused content),
             // content is asked to start all the same
             // (a single VAST ad that is not linear, an overlay, does not pause content either: it
@@ -42,10 +45,10 @@ extension AdsManager {
             let overlaysBefore = overlaysShown
             reach(at) { [weak self] paused in
                 guard let self, !paused, !self.destroyed, self.isAdRules || self.overlaysShown > overlaysBefore else { return }
-                self.delegate?.adsManagerDidRequestContentResume(self)
+                self.toDelegate { d, m in d.adsManagerDidRequestContentResume(m) }
             }
         } else if !breakPlaying {
-            delegate?.adsManagerDidRequestContentResume(self)
+            toDelegate { d, m in d.adsManagerDidRequestContentResume(m) }
         }
     }
 
@@ -65,10 +68,10 @@ extension AdsManager {
         // content goes on under a double box: a break due inside it is skipped (with a LOG event)
         if doubleBox != nil { reach(cue) { _ in }; return }
         guard !breakPlaying else { return }
-        let (_, due) = state.reaching(cue)
+        let (_, due) = adState.reaching(cue)
         let linear = due.contains { !isOverlayBreak(plans[$0]) }
         guard linear, isAdRules || started, !destroyed, let player = watchedPlayer else {
-            contentDidReachCuePoint(cue)
+            reach(cue) { _ in }
             return
         }
         player.pause()
@@ -82,10 +85,10 @@ extension AdsManager {
     /// snapback), then content continues at the target.
     func playerJumped(to target: MediaTime) {
         guard !breakPlaying, isAdRules || started else { return }
-        let due = state.breaks.contains { b in
+        let due = adState.breaks.contains { b in
             guard b.state == .scheduled, case .midroll(let c) = b.cue else { return false }
             return c <= target
         }
-        if due { contentDidReachCuePoint(target) }
+        if due { reach(target) { _ in } }
     }
 }

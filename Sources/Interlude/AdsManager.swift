@@ -1,6 +1,7 @@
 import Ads
 import Foundation
 import Playback
+import Synchronization
 import Timing
 
 /// Plays the ads of one response, as IMA's `IMAAdsManager`: it decides when content pauses, which
@@ -14,50 +15,84 @@ import Timing
 /// The player integration — the content cue ahead (`nextCuePoint(atOrAfter:)`), reaching it
 /// (`contentDidReachCuePoint(_:)`) and playing ads through the container's `AdVideoDisplay` — is
 /// what makes pauses frame-exact: the engine stops content on the cue frame, then the manager plays.
-@MainActor public final class AdsManager {
-    /// Receives events, errors and content pause/resume requests.
-    public weak var delegate: AdsManagerDelegate?
+///
+/// **Threads.** The manager decides on a serial queue of its own: the frame loop hands it the cue
+/// and the ad frames it acts on (`AdFrameMarks`) there, and never waits for the app. Its delegate
+/// hears every event afterwards, in order, on `delegateQueue` (the loader's; main by default, as
+/// in IMA). Any thread may call it: a call is applied on the manager's queue before it returns
+/// (so a skip takes effect at the loop's next frame), and what it reads is the manager's state
+/// at that moment. A loader may make managers that decide in step with their delegate instead
+/// (on `delegateQueue` itself: a viewer script reacting to events, or the app's own ad views
+/// drawn in a run as fast as possible), where what the frames show depends on the app's answers.
+public final class AdsManager: @unchecked Sendable {
+    // @unchecked Sendable: every mutable field is touched only on `queue` (through `perform`, or
+    // from the callbacks the manager gives the display and the player, which run there), except
+    // `delegateBox` and `lifeSeen`, which are Mutexes.
+    /// Receives events, errors and content pause/resume requests, on `delegateQueue`.
+    public var delegate: AdsManagerDelegate? {
+        get { delegateBox.withLock { $0.value } }
+        set { delegateBox.withLock { $0.value = newValue } }
+    }
+    /// Where the delegate is called (the loader's `delegateQueue`).
+    public let delegateQueue: DispatchQueue
     /// The resolved schedule this manager plays.
     public let schedule: AdSchedule
     /// Every break's and ad's state.
-    public internal(set) var state: AdPlaybackState
+    public var state: AdPlaybackState { perform { adState } }
     /// Every event delivered, in order.
-    public private(set) var events: [AdEvent] = []
+    public var events: [AdEvent] { perform { record.events } }
     /// Every error met, in order.
-    public internal(set) var errors: [AdError] = []
+    public var errors: [AdError] { perform { record.errors } }
     /// Every beacon due, in order.
-    public internal(set) var beacons: [TrackedBeacon] = []
+    public var beacons: [TrackedBeacon] { perform { record.beacons } }
     /// Breaks as they played.
-    public internal(set) var playedBreaks: [PlayedBreak] = []
+    public var playedBreaks: [PlayedBreak] { perform { record.playedBreaks } }
     /// Whether the response uses ad rules (VMAP).
     public let isAdRules: Bool
+
+    /// Where the manager decides: a serial queue of its own, or `delegateQueue` when it decides
+    /// in step with its delegate.
+    let queue: DispatchQueue
+    /// Whether the manager decides on `delegateQueue`, each delegate call made before it goes on.
+    let decidesInStep: Bool
+    private let queueKey = DispatchSpecificKey<Void>()
+    private let delegateBox = Mutex(WeakDelegate())
+    private struct WeakDelegate { weak var value: AdsManagerDelegate? }
+    /// `phase.life` as the delegate queue sees it: nothing is delivered once it is destroyed.
+    let lifeSeen = Mutex(AdsManagerPhase.Life.loaded)
 
     let settings: Settings
     let request: AdsRequest
     let localOrigin: Bool
     /// Folder that relative media paths in a local document are resolved against.
     let mediaBase: URL?
+    var adState: AdPlaybackState
+    /// What the app can read back: events, errors, beacons and played breaks, in order.
+    var record = Record()
+    struct Record {
+        var events: [AdEvent] = []
+        var errors: [AdError] = []
+        var beacons: [TrackedBeacon] = []
+        var playedBreaks: [PlayedBreak] = []
+    }
     var plans: [BreakPlan]
     var renderingSettings = AdsRenderingSettings()
-    /// Whether the display's loop waits for the manager on the frames it acts on (`AdFrameMarks.waits`),
-    /// so that what the delegate does on an event applies at that event's frame: a viewer script
-    /// reacting to ad events (`PlaySession`), whose replay must give the same frames. Otherwise
-    /// the loop never waits, and the delegate's answers apply at the next frame after them.
-    var answersInStep = false
 
-    /// Whether the display's loop waits for the manager on the frames it acts on: a viewer script
-    /// reacting to events (`answersInStep`); a double box, where content plays under the ad and
-    /// the manager reads the content time showing with the frame (its events' and beacons'
-    /// content time); or the app's own views (`AdUIView`s its delegate updates) drawn on the ad
-    /// frames of a run as fast as possible, where what the frames show must not depend on how
-    /// soon the main actor runs. Otherwise the loop never waits for the main actor on a frame.
-    var waitsOnAdFrames: Bool {
-        if answersInStep || doubleBox != nil { return true }
+    /// Whether the display's loop waits for the manager on the frames it acts on: when it decides
+    /// in step with its delegate (what the delegate does on an event applies at that event's
+    /// frame), or in a double box, where content plays under the ad and the manager reads the
+    /// content time showing with the frame (its events' and beacons' content time). Otherwise the
+    /// loop never waits for the manager on a frame.
+    var waitsOnAdFrames: Bool { decidesInStep || doubleBox != nil }
+    /// Whether the app's own views (`AdUIView`s its delegate updates) are drawn on the ad frames
+    /// of a run as fast as possible: what the frames show must not depend on how soon the app's
+    /// queue runs, so such a manager decides in step with its delegate.
+    static func appViewsNeedStep(_ request: AdsRequest) -> Bool {
         guard let display = request.adDisplayContainer.videoDisplay, !display.firesBeaconsLive else { return false }
         return request.adDisplayContainer.adContainer?.adUISubviews(existing: true) != nil
     }
-    /// Where network ad media is fetched to (set by the loader).
-    var mediaCache: AdMediaCache?
+    /// Where network ad media is fetched to (the loader's).
+    let mediaCache: AdMediaCache?
     /// The preloading started by `initialize`, when on.
     var preloadTask: Task<Void, Never>?
     /// Media fetches under way or done, by URL.
@@ -100,16 +135,21 @@ import Timing
         var adTime: MediaTime = .zero
         /// Stream time of the ad frame now showing.
         var frameStreamTime: MediaTime?
-        var started = false
+        /// Whether its first frame has shown (STARTED and impressions fired).
+        var progress = Progress.waiting
+        enum Progress { case waiting, started }
         var quartilesFired = 0
         var progressFired: Set<Int> = []
         var lastProgressReport = MediaTime(seconds: -1)
-        var skipRequested = false
+        /// How it is to end: played out, or skipped by the viewer.
+        var ending = Ending.playsOut
+        enum Ending { case playsOut, skipped }
         var tracking: [TrackedBeacon] = []
         /// Sum of the measured durations of the ads in this ad's pod.
         var podDuration: MediaTime = .zero
-        /// Whether the ad is paused (PAUSE fired, RESUME not yet).
-        var paused = false
+        /// Whether the ad is frozen (PAUSE fired, RESUME not yet).
+        var hold = Hold.playing
+        enum Hold { case playing, paused }
         /// How it was presented when its first frame showed.
         var presentation: AdPresentation = .normal
     }
@@ -125,12 +165,18 @@ import Timing
         var scheduled: ScheduledBreak
     }
 
-    init(schedule: AdSchedule, settings: Settings, request: AdsRequest, localOrigin: Bool, mediaBase: URL?) {
+    init(schedule: AdSchedule, settings: Settings, request: AdsRequest, localOrigin: Bool, mediaBase: URL?,
+         mediaCache: AdMediaCache?, delegateQueue: DispatchQueue, decidesInStep: Bool) {
         self.mediaBase = mediaBase
         self.schedule = schedule
         self.settings = settings
         self.request = request
         self.localOrigin = localOrigin
+        self.mediaCache = mediaCache
+        self.delegateQueue = delegateQueue
+        self.decidesInStep = decidesInStep
+        queue = decidesInStep ? delegateQueue : DispatchQueue(label: "interlude.ads-manager")
+        queue.setSpecific(key: queueKey, value: ())
         isAdRules = schedule.kind == .vmap
         // play order, pod indexes and names: the one break sequencer
         let sequence = BreakSequence(schedule.breaks)
@@ -138,65 +184,98 @@ import Timing
             let b = schedule.breaks[s.source]
             return BreakPlan(id: s.name, cue: s.cue, podIndex: s.podIndex, ads: b.pod, spares: b.spares, scheduled: b)
         }
-        state = AdPlaybackState(sequence: sequence)
-        request.pictureInPictureProxy?.add(self)
+        adState = AdPlaybackState(sequence: sequence)
+        if let proxy = request.pictureInPictureProxy { proxy.add(self) }
+    }
+
+    // MARK: the manager's queue
+
+    /// Runs `body` on the manager's queue and returns its result: at once when already there,
+    /// else waiting for the queue (which never waits for another thread, unless the manager
+    /// decides in step with its delegate and `body` comes from elsewhere).
+    func perform<T>(_ body: () throws -> T) rethrows -> T {
+        if DispatchQueue.getSpecific(key: queueKey) != nil { return try body() }
+        if queue === DispatchQueue.main, Thread.isMainThread { return try body() }
+        return try queue.sync(execute: body)
+    }
+
+    /// Calls the delegate with `call`: queued on `delegateQueue` (not waited for), or at once when
+    /// the manager decides in step with it. Nothing reaches it once the manager is destroyed.
+    func toDelegate(_ call: @escaping @Sendable (AdsManagerDelegate, AdsManager) -> Void) {
+        guard !destroyed else { return }
+        if decidesInStep {
+            if let d = delegate { call(d, self) }
+            return
+        }
+        delegateQueue.async { [self] in
+            guard lifeSeen.withLock({ $0 }) != .destroyed, let d = delegate else { return }
+            call(d, self)
+        }
     }
 
     // MARK: IMA's API
 
     /// Whether an ad is playing now (between its break's content pause and resume).
-    public var isPlayingAd: Bool { playing != nil }
+    public var isPlayingAd: Bool { perform { playing != nil } }
     /// Whether the ad playing is paused (`pause()` without `resume()` yet).
-    public var isAdPaused: Bool { playing?.paused ?? false }
+    public var isAdPaused: Bool { perform { playing?.hold == .paused } }
 
     /// IMA's cue points: 0 for a pre-roll, seconds for mid-rolls, -1 for a post-roll; empty for a
     /// plain VAST response (as IMA reports single ads and pods).
-    public var adCuePoints: [Double] { isAdRules ? state.cuePoints : [] }
+    public var adCuePoints: [Double] { perform { isAdRules ? adState.cuePoints : [] } }
 
     /// Initialises playback with rendering settings (nil: defaults): applies `playAdsAfterTime`,
     /// re-selects media files for `mimeTypes`/`bitrate`, reports load-time errors, and fires
     /// CUEPOINTS_CHANGED (ad rules) or LOADED (a single ad or pod).
     public func initialize(with settings: AdsRenderingSettings?) {
-        guard phase.initializing() else { return }
-        renderingSettings = settings?.copy() ?? AdsRenderingSettings()
-        if let ui = request.adDisplayContainer.adUI, ui.defaultUI != nil { ui.defaultUI = DefaultAdUI(uiElements: renderingSettings.uiElements) }
-        if !renderingSettings.mimeTypes.isEmpty || renderingSettings.bitrate != nil { reselectMedia() }
-        if isAdRules, renderingSettings.playAdsAfterTime >= 0 {
-            state = state.droppingBreaks(atOrBefore: MediaTime(seconds: renderingSettings.playAdsAfterTime, timescale: 1000))
+        let copy = settings?.copy() ?? AdsRenderingSettings()
+        perform {
+            guard phase.initializing() else { return }
+            renderingSettings = copy
+            if let ui = request.adDisplayContainer.adUI, ui.defaultUI != nil { ui.defaultUI = DefaultAdUI(uiElements: renderingSettings.uiElements) }
+            if !renderingSettings.mimeTypes.isEmpty || renderingSettings.bitrate != nil { reselectMedia() }
+            if isAdRules, renderingSettings.playAdsAfterTime >= 0 {
+                adState = adState.droppingBreaks(atOrBefore: MediaTime(seconds: renderingSettings.playAdsAfterTime, timescale: 1000))
+            }
+            let overlayAds = Set(plans.filter(isOverlayBreak).flatMap { $0.ads + $0.spares.filter { !$0.isLinear } }.compactMap(\.id))
+            for issue in schedule.errors {
+                // a non-linear ad is not an error where it is shown as an overlay
+                if issue.code == .unexpectedLinearity, let id = issue.adId, overlayAds.contains(id) { continue }
+                let e = AdError(type: .adLoadingFailed, code: issue.code?.rawValue ?? 900, message: issue.message, adId: issue.adId)
+                recordError(e, urls: issue.errorURLs, adId: issue.adId, breakId: issue.breakId)
+            }
+            if renderingSettings.enablePreloading, let cache = mediaCache {
+                let plans = self.plans
+                preloadTask = Task { await self.preload(plans, into: cache) }
+            }
+            if isAdRules {
+                deliver(.cuepointsChanged, ad: nil, data: ["cuepoints": adState.cuePoints.map { String($0) }.joined(separator: ",")])
+            } else if let first = plans.first, let resolved = first.ads.first {
+                deliver(.loaded, ad: makeAd(resolved, position: 1, total: first.ads.count, plan: first, media: nil))
+            }
+            watchPlayer()
         }
-        let overlayAds = Set(plans.filter(isOverlayBreak).flatMap { $0.ads + $0.spares.filter { !$0.isLinear } }.compactMap(\.id))
-        for issue in schedule.errors {
-            // a non-linear ad is not an error where it is shown as an overlay
-            if issue.code == .unexpectedLinearity, let id = issue.adId, overlayAds.contains(id) { continue }
-            let e = AdError(type: .adLoadingFailed, code: issue.code?.rawValue ?? 900, message: issue.message, adId: issue.adId)
-            recordError(e, urls: issue.errorURLs, adId: issue.adId, breakId: issue.breakId)
-        }
-        if renderingSettings.enablePreloading, let cache = mediaCache {
-            preloadTask = Task { @MainActor in await self.preload(into: cache) }
-        }
-        if isAdRules {
-            deliver(.cuepointsChanged, ad: nil, data: ["cuepoints": adCuePoints.map { String($0) }.joined(separator: ",")])
-        } else if let first = plans.first, let resolved = first.ads.first {
-            deliver(.loaded, ad: makeAd(resolved, position: 1, total: first.ads.count, plan: first, media: nil))
-        }
-        watchPlayer()
     }
 
     /// Starts ad playback: plays the single ad or pod of a VAST response (as a pre-roll); with ad
     /// rules it is ignored, except during AD_BREAK_READY when `autoPlayAdBreaks` is false.
     public func start() {
-        switch phase.starting(isAdRules: isAdRules, pictureInPictureActive: isPictureInPictureActive) {
-        case .refuseInPictureInPicture: refuseStartInPictureInPicture()
-        case .startResponse: startWatchedPlayer()
-        case .ignore, .playReadyBreak: break   // the ready break plays when AD_BREAK_READY returns
+        perform {
+            switch phase.starting(isAdRules: isAdRules, pictureInPictureActive: pictureInPictureActive) {
+            case .refuseInPictureInPicture: refuseStartInPictureInPicture()
+            case .startResponse: startWatchedPlayer()
+            case .ignore, .playReadyBreak: break   // the ready break plays when AD_BREAK_READY returns
+            }
         }
     }
 
     /// Pauses the playing ad: a player holds its picture and silences it until `resume()`; fires
     /// PAUSE and the `pause` beacon (a stitch made as fast as possible only records them).
-    public func pause() {
-        guard var p = playing, !destroyed, !p.paused else { return }
-        p.paused = true
+    public func pause() { perform { pauseAd() } }
+
+    func pauseAd() {
+        guard var p = playing, !destroyed, p.hold == .playing else { return }
+        p.hold = .paused
         request.adDisplayContainer.videoDisplay?.pauseAd()
         p.tracking += beaconsFor(event: "pause", p)
         playing = p
@@ -204,41 +283,48 @@ import Timing
     }
 
     /// Resumes the paused ad (fires RESUME and the `resume` beacon).
-    public func resume() {
-        guard var p = playing, !destroyed, p.paused else { return }
-        p.paused = false
+    public func resume() { perform { resumeAd() } }
+
+    func resumeAd() {
+        guard var p = playing, !destroyed, p.hold == .paused else { return }
+        p.hold = .playing
         p.tracking += beaconsFor(event: "resume", p)
         playing = p
         request.adDisplayContainer.videoDisplay?.resumeAd()
         deliver(.resume, ad: p.ad, at: p.frameStreamTime)
     }
 
-    /// Skips the playing ad when it is skippable and its skip offset has been reached; otherwise nothing.
+    /// Skips the playing ad when it is skippable and its skip offset has been reached; otherwise
+    /// nothing. The ad ends before the loop's next frame.
     public func skip() {
-        guard var p = playing, !destroyed, p.ad.isSkippable,
-              p.adTime.seconds >= p.ad.skipTimeOffset else { return }
-        p.skipRequested = true
-        playing = p
-        request.adDisplayContainer.videoDisplay?.stopAd()
-        doubleBox?.stopAd()
+        perform {
+            guard var p = playing, !destroyed, p.ad.isSkippable,
+                  p.adTime.seconds >= p.ad.skipTimeOffset else { return }
+            p.ending = .skipped
+            playing = p
+            request.adDisplayContainer.videoDisplay?.stopAd()
+            doubleBox?.stopAd()
+        }
     }
 
     /// Discards the playing break and resumes content; when none is playing, the next scheduled
     /// break will not play.
     public func discardAdBreak() {
-        guard !destroyed else { return }
-        if phase.discarding() {
-            // after the ad's next frame, as `adFrame` answering false there (the display does not
-            // wait for its answer on every frame)
-            if playing != nil { request.adDisplayContainer.videoDisplay?.endAdAfterNextFrame(); doubleBox?.stopAd() }
-            return
-        }
-        let t = request.adDisplayContainer.videoDisplay?.contentTime ?? .zero
-        if let i = state.breaks.indices.first(where: { i in
-            guard state.breaks[i].state == .scheduled else { return false }
-            switch state.breaks[i].cue { case .midroll(let c): return c >= t; case .preroll: return true; case .postroll: return true }
-        }) {
-            state = state.settingBreak(i, to: .discarded)
+        perform {
+            guard !destroyed else { return }
+            if phase.discarding() {
+                // after the ad's next frame, as `adFrame` answering false there (the display does not
+                // wait for its answer on every frame)
+                if playing != nil { request.adDisplayContainer.videoDisplay?.endAdAfterNextFrame(); doubleBox?.stopAd() }
+                return
+            }
+            let t = request.adDisplayContainer.videoDisplay?.contentTime ?? .zero
+            if let i = adState.breaks.indices.first(where: { i in
+                guard adState.breaks[i].state == .scheduled else { return false }
+                switch adState.breaks[i].cue { case .midroll(let c): return c >= t; case .preroll: return true; case .postroll: return true }
+            }) {
+                adState = adState.settingBreak(i, to: .discarded)
+            }
         }
     }
 
@@ -246,23 +332,27 @@ import Timing
     /// CLICKED with the click-through URL, the click-tracking beacons, and hands the URL to the
     /// rendering settings' `linkOpener`.
     public func clicked() {
-        guard renderingSettings.disableUi else { return }
-        click()
+        perform {
+            guard renderingSettings.disableUi else { return }
+            click()
+        }
     }
 
     /// The viewer clicked a "Learn more" button the ad UI drew (IMA's default UI, or a layout's
     /// `learnMore` button): the click-through, as `clicked()`, whether or not `disableUi` is set.
-    public func learnMoreClicked() { click() }
+    public func learnMoreClicked() { perform { click() } }
 
     /// The viewer clicked or tapped the ad's picture (IMA's own UI: "Learn more", or a tap): on a
     /// paused ad it fires TAPPED and resumes it, as IMA does; otherwise it is a click-through.
     public func viewerClicked() {
-        guard let p = playing, !destroyed else { return }
-        if p.paused {
-            deliver(.tapped, ad: p.ad, at: p.frameStreamTime)
-            resume()
-        } else {
-            click()
+        perform {
+            guard let p = playing, !destroyed else { return }
+            if p.hold == .paused {
+                deliver(.tapped, ad: p.ad, at: p.frameStreamTime)
+                resumeAd()
+            } else {
+                click()
+            }
         }
     }
 
@@ -272,15 +362,24 @@ import Timing
         for url in p.resolved.clickTracking { p.tracking.append(beacon("clickTracking", url, p)) }
         playing = p
         deliver(.clicked, ad: p.ad, data: target.map { ["clickThroughUrl": $0] })
-        if let target, let url = URL(string: target), let opener = renderingSettings.linkOpener { opener(url) }
+        openLink(target)
+    }
+
+    /// Hands a click-through URL to the rendering settings' `linkOpener`, on the delegate's queue.
+    func openLink(_ target: String?) {
+        guard let target, let url = URL(string: target), let opener = renderingSettings.linkOpener else { return }
+        toDelegate { _, _ in opener(url) }
     }
 
     /// Stops everything: no event or callback is delivered after this.
     public func destroy() {
-        phase.destroying()
-        request.adDisplayContainer.videoDisplay?.stopAd()
-        doubleBox?.stopAd()
-        unwatchPlayer()
+        perform {
+            phase.destroying()
+            lifeSeen.withLock { $0 = .destroyed }
+            request.adDisplayContainer.videoDisplay?.stopAd()
+            doubleBox?.stopAd()
+            unwatchPlayer()
+        }
     }
 
     /// Where content time `t` appears in the output (exact to the frame).
@@ -305,13 +404,13 @@ import Timing
         let display = request.adDisplayContainer.videoDisplay
         let event = AdEvent(type: type, ad: ad, data: data, streamTime: streamTime ?? display?.streamTime ?? .zero,
                             contentTime: display?.contentTime ?? .zero)
-        events.append(event)
-        delegate?.adsManager(self, didReceive: event)
+        record.events.append(event)
+        toDelegate { d, m in d.adsManager(m, didReceive: event) }
     }
 
     func recordError(_ error: AdError, urls: [URLTemplate], adId: String?, breakId: String?) {
         guard !destroyed else { return }
-        errors.append(error)
+        record.errors.append(error)
         let display = request.adDisplayContainer.videoDisplay
         for url in urls {
             var ctx = macroContext(nil)
@@ -327,8 +426,7 @@ import Timing
 
     /// Reports a fatal error: nothing of the response can play (the app should play content).
     func reportFatal(_ error: AdError) {
-        guard !destroyed else { return }
-        delegate?.adsManager(self, didReceive: error)
+        toDelegate { d, m in d.adsManager(m, didReceive: error) }
     }
 
     func macroContext(_ p: Playing?, at streamTime: MediaTime? = nil) -> MacroContext {
@@ -353,7 +451,7 @@ import Timing
 
     /// Records a beacon, and fires it over HTTP at once when the display plays live.
     func emit(_ b: TrackedBeacon) {
-        beacons.append(b)
+        record.beacons.append(b)
         if request.adDisplayContainer.videoDisplay?.firesBeaconsLive == true { beaconSender.fire(b) }
     }
 

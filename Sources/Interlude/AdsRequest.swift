@@ -1,9 +1,11 @@
 import Foundation
 import Playback
+import Synchronization
 import Timing
 
-/// A request for ads, as IMA's `IMAAdsRequest`: an ad tag URL or a canned response.
-@MainActor public final class AdsRequest {
+/// A request for ads, as IMA's `IMAAdsRequest`: an ad tag URL or a canned response. Any thread
+/// may make and set it; the loader and the manager read it afterwards.
+public final class AdsRequest: Sendable {
     /// The ad tag: an http(s) URL, a `file://` URL or a local path.
     public let adTagUrl: String?
     /// A VAST or VMAP document in hand (IMA's `adsResponse`).
@@ -15,9 +17,16 @@ import Timing
     /// Anything the app wants back in the loaded/error callbacks.
     public let userContext: (any Sendable)?
     /// Milliseconds allowed for the first request and each wrapper (IMA's `vastLoadTimeout`); nil: 8 s / 4 s.
-    public var vastLoadTimeout: Double?
+    public var vastLoadTimeout: Double? {
+        get { timing.withLock { $0.vastLoadTimeout } }
+        set { timing.withLock { $0.vastLoadTimeout = newValue } }
+    }
     /// Content length in seconds (places `n%` breaks).
-    public var contentDuration: Double?
+    public var contentDuration: Double? {
+        get { timing.withLock { $0.contentDuration } }
+        set { timing.withLock { $0.contentDuration = newValue } }
+    }
+    private let timing = Mutex<(vastLoadTimeout: Double?, contentDuration: Double?)>((nil, nil))
     /// The proxy of the app's picture-in-picture controller (requests made for PiP): the manager
     /// hears through it when PiP is active.
     public let pictureInPictureProxy: PictureInPictureProxy?

@@ -1,6 +1,7 @@
 import Ads
 import Foundation
 @_spi(Engine) import Playback
+import Synchronization
 import Timing
 
 /// Stitches content with the ads of an ad tag by driving the engine through `AdsLoader` and
@@ -10,7 +11,14 @@ import Timing
 /// `start` → content plays until the manager's next cue → content pause request → the manager plays
 /// the pod into the output → content resume request → … → `contentComplete` → post-rolls →
 /// ALL_ADS_COMPLETED. A tag that fails to load leaves the content playing without ads.
-@MainActor public final class TagStitcher: AdsManagerDelegate {
+///
+/// The app lives on a serial queue of its own (its delegate calls, its player observers): no
+/// part of a stitch needs the main thread, so a process may run several at once while its main
+/// thread does other work.
+public final class TagStitcher: AdsManagerDelegate, @unchecked Sendable {
+    // @unchecked Sendable: the settings below are set before `run()`; while it runs, the stitch's
+    // own state (from `player` down) is touched only on `queue`, and after it ends only by `run()`,
+    // which the awaited end orders after the queue's last use.
     /// Content, output and encoding (its `breaks` are not used: the tag schedules breaks).
     public let output: StitchRequest
     /// The ad tag (URL or path) or, when nil, `adsResponse`.
@@ -60,6 +68,8 @@ import Timing
     /// `event:TYPE`, `error:CODE` (for tests and diagnostics).
     private(set) var delegateLog: [String] = []
     private var adsManager: AdsManager?
+    /// Where this app's delegate calls and player observers run.
+    private let queue = DispatchQueue(label: "interlude.tag-stitcher")
 
     /// A stitch of `output.content` with the ads of `adTag` (a URL or path) or `adsResponse`.
     public init(output: StitchRequest, adTag: String? = nil, adsResponse: String? = nil) {
@@ -75,15 +85,19 @@ import Timing
     /// `PlayerContentPlayhead` lets the manager watch the playhead itself (boundary observers at
     /// its cues), the delegate pauses and resumes content, and `contentComplete()` on the
     /// did-play-to-end notification plays the post-rolls. Only the clock and the output differ
-    /// from `interlude play`. The player's frame loop runs on its own thread; this method awaits
-    /// it on the main actor, where the manager, the loader and the delegate calls run.
+    /// from `interlude play`. The player's frame loop runs on its own thread, the manager decides
+    /// on its own queue, and this app answers on `queue`; nothing waits for the main thread
+    /// (native breaks are laid out by their templates on the main actor before the stitch starts).
     public func run() async throws -> StitchResult {
         let started = monotonicSeconds()
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-native-\(UUID().uuidString.prefix(8))")
         if !nativeBreaks.isEmpty { try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true) }
         defer { try? FileManager.default.removeItem(at: work) }
-        let (natives, nativeWarnings) = try await NativePreparation.prepare(nativeBreaks, cache: nativeMediaCache,
+        var natives: [PreparedNative] = [], nativeWarnings: [String] = []
+        if !nativeBreaks.isEmpty {
+            (natives, nativeWarnings) = try await NativePreparation.prepare(nativeBreaks, cache: nativeMediaCache,
                                                                             videoTimeout: nativeVideoTimeout, work: work)
+        }
         var adUI: AdUILayer?, adUIWarning: String?
         if drawsDefaultAdUI || customAdUI != nil {
             do {
@@ -92,13 +106,13 @@ import Timing
         }
         let lbar = companionLBar ? try? CompanionLBarLayer() : nil
         let player = try Player(stitching: output)
-        self.player = player
+        queue.sync { self.player = player }
         let container = AdDisplayContainer(videoDisplay: PlayerVideoDisplay(player: player, threads: output.threads))
         container.adUI = adUI
         container.companionSlots = companionSlots
         container.companionLayout = lbar
         adUI?.companionLayout = lbar
-        let loader = AdsLoader(settings: settings)
+        let loader = AdsLoader(settings: settings, delegateQueue: queue)
         loader.fetcher = fetcher
         loader.mediaCache = cache
         let format = player.surface.format
@@ -113,14 +127,15 @@ import Timing
         }
         request.contentDuration = player.currentItem?.duration.seconds
         request.vastLoadTimeout = vastLoadTimeout
-        var loadError: AdError?
-        var manager: AdsManager?
+        let loadError: AdError?
+        let manager: AdsManager?
         do {
             manager = try await loader.loadAds(request).adsManager
+            loadError = nil
         } catch let e as AdError {
-            loadError = e
+            (manager, loadError) = (nil, e)
         } catch {
-            loadError = AdError(type: .adLoadingFailed, code: 1005, message: "\(error)")
+            (manager, loadError) = (nil, AdError(type: .adLoadingFailed, code: 1005, message: "\(error)"))
         }
         // The layers, bottom first, before the first frame: VAST NonLinear overlays and double
         // boxes draw on content frames, so the player's output, which opens at the first frame,
@@ -143,7 +158,7 @@ import Timing
 
         let expected = player.currentItem?.duration ?? .zero
         let progress = HandedOver(onProgress)
-        player.spliceEvents = { event in
+        player.spliceEvents = { @Sendable event in
             switch event {
             case let .contentProgress(_, streamTime), let .adProgress(_, _, _, streamTime):
                 progress.value?(streamTime + format.frameDuration, expected)
@@ -152,56 +167,68 @@ import Timing
         }
         // Full-frame native breaks play at their cues, after the manager's break there (post-rolls
         // after the manager's post-rolls); their observers go on after the manager's.
-        nativeCues = natives.filter { $0.mediaPath != nil && $0.cueTime != nil }
         let nativePostrolls = natives.filter { $0.mediaPath != nil && $0.cueTime == nil }
-        adsManager = manager
+        queue.sync {
+            nativeCues = natives.filter { $0.mediaPath != nil && $0.cueTime != nil }
+            adsManager = manager
+        }
         manager?.delegate = self
         manager?.initialize(with: renderingSettings)
         if let manager { await manager.preloadMedia(cache: cache) }
-        for cue in BreakSequence(cues: nativeCues.map(\.native.position)).cues.compactMap(\.contentTime) {
-            nativeTokens.append(player.addBoundaryTimeObserver(forTimes: [cue], queue: .main) { [weak self] in
-                MainActor.assumeIsolated { self?.reachedNativeCue(cue) }
-            })
-        }
         let planEnd = monotonicSeconds()
-        preloaded = true
+        queue.sync {
+            for cue in BreakSequence(cues: nativeCues.map(\.native.position)).cues.compactMap(\.contentTime) {
+                nativeTokens.append(player.addBoundaryTimeObserver(forTimes: [cue], queue: queue) { [weak self] in
+                    self?.reachedNativeCue(cue)
+                })
+            }
+        }
         // Ad media is ready: from here on nothing should keep the player waiting long (a manager
         // that never resumes content fails the stitch instead of hanging it).
         player.stallTimeout = output.stallTimeout
 
         // Content ends → the manager's post-rolls (contentComplete) → the native post-rolls → done;
-        // a failed stitch (the player's failed-to-play-to-end notification) → done at once.
+        // a failed stitch (the player's failed-to-play-to-end notification) → done at once. The
+        // player posts both from its thread; this app hears them on its queue.
         let postrolls = HandedOver(nativePostrolls[...])
         var observers: [NSObjectProtocol] = []
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            var resumed = false
-            let done: @MainActor () -> Void = { if !resumed { resumed = true; c.resume() } }
+            let ending = StitchEnding(c)
             observers.append(NotificationCenter.default.addObserver(forName: .PlayerItemDidPlayToEndTime, object: player.currentItem,
-                                                                    queue: .main) { _ in
-                MainActor.assumeIsolated {
-                    let finish: @MainActor () -> Void = { [self] in
-                        loader.contentComplete()   // IMA's call; the manager has completed already
-                        let end = player.timeline.segments.last?.contentEnd ?? player.currentTime()
-                        playNatives(postrolls.value, at: end) { done() }
+                                                                    queue: nil) { [self] _ in
+                queue.async { [self] in
+                    let finish: @Sendable () -> Void = { [self] in
+                        queue.async { [self] in
+                            loader.contentComplete()   // IMA's call; the manager has completed already
+                            let end = player.timeline.segments.last?.contentEnd ?? player.currentTime()
+                            playNatives(postrolls.value, at: end) { ending.done() }
+                        }
                     }
-                    if let manager { manager.contentComplete(then: finish) } else { finish() }
+                    if let manager { manager.completeContent(then: finish) } else { finish() }
                 }
             })
             observers.append(NotificationCenter.default.addObserver(forName: .PlayerItemFailedToPlayToEndTime, object: player.currentItem,
-                                                                    queue: .main) { _ in
-                MainActor.assumeIsolated { done() }   // `finishStitch()` throws the failure
+                                                                    queue: nil) { _ in
+                ending.done()   // `finishStitch()` throws the failure
             })
             // Only now may content play: the player posts its end from its own thread, and a
             // notification posted before the observers exist is lost (content without ads ends
             // quickly, copied packet by packet; that lost end was the no-fill path's hang).
-            if manager == nil || wantsContent { resumeContent() }
+            queue.sync {
+                let asked = gate == .asked
+                gate = .open
+                if manager == nil || asked { resumeContent() }
+            }
         }
         for o in observers { NotificationCenter.default.removeObserver(o) }
-        for t in nativeTokens { player.removeTimeObserver(t) }
-        for n in nativeCues where !playedNatives.contains(n.id) {
-            nativeProblems.append("\(n.id): its cue \(n.cueTime?.seconds ?? 0) s lies past the content's end; not shown")
+        let (leftOut, failure) = queue.sync { () -> ([String], Error?) in
+            for t in nativeTokens { player.removeTimeObserver(t) }
+            for n in nativeCues where !playedNatives.contains(n.id) {
+                nativeProblems.append("\(n.id): its cue \(n.cueTime?.seconds ?? 0) s lies past the content's end; not shown")
+            }
+            return (nativeProblems, nativeFailure)
         }
-        if let e = nativeFailure {
+        if let e = failure {
             player.abandon()
             throw StitchFailure.encodingFailed("stitch failed: \(e)")
         }
@@ -209,7 +236,7 @@ import Timing
         let played = manager?.playedBreaks ?? []
         var result = StitchResult(
             schedule: .adResponse, session: session, breaks: played.map { $0.placement(in: session.timelineMap) },
-            warnings: (adUIWarning.map { [$0] } ?? []) + nativeWarnings + nativeProblems
+            warnings: (adUIWarning.map { [$0] } ?? []) + nativeWarnings + leftOut
                 + natives.compactMap { $0.shortfall(frameDuration: session.format.frameDuration) },
             started: started, planned: planEnd)
         result.cuePoints = manager?.adCuePoints ?? []
@@ -226,8 +253,10 @@ import Timing
     // MARK: content and native breaks on the player
 
     private var player: Player?
-    private var preloaded = false
-    private var wantsContent = false
+    /// Whether content may play: not before the ad media is fetched and the end observers are in
+    /// place (a request to play meanwhile is kept), then whenever the app asks.
+    private var gate = ContentGate.closed
+    private enum ContentGate { case closed, asked, open }
     private var nativeCues: [PreparedNative] = []
     private var nativeTokens: [Any] = []
     private var nativesDue: [PreparedNative] = []
@@ -238,7 +267,7 @@ import Timing
     /// Content plays on, after any native breaks due at the cue it stands on. Content waits for
     /// the manager's preloading (everything is fetched before the first frame, as a stitch always did).
     private func resumeContent() {
-        guard preloaded else { wantsContent = true; return }
+        guard gate == .open else { gate = .asked; return }
         let due = nativesDue[...]
         nativesDue = []
         guard let player else { return }
@@ -251,12 +280,12 @@ import Timing
         guard let player else { return }
         player.pause()
         nativesDue += nativeCues.filter { $0.cueTime == cue }
-        let managerBreak = adsManager.map { $0.breakPlaying && $0.doubleBox == nil } ?? false
+        let managerBreak = adsManager?.playsBreakPausingContent ?? false
         if !managerBreak { resumeContent() }   // otherwise the manager's content-resume request plays them
     }
 
-    /// Plays full-frame native breaks one after another as breaks of their own, then `done`.
-    private func playNatives(_ items: ArraySlice<PreparedNative>, at contentTime: MediaTime, then done: @escaping @MainActor () -> Void) {
+    /// Plays full-frame native breaks one after another as breaks of their own, then `done` (on `queue`).
+    private func playNatives(_ items: ArraySlice<PreparedNative>, at contentTime: MediaTime, then done: @escaping @Sendable () -> Void) {
         guard let n = items.first, let path = n.mediaPath, let player else { done(); return }
         let rest = items.dropFirst()
         playedNatives.insert(n.id)
@@ -269,20 +298,18 @@ import Timing
         player.beginBreak(id: n.id, contentTime: contentTime)
         n.layer.activate()
         let held = HandedOver((n, rest))
-        player.playAd(media, position: 1, totalAds: 1, queue: .main, onFrame: { _, _ in true }) { result in
-            MainActor.assumeIsolated { [self] in
-                let (n, rest) = held.value
-                n.layer.deactivate()
-                player.endBreak()
-                if case .failure(let e) = result { nativeFailure = nativeFailure ?? e }
-                playNatives(rest, at: contentTime, then: done)
-            }
+        player.playAd(media, position: 1, totalAds: 1, queue: queue, onFrame: { _, _ in true }) { [self] result in
+            let (n, rest) = held.value
+            n.layer.deactivate()
+            player.endBreak()
+            if case .failure(let e) = result { nativeFailure = nativeFailure ?? e }
+            playNatives(rest, at: contentTime, then: done)
         }
     }
 
     private var nativeFailure: Error?
 
-    // MARK: AdsManagerDelegate — what the app does
+    // MARK: AdsManagerDelegate — what the app does (on `queue`)
 
     /// Logs `event:TYPE`; starts the ads on `LOADED` (a single ad or pod) and on every `AD_BREAK_READY`.
     public func adsManager(_ adsManager: AdsManager, didReceive event: AdEvent) {
@@ -311,4 +338,12 @@ import Timing
         delegateLog.append("contentResume")
         resumeContent()
     }
+}
+
+/// The end of a stitch, heard once from whichever thread gets there first (the end of the
+/// post-rolls, or the player's failure).
+private final class StitchEnding: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Void, Never>?>
+    init(_ c: CheckedContinuation<Void, Never>) { continuation = Mutex(c) }
+    func done() { continuation.withLock { $0.take() }?.resume() }
 }

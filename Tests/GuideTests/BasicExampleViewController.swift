@@ -12,11 +12,13 @@
 //     contentDidFinishPlaying takes no Notification
 //   implicitly unwrapped IMA parameters (IMAAdsManager!) → non-optional
 //   print(...) → also kept in `log`, so the harness can check what the app saw
+//   the IMA delegate protocols are conformed to with `@preconcurrency`, as a Swift 6 app conforms
+//     to IMA's own (Objective-C) delegates: the calls come on the main queue, which it checks
 import Foundation
 import Interlude
 
 @MainActor
-class ViewController: AdsLoaderDelegate, AdsManagerDelegate {
+class ViewController: @preconcurrency AdsLoaderDelegate, @preconcurrency AdsManagerDelegate {
   static var ContentURLString = "https://storage.googleapis.com/interactive-media-ads/media/stock.mp4"
   static var AdTagURLString = "https://pubads.g.doubleclick.net/gampad/ads?iu=/21775744923/external/single_ad_samples&sz=640x480&cust_params=sample_ct%3Dlinear&ciu_szs=300x250%2C728x90&gdfp_req=1&output=vast&unviewed_position_start=1&env=vp&impl=s&correlator="
   static var clock = PlaybackClock.realTime

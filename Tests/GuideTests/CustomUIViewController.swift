@@ -17,7 +17,7 @@ import Foundation
 import Interlude
 
 @MainActor
-class CustomUIViewController: AdsLoaderDelegate, AdsManagerDelegate {
+class CustomUIViewController: @preconcurrency AdsLoaderDelegate, @preconcurrency AdsManagerDelegate {
   static var ContentURLString = ""
   static var AdTagURLString = ""
   static var clock = PlaybackClock.asFastAsPossible

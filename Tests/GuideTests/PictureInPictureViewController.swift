@@ -18,7 +18,7 @@ import Foundation
 import Interlude
 
 @MainActor
-class PictureInPictureViewController: AdsLoaderDelegate, AdsManagerDelegate, PictureInPictureControllerDelegate {
+class PictureInPictureViewController: @preconcurrency AdsLoaderDelegate, @preconcurrency AdsManagerDelegate, PictureInPictureControllerDelegate {
   static var ContentURLString = ""
   static var clock = PlaybackClock.realTime
 

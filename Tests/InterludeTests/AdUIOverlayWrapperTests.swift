@@ -157,7 +157,7 @@ import Playback
         player.surface.attach(NullOutput())
         let script = try SessionScript.parse(Data(#"{"actions": [{"at": 1.8, "do": "pause"}]}"#.utf8))
         let session = PlaySession(player: player, adTag: tag, script: script, log: SessionEventLog(handle: nil, wallTime: false))
-        var opened: [String] = []
+        let opened = Recorded<String>()
         session.renderingSettings.linkOpener = { opened.append($0.absoluteString) }
         let clicker = Task { @MainActor () -> (ScheduledOverlay?, ScheduledOverlay?) in
             let deadline = Date().addingTimeInterval(300)
@@ -180,7 +180,7 @@ import Playback
         #expect(clicked.count == 1)
         #expect(clicked.first?.ad?.adId == "in" && clicked.first?.ad?.isLinear == false)
         #expect(clicked.first?.data?["clickThroughUrl"] == "https://example.com/land?ad=in")
-        #expect(opened == ["https://example.com/land?ad=in"])
+        #expect(opened.all == ["https://example.com/land?ad=in"])
         let tracking = m.beacons.filter { $0.event == "clickTracking" }
         #expect(tracking.map(\.url) == [f.u("/ct?lvl=w1"), f.u("/ct?lvl=w2"), f.u("/ct?lvl=inline")], "\(tracking.map(\.url))")
         #expect(tracking.allSatisfy { $0.adId == "in" && $0.breakId == "ov" })

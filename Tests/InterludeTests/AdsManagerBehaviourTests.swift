@@ -10,7 +10,7 @@ import TestSupport
         async throws -> (AdsManager, FakeDisplay, RecordingDelegate) {
         let display = FakeDisplay()
         let request = AdsRequest(adsResponse: response, adDisplayContainer: AdDisplayContainer(videoDisplay: display), contentPlayhead: nil)
-        let m = try await AdsLoader(settings: settings).loadAds(request).adsManager
+        let m = try await AdsLoader.steppingOnMain(settings: settings).loadAds(request).adsManager
         let d = RecordingDelegate()
         m.delegate = d
         m.initialize(with: rendering)
@@ -179,7 +179,7 @@ import TestSupport
         // Selection refuses it at load (as `inspect` shows): with no other ad, the response has
         // nothing to play, an ad-loading error as IMA reports one (the app plays its content).
         do {
-            _ = try await AdsLoader().loadAds(request)
+            _ = try await AdsLoader.steppingOnMain().loadAds(request)
             Issue.record("a response whose only ad cannot play loaded")
         } catch let e as AdError {
             #expect(e.type == .adLoadingFailed && e.code == 403, "\(e)")

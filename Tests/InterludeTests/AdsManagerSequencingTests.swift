@@ -15,7 +15,7 @@ import TestSupport
     @Test func breaksPlayInTheSequencersOrderWithItsPodIndexes() async throws {
         let display = FakeDisplay()
         let request = AdsRequest(adsResponse: Self.response, adDisplayContainer: AdDisplayContainer(videoDisplay: display), contentPlayhead: nil)
-        let m = try await AdsLoader().loadAds(request).adsManager
+        let m = try await AdsLoader.steppingOnMain().loadAds(request).adsManager
         let d = RecordingDelegate()
         var started: [(String?, Int)] = []
         d.onEvent = { _, e in if e.type == .started, let ad = e.ad { started.append((ad.adId, ad.adPodInfo.podIndex)) } }

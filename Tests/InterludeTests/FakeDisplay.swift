@@ -5,8 +5,11 @@ import Playback
 
 /// An `AdVideoDisplay` that plays nothing: it advances a 30 fps clock frame by frame so the
 /// manager's state machine (events, skip, discard, seeks) can be checked without video. Media
-/// named `fake-N.mp4` lasts N seconds; `missing.mp4` fails with 401.
-@MainActor final class FakeDisplay: AdVideoDisplay {
+/// named `fake-N.mp4` lasts N seconds; `missing.mp4` fails with 401. It plays each ad at once on
+/// the manager's queue, every frame seen and waited for: with a manager that decides in step on
+/// the main queue (`AdsLoader.steppingOnMain`), a test sees what IMA's synchronous model gives.
+final class FakeDisplay: AdVideoDisplay, @unchecked Sendable {
+    // @unchecked Sendable: used on the manager's queue (the main queue, for the tests that use it) only.
     var streamTime: MediaTime = .zero
     var contentTime: MediaTime = .zero
     var timeline = TimelineMap()
@@ -25,9 +28,9 @@ import Playback
     func beginBreak(id: String, contentTime: MediaTime) { log.append("begin \(id)") }
     func endBreak() { log.append("end") }
 
-    func playAd(_ media: AdMedia, position: Int, totalAds: Int,
-                onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
-                completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void) {
+    func playAd(_ media: AdMedia, position: Int, totalAds: Int, marks: AdFrameMarks?, queue: DispatchQueue,
+                onFrame: @escaping @Sendable (MediaTime, MediaTime) -> Bool,
+                completion: @escaping @Sendable (Result<PlacedAd, Error>) -> Void) {
         completion(.success(play(media, position: position, totalAds: totalAds, onFrame: onFrame)))
     }
 
@@ -52,8 +55,19 @@ import Playback
     }
 }
 
+extension AdsLoader {
+    /// A loader whose managers decide in step with their delegate, on the main queue: every
+    /// delegate call is made, and answered, before the manager goes on (IMA's single-threaded
+    /// model, which the table tests of the manager's decisions use).
+    static func steppingOnMain(settings: Settings? = nil) -> AdsLoader {
+        let loader = AdsLoader(settings: settings)
+        loader.managersDecideInStep = true
+        return loader
+    }
+}
+
 /// Records everything a manager tells its delegate; `onEvent` lets a test act inside a callback.
-@MainActor final class RecordingDelegate: AdsManagerDelegate {
+@MainActor final class RecordingDelegate: @preconcurrency AdsManagerDelegate {
     var log: [String] = []
     var onEvent: ((AdsManager, AdEvent) -> Void)?
     var onProgress: ((AdsManager, Double) -> Void)?

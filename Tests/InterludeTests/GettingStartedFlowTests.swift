@@ -2,27 +2,36 @@ import Foundation
 import Testing
 import Timing
 import TestSupport
-@_spi(Engine) import Playback
-@_spi(Engine) @testable import Interlude
+import Playback
+@testable import Interlude
 
-/// IMA's getting-started flow, step by step, as an app on the engine: one loader, a request,
-/// adsLoadedWith → initialize → LOADED → start → content pause/resume → contentComplete →
-/// post-roll → ALL_ADS_COMPLETED.
-@MainActor final class PlayerApp: AdsLoaderDelegate, AdsManagerDelegate {
+/// IMA's getting-started flow, step by step, as an app on a stitching player: one loader, a
+/// request, adsLoadedWith → initialize → LOADED → start → content pause/resume → contentComplete
+/// → post-roll → ALL_ADS_COMPLETED. The manager decides on its own queue; this app hears it on
+/// the main queue, as IMA's apps do.
+@MainActor final class PlayerApp: @preconcurrency AdsLoaderDelegate, @preconcurrency AdsManagerDelegate {
     let loader = AdsLoader()
-    let playhead = EnginePlayhead()
-    let session: SpliceSession
+    let player: Player
+    let playhead: PlayerContentPlayhead
     let container: AdDisplayContainer
     var adsManager: AdsManager?
     var steps: [String] = []
     var loaded: CheckedContinuation<Void, Never>?
+    var finished: CheckedContinuation<Void, Never>?
+    nonisolated(unsafe) private var endObserver: NSObjectProtocol?   // set once, read in deinit
 
-    init(session: SpliceSession) {
-        self.session = session
-        container = AdDisplayContainer(videoDisplay: SessionVideoDisplay(session: session))
+    init(player: Player) {
+        self.player = player
+        playhead = PlayerContentPlayhead(player: player)
+        container = AdDisplayContainer(videoDisplay: PlayerVideoDisplay(player: player))
         loader.delegate = self
-        session.onEvent = { [playhead] e in if case let .contentProgress(c, s) = e { playhead.contentTime = c; playhead.streamTime = s } }
+        endObserver = NotificationCenter.default.addObserver(forName: .PlayerItemDidPlayToEndTime, object: player.currentItem,
+                                                             queue: nil) { [weak self] _ in
+            DispatchQueue.main.async { MainActor.assumeIsolated { self?.contentEnded() } }
+        }
     }
+
+    deinit { if let endObserver { NotificationCenter.default.removeObserver(endObserver) } }
 
     func requestAds(tag: String) async {
         steps.append("requestAds")
@@ -30,6 +39,11 @@ import TestSupport
             loaded = c
             loader.requestAds(AdsRequest(adTagUrl: tag, adDisplayContainer: container, contentPlayhead: playhead))
         }
+    }
+
+    /// Waits for ALL_ADS_COMPLETED.
+    func untilAllAdsCompleted() async {
+        await withCheckedContinuation { finished = $0 }
     }
 
     func adsLoader(_ loader: AdsLoader, adsLoadedWith data: AdsLoadedData) {
@@ -48,25 +62,22 @@ import TestSupport
     func adsManager(_ m: AdsManager, didReceive event: AdEvent) {
         steps.append(event.typeString)
         if event.type == .loaded { m.start() }
+        if event.type == .allAdsCompleted { finished?.resume(); finished = nil }
     }
     func adsManager(_ m: AdsManager, didReceive error: AdError) { steps.append("error \(error.code)") }
-    func adsManagerDidRequestContentPause(_ m: AdsManager) { steps.append("pause content at \(playhead.currentTime)") }
-    func adsManagerDidRequestContentResume(_ m: AdsManager) { steps.append("resume content") }
+    func adsManagerDidRequestContentPause(_ m: AdsManager) {
+        steps.append("pause content at \(playhead.currentTime)")
+        player.pause()
+    }
+    func adsManagerDidRequestContentResume(_ m: AdsManager) {
+        steps.append("resume content")
+        player.play()
+    }
 
-    /// The player: content plays to each cue the manager has; at the end, contentComplete.
-    func playContent() throws {
-        var position = MediaTime.zero
-        while true {
-            let cue = adsManager?.nextCuePoint(atOrAfter: position)
-            try session.playContent(until: cue)
-            if session.contentEnded { break }
-            guard let cue else { break }
-            position = cue
-            adsManager?.contentDidReachCuePoint(cue)
-        }
+    /// The content ended: contentComplete plays the post-roll.
+    func contentEnded() {
         steps.append("content ended")
         loader.contentComplete()
-        try session.finish()
     }
 }
 
@@ -87,11 +98,12 @@ import TestSupport
         </vmap:VMAP>
         """.write(to: vmap, atomically: true, encoding: .utf8)
         let out = dir.appendingPathComponent("flow.nut")
-        let session = try SpliceSession(request: StitchRequest(content: content.path, breaks: [], output: out.path,
-                                                               container: .nut, overwrite: true))
-        let app = PlayerApp(session: session)
+        let player = try Player(stitching: StitchRequest(content: content.path, breaks: [], output: out.path,
+                                                         container: .nut, overwrite: true))
+        let app = PlayerApp(player: player)
         await app.requestAds(tag: vmap.path)
-        try app.playContent()
+        await app.untilAllAdsCompleted()
+        try player.close()
         let ad6 = ["LOADED", "STARTED", "FIRST_QUARTILE", "MIDPOINT", "THIRD_QUARTILE", "COMPLETE"]
         #expect(app.steps == ["requestAds", "adsLoadedWith", "CUEPOINTS_CHANGED",
                               "pause content at 0.0", "AD_BREAK_STARTED"] + ad6 + ["AD_BREAK_ENDED", "resume content",
@@ -104,8 +116,8 @@ import TestSupport
                                                                                sources: [PixelSize(width: 640, height: 360), PixelSize(width: 320, height: 180)]))
         #expect(MediaVerifier.segments(frames).map(\.sourceID) == [2, 7, 2])
         #expect(frames.count == 180 + 90 + 180)
-        // the engine's playhead conformed to ContentPlayhead tracked the last content frame
-        #expect(app.playhead.contentTime == MediaTime(value: 89, timescale: 30))
+        // the player's playhead (a ContentPlayhead) is the last content frame presented
+        #expect(player.currentTime() == MediaTime(value: 89, timescale: 30))
         // a second loader request reuses the same loader
         await app.requestAds(tag: dir.appendingPathComponent("missing.xml").path)
         #expect(app.steps.last == "failedWith 301")

@@ -10,7 +10,7 @@ import Interlude
 /// controller's delegate forwarding to the app. `start()` in PiP fails with IMA's error (1102)
 /// and starts nothing; after PiP stops it plays the ad.
 @MainActor @Suite(.serialized) struct PictureInPictureStartRuleTests {
-    @MainActor final class App: AdsLoaderDelegate, AdsManagerDelegate, PictureInPictureControllerDelegate {
+    @MainActor final class App: @preconcurrency AdsLoaderDelegate, @preconcurrency AdsManagerDelegate, PictureInPictureControllerDelegate {
         let player: Player
         var manager: AdsManager?
         var errors: [AdError] = []
@@ -60,6 +60,7 @@ import Interlude
         #expect(app.log.suffix(2) == ["willStart", "didStart"], "the proxy forwards to the app: \(app.log)")
         #expect(manager.isPictureInPictureActive && proxy.isPictureInPictureActive)
         manager.start()
+        try await Self.waitFor { !app.errors.isEmpty }   // the delegate hears it on the main queue, after start() returns
         #expect(app.errors.map(\.code) == [AdsManager.startRefusedInPictureInPictureCode])
         #expect(app.errors.first?.code == 1102)
         try await Task.sleep(nanoseconds: 100_000_000)

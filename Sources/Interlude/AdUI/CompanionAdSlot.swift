@@ -1,17 +1,19 @@
 import Foundation
+import Synchronization
 import Timing
 
 /// A place beside the player for companion ads, as IMA's `IMACompanionAdSlot(view:width:height:)`:
 /// given to the `AdDisplayContainer`, it is filled, for each linear ad played, with the ad's
 /// companion of exactly its size (a static image), over the ad's stream-time range — what a page
-/// would show beside the player.
-@MainActor public final class CompanionAdSlot {
+/// would show beside the player. Any thread may read it; the `AdsManager` fills it from its queue.
+public final class CompanionAdSlot: Sendable {
     /// Slot width in pixels.
     public let width: Int
     /// Slot height in pixels.
     public let height: Int
     /// What filled it, in play order.
-    public private(set) var filled: [FilledCompanion] = []
+    public var filled: [FilledCompanion] { shown.withLock { $0 } }
+    private let shown = Mutex<[FilledCompanion]>([])
 
     /// A slot of `width`×`height` pixels.
     public init(width: Int, height: Int) {
@@ -19,7 +21,7 @@ import Timing
         self.height = height
     }
 
-    func fill(_ c: FilledCompanion) { filled.append(c) }
+    func fill(_ c: FilledCompanion) { shown.withLock { $0.append(c) } }
 }
 
 /// A companion shown in a slot: the image's bytes (checked by decoding them), its type, and when

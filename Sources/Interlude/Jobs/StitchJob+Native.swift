@@ -53,7 +53,7 @@ struct NativeTagHook {
     var vmap: (url: URL, data: Data)?
 
     /// Hands the natives (and the VMAP already fetched) to the stitcher.
-    @MainActor func configure(_ stitcher: TagStitcher, _ options: StitchJob) {
+    func configure(_ stitcher: TagStitcher, _ options: StitchJob) {
         stitcher.nativeBreaks = natives
         stitcher.playsNativeVMAPBreaks = options.adTag != nil
         stitcher.nativeLoadErrors = failures.map { AdError(type: .adLoadingFailed, code: $0.code, message: $0.message) }

@@ -7,7 +7,7 @@ import Timing
 extension StitchJob {
     /// Runs the tag-driven stitch (with `native`, the native breaks beside the VAST ones),
     /// stages the companions and commits.
-    @MainActor func runTag(_ onProgress: (@Sendable (MediaTime, MediaTime) -> Void)?, native: NativeTagHook? = nil) async throws(JobFailure) -> Outcome {
+    func runTag(_ onProgress: (@Sendable (MediaTime, MediaTime) -> Void)?, native: NativeTagHook? = nil) async throws(JobFailure) -> Outcome {
         let stitcher: TagStitcher
         if let tag = adTag {
             stitcher = TagStitcher(output: request, adTag: tag)

@@ -18,7 +18,7 @@ import Timing
 /// let outcome = try await job.run()
 /// print(outcome.summary.joined(separator: "\n"))
 /// ```
-public struct StitchJob {
+public struct StitchJob: Sendable {
     /// What to stitch and where. `run()` stages the output and commits it itself (except an HLS
     /// folder, which the stitch publishes), whatever `deferCommit` says.
     public var request: StitchRequest
@@ -55,7 +55,7 @@ public struct StitchJob {
     public init(request: StitchRequest) { self.request = request }
 
     /// What a finished job wrote and says.
-    public struct Outcome {
+    public struct Outcome: Sendable {
         /// The stitch's result (breaks, ads, stream times, errors, timings).
         public var result: StitchResult
         /// The report as written to `reportPath`; nil without one.
@@ -121,8 +121,10 @@ public struct StitchJob {
     }
 
     /// Checks, stitches and commits; `onProgress` gets (done, total) from the frame loop.
-    /// Throws one line, leaving no output, companion or report behind.
-    @MainActor public func run(onProgress: (@Sendable (MediaTime, MediaTime) -> Void)? = nil) async throws(JobFailure) -> Outcome {
+    /// Throws one line, leaving no output, companion or report behind. Needs no particular
+    /// thread: the stitch runs on threads and queues of its own (only the native ad formats'
+    /// templates are laid out on the main actor), so a process may run several at once.
+    public func run(onProgress: (@Sendable (MediaTime, MediaTime) -> Void)? = nil) async throws(JobFailure) -> Outcome {
         try check()
         var job = self
         job.request.deferCommit = request.container != .hls   // an HLS folder is published by the session itself
@@ -130,12 +132,14 @@ public struct StitchJob {
         if usesAdsAPI { return try await job.runTag(onProgress) }
         let stitcher = Stitcher(request: job.request)
         stitcher.onProgress = onProgress
-        let result = try await Self.stitching { try stitcher.run() }
+        let handed = HandedOver(stitcher)
+        let result = try await Self.stitching { try await onWorkerThread { try handed.value.run() } }
         return try job.commit(result, summary: StitchSummary.lines(result)) { try StitchReport(result).json() }
     }
 
-    /// Runs a stitch, its error as a failure of the job.
-    @MainActor static func stitching(_ run: () async throws -> StitchResult) async throws(JobFailure) -> StitchResult {
+    /// Runs a stitch, its error as a failure of the job (on the caller's actor, if any).
+    static func stitching(isolation: isolated (any Actor)? = #isolation,
+                          _ run: () async throws -> StitchResult) async throws(JobFailure) -> StitchResult {
         do { return try await run() } catch { throw .failed("\(error)") }
     }
 

@@ -5,7 +5,7 @@ import Playback
 import Timing
 
 /// A native ad made ready to show: its layer and, for a full-frame break, the media it plays.
-struct PreparedNative {
+struct PreparedNative: Sendable {
     /// `native-1`, … in request order.
     var id: String
     /// The native break.

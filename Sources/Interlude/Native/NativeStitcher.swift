@@ -5,7 +5,7 @@ import Foundation
 import Timing
 
 /// A native ad placed in a stitch.
-public struct NativeBreak {
+public struct NativeBreak: Sendable {
     /// How the ad takes the screen.
     public enum Layout: String, Sendable, CaseIterable {
         /// A break of its own: the layout fills the frame (the video asset, when there is one, plays

@@ -11,20 +11,23 @@ extension AdsManager {
     public static let startRefusedInPictureInPictureCode = 1102
 
     /// Whether picture-in-picture is active, as the request's `PictureInPictureProxy` says.
-    public var isPictureInPictureActive: Bool { phase.pictureInPicture == .on || request.pictureInPictureProxy?.isPictureInPictureActive == true }
+    public var isPictureInPictureActive: Bool { perform { pictureInPictureActive } }
+    var pictureInPictureActive: Bool {
+        phase.pictureInPicture == .on || request.pictureInPictureProxy?.isPictureInPictureActive == true
+    }
 
     /// Whether the app is in the background, as told by `appDidEnterBackground()`.
-    public var isInBackground: Bool { phase.app != .foreground }
+    public var isInBackground: Bool { perform { phase.app != .foreground } }
 
     /// How an ad starting now is presented.
     var currentPresentation: AdPresentation {
         if let box = doubleBox { return box.style.adInWindow ? .doubleBoxReverse : .doubleBox }
-        return isPictureInPictureActive ? .pictureInPicture : .normal
+        return pictureInPictureActive ? .pictureInPicture : .normal
     }
 
     /// The proxy forwarded a PiP start or stop.
     func pictureInPictureDidChange(active: Bool) {
-        phase.pictureInPicture = active ? .on : .off
+        perform { phase.pictureInPicture = active ? .on : .off }
     }
 
     /// `start()` during picture-in-picture: an error event (IMA's 1102), nothing starts; `start()`
@@ -32,7 +35,7 @@ extension AdsManager {
     func refuseStartInPictureInPicture() {
         let e = AdError(type: .adPlayingFailed, code: Self.startRefusedInPictureInPictureCode,
                         message: "ads cannot be started while picture-in-picture is active; call start() in normal mode")
-        errors.append(e)
+        record.errors.append(e)
         reportFatal(e)
     }
 
@@ -40,15 +43,19 @@ extension AdsManager {
     /// pauses (PAUSE and its `pause` beacon; no frame, quartile or progress beacon until the app
     /// returns); with it, nothing changes.
     public func appDidEnterBackground() {
-        guard phase.enteringBackground() else { return }
-        guard !settings.enableBackgroundPlayback, let p = playing, !p.paused else { return }
-        phase.app = .backgroundPausedAd
-        pause()
+        perform {
+            guard phase.enteringBackground() else { return }
+            guard !settings.enableBackgroundPlayback, let p = playing, p.hold == .playing else { return }
+            phase.app = .backgroundPausedAd
+            pauseAd()
+        }
     }
 
     /// The app returned to the foreground: an ad the background paused resumes (RESUME and its beacon).
     public func appWillEnterForeground() {
-        guard let resumes = phase.enteringForeground() else { return }
-        if resumes { resume() }
+        perform {
+            guard let resumes = phase.enteringForeground() else { return }
+            if resumes { resumeAd() }
+        }
     }
 }

@@ -11,8 +11,10 @@ import Timing
 extension AdsManager {
     /// Whether a break of the response asks for a double box (its VMAP extension, even malformed).
     var hasDoubleBoxes: Bool {
-        isAdRules && plans.contains { plan in
-            plan.scheduled.extensions.contains { $0.type?.lowercased() == DoubleBoxStyle.vmapExtensionType }
+        isAdRules && perform {
+            plans.contains { plan in
+                plan.scheduled.extensions.contains { $0.type?.lowercased() == DoubleBoxStyle.vmapExtensionType }
+            }
         }
     }
 }

@@ -29,41 +29,27 @@ extension DoubleBoxStyle {
 }
 
 /// A display that can play a break beside content that keeps going (a double box).
-@MainActor public protocol DoubleBoxCapableDisplay: AdVideoDisplay {
+public protocol DoubleBoxCapableDisplay: AdVideoDisplay {
     /// Starts a double-box break at content time `contentTime` for ads lasting `podDuration`;
-    /// throws when it cannot (the break then plays as a standard one).
+    /// throws when it cannot (the break then plays as a standard one). Called on the manager's queue.
     func beginDoubleBox(id: String, contentTime: MediaTime, style: DoubleBoxStyle, podDuration: MediaTime) throws(AdError) -> DoubleBoxRun
 }
 
 /// A double-box break under way: the manager plays its ads through it one by one, as through an
 /// `AdVideoDisplay`, while content goes on; their frames arrive as the content frames of the
-/// break are presented (a stitch's `SpliceSession`, or the live player's surface).
-@MainActor public final class DoubleBoxRun {
+/// break are presented. Used on the manager's queue only.
+public final class DoubleBoxRun: @unchecked Sendable {
+    // @unchecked Sendable: every call (and its closures) comes on the manager's queue, one at a time.
     /// The layer drawing the break.
     public let layer: DoubleBoxLayer
-    /// The stitch session it is drawn in; nil on the live player.
-    @_spi(Engine) public let session: SpliceSession?
     private let period: MediaTime
     private var beforeFirstAd: (() -> Void)?
-    private let finish: @MainActor (DoubleBoxLayer) -> Void
+    private let finish: (DoubleBoxLayer) -> Void
 
-    init(layer: DoubleBoxLayer, session: SpliceSession) {
-        self.layer = layer
-        self.session = session
-        period = session.format.frameDuration
-        finish = { layer in
-            guard let p = layer.placement else { return }
-            session.recordOverlappingBreak(.init(id: layer.breakId, contentTime: p.contentTime, streamStart: p.streamTime,
-                                                 streamEnd: session.streamTime, overlapsContent: true))
-            if let b = layer.packagedBreak { session.markOverlappingBreak(b) }   // HLS date ranges, MP4 chapters
-        }
-    }
-
-    /// A run on the live player: `beforeFirstAd` runs once the first ad is queued (content resumes),
+    /// A run on a player: `beforeFirstAd` runs once the first ad is queued (content resumes),
     /// `finish` when the break is over.
-    init(layer: DoubleBoxLayer, period: MediaTime, beforeFirstAd: @escaping () -> Void, finish: @escaping @MainActor (DoubleBoxLayer) -> Void) {
+    init(layer: DoubleBoxLayer, period: MediaTime, beforeFirstAd: @escaping () -> Void, finish: @escaping (DoubleBoxLayer) -> Void) {
         self.layer = layer
-        session = nil
         self.period = period
         self.beforeFirstAd = beforeFirstAd
         self.finish = finish
@@ -72,26 +58,26 @@ extension DoubleBoxStyle {
     /// How the break shows.
     public var style: DoubleBoxStyle { layer.style }
 
-    /// Queues an ad: `onFrame(adTime, streamTime)` for each of its frames (false ends it), then
-    /// `completion` with where it landed. With `marks`, `onFrame` sees only the marked frames.
-    public func playAd(_ media: AdMedia, position: Int, totalAds: Int, marks: AdFrameMarks? = nil,
-                       onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
-                       completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void) {
+    /// Queues an ad: `onFrame(adTime, streamTime)` on `queue` for each of its frames (false ends
+    /// it), then `completion` there with where it landed. With `marks`, `onFrame` sees only the
+    /// marked frames.
+    public func playAd(_ media: AdMedia, position: Int, totalAds: Int, marks: AdFrameMarks? = nil, queue: DispatchQueue,
+                       onFrame: @escaping @Sendable (MediaTime, MediaTime) -> Bool,
+                       completion: @escaping @Sendable (Result<PlacedAd, Error>) -> Void) {
         let period = self.period
         let frames = BoxAdFrames(marks)
         shownFrames = frames
-        // The layer calls this on the frame loop's thread: a stitch's worker or the player's
-        // thread (outside the surface's lock). A marked frame goes to the main queue as the
-        // loop's own ad frames do (`AdFrameMarks`): waited for when the marks say so (the
-        // manager's marks do for a double box), else queued, a false answer ending the ad once
-        // the next frame is out; the others are not handed over.
+        // The layer calls this on the frame loop's thread (outside the surface's lock). A marked
+        // frame goes to `queue` as the loop's own ad frames do (`AdFrameMarks`): waited for when
+        // the marks say so (the manager's marks do for a double box), else queued, a false answer
+        // ending the ad once the next frame is out; the others are not handed over.
         layer.enqueue(media, onFrame: { adTime, streamTime in
             let (marked, waits, ending) = frames.next(adTime)
-            if marked && waits { return runOnMain { onFrame(adTime, streamTime) } && !ending }
-            if marked { DispatchQueue.main.async { MainActor.assumeIsolated { if !onFrame(adTime, streamTime) { frames.end() } } } }
+            if marked && waits { return runAndWait(on: queue) { onFrame(adTime, streamTime) } && !ending }
+            if marked { queue.async { if !onFrame(adTime, streamTime) { frames.end() } } }
             return !ending
         }, completion: { placed in
-            runOnMain {
+            runAndWait(on: queue) {
                 completion(.success(PlacedAd(mediaFile: media.url, streamTime: placed.streamTime, duration: period * placed.frames,
                                              mediaDuration: media.duration, podPosition: position, totalAds: totalAds,
                                              frames: placed.frames)))
@@ -111,7 +97,7 @@ extension DoubleBoxStyle {
 }
 
 /// One double-box ad's frames as the loop's thread sees them: whether the manager is shown a
-/// frame, and waited for (`AdFrameMarks`), and an end asked from the main actor.
+/// frame, and waited for (`AdFrameMarks`), and an end asked from the manager's queue.
 private final class BoxAdFrames: @unchecked Sendable {
     // @unchecked Sendable: every field is guarded by `lock`.
     private let lock = NSLock()
@@ -128,27 +114,6 @@ private final class BoxAdFrames: @unchecked Sendable {
     }
 
     func end() { lock.lock(); ending = true; lock.unlock() }
-}
-
-extension SessionVideoDisplay: DoubleBoxCapableDisplay {
-    /// Adds the break's `DoubleBoxLayer` to the session; throws (code 1201) when content packets are copied or the
-    /// content ends before the pod would.
-    public func beginDoubleBox(id: String, contentTime: MediaTime, style: DoubleBoxStyle, podDuration: MediaTime) throws(AdError) -> DoubleBoxRun {
-        guard !session.copiesContent else {
-            throw AdError(type: .adPlayingFailed, code: 1201,
-                          message: "double-box break \(id) needs the content re-encoded, but its packets are copied (--smart on; use --smart auto or off)")
-        }
-        guard !session.contentEnded, contentTime + podDuration <= session.contentDuration else {
-            throw AdError(type: .adPlayingFailed, code: 1201,
-                          message: "double-box break \(id) lasts \(podDuration.seconds) s but the content ends at \(session.contentDuration.seconds) s")
-        }
-        let layer = DoubleBoxLayer(breakId: id, cue: contentTime, style: style)
-        layer.beginStreaming(format: session.format)
-        let session = self.session
-        layer.onEvent = { event in session.onEvent?(event) }
-        session.layers.add(layer)
-        return DoubleBoxRun(layer: layer, session: session)
-    }
 }
 
 extension AdsManager {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// IMA's `IMAPictureInPictureProxy`: set it as the `PictureInPictureController`'s delegate; it
 /// forwards every delegate message to the app's own delegate and to the `AdsManager`s of requests
@@ -9,9 +10,11 @@ import Foundation
 @MainActor public final class PictureInPictureProxy: PictureInPictureControllerDelegate {
     /// The app's delegate, which hears every message first.
     public private(set) weak var appDelegate: PictureInPictureControllerDelegate?
-    /// Whether picture-in-picture is active, as the messages forwarded say.
-    public private(set) var isPictureInPictureActive = false
-    private var managers: [WeakManager] = []
+    /// Whether picture-in-picture is active, as the messages forwarded say (any thread may ask:
+    /// the managers read it from their queues).
+    public nonisolated var isPictureInPictureActive: Bool { active.withLock { $0 } }
+    private let active = Mutex(false)
+    private let managers = Mutex<[WeakManager]>([])
 
     private struct WeakManager { weak var manager: AdsManager? }
 
@@ -20,13 +23,16 @@ import Foundation
         appDelegate = avPictureInPictureControllerDelegate
     }
 
-    /// Makes `manager` hear the messages too (done by the manager of a request made with this proxy).
-    func add(_ manager: AdsManager) {
-        managers.removeAll { $0.manager == nil || $0.manager === manager }
-        managers.append(WeakManager(manager: manager))
+    /// Makes `manager` hear the messages too (done by the manager of a request made with this
+    /// proxy, from any thread).
+    nonisolated func add(_ manager: AdsManager) {
+        managers.withLock {
+            $0.removeAll { $0.manager == nil || $0.manager === manager }
+            $0.append(WeakManager(manager: manager))
+        }
     }
 
-    private var liveManagers: [AdsManager] { managers.compactMap(\.manager) }
+    private var liveManagers: [AdsManager] { managers.withLock { $0.compactMap(\.manager) } }
 
     /// Forwards to the app's delegate.
     public func pictureInPictureControllerWillStartPictureInPicture(_ controller: PictureInPictureController) {
@@ -35,7 +41,7 @@ import Foundation
 
     /// Marks picture-in-picture active, then forwards to the app's delegate and to every ads manager.
     public func pictureInPictureControllerDidStartPictureInPicture(_ controller: PictureInPictureController) {
-        isPictureInPictureActive = true
+        active.withLock { $0 = true }
         appDelegate?.pictureInPictureControllerDidStartPictureInPicture(controller)
         for m in liveManagers { m.pictureInPictureDidChange(active: true) }
     }
@@ -52,7 +58,7 @@ import Foundation
 
     /// Marks picture-in-picture inactive, then forwards to the app's delegate and to every ads manager.
     public func pictureInPictureControllerDidStopPictureInPicture(_ controller: PictureInPictureController) {
-        isPictureInPictureActive = false
+        active.withLock { $0 = false }
         appDelegate?.pictureInPictureControllerDidStopPictureInPicture(controller)
         for m in liveManagers { m.pictureInPictureDidChange(active: false) }
     }

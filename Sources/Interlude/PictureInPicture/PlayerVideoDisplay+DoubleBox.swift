@@ -6,7 +6,7 @@ import Timing
 /// content plays on under it (the manager paused the player at the cue; it resumes once the first
 /// ad is queued). The layer hands its frame and end callbacks to `RenderSurface.afterPresenting`,
 /// so they run on the player's thread after each frame is out, outside the surface's lock, and
-/// wait there for the main queue as the player's own ad frames do. Pausing the ad (the viewer's
+/// reach the manager's queue from there as the player's own ad frames do. Pausing the ad (the viewer's
 /// pause, the background) holds the content, and the ad drawn on it, until it resumes.
 extension PlayerVideoDisplay: DoubleBoxCapableDisplay {
     /// Puts the break's `DoubleBoxLayer` on the player's surface before the first ad; throws (code 1201) when content
@@ -27,10 +27,11 @@ extension PlayerVideoDisplay: DoubleBoxCapableDisplay {
         layer.beginStreaming(format: surface.format)
         layer.deferCall = { [weak surface] body in surface?.afterPresenting(body) }
         // the content ending under the break (a pod a frame longer than the content) ends it, so
-        // the manager is not left waiting for frames that never come; the post waits for this
+        // the manager is not left waiting for frames that never come; run by the player's thread
+        // as it posts the end
         let held = WeakLayer(layer)
         let ended = NotificationCenter.default.addObserver(forName: PlayerItem.didPlayToEndTimeNotification, object: player.currentItem,
-                                                           queue: .main) { [weak surface] _ in
+                                                           queue: nil) { [weak surface] _ in
             guard let layer = held.layer, let surface else { return }
             layer.endNow(frameIndex: surface.presentedFrames, streamTime: surface.streamTime)
         }

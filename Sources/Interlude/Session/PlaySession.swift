@@ -8,7 +8,8 @@ import Timing
 /// Picture-in-picture follows IMA's PiP guide (a `PictureInPictureProxy` as the controller's
 /// delegate, the PiP request initializer, `start()` on LOADED only outside PiP) and the background
 /// follows `BackgroundPlayback`.
-@MainActor @_spi(Engine) public final class PlaySession: AdsLoaderDelegate, AdsManagerDelegate, PictureInPictureControllerDelegate {
+@MainActor @_spi(Engine) public final class PlaySession: @preconcurrency AdsLoaderDelegate, @preconcurrency AdsManagerDelegate,
+                                                         PictureInPictureControllerDelegate {
     /// The content player; attach outputs to `player.surface` before `run()`.
     public let player: Player
     /// The ad tag (URL or path), if any.
@@ -65,12 +66,19 @@ import Timing
         self.script = script
         self.log = log
         adsLoader = AdsLoader(settings: settings)
+        // As fast as possible, the session's log and frames are the same every run: the manager
+        // decides in step with this app (on the main actor), so each event is logged and answered
+        // at its frame. A script that reacts to ad events needs that in real time too.
+        adsLoader.managersDecideInStep = player.clock == .asFastAsPossible
+            || script.actions.contains { if case .event = $0.trigger { return true }; return false }
         pictureInPictureController = PictureInPictureController(player: player)
         backgroundPlayback = BackgroundPlayback(player: player, settings: settings)
         adsLoader.delegate = self
         pictureInPictureProxy = PictureInPictureProxy(avPictureInPictureControllerDelegate: self)
         pictureInPictureController.delegate = pictureInPictureProxy
-        renderingSettings.linkOpener = { [weak self] url in self?.write("openURL", ["url": url.absoluteString]) }
+        renderingSettings.linkOpener = { [weak self] url in   // on the delegate queue: main
+            MainActor.assumeIsolated { self?.write("openURL", ["url": url.absoluteString]) }
+        }
     }
 
     /// Plays the session to its end (content ended and, with ads, ALL_ADS_COMPLETED) or to a
@@ -276,8 +284,6 @@ import Timing
         adsManager = adsLoadedData.adsManager
         adsManager?.delegate = self
         backgroundPlayback.adsManager = adsManager
-        // a script that reacts to ad events acts on their frames, so that a replay gives the same frames
-        adsManager?.answersInStep = script.actions.contains { if case .event = $0.trigger { return true }; return false }
         adsManager?.initialize(with: renderingSettings)
     }
 
