@@ -39,7 +39,7 @@ public enum HostileBodies {
     }
 
     /// Runs `executable` with `args`, polling its `VmHWM` until it exits; kills it after `limit` s.
-    public static func measure(_ executable: URL, _ args: [String], limit: Double = 300) throws -> Run {
+    public static func measure(_ executable: URL, _ args: [String], limit: Double = 60) throws -> Run {
         let p = Process()
         p.executableURL = executable
         p.arguments = args

@@ -41,11 +41,11 @@ private final class GatedSink: @unchecked Sendable {
         server.route("/big.mp4", .generated(1 << 30))
         let sink = GatedSink()
         let fetch = Task {
-            try await HTTPStream.fetch(URL(string: server.url("/big.mp4"))!, timeout: 300, maxBytes: 2 << 30) { try sink.take($0) }
+            try await HTTPStream.fetch(URL(string: server.url("/big.mp4"))!, timeout: 60, maxBytes: 2 << 30) { try sink.take($0) }
         }
         // wait until the server's writes stop (they block on full socket buffers)
         var sent: Int64 = -1
-        let deadline = Date().addingTimeInterval(120)
+        let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             try await Task.sleep(nanoseconds: 1_000_000_000)
             let now = server.bodyBytesSent("/big.mp4")

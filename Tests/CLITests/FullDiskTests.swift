@@ -43,7 +43,7 @@ import TestSupport
             p.standardError = err
             p.standardOutput = FileHandle.nullDevice
             try p.run()
-            let deadline = Date().addingTimeInterval(120)
+            let deadline = Date().addingTimeInterval(60)
             while p.isRunning, Date() < deadline { usleep(50_000) }
             let hung = p.isRunning
             if hung { p.terminate() }

@@ -13,13 +13,13 @@ import Glibc
         let fifo = dir.appendingPathComponent("content.mp4").path
         try #require(mkfifo(fifo, 0o644) == 0)
         let run = try await offPool {
-            try HostileBodies.measure(CLI.binary, ["stitch", fifo, "-o", dir.appendingPathComponent("o.mp4").path, "-q"], limit: 120)
+            try HostileBodies.measure(CLI.binary, ["stitch", fifo, "-o", dir.appendingPathComponent("o.mp4").path, "-q"], limit: 60)
         }
         #expect(run.status == 1, "exit 1, not killed after hanging: \(run.status) \(run.stderr)")
         #expect(run.stderr.contains("FIFO") && run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
         let tag = dir.appendingPathComponent("tag.xml").path
         try #require(mkfifo(tag, 0o644) == 0)
-        let inspect = try await offPool { try HostileBodies.measure(CLI.binary, ["inspect", tag], limit: 120) }
+        let inspect = try await offPool { try HostileBodies.measure(CLI.binary, ["inspect", tag], limit: 60) }
         #expect(inspect.status == 1 && inspect.stderr.contains("not a regular file"), "\(inspect.stderr)")
     }
 

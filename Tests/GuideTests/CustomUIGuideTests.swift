@@ -66,7 +66,7 @@ import TestSupport
         let guideOut = dir.appendingPathComponent("guide.nut")
         vc.view.attach(try EncodedOutput(url: guideOut.path, container: .nut, format: vc.view.format, settings: EncoderSettings()))
         vc.viewDidAppear(true)
-        let deadline = Date().addingTimeInterval(300)
+        let deadline = Date().addingTimeInterval(60)
         while !(vc.log.contains("ALL_ADS_COMPLETED") && vc.player.contentEnded), Date() < deadline {
             try await Task.sleep(nanoseconds: 20_000_000)
         }

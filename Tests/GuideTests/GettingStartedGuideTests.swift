@@ -71,7 +71,7 @@ import TestSupport
         vc.viewDidLoad()
         try attach(vc.view)
         vc.viewDidAppear(true)
-        let deadline = Date().addingTimeInterval(120)
+        let deadline = Date().addingTimeInterval(60)
         while !(vc.log.contains("ALL_ADS_COMPLETED") && vc.player.contentEnded), Date() < deadline {
             try await Task.sleep(nanoseconds: 20_000_000)
         }

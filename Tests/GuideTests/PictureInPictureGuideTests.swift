@@ -34,7 +34,7 @@ import TestSupport
     }
 
     static func waitFor(_ what: @MainActor () -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(300)
+        let deadline = Date().addingTimeInterval(60)
         while !what(), Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
     }
 

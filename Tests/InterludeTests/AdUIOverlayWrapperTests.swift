@@ -160,7 +160,7 @@ import Playback
         let opened = Recorded<String>()
         session.renderingSettings.linkOpener = { opened.append($0.absoluteString) }
         let clicker = Task { @MainActor () -> (ScheduledOverlay?, ScheduledOverlay?) in
-            let deadline = Date().addingTimeInterval(300)
+            let deadline = Date().addingTimeInterval(60)
             while !(player.rate == 0 && session.adsManager?.overlay(atX: 160, y: 150) != nil), Date() < deadline {
                 try await Task.sleep(nanoseconds: 5_000_000)
             }

@@ -20,7 +20,7 @@ import TestSupport
         let dir = freshDirectory()
         let cache = AdMediaCache(directory: dir, maxFileBytes: 8 << 20)
         do {
-            _ = try await cache.localPath(for: server.url("/endless.mp4"), timeout: 120, allowLocal: false)
+            _ = try await cache.localPath(for: server.url("/endless.mp4"), timeout: 60, allowLocal: false)
             Issue.record("a 2 GB body was accepted")
         } catch {
             #expect(error.code == 403 && error.message.contains("larger than"), "\(error)")
@@ -34,7 +34,7 @@ import TestSupport
         server.route("/huge.mp4", .generated(2 << 30))
         let dir = freshDirectory()
         do {
-            _ = try await AdMediaCache(directory: dir).localPath(for: server.url("/huge.mp4"), timeout: 120, allowLocal: false)
+            _ = try await AdMediaCache(directory: dir).localPath(for: server.url("/huge.mp4"), timeout: 60, allowLocal: false)
             Issue.record("accepted")
         } catch {
             #expect(error.code == 403 && error.message.contains("larger than"), "\(error)")
@@ -49,7 +49,7 @@ import TestSupport
         server.route("/bomb.mp4", .init(status: 200, headers: ["Content-Type": "video/mp4", "Content-Encoding": "gzip"], body: bomb))
         let dir = freshDirectory()
         do {
-            _ = try await AdMediaCache(directory: dir).localPath(for: server.url("/bomb.mp4"), timeout: 120, allowLocal: false)
+            _ = try await AdMediaCache(directory: dir).localPath(for: server.url("/bomb.mp4"), timeout: 60, allowLocal: false)
             Issue.record("accepted")
         } catch {
             #expect(error.code == 403 && error.message.contains("Content-Encoding 'gzip' refused"), "\(error)")
@@ -84,7 +84,7 @@ import TestSupport
         defer { server.stop() }
         server.route("/r.mp4", .redirect(to: "file:///etc/passwd"))
         do {
-            _ = try await AdMediaCache(directory: freshDirectory()).localPath(for: server.url("/r.mp4"), timeout: 120, allowLocal: false)
+            _ = try await AdMediaCache(directory: freshDirectory()).localPath(for: server.url("/r.mp4"), timeout: 60, allowLocal: false)
             Issue.record("accepted")
         } catch {
             #expect(error.code == 403 && error.message.contains("redirect to file:///etc/passwd refused"), "\(error)")

@@ -34,7 +34,7 @@ import Interlude
     }
 
     static func waitFor(_ what: @MainActor () -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(300)
+        let deadline = Date().addingTimeInterval(60)
         while !what(), Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
     }
 
@@ -77,7 +77,7 @@ import Interlude
         let ad = try #require(manager.playedBreaks.first?.ads.first)
         #expect(ad.presentation == .normal && ad.placement.frames == 30)
         // off the main actor: the player delivers its observers on main and would wait for it
-        _ = try await offPool { player.waitUntilIdle(timeout: 300) }
+        _ = try await offPool { player.waitUntilIdle(timeout: 60) }
         #expect(null.frameCount == 30 + 90)
         try player.close()
     }

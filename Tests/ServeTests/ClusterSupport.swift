@@ -19,7 +19,7 @@ final class Cluster: @unchecked Sendable {
     }
     static var binary: URL { TestMedia.packageRoot.appendingPathComponent(".build/debug/interlude") }
 
-    /// Starts a fleet serving `content` as "c" with the ad tag `ads`; waits (up to 180 s) until the script says it is ready.
+    /// Starts a fleet serving `content` as "c" with the ad tag `ads`; waits (up to 60 s) until the script says it is ready.
     init(content: URL, ads: String, nodes: Int = 3, workers: Int = 2, serveArgs: String = "", workerArgs: String = "") throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("cluster-\(getpid())-\(UUID().uuidString.prefix(6))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -43,7 +43,7 @@ final class Cluster: @unchecked Sendable {
         let out = folder.appendingPathComponent("cluster.out").path
         script = try Child.spawn("/bin/bash", [TestMedia.packageRoot.appendingPathComponent("scripts/cluster.sh").path],
                                  extraEnvironment: env, stdout: out, stderr: folder.appendingPathComponent("cluster.err").path)
-        let deadline = Date().addingTimeInterval(180)
+        let deadline = Date().addingTimeInterval(60)
         var ready = false
         while Date() < deadline {
             let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""

@@ -104,7 +104,7 @@ struct ClusterTests {
             return c.nodeURL(other, "/v1/sessions/\(id)/180p.m3u8")
         }
         var rows: [(status: Int, body: String)] = []
-        let deadline = Date().addingTimeInterval(240)
+        let deadline = Date().addingTimeInterval(60)
         repeat {
             rows = try await offPool { try Self.fetchAll(urls) }
             if rows.allSatisfy({ $0.status == 200 && $0.body.contains("/v1/segments/ads/") }) { break }
@@ -156,7 +156,7 @@ struct ClusterTests {
         let victim = try #require(holder)
         c.kill(victim)
         // The other one claims it after the visibility timeout and commits it (the one rung asked for).
-        #expect(await eventually(240) { Self.committedAds(c).count == 1 }, "\(c.log(victim == "worker1" ? "worker2" : "worker1"))")
+        #expect(await eventually(60) { Self.committedAds(c).count == 1 }, "\(c.log(victim == "worker1" ? "worker2" : "worker1"))")
         #expect(try c.redis("XLEN", "interlude:jobs:dead") == "0")
         // The nodes learn of the commit (they wait on the job), then the playlist has the ad.
         var text = ""

@@ -144,7 +144,7 @@ struct ServeRedisWorkerTests {
         for i in 0..<6 { for s in stores { _ = s.ad(mediaURL: server.url("/ad\(i).mp4"), rendition: "90p") } }
         for i in 0..<6 {
             for s in stores {
-                guard case .ready = try await ServeStoreAdTests.settled(s, server.url("/ad\(i).mp4"), "90p", seconds: 90) else {
+                guard case .ready = try await ServeStoreAdTests.settled(s, server.url("/ad\(i).mp4"), "90p") else {
                     Issue.record("ad \(i) not ready\n\(workers.map(\.text).joined())"); return
                 }
             }

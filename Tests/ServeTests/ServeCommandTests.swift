@@ -55,7 +55,7 @@ import Testing
         }.start()
         let log = LineBox()
         Thread { log.append(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)) }.start()
-        #expect(await eventually(120) { !lines.all.isEmpty })
+        #expect(await eventually(60) { !lines.all.isEmpty })
         let url = try #require(lines.all.first)
         #expect(url.hasPrefix("http://127.0.0.1:") && url.hasSuffix("/v1/master/c/index.m3u8"))
         let master = try await curl(url)

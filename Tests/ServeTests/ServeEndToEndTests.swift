@@ -43,9 +43,9 @@ import Timing
             return String(manifest.dropFirst("/v1/sessions/".count).prefix { $0 != "/" })
         }
 
-        /// The session's media playlist once its ad is in it (asked until then, up to 90 s).
+        /// The session's media playlist once its ad is in it (asked until then, up to 60 s).
         func playlist(_ id: String, _ rendition: String = "180p") async throws -> String {
-            let deadline = Date().addingTimeInterval(90)
+            let deadline = Date().addingTimeInterval(60)
             while Date() < deadline {
                 let text = try await curl(running.url("/v1/sessions/\(id)/\(rendition).m3u8")).text
                 if text.contains("/v1/segments/ads/") && !text.contains("/slate/") { return text }

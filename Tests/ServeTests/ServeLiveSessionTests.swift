@@ -99,7 +99,7 @@ import Timing
             guard let rungs = await channels.rungs(of: "ch") else { throw StoreFixtureError.unknown("no live rung") }
             for rung in rungs {
                 for u in adURLs {
-                    guard case .ready = try await ServeStoreAdTests.settled(store, u, rung.rendition.name, seconds: 120) else {
+                    guard case .ready = try await ServeStoreAdTests.settled(store, u, rung.rendition.name) else {
                         throw StoreFixtureError.unknown("ad \(u) not ready")
                     }
                 }

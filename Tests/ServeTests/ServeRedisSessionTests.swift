@@ -237,7 +237,7 @@ struct ServeRedisSessionTests {
             let d = out.fileHandleForReading.availableData
             if let first = String(decoding: d, as: UTF8.self).split(separator: "\n").first { lines.append(String(first)) }
         }.start()
-        #expect(await eventually(120) { !lines.all.isEmpty })
+        #expect(await eventually(60) { !lines.all.isEmpty })
         let base = try #require(lines.all.first?.components(separatedBy: "/v1/").first)
         let made = try await curl(base + "/v1/session/c", method: "POST", body: "{}")
         #expect(made.status == 200, "\(made.text)")
