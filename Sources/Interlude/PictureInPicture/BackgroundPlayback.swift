@@ -16,8 +16,10 @@ import Playback
     /// Whether playback goes on in the background (`Settings.enableBackgroundPlayback`).
     public let enabled: Bool
     /// Whether the app is in the background.
-    public private(set) var isInBackground = false
-    private var contentPausedByBackground = false
+    public var isInBackground: Bool { app != .foreground }
+    /// Where the app is, and whether entering the background paused the content.
+    private var app = App.foreground
+    private enum App { case foreground, background, backgroundPausedContent }
 
     /// The rules for `player` under `settings` (nil: defaults, background playback off).
     public init(player: Player, settings: Settings?, adsManager: AdsManager? = nil) {
@@ -41,11 +43,11 @@ import Playback
     @discardableResult
     public func enterBackground() -> Effect {
         let effect = Self.effect(enableBackgroundPlayback: enabled)
-        guard !isInBackground else { return effect }
-        isInBackground = true
+        guard app == .foreground else { return effect }
+        app = .background
         adsManager?.appDidEnterBackground()
         if effect == .pauses, !(adsManager?.isPlayingAd ?? false), player.rate != 0 {
-            contentPausedByBackground = true
+            app = .backgroundPausedContent
             player.pause()
         }
         return effect
@@ -53,11 +55,11 @@ import Playback
 
     /// The app returns to the foreground: what the background paused goes on.
     public func enterForeground() {
-        guard isInBackground else { return }
-        isInBackground = false
+        let pausedContent = app == .backgroundPausedContent
+        guard app != .foreground else { return }
+        app = .foreground
         adsManager?.appWillEnterForeground()
-        if contentPausedByBackground {
-            contentPausedByBackground = false
+        if pausedContent {
             player.play()
         }
     }

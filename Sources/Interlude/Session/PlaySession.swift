@@ -42,18 +42,36 @@ import Timing
     /// resume it: played as fast as possible with no viewer input (no window, no app calling
     /// `perform`), such a hold would wait for ever. Off by default: an app may resume it.
     public var endsHeldPlaybackAtScriptEnd = false
-    /// LOADED came during PiP: `start()` waits for PiP to stop, as the PiP guide asks.
-    private var startDeferredByPictureInPicture = false
-
-    private var loadFailed = false
-    private var allAdsCompleted = false
-    private var quitting = false
+    /// Where the session's ads stand.
+    private var ads: AdsStage
+    private enum AdsStage: Equatable {
+        /// No ad tag.
+        case none
+        /// Requested, not loaded yet (a LOADED still to come plays on).
+        case loading
+        /// Loaded; LOADED came during picture-in-picture, so `start()` waits for PiP to stop, as
+        /// the PiP guide asks.
+        case startWaitsForPictureInPicture
+        /// Loaded and playing as the manager decides.
+        case running
+        /// The request failed: content plays alone.
+        case loadFailed
+        /// ALL_ADS_COMPLETED came.
+        case allCompleted
+    }
+    /// What the viewer does to the session as a whole.
+    private var viewer = Viewer.watching
+    private enum Viewer: Equatable {
+        case watching
+        /// A pause or background with no `for` holds playback (no timer ends it).
+        case holdingWithoutEnd
+        /// `quit`, or a hold that nothing can end: the session ends.
+        case quitting
+    }
     private var eventCounts: [AdEventType: Int] = [:]
     /// Script actions on a time that fired already (by index): each fires once, so a seek back
     /// over its own time does not fire it again.
     private var firedActions: Set<Int> = []
-    /// A pause or background with no `for` holds playback (no timer ends it).
-    private var heldWithoutEnd = false
     private var finished: CheckedContinuation<Void, Never>?
     private var endObserver: NSObjectProtocol?
     private let tokens = NSMutableArray()
@@ -65,6 +83,7 @@ import Timing
         self.adTag = adTag
         self.script = script
         self.log = log
+        ads = adTag == nil ? .none : .loading
         adsLoader = AdsLoader(settings: settings)
         // As fast as possible, the session's log and frames are the same every run: the manager
         // decides in step with this app (on the main actor), so each event is logged and answered
@@ -156,7 +175,7 @@ import Timing
         switch kind {
         case .pause(let seconds):
             write("action", ["do": "pause"])
-            if seconds == nil { heldWithoutEnd = true }   // before pausing: a resume on the PAUSE event clears it
+            if seconds == nil { hold() }   // before pausing: a resume on the PAUSE event clears it
             if let m = adsManager, m.isPlayingAd { m.pause() } else { player.pause() }
             if seconds == nil { holdWithoutEnd() }
             if let seconds {
@@ -169,7 +188,7 @@ import Timing
             }
         case .resume:
             write("action", ["do": "resume"])
-            heldWithoutEnd = false
+            release()
             if let m = adsManager, m.isPlayingAd { m.resume() } else if !(adsManager?.isPlayingAd ?? false) { player.play() }
         case .skip:
             write("action", ["do": "skip"])
@@ -190,7 +209,7 @@ import Timing
             if on {
                 let effect = backgroundPlayback.enterBackground()
                 write("background", ["playback": effect.rawValue])
-                if seconds == nil, effect == .pauses { heldWithoutEnd = true; holdWithoutEnd() }
+                if seconds == nil, effect == .pauses { hold(); holdWithoutEnd() }
                 if let seconds {
                     let back = { [weak self] in self?.perform(.background(false, seconds: nil)) }
                     if player.clock == .realTime {
@@ -200,17 +219,22 @@ import Timing
                     }
                 }
             } else {
-                heldWithoutEnd = false
+                release()
                 backgroundPlayback.enterForeground()
             }
         case .quit:
             write("action", ["do": "quit"])
-            quitting = true
+            viewer = .quitting
             player.pause()
             adsManager?.destroy()
             checkDone()
         }
     }
+
+    /// A pause or background with no `for` holds playback (unless the session is ending).
+    private func hold() { if viewer == .watching { viewer = .holdingWithoutEnd } }
+    /// A resume, or the return from the background, ends a hold.
+    private func release() { if viewer == .holdingWithoutEnd { viewer = .watching } }
 
     /// A pause or background with no `for`. In real time, or with a viewer's input, the viewer (a
     /// key, a later action) ends it; played as fast as possible with no input
@@ -218,19 +242,18 @@ import Timing
     /// still held after the actions and events it set off have run, the session ends there — at
     /// the script's end — instead of waiting for ever.
     private func holdWithoutEnd() {
-        guard heldWithoutEnd, endsHeldPlaybackAtScriptEnd, player.clock == .asFastAsPossible else { return }
+        guard viewer == .holdingWithoutEnd, endsHeldPlaybackAtScriptEnd, player.clock == .asFastAsPossible else { return }
         // two turns of the main queue: events the pause itself posts (PAUSE) and actions on them run first
         DispatchQueue.main.async { DispatchQueue.main.async { MainActor.assumeIsolated { [weak self] in self?.endIfStillHeld() } } }
     }
 
     private func endIfStillHeld() {
-        guard heldWithoutEnd, !quitting, finished != nil else { return }
+        guard viewer == .holdingWithoutEnd, finished != nil else { return }
         let adPaused = adsManager.map { $0.isPlayingAd && $0.isAdPaused } ?? false
         let contentHeld = player.rate == 0 && !(adsManager?.isPlayingAd ?? false)
-        let adsPending = adTag != nil && adsManager == nil && !loadFailed   // a LOADED still to come plays on
-        guard (adPaused || contentHeld), !adsPending else { return }
+        guard (adPaused || contentHeld), ads != .loading else { return }   // a LOADED still to come plays on
         write("scriptEnded", ["reason": "held by a pause or background with no \"for\"; nothing can resume it as fast as possible"])
-        quitting = true
+        viewer = .quitting
         adsManager?.destroy()
         checkDone()
     }
@@ -266,8 +289,8 @@ import Timing
     }
 
     private func checkDone() {
-        let adsDone = adTag == nil || loadFailed || allAdsCompleted
-        guard let c = finished, quitting || (player.contentEnded && adsDone) else { return }
+        let adsDone = ads == .none || ads == .loadFailed || ads == .allCompleted
+        guard let c = finished, viewer == .quitting || (player.contentEnded && adsDone) else { return }
         finished = nil
         write("end", ["frames": player.surface.presentedFrames, "droppedFrames": player.droppedFrames])
         c.resume()
@@ -282,6 +305,7 @@ import Timing
     /// The ads loaded: takes their manager, becomes its delegate and initializes it with the rendering settings.
     public func adsLoader(_ loader: AdsLoader, adsLoadedWith adsLoadedData: AdsLoadedData) {
         adsManager = adsLoadedData.adsManager
+        ads = .running
         adsManager?.delegate = self
         backgroundPlayback.adsManager = adsManager
         adsManager?.initialize(with: renderingSettings)
@@ -291,7 +315,7 @@ import Timing
     public func adsLoader(_ loader: AdsLoader, failedWith adErrorData: AdLoadingErrorData) {
         write("adsLoadError", ["code": adErrorData.adError.code, "type": adErrorData.adError.type.rawValue,
                                "message": adErrorData.adError.message, "errorUrls": loader.beacons.map(\.url)])
-        loadFailed = true
+        ads = .loadFailed
         player.play()
         checkDone()
     }
@@ -311,9 +335,9 @@ import Timing
         log.write(event.typeString, streamTime: event.streamTime, contentTime: event.contentTime, fields)
         if event.type == .loaded {
             // the PiP guide: ads cannot be started in picture-in-picture; start once it stops
-            if pictureInPictureController.isPictureInPictureActive { startDeferredByPictureInPicture = true } else { adsManager.start() }
+            if pictureInPictureController.isPictureInPictureActive { ads = .startWaitsForPictureInPicture } else { adsManager.start() }
         }
-        if event.type == .allAdsCompleted { allAdsCompleted = true; checkDone() }
+        if event.type == .allAdsCompleted { ads = .allCompleted; checkDone() }
         let n = (eventCounts[event.type] ?? 0) + 1
         eventCounts[event.type] = n
         for action in script.actions where action.trigger == .event(event.type, occurrence: n) { perform(action.kind) }
@@ -334,7 +358,7 @@ import Timing
     /// Logs `contentResume` and plays the content again (unless quitting).
     public func adsManagerDidRequestContentResume(_ adsManager: AdsManager) {
         write("contentResume")
-        if !quitting { player.play() }
+        if viewer != .quitting { player.play() }
         checkDone()
     }
 
@@ -348,8 +372,8 @@ import Timing
     /// Logs `pictureInPictureStopped` and starts the ads if their start waited for it.
     public func pictureInPictureControllerDidStopPictureInPicture(_ controller: PictureInPictureController) {
         write("pictureInPictureStopped")
-        if startDeferredByPictureInPicture {
-            startDeferredByPictureInPicture = false
+        if ads == .startWaitsForPictureInPicture {
+            ads = .running
             adsManager?.start()
         }
     }
