@@ -4,7 +4,7 @@ import Timing
 
 /// What plays ad media into the output on the manager's behalf (IMA's custom video display):
 /// the `AdsManager` asks it to prepare, start and play each ad, and learns the ad's progress
-/// frame by frame. `SessionVideoDisplay` implements it over the engine.
+/// frame by frame. `PlayerVideoDisplay` implements it over a player (a stitching one for a stitch).
 @MainActor public protocol AdVideoDisplay: AnyObject {
     /// Output stream time reached.
     var streamTime: MediaTime { get }
@@ -63,45 +63,4 @@ extension AdVideoDisplay {
     }
     /// `onFrame`'s answer on the next frame ends the ad: nothing to add.
     public func endAdAfterNextFrame() {}
-}
-
-/// `AdVideoDisplay` over the engine's `SpliceSession`.
-@_spi(Engine) @MainActor public final class SessionVideoDisplay: AdVideoDisplay {
-    /// The session ads are spliced into.
-    public let session: SpliceSession
-    private let threads: Int
-
-    /// Wraps a session; `threads` for ad decoders. Ads are spliced on the caller's thread (the
-    /// main actor): the completion runs before `playAd` returns.
-    public init(session: SpliceSession, threads: Int = 0) {
-        self.session = session
-        self.threads = threads
-    }
-
-    /// The session's stream time: the end of the last frame written.
-    public var streamTime: MediaTime { session.streamTime }
-    /// The content time of the last content frame written (zero before the first).
-    public var contentTime: MediaTime { session.contentTime ?? .zero }
-    /// The session's content ↔ stream mapping so far.
-    public var timeline: TimelineMap { session.timelineMap }
-
-    /// The media at `mediaPath`, opened and measured the first time it is asked for, or its VAST error.
-    public func prepareAd(mediaPath: String) throws(AdError) -> AdMedia { try measurements.measure(mediaPath) }
-
-    // Each media file is opened and measured once per stitch, however often it plays.
-    private lazy var measurements = AdMeasurements(threads: threads)
-
-    /// The session marks the start of the break at its current stream time, content paused at `contentTime`.
-    public func beginBreak(id: String, contentTime: MediaTime) { session.beginBreak(id: id, contentTime: contentTime) }
-
-    /// Splices `media` into the output on the caller's thread, calling `onFrame` for each ad frame; `completion` runs
-    /// before this returns.
-    public func playAd(_ media: AdMedia, position: Int, totalAds: Int,
-                       onFrame: @escaping @MainActor (MediaTime, MediaTime) -> Bool,
-                       completion: @escaping @MainActor (Result<PlacedAd, Error>) -> Void) {
-        completion(Result { try session.playAd(media, position: position, totalAds: totalAds, onFrame: onFrame) })
-    }
-
-    /// The session marks the end of the current break.
-    public func endBreak() { session.endBreak() }
 }

@@ -37,33 +37,18 @@ extension DoubleBoxStyle {
 
 /// A double-box break under way: the manager plays its ads through it one by one, as through an
 /// `AdVideoDisplay`, while content goes on; their frames arrive as the content frames of the
-/// break are presented (a stitch's `SpliceSession`, or the live player's surface).
+/// break are presented on the player's surface (a stitching player's too).
 @MainActor public final class DoubleBoxRun {
     /// The layer drawing the break.
     public let layer: DoubleBoxLayer
-    /// The stitch session it is drawn in; nil on the live player.
-    @_spi(Engine) public let session: SpliceSession?
     private let period: MediaTime
     private var beforeFirstAd: (() -> Void)?
     private let finish: @MainActor (DoubleBoxLayer) -> Void
-
-    init(layer: DoubleBoxLayer, session: SpliceSession) {
-        self.layer = layer
-        self.session = session
-        period = session.format.frameDuration
-        finish = { layer in
-            guard let p = layer.placement else { return }
-            session.recordOverlappingBreak(.init(id: layer.breakId, contentTime: p.contentTime, streamStart: p.streamTime,
-                                                 streamEnd: session.streamTime, overlapsContent: true))
-            if let b = layer.packagedBreak { session.markOverlappingBreak(b) }   // HLS date ranges, MP4 chapters
-        }
-    }
 
     /// A run on the live player: `beforeFirstAd` runs once the first ad is queued (content resumes),
     /// `finish` when the break is over.
     init(layer: DoubleBoxLayer, period: MediaTime, beforeFirstAd: @escaping () -> Void, finish: @escaping @MainActor (DoubleBoxLayer) -> Void) {
         self.layer = layer
-        session = nil
         self.period = period
         self.beforeFirstAd = beforeFirstAd
         self.finish = finish
@@ -128,27 +113,6 @@ private final class BoxAdFrames: @unchecked Sendable {
     }
 
     func end() { lock.lock(); ending = true; lock.unlock() }
-}
-
-extension SessionVideoDisplay: DoubleBoxCapableDisplay {
-    /// Adds the break's `DoubleBoxLayer` to the session; throws (code 1201) when content packets are copied or the
-    /// content ends before the pod would.
-    public func beginDoubleBox(id: String, contentTime: MediaTime, style: DoubleBoxStyle, podDuration: MediaTime) throws(AdError) -> DoubleBoxRun {
-        guard !session.copiesContent else {
-            throw AdError(type: .adPlayingFailed, code: 1201,
-                          message: "double-box break \(id) needs the content re-encoded, but its packets are copied (--smart on; use --smart auto or off)")
-        }
-        guard !session.contentEnded, contentTime + podDuration <= session.contentDuration else {
-            throw AdError(type: .adPlayingFailed, code: 1201,
-                          message: "double-box break \(id) lasts \(podDuration.seconds) s but the content ends at \(session.contentDuration.seconds) s")
-        }
-        let layer = DoubleBoxLayer(breakId: id, cue: contentTime, style: style)
-        layer.beginStreaming(format: session.format)
-        let session = self.session
-        layer.onEvent = { event in session.onEvent?(event) }
-        session.layers.add(layer)
-        return DoubleBoxRun(layer: layer, session: session)
-    }
 }
 
 extension AdsManager {
