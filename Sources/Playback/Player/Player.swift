@@ -99,13 +99,13 @@ public final class Player: @unchecked Sendable {
 
     /// A stitching player's session (nil for a player presenting frames): the output's facts
     /// (format, frames, timeline, smart rendering, timings). Read it after `close()`.
-    @_spi(Engine) public var spliceSession: SpliceSession? { engine?.spliceSession }
+    @_spi(Engine) public var spliceSession: SpliceSession? { engine?.file }
 
     /// A stitching player: called on its thread for each event of the stitch (progress, ads,
     /// breaks), as `SpliceSession.onEvent`. Set it before `play()`.
     public var spliceEvents: (@Sendable (SpliceEvent) -> Void)? {
-        get { engine?.spliceSession == nil ? nil : engine?.eventHandler }
-        set { if engine?.spliceSession != nil { engine?.eventHandler = newValue } }
+        get { engine?.file == nil ? nil : engine?.eventHandler }
+        set { if engine?.file != nil { engine?.eventHandler = newValue } }
     }
 
     /// A stitching player: seconds it may wait for the app with no frame to write (content
