@@ -35,23 +35,14 @@ import Timing
     /// decided knowing every layer added before it: a layer that draws on content frames turns
     /// copying off there (`auto`, with the reason) or fails the stitch (`on`).
     private var phase = Phase.reserved
-    private enum Phase {
-        case reserved
-        case writing(OpenOutput)
-        case done(OpenOutput?)
-    }
+    private enum Phase { case reserved, writing, done }
+    /// The output once opened.
+    private var output: OpenOutput?
     private struct OpenOutput {
         let sink: StitchOutput
         /// Content copied (smart rendering), or nil: every frame encoded.
         let smart: (content: SmartContent, output: SmartOutput)?
         let smartReason: String?
-    }
-    private var output: OpenOutput? {
-        switch phase {
-        case .reserved: return nil
-        case .writing(let o): return o
-        case .done(let o): return o
-        }
     }
     private var sink: StitchOutput? { output?.sink }
     private var smart: (content: SmartContent, output: SmartOutput)? { output?.smart }
@@ -142,10 +133,10 @@ import Timing
     func open() throws -> SmartContent? { try opened().smart?.content }
 
     private func opened() throws -> OpenOutput {
-        switch phase {
-        case .writing(let o): return o
-        case .done: throw StitchFailure.invalidOption("the stitch of \(request.output) has already ended")
-        case .reserved: break
+        switch (phase, output) {
+        case (.writing, let o?): return o
+        case (.done, _): throw StitchFailure.invalidOption("the stitch of \(request.output) has already ended")
+        default: break
         }
         do {
             var plan = self.plan
@@ -168,7 +159,8 @@ import Timing
             let sink: StitchOutput = try copying?.output
                 ?? EncodedOutput(url: temporary, container: request.container, format: format, settings: settings)
             let output = OpenOutput(sink: sink, smart: copying, smartReason: reason)
-            phase = .writing(output)
+            self.output = output
+            phase = .writing
             surface.attach(sink)
             return output
         } catch {
@@ -182,7 +174,7 @@ import Timing
         }
     }
 
-    deinit { if case .done = phase {} else { abort() } }
+    deinit { if phase != .done { abort() } }
 
     /// Stream time reached: the end of the last frame written.
     public var streamTime: MediaTime { surface.streamTime }
@@ -276,7 +268,7 @@ import Timing
     /// ad) and the trailer, and moves the output into place. `timeline` is the stitch's.
     func finish(timeline: TimelineMap) throws {
         timelineMap = timeline
-        if case .done = phase { return }
+        if phase == .done { return }
         let sink = try opened().sink
         do {
             let t0 = monotonicSeconds()
@@ -295,7 +287,7 @@ import Timing
             } else if !toStdout, !request.deferCommit {
                 try OutputTarget.commit([(temporary, request.output)], overwrite: request.overwrite)
             }
-            phase = .done(output)
+            phase = .done
         } catch {
             abort()
             if let f = error as? StitchFailure { throw f }
@@ -305,8 +297,7 @@ import Timing
 
     /// Gives up: removes the temporary output. Nothing appears at the output path.
     func abort() {
-        let sink = self.sink
-        phase = .done(output)
+        phase = .done
         if let sink { surface.detach(sink) }
         if !toStdout { OutputTarget.discard(temporary) }
     }

@@ -18,7 +18,7 @@ private final class AdBadge: SurfaceLayer {
     var drawsOnContent: Bool { onContent }
 }
 
-/// The same layers reach the stitch path (`Stitcher`/`SpliceSession`) as the player's surface.
+/// The same layers reach the stitch path (`Stitcher`, a stitching `Player`) as the player's surface.
 @Suite struct SurfaceLayerTests {
     static func stitch(layers: [SurfaceLayer], container: OutputContainer = .nut, smart: SmartRendering = .auto) throws -> (StitchResult, URL) {
         let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)

@@ -184,9 +184,9 @@ final class PlayerEngine: @unchecked Sendable {
         cond.broadcast(); cond.unlock()
     }
 
-    var playhead: MediaTime? { cond.lock(); defer { cond.unlock() }; return head }
-    var contentEndedFlag: Bool { cond.lock(); defer { cond.unlock() }; return control.content == .ended }
-    var timelineSnapshot: TimelineMap { cond.lock(); defer { cond.unlock() }; return timeline }
+    var playhead: MediaTime? { locked { head } }
+    var contentEndedFlag: Bool { locked { control.content == .ended } }
+    var timelineSnapshot: TimelineMap { locked { timeline } }
     /// The master clock for real-time pacing; a stitch is not paced and has none.
     var masterClock: AudioMasterClock? {
         get { cond.lock(); defer { cond.unlock() }; return master }
@@ -220,10 +220,10 @@ final class PlayerEngine: @unchecked Sendable {
     }
 
     /// Whether content packets are copied (a smart-rendered stitch): no layer may draw on content.
-    var copiesContent: Bool { cond.lock(); defer { cond.unlock() }; return copying }
+    var copiesContent: Bool { locked { copying } }
 
     /// The content time of the next content frame to present (held at a cue).
-    var nextContentTime: MediaTime? { cond.lock(); defer { cond.unlock() }; return held }
+    var nextContentTime: MediaTime? { locked { held } }
 
     /// A seek: refused while an ad or a double box plays, and always by a stitch (one pass over
     /// the content).
@@ -267,7 +267,7 @@ final class PlayerEngine: @unchecked Sendable {
         cond.broadcast(); cond.unlock()
     }
 
-    var isAdActive: Bool { cond.lock(); defer { cond.unlock() }; return control.ad != .none || adRequest != nil }
+    var isAdActive: Bool { locked { control.ad != .none || adRequest != nil } }
 
     func setDoubleBoxActive(_ on: Bool) {
         cond.lock(); control.setBox(on); cond.broadcast(); cond.unlock()
@@ -280,7 +280,7 @@ final class PlayerEngine: @unchecked Sendable {
         let at = surface.streamTime, index = breaksEnded
         openBreak = (id, at, index)
         timeline.breaks.append(.init(id: id, contentTime: contentTime, streamStart: at, streamEnd: at))
-        enqueue { [unowned self] in emit(.breakStarted(index: index, id: id, contentTime: contentTime, streamTime: at)) }
+        enqueue { [unowned self] in eventHandler?(.breakStarted(index: index, id: id, contentTime: contentTime, streamTime: at)) }
     }
 
     /// Ends the break begun last at the stream time reached; a stitch's file marks it (HLS) before
@@ -296,7 +296,7 @@ final class PlayerEngine: @unchecked Sendable {
         }
         enqueue { [unowned self] in
             file?.breakEnded(id: b.id, start: b.start, end: at)
-            emit(.breakEnded(index: b.index, streamTime: at))
+            eventHandler?(.breakEnded(index: b.index, streamTime: at))
         }
     }
 
@@ -333,7 +333,10 @@ final class PlayerEngine: @unchecked Sendable {
         return true
     }
 
-    var outputError: Error? { cond.lock(); defer { cond.unlock() }; return firstOutputError }
+    var outputError: Error? { locked { firstOutputError } }
+
+    /// `body` with `cond` held.
+    private func locked<T>(_ body: () -> T) -> T { cond.lock(); defer { cond.unlock() }; return body() }
 
     // MARK: the frame loop
 
@@ -425,7 +428,7 @@ final class PlayerEngine: @unchecked Sendable {
     /// a cue waits while the boundary observers run; the end of content is checked (a stitch's
     /// file) and posted; an error does what the pass says.
     private func stepContent() {
-        let (cue, events) = { cond.lock(); defer { cond.unlock() }; return (observers.nextBoundary, handler) }()
+        let (cue, events) = locked { (observers.nextBoundary, handler) }
         let period = format.frameDuration
         do {
             if let copied = try file?.open() { content = copied }   // a stitch's file opens at its first frame
@@ -436,7 +439,8 @@ final class PlayerEngine: @unchecked Sendable {
                 let at = surface.streamTime - period
                 if segment == .closed { segment = .open; events?(.contentResumed(contentTime: pts, streamTime: at)) }
                 events?(.contentProgress(contentTime: pts, streamTime: at))
-                deliver(reachContent(pts), wait: clock == .asFastAsPossible)
+                // the playhead moves there; periodic observers due
+                deliver(locked { head = pts; return observers.takePeriodic(at: pts) }, wait: clock == .asFastAsPossible)
                 framePresented()
                 return pass.runsToCue
             }
@@ -445,7 +449,7 @@ final class PlayerEngine: @unchecked Sendable {
                 try endContent(cue: cue, readError: feed.readError, events)
             } else if let held = feed.nextContentTime {
                 if pass.cueEndsSegment { segment = .closed }
-                deliver(boundaries(beforeFrameAt: held), wait: true)
+                deliver(locked { observers.takeBoundaries(beforeFrameAt: held) }, wait: true)
                 pacer.reanchor()   // the time the app took to answer is not playback time
             }
         } catch {
@@ -509,7 +513,7 @@ final class PlayerEngine: @unchecked Sendable {
     /// stream-time observers it reached, waited for.
     private func framePresented() {
         surface.runAfterPresenting()
-        let due = reachStream(surface.streamTime)
+        let due = locked { observers.takeStreamTimes(reached: surface.streamTime) }
         guard !due.isEmpty else { return }
         deliver(due, wait: true)
         pacer.reanchor()
@@ -569,7 +573,7 @@ final class PlayerEngine: @unchecked Sendable {
     /// error, a stitch reports the failure.
     private func playAd(_ r: AdPlayRequest) {
         let start = surface.streamTime
-        let (events, index, breakID) = { cond.lock(); defer { cond.unlock() }; return (handler, openBreak?.index ?? breaksEnded, openBreak?.id) }()
+        let (events, index, breakID) = locked { (handler, openBreak?.index ?? breaksEnded, openBreak?.id) }
         var frames: Int64 = 0
         var result: Result<AdPlayback, Error>
         do {
@@ -596,9 +600,11 @@ final class PlayerEngine: @unchecked Sendable {
                 ? .success(AdPlayback(streamStart: start, frames: frames, duration: surface.streamTime - start, stoppedEarly: false, error: e))
                 : .failure(e)
         }
-        endAd()
+        cond.lock()
+        control.endAd()   // no ad, no freeze
+        copying = file?.copiesContent ?? false   // the file may have opened for it
+        cond.unlock()
         segment = .closed
-        cond.lock(); copying = file?.copiesContent ?? false; cond.unlock()   // the file may have opened for it
         runAndWait(on: r.queue) { r.completion(result) }
         pacer.reanchor()
     }
@@ -625,7 +631,7 @@ final class PlayerEngine: @unchecked Sendable {
                 events?(.adProgress(breakIndex: index, position: r.position, adTime: adTime, streamTime: at))
                 framePresented()
                 // the observer may wait for the app (marks.waits); a false answer ends the ad here
-                guard r.deliverFrame(adTime, at: at, marks: &marks, loop: self), !adEndsHere, adGoesOn() else {
+                guard r.deliverFrame(adTime, at: at, marks: &marks, loop: self), !locked({ control.adEndsHere }), adGoesOn() else {
                     end = .stopped
                     return false
                 }
@@ -640,12 +646,8 @@ final class PlayerEngine: @unchecked Sendable {
     /// stopped, the loop not quitting, a stitch not stalled while held).
     private func adGoesOn() -> Bool {
         if let limit = waitWhileAdFrozen() { stall(limit); return false }
-        cond.lock(); defer { cond.unlock() }
-        return !control.takeAdStop()
+        return !locked { control.takeAdStop() }
     }
-
-    /// Whether the ad is to end after the frame just out (`endAdAfterNextFrame`).
-    private var adEndsHere: Bool { cond.lock(); defer { cond.unlock() }; return control.adEndsHere }
 
     /// Waits while the app holds the ad picture (`setAdPaused`, unless the ad is being stopped or
     /// the loop quits); the stall timeout when it ran out meanwhile (a stitch), else nil.
@@ -662,32 +664,7 @@ final class PlayerEngine: @unchecked Sendable {
         return nil
     }
 
-    // MARK: observers and notices
-
-    /// Periodic observers due at content frame `pts` (the playhead moves there).
-    func reachContent(_ pts: MediaTime) -> [(TimeObserver, @Sendable () -> Void)] {
-        cond.lock(); defer { cond.unlock() }
-        head = pts
-        return observers.takePeriodic(at: pts)
-    }
-
-    /// Stream-time observers due once the stream reaches `t`.
-    func reachStream(_ t: MediaTime) -> [(TimeObserver, @Sendable () -> Void)] {
-        cond.lock(); defer { cond.unlock() }
-        return observers.takeStreamTimes(reached: t)
-    }
-
-    /// Boundary observers due before the content frame at `pts`, marked fired.
-    func boundaries(beforeFrameAt pts: MediaTime) -> [(TimeObserver, @Sendable () -> Void)] {
-        cond.lock(); defer { cond.unlock() }
-        return observers.takeBoundaries(beforeFrameAt: pts)
-    }
-
-    /// The ad is over: no ad, no freeze.
-    func endAd() { cond.lock(); control.endAd(); cond.unlock() }
-
-    /// Hands an event to the app's handler on the loop's thread.
-    private func emit(_ event: SpliceEvent) { eventHandler?(event) }
+    // MARK: notices
 
     /// Posts the did-play-to-end notification once. Posted from the loop: observers registered
     /// with a queue (`.main`) run there and the post waits for them, so the loop does not run
@@ -718,7 +695,7 @@ final class PlayerEngine: @unchecked Sendable {
         cond.unlock()
     }
 
-    var failureValue: Error? { cond.lock(); defer { cond.unlock() }; return failure }
+    var failureValue: Error? { locked { failure } }
 }
 
 /// How an ad's run ended: it played out, or it was stopped (skipped, discarded, or the loop ended).
