@@ -98,7 +98,7 @@ public struct AdMedia: Sendable, Equatable {
         if let declared, measured * 2 < declared {
             throw Rejection(code: 405, message: "ad media \(url) is truncated: \(measured.seconds)s decodable of \(declared.seconds)s declared")
         }
-        // Shorter by more than a frame: played as measured, and the session reports it (VAST 202).
+        // Shorter by more than a frame: played as measured, and the stitch reports it (VAST 202).
         return AdMedia(url: url, width: stream.width, height: stream.height,
                        frameRate: stream.frameRate, hasAudio: hasAudio, frames: scan.packets, duration: measured,
                        declaredDuration: declared)

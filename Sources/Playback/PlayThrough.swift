@@ -32,7 +32,7 @@ import Timing
         let source = try MediaSource(url: url, output: format, threads: threads)
         let surface = RenderSurface(format: format)
         surface.attach(DiscardingSink())
-        _ = try SegmentCursor(source: source, output: format).play(until: nil, on: surface) { _ in true }
+        _ = try DecodedFeed(source: source, output: format).play(until: nil, on: surface) { _ in true }
         return Stats(frames: surface.presentedFrames, samples: surface.presentedSamples, seconds: monotonicSeconds() - t0, format: format)
     }
 }

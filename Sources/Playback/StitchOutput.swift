@@ -1,7 +1,7 @@
 import Media
 import Timing
 
-/// What a `SpliceSession` writes to, attached to its surface: an output that also takes chapters,
+/// What a `StitchFile` writes to, attached to its surface: an output that also takes chapters,
 /// finishes the file and says where its time went. `EncodedOutput` (everything encoded) and
 /// `SmartOutput` (content copied, a `PacketOutput`) are the two.
 protocol StitchOutput: SurfaceOutput {

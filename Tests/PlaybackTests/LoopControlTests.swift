@@ -96,4 +96,44 @@ import Timing
         #expect(EndNotice.failed.postingFailure() == (false, .failed))
         #expect(EndNotice.failed.postingEnd() == (false, .failed))
     }
+
+    /// Issue 19, item 1: one loop for a player and a stitch; what differs is the pass, decided
+    /// here as a table. (pass, error) → what the error does; then runs, segments and failed ads.
+    struct Decode: Error {}
+    struct Disk: Error {}
+    static let errors: [(LoopPass, Error, String)] = [
+        (.presenting, PresentFailure(error: Disk()), "keep Disk"),   // a window goes on when a recording fails
+        (.presenting, Decode(), "end"),                              // content ends where it stops decoding
+        (.stitching, PresentFailure(error: Disk()), "fail Disk"),    // the file is the one output: unwrapped
+        (.stitching, Decode(), "fail Decode"),
+    ]
+
+    @Test(arguments: errors.indices) func aContentErrorDoesWhatThePassSays(_ i: Int) {
+        let (pass, error, expected) = Self.errors[i]
+        let got: String
+        switch pass.onContentError(error) {
+        case .keep(let e): got = "keep \(type(of: e))"
+        case .endContent: got = "end"
+        case .fail(let e): got = "fail \(type(of: e))"
+        }
+        #expect(got == expected, "row \(i)")
+    }
+
+    @Test func aStitchRunsFromCueToCueInSegmentsOfItsOwnAndReportsAFailedAdAsFailed() {
+        #expect(LoopPass.stitching.runsToCue && LoopPass.stitching.cueEndsSegment)
+        #expect(!LoopPass.presenting.runsToCue && !LoopPass.presenting.cueEndsSegment)
+        #expect(LoopPass.presenting.reportsFailedAd(afterFrames: 1))
+        #expect(!LoopPass.presenting.reportsFailedAd(afterFrames: 0), "no frame shown: the ad failed")
+        #expect(!LoopPass.stitching.reportsFailedAd(afterFrames: 1), "a stitch does not place an ad that failed")
+    }
+
+    /// The stitch file's chapters in stream order: content chapters (the timeline's segments)
+    /// merged with ad chapters; an empty ad chapter comes before the content starting where it is.
+    @Test func chaptersMergeInStreamOrder() {
+        func c(_ t: String, _ a: Int64, _ b: Int64) -> OutputChapter {
+            OutputChapter(title: t, start: MediaTime(value: a, timescale: 1), end: MediaTime(value: b, timescale: 1))
+        }
+        let merged = OutputChapter.inStreamOrder([c("C1", 0, 2), c("C2", 3, 5), c("A1", 2, 3), c("A2", 5, 5), c("A3", 5, 5), c("C3", 5, 8)])
+        #expect(merged.map(\.title) == ["C1", "A1", "C2", "A2", "A3", "C3"])
+    }
 }

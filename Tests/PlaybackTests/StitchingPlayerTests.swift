@@ -154,13 +154,17 @@ import TestSupport
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 
-    /// An ad paused by the app and never resumed stalls the stitch too; the ad ends there.
+    /// An ad paused by the app and never resumed stalls the stitch too; the ad ends there. The app
+    /// pauses on the frame at 0.5 s, which it asks to be waited for (`AdFrameMarks.waits`): a frame
+    /// handed over without waiting could reach it after the ad had ended when the machine is busy.
     @Test func anAdPausedForeverStallsTheStitch() async throws {
-        let ad = try PlayerTests.ad().path
+        let ad = try AdMediaProbe.measure(PlayerTests.ad().path)
+        let half = MediaTime(value: 1, timescale: 2)
+        let marks = AdFrameMarks(duration: ad.duration, quartiles: false, offsets: [half], waits: true)
         let (player, out, failure, ended, _) = try await Self.stitchWithStallTimeout(0.5, name: "stalled-ad.nut") { player in
             let paused = Box(false)
-            player.playAd(url: ad, queue: Self.queue, onFrame: { [player] t, _ in
-                if t >= MediaTime(value: 1, timescale: 2), !paused.value { paused.value = true; player.setAdPaused(true) }
+            player.playAd(ad, position: 1, totalAds: 1, queue: Self.queue, marks: marks, onFrame: { [player] t, _ in
+                if t >= half, !paused.value { paused.value = true; player.setAdPaused(true) }
                 return true
             }) { _ in }
         }

@@ -18,7 +18,7 @@ private final class AdBadge: SurfaceLayer {
     var drawsOnContent: Bool { onContent }
 }
 
-/// The same layers reach the stitch path (`Stitcher`/`SpliceSession`) as the player's surface.
+/// The same layers reach the stitch path (`Stitcher`, a stitching `Player`) as the player's surface.
 @Suite struct SurfaceLayerTests {
     static func stitch(layers: [SurfaceLayer], container: OutputContainer = .nut, smart: SmartRendering = .auto) throws -> (StitchResult, URL) {
         let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
@@ -57,32 +57,35 @@ private final class AdBadge: SurfaceLayer {
         #expect(throws: StitchFailure.self) { try Self.stitch(layers: [AdBadge(onContent: true)], container: .mp4, smart: .on) }
     }
 
-    /// The output opens when the first frame is written: a layer drawing on content added to the
-    /// session's stack after init (as a player's app adds overlays before starting) decides smart
-    /// rendering as one given at init does, with nothing opened twice.
+    /// The output opens when the first frame is written: a layer drawing on content added to a
+    /// stitching player's surface after init (as an app adds overlays before starting) decides
+    /// smart rendering as one given at init does, with nothing opened twice.
     @Test func aLayerAddedBeforeTheFirstFrameDecidesSmartRendering() throws {
         let content = try TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-layer-late-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        func session(_ smart: SmartRendering, _ name: String) throws -> SpliceSession {
+        func stitch(_ smart: SmartRendering, _ name: String) throws -> Player {
             var req = StitchRequest(content: content.path, breaks: [], output: dir.appendingPathComponent(name).path, container: .mp4)
             req.smart = smart
-            return try SpliceSession(request: req)
+            return try Player(stitching: req)
         }
-        let auto = try session(.auto, "auto.mp4")
-        #expect(auto.copiesContent)
-        auto.layers.add(AdBadge(onContent: true))
-        #expect(!auto.copiesContent)
-        try auto.playContent(until: nil)
-        try auto.finish()
-        #expect(auto.smartRendering?.used == false)
-        #expect(auto.smartRendering?.reason?.contains("overlays") == true)
+        func playToTheEnd(_ p: Player) { p.play(); #expect(p.waitUntilIdle(timeout: 300)) }
+        let auto = try stitch(.auto, "auto.mp4")
+        let file = try #require(auto.spliceSession)   // the loop has not touched it yet
+        #expect(file.copiesContent)
+        auto.surface.addLayer(AdBadge(onContent: true))
+        #expect(!file.copiesContent)
+        playToTheEnd(auto)
+        try auto.close()
+        #expect(file.smartRendering?.used == false)
+        #expect(file.smartRendering?.reason?.contains("overlays") == true)
         #expect(try DecodedPictures.decode(dir.appendingPathComponent("auto.mp4")).frames.count == 50)
         // `on` refuses at the first frame and leaves nothing behind, not even the temporary file
-        let strict = try session(.on, "on.mp4")
-        strict.layers.add(AdBadge(onContent: true))
-        #expect(throws: StitchFailure.self) { try strict.playContent(until: nil) }
-        #expect(strict.videoFrames == 0)
+        let strict = try stitch(.on, "on.mp4")
+        strict.surface.addLayer(AdBadge(onContent: true))
+        playToTheEnd(strict)
+        #expect(throws: StitchFailure.self) { try strict.close() }
+        #expect(strict.spliceSession?.videoFrames == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["auto.mp4"])
     }
 }

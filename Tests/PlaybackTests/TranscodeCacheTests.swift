@@ -62,16 +62,27 @@ import TestSupport
         _ = try await offPool { try Stitcher(request: warmUp).run() }
         // Play the cached mismatched ad (25 fps, 150 output frames) and stop after output frame 70.
         let req = Self.request("skip.mp4", cache: cache)
-        let placed: PlacedAd = try await offPool {
-            let session = try SpliceSession(request: req)
+        // A stitching player: the ad as a pre-roll whose observer sees (and is waited for on)
+        // every frame, answering false on the 71st; then content up to 2 s.
+        let placed: PlacedAd? = try await offPool {
+            let player = try Player(stitching: req)
             let media = try AdMediaProbe.measure(TestMedia.Sample.adMismatched.url.path)
-            var n = 0
-            let ad = try session.playAd(media, position: 1, totalAds: 1) { _, _ in n += 1; return n < 71 }
-            try session.playContent(until: MediaTime(seconds: 2))
-            try session.finish()
-            return ad
+            let queue = DispatchQueue(label: "tcache-skip")
+            let n = PlayerTests.Box(0), ad = PlayerTests.Box<PlacedAd?>(nil)
+            player.addBoundaryTimeObserver(forTimes: [MediaTime(seconds: 2)], queue: queue) { [player] in player.pause() }
+            let everyFrame = AdFrameMarks(duration: media.duration, quartiles: false, period: .zero, waits: true)
+            player.playAd(media, position: 1, totalAds: 1, queue: queue, marks: everyFrame, onFrame: { _, _ in
+                n.value += 1
+                return n.value < 71
+            }) { [player] result in
+                ad.value = try? result.get().placement
+                player.play()
+            }
+            #expect(player.waitUntilIdle(timeout: 300))
+            try player.close()
+            return ad.value
         }
-        #expect(placed.transcodeCache == .hit && placed.frames == 71)
+        #expect(placed?.transcodeCache == .hit && placed?.frames == 71)
         let runs = MediaVerifier.segments(try await MediaVerifier.videoFrames(URL(fileURLWithPath: req.output)))
         #expect(runs.map(\.sourceID) == [3, 1] && runs.first?.frameCount == 71, "\(runs)")
         #expect(runs.last?.firstFrame == 0 && runs.last?.frameCount == 60)

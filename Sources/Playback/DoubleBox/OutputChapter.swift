@@ -12,6 +12,14 @@ struct OutputChapter: Equatable {
     /// Played over content (a double-box ad) rather than between content chapters.
     var overlapsContent = false
 
+    /// `chapters` in stream order (by start, then end, so an empty chapter comes before the one
+    /// starting where it is; ties keep their order).
+    static func inStreamOrder(_ chapters: [OutputChapter]) -> [OutputChapter] {
+        chapters.enumerated().sorted { a, b in
+            (a.element.start, a.element.end, a.offset) < (b.element.start, b.element.end, b.offset)
+        }.map(\.element)
+    }
+
     /// One flat list in time order: the chapters that overlap content take their span out of the
     /// others, whose part after it keeps the title with " (continued)"; empty pieces are dropped.
     static func flattened(_ chapters: [OutputChapter]) -> [OutputChapter] {

@@ -141,3 +141,46 @@ enum EndNotice: Equatable {
     /// Posting a failure: whether it is due now, and the notice after it.
     func postingFailure() -> (due: Bool, next: EndNotice) { self != .failed ? (true, .failed) : (false, self) }
 }
+
+/// The pass the loop makes over its content, and what that decides (pure; the loop switches on
+/// the answers): a player presents it (real time or as fast as possible, seekable); a stitch
+/// writes it once into its file, as fast as possible.
+enum LoopPass: Equatable {
+    case presenting, stitching
+
+    /// Whether a content run goes on to the next cue after a frame (a stitch: packets are copied
+    /// between cues, and a pause takes effect at the cue) rather than stopping after each frame
+    /// so that the app's requests take effect at the next one (a player).
+    var runsToCue: Bool { self == .stitching }
+
+    /// Whether content held at a cue starts a new segment when it resumes, even with no ad in
+    /// between: a stitch's runs are segments of their own (a keyframe and a chapter at each cue);
+    /// a player's segment goes on.
+    var cueEndsSegment: Bool { self == .stitching }
+
+    /// What an error met while playing content does.
+    enum ContentError {
+        /// An output (or a layer, or the audio) failed to present a frame: kept for `close()`,
+        /// and content goes on.
+        case keep(Error)
+        /// The content failed to decode: it ends there.
+        case endContent
+        /// The pass fails (its output is removed).
+        case fail(Error)
+    }
+
+    /// What `error`, met while playing content, does: a stitch fails on any; a player keeps a
+    /// presenting failure and ends its content where it fails to decode.
+    func onContentError(_ error: Error) -> ContentError {
+        switch (self, error) {
+        case (.stitching, let e as PresentFailure): return .fail(e.error)
+        case (.stitching, _): return .fail(error)
+        case (.presenting, let e as PresentFailure): return .keep(e.error)
+        case (.presenting, _): return .endContent
+        }
+    }
+
+    /// Whether an ad that failed after `frames` frames is reported as played with the error (a
+    /// player: its frames were seen) or as failed (a stitch: it is not placed; its frames stay).
+    func reportsFailedAd(afterFrames frames: Int64) -> Bool { self == .presenting && frames > 0 }
+}

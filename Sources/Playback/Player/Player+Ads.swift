@@ -80,8 +80,8 @@ extension Player {
     /// A stitching player: marks a double box's ads in the output (HLS date ranges, MP4 chapters)
     /// without putting the break on the timeline (`recordOverlappingBreak` does both).
     public func markOverlappingBreak(_ b: PackagedBreak) { engine?.markOverlappingBreak(b) }
-    /// A stitching player: the content time of the next content frame it will write (the frame
-    /// held at a cue, or the first); nil on a player presenting frames, or when content has ended.
+    /// The content time of the frame held at a cue (the next content frame to present or write);
+    /// nil when none is held.
     public var nextContentTime: MediaTime? { engine?.nextContentTime }
     /// Whether content packets are copied (a smart-rendered stitch): layers that draw on content
     /// frames cannot be added.

@@ -57,9 +57,9 @@ public final class Player: @unchecked Sendable {
         }
     }
 
-    /// A player that writes a stitch: it plays `request.content` as fast as possible into
-    /// `request.output` (MP4, HLS, NUT or y4m, as `SpliceSession` writes them, copying content
-    /// packets with smart rendering) instead of presenting frames to the surface's outputs. Its
+    /// A player that writes a stitch: the same player, on the fast clock, with the stitch file
+    /// (`StitchFile`) as its surface's output: it plays `request.content` as fast as possible into
+    /// `request.output` (MP4, HLS, NUT or y4m, copying content packets with smart rendering). Its
     /// controls, time observers and ads behave as on any player, so the app that plays ads on a
     /// player (`PlayerVideoDisplay`, `PlayerContentPlayhead`, or its own boundary observers)
     /// makes the stitch: `interlude stitch` is such an app (`Stitcher`, `TagStitcher`).
@@ -67,11 +67,12 @@ public final class Player: @unchecked Sendable {
     /// Differences, all of a one-pass file output: content plays in runs from one boundary
     /// observer's time to the next (so that packets can be copied between cues), and `pause()`
     /// takes effect at the next boundary (a boundary block that pauses stops content exactly
-    /// there); `seek(to:)` is refused; `rate` is 0 or 1. The surface's layers (`layers`, and any
-    /// added before the first frame) are drawn on the output; outputs attached to the surface
-    /// receive nothing. `close()` finishes the file and moves it into place; a player released
-    /// without `close()` leaves nothing at the output path. Throws `StitchFailure` when the content
-    /// or the output cannot be opened.
+    /// there); `seek(to:)` is refused; `rate` is 0 or 1; any failure fails the stitch. The
+    /// surface's layers (`layers`, and any added before the first frame) are drawn on the output;
+    /// other outputs attached to the surface get the frames it composes (not the packets it
+    /// copies). `close()` finishes the file and moves it into place; a player released without
+    /// `close()` leaves nothing at the output path. Throws `StitchFailure` when the content or the
+    /// output cannot be opened.
     public convenience init(stitching request: StitchRequest, layers: [SurfaceLayer] = []) throws {
         let engine = try PlayerEngine(stitching: request, layers: layers)
         self.init(engine: engine, url: URL(fileURLWithPath: request.content), clock: .asFastAsPossible)
@@ -97,15 +98,15 @@ public final class Player: @unchecked Sendable {
         error = failure
     }
 
-    /// A stitching player's session (nil for a player presenting frames): the output's facts
-    /// (format, frames, timeline, smart rendering, timings). Read it after `close()`.
-    @_spi(Engine) public var spliceSession: SpliceSession? { engine?.spliceSession }
+    /// A stitching player's file (nil for a player presenting frames): the output's facts
+    /// (format, frames, timeline, smart rendering, warnings, timings). Read it after `close()`.
+    @_spi(Engine) public var spliceSession: StitchFile? { engine?.file }
 
     /// A stitching player: called on its thread for each event of the stitch (progress, ads,
-    /// breaks), as `SpliceSession.onEvent`. Set it before `play()`.
+    /// breaks). Set it before `play()`.
     public var spliceEvents: (@Sendable (SpliceEvent) -> Void)? {
-        get { engine?.spliceSession == nil ? nil : engine?.eventHandler }
-        set { if engine?.spliceSession != nil { engine?.eventHandler = newValue } }
+        get { engine?.file == nil ? nil : engine?.eventHandler }
+        set { if engine?.file != nil { engine?.eventHandler = newValue } }
     }
 
     /// A stitching player: seconds it may wait for the app with no frame to write (content

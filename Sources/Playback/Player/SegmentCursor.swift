@@ -2,8 +2,8 @@ import Media
 import Timing
 
 /// Steps one source (content or ad) onto the constant-rate output timeline one output frame at a
-/// time, by its timestamps (`FrameSelection`): the one frame selection of every frame loop. The
-/// player presents each step; a stitch (`play(until:on:)`) presents a run of steps up to a cue, so a
+/// time, by its timestamps (`FrameSelection`): the one frame selection of the frame loop, stepped
+/// by its `DecodedFeed` one frame at a time (a player) or in runs up to a cue (a stitch), so a
 /// frame shown by the player is the frame a stitch writes.
 ///
 /// A segment starts at the first frame it shows (its `p0`); content's first segment starts at its
@@ -36,7 +36,7 @@ final class SegmentCursor {
     /// Source time where the segment starts (its first slot); nil before its first frame.
     var segmentStart: MediaTime? { p0 }
     /// Source time where the segment shown so far ends (the next frame's time, the cue inside a
-    /// lead, the last frame's end, or the end of the frame a stop came after).
+    /// lead, or the last frame's end).
     private(set) var segmentEnd: MediaTime = .zero
     /// Source time of the frame held at a cue (the next new frame to show); nil when none is.
     private(set) var heldTime: MediaTime?
@@ -137,13 +137,6 @@ final class SegmentCursor {
             boundary = f.pts + (f.duration ?? period) + endAdjustment
         }
         segmentEnd = boundary
-    }
-
-    /// Ends the segment after the frame just shown (an ad skipped or discarded there): it ends
-    /// one frame period after that source frame.
-    func stop() {
-        if let c = current { segmentEnd = c.pts + period }
-        ended = true
     }
 
     /// Starts a new segment at the next frame to show (after a pause for an ad, or a seek).

@@ -30,12 +30,13 @@ final class AdTranscoding {
         return media + "-" + p.prefix(16)
     }
 
-    /// Plays the ad at `url` onto `surface`/`output`. `loudness` attaches gain to its audio,
-    /// `started` fires once it is open, `onFrame` as for `SegmentCursor.play`.
-    func play(_ url: String, output: SmartOutput, surface: RenderSurface, format: OutputFormat, threads: Int,
-              endAdjustment: MediaTime = .zero,
-              loudness: (AudioTrack, Bool) throws -> LoudnessNormalizer.Applied?, started: () -> Void,
-              onFrame: (MediaTime) -> Bool) throws -> (SegmentOutcome, LoudnessNormalizer.Applied?, TranscodeCacheUse) {
+    /// Plays the ad at `url` onto `surface`/`output` through `run` (the frame loop's ad path): a
+    /// hit as its cached packets, a miss decoded and encoded as a run of its own, then stored when
+    /// it played to its end. `loudness` attaches gain to its audio.
+    func play(_ url: String, output: SmartOutput, surface: RenderSurface, threads: Int, endAdjustment: MediaTime = .zero,
+              loudness: (AudioTrack, Bool) throws -> LoudnessNormalizer.Applied?,
+              run: (any Feed) throws -> AdRun) throws -> (AdRun, LoudnessNormalizer.Applied?, TranscodeCacheUse) {
+        let format = surface.format
         let key = self.key(for: url, profile: output.profileKey)
         if let key, let entry = cache.load(key), let origin = MediaTime(pair: entry.origin),
            Self.fits(entry, endAdjustment: endAdjustment, period: format.frameDuration) {
@@ -43,40 +44,30 @@ final class AdTranscoding {
             let audio = try AudioTrack(reader: reader, output: format)
             audio.origin = origin
             let levelled = try loudness(audio, reader.audio != nil)
-            started()
-            let outcome = try CachedAdPlayback.play(entry, audio: audio, surface: surface, output: output, format: format,
-                                                    threads: threads, onFrame: onFrame)
-            return (outcome, levelled, .hit)
+            return (try run(CachedAd(entry, audio: audio, output: output, threads: threads)), levelled, .hit)
         }
         let ad = try MediaSource(url: url, output: format, threads: threads, policy: .adMedia)
         let levelled = try loudness(ad.audio, ad.hasAudio)
-        started()
         try output.endRun()
         let base = surface.presentedFrames
         var packets: [AdTranscodeCache.CachedPacket] = []
-        var sourcePTS: [MediaTime] = []
-        var complete = true
         output.recorder = { p, index in packets.append(.init(index: index - base, key: p.isKeyframe, bytes: p.bytes)) }
         defer { output.recorder = nil }
-        let cursor = SegmentCursor(source: ad, output: format)
-        cursor.endAdjustment = endAdjustment
-        let outcome = try cursor.play(until: nil, on: surface, isAd: true) { pts in
-            sourcePTS.append(pts)
-            if onFrame(pts) { return true }
-            complete = false
-            return false
-        }
+        let feed = RecordedFeed(DecodedFeed(source: ad, output: format, isAd: true, endAdjustment: endAdjustment))
+        let ran = try run(feed)
         try output.endRun()
         output.recorder = nil
-        guard complete, let key, let origin = ad.video.origin, outcome.frames == Int64(sourcePTS.count), packets.count == sourcePTS.count else {
-            return (outcome, levelled, .encoded)
+        let sourcePTS = feed.times, outcome = ran.outcome
+        guard ran.end == .playedOut, let key, let origin = ad.video.origin, outcome.frames == Int64(sourcePTS.count),
+              packets.count == sourcePTS.count else {
+            return (ran, levelled, .encoded)
         }
         var entry = AdTranscodeCache.Entry(frames: sourcePTS.count, sourcePTS: sourcePTS.map(\.pair), sourceEnd: outcome.sourceEnd.pair,
                                            origin: origin.pair)
         entry.endAdjustment = endAdjustment.pair
         entry.packets = packets
         cache.store(entry, key: key)
-        return (outcome, levelled, .stored)
+        return (ran, levelled, .stored)
     }
 
     /// Whether a cached entry fills exactly the frames the cursor would give the ad now, with the
@@ -87,4 +78,22 @@ final class AdTranscoding {
         let natural = end - stored
         return FrameSelection.frameCount(from: first, to: natural + endAdjustment, period: period) == Int64(entry.frames)
     }
+}
+
+/// A feed whose frames' source times are kept (an ad being stored in the transcode cache).
+private final class RecordedFeed: Feed {
+    private let feed: any Feed
+    private(set) var times: [MediaTime] = []
+
+    init(_ feed: any Feed) { self.feed = feed }
+
+    func play(until cue: MediaTime?, on surface: RenderSurface, onFrame: (MediaTime) -> Bool) throws -> SegmentOutcome {
+        try feed.play(until: cue, on: surface) { pts in
+            times.append(pts)
+            return onFrame(pts)
+        }
+    }
+
+    var ended: Bool { feed.ended }
+    var nextContentTime: MediaTime? { feed.nextContentTime }
 }

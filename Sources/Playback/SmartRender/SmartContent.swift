@@ -6,7 +6,7 @@ import Timing
 /// before a cue when they come first in decode order (always so without B-frames); only the rest
 /// of a GOP a cue splits is decoded and its frames inside the segment go to the encoder. Audio is
 /// decoded and spliced exactly as in a full re-encode.
-final class SmartContent: ContentFeed {
+final class SmartContent: Feed {
     let scan: SmartContentScan
     private let gops: GOPReader
     private let audioReader: SourceReader
@@ -52,9 +52,10 @@ final class SmartContent: ContentFeed {
     /// Content time of the next frame to show when play stopped at a cue.
     var nextContentTime: MediaTime? { held && !ended ? time(ofFrame: position) : nil }
 
-    /// Plays content up to the first frame at or after `cue` (or to its end), as `SegmentCursor.play`
-    /// (content before frame 0 with frame 0 held, encoded).
-    func play(until cue: MediaTime?, surface: RenderSurface, onFrame: (MediaTime) -> Bool) throws -> SegmentOutcome {
+    /// Plays content up to the first frame at or after `cue` (or to its end), as `DecodedFeed.play`
+    /// (content before frame 0 with frame 0 held, encoded); `onFrame`'s answer is not asked (a
+    /// run of copied packets ends at a cue).
+    func play(until cue: MediaTime?, on surface: RenderSurface, onFrame: (MediaTime) -> Bool) throws -> SegmentOutcome {
         let period = output.frameDuration
         let end = min(scan.frameCount, cue.map { max(0, Int(($0 - videoStart).count(of: period, rounding: .up))) } ?? scan.frameCount)
         let streamStart = surface.streamTime
@@ -77,7 +78,7 @@ final class SmartContent: ContentFeed {
             try decode(range: 0..<1) { _, frame in decoded = try frame.clone() }
             guard let first = decoded else { throw MediaError.unsupported("smart rendering: the content's first frame did not decode") }
             for k in 0..<slots {
-                try surface.presentVideo(first, keyframe: k == 0, isAd: false, sourceTime: lead + period * k, late: false)
+                try surface.presentVideo(first, keyframe: k == 0, isAd: false, sourceTime: lead + period * k)
                 encodedFrames += 1
                 try surface.presentAudio(from: audio, offset: sourceOffset)
                 _ = onFrame(lead + period * k)
@@ -124,7 +125,7 @@ final class SmartContent: ContentFeed {
                 // a GOP the cue splits: decode it, encode the frames inside the segment
                 let first = position
                 try decode(range: position..<upTo) { index, frame in
-                    try surface.presentVideo(frame, keyframe: index == first, isAd: false, sourceTime: time(ofFrame: index), late: false)
+                    try surface.presentVideo(frame, keyframe: index == first, isAd: false, sourceTime: time(ofFrame: index))
                     encodedFrames += 1
                     try surface.presentAudio(from: audio, offset: sourceOffset)
                     _ = onFrame(time(ofFrame: index))

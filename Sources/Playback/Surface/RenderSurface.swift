@@ -11,7 +11,8 @@ import Timing
 /// Thread use: `present…` is called by one frame loop; `attach`, `detach`, `addLayer` and `finish`
 /// may be called from any thread (they take the surface's lock).
 public final class RenderSurface: @unchecked Sendable {
-    // @unchecked Sendable: every mutable property is guarded by `lock`.
+    // @unchecked Sendable: every mutable property is guarded by `lock`, except `pace`, set before
+    // the frame loop starts and read only by it.
     /// The output format every frame is conformed to.
     public let format: OutputFormat
     /// The player presenting into this surface (ads shown on the surface play through it).
@@ -31,14 +32,17 @@ public final class RenderSurface: @unchecked Sendable {
     // is out; guarded by its own lock, which a layer may take while `lock` is held
     private let laterLock = NSLock()
     private var later: [() -> Void] = []
+    /// The player's clock, asked before each video frame with the stream time it is due at: it
+    /// waits until then (real time) and says whether the frame is late (left out of live
+    /// outputs). nil: as fast as possible.
+    var pace: ((MediaTime) -> Bool)?
 
     /// A surface of this format, with no output yet.
     public convenience init(format: OutputFormat) {
         self.init(format: format, layers: LayerStack())
     }
 
-    /// A surface drawing `layers` (a stitch's `SpliceSession` makes its surface with the stack it
-    /// was given).
+    /// A surface drawing `layers` (a stitch's file makes its surface with the stack it was given).
     init(format: OutputFormat, layers: LayerStack) {
         self.format = format
         self.layers = layers
@@ -69,8 +73,10 @@ public final class RenderSurface: @unchecked Sendable {
     /// Stream time reached: the end of the last frame presented.
     public var streamTime: MediaTime { format.time(ofFrame: presentedFrames) }
 
-    /// Presents one video frame as the next stream frame; `late` leaves it out of live outputs.
-    func presentVideo(_ frame: Frame, keyframe: Bool, isAd: Bool, sourceTime: MediaTime?, late: Bool) throws {
+    /// Presents one video frame as the next stream frame, once `pace` says it is due (a late one
+    /// is left out of live outputs).
+    func presentVideo(_ frame: Frame, keyframe: Bool, isAd: Bool, sourceTime: MediaTime?) throws {
+        let late = pace?(streamTime) ?? false
         lock.lock(); defer { lock.unlock() }
         guard !finished else { return }
         let at = format.time(ofFrame: framesOut)

@@ -23,7 +23,7 @@ public struct SurfaceFrameInfo {
 /// native layout, and optionally audio mixed into the program (a double-box ad's sound).
 ///
 /// The same layers work on every output path: the player's `RenderSurface` (window, `play -o`)
-/// and the stitch (`SpliceSession.addLayer`). Layers are asked per frame but should change their
+/// and a stitching player's (`Player(stitching:layers:)`). Layers are asked per frame but should change their
 /// drawing only a few times a second (prepare `Sprite`s when it changes, blend them per frame).
 /// They are called on the frame-loop thread, in the order they were added.
 public protocol SurfaceLayer: AnyObject {

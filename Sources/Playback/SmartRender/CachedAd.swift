@@ -1,12 +1,30 @@
 import Media
 import Timing
 
-/// Plays an ad from the transcode cache: its packets are copied GOP by GOP, its audio decoded
-/// and spliced as always. When the ad is stopped inside a GOP (skipped), that GOP's frames up to
-/// the stop are decoded from the cached packets and encoded again, so the cut stays frame-exact.
-enum CachedAdPlayback {
-    static func play(_ entry: AdTranscodeCache.Entry, audio: AudioTrack, surface: RenderSurface, output: SmartOutput,
-                     format: OutputFormat, threads: Int, onFrame: (MediaTime) -> Bool) throws -> SegmentOutcome {
+/// An ad from the transcode cache, fed to the loop: its packets are copied GOP by GOP, its audio
+/// decoded and spliced as always. When the ad is stopped inside a GOP (skipped), that GOP's frames
+/// up to the stop are decoded from the cached packets and encoded again, so the cut stays
+/// frame-exact.
+final class CachedAd: Feed {
+    private let entry: AdTranscodeCache.Entry
+    private let audio: AudioTrack
+    private let output: SmartOutput
+    private let threads: Int
+    private(set) var ended = false
+
+    init(_ entry: AdTranscodeCache.Entry, audio: AudioTrack, output: SmartOutput, threads: Int) {
+        self.entry = entry
+        self.audio = audio
+        self.output = output
+        self.threads = threads
+    }
+
+    var nextContentTime: MediaTime? { nil }
+
+    /// Plays the whole ad (`cue` is not used: an ad plays to its end unless `onFrame` stops it).
+    func play(until cue: MediaTime?, on surface: RenderSurface, onFrame: (MediaTime) -> Bool) throws -> SegmentOutcome {
+        defer { ended = true }
+        let format = surface.format
         let period = format.frameDuration
         let streamStart = surface.streamTime
         let base = surface.presentedFrames
@@ -35,7 +53,7 @@ enum CachedAdPlayback {
                 if !onFrame(sourcePTS[i]) { stop = i; break }
             }
             if let stop, stop < hi {
-                try reencode(gop, through: stop, from: lo, base: base, output: output, format: format, threads: threads)
+                try reencode(gop, through: stop, from: lo, base: base, format: format)
                 stopped = true
                 break
             }
@@ -53,8 +71,8 @@ enum CachedAdPlayback {
 
     /// Decodes a cached GOP and encodes its frames `first...stop` again, straight into the
     /// output: the surface has counted them already (a cached ad carries no layer).
-    private static func reencode(_ gop: [AdTranscodeCache.CachedPacket], through stop: Int, from first: Int, base: Int64,
-                                 output: SmartOutput, format: OutputFormat, threads: Int) throws {
+    private func reencode(_ gop: [AdTranscodeCache.CachedPacket], through stop: Int, from first: Int, base: Int64,
+                          format: OutputFormat) throws {
         let decoder = try Decoder(codec: output.codec.decoderName, extradata: output.trackConfig, width: format.width, height: format.height,
                                   timeBase: Rational(format.frameRate.denominator, format.frameRate.numerator), threads: threads)
         var next = first
