@@ -151,7 +151,7 @@ import Media
             }
         }
         player.play()
-        #expect(player.waitUntilIdle(timeout: 300))
+        #expect(player.waitUntilIdle(timeout: 60))
         try player.close()
         #expect(Array(times.value.prefix(4).map(\.seconds)) == [0, 1, 2, 3], "\(times.value)")
         #expect(atCue.value.map { $0 < Self.cue && $0 > Self.cue - MediaTime(value: 1, timescale: 15) } == true, "\(String(describing: atCue.value))")

@@ -52,7 +52,7 @@ import TestSupport
             }
         }
         player.play()
-        #expect(player.waitUntilIdle(timeout: 300))
+        #expect(player.waitUntilIdle(timeout: 60))
         #expect(seeked.value)
         #expect(player.contentEnded)
         try player.close()
@@ -65,7 +65,7 @@ import TestSupport
         let times = Box<[MediaTime]>([])
         player.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 2), queue: Self.queue) { t in times.value.append(t) }
         player.play()
-        #expect(player.waitUntilIdle(timeout: 300))
+        #expect(player.waitUntilIdle(timeout: 60))
         try player.close()
         // the first frame, then the first frame at or after each half second
         #expect(times.value.map { $0.seconds } == [0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5])
@@ -86,7 +86,7 @@ import TestSupport
             }
         }
         player.play()
-        #expect(player.waitUntilIdle(timeout: 300))
+        #expect(player.waitUntilIdle(timeout: 60))
         try player.close()
         #expect(adFrames.value.count == 30)
         #expect(done.value?.frames == 30 && done.value?.streamStart == MediaTime(value: 2, timescale: 1))
@@ -111,7 +111,7 @@ import TestSupport
             }
             return true
         }) { _ in }
-        let deadline = Date().addingTimeInterval(300)
+        let deadline = Date().addingTimeInterval(60)
         while answer.value == nil, Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
         #expect(answer.value == false)
         try player.close()
@@ -189,7 +189,7 @@ import TestSupport
             player.playAd(url: ad, queue: q, onFrame: { _, _ in true }) { _ in player.play() }
         }
         player.play()
-        guard player.waitUntilIdle(timeout: 300), player.contentEnded else { throw VerifierError.malformedOutput("player timed out") }
+        guard player.waitUntilIdle(timeout: 60), player.contentEnded else { throw VerifierError.malformedOutput("player timed out") }
         try player.close()
     }
 

@@ -27,7 +27,7 @@ import TestSupport
             }
         }
         player.play()
-        #expect(player.waitUntilIdle(timeout: 300))
+        #expect(player.waitUntilIdle(timeout: 60))
         #expect(player.contentEnded)
         return done.value
     }
@@ -85,7 +85,7 @@ import TestSupport
         #expect(answer.value == false)
         player.addBoundaryTimeObserver(forTimes: [MediaTime(value: 1, timescale: 1)], queue: Self.queue) { [player] in player.pause() }
         player.play()
-        #expect(player.waitUntilIdle(timeout: 300))
+        #expect(player.waitUntilIdle(timeout: 60))
         #expect(player.currentTime() < MediaTime(value: 1, timescale: 1) && player.streamTime == MediaTime(value: 1, timescale: 1))
         player.abandon()
         try? player.close()
@@ -134,7 +134,7 @@ import TestSupport
         player.stallTimeout = limit
         let started = monotonicSeconds()
         player.play()
-        let signalled = try await offPool { done.wait(timeout: .now() + 300) == .success }
+        let signalled = try await offPool { done.wait(timeout: .now() + 60) == .success }
         #expect(signalled)
         return (player, out, failure.value, ended.value, monotonicSeconds() - started)
     }

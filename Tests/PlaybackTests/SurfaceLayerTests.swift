@@ -69,7 +69,7 @@ private final class AdBadge: SurfaceLayer {
             req.smart = smart
             return try Player(stitching: req)
         }
-        func playToTheEnd(_ p: Player) { p.play(); #expect(p.waitUntilIdle(timeout: 300)) }
+        func playToTheEnd(_ p: Player) { p.play(); #expect(p.waitUntilIdle(timeout: 60)) }
         let auto = try stitch(.auto, "auto.mp4")
         let file = try #require(auto.spliceSession)   // the loop has not touched it yet
         #expect(file.copiesContent)

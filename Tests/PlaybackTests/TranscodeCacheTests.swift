@@ -78,7 +78,7 @@ import TestSupport
                 ad.value = try? result.get().placement
                 player.play()
             }
-            #expect(player.waitUntilIdle(timeout: 300))
+            #expect(player.waitUntilIdle(timeout: 60))
             try player.close()
             return ad.value
         }
