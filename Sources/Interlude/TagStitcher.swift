@@ -190,7 +190,7 @@ public final class TagStitcher: AdsManagerDelegate, @unchecked Sendable {
         // Content ends → the manager's post-rolls (contentComplete) → the native post-rolls → done;
         // a failed stitch (the player's failed-to-play-to-end notification) → done at once. The
         // player posts both from its thread; this app hears them on its queue.
-        let postrolls = HandedOver(nativePostrolls[...])
+        let postrolls = nativePostrolls[...]
         var observers: [NSObjectProtocol] = []
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             let ending = StitchEnding(c)
@@ -201,7 +201,7 @@ public final class TagStitcher: AdsManagerDelegate, @unchecked Sendable {
                         queue.async { [self] in
                             loader.contentComplete()   // IMA's call; the manager has completed already
                             let end = player.timeline.segments.last?.contentEnd ?? player.currentTime()
-                            playNatives(postrolls.value, at: end) { ending.done() }
+                            playNatives(postrolls, at: end) { ending.done() }
                         }
                     }
                     if let manager { manager.completeContent(then: finish) } else { finish() }
@@ -284,26 +284,26 @@ public final class TagStitcher: AdsManagerDelegate, @unchecked Sendable {
         if !managerBreak { resumeContent() }   // otherwise the manager's content-resume request plays them
     }
 
-    /// Plays full-frame native breaks one after another as breaks of their own, then `done` (on `queue`).
+    /// Plays full-frame native breaks one after another as breaks of their own (`BreakRunner`),
+    /// then `done` (on `queue`).
     private func playNatives(_ items: ArraySlice<PreparedNative>, at contentTime: MediaTime, then done: @escaping @Sendable () -> Void) {
-        guard let n = items.first, let path = n.mediaPath, let player else { done(); return }
-        let rest = items.dropFirst()
-        playedNatives.insert(n.id)
-        let media: AdMedia
-        do { media = try nativeMeasurements.measure(path) } catch {
-            nativeProblems.append("\(n.id): its media \(n.mediaLabel ?? path) cannot play: \(error.message); left out")
-            playNatives(rest, at: contentTime, then: done)
-            return
+        guard let player else { done(); return }
+        var breaks: [RunnerBreak] = []
+        for n in items {
+            guard let path = n.mediaPath else { continue }
+            playedNatives.insert(n.id)
+            let media: AdMedia
+            do { media = try nativeMeasurements.measure(path) } catch {
+                nativeProblems.append("\(n.id): its media \(n.mediaLabel ?? path) cannot play: \(error.message); left out")
+                continue
+            }
+            let layer = n.layer
+            breaks.append(RunnerBreak(id: n.id, position: n.native.position,
+                                      ads: [.init(media: media, willPlay: { layer.activate() }, didPlay: { layer.deactivate() })]))
         }
-        player.beginBreak(id: n.id, contentTime: contentTime)
-        n.layer.activate()
-        let held = HandedOver((n, rest))
-        player.playAd(media, position: 1, totalAds: 1, queue: queue, onFrame: { _, _ in true }) { [self] result in
-            let (n, rest) = held.value
-            n.layer.deactivate()
-            player.endBreak()
-            if case .failure(let e) = result { nativeFailure = nativeFailure ?? e }
-            playNatives(rest, at: contentTime, then: done)
+        BreakRunner(player: player, queue: queue).play(breaks, at: contentTime) { [self] _, failed in
+            if let f = failed.first { nativeFailure = nativeFailure ?? f.error }
+            done()
         }
     }
 

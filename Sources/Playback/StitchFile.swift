@@ -337,6 +337,3 @@ import Timing
         return "\(error)"
     }
 }
-
-/// The stitch file's former name (the facts `Player.spliceSession` gives after `close()`).
-@_spi(Engine) public typealias SpliceSession = StitchFile

@@ -68,7 +68,7 @@ import TestSupport
         #expect(player.copiesContent)
         _ = Self.playMidroll(player, ad: try PlayerTests.ad().path)
         try player.close()
-        let smart = try #require(player.spliceSession?.smartRendering)
+        let smart = try #require(player.stitchFile?.smartRendering)
         #expect(smart.used && smart.copiedFrames == 120 && smart.encodedContentFrames == 0, "\(smart)")
         let segments = MediaVerifier.segments(try await MediaVerifier.videoFrames(out, reader: Self.reader))
         #expect(segments.map(\.sourceID) == [7, 3, 7] && segments.map(\.frameCount) == [60, 30, 60], "\(segments)")

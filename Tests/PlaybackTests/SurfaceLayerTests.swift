@@ -71,7 +71,7 @@ private final class AdBadge: SurfaceLayer {
         }
         func playToTheEnd(_ p: Player) { p.play(); #expect(p.waitUntilIdle(timeout: 60)) }
         let auto = try stitch(.auto, "auto.mp4")
-        let file = try #require(auto.spliceSession)   // the loop has not touched it yet
+        let file = try #require(auto.stitchFile)   // the loop has not touched it yet
         #expect(file.copiesContent)
         auto.surface.addLayer(AdBadge(onContent: true))
         #expect(!file.copiesContent)
@@ -85,7 +85,7 @@ private final class AdBadge: SurfaceLayer {
         strict.surface.addLayer(AdBadge(onContent: true))
         playToTheEnd(strict)
         #expect(throws: StitchFailure.self) { try strict.close() }
-        #expect(strict.spliceSession?.videoFrames == 0)
+        #expect(strict.stitchFile?.videoFrames == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["auto.mp4"])
     }
 }

@@ -5,10 +5,10 @@ import Playback
 import Timing
 
 /// Native ads shown by a `Player`, on its surface, as in a stitch: an L-bar is a layer over its
-/// range of content; a full-frame native break plays at its cue as the AdsManager plays a VAST
-/// break through the player: a boundary observer holds the frame loop at the cue, content
-/// pauses, the ad media (the video asset, or a still of the declared duration) plays through the
-/// player with the layout drawn over it, and content resumes at the cue frame. Impressions are
+/// range of content; a full-frame native break plays at its cue as a break of its own
+/// (`BreakRunner`, as a stitch's media breaks): a boundary observer holds the frame loop at the
+/// cue, content pauses, the ad media (the video asset, or a still of the declared duration) plays
+/// through the player with the layout drawn over it, and content resumes at the cue frame. Impressions are
 /// recorded on the first frame shown (and sent when the ad's `firesTrackersLive`). Breaks at one
 /// cue play in turn, in the order given (`BreakSequence`), before content resumes.
 ///
@@ -28,6 +28,7 @@ import Timing
     private var prepared: [PreparedNative] = []
     private var tokens: [Any] = []
     private var measurements = AdMeasurements(threads: 0)
+    private lazy var runner = BreakRunner(player: player, queue: .main)
     private let work = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-native-play-\(UUID().uuidString.prefix(8))")
 
     /// Native ads for `player`; nothing happens until `attach()`.
@@ -55,7 +56,7 @@ import Timing
             guard let time = cue.contentTime else { continue }
             let due = sequence.slots(at: cue).map { fullFrame[$0.source] }
             tokens.append(player.addBoundaryTimeObserver(forTimes: [time], queue: .main) { [weak self] in
-                MainActor.assumeIsolated { self?.play(due[...], at: time, paused: false) }
+                MainActor.assumeIsolated { self?.play(due, at: time) }
             })
         }
     }
@@ -73,30 +74,28 @@ import Timing
     }
 
     /// Plays the native breaks `due` (indexes into `prepared`) one after another at content time
-    /// `cue`, pausing content for the first one that can play, then lets content play on.
-    private func play(_ due: ArraySlice<Int>, at cue: MediaTime, paused: Bool) {
-        guard let i = due.first else {
-            if paused { player.play() }
-            return
+    /// `cue` (those whose media cannot play left out, with a warning), pausing content while they
+    /// play, then lets content play on.
+    private func play(_ due: [Int], at cue: MediaTime) {
+        var breaks: [RunnerBreak] = []
+        for i in due {
+            let p = prepared[i]
+            guard let path = p.mediaPath else { continue }
+            let media: AdMedia
+            do { media = try measurements.measure(path) } catch {
+                warnings.append("\(p.id): its media \(p.mediaLabel ?? path) cannot play: \(error.message); left out")
+                continue
+            }
+            let layer = p.layer
+            breaks.append(RunnerBreak(id: p.id, position: p.native.position,
+                                      ads: [.init(media: media, willPlay: { layer.activate() }, didPlay: { layer.deactivate() })]))
         }
-        let rest = due.dropFirst()
-        let p = prepared[i], layer = p.layer, id = p.id
-        guard let path = p.mediaPath else { play(rest, at: cue, paused: paused); return }
-        let media: AdMedia
-        do { media = try measurements.measure(path) } catch {
-            warnings.append("\(p.id): its media \(p.mediaLabel ?? path) cannot play: \(error.message); left out")
-            play(rest, at: cue, paused: paused)
-            return
-        }
-        if !paused { player.pause() }
-        player.beginBreak(id: p.id, contentTime: cue)
-        layer.activate()
-        player.playAd(url: media.url, queue: .main, onFrame: { _, _ in true }) { [weak self] result in
+        guard !breaks.isEmpty else { return }
+        player.pause()
+        runner.play(breaks, at: cue) { [weak self] _, failed in
             MainActor.assumeIsolated {
-                layer.deactivate()
-                if case .failure(let e) = result { self?.warnings.append("\(id): \(e)") }
-                self?.player.endBreak()
-                self?.play(rest, at: cue, paused: true)
+                for f in failed { self?.warnings.append("\(f.breakId): \(f.error)") }
+                self?.player.play()
             }
         }
     }

@@ -72,7 +72,7 @@ extension StitchResult {
     /// stage timings from when the stitch `started` and finished planning (`planned`, both
     /// `monotonicSeconds()`), the session's content warnings followed by `warnings`. The timeline is
     /// the session's unless given (with breaks of the app's own added).
-    init(schedule: Schedule, session: SpliceSession, breaks: [PlacedBreak], timeline: TimelineMap? = nil,
+    init(schedule: Schedule, session: StitchFile, breaks: [PlacedBreak], timeline: TimelineMap? = nil,
          issues: [StitchIssue] = [], warnings: [String] = [], started: Double, planned: Double) {
         var content = session.content
         content.duration = session.timelineMap.segments.last?.contentEnd ?? session.contentDuration
@@ -89,14 +89,14 @@ extension StitchResult {
 extension Player {
     /// Closes a stitching player (its output moved into place) and returns its session; a
     /// failure comes as a `StitchFailure`.
-    func finishStitch() throws -> SpliceSession {
+    func finishStitch() throws -> StitchFile {
         do {
             try close()
         } catch {
             if let f = error as? StitchFailure { throw f }
             throw StitchFailure.encodingFailed("stitch failed: \(error)")
         }
-        guard let session = spliceSession else { throw StitchFailure.encodingFailed("stitch failed: no output") }
+        guard let session = stitchFile else { throw StitchFailure.encodingFailed("stitch failed: no output") }
         return session
     }
 }

@@ -128,35 +128,39 @@ public final class Stitcher {
 }
 
 /// The app `Stitcher` runs on the player: pre-rolls, then content with a boundary observer at
-/// each mid-roll cue (the break's ads play through the player, content resumes at the cue frame),
-/// post-rolls when content has played to its end. All of its state lives on `queue`. A failed
-/// stitch (the player's failed-to-play-to-end notification) ends it at once.
+/// each mid-roll cue (the breaks there play through the player, content resumes at the cue
+/// frame), post-rolls when content has played to its end; the breaks themselves play through a
+/// `BreakRunner`. All of its state lives on `queue`. A failed stitch (the player's
+/// failed-to-play-to-end notification) ends it at once.
 private final class ScheduleApp: @unchecked Sendable {
     // @unchecked Sendable: every mutable field is touched only on `queue` (the player's callbacks
     // run there; `start` hops there) and read by the caller after `waitUntilDone`.
     let player: Player
     /// The breaks' order; `breaks` are indexed by its slots' `source`.
     let sequence: BreakSequence
-    let breaks: [(AdBreakRequest, [AdMedia])]
+    let breaks: [RunnerBreak]
     private let queue = DispatchQueue(label: "interlude.stitcher")
+    private let runner: BreakRunner
     private let done = DispatchSemaphore(value: 0)
     private var endObserver: NSObjectProtocol?
     private var failureObserver: NSObjectProtocol?
-    private var finished = false
+    private var ending = Ending.running
+    private enum Ending { case running, done }
     private(set) var placed: [PlacedBreak] = []
     private(set) var issues: [StitchIssue] = []
 
     init(player: Player, sequence: BreakSequence, breaks: [(AdBreakRequest, [AdMedia])]) {
         self.player = player
         self.sequence = sequence
-        self.breaks = breaks
+        self.breaks = breaks.map { b, pod in RunnerBreak(id: b.id, position: b.position, ads: pod.map { RunnerBreak.Ad(media: $0) }) }
+        runner = BreakRunner(player: player, queue: queue)
     }
 
     func start() {
         for cue in sequence.midrollTimes {
             player.addBoundaryTimeObserver(forTimes: [cue], queue: queue) { [self] in
                 player.pause()
-                playBreaks(at(.midroll(cue)), at: cue) { [self] in player.play() }
+                playBreaks(at: .midroll(cue), contentTime: cue) { [self] in player.play() }
             }
         }
         // posted on the player's thread, which waits for the block: it hops onto `queue`
@@ -164,7 +168,7 @@ private final class ScheduleApp: @unchecked Sendable {
                                                              queue: nil) { [self] _ in
             queue.sync {
                 let end = player.timeline.segments.last?.contentEnd ?? .zero
-                playBreaks(at(.postroll), at: end) { [self] in finish() }
+                playBreaks(at: .postroll, contentTime: end) { [self] in finish() }
             }
         }
         failureObserver = NotificationCenter.default.addObserver(forName: PlayerItem.failedToPlayToEndTimeNotification,
@@ -172,13 +176,20 @@ private final class ScheduleApp: @unchecked Sendable {
             queue.sync { finish() }   // `close()` throws the failure
         }
         queue.async { [self] in
-            playBreaks(at(.preroll), at: .zero) { [self] in player.play() }
+            playBreaks(at: .preroll, contentTime: .zero) { [self] in player.play() }
         }
     }
 
-    /// The breaks at `cue`, in play order.
-    private func at(_ cue: BreakCue) -> ArraySlice<(AdBreakRequest, [AdMedia])> {
-        sequence.slots(at: cue).map { breaks[$0.source] }[...]
+    /// Plays the breaks at `cue`, in play order, then `then` (on `queue`).
+    private func playBreaks(at cue: BreakCue, contentTime: MediaTime, then: @escaping @Sendable () -> Void) {
+        runner.play(sequence.slots(at: cue).map { breaks[$0.source] }, at: contentTime) { [self] placed, failed in
+            self.placed += placed
+            issues += failed.map {
+                StitchIssue(code: 405, message: "ad media \($0.media.url) failed while splicing: \($0.error)", mediaFile: $0.media.url,
+                            breakId: $0.breakId)
+            }
+            then()
+        }
     }
 
     func waitUntilDone() {
@@ -188,36 +199,8 @@ private final class ScheduleApp: @unchecked Sendable {
 
     /// Lets `waitUntilDone` return (once).
     private func finish() {
-        guard !finished else { return }
-        finished = true
+        guard ending == .running else { return }
+        ending = .done
         done.signal()
-    }
-
-    /// Plays `items` one after another (each a break of its own), then `then` (on `queue`).
-    private func playBreaks(_ items: ArraySlice<(AdBreakRequest, [AdMedia])>, at contentTime: MediaTime, then: @escaping @Sendable () -> Void) {
-        guard let (b, pod) = items.first else { then(); return }
-        player.beginBreak(id: b.id, contentTime: contentTime)
-        let start = player.streamTime
-        playAds(pod[...], of: b, played: []) { [self] ads in
-            placed.append(PlacedBreak(id: b.id, position: b.position, contentTime: contentTime, resumeContentTime: player.nextContentTime,
-                                      streamTime: start, duration: player.streamTime - start, ads: ads))
-            player.endBreak()
-            playBreaks(items.dropFirst(), at: contentTime, then: then)
-        }
-    }
-
-    private func playAds(_ pod: ArraySlice<AdMedia>, of b: AdBreakRequest, played: [PlacedAd], then: @escaping @Sendable ([PlacedAd]) -> Void) {
-        guard let media = pod.first else { then(played); return }
-        let position = pod.startIndex + 1, total = pod.count + pod.startIndex
-        player.playAd(media, position: position, totalAds: total, queue: queue, onFrame: { _, _ in true }) { [self] result in
-            var played = played
-            switch result {
-            case .success(let p): played.append(p.placement(of: media, podPosition: position, totalAds: total))
-            case .failure(let error):
-                issues.append(StitchIssue(code: 405, message: "ad media \(media.url) failed while splicing: \(error)",
-                                          mediaFile: media.url, breakId: b.id))
-            }
-            playAds(pod.dropFirst(), of: b, played: played, then: then)
-        }
     }
 }
