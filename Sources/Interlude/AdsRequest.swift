@@ -1,6 +1,5 @@
 import Foundation
 import Playback
-import Synchronization
 import Timing
 
 /// A request for ads, as IMA's `IMAAdsRequest`: an ad tag URL or a canned response. Any thread
@@ -17,16 +16,11 @@ public final class AdsRequest: Sendable {
     /// Anything the app wants back in the loaded/error callbacks.
     public let userContext: (any Sendable)?
     /// Milliseconds allowed for the first request and each wrapper (IMA's `vastLoadTimeout`); nil: 8 s / 4 s.
-    public var vastLoadTimeout: Double? {
-        get { timing.withLock { $0.vastLoadTimeout } }
-        set { timing.withLock { $0.vastLoadTimeout = newValue } }
-    }
+    public var vastLoadTimeout: Double? { get { _vastLoadTimeout.value } set { _vastLoadTimeout.value = newValue } }
+    private let _vastLoadTimeout = Guarded<Double?>(nil)
     /// Content length in seconds (places `n%` breaks).
-    public var contentDuration: Double? {
-        get { timing.withLock { $0.contentDuration } }
-        set { timing.withLock { $0.contentDuration = newValue } }
-    }
-    private let timing = Mutex<(vastLoadTimeout: Double?, contentDuration: Double?)>((nil, nil))
+    public var contentDuration: Double? { get { _contentDuration.value } set { _contentDuration.value = newValue } }
+    private let _contentDuration = Guarded<Double?>(nil)
     /// The proxy of the app's picture-in-picture controller (requests made for PiP): the manager
     /// hears through it when PiP is active.
     public let pictureInPictureProxy: PictureInPictureProxy?

@@ -289,17 +289,13 @@ public final class TagStitcher: AdsManagerDelegate, @unchecked Sendable {
     private func playNatives(_ items: ArraySlice<PreparedNative>, at contentTime: MediaTime, then done: @escaping @Sendable () -> Void) {
         guard let player else { done(); return }
         var breaks: [RunnerBreak] = []
-        for n in items {
-            guard let path = n.mediaPath else { continue }
+        for n in items where n.mediaPath != nil {
             playedNatives.insert(n.id)
-            let media: AdMedia
-            do { media = try nativeMeasurements.measure(path) } catch {
-                nativeProblems.append("\(n.id): its media \(n.mediaLabel ?? path) cannot play: \(error.message); left out")
-                continue
+            switch n.runnerBreak(&nativeMeasurements) {
+            case .success(let b)?: breaks.append(b)
+            case .failure(let leftOut)?: nativeProblems.append(leftOut.line)
+            case nil: break
             }
-            let layer = n.layer
-            breaks.append(RunnerBreak(id: n.id, position: n.native.position,
-                                      ads: [.init(media: media, willPlay: { layer.activate() }, didPlay: { layer.deactivate() })]))
         }
         BreakRunner(player: player, queue: queue).play(breaks, at: contentTime) { [self] _, failed in
             if let f = failed.first { nativeFailure = nativeFailure ?? f.error }

@@ -1,5 +1,5 @@
 import Foundation
-import Playback
+@_spi(Engine) import Playback
 import Testing
 import TestSupport
 @_spi(Engine) @testable import Interlude

@@ -79,16 +79,11 @@ import Timing
     private func play(_ due: [Int], at cue: MediaTime) {
         var breaks: [RunnerBreak] = []
         for i in due {
-            let p = prepared[i]
-            guard let path = p.mediaPath else { continue }
-            let media: AdMedia
-            do { media = try measurements.measure(path) } catch {
-                warnings.append("\(p.id): its media \(p.mediaLabel ?? path) cannot play: \(error.message); left out")
-                continue
+            switch prepared[i].runnerBreak(&measurements) {
+            case .success(let b)?: breaks.append(b)
+            case .failure(let leftOut)?: warnings.append(leftOut.line)
+            case nil: break
             }
-            let layer = p.layer
-            breaks.append(RunnerBreak(id: p.id, position: p.native.position,
-                                      ads: [.init(media: media, willPlay: { layer.activate() }, didPlay: { layer.deactivate() })]))
         }
         guard !breaks.isEmpty else { return }
         player.pause()

@@ -45,6 +45,25 @@ struct PreparedNative: Sendable {
     }
 }
 
+extension PreparedNative {
+    /// This full-frame native ad as a break for a `BreakRunner`: its media measured (once per
+    /// file in `measurements`), its layout shown while the media plays. A failure is the line
+    /// that says why it is left out (its media cannot play); nil for an L-bar (no media).
+    func runnerBreak(_ measurements: inout AdMeasurements) -> Result<RunnerBreak, LeftOut>? {
+        guard let path = mediaPath else { return nil }
+        let media: AdMedia
+        do { media = try measurements.measure(path) } catch {
+            return .failure(LeftOut(line: "\(id): its media \(mediaLabel ?? path) cannot play: \(error.message); left out"))
+        }
+        let layer = self.layer
+        return .success(RunnerBreak(id: id, position: native.position,
+                                    ads: [.init(media: media, willPlay: { layer.activate() }, didPlay: { layer.deactivate() })]))
+    }
+
+    /// Why a native ad is left out, as a line.
+    struct LeftOut: Error { var line: String }
+}
+
 /// Prepares native breaks: fetches each full-frame ad's video (falling back to its image layout
 /// when the video cannot be fetched), writes a still for image formats, builds the layers.
 enum NativePreparation {

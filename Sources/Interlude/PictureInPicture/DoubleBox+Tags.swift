@@ -28,8 +28,9 @@ extension DoubleBoxStyle {
     }
 }
 
-/// A display that can play a break beside content that keeps going (a double box).
-public protocol DoubleBoxCapableDisplay: AdVideoDisplay {
+/// A display that can play a break beside content that keeps going (a double box): a player's
+/// (`PlayerVideoDisplay`).
+protocol DoubleBoxCapableDisplay: AdVideoDisplay {
     /// Starts a double-box break at content time `contentTime` for ads lasting `podDuration`;
     /// throws when it cannot (the break then plays as a standard one). Called on the manager's queue.
     func beginDoubleBox(id: String, contentTime: MediaTime, style: DoubleBoxStyle, podDuration: MediaTime) throws(AdError) -> DoubleBoxRun
@@ -38,10 +39,10 @@ public protocol DoubleBoxCapableDisplay: AdVideoDisplay {
 /// A double-box break under way: the manager plays its ads through it one by one, as through an
 /// `AdVideoDisplay`, while content goes on; their frames arrive as the content frames of the
 /// break are presented. Used on the manager's queue only.
-public final class DoubleBoxRun: @unchecked Sendable {
+final class DoubleBoxRun: @unchecked Sendable {
     // @unchecked Sendable: every call (and its closures) comes on the manager's queue, one at a time.
     /// The layer drawing the break.
-    public let layer: DoubleBoxLayer
+    let layer: DoubleBoxLayer
     private let period: MediaTime
     private var beforeFirstAd: (() -> Void)?
     private let finish: (DoubleBoxLayer) -> Void
@@ -56,12 +57,12 @@ public final class DoubleBoxRun: @unchecked Sendable {
     }
 
     /// How the break shows.
-    public var style: DoubleBoxStyle { layer.style }
+    var style: DoubleBoxStyle { layer.style }
 
     /// Queues an ad: `onFrame(adTime, streamTime)` on `queue` for each of its frames (false ends
     /// it), then `completion` there with where it landed. With `marks`, `onFrame` sees only the
     /// marked frames.
-    public func playAd(_ media: AdMedia, position: Int, totalAds: Int, marks: AdFrameMarks? = nil, queue: DispatchQueue,
+    func playAd(_ media: AdMedia, position: Int, totalAds: Int, marks: AdFrameMarks? = nil, queue: DispatchQueue,
                        onFrame: @escaping @Sendable (MediaTime, MediaTime) -> Bool,
                        completion: @escaping @Sendable (Result<PlacedAd, Error>) -> Void) {
         let period = self.period
@@ -87,13 +88,13 @@ public final class DoubleBoxRun: @unchecked Sendable {
     }
 
     /// The break is over: it goes on the timeline as a break that overlapped content.
-    public func end() { finish(layer) }
+    func end() { finish(layer) }
 
     private var shownFrames: BoxAdFrames?
 
     /// Ends the ad queued last once its next frame is out (a skip or a discard), as `onFrame`
     /// answering false there would.
-    public func stopAd() { shownFrames?.end() }
+    func stopAd() { shownFrames?.end() }
 }
 
 /// One double-box ad's frames as the loop's thread sees them: whether the manager is shown a

@@ -1,5 +1,5 @@
 import Foundation
-import Playback
+@_spi(Engine) import Playback
 import Timing
 
 /// Double boxes on the live player: the break's `DoubleBoxLayer` goes on the player's surface and
@@ -11,7 +11,7 @@ import Timing
 extension PlayerVideoDisplay: DoubleBoxCapableDisplay {
     /// Puts the break's `DoubleBoxLayer` on the player's surface before the first ad; throws (code 1201) when content
     /// packets are copied or the content ends before the pod would.
-    public func beginDoubleBox(id: String, contentTime: MediaTime, style: DoubleBoxStyle, podDuration: MediaTime) throws(AdError) -> DoubleBoxRun {
+    func beginDoubleBox(id: String, contentTime: MediaTime, style: DoubleBoxStyle, podDuration: MediaTime) throws(AdError) -> DoubleBoxRun {
         let duration = player.currentItem?.duration ?? .zero
         guard !player.copiesContent else {
             throw AdError(type: .adPlayingFailed, code: 1201,
