@@ -289,7 +289,10 @@ extension AdsManager {
         }
         let ad = makeAd(item.resolved, position: k + 1, total: pod.count, plan: plan, media: item.media)
         if isAdRules { deliver(.loaded, ad: ad) }
-        playing = Playing(ad: ad, resolved: item.resolved, media: item.media, breakIndex: index, podDuration: podDuration)
+        let duration = item.media.duration
+        let tracker = AdProgressTracker(duration: duration, skipOffset: item.resolved.skipOffset,
+                                        offsets: AdProgressTracker.offsets(of: item.resolved, duration: duration), period: Self.progressPeriod)
+        playing = Playing(ad: ad, resolved: item.resolved, media: item.media, breakIndex: index, tracker: tracker, podDuration: podDuration)
         adState = adState.settingAd(item.index, ofBreak: index, to: .playing)
         let adUI = request.adDisplayContainer.adUI
         adUI?.shown = ShownAd(ad: ad, duration: item.media.duration, skipOffset: item.resolved.skipOffset,
@@ -351,50 +354,44 @@ extension AdsManager {
         return AdFrameMarks(duration: d, quartiles: true, offsets: offsets, period: Self.progressPeriod, waits: waitsOnAdFrames)
     }
 
-    /// Each ad frame shown (`frameMarks`): STARTED and impressions on the first, quartiles and
-    /// progress offsets from the measured media time, progress callbacks every 100 ms and on the
-    /// frame the ad becomes skippable. Returns false to stop the ad.
+    /// Each ad frame shown (`frameMarks`): what it sets off (`AdProgressTracker`: STARTED and
+    /// impressions on the first, quartiles and progress offsets from the measured media time,
+    /// progress reports every 100 ms and on the frame the ad becomes skippable), fired in order.
+    /// Returns false to stop the ad.
     func adFrame(adTime: MediaTime, streamTime: MediaTime) -> Bool {
         guard var p = playing, !destroyed else { return false }
-        // the frame the ad becomes skippable on is reported too: a custom UI's skip button turns on there
-        let becomesSkippable = p.resolved.skipOffset.map { p.adTime < $0 && $0 <= adTime } ?? false
-        p.adTime = adTime
+        let moments = p.tracker.frame(at: adTime)
         p.frameStreamTime = streamTime
-        if p.progress == .waiting {
-            p.progress = .started
-            for url in p.resolved.impressions { p.tracking.append(beacon("impression", url, p, at: streamTime)) }
-            p.tracking += beaconsFor(event: "creativeView", p, at: streamTime)
-            p.tracking += beaconsFor(event: "start", p, at: streamTime)
-            p.presentation = currentPresentation
-            playing = p
-            deliver(.started, ad: p.ad, data: ["presentation": p.presentation.rawValue], at: streamTime)
-            p = playing ?? p
-        }
-        let d = p.media.duration
-        let quartiles: [(AdEventType, String)] = [(.firstQuartile, "firstQuartile"), (.midpoint, "midpoint"), (.thirdQuartile, "thirdQuartile")]
-        while p.quartilesFired < 3, adTime * 4 >= d * Int64(p.quartilesFired + 1) {
-            let (type, name) = quartiles[p.quartilesFired]
-            p.quartilesFired += 1
-            p.tracking += beaconsFor(event: name, p, at: streamTime)
-            playing = p
-            deliver(type, ad: p.ad, at: streamTime)
-            p = playing ?? p
-        }
-        for (i, t) in p.resolved.trackingEvents.enumerated() where t.event == "progress" && !p.progressFired.contains(i) {
-            guard let offset = t.offset?.resolved(duration: d), adTime >= offset else { continue }
-            p.progressFired.insert(i)
-            p.tracking.append(beacon("progress", t.url, p, at: streamTime))
-        }
         playing = p
-        if p.lastProgressReport.value < 0 || adTime - p.lastProgressReport >= Self.progressPeriod || becomesSkippable {
-            p.lastProgressReport = adTime
-            playing = p
-            let progress = AdProgressData(currentTime: adTime.seconds, duration: d.seconds, adPosition: p.ad.adPodInfo.adPosition,
-                                          totalAds: p.ad.adPodInfo.totalAds, adBreakDuration: p.podDuration.seconds,
-                                          adPeriodDuration: p.podDuration.seconds)
-            toDelegate { d, m in
-                d.adsManager(m, adDidProgressToTime: progress.currentTime, totalTime: progress.duration)
-                d.adsManager(m, adDidProgress: progress)
+        let quartiles: [(AdEventType, String)] = [(.firstQuartile, "firstQuartile"), (.midpoint, "midpoint"), (.thirdQuartile, "thirdQuartile")]
+        for moment in moments {
+            // a delegate deciding in step may have changed the ad (a skip) on the event before
+            guard var p = playing else { break }
+            switch moment {
+            case .started:
+                for url in p.resolved.impressions { p.tracking.append(beacon("impression", url, p, at: streamTime)) }
+                p.tracking += beaconsFor(event: "creativeView", p, at: streamTime)
+                p.tracking += beaconsFor(event: "start", p, at: streamTime)
+                p.presentation = currentPresentation
+                playing = p
+                deliver(.started, ad: p.ad, data: ["presentation": p.presentation.rawValue], at: streamTime)
+            case .quartile(let n):
+                let (type, name) = quartiles[n - 1]
+                p.tracking += beaconsFor(event: name, p, at: streamTime)
+                playing = p
+                deliver(type, ad: p.ad, at: streamTime)
+            case .progressOffset(let i):
+                p.tracking.append(beacon("progress", p.resolved.trackingEvents[i].url, p, at: streamTime))
+                playing = p
+            case .report:
+                let d = p.media.duration
+                let progress = AdProgressData(currentTime: adTime.seconds, duration: d.seconds, adPosition: p.ad.adPodInfo.adPosition,
+                                              totalAds: p.ad.adPodInfo.totalAds, adBreakDuration: p.podDuration.seconds,
+                                              adPeriodDuration: p.podDuration.seconds)
+                toDelegate { d, m in
+                    d.adsManager(m, adDidProgressToTime: progress.currentTime, totalTime: progress.duration)
+                    d.adsManager(m, adDidProgress: progress)
+                }
             }
         }
         guard let now = playing else { return false }

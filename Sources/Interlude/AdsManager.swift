@@ -132,15 +132,12 @@ public final class AdsManager: @unchecked Sendable {
         var resolved: ResolvedAd
         var media: AdMedia
         var breakIndex: Int
-        var adTime: MediaTime = .zero
+        /// Its progress: what its frames have set off so far.
+        var tracker: AdProgressTracker
+        /// Ad time of the ad frame now showing.
+        var adTime: MediaTime { tracker.adTime }
         /// Stream time of the ad frame now showing.
         var frameStreamTime: MediaTime?
-        /// Whether its first frame has shown (STARTED and impressions fired).
-        var progress = Progress.waiting
-        enum Progress { case waiting, started }
-        var quartilesFired = 0
-        var progressFired: Set<Int> = []
-        var lastProgressReport = MediaTime(seconds: -1)
         /// How it is to end: played out, or skipped by the viewer.
         var ending = Ending.playsOut
         enum Ending { case playsOut, skipped }
