@@ -40,7 +40,7 @@ public enum FieldCheck {
         let out = base.appendingPathExtension("out"), err = base.appendingPathExtension("err")
         defer { try? FileManager.default.removeItem(at: out); try? FileManager.default.removeItem(at: err) }
         let child = try Child.spawn("/bin/bash", [script, "live-" + client.rawValue, url, String(seconds)], stdout: out.path, stderr: err.path)
-        let status = child.wait(timeout: Double(seconds) + 240)
+        let status = child.wait(timeout: Double(seconds) + 60)   // its playing time, then a minute to stop
         if status == nil { kill(child.pid, SIGKILL); _ = child.wait(timeout: 5) }
         let report = [out, err].compactMap { try? String(contentsOf: $0, encoding: .utf8) }.joined()
         return Verdict(clean: status == 0, report: report.trimmingCharacters(in: .whitespacesAndNewlines))
