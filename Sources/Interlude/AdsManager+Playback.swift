@@ -76,28 +76,24 @@ extension AdsManager {
 
     /// One fetch per media URL, however many breaks or callers ask for it at once.
     private func fetch(_ url: String, local: Bool, cache: AdMediaCache, deadline: Double) async -> Result<String, AdMediaCache.Failure> {
-        let timeout = renderingSettingsOnQueue.effectiveLoadVideoTimeout
-        let task = perform { () -> Task<Result<String, AdMediaCache.Failure>, Never> in
+        let task = perform { () -> Task<Result<String, AdMediaCache.Failure>, Never>? in
             if let running = mediaFetches[url] { return running }
             let left = deadline - monotonicSeconds()
-            let resolved = resolvedMediaURL(url)
-            let preloadTimeout = cache.preloadTimeout
+            guard left > 0 else { return nil }
+            let resolved = resolvedMediaURL(url), timeout = min(renderingSettings.effectiveLoadVideoTimeout, left)
             let task = Task { () -> Result<String, AdMediaCache.Failure> in
-                guard left > 0 else {
-                    return .failure(AdMediaCache.Failure(code: 402, message: "media \(url) not loaded: the preload deadline (\(preloadTimeout) s) passed"))
-                }
-                do { return .success(try await cache.localPath(for: resolved, timeout: min(timeout, left), allowLocal: local)) }
+                do { return .success(try await cache.localPath(for: resolved, timeout: timeout, allowLocal: local)) }
                 catch let e as AdMediaCache.Failure { return .failure(e) }
                 catch { return .failure(AdMediaCache.Failure(code: 405, message: "\(error)")) }
             }
             mediaFetches[url] = task
             return task
         }
+        guard let task else {
+            return .failure(AdMediaCache.Failure(code: 402, message: "media \(url) not loaded: the preload deadline (\(cache.preloadTimeout) s) passed"))
+        }
         return await task.value
     }
-
-    /// The rendering settings, read from any thread.
-    private var renderingSettingsOnQueue: AdsRenderingSettings { perform { renderingSettings } }
 
     /// Fetches the media of one break's ads that are not fetched yet, all by `deadline`.
     func fetchMedia(of plan: BreakPlan, cache: AdMediaCache, deadline: Double) async {

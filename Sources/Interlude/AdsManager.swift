@@ -185,6 +185,9 @@ public final class AdsManager: @unchecked Sendable {
         if let proxy = request.pictureInPictureProxy { proxy.add(self) }
     }
 
+    // the key's value would outlive it on a queue the app named (or the main queue)
+    deinit { queue.setSpecific(key: queueKey, value: nil) }
+
     // MARK: the manager's queue
 
     /// Runs `body` on the manager's queue and returns its result: at once when already there,

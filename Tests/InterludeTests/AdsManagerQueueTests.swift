@@ -147,7 +147,9 @@ import Timing
         m.delegate = d
         let gate = DispatchSemaphore(value: 0)
         queue.async { gate.wait() }   // the delegate's queue is held: deliveries wait behind this
-        m.initialize(with: nil)
+        let rendering = AdsRenderingSettings()
+        rendering.enablePreloading = false   // the fake display's media is no file: nothing to fetch ahead
+        m.initialize(with: rendering)
         m.contentDidReachCuePoint(.zero)   // the pre-roll plays (the fake display at once)
         #expect(m.events.count > 5, "the manager decided and recorded without its delegate")
         m.destroy()
