@@ -427,8 +427,11 @@ extension AdsManager {
         } catch {
             var e = error
             e.adId = ad.id
-            // Name the ad's media URL, not the cache file it was fetched into.
-            if path != url { e.message = e.message.replacingOccurrences(of: path, with: url) }
+            // Name the ad's media URL, not the cache file it was fetched into; a local file by the
+            // path tried (a relative one resolved against its document's folder).
+            if path != url, let scheme = URL(string: url)?.scheme?.lowercased(), scheme == "http" || scheme == "https" {
+                e.message = e.message.replacingOccurrences(of: path, with: url)
+            }
             return .failure(e)
         }
     }

@@ -124,6 +124,33 @@ private func probedFrames(_ url: URL) throws -> Int {
         #expect(left.filter { $0.contains("out2") || $0.contains("report2") }.isEmpty, "\(left)")
         #expect(try Data(contentsOf: blocker) == Data("a file, not a folder".utf8))
     }
+
+    /// A local VAST's relative media file is looked for beside the VAST, and when it is not there
+    /// the error names the path looked at, not the relative name (which may exist where the user
+    /// stands, and would read as a false "not found").
+    @Test func aMissingRelativeAdFileIsNamedByThePathLookedAt() async throws {
+        let dir = try scratch("relative")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let content = try await TestMedia.clip(sourceID: 1, width: 320, height: 180, fps: 25, seconds: 2)
+        let tags = dir.appendingPathComponent("tags")
+        try FileManager.default.createDirectory(at: tags, withIntermediateDirectories: true)
+        let vast = tags.appendingPathComponent("vast.xml")
+        try """
+            <VAST version="3.0"><Ad id="a1"><InLine><AdSystem>T</AdSystem><AdTitle>Missing</AdTitle>
+            <Creatives><Creative><Linear><Duration>00:00:01</Duration>
+            <MediaFiles><MediaFile delivery="progressive" type="video/mp4" width="320" height="180"><![CDATA[media/ad.mp4]]></MediaFile></MediaFiles>
+            </Linear></Creative></Creatives></InLine></Ad></VAST>
+            """.write(to: vast, atomically: true, encoding: .utf8)
+        let out = dir.appendingPathComponent("out.mp4")
+        var job = StitchJob(request: StitchRequest(content: content.path, breaks: [], output: out.path))
+        job.adTag = vast.path
+        job.cacheDir = dir.appendingPathComponent("cache").path
+        let outcome = try await job.run()
+        #expect(outcome.result.playedBreaks.flatMap(\.ads).isEmpty)
+        #expect(try probedFrames(out) == 50, "the content, whole")
+        let error = try #require(outcome.result.errors.first { $0.code == 401 })
+        #expect(error.message.contains(tags.appendingPathComponent("media/ad.mp4").path), "\(error.message)")
+    }
 }
 
 /// `PlayJob` run in-process: `interlude play --fast --null -o OUT`.
