@@ -23,7 +23,7 @@ public final class AudioFilterGraph {
         defer { av_channel_layout_uninit(&layout) }
         var name = [CChar](repeating: 0, count: 64)
         av_channel_layout_describe(&layout, &name, name.count)
-        let layoutName = String(cString: name)
+        let layoutName = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let args = "sample_rate=\(sampleRate):sample_fmt=fltp:channel_layout=\(layoutName):time_base=1/\(sampleRate)"
         let full = "\(description),aformat=sample_fmts=fltp:sample_rates=\(sampleRate):channel_layouts=\(layoutName)"
         let built = try FilterGraphWiring.build(source: "abuffer", arguments: args, sink: "abuffersink",
