@@ -48,11 +48,26 @@ let serveUsage = """
     exit status: 1 when the service cannot start (a source, the store, the address); 2 for bad usage.
     """
 
+/// `serve`'s arguments walked by the scanner every command uses (`--name value` or `--name=value`,
+/// each option once but `--content` and `--live`, no positionals), the values checked by
+/// `ServeConfig.make`.
+func parseServe(_ args: [String]) throws -> ServeConfig {
+    var scanner = ArgumentScanner(args, repeatable: ServeConfig.repeatableOptions)
+    var options: [(name: String, value: String)] = []
+    while let arg = scanner.next() {
+        let name = try scanner.name(of: arg)
+        guard !name.isEmpty else { throw UsageError("unexpected argument '\(arg)': serve takes options only") }
+        guard ServeConfig.optionNames.contains(name) else { throw UsageError("unknown option '\(name)' (see interlude serve --help)") }
+        options.append((name, try scanner.value(for: name, in: arg)))
+    }
+    return try ServeConfig.make(options)
+}
+
 /// Runs `interlude serve ARGS`; returns the exit status.
 func runServe(_ args: [String]) async -> Int32 {
     if args.contains("-h") || args.contains("--help") { print(serveUsage); return 0 }
     let config: ServeConfig
-    do { config = try ServeConfig.parse(args) } catch {
+    do { config = try parseServe(args) } catch {
         FileHandle.standardError.write(Data("interlude serve: \(error)\n".utf8))
         return 2
     }

@@ -92,27 +92,28 @@ public struct ServeConfig: Sendable {
         public var description: String
     }
 
-    /// Parses `serve`'s arguments (without the subcommand).
-    public static func parse(_ arguments: [String]) throws -> ServeConfig {
+    /// The options `serve` takes, each with a value.
+    public static let optionNames: Set<String> = [
+        "--listen", "--content", "--live", "--ads", "--store", "--renditions", "--slate", "--reporting", "--fill-with",
+        "--session-timeout", "--ads-timeout", "--avail-duration", "--clock", "--store-max-mb", "--threads", "--redis",
+    ]
+    /// The options that may be given more than once (each names one more content or channel).
+    public static let repeatableOptions: Set<String> = ["--content", "--live"]
+
+    /// A configuration from `serve`'s options, each with its value, in the order given. Walking
+    /// the command line (`--name value` or `--name=value`, `--`, an option given twice) is the
+    /// CLI's, as for every command; this checks each value and what must be there.
+    public static func make(_ options: [(name: String, value: String)]) throws -> ServeConfig {
         var c = ServeConfig()
-        var i = 0
-        func value(_ name: String) throws -> String {
-            i += 1
-            guard i < arguments.count else { throw ParseError(description: "\(name) needs a value") }
-            return arguments[i]
-        }
-        while i < arguments.count {
-            let a = arguments[i]
+        for (a, v) in options {
             switch a {
             case "--listen":
-                let v = try value(a)
                 guard let colon = v.lastIndex(of: ":"), let port = UInt16(v[v.index(after: colon)...]) else {
                     throw ParseError(description: "--listen takes HOST:PORT, not '\(v)'")
                 }
                 c.host = String(v[..<colon]).isEmpty ? "127.0.0.1" : String(v[..<colon])
                 c.port = port
             case "--content", "--live":
-                let v = try value(a)
                 guard let eq = v.firstIndex(of: "="), eq != v.startIndex, v.index(after: eq) != v.endIndex else {
                     throw ParseError(description: "\(a) takes NAME=SOURCE, not '\(v)'")
                 }
@@ -123,50 +124,40 @@ public struct ServeConfig: Sendable {
                 guard !(c.contents + c.lives).contains(where: { $0.name == name }) else { throw ParseError(description: "content '\(name)' given twice") }
                 let source = ContentSource(name: name, source: String(v[v.index(after: eq)...]))
                 if a == "--live" { c.lives.append(source) } else { c.contents.append(source) }
-            case "--ads": c.adsTemplate = try value(a)
-            case "--store": c.storeDirectory = try value(a)
-            case "--renditions": c.renditions = try value(a)
-            case "--slate": c.slate = try value(a)
+            case "--ads": c.adsTemplate = v
+            case "--store": c.storeDirectory = v
+            case "--renditions": c.renditions = v
+            case "--slate": c.slate = v
             case "--reporting":
-                let v = try value(a)
                 guard let m = ReportingMode(rawValue: v) else { throw ParseError(description: "--reporting is server or client, not '\(v)'") }
                 c.reporting = m
             case "--fill-with":
-                let v = try value(a)
                 guard let f = BreakFill(rawValue: v) else { throw ParseError(description: "--fill-with is slate or content, not '\(v)'") }
                 c.fill = f
             case "--session-timeout":
-                let v = try value(a)
                 guard let s = Double(v), s > 0 else { throw ParseError(description: "--session-timeout takes seconds > 0, not '\(v)'") }
                 c.sessionIdleTimeout = s
             case "--ads-timeout":
-                let v = try value(a)
                 guard let s = Double(v), s > 0, s <= 60 else { throw ParseError(description: "--ads-timeout takes seconds in (0, 60], not '\(v)'") }
                 c.adsTimeout = s
             case "--avail-duration":
-                let v = try value(a)
                 guard let s = Int(v), s > 0 else { throw ParseError(description: "--avail-duration takes whole seconds > 0, not '\(v)'") }
                 c.availDuration = s
             case "--clock":
-                let v = try value(a)
                 guard let k = SegmentClock(rawValue: v) else { throw ParseError(description: "--clock is stream or shared, not '\(v)'") }
                 c.clock = k
             case "--store-max-mb":
-                let v = try value(a)
                 guard let n = Int64(v), n > 0 else { throw ParseError(description: "--store-max-mb takes a whole number > 0, not '\(v)'") }
                 c.storeMaxBytes = n << 20
             case "--threads":
-                let v = try value(a)
                 guard let n = Int(v), (1...256).contains(n) else { throw ParseError(description: "--threads takes 1…256, not '\(v)'") }
                 c.threads = n
             case "--redis":
-                let v = try value(a)
                 guard (try? RedisURL(v)) != nil else { throw ParseError(description: "--redis takes redis://HOST[:PORT][/DB] or unix:///PATH, not '\(v)'") }
                 c.redisURL = v
             default:
-                throw ParseError(description: "unknown option '\(a)' (see interlude --help)")
+                throw ParseError(description: "unknown option '\(a)' (see interlude serve --help)")
             }
-            i += 1
         }
         guard !c.contents.isEmpty || !c.lives.isEmpty else {
             throw ParseError(description: "serve needs at least one --content NAME=SOURCE or --live NAME=PLAYLIST")

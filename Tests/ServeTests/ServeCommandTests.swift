@@ -1,4 +1,5 @@
 import Foundation
+import Serve
 import TestSupport
 import Testing
 
@@ -12,11 +13,19 @@ import Testing
     }
 
     @Test func badUsageIsOneLineAndExit2() async throws {
-        for args in [["serve"], ["serve", "--content", "a=x.mp4"], ["serve", "--content", "a=x.mp4", "--ads", "t", "--listen", "nope"],
-                     ["serve", "--content", "a=x.mp4", "--ads", "t", "--frobnicate"]] {
+        // the scanner every command uses: an option given twice, a stray positional, a value
+        // after `=`, an option with no value
+        for (args, says) in [(["serve"], "needs at least one"), (["serve", "--content", "a=x.mp4"], "needs --ads"),
+                             (["serve", "--content", "a=x.mp4", "--ads", "t", "--listen", "nope"], "--listen takes HOST:PORT, not 'nope'"),
+                             (["serve", "--content", "a=x.mp4", "--ads", "t", "--listen=nope"], "--listen takes HOST:PORT, not 'nope'"),
+                             (["serve", "--content", "a=x.mp4", "--ads", "t", "--frobnicate"], "unknown option '--frobnicate'"),
+                             (["serve", "--content", "a=x.mp4", "--ads", "t", "--listen", ":1", "--listen", ":2"], "option --listen given twice"),
+                             (["serve", "--content", "a=x.mp4", "--ads", "t", "extra.mp4"], "unexpected argument 'extra.mp4'"),
+                             (["serve", "--content", "a=x.mp4", "--ads"], "option --ads needs a value")] {
             let r = try await runOffPool(Self.binary.path, args)
             #expect(r.status == 2, "\(args)")
             #expect(r.stderr.hasPrefix("interlude serve: ") && r.stderr.split(separator: "\n").count == 1, "\(args): \(r.stderr)")
+            #expect(r.stderr.contains(says), "\(args): \(r.stderr)")
         }
         let missing = try await runOffPool(Self.binary.path, ["serve", "--content", "a=/nonexistent.mp4", "--ads", "t", "--store",
                                                               FileManager.default.temporaryDirectory.appendingPathComponent("serve-cli-\(UUID().uuidString)").path])
@@ -29,7 +38,9 @@ import Testing
         #expect(dead.status == 1)
         #expect(dead.stderr.hasPrefix("interlude serve: live channel 'ch': ") && dead.stderr.split(separator: "\n").count == 1, "\(dead.stderr)")
         let help = try await runOffPool(Self.binary.path, ["serve", "--help"])
-        #expect(help.status == 0 && String(decoding: help.stdout, as: UTF8.self).contains("usage: interlude serve"))
+        let helpText = String(decoding: help.stdout, as: UTF8.self)
+        #expect(help.status == 0 && helpText.contains("usage: interlude serve"))
+        for name in ServeConfig.optionNames { #expect(helpText.contains("  \(name) "), "--help names \(name)") }
     }
 
     @Test func aServicePrintsItsURLServesAndStopsOnSIGTERM() async throws {
