@@ -131,6 +131,33 @@ import Media
         #expect(try await MediaVerifier.ffmpegErrors(out) == "")
     }
 
+    /// content.mp4's first 8 s with no video frame from 2 s to 3 s (frames 60 on are 1 s later; the
+    /// audio as it was): variable-frame-rate content with a gap.
+    static func gapFrom2To3s() throws -> URL {
+        try TestMedia.derived(from: TestMedia.Sample.content.url, name: "content-gap-2s-3s.mp4", arguments: [
+            "-t", "8", "-vf", "setpts='if(lt(N,60),PTS,PTS+1/TB)'", "-vsync", "vfr", "-c:v", "libx264", "-preset", "ultrafast",
+            "-qp", "10", "-threads", "1", "-c:a", "copy"])
+    }
+
+    /// A cue inside a gap between two frames takes effect after the frame shown at the cue, as
+    /// any cue does: the frame before the gap (59) held up to the next frame's time (3 s), with
+    /// the content's sound, then the ad; content resumes at the frame after the gap (docs/STITCH.md).
+    /// Unlike a cue before the first frame, which is placed at its own time.
+    @Test func aCueInsideAGapBetweenFramesTakesEffectAfterTheFrameShownAtIt() async throws {
+        let (out, result) = try await Self.stitch(try Self.gapFrom2To3s(), smart: false, name: "midgapcue.mp4",
+                                                  cue: MediaTime(value: 5, timescale: 2))
+        let b = try #require(result.breaks.first)
+        #expect(b.contentTime == MediaTime(value: 5, timescale: 2) && b.streamTime == MediaTime(seconds: 3), "\(b)")
+        #expect(b.resumeContentTime == MediaTime(seconds: 3), "\(b)")
+        let runs = MediaVerifier.segments(try await MediaVerifier.videoFrames(out))
+        #expect(runs.map(\.sourceID) == [1, 4, 1], "\(runs)")
+        guard runs.count == 3 else { return }
+        // 0 … 59, then 59 held to 3 s: 90 output frames; after the ad, frame 60 on
+        #expect(runs[0].firstFrame == 0 && runs[0].lastFrame == 59 && runs[0].frameCount == 90, "\(runs[0])")
+        #expect(runs[2].firstFrame == 60, "\(runs[2])")
+        #expect(try await MediaVerifier.ffmpegErrors(out) == "")
+    }
+
     /// The presenting player on the same file: `currentTime()` and the periodic observer read the
     /// content timeline from 0 (the held first frame's slots at their own times), a boundary at
     /// 10 s pauses after content frame 239, the ad follows at stream 10 s.
