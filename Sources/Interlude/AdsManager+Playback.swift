@@ -156,7 +156,7 @@ extension AdsManager {
             // AD_BREAK_READY: the break plays only if the app calls `start()` while it hears it;
             // the manager goes on once the delegate has answered (content holds at the cue meanwhile)
             phase.ready = .delivering(index)
-            askToStart(index, cue: plan.cue) { [self] in
+            deliver(.adBreakReady, ad: nil, data: ["adBreakTime": String(plan.cue.seconds)]) { [self] in
                 let startAsked = phase.ready == .startAsked(index)
                 phase.ready = .none
                 guard startAsked else { adState = adState.settingBreak(index, to: .skipped); done(); return }
@@ -165,25 +165,6 @@ extension AdsManager {
             return
         }
         beginLinearBreak(index, plan: plan, pausedAt: pausedAt, then: done)
-    }
-
-    /// Delivers AD_BREAK_READY for break `index`, then runs `answered` on the manager's queue once
-    /// the delegate has returned from it (at once when it decides in step, or has no delegate).
-    private func askToStart(_ index: Int, cue: AdPlaybackState.Cue, answered: @escaping @Sendable () -> Void) {
-        guard !destroyed else { answered(); return }
-        let display = request.adDisplayContainer.videoDisplay
-        let event = AdEvent(type: .adBreakReady, ad: nil, data: ["adBreakTime": String(cue.seconds)],
-                            streamTime: display?.streamTime ?? .zero, contentTime: display?.contentTime ?? .zero)
-        record.events.append(event)
-        if decidesInStep {
-            if let d = delegate { d.adsManager(self, didReceive: event) }
-            answered()
-            return
-        }
-        delegateQueue.async { [self] in
-            if lifeSeen.withLock({ $0 }) != .destroyed, let d = delegate { d.adsManager(self, didReceive: event) }
-            queue.async(execute: answered)
-        }
     }
 
     /// A linear break (or a double box) begins once its media is fetched: skipped inside a double box.

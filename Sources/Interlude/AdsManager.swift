@@ -199,18 +199,26 @@ public final class AdsManager: @unchecked Sendable {
         return try queue.sync(execute: body)
     }
 
-    /// Calls the delegate with `call`: queued on `delegateQueue` (not waited for), or at once when
-    /// the manager decides in step with it. Nothing reaches it once the manager is destroyed.
-    func toDelegate(_ call: @escaping @Sendable (AdsManagerDelegate, AdsManager) -> Void) {
-        guard !destroyed else { return }
+    /// Runs `work` where the delegate is called: queued on `delegateQueue` (not waited for), or at
+    /// once when the manager decides in step with it; never once the manager is destroyed. `then`
+    /// runs on the manager's queue after `work` has returned (or was dropped).
+    func onDelegateQueue(_ work: @escaping @Sendable () -> Void, then: (@Sendable () -> Void)? = nil) {
+        guard !destroyed else { then?(); return }
         if decidesInStep {
-            if let d = delegate { call(d, self) }
+            work()
+            then?()
             return
         }
         delegateQueue.async { [self] in
-            guard lifeSeen.withLock({ $0 }) != .destroyed, let d = delegate else { return }
-            call(d, self)
+            if lifeSeen.withLock({ $0 }) != .destroyed { work() }
+            if let then { queue.async(execute: then) }
         }
+    }
+
+    /// Calls the delegate, when there is one, with `call` (`onDelegateQueue`), then `then` on the
+    /// manager's queue.
+    func toDelegate(_ call: @escaping @Sendable (AdsManagerDelegate, AdsManager) -> Void, then: (@Sendable () -> Void)? = nil) {
+        onDelegateQueue({ [self] in if let d = delegate { call(d, self) } }, then: then)
     }
 
     // MARK: IMA's API
@@ -368,7 +376,7 @@ public final class AdsManager: @unchecked Sendable {
     /// Hands a click-through URL to the rendering settings' `linkOpener`, on the delegate's queue.
     func openLink(_ target: String?) {
         guard let target, let url = URL(string: target), let opener = renderingSettings.linkOpener else { return }
-        toDelegate { _, _ in opener(url) }
+        onDelegateQueue { opener(url) }
     }
 
     /// Stops everything: no event or callback is delivered after this.
@@ -399,13 +407,16 @@ public final class AdsManager: @unchecked Sendable {
 
     // MARK: delivery
 
-    func deliver(_ type: AdEventType, ad: Ad?, data: [String: String]? = nil, at streamTime: MediaTime? = nil) {
-        guard !destroyed else { return }
+    /// Records event `type` and delivers it to the delegate; `then` runs on the manager's queue
+    /// once the delegate has returned from it (at once when the manager is destroyed).
+    func deliver(_ type: AdEventType, ad: Ad?, data: [String: String]? = nil, at streamTime: MediaTime? = nil,
+                 then: (@Sendable () -> Void)? = nil) {
+        guard !destroyed else { then?(); return }
         let display = request.adDisplayContainer.videoDisplay
         let event = AdEvent(type: type, ad: ad, data: data, streamTime: streamTime ?? display?.streamTime ?? .zero,
                             contentTime: display?.contentTime ?? .zero)
         record.events.append(event)
-        toDelegate { d, m in d.adsManager(m, didReceive: event) }
+        toDelegate({ d, m in d.adsManager(m, didReceive: event) }, then: then)
     }
 
     func recordError(_ error: AdError, urls: [URLTemplate], adId: String?, breakId: String?) {

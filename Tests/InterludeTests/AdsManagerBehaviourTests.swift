@@ -170,6 +170,20 @@ import TestSupport
         #expect(m.playedBreaks[0].ads[0].ad.isUiDisabled)
     }
 
+    /// The click-through goes to the rendering settings' `linkOpener` whether or not the app
+    /// set a delegate: it is the app's link handler, not a delegate call.
+    @Test func theLinkOpenerGetsTheClickThroughWithoutADelegate() async throws {
+        let rendering = AdsRenderingSettings()
+        rendering.disableUi = true
+        let opened = Recorded<String>()
+        rendering.linkOpener = { opened.append($0.absoluteString) }
+        let (m, display, d) = try await manager(Docs.vmap([("00:00:01", Docs.ad("a", seconds: 2))]), rendering: rendering)
+        d.onEvent = { m, e in if e.type == .midpoint { m.delegate = nil; m.clicked() } }
+        play(m, display, until: 2)
+        #expect(opened.all == ["http://landing.invalid/a"])
+        #expect(m.events.contains { $0.type == .clicked })
+    }
+
     @Test func mediaNamedByANetworkDocumentCannotBeLocal() async throws {
         let display = FakeDisplay()
         let server = try TestSupport.HTTPTestServer()
