@@ -288,15 +288,9 @@ public final class TagStitcher: AdsManagerDelegate, @unchecked Sendable {
     /// then `done` (on `queue`).
     private func playNatives(_ items: ArraySlice<PreparedNative>, at contentTime: MediaTime, then done: @escaping @Sendable () -> Void) {
         guard let player else { done(); return }
-        var breaks: [RunnerBreak] = []
-        for n in items where n.mediaPath != nil {
-            playedNatives.insert(n.id)
-            switch n.runnerBreak(&nativeMeasurements) {
-            case .success(let b)?: breaks.append(b)
-            case .failure(let leftOut)?: nativeProblems.append(leftOut.line)
-            case nil: break
-            }
-        }
+        playedNatives.formUnion(items.filter { $0.mediaPath != nil }.map(\.id))
+        let (breaks, leftOut) = PreparedNative.runnerBreaks(items, &nativeMeasurements)
+        nativeProblems += leftOut
         BreakRunner(player: player, queue: queue).play(breaks, at: contentTime) { [self] _, failed in
             if let f = failed.first { nativeFailure = nativeFailure ?? f.error }
             done()

@@ -77,14 +77,8 @@ import Timing
     /// `cue` (those whose media cannot play left out, with a warning), pausing content while they
     /// play, then lets content play on.
     private func play(_ due: [Int], at cue: MediaTime) {
-        var breaks: [RunnerBreak] = []
-        for i in due {
-            switch prepared[i].runnerBreak(&measurements) {
-            case .success(let b)?: breaks.append(b)
-            case .failure(let leftOut)?: warnings.append(leftOut.line)
-            case nil: break
-            }
-        }
+        let (breaks, leftOut) = PreparedNative.runnerBreaks(due.map { prepared[$0] }, &measurements)
+        warnings += leftOut
         guard !breaks.isEmpty else { return }
         player.pause()
         runner.play(breaks, at: cue) { [weak self] _, failed in

@@ -46,22 +46,26 @@ struct PreparedNative: Sendable {
 }
 
 extension PreparedNative {
-    /// This full-frame native ad as a break for a `BreakRunner`: its media measured (once per
-    /// file in `measurements`), its layout shown while the media plays. A failure is the line
-    /// that says why it is left out (its media cannot play); nil for an L-bar (no media).
-    func runnerBreak(_ measurements: inout AdMeasurements) -> Result<RunnerBreak, LeftOut>? {
-        guard let path = mediaPath else { return nil }
-        let media: AdMedia
-        do { media = try measurements.measure(path) } catch {
-            return .failure(LeftOut(line: "\(id): its media \(mediaLabel ?? path) cannot play: \(error.message); left out"))
+    /// The full-frame native ads of `natives` as breaks for a `BreakRunner`, in order: each one's
+    /// media measured (once per file in `measurements`), its layout shown while the media plays.
+    /// An ad whose media cannot play is left out, with the line that says why; an L-bar (no
+    /// media) is no break.
+    static func runnerBreaks(_ natives: some Sequence<PreparedNative>, _ measurements: inout AdMeasurements)
+        -> (breaks: [RunnerBreak], leftOut: [String]) {
+        var breaks: [RunnerBreak] = [], leftOut: [String] = []
+        for n in natives {
+            guard let path = n.mediaPath else { continue }
+            let media: AdMedia
+            do { media = try measurements.measure(path) } catch {
+                leftOut.append("\(n.id): its media \(n.mediaLabel ?? path) cannot play: \(error.message); left out")
+                continue
+            }
+            let layer = n.layer
+            breaks.append(RunnerBreak(id: n.id, position: n.native.position,
+                                      ads: [.init(media: media, willPlay: { layer.activate() }, didPlay: { layer.deactivate() })]))
         }
-        let layer = self.layer
-        return .success(RunnerBreak(id: id, position: native.position,
-                                    ads: [.init(media: media, willPlay: { layer.activate() }, didPlay: { layer.deactivate() })]))
+        return (breaks, leftOut)
     }
-
-    /// Why a native ad is left out, as a line.
-    struct LeftOut: Error { var line: String }
 }
 
 /// Prepares native breaks: fetches each full-frame ad's video (falling back to its image layout
