@@ -70,7 +70,7 @@ extension PlayerEngine {
                 stall(seconds)
             }
         }
-        cond.lock(); control.run = .exited; control.activity = .waiting; cond.broadcast(); cond.unlock()
+        signalling { control.run = .exited; control.activity = .waiting }
     }
 
     /// The loop ends: a stitch's file is finished (unless the stitch failed) or removed; a
@@ -150,7 +150,7 @@ extension PlayerEngine {
         waitOutLastFrame()
         try file?.contentEnded(timeline: timelineSnapshot, cue: cue, readError: readError)
         events?(.contentEnded(contentTime: playhead ?? .zero, streamTime: surface.streamTime))
-        cond.lock(); control.content = .ended; cond.unlock()
+        locked { control.content = .ended }
         postEnd()
         pacer.reanchor()
     }
@@ -187,7 +187,7 @@ extension PlayerEngine {
 
     /// A player's output failed while presenting: kept for `close()`.
     func keep(_ error: Error) {
-        cond.lock(); if firstOutputError == nil { firstOutputError = error }; cond.unlock()
+        locked { if firstOutputError == nil { firstOutputError = error } }
     }
 
     // MARK: seeking

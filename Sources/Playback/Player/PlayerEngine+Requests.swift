@@ -15,13 +15,11 @@ extension PlayerEngine {
     }
 
     func setPlaying(_ on: Bool) {
-        cond.lock(); control.setPlaying(on); cond.broadcast(); cond.unlock()
+        signalling { control.setPlaying(on) }
     }
 
     func setRate(_ r: Float) {
-        cond.lock()
-        if r > 0 { speed = r; control.setPlaying(true) } else { control.setPlaying(false) }
-        cond.broadcast(); cond.unlock()
+        signalling { if r > 0 { speed = r; control.setPlaying(true) } else { control.setPlaying(false) } }
     }
 
     var playhead: MediaTime? { locked { head } }
@@ -29,10 +27,10 @@ extension PlayerEngine {
     var timelineSnapshot: TimelineMap { locked { timeline } }
     /// The master clock for real-time pacing; a stitch is not paced and has none.
     var masterClock: AudioMasterClock? {
-        get { cond.lock(); defer { cond.unlock() }; return master }
+        get { locked { master } }
         set {
             guard pass == .presenting else { return }
-            cond.lock(); master = newValue; cond.unlock()
+            locked { master = newValue }
         }
     }
 
@@ -44,18 +42,18 @@ extension PlayerEngine {
 
     /// Called on the loop thread for each event (a stitch's `Player.spliceEvents`).
     var eventHandler: (@Sendable (SpliceEvent) -> Void)? {
-        get { cond.lock(); defer { cond.unlock() }; return handler }
-        set { cond.lock(); handler = newValue; cond.unlock() }
+        get { locked { handler } }
+        set { locked { handler = newValue } }
     }
 
     /// Seconds the loop may wait for the app with no frame to write before a stitch fails
     /// (`StitchFailure.stalled`); counted from when it is set and from each time the loop runs
     /// out of work. nil: no limit. A player has none (a viewer may pause as long as they like).
     var stallTimeout: Double? {
-        get { cond.lock(); defer { cond.unlock() }; return stallLimit }
+        get { locked { stallLimit } }
         set {
             guard pass == .stitching else { return }
-            cond.lock(); stallLimit = newValue; stallArmedAt = monotonicSeconds(); cond.broadcast(); cond.unlock()
+            signalling { stallLimit = newValue; stallArmedAt = monotonicSeconds() }
         }
     }
 
@@ -85,32 +83,32 @@ extension PlayerEngine {
     }
 
     func removeObserver(_ id: Int) {
-        cond.lock(); observers.remove(id); cond.unlock()
+        locked { observers.remove(id) }
     }
 
     func enqueueAd(_ request: AdPlayRequest) {
-        cond.lock(); adRequest = request; control.activity = .working; cond.broadcast(); cond.unlock()
+        signalling { adRequest = request; control.activity = .working }
     }
 
     func endAdAfterNextFrame() {
-        cond.lock(); control.endAdAfterNextFrame(); cond.broadcast(); cond.unlock()
+        signalling { control.endAdAfterNextFrame() }
     }
 
     func stopAd() {
-        cond.lock(); control.stopAd(); cond.broadcast(); cond.unlock()
+        signalling { control.stopAd() }
     }
 
     func setAdPaused(_ paused: Bool) {
-        cond.lock()
-        control.freeze = paused ? .frozen : .none
-        if !paused && (control.ad != .none || control.box == .on) { control.activity = .working }
-        cond.broadcast(); cond.unlock()
+        signalling {
+            control.freeze = paused ? .frozen : .none
+            if !paused && (control.ad != .none || control.box == .on) { control.activity = .working }
+        }
     }
 
     var isAdActive: Bool { locked { control.ad != .none || adRequest != nil } }
 
     func setDoubleBoxActive(_ on: Bool) {
-        cond.lock(); control.setBox(on); cond.broadcast(); cond.unlock()
+        signalling { control.setBox(on) }
     }
 
     /// Records the break on the timeline at the stream time reached; its event follows before
@@ -177,4 +175,7 @@ extension PlayerEngine {
 
     /// `body` with `cond` held.
     func locked<T>(_ body: () -> T) -> T { cond.lock(); defer { cond.unlock() }; return body() }
+
+    /// `body` with `cond` held, then the loop woken: a request it must see before its next wait.
+    func signalling<T>(_ body: () -> T) -> T { cond.lock(); defer { cond.broadcast(); cond.unlock() }; return body() }
 }

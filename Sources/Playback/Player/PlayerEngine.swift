@@ -131,7 +131,7 @@ final class PlayerEngine: @unchecked Sendable {
 
     /// Stops the loop without finishing (a stitch's temporary output is removed); does not wait.
     func shutdown() {
-        cond.lock(); control.stop(finish: false); cond.broadcast(); cond.unlock()
+        signalling { control.stop(finish: false) }
     }
 
     /// A player: stops the loop and finishes the surface's outputs at once. A stitch: the loop
