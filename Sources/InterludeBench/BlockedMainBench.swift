@@ -66,12 +66,27 @@ enum BlockedMainBench {
                 failures.add("\(name): concurrent stitch \(i) wrote other bytes than the sequential one")
             }
             // Four at once cannot take less wall time than their CPU time spread over the cores.
-            let cores = Double(max(1, ProcessInfo.processInfo.activeProcessorCount))
+            let cores = Double(allowedCPUs())
             print(name + String(format: ": sequential %.2f s (%.2f CPU s), concurrent (main blocked) %.2f s, ratio %.2f; CPU bound on %.0f cores %.2f",
                          sequential, cpu, concurrent, concurrent / sequential, cores, cpu / cores / sequential))
         }
         for f in failures.all { print(f) }
         return failures.all.isEmpty ? 0 : 1
+    }
+
+    /// The CPUs this process may run on (its affinity, as `taskset` sets it: the script pins the
+    /// bench to 2), from /proc/self/status; Foundation's processor counts ignore the affinity.
+    static func allowedCPUs() -> Int {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed_list:") }) else {
+            return max(1, ProcessInfo.processInfo.activeProcessorCount)
+        }
+        // "0-1,4": ranges and single CPUs
+        let count = line.dropFirst("Cpus_allowed_list:".count).split(separator: ",").reduce(0) { n, part in
+            let ends = part.split(separator: "-").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            return n + (ends.count == 2 ? ends[1] - ends[0] + 1 : ends.count)
+        }
+        return max(1, count)
     }
 
     /// User and system CPU seconds of this process so far, all threads.
