@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Interlude", "Media", "TestSupport"]),
         .testTarget(name: "AdsTests", dependencies: ["Ads", "TestSupport"]),
         .testTarget(name: "InterludeTests", dependencies: ["Interlude", "Playback", "Ads", "TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport", "Timing"]),
         // IMA's guides ported with mechanical substitutions: the app code imports only Interlude.
         .testTarget(name: "GuideTests", dependencies: ["Interlude", "TestSupport"]),
         .testTarget(name: "ServeTests", dependencies: ["Serve", "HTTPServer", "Redis", "Interlude", "Playback", "Ads", "Media", "Timing", "TestSupport"]),

@@ -93,9 +93,9 @@ enum OptionValue {
         return r
     }
 
-    /// `--threads N`: 0–64.
-    static func threads(_ v: String) throws -> Int {
-        guard let n = Int(v), (0...64).contains(n) else { throw UsageError("--threads must be 0-64, not '\(v)'") }
+    /// `--threads N` or `--encoder-threads N`: 0–64.
+    static func threads(_ v: String, option: String = "--threads") throws -> Int {
+        guard let n = Int(v), (0...64).contains(n) else { throw UsageError("\(option) must be 0-64, not '\(v)'") }
         return n
     }
 

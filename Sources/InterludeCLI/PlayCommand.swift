@@ -44,7 +44,8 @@ let playHelp = """
                            content and ads go on (default: they pause until "background off")
       --realtime           pace to the clock (default)
       --fast               every frame as fast as possible, deterministic
-      --size WxH, --fps RATE, --threads N, --preset P, --crf N   as for stitch
+      --size WxH, --fps RATE, --threads N, --encoder-threads N, --preset P, --crf N
+                           as for stitch
       -y                   overwrite OUT
       -q                   no summary
       -v                   show FFmpeg's own warnings
@@ -98,6 +99,8 @@ let playHelp = """
             case "--size": job.size = try OptionValue.size(try scanner.value(for: name, in: arg))
             case "--fps": job.frameRate = try OptionValue.frameRate(try scanner.value(for: name, in: arg))
             case "--threads": job.threads = try OptionValue.threads(try scanner.value(for: name, in: arg))
+            case "--encoder-threads":
+                job.encoder.threads = try OptionValue.threads(try scanner.value(for: name, in: arg), option: name)
             default:
                 if !name.isEmpty { throw UsageError("unknown option '\(arg)' (see --help)") }
                 guard content == nil else { throw UsageError("unexpected argument '\(arg)'") }

@@ -74,6 +74,10 @@ let stitchHelp = """
                                 pictures are scaled to fit with black bars, never stretched
       --fps RATE                output frame rate, e.g. 25 or 30000/1001 (default: the content's)
       --threads N               decoder threads (default: 0, FFmpeg decides)
+      --encoder-threads N       threads of each encoder, 0-64 (default: 0, one per CPU it
+                                may use); libx264's output depends on its thread count, so a
+                                fixed N gives the same bytes on any machine, and 1 suits many
+                                stitches at once
       --max-redirects N         most wrapper redirects per chain (default: 4)
       --vast-timeout MS         timeout of each VAST request in milliseconds (default: 8000
                                 for the first, 4000 for each wrapper)
@@ -200,6 +204,7 @@ struct StitchOptions {
             case "--size": size = try OptionValue.size(try scanner.value(for: name, in: arg))
             case "--fps": fps = try OptionValue.frameRate(try scanner.value(for: name, in: arg))
             case "--threads": threads = try OptionValue.threads(try scanner.value(for: name, in: arg))
+            case "--encoder-threads": encoder.threads = try OptionValue.threads(try scanner.value(for: name, in: arg), option: name)
             case "--hls-time":
                 let v = try scanner.value(for: name, in: arg)
                 guard let d = Double(v), d >= 1, d <= 60 else { throw UsageError("--hls-time must be seconds from 1 to 60, not '\(v)'") }

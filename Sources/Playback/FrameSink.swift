@@ -34,6 +34,17 @@ public struct EncoderSettings: Sendable, Equatable {
     public var audioBitRate: Int
     /// Frames between keyframes inside a run (no scene-cut keyframes); nil: libx264 decides.
     public var keyframeInterval: Int? = nil
+    /// Threads of each encoder (libx264 or libx265, and the smart renderer's AAC workers); 0
+    /// (the default): the encoder decides from the CPUs it may use. libx264's output depends on
+    /// its thread count, so a fixed count gives the same bytes on any machine; 1 suits a service
+    /// running many stitches at once, each on one core.
+    public var threads = 0
+
+    /// The generic FFmpeg `threads` option for an encoder's options: nothing when `threads` is 0,
+    /// so that the default leaves the options (and the transcode cache's key) as they were.
+    func addThreads(to options: inout [String: String]) {
+        if threads > 0 { options["threads"] = String(threads) }
+    }
 
     /// Defaults: `veryfast`, CRF 23, 128 kb/s AAC.
     public init(preset: String = "veryfast", crf: Int = 23, audioBitRate: Int = 128_000) {
@@ -83,6 +94,7 @@ public final class EncodedOutput: FrameSink {
         case .mp4, .hls:
             var options = ["preset": settings.preset, "crf": String(settings.crf)]
             if let n = settings.keyframeInterval { options["x264-params"] = "keyint=\(n):scenecut=0" }
+            settings.addThreads(to: &options)
             video = try Encoder(video: "libx264", width: format.width, height: format.height, frameRate: format.frameRate,
                                 options: options, globalHeader: global)
             audio = try Encoder(audio: "aac", sampleRate: format.sampleRate, channels: format.channels,

@@ -78,8 +78,8 @@ final class ChunkedAudioEncoder: @unchecked Sendable {
         }
     }
 
-    /// One worker per core, at most four.
-    static var defaultWorkers: Int { max(1, min(4, ProcessInfo.processInfo.activeProcessorCount)) }
+    /// One worker per CPU the process may use, at most four.
+    static var defaultWorkers: Int { min(4, allowedCPUCount()) }
 
     /// Seconds the workers spent encoding (final once `finish()` returned).
     var busySeconds: Double { condition.lock(); defer { condition.unlock() }; return busy }

@@ -87,9 +87,12 @@ final class SmartOutput: StitchOutput, PacketOutput {
             // closed GOPs (IDR, no CRA), the content's level and tier; every run starts on an IDR
             var params = "level-idc=\(scan.encoderLevel):high-tier=\(config.highTier ? 1 : 0):open-gop=0:repeat-headers=1:log-level=error"
             if let n = settings.keyframeInterval { params += ":keyint=\(n):min-keyint=\(n):scenecut=0" }
+            // libx265 keeps its own thread pool: FFmpeg's thread count does not reach it
+            if settings.threads > 0 { params += ":pools=\(settings.threads):frame-threads=\(min(settings.threads, 16))" }
             options["x265-params"] = params
             options["forced-idr"] = "1"   // a keyframe forced at a splice is an IDR, not an I picture
         }
+        settings.addThreads(to: &options)
         encoderOptions = options
         muxer = try Muxer(url: url, formatName: "mp4")
         // An encoder opened only for its header: the parameter sets every later one must repeat.
@@ -127,7 +130,8 @@ final class SmartOutput: StitchOutput, PacketOutput {
         framer = AudioFramer(channels: format.channels, sampleRate: format.sampleRate, frameSize: audio.frameSize,
                              interleavedS16: false)
         let (rate, channels, bitRate) = (format.sampleRate, format.channels, settings.audioBitRate)
-        audioEncoder = ChunkedAudioEncoder(frameSize: framer.frameSize) {
+        let workers = settings.threads > 0 ? min(settings.threads, 4) : ChunkedAudioEncoder.defaultWorkers
+        audioEncoder = ChunkedAudioEncoder(frameSize: framer.frameSize, workers: workers) {
             try Encoder(audio: "aac", sampleRate: rate, channels: channels, bitRate: bitRate, globalHeader: true)
         }
     }
