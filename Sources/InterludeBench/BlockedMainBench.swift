@@ -7,7 +7,8 @@ import Timing
 /// `interlude-bench --blocked-main CONTENT AD1 AD2 OUTDIR`: four tag-driven stitches (`StitchJob`
 /// with a VMAP: AdsLoader and AdsManager decide; a pre-roll, a pod of two at 1 s, a post-roll),
 /// one after another, then the same four at once while the main thread stays blocked (it waits
-/// for them and serves no queue); smart-rendered (the default), then re-encoded. Prints both wall
+/// for them and serves no queue); smart-rendered (the default) and re-encoded, each with the
+/// codecs' threads as FFmpeg decides and with one thread per codec. Prints both wall
 /// times, their ratio, and the least ratio the CPU allows (the sequential run's CPU time spread
 /// over the cores, against its wall time); exit 1 when a stitch failed, played other than its
 /// four ads, or a concurrent one wrote other bytes than the sequential one. Issue 19 asks for
@@ -27,12 +28,16 @@ enum BlockedMainBench {
             print("cannot write \(vmap): \(error)"); return 1
         }
         let failures = Failures()
-        for smart in [SmartRendering.auto, .off] {
-            /// The `stitch` command's job: smart rendering as asked, its own cold cache (each stitch
-            /// does the same work, in both runs).
+        // each codec's threads as FFmpeg decides (one stitch already keeps about 1.5 cores busy),
+        // then one thread per codec (`--threads 1 --encoder-threads 1`: a service's setting)
+        for (smart, threads) in [(SmartRendering.auto, 0), (.off, 0), (.auto, 1), (.off, 1)] {
+            /// The `stitch` command's job: smart rendering and threads as asked, its own cold cache
+            /// (each stitch does the same work, in both runs).
             @Sendable func job(_ out: String) -> StitchJob {
                 var request = StitchRequest(content: content, breaks: [], output: out, overwrite: true)
                 request.smart = smart
+                request.threads = threads
+                request.encoder.threads = threads
                 var job = StitchJob(request: request)
                 job.adTag = vmap
                 job.cacheDir = out + ".cache"
@@ -53,40 +58,26 @@ enum BlockedMainBench {
                 }
                 group.wait()
             }
-            let name = "smart \(smart)"
+            let name = "smart \(smart), threads \(threads == 0 ? "auto" : "1")"
+            let tag = "\(smart)-t\(threads)"
             let (t0, cpu0) = (monotonicSeconds(), cpuSeconds())
-            for i in 0..<4 { runBlocking([("\(name): sequential stitch \(i)", job("\(dir)/\(smart)-seq\(i).mp4"))]) }
+            for i in 0..<4 { runBlocking([("\(name): sequential stitch \(i)", job("\(dir)/\(tag)-seq\(i).mp4"))]) }
             let (sequential, cpu) = (monotonicSeconds() - t0, cpuSeconds() - cpu0)
             let t1 = monotonicSeconds()
             // the main thread blocked for the whole run
-            runBlocking((0..<4).map { ("\(name): concurrent stitch \($0)", job("\(dir)/\(smart)-par\($0).mp4")) })
+            runBlocking((0..<4).map { ("\(name): concurrent stitch \($0)", job("\(dir)/\(tag)-par\($0).mp4")) })
             let concurrent = monotonicSeconds() - t1
-            let reference = FileManager.default.contents(atPath: "\(dir)/\(smart)-seq0.mp4")
-            for i in 0..<4 where FileManager.default.contents(atPath: "\(dir)/\(smart)-par\(i).mp4") != reference {
+            let reference = FileManager.default.contents(atPath: "\(dir)/\(tag)-seq0.mp4")
+            for i in 0..<4 where FileManager.default.contents(atPath: "\(dir)/\(tag)-par\(i).mp4") != reference {
                 failures.add("\(name): concurrent stitch \(i) wrote other bytes than the sequential one")
             }
             // Four at once cannot take less wall time than their CPU time spread over the cores.
-            let cores = Double(allowedCPUs())
+            let cores = Double(allowedCPUCount())
             print(name + String(format: ": sequential %.2f s (%.2f CPU s), concurrent (main blocked) %.2f s, ratio %.2f; CPU bound on %.0f cores %.2f",
                          sequential, cpu, concurrent, concurrent / sequential, cores, cpu / cores / sequential))
         }
         for f in failures.all { print(f) }
         return failures.all.isEmpty ? 0 : 1
-    }
-
-    /// The CPUs this process may run on (its affinity, as `taskset` sets it: the script pins the
-    /// bench to 2), from /proc/self/status; Foundation's processor counts ignore the affinity.
-    static func allowedCPUs() -> Int {
-        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed_list:") }) else {
-            return max(1, ProcessInfo.processInfo.activeProcessorCount)
-        }
-        // "0-1,4": ranges and single CPUs
-        let count = line.dropFirst("Cpus_allowed_list:".count).split(separator: ",").reduce(0) { n, part in
-            let ends = part.split(separator: "-").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-            return n + (ends.count == 2 ? ends[1] - ends[0] + 1 : ends.count)
-        }
-        return max(1, count)
     }
 
     /// User and system CPU seconds of this process so far, all threads.
