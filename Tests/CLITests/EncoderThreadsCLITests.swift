@@ -32,9 +32,9 @@ import Timing
     }
 
     @Test func theCountIsChecked() async throws {
-        for (value, status) in [("65", Int32(2)), ("-1", 2), ("many", 2)] {
+        for value in ["65", "-1", "many"] {
             let r = try await CLI.run(["stitch", "c.mp4", "-o", "x.mp4", "--encoder-threads", value])
-            #expect(r.status == status && r.stderr.contains("--encoder-threads must be 0-64, not '\(value)'"), "\(r.stderr)")
+            #expect(r.status == 2 && r.stderr.contains("--encoder-threads must be 0-64, not '\(value)'"), "\(r.stderr)")
         }
         let play = try await CLI.run(["play", "c.mp4", "--encoder-threads", "x"])
         #expect(play.status == 2 && play.stderr.contains("--encoder-threads must be 0-64"), "\(play.stderr)")

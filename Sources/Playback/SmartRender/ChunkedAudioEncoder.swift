@@ -62,7 +62,7 @@ final class ChunkedAudioEncoder: @unchecked Sendable {
 
     /// Starts `workers` threads. `frameSize` is the encoder's frame size (samples per packet);
     /// `chunkFrames` frames per chunk, encoded with `leadIn` frames before and `lookahead` after.
-    init(frameSize: Int, workers: Int = ChunkedAudioEncoder.defaultWorkers, chunkFrames: Int = 1024, leadIn: Int = 192,
+    init(frameSize: Int, workers: Int = ChunkedAudioEncoder.workers(threads: 0), chunkFrames: Int = 1024, leadIn: Int = 192,
          lookahead: Int = 8, makeEncoder: @escaping () throws -> Encoder) {
         precondition(chunkFrames > 0 && leadIn > 0 && lookahead > 0 && workers > 0)
         self.makeEncoder = makeEncoder
@@ -78,8 +78,9 @@ final class ChunkedAudioEncoder: @unchecked Sendable {
         }
     }
 
-    /// One worker per CPU the process may use, at most four.
-    static var defaultWorkers: Int { min(4, allowedCPUCount()) }
+    /// Workers for an encoder setting of `threads` (`EncoderSettings.threads`): that many, or
+    /// for 0 one per CPU the process may use; at most four.
+    static func workers(threads: Int) -> Int { min(4, threads > 0 ? threads : allowedCPUCount()) }
 
     /// Seconds the workers spent encoding (final once `finish()` returned).
     var busySeconds: Double { condition.lock(); defer { condition.unlock() }; return busy }

@@ -130,8 +130,7 @@ final class SmartOutput: StitchOutput, PacketOutput {
         framer = AudioFramer(channels: format.channels, sampleRate: format.sampleRate, frameSize: audio.frameSize,
                              interleavedS16: false)
         let (rate, channels, bitRate) = (format.sampleRate, format.channels, settings.audioBitRate)
-        let workers = settings.threads > 0 ? min(settings.threads, 4) : ChunkedAudioEncoder.defaultWorkers
-        audioEncoder = ChunkedAudioEncoder(frameSize: framer.frameSize, workers: workers) {
+        audioEncoder = ChunkedAudioEncoder(frameSize: framer.frameSize, workers: ChunkedAudioEncoder.workers(threads: settings.threads)) {
             try Encoder(audio: "aac", sampleRate: rate, channels: channels, bitRate: bitRate, globalHeader: true)
         }
     }
