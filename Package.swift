@@ -31,6 +31,9 @@ let package = Package(
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
         // Rational time shared by every layer.
         .target(name: "Timing"),
+        // Manifests as values: HLS playlists (and their live evolution) with one writer and one
+        // parser, for the stitch, the service and its origins. Pure Swift.
+        .target(name: "Manifest", dependencies: ["Timing"]),
         // The only Swift module that imports CFFmpeg: owns every FFmpeg object.
         .target(name: "Media", dependencies: ["CFFmpeg", "Timing"]),
         // Drawing on frames: text (FreeType, the only module importing CFreeType), sprites, boxes, scaled pictures.
@@ -57,6 +60,7 @@ let package = Package(
         // Test helpers: generated media, an independent ffmpeg-CLI verifier, a loopback HTTP server.
         .target(name: "TestSupport", dependencies: ["Timing"]),
         .testTarget(name: "TimingTests", dependencies: ["Timing"]),
+        .testTarget(name: "ManifestTests", dependencies: ["Manifest", "Timing", "TestSupport"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),
         .testTarget(name: "DrawTests", dependencies: ["Draw", "Media", "TestSupport"]),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Interlude", "Media", "TestSupport"]),

@@ -1,0 +1,79 @@
+import Foundation
+import Manifest
+import Testing
+import Timing
+
+/// The live playlist keeps RFC 8216 §6.2.1–6.2.2 across every version it is read in: read back
+/// through the parser, each segment keeps its media sequence number, URI, duration, tags and
+/// discontinuity sequence number; the window never drops under three target durations once it
+/// has that much; the target never changes and a longer segment is refused.
+@Suite struct HLSLivePlaylistTests {
+    /// A segment seen in one version: its media sequence number → (URI, EXTINF, DSN).
+    struct Seen: Equatable { var uri: String; var duration: MediaTime; var dsn: Int; var markers: [HLS.Marker] }
+
+    func read(_ text: String) throws -> (HLS.MediaPlaylist, [Int: Seen]) {
+        guard case .media(let p) = try HLS.parse(text) else { throw HLS.ParseError(line: 0, reason: "not media") }
+        var seen: [Int: Seen] = [:]
+        for (i, s) in p.segments.enumerated() {
+            seen[p.mediaSequence + i] = Seen(uri: s.uri, duration: s.duration, dsn: p.discontinuitySequenceNumber(ofSegment: i), markers: s.markers)
+        }
+        return (p, seen)
+    }
+
+    @Test func everyVersionAgreesWithEveryEarlierOne() throws {
+        var live = HLS.LivePlaylist(targetDuration: 6, keeping: MediaTime(seconds: 12))
+        var history: [Int: Seen] = [:]
+        var lastTarget: Int?
+        var lastSequence = 0
+        // content 2 s, then ads (6 s segments) and slate pieces (1 s) with discontinuities, over and over
+        var pattern: [(String, MediaTime, Bool)] = []
+        for b in 0..<6 {
+            for c in 0..<5 { pattern.append(("c\(b)-\(c).ts", MediaTime(seconds: 2), c == 0 && b > 0)) }
+            pattern.append(("ad\(b)-0.ts", MediaTime(seconds: 6), true))
+            pattern.append(("ad\(b)-1.ts", MediaTime(value: 3003, timescale: 1000), false))
+            pattern.append(("slate\(b).ts", MediaTime(seconds: 1), true))
+        }
+        for (i, (uri, d, disc)) in pattern.enumerated() {
+            try live.append(HLS.Segment(uri: uri, duration: d, discontinuity: disc, markers: disc ? [.cueIn] : []))
+            let (p, seen) = try read(live.text)
+            #expect(p.targetDuration == 6)
+            if let t = lastTarget { #expect(t == p.targetDuration) }
+            lastTarget = p.targetDuration
+            #expect(p.mediaSequence >= lastSequence)
+            lastSequence = p.mediaSequence
+            for (msn, s) in seen {
+                if let before = history[msn] { #expect(before == s, "segment \(msn) changed in version \(i)") }
+                history[msn] = s
+            }
+            #expect(p.mediaSequence + p.segments.count == i + 1, "segments only appended at the end")
+            if i >= 10 { #expect(p.duration >= MediaTime(seconds: 18), "window under 3 target durations in version \(i)") }
+        }
+        #expect(live.window.first!.sequence > 20)   // it did slide
+    }
+
+    @Test func aSegmentOverTheTargetIsRefusedAndAnEndedPlaylistIsFrozen() throws {
+        var live = HLS.LivePlaylist(targetDuration: 2)
+        #expect(throws: HLS.LivePlaylist.AppendError.overTarget(uri: "long.ts", seconds: 2.5, target: 2)) {
+            try live.append(HLS.Segment(uri: "long.ts", duration: MediaTime(value: 5, timescale: 2)))
+        }
+        try live.append(HLS.Segment(uri: "ok.ts", duration: MediaTime(value: 249, timescale: 100)))   // 2.49 rounds to 2
+        live.end()
+        #expect(live.text.hasSuffix("#EXT-X-ENDLIST\n"))
+        #expect(throws: HLS.LivePlaylist.AppendError.ended) { try live.append(HLS.Segment(uri: "late.ts", duration: MediaTime(seconds: 1))) }
+        #expect(throws: HLS.LivePlaylist.AppendError.badURI) {
+            var other = HLS.LivePlaylist(targetDuration: 2)
+            try other.append(HLS.Segment(uri: "a\nb", duration: MediaTime(seconds: 1)))
+        }
+    }
+
+    @Test func theFirstSegmentKeepsItsDiscontinuityTagAndNumber() throws {
+        var live = HLS.LivePlaylist(targetDuration: 1)
+        for i in 0..<8 { try live.append(HLS.Segment(uri: "s\(i).ts", duration: MediaTime(seconds: 1), discontinuity: i % 2 == 1)) }
+        // the window is the last three; s5 starts it with its tag
+        let (p, _) = try read(live.text)
+        #expect(p.segments.map(\.uri) == ["s5.ts", "s6.ts", "s7.ts"])
+        #expect(p.mediaSequence == 5)
+        #expect(p.discontinuitySequence == 2)   // s1, s3 slid out; s5's own tag stays
+        #expect(p.discontinuitySequenceNumber(ofSegment: 0) == 3 && p.discontinuitySequenceNumber(ofSegment: 2) == 4)
+    }
+}
