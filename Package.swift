@@ -39,7 +39,7 @@ let package = Package(
         // Drawing on frames: text (FreeType, the only module importing CFreeType), sprites, boxes, scaled pictures.
         .target(name: "Draw", dependencies: ["CFreeType", "Media"]),
         // Frame loop, true playhead, conforming, splicing, sinks.
-        .target(name: "Playback", dependencies: ["Media", "Timing", "Draw"]),
+        .target(name: "Playback", dependencies: ["Media", "Timing", "Draw", "Manifest"]),
         // VAST / VMAP, no FFmpeg; its http(s) fetcher is the only Swift module importing CCurl.
         .target(name: "Ads", dependencies: ["CCurl", "Timing"]),
         // The live window output (SDL2): the only Swift module that imports CSDL2.
@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "ManifestTests", dependencies: ["Manifest", "Timing", "TestSupport"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),
         .testTarget(name: "DrawTests", dependencies: ["Draw", "Media", "TestSupport"]),
-        .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Interlude", "Media", "TestSupport"]),
+        .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Interlude", "Media", "Manifest", "TestSupport"]),
         .testTarget(name: "AdsTests", dependencies: ["Ads", "TestSupport"]),
         .testTarget(name: "InterludeTests", dependencies: ["Interlude", "Playback", "Ads", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "Timing"]),

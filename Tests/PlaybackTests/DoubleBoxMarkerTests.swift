@@ -1,4 +1,5 @@
 import Foundation
+import Manifest
 import Testing
 import Timing
 @_spi(Engine) @testable import Playback
@@ -22,7 +23,7 @@ import Timing
         // content 0-8 is cut by the target only (not at 2, 3.5 or 5); the standard ad is its own span
         #expect(segments.map { [$0.start.seconds, $0.end.seconds] } == [[0, 4], [4, 8], [8, 10], [10, 14]])
         #expect(segments.map(\.breakIndex) == [nil, nil, 1, nil])
-        let playlist = HLSPlan.playlist(segments: segments, breaks: [box, standard], programDate: Date(timeIntervalSince1970: 0))
+        let playlist = HLS.write(HLSPlan.playlist(segments: segments, breaks: [box, standard], programDate: Date(timeIntervalSince1970: 0)))
         let lines = playlist.split(separator: "\n").map(String.init)
         let ranges = lines.filter { $0.contains("com.interlude.doublebox") }
         #expect(ranges == [

@@ -1,4 +1,5 @@
 import Foundation
+import Manifest
 import Media
 import Timing
 
@@ -26,8 +27,8 @@ enum HLSPackager {
         let segments = HLSPlan.segments(keyframes: keyframes, duration: duration, breaks: breaks,
                                         target: settings.segmentDuration)
         try writeSegments(mp4, segments: segments, directory: directory)
-        let playlist = HLSPlan.playlist(segments: segments, breaks: breaks, programDate: programDate,
-                                        ptsAdjustment: timestampOffset)
+        let playlist = HLS.write(HLSPlan.playlist(segments: segments, breaks: breaks, programDate: programDate,
+                                                  ptsAdjustment: timestampOffset))
         try Data(playlist.utf8).write(to: URL(fileURLWithPath: directory).appendingPathComponent(playlistName))
         return Package(segments: segments, playlist: playlist)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Manifest
 import Timing
 
 /// Where an HLS package's segments are cut: at every ad's start and end, and inside each
@@ -54,60 +55,46 @@ import Timing
     /// (`HLSPackager.timestampOffset`), carried in each SCTE-35 section's `pts_adjustment` so that
     /// `pts_time + pts_adjustment` is the PTS of the splice frame in the segments.
     public static func playlist(segments: [HLSSegment], breaks: [PackagedBreak], programDate: Date,
-                                ptsAdjustment: MediaTime = .zero) -> String {
-        let target = max(1, segments.map { Int($0.duration.seconds.rounded()) }.max() ?? 1)
-        var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:\(target)", "#EXT-X-MEDIA-SEQUENCE:0",
-                     "#EXT-X-PLAYLIST-TYPE:VOD", "#EXT-X-INDEPENDENT-SEGMENTS"]
-        func date(_ t: MediaTime) -> String { iso8601(programDate.addingTimeInterval(t.seconds)) }
-        func seconds(_ t: MediaTime) -> String { String(format: "%.3f", t.seconds) }
+                                ptsAdjustment: MediaTime = .zero) -> HLS.MediaPlaylist {
+        func date(_ t: MediaTime) -> Date { programDate.addingTimeInterval(t.seconds) }
+        var out: [HLS.Segment] = []
         var previous: HLSSegment?
         for (i, seg) in segments.enumerated() {
             let startsAd = seg.adIndex != nil && (previous?.breakIndex != seg.breakIndex || previous?.adIndex != seg.adIndex)
             let startsBreak = seg.breakIndex != nil && previous?.breakIndex != seg.breakIndex
             let endsBreak = previous?.breakIndex != nil && previous?.breakIndex != seg.breakIndex
-            if let p = previous?.breakIndex, endsBreak { lines += cueIn(breaks[p], index: p, date: date, ptsAdjustment: ptsAdjustment) }
-            if startsDiscontinuity(segments, at: i) { lines.append("#EXT-X-DISCONTINUITY") }
-            if i == 0 || startsAd || endsBreak { lines.append("#EXT-X-PROGRAM-DATE-TIME:\(date(seg.start))") }
+            var s = HLS.Segment(uri: seg.fileName, duration: seg.duration, discontinuity: startsDiscontinuity(segments, at: i),
+                                programDateTime: i == 0 || startsAd || endsBreak ? date(seg.start) : nil)
+            if let p = previous?.breakIndex, endsBreak { s.markers += cueIn(breaks[p], index: p, date: date, ptsAdjustment: ptsAdjustment) }
             for b in breaks where b.doubleBox != nil {
                 for (ai, ad) in b.ads.enumerated() where ad.end > ad.start && ad.start >= seg.start && ad.start < seg.end {
-                    lines.append("#EXT-X-DATERANGE:ID=\"\(quoted(b.id))-ad-\(ai + 1)\",CLASS=\"com.interlude.doublebox\",START-DATE=\"\(date(ad.start))\",DURATION=\(seconds(ad.end - ad.start)),X-AD-ID=\"\(quoted(ad.id))\",X-MODE=\"\(b.doubleBox!)\"")
+                    s.markers.append(.dateRange(HLS.DateRange(id: "\(b.id)-ad-\(ai + 1)", rangeClass: "com.interlude.doublebox", startDate: date(ad.start),
+                                                              duration: ad.end - ad.start,
+                                                              clientAttributes: [.init("X-AD-ID", .string(ad.id)), .init("X-MODE", .string("\(b.doubleBox!)"))])))
                 }
             }
             if let bi = seg.breakIndex, startsBreak {
                 let b = breaks[bi]
                 let scte = SCTE35.spliceInsert(eventID: UInt32(bi + 1), outOfNetwork: true, at: b.start, breakDuration: b.end - b.start,
                                                ptsAdjustment: ptsAdjustment)
-                lines.append("#EXT-X-DATERANGE:ID=\"\(quoted(b.id))\",START-DATE=\"\(date(b.start))\",PLANNED-DURATION=\(seconds(b.end - b.start)),SCTE35-OUT=\(SCTE35.hex(scte))")
-                lines.append("#EXT-X-CUE-OUT:DURATION=\(seconds(b.end - b.start))")
+                s.markers.append(.dateRange(HLS.DateRange(id: b.id, startDate: date(b.start), plannedDuration: b.end - b.start, scte35Out: scte)))
+                s.markers.append(.cueOut(duration: b.end - b.start))
             }
             if let bi = seg.breakIndex, let ai = seg.adIndex, startsAd {
                 let ad = breaks[bi].ads[ai]
-                lines.append("#EXT-X-DATERANGE:ID=\"\(quoted(breaks[bi].id))-ad-\(ai + 1)\",CLASS=\"com.interlude.ad\",START-DATE=\"\(date(ad.start))\",DURATION=\(seconds(ad.end - ad.start)),X-AD-ID=\"\(quoted(ad.id))\"")
+                s.markers.append(.dateRange(HLS.DateRange(id: "\(breaks[bi].id)-ad-\(ai + 1)", rangeClass: "com.interlude.ad", startDate: date(ad.start),
+                                                          duration: ad.end - ad.start, clientAttributes: [.init("X-AD-ID", .string(ad.id))])))
             }
-            lines.append("#EXTINF:\(seconds(seg.duration)),")
-            lines.append(seg.fileName)
+            out.append(s)
             previous = seg
         }
-        if let p = previous?.breakIndex { lines += cueIn(breaks[p], index: p, date: date, ptsAdjustment: ptsAdjustment) }
-        lines.append("#EXT-X-ENDLIST")
-        return lines.joined(separator: "\n") + "\n"
+        let trailing = previous?.breakIndex.map { cueIn(breaks[$0], index: $0, date: date, ptsAdjustment: ptsAdjustment) } ?? []
+        return .vod(out, trailingMarkers: trailing)
     }
 
-    private static func cueIn(_ b: PackagedBreak, index: Int, date: (MediaTime) -> String, ptsAdjustment: MediaTime) -> [String] {
+    private static func cueIn(_ b: PackagedBreak, index: Int, date: (MediaTime) -> Date, ptsAdjustment: MediaTime) -> [HLS.Marker] {
         let scte = SCTE35.spliceInsert(eventID: UInt32(index + 1), outOfNetwork: false, at: b.end, breakDuration: nil,
                                        ptsAdjustment: ptsAdjustment)
-        return ["#EXT-X-CUE-IN",
-                "#EXT-X-DATERANGE:ID=\"\(quoted(b.id))\",START-DATE=\"\(date(b.start))\",DURATION=\(String(format: "%.3f", (b.end - b.start).seconds)),SCTE35-IN=\(SCTE35.hex(scte))"]
-    }
-
-    /// A quoted-string attribute value may not hold `"`, CR or LF.
-    static func quoted(_ s: String) -> String {
-        String(s.map { $0 == "\"" || $0 == "\r" || $0 == "\n" ? "'" : $0 })
-    }
-
-    static func iso8601(_ d: Date) -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return f.string(from: d)
+        return [.cueIn, .dateRange(HLS.DateRange(id: b.id, startDate: date(b.start), duration: b.end - b.start, scte35In: scte))]
     }
 }
