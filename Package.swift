@@ -52,7 +52,7 @@ let package = Package(
         .target(name: "Redis", dependencies: ["CHiredis"]),
         // `interlude serve`: server-side ad insertion for HLS (sessions, per-viewer playlists,
         // tracking, operations) over a store of shared cuts, ladders and ad renditions.
-        .target(name: "Serve", dependencies: ["HTTPServer", "Redis", "Interlude", "Playback", "Ads", "Media", "Timing"]),
+        .target(name: "Serve", dependencies: ["HTTPServer", "Redis", "Interlude", "Playback", "Ads", "Media", "Manifest", "Timing"]),
         // Command-line app: thin.
         .executableTarget(name: "InterludeCLI", dependencies: ["Interlude", "Playback", "Ads", "Timing", "Window", "Serve"]),
         // Benchmarks against the ffmpeg CLI.
@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "Timing"]),
         // IMA's guides ported with mechanical substitutions: the app code imports only Interlude.
         .testTarget(name: "GuideTests", dependencies: ["Interlude", "TestSupport"]),
-        .testTarget(name: "ServeTests", dependencies: ["Serve", "HTTPServer", "Redis", "Interlude", "Playback", "Ads", "Media", "Timing", "TestSupport"]),
+        .testTarget(name: "ServeTests", dependencies: ["Serve", "HTTPServer", "Redis", "Interlude", "Playback", "Ads", "Media", "Manifest", "Timing", "TestSupport"]),
         .testTarget(name: "WindowTests", dependencies: ["Window", "Playback", "Media", "Timing", "TestSupport"]),
     ]
 )

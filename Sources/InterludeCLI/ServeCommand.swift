@@ -33,7 +33,8 @@ let serveUsage = """
       --renditions LADDER        e.g. 720p:1280x720@3000,360p:640x360@800 (default from the source)
       --slate FILE               an MP4 whose first frame fills breaks an ad cannot (default black)
       --reporting server|client  who fires beacons by default (default server)
-      --fill-with slate|content  what replaces an ad not transcoded yet (default slate)
+      --fill-with content|slate  VOD: an ad not transcoded when the session starts is left out
+                                 (content, the default) or replaced by slate; live always slates
       --clock stream|shared      segments moved onto each session's clock (default; FFmpeg
                                  needs it) or the store's bytes as they are
       --session-timeout SECS     idle time before a session is dropped (default 600)
@@ -100,8 +101,9 @@ func runServe(_ args: [String]) async -> Int32 {
     }
     var sessions: any SessionStore = MemorySessionStore()
     var ledger: (any BeaconLedger)? = nil
+    var signature = SegmentSignature.random()
     if let url = config.redisURL {
-        do { (sessions, ledger) = try RedisSessionStore.shared(url: url, idleTimeout: config.sessionIdleTimeout) } catch {
+        do { (sessions, ledger, signature) = try RedisSessionStore.shared(url: url, idleTimeout: config.sessionIdleTimeout) } catch {
             FileHandle.standardError.write(Data("interlude serve: \(error)\n".utf8))
             return 1
         }
@@ -124,7 +126,7 @@ func runServe(_ args: [String]) async -> Int32 {
             return 1
         }
     }
-    let service = ServeService(config: config, media: store, sessions: sessions, ledger: ledger, live: live)
+    let service = ServeService(config: config, media: store, sessions: sessions, ledger: ledger, live: live, signature: signature)
     let port: UInt16
     do { port = try service.start() } catch {
         FileHandle.standardError.write(Data("interlude serve: \(error)\n".utf8))

@@ -30,6 +30,9 @@ public final class RedisSessionStore: SessionStore, @unchecked Sendable {
 
     /// `interlude:session:ID`.
     public static func key(_ id: String) -> String { "interlude:session:\(id)" }
+    /// `interlude:plan:ID`: the session's `SessionPlan` as JSON, set once (`NX`), with the
+    /// session's TTL restarted by the same requests.
+    public static func planKey(_ id: String) -> String { "interlude:plan:\(id)" }
 
     private var ttlMilliseconds: String { String(max(1, Int((ttl * 1000).rounded()))) }
 
@@ -56,15 +59,21 @@ public final class RedisSessionStore: SessionStore, @unchecked Sendable {
         // Ids are `ServeSession.newID()`'s 32 hex digits: anything else is no session, unasked.
         guard id.utf8.count == 32, id.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
         let now = monotonicSeconds()
-        let reply: RedisReply
-        do { reply = try client.command("GETEX", Self.key(id), "PX", ttlMilliseconds) } catch {
+        let replies: [RedisReply]
+        do {
+            replies = try client.pipeline([["GETEX", Self.key(id), "PX", ttlMilliseconds], ["GETEX", Self.planKey(id), "PX", ttlMilliseconds]])
+        } catch {
             // Redis unreachable: serve what this node has.
             return lock.withLock { () -> ServeSession? in cache[id]?.lastSeen = now; return cache[id] }
         }
-        guard case .string(let data) = reply, let record = SessionRecord.decode(data), record.id == id,
-              let fresh = record.session(lastSeen: now) else { return nil }
+        guard replies.count == 2, case .string(let data) = replies[0], let record = SessionRecord.decode(data), record.id == id,
+              var fresh = record.session(lastSeen: now) else { return nil }
+        if case .string(let p) = replies[1] { fresh.plan = try? JSONDecoder().decode(SessionPlan.self, from: p) }
         return lock.withLock {
-            if cache[id] == nil { cache[id] = fresh } else { cache[id]!.lastSeen = now }
+            if cache[id] == nil { cache[id] = fresh } else {
+                cache[id]!.lastSeen = now
+                if cache[id]!.plan == nil { cache[id]!.plan = fresh.plan }
+            }
             return cache[id]
         }
     }
@@ -74,6 +83,27 @@ public final class RedisSessionStore: SessionStore, @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         guard cache[id] != nil else { return nil }
         return change(&cache[id]!)
+    }
+
+    /// The session's plan: `SET interlude:plan:ID … NX`, so that the first node to decide wins
+    /// and every other reads the winner's; nil when Redis cannot be reached or the session is
+    /// not cached here.
+    public func settle(_ plan: SessionPlan, for id: String) -> SessionPlan? {
+        guard lock.withLock({ cache[id] != nil }), let json = try? JSONEncoder().encode(plan) else { return nil }
+        guard let set = try? client.command("SET", Self.planKey(id), String(decoding: json, as: UTF8.self), "NX", "PX", ttlMilliseconds) else {
+            return nil
+        }
+        var settled = plan
+        if case .status("OK") = set {} else {
+            guard case .string(let data)? = try? client.command("GET", Self.planKey(id)),
+                  let theirs = try? JSONDecoder().decode(SessionPlan.self, from: data) else { return nil }
+            settled = theirs
+        }
+        return lock.withLock { () -> SessionPlan? in
+            guard cache[id] != nil else { return nil }
+            if cache[id]!.plan == nil { cache[id]!.plan = settled }
+            return cache[id]!.plan
+        }
     }
 
     /// The cached sessions whose Redis key is gone, among those this node has not seen for
@@ -98,9 +128,22 @@ public final class RedisSessionStore: SessionStore, @unchecked Sendable {
 
 extension RedisSessionStore {
     /// What `interlude serve --redis URL` runs on: one client for the sessions and the fired
-    /// beacons (records kept a day, or the idle timeout when longer). Throws for a bad URL.
-    public static func shared(url: String, idleTimeout: Double) throws -> (RedisSessionStore, RedisBeaconLedger) {
+    /// beacons (records kept a day, or the idle timeout when longer), and the fleet's segment
+    /// URL signing key (`signature(client:)`). Throws for a bad URL.
+    public static func shared(url: String, idleTimeout: Double) throws -> (RedisSessionStore, RedisBeaconLedger, SegmentSignature) {
         let client = try RedisClient(url, connections: 8)
-        return (RedisSessionStore(client: client, ttl: idleTimeout), RedisBeaconLedger(client: client, ttl: max(86_400, idleTimeout)))
+        return (RedisSessionStore(client: client, ttl: idleTimeout), RedisBeaconLedger(client: client, ttl: max(86_400, idleTimeout)),
+                signature(client: client))
+    }
+
+    /// `interlude:urlkey`: the key every node signs ad segment URLs with, made by the first node
+    /// (`SET NX`, no expiry) and read by the others; a random key of this node's own when Redis
+    /// cannot be reached (its signed URLs then fire beacons on this node only).
+    public static func signature(client: RedisClient) -> SegmentSignature {
+        let mine = SegmentSignature.random()
+        _ = try? client.command("SET", "interlude:urlkey", mine.hexKey, "NX")
+        if case .string(let data)? = try? client.command("GET", "interlude:urlkey"),
+           let shared = SegmentSignature(hexKey: String(decoding: data, as: UTF8.self)) { return shared }
+        return mine
     }
 }

@@ -65,8 +65,11 @@ public struct ServeConfig: Sendable {
     public var reporting: ReportingMode = .server
     /// Seconds a session lives without a request.
     public var sessionIdleTimeout: Double = 600
-    /// What fills a break's time an ad cannot.
-    public var fill: BreakFill = .slate
+    /// What takes the place of a VOD ad not transcoded when the session starts (or failed):
+    /// nothing by default (MediaTailor's VOD behaviour: the ad is left out of that session and
+    /// ready for the next); slate only when configured. Live breaks always fill with slate what
+    /// no ready ad covers.
+    public var fill: BreakFill = .content
     /// Seconds the ad decision server (and each wrapper) may take before the session plays content.
     public var adsTimeout: Double = 3
     /// `[session.avail_duration_secs]`: the avail's planned length in seconds.

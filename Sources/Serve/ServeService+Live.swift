@@ -12,13 +12,14 @@ extension ServeService {
             return .failure(Refusal(status: 404, message: "no content named '\(name)'"))
         }
         let id = ServeSession.newID()
-        let config = self.config, beacons = self.beacons, metrics = self.metrics
+        let config = self.config, beacons = self.beacons, metrics = self.metrics, signature = self.signature, log = self.log
         let made: LiveViewer? = blocking {
             guard let rungs = await live.rungs(of: name), let w = await channel.window(rendition: rungs[0].key),
                   let first = w.segments.first else { return nil }
             let context = LiveViewer.Context(channel: channel, media: store, adsTemplate: config.adsTemplate, playerParams: params,
                                              userAgent: userAgent, adsTimeout: config.adsTimeout, defaultAvail: config.availDuration,
-                                             beacons: beacons, metrics: metrics, longestSegment: config.liveSegmentTarget)
+                                             beacons: beacons, metrics: metrics, longestSegment: config.liveSegmentTarget,
+                                             signature: signature, log: log)
             let v = LiveViewer(id: id, channelName: name, reporting: reporting, rungs: rungs, startPTS: first.firstPTS, context: context)
             await v.prepare()
             return v
@@ -35,7 +36,7 @@ extension ServeService {
 
     /// `GET /v1/sessions/ID/master.m3u8` of a live viewer.
     func liveMaster(_ v: LiveViewer) -> HTTPResponse {
-        .text(LiveSessionPlaylist.master(sessionID: v.id, rungs: v.rungs), contentType: "application/vnd.apple.mpegurl")
+        .text(v.master(), contentType: "application/vnd.apple.mpegurl")
     }
 
     /// `GET /v1/sessions/ID/RENDITION.m3u8` of a live viewer: its playlist, advanced.

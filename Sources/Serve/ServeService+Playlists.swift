@@ -2,114 +2,200 @@ import Ads
 import Foundation
 import HTTPServer
 @_spi(Engine) import Interlude
+import Manifest
 import Timing
 
 extension ServeService {
-    /// `GET /v1/sessions/ID/master.m3u8`.
-    func master(_ id: String, interstitials: Bool) -> HTTPResponse {
-        let started = monotonicSeconds()
-        guard let session = sessions.touch(id) else { return .error(404, "no session '\(id)'") }
+    /// The session with its plan, decided now when it has none: every ad ready in every
+    /// rendition plays; the rest are left out (or slate, `--fill-with slate`). Once settled
+    /// (the first node to decide wins in a fleet) it never changes: every playlist of the
+    /// session follows from it.
+    func planned(_ session: ServeSession) -> Result<ServeSession, Refusal> {
+        if session.plan != nil { return .success(session) }
         let media = self.media
-        guard let content = blocking({ try? await media.content(session.content) }) else { return .error(503, "content not available") }
-        defer { metrics.playlistServed(monotonicSeconds() - started) }
-        return .text(PlaylistWriter.master(sessionID: id, content: content, interstitials: interstitials),
-                     contentType: "application/vnd.apple.mpegurl")
+        guard let content = blocking({ try? await media.content(session.content) }) else {
+            return .failure(Refusal(status: 503, message: "content '\(session.content)' not available"))
+        }
+        let proposal = SessionPlan.decide(session.breaks, renditions: content.renditions.map(\.rendition.name), fill: config.fill,
+                                          readiness: { ad, rendition in media.ad(mediaURL: ad.mediaURL, rendition: rendition) },
+                                          failed: { bi, ai, code, reason in self.fireError(session, breakIndex: bi, adIndex: ai, code: code, reason: reason) })
+        guard let plan = sessions.settle(proposal, for: session.id) else {
+            return .failure(Refusal(status: 503, message: "the session's plan cannot be stored now"))
+        }
+        if plan == proposal {
+            var reasons: [String] = []
+            for (bi, row) in plan.slots.enumerated() {
+                for (ai, slot) in row.enumerated() { if case .leftOut(let why) = slot { reasons.append("\(session.breaks[bi].ads[ai].id): \(why)") } }
+            }
+            log.event("session_planned", ["session": session.id, "ads": plan.playing, "leftOut": plan.leftOut, "why": reasons])
+        }
+        var s = session
+        s.plan = plan
+        return .success(s)
     }
 
-    /// `GET /v1/sessions/ID/RENDITION.m3u8`: the session's media playlist; once no ad in it is
-    /// pending it is kept and later requests are a lookup.
-    func mediaPlaylist(_ id: String, rendition: String, interstitials: Bool) -> HTTPResponse {
-        let started = monotonicSeconds()
-        guard let session = sessions.touch(id) else { return .error(404, "no session '\(id)'") }
-        defer { metrics.playlistServed(monotonicSeconds() - started) }
-        if interstitials {
-            let media = self.media
-            let built: Result<String, Refusal> = blocking {
-                do {
-                    let content = try await media.content(session.content)
-                    guard content.renditions.contains(where: { $0.rendition.name == rendition }) else { return .failure(Refusal(status: 404, message: "no rendition '\(rendition)'")) }
-                    let cut = try await media.cut(session.content, rendition: rendition, at: [])
-                    return .success(PlaylistWriter.interstitials(content: cut.runs.flatMap { $0 }, breaks: session.breaks,
-                                                                 contentDuration: content.duration, session: session))
-                } catch { return .failure(Refusal(status: 503, message: "\(error)")) }
-            }
-            switch built {
-            case .success(let text): return .text(text, contentType: "application/vnd.apple.mpegurl")
-            case .failure(let r): return r.response
-            }
+    /// Every rendition's timeline of the session, from its plan (built once, kept; the
+    /// segments they list are pinned in the store until the session expires).
+    func timelines(_ session: ServeSession) -> Result<(ServeSession, [String: SessionTimeline]), Refusal> {
+        let planned: ServeSession
+        switch self.planned(session) {
+        case .failure(let r): return .failure(r)
+        case .success(let s): planned = s
         }
-        if let text = session.playlists[rendition] { return .text(text, contentType: "application/vnd.apple.mpegurl") }
-        switch timeline(session, rendition: rendition) {
-        case .failure(let r): return r.response
-        case .success(let t):
-            let text = PlaylistWriter.media(t, session: session)
-            if !t.hasPending {
-                let first = sessions.update(id) { s in
-                    defer { s.timelines[rendition] = t; s.playlists[rendition] = text }
-                    return s.timelines[rendition] == nil || s.playlists[rendition] == nil
-                } ?? false
-                if first { media.pin(t.items.map(\.segment.path)) }
-            } else {
-                sessions.update(id) { s in if s.timelines[rendition] == nil { s.timelines[rendition] = t } }
-            }
-            return .text(text, contentType: "application/vnd.apple.mpegurl")
-        }
-    }
-
-    /// Lays out one rendition of a session from the store: the content cut at its mid-rolls and,
-    /// per ad, its rendition if ready or the fill. A failed ad's Error URLs fire once.
-    func timeline(_ session: ServeSession, rendition: String) -> Result<SessionTimeline, Refusal> {
-        let media = self.media, fill = config.fill, clock = config.clock
-        let midCues = session.breaks.compactMap { b -> MediaTime? in if case .midroll(let t) = b.position { t } else { nil } }
-        let built: Result<(SessionTimeline, [(Int, Int, Int, String)]), Refusal> = blocking {
+        guard let plan = planned.plan else { return .failure(Refusal(status: 500, message: "no plan")) }
+        let media = self.media, clock = config.clock
+        let built: Result<(PreparedContent, [String: SessionTimeline]), Refusal> = blocking {
             do {
-                let content = try await media.content(session.content)
-                guard content.renditions.contains(where: { $0.rendition.name == rendition }) else {
-                    return .failure(Refusal(status: 404, message: "no rendition '\(rendition)'"))
+                let content = try await media.content(planned.content)
+                var out: [String: SessionTimeline] = [:]
+                for (r, _) in content.renditions {
+                    if let t = planned.timelines[r.name] { out[r.name] = t; continue }
+                    out[r.name] = try await Self.timeline(planned, plan: plan, rendition: r.name, content: content, media: media, clock: clock)
                 }
-                let cut = try await media.cut(session.content, rendition: rendition, at: midCues)
-                var pending = false
-                var failures: [(Int, Int, Int, String)] = []
-                var breaks: [(position: PlannedBreak.Position, slots: [AdSlot])] = []
-                for (bi, b) in session.breaks.enumerated() {
-                    var slots: [AdSlot] = []
-                    for (ai, ad) in b.ads.enumerated() {
-                        switch media.ad(mediaURL: ad.mediaURL, rendition: rendition) {
-                        case .ready(let segments, let duration): slots.append(.ready(segments, duration: duration)); continue
-                        case .pending: pending = true
-                        case .failed(let code, let reason): failures.append((bi, ai, code, reason))
-                        }
-                        if fill == .slate, let d = ad.declaredDuration, d > .zero {
-                            slots.append(.filled(try await media.slate(rendition: rendition, duration: d)))
-                        } else {
-                            slots.append(.filled([]))
-                        }
-                    }
-                    breaks.append((b.position, slots))
-                }
-                var t = SessionTimeline.layout(rendition: rendition, runs: cut.runs, cues: cut.cues, contentDuration: content.duration,
-                                               breaks: breaks, hasPending: pending)
-                if clock == .stream {
-                    t = t.onStreamClock { segment in
-                        guard let url = media.file(forSegment: segment.path), let handle = try? FileHandle(forReadingFrom: url) else { return nil }
-                        defer { try? handle.close() }
-                        let head = (try? handle.read(upToCount: 64 * 1024)) ?? Data()
-                        return TSTimestamps.firstVideoPTS(head).map { $0 - TSTimestamps.muxerOffset }
-                    }
-                }
-                return .success((t, failures))
+                return .success((content, out))
+            } catch let r as Refusal {
+                return .failure(r)
             } catch {
                 return .failure(Refusal(status: 503, message: "\(error)"))
             }
         }
         switch built {
         case .failure(let r):
-            log.event("playlist_failed", ["session": session.id, "rendition": rendition, "error": r.message])
+            log.event("playlist_failed", ["session": session.id, "error": r.message])
             return .failure(r)
-        case .success(let (t, failures)):
-            for (bi, ai, code, reason) in failures { fireError(session, breakIndex: bi, adIndex: ai, code: code, reason: reason) }
-            return .success(t)
+        case .success(let (_, all)):
+            let fresh = sessions.update(session.id) { s -> [String] in
+                var paths: [String] = []
+                for (name, t) in all where s.timelines[name] == nil {
+                    s.timelines[name] = t
+                    paths += t.items.map(\.segment.path)
+                }
+                return paths
+            } ?? []
+            if !fresh.isEmpty { media.pin(fresh) }
+            var s = planned
+            s.timelines = all
+            return .success((s, all))
         }
+    }
+
+    /// Lays out one rendition from the plan: the content cut at its mid-rolls and each break's
+    /// ads as planned. An ad the plan plays that the store no longer has refuses the playlist
+    /// (503) rather than change what the session's other playlists say.
+    static func timeline(_ session: ServeSession, plan: SessionPlan, rendition: String, content: PreparedContent,
+                         media: any ServeMedia, clock: SegmentClock) async throws -> SessionTimeline {
+        let midCues = session.breaks.compactMap { b -> MediaTime? in if case .midroll(let t) = b.position { t } else { nil } }
+        let cut = try await media.cut(session.content, rendition: rendition, at: midCues)
+        var breaks: [(position: PlannedBreak.Position, slots: [AdSlot])] = []
+        for (bi, b) in session.breaks.enumerated() {
+            var slots: [AdSlot] = []
+            for (ai, ad) in b.ads.enumerated() {
+                switch bi < plan.slots.count && ai < plan.slots[bi].count ? plan.slots[bi][ai] : .leftOut(reason: "not planned") {
+                case .play:
+                    guard case .ready(let segments, let duration) = media.ad(mediaURL: ad.mediaURL, rendition: rendition) else {
+                        throw Refusal(status: 503, message: "ad \(ad.id) of this session is not in the store in \(rendition) now")
+                    }
+                    slots.append(.ready(segments, duration: duration))
+                case .slate(let value, let timescale):
+                    slots.append(.filled(try await media.slate(rendition: rendition, duration: MediaTime(value: value, timescale: timescale))))
+                case .leftOut:
+                    slots.append(.filled([]))
+                }
+            }
+            breaks.append((b.position, slots))
+        }
+        let t = SessionTimeline.layout(rendition: rendition, runs: cut.runs, cues: cut.cues, contentDuration: content.duration, breaks: breaks)
+        return t.on(clock) { segment in
+            guard let url = media.file(forSegment: segment.path), let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+            defer { try? handle.close() }
+            return TSTimestamps.firstVideoPTS((try? handle.read(upToCount: 64 * 1024)) ?? Data())
+        }
+    }
+
+    /// `GET /v1/sessions/ID/master.m3u8`: a variant per rendition, its `BANDWIDTH` the peak
+    /// segment bit rate of what its playlist lists (ads included) and `AVERAGE-BANDWIDTH` the
+    /// average, as sent (with the stream clock's marks).
+    func master(_ id: String, interstitials: Bool) -> HTTPResponse {
+        let started = monotonicSeconds()
+        guard let session = sessions.touch(id) else { return .error(404, "no session '\(id)'") }
+        let key = interstitials ? "master?interstitials" : "master"
+        if let text = session.playlists[key] { return .text(text, contentType: HLS.mimeType) }
+        defer { metrics.playlistServed(monotonicSeconds() - started) }
+        let media = self.media
+        guard let content = blocking({ try? await media.content(session.content) }) else { return .error(503, "content not available") }
+        guard case .success(let (_, all)) = timelines(session) else { return .error(503, "the session's playlists cannot be built now") }
+        var variants: [HLS.Variant] = []
+        for (r, codecs) in content.renditions {
+            guard let t = all[r.name] else { continue }
+            let target = max(1, t.items.map { $0.segment.duration.rescaled(to: 1, rounding: .nearest).value }.max().map(Int.init) ?? 1)
+            let rates = SegmentBitRate.of(t.items.map { (segmentBytes($0.segment.path) + ($0.marksDiscontinuity ? 2 * 188 : 0), $0.segment.duration) },
+                                          targetDuration: target)
+            variants.append(HLS.Variant(uri: "/v1/sessions/\(id)/\(r.name).m3u8" + (interstitials ? "?mode=interstitials" : ""),
+                                        bandwidth: max(1, rates.peak), averageBandwidth: max(1, rates.average), codecs: codecs,
+                                        resolution: HLS.Resolution(width: r.width, height: r.height)))
+        }
+        let text = HLS.write(HLS.MultivariantPlaylist(variants: variants))
+        sessions.update(id) { $0.playlists[key] = text }
+        return .text(text, contentType: HLS.mimeType)
+    }
+
+    /// The size of a stored segment in bytes (0 when unknown), cached: content segments are
+    /// shared by every session.
+    func segmentBytes(_ path: String) -> Int {
+        if let n = sizeCache.withLock({ $0[path] }) { return n }
+        guard let url = media.file(forSegment: path), let n = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue else { return 0 }
+        sizeCache.withLock { $0[path] = n }
+        return n
+    }
+
+    /// `GET /v1/sessions/ID/RENDITION.m3u8`: the session's media playlist, written once from
+    /// its plan and kept (a VOD playlist never changes).
+    func mediaPlaylist(_ id: String, rendition: String, interstitials: Bool) -> HTTPResponse {
+        let started = monotonicSeconds()
+        guard let session = sessions.touch(id) else { return .error(404, "no session '\(id)'") }
+        let key = interstitials ? rendition + "?interstitials" : rendition
+        if let text = session.playlists[key] { return .text(text, contentType: HLS.mimeType) }
+        defer { metrics.playlistServed(monotonicSeconds() - started) }
+        switch timelines(session) {
+        case .failure(let r): return r.response
+        case .success(let (planned, all)):
+            guard let t = all[rendition] else { return .error(404, "no rendition '\(rendition)'") }
+            let text = interstitials ? interstitialsPlaylist(planned, timeline: t) : HLS.write(t.playlist(planned, clock: config.clock, signature: signature))
+            sessions.update(id) { $0.playlists[key] = text }
+            return .text(text, contentType: HLS.mimeType)
+        }
+    }
+
+    /// Apple HLS Interstitials: the content uncut (the timeline's content items, on the
+    /// content's own clock) and per break that has an ad to play an `EXT-X-DATERANGE` of
+    /// `CLASS="com.apple.hls.interstitial"` at its content time whose `X-ASSET-LIST` is this
+    /// rendition's (`/v1/sessions/ID/assets/RENDITION/B.json`).
+    func interstitialsPlaylist(_ session: ServeSession, timeline t: SessionTimeline) -> String {
+        let media = self.media
+        let run = blocking({ try? await media.cut(session.content, rendition: t.rendition, at: []) })?.runs.flatMap { $0 } ?? []
+        let duration = blocking({ try? await media.content(session.content) })?.duration ?? .zero
+        func date(_ at: MediaTime) -> Date { session.programDate.addingTimeInterval(at.seconds) }
+        var segments = run.map { HLS.Segment(uri: "/v1/segments/" + $0.path, duration: $0.duration) }
+        guard !segments.isEmpty else { return HLS.write(HLS.MediaPlaylist.vod([])) }
+        segments[0].programDateTime = session.programDate
+        var at = MediaTime.zero
+        var starts: [MediaTime] = []
+        for s in run { starts.append(at); at += s.duration }
+        for (bi, b) in session.breaks.enumerated() where session.plan?.slots[bi].contains(.play) == true {
+            let when: MediaTime
+            var client: [HLS.ClientAttribute] = [.init("X-ASSET-LIST", .string("/v1/sessions/\(session.id)/assets/\(t.rendition)/\(bi).json")),
+                                                 .init("X-RESTRICT", .string("SKIP,JUMP")), .init("X-SNAP", .string("OUT,IN"))]
+            switch b.position {
+            case .preroll: when = .zero; client.append(.init("CUE", .string("PRE")))
+            case .midroll(let c): when = c
+            case .postroll: when = duration; client.append(.init("CUE", .string("POST")))
+            }
+            let range = HLS.DateRange(id: b.id, rangeClass: "com.apple.hls.interstitial", startDate: date(when), clientAttributes: client)
+            // before the segment it falls in (the last one for a post-roll)
+            let i = max(0, (starts.lastIndex { $0 <= when } ?? 0))
+            segments[i].markers.append(.dateRange(range))
+        }
+        return HLS.write(HLS.MediaPlaylist.vod(segments))
     }
 
     /// Fires an ad's Error URLs with `code`, once per session.
@@ -127,16 +213,18 @@ extension ServeService {
         }
     }
 
-    /// The session's top-rendition timeline (built if needed): what the tracking JSON describes.
-    func topTimeline(_ session: ServeSession) -> Result<SessionTimeline, Refusal> {
+    /// The session's top-rendition timeline: what the tracking JSON describes.
+    func topTimeline(_ session: ServeSession) -> Result<(ServeSession, SessionTimeline), Refusal> {
         let media = self.media
-        guard let content = blocking({ try? await media.content(session.content) }), let top = content.renditions.first?.rendition.name else {
+        guard let top = blocking({ try? await media.content(session.content) })?.renditions.first?.rendition.name else {
             return .failure(Refusal(status: 503, message: "content not available"))
         }
-        if let t = session.timelines[top] { return .success(t) }
-        let built = timeline(session, rendition: top)
-        if case .success(let t) = built, !t.hasPending { sessions.update(session.id) { $0.timelines[top] = t } }
-        return built
+        switch timelines(session) {
+        case .failure(let r): return .failure(r)
+        case .success(let (s, all)):
+            guard let t = all[top] else { return .failure(Refusal(status: 503, message: "content not available")) }
+            return .success((s, t))
+        }
     }
 
     /// `GET /v1/sessions/ID/tracking`: MediaTailor's client-side tracking JSON.
@@ -144,29 +232,35 @@ extension ServeService {
         guard let session = sessions.touch(id) else { return .error(404, "no session '\(id)'") }
         switch topTimeline(session) {
         case .failure(let r): return r.response
-        case .success(let t): return .json(TrackingReport.json(session: session, timeline: t))
+        case .success(let (s, t)): return .json(TrackingReport.json(session: s, timeline: t))
         }
     }
 
-    /// `GET /v1/sessions/ID/assets/B.json`: an interstitial's asset list, the break's ads that are
-    /// ready (`{"ASSETS":[{"URI":…,"DURATION":…}]}`).
-    func assetList(_ id: String, breakIndex: Int?) -> HTTPResponse {
+    /// `GET /v1/sessions/ID/assets/RENDITION/B.json` (or `…/assets/B.json`: the top rendition):
+    /// an interstitial's asset list, the break's ads the session's plan plays, in that rendition
+    /// (`{"ASSETS":[{"URI":…,"DURATION":…}]}`).
+    func assetList(_ id: String, rendition: String?, breakIndex: Int?) -> HTTPResponse {
         guard let session = sessions.touch(id) else { return .error(404, "no session '\(id)'") }
         guard let bi = breakIndex, session.breaks.indices.contains(bi) else { return .error(404, "no such break") }
         let media = self.media
         guard let content = blocking({ try? await media.content(session.content) }), let top = content.renditions.first?.rendition.name else {
             return .error(503, "content not available")
         }
+        let name = rendition ?? top
+        guard content.renditions.contains(where: { $0.rendition.name == name }) else { return .error(404, "no rendition '\(name)'") }
+        guard case .success(let s) = planned(session), let plan = s.plan else { return .error(503, "the session's plan cannot be made now") }
         var assets: [[String: Any]] = []
-        for (ai, ad) in session.breaks[bi].ads.enumerated() {
-            if case .ready(_, let d) = media.ad(mediaURL: ad.mediaURL, rendition: top) {
-                assets.append(["URI": "/v1/sessions/\(id)/ads/\(bi)/\(ai)/\(top).m3u8", "DURATION": TrackingReport.round3(d)])
+        for (ai, ad) in session.breaks[bi].ads.enumerated() where plan.slots[bi][ai] == .play {
+            if case .ready(_, let d) = media.ad(mediaURL: ad.mediaURL, rendition: name) {
+                assets.append(["URI": "/v1/sessions/\(id)/ads/\(bi)/\(ai)/\(name).m3u8", "DURATION": TrackingReport.round3(d)])
             }
         }
         return .json(["ASSETS": assets])
     }
 
-    /// `GET /v1/sessions/ID/ads/B/A/RENDITION.m3u8`: one ad's media playlist (an interstitial's asset).
+    /// `GET /v1/sessions/ID/ads/B/A/RENDITION.m3u8`: one ad's media playlist (an interstitial's
+    /// asset), its segment URLs signed with their beacon place so that their fetch fires the
+    /// ad's server-side beacons.
     func adAsset(_ id: String, breakIndex: Int?, adIndex: Int?, rendition: String) -> HTTPResponse {
         guard let session = sessions.touch(id) else { return .error(404, "no session '\(id)'") }
         guard let bi = breakIndex, let ai = adIndex, session.breaks.indices.contains(bi), session.breaks[bi].ads.indices.contains(ai) else {
@@ -175,6 +269,10 @@ extension ServeService {
         guard case .ready(let segments, _) = media.ad(mediaURL: session.breaks[bi].ads[ai].mediaURL, rendition: rendition) else {
             return .error(404, "ad not ready in '\(rendition)'")
         }
-        return .text(PlaylistWriter.adAsset(segments), contentType: "application/vnd.apple.mpegurl")
+        let list = segments.enumerated().map { k, s in
+            HLS.Segment(uri: SegmentURL(path: s.path, beacon: .init(session: id, rendition: rendition, breakIndex: bi, ad: ai, segment: k))
+                            .text(signedBy: signature), duration: s.duration)
+        }
+        return .text(HLS.write(HLS.MediaPlaylist.vod(list)), contentType: HLS.mimeType)
     }
 }

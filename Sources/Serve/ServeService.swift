@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Synchronization
 @_spi(Engine) import Interlude
 import Timing
 
@@ -8,7 +9,7 @@ import Timing
 ///
 /// Routes: `POST /v1/session/NAME`, `GET /v1/master/NAME/index.m3u8?k=v…`,
 /// `GET /v1/sessions/ID/master.m3u8`, `GET /v1/sessions/ID/RENDITION.m3u8[?mode=interstitials]`,
-/// `GET /v1/sessions/ID/tracking`, `GET /v1/sessions/ID/assets/B.json`,
+/// `GET /v1/sessions/ID/tracking`, `GET /v1/sessions/ID/assets/[RENDITION/]B.json`,
 /// `GET /v1/sessions/ID/ads/B/A/RENDITION.m3u8`, `GET /v1/segments/PATH`, `GET /health`,
 /// `GET /metrics`. A live channel's name (`--live`) takes the same session routes.
 public final class ServeService: @unchecked Sendable {
@@ -30,6 +31,10 @@ public final class ServeService: @unchecked Sendable {
     public let live: LiveChannels?
     /// This node's live viewers.
     public let liveViewers = LiveViewers()
+    /// Signs ad segment URLs' beacon places (a fleet shares one key through Redis).
+    public let signature: SegmentSignature
+    /// Stored segments' sizes in bytes, by path (the variants' bit rates count them).
+    let sizeCache = Mutex<[String: Int]>([:])
     let log: ServeLog
     private let lock = NSLock()
     private var server: HTTPServer?
@@ -40,10 +45,11 @@ public final class ServeService: @unchecked Sendable {
     /// (5 s timeout). `live` channels are polled from `start` to `stop`.
     public init(config: ServeConfig, media: any ServeMedia, sessions: any SessionStore = MemorySessionStore(),
                 beacons: BeaconSender? = nil, ledger: (any BeaconLedger)? = nil, live: LiveChannels? = nil,
-                log: ServeLog = .standardError) {
+                signature: SegmentSignature = .random(), log: ServeLog = .standardError) {
         // nil, not a default `BeaconSender()`: its initialiser is SPI, which a public default argument cannot call
         self.config = config; self.media = media; self.sessions = sessions; self.beacons = beacons ?? BeaconSender(); self.log = log; self.live = live
         self.ledger = ledger ?? SessionBeaconLedger(sessions: sessions)
+        self.signature = signature
     }
 
     /// Starts listening on the configured address; returns the port.
@@ -84,7 +90,7 @@ public final class ServeService: @unchecked Sendable {
         let gone = sessions.expire(idle: config.sessionIdleTimeout, now: monotonicSeconds())
         guard !gone.isEmpty else { return }
         // What each session pinned: the timelines it kept (see `mediaPlaylist`).
-        for s in gone { for (r, t) in s.timelines where s.playlists[r] != nil { media.unpin(t.items.map(\.segment.path)) } }
+        for s in gone { for t in s.timelines.values { media.unpin(t.items.map(\.segment.path)) } }
         metrics.sessionsExpired(gone.count)
         log.event("sessions_expired", ["count": gone.count])
     }
@@ -134,7 +140,8 @@ public final class ServeService: @unchecked Sendable {
             if p.count == 4 && p[3] == "tracking" { return tracking(id) }
             if p.count == 4 && p[3] == "master.m3u8" { return master(id, interstitials: interstitials) }
             if p.count == 4 && p[3].hasSuffix(".m3u8") { return mediaPlaylist(id, rendition: String(p[3].dropLast(5)), interstitials: interstitials) }
-            if p.count == 5 && p[3] == "assets" && p[4].hasSuffix(".json") { return assetList(id, breakIndex: Int(p[4].dropLast(5))) }
+            if p.count == 5 && p[3] == "assets" && p[4].hasSuffix(".json") { return assetList(id, rendition: nil, breakIndex: Int(p[4].dropLast(5))) }
+            if p.count == 6 && p[3] == "assets" && p[5].hasSuffix(".json") { return assetList(id, rendition: p[4], breakIndex: Int(p[5].dropLast(5))) }
             if p.count == 7 && p[3] == "ads" && p[6].hasSuffix(".m3u8") {
                 return adAsset(id, breakIndex: Int(p[4]), adIndex: Int(p[5]), rendition: String(p[6].dropLast(5)))
             }

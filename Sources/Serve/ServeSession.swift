@@ -17,8 +17,10 @@ public struct ServeSession: Sendable {
     public var programDate: Date
     /// Monotonic seconds of the last request naming the session.
     public var lastSeen: Double
-    /// Built timelines by rendition name, kept once no ad in them is pending (they no longer
-    /// change): later playlist requests are a lookup.
+    /// What plays, decided at the session's first playlist for every variant; nil before.
+    public var plan: SessionPlan?
+    /// Built timelines by rendition name (from `plan`; they never change): later playlist
+    /// requests are a lookup.
     public var timelines: [String: SessionTimeline] = [:]
     /// The media playlists written from `timelines`, by rendition name.
     public var playlists: [String: String] = [:]
@@ -50,6 +52,9 @@ public protocol SessionStore: Sendable {
     func touch(_ id: String) -> ServeSession?
     /// Changes a session in place; returns the change's result, nil when the session is unknown.
     func update<T>(_ id: String, _ change: (inout ServeSession) -> T) -> T?
+    /// The session's plan: the one it has, else `plan` stored as its plan (the first to settle
+    /// wins, across nodes); nil when the session is unknown or the plan cannot be stored.
+    func settle(_ plan: SessionPlan, for id: String) -> SessionPlan?
     /// Drops sessions idle for longer than `idle` seconds; returns them.
     func expire(idle: Double, now: Double) -> [ServeSession]
     /// Sessions held.
@@ -85,6 +90,14 @@ public final class MemorySessionStore: SessionStore, @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         guard sessions[id] != nil else { return nil }
         return change(&sessions[id]!)
+    }
+
+    /// The session's plan, or `plan` stored as it under the lock.
+    public func settle(_ plan: SessionPlan, for id: String) -> SessionPlan? {
+        lock.lock(); defer { lock.unlock() }
+        guard sessions[id] != nil else { return nil }
+        if sessions[id]!.plan == nil { sessions[id]!.plan = plan }
+        return sessions[id]!.plan
     }
 
     /// Drops sessions idle for longer than `idle` seconds; returns them.

@@ -1,4 +1,5 @@
 import Foundation
+import Manifest
 import Timing
 
 /// One segment of a session's media playlist, where it sits in the session's stream.
@@ -27,6 +28,9 @@ public struct TimelineItem: Sendable, Hashable {
     /// Whether the segment is sent marked as a new stream (`TSDiscontinuity`): the first of a
     /// run after a join, on the stream clock.
     public var marksDiscontinuity = false
+    /// The PTS of its first video frame as the viewer receives it (after `shift`): what the
+    /// playlist's SCTE-35 splice times are measured on; nil when its run's clock cannot be read.
+    public var wirePTS: MediaTime?
 
     /// The break it belongs to, nil for content.
     public var breakIndex: Int? {
@@ -75,14 +79,11 @@ public struct SessionTimeline: Sendable, Hashable {
     public var items: [TimelineItem]
     /// The breaks that play (a break whose ads all fill with nothing is not listed).
     public var breaks: [BreakLayout]
-    /// Whether an ad was left out only because it is still being transcoded (the timeline will
-    /// change on a later request).
-    public var hasPending: Bool
 
     /// Lays out `runs` (content cut at the mid-roll cues, `runs.count == cues.count + 1`) with
     /// `slots[b]` for break `b` of `positions` (pre-roll, mid-roll at cue index, post-roll).
     public static func layout(rendition: String, runs: [[StoredSegment]], cues: [MediaTime], contentDuration: MediaTime,
-                              breaks: [(position: PlannedBreak.Position, slots: [AdSlot])], hasPending: Bool) -> SessionTimeline {
+                              breaks: [(position: PlannedBreak.Position, slots: [AdSlot])]) -> SessionTimeline {
         var items: [TimelineItem] = []
         var layouts: [BreakLayout] = []
         var at = MediaTime.zero
@@ -122,7 +123,7 @@ public struct SessionTimeline: Sendable, Hashable {
             }
         }
         for b in post { addBreak(b, contentTime: contentDuration) }
-        return SessionTimeline(rendition: rendition, items: items, breaks: layouts, hasPending: hasPending)
+        return SessionTimeline(rendition: rendition, items: items, breaks: layouts)
     }
 
     /// Mid-rolls are numbered in order: the n-th mid-roll sits at cue n.
@@ -130,19 +131,95 @@ public struct SessionTimeline: Sendable, Hashable {
         breaks[..<b].filter { if case .midroll = $0.position { true } else { false } }.count
     }
 
-    /// The same timeline with each run (a content run, an ad, a slate fill) moved onto the
-    /// stream clock: `shift = start of the run − its own clock at its first segment`, where
-    /// `clock(first segment)` reads that clock (nil: leave the run as it is).
-    public func onStreamClock(_ clock: (StoredSegment) -> MediaTime?) -> SessionTimeline {
+    /// Whether a new stream starts between two neighbours: content run to break (or to the next
+    /// run), one ad to the next, an ad to slate and back.
+    public static func startsNewStream(_ a: TimelineItem, _ b: TimelineItem) -> Bool {
+        switch (a.kind, b.kind) {
+        case (.content(let r1), .content(let r2)): r1 != r2
+        case (.ad(let b1, let a1, _, _), .ad(let b2, let a2, _, _)): b1 != b2 || a1 != a2
+        case (.slate(let b1, let a1), .slate(let b2, let a2)): b1 != b2 || a1 != a2
+        default: true
+        }
+    }
+
+    /// The same timeline with each item's wire PTS, and on the `.stream` clock each run (a
+    /// content run, an ad, a slate fill) moved onto the session's stream clock (`shift`), its
+    /// first segment marked as a new stream. `firstPTS(segment)` reads the PTS its first video
+    /// frame is stored with (nil: unknown; the run is then left where it is).
+    public func on(_ clock: SegmentClock, firstPTS: (StoredSegment) -> MediaTime?) -> SessionTimeline {
         var t = self
-        var shift = MediaTime.zero
+        var shift = MediaTime.zero, runClock: MediaTime?, runStart = MediaTime.zero
+        let offset = TSTimestamps.muxerOffset
         for i in t.items.indices {
-            let first = i == 0 || PlaylistWriter.joins(t.items[i - 1], t.items[i])
-            if first { shift = clock(t.items[i].segment).map { t.items[i].start - $0 } ?? .zero }
+            let first = i == 0 || Self.startsNewStream(t.items[i - 1], t.items[i])
+            if first {
+                runStart = t.items[i].start
+                runClock = firstPTS(t.items[i].segment)
+                shift = clock == .stream ? runClock.map { t.items[i].start + offset - $0 } ?? .zero : .zero
+            }
             t.items[i].shift = shift
-            t.items[i].marksDiscontinuity = first && i > 0
+            t.items[i].marksDiscontinuity = clock == .stream && first && i > 0
+            t.items[i].wirePTS = runClock.map { $0 + shift + (t.items[i].start - runStart) }
         }
         return t
+    }
+
+    /// How the playlists mark each break: on the stream clock, the splice out point is the
+    /// break's first frame as sent and the in point the first frame after it; on a shared clock
+    /// (each run on its own), both are the content's clock at the cut, read from the content
+    /// item next to the break.
+    func marks(_ session: ServeSession, clock: SegmentClock) -> [Int: BreakMark] {
+        var out: [Int: BreakMark] = [:]
+        for layout in breaks {
+            guard let first = items.firstIndex(where: { $0.breakIndex == layout.index }) else { continue }
+            let last = items.lastIndex { $0.breakIndex == layout.index } ?? first
+            let before = first > 0 ? items[first - 1] : nil, after = last + 1 < items.count ? items[last + 1] : nil
+            func end(_ i: TimelineItem?) -> MediaTime? { i.flatMap { i in i.wirePTS.map { $0 + i.segment.duration } } }
+            let offset = TSTimestamps.muxerOffset
+            let outPTS: MediaTime, inPTS: MediaTime
+            switch clock {
+            case .stream:
+                // where the stream clock's segments put it (`on`), read or not
+                outPTS = items[first].wirePTS ?? layout.start + offset
+                inPTS = after?.wirePTS ?? end(items[last]) ?? layout.start + layout.duration + offset
+            case .shared:
+                // the content's own clock at the cut (the packager's offset when it cannot be read)
+                let cut = after?.wirePTS ?? end(before) ?? layout.contentTime + offset
+                outPTS = cut; inPTS = cut
+            }
+            let planned = session.breaks[layout.index]
+            out[layout.index] = BreakMark(id: planned.id, eventID: UInt32(truncatingIfNeeded: layout.index + 1), start: layout.start,
+                                          duration: layout.duration, outPTS: outPTS, inPTS: inPTS,
+                                          ads: layout.ads.map { BreakMark.Ad(index: $0.ad, id: planned.ads[$0.ad].id, start: $0.start, duration: $0.duration) })
+        }
+        return out
+    }
+
+    /// The VOD media playlist of this timeline for `session`: the items' URLs (ad segments
+    /// signed for server-side beacons), markers from `marks`.
+    func playlist(_ session: ServeSession, clock: SegmentClock, signature: SegmentSignature) -> HLS.MediaPlaylist {
+        let byBreak = marks(session, clock: clock)
+        var items: [SessionPlaylist.Item] = []
+        for (i, item) in self.items.enumerated() {
+            var startsAd: Int?
+            if case .ad(_, let a, 0, _) = item.kind { startsAd = a }
+            items.append(SessionPlaylist.Item(uri: url(for: item, sessionID: session.id).text(signedBy: signature),
+                                              duration: item.segment.duration, start: item.start,
+                                              discontinuity: i > 0 && Self.startsNewStream(self.items[i - 1], item),
+                                              mark: item.breakIndex, startsAd: startsAd))
+        }
+        return SessionPlaylist.vod(items, marks: byBreak, programDate: session.programDate)
+    }
+
+    /// The URL an item is served at: content and slate segments are the same URL for every
+    /// session whose clock puts them at the same place; an ad segment carries the session,
+    /// rendition and its place (signed) so that its fetch fires the beacons it holds.
+    func url(for item: TimelineItem, sessionID: String) -> SegmentURL {
+        var u = SegmentURL(path: item.segment.path, shift: item.shift.mpegTicks, marked: item.marksDiscontinuity)
+        if case .ad(let b, let a, let k, _) = item.kind {
+            u.beacon = SegmentURL.BeaconPlace(session: sessionID, rendition: rendition, breakIndex: b, ad: a, segment: k)
+        }
+        return u
     }
 
     /// The stream's length.

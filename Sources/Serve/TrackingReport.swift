@@ -38,6 +38,13 @@ public enum TrackingReport {
     /// Seconds to three decimals, for JSON.
     static func round3(_ t: MediaTime) -> Double { (t.seconds * 1000).rounded() / 1000 }
 
+    /// An ISO 8601 date with milliseconds (`2026-12-03T16:53:31.250Z`).
+    static func iso8601(_ d: Date) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f.string(from: d)
+    }
+
     /// ISO 8601 duration (`PT12.345S`).
     static func iso(_ t: MediaTime) -> String {
         var s = String(format: "%.3f", t.seconds)

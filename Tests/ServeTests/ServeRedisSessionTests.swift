@@ -34,10 +34,10 @@ struct ServeRedisSessionTests {
             config.clock = .shared
             config.sessionIdleTimeout = idle
             config.redisURL = redis
-            let (store, ledger) = try RedisSessionStore.shared(url: redis, idleTimeout: idle)
+            let (store, ledger, signature) = try RedisSessionStore.shared(url: redis, idleTimeout: idle)
             sessions = store
             service = ServeService(config: config, media: media, sessions: store, beacons: BeaconSender(timeout: 3), ledger: ledger,
-                                   log: ServeLog { _ in })
+                                   signature: signature, log: ServeLog { _ in })
             port = try service.start()
         }
 

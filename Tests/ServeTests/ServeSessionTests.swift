@@ -86,8 +86,11 @@ import Timing
         let r = try await curl(s.url("/v1/master/main/index.m3u8?ads.user=alice&k=9"))
         #expect(r.status == 200)
         #expect(r.text.hasPrefix("#EXTM3U\n"))
-        #expect(r.text.contains("#EXT-X-STREAM-INF:BANDWIDTH=3128000,RESOLUTION=1280x720,CODECS=\"avc1.64001f,mp4a.40.2\""))
-        #expect(ads.requests.map(\.target) == ["/vast?u=alice&k=9"])
+        #expect(r.text.contains(",RESOLUTION=1280x720,CODECS=\"avc1.64001f,mp4a.40.2\""))
+        // the one ad request; the fixture store has no such media (401): the session's plan,
+        // decided with its first playlist, leaves the ad out and fires its Error URL once
+        #expect(ads.requests.first?.target == "/vast?u=alice&k=9")
+        #expect(ads.requests.filter { $0.target.hasPrefix("/vast") }.count == 1)
         #expect(s.service.sessions.count == 1)
     }
 

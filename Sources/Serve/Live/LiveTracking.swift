@@ -33,7 +33,7 @@ extension LiveViewer {
             out.append(["availId": a.breakID, "startTimeInSeconds": TrackingReport.round3(start), "startTime": TrackingReport.iso(start),
                         "durationInSeconds": TrackingReport.round3(length), "duration": TrackingReport.iso(length), "ads": list,
                         "adsSeconds": Double(a.adTicksPublished) / 90_000, "slateSeconds": Double(a.slateTicksPublished) / 90_000,
-                        "availProgramDateTime": PlaylistWriter.iso8601(programDate.addingTimeInterval(start.seconds))])
+                        "availProgramDateTime": TrackingReport.iso8601(programDate.addingTimeInterval(start.seconds))])
         }
         return ["avails": out, "nonLinearAvails": [Any](), "nextToken": NSNull()]
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Manifest
 @_spi(Engine) import Interlude
 import Timing
 
@@ -45,26 +46,35 @@ public actor LiveViewer {
         /// The longest ad or slate segment the store makes, whole seconds: the playlists' target
         /// duration is at least this, from the first playlist on (a target may not change).
         public var longestSegment: Int
+        /// Signs the ad segment URLs' beacon places.
+        public var signature: SegmentSignature
+        /// Hears what could not be published (logged once per viewer and rung).
+        public var log: ServeLog?
 
         /// A context.
         public init(channel: LiveChannel, media: any LiveMedia, adsTemplate: String, playerParams: [String: String], userAgent: String,
-                    adsTimeout: Double, defaultAvail: Int, beacons: BeaconSender, metrics: ServeMetrics, longestSegment: Int = 6) {
+                    adsTimeout: Double, defaultAvail: Int, beacons: BeaconSender, metrics: ServeMetrics, longestSegment: Int = 6,
+                    signature: SegmentSignature = .random(), log: ServeLog? = nil) {
             self.channel = channel; self.media = media; self.adsTemplate = adsTemplate; self.playerParams = playerParams
             self.userAgent = userAgent; self.adsTimeout = adsTimeout; self.defaultAvail = defaultAvail; self.beacons = beacons
-            self.metrics = metrics; self.longestSegment = longestSegment
+            self.metrics = metrics; self.longestSegment = longestSegment; self.signature = signature; self.log = log
         }
     }
 
     struct Track {
+        /// The items its playlist lists now, oldest first (the same as `playlist.window`).
         var items: [LiveItem] = []
-        var dropped = 0
-        var droppedDiscontinuities = 0
+        /// The playlist: appended to as items are published, slid, never rewritten.
+        var playlist: HLS.LivePlaylist
+        /// The last item published, as the writer saw it.
+        var last: SessionPlaylist.Item?
         var cursor: Int64
-        var targetTicks: Int64 = 180_000
         /// The channel ended (`EXT-X-ENDLIST`): once everything is published, so does the playlist.
         var ended = false
         /// The origin's edge when the last item was published.
         var edge: Int64 = .min
+        /// An item could not be published (over the target duration): the next starts a new stream.
+        var gap = false
     }
 
     let context: Context
@@ -107,9 +117,7 @@ public actor LiveViewer {
     /// The viewer's media playlist for `rung`, advanced to the channel's current window.
     public func playlist(rung: LiveRung) async -> String? {
         await advance(rung)
-        guard let t = tracks[rung.key] else { return nil }
-        return LiveSessionPlaylist.media(t, viewer: self, avails: avails, rendition: rung.rendition.name,
-                                         leastTarget: context.longestSegment)
+        return tracks[rung.key]?.playlist.text
     }
 
     /// Advances `rung`'s track once at a time: a second caller waits for the first.
@@ -127,25 +135,17 @@ public actor LiveViewer {
         let edge = last.firstPTS + last.duration.mpegTicks
         // an ended channel has no decision left to wait for: everything is published
         let limit = w.ended ? edge : edge - Self.hold(w)
-        var track = tracks[rung.key] ?? Track(cursor: w.segments.first { $0.firstPTS >= startPTS }?.firstPTS ?? startPTS)
-        track.targetTicks = w.targetDuration.mpegTicks
+        var track = tracks[rung.key] ?? newTrack(w, rung: rung)
         track.ended = w.ended
         for _ in 0..<1_000 {
             guard let item = await nextItem(&track, window: w, rung: rung, limit: limit) else { break }
             guard item.endPTS <= limit else { break }
-            track.items.append(item)
             track.cursor = item.endPTS
             track.edge = edge
+            publish(item, on: &track, rung: rung)
             count(item)
         }
-        // slide: keep at least the origin's window of time (its segments' total) and 3 items
-        let span = w.segments.reduce(Int64(0)) { $0 + $1.duration.mpegTicks }
-        var total = track.items.reduce(Int64(0)) { $0 + $1.segment.duration.mpegTicks }
-        while track.items.count > 3, total - track.items[0].segment.duration.mpegTicks >= span {
-            total -= track.items[0].segment.duration.mpegTicks
-            if track.items[0].discontinuity { track.droppedDiscontinuities += 1 }
-            track.items.removeFirst(); track.dropped += 1
-        }
+        if track.ended && track.cursor >= track.edge && !track.playlist.ended { track.playlist.end() }
         tracks[rung.key] = track
     }
 

@@ -1,0 +1,82 @@
+import Foundation
+import Manifest
+import Timing
+
+extension LiveViewer {
+    /// A rung's track before its first item: its playlist's target duration fixed for good at
+    /// the larger of the origin's (rounded up) and the longest ad or slate segment the store
+    /// makes; it keeps at least the origin's window of time (and never less than three target
+    /// durations, `HLS.LivePlaylist`).
+    func newTrack(_ w: LiveWindow, rung: LiveRung) -> Track {
+        let target = max(1, Int(w.targetDuration.rescaled(to: 1, rounding: .up).value), context.longestSegment)
+        let span = w.segments.reduce(MediaTime.zero) { $0 + $1.duration }
+        return Track(playlist: HLS.LivePlaylist(targetDuration: target, keeping: span),
+                     cursor: w.segments.first { $0.firstPTS >= startPTS }?.firstPTS ?? startPTS)
+    }
+
+    /// Publishes `item` on `track`: its segment appended to the playlist (which slides), and
+    /// the items listed kept in step with it. An item the playlist refuses (over the target
+    /// duration) is left out, logged, and the next item starts a new stream.
+    func publish(_ item: LiveItem, on track: inout Track, rung: LiveRung) {
+        var item = item
+        if track.gap { item.discontinuity = true }
+        let entry = SessionPlaylist.Item(uri: url(item, rendition: rung.rendition.name).text(signedBy: context.signature),
+                                         duration: item.segment.duration, start: clock(item.startPTS), discontinuity: item.discontinuity,
+                                         mark: item.avail, startsAd: { if case .ad(_, let a, 0, _, _) = item.kind { a } else { nil } }())
+        var marks: [Int: BreakMark] = [:]
+        for a in Set([item.avail, track.last?.mark].compactMap { $0 }) { marks[a] = mark(a, closingAt: item.startPTS) }
+        let segment = SessionPlaylist.segment(entry, previous: track.last, marks: marks, programDate: programDate, everyDate: true)
+        do {
+            try track.playlist.append(segment)
+        } catch {
+            if !track.gap { context.log?.event("live_item_left_out", ["session": id, "rendition": rung.rendition.name, "error": "\(error)"]) }
+            track.gap = true
+            return
+        }
+        track.gap = false
+        track.last = entry
+        track.items.append(item)
+        track.items.removeFirst(max(0, track.items.count - track.playlist.window.count))
+    }
+
+    /// The viewer's clock at channel PTS `pts`: time since its first frame.
+    func clock(_ pts: Int64) -> MediaTime { MediaTime(value: pts - startPTS, timescale: 90_000) }
+
+    /// How the playlist marks avail `a` now: its start and length on the viewer's clock (the
+    /// planned length until its end is known), its splice points on the channel's clock, which
+    /// ads and slate are shifted onto (`pts` is where content comes back when it closes there).
+    func mark(_ a: Int, closingAt pts: Int64) -> BreakMark {
+        let avail = avails[a]
+        let length = (avail.endPTS ?? (avail.startPTS + avail.requestedTicks)) - avail.startPTS
+        var ads: [BreakMark.Ad] = []
+        if let pod = avail.pod, let decided = avail.ads {
+            var at = avail.startPTS
+            for slot in pod.slots {
+                ads.append(BreakMark.Ad(index: slot.ad, id: decided[slot.ad].id, start: clock(at), duration: MediaTime(value: slot.ticks, timescale: 90_000)))
+                at += slot.ticks
+            }
+        }
+        func wire(_ v: Int64) -> MediaTime { MediaTime(value: ((v % LivePTS.wrap) + LivePTS.wrap) % LivePTS.wrap, timescale: 90_000) }
+        return BreakMark(id: avail.breakID, eventID: UInt32(truncatingIfNeeded: a + 1), start: clock(avail.startPTS),
+                         duration: MediaTime(value: length, timescale: 90_000), outPTS: wire(avail.startPTS), inPTS: wire(pts), ads: ads)
+    }
+
+    /// The URL of an item: content segments are the same URL for every viewer; ad and slate
+    /// segments carry the shift onto the channel's clock (`o`), the new-stream mark (`d`), and an
+    /// ad's its viewer, rendition and place, signed, so that its fetch fires the beacons it holds.
+    func url(_ item: LiveItem, rendition: String) -> SegmentURL {
+        var u = SegmentURL(path: item.segment.path, shift: item.shift, marked: item.discontinuity)
+        if case .ad(let b, let a, let k, _, _) = item.kind {
+            u.beacon = SegmentURL.BeaconPlace(session: id, rendition: rendition, breakIndex: b, ad: a, segment: k)
+        }
+        return u
+    }
+
+    /// The multivariant playlist: one variant per rung, top first.
+    public nonisolated func master() -> String {
+        HLS.write(HLS.MultivariantPlaylist(variants: rungs.map { r in
+            HLS.Variant(uri: "/v1/sessions/\(id)/\(r.rendition.name).m3u8", bandwidth: r.rendition.videoBitrate + r.rendition.audioBitrate,
+                        codecs: r.info.codecs, resolution: HLS.Resolution(width: r.info.width, height: r.info.height))
+        }))
+    }
+}
