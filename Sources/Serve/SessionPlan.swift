@@ -39,14 +39,16 @@ public struct SessionPlan: Sendable, Hashable, Codable {
             for (ai, ad) in b.ads.enumerated() {
                 var why = "not transcoded yet"
                 var ready = !renditions.isEmpty
+                var failure: (Int, String)?
+                // every rendition is asked (each not ready is queued), not only up to the first
                 for r in renditions {
                     switch readiness(ad, r) {
                     case .ready: continue
                     case .pending: ready = false
-                    case .failed(let code, let reason): ready = false; why = "failed (\(code)): \(reason)"; failed(bi, ai, code, reason)
+                    case .failed(let code, let reason): ready = false; failure = failure ?? (code, reason)
                     }
-                    break
                 }
+                if let (code, reason) = failure { why = "failed (\(code)): \(reason)"; failed(bi, ai, code, reason) }
                 if ready { row.append(.play); continue }
                 if fill == .slate, let d = ad.declaredDuration, d > .zero {
                     if d <= longestSlate { row.append(.slate(value: d.value, timescale: d.timescale)); continue }

@@ -1,10 +1,12 @@
 import Foundation
+import Manifest
 @_spi(Engine) import Playback
 import Timing
 
-/// An ad-break marker of a live HLS media playlist, in the three forms origins use. Markers are
-/// attached to the segment they precede (`LivePlaylist.Segment.markers`): the break starts (or
-/// ends) at that segment's first frame unless an SCTE-35 section gives a PTS.
+/// An ad-break marker of a live HLS media playlist, in the three forms origins use, as the
+/// one parser (`HLS.parse`) reads them. Markers are attached to the segment they precede
+/// (`LivePlaylist.Segment.markers`): the break starts (or ends) at that segment's first frame
+/// unless an SCTE-35 section gives a PTS.
 public enum LiveMarker: Sendable, Equatable {
     /// `#EXT-X-CUE-OUT:DURATION=30`, `#EXT-X-CUE-OUT:30` or a bare `#EXT-X-CUE-OUT`.
     case cueOut(duration: MediaTime?)
@@ -13,15 +15,15 @@ public enum LiveMarker: Sendable, Equatable {
     /// `#EXT-X-CUE-IN`: the break ends.
     case cueIn
     /// `#EXT-X-DATERANGE` with SCTE-35: `SCTE35-OUT` opens a break, `SCTE35-IN` closes it; the hex is
-    /// decoded by `SCTE35Section`. A DATERANGE with neither (nor a duration) is not a marker.
+    /// decoded by `SCTE35Section`. A DATERANGE with neither is not a marker.
     case dateRange(DateRange)
 
     /// The attributes of an SCTE-35 `EXT-X-DATERANGE` that ad insertion uses.
     public struct DateRange: Sendable, Equatable {
         /// `ID`: the same for the OUT and the IN of one break.
         public var id: String
-        /// `START-DATE`, as written (ISO 8601).
-        public var startDate: String?
+        /// `START-DATE`.
+        public var startDate: Date
         /// `PLANNED-DURATION`, `DURATION`.
         public var plannedDuration: MediaTime?, duration: MediaTime?
         /// The decoded `SCTE35-OUT`, `SCTE35-IN` sections.
@@ -30,42 +32,20 @@ public enum LiveMarker: Sendable, Equatable {
         public var hasOut: Bool, hasIn: Bool
     }
 
-    /// Parses one playlist line; nil when it is not a marker. Malformed numbers are dropped
-    /// (nil fields), never guessed.
-    public static func parse(_ line: String) -> LiveMarker? {
-        if line.hasPrefix("#EXT-X-CUE-OUT-CONT") {
-            let rest = line.dropFirst("#EXT-X-CUE-OUT-CONT".count).drop { $0 == ":" }
-            if rest.contains("=") {
-                let a = HLSPlaylistText.attributes(String(rest))
-                return .cueOutCont(elapsed: a["ElapsedTime"].flatMap(seconds), duration: a["Duration"].flatMap(seconds))
-            }
-            let parts = rest.split(separator: "/").map(String.init)   // "10/30"
-            return .cueOutCont(elapsed: parts.first.flatMap(seconds), duration: parts.count > 1 ? seconds(parts[1]) : nil)
+    /// The marker of a parsed playlist marker; nil for a date range without SCTE-35 OUT or IN.
+    /// Durations over a day are dropped (nil), never guessed.
+    public init?(_ m: HLS.Marker) {
+        func bounded(_ t: MediaTime?) -> MediaTime? { t.flatMap { $0 <= MediaTime(seconds: 86_400) ? $0 : nil } }
+        switch m {
+        case .cueOut(let d): self = .cueOut(duration: bounded(d))
+        case .cueOutCont(let e, let d): self = .cueOutCont(elapsed: bounded(e), duration: bounded(d))
+        case .cueIn: self = .cueIn
+        case .dateRange(let r):
+            guard r.scte35Out != nil || r.scte35In != nil else { return nil }
+            self = .dateRange(DateRange(id: r.id, startDate: r.startDate, plannedDuration: bounded(r.plannedDuration),
+                                        duration: bounded(r.duration), out: r.scte35Out.flatMap { try? SCTE35Section(parsing: $0) },
+                                        in: r.scte35In.flatMap { try? SCTE35Section(parsing: $0) },
+                                        hasOut: r.scte35Out != nil, hasIn: r.scte35In != nil))
         }
-        if line.hasPrefix("#EXT-X-CUE-OUT") {
-            let rest = String(line.dropFirst("#EXT-X-CUE-OUT".count).drop { $0 == ":" })
-            if rest.isEmpty { return .cueOut(duration: nil) }
-            if rest.contains("=") { return .cueOut(duration: HLSPlaylistText.attributes(rest)["DURATION"].flatMap(seconds)) }
-            return .cueOut(duration: seconds(rest))
-        }
-        if line == "#EXT-X-CUE-IN" || line.hasPrefix("#EXT-X-CUE-IN:") { return .cueIn }
-        if line.hasPrefix("#EXT-X-DATERANGE:") {
-            let a = HLSPlaylistText.attributes(String(line.dropFirst("#EXT-X-DATERANGE:".count)))
-            guard let id = a["ID"], a["SCTE35-OUT"] != nil || a["SCTE35-IN"] != nil else { return nil }
-            return .dateRange(DateRange(id: id, startDate: a["START-DATE"],
-                                        plannedDuration: a["PLANNED-DURATION"].flatMap(seconds),
-                                        duration: a["DURATION"].flatMap(seconds),
-                                        out: a["SCTE35-OUT"].flatMap { try? SCTE35Section(hex: $0) },
-                                        in: a["SCTE35-IN"].flatMap { try? SCTE35Section(hex: $0) },
-                                        hasOut: a["SCTE35-OUT"] != nil, hasIn: a["SCTE35-IN"] != nil))
-        }
-        return nil
-    }
-
-    /// Non-negative decimal seconds, exact (`MediaTime(decimal:)`), at most a day.
-    static func seconds(_ s: String) -> MediaTime? {
-        guard let t = MediaTime(decimal: s.trimmingCharacters(in: .whitespaces)), t >= .zero,
-              t <= MediaTime(seconds: 86_400) else { return nil }
-        return t
     }
 }

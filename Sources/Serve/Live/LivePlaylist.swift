@@ -1,10 +1,12 @@
 import Foundation
+import Manifest
 import Timing
 
-/// A live (or ended) HLS media playlist as the live source reads it from an origin: its target
-/// duration, media sequence numbers, segments with exact `EXTINF` durations and discontinuities,
-/// and the ad markers in front of each segment. Refuses what the store cannot pass through
-/// (encryption, fMP4, byte ranges) with a one-line reason, like `HLSPlaylistText.media`.
+/// A live (or ended) HLS media playlist as the live source reads it from an origin, through the
+/// one parser (`HLS.parse`): its target duration, media sequence numbers, segments with exact
+/// `EXTINF` durations and discontinuities, and the ad markers in front of each segment. Refuses
+/// what the store cannot pass through (encryption, fMP4, byte ranges) and what cannot be used
+/// (sequence numbers out of range, a segment longer than the target) with a one-line reason.
 public struct LivePlaylist: Sendable, Equatable {
     /// One segment.
     public struct Segment: Sendable, Equatable {
@@ -37,43 +39,28 @@ public struct LivePlaylist: Sendable, Equatable {
     /// Parses `text`; throws `StoreError.unsupported` with one line when it is not a usable
     /// media playlist.
     public init(parsing text: String) throws {
-        let lines = try HLSPlaylistText.playlistLines(text)
-        for (tag, why) in [("#EXT-X-MAP", "fMP4 segments"), ("#EXT-X-BYTERANGE", "byte ranges")] where lines.contains(where: { $0.hasPrefix(tag) }) {
-            throw StoreError.unsupported("live source: \(why) are not supported; MPEG-TS segments are")
+        let parsed: HLS.Playlist
+        do {
+            parsed = try HLS.parse(text, limits: HLS.ParseLimits(maxSegments: Self.maxSegments, maxTargetDuration: 60))
+        } catch {
+            throw StoreError.unsupported("live source: \(error)")
         }
-        if lines.contains(where: { $0.hasPrefix("#EXT-X-KEY:") && !$0.contains("METHOD=NONE") }) {
-            throw StoreError.unsupported("live source: encrypted segments are not supported")
-        }
-        func int(_ tag: String) -> Int? {
-            lines.first { $0.hasPrefix(tag + ":") }.flatMap { Int($0.dropFirst(tag.count + 1)) }
-        }
-        guard let target = int("#EXT-X-TARGETDURATION"), (1...60).contains(target) else {
-            throw StoreError.unsupported("live source: no EXT-X-TARGETDURATION of 1 to 60 s")
-        }
-        targetDuration = MediaTime(seconds: Int64(target))
-        mediaSequence = max(0, int("#EXT-X-MEDIA-SEQUENCE") ?? 0)
-        discontinuitySequence = max(0, int("#EXT-X-DISCONTINUITY-SEQUENCE") ?? 0)
-        ended = lines.contains("#EXT-X-ENDLIST")
+        guard case .media(let p) = parsed else { throw StoreError.unsupported("live source: a multivariant playlist where a media playlist was expected") }
+        if p.segments.contains(where: { $0.map != nil }) { throw StoreError.unsupported("live source: fMP4 segments are not supported; MPEG-TS segments are") }
+        if p.segments.contains(where: { $0.byteRange != nil }) { throw StoreError.unsupported("live source: byte ranges are not supported; MPEG-TS segments are") }
+        if p.segments.contains(where: { ($0.key?.method ?? .none) != .none }) { throw StoreError.unsupported("live source: encrypted segments are not supported") }
+        guard p.targetDuration >= 1 else { throw StoreError.unsupported("live source: no EXT-X-TARGETDURATION of 1 to 60 s") }
+        targetDuration = MediaTime(seconds: Int64(p.targetDuration))
+        mediaSequence = p.mediaSequence
+        discontinuitySequence = p.discontinuitySequence
+        ended = p.endList
         var segments: [Segment] = []
-        var duration: MediaTime?, discontinuity = false, markers: [LiveMarker] = []
-        for line in lines {
-            if line.hasPrefix("#EXTINF:") {
-                let value = line.dropFirst("#EXTINF:".count).split(separator: ",", maxSplits: 1).first.map(String.init) ?? ""
-                guard let d = LiveMarker.seconds(value), d > .zero, d <= targetDuration + MediaTime(value: 1, timescale: 2) else {
-                    throw StoreError.unsupported("live source: EXTINF \(value.prefix(20)) is not a duration within the target")
-                }
-                duration = d
-            } else if line == "#EXT-X-DISCONTINUITY" {
-                discontinuity = true
-            } else if let m = LiveMarker.parse(line) {
-                markers.append(m)
-            } else if !line.hasPrefix("#") {
-                guard let d = duration else { throw StoreError.unsupported("live source: a segment without EXTINF") }
-                segments.append(Segment(uri: line, duration: d, sequence: mediaSequence + segments.count,
-                                        discontinuity: discontinuity, markers: markers))
-                duration = nil; discontinuity = false; markers = []
-                guard segments.count <= Self.maxSegments else { throw StoreError.unsupported("live source: over \(Self.maxSegments) segments") }
+        for (i, s) in p.segments.enumerated() {
+            guard s.duration > .zero, s.duration <= targetDuration + MediaTime(value: 1, timescale: 2) else {
+                throw StoreError.unsupported("live source: EXTINF \(s.duration.seconds) of segment \(p.mediaSequence + i) is not a duration within the target")
             }
+            segments.append(Segment(uri: s.uri, duration: s.duration, sequence: p.mediaSequence + i, discontinuity: s.discontinuity,
+                                    markers: s.markers.compactMap(LiveMarker.init)))
         }
         self.segments = segments
     }

@@ -36,32 +36,61 @@ extension MediaStore {
     /// the media's bytes) is in the store, else `.pending` with the fetch and transcode queued on
     /// the worker pool; `.failed` with a VAST code when it cannot be had (401 not found, 402
     /// timeout, 403 refused: oversize, not allowed, a local file named by a network document;
-    /// 405 not decodable media). Never blocks.
+    /// 405 not decodable media). Never waits for a transcode; in a fleet (a job queue) an ad not
+    /// ready here costs one look at the queue's result first (a Redis `GET`), so that an ad
+    /// another node's worker stored plays in this node's next session.
     public func ad(mediaURL: String, rendition: String) -> AdReadiness {
-        lock.withLock {
-            guard let rung = renditions[rendition] else { return .failed(code: 900, reason: "no rendition named '\(rendition)'") }
-            let key = "\(rendition) \(mediaURL)"
+        let key = "\(rendition) \(mediaURL)"
+        // What to look up in a fleet's queue first: an ad not ready here may be stored by
+        // another node's worker already (a node's first session with it then plays it).
+        let lookup: (AdJobRequest, any AdJobQueue)? = lock.withLock {
+            guard let rung = renditions[rendition], let queue = options.jobQueue else { return nil }
             let now = Date().timeIntervalSince1970
             switch adByURL[key] {
-            case .waiting?: return .pending
-            case .failed(let code, let reason, let at)? where now - at < AdJob.failureMemory:
-                return .failed(code: code, reason: reason)
-            case .hashed(let sha)? where adBySHA["\(sha)/\(rendition)"] != nil:
-                let r = adBySHA["\(sha)/\(rendition)"]!
-                if case .ready(let segments, _) = r, let first = segments.first { index.touch(path: first.path, now: now) }
-                return r
+            case .failed(_, _, let at)? where now - at < AdJob.failureMemory: return nil
+            case .hashed(let sha)? where adBySHA["\(sha)/\(rendition)"] != nil: return nil
+            default:
+                return (AdJobRequest(url: mediaURL, rendition: rung, segmentTarget: options.segmentTarget, allowLocal: options.allowLocalAdMedia), queue)
+            }
+        }
+        if let (job, queue) = lookup, case .stored(let prefix)? = try? queue.result(job),
+           record(stored: prefix, key: key, rung: job.rendition.name) {
+            return answer(mediaURL: mediaURL, rendition: rendition)
+        }
+        let queued: (AdJobRequest, any AdJobQueue)? = lock.withLock {
+            guard let rung = renditions[rendition] else { return nil }
+            let now = Date().timeIntervalSince1970
+            switch adByURL[key] {
+            case .waiting?: return nil
+            case .failed(_, _, let at)? where now - at < AdJob.failureMemory: return nil
+            case .hashed(let sha)? where adBySHA["\(sha)/\(rendition)"] != nil: return nil
             default:
                 // new, failed a while ago, or its transcode was evicted: (again) on the worker pool
                 adByURL[key] = .waiting
                 if let queue = options.jobQueue {
-                    let job = AdJobRequest(url: mediaURL, rendition: rung, segmentTarget: options.segmentTarget,
-                                           allowLocal: options.allowLocalAdMedia)
-                    Thread.detachNewThread { self.awaitQueued(job, key: key, queue: queue) }
-                    return .pending
+                    return (AdJobRequest(url: mediaURL, rendition: rung, segmentTarget: options.segmentTarget,
+                                         allowLocal: options.allowLocalAdMedia), queue)
                 }
                 adQueue.append { await self.runAdJob(key: key, url: mediaURL, rung: rung) }
                 startAdJobs()
-                return .pending
+                return nil
+            }
+        }
+        if let (job, queue) = queued { Thread.detachNewThread { self.awaitQueued(job, key: key, queue: queue) } }
+        return answer(mediaURL: mediaURL, rendition: rendition)
+    }
+
+    /// What the store can say of an ad rung now (under the lock), without starting anything.
+    private func answer(mediaURL: String, rendition: String) -> AdReadiness {
+        lock.withLock {
+            guard renditions[rendition] != nil else { return .failed(code: 900, reason: "no rendition named '\(rendition)'") }
+            switch adByURL["\(rendition) \(mediaURL)"] {
+            case .failed(let code, let reason, _)?: return .failed(code: code, reason: reason)
+            case .hashed(let sha)?:
+                guard let r = adBySHA["\(sha)/\(rendition)"] else { return .pending }
+                if case .ready(let segments, _) = r, let first = segments.first { index.touch(path: first.path, now: Date().timeIntervalSince1970) }
+                return r
+            default: return .pending
             }
         }
     }

@@ -40,7 +40,7 @@ extension MediaStore {
 
     /// Registers an ad rung a worker committed under `prefix` (`ads/<sha>/<rung>`) and answers it
     /// for `key`; false when it is not in the store whole.
-    private func record(stored prefix: String, key: String, rung: String) -> Bool {
+    func record(stored prefix: String, key: String, rung: String) -> Bool {
         let parts = prefix.split(separator: "/")
         guard parts.count == 3, parts[0] == "ads", parts[2] == rung, MediaStore.isSafeRelativePath(prefix),
               let r = AdTranscodeJob.load(prefix, root: root), case .ready(let segments, _) = r else { return false }
