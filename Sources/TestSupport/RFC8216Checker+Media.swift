@@ -80,7 +80,7 @@ struct RFC8216MediaPlaylist: Sendable {
     /// Reads `text` as a media playlist, reporting into `f` what breaks §4 and §7.
     static func read(_ text: String, into f: inout RFC8216Findings) -> RFC8216MediaPlaylist {
         var p = RFC8216MediaPlaylist()
-        let (lines, version) = RFC8216Text.checkLines(text, into: &f)
+        let (lines, version, versionReadable) = RFC8216Text.checkLines(text, into: &f)
         p.lines = lines
         p.version = version
         RFC8216Text.checkKind(lines, expected: .media, into: &f)
@@ -243,11 +243,11 @@ struct RFC8216MediaPlaylist: Sendable {
                           "EXTINF rounds to \(rounded) s, more than EXT-X-TARGETDURATION \(target) (line \(p.targetDurationLine?.number ?? 0))")
                 }
             }
-        } else {
+        } else if !lines.contains(where: { $0.tagName == "EXT-X-TARGETDURATION" }) {
             f.add(.targetDuration, lines.first, "no EXT-X-TARGETDURATION (it is REQUIRED)")
         }
         for m in mapLines { needs.append((p.iFramesOnly ? 5 : 6, p.iFramesOnly ? "EXT-X-MAP with EXT-X-I-FRAMES-ONLY" : "EXT-X-MAP without EXT-X-I-FRAMES-ONLY", m)) }
-        reportVersions(needs, declared: version, into: &f)
+        if versionReadable { reportVersions(needs, declared: version, into: &f) }
         if p.playlistType == "VOD" && !p.hasEndList {
             f.add(.vodEndList, lines.first { $0.tagName == "EXT-X-PLAYLIST-TYPE" },
                   "EXT-X-PLAYLIST-TYPE:VOD but no EXT-X-ENDLIST: a playlist that cannot change holds the final segment, so it MUST have EXT-X-ENDLIST (§6.2.1)")

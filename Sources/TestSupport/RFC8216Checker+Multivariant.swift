@@ -22,7 +22,7 @@ enum RFC8216Multivariant {
 
     /// Checks `text` as a multivariant playlist, reporting into `f`.
     static func check(_ text: String, into f: inout RFC8216Findings) {
-        let (lines, version) = RFC8216Text.checkLines(text, into: &f)
+        let (lines, version, versionReadable) = RFC8216Text.checkLines(text, into: &f)
         RFC8216Text.checkKind(lines, expected: .multivariant, into: &f)
         var needs: [(version: UInt64, what: String, line: RFC8216Line)] = []
         var renditions: [(line: RFC8216Line, list: RFC8216AttributeList)] = []
@@ -83,7 +83,7 @@ enum RFC8216Multivariant {
         if closedCaptions.contains(where: \.none), let other = closedCaptions.first(where: { !$0.none }) {
             f.add(.closedCaptionsNone, other.line, "CLOSED-CAPTIONS=NONE on another EXT-X-STREAM-INF, so every one MUST have it")
         }
-        RFC8216MediaPlaylist.reportVersions(needs, declared: version, into: &f)
+        if versionReadable { RFC8216MediaPlaylist.reportVersions(needs, declared: version, into: &f) }
     }
 
     /// CODECS: a comma-separated list of RFC 6381 format identifiers.

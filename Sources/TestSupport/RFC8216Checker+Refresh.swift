@@ -25,6 +25,8 @@ extension RFC8216 {
             var extinf: String
             var byteRange: RFC8216MediaPlaylist.ByteRange?
             var discontinuityNumber: UInt64
+            var keys: [String]
+            var map: String?
             var lastSeen: Double?
             var longestPlaylist: MediaTime
         }
@@ -131,6 +133,12 @@ extension RFC8216 {
                       "EXT-X-DISCONTINUITY-SEQUENCE went from \(old.discontinuitySequence) to \(new.discontinuitySequence) (it MUST NOT decrease)")
             }
             let removed = new.mediaSequence > old.mediaSequence
+            if !sequenceDecreased, let oldLast = old.segments.last?.sequence, new.mediaSequence <= oldLast,
+               new.mediaSequence &+ UInt64(new.segments.count) <= oldLast {
+                let gone = new.mediaSequence &+ UInt64(new.segments.count)
+                f.add(.removalOrder, new.segments.last?.uri ?? firstLine,
+                      "\(gone == oldLast ? "segment \(gone)" : "segments \(gone)...\(oldLast)") left from the end, while earlier ones stayed (segments MUST be removed in the order they appear)")
+            }
             if removed && old.hasDiscontinuity && !new.hasDiscontinuitySequenceTag {
                 f.add(.discontinuitySequence, firstLine, "segments were removed from a playlist with EXT-X-DISCONTINUITY, which then MUST have EXT-X-DISCONTINUITY-SEQUENCE")
             }
@@ -186,6 +194,13 @@ extension RFC8216 {
                 }
                 if r.byteRange != s.byteRange {
                     f.add(.segmentByteRange, s.uri, "segment \(s.sequence) had byte range \(r.byteRange.map { "\($0)" } ?? "none"), now \(s.byteRange.map { "\($0)" } ?? "none")")
+                }
+                if r.keys != s.keys {
+                    // §6.2.3: an EXT-X-KEY is not removed while it applies to a segment of the playlist.
+                    f.add(.segmentTags, s.uri, "the EXT-X-KEY applying to segment \(s.sequence) was \(r.keys), now \(s.keys)")
+                }
+                if r.map != s.map {
+                    f.add(.segmentTags, s.uri, "the EXT-X-MAP applying to segment \(s.sequence) was \(r.map ?? "none"), now \(s.map ?? "none")")
                 }
                 if r.discontinuityNumber != s.discontinuityNumber && !reportedNumber {
                     reportedNumber = true
@@ -319,7 +334,7 @@ extension RFC8216 {
             for s in p.segments {
                 var r = history[s.sequence] ?? Record(uri: s.uri.text, duration: s.duration, extinf: s.extinf?.text ?? "(none)",
                                                       byteRange: s.byteRange, discontinuityNumber: s.discontinuityNumber,
-                                                      lastSeen: nil, longestPlaylist: .zero)
+                                                      keys: s.keys, map: s.map, lastSeen: nil, longestPlaylist: .zero)
                 if let time { r.lastSeen = time }
                 r.longestPlaylist = MediaTime.max(r.longestPlaylist, duration)
                 history[s.sequence] = r

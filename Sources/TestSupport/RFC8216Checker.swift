@@ -176,14 +176,15 @@ enum RFC8216Text {
 
     /// The checks every playlist gets, line by line: §4.1's characters and whitespace, EXTM3U
     /// first, tag names and balanced quotes, EXT-X-VERSION, and the §4.3.5 tags. Returns the
-    /// lines and the EXT-X-VERSION value (nil when absent or unreadable).
-    static func checkLines(_ text: String, into f: inout RFC8216Findings) -> (lines: [RFC8216Line], version: UInt64?) {
+    /// lines, the EXT-X-VERSION value (nil when absent or unreadable), and whether the version
+    /// is known (absent counts as 1; an unreadable one is already reported and compares to nothing).
+    static func checkLines(_ text: String, into f: inout RFC8216Findings) -> (lines: [RFC8216Line], version: UInt64?, versionReadable: Bool) {
         let lines = RFC8216Line.split(text)
         if text.unicodeScalars.first == "\u{FEFF}" { f.add(.encoding, lines.first, "the playlist starts with a byte order mark") }
         if lines.first?.text != "#EXTM3U" {
             f.add(.extm3u, lines.first, lines.isEmpty ? "the playlist is empty" : "the first line is not #EXTM3U")
         }
-        var version: UInt64?, versions = 0
+        var version: UInt64?, versions = 0, readable = true
         var once: [String: Int] = [:]
         for line in lines {
             checkCharacters(line, into: &f)
@@ -201,6 +202,7 @@ enum RFC8216Text {
                     if versions == 1 { version = v }
                 } else {
                     f.add(.version, line, "EXT-X-VERSION is not a protocol version (a decimal-integer from 1)")
+                    if versions == 1 { readable = false }
                 }
             case "EXT-X-INDEPENDENT-SEGMENTS":
                 if line.tagValue != nil { f.add(.independentSegments, line, "EXT-X-INDEPENDENT-SEGMENTS takes no value") }
@@ -215,7 +217,7 @@ enum RFC8216Text {
                 if once[name] == 2 { f.add(.onceInPlaylist, line, "\(name) appears more than once") }
             }
         }
-        return (lines, version)
+        return (lines, version, readable)
     }
 
     /// §4.1: no control characters but the line terminators, normalization form C; whitespace

@@ -183,15 +183,16 @@ import Testing
         #expect(kinds == [.media, .media, .multivariant, .media, .media])
     }
 
-    @Test func ffmpegsLivePlaylistPassesEveryRefresh() throws {
+    /// Runs ffmpeg's hls muxer live (a three-segment window, at twice real time, so that 8 s of
+    /// media slides it in about 4 s) and reads its playlist every 20 ms: every version it wrote.
+    func captureLive(flags: String) throws -> [String] {
         let dir = try folder()
         defer { try? FileManager.default.removeItem(at: dir) }
         let playlist = dir.appendingPathComponent("live.m3u8").path
         let ffmpeg = Process()
         ffmpeg.executableURL = URL(fileURLWithPath: try Tools.ffmpegPath())
-        // Four times real time, so that 8 s of media slides a three-segment window in about 2 s.
-        ffmpeg.arguments = ["-nostdin", "-loglevel", "error", "-readrate", "4"] + Self.sources[0..<4] + ["-readrate", "4"] + Self.sources[4...]
-            + Self.codecs + ["-hls_list_size", "3", "-hls_flags", "delete_segments", playlist]
+        ffmpeg.arguments = ["-nostdin", "-loglevel", "error", "-readrate", "2"] + Self.sources[0..<4] + ["-readrate", "2"] + Self.sources[4...]
+            + Self.codecs + ["-hls_list_size", "3", "-hls_flags", flags, playlist]
         try ffmpeg.run()
         var fetches: [String] = []
         let deadline = Date().addingTimeInterval(60)
@@ -210,10 +211,25 @@ import Testing
         #expect(fetches.count >= 3, "\(fetches)")
         #expect(fetches.contains { $0.contains("#EXT-X-MEDIA-SEQUENCE:1") }, "the window never slid:\n\(fetches.joined(separator: "\n--\n"))")
         #expect(fetches.last?.contains("#EXT-X-ENDLIST") == true)
+        return fetches
+    }
+
+    @Test func ffmpegsLivePlaylistPassesEveryRefresh() throws {
         var checker = RFC8216.RefreshChecker()
-        for (i, text) in fetches.enumerated() {
+        for (i, text) in try captureLive(flags: "delete_segments+program_date_time").enumerated() {
             let v = checker.add(text)
             #expect(v.isEmpty, "refresh \(i):\n\(text)\n\(v.report)")
         }
+    }
+
+    /// With `discont_start`, ffmpeg 5.1 puts EXT-X-DISCONTINUITY before its first segment and,
+    /// when that segment leaves the window, drops the tag without ever writing
+    /// EXT-X-DISCONTINUITY-SEQUENCE: the next segment's discontinuity sequence number falls from
+    /// 1 to 0. RFC 8216 §6.2.2 forbids both; the checker says so, and nothing else.
+    @Test func ffmpegsLivePlaylistWithDiscontStartBreaksSection622() throws {
+        var checker = RFC8216.RefreshChecker()
+        let v = try captureLive(flags: "delete_segments+discont_start").flatMap { checker.add($0) }
+        #expect(Set(v.map(\.rule)) == ["6.2.2-discontinuity-sequence", "6.2.2-discontinuity-number"], "\(v.report)")
+        #expect(v.contains { $0.message.contains("had discontinuity sequence number 1, now 0") }, "\(v.report)")
     }
 }
