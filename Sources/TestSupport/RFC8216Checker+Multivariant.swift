@@ -124,9 +124,38 @@ enum RFC8216Multivariant {
         return (1...63).contains(n) && !s.dropFirst(7).hasPrefix("0")
     }
 
-    /// §4.3.4.1.1: within a group (one TYPE and GROUP-ID), distinct NAMEs and at most one DEFAULT=YES.
+    /// §4.3.4.1.1: within a group (one TYPE and GROUP-ID), distinct NAMEs and at most one
+    /// DEFAULT=YES; groups of one TYPE have the same members (by NAME) with the same attributes
+    /// but URI and CHANNELS.
     static func checkGroups(_ renditions: [(line: RFC8216Line, list: RFC8216AttributeList)], into f: inout RFC8216Findings) {
         var names: [String: Int] = [:], defaults: [String: Int] = [:]
+        // TYPE → GROUP-ID → NAME → the other attributes, in the order the groups appear.
+        var members: [String: [(group: String, byName: [String: (line: RFC8216Line, attributes: [String: String])])]] = [:]
+        for r in renditions {
+            let type = r.list["TYPE"]?.raw ?? "", groupID = r.list["GROUP-ID"]?.raw ?? "", name = r.list["NAME"]?.raw ?? ""
+            var attributes: [String: String] = [:]
+            for a in r.list.attributes where !["URI", "CHANNELS", "GROUP-ID"].contains(a.name) { attributes[a.name] = a.raw }
+            var groups = members[type] ?? []
+            if let i = groups.firstIndex(where: { $0.group == groupID }) {
+                groups[i].byName[name] = groups[i].byName[name] ?? (r.line, attributes)
+            } else {
+                groups.append((groupID, [name: (r.line, attributes)]))
+            }
+            members[type] = groups
+        }
+        for (type, groups) in members.sorted(by: { $0.key < $1.key }) where groups.count > 1 {
+            let first = groups[0]
+            for other in groups.dropFirst() {
+                if Set(other.byName.keys) != Set(first.byName.keys) {
+                    let line = other.byName.values.map(\.line).min { $0.number < $1.number }
+                    f.add(.renditionGroup, line, "TYPE=\(type) group \(other.group) has members \(other.byName.keys.sorted()), group \(first.group) has \(first.byName.keys.sorted()) (groups of one TYPE MUST have the same members)")
+                    continue
+                }
+                for (name, member) in other.byName.sorted(by: { $0.key < $1.key }) where member.attributes != first.byName[name]!.attributes {
+                    f.add(.renditionGroup, member.line, "member \(name) of group \(other.group) differs from the one of group \(first.group) (line \(first.byName[name]!.line.number)) in more than URI and CHANNELS")
+                }
+            }
+        }
         for r in renditions {
             let group = "\(r.list["TYPE"]?.raw ?? "") \(r.list["GROUP-ID"]?.raw ?? "")"
             if let name = r.list["NAME"]?.raw {

@@ -104,6 +104,7 @@ enum RFC8216Cases {
             "#EXT-X-MEDIA:TYPE=VIDEO,GROUP-ID=\"low\",NAME=\"Centerfield\",DEFAULT=NO,URI=\"low/centerfield/audio-video.m3u8\"",
             "#EXT-X-STREAM-INF:BANDWIDTH=1280000,CODECS=\"avc1.4d401e,mp4a.40.2\",VIDEO=\"low\"", "low/main/audio-video.m3u8",
             "#EXT-X-MEDIA:TYPE=VIDEO,GROUP-ID=\"mid\",NAME=\"Main\",DEFAULT=YES,URI=\"mid/main/audio-video.m3u8\"",
+            "#EXT-X-MEDIA:TYPE=VIDEO,GROUP-ID=\"mid\",NAME=\"Centerfield\",DEFAULT=NO,URI=\"mid/centerfield/audio-video.m3u8\"",
             "#EXT-X-STREAM-INF:BANDWIDTH=2560000,CODECS=\"avc1.4d401e,mp4a.40.2\",VIDEO=\"mid\"", "mid/main/audio-video.m3u8"])),
         ("RFC 8216 §8.8 session data", playlist(["#EXT-X-SESSION-DATA:DATA-ID=\"com.example.lyrics\",URI=\"lyrics.json\"",
             "#EXT-X-SESSION-DATA:DATA-ID=\"com.example.title\",LANGUAGE=\"en\",VALUE=\"This is an example\"",
@@ -126,6 +127,11 @@ enum RFC8216Cases {
             "#EXT-X-STREAM-INF:AVERAGE-BANDWIDTH=2168183,BANDWIDTH=2177116,CODECS=\"avc1.640020,mp4a.40.2\",RESOLUTION=960x540,FRAME-RATE=60.000,HDCP-LEVEL=NONE,CLOSED-CAPTIONS=\"cc1\",AUDIO=\"aud1\",SUBTITLES=\"sub1\"",
             "v5/prog_index.m3u8",
             "#EXT-X-I-FRAME-STREAM-INF:AVERAGE-BANDWIDTH=183689,BANDWIDTH=187492,CODECS=\"avc1.64002a\",RESOLUTION=1920x1080,URI=\"v7/iframe_index.m3u8\""])),
+        ("two encodings of one audio group", playlist([
+            "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"aac\",NAME=\"English\",LANGUAGE=\"en\",DEFAULT=YES,AUTOSELECT=YES,CHANNELS=\"2\",URI=\"aac/en.m3u8\"",
+            "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"ec3\",NAME=\"English\",LANGUAGE=\"en\",DEFAULT=YES,AUTOSELECT=YES,CHANNELS=\"6\",URI=\"ec3/en.m3u8\"",
+            "#EXT-X-STREAM-INF:BANDWIDTH=1280000,CODECS=\"avc1.4d401e,mp4a.40.2\",AUDIO=\"aac\"", "v1/aac.m3u8",
+            "#EXT-X-STREAM-INF:BANDWIDTH=1680000,CODECS=\"avc1.4d401e,ec-3\",AUDIO=\"ec3\"", "v1/ec3.m3u8"])),
         ("captions NONE everywhere", playlist(["#EXT-X-STREAM-INF:BANDWIDTH=1280000,CLOSED-CAPTIONS=NONE", "low.m3u8",
             "#EXT-X-STREAM-INF:BANDWIDTH=2560000,CLOSED-CAPTIONS=NONE", "mid.m3u8"])),
     ]
@@ -250,6 +256,12 @@ enum RFC8216Cases {
             "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"a\",NAME=\"en\",URI=\"2.m3u8\""]), kind: .multivariant),
         Broken(.renditionGroup, "two DEFAULT=YES in a group", multivariant(["#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"a\",NAME=\"en\",DEFAULT=YES,URI=\"1.m3u8\"",
             "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"a\",NAME=\"fr\",DEFAULT=YES,URI=\"2.m3u8\""]), kind: .multivariant),
+        Broken(.renditionGroup, "two AUDIO groups with other members", multivariant([
+            "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"aac\",NAME=\"en\",LANGUAGE=\"en\",URI=\"aac-en.m3u8\"",
+            "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"ac3\",NAME=\"fr\",LANGUAGE=\"fr\",URI=\"ac3-fr.m3u8\""]), kind: .multivariant),
+        Broken(.renditionGroup, "two AUDIO groups whose members differ in LANGUAGE", multivariant([
+            "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"aac\",NAME=\"main\",LANGUAGE=\"en\",CHANNELS=\"2\",URI=\"aac.m3u8\"",
+            "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"ac3\",NAME=\"main\",LANGUAGE=\"fr\",CHANNELS=\"6\",URI=\"ac3.m3u8\""]), kind: .multivariant),
         Broken(.streamInf, "no BANDWIDTH", multivariant([], variant: "#EXT-X-STREAM-INF:AVERAGE-BANDWIDTH=1000"), kind: .multivariant),
         Broken(.streamInf, "RESOLUTION not WxH", multivariant([], variant: "#EXT-X-STREAM-INF:BANDWIDTH=1000,RESOLUTION=1280*720"), kind: .multivariant),
         Broken(.streamInf, "an empty codec in CODECS", multivariant([], variant: "#EXT-X-STREAM-INF:BANDWIDTH=1000,CODECS=\"avc1.4d401e,\""), kind: .multivariant),
@@ -275,6 +287,30 @@ enum RFC8216Cases {
             "#EXT-X-SESSION-KEY:METHOD=AES-128,URI=\"k\""]), kind: .multivariant),
         Broken(.versionCompatibility, "INSTREAM-ID SERVICE3 below version 7", multivariant(["#EXT-X-VERSION:6",
             "#EXT-X-MEDIA:TYPE=CLOSED-CAPTIONS,GROUP-ID=\"cc\",NAME=\"en\",INSTREAM-ID=\"SERVICE3\""]), kind: .multivariant),
+    ]
+
+    // MARK: - Variants of one presentation
+
+    /// Two renditions of one VOD presentation with an ad between discontinuities.
+    static func variantPair(video: [String] = [], audio: [String] = []) -> [String] {
+        let h = ["#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:6", "#EXT-X-PLAYLIST-TYPE:VOD", "#EXT-X-DISCONTINUITY-SEQUENCE:0", pdt]
+        let ad = "#EXT-X-DATERANGE:ID=\"ad1\",CLASS=\"com.example.ad\",START-DATE=\"2024-05-01T12:00:06.000Z\",DURATION=6.000"
+        func body(_ name: String, _ seconds: [String]) -> [String] {
+            ["#EXTINF:\(seconds[0]),", "\(name)0.ts", ad, "#EXT-X-DISCONTINUITY", "#EXTINF:\(seconds[1]),", "\(name)-ad.ts",
+             "#EXT-X-DISCONTINUITY", "#EXTINF:\(seconds[2]),", "\(name)1.ts", "#EXT-X-ENDLIST"]
+        }
+        return [playlist(h + video + body("v", ["6.000", "6.000", "6.000"])), playlist(h + audio + body("a", ["6.016", "5.995", "5.990"]))]
+    }
+
+    /// Variant sets that break `rule` (and only `also` besides).
+    static let brokenVariants: [(rule: RFC8216.Rule, note: String, texts: [String], also: [RFC8216.Rule])] = [
+        (.variantTargetDuration, "6 and 8", [variantPair()[0], variantPair()[1].replacingOccurrences(of: "TARGETDURATION:6", with: "TARGETDURATION:8")], []),
+        (.variantPlaylistType, "VOD and none", [variantPair()[0], variantPair()[1].replacingOccurrences(of: "#EXT-X-PLAYLIST-TYPE:VOD\n", with: "")], []),
+        (.variantDateRanges, "one ID, two DURATIONs", [variantPair()[0], variantPair()[1].replacingOccurrences(of: "DURATION=6.000", with: "DURATION=5.995")], []),
+        (.variantDateRanges, "a date range in one variant only", [variantPair()[0],
+            variantPair()[1].replacingOccurrences(of: "#EXT-X-DATERANGE:ID=\"ad1\",CLASS=\"com.example.ad\",START-DATE=\"2024-05-01T12:00:06.000Z\",DURATION=6.000\n", with: "")], []),
+        (.variantDiscontinuities, "an ad without its closing discontinuity in one variant", [variantPair()[0],
+            variantPair()[1].replacingOccurrences(of: "a-ad.ts\n#EXT-X-DISCONTINUITY\n", with: "a-ad.ts\n")], []),
     ]
 
     // MARK: - Refreshes

@@ -68,8 +68,18 @@ import Testing
         #expect(failing(v) == Set([c.rule.rawValue] + c.also.map(\.rawValue)), "\(c.note):\n\(v.report)")
     }
 
+    @Test func theVariantsOfOnePresentationAgree() {
+        let v = RFC8216.check(variants: Cases.variantPair())
+        #expect(v.isEmpty, "\(v.report)")
+        for c in Cases.brokenVariants {
+            let v = RFC8216.check(variants: c.texts)
+            #expect(failing(v) == Set([c.rule.rawValue] + c.also.map(\.rawValue)), "\(c.note):\n\(v.report)")
+        }
+    }
+
     @Test func everyRuleHasABreakingCase() {
-        let covered = Set((Cases.brokenMedia + Cases.brokenMultivariant).map(\.rule) + Cases.refreshes.map(\.rule) + [.unknownAllowance])
+        let covered = Set((Cases.brokenMedia + Cases.brokenMultivariant).map(\.rule) + Cases.refreshes.map(\.rule)
+                          + Cases.brokenVariants.map(\.rule) + [.unknownAllowance])
         let missing = RFC8216.Rule.allCases.filter { !covered.contains($0) }
         #expect(missing.isEmpty, "rules without a breaking case: \(missing.map(\.rawValue))")
     }
@@ -181,6 +191,8 @@ import Testing
             #expect(v.isEmpty, "\(name):\n\(text)\n\(v.report)")
         }
         #expect(kinds == [.media, .media, .multivariant, .media, .media])
+        let renditions = try ["v0.m3u8", "v1.m3u8"].map { try String(contentsOf: dir.appendingPathComponent($0), encoding: .utf8) }
+        #expect(RFC8216.check(variants: renditions).isEmpty)
     }
 
     /// Runs ffmpeg's hls muxer live (a three-segment window, at twice real time, so that 8 s of
