@@ -5,7 +5,8 @@ extension RFC8216 {
     /// (§6.2.1, §6.2.2, and what §6.3.4 has clients verify), besides checking it alone as
     /// `check(media:)` does:
     /// - a segment, named by its media sequence number, keeps its URI, EXTINF duration, byte range,
-    ///   discontinuity sequence number and the tags applying to it;
+    ///   discontinuity sequence number and the tags applying to it (EXT-X-KEY and EXT-X-MAP too);
+    ///   no tag is inserted before it;
     /// - segments leave only from the start (EXT-X-MEDIA-SEQUENCE grows by one per removed segment,
     ///   never decreases) and arrive only at the end;
     /// - EXT-X-DISCONTINUITY-SEQUENCE accounts for every EXT-X-DISCONTINUITY removed with them;
@@ -52,9 +53,10 @@ extension RFC8216 {
             self.timeSlack = timeSlack
         }
 
-        /// Checks the next fetched body of the playlist, alone and against all earlier ones. `time`
-        /// is when it was fetched (seconds on any monotonic clock; the response's arrival), for the
-        /// timed rules; without it they are skipped.
+        /// Checks the next body of the playlist (of a successful fetch: an error page is no
+        /// refresh), alone and against all earlier ones. `time` is when it was fetched (seconds on
+        /// any monotonic clock, taken when the response arrived), for the timed rules; without it
+        /// they are skipped.
         public mutating func add(_ text: String, at time: Double? = nil) -> [Violation] {
             refreshes += 1
             var f = RFC8216Findings()
