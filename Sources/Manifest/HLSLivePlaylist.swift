@@ -14,6 +14,8 @@ extension HLS {
     ///   at least three target durations (§6.2.2: "The server MUST NOT remove a Media Segment
     ///   from a Playlist file without an EXT-X-ENDLIST tag if that would produce a Playlist whose
     ///   duration is less than three times the target duration").
+    /// - A date range stays listed while any date of it maps to a listed segment (§6.2.1): when
+    ///   the segment it was written before slides out, it is carried to the first listed one.
     /// - Once ended (`EXT-X-ENDLIST`) nothing changes any more.
     public struct LivePlaylist: Sendable, Equatable {
         /// A published segment and its sequence numbers.
@@ -59,6 +61,8 @@ extension HLS {
         public private(set) var published = 0
         private let firstSequence: Int
         private var lastDiscontinuitySequence = 0
+        /// Date ranges of segments slid out that still cover a listed segment.
+        public private(set) var carried: [DateRange] = []
 
         /// An empty live playlist whose target duration is `targetDuration` seconds, keeping at
         /// least `keeping` (and never less than three target durations) once it has that much;
@@ -100,7 +104,24 @@ extension HLS {
             }
             let out = Array(window[..<gone])
             window.removeFirst(gone)
+            if gone > 0 { carry(out) }
             return out
+        }
+
+        /// Keeps the date ranges (of `removed` and those carried already) whose dates reach a
+        /// listed segment: a range from START-DATE to END-DATE (or START-DATE + DURATION, or the
+        /// instant START-DATE) against the listed segments' program dates.
+        private mutating func carry(_ removed: [Published]) {
+            guard let first = window.first?.segment.programDateTime, let last = window.last,
+                  let lastDate = last.segment.programDateTime else { carried = []; return }
+            let end = lastDate.addingTimeInterval(last.segment.duration.seconds)
+            let ranges = carried + removed.flatMap { $0.segment.markers }.compactMap { m -> DateRange? in
+                if case .dateRange(let r) = m { r } else { nil }
+            }
+            carried = ranges.filter { r in
+                let rangeEnd = r.endDate ?? r.duration.map { r.startDate.addingTimeInterval($0.seconds) } ?? r.startDate
+                return r.startDate < end && rangeEnd >= first
+            }
         }
 
         /// The duration listed now.
@@ -112,9 +133,11 @@ extension HLS {
         public var playlist: MediaPlaylist {
             let first = window.first
             let ds = first.map { $0.discontinuitySequence - ($0.segment.discontinuity ? 1 : 0) } ?? lastDiscontinuitySequence
+            var segments = window.map(\.segment)
+            if !carried.isEmpty, !segments.isEmpty { segments[0].markers = carried.map { .dateRange($0) } + segments[0].markers }
             return MediaPlaylist(targetDuration: targetDuration, mediaSequence: first?.sequence ?? firstSequence + published,
                                  discontinuitySequence: ds, playlistType: nil, independentSegments: independentSegments,
-                                 segments: window.map(\.segment), endList: ended)
+                                 segments: segments, endList: ended)
         }
 
         /// The playlist's text now.

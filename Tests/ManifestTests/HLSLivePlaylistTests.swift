@@ -76,4 +76,19 @@ import Timing
         #expect(p.discontinuitySequence == 2)   // s1, s3 slid out; s5's own tag stays
         #expect(p.discontinuitySequenceNumber(ofSegment: 0) == 3 && p.discontinuitySequenceNumber(ofSegment: 2) == 4)
     }
+
+    @Test func aDateRangeStaysWhileItCoversAListedSegment() throws {
+        var live = HLS.LivePlaylist(targetDuration: 2)
+        let t0 = Date(timeIntervalSince1970: 1_000)
+        let range = HLS.DateRange(id: "ad", startDate: t0.addingTimeInterval(2), duration: MediaTime(seconds: 6))
+        for i in 0..<12 {
+            try live.append(HLS.Segment(uri: "s\(i).ts", duration: MediaTime(seconds: 2), programDateTime: t0.addingTimeInterval(Double(2 * i)),
+                                        markers: i == 1 ? [.dateRange(range)] : []))
+            let (p, _) = try read(live.text)
+            let listed = p.segments.flatMap(\.markers).contains(.dateRange(range))
+            // the range runs from 2 s to 8 s: its dates map to s1…s3 and, its end instant, s4
+            let covers = p.segments.contains { ["s1.ts", "s2.ts", "s3.ts", "s4.ts"].contains($0.uri) }
+            if i >= 1 { #expect(listed == covers, "version \(i): listed \(listed), covers \(covers)") }
+        }
+    }
 }

@@ -197,8 +197,14 @@ func run(_ executable: String, _ arguments: [String], stdin: Data? = nil) throws
 /// `curl` a URL: method, body, extra headers.
 /// Runs off Swift's concurrency pool (the service's handlers need the pool while curl waits).
 /// `timeout` only guards against a hang: the service's own deadlines answer well before it.
+/// A playlist of the service (`PlaylistConformance.applies`) answered 200 is checked against RFC 8216
+/// and against its earlier fetches; each violation is an issue of the calling test.
 func curl(_ url: String, method: String = "GET", body: String? = nil, headers: [String] = [], timeout: Int = 60) async throws -> CurlResult {
-    try await offPool { try curlBlocking(url, method: method, body: body, headers: headers, timeout: timeout) }
+    let r = try await offPool { try curlBlocking(url, method: method, body: body, headers: headers, timeout: timeout) }
+    if r.status == 200, method == "GET", PlaylistConformance.applies(to: url) {
+        PlaylistConformance.record(PlaylistConformance.check(url, body: r.text), url: url)
+    }
+    return r
 }
 
 func curlBlocking(_ url: String, method: String, body: String?, headers: [String], timeout: Int) throws -> CurlResult {
