@@ -34,11 +34,53 @@ public struct EncoderSettings: Sendable, Equatable {
     public var audioBitRate: Int
     /// Frames between keyframes inside a run (no scene-cut keyframes); nil: libx264 decides.
     public var keyframeInterval: Int? = nil
+    /// The video bit rate kept to (a streaming ladder's rung); nil: constant quality (`crf`).
+    public var bitRate: BitRate? = nil
+    /// The H.264 profile (`baseline`, `main`, `high`) the video keeps to, as a variant's CODECS
+    /// promises; nil: libx264 chooses (`high`).
+    public var profile: String? = nil
+    /// The H.264 level (`3.1`) the video keeps to; nil: libx264 derives it from the stream.
+    public var level: String? = nil
+    /// Consecutive B-frames at most (0: none, decode order is presentation order); nil: libx264's default.
+    public var bFrames: Int? = nil
     /// Threads of each encoder (libx264 or libx265, and the smart renderer's AAC workers); 0
     /// (the default): the encoder decides from the CPUs it may use. libx264's output depends on
     /// its thread count, so a fixed count gives the same bytes on any machine; 1 suits a service
     /// running many stitches at once, each on one core.
     public var threads = 0
+
+    /// A video bit rate: the average, the peak the encoder's buffer model allows, the buffer, bits.
+    public struct BitRate: Sendable, Equatable {
+        /// Average bits per second (`b`).
+        public var average: Int
+        /// Peak bits per second (`maxrate`).
+        public var peak: Int
+        /// VBV buffer in bits (`bufsize`).
+        public var buffer: Int
+
+        /// A bit rate.
+        public init(average: Int, peak: Int, buffer: Int) { self.average = average; self.peak = peak; self.buffer = buffer }
+    }
+
+    /// libx264's options for these settings (MP4 and HLS output): the preset, the rate (CRF or
+    /// bit rate), the profile and level, `x264-params` for the keyframe interval and B-frames,
+    /// and the threads.
+    func x264Options() -> [String: String] {
+        var options = ["preset": preset]
+        if let b = bitRate {
+            options["b"] = String(b.average); options["maxrate"] = String(b.peak); options["bufsize"] = String(b.buffer)
+        } else {
+            options["crf"] = String(crf)
+        }
+        var params: [String] = []
+        if let n = keyframeInterval { params += ["keyint=\(n)", "scenecut=0"] }
+        if let n = bFrames { params.append("bframes=\(n)") }
+        if !params.isEmpty { options["x264-params"] = params.joined(separator: ":") }
+        if let profile { options["profile"] = profile }
+        if let level { options["level"] = level }
+        addThreads(to: &options)
+        return options
+    }
 
     /// The generic FFmpeg `threads` option for an encoder's options: nothing when `threads` is 0,
     /// so that the default leaves the options (and the transcode cache's key) as they were.
@@ -92,11 +134,8 @@ public final class EncodedOutput: FrameSink {
         let global = muxer.wantsGlobalHeader
         switch container {
         case .mp4, .hls:
-            var options = ["preset": settings.preset, "crf": String(settings.crf)]
-            if let n = settings.keyframeInterval { options["x264-params"] = "keyint=\(n):scenecut=0" }
-            settings.addThreads(to: &options)
             video = try Encoder(video: "libx264", width: format.width, height: format.height, frameRate: format.frameRate,
-                                options: options, globalHeader: global)
+                                options: settings.x264Options(), globalHeader: global)
             audio = try Encoder(audio: "aac", sampleRate: format.sampleRate, channels: format.channels,
                                 bitRate: settings.audioBitRate, globalHeader: global)
         case .y4m:

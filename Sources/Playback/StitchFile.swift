@@ -97,7 +97,7 @@ import Timing
         }
         let probe: Demuxer
         do {
-            probe = try Demuxer(url: request.content)
+            probe = try Demuxer(url: request.content, policy: request.contentIsAdMedia ? .adMedia : .trusted)
         } catch {
             throw StitchFailure.contentUnreadable("cannot read content \(request.content): \(StitchFile.reason(error))")
         }
@@ -112,12 +112,15 @@ import Timing
         }
         contentDuration = duration
         durationGuessed = video.duration == nil && probe.durationIsGuessed
-        format = try OutputFormat.forContent(video: video, audio: audio, size: request.size, frameRate: request.frameRate)
+        var format = try OutputFormat.forContent(video: video, audio: audio, size: request.size, frameRate: request.frameRate)
+        if let a = request.audio { format.sampleRate = a.sampleRate; format.channels = a.channels }
+        self.format = format
         content = MediaSummary(uri: request.content, duration: duration, width: video.displaySize.width,
                                height: video.displaySize.height, frameRate: video.frameRate,
                                sampleRate: audio?.sampleRate ?? 0, channels: audio?.channels ?? 0)
         do {
-            contentSource = try MediaSource(url: request.content, output: format, threads: request.threads, timeline: contentTimeline)
+            contentSource = try MediaSource(url: request.content, output: format, threads: request.threads,
+                                            policy: request.contentIsAdMedia ? .adMedia : .trusted, timeline: contentTimeline)
         } catch {
             throw StitchFailure.contentUnreadable("cannot read content \(request.content): \(StitchFile.reason(error))")
         }

@@ -48,6 +48,12 @@ public struct StitchRequest: Sendable {
     public var deferCommit = false
     /// Stitch content that decodes short of its declared duration (it is an error otherwise).
     public var allowTruncated = false
+    /// Open the content under the ad-media rules (`Demuxer.OpenPolicy.adMedia`: only the
+    /// containers an ad can be, the local file only): content that came from an ad server, such
+    /// as a service's ad rendition.
+    public var contentIsAdMedia = false
+    /// The output's audio sample rate and channel count; nil: the content's.
+    public var audio: (sampleRate: Int, channels: Int)? = nil
     /// Segment duration and dates of `--format hls` output.
     public var hls = HLSSettings()
     /// Ad loudness normalisation (`--loudness`).

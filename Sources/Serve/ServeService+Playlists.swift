@@ -16,7 +16,7 @@ extension ServeService {
         guard let content = blocking({ try? await media.content(session.content) }) else {
             return .failure(Refusal(status: 503, message: "content '\(session.content)' not available"))
         }
-        let proposal = SessionPlan.decide(session.breaks, renditions: content.renditions.map(\.rendition.name), fill: config.fill,
+        let proposal = SessionPlan.decide(session.breaks, renditions: content.renditions.map(\.rendition), fill: config.fill,
                                           readiness: { ad, rendition in media.ad(mediaURL: ad.mediaURL, rendition: rendition) },
                                           failed: { bi, ai, code, reason in self.fireError(session, breakIndex: bi, adIndex: ai, code: code, reason: reason) })
         guard let plan = sessions.settle(proposal, for: session.id) else {
@@ -50,7 +50,7 @@ extension ServeService {
                 var out: [String: SessionTimeline] = [:]
                 for (r, _) in content.renditions {
                     if let t = planned.timelines[r.name] { out[r.name] = t; continue }
-                    out[r.name] = try await Self.timeline(planned, plan: plan, rendition: r.name, content: content, media: media, clock: clock)
+                    out[r.name] = try await Self.timeline(planned, plan: plan, rendition: r, content: content, media: media, clock: clock)
                 }
                 return .success((content, out))
             } catch let r as Refusal {
@@ -82,10 +82,10 @@ extension ServeService {
     /// Lays out one rendition from the plan: the content cut at its mid-rolls and each break's
     /// ads as planned. An ad the plan plays that the store no longer has refuses the playlist
     /// (503) rather than change what the session's other playlists say.
-    static func timeline(_ session: ServeSession, plan: SessionPlan, rendition: String, content: PreparedContent,
+    static func timeline(_ session: ServeSession, plan: SessionPlan, rendition: Rendition, content: PreparedContent,
                          media: any ServeMedia, clock: SegmentClock) async throws -> SessionTimeline {
         let midCues = session.breaks.compactMap { b -> MediaTime? in if case .midroll(let t) = b.position { t } else { nil } }
-        let cut = try await media.cut(session.content, rendition: rendition, at: midCues)
+        let cut = try await media.cut(session.content, rendition: rendition.name, at: midCues)
         var breaks: [(position: PlannedBreak.Position, slots: [AdSlot])] = []
         for (bi, b) in session.breaks.enumerated() {
             var slots: [AdSlot] = []
@@ -93,7 +93,7 @@ extension ServeService {
                 switch bi < plan.slots.count && ai < plan.slots[bi].count ? plan.slots[bi][ai] : .leftOut(reason: "not planned") {
                 case .play:
                     guard case .ready(let segments, let duration) = media.ad(mediaURL: ad.mediaURL, rendition: rendition) else {
-                        throw Refusal(status: 503, message: "ad \(ad.id) of this session is not in the store in \(rendition) now")
+                        throw Refusal(status: 503, message: "ad \(ad.id) of this session is not in the store in \(rendition.name) now")
                     }
                     slots.append(.ready(segments, duration: duration))
                 case .slate(let value, let timescale):
@@ -104,7 +104,7 @@ extension ServeService {
             }
             breaks.append((b.position, slots))
         }
-        let t = SessionTimeline.layout(rendition: rendition, runs: cut.runs, cues: cut.cues, contentDuration: content.duration, breaks: breaks)
+        let t = SessionTimeline.layout(rendition: rendition.name, runs: cut.runs, cues: cut.cues, contentDuration: content.duration, breaks: breaks)
         return t.on(clock) { segment in
             guard let url = media.file(forSegment: segment.path), let handle = try? FileHandle(forReadingFrom: url) else { return nil }
             defer { try? handle.close() }
@@ -137,6 +137,12 @@ extension ServeService {
         let text = HLS.write(HLS.MultivariantPlaylist(variants: variants))
         sessions.update(id) { $0.playlists[key] = text }
         return .text(text, contentType: HLS.mimeType)
+    }
+
+    /// The rung `name` of content `content` (with the content's frame rate and codec); nil when unknown.
+    func rung(_ content: String, named name: String) -> Rendition? {
+        let media = self.media
+        return blocking({ try? await media.content(content) })?.renditions.first { $0.rendition.name == name }?.rendition
     }
 
     /// The size of a stored segment in bytes (0 when unknown), cached: content segments are
@@ -247,11 +253,11 @@ extension ServeService {
             return .error(503, "content not available")
         }
         let name = rendition ?? top
-        guard content.renditions.contains(where: { $0.rendition.name == name }) else { return .error(404, "no rendition '\(name)'") }
+        guard let rung = content.renditions.first(where: { $0.rendition.name == name })?.rendition else { return .error(404, "no rendition '\(name)'") }
         guard case .success(let s) = planned(session), let plan = s.plan else { return .error(503, "the session's plan cannot be made now") }
         var assets: [[String: Any]] = []
         for (ai, ad) in session.breaks[bi].ads.enumerated() where plan.slots[bi][ai] == .play {
-            if case .ready(_, let d) = media.ad(mediaURL: ad.mediaURL, rendition: name) {
+            if case .ready(_, let d) = media.ad(mediaURL: ad.mediaURL, rendition: rung) {
                 assets.append(["URI": "/v1/sessions/\(id)/ads/\(bi)/\(ai)/\(name).m3u8", "DURATION": TrackingReport.round3(d)])
             }
         }
@@ -266,7 +272,8 @@ extension ServeService {
         guard let bi = breakIndex, let ai = adIndex, session.breaks.indices.contains(bi), session.breaks[bi].ads.indices.contains(ai) else {
             return .error(404, "no such ad")
         }
-        guard case .ready(let segments, _) = media.ad(mediaURL: session.breaks[bi].ads[ai].mediaURL, rendition: rendition) else {
+        guard let rung = self.rung(session.content, named: rendition),
+              case .ready(let segments, _) = media.ad(mediaURL: session.breaks[bi].ads[ai].mediaURL, rendition: rung) else {
             return .error(404, "ad not ready in '\(rendition)'")
         }
         let list = segments.enumerated().map { k, s in

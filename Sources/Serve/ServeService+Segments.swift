@@ -34,7 +34,8 @@ extension ServeService {
     func fireBeacons(session id: String, rendition: String, breakIndex b: Int, adIndex a: Int, segment k: Int) {
         guard let session = sessions.touch(id), session.reporting == .server, session.breaks.indices.contains(b),
               session.breaks[b].ads.indices.contains(a), session.plan.map({ $0.slots[b][a] == .play }) ?? false,
-              case .ready(let segments, let duration) = media.ad(mediaURL: session.breaks[b].ads[a].mediaURL, rendition: rendition),
+              let rung = self.rung(session.content, named: rendition),
+              case .ready(let segments, let duration) = media.ad(mediaURL: session.breaks[b].ads[a].mediaURL, rendition: rung),
               segments.indices.contains(k) else { return }
         let within = segments[..<k].reduce(MediaTime.zero) { $0 + $1.duration }
         let layout = session.timelines[rendition]?.breaks.first { $0.index == b }

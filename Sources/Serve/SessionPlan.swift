@@ -30,8 +30,8 @@ public struct SessionPlan: Sendable, Hashable, Codable {
     /// Decides `breaks`: an ad plays when `readiness` says it is ready in every rendition; one
     /// that is not is left out, or filled with slate for its declared duration when `fill` is
     /// `.slate` (up to `longestSlate`). `failed` hears each ad that failed (its Error URLs fire).
-    public static func decide(_ breaks: [PlannedBreak], renditions: [String], fill: BreakFill,
-                              readiness: (PlannedAd, String) -> AdReadiness,
+    public static func decide(_ breaks: [PlannedBreak], renditions: [Rendition], fill: BreakFill,
+                              readiness: (PlannedAd, Rendition) -> AdReadiness,
                               failed: (Int, Int, Int, String) -> Void) -> SessionPlan {
         var slots: [[Slot]] = []
         for (bi, b) in breaks.enumerated() {

@@ -83,7 +83,7 @@ struct ServeRedisWorkerTests {
         let server = try HTTPTestServer()
         server.route("/ad.mp4", HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Self.adClip(7, seconds: 2)))
         let store = try Self.store(root, redis)
-        guard case .pending = store.ad(mediaURL: server.url("/ad.mp4"), rendition: "180p") else { Issue.record("first answer not .pending"); return }
+        guard case .pending = store.ad(mediaURL: server.url("/ad.mp4"), rendition: store.rendition(named: "180p")!) else { Issue.record("first answer not .pending"); return }
         let worker = try Worker(redis: redis, store: root, name: "w1")
         defer { worker.kill() }
         let r = try await ServeStoreAdTests.settled(store, server.url("/ad.mp4"), "180p")
@@ -141,7 +141,7 @@ struct ServeRedisWorkerTests {
         let stores = [try Self.store(root, redis), try Self.store(root, redis)]
         let workers = [try Worker(redis: redis, store: root, name: "a"), try Worker(redis: redis, store: root, name: "b")]
         defer { workers.forEach { $0.kill() } }
-        for i in 0..<6 { for s in stores { _ = s.ad(mediaURL: server.url("/ad\(i).mp4"), rendition: "90p") } }
+        for i in 0..<6 { for s in stores { _ = s.ad(mediaURL: server.url("/ad\(i).mp4"), rendition: s.rendition(named: "90p")!) } }
         for i in 0..<6 {
             for s in stores {
                 guard case .ready = try await ServeStoreAdTests.settled(s, server.url("/ad\(i).mp4"), "90p") else {
@@ -168,7 +168,7 @@ struct ServeRedisWorkerTests {
         // the test-only delay holds the first worker inside its job (after it counted the transcode)
         let slow = try Worker(redis: redis, store: root, name: "slow", env: ["INTERLUDE_WORKER_TEST_DELAY": "60"])
         defer { slow.kill() }
-        _ = store.ad(mediaURL: server.url("/ad.mp4"), rendition: "90p")
+        _ = store.ad(mediaURL: server.url("/ad.mp4"), rendition: store.rendition(named: "90p")!)
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline, try Self.cli(redis, ["GET", RedisAdQueue.transcodes]) != "1" { try await Task.sleep(nanoseconds: 50_000_000) }
         #expect(try Self.cli(redis, ["XPENDING", RedisAdQueue.stream, RedisAdQueue.group]).contains("slow"), "the slow worker holds the job")
@@ -201,7 +201,7 @@ struct ServeRedisWorkerTests {
         let workers = [try Worker(redis: redis, store: root, name: "p1", extra: ["--fetch-timeout", "1", "--max-attempts", "3"]),
                        try Worker(redis: redis, store: root, name: "p2", extra: ["--fetch-timeout", "1", "--max-attempts", "3"])]
         defer { workers.forEach { $0.kill() } }
-        for p in ["/garbage.mp4", "/slow.mp4", "/missing.mp4"] { _ = store.ad(mediaURL: server.url(p), rendition: "90p") }
+        for p in ["/garbage.mp4", "/slow.mp4", "/missing.mp4"] { _ = store.ad(mediaURL: server.url(p), rendition: store.rendition(named: "90p")!) }
         func failed(_ p: String) async throws -> Int? {
             if case .failed(let code, let reason) = try await ServeStoreAdTests.settled(store, server.url(p), "90p", seconds: 60) {
                 #expect(!reason.isEmpty && !reason.contains("\n"))

@@ -71,7 +71,8 @@ final class FixtureMedia: ServeMedia, @unchecked Sendable {
         return CutContent(cues: cues.sorted(), runs: runs)
     }
 
-    func ad(mediaURL: String, rendition: String) -> AdReadiness {
+    func ad(mediaURL: String, rendition rung: Rendition) -> AdReadiness {
+        let rendition = rung.name
         lock.lock(); defer { lock.unlock() }
         adCalls.append(mediaURL)
         guard let r = ads[mediaURL] else { return .failed(code: 401, reason: "unknown to the fixture") }
@@ -81,8 +82,8 @@ final class FixtureMedia: ServeMedia, @unchecked Sendable {
         return r
     }
 
-    func slate(rendition: String, duration: MediaTime) async throws -> [StoredSegment] {
-        FixtureMedia.adSegments("slate", rendition: rendition, seconds: duration).map {
+    func slate(rendition: Rendition, duration: MediaTime) async throws -> [StoredSegment] {
+        FixtureMedia.adSegments("slate", rendition: rendition.name, seconds: duration).map {
             StoredSegment(path: $0.path.replacingOccurrences(of: "ads/slate", with: "slate"), duration: $0.duration)
         }
     }

@@ -45,7 +45,7 @@ import Timing
         // content resumes inside segment 1 (a re-encoded GOP head), after 2 s of slate (25 fps, B-frames)
         let pts = try ServeStoreLiveCutTests.packets(origin1, "v").map(\.pts).sorted()
         let piece = try #require(try await store.segmentPiece(paths[1], rendition: ServeStoreLiveCutTests.rung, from: pts[17], to: nil))
-        let slate = try await store.slate(rendition: "live180", duration: MediaTime(seconds: 2))
+        let slate = try await store.slate(rendition: store.rendition(named: "live180")!, duration: MediaTime(seconds: 2))
         let pieceData = try Data(contentsOf: ServeStoreLiveCutTests.url(root, piece.path))
         #expect(try Self.pictureAbovePCR(pieceData) == 63_000, "the content piece")
         var slateData: [Data] = []

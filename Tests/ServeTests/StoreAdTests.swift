@@ -14,7 +14,7 @@ import Timing
     static func settled(_ store: MediaStore, _ url: String, _ rung: String, seconds: Double = 60) async throws -> AdReadiness {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
-            let r = store.ad(mediaURL: url, rendition: rung)
+            let r = store.ad(mediaURL: url, rendition: store.rendition(named: rung)!)
             if case .pending = r { try await Task.sleep(nanoseconds: 50_000_000); continue }
             return r
         }
@@ -29,7 +29,7 @@ import Timing
         server.route("/ad.mp4", HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: bytes))
         server.route("/other/name.mp4", HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: bytes))
         let store = try StoreFixture.store(root)
-        guard case .pending = store.ad(mediaURL: server.url("/ad.mp4"), rendition: "180p") else {
+        guard case .pending = store.ad(mediaURL: server.url("/ad.mp4"), rendition: store.rendition(named: "180p")!) else {
             Issue.record("the first call answers .pending"); return
         }
         let first = try await Self.settled(store, server.url("/ad.mp4"), "180p")
@@ -84,7 +84,40 @@ import Timing
         if case .failed(let code, _) = try await Self.settled(store, try Self.adClip().path, "180p") { #expect(code == 403) }
         else { Issue.record("a local path was accepted") }
         #expect(store.encodeCounts()["ad"] == nil || store.encodeCounts()["ad"] == 1, "at most the page was tried")
-        if case .failed(let code, _) = store.ad(mediaURL: server.url("/x.mp4"), rendition: "4k") { #expect(code == 900) }
-        else { Issue.record("an unknown rung") }
+    }
+
+    /// An ad is what the engine's stitch makes of it for the rung: the content's frame rate (a
+    /// 25 fps and a 60 fps ad in a 30 fps rung hold 30 frames a second, each for its media
+    /// duration), the profile and level of the variant's CODECS, no B-frames, its sound within
+    /// its pictures (no priming before the first, nothing past the last), a new MPEG-TS stream.
+    @Test(arguments: [25, 60]) func anAdIsMadeAtTheRungsFrameRateProfileAndLevel(_ fps: Int) async throws {
+        let root = StoreFixture.folder("ads-rate-\(fps)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let server = try HTTPTestServer()
+        let clip = try await TestMedia.clip(sourceID: 9, width: 320, height: 240, fps: fps, seconds: 2, gop: fps)
+        server.route("/ad.mp4", HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: clip)))
+        let store = try StoreFixture.store(root)
+        // a Main 1.3 rung at 30 fps (what a 320x180 content at 30 fps would advertise)
+        let rung = store.rendition(named: "180p")!.serving(frameRate: Rational(30, 1), codecs: "avc1.4d400d,mp4a.40.2")
+        let deadline = Date().addingTimeInterval(60)
+        var answer = store.ad(mediaURL: server.url("/ad.mp4"), rendition: rung)
+        while case .pending = answer, Date() < deadline { try await Task.sleep(nanoseconds: 50_000_000); answer = store.ad(mediaURL: server.url("/ad.mp4"), rendition: rung) }
+        guard case .ready(let segments, let duration) = answer else { Issue.record("not ready: \(answer)"); return }
+        #expect(duration == MediaTime(seconds: 2), "its media duration, in whole frames of the rung")
+        #expect(segments.allSatisfy { $0.path.contains("180p-320x180-30_1-avc1.4d400d-") }, "stored for this rung's rate and codec")
+        let joined = try StoreFixture.concatenate(segments, store: store, into: root, name: "ad.ts")
+        let video = try await MediaVerifier.packets(joined, kind: .video), audio = try await MediaVerifier.packets(joined, kind: .audio)
+        #expect(video.count == 60, "2 s at 30 fps: \(video.count) frames")
+        let probe = try await Tools.ffprobe(["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=profile,level,has_b_frames,r_frame_rate",
+                                       "-of", "csv=p=0", joined.path])
+        // (MPEG-TS: ffprobe lists the stream once under its program too)
+        #expect(String(decoding: probe.stdout, as: UTF8.self).split(separator: "\n").first == "Main,0,13,30/1", "profile, B-frames, level, rate")
+        let firstVideo = try #require(video.compactMap(\.pts).min()), lastVideo = try #require(video.compactMap(\.pts).max())
+        let videoEnd = lastVideo + 1.0 / 30
+        let firstAudio = try #require(audio.first?.pts), last = try #require(audio.last)
+        #expect(firstAudio >= firstVideo - 0.0001, "no audio before the first picture: \(firstAudio) vs \(firstVideo)")
+        #expect((last.pts ?? 0) + (last.duration ?? 0) <= videoEnd + 0.0001, "no audio past the last picture")
+        #expect(videoEnd - ((last.pts ?? 0) + (last.duration ?? 0)) < 1024.0 / 48_000 + 0.0001, "under one AAC frame short at the end")
+        #expect(try await MediaVerifier.ffmpegErrors(joined).isEmpty)
     }
 }

@@ -13,16 +13,16 @@ import Timing
         let origin = try await store.cut("c", rendition: "180p", at: []).runs[0].map(\.path)
             + (try await store.cut("c", rendition: "90p", at: []).runs[0].map(\.path))
         store.pin(origin)
-        let first = try await store.slate(rendition: "180p", duration: MediaTime(seconds: 1))
+        let first = try await store.slate(rendition: store.rendition(named: "180p")!, duration: MediaTime(seconds: 1))
         #expect(store.file(forSegment: first[0].path) != nil, "the unit just made stays")
-        let second = try await store.slate(rendition: "90p", duration: MediaTime(seconds: 1))
+        let second = try await store.slate(rendition: store.rendition(named: "90p")!, duration: MediaTime(seconds: 1))
         #expect(store.file(forSegment: first[0].path) == nil, "the least recently used unpinned unit went")
         #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent(first[0].path).path))
         #expect(store.file(forSegment: second[0].path) != nil)
         #expect(origin.allSatisfy { store.file(forSegment: $0) != nil }, "pinned content stays")
         // released, the content is the least recently used and goes; asked again, it is packaged again
         store.unpin(origin)
-        _ = try await store.slate(rendition: "90p", duration: MediaTime(seconds: 2))
+        _ = try await store.slate(rendition: store.rendition(named: "90p")!, duration: MediaTime(seconds: 2))
         #expect(origin.allSatisfy { store.file(forSegment: $0) == nil })
         #expect(store.encodeCounts()["ladder"] == 1)
         _ = try await store.content("c")
@@ -40,8 +40,8 @@ import Timing
         defer { redis.kill() }
         let queue = try RedisAdQueue(url: redis.url)
         let store = try StoreFixture.store(root) { $0.maxBytes = 1; $0.jobQueue = queue }
-        let first = try await store.slate(rendition: "180p", duration: MediaTime(seconds: 1))
-        _ = try await store.slate(rendition: "90p", duration: MediaTime(seconds: 1))
+        let first = try await store.slate(rendition: store.rendition(named: "180p")!, duration: MediaTime(seconds: 1))
+        _ = try await store.slate(rendition: store.rendition(named: "90p")!, duration: MediaTime(seconds: 1))
         #expect(store.file(forSegment: first[0].path) != nil, "nothing evicted in a shared folder")
     }
 
@@ -53,9 +53,9 @@ import Timing
                                                         body: try Data(contentsOf: try ServeStoreAdTests.adClip())))
         let store = try StoreFixture.store(root) { $0.maxBytes = 1 }
         guard case .ready(let first, _) = try await ServeStoreAdTests.settled(store, server.url("/ad.mp4"), "90p") else { Issue.record("ad"); return }
-        _ = try await store.slate(rendition: "90p", duration: MediaTime(seconds: 1))   // pushes the ad out
+        _ = try await store.slate(rendition: store.rendition(named: "90p")!, duration: MediaTime(seconds: 1))   // pushes the ad out
         #expect(store.file(forSegment: first[0].path) == nil)
-        guard case .pending = store.ad(mediaURL: server.url("/ad.mp4"), rendition: "90p") else { Issue.record("not queued again"); return }
+        guard case .pending = store.ad(mediaURL: server.url("/ad.mp4"), rendition: store.rendition(named: "90p")!) else { Issue.record("not queued again"); return }
         guard case .ready(let again, _) = try await ServeStoreAdTests.settled(store, server.url("/ad.mp4"), "90p") else { Issue.record("ad again"); return }
         #expect(again == first)
         #expect(store.encodeCounts()["ad"] == 2)

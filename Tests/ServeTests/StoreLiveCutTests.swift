@@ -326,7 +326,7 @@ import Timing
         try store.addRendition(rung)
         #expect(throws: StoreError.self) { try store.addRendition(Rendition(name: "live180", width: 640, height: 360, videoBitrate: 1_000_000, audioBitrate: 96_000)) }
         // slate
-        let slate = try await store.slate(rendition: "live180", duration: MediaTime(value: 5, timescale: 2))
+        let slate = try await store.slate(rendition: store.rendition(named: "live180")!, duration: MediaTime(value: 5, timescale: 2))
         #expect(slate.reduce(MediaTime.zero) { $0 + $1.duration } == MediaTime(value: 5, timescale: 2))
         let slateFile = try StoreFixture.concatenate(slate, store: store, into: root, name: "slate.ts")
         #expect(try await MediaVerifier.probe(slateFile).video?.width == 320)

@@ -12,11 +12,11 @@ import Timing
         let root = StoreFixture.folder("slate30")
         defer { try? FileManager.default.removeItem(at: root) }
         let store = try StoreFixture.store(root)
-        try store.addRendition(Rendition(name: "live", width: 320, height: 180, videoBitrate: 400_000, audioBitrate: 96_000),
-                               frameRate: Rational(30, 1))
-        let slate = try await store.slate(rendition: "live", duration: MediaTime(value: 53, timescale: 30))
+        try store.addRendition(Rendition(name: "live", width: 320, height: 180, videoBitrate: 400_000, audioBitrate: 96_000,
+                                         frameRate: Rational(30, 1)))
+        let slate = try await store.slate(rendition: store.rendition(named: "live")!, duration: MediaTime(value: 53, timescale: 30))
         #expect(slate.map(\.duration) == [MediaTime(seconds: 1), MediaTime(value: 23, timescale: 30)])
-        #expect(slate.allSatisfy { $0.path.contains("/live/30fps/") }, "its own pieces, beside the 25 fps ones")
+        #expect(slate.allSatisfy { $0.path.contains("/live-320x180-30_1-") }, "its own pieces, beside the 25 fps ones")
         let frames = try await MediaVerifier.videoFrames(try StoreFixture.concatenate(slate, store: store, into: root, name: "slate.ts"))
         #expect(frames.count == 53, "whole frames of the rung: nothing rounded up")
     }
@@ -26,7 +26,7 @@ import Timing
         defer { try? FileManager.default.removeItem(at: root) }
         let store = try StoreFixture.store(root)
         let asked = MediaTime(value: 2_345, timescale: 1_000)
-        let slate = try await store.slate(rendition: "180p", duration: asked)
+        let slate = try await store.slate(rendition: store.rendition(named: "180p")!, duration: asked)
         #expect(slate.map(\.duration) == [MediaTime(seconds: 1), MediaTime(seconds: 1), MediaTime(value: 345, timescale: 1_000)])
         #expect(slate.reduce(MediaTime.zero) { $0 + $1.duration } == asked)
         #expect(store.encodeCounts()["slate"] == 3)
@@ -37,10 +37,10 @@ import Timing
         let audio = try await MediaVerifier.packets(joined, kind: .audio)
         #expect(!audio.isEmpty)
         // reused: 1.5 s needs the first second again and a new remainder
-        let shorter = try await store.slate(rendition: "180p", duration: MediaTime(value: 3, timescale: 2))
+        let shorter = try await store.slate(rendition: store.rendition(named: "180p")!, duration: MediaTime(value: 3, timescale: 2))
         #expect(shorter.first == slate.first)
         #expect(store.encodeCounts()["slate"] == 4)
-        #expect(try await store.slate(rendition: "180p", duration: .zero).isEmpty)
+        #expect(try await store.slate(rendition: store.rendition(named: "180p")!, duration: .zero).isEmpty)
 
         // content head, DISCONTINUITY, slate, DISCONTINUITY, content tail: one stream per run
         let cut = try await store.cut("c", rendition: "180p", at: [MediaTime(value: 155, timescale: 100)])
@@ -62,7 +62,7 @@ import Timing
         defer { try? FileManager.default.removeItem(at: root) }
         let file = try ServeStoreAdTests.adClip()
         let store = try StoreFixture.store(root) { $0.slateFile = file.path }
-        let slate = try await store.slate(rendition: "180p", duration: MediaTime(seconds: 1))
+        let slate = try await store.slate(rendition: store.rendition(named: "180p")!, duration: MediaTime(seconds: 1))
         let joined = try StoreFixture.concatenate(slate, store: store, into: root, name: "slate.ts")
         let frames = try await MediaVerifier.videoFrames(joined, reader: IdentityReader(output: PixelSize(width: 320, height: 180),
                                                                                   sources: [PixelSize(width: 240, height: 180)]))

@@ -10,6 +10,17 @@ public struct HLSSettings: Sendable, Equatable {
     /// The wall-clock date of stream time 0 (`EXT-X-PROGRAM-DATE-TIME`, `EXT-X-DATERANGE`
     /// dates); nil: when the stitch starts.
     public var programDate: Date?
+    /// Audio packets only within the video's span: the AAC encoder's priming packet (before the
+    /// first frame) and a last packet reaching past the last frame are left out, so that the
+    /// package's audio neither starts before its video nor ends after it. For a package that is
+    /// played between others (a service's ad rendition): no overlap at either join, a gap under
+    /// one audio frame (21 ms at 48 kHz) at its end. Off: the stitch's own package plays alone.
+    public var audioWithinVideo = false
+    /// The first segment starts a new MPEG-TS stream too (every PID's first packet with the
+    /// discontinuity indicator set), as every segment after an `EXT-X-DISCONTINUITY` does: for a
+    /// package whose segments are played after others (a service's ad rendition). Off: the
+    /// package is a stream of its own from its first segment.
+    public var firstRunDiscontinuous = false
 
     /// Defaults: 6 s segments, dated when the stitch starts.
     public init(segmentDuration: MediaTime = MediaTime(seconds: 6), programDate: Date? = nil) {

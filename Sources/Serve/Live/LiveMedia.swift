@@ -21,10 +21,9 @@ public struct LiveRungInfo: Sendable, Hashable {
 /// stored segments (a live segment where a break starts or ends inside it, an ad segment where a
 /// break ends early), each made once and shared.
 public protocol LiveMedia: ServeMedia {
-    /// Registers a live rung: `ad(mediaURL:rendition:)` and `slate(rendition:duration:)` then
-    /// serve it (slate at `frameRate`, when whole, so that it fills breaks in whole frames).
-    /// Idempotent for the same rung; throws for another rung under the same name.
-    func addRendition(_ rendition: Rendition, frameRate: Rational?) throws
+    /// Registers a live rung (with the channel's frame rate and codec: ads and slate are made at
+    /// them). Idempotent for the same rung; throws for another rung under the same name.
+    func addRendition(_ rendition: Rendition) throws
     /// The frames of the stored segment at `path` whose PTS lie in `[from, to)` (90 kHz on the
     /// segment's own clock; nil: its start / end), as a stored piece made once per bounds and
     /// shared; nil when no frame lies there.

@@ -250,7 +250,7 @@ public actor LiveViewer {
                 let d = await AdDecision.decide(tag: tag, content: content, timeout: ctx.adsTimeout, sender: ctx.beacons)
                 ctx.metrics.adsRequest(d.latency, failed: d.failed)
                 let ads = d.breaks.flatMap(\.ads)
-                for ad in ads { for r in rungs { _ = ctx.media.ad(mediaURL: ad.mediaURL, rendition: r.rendition.name) } }
+                for ad in ads { for r in rungs { _ = ctx.media.ad(mediaURL: ad.mediaURL, rendition: r.rendition) } }
                 await self.answered(index, ads: ads)
             }
         }
@@ -271,7 +271,7 @@ public actor LiveViewer {
         let lengths: [Int64?] = (avails[i].ads ?? []).map { ad in
             var length: Int64?
             for r in rungs {
-                guard case .ready(_, let d) = context.media.ad(mediaURL: ad.mediaURL, rendition: r.rendition.name) else { return nil }
+                guard case .ready(_, let d) = context.media.ad(mediaURL: ad.mediaURL, rendition: r.rendition) else { return nil }
                 if length == nil { length = d.mpegTicks }
             }
             return length
@@ -307,7 +307,7 @@ public actor LiveViewer {
         let (slot, within) = pod.locate(cursor - start)
         let firstOfBreak = !(track.items.last.map { $0.avail == ai } ?? false)
         if let slot, let ad = avails[ai].ads?[pod.slots[slot].ad],
-           case .ready(let segments, _) = context.media.ad(mediaURL: ad.mediaURL, rendition: rung.rendition.name) {
+           case .ready(let segments, _) = context.media.ad(mediaURL: ad.mediaURL, rendition: rung.rendition) {
             var offset: Int64 = 0
             for (k, s) in segments.enumerated() {
                 let d = s.duration.mpegTicks
@@ -334,16 +334,17 @@ public actor LiveViewer {
                 return item
             }
         }
-        // slate: one-second pieces of one stream from where the ads end (or where an ad that is
-        // gone from the store would have played), the last one up to the break's end
+        // slate: pieces of one stream (about a second each, whole frames of the channel's rate)
+        // from where the ads end (or where an ad that is gone from the store would have
+        // played), the last one up to the break's end
         let slateStart = slot == nil ? start + pod.adTicks : cursor
         let into = cursor - slateStart
-        let second: Int64 = 90_000
+        let second = rung.rendition.slatePiece.mpegTicks
         var remaining = end.map { $0 - cursor } ?? .max
         if let slot { remaining = min(remaining, pod.slots[slot].ticks - within) }
         let length = min(second - into % second, remaining)
         let total = MediaTime(value: into + length, timescale: 90_000)
-        guard let pieces = try? await context.media.slate(rendition: rung.rendition.name, duration: total),
+        guard let pieces = try? await context.media.slate(rendition: rung.rendition, duration: total),
               let piece = pieces.last, let first = pieces.first,
               let clock = context.media.firstPTS(ofSegment: first.path) else { return nil }
         return LiveItem(kind: .slate(avail: ai), segment: StoredSegment(path: piece.path, duration: MediaTime(value: length, timescale: 90_000)),

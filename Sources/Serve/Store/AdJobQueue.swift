@@ -18,8 +18,9 @@ public struct AdJobRequest: Sendable, Hashable {
         self.url = url; self.rendition = rendition; self.segmentTarget = segmentTarget; self.allowLocal = allowLocal
     }
 
-    /// The job's identity across the fleet: hex SHA-256 of `url|rung`.
-    public var id: String { (try? ContentHash.sha256(Data("\(url)|\(rendition.name)".utf8))) ?? "" }
+    /// The job's identity across the fleet: hex SHA-256 of `url|rung key` (the rung's size, frame
+    /// rate, codec and bit rates: `Rendition.key`).
+    public var id: String { (try? ContentHash.sha256(Data("\(url)|\(rendition.key)".utf8))) ?? "" }
 }
 
 /// What became of an ad job.

@@ -42,7 +42,7 @@ enum AdTranscodeJob {
             try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             defer { try? FileManager.default.removeItem(at: temp) }
             let (segments, duration) = try await MediaStore.offThread {
-                try AdTranscoder.transcode(media, rendition: rung, segmentTarget: segmentTarget, folder: temp, storePrefix: prefix)
+                try AdRendition.make(media, rendition: rung, segmentTarget: segmentTarget, folder: temp, storePrefix: prefix)
             }
             let record = StoredAd(segments: segments.map(\.path), durations: segments.map { [$0.duration.value, $0.duration.timescale] },
                                   duration: [duration.value, duration.timescale])

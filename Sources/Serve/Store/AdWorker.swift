@@ -204,7 +204,7 @@ public final class AdWorker: @unchecked Sendable {
         case .success(let f): fetched = f
         case .failure(let f): return .failed(code: f.code, reason: f.message)
         }
-        let prefix = AdTranscodeJob.prefix(sha: fetched.sha, rung: job.rendition.name)
+        let prefix = AdTranscodeJob.prefix(sha: fetched.sha, rung: job.rendition.key)
         if AdTranscodeJob.load(prefix, root: root) != nil { return .stored(prefix: prefix) }   // the same bytes, committed already
         _ = try? client.command("INCR", RedisAdQueue.transcodes)
         if testDelay > 0 { try? await Task.sleep(nanoseconds: UInt64(testDelay * 1e9)) }

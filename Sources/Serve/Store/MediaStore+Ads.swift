@@ -39,12 +39,13 @@ extension MediaStore {
     /// 405 not decodable media). Never waits for a transcode; in a fleet (a job queue) an ad not
     /// ready here costs one look at the queue's result first (a Redis `GET`), so that an ad
     /// another node's worker stored plays in this node's next session.
-    public func ad(mediaURL: String, rendition: String) -> AdReadiness {
+    public func ad(mediaURL: String, rendition rung: Rendition) -> AdReadiness {
+        let rendition = rung.key
         let key = "\(rendition) \(mediaURL)"
         // What to look up in a fleet's queue first: an ad not ready here may be stored by
         // another node's worker already (a node's first session with it then plays it).
         let lookup: (AdJobRequest, any AdJobQueue)? = lock.withLock {
-            guard let rung = renditions[rendition], let queue = options.jobQueue else { return nil }
+            guard let queue = options.jobQueue else { return nil }
             let now = Date().timeIntervalSince1970
             switch adByURL[key] {
             case .failed(_, _, let at)? where now - at < AdJob.failureMemory: return nil
@@ -54,11 +55,10 @@ extension MediaStore {
             }
         }
         if let (job, queue) = lookup, case .stored(let prefix)? = try? queue.result(job),
-           record(stored: prefix, key: key, rung: job.rendition.name) {
+           record(stored: prefix, key: key, rung: rendition) {
             return answer(mediaURL: mediaURL, rendition: rendition)
         }
         let queued: (AdJobRequest, any AdJobQueue)? = lock.withLock {
-            guard let rung = renditions[rendition] else { return nil }
             let now = Date().timeIntervalSince1970
             switch adByURL[key] {
             case .waiting?: return nil
@@ -83,7 +83,6 @@ extension MediaStore {
     /// What the store can say of an ad rung now (under the lock), without starting anything.
     private func answer(mediaURL: String, rendition: String) -> AdReadiness {
         lock.withLock {
-            guard renditions[rendition] != nil else { return .failed(code: 900, reason: "no rendition named '\(rendition)'") }
             switch adByURL["\(rendition) \(mediaURL)"] {
             case .failed(let code, let reason, _)?: return .failed(code: code, reason: reason)
             case .hashed(let sha)?:
@@ -121,8 +120,8 @@ extension MediaStore {
             return
         }
         let sha = fetched.sha
-        let shaKey = "\(sha)/\(rung.name)"
-        let prefix = AdTranscodeJob.prefix(sha: sha, rung: rung.name)
+        let shaKey = "\(sha)/\(rung.key)"
+        let prefix = AdTranscodeJob.prefix(sha: sha, rung: rung.key)
         let mustEncode: Bool = lock.withLock {
             adByURL[key] = .hashed(sha)
             if adBySHA[shaKey] != nil { return false }

@@ -97,9 +97,8 @@ extension MediaStore {
     /// Registers a live rung (e.g. from `LiveSegmentProbe`), so that `ad(mediaURL:rendition:)`
     /// transcodes ads to its size and bitrate and `slate(rendition:duration:)` makes slate for it.
     /// Registering the same rung again does nothing; a different rung under a name the store
-    /// already knows is refused. `frameRate`, when a whole number of frames a second, is the
-    /// slate's for this rung (so that slate fills a break's time in whole frames of the channel).
-    public func addRendition(_ r: Rendition, frameRate: Rational? = nil) throws {
+    /// already knows is refused. Its frame rate (the channel's) is the ads' and the slate's.
+    public func addRendition(_ r: Rendition) throws {
         guard !r.name.isEmpty, r.name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) }) else {
             throw StoreError.unsupported("rendition name '\(r.name)' must be letters, digits, - or _")
         }
@@ -112,9 +111,6 @@ extension MediaStore {
                 throw StoreError.unsupported("rendition \(r.name) is already \(known.width)x\(known.height) at \(known.videoBitrate) b/s")
             }
             renditions[r.name] = r
-            if let f = frameRate, f.numerator > 0, f.denominator > 0, f.numerator % f.denominator == 0, f.numerator / f.denominator <= 120 {
-                slateRates[r.name] = Rational(f.numerator / f.denominator, 1)
-            }
         }
     }
 }

@@ -22,7 +22,7 @@ extension MediaStore {
                         lock.withLock { adByURL[key] = .failed(code, reason, Date().timeIntervalSince1970) }
                         return
                     case .stored(let prefix):
-                        if record(stored: prefix, key: key, rung: job.rendition.name) { return }
+                        if record(stored: prefix, key: key, rung: job.rendition.key) { return }
                         // its files are gone (evicted by a node): run it again, once
                         guard !resubmitted else { lock.withLock { adByURL[key] = nil }; return }
                         resubmitted = true

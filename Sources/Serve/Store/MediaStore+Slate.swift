@@ -3,25 +3,25 @@ import Media
 import Timing
 
 extension MediaStore {
-    /// Slate segments filling `duration` exactly in `rendition`: whole-second pieces and one
-    /// remainder, each made once per (slate, rung, piece) and shared. The segments form one
-    /// MPEG-TS stream: put `EXT-X-DISCONTINUITY` before the first and after the last, none between.
-    public func slate(rendition: String, duration: MediaTime) async throws -> [StoredSegment] {
-        guard let rung = lock.withLock({ renditions[rendition] }) else { throw StoreError.unknownRendition(rendition) }
-        let rate = lock.withLock { slateRates[rendition] } ?? SlateMaker.frameRate
+    /// Slate segments filling `duration` exactly in `rendition` at its frame rate: whole pieces
+    /// (`Rendition.slatePiece`) and one remainder, each made once per (slate, rung, piece) and
+    /// shared. The segments form one MPEG-TS stream: put `EXT-X-DISCONTINUITY` before the first
+    /// and after the last, none between.
+    public func slate(rendition rung: Rendition, duration: MediaTime) async throws -> [StoredSegment] {
+        let rate = rung.slateFrameRate, piece = rung.slatePiece
         guard duration > .zero else { return [] }
-        let whole = duration.count(of: MediaTime(seconds: 1))
-        let rest = (duration - MediaTime(seconds: whole)).reduced
+        let whole = duration.count(of: piece)
+        let rest = (duration - piece * whole).reduced
         guard whole <= 3600 else { throw StoreError.unsupported("a slate of \(duration.seconds) s: breaks are at most an hour") }
         let key = try slateKey()
-        let prefix = "slate/\(key)/\(rung.name)" + (rate == SlateMaker.frameRate ? "" : "/\(rate.numerator)fps")
+        let prefix = "slate/\(key)/\(rung.key)"
         var out: [StoredSegment] = []
         for i in 0..<whole {
-            out.append(try await slatePiece(rung, rate: rate, prefix: prefix, name: "sec\(i).ts", start: i, length: MediaTime(seconds: 1),
+            out.append(try await slatePiece(rung, rate: rate, prefix: prefix, name: "sec\(i).ts", start: piece * i, length: piece,
                                             previous: i > 0 ? "\(prefix)/sec\(i - 1).ts" : nil))
         }
         if rest > .zero {
-            out.append(try await slatePiece(rung, rate: rate, prefix: prefix, name: "rem\(whole)-\(rest.value)_\(rest.timescale).ts", start: whole,
+            out.append(try await slatePiece(rung, rate: rate, prefix: prefix, name: "rem\(whole)-\(rest.value)_\(rest.timescale).ts", start: piece * whole,
                                             length: rest, previous: whole > 0 ? "\(prefix)/sec\(whole - 1).ts" : nil))
         }
         return out
@@ -33,7 +33,7 @@ extension MediaStore {
         return String(try ContentHash.sha256(fileAt: file).prefix(16))
     }
 
-    private func slatePiece(_ rung: Rendition, rate: Rational, prefix: String, name: String, start: Int64, length: MediaTime,
+    private func slatePiece(_ rung: Rendition, rate: Rational, prefix: String, name: String, start: MediaTime, length: MediaTime,
                             previous: String?) async throws -> StoredSegment {
         let path = "\(prefix)/\(name)"
         let root = self.root, file = options.slateFile

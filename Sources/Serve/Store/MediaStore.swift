@@ -30,9 +30,6 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
     var counts: [String: Int] = [:]
     /// Renditions by name, from the options' ladder and every content packaged.
     var renditions: [String: Rendition] = [:]
-    /// Slate frame rates of live rungs (`addRendition(_:frameRate:)`): slate then joins their
-    /// frames exactly; other rungs' slate is 25 fps.
-    var slateRates: [String: Rational] = [:]
     let adMedia: AdMediaCache
 
     /// Opens (or creates) the store at `options.root`; reuses what its index lists.
@@ -73,6 +70,9 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
         guard st.st_uid == getuid() else { throw StoreError.folder("\(url.path) belongs to another user") }
         guard st.st_mode & 0o022 == 0 else { throw StoreError.folder("\(url.path) is writable by others") }
     }
+
+    /// The rung named `name` of the store's ladder or a registered live rung; nil when unknown.
+    public func rendition(named name: String) -> Rendition? { lock.withLock { renditions[name] } }
 
     // MARK: bookkeeping
 

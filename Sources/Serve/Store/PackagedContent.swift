@@ -5,7 +5,7 @@ import Timing
 /// instead of packaging again).
 struct PackagedContent: Codable, Sendable {
     /// Bumped when the store's layout or encoding changes: an older package is made again.
-    static let version = 2
+    static let version = 3   // 3: renditions carry the frame rate and codec ads are made at
 
     var version: Int
     var name: String
@@ -30,7 +30,7 @@ struct PackagedContent: Codable, Sendable {
 
     /// What the HTTP side sees.
     var prepared: PreparedContent {
-        PreparedContent(name: name, duration: duration, renditions: renditions.map { ($0.rendition, $0.codecs) },
+        PreparedContent(name: name, duration: duration, renditions: renditions.map { ($0.rendition.serving(frameRate: frameRate, codecs: $0.codecs), $0.codecs) },
                         originCues: originCueFrames.map { period * Int64($0) })
     }
 }

@@ -7,7 +7,8 @@ import Timing
 ///
 /// Keys (`<h>` is the hex SHA-256 of `url|rung`, `AdJobRequest.id`):
 /// - `interlude:jobs`: the stream of jobs (fields `url`, `rendition`, `width`, `height`, `vbr`,
-///   `abr`, `target` (value/timescale), `local`, `h`), consumed by the group `workers`;
+///   `abr`, `fr` (the rung's frame rate, n/d), `vc` (its video codec), `target` (value/timescale),
+///   `local`, `h`), consumed by the group `workers`;
 /// - `interlude:job:<h>`: set (NX) by the node that enqueues, so a job enters the stream once;
 /// - `interlude:ad:<h>`: the result: `stored <prefix>` or `failed <code> <reason>` (failures
 ///   expire after `AdJob.failureMemory` seconds, with the job key, so the media is tried again);
@@ -50,6 +51,7 @@ public final class RedisAdQueue: AdJobQueue, @unchecked Sendable {
         let r = job.rendition
         return ["url", job.url, "rendition", r.name, "width", String(r.width), "height", String(r.height),
                 "vbr", String(r.videoBitrate), "abr", String(r.audioBitrate),
+                "fr", r.frameRate.map { "\($0.numerator)/\($0.denominator)" } ?? "", "vc", r.videoCodec ?? "",
                 "target", "\(job.segmentTarget.value)/\(job.segmentTarget.timescale)", "local", job.allowLocal ? "1" : "0", "h", job.id]
     }
 
@@ -59,7 +61,16 @@ public final class RedisAdQueue: AdJobQueue, @unchecked Sendable {
               let w = fields["width"].flatMap(Int.init), let h = fields["height"].flatMap(Int.init), (2...8192).contains(w), (2...8192).contains(h),
               let vbr = fields["vbr"].flatMap(Int.init), vbr > 0, let abr = fields["abr"].flatMap(Int.init), abr > 0,
               let t = fields["target"]?.split(separator: "/"), t.count == 2, let tv = Int64(t[0]), let ts = Int64(t[1]), tv > 0, ts > 0 else { return nil }
-        return AdJobRequest(url: url, rendition: Rendition(name: name, width: w, height: h, videoBitrate: vbr, audioBitrate: abr),
+        var rate: Rational?
+        if let f = fields["fr"], !f.isEmpty {
+            let p = f.split(separator: "/")
+            guard p.count == 2, let n = Int64(p[0]), let d = Int64(p[1]), n > 0, d > 0, n / d <= 240, n <= 1_000_000 else { return nil }
+            rate = Rational(n, d)
+        }
+        let codec = fields["vc"].flatMap { $0.isEmpty ? nil : $0 }
+        guard codec.map({ $0.count <= 32 && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == ".") } }) ?? true else { return nil }
+        return AdJobRequest(url: url, rendition: Rendition(name: name, width: w, height: h, videoBitrate: vbr, audioBitrate: abr,
+                                                           frameRate: rate, videoCodec: codec),
                             segmentTarget: MediaTime(value: tv, timescale: ts), allowLocal: fields["local"] == "1")
     }
 

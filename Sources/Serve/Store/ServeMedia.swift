@@ -18,11 +18,57 @@ public struct Rendition: Sendable, Hashable, Codable {
     public var videoBitrate: Int
     /// Audio bits per second.
     public var audioBitrate: Int
+    /// The frame rate of the content in this rung (numerator, denominator): ads and slate are
+    /// made at it, so that a variant keeps one frame rate; nil: the ladder alone, before a
+    /// content gives it one.
+    public var frameRateNumerator: Int64?, frameRateDenominator: Int64?
+    /// The variant's video codec as its CODECS says (`avc1.64001f`): ads keep to its profile and
+    /// level; nil: unknown.
+    public var videoCodec: String?
 
     /// A rung.
-    public init(name: String, width: Int, height: Int, videoBitrate: Int, audioBitrate: Int) {
+    public init(name: String, width: Int, height: Int, videoBitrate: Int, audioBitrate: Int,
+                frameRate: Rational? = nil, videoCodec: String? = nil) {
         self.name = name; self.width = width; self.height = height
         self.videoBitrate = videoBitrate; self.audioBitrate = audioBitrate
+        self.frameRateNumerator = frameRate?.numerator; self.frameRateDenominator = frameRate?.denominator
+        self.videoCodec = videoCodec
+    }
+
+    /// The content's frame rate in this rung, when known.
+    public var frameRate: Rational? {
+        guard let n = frameRateNumerator, let d = frameRateDenominator, n > 0, d > 0 else { return nil }
+        return Rational(n, d)
+    }
+
+    /// This rung with the frame rate and the video codec of the content it serves (the first
+    /// entry of the variant's CODECS).
+    public func serving(frameRate: Rational?, codecs: String?) -> Rendition {
+        var r = self
+        r.frameRateNumerator = frameRate?.numerator; r.frameRateDenominator = frameRate?.denominator
+        r.videoCodec = codecs.flatMap { $0.split(separator: ",").first.map(String.init) }
+        return r
+    }
+
+    /// The slate's frame rate in this rung: the content's, else 25 fps.
+    public var slateFrameRate: Rational { frameRate ?? Rational(25, 1) }
+
+    /// The length of one slate piece in this rung: the whole frames of `slateFrameRate` that
+    /// first reach a second (1 s at 25 or 30 fps, 1.001 s at 30000/1001): slate of any length is
+    /// whole pieces and one remainder, each made once and shared.
+    public var slatePiece: MediaTime {
+        let rate = slateFrameRate
+        let frames = (rate.numerator + rate.denominator - 1) / rate.denominator
+        return rate.period * max(1, frames)
+    }
+
+    /// What an ad rendition made for this rung is stored under: the name, size, frame rate,
+    /// video codec and bit rates, so that two contents whose rungs share a name but not a frame
+    /// rate (or a level) never share an ad's rendition (`720p-1280x720-30000_1001-avc1.64001f-3000000`).
+    public var key: String {
+        let rate = frameRate.map { "\($0.numerator)_\($0.denominator)" } ?? "own"
+        let codec = (videoCodec ?? "any").filter { $0.isLetter || $0.isNumber || $0 == "." }
+        return "\(name)-\(width)x\(height)-\(rate)-\(codec)-\(videoBitrate)-\(audioBitrate)"
     }
 }
 
@@ -44,7 +90,8 @@ public struct PreparedContent: Sendable {
     public var name: String
     /// Exact content duration.
     public var duration: MediaTime
-    /// The renditions, top first, each with the CODECS string its variant advertises.
+    /// The renditions, top first, each with the CODECS string its variant advertises (each
+    /// rendition carries the content's frame rate and its video codec).
     public var renditions: [(rendition: Rendition, codecs: String)]
     /// Cue points the origin itself marks (CUE-OUT / SCTE-35 DATERANGE of an HLS source), on the
     /// content timeline; empty for an MP4 source.
@@ -90,11 +137,12 @@ public protocol ServeMedia: Sendable {
     /// One rendition of `content` cut at `cues` (content timeline). A cut is made once per
     /// (content, rendition, cue) and shared.
     func cut(_ content: String, rendition: String, at cues: [MediaTime]) async throws -> CutContent
-    /// The ad media at `mediaURL` (the VAST MediaFile chosen) in `rendition`, keyed by the hash of
-    /// the media's bytes: `.ready` when in the store, else queued and `.pending`.
-    func ad(mediaURL: String, rendition: String) -> AdReadiness
-    /// Slate segments filling `duration` in `rendition` (exact total).
-    func slate(rendition: String, duration: MediaTime) async throws -> [StoredSegment]
+    /// The ad media at `mediaURL` (the VAST MediaFile chosen) made for `rendition` (its size,
+    /// frame rate, codec profile and level), keyed by the hash of the media's bytes and the
+    /// rung's `key`: `.ready` when in the store, else queued and `.pending`.
+    func ad(mediaURL: String, rendition: Rendition) -> AdReadiness
+    /// Slate segments filling `duration` in `rendition` (exact total, at its frame rate).
+    func slate(rendition: Rendition, duration: MediaTime) async throws -> [StoredSegment]
     /// The file behind a segment path, for the HTTP side to send; nil for a path the store does
     /// not hold. Marks the entry used (LRU).
     func file(forSegment path: String) -> URL?

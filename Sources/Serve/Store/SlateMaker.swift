@@ -9,9 +9,6 @@ import Timing
 /// pieces summing to it exactly. Each piece continues the previous one's MPEG-TS stream
 /// (continuity counters, clock); the first starts a new one.
 enum SlateMaker {
-    /// Frames per second of the slate (unless a live rung asks for its own whole rate): a whole
-    /// number of frames per piece second.
-    static let frameRate = Rational(25, 1)
     /// Where the slate's clock starts (0.4 s): later than any decode time the encoder's B-frames
     /// put before a piece's first frame, so that no muxer moves a piece's timestamps.
     static let clockStart = MediaTime(value: 2, timescale: 5)
@@ -43,11 +40,12 @@ enum SlateMaker {
         return out
     }
 
-    /// Writes the piece starting at `start` seconds lasting `length` (at most 1 s) to `output`;
-    /// `previous`: the piece before it on the clock (its counters are continued), nil for the first.
-    static func piece(picture: Frame, rendition: Rendition, frameRate: Rational = frameRate, start: Int64, length: MediaTime,
+    /// Writes the piece starting at `start` on the slate's clock lasting `length` (at most one
+    /// piece, `Rendition.slatePiece`) to `output`; `previous`: the piece before it on the clock
+    /// (its counters are continued), nil for the first.
+    static func piece(picture: Frame, rendition: Rendition, frameRate: Rational, start: MediaTime, length: MediaTime,
                       previous: URL?, folder: URL, output: URL) throws {
-        let at = MediaTime(seconds: start) + clockStart
+        let at = start + clockStart
         let encode = try RungEncode(rendition: rendition, frameRate: frameRate, segmentTarget: MediaTime(seconds: 2),
                                     path: folder.appendingPathComponent("slate.nut").path,
                                     firstFrame: at.count(of: frameRate.period),
