@@ -13,19 +13,58 @@ final class RequestState: @unchecked Sendable {
 
 /// libmicrohttpd's access handler: called once when the headers are in (`*state` nil), once per
 /// piece of body, and once more with no body left, when the response is queued.
-let accessCallback: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, state in
+let accessCallback: MHD_AccessHandlerCallback = { cls, connection, url, method, version, uploadData, uploadSize, state in
     guard let cls, let connection, let uploadSize, let state else { return interlude_mhd_no }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     return server.access(connection, url: url.map { String(cString: $0) } ?? "/", method: method.map { String(cString: $0) } ?? "GET",
-                         uploadData: uploadData, uploadSize: uploadSize, state: state)
+                         version: version.map { String(cString: $0) } ?? "", uploadData: uploadData, uploadSize: uploadSize, state: state)
 }
 
-/// libmicrohttpd's completion notice: frees the request's state.
-let completedCallback: MHD_RequestCompletedCallback = { cls, _, state, _ in
-    guard let cls, let state, let raw = state.pointee else { return }
+/// libmicrohttpd's completion notice (a request answered or abandoned): frees the request's
+/// state; the connection's idle deadline starts.
+let completedCallback: MHD_RequestCompletedCallback = { cls, connection, state, _ in
+    guard let cls else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    if let connection { server.gate.requestDone(connection) }
+    guard let state, let raw = state.pointee else { return }
     Unmanaged<RequestState>.fromOpaque(raw).release()
     state.pointee = nil
-    Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().ended()
+    server.ended()
+}
+
+/// libmicrohttpd's connection notice: a connection the gate handed over starts (its record goes
+/// in its socket context) or is closed (the record is dropped, the client's count lowered).
+let connectionCallback: MHD_NotifyConnectionCallback = { cls, connection, context, code in
+    guard let cls, let connection, let context else { return }
+    let gate = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().gate
+    if code == interlude_mhd_connection_started {
+        context.pointee = gate.started(connection)
+    } else {
+        gate.closed(connection, context: context.pointee)
+        context.pointee = nil
+    }
+}
+
+/// libmicrohttpd's look at a request's target before it parses the query: a query with more
+/// arguments than allowed is cut at its '?' (libmicrohttpd 0.9.75, out of per-connection memory
+/// for them, queues a 431 and then stalls the connection until its timeout), and the request is
+/// answered 414 when its head is in. The target is libmicrohttpd's own buffer, which it parses
+/// in place next.
+let targetCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { cls, target, connection in
+    guard let cls, let target, let connection else { return nil }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    guard let question = strchr(target, Int32(UInt8(ascii: "?"))) else { return nil }
+    var arguments = 1
+    var p = question + 1
+    while p.pointee != 0 {
+        if p.pointee == CChar(UInt8(ascii: "&")) { arguments += 1 }
+        p += 1
+    }
+    if arguments > server.options.maxQueryArguments {
+        UnsafeMutablePointer(mutating: question + 1).pointee = 0
+        server.gate.queryCut(connection)
+    }
+    return nil
 }
 
 /// A suspended connection handed to the thread that answers it.
@@ -38,13 +77,16 @@ struct SuspendedConnection: @unchecked Sendable {
 }
 
 extension HTTPServer {
-    func access(_ connection: OpaquePointer, url: String, method: String, uploadData: UnsafePointer<CChar>?,
+    func access(_ connection: OpaquePointer, url: String, method: String, version: String, uploadData: UnsafePointer<CChar>?,
                 uploadSize: UnsafeMutablePointer<Int>, state: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
         guard let raw = state.pointee else {
             state.pointee = Unmanaged.passRetained(RequestState()).toOpaque()
             began()
-            if let length = HTTPServer.value(connection, interlude_mhd_header_kind, "Content-Length").flatMap(Int.init), length > options.maxBodyBytes {
-                return queue(connection, .error(413, "request body over \(options.maxBodyBytes) bytes"))
+            let queryCut = gate.headIn(connection)
+            if let refusal = HTTPServer.refusal(version: version, headers: HTTPServer.pairs(connection, interlude_mhd_header_kind),
+                                                queryCut: queryCut, options: options) {
+                gate.countRefusal()
+                return queue(connection, refusal)
             }
             return interlude_mhd_yes
         }
@@ -63,6 +105,7 @@ extension HTTPServer {
             uploadSize.pointee = 0
             return interlude_mhd_yes
         }
+        gate.requestIn(connection)
         if request.tooLarge { return queue(connection, .error(413, "request body over \(options.maxBodyBytes) bytes")) }
         if let answer = request.answer { request.answer = nil; return queue(connection, answer) }
         if request.offPool { return interlude_mhd_yes }   // resumed too early: wait for the answer

@@ -4,7 +4,14 @@ import Foundation
 /// An HTTP/1.1 server over libmicrohttpd: its own thread pool, keep-alive, a connection limit
 /// and idle timeout, a request body limit (413) and a header limit, responses from memory or
 /// from a file, and a graceful shutdown. libmicrohttpd parses every request; the handler sees
-/// complete requests only.
+/// complete, well-framed requests only.
+///
+/// Hostile clients: the server accepts connections itself (`ConnectionGate`) and hands one to
+/// libmicrohttpd once its first request's head is in and well-formed, so that connections that
+/// trickle or never send (slowloris) take no slot of libmicrohttpd's; each client address may
+/// hold `maxConnectionsPerClient`; a request's head and body have deadlines; malformed framing
+/// (bare CR, unsupported Transfer-Encoding, conflicting lengths, a long chunk line, too many
+/// query arguments) is answered 4xx/501 at once and the connection closed.
 ///
 /// ```swift
 /// let server = try HTTPServer(options: HTTPServerOptions(port: 8080)) { request in
@@ -15,7 +22,8 @@ import Foundation
 /// ```
 public final class HTTPServer: @unchecked Sendable {
     // @unchecked Sendable: `daemon` is written in init and in `shutdown` (under `lock`); the
-    // counters are guarded by `lock`; libmicrohttpd's calls are thread-safe.
+    // counters are guarded by `lock`; libmicrohttpd's calls are thread-safe; the gate guards its
+    // own state.
     /// A handler: one complete request in, one response out. Runs on a pool thread; may block
     /// that thread (and only its connections) for as long as it needs.
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
@@ -28,6 +36,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     let options: HTTPServerOptions
     let handler: Handler
+    let gate: ConnectionGate
     private let lock = NSLock()
     private var daemon: OpaquePointer?
     private var inFlight = 0
@@ -39,23 +48,59 @@ public final class HTTPServer: @unchecked Sendable {
     private var nextTicket = 0
     private let parking = NSLock()
     /// The port listened on.
-    public private(set) var port: UInt16 = 0
+    public let port: UInt16
+    /// Connections open at once: `options.connectionLimit`, lowered to what the process's
+    /// descriptor limit allows (whose soft limit the server raises towards the hard one when
+    /// the connection limit needs it).
+    public let connectionLimit: Int
 
     /// Starts listening at once.
     public init(options: HTTPServerOptions, handler: @escaping Handler) throws {
         self.options = options
         self.handler = handler
+        connectionLimit = HTTPServer.connectionsTheDescriptorsAllow(options.connectionLimit)
+        let headerBytes = max(4096, options.maxHeaderBytes)
+        gate = try ConnectionGate(host: options.host, port: options.port, limits: ConnectionGate.Limits(
+            connections: connectionLimit, perClient: max(0, options.maxConnectionsPerClient),
+            headerTimeout: max(0.1, options.headerTimeout), bodyTimeout: max(0.1, options.bodyTimeout),
+            idleTimeout: Double(max(1, options.connectionTimeout)),
+            check: RawRequestCheck(maxHeaderBytes: headerBytes, maxBodyBytes: options.maxBodyBytes)))
+        port = gate.port
         // The daemon holds an unretained pointer to self; `shutdown` (run by deinit at the
-        // latest) stops the daemon before self goes.
+        // latest) stops the daemon before self goes. Its own limit is twice the gate's: the gate
+        // decides, and a connection it evicted may still be closing.
         let me = Unmanaged.passUnretained(self).toOpaque()
-        let started = interlude_mhd_start(options.host, options.port, UInt32(max(1, options.threads)),
-                                          UInt32(max(1, options.connectionLimit)), UInt32(max(1, options.connectionTimeout)),
-                                          max(4096, options.maxHeaderBytes), accessCallback, me, completedCallback, me)
+        let started = interlude_mhd_start(UInt32(max(1, options.threads)), UInt32(2 * connectionLimit + 64),
+                                          UInt32(max(1, options.connectionTimeout)), headerBytes,
+                                          accessCallback, me, completedCallback, me, connectionCallback, me, targetCallback, me)
         guard let started else {
-            throw StartError(description: "cannot listen on \(options.host):\(options.port) (address invalid or in use)")
+            gate.stop()
+            throw StartError(description: "cannot start libmicrohttpd on \(options.host):\(options.port)")
         }
         daemon = started
-        port = interlude_mhd_port(started)
+        gate.start(started)
+    }
+
+    /// What the server's gate has done: connections open, refused, evicted, timed out; requests
+    /// refused before a handler.
+    public var counters: HTTPServerCounters { gate.counters }
+
+    /// `wanted`, or fewer when the process may not open that many descriptors (and as many
+    /// again for files, pipes and the like, at most 256): the soft RLIMIT_NOFILE is raised
+    /// towards the hard limit first.
+    static func connectionsTheDescriptorsAllow(_ wanted: Int) -> Int {
+        let wanted = max(1, wanted)
+        let reserve = rlim_t(min(256, wanted))
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return wanted }
+        let needed = rlim_t(wanted) + reserve
+        if limit.rlim_cur != rlim_t.max, limit.rlim_cur < needed, limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = min(needed, limit.rlim_max)
+            if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        if limit.rlim_cur == rlim_t.max || limit.rlim_cur >= needed { return wanted }
+        return max(1, Int(limit.rlim_cur) - Int(reserve))
     }
 
     deinit { shutdown(grace: 0) }
@@ -70,8 +115,7 @@ public final class HTTPServer: @unchecked Sendable {
         guard let d = daemon, !stopping else { lock.unlock(); return }
         stopping = true
         lock.unlock()
-        let listener = MHD_quiesce_daemon(d)
-        if listener >= 0 { close(listener) }
+        gate.stopAccepting()
         let deadline = Date().addingTimeInterval(grace)
         while requestsInFlight > 0 && Date() < deadline { usleep(10_000) }
         // libmicrohttpd aborts the process when stopped with a connection suspended: answer
@@ -82,6 +126,7 @@ public final class HTTPServer: @unchecked Sendable {
             while requestsInFlight > 0 && Date() < last { usleep(10_000) }
         }
         MHD_stop_daemon(d)
+        gate.stop()
         lock.lock(); daemon = nil; lock.unlock()
     }
 

@@ -41,6 +41,10 @@ let serveUsage = """
       --ads-timeout SECS         ad server timeout, each wrapper too (default 3)
       --avail-duration SECS      [session.avail_duration_secs] (default 60)
       --threads N                HTTP threads; bounds session starts waiting for the ADS (default 32)
+      --max-connections-per-client N
+                                 connections one client address may hold (default 64; 0: no
+                                 cap, for a proxy or CDN in front); a request's head must be in
+                                 within 10 s of connecting, its body within 10 s of its head
       --redis URL                redis://HOST[:PORT][/DB] or unix:///PATH: sessions (TTL = the
                                  session timeout) and fired beacons in Redis, shared by every
                                  node; while it is down new sessions get 503, cached ones play

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import Redis
 
 /// Who fires a session's tracking beacons (MediaTailor's `reportingMode`).
@@ -77,6 +78,9 @@ public struct ServeConfig: Sendable {
     /// Threads serving HTTP. A session start holds its thread while the ADS answers, so this
     /// bounds the session starts in progress at once (playlists and segments never wait).
     public var threads = 32
+    /// Connections one client address may hold at once; 0: no cap (behind a proxy or a CDN,
+    /// whose connections all come from a few addresses).
+    public var maxConnectionsPerClient = HTTPServerOptions.defaultMaxConnectionsPerClient
     /// The segments' clock.
     public var clock: SegmentClock = .stream
     /// The store's size bound in bytes (least recently used units beyond it are removed).
@@ -89,6 +93,12 @@ public struct ServeConfig: Sendable {
     /// The defaults.
     public init() {}
 
+    /// The HTTP server's options for this configuration: the address, the threads, the cap of
+    /// connections per client address (the rest: `HTTPServerOptions`' defaults).
+    public var httpOptions: HTTPServerOptions {
+        HTTPServerOptions(host: host, port: port, threads: threads, maxConnectionsPerClient: maxConnectionsPerClient)
+    }
+
     /// A configuration error: one line.
     public struct ParseError: Error, CustomStringConvertible {
         /// One line for the terminal.
@@ -99,6 +109,7 @@ public struct ServeConfig: Sendable {
     public static let optionNames: Set<String> = [
         "--listen", "--content", "--live", "--ads", "--store", "--renditions", "--slate", "--reporting", "--fill-with",
         "--session-timeout", "--ads-timeout", "--avail-duration", "--clock", "--store-max-mb", "--threads", "--redis",
+        "--max-connections-per-client",
     ]
     /// The options that may be given more than once (each names one more content or channel).
     public static let repeatableOptions: Set<String> = ["--content", "--live"]
@@ -155,6 +166,11 @@ public struct ServeConfig: Sendable {
             case "--threads":
                 guard let n = Int(v), (1...256).contains(n) else { throw ParseError(description: "--threads takes 1…256, not '\(v)'") }
                 c.threads = n
+            case "--max-connections-per-client":
+                guard let n = Int(v), (0...1_000_000).contains(n) else {
+                    throw ParseError(description: "--max-connections-per-client takes 0 (no cap) or a whole number up to 1000000, not '\(v)'")
+                }
+                c.maxConnectionsPerClient = n
             case "--redis":
                 guard (try? RedisURL(v)) != nil else { throw ParseError(description: "--redis takes redis://HOST[:PORT][/DB] or unix:///PATH, not '\(v)'") }
                 c.redisURL = v
