@@ -49,9 +49,11 @@ extension ServeService {
                             body: Data(text.utf8))
     }
 
-    /// `GET /v1/sessions/ID/tracking` of a live viewer.
-    func liveTracking(_ v: LiveViewer) -> HTTPResponse {
-        let body = blocking { await v.trackingJSON() }
+    /// `GET /v1/sessions/ID/tracking[?nextToken=T]` of a live viewer (see `tracking(_:nextToken:)`).
+    func liveTracking(_ v: LiveViewer, nextToken: String?) -> HTTPResponse {
+        let page: TrackingToken.Page?
+        do { page = try TrackingToken.page(nextToken) } catch { return .error(400, error.reason) }
+        let body = blocking { await v.trackingJSON(page: page) }
         return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: body)
     }
 

@@ -233,12 +233,16 @@ extension ServeService {
         }
     }
 
-    /// `GET /v1/sessions/ID/tracking`: MediaTailor's client-side tracking JSON.
-    func tracking(_ id: String) -> HTTPResponse {
+    /// `GET /v1/sessions/ID/tracking[?nextToken=T]`: MediaTailor's client-side tracking JSON
+    /// (`TrackingJSON`): every break, or with a token only what starts after it; 400 for a token
+    /// that is not ours.
+    func tracking(_ id: String, nextToken: String?) -> HTTPResponse {
         guard let session = sessions.touch(id) else { return .error(404, "no session '\(id)'") }
+        let page: TrackingToken.Page?
+        do { page = try TrackingToken.page(nextToken) } catch { return .error(400, error.reason) }
         switch topTimeline(session) {
         case .failure(let r): return r.response
-        case .success(let (s, t)): return .json(TrackingReport.json(session: s, timeline: t))
+        case .success(let (s, t)): return .json(TrackingReport.json(session: s, timeline: t, page: page))
         }
     }
 

@@ -132,12 +132,12 @@ public final class ServeService: @unchecked Sendable {
             guard get else { return wrongMethod() }
             let id = p[2]
             if let v = liveViewers.touch(id) {
-                if p.count == 4 && p[3] == "tracking" { return liveTracking(v) }
+                if p.count == 4 && p[3] == "tracking" { return liveTracking(v, nextToken: r.queryValue("nextToken")) }
                 if p.count == 4 && p[3] == "master.m3u8" { return liveMaster(v) }
                 if p.count == 4 && p[3].hasSuffix(".m3u8") { return livePlaylist(v, rendition: String(p[3].dropLast(5))) }
                 return .error(404, "not found")
             }
-            if p.count == 4 && p[3] == "tracking" { return tracking(id) }
+            if p.count == 4 && p[3] == "tracking" { return tracking(id, nextToken: r.queryValue("nextToken")) }
             if p.count == 4 && p[3] == "master.m3u8" { return master(id, interstitials: interstitials) }
             if p.count == 4 && p[3].hasSuffix(".m3u8") { return mediaPlaylist(id, rendition: String(p[3].dropLast(5)), interstitials: interstitials) }
             if p.count == 5 && p[3] == "assets" && p[4].hasSuffix(".json") { return assetList(id, rendition: nil, breakIndex: Int(p[4].dropLast(5))) }

@@ -1,55 +1,22 @@
 import Foundation
 import Timing
 
-/// MediaTailor's client-side tracking JSON for a session: `avails` (one per break as played) →
-/// `ads` → `trackingEvents` with `beaconUrls`, `eventType`, `startTimeInSeconds` and
-/// `durationInSeconds` (stream time), plus `nonLinearAvails` and `nextToken`. Pure.
+/// A VOD session's client-side tracking JSON (`TrackingJSON`): one avail per break as its
+/// timeline plays it, each ad with its measured duration, times on the session's stream. Pure.
 public enum TrackingReport {
-    /// The JSON object (JSONSerialization's types).
-    public static func json(session: ServeSession, timeline: SessionTimeline) -> [String: Any] {
-        var avails: [[String: Any]] = []
-        for layout in timeline.breaks {
+    /// The JSON object (JSONSerialization's types) for `session` laid out as `timeline`; with
+    /// `page`, only what starts after its token (`TrackingJSON.response`).
+    public static func json(session: ServeSession, timeline: SessionTimeline, page: TrackingToken.Page? = nil) -> [String: Any] {
+        let avails = timeline.breaks.map { layout in
             let planned = session.breaks[layout.index]
-            var ads: [[String: Any]] = []
-            for played in layout.ads {
-                let ad = planned.ads[played.ad]
-                let events: [[String: Any]] = AdBeacons.due(ad, in: planned, duration: played.duration, contentTime: layout.contentTime, serverSide: false).map { due in
-                    let start = played.start + due.offset
-                    let duration = due.event == "impression" ? played.duration : .zero
-                    return ["beaconUrls": due.urls, "eventType": due.event, "eventId": "\(ad.id)-\(due.event)",
-                            "startTime": iso(start), "startTimeInSeconds": round3(start),
-                            "duration": iso(duration), "durationInSeconds": round3(duration)]
-                }
-                ads.append(["adId": ad.id, "adTitle": ad.title, "adSystem": ad.adSystem, "creativeId": ad.creativeId,
-                            "creativeSequence": String(ad.sequence), "vastAdId": ad.id, "adParameters": "",
-                            "startTime": iso(played.start), "startTimeInSeconds": round3(played.start),
-                            "duration": iso(played.duration), "durationInSeconds": round3(played.duration),
-                            "trackingEvents": events, "companionAds": [Any](), "extensions": [Any](), "adVerifications": [Any](),
-                            "mediaFiles": ["mediaFilesList": [Any](), "mezzanine": ""], "skipOffset": NSNull()])
-            }
-            avails.append(["availId": planned.id, "startTime": iso(layout.start), "startTimeInSeconds": round3(layout.start),
-                           "duration": iso(layout.duration), "durationInSeconds": round3(layout.duration),
-                           "ads": ads, "adBreakTrackingEvents": [Any](), "nonLinearAdsList": [Any](), "meta": NSNull(),
-                           "availProgramDateTime": NSNull()])
+            return TrackingJSON.Avail(planned: planned, start: layout.start, duration: layout.duration, markerDuration: nil,
+                                      contentTime: layout.contentTime, ads: layout.ads.map {
+                                          TrackingJSON.Ad(planned: planned.ads[$0.ad], index: $0.ad, start: $0.start, length: $0.duration, played: $0.duration)
+                                      })
         }
-        return ["avails": avails, "nonLinearAvails": [Any](), "nextToken": NSNull()]
+        return TrackingJSON.response(avails, programDate: session.programDate, page: page)
     }
 
-    /// Seconds to three decimals, for JSON.
-    static func round3(_ t: MediaTime) -> Double { (t.seconds * 1000).rounded() / 1000 }
-
-    /// An ISO 8601 date with milliseconds (`2026-12-03T16:53:31.250Z`).
-    static func iso8601(_ d: Date) -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return f.string(from: d)
-    }
-
-    /// ISO 8601 duration (`PT12.345S`).
-    static func iso(_ t: MediaTime) -> String {
-        var s = String(format: "%.3f", t.seconds)
-        while s.hasSuffix("0") { s.removeLast() }
-        if s.hasSuffix(".") { s.removeLast() }
-        return "PT\(s)S"
-    }
+    /// Seconds to the millisecond, for JSON (as the tracking JSON writes them).
+    static func round3(_ t: MediaTime) -> Double { TrackingJSON.seconds(TrackingJSON.millis(t)) }
 }

@@ -2,52 +2,63 @@ import Foundation
 import Timing
 
 extension LiveViewer {
-    /// MediaTailor's client-side tracking JSON for the breaks met so far (a pod once fitted):
-    /// times are seconds of the viewer's stream (from its first frame).
-    public func trackingJSON() -> Data {
-        (try? JSONSerialization.data(withJSONObject: trackingObject(), options: [.sortedKeys])) ?? Data("{}".utf8)
+    /// MediaTailor's client-side tracking JSON (`TrackingJSON`) for the breaks met so far (a pod
+    /// once fitted); with `page`, only what starts after its token. Times are seconds of the
+    /// viewer's stream (from its first frame).
+    public func trackingJSON(page: TrackingToken.Page? = nil) -> Data {
+        (try? JSONSerialization.data(withJSONObject: trackingObject(page: page), options: [.sortedKeys])) ?? Data("{}".utf8)
     }
 
-    func trackingObject() -> [String: Any] {
-        var out: [[String: Any]] = []
-        for a in avails {
-            guard let pod = a.pod, let planned = a.planned, let ads = a.ads else { continue }
-            let start = MediaTime(value: a.startPTS - startPTS, timescale: 90_000)
-            let length = MediaTime(value: (a.endPTS ?? (a.startPTS + a.requestedTicks)) - a.startPTS, timescale: 90_000)
-            var at = start
-            var list: [[String: Any]] = []
-            for slot in pod.slots {
-                let ad = ads[slot.ad]
-                let d = MediaTime(value: slot.ticks, timescale: 90_000)
-                let events: [[String: Any]] = AdBeacons.due(ad, in: planned, duration: d, contentTime: .zero, serverSide: false).map { due in
-                    ["beaconUrls": due.urls, "eventType": due.event, "eventId": "\(ad.id)-\(due.event)",
-                     "startTimeInSeconds": TrackingReport.round3(at + due.offset), "startTime": TrackingReport.iso(at + due.offset),
-                     "durationInSeconds": TrackingReport.round3(due.event == "impression" ? d : .zero)]
-                }
-                list.append(["adId": ad.id, "adTitle": ad.title, "adSystem": ad.adSystem, "creativeId": ad.creativeId,
-                             "creativeSequence": String(ad.sequence), "startTimeInSeconds": TrackingReport.round3(at),
-                             "startTime": TrackingReport.iso(at), "durationInSeconds": TrackingReport.round3(d),
-                             "duration": TrackingReport.iso(d), "trackingEvents": events])
-                at += d
+    func trackingObject(page: TrackingToken.Page? = nil) -> [String: Any] {
+        TrackingJSON.response(trackingAvails(), programDate: programDate, page: page)
+    }
+
+    /// The avails with a fitted pod, as the viewer's stream plays them: the break's length (up
+    /// to its end once known), each ad from its start, an ad the break ended inside reported up to
+    /// the cut and the ads after it left out.
+    func trackingAvails() -> [TrackingJSON.Avail] {
+        func time(_ ticks: Int64) -> MediaTime { MediaTime(value: ticks, timescale: 90_000) }
+        return avails.indices.compactMap { i -> TrackingJSON.Avail? in
+            let a = avails[i]
+            guard let pod = a.pod, let planned = a.planned, let ads = a.ads else { return nil }
+            var list: [TrackingJSON.Ad] = []
+            for (s, slot) in pod.slots.enumerated() {
+                let played = playedTicks(avail: i, slot: s)
+                guard played > 0 else { break }
+                list.append(TrackingJSON.Ad(planned: ads[slot.ad], index: slot.ad, start: time(slotStartPTS(avail: i, slot: s) - startPTS),
+                                            length: time(slot.ticks), played: time(played)))
             }
-            out.append(["availId": a.breakID, "startTimeInSeconds": TrackingReport.round3(start), "startTime": TrackingReport.iso(start),
-                        "durationInSeconds": TrackingReport.round3(length), "duration": TrackingReport.iso(length), "ads": list,
-                        "adsSeconds": Double(a.adTicksPublished) / 90_000, "slateSeconds": Double(a.slateTicksPublished) / 90_000,
-                        "availProgramDateTime": TrackingReport.iso8601(programDate.addingTimeInterval(start.seconds))])
+            let length = (a.endPTS ?? (a.startPTS + a.requestedTicks)) - a.startPTS
+            return TrackingJSON.Avail(planned: planned, start: time(a.startPTS - startPTS), duration: time(length),
+                                      markerDuration: time(a.requestedTicks), contentTime: .zero, ads: list)
         }
-        return ["avails": out, "nonLinearAvails": [Any](), "nextToken": NSNull()]
+    }
+
+    /// Channel PTS at which slot `s` of avail `i`'s pod starts.
+    func slotStartPTS(avail i: Int, slot s: Int) -> Int64 {
+        avails[i].startPTS + (avails[i].pod?.slots.prefix(s).reduce(0) { $0 + $1.ticks } ?? 0)
+    }
+
+    /// Ticks of slot `s` of avail `i` that play: all of it, or up to the break's end once that
+    /// is known to fall inside it (0: the break ended before it).
+    func playedTicks(avail i: Int, slot s: Int) -> Int64 {
+        guard let slot = avails[i].pod?.slots[s] else { return 0 }
+        guard let end = avails[i].endPTS else { return slot.ticks }
+        return max(0, min(slot.ticks, end - slotStartPTS(avail: i, slot: s)))
     }
 
     /// The beacons segment `k` of ad `a` of avail `b` holds in `rendition` that have not fired
-    /// yet, marked fired: (event, urls, ad id, break id).
+    /// yet, marked fired: (event, urls, ad id, break id). None after the break's end: an ad cut
+    /// short owes only the events before the cut (`AdBeacons.owed`).
     public func claimBeacons(rendition: String, avail b: Int, ad a: Int, segment k: Int) -> [(event: String, urls: [String], adID: String, breakID: String)] {
         guard reporting == .server, b < avails.count, let planned = avails[b].planned, let ads = avails[b].ads, a < ads.count,
-              let slot = avails[b].pod?.slots.first(where: { $0.ad == a }),
+              let s = avails[b].pod?.slots.firstIndex(where: { $0.ad == a }), let slot = avails[b].pod?.slots[s],
               let r = rung(named: rendition), let item = tracks[r.key]?.items.first(where: {
                   if case .ad(b, a, k, _, _) = $0.kind { true } else { false } }),
               case .ad(_, _, _, let count, let cut) = item.kind else { return [] }
         let d = MediaTime(value: slot.ticks, timescale: 90_000)
-        let due = AdBeacons.due(ads[a], in: planned, duration: d, contentTime: .zero, serverSide: true).filter {
+        let played = MediaTime(value: playedTicks(avail: b, slot: s), timescale: 90_000)
+        let due = AdBeacons.owed(AdBeacons.due(ads[a], in: planned, duration: d, contentTime: .zero, serverSide: true), played: played, length: d).filter {
             AdBeacons.holds(offset: $0.offset, event: $0.event, segmentStart: item.offsetInAd, length: item.segment.duration,
                             isLast: k == count - 1 && !cut)
         }
