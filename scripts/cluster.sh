@@ -77,7 +77,8 @@ wait_for 10 "redis" redis-cli -s "$SOCK" ping
 serve() { # node number
   local port=$((PORT + $1))
   # shellcheck disable=SC2086
-  start "node$1" "$INTERLUDE" serve --listen "127.0.0.1:$port" --content "$CONTENT" --ads "$ADS" \
+  # behind nginx every connection comes from 127.0.0.1: no per-client cap on the nodes
+  start "node$1" "$INTERLUDE" serve --listen "127.0.0.1:$port" --content "$CONTENT" --ads "$ADS" --max-connections-per-client 0 \
     --store "$STORE" --redis "$REDIS" $SERVE_ARGS
   echo "$port" >"$CLUSTER_DIR/pids/node$1.port"
 }

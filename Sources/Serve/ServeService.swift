@@ -55,7 +55,7 @@ public final class ServeService: @unchecked Sendable {
     /// Starts listening on the configured address; returns the port.
     @discardableResult
     public func start() throws -> UInt16 {
-        var options = HTTPServerOptions(host: config.host, port: config.port, threads: config.threads)
+        var options = config.httpOptions
         // A session start waits for the ad server: on a thread of its own, its connection
         // suspended, so that playlists and segments on the same pool thread never wait behind it.
         options.runsOffPool = { r in
