@@ -15,7 +15,7 @@ extension ServeService {
         let config = self.config, beacons = self.beacons, metrics = self.metrics, signature = self.signature, log = self.log
         let made: LiveViewer? = blocking {
             guard let rungs = await live.rungs(of: name), let w = await channel.window(rendition: rungs[0].key),
-                  let first = w.segments.first else { return nil }
+                  let first = Self.liveStart(w, leastTarget: config.liveSegmentTarget) else { return nil }
             let context = LiveViewer.Context(channel: channel, media: store, adsTemplate: config.adsTemplate, playerParams: params,
                                              userAgent: userAgent, adsTimeout: config.adsTimeout, defaultAvail: config.availDuration,
                                              beacons: beacons, metrics: metrics, longestSegment: config.liveSegmentTarget,
@@ -32,6 +32,17 @@ extension ServeService {
         metrics.sessionCreated()
         log.event("session_created", ["session": id, "content": name, "live": true, "reporting": reporting.rawValue])
         return .success(viewer)
+    }
+
+    /// Where a new live viewer starts: far enough back in what the channel holds that its first
+    /// playlist already lasts three of its target durations (and the one it stays behind the
+    /// edge), else at the first segment held.
+    static func liveStart(_ w: LiveWindow, leastTarget: Int) -> LiveSegment? {
+        guard let last = w.segments.last else { return nil }
+        let edge = last.firstPTS + last.duration.mpegTicks
+        let target = MediaTime.max(w.targetDuration.rescaled(to: 1, rounding: .up), MediaTime(seconds: Int64(leastTarget)))
+        let want = (target * 3 + w.targetDuration * 2).mpegTicks
+        return w.segments.last { edge - $0.firstPTS >= want } ?? w.segments.first
     }
 
     /// `GET /v1/sessions/ID/master.m3u8` of a live viewer.

@@ -138,8 +138,9 @@ import Timing
     /// between refreshes). Returns the entries by media sequence and a local VOD playlist over
     /// the downloaded files (their DISCONTINUITY tags kept).
     /// `others`: more viewers' playlists, refreshed at each step too (their entries in `others`).
-    static func follow(_ rig: Rig, playlist: String, steps: Int, into folder: URL,
-                       others: [String] = []) async throws -> (entries: [Entry], playlist: URL, files: [URL], others: [[Entry]]) {
+    /// `stride`: origin segments between two refreshes.
+    static func follow(_ rig: Rig, playlist: String, steps: Int, into folder: URL, others: [String] = [],
+                       stride: Int = 1) async throws -> (entries: [Entry], playlist: URL, files: [URL], others: [[Entry]]) {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var seen: [Int: Entry] = [:]
         var files: [Int: URL] = [:]
@@ -159,7 +160,7 @@ import Timing
                 try r.body.write(to: file)
                 files[e.sequence] = file
             }
-            rig.origin.advance()
+            for _ in 0..<stride { rig.origin.advance() }
             try await rig.channel.poll()
         }
         let ordered = seen.keys.sorted().map { seen[$0]! }
@@ -268,6 +269,23 @@ import Timing
         let small = entries[1].filter { $0.uri.contains("/ads/") || $0.uri.contains("/slate/") || $0.uri.contains("/cuts/") }
         #expect(!small.isEmpty && small.allSatisfy { $0.uri.contains("/ch-v1/") || $0.uri.contains("/ch-v1-") || $0.uri.contains("/live/ch/v1/") }, "the small rung's ads, slate and cuts are its own: \(small.map(\.uri))")
         #expect(rig.ads.requests.filter { $0.target.hasPrefix("/vast.xml") }.count == 1, "one ad request for the break, whatever the rungs")
+    }
+
+    /// A viewer refreshing once every three origin segments (a player whose target duration is
+    /// the ads' 6 s over a 2 s origin) first sees a break when its start is already seconds below
+    /// what may be published: the break waits for the ad server's answer instead of publishing
+    /// slate at once, and its ads (transcoded already) fill it whole.
+    @Test func aBreakSeenLateIsFilledWithItsReadyAds() async throws {
+        let rig = try await Rig.start(breaks: [LiveOriginBreak(start: .segment(8), duration: MediaTime(seconds: 8), signal: .dateRange(.spliceInsert))])
+        defer { rig.stop() }
+        try await rig.warm()
+        guard let variant = try await Self.startSession(rig) else { return }
+        let (_, local, _, _) = try await Self.follow(rig, playlist: variant, steps: 8, into: rig.root.appendingPathComponent("late"), stride: 3)
+        let shown = try await Self.shown(local, contentSource: rig.origin.media.sourceID)
+        guard case .content(let first)? = shown.first, case .content(let last)? = shown.last else { Issue.record("not content at both ends"); return }
+        Self.compare(shown, Self.expected(from: first, to: last + 1, breaks: [(rig.origin.breaks[0], [(7, 120), (8, 120)])]))
+        let metrics = try await curl(rig.url("/metrics")).text
+        #expect(metrics.contains("interlude_live_fill_rate 1"), "\(metrics.split(separator: "\n").filter { $0.contains("fill") })")
     }
 
     @Test func aViewerJoiningMidBreakSeesTheRestOfIt() async throws {

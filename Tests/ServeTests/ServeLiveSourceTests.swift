@@ -26,12 +26,12 @@ import Timing
         for n in 0..<20 { origin.route("/s\(n).ts", .init(headers: ["Content-Type": "video/mp2t"], body: ts)) }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let channel = try LiveChannel(name: "ch1", source: origin.url("/live.m3u8"), folder: folder, margin: 2)
+        let channel = try LiveChannel(name: "ch1", source: origin.url("/live.m3u8"), folder: folder, history: MediaTime(seconds: 4))
         for first in 0...10 {
             origin.route("/live.m3u8", body: Self.playlist(first: first, ended: first == 10))
             try await channel.poll()
             let w = try #require(await channel.window(rendition: "main"))
-            #expect(w.segments.map(\.sequence) == Array(first..<(first + 5)))
+            #expect(w.segments.map(\.sequence) == Array(max(0, first - 2)..<(first + 5)), "the origin's window and 4 s before it")
             #expect(w.targetDuration == MediaTime(seconds: 2) && w.ended == (first == 10))
             for s in w.segments {
                 #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(s.storePath).path))

@@ -7,15 +7,17 @@ import Timing
 /// (`HLSImport.text` / `HLSImport.fetch`: size caps, timeouts, http(s) only from a remote
 /// playlist), fetches each new segment once to `live/<channel>/<rendition>/<msn>.ts` under
 /// `folder`, reads its first video PTS and in-band SCTE-35 (`LiveSegmentIntake`), folds markers
-/// and cues into breaks (`LiveBreakTracker`) and deletes segments that left the origin's window
-/// by more than `margin`. `run()` polls at the playlist's target duration. Readers take
+/// and cues into breaks (`LiveBreakTracker`) and keeps `history` of segments after they left the
+/// origin's window (viewers' playlists hold more than the origin shows: at least three target
+/// durations, and a viewer waiting on an ad decision stays inside what the channel holds),
+/// deleting older ones. `run()` polls at the playlist's target duration. Readers take
 /// snapshots with `window(rendition:)`. A multivariant source's renditions are named `v0`, `v1`
 /// … by descending bandwidth; a media playlist source is rendition `main`.
 public actor LiveChannel {
     /// The channel's name (a store path component).
     public let name: String
-    /// Segments kept on disk after they leave the origin's window.
-    public let margin: Int
+    /// How long segments are kept (on disk, and in `window`) after they leave the origin's window.
+    public let history: MediaTime
     private let source: HLSLocation
     private let folder: URL
     private let timeout: Double
@@ -33,7 +35,7 @@ public actor LiveChannel {
 
     /// A channel reading `source` (an http(s) URL or a local path) into `folder` (the store root);
     /// `evicted` hears the store paths of segments deleted (what the store made of them can go too).
-    public init(name: String, source: String, folder: URL, margin: Int = 3, timeout: Double = 10,
+    public init(name: String, source: String, folder: URL, history: MediaTime = MediaTime(seconds: 60), timeout: Double = 10,
                 evicted: @escaping @Sendable ([String]) -> Void = { _ in }) throws {
         guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
             throw StoreError.unsupported("live channel name \(name) must be letters, digits, - or _")
@@ -41,7 +43,7 @@ public actor LiveChannel {
         self.name = name
         self.source = try HLSLocation.source(source)
         self.folder = folder
-        self.margin = max(0, margin)
+        self.history = MediaTime.max(.zero, history)
         self.timeout = timeout
         self.evicted = evicted
     }
@@ -52,11 +54,12 @@ public actor LiveChannel {
     /// Breaks signalled since the channel started (the first rendition's).
     public var breaksSeen: Int { renditions.keys.sorted().first.flatMap { renditions[$0]?.tracker.breaks.count } ?? 0 }
 
-    /// A snapshot of `rendition`: the segments in the origin's current window and the breaks
-    /// that start or are expected to end within or after it. Nil for an unknown rendition.
+    /// A snapshot of `rendition`: the segments the channel holds (the origin's current window
+    /// and up to `history` before it) and the breaks that start or are expected to end within or
+    /// after them. Nil for an unknown rendition.
     public func window(rendition: String) -> LiveWindow? {
         guard let r = renditions[rendition] else { return nil }
-        let segments = r.segments.filter { $0.sequence >= r.mediaSequence }
+        let segments = r.segments
         let from = segments.first?.firstPTS ?? .min
         let breaks = r.tracker.breaks.filter { $0.startPTS >= from || ($0.expectedEndPTS ?? .max) >= from }
         return LiveWindow(segments: segments, breaks: breaks, targetDuration: r.targetDuration, ended: r.ended)
@@ -121,7 +124,14 @@ public actor LiveChannel {
             r.segments.append(taken.segment)
             r.tracker.add(sequence: entry.sequence, firstPTS: taken.segment.firstPTS, markers: entry.markers, cues: taken.cues)
         }
-        let keep = playlist.mediaSequence - margin
+        // keep `history` before the origin's window: the newest of the older segments up to it
+        var kept = MediaTime.zero
+        var keep = playlist.mediaSequence
+        for old in r.segments.reversed() where old.sequence < playlist.mediaSequence {
+            kept += old.duration
+            guard kept <= history else { break }
+            keep = old.sequence
+        }
         let gone = r.segments.filter { $0.sequence < keep }.map(\.storePath)
         for p in gone { try? FileManager.default.removeItem(at: folder.appendingPathComponent(p)) }
         if !gone.isEmpty { evicted(gone) }

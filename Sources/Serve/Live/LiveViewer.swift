@@ -299,9 +299,13 @@ public actor LiveViewer {
             // the viewer's break starts at its first frame (or where the viewer joined)
             avails[ai].startPTS = cursor; avails[ai].countedThrough = cursor; avails[ai].started = true
         }
-        // Until the ad server answered, wait (publish nothing) while the break's first second is
-        // not due yet; once it is due, what has not answered gets slate.
-        if avails[ai].pod == nil, avails[ai].ads == nil, cursor + 90_000 > limit { return nil }
+        // Until the ad server answered, publish nothing of the break, however far behind the edge
+        // it already is (a viewer refreshing once a target duration sees a break first when its
+        // start is seconds below the limit: publishing then would fill with slate a break whose
+        // ads are ready and whose answer is a moment away); the playlist holds three target
+        // durations, so a player rides the wait out. Once the request's time is up, what has not
+        // answered gets slate.
+        if avails[ai].pod == nil, avails[ai].ads == nil, monotonicSeconds() < avails[ai].requestedAt + context.adsTimeout + 0.5 { return nil }
         let pod = pod(ai, plannedEnd: endGuess)
         let start = avails[ai].startPTS
         let (slot, within) = pod.locate(cursor - start)

@@ -22,11 +22,11 @@ public struct LiveSegment: Sendable, Equatable {
     }
 }
 
-/// A snapshot of one live rendition: what a session playlist is built from. Segments are in
-/// media-sequence order; breaks are every break whose start or expected end is not older than
-/// the window's first segment.
+/// A snapshot of one live rendition: what a session playlist is built from. Segments are what
+/// the channel holds (the origin's window and its recent history), in media-sequence order;
+/// breaks are every break whose start or expected end is not older than the first segment.
 public struct LiveWindow: Sendable, Equatable {
-    /// The window's segments, oldest first.
+    /// The segments the channel holds, oldest first.
     public var segments: [LiveSegment]
     /// The breaks signalled so far that touch the window.
     public var breaks: [LiveBreak]
