@@ -19,7 +19,7 @@ import Timing
         let store: MediaStore
         let running: RunningService
 
-        init() throws {
+        init(clock: SegmentClock = .stream) throws {
             ads = try HTTPTestServer()
             ads.route("/adA.mp4", HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: try ServeStoreAdTests.adClip())))
             let adB = try TestMedia.clip(sourceID: 8, width: 240, height: 180, fps: 30, seconds: 2, gop: 30)
@@ -28,10 +28,15 @@ import Timing
                 ads.route("/vmap-\(v)", body: vmap(midroll: "00:00:01.550", vast(id: "ad\(v)", media: ads.url("/ad\(v).mp4"), tracker: ads.url("/t\(v)"), seconds: 2)))
             }
             ads.route("/vmap-P", body: vmap(midroll: "start", vast(id: "adP", media: ads.url("/adA.mp4"), tracker: ads.url("/tP"), seconds: 2)))
+            // a 25 fps ad: in the 30 fps rungs it must show 30 frames a second
+            let adC = try TestMedia.clip(sourceID: 9, width: 240, height: 180, fps: 25, seconds: 2, gop: 25)
+            ads.route("/adC.mp4", HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: adC)))
+            ads.route("/vmap-C", body: vmap(midroll: "00:00:01.550", vast(id: "adC", media: ads.url("/adC.mp4"), tracker: ads.url("/tC"), seconds: 2)))
             store = try StoreFixture.store(root)
             let template = ads.url("/vmap-[player_params.v]")
             running = try RunningService(media: store, adsTemplate: template) { c in
                 c.contents = [ContentSource(name: "c", source: "clip")]
+                c.clock = clock
             }
         }
         deinit { ads.stop(); try? FileManager.default.removeItem(at: root) }
@@ -137,5 +142,82 @@ import Timing
         #expect(await eventually(30) { once.allSatisfy { p in w.ads.requests.filter { $0.path == p }.count == 2 } })
         let b = w.ads.requests.filter { $0.path.hasPrefix("/tB/") }.map(\.path)
         #expect(Set(b) == Set(once.map { $0.replacingOccurrences(of: "/tA/", with: "/tB/") }) && b.count == 6)
+    }
+
+    /// What the playlists say is what the wire carries, on either clock: the SCTE-35 splice
+    /// times are the PTS of the segments sent there (the break's first frame and the first frame
+    /// after it on the stream clock; the content's own clock at the cut on the shared one);
+    /// each variant's BANDWIDTH is at least the peak segment bit rate of what it lists as sent
+    /// (RFC 8216 §4.3.4.2, measured here independently) and AVERAGE-BANDWIDTH the average; a
+    /// 25 fps ad shows 30 frames a second for its 2 s; sound and pictures stay within 5 ms.
+    @Test(arguments: [SegmentClock.stream, .shared]) func markersBandwidthAndJoinsAreWhatTheWireCarries(_ clock: SegmentClock) async throws {
+        let w = try World(clock: clock)
+        let (s, p) = try await w.readySession("C")
+        let lines = p.split(separator: "\n").map(String.init)
+        // the splice points, decoded by threefive
+        let outLine = try #require(lines.first { $0.hasPrefix("#EXT-X-DATERANGE:") && $0.contains("SCTE35-OUT=") })
+        let inLine = try #require(lines.first { $0.hasPrefix("#EXT-X-DATERANGE:") && $0.contains("SCTE35-IN=") })
+        func pts(_ line: String, _ name: String) throws -> Int64 {
+            let hex = try #require(line.split(separator: ",").first { $0.hasPrefix(name + "=") }).dropFirst(name.count + 1)
+            return try SCTE35Reading.decode(String(hex)).splicePTS
+        }
+        let outPTS = try pts(outLine, "SCTE35-OUT"), inPTS = try pts(inLine, "SCTE35-IN")
+        let uris = Self.segmentURLs(p)
+        func firstPTS(_ uri: String) async throws -> Int64 {
+            let file = w.root.appendingPathComponent("probe-\(UUID().uuidString).ts")
+            try await curl(w.running.url(uri)).body.write(to: file)
+            return try await offPool { try HLSPackageCheck.firstVideoFramePTS(file) }
+        }
+        let firstAd = try #require(uris.first { $0.contains("/ads/") }), lastAd = try #require(uris.last { $0.contains("/ads/") })
+        let resume = uris[uris.firstIndex(of: lastAd)! + 1]
+        let resumePTS = try await firstPTS(resume)
+        #expect(inPTS == resumePTS % (1 << 33), "SCTE35-IN \(inPTS) where content resumes on the wire: \(resumePTS)")
+        switch clock {
+        case .stream: #expect(outPTS == (try await firstPTS(firstAd)) % (1 << 33), "SCTE35-OUT at the ad's first frame as sent")
+        case .shared: #expect(outPTS == inPTS, "on the shared clock both are the content's clock at the cut")
+        }
+        // BANDWIDTH and AVERAGE-BANDWIDTH against the segments as sent
+        let master = try await curl(w.running.url("/v1/sessions/\(s)/master.m3u8")).text
+        let inf = try #require(master.split(separator: "\n").first { $0.hasPrefix("#EXT-X-STREAM-INF:") && $0.contains("320x180") })
+        func attribute(_ name: String) -> Int? { inf.dropFirst(18).split(separator: ",").first { $0.hasPrefix(name + "=") }.flatMap { Int($0.dropFirst(name.count + 1)) } }
+        let bandwidth = try #require(attribute("BANDWIDTH")), average = try #require(attribute("AVERAGE-BANDWIDTH"))
+        let durations = lines.filter { $0.hasPrefix("#EXTINF:") }.compactMap { Double($0.dropFirst(8).dropLast()) }
+        var sizes: [Int] = []
+        for u in uris { sizes.append(try await curl(w.running.url(u)).body.count) }
+        #expect(sizes.count == durations.count)
+        let target = Double(lines.first { $0.hasPrefix("#EXT-X-TARGETDURATION:") }.flatMap { Int($0.dropFirst(22)) } ?? 0)
+        var peak = 0.0
+        for i in sizes.indices {
+            var d = 0.0, b = 0
+            for j in i..<sizes.count {
+                d += durations[j]; b += sizes[j]
+                if d > 1.5 * target + 0.001 { break }
+                if d >= 0.5 * target - 0.001 { peak = max(peak, Double(b) * 8 / d) }
+            }
+        }
+        let mean = Double(sizes.reduce(0, +)) * 8 / durations.reduce(0, +)
+        #expect(Double(bandwidth) >= peak * 0.995, "BANDWIDTH \(bandwidth) under the measured peak \(Int(peak))")
+        #expect(abs(Double(average) - mean) <= mean * 0.01, "AVERAGE-BANDWIDTH \(average) against \(Int(mean))")
+        guard clock == .stream else { return }
+        // the 25 fps ad at 30 frames a second, and A/V at every join
+        let out = w.root.appendingPathComponent("c.ts")
+        let dl = try await runOffPool(try Tools.ffmpegPath(), ["-nostdin", "-v", "error", "-i", w.running.url("/v1/sessions/\(s)/180p.m3u8"), "-c", "copy", "-y", out.path])
+        #expect(dl.status == 0, "\(dl.stderr)")
+        let frames = try await offPool { try MediaVerifier.videoFrames(out, reader: IdentityReader(output: PixelSize(width: 320, height: 180), sources: [PixelSize(width: 240, height: 180)])) }
+        let adFrames = frames.compactMap(\.identity).filter { $0.sourceID == 9 }
+        #expect(abs(adFrames.count - 60) <= 1, "2 s of a 25 fps ad in a 30 fps rung: \(adFrames.count) frames")
+        let content = frames.compactMap(\.identity).filter { $0.sourceID == 3 }.map(\.frameIndex)
+        #expect(content == Array(0..<StoreFixture.frames), "content frames once and in order")
+        // A/V at each flash from the break on (the ad's first frame, each second after, content
+        // after the join): the content's own first flash (67 ms into the stream) is not a join,
+        // and its beep starts inside the AAC priming frame an MPEG-TS segment keeps (MP4 trims it
+        // with an edit list), whose pre-echo reads 8 ms early whoever packages it.
+        let breakStart = try #require(frames.first { $0.identity?.sourceID == 9 }?.seconds)
+        let flashes = MediaVerifier.flashTimes(frames).filter { $0 >= breakStart - 0.001 }
+        let onsets = try await offPool { try MediaVerifier.beepOnsets(out) }
+        let offsets = MediaVerifier.syncOffsets(flashTimes: flashes, beepOnsets: onsets)
+        #expect(flashes.count >= 4, "the ad's two seconds and the content after it: \(flashes)")
+        let worst = try #require(MediaVerifier.maxAbsoluteOffset(offsets), "a flash without its beep: \(offsets)")
+        #expect(worst <= 0.005, "A/V at the joins: worst \(worst * 1000) ms over \(offsets.count) flashes")
     }
 }
