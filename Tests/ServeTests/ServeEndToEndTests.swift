@@ -198,6 +198,15 @@ import Timing
         let mean = Double(sizes.reduce(0, +)) * 8 / durations.reduce(0, +)
         #expect(Double(bandwidth) >= peak * 0.995, "BANDWIDTH \(bandwidth) under the measured peak \(Int(peak))")
         #expect(abs(Double(average) - mean) <= mean * 0.01, "AVERAGE-BANDWIDTH \(average) against \(Int(mean))")
+        // strict clients play it to the end on either clock (the shared clock's runs each start
+        // a new MPEG-TS stream: ffmpeg -xerror read them as corrupt before they were marked)
+        let ff = try await runOffPool(try Tools.ffmpegPath(), ["-nostdin", "-v", "error", "-xerror", "-i", w.running.url("/v1/sessions/\(s)/master.m3u8"), "-f", "null", "-"])
+        // Allowed on the shared clock only: FFmpeg's HLS reader ignores EXT-X-DISCONTINUITY and
+        // hands its muxer each run's own timestamps, which restart at a join (the stream clock
+        // exists for FFmpeg; players that reset at a discontinuity play the shared clock).
+        let allowed = clock == .shared ? "non monotonically increasing dts to muxer" : "\u{0}"
+        let complaints = ff.stderr.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty && !$0.contains(allowed) }
+        #expect(ff.status == 0 && complaints.isEmpty, "ffmpeg -xerror on the \(clock) clock: \(complaints.prefix(5))")
         guard clock == .stream else { return }
         // the 25 fps ad at 30 frames a second, and A/V at every join
         let out = w.root.appendingPathComponent("c.ts")
