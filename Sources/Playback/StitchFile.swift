@@ -115,7 +115,8 @@ import Timing
         format = try OutputFormat.forContent(video: video, audio: audio, size: request.size, frameRate: request.frameRate)
         content = MediaSummary(uri: request.content, duration: duration, width: video.displaySize.width,
                                height: video.displaySize.height, frameRate: video.frameRate,
-                               sampleRate: audio?.sampleRate ?? 0, channels: audio?.channels ?? 0)
+                               sampleRate: audio?.sampleRate ?? 0, channels: audio?.channels ?? 0,
+                               timelineOrigin: contentTimeline.reported)
         do {
             contentSource = try MediaSource(url: request.content, output: format, threads: request.threads, timeline: contentTimeline)
         } catch {
