@@ -113,6 +113,7 @@ import Timing
         contentDuration = duration
         durationGuessed = video.duration == nil && probe.durationIsGuessed
         format = try OutputFormat.forContent(video: video, audio: audio, size: request.size, frameRate: request.frameRate)
+        if request.size == nil, let w = OutputFormat.downscaleWarning(video: video, output: format) { warnings.append(w) }
         content = MediaSummary(uri: request.content, duration: duration, width: video.displaySize.width,
                                height: video.displaySize.height, frameRate: video.frameRate,
                                sampleRate: audio?.sampleRate ?? 0, channels: audio?.channels ?? 0,
