@@ -72,14 +72,17 @@ public struct PictureBudget: Sendable, Equatable, CustomStringConvertible {
     public func fitted(width: Int, height: Int) -> (width: Int, height: Int) {
         guard width > 0, height > 0 else { return (width, height) }
         if admits(width: width, height: height) { return (width & ~1, height & ~1) }
-        // the scale is found in floating point, then the width stepped down (by 2, exactly)
-        // until both sides and the area fit; the height follows the width, rounded to even
-        let scale = min((Double(maxPixels) / (Double(width) * Double(height))).squareRoot(),
-                        Double(maxSide) / Double(width), Double(maxSide) / Double(height))
-        var w = Int((Double(width) * scale).rounded(.down)) & ~1
-        func h(_ w: Int) -> Int { Int((Double(w) * Double(height) / Double(width)).rounded()) & ~1 }
-        while w > 2, !admits(width: w, height: h(w)) { w -= 2 }
-        return (max(w, 2), max(h(w), 2))
+        // the scale is found in floating point, then the longer side stepped (by 2, exactly)
+        // down until both sides and the area fit and up while the next still does; the shorter
+        // side follows it, rounded to even
+        let (long, short) = width >= height ? (width, height) : (height, width)
+        let scale = min((Double(maxPixels) / (Double(width) * Double(height))).squareRoot(), Double(maxSide) / Double(long))
+        func other(_ l: Int) -> Int { max(Int((Double(l) * Double(short) / Double(long)).rounded()) & ~1, 2) }
+        func fits(_ l: Int) -> Bool { l <= maxSide && other(l) <= maxSide && l * other(l) <= maxPixels }
+        var l = max(Int((Double(long) * scale).rounded(.down)) & ~1, 2)
+        while l > 2, !fits(l) { l -= 2 }
+        while l + 2 <= long, fits(l + 2) { l += 2 }
+        return width >= height ? (l, other(l)) : (other(l), l)
     }
 
     /// "at most 9437184 pixels, no side over 8192".
