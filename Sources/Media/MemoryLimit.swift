@@ -26,7 +26,7 @@ public enum MemoryLimit {
 /// 199 KB took a stitch from 88 MB to 878 MB; refused here, it costs nothing. Content is the
 /// user's own and is decoded up to a far larger picture, but never composed or encoded above
 /// `output`: an 8192×8192 content took 7.8 GB to stitch at its own size (libx264's frames in
-/// flight), 1.5 GB written at the budget's 3072×3072.
+/// flight), 1.7 GB written at the budget's 3072×3072.
 public struct PictureBudget: Sendable, Equatable, CustomStringConvertible {
     /// What it is the budget of, in its refusals ("ad", "content", "output").
     public var name: String
