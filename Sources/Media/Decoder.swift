@@ -20,7 +20,7 @@ public final class Decoder {
     public let stream: StreamInfo
     /// How many packets were rejected as corrupt (decoding goes on past them).
     public private(set) var corruptPackets = 0
-    /// The picture budget its input's demuxer carries (video of ad media), else nil.
+    /// The picture budget its input's demuxer carries (video), else nil.
     public private(set) var pictureBudget: PictureBudget?
 
     /// Opens a decoder for stream `index` of `demuxer`; `threads` 0 lets FFmpeg choose.
@@ -39,11 +39,14 @@ public final class Decoder {
         ctx.pointee.thread_count = Int32(threads)
         if par!.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
             ctx.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
-            if let budget = demuxer.pictureBudget {
-                // FFmpeg refuses a larger picture before allocating it; `receive` checks the sides.
-                ctx.pointee.max_pixels = Int64(budget.maxPixels)
-                pictureBudget = budget
-            }
+            // a large picture: fewer threads, so the pictures in flight stay bounded
+            let format = AVPixelFormat(rawValue: par!.pointee.format)
+            let bytes = av_image_get_buffer_size(format.rawValue < 0 ? AV_PIX_FMT_YUV420P : format, par!.pointee.width, par!.pointee.height, 1)
+            ctx.pointee.thread_count = Int32(PictureBudget.decoderThreads(requested: threads, pictureBytes: Int(max(bytes, 0))))
+            // FFmpeg refuses a larger picture before allocating it; `receive` checks the sides.
+            let budget = demuxer.pictureBudget
+            ctx.pointee.max_pixels = Int64(budget.maxPixels)
+            pictureBudget = budget
         }
         try check(avcodec_open2(ctx, codec, nil), "cannot open \(stream.codecName) decoder")
     }
@@ -72,7 +75,9 @@ public final class Decoder {
         ctx.pointee.width = Int32(width)
         ctx.pointee.height = Int32(height)
         ctx.pointee.pkt_timebase = timeBase.av
-        ctx.pointee.thread_count = Int32(threads)
+        // smart rendering's decoders: 8-bit 4:2:0 pictures
+        let bytes = av_image_get_buffer_size(AV_PIX_FMT_YUV420P, Int32(width), Int32(height), 1)
+        ctx.pointee.thread_count = Int32(PictureBudget.decoderThreads(requested: threads, pictureBytes: Int(max(bytes, 0))))
         try check(avcodec_open2(ctx, codec, nil), "cannot open \(name) decoder")
     }
 
@@ -100,7 +105,7 @@ public final class Decoder {
         let w = Int(context.pointee.coded_width), h = Int(context.pointee.coded_height)
         if let refusal = pictureBudget.refusal("a decoded picture", width: w, height: h) { throw refusal }
         if w == 0 || h == 0 {
-            throw MediaError.unsupported("the \(stream.codecName) bitstream declares a picture over the ad picture budget (\(pictureBudget)); the decoder refused it")
+            throw MediaError.unsupported("the \(stream.codecName) bitstream declares a picture over the \(pictureBudget.name) picture budget (\(pictureBudget)); the decoder refused it")
         }
     }
 

@@ -61,18 +61,18 @@ public final class Demuxer {
         }
         try check(opened, "cannot open \(url)")
         guard let ctx else { throw MediaError.allocationFailed("AVFormatContext") }
-        let budget: PictureBudget? = policy == .adMedia ? .ad : nil
+        let budget: PictureBudget = policy == .adMedia ? .ad : .content
         func close() { var c: UnsafeMutablePointer<AVFormatContext>? = ctx; avformat_close_input(&c) }
         // The container's declared picture size, before anything is decoded (finding the stream
         // information decodes a few frames).
-        if let budget, let refusal = Demuxer.overBudget(ctx, budget) { close(); throw refusal }
+        if let refusal = Demuxer.overBudget(ctx, budget) { close(); throw refusal }
         let found = Demuxer.findStreamInfo(ctx, budget: budget)
         if found < 0 {
             close()
             try check(found, "cannot read stream information of \(url)")
         }
         // Again with what the bitstream said (its parser may correct the container).
-        if let budget, let refusal = Demuxer.overBudget(ctx, budget) { close(); throw refusal }
+        if let refusal = Demuxer.overBudget(ctx, budget) { close(); throw refusal }
         context = ctx
         self.url = url
         pictureBudget = budget
@@ -107,8 +107,9 @@ public final class Demuxer {
         }
     }
 
-    /// The budget every decoder of this input's video keeps to (`PictureBudget.ad` for ad media).
-    public let pictureBudget: PictureBudget?
+    /// The budget every decoder of this input's video keeps to: `PictureBudget.ad` for ad media,
+    /// `PictureBudget.content` for anything a user named.
+    public let pictureBudget: PictureBudget
 
     /// The refusal for the first video stream whose declared size is over `budget`, if any.
     private static func overBudget(_ ctx: UnsafeMutablePointer<AVFormatContext>, _ budget: PictureBudget) -> MediaError? {

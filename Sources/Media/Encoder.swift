@@ -25,7 +25,9 @@ public final class Encoder {
         ctx.pointee.time_base = timeBase.av
         ctx.pointee.framerate = frameRate.av
         ctx.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
-        ctx.pointee.thread_count = Int32(threads)
+        // a large picture: fewer threads, so the pictures in flight stay bounded
+        let bytes = av_image_get_buffer_size(AV_PIX_FMT_YUV420P, Int32(width), Int32(height), 1)
+        ctx.pointee.thread_count = Int32(PictureBudget.encoderThreads(requested: threads, pictureBytes: Int(max(bytes, 0))))
         if globalHeader { ctx.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         try open(codec, options)
     }

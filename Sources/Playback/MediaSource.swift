@@ -31,6 +31,7 @@ final class MediaSource {
         audio = try AudioTrack(reader: reader, output: output)
         hasAudio = reader.audio != nil
         if let timeline {
+            video.timeline = timeline
             video.origin = timeline.start
             audio.origin = timeline.start
             gapStart = .zero

@@ -16,6 +16,9 @@ public struct MediaSummary: Sendable, Equatable {
     public var sampleRate: Int
     /// Audio channels, 0 when there is no audio.
     public var channels: Int
+    /// Content: where its timeline starts in its container, when that is not container time 0
+    /// (nil for an output, and for content whose time 0 is its container's).
+    public var timelineOrigin: ContentOrigin? = nil
 }
 
 /// One ad as it was placed in the output.
@@ -97,5 +100,30 @@ public struct PlacedBreak: Sendable, Equatable {
     /// Timings in seconds.
     public init(plan: Double = 0, decode: Double = 0, encode: Double = 0, mux: Double = 0, total: Double = 0) {
         self.plan = plan; self.decode = decode; self.encode = encode; self.mux = mux; self.total = total
+    }
+}
+
+/// Where content time 0 lies in the content's container, and why (`ContentTimeline`): cues, the
+/// report's content times and the output count from there.
+public struct ContentOrigin: Sendable, Equatable {
+    /// Why content time 0 is where it is.
+    public enum Rule: String, Sendable {
+        /// MP4/MOV: the movie's 0 (edit lists applied; a leading gap kept, the first frame held).
+        case movieStart = "movie-start"
+        /// MP4/MOV with nothing presented for longer than `ContentTimeline.longestLeadingGap`:
+        /// the first presented sample of any track (a clock carried over, not a gap).
+        case firstPresented = "first-presented"
+        /// A container whose clock starts anywhere (MPEG-TS): its earliest timestamp.
+        case firstTimestamp = "first-timestamp"
+    }
+
+    /// Container time of content time 0.
+    public var containerTime: MediaTime
+    /// Why it is there.
+    public var rule: Rule
+
+    /// An origin.
+    public init(containerTime: MediaTime, rule: Rule) {
+        self.containerTime = containerTime; self.rule = rule
     }
 }

@@ -105,7 +105,10 @@ import Timing
         let video = probe.streams[videoIndex]
         let audio = probe.bestStream(.audio).map { probe.streams[$0] }
         self.probe = probe
-        let contentTimeline = ContentTimeline(probe)
+        // Ad media as content (a service's ad rendition) counts from its first video frame, as
+        // an ad in a break does; content, as players count it (`ContentTimeline`).
+        let contentTimeline = request.contentIsAdMedia ? ContentTimeline(zeroBased: false, earliest: video.startTime ?? .zero)
+                                                       : ContentTimeline(probe)
         self.contentTimeline = contentTimeline
         guard let duration = contentTimeline.end(of: video) ?? probe.duration, duration > .zero else {
             throw StitchFailure.contentUnreadable("content \(request.content) has no duration")
@@ -115,9 +118,11 @@ import Timing
         var format = try OutputFormat.forContent(video: video, audio: audio, size: request.size, frameRate: request.frameRate)
         if let a = request.audio { format.sampleRate = a.sampleRate; format.channels = a.channels }
         self.format = format
+        if request.size == nil, let w = OutputFormat.downscaleWarning(video: video, output: format) { warnings.append(w) }
         content = MediaSummary(uri: request.content, duration: duration, width: video.displaySize.width,
                                height: video.displaySize.height, frameRate: video.frameRate,
-                               sampleRate: audio?.sampleRate ?? 0, channels: audio?.channels ?? 0)
+                               sampleRate: audio?.sampleRate ?? 0, channels: audio?.channels ?? 0,
+                               timelineOrigin: contentTimeline.reported)
         do {
             contentSource = try MediaSource(url: request.content, output: format, threads: request.threads,
                                             policy: request.contentIsAdMedia ? .adMedia : .trusted, timeline: contentTimeline)

@@ -22,6 +22,8 @@ final class VideoTrack {
     /// Container time of source time 0: the first frame's unless set before reading (content:
     /// `ContentTimeline.start`); all times are relative to it.
     var origin: MediaTime?
+    /// Content: its timeline, which decides the origin once the first frame is read; nil for an ad.
+    var timeline: ContentTimeline?
     /// Frames decoded so far.
     private(set) var decodedFrames = 0
 
@@ -43,8 +45,10 @@ final class VideoTrack {
         var pts: MediaTime
         if let ticks = decoded.bestEffortTicks {
             let absolute = MediaTime(value: ticks * timeBase.numerator, timescale: timeBase.denominator)
-            // a first frame before the timeline's start moves the start back to it
-            if origin == nil || (decodedFrames == 1 && absolute < origin!) { origin = absolute }
+            // content: a first frame before the timeline's start moves the start back to it
+            // (`ContentTimeline.origin(firstFrame:)`); an ad: its first frame is its origin
+            if let timeline, decodedFrames == 1 { origin = min(origin ?? timeline.start, timeline.origin(firstFrame: absolute)) }
+            if origin == nil { origin = absolute }
             pts = absolute - origin!
         } else {
             if origin == nil { origin = .zero }

@@ -56,8 +56,8 @@ import TestSupport
                 if try decoder.receive(into: frame) == .produced { return }
             }
         }
-        // content (trusted) has no budget
-        #expect(try Demuxer(url: try OversizedAd.h264.url.path).pictureBudget == nil)
+        // content (trusted) has the content budget, which this picture fits
+        #expect(try Demuxer(url: try OversizedAd.h264.url.path).pictureBudget == .content)
     }
 
     /// A picture over the budget that only appears mid-stream is refused on the frame that shows

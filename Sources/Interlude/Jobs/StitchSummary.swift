@@ -15,7 +15,7 @@ enum StitchSummary {
     static func appLines(_ r: StitchResult) -> [String] {
         var lines: [String] = []
         lines.append("wrote \(r.output.uri): \(r.format), \(r.videoFrames) frames, \(r.output.duration.clockString)")
-        lines.append("content \(r.content.uri): \(r.content.duration.clockString)")
+        lines.append("content \(r.content.uri): \(r.content.duration.clockString)\(origin(r))")
         for b in r.breaks {
             lines.append("  break \(b.id) at content \(b.contentTime.clockString) -> stream \(b.streamTime.clockString), \(b.ads.count) ad(s), \(b.duration.clockString)"
                          + (b.doubleBox.map { " (\($0); content went on)" } ?? ""))
@@ -38,11 +38,17 @@ enum StitchSummary {
         return lines
     }
 
+    /// Where the content's timeline starts when that is not its container's 0 (" from container
+    /// time 27:46:39.978 (first-presented)"), else "".
+    static func origin(_ r: StitchResult) -> String {
+        r.content.timelineOrigin.map { " from container time \($0.containerTime.clockString) (\($0.rule.rawValue))" } ?? ""
+    }
+
     /// An ad response: each ad by its identity, and the events and beacons recorded.
     static func adResponseLines(_ r: StitchResult) -> [String] {
         var lines: [String] = []
         lines.append("wrote \(r.output.uri): \(r.format), \(r.videoFrames) frames, \(r.output.duration.clockString)")
-        lines.append("content \(r.content.uri): \(r.content.duration.clockString); cue points \(r.cuePoints.map { String(format: "%g", $0) }.joined(separator: ", "))")
+        lines.append("content \(r.content.uri): \(r.content.duration.clockString)\(origin(r)); cue points \(r.cuePoints.map { String(format: "%g", $0) }.joined(separator: ", "))")
         for b in r.playedBreaks {
             lines.append("  break \(b.id) at content \(b.contentTime.clockString) -> stream \(b.streamTime.clockString), \(b.ads.count) ad(s), \(b.duration.clockString)"
                          + (b.doubleBox.map { " (\($0); content went on)" } ?? ""))

@@ -28,6 +28,18 @@ public struct StitchReport: Codable, Sendable {
         public var videoFrames: Int64?
         /// Audio samples written per channel (the output only; absent for the content).
         public var audioSamples: Int64?
+        /// The content: where its timeline starts in its container and why, when that is not
+        /// container time 0 (`ContentTimeline`); absent otherwise, and for the output.
+        public var timelineOrigin: TimelineOrigin?
+    }
+    /// Where the content's timeline starts: cues and every content time count from there.
+    public struct TimelineOrigin: Codable, Sendable {
+        /// Container time (seconds) of content time 0.
+        public var containerTime: Double
+        /// Why: `first-presented` (an MP4/MOV whose first sample is presented more than 10 s
+        /// after 0: a clock carried over, not a gap), `first-timestamp` (MPEG-TS and other
+        /// containers whose clock starts anywhere) or `movie-start`.
+        public var rule: String
     }
     /// A beacon: event, stream time (seconds) and the expanded URL.
     public struct Beacon: Codable, Sendable {
@@ -244,7 +256,8 @@ extension StitchReport.Media {
     init(_ m: MediaSummary, videoFrames: Int64? = nil, audioSamples: Int64? = nil) {
         self.init(uri: m.uri, duration: m.duration.seconds, width: m.width, height: m.height,
                   frameRate: m.frameRate?.doubleValue, sampleRate: m.sampleRate, channels: m.channels,
-                  videoFrames: videoFrames, audioSamples: audioSamples)
+                  videoFrames: videoFrames, audioSamples: audioSamples,
+                  timelineOrigin: m.timelineOrigin.map { StitchReport.TimelineOrigin(containerTime: $0.containerTime.seconds, rule: $0.rule.rawValue) })
     }
 }
 

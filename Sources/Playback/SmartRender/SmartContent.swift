@@ -37,8 +37,7 @@ final class SmartContent: Feed {
         audio = try AudioTrack(reader: audioReader, output: output)
         let tb = gops.demuxer.timeBase(of: scan.videoIndex)
         let first = MediaTime(value: scan.originTicks * tb.numerator, timescale: tb.denominator)
-        // a first frame before the timeline's start moves the start back to it (as `VideoTrack`)
-        let origin = min(timeline.start, first)
+        let origin = timeline.origin(firstFrame: first)
         audio.origin = origin
         videoStart = first - origin
         gapStart = videoStart > .zero ? .zero : nil

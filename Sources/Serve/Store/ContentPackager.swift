@@ -48,7 +48,7 @@ enum ContentPackager {
         return PackagedContent(version: PackagedContent.version, name: name, source: source, sourceSHA256: sourceSHA256,
                                frameRateNumerator: scan.frameRate.numerator, frameRateDenominator: scan.frameRate.denominator,
                                frameCount: scan.frameCount, originFrames: scan.originFrames, audioIndex: scan.audioIndex,
-                               renditions: rungs)
+                               renditions: rungs, videoStartTime: [scan.videoStart.value, scan.videoStart.timescale])
     }
 
     /// Writes the TS segments `spans` (store-relative paths under `storePrefix`, written under

@@ -1,5 +1,6 @@
 import Foundation
 import Media
+@_spi(Engine) import Playback
 import Timing
 
 /// What packaging needs to know of an MP4 source, from one pass over its video packets: a
@@ -20,6 +21,10 @@ struct ContentScan {
     /// The first frame's time in periods (usually 0): frame `i` is at `(originFrames + i)` periods
     /// in the source's (and every rendition's) timestamps.
     var originFrames: Int
+    /// Content time of frame 0 on the content's timeline (`ContentTimeline`, the stitch's and the
+    /// player's): after 0 when an MP4 leads with a gap before its first frame; cues count from
+    /// the timeline's origin, not from frame 0.
+    var videoStart: MediaTime
 
     /// The duration of one frame.
     var period: MediaTime { frameRate.period }
@@ -38,6 +43,7 @@ struct ContentScan {
         if let a, !["aac", "mp3"].contains(demuxer.streams[a].codecName) {
             throw StoreError.unsupported("\(path): audio is \(demuxer.streams[a].codecName); HLS carries AAC or MP3")
         }
+        let timeline = ContentTimeline(demuxer)
         demuxer.keepOnly([v])
         let tb = demuxer.timeBase(of: v)
         let packet = try Packet()
@@ -65,9 +71,10 @@ struct ContentScan {
         let frameRate = Rational(tb.denominator, tb.numerator * step)
         let duration = frameRate.period * Int64(pts.count)
         let keyframes = keys.map { Int(($0 - origin) / step) }.sorted()
+        let first = MediaTime(value: origin * tb.numerator, timescale: tb.denominator)
         return ContentScan(videoIndex: v, audioIndex: a, width: info.width, height: info.height, frameRate: frameRate,
                            frameCount: pts.count, keyframes: Array(Set(keyframes)).sorted(),
                            videoBitrate: Int(Double(bytes * 8) / max(duration.seconds, 0.001)),
-                           originFrames: Int(origin / step))
+                           originFrames: Int(origin / step), videoStart: (first - timeline.origin(firstFrame: first)).reduced)
     }
 }

@@ -7,14 +7,16 @@ extension PackagedContent {
 }
 
 extension MediaStore {
-    /// One rung of `content` cut at `cues`: each cue moved to the first frame at or after it,
+    /// One rung of `content` cut at `cues` (content times, on the timeline the stitch counts from:
+    /// `ContentTimeline`): each cue moved to the first frame at or after it,
     /// runs of origin segments and, where a cue falls inside a segment, shared pieces made once
     /// per (content, rung, segment, piece bounds) and reused by every later call.
     public func cut(_ content: String, rendition: String, at cues: [MediaTime]) async throws -> CutContent {
         let p = try await packagedContent(content)
         guard let rung = p.rendition(rendition) else { throw StoreError.unknownRendition(rendition) }
+        let lead = p.videoStart
         let frames = Array(Set(cues.map { cue -> Int in
-            let n = cue <= .zero ? 0 : Int(cue.count(of: p.period, rounding: .up))
+            let n = cue <= lead ? 0 : Int((cue - lead).count(of: p.period, rounding: .up))
             return min(n, p.frameCount)
         })).sorted()
         let bounds = [0] + frames + [p.frameCount]
@@ -32,7 +34,7 @@ extension MediaStore {
             }
             runs.append(run)
         }
-        return CutContent(cues: frames.map { p.period * Int64($0) }, runs: runs)
+        return CutContent(cues: frames.map { lead + p.period * Int64($0) }, runs: runs)
     }
 
     /// The piece `[a, b)` of segment `k`: from the store when made before, else made now (once,

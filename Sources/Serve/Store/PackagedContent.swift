@@ -21,6 +21,16 @@ struct PackagedContent: Codable, Sendable {
     var renditions: [PackagedRendition]
     /// Frames the origin marks as cues (an HLS source's CUE-OUT / SCTE-35 DATERANGE).
     var originCueFrames: [Int] = []
+    /// Content time of frame 0 on the content's timeline, (value, timescale) (`ContentScan.videoStart`);
+    /// nil: 0 (an HLS import, or a package made before it was recorded).
+    var videoStartTime: [Int64]? = nil
+
+    /// Content time of frame 0: cue `t` cuts at the first frame at or after `t - videoStart`
+    /// frames of it.
+    var videoStart: MediaTime {
+        guard let v = videoStartTime, v.count == 2, v[1] > 0, v[0] >= 0 else { return .zero }
+        return MediaTime(value: v[0], timescale: v[1])
+    }
 
     var frameRate: Rational { Rational(frameRateNumerator, frameRateDenominator) }
     var period: MediaTime { frameRate.period }
