@@ -46,7 +46,7 @@ extension MediaStore {
             guard SegmentCutMaker.plan(segment, from: from, to: to) == plan else {
                 throw StoreError.unsupported("cut: \(path) changed while it was cut")
             }
-            let previous = MediaStore.previousSegmentPaths(path).lazy
+            let previous = MediaStore.previousSegmentPaths(path).lazy.filter { StoreFile.regular($0, in: root) != nil }
                 .compactMap { try? SegmentCutMaker.Segment(root.appendingPathComponent($0)) }.first
             try SegmentCutMaker.piece(segment, plan: plan, rendition: rendition, previous: previous, output: output)
         }
