@@ -23,9 +23,9 @@ let workerUsage = """
                                  the demo) when it lies inside DIR once links are resolved; without
                                  it a job naming a local file fails (VAST 403)
 
-    A job is checked as strictly as a request before it runs (its rung within 3840x2160 and the
-    LADDER rules, a segment target of 1-30 s, an http(s) media URL or a local document's file);
-    one that fails is dead-lettered with its reason and never run.
+    A job is checked as strictly as a request before it runs (its rung within 3840x2160, names
+    and bit rates as a LADDER's, a segment target of 1-30 s, an http(s) media URL or a local
+    document's file); one that fails is dead-lettered with its reason and never run.
 
     SIGINT or SIGTERM: finish the job in hand, then exit 0.
     exit status: 1 when the worker cannot start (the store folder); 2 for bad usage.

@@ -362,7 +362,7 @@ import Timing
             ("a dot", with { $0.rendition.name = ".hidden" }), ("a long name", with { $0.rendition.name = String(repeating: "a", count: 33) }),
             ("8192x8192", with { $0.rendition.width = 8192; $0.rendition.height = 8192 }),
             ("over 4K", with { $0.rendition.width = 4000; $0.rendition.height = 4000 }),
-            ("odd", with { $0.rendition.width = 161 }), ("tiny", with { $0.rendition.width = 8 }),
+            ("tiny", with { $0.rendition.width = 8 }),
             ("video under 1 kbit/s", with { $0.rendition.videoBitrate = 999 }), ("video over 200 Mbit/s", with { $0.rendition.videoBitrate = 300_000_000 }),
             ("no audio rate", with { $0.rendition.audioBitrate = 0 }),
             ("half a second", with { $0.segmentTarget = MediaTime(value: 1, timescale: 2) }), ("31 s", with { $0.segmentTarget = MediaTime(seconds: 31) }),

@@ -31,17 +31,17 @@ public struct AdJobRequest: Sendable, Hashable {
     public static let longestURL = 8192
 
     /// Why this job is not one the store would make, in one line; nil when it is. A job read
-    /// from a queue is as hostile as a request: its rung is one a LADDER could name (`Ladder`'s
-    /// name, size and bit-rate rules) within `largestPicture`, a frame rate of at most 240 per
+    /// from a queue is as hostile as a request: its rung is one the store could serve (a
+    /// LADDER's name and bit-rate rules, sizes of 16 to 8192) within `largestPicture`, a frame rate of at most 240 per
     /// second and a codec of letters, digits and '.'; its segment target 1-30 s; its media an
     /// http(s) URL, or a local path or `file:` URL only when `allowLocal` (a local document's ad;
     /// the worker reads it only inside the folder it was given).
     public var problem: String? {
         let r = rendition
         guard MediaStore.isRungName(r.name), r.name.count <= 32 else { return "rung name '\(r.name.prefix(40))' is not 1-32 letters, digits, '-' or '_'" }
-        guard (16...8192).contains(r.width), (16...8192).contains(r.height), r.width % 2 == 0, r.height % 2 == 0,
-              r.width * r.height <= AdJobRequest.largestPicture else {
-            return "rung \(r.name): \(r.width)x\(r.height) is not even sizes of at least 16 within 3840x2160 pixels"
+        // sizes of any parity: an HLS origin's rung may be odd (853x480); the encoder rounds
+        guard (16...8192).contains(r.width), (16...8192).contains(r.height), r.width * r.height <= AdJobRequest.largestPicture else {
+            return "rung \(r.name): \(r.width)x\(r.height) is not sizes of at least 16 within 3840x2160 pixels"
         }
         guard Ladder.bitrate(String(r.videoBitrate)) != nil, Ladder.bitrate(String(r.audioBitrate)) != nil else {
             return "rung \(r.name): bit rates \(r.videoBitrate)+\(r.audioBitrate) b/s are not 1 kbit/s to 200 Mbit/s"
