@@ -87,8 +87,9 @@ serve 1
 wait_for 600 "node1" curl -fsS "http://127.0.0.1:$((PORT + 1))/health"
 for ((n = 2; n <= NODES; n++)); do serve "$n"; done
 for ((w = 1; w <= WORKERS; w++)); do
+  # the demo VMAP's ads are files in Media/: a worker reads local media only inside the folder it is given
   # shellcheck disable=SC2086
-  start "worker$w" "$INTERLUDE" worker --redis "$REDIS" --store "$STORE" --consumer "worker$w" $WORKER_ARGS
+  start "worker$w" "$INTERLUDE" worker --redis "$REDIS" --store "$STORE" --consumer "worker$w" --allow-local-media Media $WORKER_ARGS
 done
 for ((n = 2; n <= NODES; n++)); do wait_for 120 "node$n" curl -fsS "http://127.0.0.1:$((PORT + n))/health"; done
 

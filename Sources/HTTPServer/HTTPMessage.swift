@@ -30,7 +30,8 @@ public struct HTTPResponse: Sendable {
         /// Bytes in memory (copied into the response).
         case data(Data)
         /// A regular file, sent with sendfile(2) where the system allows; a file that cannot be
-        /// opened becomes a 404.
+        /// opened, a link (at the last component) or anything but a regular file (a FIFO is
+        /// opened without blocking) becomes a 404.
         case file(URL)
     }
     /// The status code.

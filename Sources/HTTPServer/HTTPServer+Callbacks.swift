@@ -134,7 +134,9 @@ extension HTTPServer {
                 MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), interlude_mhd_must_copy)
             }
         case .file(let url):
-            let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+            // no link followed at the last component, and never blocking: open(2) of a FIFO
+            // without O_NONBLOCK waits for a writer, and would hold this pool thread for good
+            let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
             var info = stat()
             if fd >= 0, fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
                 made = MHD_create_response_from_fd(Int(info.st_size), fd)   // owns fd from here

@@ -19,6 +19,13 @@ let workerUsage = """
       --visibility-timeout SECS  idle time before another worker takes a job over (default 30)
       --max-attempts N           attempts before a job is dead-lettered (default 3)
       --fetch-timeout SECS       one ad media download (default 10)
+      --allow-local-media DIR    read a job's local media file (a local VMAP's ad, e.g. Media/ for
+                                 the demo) when it lies inside DIR once links are resolved; without
+                                 it a job naming a local file fails (VAST 403)
+
+    A job is checked as strictly as a request before it runs (its rung within 3840x2160, names
+    and bit rates as a LADDER's, a segment target of 1-30 s, an http(s) media URL or a local
+    document's file); one that fails is dead-lettered with its reason and never run.
 
     SIGINT or SIGTERM: finish the job in hand, then exit 0.
     exit status: 1 when the worker cannot start (the store folder); 2 for bad usage.
@@ -62,6 +69,7 @@ private func parseWorker(_ args: [String]) throws -> AdWorker.Options {
     var scanner = ArgumentScanner(args)
     var redis: String?, store: String?, consumer: String?
     var visibility = 30.0, attempts = 3, fetch = 10.0
+    var localMedia: URL?
     func seconds(_ v: String, _ name: String) throws -> Double {
         guard let d = Double(v), d.isFinite, d > 0, d <= 86_400 else { throw UsageError("\(name) wants seconds (0 < S <= 86400), not '\(v)'") }
         return d
@@ -79,6 +87,11 @@ private func parseWorker(_ args: [String]) throws -> AdWorker.Options {
             consumer = v
         case "--visibility-timeout": visibility = try seconds(try scanner.value(for: name, in: arg), name)
         case "--fetch-timeout": fetch = try seconds(try scanner.value(for: name, in: arg), name)
+        case "--allow-local-media":
+            let v = try scanner.value(for: name, in: arg)
+            var st = stat()
+            guard !v.isEmpty, stat(v, &st) == 0, st.st_mode & S_IFMT == S_IFDIR else { throw UsageError("--allow-local-media wants a folder, not '\(v)'") }
+            localMedia = URL(fileURLWithPath: v, isDirectory: true)
         case "--max-attempts":
             let v = try scanner.value(for: name, in: arg)
             guard let n = Int(v), (1...100).contains(n) else { throw UsageError("--max-attempts wants 1…100, not '\(v)'") }
@@ -96,5 +109,6 @@ private func parseWorker(_ args: [String]) throws -> AdWorker.Options {
     o.visibilityTimeout = visibility
     o.maxAttempts = attempts
     o.fetchTimeout = fetch
+    o.localMediaFolder = localMedia
     return o
 }

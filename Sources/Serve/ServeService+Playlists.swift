@@ -44,13 +44,24 @@ extension ServeService {
         }
         guard let plan = planned.plan else { return .failure(Refusal(status: 500, message: "no plan")) }
         let media = self.media, clock = config.clock
+        let log = self.log
         let built: Result<(PreparedContent, [String: SessionTimeline]), Refusal> = blocking {
             do {
                 let content = try await media.content(planned.content)
                 var out: [String: SessionTimeline] = [:]
-                for (r, _) in content.renditions {
-                    if let t = planned.timelines[r.name] { out[r.name] = t; continue }
-                    out[r.name] = try await Self.timeline(planned, plan: plan, rendition: r, content: content, media: media, clock: clock)
+                // A store that cannot make a cut or slate now (read-only, full) costs the session
+                // its mid-rolls and slate, in every rendition alike, never its content.
+                for uncut in [false, true] {
+                    do {
+                        for (r, _) in content.renditions {
+                            if let t = planned.timelines[r.name] { out[r.name] = t; continue }
+                            out[r.name] = try await Self.timeline(planned, plan: plan, rendition: r, content: content, media: media, clock: clock, uncut: uncut)
+                        }
+                        break
+                    } catch let error where !uncut && !(error is Refusal) {
+                        log.event("breaks_left_out", ["session": planned.id, "why": "the store cannot make a cut or slate now (\(error)): the content plays uncut, mid-rolls and slate left out"])
+                        out = [:]
+                    }
                 }
                 return .success((content, out))
             } catch let r as Refusal {
@@ -81,10 +92,11 @@ extension ServeService {
 
     /// Lays out one rendition from the plan: the content cut at its mid-rolls and each break's
     /// ads as planned. An ad the plan plays that the store no longer has refuses the playlist
-    /// (503) rather than change what the session's other playlists say.
+    /// (503) rather than change what the session's other playlists say. `uncut`: the content
+    /// whole, without mid-rolls, and no slate (a store that cannot write them).
     static func timeline(_ session: ServeSession, plan: SessionPlan, rendition: Rendition, content: PreparedContent,
-                         media: any ServeMedia, clock: SegmentClock) async throws -> SessionTimeline {
-        let midCues = session.breaks.compactMap { b -> MediaTime? in if case .midroll(let t) = b.position { t } else { nil } }
+                         media: any ServeMedia, clock: SegmentClock, uncut: Bool = false) async throws -> SessionTimeline {
+        let midCues = uncut ? [] : session.breaks.compactMap { b -> MediaTime? in if case .midroll(let t) = b.position { t } else { nil } }
         let cut = try await media.cut(session.content, rendition: rendition.name, at: midCues)
         var breaks: [(position: PlannedBreak.Position, slots: [AdSlot])] = []
         for (bi, b) in session.breaks.enumerated() {
@@ -97,7 +109,7 @@ extension ServeService {
                     }
                     slots.append(.ready(segments, duration: duration))
                 case .slate(let value, let timescale):
-                    slots.append(.filled(try await media.slate(rendition: rendition, duration: MediaTime(value: value, timescale: timescale))))
+                    slots.append(.filled(uncut ? [] : try await media.slate(rendition: rendition, duration: MediaTime(value: value, timescale: timescale))))
                 case .leftOut:
                     slots.append(.filled([]))
                 }

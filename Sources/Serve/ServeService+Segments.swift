@@ -20,7 +20,8 @@ extension ServeService {
             }
         }
         if url.shift != 0 || url.marked {
-            guard var data = try? Data(contentsOf: file) else { return .error(404, "no segment '\(path)'") }
+            // read without following a link or blocking on a FIFO (`StoreFile.read`)
+            guard var data = StoreFile.read(file, maxBytes: 1 << 30) else { return .error(404, "no segment '\(path)'") }
             if url.shift != 0 { data = TSTimestamps.shifted(data, by: MediaTime(value: url.shift, timescale: 90_000)) }
             if url.marked { data = TSDiscontinuity.marked(data) }
             return HTTPResponse(status: 200, headers: ["Content-Type": "video/mp2t"], body: data)

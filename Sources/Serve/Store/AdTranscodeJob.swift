@@ -34,6 +34,9 @@ enum AdTranscodeJob {
     static func transcode(_ media: String, url: String, rung: Rendition, segmentTarget: MediaTime, root: URL,
                           prefix: String, tempPrefix: String = ".tmp-") async -> AdReadiness {
         do {
+            guard MediaStore.isSafeRelativePath(prefix), prefix.hasPrefix("ads/"), prefix.split(separator: "/").count == 3 else {
+                throw StoreError.folder("'\(prefix)' is not an ad rung's folder")
+            }
             let measured = try AdMediaProbe.measure(media)
             guard measured.duration <= MediaStore.longestAd else {
                 throw AdTooLong(message: "ad media \(url) lasts \(Int(measured.duration.seconds)) s (at most \(Int(MediaStore.longestAd.seconds)) s)")
@@ -48,10 +51,9 @@ enum AdTranscodeJob {
                                   duration: [duration.value, duration.timescale])
             try JSONEncoder().encode(record).write(to: temp.appendingPathComponent("ad.json"))
             if let existing = load(prefix, root: root) { return existing }
-            try? FileManager.default.removeItem(at: root.appendingPathComponent(prefix))   // an incomplete earlier one
+            StoreFile.remove(prefix, in: root)   // an incomplete (or untrusted) earlier one
             let final = root.appendingPathComponent(prefix)
-            try FileManager.default.createDirectory(at: final.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try StoreFile.makeFolders((prefix as NSString).deletingLastPathComponent, in: root)   // never through a link
             guard rename(temp.path, final.path) == 0 else {
                 if let existing = load(prefix, root: root) { return existing }   // lost a race to an identical commit
                 throw StoreError.folder("cannot move \(temp.lastPathComponent) to \(prefix): \(String(cString: strerror(errno)))")
@@ -66,13 +68,20 @@ enum AdTranscodeJob {
         }
     }
 
-    /// An ad rung in the store at `root` under `prefix` (its `ad.json`, every segment present).
+    /// An ad rung in the store at `root` under `prefix` (`ads/<sha>/<rung>`): its `ad.json`, read
+    /// back untrusted (anyone who can write the folder can plant one): every segment a `.ts`
+    /// under `prefix`, a regular file reached through real folders (no link), every duration
+    /// positive, the whole at most `MediaStore.longestAd` and a segment at most a minute.
     static func load(_ prefix: String, root: URL) -> AdReadiness? {
-        guard let data = try? Data(contentsOf: root.appendingPathComponent("\(prefix)/ad.json")),
-              let s = try? JSONDecoder().decode(StoredAd.self, from: data), s.segments.count == s.durations.count,
-              s.duration.count == 2, s.durations.allSatisfy({ $0.count == 2 && $0[1] > 0 }), s.duration[1] > 0,
-              s.segments.allSatisfy({ $0.hasPrefix(prefix + "/") && MediaStore.isSafeRelativePath($0)
-                  && FileManager.default.fileExists(atPath: root.appendingPathComponent($0).path) }) else { return nil }
+        guard MediaStore.isSafeRelativePath(prefix), prefix.hasPrefix("ads/"), prefix.split(separator: "/").count == 3,
+              let data = StoreFile.read(root.appendingPathComponent("\(prefix)/ad.json"), maxBytes: 4 << 20),
+              StoreFile.regular("\(prefix)/ad.json", in: root) != nil,
+              let s = try? JSONDecoder().decode(StoredAd.self, from: data), !s.segments.isEmpty, s.segments.count <= 10_000,
+              s.segments.count == s.durations.count, s.duration.count == 2, s.duration[0] > 0, s.duration[1] > 0,
+              s.durations.allSatisfy({ $0.count == 2 && $0[0] > 0 && $0[1] > 0 && MediaTime(value: $0[0], timescale: $0[1]) <= MediaTime(seconds: 60) }),
+              MediaTime(value: s.duration[0], timescale: s.duration[1]) <= MediaStore.longestAd,
+              s.segments.allSatisfy({ $0.hasPrefix(prefix + "/") && MediaStore.isSegmentPath($0) && StoreFile.regular($0, in: root) != nil })
+        else { return nil }
         let segments = zip(s.segments, s.durations).map { StoredSegment(path: $0, duration: MediaTime(value: $1[0], timescale: $1[1])) }
         return .ready(segments, duration: MediaTime(value: s.duration[0], timescale: s.duration[1]))
     }

@@ -27,6 +27,10 @@ public final class AdWorker: @unchecked Sendable {
         public var fetchTimeout: Double = 10
         /// Largest ad media accepted, in bytes.
         public var maxAdBytes: Int64 = 256 << 20
+        /// The folder whose files a job may name as its media (a local document's ads, e.g. the
+        /// repository's Media folder for the demo VMAP): only a path inside it once links are
+        /// resolved. Nil (the default): a job naming a local file fails (VAST 403).
+        public var localMediaFolder: URL?
 
         /// A worker on `redisURL` and the store at `storeRoot`.
         public init(redisURL: String, storeRoot: URL, consumer: String) {
@@ -52,6 +56,7 @@ public final class AdWorker: @unchecked Sendable {
         self.log = log
         root = options.storeRoot.standardizedFileURL
         try MediaStore.prepareFolder(root)
+        try MediaStore.checkOwnFolder(".worker-\(options.consumer)", in: root)
         client = RedisClient(url: try RedisURL(options.redisURL), connections: 2, timeout: 5, minBackoff: 0.1, maxBackoff: 5)
         // hidden: never a served path, and not a name the store's start-up removes
         cache = AdMediaCache(directory: root.appendingPathComponent(".worker-\(options.consumer)"), maxBytes: 2 << 30,
@@ -131,10 +136,16 @@ public final class AdWorker: @unchecked Sendable {
     /// (a retryable failure is left pending: claimed again after the visibility timeout).
     private func handle(_ entry: Entry) async {
         do {
-            guard let job = RedisAdQueue.job(fields: entry.fields) else {
-                _ = try check(client.command(["XADD", RedisAdQueue.dead, "*", "id", entry.id, "error", "malformed job", "attempts", "1"]))
+            let job: AdJobRequest
+            switch RedisAdQueue.parse(fields: entry.fields) {
+            case .success(let j): job = j
+            case .failure(let refusal):
+                // as hostile as a request: never run; its node hears a failure (when its id is one)
+                let why = "malformed job: \(refusal.reason)"
+                _ = try check(client.command(["XADD", RedisAdQueue.dead, "*", "id", entry.id, "error", why, "attempts", "1"]))
+                if let h = entry.fields["h"], h.count == 64, h.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) { try recordFailure(h, code: 403, reason: why) }
                 try ack(entry.id)
-                log("job \(entry.id): malformed, dead-lettered")
+                log("job \(entry.id): \(why); dead-lettered")
                 return
             }
             let h = job.id
@@ -199,8 +210,16 @@ public final class AdWorker: @unchecked Sendable {
 
     /// Fetches, probes and transcodes `job` into the store (the store's own `AdTranscodeJob`).
     func run(_ job: AdJobRequest) async -> AdJobResult {
+        var source = job.url
+        let local = AdJobRequest.localPath(job.url) != nil
+        if local {
+            switch localMedia(job) {
+            case .success(let path): source = path
+            case .failure(let refusal): return .failed(code: 403, reason: refusal.reason)
+            }
+        }
         let fetched: AdTranscodeJob.Fetched
-        switch await AdTranscodeJob.fetch(job.url, cache: cache, timeout: options.fetchTimeout, allowLocal: job.allowLocal) {
+        switch await AdTranscodeJob.fetch(source, cache: cache, timeout: options.fetchTimeout, allowLocal: local) {
         case .success(let f): fetched = f
         case .failure(let f): return .failed(code: f.code, reason: f.message)
         }
@@ -214,6 +233,34 @@ public final class AdWorker: @unchecked Sendable {
         case .failed(let code, let reason): return .failed(code: code, reason: reason)
         case .pending: return .failed(code: 405, reason: "transcode did not finish")
         }
+    }
+}
+
+extension AdWorker {
+    /// The real path of a job's local media when the worker may read it: the job comes from a
+    /// local document (`allowLocal`), the worker was given a folder (`localMediaFolder`), and the
+    /// path, links and `..` resolved, lies inside that folder; else why not.
+    func localMedia(_ job: AdJobRequest) -> Result<String, RedisAdQueue.JobRefusal> {
+        guard let path = AdJobRequest.localPath(job.url), job.allowLocal else {
+            return .failure(.init(reason: "media \(job.url) is a local file named by a network document; refused"))
+        }
+        guard let folder = options.localMediaFolder else {
+            return .failure(.init(reason: "media \(job.url) is a local file; this worker reads none (interlude worker --allow-local-media DIR)"))
+        }
+        guard let base = AdWorker.realPath(folder.path), let real = AdWorker.realPath(path) else {
+            return .failure(.init(reason: "media \(job.url) not found"))
+        }
+        guard real.hasPrefix(base.hasSuffix("/") ? base : base + "/") else {
+            return .failure(.init(reason: "media \(job.url) is outside the folder this worker reads local media from"))
+        }
+        return .success(real)
+    }
+
+    /// `realpath(3)`: the path with every link and `..` resolved; nil when it does not exist.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 }
 

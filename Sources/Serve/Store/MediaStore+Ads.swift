@@ -68,8 +68,13 @@ extension MediaStore {
                 // new, failed a while ago, or its transcode was evicted: (again) on the worker pool
                 adByURL[key] = .waiting
                 if let queue = options.jobQueue {
-                    return (AdJobRequest(url: mediaURL, rendition: rung, segmentTarget: options.segmentTarget,
-                                         allowLocal: options.allowLocalAdMedia), queue)
+                    let job = AdJobRequest(url: mediaURL, rendition: rung, segmentTarget: options.segmentTarget, allowLocal: options.allowLocalAdMedia)
+                    if let problem = job.problem {
+                        // workers refuse what is not a job (`AdJobRequest.problem`): never enqueued
+                        adByURL[key] = .failed(403, "ad job refused: \(problem)", now)
+                        return nil
+                    }
+                    return (job, queue)
                 }
                 adQueue.append { await self.runAdJob(key: key, url: mediaURL, rung: rung) }
                 startAdJobs()
@@ -144,12 +149,6 @@ extension MediaStore {
         }
     }
 
-    /// An ad rung the store already holds (its `ad.json`), after a restart.
-    func loadStoredAd(_ prefix: String) -> AdReadiness? {
-        guard let data = try? Data(contentsOf: root.appendingPathComponent("\(prefix)/ad.json")),
-              let s = try? JSONDecoder().decode(StoredAd.self, from: data), s.segments.count == s.durations.count,
-              s.duration.count == 2, s.durations.allSatisfy({ $0.count == 2 && $0[1] > 0 }), s.duration[1] > 0 else { return nil }
-        let segments = zip(s.segments, s.durations).map { StoredSegment(path: $0, duration: MediaTime(value: $1[0], timescale: $1[1])) }
-        return .ready(segments, duration: MediaTime(value: s.duration[0], timescale: s.duration[1]))
-    }
+    /// An ad rung the store already holds (its `ad.json`, checked: `AdTranscodeJob.load`), after a restart.
+    func loadStoredAd(_ prefix: String) -> AdReadiness? { AdTranscodeJob.load(prefix, root: root) }
 }

@@ -42,6 +42,12 @@ extension MediaStore {
     private func piece(_ p: PackagedContent, rung: PackagedRendition, segment k: Int, from a: Int, to b: Int) async throws -> StoredSegment {
         let path = "cuts/\(p.storeKey)/\(rung.rendition.name)/seg\(String(format: "%05d", k))-\(a)-\(b).ts"
         let root = self.root
+        // what the cut reads (the rung's segments up to this one, its encoded video) is read only
+        // as regular files inside the store, never through a link planted since the package loaded
+        let reads = rung.segments[...k].map(\.path) + (rung.copied ? [] : [rung.video])
+        guard reads.allSatisfy({ StoreFile.regular($0, in: root) != nil }) else {
+            throw StoreError.unsupported("cut: \(p.name) \(rung.rendition.name): a stored file it reads is missing or not a regular file")
+        }
         return try await pieceMadeOnce(path, kind: "cut", duration: p.period * Int64(b - a)) { output in
             try CutMaker.piece(content: p, rung: rung, segment: k, from: a, to: b, root: root, output: output)
         }

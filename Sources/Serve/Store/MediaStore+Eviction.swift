@@ -37,11 +37,11 @@ extension MediaStore {
         guard !chosen.isEmpty else { return }
         var victims: [StoreIndex.Unit] = []
         for u in chosen { for g in group(u) where !victims.contains(where: { $0.key == g.key }) { victims.append(g) } }
-        let fm = FileManager.default
+        // every path is removed through `StoreFile.remove`: never through a link planted on the way
         for u in victims {
             index.remove(u.key)
-            for f in u.files { try? fm.removeItem(at: root.appendingPathComponent(f)) }
-            if let folder = u.folder { try? fm.removeItem(at: root.appendingPathComponent(folder)) }
+            for f in u.files { StoreFile.remove(f, in: root) }
+            if let folder = u.folder { StoreFile.remove(folder, in: root) }
             forget(u)
         }
     }

@@ -25,8 +25,7 @@ extension MediaStore {
     public func segmentPiece(_ path: String, rendition: Rendition, from: Int64?, to: Int64?) async throws -> StoredSegment? {
         guard MediaStore.isSafeRelativePath(path), path.hasSuffix(".ts") else { throw StoreError.unsupported("cut: '\(path)' is not a stored segment path") }
         let file = root.appendingPathComponent(path)
-        var st = stat()
-        guard lstat(file.path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { throw StoreError.unsupported("cut: the store holds no segment \(path)") }
+        guard let st = StoreFile.regular(path, in: root) else { throw StoreError.unsupported("cut: the store holds no segment \(path)") }
         // the plan (which frames) is remembered per file version and bounds: a session's every
         // playlist refresh asks again
         let memoKey = "\(file.path) \(st.st_size) \(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec) \(from.map(String.init) ?? "-") \(to.map(String.init) ?? "-")"
@@ -47,7 +46,7 @@ extension MediaStore {
             guard SegmentCutMaker.plan(segment, from: from, to: to) == plan else {
                 throw StoreError.unsupported("cut: \(path) changed while it was cut")
             }
-            let previous = MediaStore.previousSegmentPaths(path).lazy
+            let previous = MediaStore.previousSegmentPaths(path).lazy.filter { StoreFile.regular($0, in: root) != nil }
                 .compactMap { try? SegmentCutMaker.Segment(root.appendingPathComponent($0)) }.first
             try SegmentCutMaker.piece(segment, plan: plan, rendition: rendition, previous: previous, output: output)
         }
@@ -65,14 +64,15 @@ extension MediaStore {
         let fm = FileManager.default
         return lock.withLock {
             var keys = Set(index.units.values.filter { $0.kind == "cut" && $0.key.hasPrefix(prefix) }.map(\.key))
-            for name in (try? fm.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)) ?? []
-            where name.hasPrefix(namePrefix) && name.hasSuffix(".ts") {
+            // listed only when a real folder inside the store (never through a planted link)
+            let listed = StoreFile.isFolder(folder, in: root) ? (try? fm.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)) ?? [] : []
+            for name in listed where name.hasPrefix(namePrefix) && name.hasSuffix(".ts") {
                 keys.insert("\(folder)/\(name)")
             }
             var removed = 0
             for key in keys where pins[key] == nil && pieceTasks[key] == nil {
                 index.remove(key)
-                try? fm.removeItem(at: root.appendingPathComponent(key))
+                StoreFile.remove(key, in: root)
                 removed += 1
             }
             if removed > 0 { saveIndex() }

@@ -5,8 +5,9 @@ extension MediaStore {
     /// The one way a made piece (a content cut, a live segment's piece, a slate piece) enters the
     /// store: found in the index (and touched), joined while another caller makes it, adopted
     /// when another process sharing the folder put it in place (files reach their names only
-    /// whole), else made once off the concurrency pool by `make` into a temporary `.ts`, published
-    /// under `path` and registered as `kind` (also the encode counter's name).
+    /// whole; a regular file, no link on the way), else made once off the concurrency pool by
+    /// `make` into a temporary `.ts`, published under `path` and registered as `kind` (also the
+    /// encode counter's name).
     func pieceMadeOnce(_ path: String, kind: String, duration: MediaTime,
                        make: @escaping @Sendable (_ output: URL) throws -> Void) async throws -> StoredSegment {
         let done = StoredSegment(path: path, duration: duration)
@@ -16,7 +17,9 @@ extension MediaStore {
                 return Task { done }
             }
             if let t = pieceTasks[path] { return t }
-            if FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path) {
+            // adopted only as a regular file reached through real folders (a link or a FIFO
+            // there is replaced by the piece made now: rename(2) replaces the entry itself)
+            if StoreFile.regular(path, in: root) != nil {
                 register(key: path, kind: kind, files: [path])
                 return Task { done }
             }

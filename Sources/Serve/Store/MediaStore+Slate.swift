@@ -38,6 +38,8 @@ extension MediaStore {
         let path = "\(prefix)/\(name)"
         let root = self.root, file = options.slateFile
         return try await pieceMadeOnce(path, kind: "slate", duration: length) { output in
+            // the piece before is read only as a regular file inside the store (never through a link)
+            if let previous { guard StoreFile.regular(previous, in: root) != nil else { throw StoreError.unsupported("slate: \(previous) is not a stored piece") } }
             let folder = self.temporaryURL()
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             defer { try? FileManager.default.removeItem(at: folder) }

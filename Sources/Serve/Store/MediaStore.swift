@@ -37,6 +37,7 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
         self.options = options
         root = options.root.standardizedFileURL
         try MediaStore.prepareFolder(root)
+        try MediaStore.checkOwnFolder("fetched", in: root)
         adMedia = AdMediaCache(directory: root.appendingPathComponent("fetched"), maxBytes: 4 << 30, maxFileBytes: options.maxAdBytes)
         for r in options.ladder ?? [] { renditions[r.name] = r }
         // What a crash left half-written (temporary names are never served). The folder may be
@@ -49,13 +50,26 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
             let changed = (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? .distantPast
             if now.timeIntervalSince(changed) > MediaStore.abandonedAfter { try? FileManager.default.removeItem(at: url) }
         }
-        let indexURL = root.appendingPathComponent("index.json")
-        if let data = try? Data(contentsOf: indexURL), let loaded = try? JSONDecoder().decode(StoreIndex.self, from: data) {
-            // keep what is still complete on disk
-            for u in loaded.units.values where u.files.allSatisfy({ FileManager.default.fileExists(atPath: root.appendingPathComponent($0).path) }) {
-                index.add(u)
+        // The index as read back is a claim, not a fact (anyone who can write the folder can plant
+        // one): a unit is kept only when its shape is the store's and its files are on disk, as
+        // regular files inside the folder, of the sizes recorded (`Unit.checked`). Eviction and
+        // serving then only ever touch paths the store itself would have written.
+        if let data = StoreFile.read(root.appendingPathComponent("index.json"), maxBytes: 256 << 20),
+           let loaded = try? JSONDecoder().decode(StoreIndex.self, from: data) {
+            for u in loaded.units.values {
+                guard let checked = u.checked(in: root) else { continue }
+                if checked.files.contains(where: { index.unit(holding: $0) != nil }) { continue }   // a file claimed twice
+                index.add(checked)
             }
         }
+    }
+
+    /// Checks that `name`, a folder the store keeps at its root for itself (the ad media cache,
+    /// a worker's downloads), is a real folder when it is there, never a link out of the store.
+    static func checkOwnFolder(_ name: String, in root: URL) throws {
+        var st = stat()
+        guard lstat(root.appendingPathComponent(name).path, &st) == 0 else { return }
+        guard st.st_mode & S_IFMT == S_IFDIR else { throw StoreError.folder("\(root.path)/\(name) is not a folder (a link?)") }
     }
 
     /// Creates `url` 0700, or checks that an existing folder is this user's and closed to others.
@@ -84,10 +98,10 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
 
     /// Adds a unit of files now in the store and evicts past the size bound (under the lock).
     func register(key: String, kind: String, files: [String], folder: String? = nil) {
-        let bytes = files.reduce(Int64(0)) { sum, f in
-            sum + ((try? FileManager.default.attributesOfItem(atPath: root.appendingPathComponent(f).path)[.size] as? NSNumber)?.int64Value ?? 0)
-        }
-        index.add(StoreIndex.Unit(key: key, kind: kind, files: files, folder: folder, bytes: bytes, lastUsed: Date().timeIntervalSince1970))
+        var sizes: [String: Int64] = [:]
+        for f in files { if let st = StoreFile.regular(f, in: root) { sizes[f] = Int64(st.st_size) } }
+        index.add(StoreIndex.Unit(key: key, kind: kind, files: files, folder: folder, bytes: sizes.values.reduce(0, +),
+                                  lastUsed: Date().timeIntervalSince1970, sizes: sizes))
         evictPastBound(keeping: key)
         saveIndex()
     }
@@ -106,11 +120,10 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
         root.appendingPathComponent(".tmp-\(UUID().uuidString)\(suffix)")
     }
 
-    /// Moves `temp` to store-relative `path` (creating its folder 0700).
+    /// Moves `temp` to store-relative `path` (creating its folders 0700; a link on the way refuses it).
     func publish(_ temp: URL, as path: String) throws {
         let final = root.appendingPathComponent(path)
-        try FileManager.default.createDirectory(at: final.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try StoreFile.makeFolders((path as NSString).deletingLastPathComponent, in: root)
         guard rename(temp.path, final.path) == 0 else {
             throw StoreError.folder("cannot move \(temp.lastPathComponent) to \(path): \(String(cString: strerror(errno)))")
         }
@@ -119,20 +132,35 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
     // MARK: segments
 
     /// The file behind a store-relative segment path the store holds; nil otherwise.
-    /// A file another process sharing the folder put in place (a node's cut, a worker's ad) is
-    /// served too: files reach their final names only whole (renamed from a temporary name).
+    ///
+    /// Only segments: a `.ts` file under `content/`, `cuts/`, `ads/`, `slate/` or `live/`, never
+    /// the store's records (`index.json`, `content.json`, `ad.json`) nor a package's encoded
+    /// video. Only a regular file reached through real folders (a link anywhere on the way, a
+    /// FIFO or a device is not served), and, for a file the index lists, one of the size it had
+    /// when registered (a file replaced by another is not served as this one). A file another
+    /// process sharing the folder put in place (a node's cut, a worker's ad, a live segment) is
+    /// served too, under the same checks but its size: files reach their final names only whole
+    /// (renamed from a temporary name).
     public func file(forSegment path: String) -> URL? {
-        guard MediaStore.isSafeRelativePath(path) else { return nil }
-        let url = root.appendingPathComponent(path)
-        let known: Bool = lock.withLock {
-            guard index.unit(holding: path) != nil else { return false }
+        guard MediaStore.isSegmentPath(path), let st = StoreFile.regular(path, in: root) else { return nil }
+        let matches: Bool = lock.withLock {
+            guard let unit = index.unit(holding: path) else { return true }
+            guard unit.sizes?[path].map({ $0 == Int64(st.st_size) }) ?? true else { return false }
             index.touch(path: path, now: Date().timeIntervalSince1970)
             return true
         }
-        if known { return url }
-        var st = stat()
-        guard lstat(url.path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, path.hasSuffix(".ts") else { return nil }
-        return url
+        return matches ? root.appendingPathComponent(path) : nil
+    }
+
+    /// The folders segments are served from.
+    static let segmentFolders = ["content", "cuts", "ads", "slate", "live"]
+
+    /// Whether `path` may name a served segment: a plain relative path (`isSafeRelativePath`) of
+    /// a `.ts` file in one of `segmentFolders`.
+    static func isSegmentPath(_ path: String) -> Bool {
+        guard isSafeRelativePath(path), path.hasSuffix(".ts"), let top = path.split(separator: "/").first,
+              path.contains("/"), segmentFolders.contains(String(top)) else { return false }
+        return true
     }
 
     /// Seconds after which an unchanged temporary entry in the store is taken for a crash's leftover.
@@ -144,6 +172,12 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
         return path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { part in
             !part.isEmpty && !part.hasPrefix(".") && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
         }
+    }
+
+    /// A rung name the store puts in paths: 1-64 ASCII letters, digits, '-' or '_' (a LADDER's
+    /// names are at most 32; an HLS source's are its heights).
+    static func isRungName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 64 && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
     }
 
     // MARK: content
@@ -223,9 +257,10 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
 
     /// The package in the store under `prefix`, when it is there whole.
     func loadPackage(_ prefix: String, name: String, source: String) -> PackagedContent? {
-        let recordURL = root.appendingPathComponent(prefix).appendingPathComponent("content.json")
-        guard let data = try? Data(contentsOf: recordURL), var p = try? JSONDecoder().decode(PackagedContent.self, from: data),
-              p.version == PackagedContent.version, lock.withLock({ index.units[prefix] != nil }) else { return nil }
+        guard let unit = lock.withLock({ index.units[prefix] }), StoreFile.regular("\(prefix)/content.json", in: root) != nil,
+              let data = StoreFile.read(root.appendingPathComponent("\(prefix)/content.json"), maxBytes: 64 << 20),
+              var p = try? JSONDecoder().decode(PackagedContent.self, from: data), p.version == PackagedContent.version,
+              p.isWellFormed(prefix: prefix, files: Set(unit.files)) else { return nil }
         p.name = name
         p.source = source
         return p
@@ -234,7 +269,7 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
     /// Moves a package made in `temp` into the store under `prefix` and registers it.
     func publishPackage(_ p: PackagedContent, from temp: URL, prefix: String) throws -> PackagedContent {
         try JSONEncoder().encode(p).write(to: temp.appendingPathComponent("content.json"))
-        try? FileManager.default.removeItem(at: root.appendingPathComponent(prefix))   // an incomplete earlier one
+        StoreFile.remove(prefix, in: root)   // an incomplete (or untrusted) earlier one
         try publish(temp, as: prefix)
         var files = p.renditions.flatMap { r in r.segments.map(\.path) + (r.video.isEmpty ? [] : [r.video]) }
         files.append("\(prefix)/content.json")

@@ -68,3 +68,36 @@ struct SegmentSpan: Codable, Sendable, Hashable {
     /// Store-relative path.
     var path: String
 }
+
+extension PackagedContent {
+    /// Whether a record read back from the store (`content.json`, which anyone who can write the
+    /// folder can plant) is one the store could have written under `prefix`: a frame rate and
+    /// frame count in bounds, rungs the store can name (`MediaStore.isRungName`, sizes up to 8192;
+    /// CODECS of letters, digits, '.', ',', '-' and spaces), each rung's segments contiguous frames from 0 to
+    /// the end, every path plain, under `prefix` and one of the unit's `files` (the index's, whose
+    /// files are checked on disk).
+    func isWellFormed(prefix: String, files: Set<String>) -> Bool {
+        guard frameRateNumerator > 0, frameRateDenominator > 0, frameRateNumerator / frameRateDenominator <= 240,
+              frameRateNumerator <= 1_000_000, frameCount > 0, frameCount <= 240 * 3600 * 24,
+              !renditions.isEmpty, renditions.count <= 16, Set(renditions.map(\.rendition.name)).count == renditions.count,
+              originCueFrames.allSatisfy({ (0...frameCount).contains($0) }), audioIndex.map({ (0..<64).contains($0) }) ?? true else { return false }
+        func inPackage(_ path: String) -> Bool {
+            path.hasPrefix(prefix + "/") && MediaStore.isSafeRelativePath(path) && files.contains(path)
+        }
+        for r in renditions {
+            let rung = r.rendition
+            guard MediaStore.isRungName(rung.name), (2...8192).contains(rung.width), (2...8192).contains(rung.height),
+                  rung.videoBitrate > 0, rung.audioBitrate > 0,
+                  r.codecs.count <= 128, r.codecs.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".,- ".contains($0)) }),
+                  r.copied ? r.video.isEmpty : inPackage(r.video), !r.segments.isEmpty,
+                  r.mediaAudioIndex.map({ (0..<64).contains($0) }) ?? true else { return false }
+            var next = 0
+            for s in r.segments {
+                guard s.startFrame == next, s.endFrame > s.startFrame, s.path.hasSuffix(".ts"), inPackage(s.path) else { return false }
+                next = s.endFrame
+            }
+            guard next == frameCount else { return false }
+        }
+        return true
+    }
+}

@@ -55,24 +55,40 @@ public final class RedisAdQueue: AdJobQueue, @unchecked Sendable {
                 "target", "\(job.segmentTarget.value)/\(job.segmentTarget.timescale)", "local", job.allowLocal ? "1" : "0", "h", job.id]
     }
 
-    /// A job back from its stream fields; nil when they do not make one.
+    /// A job back from its stream fields; nil when they do not make one (`parse`).
     static func job(fields: [String: String]) -> AdJobRequest? {
-        guard let url = fields["url"], !url.isEmpty, let name = fields["rendition"], !name.isEmpty,
-              let w = fields["width"].flatMap(Int.init), let h = fields["height"].flatMap(Int.init), (2...8192).contains(w), (2...8192).contains(h),
-              let vbr = fields["vbr"].flatMap(Int.init), vbr > 0, let abr = fields["abr"].flatMap(Int.init), abr > 0,
-              let t = fields["target"]?.split(separator: "/"), t.count == 2, let tv = Int64(t[0]), let ts = Int64(t[1]), tv > 0, ts > 0 else { return nil }
+        if case .success(let job) = parse(fields: fields) { return job }
+        return nil
+    }
+
+    /// A job back from its stream fields, validated as strictly as a request (an entry in Redis
+    /// may be planted): every field present and numeric where it should be, the job acceptable
+    /// (`AdJobRequest.problem`: the rung, the segment target, the media URL) and its `h` the id
+    /// its fields make; else why not, in one line.
+    static func parse(fields: [String: String]) -> Result<AdJobRequest, JobRefusal> {
+        func int(_ k: String) -> Int? { fields[k].flatMap { $0.count <= 12 ? Int($0) : nil } }
+        guard let url = fields["url"], let name = fields["rendition"], let w = int("width"), let h = int("height"),
+              let vbr = int("vbr"), let abr = int("abr"), let t = fields["target"]?.split(separator: "/", omittingEmptySubsequences: false),
+              t.count == 2, let tv = Int64(t[0]), let ts = Int64(t[1]), tv > 0, ts > 0, let local = fields["local"], local == "0" || local == "1" else {
+            return .failure(JobRefusal(reason: "a field is missing or not a number"))
+        }
         var rate: Rational?
         if let f = fields["fr"], !f.isEmpty {
-            let p = f.split(separator: "/")
-            guard p.count == 2, let n = Int64(p[0]), let d = Int64(p[1]), n > 0, d > 0, n / d <= 240, n <= 1_000_000 else { return nil }
+            let p = f.split(separator: "/", omittingEmptySubsequences: false)
+            guard p.count == 2, let n = Int64(p[0]), let d = Int64(p[1]), n > 0, d > 0 else { return .failure(JobRefusal(reason: "frame rate '\(f.prefix(40))'")) }
             rate = Rational(n, d)
         }
         let codec = fields["vc"].flatMap { $0.isEmpty ? nil : $0 }
-        guard codec.map({ $0.count <= 32 && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == ".") } }) ?? true else { return nil }
-        return AdJobRequest(url: url, rendition: Rendition(name: name, width: w, height: h, videoBitrate: vbr, audioBitrate: abr,
-                                                           frameRate: rate, videoCodec: codec),
-                            segmentTarget: MediaTime(value: tv, timescale: ts), allowLocal: fields["local"] == "1")
+        let job = AdJobRequest(url: url, rendition: Rendition(name: name, width: w, height: h, videoBitrate: vbr, audioBitrate: abr,
+                                                            frameRate: rate, videoCodec: codec),
+                               segmentTarget: MediaTime(value: tv, timescale: ts), allowLocal: local == "1")
+        if let problem = job.problem { return .failure(JobRefusal(reason: problem)) }
+        guard fields["h"] == job.id else { return .failure(JobRefusal(reason: "its id is not the one its fields make")) }
+        return .success(job)
     }
+
+    /// Why a stream entry is not a job.
+    struct JobRefusal: Error { var reason: String }
 
     /// Enqueues `job` once across the fleet; its result when one is recorded.
     public func submit(_ job: AdJobRequest) throws -> AdJobResult? {

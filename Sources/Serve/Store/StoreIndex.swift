@@ -16,6 +16,9 @@ struct StoreIndex: Codable {
         var folder: String?
         var bytes: Int64
         var lastUsed: Double
+        /// Each file's size when registered (nil in an index written before sizes were kept): a
+        /// file whose size differs is not the one registered, and is never served.
+        var sizes: [String: Int64]?
     }
 
     private(set) var units: [String: Unit] = [:]
