@@ -5,7 +5,8 @@ PACKAGES := libfreetype-dev libcurl4-openssl-dev libavformat-dev libavcodec-dev 
             libsdl2-dev xvfb xdotool x11-apps fonts-dejavu-core strace \
             gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
             gstreamer1.0-libav python3-venv time \
-            libmicrohttpd-dev wrk libhiredis-dev redis-server nginx
+            libmicrohttpd-dev wrk libhiredis-dev redis-server nginx \
+            chromium vlc-bin vlc-plugin-base mpv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SETUP_STAMP := .build/.setup-done
 
@@ -26,7 +27,10 @@ help:
 	@echo "make fuzz         run the libFuzzer targets (VAST/VMAP parser, ad-media open path)"
 	@echo "make bench        release-build and run the benchmarks against the ffmpeg CLI"
 
-# Installs only what is missing: a fresh Debian 12 machine has none of these. Also a Python
+# Installs only what is missing: a fresh Debian 12 machine has none of these. chromium, VLC (its
+# command line and base plugins: no Qt) and mpv are the field check's players (scripts/field-check.sh;
+# playbin3's hlsdemux2 is in gstreamer1.0-plugins-good); VLC will not run as root, and the script
+# then runs it as the user nobody, which every Debian has, so no user is made here. Also a Python
 # virtual environment with PyPI's threefive, the independent SCTE-35 parser the HLS tests use,
 # and m3u8, the independent playlist parser the serve tests use.
 PYENV := .build/pyenv
