@@ -461,8 +461,23 @@ import Timing
 
     @Test func ffmpegAndGStreamerPlayTheLiveSession() async throws {
         let seconds = Self.seconds
+        let rig = try await Self.liveRig(seconds: seconds)
+        defer { rig.stop() }
+        let url = rig.url("/v1/master/ch/index.m3u8")
+        async let ffmpeg = offPool { try FieldCheck.playLive(url, seconds: seconds, with: .ffmpeg) }
+        async let gst = offPool { try FieldCheck.playLive(url, seconds: seconds, with: .gstreamer) }
+        let (f, g) = try await (ffmpeg, gst)
+        print(f.report + "\n" + g.report)   // the figures (frames rendered, late drops) for the record
+        #expect(f.clean, "\(f.report)")
+        #expect(g.clean, "\(g.report)")
+        let metrics = try await curl(rig.url("/metrics")).text
+        #expect(metrics.contains("interlude_live_avails_total"), "the players met breaks: \(metrics)")
+    }
+
+    /// The live rig of the players' checks: a real-time origin with a break every 14 s from 8 s
+    /// on, cycling through the signalling forms, lasting `seconds` of play and more.
+    static func liveRig(seconds: Int) async throws -> ServeLiveSessionTests.Rig {
         let media = max(60, (seconds + 40 + 1) / 2 * 2)
-        // a break every 14 s from 8 s on, cycling through the forms, starting inside a segment
         let forms: [LiveOriginBreak.Signal] = [.dateRange(.spliceInsert), .inBand(.spliceInsert), .cueOut, .inBand(.timeSignal), .dateRange(.timeSignal)]
         var breaks: [LiveOriginBreak] = []
         var at = 8 * 30 + 7, i = 0
@@ -473,15 +488,28 @@ import Timing
             at += 14 * 30; i += 1
         }
         let rig = try await ServeLiveSessionTests.Rig.start(breaks: breaks, seconds: media, clock: .realTime)
-        defer { rig.stop() }
         try await rig.warm()
+        return rig
+    }
+
+    /// The players viewers use, each on a live session of its own for `seconds` (30 in `make
+    /// test`, `LIVE_PLAY_SECONDS` for `make live-check`): Chromium's native HLS (currentTime
+    /// advancing, no media error, no warning in its media log), VLC and mpv with their logs read,
+    /// GStreamer's playbin3. Two at a time: the machine has two cores, and the rig's origin and
+    /// service run on them too.
+    @Test func theFieldsPlayersPlayTheLiveSession() async throws {
+        let seconds = Self.seconds
+        let rig = try await Self.liveRig(seconds: seconds * 2 + 20)
+        defer { rig.stop() }
         let url = rig.url("/v1/master/ch/index.m3u8")
-        async let ffmpeg = offPool { try FieldCheck.playLive(url, seconds: seconds, with: .ffmpeg) }
-        async let gst = offPool { try FieldCheck.playLive(url, seconds: seconds, with: .gstreamer) }
-        let (f, g) = try await (ffmpeg, gst)
-        print(f.report + "\n" + g.report)   // the figures (frames rendered, late drops) for the record
-        #expect(f.clean, "\(f.report)")
-        #expect(g.clean, "\(g.report)")
+        for pair in [[FieldCheck.Client.chromium, .vlc], [.mpv, .gstreamer3]] {
+            async let a = offPool { try FieldCheck.playLive(url, seconds: seconds, with: pair[0]) }
+            async let b = offPool { try FieldCheck.playLive(url, seconds: seconds, with: pair[1]) }
+            let (x, y) = try await (a, b)
+            print(x.report + "\n" + y.report)
+            #expect(x.clean, "\(pair[0]): \(x.report)")
+            #expect(y.clean, "\(pair[1]): \(y.report)")
+        }
         let metrics = try await curl(rig.url("/metrics")).text
         #expect(metrics.contains("interlude_live_avails_total"), "the players met breaks: \(metrics)")
     }

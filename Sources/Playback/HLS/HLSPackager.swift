@@ -26,7 +26,7 @@ enum HLSPackager {
         let keyframes = try keyframeTimes(mp4)
         let segments = HLSPlan.segments(keyframes: keyframes, duration: duration, breaks: breaks,
                                         target: settings.segmentDuration)
-        try writeSegments(mp4, segments: segments, directory: directory, audioWithin: settings.audioWithinVideo ? duration : nil,
+        try writeSegments(mp4, segments: segments, directory: directory, audioFromStart: settings.audioFromFirstPicture,
                           firstRunDiscontinuous: settings.firstRunDiscontinuous)
         let playlist = HLS.write(HLSPlan.playlist(segments: segments, breaks: breaks, programDate: programDate,
                                                   ptsAdjustment: timestampOffset))
@@ -60,9 +60,9 @@ enum HLSPackager {
     /// in, never to an earlier one than the stream's previous packet (leading pictures of an open
     /// GOP stay with their keyframe), nor to a segment already written. A segment is written out
     /// once every stream has moved past its end.
-    /// `audioWithin`: audio packets outside `[0, audioWithin)` (priming, an overhang) are left out.
+    /// `audioFromStart`: audio packets before stream time 0 (the AAC priming packet) are left out.
     /// `firstRunDiscontinuous`: the first run is marked as a new stream too.
-    private static func writeSegments(_ url: String, segments: [HLSSegment], directory: String, audioWithin: MediaTime? = nil,
+    private static func writeSegments(_ url: String, segments: [HLSSegment], directory: String, audioFromStart: Bool = false,
                                       firstRunDiscontinuous: Bool = false) throws {
         guard !segments.isEmpty else { throw MediaError.unsupported("an HLS package needs at least one segment: the stitch is empty") }
         let demuxer = try Demuxer(url: url)
@@ -89,13 +89,7 @@ enum HLSPackager {
             let s = packet.streamIndex
             guard let tb = timeBases[s], let ticks = packet.ptsTicks ?? packet.dtsTicks else { continue }
             let pts = MediaTime(value: ticks * tb.numerator, timescale: tb.denominator)
-            if let end = audioWithin, s != streams.first {
-                // an AAC packet decodes to 1024 samples, whatever the container says of the last one
-                let info = demuxer.streams[s]
-                let frame = info.codecName == "aac" && info.sampleRate > 0 ? MediaTime(value: 1024, timescale: Int64(info.sampleRate)) : .zero
-                let span = MediaTime.max(frame, MediaTime(value: packet.durationTicks * tb.numerator, timescale: tb.denominator))
-                if pts < .zero || pts + span > end { continue }
-            }
+            if audioFromStart, s != streams.first, pts < .zero { continue }
             let byTime = segments.lastIndex { $0.start <= pts } ?? 0
             let index = min(segments.count - 1, max(next, lastIndex[s] ?? 0, byTime))
             lastIndex[s] = index

@@ -10,12 +10,15 @@ public struct HLSSettings: Sendable, Equatable {
     /// The wall-clock date of stream time 0 (`EXT-X-PROGRAM-DATE-TIME`, `EXT-X-DATERANGE`
     /// dates); nil: when the stitch starts.
     public var programDate: Date?
-    /// Audio packets only within the video's span: the AAC encoder's priming packet (before the
-    /// first frame) and a last packet reaching past the last frame are left out, so that the
-    /// package's audio neither starts before its video nor ends after it. For a package that is
-    /// played between others (a service's ad rendition): no overlap at either join, a gap under
-    /// one audio frame (21 ms at 48 kHz) at its end. Off: the stitch's own package plays alone.
-    public var audioWithinVideo = false
+    /// Audio from the first picture on: the AAC encoder's priming packet (its timestamp before
+    /// the first picture) is left out, so that the package's sound never reaches back over what
+    /// plays before it; its last packet may reach past the last picture (under one AAC frame, 21 ms
+    /// at 48 kHz), as every piece's does: what follows overlaps it, and players that place sound
+    /// by timestamp (Chromium's, hls.js, AVPlayer) trim the overlap, where a gap makes a
+    /// sequence-mode player drift. For a package played between others (a service's ad
+    /// rendition). Its first AAC frame decodes without its predecessor: about its first 10 ms of
+    /// sound fade in. Off: the stitch's own package plays alone.
+    public var audioFromFirstPicture = false
     /// The first segment starts a new MPEG-TS stream too (every PID's first packet with the
     /// discontinuity indicator set), as every segment after an `EXT-X-DISCONTINUITY` does: for a
     /// package whose segments are played after others (a service's ad rendition). Off: the

@@ -14,9 +14,10 @@ import Timing
 /// level of the variant's CODECS, an IDR at every segment start, no B-frames (its first decode
 /// time is its first presentation time: decode times never run back at the join with the
 /// content before it), one encoder thread (the same media always gives the same bytes: a job run
-/// twice, or by two workers, commits identical files). Its audio lies within its video
-/// (`HLSSettings.audioWithinVideo`): the AAC priming packet before the first picture and a last
-/// packet past the last picture are left out, so an ad's sound never overlaps what plays around it.
+/// twice, or by two workers, commits identical files). Its sound starts at its first picture
+/// (`HLSSettings.audioFromFirstPicture`: the AAC priming packet is left out, so it never reaches
+/// back over the content before it) and its last packet may reach past its last picture by under
+/// one AAC frame, which what follows overlaps (see `CutMaker` for the policy at every join).
 enum AdRendition {
     /// Encodes `media` (an ad media file, opened under the ad rules) for `rendition` into
     /// `folder` as `seg00000.ts` …; returns the segments (store paths under `storePrefix`, exact
@@ -31,7 +32,7 @@ enum AdRendition {
         request.contentIsAdMedia = true
         request.audio = (StoreEncoding.sampleRate, StoreEncoding.channels)
         request.hls = HLSSettings(segmentDuration: segmentTarget, programDate: Date(timeIntervalSince1970: 0))
-        request.hls.audioWithinVideo = true
+        request.hls.audioFromFirstPicture = true
         request.hls.firstRunDiscontinuous = true
         request.stallTimeout = nil
         let result = try Stitcher(request: request).run()

@@ -7,10 +7,16 @@ import Timing
 /// cue falls inside that segment. GOPs wholly inside the piece are the origin's packets; the GOP
 /// a cue splits is decoded and its frames inside the piece encoded again (an IDR first, the
 /// rung's bitrate, SPS/PPS id 1 beside the content's id 0). Audio packets are the origin's, on
-/// the content's clock (in sync): before a cue those that end by it, after a cue those that start
-/// at or after it. The AAC frame across a cue (at most 1024 samples, 21 ms at 48 kHz) is left
-/// out: a gap a player bridges, where an overlap would run audio timestamps backwards at the
-/// join with an ad.
+/// the content's clock (in sync): before a cue those that start before it, after a cue those that
+/// start at or after it.
+///
+/// The join policy for sound, at every join of the service's pieces (a cut, an ad, slate): a
+/// piece's sound never starts before its first picture (so audio timestamps never run back at a
+/// join: FFmpeg's reader sees them rise) and runs to the end of the AAC frame holding its last
+/// picture's end (under 1024 samples, 21 ms at 48 kHz, past it). MPEG-TS cannot end a sound
+/// inside an AAC frame, so one of the two must give: an overlap at the end of a piece, which
+/// players that place sound by timestamp trim, rather than a gap, which a player in sequence
+/// mode (Chromium's native HLS) counts as time and drifts by at every join.
 ///
 /// Timestamps are the origin's (content clock + the muxer's constant offset). A piece that starts
 /// at its segment's start continues the origin's MPEG-TS stream (its continuity counters go on
@@ -68,7 +74,7 @@ enum CutMaker {
         let cueStart = reader.time(ofFrame: a), cueEnd = reader.time(ofFrame: b)
         for pkt in audio {
             let t = reader.time(ofAudio: pkt) ?? cueStart, end = reader.endTime(ofAudio: pkt) ?? t
-            if (a == span.startFrame || t >= cueStart) && (b == span.endFrame || end <= cueEnd) { packets.append((pkt, 1)) }
+            if (a == span.startFrame || t >= cueStart) && (b == span.endFrame || t < cueEnd) { packets.append((pkt, 1)) }
         }
         var sources: [(demuxer: Demuxer, stream: Int)] = [(reader.video, reader.videoIndex)]
         if let ad = reader.audio, let ai = reader.audioIndex { sources.append((ad, ai)) }

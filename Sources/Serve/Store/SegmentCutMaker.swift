@@ -17,9 +17,9 @@ import Timing
 /// decode time of the same rank in its GOP (the k-th smallest DTS is never after the k-th smallest
 /// PTS), so decode times keep increasing across the copied GOPs around it.
 ///
-/// Audio packets are the origin's on the origin's clock: before a cut those that end by it, after
-/// a cut those that start at or after it (the AAC frame across a cut is left out: a gap of at most
-/// 1024 samples, never an overlap). Timestamps are the origin's: the muxer's constant offset is
+/// Audio packets are the origin's on the origin's clock: before a cut those that start before it
+/// (the AAC frame across the cut stays, reaching past it by under 1024 samples), after a cut
+/// those that start at or after it (`CutMaker`'s join policy). Timestamps are the origin's: the muxer's constant offset is
 /// taken off again. Only the video and the audio stream are kept (another PID, e.g. SCTE-35, is not
 /// in the piece), under the origin's PIDs, program number and transport stream id
 /// (`SegmentCutPIDs`).
@@ -196,7 +196,7 @@ enum SegmentCutMaker {
         if s.audioIndex != nil {
             for p in s.audio {
                 guard let span = s.audioSpan(p) else { continue }
-                if (cutIn.map { span.start >= $0 } ?? true) && (cutOut.map { span.end <= $0 } ?? true) { packets.append((p, 1)) }
+                if (cutIn.map { span.start >= $0 } ?? true) && (cutOut.map { span.start < $0 } ?? true) { packets.append((p, 1)) }
             }
         }
         var sources: [(demuxer: Demuxer, stream: Int)] = [(s.demuxer, s.videoIndex)]
