@@ -36,7 +36,7 @@ public actor LiveChannel {
     /// A channel reading `source` (an http(s) URL or a local path) into `folder` (the store root);
     /// `evicted` hears the store paths of segments deleted (what the store made of them can go too).
     public init(name: String, source: String, folder: URL, history: MediaTime = MediaTime(seconds: 60), timeout: Double = 10,
-                evicted: @escaping @Sendable ([String]) -> Void = { _ in }) throws {
+                log: ServeLog? = nil, evicted: @escaping @Sendable ([String]) -> Void = { _ in }) throws {
         guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
             throw StoreError.unsupported("live channel name \(name) must be letters, digits, - or _")
         }

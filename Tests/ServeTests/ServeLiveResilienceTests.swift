@@ -1,0 +1,247 @@
+import Foundation
+@_spi(Engine) import Interlude
+@_spi(Engine) import Playback
+@_spi(Engine) @testable import Serve
+import TestSupport
+import Testing
+import Timing
+
+/// `interlude serve --live` over a hostile origin (`LiveOrigin` with `LiveOriginFault`s): its
+/// media sequence goes back, resets, turns huge, negative, garbage or random; its PTS jump back,
+/// reset, repeat or go random (with and without `EXT-X-DISCONTINUITY`); an `EXTINF` is 0 or over
+/// the target, the target changes; segments 404 every other time or for good; in-band SCTE-35
+/// sections are huge, far off or have `splice_command_length` 0xFFF. For each, stepped by hand:
+/// the viewer's playlist keeps growing by at least 80 % of the origin's new seconds after the
+/// fault, every segment it lists downloads, decoded frames rise in PTS and content frame, the
+/// fault is logged exactly once, and every refresh passes the RFC 8216 checks (`curl`). And an
+/// origin repeating its signals (every segment, in three forms at once) gets one ad request per
+/// break.
+@Suite(.serialized) struct ServeLiveResilienceTests {
+    /// A service following a (hostile) origin, its log lines kept.
+    final class Rig: @unchecked Sendable {
+        // @unchecked Sendable: immutable after init; the log box locks itself.
+        let origin: LiveOrigin
+        let ads: HTTPTestServer
+        let store: MediaStore
+        let channels: LiveChannels
+        let service: ServeService
+        let port: UInt16
+        let root: URL
+        let log = LineBox()
+
+        /// `init` off Swift's concurrency pool (see `ServeLiveSessionTests.Rig.start`).
+        static func start(faults: [LiveOriginFault] = [], breaks: [LiveOriginBreak] = [], seconds: Int = 60) async throws -> Rig {
+            try await offPool { try Rig(faults: faults, breaks: breaks, seconds: seconds) }
+        }
+
+        private init(faults: [LiveOriginFault], breaks: [LiveOriginBreak], seconds: Int) throws {
+            origin = try LiveOrigin(media: try LiveOriginMedia.make(seconds: seconds), breaks: breaks, windowSize: 5, clock: .manual,
+                                    faults: faults)
+            let source = origin.url("/live.m3u8")
+            ads = try HTTPTestServer()
+            ads.route("/vast.xml", HTTPTestServer.Response(body: Data("<VAST version=\"4.1\"/>".utf8)))   // no fill: breaks are slate
+            root = StoreFixture.folder("live-hostile")
+            var o = StoreOptions(root: root, contents: [:])
+            o.segmentTarget = MediaTime(seconds: 2)
+            store = try MediaStore(options: o)
+            let box = log
+            let serveLog = ServeLog { box.append($0) }
+            channels = try LiveChannels([("ch", source)], folder: root, media: store, timeout: 5, log: serveLog)
+            var config = ServeConfig()
+            config.port = 0
+            config.lives = [ContentSource(name: "ch", source: source)]
+            config.adsTemplate = ads.url("/vast.xml") + "?d=[session.avail_duration_secs]&s=[session.id]"
+            config.threads = 4
+            config.liveSegmentTarget = 2
+            config.adsTimeout = 2
+            service = ServeService(config: config, media: store, beacons: BeaconSender(timeout: 3), live: channels, log: serveLog)
+            port = try service.start()
+        }
+
+        func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+        var channel: LiveChannel { channels.channels["ch"]! }
+
+        /// The origin-fault lines logged, by kind.
+        var faults: [String: Int] {
+            var out: [String: Int] = [:]
+            for line in log.all {
+                guard let o = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
+                      o["event"] as? String == "live_origin_fault", let kind = o["kind"] as? String else { continue }
+                out[kind, default: 0] += 1
+            }
+            return out
+        }
+
+        func stop() {
+            let s = service
+            Thread.detachNewThread { s.stop(grace: 1) }
+            origin.stop(); ads.stop()
+            if ProcessInfo.processInfo.environment["KEEP_LIVE_ROOT"] == nil { try? FileManager.default.removeItem(at: root) }
+        }
+    }
+
+    typealias Entry = ServeLiveSessionTests.Entry
+
+    /// What a viewer saw following the origin step by step.
+    struct Followed {
+        var entries: [Entry]
+        var playlist: URL
+        /// Seconds listed (distinct entries) after each step.
+        var listed: [Double]
+        /// Polls that threw (the channel could not read the origin).
+        var failedPolls: Int
+    }
+
+    /// Follows `playlist` as a player does: at each of `steps`, the playlist and every new
+    /// segment in it downloaded (each must answer 200); then the origin publishes one more
+    /// segment and the channel polls. A poll that throws is counted, not fatal (the channel must
+    /// go on by itself).
+    static func follow(_ rig: Rig, playlist: String, steps: Int, into folder: URL) async throws -> Followed {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var seen: [Int: Entry] = [:]
+        var listed: [Double] = []
+        var failed = 0
+        for _ in 0...steps {
+            let text = try await curl(rig.url(playlist)).text
+            for e in ServeLiveSessionTests.entries(text) {
+                if let old = seen[e.sequence] { #expect(old.uri == e.uri, "media sequence \(e.sequence) changed between refreshes"); continue }
+                seen[e.sequence] = e
+                let r = try await curl(rig.url(e.uri))
+                #expect(r.status == 200, "\(e.uri): \(r.status)")
+                try r.body.write(to: folder.appendingPathComponent("s\(e.sequence).ts"))
+            }
+            listed.append(seen.values.reduce(0) { $0 + (Double($1.duration) ?? 0) })
+            rig.origin.advance()
+            do { try await rig.channel.poll() } catch { failed += 1 }
+        }
+        let ordered = seen.keys.sorted().map { seen[$0]! }
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:8", "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD"]
+        for (i, e) in ordered.enumerated() {
+            if i > 0 && e.tags.contains("#EXT-X-DISCONTINUITY") { lines.append("#EXT-X-DISCONTINUITY") }
+            lines += ["#EXTINF:\(e.duration),", "s\(e.sequence).ts"]
+        }
+        lines.append("#EXT-X-ENDLIST")
+        let url = folder.appendingPathComponent("index.m3u8")
+        try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
+        return Followed(entries: ordered, playlist: url, listed: listed, failedPolls: failed)
+    }
+
+    /// One hostile origin and what the service must make of it.
+    struct Case: Sendable, CustomTestStringConvertible {
+        var name: String
+        var fault: LiveOriginFault
+        /// The `kind` of the one `live_origin_fault` line expected.
+        var logged: String
+        var testDescription: String { name }
+    }
+
+    /// The fault sits at content segment 8: published at step 4 (five segments at the start).
+    static let at = 8
+    static let steps = 18
+
+    static let cases: [Case] = [
+        Case(name: "media sequence back by 3", fault: LiveOriginFault(at: at, .sequenceBack(3)), logged: "media_sequence"),
+        Case(name: "media sequence reset to 0 (origin restart)", fault: LiveOriginFault(at: at, .sequenceReset), logged: "media_sequence"),
+        Case(name: "media sequence over 2^48", fault: LiveOriginFault(at: at, .sequenceHuge), logged: "media_sequence"),
+        Case(name: "media sequence negative", fault: LiveOriginFault(at: at, .sequenceNegative), logged: "media_sequence"),
+        Case(name: "media sequence garbage", fault: LiveOriginFault(at: at, .sequenceGarbage), logged: "media_sequence"),
+        Case(name: "media sequence random", fault: LiveOriginFault(at: at, .sequenceRandom), logged: "media_sequence"),
+        Case(name: "PTS back 10 s", fault: LiveOriginFault(at: at, .ptsBack(MediaTime(seconds: 10))), logged: "pts_jump"),
+        Case(name: "PTS back 10 s at a discontinuity", fault: LiveOriginFault(at: at, .ptsBack(MediaTime(seconds: 10)), discontinuity: true), logged: "pts_jump"),
+        Case(name: "PTS reset to 0", fault: LiveOriginFault(at: at, .ptsReset), logged: "pts_jump"),
+        Case(name: "PTS reset to 0 at a discontinuity", fault: LiveOriginFault(at: at, .ptsReset, discontinuity: true), logged: "pts_jump"),
+        Case(name: "PTS of the segment before repeated", fault: LiveOriginFault(at: at, .ptsRepeat), logged: "pts_jump"),
+        Case(name: "PTS random", fault: LiveOriginFault(at: at, .ptsRandom), logged: "pts_jump"),
+        Case(name: "PTS random at discontinuities", fault: LiveOriginFault(at: at, .ptsRandom, discontinuity: true), logged: "pts_jump"),
+        Case(name: "EXTINF 0", fault: LiveOriginFault(at: at, .extinfZero), logged: "bad_extinf"),
+        Case(name: "EXTINF over the target", fault: LiveOriginFault(at: at, .extinfOverTarget), logged: "bad_extinf"),
+        Case(name: "target duration 2 -> 4", fault: LiveOriginFault(at: at, .targetDuration4), logged: "target_duration"),
+        Case(name: "segments 404 every other time", fault: LiveOriginFault(at: at, .alternate404), logged: "segment_unavailable"),
+        Case(name: "a segment 404 for good", fault: LiveOriginFault(at: at, .gone404), logged: "segment_unavailable"),
+        Case(name: "huge SCTE-35 sections", fault: LiveOriginFault(at: at, .hugeSections), logged: "signal_ignored"),
+        Case(name: "SCTE-35 splice PTS hours away", fault: LiveOriginFault(at: at, .farSplicePTS), logged: "signal_ignored"),
+        Case(name: "SCTE-35 splice_command_length 0xFFF", fault: LiveOriginFault(at: at, .commandLengthFFF), logged: "signal_ignored"),
+    ]
+
+    @Test(arguments: cases)
+    func theViewerKeepsGoing(_ c: Case) async throws {
+        let rig = try await Rig.start(faults: [c.fault])
+        defer { rig.stop() }
+        try await rig.channel.poll()
+        guard let variant = try await ServeLiveSessionTests.startSession(rig: rig) else { return }
+        let f = try await Self.follow(rig, playlist: variant, steps: Self.steps, into: rig.root.appendingPathComponent("viewer"))
+        // the origin published one 2 s segment a step; the fault's segment went out at step 4
+        let faultStep = Self.at - 5 + 1
+        let originNew = Double(Self.steps - faultStep) * 2
+        let gained = f.listed[Self.steps] - f.listed[faultStep]
+        print("resilience \(c.name): gained \(gained) s of \(originNew) s after the fault; failed polls \(f.failedPolls); logged \(rig.faults)")
+        #expect(gained >= 0.8 * originNew, "\(c.name): the viewer gained \(gained) s while the origin published \(originNew) s (\(f.listed))")
+        #expect(rig.faults[c.logged] == 1, "\(c.name): logged \(rig.faults)")
+        let shown = try await ServeLiveSessionTests.shown(f.playlist, contentSource: rig.origin.media.sourceID)
+        let content = shown.compactMap { if case .content(let n) = $0 { n } else { nil } }
+        #expect(content.count > 30 * 20, "\(c.name): \(content.count) content frames decoded")
+        if let i = content.indices.dropFirst().first(where: { content[$0] <= content[$0 - 1] }) {
+            Issue.record("\(c.name): content frame \(content[i]) after \(content[i - 1])")
+        }
+        #expect((content.last ?? 0) >= rig.origin.publishedCount * 60 - 5 * 60, "\(c.name): the viewer reached content frame \(content.last ?? -1)")
+    }
+
+    /// An origin repeating its signals for 40 s: one break's DATERANGE (same ID) and in-band
+    /// splice_insert (same event id) in front of / in every segment of it, with a CUE-OUT too
+    /// (three forms at once); an in-band splice_insert repeated in every segment; a DATERANGE
+    /// time_signal repeated. One ad request per break for the viewer, three breaks seen.
+    @Test func repeatedSignalsAskTheAdServerOncePerBreak() async throws {
+        let rig = try await Rig.start(breaks: [
+            LiveOriginBreak(start: .segment(8), duration: MediaTime(seconds: 8), signal: .dateRange(.spliceInsert), eventID: 100,
+                            repeated: true, alsoSignalled: [.inBand(.spliceInsert), .cueOut]),
+            LiveOriginBreak(start: .frame(14 * 60 + 10), duration: MediaTime(seconds: 6), signal: .inBand(.spliceInsert), eventID: 101,
+                            repeated: true),
+            LiveOriginBreak(start: .frame(19 * 60 + 31), duration: MediaTime(seconds: 4), signal: .dateRange(.timeSignal), eventID: 102,
+                            repeated: true),
+        ])
+        defer { rig.stop() }
+        try await rig.channel.poll()
+        guard let variant = try await ServeLiveSessionTests.startSession(rig: rig) else { return }
+        let f = try await Self.follow(rig, playlist: variant, steps: 20, into: rig.root.appendingPathComponent("viewer"))
+        let asked = rig.ads.requests.filter { $0.target.hasPrefix("/vast.xml") }.count
+        print("resilience repeated signals: \(asked) ad requests, \(await rig.channel.breaksSeen) breaks, \(f.listed.last ?? 0) s listed")
+        #expect(asked == 3, "one ad request per break: \(rig.ads.requests.map(\.target))")
+        #expect(await rig.channel.breaksSeen == 3)
+        let tags = f.entries.flatMap(\.tags)
+        #expect(tags.filter { $0.hasPrefix("#EXT-X-CUE-OUT:") }.count == 3, "three breaks in the viewer's playlist: \(tags.filter { $0.hasPrefix("#EXT-X-CUE") })")
+    }
+
+    /// The tracker alone: a break signalled in three forms at once, each repeated in every
+    /// segment, is one break that every form's end closes; an SCTE-35 splice PTS hours from its
+    /// segment is not a break.
+    @Test func aBreakSignalledManyWaysIsOneBreak() throws {
+        let out = try SCTE35Section(parsing: LiveOriginSCTE35.spliceInsert(eventID: 7, outOfNetwork: true, pts: 1_000_000, breakDuration: 720_000))
+        let back = try SCTE35Section(parsing: LiveOriginSCTE35.spliceInsert(eventID: 7, outOfNetwork: false, pts: 1_720_000, breakDuration: nil))
+        let range = LiveMarker.DateRange(id: "brk-7", startDate: Date(), plannedDuration: MediaTime(seconds: 8), duration: nil,
+                                         out: out, in: nil, hasOut: true, hasIn: false)
+        var tracker = LiveBreakTracker()
+        tracker.add(sequence: 1, firstPTS: 820_000, markers: [], cues: [])
+        for n in 2...5 {
+            let first = 820_000 + Int64(n - 1) * 180_000
+            tracker.add(sequence: n, firstPTS: first, markers: [.dateRange(range), .cueOut(duration: MediaTime(seconds: 8))], cues: [out])
+        }
+        tracker.add(sequence: 6, firstPTS: 1_720_000, markers: [.cueIn], cues: [back])
+        #expect(tracker.breaks.count == 1, "\(tracker.breaks.map(\.id))")
+        #expect(tracker.breaks.first?.startPTS == 1_000_000 && tracker.breaks.first?.endPTS == 1_720_000)
+        let far = try SCTE35Section(parsing: LiveOriginSCTE35.spliceInsert(eventID: 8, outOfNetwork: true, pts: 1_000_000 + 5 * 3600 * 90_000,
+                                                                           breakDuration: 720_000))
+        /*BASELINE*/tracker.add(sequence: 7, firstPTS: 1_900_000, markers: [], cues: [far])
+        #expect(tracker.breaks.count == 1)
+    }
+}
+
+extension ServeLiveSessionTests {
+    /// Starts a session on channel `ch` of `rig`; the top variant playlist's path.
+    static func startSession(rig: ServeLiveResilienceTests.Rig) async throws -> String? {
+        let created = try await curl(rig.url("/v1/session/ch"), method: "POST", body: "{}")
+        #expect(created.status == 200, "\(created.text)")
+        guard let manifest = created.json?["manifestUrl"] as? String else { Issue.record("no manifestUrl: \(created.text)"); return nil }
+        let master = try await curl(rig.url(manifest)).text
+        return master.split(separator: "\n").first { $0.hasPrefix("/v1/sessions/") }.map(String.init)
+    }
+}
