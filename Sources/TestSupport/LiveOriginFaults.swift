@@ -40,9 +40,9 @@ public struct LiveOriginFault: Sendable, Equatable {
         case alternate404
         /// Segment `at` answers 404 to every request.
         case gone404
-        /// Segment `at` carries SCTE-35 sections of the largest length (4,093 bytes after the
-        /// length field: a `splice_null` with a descriptor loop of private descriptors, CRC valid)
-        /// and one that declares that length but is cut short.
+        /// Segment `at` carries SCTE-35 sections of the largest length (4,095 bytes after the
+        /// length field: a `splice_null` with a descriptor loop of private descriptors, CRC valid),
+        /// with one before and one after it that declare that length but are cut short.
         case hugeSections
         /// Segment `at` carries a `splice_insert` out of network 5 hours after it (and one an hour
         /// before it), 30 s long.
@@ -177,10 +177,11 @@ struct LiveOriginFaults: Sendable {
         let first = media.segments[n].firstPTS + ptsShift(n)
         for f in faults where f.at == n {
             switch f.kind {
-            case .hugeSections: out += [Self.hugeSection(), Self.truncatedSection()]
+            case .hugeSections: out += [Self.truncatedSection(), Self.hugeSection(), Self.truncatedSection()]
             case .farSplicePTS:
                 out.append(LiveOriginSCTE35.spliceInsert(eventID: 700, outOfNetwork: true, pts: first + 5 * 3600 * 90_000, breakDuration: 30 * 90_000))
-                out.append(LiveOriginSCTE35.spliceInsert(eventID: 701, outOfNetwork: true, pts: first - 3600 * 90_000, breakDuration: 30 * 90_000))
+                let hourBefore = ((first - 3600 * 90_000) % (1 << 33) + (1 << 33)) % (1 << 33)   // as written: modulo 2^33
+                out.append(LiveOriginSCTE35.spliceInsert(eventID: 701, outOfNetwork: true, pts: hourBefore, breakDuration: 30 * 90_000))
             case .commandLengthFFF:
                 var s = LiveOriginSCTE35.spliceInsert(eventID: 900, outOfNetwork: true, pts: first + 90_000, breakDuration: 8 * 90_000)
                 Self.setCommandLength(&s, 0xFFF)
@@ -207,7 +208,7 @@ struct LiveOriginFaults: Sendable {
         return s + [UInt8(crc >> 24), UInt8((crc >> 16) & 0xFF), UInt8((crc >> 8) & 0xFF), UInt8(crc & 0xFF)]
     }
 
-    /// A section that declares 4,093 bytes after its length field and carries 1,000.
+    /// A section that declares 4,095 bytes after its length field and carries 1,000.
     static func truncatedSection() -> [UInt8] {
         [0xFC, 0x3F, 0xFF] + [UInt8](repeating: 0x5A, count: 1_000)
     }
