@@ -140,6 +140,7 @@ public final class LiveOrigin: @unchecked Sendable {
         private var cache: [Int: [UInt8]] = [:]
         private var fetches: [Int: Int] = [:]
         private var playlistRequests = 0
+        private var refusedCount = 0
 
         init(media: LiveOriginMedia, breaks: [LiveOriginPlacedBreak], initial: Int, realTime: Bool, windowSize: Int, base: Date,
              faults: LiveOriginFaults) {
@@ -148,8 +149,8 @@ public final class LiveOrigin: @unchecked Sendable {
             var sections: [Int: [[UInt8]]] = [:]
             for b in breaks where b.scheduled.signals.contains(where: { if case .inBand = $0 { true } else { false } }) {
                 let outs = b.scheduled.repeated ? Array(b.startSegment..<b.endSegment) : [b.startSegment]
-                for n in outs { sections[n, default: []].append(b.outSection()) }
-                sections[b.endSegment, default: []].append(b.inSection())
+                for n in outs { sections[n, default: []].append(b.outSection(shift: faults.ptsShift(b.startSegment))) }
+                sections[b.endSegment, default: []].append(b.inSection(shift: faults.ptsShift(b.endSegment)))
             }
             for i in media.segments.indices {
                 let extra = faults.sections(i)
@@ -199,14 +200,22 @@ public final class LiveOrigin: @unchecked Sendable {
                 rendition = k; rest = path[slash...]
             }
             if rest == "/live.m3u8" {
-                return .init(headers: playlistType, body: Data(playlist(rendition: rendition, published: published()).utf8))
+                let p = published()
+                if faults.countsPlaylistRequests(published: p) {
+                    let count: Int = lock.withLock { refusedCount += 1; return refusedCount }
+                    if faults.playlistRefused(published: p, count: count) {
+                        return .init(status: 503, body: "unavailable (fault)", contentType: "text/plain")
+                    }
+                }
+                return .init(headers: playlistType, body: Data(playlist(rendition: rendition, published: p).utf8))
             }
             guard rest.hasPrefix("/seg/"), rest.hasSuffix(".ts") else { return nil }
             let name = rest.dropFirst(5).dropLast(3)
             let joined = name.hasSuffix("-2")
             guard let n = Int(joined ? name.dropLast(2) : name), n >= 0, n + (joined ? 1 : 0) < published() else { return nil }
-            let count: Int = lock.withLock { fetches[n, default: 0] += 1; return fetches[n]! }
-            if faults.notFound(n, request: count) { return .init(status: 404, body: "not found (fault)", contentType: "text/plain") }
+            let key = rendition * 1_000_000 + n
+            let count: Int = lock.withLock { fetches[key, default: 0] += 1; return fetches[key]! }
+            if faults.notFound(n, rendition: rendition, request: count) { return .init(status: 404, body: "not found (fault)", contentType: "text/plain") }
             guard let bytes = try? segment(rendition, n) + (joined ? segment(rendition, n + 1) : []) else {
                 return .init(status: 500, body: "segment \(n) could not be read", contentType: "text/plain")
             }
@@ -282,10 +291,10 @@ public final class LiveOrigin: @unchecked Sendable {
                 var out: [String] = []
                 let attributes = "ID=\"\(b.dateRangeID)\",START-DATE=\"\(date(ofFrame: b.startFrame))\""
                 if n == b.startSegment || again || (n == first && b.startSegment < first && b.endSegment >= first) {
-                    out.append("#EXT-X-DATERANGE:\(attributes),PLANNED-DURATION=\(d),SCTE35-OUT=\(LiveOriginSCTE35.hex(b.outSection()))")
+                    out.append("#EXT-X-DATERANGE:\(attributes),PLANNED-DURATION=\(d),SCTE35-OUT=\(LiveOriginSCTE35.hex(b.outSection(shift: faults.ptsShift(b.startSegment))))")
                 }
                 if n == b.endSegment {
-                    out.append("#EXT-X-DATERANGE:\(attributes),SCTE35-IN=\(LiveOriginSCTE35.hex(b.inSection()))")
+                    out.append("#EXT-X-DATERANGE:\(attributes),SCTE35-IN=\(LiveOriginSCTE35.hex(b.inSection(shift: faults.ptsShift(b.endSegment))))")
                 }
                 return out
             case .inBand:

@@ -40,6 +40,8 @@ public struct LiveOriginFault: Sendable, Equatable {
         case alternate404
         /// Segment `at` answers 404 to every request.
         case gone404
+        /// Once segment `at` is published, the media playlist answers 503 to this many requests.
+        case playlistUnavailable(requests: Int)
         /// Segment `at` carries SCTE-35 sections of the largest length (4,095 bytes after the
         /// length field: a `splice_null` with a descriptor loop of private descriptors, CRC valid),
         /// with one before and one after it that declare that length but are cut short.
@@ -58,10 +60,12 @@ public struct LiveOriginFault: Sendable, Equatable {
     public var kind: Kind
     /// `EXT-X-DISCONTINUITY` before each segment whose timestamps the fault moves.
     public var discontinuity: Bool
+    /// For the 404 faults: the one rendition that answers 404 (nil: every one).
+    public var rendition: Int?
 
     /// A fault.
-    public init(at: Int, _ kind: Kind, discontinuity: Bool = false) {
-        self.at = at; self.kind = kind; self.discontinuity = discontinuity
+    public init(at: Int, _ kind: Kind, discontinuity: Bool = false, rendition: Int? = nil) {
+        self.at = at; self.kind = kind; self.discontinuity = discontinuity; self.rendition = rendition
     }
 }
 
@@ -160,14 +164,32 @@ struct LiveOriginFaults: Sendable {
         return shift
     }
 
-    /// Whether the `count`-th request (from 1) of segment `n` answers 404.
-    func notFound(_ n: Int, request count: Int) -> Bool {
+    /// Whether the `count`-th request (from 1) of segment `n` of `rendition` answers 404.
+    func notFound(_ n: Int, rendition: Int, request count: Int) -> Bool {
         faults.contains { f in
+            guard f.rendition == nil || f.rendition == rendition else { return false }
             switch f.kind {
-            case .alternate404: n >= f.at && count % 2 == 1
-            case .gone404: n == f.at
-            default: false
+            case .alternate404: return n >= f.at && count % 2 == 1
+            case .gone404: return n == f.at
+            default: return false
             }
+        }
+    }
+
+    /// Whether the media playlist answers 503 to its `count`-th request (from 1) since the
+    /// fault's segment was published, `published` segments being out.
+    func playlistRefused(published p: Int, count: Int) -> Bool {
+        faults.contains { f in
+            if case .playlistUnavailable(let n) = f.kind { return f.at < p && count <= n }
+            return false
+        }
+    }
+
+    /// Whether a fault counts playlist requests once `published` segments are out.
+    func countsPlaylistRequests(published p: Int) -> Bool {
+        faults.contains { f in
+            if case .playlistUnavailable = f.kind { return f.at < p }
+            return false
         }
     }
 

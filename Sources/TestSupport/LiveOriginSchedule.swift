@@ -142,22 +142,27 @@ public struct LiveOriginPlacedBreak: Sendable, Equatable {
         return out
     }
 
-    /// The out cue's section (for `.dateRange` and `.inBand`).
-    func outSection() -> [UInt8] {
+    /// The out cue's section (for `.dateRange` and `.inBand`); `shift`: ticks the origin's
+    /// timestamps are moved by there (a `LiveOriginFault`), taken modulo 2^33.
+    func outSection(shift: Int64 = 0) -> [UInt8] {
         let d = scheduled.duration.mpegTicks
+        let pts = Self.wrapped(startPTS + shift)
         switch command {
-        case .spliceInsert: return LiveOriginSCTE35.spliceInsert(eventID: eventID, outOfNetwork: true, pts: startPTS, breakDuration: d)
-        case .timeSignal: return LiveOriginSCTE35.timeSignal(pts: startPTS, eventID: eventID, typeID: 0x34, duration: d)
+        case .spliceInsert: return LiveOriginSCTE35.spliceInsert(eventID: eventID, outOfNetwork: true, pts: pts, breakDuration: d)
+        case .timeSignal: return LiveOriginSCTE35.timeSignal(pts: pts, eventID: eventID, typeID: 0x34, duration: d)
         }
     }
 
     /// The in cue's section.
-    func inSection() -> [UInt8] {
+    func inSection(shift: Int64 = 0) -> [UInt8] {
+        let pts = Self.wrapped(endPTS + shift)
         switch command {
-        case .spliceInsert: return LiveOriginSCTE35.spliceInsert(eventID: eventID, outOfNetwork: false, pts: endPTS, breakDuration: nil)
-        case .timeSignal: return LiveOriginSCTE35.timeSignal(pts: endPTS, eventID: eventID, typeID: 0x35, duration: nil)
+        case .spliceInsert: return LiveOriginSCTE35.spliceInsert(eventID: eventID, outOfNetwork: false, pts: pts, breakDuration: nil)
+        case .timeSignal: return LiveOriginSCTE35.timeSignal(pts: pts, eventID: eventID, typeID: 0x35, duration: nil)
         }
     }
+
+    static func wrapped(_ t: Int64) -> Int64 { ((t % (1 << 33)) + (1 << 33)) % (1 << 33) }
 
     var command: LiveOriginBreak.Command {
         for s in scheduled.signals {

@@ -134,6 +134,8 @@ import Timing
         var logged: String
         /// Breaks the origin signals (one ad request each).
         var breaks = 0
+        /// Content frames the viewer does not see: a skipped segment's, a break's (slate).
+        var missing: Range<Int> = 0..<0
         var testDescription: String { name }
     }
 
@@ -155,15 +157,16 @@ import Timing
         Case(name: "PTS of the segment before repeated", fault: LiveOriginFault(at: at, .ptsRepeat), logged: "pts_jump"),
         Case(name: "PTS random", fault: LiveOriginFault(at: at, .ptsRandom), logged: "pts_jump"),
         Case(name: "PTS random at discontinuities", fault: LiveOriginFault(at: at, .ptsRandom, discontinuity: true), logged: "pts_jump"),
-        Case(name: "EXTINF 0", fault: LiveOriginFault(at: at, .extinfZero), logged: "bad_extinf"),
-        Case(name: "EXTINF over the target", fault: LiveOriginFault(at: at, .extinfOverTarget), logged: "bad_extinf"),
+        Case(name: "EXTINF 0", fault: LiveOriginFault(at: at, .extinfZero), logged: "bad_extinf", missing: 480..<540),
+        Case(name: "EXTINF over the target", fault: LiveOriginFault(at: at, .extinfOverTarget), logged: "bad_extinf", missing: 480..<540),
         Case(name: "target duration 2 -> 4", fault: LiveOriginFault(at: at, .targetDuration4), logged: "target_duration"),
         Case(name: "segments 404 every other time", fault: LiveOriginFault(at: at, .alternate404), logged: "segment_unavailable"),
-        Case(name: "a segment 404 for good", fault: LiveOriginFault(at: at, .gone404), logged: "segment_unavailable"),
+        Case(name: "a segment 404 for good", fault: LiveOriginFault(at: at, .gone404), logged: "segment_unavailable", missing: 480..<540),
+        Case(name: "playlist 503 for three polls", fault: LiveOriginFault(at: at, .playlistUnavailable(requests: 3)), logged: "playlist_unavailable"),
         Case(name: "huge SCTE-35 sections", fault: LiveOriginFault(at: at, .hugeSections), logged: "signal_ignored"),
         Case(name: "SCTE-35 splice PTS hours away", fault: LiveOriginFault(at: at, .farSplicePTS), logged: "signal_ignored"),
         Case(name: "SCTE-35 splice_command_length 0xFFF", fault: LiveOriginFault(at: at, .commandLengthFFF), logged: "signal_ignored",
-             breaks: 1),
+             breaks: 1, missing: 510..<750),
     ]
 
     @Test(arguments: cases)
@@ -185,8 +188,14 @@ import Timing
         let shown = try await ServeLiveSessionTests.shown(f.playlist, contentSource: rig.origin.media.sourceID)
         let content = shown.compactMap { if case .content(let n) = $0 { n } else { nil } }
         #expect(content.count > 30 * 20, "\(c.name): \(content.count) content frames decoded")
-        if let i = content.indices.dropFirst().first(where: { content[$0] <= content[$0 - 1] }) {
-            Issue.record("\(c.name): content frame \(content[i]) after \(content[i - 1])")
+        // every content frame once, in order, but those the fault took away
+        if let first = content.first, let last = content.last {
+            let want = (first...last).filter { !c.missing.contains($0) }
+            if let i = want.indices.first(where: { $0 >= content.count || content[$0] != want[$0] }) {
+                Issue.record("\(c.name): frame \(i) shows content \(i < content.count ? content[i] : -1), expected \(want[i]) (\(content.count) of \(want.count))")
+            } else {
+                #expect(content.count == want.count, "\(c.name): \(content.count) content frames, expected \(want.count)")
+            }
         }
         #expect((content.last ?? 0) >= rig.origin.publishedCount * 60 - 5 * 60, "\(c.name): the viewer reached content frame \(content.last ?? -1)")
     }
@@ -214,6 +223,49 @@ import Timing
         #expect(await rig.channel.breaksSeen == 3)
         let tags = f.entries.flatMap(\.tags)
         #expect(tags.filter { $0.hasPrefix("#EXT-X-CUE-OUT:") }.count == 3, "three breaks in the viewer's playlist: \(tags.filter { $0.hasPrefix("#EXT-X-CUE") })")
+    }
+
+    /// A two-rung origin whose small rung loses a segment for good (404), whose PTS restart at 0
+    /// and whose numbering goes back, with a break in band and one by DATERANGE after all that:
+    /// both renditions stay on one channel clock (the same position for every segment both hold,
+    /// the same breaks at the content frames' original PTS), each fault logged once.
+    @Test func everyRenditionStaysOnOneClock() async throws {
+        let m = try await offPool { try LiveOriginMedia.make(sizes: [PixelSize(width: 320, height: 180), PixelSize(width: 160, height: 90)]) }
+        let origin = try LiveOrigin(media: m, breaks: [
+            LiveOriginBreak(start: .frame(15 * 60 + 7), duration: MediaTime(seconds: 4), signal: .dateRange(.spliceInsert)),
+            LiveOriginBreak(start: .frame(18 * 60 + 20), duration: MediaTime(seconds: 3), signal: .inBand(.spliceInsert)),
+        ], faults: [
+            LiveOriginFault(at: 6, .gone404, rendition: 1),
+            LiveOriginFault(at: 9, .ptsReset, discontinuity: true),
+            LiveOriginFault(at: 12, .sequenceBack(2)),
+        ])
+        defer { origin.stop() }
+        let folder = ServeLiveOriginTests.temp("hostile-ladder")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = LineBox()
+        let channel = try LiveChannel(name: "ladder", source: origin.url("/master.m3u8"), folder: folder, log: ServeLog { log.append($0) })
+        var seen: [String: [String: LiveBreak]] = [:]
+        for _ in 0..<20 {
+            try await channel.poll()
+            let v0 = try #require(await channel.window(rendition: "v0")), v1 = try #require(await channel.window(rendition: "v1"))
+            let small = Dictionary(uniqueKeysWithValues: v1.segments.map { ($0.sequence, $0.firstPTS) })
+            for s in v0.segments {
+                if let p = small[s.sequence] { #expect(p == s.firstPTS, "segment \(s.sequence): \(s.firstPTS) in v0, \(p) in v1") }
+            }
+            for (r, w) in [("v0", v0), ("v1", v1)] { for b in w.breaks { seen[r, default: [:]][b.id] = b } }
+            origin.advance()
+        }
+        let want = origin.breaks.map { ($0.trackerID, $0.startPTS, $0.endPTS) }
+        for r in ["v0", "v1"] {
+            let got = (seen[r] ?? [:]).values.sorted { $0.startPTS < $1.startPTS }
+            #expect(got.map(\.id) == want.map(\.0) && got.map(\.startPTS) == want.map(\.1) && got.map(\.endPTS) == want.map(\.2),
+                    "\(r): \(got), want \(want)")
+        }
+        let kinds = log.all.compactMap { line -> String? in
+            guard let o = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else { return nil }
+            return o["kind"] as? String
+        }
+        #expect(kinds.sorted() == ["media_sequence", "pts_jump", "segment_unavailable"], "\(log.all)")
     }
 
     /// The tracker alone: a break signalled in three forms at once, each repeated in every

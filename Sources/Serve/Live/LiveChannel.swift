@@ -135,8 +135,13 @@ public actor LiveChannel {
 
     private func poll(_ key: String, scratch: URL) async throws {
         guard var r = renditions[key] else { return }
-        let text = try await HLSImport.text(r.location, scratch: scratch, timeout: timeout)
-        let playlist = try LivePlaylist(parsing: text)
+        let playlist: LivePlaylist
+        do {
+            playlist = try LivePlaylist(parsing: try await HLSImport.text(r.location, scratch: scratch, timeout: timeout))
+        } catch {
+            report(.playlistUnavailable, rendition: key, "\(error)")
+            throw error
+        }
         if r.targetSeen, playlist.targetDuration != r.targetDuration {
             report(.targetDuration, rendition: key, "EXT-X-TARGETDURATION went from \(r.targetDuration.seconds) to \(playlist.targetDuration.seconds) s")
         }

@@ -16,6 +16,8 @@ public enum LiveFault: String, Sendable, CaseIterable {
     case segmentUnavailable = "segment_unavailable"
     /// A segment is not MPEG-TS with video: treated as one that cannot be fetched.
     case segmentUnreadable = "segment_unreadable"
+    /// The playlist could not be fetched or read at all (the poll fails; the next tick tries again).
+    case playlistUnavailable = "playlist_unavailable"
     /// In-band SCTE-35 sections refused (damaged, lengths that disagree) or a splice PTS far from
     /// its segment: no break is made of them.
     case signalIgnored = "signal_ignored"

@@ -16,8 +16,11 @@ import Timing
 /// video PTS (unwrapped near where the last one ended) plus `clockOffset`. While the origin's
 /// timestamps follow on (within `tolerance` of where the last segment ended), the offset stays;
 /// when they jump (back, reset, repeated, far forward, with or without `EXT-X-DISCONTINUITY`),
-/// or a segment was skipped, the segment is re-anchored: it starts where the last one ended, the
-/// offset (channel clock − the file's PTS) changes, and it is marked as a discontinuity.
+/// the segment is re-anchored: it starts where the last one ended, the offset (channel clock −
+/// the file's PTS) changes, and it is marked as a discontinuity. A skipped segment keeps its
+/// time on the clock (`end` moves over it: the next one, a discontinuity, follows on without a
+/// jump, and every rendition of the channel stays on the same clock whichever skipped it);
+/// viewers step over the hole.
 struct LiveTimeline: Sendable {
     /// Channel sequence number = origin media sequence number + this.
     private(set) var sequenceOffset = 0
@@ -29,12 +32,14 @@ struct LiveTimeline: Sendable {
     private(set) var end: Int64?
     /// Channel clock − file PTS of the last segment taken.
     private(set) var clockOffset: Int64 = 0
-    /// A segment was skipped: the next one taken is re-anchored and marked a discontinuity.
-    private var skipped = false
+    /// Segments were skipped or missed, or the origin restarted: the next one taken starts a new stream.
+    private var newStream = false
 
     /// The largest PTS step (ticks) from where the last segment ended that is still the same
     /// stream: an `EXTINF` rounded or off by a little leaves a small gap or overlap.
     static let tolerance: Int64 = 90_000
+    /// After segments skipped or missed, a forward PTS step up to this (ticks: 60 s) is their time.
+    static let maxHole: Int64 = 60 * 90_000
     /// A forward jump of the media sequence over this many is a renumbering, not missed segments.
     static let maxSequenceJump = 1_000
     /// Recent URIs remembered.
@@ -64,7 +69,7 @@ struct LiveTimeline: Sendable {
                 let gap = first.sequence - last.origin - 1
                 if gap == 0 { return (entries.map { New(entry: $0, sequence: $0.sequence + sequenceOffset) }, nil) }
                 if gap <= Self.maxSequenceJump {
-                    skipped = true   // segments were missed: what follows is a new stream
+                    newStream = true   // segments were missed
                     return (entries.map { New(entry: $0, sequence: $0.sequence + sequenceOffset) },
                             "media sequence jumped from \(last.origin) to \(first.sequence): \(gap) segments missed")
                 }
@@ -85,7 +90,7 @@ struct LiveTimeline: Sendable {
         }
         guard let first = entries.first else { return ([], why) }
         sequenceOffset = last.channel + 1 - first.sequence
-        skipped = true
+        newStream = true
         return (entries.map { New(entry: $0, sequence: $0.sequence + sequenceOffset) }, why + "; the origin restarted")
     }
 
@@ -96,10 +101,12 @@ struct LiveTimeline: Sendable {
         if recent.count > Self.recentLimit, let oldest = recent.keys.min() { recent[oldest] = nil }
     }
 
-    /// Records that `new` was skipped: the next segment taken starts a new stream.
+    /// Records that `new` was skipped: its time passes on the clock, the next segment taken
+    /// starts a new stream.
     mutating func skip(_ new: New) {
         handled(new)
-        skipped = true
+        if let e = end, new.entry.problem == nil { end = e + new.entry.duration.mpegTicks }
+        newStream = true
     }
 
     /// Where a segment lies on the channel clock.
@@ -108,7 +115,7 @@ struct LiveTimeline: Sendable {
         var filePTS: Int64
         /// Channel clock − file PTS.
         var clockOffset: Int64
-        /// A new stream starts with it (the origin's discontinuity, a re-anchor, a skip before it).
+        /// A new stream starts with it (the origin's discontinuity, a re-anchor, a skip or a restart before it).
         var discontinuity: Bool
         /// How far its PTS jumped from where the last segment ended (ticks), when that re-anchored it.
         var jumped: Int64?
@@ -124,17 +131,22 @@ struct LiveTimeline: Sendable {
             let expected = end - clockOffset
             let file = LivePTS.unwrap(raw, near: expected)
             let delta = file - expected
-            if skipped || abs(delta) > Self.tolerance {
-                placement = Placement(filePTS: file, clockOffset: end - file, discontinuity: true, jumped: skipped ? nil : delta)
+            if newStream, delta > 0, delta <= Self.maxHole {
+                // after segments skipped or missed (their length unknown: a lying EXTINF, a gap in
+                // the numbering): the origin's clock is kept, viewers step over the hole
+                placement = Placement(filePTS: file, clockOffset: clockOffset, discontinuity: true, jumped: nil)
+            } else if abs(delta) > Self.tolerance {
+                // a jump the skip or restart before it explains is not logged again
+                placement = Placement(filePTS: file, clockOffset: end - file, discontinuity: true, jumped: newStream ? nil : delta)
             } else {
-                placement = Placement(filePTS: file, clockOffset: clockOffset, discontinuity: discontinuity, jumped: nil)
+                placement = Placement(filePTS: file, clockOffset: clockOffset, discontinuity: discontinuity || newStream, jumped: nil)
             }
         } else {
             placement = Placement(filePTS: Int64(raw & UInt64(LivePTS.wrap - 1)), clockOffset: 0, discontinuity: discontinuity, jumped: nil)
         }
         clockOffset = placement.clockOffset
         end = placement.channelPTS + duration.mpegTicks
-        skipped = false
+        newStream = false
         return placement
     }
 }
