@@ -268,6 +268,61 @@ import Timing
         #expect(kinds.sorted() == ["media_sequence", "pts_jump", "segment_unavailable"], "\(log.all)")
     }
 
+    /// A media playlist of `uris` (2 s each but `extinf`) numbered by the `sequence` tag text.
+    static func playlist(sequence: String, _ uris: [String], extinf: [String: String] = [:], extra: String = "") -> String {
+        var lines = ["#EXTM3U", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:\(sequence)"] + (extra.isEmpty ? [] : [extra])
+        for u in uris { lines += ["#EXTINF:\(extinf[u] ?? "2.000"),", u] }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The origin playlist reader and the timeline alone: unreadable sequence tags are left out,
+    /// bad EXTINFs listed with their problem; a stale playlist holds nothing new and is no fault;
+    /// a renumbered one is followed by URI; a restart takes the live end (three target
+    /// durations); a PTS jump re-anchors, a skipped segment's time stays on the clock.
+    @Test func theTimelineNumbersAndPlacesWhateverTheOriginDoes() throws {
+        let garbage = try LivePlaylist(parsing: Self.playlist(sequence: "-5", ["a.ts", "b.ts"], extinf: ["b.ts": "0"],
+                                                              extra: "#EXT-X-DISCONTINUITY-SEQUENCE:x"))
+        #expect(!garbage.sequenceReadable && garbage.segments.map(\.sequence) == [0, 1])
+        #expect(garbage.segments[0].problem == nil && garbage.segments[1].problem?.contains("EXTINF 0") == true)
+        #expect(try LivePlaylist(parsing: Self.playlist(sequence: "3", ["a.ts"], extinf: ["a.ts": "7"])).segments[0].problem != nil)
+        #expect(try LivePlaylist(parsing: Self.playlist(sequence: "3", ["a.ts"], extinf: ["a.ts": "2.4"])).segments[0].problem == nil)
+
+        var t = LiveTimeline()
+        func take(_ text: String) throws -> (sequences: [Int], uris: [String], finding: String?) {
+            let (new, finding) = t.newEntries(try LivePlaylist(parsing: text))
+            for n in new { t.handled(n) }
+            return (new.map(\.sequence), new.map(\.entry.uri), finding)
+        }
+        let uris = (0..<20).map { "s\($0).ts" }
+        var r = try take(Self.playlist(sequence: "10", Array(uris[10..<15])))
+        #expect(r.sequences == Array(10..<15) && r.finding == nil)
+        r = try take(Self.playlist(sequence: "11", Array(uris[11..<16])))
+        #expect(r.sequences == [15] && r.finding == nil)
+        r = try take(Self.playlist(sequence: "8", Array(uris[8..<13])))   // a stale cache
+        #expect(r.sequences.isEmpty && r.finding == nil)
+        r = try take(Self.playlist(sequence: "2", Array(uris[13..<18])))   // renumbered lower
+        #expect(r.uris == ["s16.ts", "s17.ts"] && r.sequences == [16, 17] && r.finding?.contains("found by URI") == true)
+        r = try take(Self.playlist(sequence: "3", Array(uris[14..<19])))   // consistent again, in the new numbering
+        #expect(r.uris == ["s18.ts"] && r.sequences == [18] && r.finding == nil)
+        r = try take(Self.playlist(sequence: "0", (0..<5).map { "new\($0).ts" }))   // restarted: its last 6 s
+        #expect(r.uris == ["new2.ts", "new3.ts", "new4.ts"] && r.sequences == [19, 20, 21] && r.finding?.contains("restarted") == true)
+
+        var clock = LiveTimeline()
+        let two = MediaTime(seconds: 2)
+        let a = clock.place(raw: 900_000, duration: two, discontinuity: false)
+        #expect(a == .init(filePTS: 900_000, clockOffset: 0, discontinuity: false, jumped: nil))
+        let b = clock.place(raw: 1_080_000 + 45_000, duration: two, discontinuity: false)   // half a second late: the same stream
+        #expect(b.channelPTS == 1_125_000 && !b.discontinuity && b.jumped == nil)
+        let c = clock.place(raw: 90_000, duration: two, discontinuity: true)                 // reset: right after b
+        #expect(c.channelPTS == 1_305_000 && c.clockOffset == 1_215_000 && c.discontinuity && c.jumped == -1_215_000)
+        let entry = LivePlaylist.Segment(uri: "x.ts", duration: two, sequence: 3, discontinuity: false, markers: [])
+        clock.skip(LiveTimeline.New(entry: entry, sequence: 3))
+        let d = clock.place(raw: 90_000 + 360_000, duration: two, discontinuity: false)       // after the hole of the skipped one
+        #expect(d.channelPTS == 1_305_000 + 360_000 && d.clockOffset == 1_215_000 && d.discontinuity && d.jumped == nil)
+        let e = clock.place(raw: UInt64(LivePTS.wrap) - 90_000, duration: two, discontinuity: false)   // random: re-anchored
+        #expect(e.channelPTS == d.channelPTS + 180_000 && e.discontinuity && e.jumped != nil)
+    }
+
     /// The tracker alone: a break signalled in three forms at once, each repeated in every
     /// segment, is one break that every form's end closes; an SCTE-35 splice PTS hours from its
     /// segment is not a break.

@@ -113,7 +113,12 @@ public actor LiveChannel {
             }
         }
         defer { faults.pollEnded() }
-        for key in renditions.keys.sorted() { try await poll(key, scratch: scratch) }
+        // every rendition is polled even when one fails (the first failure is thrown after)
+        var failure: (any Error)?
+        for key in renditions.keys.sorted() {
+            do { try await poll(key, scratch: scratch) } catch { failure = failure ?? error }
+        }
+        if let failure { throw failure }
     }
 
     /// Logs `fault` (one line) unless it is being logged already.

@@ -7,8 +7,8 @@ import Timing
 /// `EXTINF` durations and discontinuities, and the ad markers in front of each segment. Refuses
 /// what the store cannot pass through (encryption, fMP4, byte ranges) with a one-line reason.
 /// What a hostile origin gets wrong but can be recovered from is read, not refused: an
-/// `EXT-X-MEDIA-SEQUENCE` that cannot be read (negative, not a number, over the parser's 2^48
-/// bound) is left out (`sequenceReadable` false, entries numbered from 0: `LiveTimeline` finds
+/// `EXT-X-MEDIA-SEQUENCE` (or `EXT-X-DISCONTINUITY-SEQUENCE`) that cannot be read (negative, not
+/// a number, over the parser's 2^48 bound) is left out (`sequenceReadable` false, entries numbered from 0: `LiveTimeline` finds
 /// them by URI), and a segment whose `EXTINF` is 0 or over the target is listed with its
 /// `problem` (the channel skips it).
 public struct LivePlaylist: Sendable, Equatable {
@@ -48,22 +48,26 @@ public struct LivePlaylist: Sendable, Equatable {
     /// media playlist.
     public init(parsing text: String) throws {
         let limits = HLS.ParseLimits(maxSegments: Self.maxSegments, maxTargetDuration: 60)
-        let parsed: HLS.Playlist
-        do {
-            parsed = try HLS.parse(text, limits: limits)
-        } catch let e as HLS.ParseError where e.reason.hasPrefix("EXT-X-MEDIA-SEQUENCE") && e.line > 0 {
-            // read it without that line: the segments are found by URI
-            var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
-            if text.hasPrefix("\u{FEFF}"), !lines.isEmpty { lines[0] = lines[0].dropFirst() }
-            guard e.line <= lines.count else { throw StoreError.unsupported("live source: \(e)") }
-            lines.remove(at: e.line - 1)
-            do { parsed = try HLS.parse(lines.joined(separator: "\n"), limits: limits) } catch {
+        var parsed: HLS.Playlist?
+        var body = text
+        // a sequence tag that cannot be read is left out (each at most once) and the rest read:
+        // the channel finds the segments by URI
+        for _ in 0..<3 where parsed == nil {
+            do {
+                parsed = try HLS.parse(body, limits: limits)
+            } catch let e as HLS.ParseError where e.line > 0
+                        && (e.reason.hasPrefix("EXT-X-MEDIA-SEQUENCE") || e.reason.hasPrefix("EXT-X-DISCONTINUITY-SEQUENCE")) {
+                var lines = body.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+                if body.hasPrefix("\u{FEFF}"), !lines.isEmpty { lines[0] = lines[0].dropFirst() }
+                guard e.line <= lines.count else { throw StoreError.unsupported("live source: \(e)") }
+                lines.remove(at: e.line - 1)
+                body = lines.joined(separator: "\n")
+                if e.reason.hasPrefix("EXT-X-MEDIA-SEQUENCE") { sequenceReadable = false }
+            } catch {
                 throw StoreError.unsupported("live source: \(error)")
             }
-            sequenceReadable = false
-        } catch {
-            throw StoreError.unsupported("live source: \(error)")
         }
+        guard let parsed else { throw StoreError.unsupported("live source: its sequence tags cannot be read") }
         guard case .media(let p) = parsed else { throw StoreError.unsupported("live source: a multivariant playlist where a media playlist was expected") }
         if p.segments.contains(where: { $0.map != nil }) { throw StoreError.unsupported("live source: fMP4 segments are not supported; MPEG-TS segments are") }
         if p.segments.contains(where: { $0.byteRange != nil }) { throw StoreError.unsupported("live source: byte ranges are not supported; MPEG-TS segments are") }

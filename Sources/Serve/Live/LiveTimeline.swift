@@ -8,7 +8,7 @@ import Timing
 /// numbered after the last one handled, that entry being where it was (same URI). When the
 /// origin's numbering goes back, resets, jumps by over `maxSequenceJump`, or cannot be read, the
 /// last entry handled is looked up by URI: what follows it is new; when it is not listed any
-/// more, the origin restarted and all it lists is new. Either way the numbering is re-based so
+/// more, the origin restarted and its last three target durations are new. Either way the numbering is re-based so
 /// that channel numbers go on from the last one. A playlist older than what was taken (a stale
 /// cache: every entry still at the number it had) holds nothing new and is no fault.
 ///
@@ -58,6 +58,7 @@ struct LiveTimeline: Sendable {
     /// why the numbering was re-based (nil when it was consistent).
     mutating func newEntries(_ playlist: LivePlaylist) -> (new: [New], finding: Finding) {
         let entries = playlist.segments
+        guard !entries.isEmpty else { return ([], nil) }
         guard let last else {
             return (entries.map { New(entry: $0, sequence: $0.sequence + sequenceOffset) }, nil)
         }
@@ -74,9 +75,11 @@ struct LiveTimeline: Sendable {
                             "media sequence jumped from \(last.origin) to \(first.sequence): \(gap) segments missed")
                 }
             }
+            // an older playlist (a stale cache): every entry remembered is at its number, nothing new
             if let lastEntry = entries.last, lastEntry.sequence < last.origin,
-               entries.allSatisfy({ recent[$0.sequence] == $0.uri }) {
-                return ([], nil)   // an older playlist (a stale cache): nothing new
+               entries.allSatisfy({ e in recent[e.sequence].map { $0 == e.uri } ?? true }),
+               entries.contains(where: { recent[$0.sequence] != nil }) {
+                return ([], nil)
             }
         }
         let why = playlist.sequenceReadable
@@ -88,10 +91,17 @@ struct LiveTimeline: Sendable {
             let new = entries[(i + 1)...].map { New(entry: $0, sequence: $0.sequence + sequenceOffset) }
             return (new, why + "; found by URI")
         }
-        guard let first = entries.first else { return ([], why) }
-        sequenceOffset = last.channel + 1 - first.sequence
+        // the origin restarted: its live end is taken (three target durations), not all it lists
+        // again (an origin renaming everything on every poll must not be fetched whole each time)
+        var taken = 0, time = MediaTime.zero
+        while taken < entries.count, taken == 0 || time + entries[entries.count - 1 - taken].duration <= playlist.targetDuration * 3 {
+            time += entries[entries.count - 1 - taken].duration
+            taken += 1
+        }
+        let tail = entries.suffix(taken)
+        sequenceOffset = last.channel + 1 - tail.first!.sequence
         newStream = true
-        return (entries.map { New(entry: $0, sequence: $0.sequence + sequenceOffset) }, why + "; the origin restarted")
+        return (tail.map { New(entry: $0, sequence: $0.sequence + sequenceOffset) }, why + "; the origin restarted")
     }
 
     /// Records that `new` was handled (taken in or skipped).
