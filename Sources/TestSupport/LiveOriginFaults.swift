@@ -199,59 +199,20 @@ struct LiveOriginFaults: Sendable {
         let first = media.segments[n].firstPTS + ptsShift(n)
         for f in faults where f.at == n {
             switch f.kind {
-            case .hugeSections: out += [Self.truncatedSection(), Self.hugeSection(), Self.truncatedSection()]
+            case .hugeSections: out += [LiveOriginSCTE35.truncated(), LiveOriginSCTE35.hugeSpliceNull(), LiveOriginSCTE35.truncated()]
             case .farSplicePTS:
                 out.append(LiveOriginSCTE35.spliceInsert(eventID: 700, outOfNetwork: true, pts: first + 5 * 3600 * 90_000, breakDuration: 30 * 90_000))
                 let hourBefore = ((first - 3600 * 90_000) % (1 << 33) + (1 << 33)) % (1 << 33)   // as written: modulo 2^33
                 out.append(LiveOriginSCTE35.spliceInsert(eventID: 701, outOfNetwork: true, pts: hourBefore, breakDuration: 30 * 90_000))
             case .commandLengthFFF:
                 var s = LiveOriginSCTE35.spliceInsert(eventID: 900, outOfNetwork: true, pts: first + 90_000, breakDuration: 8 * 90_000)
-                Self.setCommandLength(&s, 0xFFF)
+                LiveOriginSCTE35.setCommandLength(&s, 0xFFF)
                 out.append(s)
-                out.append(Self.privateCommandFFF())
+                out.append(LiveOriginSCTE35.privateCommandFFF())
             default: break
             }
         }
         return out
-    }
-
-    /// A `splice_null` whose section_length is 0xFFF: a descriptor loop of private descriptors.
-    static func hugeSection() -> [UInt8] {
-        let total = 3 + 0xFFF
-        let loop = total - 3 - 11 - 2 - 4                            // header after length, command (0), loop length, CRC
-        var descriptors: [UInt8] = []
-        while descriptors.count < loop {
-            let length = min(255, loop - descriptors.count - 2)
-            descriptors += [0xF0, UInt8(length)] + [UInt8](repeating: 0xAB, count: length)
-        }
-        var s: [UInt8] = [0xFC, 0x3F, 0xFF, 0x00, 0x00, 0, 0, 0, 0, 0x00, 0xFF, 0xF0, 0x00, 0x00]   // …tier, command length 0, splice_null
-        s += [UInt8(loop >> 8), UInt8(loop & 0xFF)] + descriptors
-        let crc = LiveOriginTS.crc32MPEG2(s)
-        return s + [UInt8(crc >> 24), UInt8((crc >> 16) & 0xFF), UInt8((crc >> 8) & 0xFF), UInt8(crc & 0xFF)]
-    }
-
-    /// A section that declares 4,095 bytes after its length field and carries 1,000.
-    static func truncatedSection() -> [UInt8] {
-        [0xFC, 0x3F, 0xFF] + [UInt8](repeating: 0x5A, count: 1_000)
-    }
-
-    /// `s` with `splice_command_length` set to `length` and its CRC made valid again.
-    static func setCommandLength(_ s: inout [UInt8], _ length: Int) {
-        s[11] = (s[11] & 0xF0) | UInt8(length >> 8)
-        s[12] = UInt8(length & 0xFF)
-        s.removeLast(4)
-        let crc = LiveOriginTS.crc32MPEG2(s)
-        s += [UInt8(crc >> 24), UInt8((crc >> 16) & 0xFF), UInt8((crc >> 8) & 0xFF), UInt8(crc & 0xFF)]
-    }
-
-    /// A `private_command` (0xFF) whose `splice_command_length` is 0xFFF.
-    static func privateCommandFFF() -> [UInt8] {
-        let command: [UInt8] = [0x43, 0x55, 0x45, 0x49, 1, 2, 3, 4]
-        var s: [UInt8] = [0xFC, 0x30, 0x00, 0x00, 0, 0, 0, 0, 0, 0x00, 0xFF, 0xFF, 0xFF, 0xFF] + command + [0x00, 0x00]
-        let length = s.count + 4 - 3
-        s[1] = 0x30 | UInt8(length >> 8); s[2] = UInt8(length & 0xFF)
-        let crc = LiveOriginTS.crc32MPEG2(s)
-        return s + [UInt8(crc >> 24), UInt8((crc >> 16) & 0xFF), UInt8((crc >> 8) & 0xFF), UInt8(crc & 0xFF)]
     }
 
     /// A fixed pseudo-random mix of `x` (splitmix64), so runs repeat.

@@ -357,3 +357,48 @@ extension ServeLiveSessionTests {
         return master.split(separator: "\n").first { $0.hasPrefix("/v1/sessions/") }.map(String.init)
     }
 }
+
+/// The SCTE-35 section parser and the transport scan over hostile sections: the longest section
+/// there is, ones cut short, the legacy `splice_command_length` 0xFFF, and thousands of damaged
+/// copies of real ones, alone and in TS packets: refused or read, never a crash or a hang.
+@Suite struct ServeLiveHostileSectionTests {
+    @Test func hostileSectionsAreReadOrRefused() throws {
+        let huge = LiveOriginSCTE35.hugeSpliceNull()
+        #expect(huge.count == 4_098)
+        let read = try SCTE35Section(parsing: huge)
+        #expect(read.command == .spliceNull && read.segmentation.isEmpty)
+        #expect(throws: SCTE35Section.ParseError.truncated) { try SCTE35Section(parsing: LiveOriginSCTE35.truncated()) }
+        #expect(throws: SCTE35Section.ParseError.badLength) { try SCTE35Section(parsing: LiveOriginSCTE35.privateCommandFFF()) }
+        var legacy = LiveOriginSCTE35.spliceInsert(eventID: 900, outOfNetwork: true, pts: 90_000, breakDuration: 720_000)
+        LiveOriginSCTE35.setCommandLength(&legacy, 0xFFF)
+        guard case .spliceInsert(let i) = try SCTE35Section(parsing: legacy).command else { Issue.record("not a splice_insert"); return }
+        #expect(i.eventID == 900 && i.breakDuration == 720_000)
+
+        // damaged copies: random bytes changed (the CRC made right again half the time, so the
+        // fields themselves are read), each parsed alone and scanned in TS packets
+        var seed: UInt64 = 0x5EED
+        func next() -> Int { seed = seed &* 6364136223846793005 &+ 1442695040888963407; return Int(seed >> 33) }
+        let originals = [legacy, huge, LiveOriginSCTE35.timeSignal(pts: 1_000, eventID: 3, typeID: 0x34, duration: 900_000),
+                         LiveOriginSCTE35.spliceInsert(eventID: 5, outOfNetwork: false, pts: 9_000, breakDuration: nil)]
+        var parsed = 0, refused = 0
+        for round in 0..<3_000 {
+            var s = originals[round % originals.count]
+            for _ in 0...(next() % 4) { s[next() % s.count] = UInt8(next() & 0xFF) }
+            if round % 2 == 0 {
+                s.removeLast(4)
+                let crc = LiveOriginTS.crc32MPEG2(s)
+                s += [UInt8(crc >> 24), UInt8((crc >> 16) & 0xFF), UInt8((crc >> 8) & 0xFF), UInt8(crc & 0xFF)]
+            }
+            if (try? SCTE35Section(parsing: s)) != nil { parsed += 1 } else { refused += 1 }
+            if round % 50 == 0 {
+                var writer = TSSectionWriter()
+                var ts = writer.programTables() + writer.scte35([s, originals[0], Array(s.prefix(next() % s.count))])
+                ts[188 * 2 + 4 + next() % 100] ^= 0xFF
+                let scan = SCTE35TransportScan(ts)
+                #expect(scan.cues.count + scan.rejected >= 1)
+            }
+        }
+        print("hostile sections: \(parsed) read, \(refused) refused")
+        #expect(parsed > 100 && refused > 100)
+    }
+}
