@@ -268,6 +268,23 @@ import Timing
         #expect(kinds.sorted() == ["media_sequence", "pts_jump", "segment_unavailable"], "\(log.all)")
     }
 
+    /// A break whose CUE-OUT is in front of a segment that cannot be had (404 for good) still
+    /// happens: the marker goes with the next segment taken, its CUE-IN closes it.
+    @Test func aBreakBeforeASkippedSegmentStillHappens() async throws {
+        let m = try await offPool { try LiveOriginMedia.make(seconds: 60) }
+        let origin = try LiveOrigin(media: m, breaks: [LiveOriginBreak(start: .segment(8), duration: MediaTime(seconds: 6), signal: .cueOut)],
+                                    faults: [LiveOriginFault(at: 8, .gone404)])
+        defer { origin.stop() }
+        let folder = ServeLiveOriginTests.temp("hostile-cue")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let channel = try LiveChannel(name: "cue", source: origin.url("/live.m3u8"), folder: folder)
+        for _ in 0..<12 { try await channel.poll(); origin.advance() }
+        let w = try #require(await channel.window(rendition: "main"))
+        #expect(!w.segments.contains { $0.sequence == 8 } && w.segments.first { $0.sequence == 9 }?.discontinuity == true)
+        #expect(w.breaks.map(\.id) == ["cue-9"] && w.breaks.first?.startPTS == m.segments[9].firstPTS
+                && w.breaks.first?.endPTS == m.segments[11].firstPTS, "\(w.breaks)")
+    }
+
     /// A media playlist of `uris` (2 s each but `extinf`) numbered by the `sequence` tag text.
     static func playlist(sequence: String, _ uris: [String], extinf: [String: String] = [:], extra: String = "") -> String {
         var lines = ["#EXTM3U", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:\(sequence)"] + (extra.isEmpty ? [] : [extra])

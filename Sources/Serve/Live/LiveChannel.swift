@@ -54,6 +54,14 @@ public actor LiveChannel {
         var ended = false
         /// Failed polls of the segment the rendition waits for (its origin URI).
         var failures: (uri: String, count: Int)?
+        /// The markers in front of segments skipped since the last one taken: they go with the
+        /// next one (a break signalled before a segment that could not be had still happens).
+        var carried: [LiveMarker] = []
+
+        mutating func skipped(_ new: LiveTimeline.New) {
+            timeline.skip(new)
+            carried = Array((carried + new.entry.markers).suffix(64))
+        }
     }
 
     /// A channel reading `source` (an http(s) URL or a local path) into `folder` (the store root);
@@ -161,7 +169,7 @@ public actor LiveChannel {
             let entry = new.entry
             if let problem = entry.problem {
                 report(.badDuration, rendition: key, problem + ": skipped")
-                r.timeline.skip(new)
+                r.skipped(new)
                 continue
             }
             let path = LiveSegment.storePath(channel: name, rendition: key, sequence: new.sequence)
@@ -183,7 +191,7 @@ public actor LiveChannel {
                 if count >= Self.fetchAttempts {
                     report(fault, rendition: key, why + "; skipped after \(count) polls")
                     r.failures = nil
-                    r.timeline.skip(new)
+                    r.skipped(new)
                     continue
                 }
                 report(fault, rendition: key, why + "; tried again at the next poll")
@@ -203,7 +211,8 @@ public actor LiveChannel {
                 report(.signalIgnored, rendition: key, "\(reading.rejectedSections) SCTE-35 sections of \(entry.uri.prefix(200)) refused")
             }
             let ignored = r.tracker.add(sequence: new.sequence, firstPTS: segment.firstPTS, clockOffset: segment.clockOffset,
-                                        markers: entry.markers, cues: reading.cues)
+                                        markers: r.carried + entry.markers, cues: reading.cues)
+            r.carried = []
             if let why = ignored.first { report(.signalIgnored, rendition: key, why) }
         }
         // keep the origin's window of time and `history` before it (on the channel's clock: the

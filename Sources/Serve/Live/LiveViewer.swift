@@ -175,7 +175,7 @@ public actor LiveViewer {
             return await breakItem(b, track: track, window: w, rung: rung, limit: limit)
         }
         guard let seg = w.segments.first(where: { $0.firstPTS <= track.cursor && track.cursor < $0.firstPTS + $0.duration.mpegTicks }) else {
-            // a gap on the channel's clock (an origin's EXTINF shorter than its frames): on at the next segment
+            // a hole on the channel's clock (a skipped segment's time, an EXTINF shorter than its frames): on at the next segment
             guard let next = w.segments.first(where: { $0.firstPTS > track.cursor }) else { return nil }
             track.cursor = next.firstPTS
             return await nextItem(&track, window: w, rung: rung, limit: limit)
