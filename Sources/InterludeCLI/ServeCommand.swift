@@ -116,7 +116,8 @@ func runServe(_ args: [String]) async -> Int32 {
     if !config.lives.isEmpty {
         do {
             let channels = try LiveChannels(config.lives.map { ($0.name, $0.source) },
-                                            folder: URL(fileURLWithPath: config.storeDirectory, isDirectory: true), media: store)
+                                            folder: URL(fileURLWithPath: config.storeDirectory, isDirectory: true), media: store,
+                                            log: .standardError)
             // the first poll here: a source that cannot be read is said at once, not in every session's 503
             for c in config.lives {
                 do { try await channels.channels[c.name]!.poll() } catch {

@@ -8,6 +8,8 @@ import Timing
 ///
 /// Paths: `/live.m3u8` (rendition 0) and `/r<K>/live.m3u8` (rendition K), segments `seg/<N>.ts`
 /// relative to them, `/master.m3u8` naming every rendition. Segment N is media sequence number N.
+/// `faults` (`LiveOriginFault`) make it a hostile origin: numbering, timestamps, durations,
+/// fetches and in-band sections go wrong at the segments they name.
 /// The playlist holds the last `windowSize` published segments, `EXT-X-TARGETDURATION:2`,
 /// `EXT-X-PROGRAM-DATE-TIME` on every segment; once the last segment is published it gets
 /// `EXT-X-ENDLIST` (the origin does not loop). A segment not yet published answers 404; one
@@ -51,6 +53,8 @@ public final class LiveOrigin: @unchecked Sendable {
     public let media: LiveOriginMedia
     /// The breaks, placed on the content.
     public let breaks: [LiveOriginPlacedBreak]
+    /// The faults injected.
+    public let faults: [LiveOriginFault]
     /// Segments in the playlist.
     public let windowSize: Int
     /// The clock.
@@ -64,15 +68,18 @@ public final class LiveOrigin: @unchecked Sendable {
     /// `initialSegments` (default: `windowSize`) at once. Throws `LiveOriginError` for a schedule
     /// that does not fit, or when the socket cannot be set up.
     public init(media: LiveOriginMedia, breaks: [LiveOriginBreak] = [], windowSize: Int = 5, clock: Clock = .manual,
-                initialSegments: Int? = nil, programDateBase: Date = Date(timeIntervalSince1970: 1_796_083_200)) throws {
+                initialSegments: Int? = nil, programDateBase: Date = Date(timeIntervalSince1970: 1_796_083_200),
+                faults: [LiveOriginFault] = []) throws {
         precondition(windowSize >= 1)
         self.media = media
         self.breaks = try LiveOriginPlacedBreak.place(breaks, on: media)
+        self.faults = faults
         self.windowSize = windowSize
         self.clock = clock
         self.programDateBase = programDateBase
         core = Core(media: media, breaks: self.breaks, initial: min(media.segments.count, initialSegments ?? windowSize),
-                    realTime: clock == .realTime, windowSize: windowSize, base: programDateBase)
+                    realTime: clock == .realTime, windowSize: windowSize, base: programDateBase,
+                    faults: LiveOriginFaults(faults: faults, media: media))
         server = try HTTPTestServer()
         let core = self.core
         server.setHandler { request in core.respond(request.path) }
@@ -104,6 +111,9 @@ public final class LiveOrigin: @unchecked Sendable {
     /// The multivariant playlist.
     public func masterPlaylist() -> String { core.master() }
 
+    /// The 90 kHz ticks the faults move content segment `index`'s timestamps by (0 without PTS faults).
+    public func ptsShift(ofSegment index: Int) -> Int64 { core.faults.ptsShift(index) }
+
     /// The bytes served for segment `index` of `rendition` (rewritten when it carries in-band SCTE-35).
     public func segmentData(_ index: Int, rendition: Int = 0) throws -> Data { Data(try core.segment(rendition, index)) }
 
@@ -124,21 +134,30 @@ public final class LiveOrigin: @unchecked Sendable {
         let inBand: [Int: [[UInt8]]]
         let continuity: [Int]
         let rewritesAll: Bool
+        let faults: LiveOriginFaults
         private let lock = NSLock()
         private var manual = 0
         private var cache: [Int: [UInt8]] = [:]
+        private var fetches: [Int: Int] = [:]
+        private var playlistRequests = 0
+        private var refusedCount = 0
 
-        init(media: LiveOriginMedia, breaks: [LiveOriginPlacedBreak], initial: Int, realTime: Bool, windowSize: Int, base: Date) {
+        init(media: LiveOriginMedia, breaks: [LiveOriginPlacedBreak], initial: Int, realTime: Bool, windowSize: Int, base: Date,
+             faults: LiveOriginFaults) {
             self.media = media; self.breaks = breaks; self.initial = initial; self.realTime = realTime
-            self.windowSize = windowSize; self.base = base
+            self.windowSize = windowSize; self.base = base; self.faults = faults
             var sections: [Int: [[UInt8]]] = [:]
-            for b in breaks {
-                guard case .inBand = b.scheduled.signal else { continue }
-                sections[b.startSegment, default: []].append(b.outSection())
-                sections[b.endSegment, default: []].append(b.inSection())
+            for b in breaks where b.scheduled.signals.contains(where: { if case .inBand = $0 { true } else { false } }) {
+                let outs = b.scheduled.repeated ? Array(b.startSegment..<b.endSegment) : [b.startSegment]
+                for n in outs { sections[n, default: []].append(b.outSection(shift: faults.ptsShift(b.startSegment))) }
+                sections[b.endSegment, default: []].append(b.inSection(shift: faults.ptsShift(b.endSegment)))
+            }
+            for i in media.segments.indices {
+                let extra = faults.sections(i)
+                if !extra.isEmpty { sections[i, default: []] += extra }
             }
             inBand = sections
-            rewritesAll = breaks.contains { if case .inBand = $0.scheduled.signal { true } else { false } }
+            rewritesAll = !sections.isEmpty
             var cc: [Int] = [], total = 0
             for i in media.segments.indices { cc.append(total); total += LiveOriginTS.packetCount(sections[i] ?? []) }
             continuity = cc
@@ -181,11 +200,23 @@ public final class LiveOrigin: @unchecked Sendable {
                 rendition = k; rest = path[slash...]
             }
             if rest == "/live.m3u8" {
-                return .init(headers: playlistType, body: Data(playlist(rendition: rendition, published: published()).utf8))
+                let p = published()
+                if faults.countsPlaylistRequests(published: p) {
+                    let count: Int = lock.withLock { refusedCount += 1; return refusedCount }
+                    if faults.playlistRefused(published: p, count: count) {
+                        return .init(status: 503, body: "unavailable (fault)", contentType: "text/plain")
+                    }
+                }
+                return .init(headers: playlistType, body: Data(playlist(rendition: rendition, published: p).utf8))
             }
-            guard rest.hasPrefix("/seg/"), rest.hasSuffix(".ts"), let n = Int(rest.dropFirst(5).dropLast(3)),
-                  n >= 0, n < published() else { return nil }
-            guard let bytes = try? segment(rendition, n) else {
+            guard rest.hasPrefix("/seg/"), rest.hasSuffix(".ts") else { return nil }
+            let name = rest.dropFirst(5).dropLast(3)
+            let joined = name.hasSuffix("-2")
+            guard let n = Int(joined ? name.dropLast(2) : name), n >= 0, n + (joined ? 1 : 0) < published() else { return nil }
+            let key = rendition * 1_000_000 + n
+            let count: Int = lock.withLock { fetches[key, default: 0] += 1; return fetches[key]! }
+            if faults.notFound(n, rendition: rendition, request: count) { return .init(status: 404, body: "not found (fault)", contentType: "text/plain") }
+            guard let bytes = try? segment(rendition, n) + (joined ? segment(rendition, n + 1) : []) else {
                 return .init(status: 500, body: "segment \(n) could not be read", contentType: "text/plain")
             }
             return .init(headers: ["Content-Type": "video/mp2t"], body: Data(bytes))
@@ -205,6 +236,8 @@ public final class LiveOrigin: @unchecked Sendable {
                     throw LiveOriginError.segment("\(index) of rendition \(rendition): \(error)")
                 }
             }
+            let shift = faults.ptsShift(index)
+            if shift != 0 { LiveOriginTS.shiftTimestamps(&bytes, by: shift) }
             lock.lock(); cache[key] = bytes; lock.unlock()
             return bytes
         }
@@ -221,13 +254,18 @@ public final class LiveOrigin: @unchecked Sendable {
         func playlist(rendition: Int, published p: Int) -> String {
             let w = window(published: p)
             let segments = media.segments
-            var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:\(w.mediaSequence)"]
-            for n in w.segments {
-                let s = segments[n]
+            let request = lock.withLock { playlistRequests += 1; return playlistRequests }
+            let restart = faults.restart(published: p)
+            let entries = faults.entries(max(w.segments.lowerBound, restart ?? 0)..<w.segments.upperBound)
+            let tag = faults.sequenceTag(first: entries.first?.sequence ?? w.mediaSequence, restartedAt: restart, published: p, request: request)
+            var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:\(faults.targetDuration(published: p))", "#EXT-X-MEDIA-SEQUENCE:\(tag)"]
+            for e in entries {
+                let s = segments[e.segments[0]]
+                if e.discontinuity { lines.append("#EXT-X-DISCONTINUITY") }
                 lines.append("#EXT-X-PROGRAM-DATE-TIME:\(date(ofFrame: s.firstFrame))")
-                for b in breaks { lines += markers(b, before: n, first: w.mediaSequence) }
-                lines.append("#EXTINF:\(LiveOrigin.decimal(s.duration)),")
-                lines.append("seg/\(n).ts")
+                for n in e.segments { for b in breaks { lines += markers(b, before: n, first: w.mediaSequence) } }
+                lines.append("#EXTINF:\(e.extinf),")
+                lines.append(e.uri)
             }
             if w.ended { lines.append("#EXT-X-ENDLIST") }
             return lines.joined(separator: "\n") + "\n"
@@ -235,10 +273,15 @@ public final class LiveOrigin: @unchecked Sendable {
 
         /// The marker lines of `b` in front of segment `n` of a window starting at `first`.
         func markers(_ b: LiveOriginPlacedBreak, before n: Int, first: Int) -> [String] {
+            b.scheduled.signals.flatMap { markers(b, signal: $0, before: n, first: first) }
+        }
+
+        func markers(_ b: LiveOriginPlacedBreak, signal: LiveOriginBreak.Signal, before n: Int, first: Int) -> [String] {
             let d = LiveOrigin.decimal(b.plannedDuration)
-            switch b.scheduled.signal {
+            let again = b.scheduled.repeated && n > b.startSegment && n < b.endSegment
+            switch signal {
             case .cueOut:
-                if n == b.startSegment { return ["#EXT-X-CUE-OUT:DURATION=\(d)"] }
+                if n == b.startSegment || again { return ["#EXT-X-CUE-OUT:DURATION=\(d)"] }
                 if n > b.startSegment && n < b.endSegment {
                     let e = MediaTime(value: Int64(media.segments[n].firstFrame - b.startFrame), timescale: Int64(media.fps))
                     return ["#EXT-X-CUE-OUT-CONT:ElapsedTime=\(LiveOrigin.decimal(e)),Duration=\(d)"]
@@ -247,11 +290,11 @@ public final class LiveOrigin: @unchecked Sendable {
             case .dateRange:
                 var out: [String] = []
                 let attributes = "ID=\"\(b.dateRangeID)\",START-DATE=\"\(date(ofFrame: b.startFrame))\""
-                if n == b.startSegment || (n == first && b.startSegment < first && b.endSegment >= first) {
-                    out.append("#EXT-X-DATERANGE:\(attributes),PLANNED-DURATION=\(d),SCTE35-OUT=\(LiveOriginSCTE35.hex(b.outSection()))")
+                if n == b.startSegment || again || (n == first && b.startSegment < first && b.endSegment >= first) {
+                    out.append("#EXT-X-DATERANGE:\(attributes),PLANNED-DURATION=\(d),SCTE35-OUT=\(LiveOriginSCTE35.hex(b.outSection(shift: faults.ptsShift(b.startSegment))))")
                 }
                 if n == b.endSegment {
-                    out.append("#EXT-X-DATERANGE:\(attributes),SCTE35-IN=\(LiveOriginSCTE35.hex(b.inSection()))")
+                    out.append("#EXT-X-DATERANGE:\(attributes),SCTE35-IN=\(LiveOriginSCTE35.hex(b.inSection(shift: faults.ptsShift(b.endSegment))))")
                 }
                 return out
             case .inBand:

@@ -47,11 +47,22 @@ public struct LiveOriginBreak: Sendable, Equatable {
     /// The SCTE-35 event id (`splice_event_id` / `segmentation_event_id`; DATERANGE `ID` is `brk-<id>`);
     /// nil: 100 + the break's index in the schedule.
     public var eventID: UInt32?
+    /// The out signal is repeated while the break runs, as some origins do: a DATERANGE's
+    /// `SCTE35-OUT` tag (same `ID`) before every segment of the break, an in-band out cue (same
+    /// event id and PTS) in every segment of it, `EXT-X-CUE-OUT` (not `-CONT`) before each.
+    public var repeated: Bool
+    /// More forms the same break is signalled in at once (same event id and PTS).
+    public var alsoSignalled: [Signal]
 
     /// A break.
-    public init(start: Start, duration: MediaTime, endsAfter: MediaTime? = nil, signal: Signal, eventID: UInt32? = nil) {
+    public init(start: Start, duration: MediaTime, endsAfter: MediaTime? = nil, signal: Signal, eventID: UInt32? = nil,
+                repeated: Bool = false, alsoSignalled: [Signal] = []) {
         self.start = start; self.duration = duration; self.endsAfter = endsAfter; self.signal = signal; self.eventID = eventID
+        self.repeated = repeated; self.alsoSignalled = alsoSignalled
     }
+
+    /// Every form it is signalled in.
+    var signals: [Signal] { [signal] + alsoSignalled }
 }
 
 /// A break of a `LiveOrigin` placed on the content: exact frames and PTS, the segments its signals
@@ -100,20 +111,20 @@ public struct LiveOriginPlacedBreak: Sendable, Equatable {
             guard let startSegment = media.segmentIndex(holdingFrame: start) else {
                 throw LiveOriginError.schedule("\(why): frame \(start) is outside the content")
             }
-            if b.signal == .cueOut, segments[startSegment].firstFrame != start {
+            if b.signals.contains(.cueOut), segments[startSegment].firstFrame != start {
                 throw LiveOriginError.schedule("\(why): CUE-OUT markers start at a segment boundary, frame \(start) is inside segment \(startSegment)")
             }
             // First frame at or after start + elapsed: ceil(elapsed * fps) frames later.
             let elapsed = b.endsAfter ?? b.duration
             let frames = (elapsed * Int64(media.fps)).count(of: MediaTime(seconds: 1), rounding: .up)
             var end = start + Int(frames)
-            if b.signal == .cueOut, let s = media.segmentIndex(holdingFrame: end), segments[s].firstFrame != end {
+            if b.signals.contains(.cueOut), let s = media.segmentIndex(holdingFrame: end), segments[s].firstFrame != end {
                 end = segments[s].firstFrame + segments[s].frameCount
             }
             guard let endSegment = media.segmentIndex(holdingFrame: end) else {
                 throw LiveOriginError.schedule("\(why): content resumes at frame \(end), past the content's end")
             }
-            if let last = out.last, start < last.endFrame || (b.signal == .cueOut || last.scheduled.signal == .cueOut) && startSegment < last.endSegment {
+            if let last = out.last, start < last.endFrame || (b.signals.contains(.cueOut) || last.scheduled.signals.contains(.cueOut)) && startSegment < last.endSegment {
                 throw LiveOriginError.schedule("\(why) starts before break \(i - 1) ends")
             }
             let id = b.eventID ?? UInt32(100 + i)
@@ -131,28 +142,36 @@ public struct LiveOriginPlacedBreak: Sendable, Equatable {
         return out
     }
 
-    /// The out cue's section (for `.dateRange` and `.inBand`).
-    func outSection() -> [UInt8] {
+    /// The out cue's section (for `.dateRange` and `.inBand`); `shift`: ticks the origin's
+    /// timestamps are moved by there (a `LiveOriginFault`), taken modulo 2^33.
+    func outSection(shift: Int64 = 0) -> [UInt8] {
         let d = scheduled.duration.mpegTicks
+        let pts = Self.wrapped(startPTS + shift)
         switch command {
-        case .spliceInsert: return LiveOriginSCTE35.spliceInsert(eventID: eventID, outOfNetwork: true, pts: startPTS, breakDuration: d)
-        case .timeSignal: return LiveOriginSCTE35.timeSignal(pts: startPTS, eventID: eventID, typeID: 0x34, duration: d)
+        case .spliceInsert: return LiveOriginSCTE35.spliceInsert(eventID: eventID, outOfNetwork: true, pts: pts, breakDuration: d)
+        case .timeSignal: return LiveOriginSCTE35.timeSignal(pts: pts, eventID: eventID, typeID: 0x34, duration: d)
         }
     }
 
     /// The in cue's section.
-    func inSection() -> [UInt8] {
+    func inSection(shift: Int64 = 0) -> [UInt8] {
+        let pts = Self.wrapped(endPTS + shift)
         switch command {
-        case .spliceInsert: return LiveOriginSCTE35.spliceInsert(eventID: eventID, outOfNetwork: false, pts: endPTS, breakDuration: nil)
-        case .timeSignal: return LiveOriginSCTE35.timeSignal(pts: endPTS, eventID: eventID, typeID: 0x35, duration: nil)
+        case .spliceInsert: return LiveOriginSCTE35.spliceInsert(eventID: eventID, outOfNetwork: false, pts: pts, breakDuration: nil)
+        case .timeSignal: return LiveOriginSCTE35.timeSignal(pts: pts, eventID: eventID, typeID: 0x35, duration: nil)
         }
     }
 
+    static func wrapped(_ t: Int64) -> Int64 { ((t % (1 << 33)) + (1 << 33)) % (1 << 33) }
+
     var command: LiveOriginBreak.Command {
-        switch scheduled.signal {
-        case .cueOut: .spliceInsert
-        case .dateRange(let c), .inBand(let c): c
+        for s in scheduled.signals {
+            switch s {
+            case .cueOut: continue
+            case .dateRange(let c), .inBand(let c): return c
+            }
         }
+        return .spliceInsert
     }
 }
 

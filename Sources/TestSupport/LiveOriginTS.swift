@@ -93,6 +93,44 @@ public enum LiveOriginTS {
         return out
     }
 
+    /// Moves every timestamp of `b` by `ticks` (modulo 2^33): each PES header's PTS and DTS
+    /// (a packet starting a payload that begins 00 00 01) and each adaptation field's PCR base,
+    /// as an origin whose clock jumps writes them. PSI and SCTE-35 packets are left alone.
+    public static func shiftTimestamps(_ b: inout [UInt8], by ticks: Int64) {
+        let wrap: Int64 = 1 << 33
+        func move(_ v: Int64) -> Int64 { (((v + ticks) % wrap) + wrap) % wrap }
+        func readPTS(_ q: Int) -> Int64 {
+            Int64(b[q] >> 1 & 0x07) << 30 | Int64(b[q + 1]) << 22 | Int64(b[q + 2] >> 1) << 15 | Int64(b[q + 3]) << 7 | Int64(b[q + 4] >> 1)
+        }
+        func writePTS(_ q: Int, _ v: Int64) {
+            b[q] = (b[q] & 0xF1) | UInt8((v >> 29) & 0x0E)
+            b[q + 1] = UInt8((v >> 22) & 0xFF)
+            b[q + 2] = UInt8((v >> 14) & 0xFE) | 1
+            b[q + 3] = UInt8((v >> 7) & 0xFF)
+            b[q + 4] = UInt8((v << 1) & 0xFE) | 1
+        }
+        for p in stride(from: 0, to: b.count - 187, by: 188) where b[p] == 0x47 {
+            let afc = (b[p + 3] >> 4) & 3
+            var o = p + 4
+            if afc & 2 != 0 {
+                let length = Int(b[p + 4])
+                if length >= 7, b[p + 5] & 0x10 != 0 {   // PCR: 33-bit base, 6 reserved, 9-bit extension
+                    let q = p + 6
+                    let base = Int64(b[q]) << 25 | Int64(b[q + 1]) << 17 | Int64(b[q + 2]) << 9 | Int64(b[q + 3]) << 1 | Int64(b[q + 4] >> 7)
+                    let v = move(base)
+                    b[q] = UInt8((v >> 25) & 0xFF); b[q + 1] = UInt8((v >> 17) & 0xFF); b[q + 2] = UInt8((v >> 9) & 0xFF)
+                    b[q + 3] = UInt8((v >> 1) & 0xFF); b[q + 4] = (b[q + 4] & 0x7F) | UInt8((v & 1) << 7)
+                }
+                o += 1 + length
+            }
+            guard afc & 1 != 0, b[p + 1] & 0x40 != 0, o + 19 <= p + 188,
+                  b[o] == 0, b[o + 1] == 0, b[o + 2] == 1 else { continue }
+            let flags = b[o + 7] >> 6
+            if flags & 0x2 != 0 { writePTS(o + 9, move(readPTS(o + 9))) }
+            if flags == 0x3 { writePTS(o + 14, move(readPTS(o + 14))) }
+        }
+    }
+
     /// The number of packets `sections` take on the SCTE-35 PID (each section starts a packet).
     public static func packetCount(_ sections: [[UInt8]]) -> Int {
         sections.reduce(0) { $0 + max(1, ($1.count + 1 + 183) / 184) }
@@ -200,6 +238,46 @@ public enum LiveOriginSCTE35 {
         d.put(UInt64(typeID), 8); d.put(0, 8); d.put(0, 8)
         return section(command: c.bytes, type: 0x06, descriptors: [0x02, UInt8(d.bytes.count)] + d.bytes)
     }
+
+    /// A `splice_null` whose section_length is 0xFFF: a descriptor loop of private descriptors.
+    public static func hugeSpliceNull() -> [UInt8] {
+        let total = 3 + 0xFFF
+        let loop = total - 3 - 11 - 2 - 4                            // header after length, command (0), loop length, CRC
+        var descriptors: [UInt8] = []
+        while descriptors.count < loop {
+            let length = min(255, loop - descriptors.count - 2)
+            descriptors += [0xF0, UInt8(length)] + [UInt8](repeating: 0xAB, count: length)
+        }
+        var s: [UInt8] = [0xFC, 0x3F, 0xFF, 0x00, 0x00, 0, 0, 0, 0, 0x00, 0xFF, 0xF0, 0x00, 0x00]   // …tier, command length 0, splice_null
+        s += [UInt8(loop >> 8), UInt8(loop & 0xFF)] + descriptors
+        let crc = LiveOriginTS.crc32MPEG2(s)
+        return s + [UInt8(crc >> 24), UInt8((crc >> 16) & 0xFF), UInt8((crc >> 8) & 0xFF), UInt8(crc & 0xFF)]
+    }
+
+    /// A section that declares 4,095 bytes after its length field and carries 1,000.
+    public static func truncated() -> [UInt8] {
+        [0xFC, 0x3F, 0xFF] + [UInt8](repeating: 0x5A, count: 1_000)
+    }
+
+    /// `s` with `splice_command_length` set to `length` and its CRC made valid again.
+    public static func setCommandLength(_ s: inout [UInt8], _ length: Int) {
+        s[11] = (s[11] & 0xF0) | UInt8(length >> 8)
+        s[12] = UInt8(length & 0xFF)
+        s.removeLast(4)
+        let crc = LiveOriginTS.crc32MPEG2(s)
+        s += [UInt8(crc >> 24), UInt8((crc >> 16) & 0xFF), UInt8((crc >> 8) & 0xFF), UInt8(crc & 0xFF)]
+    }
+
+    /// A `private_command` (0xFF) whose `splice_command_length` is 0xFFF.
+    public static func privateCommandFFF() -> [UInt8] {
+        let command: [UInt8] = [0x43, 0x55, 0x45, 0x49, 1, 2, 3, 4]
+        var s: [UInt8] = [0xFC, 0x30, 0x00, 0x00, 0, 0, 0, 0, 0, 0x00, 0xFF, 0xFF, 0xFF, 0xFF] + command + [0x00, 0x00]
+        let length = s.count + 4 - 3
+        s[1] = 0x30 | UInt8(length >> 8); s[2] = UInt8(length & 0xFF)
+        let crc = LiveOriginTS.crc32MPEG2(s)
+        return s + [UInt8(crc >> 24), UInt8((crc >> 16) & 0xFF), UInt8((crc >> 8) & 0xFF), UInt8(crc & 0xFF)]
+    }
+
 
     /// `0x` and upper-case hex, as `EXT-X-DATERANGE` carries it.
     public static func hex(_ bytes: [UInt8]) -> String { "0x" + bytes.map { String(format: "%02X", $0) }.joined() }

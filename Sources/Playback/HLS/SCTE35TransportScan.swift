@@ -1,7 +1,8 @@
 /// Finds in-band SCTE-35 in an MPEG transport stream: reads the PAT and PMTs, takes the PIDs of
 /// elementary streams with `stream_type` 0x86, reassembles their sections across packets and
-/// decodes each with `SCTE35Section`. Sections that fail (CRC, truncation) are counted, not
-/// returned. Bytes come from the network: every length is checked.
+/// decodes each with `SCTE35Section`. Sections that fail (CRC, truncation, one still incomplete
+/// at the end of the bytes) are counted, not returned. Bytes come from the network: every length
+/// is checked, and a section never holds more than its 12-bit length allows.
 @_spi(Engine) public struct SCTE35TransportScan: Sendable {
     /// One cue found in the stream.
     public struct Cue: Sendable, Equatable {
@@ -47,7 +48,10 @@
                 var startIndex: Int
                 if start {
                     let pointer = Int(payload[0])
-                    guard 1 + pointer <= payload.count else { partial[pid] = nil; continue }
+                    guard 1 + pointer <= payload.count else {
+                        if partial.removeValue(forKey: pid) != nil { rejected += 1 }
+                        continue
+                    }
                     if var pending = partial[pid] {        // the bytes before the pointer end the last one
                         pending.bytes += payload[1..<(1 + pointer)]
                         finish(pending.bytes, pid: pid, packet: pending.start)
@@ -68,6 +72,7 @@
                 if data.count > 0, data.count < 3, data[0] != 0xFF { partial[pid] = (startIndex, data) }
             }
         }
+        rejected += partial.count   // cut short by the end of the bytes
     }
 
     private mutating func finish(_ section: [UInt8], pid: Int, packet: Int) {

@@ -5,14 +5,29 @@ import Timing
 /// A live HLS source (a sliding media or multivariant playlist) followed into the store.
 /// Each `poll()` reads every rendition's playlist through the hardened fetcher
 /// (`HLSImport.text` / `HLSImport.fetch`: size caps, timeouts, http(s) only from a remote
-/// playlist), fetches each new segment once to `live/<channel>/<rendition>/<msn>.ts` under
-/// `folder`, reads its first video PTS and in-band SCTE-35 (`LiveSegmentIntake`), folds markers
-/// and cues into breaks (`LiveBreakTracker`) and keeps `history` of segments after they left the
-/// origin's window (viewers' playlists hold more than the origin shows: at least three target
-/// durations, and a viewer waiting on an ad decision stays inside what the channel holds),
-/// deleting older ones. `run()` polls at the playlist's target duration. Readers take
-/// snapshots with `window(rendition:)`. A multivariant source's renditions are named `v0`, `v1`
-/// … by descending bandwidth; a media playlist source is rendition `main`.
+/// playlist), fetches each new segment once to `live/<channel>/<rendition>/<seq>.ts` under
+/// `folder`, reads its first video PTS and in-band SCTE-35 (`LiveSegmentIntake`), places it on
+/// the channel's own numbering and clock (`LiveTimeline`), folds markers and cues into breaks
+/// (`LiveBreakTracker`) and keeps `history` of segments after they left the origin's window
+/// (viewers' playlists hold more than the origin shows: at least three target durations, and a
+/// viewer waiting on an ad decision stays inside what the channel holds), deleting older ones.
+/// `run()` polls at the playlist's target duration. Readers take snapshots with
+/// `window(rendition:)`. A multivariant source's renditions are named `v0`, `v1` … by
+/// descending bandwidth; a media playlist source is rendition `main`.
+///
+/// The origin is hostile, and the channel goes on whatever it does (each `LiveFault` logged once
+/// per channel as a `live_origin_fault` line until it has not happened for a few polls):
+/// - its media sequence goes back, resets, jumps or cannot be read: new segments are found by
+///   URI and numbered on (`LiveTimeline`);
+/// - its PTS jump (back, reset, repeated, by over a second, with or without a discontinuity):
+///   the segment is re-anchored right after the last one on the channel's clock, a
+///   discontinuity, with its `clockOffset`;
+/// - a segment's `EXTINF` is 0 or over the target: skipped, the next one a discontinuity; the
+///   target duration changes: taken, viewers split longer items;
+/// - a segment cannot be fetched or is not MPEG-TS with video: retried at the next polls (the
+///   segments after it wait), skipped after `fetchAttempts` polls, the next one a discontinuity;
+/// - in-band SCTE-35 sections that do not parse, and splice times over 10 minutes from their
+///   segment, make no break.
 public actor LiveChannel {
     /// The channel's name (a store path component).
     public let name: String
@@ -23,20 +38,36 @@ public actor LiveChannel {
     private let timeout: Double
     private var renditions: [String: Rendition] = [:]
     private let evicted: @Sendable ([String]) -> Void
+    private let log: ServeLog?
+    private var faults = LiveFaultLog()
+
+    /// Polls a segment that cannot be fetched (or read) is tried before it is skipped.
+    public static let fetchAttempts = 3
 
     private struct Rendition {
         var location: HLSLocation
         var segments: [LiveSegment] = []
         var tracker = LiveBreakTracker()
+        var timeline = LiveTimeline()
         var targetDuration = MediaTime(seconds: 6)
-        var mediaSequence = 0
+        var targetSeen = false
         var ended = false
+        /// Failed polls of the segment the rendition waits for (its origin URI).
+        var failures: (uri: String, count: Int)?
+        /// The markers in front of segments skipped since the last one taken: they go with the
+        /// next one (a break signalled before a segment that could not be had still happens).
+        var carried: [LiveMarker] = []
+
+        mutating func skipped(_ new: LiveTimeline.New) {
+            timeline.skip(new)
+            carried = Array((carried + new.entry.markers).suffix(64))
+        }
     }
 
     /// A channel reading `source` (an http(s) URL or a local path) into `folder` (the store root);
     /// `evicted` hears the store paths of segments deleted (what the store made of them can go too).
     public init(name: String, source: String, folder: URL, history: MediaTime = MediaTime(seconds: 60), timeout: Double = 10,
-                evicted: @escaping @Sendable ([String]) -> Void = { _ in }) throws {
+                log: ServeLog? = nil, evicted: @escaping @Sendable ([String]) -> Void = { _ in }) throws {
         guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
             throw StoreError.unsupported("live channel name \(name) must be letters, digits, - or _")
         }
@@ -46,13 +77,14 @@ public actor LiveChannel {
         self.history = MediaTime.max(.zero, history)
         self.timeout = timeout
         self.evicted = evicted
+        self.log = log
     }
 
     /// The rendition names, after the first poll.
     public var renditionNames: [String] { renditions.keys.sorted() }
 
     /// Breaks signalled since the channel started (the first rendition's).
-    public var breaksSeen: Int { renditions.keys.sorted().first.flatMap { renditions[$0]?.tracker.breaks.count } ?? 0 }
+    public var breaksSeen: Int { renditions.keys.sorted().first.flatMap { renditions[$0]?.tracker.opened } ?? 0 }
 
     /// A snapshot of `rendition`: the segments the channel holds (the origin's current window
     /// and up to `history` before it) and the breaks that start or are expected to end within or
@@ -88,7 +120,19 @@ public actor LiveChannel {
                 renditions["main"] = Rendition(location: source)
             }
         }
-        for key in renditions.keys.sorted() { try await poll(key, scratch: scratch) }
+        defer { faults.pollEnded() }
+        // every rendition is polled even when one fails (the first failure is thrown after)
+        var failure: (any Error)?
+        for key in renditions.keys.sorted() {
+            do { try await poll(key, scratch: scratch) } catch { failure = failure ?? error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Logs `fault` (one line) unless it is being logged already.
+    private func report(_ fault: LiveFault, rendition: String, _ detail: String) {
+        guard faults.happened(fault) else { return }
+        log?.event("live_origin_fault", ["channel": name, "rendition": rendition, "kind": fault.rawValue, "detail": String(detail.prefix(500))])
     }
 
     /// Polls until the origin's playlist ends or the task is cancelled, at the smallest target
@@ -104,38 +148,88 @@ public actor LiveChannel {
 
     private func poll(_ key: String, scratch: URL) async throws {
         guard var r = renditions[key] else { return }
-        let text = try await HLSImport.text(r.location, scratch: scratch, timeout: timeout)
-        let playlist = try LivePlaylist(parsing: text)
+        let playlist: LivePlaylist
+        do {
+            playlist = try LivePlaylist(parsing: try await HLSImport.text(r.location, scratch: scratch, timeout: timeout))
+        } catch {
+            report(.playlistUnavailable, rendition: key, "\(error)")
+            throw error
+        }
+        if r.targetSeen, playlist.targetDuration != r.targetDuration {
+            report(.targetDuration, rendition: key, "EXT-X-TARGETDURATION went from \(r.targetDuration.seconds) to \(playlist.targetDuration.seconds) s")
+        }
         r.targetDuration = playlist.targetDuration
-        r.mediaSequence = playlist.mediaSequence
+        r.targetSeen = true
         r.ended = playlist.ended
         let dir = folder.appendingPathComponent("live/\(name)/\(key)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        for entry in playlist.segments where entry.sequence > (r.segments.last?.sequence ?? .min) {
-            let path = LiveSegment.storePath(channel: name, rendition: key, sequence: entry.sequence)
-            let file = folder.appendingPathComponent(path)
-            try await HLSImport.fetch(try r.location.resolve(entry.uri), to: file, maxBytes: HLSImport.maxSegmentBytes, timeout: timeout)
-            let expected = r.segments.last.map { $0.firstPTS + $0.duration.mpegTicks }
-            guard let taken = LiveSegmentIntake.take(try Data(contentsOf: file), entry: entry, channel: name,
-                                                     rendition: key, expectedPTS: expected) else {
-                try? FileManager.default.removeItem(at: file)
-                throw StoreError.unsupported("live source: segment \(entry.sequence) of \(key) is not MPEG-TS with video")
+        let (fresh, finding) = r.timeline.newEntries(playlist)
+        if let finding { report(.mediaSequence, rendition: key, finding) }
+        for new in fresh {
+            let entry = new.entry
+            if let problem = entry.problem {
+                report(.badDuration, rendition: key, problem + ": skipped")
+                r.skipped(new)
+                continue
             }
-            r.segments.append(taken.segment)
-            r.tracker.add(sequence: entry.sequence, firstPTS: taken.segment.firstPTS, markers: entry.markers, cues: taken.cues)
+            let path = LiveSegment.storePath(channel: name, rendition: key, sequence: new.sequence)
+            let file = folder.appendingPathComponent(path)
+            try? FileManager.default.removeItem(at: file)
+            var reading: LiveSegmentIntake.Reading?
+            var failure: (LiveFault, String)?
+            do {
+                try await HLSImport.fetch(try r.location.resolve(entry.uri), to: file, maxBytes: HLSImport.maxSegmentBytes, timeout: timeout)
+                reading = LiveSegmentIntake.read(try Data(contentsOf: file))
+                if reading == nil { failure = (.segmentUnreadable, "\(entry.uri.prefix(200)) is not MPEG-TS with video") }
+            } catch {
+                failure = (.segmentUnavailable, "\(entry.uri.prefix(200)): \(error)")
+            }
+            guard let reading else {
+                try? FileManager.default.removeItem(at: file)
+                let count = (r.failures?.uri == entry.uri ? r.failures?.count ?? 0 : 0) + 1
+                let (fault, why) = failure ?? (.segmentUnavailable, entry.uri)
+                if count >= Self.fetchAttempts {
+                    report(fault, rendition: key, why + "; skipped after \(count) polls")
+                    r.failures = nil
+                    r.skipped(new)
+                    continue
+                }
+                report(fault, rendition: key, why + "; tried again at the next poll")
+                r.failures = (entry.uri, count)
+                break   // the segments after it wait: taken in order
+            }
+            r.failures = nil
+            let placed = r.timeline.place(raw: reading.firstPTS, duration: entry.duration, discontinuity: entry.discontinuity)
+            if let jump = placed.jumped {
+                report(.ptsJump, rendition: key, "segment \(entry.uri.prefix(200)) starts \(Double(jump) / 90_000) s from where the one before ended\(entry.discontinuity ? " (after EXT-X-DISCONTINUITY)" : ""): re-anchored")
+            }
+            let segment = LiveSegmentIntake.segment(reading, entry: entry, sequence: new.sequence, channel: name, rendition: key,
+                                                   filePTS: placed.filePTS, clockOffset: placed.clockOffset, discontinuity: placed.discontinuity)
+            r.timeline.handled(new)
+            r.segments.append(segment)
+            if reading.rejectedSections > 0 {
+                report(.signalIgnored, rendition: key, "\(reading.rejectedSections) SCTE-35 sections of \(entry.uri.prefix(200)) refused")
+            }
+            let ignored = r.tracker.add(sequence: new.sequence, firstPTS: segment.firstPTS, clockOffset: segment.clockOffset,
+                                        markers: r.carried + entry.markers, cues: reading.cues)
+            r.carried = []
+            if let why = ignored.first { report(.signalIgnored, rendition: key, why) }
         }
-        // keep `history` before the origin's window: the newest of the older segments up to it
+        // keep the origin's window of time and `history` before it (on the channel's clock: the
+        // origin's numbers may not be the channel's)
+        let span = playlist.segments.reduce(MediaTime.zero) { $0 + ($1.problem == nil ? $1.duration : .zero) } + history
         var kept = MediaTime.zero
-        var keep = playlist.mediaSequence
-        for old in r.segments.reversed() where old.sequence < playlist.mediaSequence {
-            kept += old.duration
-            guard kept <= history else { break }
-            keep = old.sequence
+        var keep = r.segments.count
+        while keep > 0, kept + r.segments[keep - 1].duration <= span {
+            kept += r.segments[keep - 1].duration
+            keep -= 1
         }
-        let gone = r.segments.filter { $0.sequence < keep }.map(\.storePath)
+        keep = min(keep, max(0, r.segments.count - 1))   // the newest stays
+        let gone = r.segments[..<keep].map(\.storePath)
         for p in gone { try? FileManager.default.removeItem(at: folder.appendingPathComponent(p)) }
         if !gone.isEmpty { evicted(gone) }
-        r.segments.removeAll { $0.sequence < keep }
+        r.segments.removeFirst(keep)
+        if let first = r.segments.first { r.tracker.forget(endingBefore: first.firstPTS - LiveBreakTracker.farLimit) }
         renditions[key] = r
     }
 }

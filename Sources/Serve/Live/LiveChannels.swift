@@ -24,11 +24,13 @@ public final class LiveChannels: @unchecked Sendable {
     private var rungs: [String: [LiveRung]] = [:]
     private var tasks: [Task<Void, Never>] = []
 
-    /// Channels reading `sources` (name → playlist URL or path) into `folder` (the store root).
-    public init(_ sources: [(name: String, source: String)], folder: URL, media: any LiveMedia, timeout: Double = 10) throws {
+    /// Channels reading `sources` (name → playlist URL or path) into `folder` (the store root);
+    /// `log` hears each origin fault a channel recovers from (`LiveChannel`).
+    public init(_ sources: [(name: String, source: String)], folder: URL, media: any LiveMedia, timeout: Double = 10,
+                log: ServeLog? = nil) throws {
         var c: [String: LiveChannel] = [:]
         for s in sources {
-            c[s.name] = try LiveChannel(name: s.name, source: s.source, folder: folder, timeout: timeout) { [media] paths in
+            c[s.name] = try LiveChannel(name: s.name, source: s.source, folder: folder, timeout: timeout, log: log) { [media] paths in
                 media.forgetLiveSegments(paths)
             }
         }

@@ -18,7 +18,8 @@ public struct LiveItem: Sendable, Hashable {
     public var segment: StoredSegment
     /// Its first frame's PTS on the channel's unwrapped clock.
     public var startPTS: Int64
-    /// 90 kHz ticks its timestamps are moved by to sit at `startPTS` (0 for the channel's own).
+    /// 90 kHz ticks its timestamps are moved by to sit at `startPTS` (for the channel's own: the
+    /// segment's `clockOffset`, 0 until the origin's PTS jumped).
     public var shift: Int64
     /// `EXT-X-DISCONTINUITY` before it (a new stream: a join, or the origin's own).
     public var discontinuity: Bool

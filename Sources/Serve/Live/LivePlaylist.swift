@@ -5,8 +5,12 @@ import Timing
 /// A live (or ended) HLS media playlist as the live source reads it from an origin, through the
 /// one parser (`HLS.parse`): its target duration, media sequence numbers, segments with exact
 /// `EXTINF` durations and discontinuities, and the ad markers in front of each segment. Refuses
-/// what the store cannot pass through (encryption, fMP4, byte ranges) and what cannot be used
-/// (sequence numbers out of range, a segment longer than the target) with a one-line reason.
+/// what the store cannot pass through (encryption, fMP4, byte ranges) with a one-line reason.
+/// What a hostile origin gets wrong but can be recovered from is read, not refused: an
+/// `EXT-X-MEDIA-SEQUENCE` (or `EXT-X-DISCONTINUITY-SEQUENCE`) that cannot be read (negative, not
+/// a number, over the parser's 2^48 bound) is left out (`sequenceReadable` false, entries numbered from 0: `LiveTimeline` finds
+/// them by URI), and a segment whose `EXTINF` is 0 or over the target is listed with its
+/// `problem` (the channel skips it).
 public struct LivePlaylist: Sendable, Equatable {
     /// One segment.
     public struct Segment: Sendable, Equatable {
@@ -20,12 +24,16 @@ public struct LivePlaylist: Sendable, Equatable {
         public var discontinuity: Bool
         /// The markers between the previous segment and this one, in order.
         public var markers: [LiveMarker]
+        /// Why it cannot be used (an `EXTINF` of 0 or over the target), one line; nil when it can.
+        public var problem: String? = nil
     }
 
     /// `EXT-X-TARGETDURATION`.
     public var targetDuration: MediaTime
-    /// `EXT-X-MEDIA-SEQUENCE` (the first segment's number).
+    /// `EXT-X-MEDIA-SEQUENCE` (the first segment's number); 0 when it could not be read.
     public var mediaSequence: Int
+    /// Whether `EXT-X-MEDIA-SEQUENCE` could be read (absent reads as 0, as RFC 8216 says).
+    public var sequenceReadable = true
     /// `EXT-X-DISCONTINUITY-SEQUENCE`.
     public var discontinuitySequence: Int
     /// `EXT-X-ENDLIST` seen: the channel has ended.
@@ -39,12 +47,27 @@ public struct LivePlaylist: Sendable, Equatable {
     /// Parses `text`; throws `StoreError.unsupported` with one line when it is not a usable
     /// media playlist.
     public init(parsing text: String) throws {
-        let parsed: HLS.Playlist
-        do {
-            parsed = try HLS.parse(text, limits: HLS.ParseLimits(maxSegments: Self.maxSegments, maxTargetDuration: 60))
-        } catch {
-            throw StoreError.unsupported("live source: \(error)")
+        let limits = HLS.ParseLimits(maxSegments: Self.maxSegments, maxTargetDuration: 60)
+        var parsed: HLS.Playlist?
+        var body = text
+        // a sequence tag that cannot be read is left out (each at most once) and the rest read:
+        // the channel finds the segments by URI
+        for _ in 0..<3 where parsed == nil {
+            do {
+                parsed = try HLS.parse(body, limits: limits)
+            } catch let e as HLS.ParseError where e.line > 0
+                        && (e.reason.hasPrefix("EXT-X-MEDIA-SEQUENCE") || e.reason.hasPrefix("EXT-X-DISCONTINUITY-SEQUENCE")) {
+                var lines = body.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+                if body.hasPrefix("\u{FEFF}"), !lines.isEmpty { lines[0] = lines[0].dropFirst() }
+                guard e.line <= lines.count else { throw StoreError.unsupported("live source: \(e)") }
+                lines.remove(at: e.line - 1)
+                body = lines.joined(separator: "\n")
+                if e.reason.hasPrefix("EXT-X-MEDIA-SEQUENCE") { sequenceReadable = false }
+            } catch {
+                throw StoreError.unsupported("live source: \(error)")
+            }
         }
+        guard let parsed else { throw StoreError.unsupported("live source: its sequence tags cannot be read") }
         guard case .media(let p) = parsed else { throw StoreError.unsupported("live source: a multivariant playlist where a media playlist was expected") }
         if p.segments.contains(where: { $0.map != nil }) { throw StoreError.unsupported("live source: fMP4 segments are not supported; MPEG-TS segments are") }
         if p.segments.contains(where: { $0.byteRange != nil }) { throw StoreError.unsupported("live source: byte ranges are not supported; MPEG-TS segments are") }
@@ -56,11 +79,12 @@ public struct LivePlaylist: Sendable, Equatable {
         ended = p.endList
         var segments: [Segment] = []
         for (i, s) in p.segments.enumerated() {
-            guard s.duration > .zero, s.duration <= targetDuration + MediaTime(value: 1, timescale: 2) else {
-                throw StoreError.unsupported("live source: EXTINF \(s.duration.seconds) of segment \(p.mediaSequence + i) is not a duration within the target")
+            var problem: String?
+            if s.duration <= .zero || s.duration > targetDuration + MediaTime(value: 1, timescale: 2) {
+                problem = "EXTINF \(s.duration.seconds) of \(s.uri.prefix(200)) is not a duration within the target \(p.targetDuration) s"
             }
             segments.append(Segment(uri: s.uri, duration: s.duration, sequence: p.mediaSequence + i, discontinuity: s.discontinuity,
-                                    markers: s.markers.compactMap(LiveMarker.init)))
+                                    markers: s.markers.compactMap(LiveMarker.init), problem: problem))
         }
         self.segments = segments
     }

@@ -2,25 +2,51 @@ import Foundation
 @_spi(Engine) import Playback
 import Timing
 
-/// What the live source learns from one fetched origin segment: its `LiveSegment` (first
-/// video PTS unwrapped onto the channel's clock) and the in-band SCTE-35 sections it carries,
-/// ready for `LiveBreakTracker.add`. The bytes are hostile: a segment that is not MPEG-TS with
-/// a video PES is refused (nil).
+/// What the live source learns from one fetched origin segment: its first video PTS and frame
+/// PTS as written (33 bits), and the in-band SCTE-35 sections it carries (those the parser
+/// refuses counted), ready for `LiveTimeline.place` and `LiveBreakTracker.add`. The bytes are
+/// hostile: a segment that is not MPEG-TS with a video PES is refused (nil).
 public enum LiveSegmentIntake {
-    /// Reads `data`, the segment `entry` of `rendition` of `channel`. `expectedPTS` is where the
-    /// previous segment ended on the unwrapped clock (its first PTS plus its duration), nil for
-    /// the first segment; the 33-bit PTS is unwrapped near it.
+    /// A segment's bytes, read.
+    @_spi(Engine) public struct Reading: Sendable {
+        /// The first video PES's PTS (decode order: the segment's first frame), 33 bits.
+        public var firstPTS: UInt64
+        /// Every video PES's PTS, as written.
+        public var framePTS: [Int64]
+        /// The SCTE-35 sections found.
+        public var cues: [SCTE35Section]
+        /// SCTE-35 sections that did not parse (damaged, lengths that disagree).
+        public var rejectedSections: Int
+    }
+
+    /// Reads `data`; nil when it is not MPEG-TS with a video PES.
+    @_spi(Engine) public static func read(_ data: Data) -> Reading? {
+        guard data.count >= 188, data.count % 188 == 0, data.first == 0x47 else { return nil }
+        let written = TSTimestamps.videoPTS(data)
+        guard let raw = written.first.map(UInt64.init) else { return nil }
+        let scan = SCTE35TransportScan([UInt8](data))
+        return Reading(firstPTS: raw & UInt64(LivePTS.wrap - 1), framePTS: written, cues: scan.cues.map(\.section), rejectedSections: scan.rejected)
+    }
+
+    /// The `LiveSegment` of `reading`, segment `entry` of `rendition` of `channel` numbered
+    /// `sequence` on the channel, whose first frame is at `filePTS` on its own (unwrapped) clock
+    /// and `filePTS + clockOffset` on the channel's.
+    @_spi(Engine) public static func segment(_ reading: Reading, entry: LivePlaylist.Segment, sequence: Int, channel: String, rendition: String,
+                                             filePTS: Int64, clockOffset: Int64, discontinuity: Bool) -> LiveSegment {
+        let frames = reading.framePTS.map { LivePTS.unwrap(UInt64($0), near: filePTS) + clockOffset }.sorted()
+        return LiveSegment(sequence: sequence, duration: entry.duration, firstPTS: filePTS + clockOffset, discontinuity: discontinuity,
+                           storePath: LiveSegment.storePath(channel: channel, rendition: rendition, sequence: sequence),
+                           framePTS: frames, clockOffset: clockOffset)
+    }
+
+    /// Reads `data`, the segment `entry` of `rendition` of `channel`, on a clock without
+    /// offset. `expectedPTS` is where the previous segment ended on the unwrapped clock (its
+    /// first PTS plus its duration), nil for the first segment; the 33-bit PTS is unwrapped near it.
     @_spi(Engine) public static func take(_ data: Data, entry: LivePlaylist.Segment, channel: String, rendition: String,
                             expectedPTS: Int64?) -> (segment: LiveSegment, cues: [SCTE35Section])? {
-        guard data.count >= 188, data.count % 188 == 0, data.first == 0x47 else { return nil }
-        let written = TSTimestamps.videoPTS(data)   // decode order: the first is the segment's first frame
-        guard let raw = written.first.map(UInt64.init) else { return nil }
-        let first = expectedPTS.map { LivePTS.unwrap(raw, near: $0) } ?? Int64(raw & UInt64(LivePTS.wrap - 1))
-        let frames = written.map { LivePTS.unwrap(UInt64($0), near: first) }.sorted()
-        let segment = LiveSegment(sequence: entry.sequence, duration: entry.duration, firstPTS: first,
-                                  discontinuity: entry.discontinuity,
-                                  storePath: LiveSegment.storePath(channel: channel, rendition: rendition, sequence: entry.sequence),
-                                  framePTS: frames)
-        return (segment, SCTE35TransportScan([UInt8](data)).cues.map(\.section))
+        guard let r = read(data) else { return nil }
+        let first = expectedPTS.map { LivePTS.unwrap(r.firstPTS, near: $0) } ?? Int64(r.firstPTS)
+        return (segment(r, entry: entry, sequence: entry.sequence, channel: channel, rendition: rendition, filePTS: first,
+                        clockOffset: 0, discontinuity: entry.discontinuity), r.cues)
     }
 }

@@ -175,23 +175,34 @@ public actor LiveViewer {
             return await breakItem(b, track: track, window: w, rung: rung, limit: limit)
         }
         guard let seg = w.segments.first(where: { $0.firstPTS <= track.cursor && track.cursor < $0.firstPTS + $0.duration.mpegTicks }) else {
-            return nil
+            // a hole on the channel's clock (a skipped segment's time, an EXTINF shorter than its frames): on at the next segment
+            guard let next = w.segments.first(where: { $0.firstPTS > track.cursor }) else { return nil }
+            track.cursor = next.firstPTS
+            return await nextItem(&track, window: w, rung: rung, limit: limit)
         }
         let end = seg.firstPTS + seg.duration.mpegTicks
-        let nextStart = w.breaks.compactMap { b -> Int64? in
+        var nextStart = w.breaks.compactMap { b -> Int64? in
             let s = aligned(b.startPTS, in: w)
             return s.flatMap { $0 > track.cursor && $0 < end ? $0 : nil }
         }.min()
+        // longer than the playlist's target (the origin's target grew): cut at the last frame within it
+        let target = Int64(track.playlist.targetDuration)
+        if MediaTime(value: (nextStart ?? end) - track.cursor, timescale: 90_000).rescaled(to: 1, rounding: .nearest).value > target,
+           let frame = seg.framePTS.last(where: { $0 > track.cursor && $0 <= track.cursor + target * 90_000 }) {
+            nextStart = frame
+        }
         let startsAtSegment = track.cursor == seg.firstPTS
         let previousIsContent = track.items.last.map { if case .content = $0.kind { true } else { false } } ?? true
         let discontinuity = jumped || !previousIsContent || (startsAtSegment && seg.discontinuity && !track.items.isEmpty)
         let to = nextStart ?? end
+        // a segment the channel re-anchored is moved onto its clock (and cut at its own PTS)
+        let shift = Self.shift(to: seg.clockOffset, from: 0)
         if startsAtSegment && nextStart == nil {
             return LiveItem(kind: .content(sequence: seg.sequence), segment: StoredSegment(path: seg.storePath, duration: seg.duration),
-                            startPTS: seg.firstPTS, shift: 0, discontinuity: discontinuity)
+                            startPTS: seg.firstPTS, shift: shift, discontinuity: discontinuity)
         }
         let piece = try? await context.media.segmentPiece(seg.storePath, rendition: rung.rendition,
-                                                           from: startsAtSegment ? nil : track.cursor, to: nextStart)
+                                                           from: startsAtSegment ? nil : seg.filePTS(track.cursor), to: nextStart.map(seg.filePTS))
         guard let piece else {
             // nothing to show there (or the piece could not be made): skip the span, a new stream after it
             track.cursor = to
@@ -199,7 +210,7 @@ public actor LiveViewer {
         }
         return LiveItem(kind: .content(sequence: seg.sequence),
                         segment: StoredSegment(path: piece.path, duration: MediaTime(value: to - track.cursor, timescale: 90_000)),
-                        startPTS: track.cursor, shift: 0, discontinuity: discontinuity || !startsAtSegment)
+                        startPTS: track.cursor, shift: shift, discontinuity: discontinuity || !startsAtSegment)
     }
 
     // MARK: breaks

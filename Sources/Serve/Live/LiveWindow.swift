@@ -6,15 +6,23 @@ public struct LiveSegment: Sendable, Equatable {
     public var sequence: Int
     /// Exact duration (`EXTINF`).
     public var duration: MediaTime
-    /// First video PTS, 90 kHz, unwrapped (`LivePTS`).
+    /// First video PTS, 90 kHz, on the channel's clock (`LiveTimeline`): the file's own PTS,
+    /// unwrapped (`LivePTS`), plus `clockOffset`.
     public var firstPTS: Int64
-    /// An `EXT-X-DISCONTINUITY` precedes it at the origin.
+    /// A new stream starts with it: an `EXT-X-DISCONTINUITY` precedes it at the origin, or the
+    /// channel re-anchored its clock here (the origin's PTS jumped, segments before it were skipped).
     public var discontinuity: Bool
     /// The store key it lies under: `live/<channel>/<rendition>/<msn>.ts`.
     public var storePath: String
-    /// Its frames' PTS (90 kHz, unwrapped like `firstPTS`), in presentation order: read once when
-    /// it is taken in, so that placing a break on a frame reads no file.
+    /// Its frames' PTS (90 kHz, on the channel's clock like `firstPTS`), in presentation order:
+    /// read once when it is taken in, so that placing a break on a frame reads no file.
     public var framePTS: [Int64] = []
+    /// The channel's clock less the file's own PTS (0 until the origin's timestamps jumped): a
+    /// viewer shifts the file by it (`?o=`) and cuts it at channel PTS less it.
+    public var clockOffset: Int64 = 0
+
+    /// `pts` on the channel's clock as a PTS of the file (unwrapped).
+    public func filePTS(_ pts: Int64) -> Int64 { pts - clockOffset }
 
     /// The store key of segment `sequence` of `rendition` of `channel`.
     public static func storePath(channel: String, rendition: String, sequence: Int) -> String {
