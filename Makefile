@@ -72,14 +72,14 @@ TEST_SERVE_WIDTH ?= 8
 # Suites run after the rest, one test at a time, because they need the whole process or real time
 # undisturbed: PlayWindowCLITests types keys into a real-time window, which a loaded machine
 # delays past the ad; AdUIOverlay*Tests click an overlay in a real-time session;
-# ServeLivePlayTests plays a live session in real time in GStreamer (frames dropped when late are
-# counted); BlockedMainStitchTests holds the process's main thread while it stitches, which would
+# ServeLivePlayTests, ServeFieldPlayersTests and ServeEndToEndTests' players test play in real
+# time in Chromium, VLC, mpv and GStreamer (frames dropped or stalls when late are counted); BlockedMainStitchTests holds the process's main thread while it stitches, which would
 # hold every other suite's main-actor work; ClusterTests starts a whole fleet (redis-server,
 # nginx, three serve nodes and two workers as processes), alone so that its nodes get the cores.
 # Nothing is here for the main actor's sake: no frame loop and no ad decision waits for the main
 # queue, so the main-actor suites (the guides, the native ad loaders, the player apps) run in the
 # parallel pass.
-TEST_SERIAL := ServeLivePlayTests|ClusterTests|BlockedMainStitchTests|PlayWindowCLITests|AdUIOverlay[A-Za-z]*Tests
+TEST_SERIAL := ServeLivePlayTests|ServeFieldPlayersTests|ServeEndToEndTests/theFieldsPlayersPlayASession|ClusterTests|BlockedMainStitchTests|PlayWindowCLITests|AdUIOverlay[A-Za-z]*Tests
 
 # After the tests pass, scripts/field-check.sh plays the MP4 and HLS outputs they kept (listed
 # under FIELD_CHECK_DIR) and the demo in independent clients: ffmpeg -xerror and GStreamer.

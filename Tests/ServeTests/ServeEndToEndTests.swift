@@ -245,4 +245,65 @@ import Timing
         let worst = try #require(MediaVerifier.maxAbsoluteOffset(Array(offsets.dropFirst())), "a flash without its beep: \(offsets)")
         #expect(worst <= 0.005, "A/V at the joins: worst \(worst * 1000) ms over \(offsets.count - 1) flashes after the ad's first")
     }
+
+    /// The players viewers use play a session to its end, on either clock: Chromium's native HLS
+    /// (`ended` reached, `currentTime` only forward, no media error or warning), VLC and mpv with
+    /// their logs read, GStreamer's playbin and playbin3 (no warning outside the field check's
+    /// allow-lists, `scripts/field-check.sh`). Three at a time, on the master playlist of a
+    /// session whose mid-roll plays (a 25 fps ad in the 30 fps rungs).
+    @Test(arguments: [SegmentClock.stream, .shared]) func theFieldsPlayersPlayASession(_ clock: SegmentClock) async throws {
+        let w = try World(clock: clock)
+        let (s, _) = try await w.readySession("C")
+        let master = w.running.url("/v1/sessions/\(s)/master.m3u8")
+        for group in [[FieldCheck.Client.chromium, .vlc, .gstreamer], [.mpv, .gstreamer3]] {
+            let verdicts = try await withThrowingTaskGroup(of: (FieldCheck.Client, FieldCheck.Verdict).self) { g in
+                for c in group { g.addTask { (c, try await offPool { try FieldCheck.check(URL(string: master)!, with: c, timeout: 120) }) } }
+                var out: [(FieldCheck.Client, FieldCheck.Verdict)] = []
+                for try await v in g { out.append(v) }
+                return out
+            }
+            for (c, v) in verdicts {
+                if clock == .shared && c == .mpv {
+                    // mpv reads HLS with FFmpeg's demuxer, which does not honour
+                    // EXT-X-DISCONTINUITY: on the shared clock the ad's own timestamps and the
+                    // content's after it each read as a jump back, once per stream at each of
+                    // the two joins; mpv resyncs and plays on. Nothing else may show.
+                    let complaints = v.report.split(separator: "\n").dropFirst()
+                    let resets = complaints.filter { $0.contains("Invalid audio PTS") || $0.contains("Invalid video timestamp") }
+                    let finished = v.clean || v.report.split(separator: "\n").first?.hasSuffix("(exit 0)") == true
+                    #expect(finished, "mpv did not play to the end: \(v.report)")
+                    #expect(resets.count == complaints.count && resets.count <= 4, "mpv on the shared clock: \(v.report)")
+                } else {
+                    #expect(v.clean, "\(c) on the \(clock) clock: \(v.report)")
+                }
+            }
+        }
+    }
+    /// Decode times keep one pace in every variant (stream clock): the content's 180p rung is its
+    /// source's packets (x264 B-frames: each frame decodes two frames before it shows), its 90p
+    /// rung is encoded without B-frames, the ad is made without them; every segment of both
+    /// variants starts with the same PTS − DTS and decode times rise through the whole session,
+    /// joins included, so a player switching variants or crossing a join never sees them go back.
+    @Test func decodeTimesRiseInEveryVariantAtOnePace() async throws {
+        let w = try World()
+        let (s, _) = try await w.readySession("C")
+        var leads: Set<Int64> = []
+        for rendition in ["180p", "90p"] {
+            let p = try await w.playlist(s, rendition)
+            var last: Int64?
+            for u in Self.segmentURLs(p) {
+                let file = w.root.appendingPathComponent("dts-\(UUID().uuidString).ts")
+                try await curl(w.running.url(u)).body.write(to: file)
+                let out = try await offPool { try Tools.ffprobe(["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts,dts", "-of", "csv=p=0", file.path]) }
+                let packets = String(decoding: out.stdout, as: UTF8.self).split(separator: "\n").map { $0.split(separator: ",").compactMap { Int64($0) } }.filter { $0.count == 2 }
+                let first = try #require(packets.first, "\(u) has no video")
+                leads.insert(first[0] - first[1])
+                for pkt in packets {
+                    if let last { #expect(pkt[1] > last, "\(rendition) \(u): DTS \(pkt[1]) after \(last)") }
+                    last = pkt[1]
+                }
+            }
+        }
+        #expect(leads == [6_000], "PTS − DTS of the segments' first frames: \(leads) (90 kHz)")
+    }
 }

@@ -370,6 +370,7 @@ import Timing
             ("a file URL", with { $0.url = "file:///etc/passwd" }), ("a long URL", with { $0.url = "http://" + String(repeating: "a", count: 9000) }),
             ("1000 fps", with { $0.rendition.frameRateNumerator = 1000; $0.rendition.frameRateDenominator = 1 }),
             ("a codec with a path", with { $0.rendition.videoCodec = "../x" }),
+            ("a 2 s decode delay", with { $0.rendition.decodeDelayTicks = 180_000 }), ("a negative decode delay", with { $0.rendition.decodeDelayTicks = -1 }),
         ]
         for (why, j) in refused { #expect(j.problem != nil, "\(why)") }
         #expect(with { $0.rendition.width = 3840; $0.rendition.height = 2160 }.problem == nil, "4K is a rung")
@@ -379,6 +380,10 @@ import Timing
             RedisAdQueue.job(fields: Dictionary(uniqueKeysWithValues: stride(from: 0, to: f.count, by: 2).map { (f[$0], f[$0 + 1]) }))
         }
         #expect(parsed(Self.fields(job)) == job)
+        let paced = with { $0.rendition = $0.rendition.serving(frameRate: Rational(30, 1), codecs: "avc1.64001f", decodeDelayTicks: 6_000) }
+        #expect(parsed(Self.fields(paced)) == paced, "a rung's frame rate, codec and decode delay travel with its job")
+        #expect(parsed(Self.fields(paced, ["dd": "180000"])) == nil)
+        #expect(parsed(Self.fields(paced, ["dd": "x"])) == nil)
         #expect(parsed(Self.fields(job, ["h": String(repeating: "0", count: 64)])) == nil)
         #expect(parsed(Self.fields(job, ["width": "320", "height": "180"])) == nil, "the id no longer matches")
         #expect(parsed(Self.fields(job, ["width": "x"])) == nil)

@@ -27,7 +27,7 @@ enum HLSPackager {
         let segments = HLSPlan.segments(keyframes: keyframes, duration: duration, breaks: breaks,
                                         target: settings.segmentDuration)
         try writeSegments(mp4, segments: segments, directory: directory, audioFromStart: settings.audioFromFirstPicture,
-                          firstRunDiscontinuous: settings.firstRunDiscontinuous)
+                          firstRunDiscontinuous: settings.firstRunDiscontinuous, decodeDelay: settings.decodeDelay)
         let playlist = HLS.write(HLSPlan.playlist(segments: segments, breaks: breaks, programDate: programDate,
                                                   ptsAdjustment: timestampOffset))
         try Data(playlist.utf8).write(to: URL(fileURLWithPath: directory).appendingPathComponent(playlistName))
@@ -61,9 +61,10 @@ enum HLSPackager {
     /// GOP stay with their keyframe), nor to a segment already written. A segment is written out
     /// once every stream has moved past its end.
     /// `audioFromStart`: audio packets before stream time 0 (the AAC priming packet) are left out.
-    /// `firstRunDiscontinuous`: the first run is marked as a new stream too.
+    /// `firstRunDiscontinuous`: the first run is marked as a new stream too. `decodeDelay`: video
+    /// decode times at least this long before presentation times.
     private static func writeSegments(_ url: String, segments: [HLSSegment], directory: String, audioFromStart: Bool = false,
-                                      firstRunDiscontinuous: Bool = false) throws {
+                                      firstRunDiscontinuous: Bool = false, decodeDelay: MediaTime = .zero) throws {
         guard !segments.isEmpty else { throw MediaError.unsupported("an HLS package needs at least one segment: the stitch is empty") }
         let demuxer = try Demuxer(url: url)
         let streams = [demuxer.bestStream(.video), demuxer.bestStream(.audio)].compactMap { $0 }
@@ -90,6 +91,11 @@ enum HLSPackager {
             guard let tb = timeBases[s], let ticks = packet.ptsTicks ?? packet.dtsTicks else { continue }
             let pts = MediaTime(value: ticks * tb.numerator, timescale: tb.denominator)
             if audioFromStart, s != streams.first, pts < .zero { continue }
+            if decodeDelay > .zero, s == streams.first, demuxer.streams[s].kind == .video {
+                let delay = decodeDelay.rescaled(to: tb.denominator, rounding: .nearest).value / max(1, tb.numerator)
+                let dts = min(packet.dtsTicks ?? ticks, ticks - delay)
+                packet.setTimestamps(pts: packet.ptsTicks, dts: dts)
+            }
             let byTime = segments.lastIndex { $0.start <= pts } ?? 0
             let index = min(segments.count - 1, max(next, lastIndex[s] ?? 0, byTime))
             lastIndex[s] = index

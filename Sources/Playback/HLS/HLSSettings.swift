@@ -24,6 +24,10 @@ public struct HLSSettings: Sendable, Equatable {
     /// package whose segments are played after others (a service's ad rendition). Off: the
     /// package is a stream of its own from its first segment.
     public var firstRunDiscontinuous = false
+    /// How far every video frame decodes before it shows (its DTS this much before its PTS, as in
+    /// content with B-frames): for a package played after and before such content (a service's
+    /// ad rendition), so that decode times never run back at the joins. Zero: as encoded.
+    public var decodeDelay = MediaTime.zero
 
     /// Defaults: 6 s segments, dated when the stitch starts.
     public init(segmentDuration: MediaTime = MediaTime(seconds: 6), programDate: Date? = nil) {

@@ -34,6 +34,18 @@ package enum TSPES {
         return found
     }
 
+    /// How far the first video PES with a PTS decodes before it shows (PTS − DTS, 90 kHz; 0 when
+    /// it carries no DTS): the stream's decode delay, e.g. two frames for x264's B-frame pyramid.
+    package static func firstVideoDecodeDelay(_ b: [UInt8]) -> Int64? {
+        var found: Int64?
+        forEach(b) { p, id in
+            guard found == nil, (0xE0...0xEF).contains(id), b[p + 7] & 0x80 != 0 else { return }
+            guard b[p + 7] & 0x40 != 0 else { found = 0; return }
+            found = ((timestamp(b, at: p + 9) - timestamp(b, at: p + 14)) % wrap + wrap) % wrap
+        }
+        return found
+    }
+
     /// The 33-bit timestamp at `q` (a PES header's PTS at +9, DTS at +14).
     package static func timestamp(_ b: [UInt8], at q: Int) -> Int64 {
         Int64((b[q] >> 1) & 0x07) << 30 | Int64(b[q + 1]) << 22 | Int64(b[q + 2] >> 1) << 15 | Int64(b[q + 3]) << 7 | Int64(b[q + 4] >> 1)

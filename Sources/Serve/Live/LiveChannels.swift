@@ -67,7 +67,7 @@ public final class LiveChannels: @unchecked Sendable {
             let bytes = media.file(forSegment: first.storePath).flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int } ?? 0
             let bitrate = max(100_000, Int(Double(bytes * 8) / max(0.1, first.duration.seconds)))
             let r = Rendition(name: "\(name)-\(key)", width: info.width, height: info.height, videoBitrate: bitrate, audioBitrate: 128_000)
-                .serving(frameRate: info.frameRate, codecs: info.codecs)
+                .serving(frameRate: info.frameRate, codecs: info.codecs, decodeDelayTicks: info.decodeDelayTicks)
             do { try media.addRendition(r) } catch { return nil }
             found.append(LiveRung(key: key, rendition: r, info: info))
         }

@@ -9,6 +9,8 @@ public struct LiveRungInfo: Sendable, Hashable {
     public var frameRate: Rational
     /// The variant's `CODECS` string.
     public var codecs: String
+    /// How far its frames decode before they show (90 kHz): ads and slate carry the same delay.
+    public var decodeDelayTicks: Int64 = 0
 
     /// A rung description.
     public init(width: Int, height: Int, frameRate: Rational, codecs: String) {

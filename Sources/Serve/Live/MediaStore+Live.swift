@@ -8,6 +8,8 @@ extension MediaStore: LiveMedia {
     public func probeRung(ofSegment path: String) throws -> LiveRungInfo {
         guard let url = file(forSegment: path) else { throw StoreError.unsupported("no stored segment \(path)") }
         let p = try LiveSegmentProbe.probe(url)
-        return LiveRungInfo(width: p.width, height: p.height, frameRate: p.frameRate, codecs: p.codecs)
+        var info = LiveRungInfo(width: p.width, height: p.height, frameRate: p.frameRate, codecs: p.codecs)
+        info.decodeDelayTicks = p.decodeDelayTicks
+        return info
     }
 }

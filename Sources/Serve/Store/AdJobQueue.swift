@@ -33,7 +33,7 @@ public struct AdJobRequest: Sendable, Hashable {
     /// Why this job is not one the store would make, in one line; nil when it is. A job read
     /// from a queue is as hostile as a request: its rung is one the store could serve (a
     /// LADDER's name and bit-rate rules, sizes of 16 to 8192) within `largestPicture`, a frame rate of at most 240 per
-    /// second and a codec of letters, digits and '.'; its segment target 1-30 s; its media an
+    /// second, a codec of letters, digits and '.', a decode delay of 0 to 1 s; its segment target 1-30 s; its media an
     /// http(s) URL, or a local path or `file:` URL only when `allowLocal` (a local document's ad;
     /// the worker reads it only inside the folder it was given).
     public var problem: String? {
@@ -54,6 +54,7 @@ public struct AdJobRequest: Sendable, Hashable {
         if let c = r.videoCodec {
             guard !c.isEmpty, c.count <= 32, c.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == ".") }) else { return "rung \(r.name): codec '\(c.prefix(40))'" }
         }
+        if let d = r.decodeDelayTicks, !(0...90_000).contains(d) { return "rung \(r.name): decode delay \(d) ticks is not 0 to 1 s" }
         guard AdJobRequest.segmentTargets.contains(segmentTarget) else { return "segment target \(segmentTarget.seconds) s is not 1-30 s" }
         guard !url.isEmpty, url.utf8.count <= AdJobRequest.longestURL, url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             return "media URL is empty, over \(AdJobRequest.longestURL) bytes or not printable ASCII"

@@ -34,6 +34,7 @@ enum AdRendition {
         request.hls = HLSSettings(segmentDuration: segmentTarget, programDate: Date(timeIntervalSince1970: 0))
         request.hls.audioFromFirstPicture = true
         request.hls.firstRunDiscontinuous = true
+        request.hls.decodeDelay = rendition.decodeDelay
         request.stallTimeout = nil
         let result = try Stitcher(request: request).run()
         let period = result.format.frameDuration

@@ -17,6 +17,11 @@ enum ContentPackager {
         let plan = HLSPlan.segments(keyframes: keyTimes, duration: scan.duration, breaks: [], target: segmentTarget)
         let bounds = plan.map { Int($0.start.count(of: scan.period)) }
         var rungs: [PackagedRendition] = []
+        // an encoded rung (no B-frames) decodes each frame as long before it shows as the copied
+        // rung's B-frames do: every variant keeps one pace of decode times, so a player switching
+        // variants never sees them run back
+        let copiesSource = ladder.contains { $0.width == scan.width && $0.height == scan.height }
+        let encodedDelayTicks = copiesSource ? Int64(scan.decodeDelay.count(of: MediaTime(value: 1, timescale: 90_000))) : 0
         for r in ladder {
             let dir = folder.appendingPathComponent(r.name)
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -39,11 +44,15 @@ enum ContentPackager {
                 spans.append(SegmentSpan(startFrame: start, endFrame: end, path: "\(storePrefix)/\(r.name)/seg\(String(format: "%05d", i)).ts"))
             }
             try writeSegments(videoPath: videoPath, audioPath: source, audioIndex: scan.audioIndex, frameRate: scan.frameRate,
-                              originFrames: scan.originFrames, spans: spans, folder: folder, storePrefix: storePrefix)
+                              originFrames: scan.originFrames, spans: spans, folder: folder, storePrefix: storePrefix,
+                              decodeDelayTicks: copied ? 0 : encodedDelayTicks)
             if scan.audioIndex != nil { codecs += ",mp4a.40.2" }
-            rungs.append(PackagedRendition(rendition: copied ? Rendition(name: r.name, width: r.width, height: r.height,
-                                                                         videoBitrate: scan.videoBitrate, audioBitrate: r.audioBitrate) : r,
-                                           codecs: codecs, copied: copied, video: videoRel, segments: spans))
+            var rung = PackagedRendition(rendition: copied ? Rendition(name: r.name, width: r.width, height: r.height,
+                                                                       videoBitrate: scan.videoBitrate, audioBitrate: r.audioBitrate) : r,
+                                         codecs: codecs, copied: copied, video: videoRel, segments: spans)
+            rung.decodeDelayTicks = spans.first.flatMap { try? Data(contentsOf: folder.appendingPathComponent(String($0.path.dropFirst(storePrefix.count + 1)))) }
+                .flatMap(TSTimestamps.videoDecodeDelay)
+            rungs.append(rung)
         }
         return PackagedContent(version: PackagedContent.version, name: name, source: source, sourceSHA256: sourceSHA256,
                                frameRateNumerator: scan.frameRate.numerator, frameRateDenominator: scan.frameRate.denominator,
@@ -54,10 +63,13 @@ enum ContentPackager {
     /// Writes the TS segments `spans` (store-relative paths under `storePrefix`, written under
     /// `folder`) of video from `videoPath` and audio stream `audioIndex` of `audioPath`, as one
     /// MPEG-TS run (continuity counters and clock carry on from segment to segment).
+    /// `decodeDelayTicks` (90 kHz; video without B-frames): each video frame decodes at least this
+    /// long before it shows (a rung encoded without B-frames, or slate, at the pace of content with them).
     static func writeSegments(videoPath: String, audioPath: String?, audioIndex: Int?, frameRate: Rational, originFrames: Int?,
-                              spans: [SegmentSpan], folder: URL, storePrefix: String, firstRunDiscontinuous: Bool = false) throws {
+                              spans: [SegmentSpan], folder: URL, storePrefix: String, firstRunDiscontinuous: Bool = false,
+                              decodeDelayTicks: Int64 = 0) throws {
         let reader = try SegmentPackets(videoPath: videoPath, audioPath: audioPath, audioIndex: audioIndex,
-                                        frameRate: frameRate, originFrames: originFrames)
+                                        frameRate: frameRate, originFrames: originFrames, decodeDelayTicks: decodeDelayTicks)
         let annexB = AVCAnnexB(avcC: reader.video.videoCodecParameters(of: reader.videoIndex).extradata)
         var sources: [(demuxer: Demuxer, stream: Int)] = [(reader.video, reader.videoIndex)]
         if let a = reader.audio, let ai = reader.audioIndex { sources.append((a, ai)) }

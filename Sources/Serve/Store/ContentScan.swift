@@ -26,6 +26,10 @@ struct ContentScan {
     /// the timeline's origin, not from frame 0.
     var videoStart: MediaTime
 
+    /// How long before it shows the first video frame decodes (its pts − dts: two frames for
+    /// x264's B-frame pyramid, zero without B-frames).
+    var decodeDelay: MediaTime = .zero
+
     /// The duration of one frame.
     var period: MediaTime { frameRate.period }
     /// Exact duration of the video.
@@ -50,9 +54,11 @@ struct ContentScan {
         var pts: [Int64] = []
         var keys: [Int64] = []
         var bytes = 0
+        var firstDelay: Int64?
         while try demuxer.read(into: packet) == .packet {
             guard packet.streamIndex == v else { continue }
             guard let t = packet.ptsTicks else { throw StoreError.unsupported("\(path): a video packet without a timestamp") }
+            if firstDelay == nil { firstDelay = max(0, t - (packet.dtsTicks ?? t)) }
             pts.append(t)
             if packet.isKeyframe { keys.append(t) }
             bytes += packet.size
@@ -75,6 +81,7 @@ struct ContentScan {
         return ContentScan(videoIndex: v, audioIndex: a, width: info.width, height: info.height, frameRate: frameRate,
                            frameCount: pts.count, keyframes: Array(Set(keyframes)).sorted(),
                            videoBitrate: Int(Double(bytes * 8) / max(duration.seconds, 0.001)),
-                           originFrames: Int(origin / step), videoStart: (first - timeline.origin(firstFrame: first)).reduced)
+                           originFrames: Int(origin / step), videoStart: (first - timeline.origin(firstFrame: first)).reduced,
+                           decodeDelay: MediaTime(value: (firstDelay ?? 0) * tb.numerator, timescale: tb.denominator).reduced)
     }
 }

@@ -43,8 +43,10 @@ enum CutMaker {
             base = whole.startFrame
         } else {
             videoPath = rung.copied ? p.source : root.appendingPathComponent(rung.video).path
+            // an encoded rung keeps the pace its segments were packaged at
             reader = try SegmentPackets(videoPath: videoPath, audioPath: p.source, audioIndex: p.audioIndex,
-                                        frameRate: p.frameRate, originFrames: p.originFrames)
+                                        frameRate: p.frameRate, originFrames: p.originFrames,
+                                        decodeDelayTicks: rung.copied ? 0 : rung.decodeDelayTicks ?? 0)
             try reader.skip(to: whole.startFrame)
             base = 0
         }

@@ -180,8 +180,10 @@ enum HLSImport {
             if vi == 0 { cues = v.cueSegments.map { spans[$0].startFrame } }
             var r = v.rendition
             r.width = width; r.height = height
-            rungs.append(PackagedRendition(rendition: r, codecs: codecs ?? "avc1.640028", copied: true, video: "", segments: spans,
-                                           hlsOrigin: true, mediaAudioIndex: audioIndex))
+            var rung = PackagedRendition(rendition: r, codecs: codecs ?? "avc1.640028", copied: true, video: "", segments: spans,
+                                         hlsOrigin: true, mediaAudioIndex: audioIndex)
+            rung.decodeDelayTicks = (try? Data(contentsOf: dir.appendingPathComponent("seg00000.ts"))).flatMap(TSTimestamps.videoDecodeDelay)
+            rungs.append(rung)
         }
         guard let frameRate, let frameCount else { throw StoreError.unsupported("HLS source: no variants") }
         return PackagedContent(version: PackagedContent.version, name: name, source: source, sourceSHA256: "",

@@ -18,6 +18,8 @@ public struct LiveSegmentProbe: Sendable, Equatable {
     public var codecs: String
     /// Whether the segment carries an audio stream.
     public var hasAudio: Bool
+    /// How far its first frame decodes before it shows (90 kHz): the stream's decode delay.
+    public var decodeDelayTicks: Int64 = 0
 
     /// Reads `file` (blocking: a demux of the whole segment, no decoding).
     public static func probe(_ file: URL) throws -> LiveSegmentProbe {
@@ -27,8 +29,10 @@ public struct LiveSegmentProbe: Sendable, Equatable {
         var codecs: String?
         for p in s.video where codecs == nil { codecs = StoreEncoding.codecs(annexB: p.bytes) }
         guard let video = codecs else { throw StoreError.unsupported("\(file.lastPathComponent): no H.264 SPS in band") }
-        return LiveSegmentProbe(width: info.width, height: info.height, frameRate: s.frameRate,
-                                codecs: video + (s.audioIndex != nil ? ",mp4a.40.2" : ""), hasAudio: s.audioIndex != nil)
+        var probe = LiveSegmentProbe(width: info.width, height: info.height, frameRate: s.frameRate,
+                                     codecs: video + (s.audioIndex != nil ? ",mp4a.40.2" : ""), hasAudio: s.audioIndex != nil)
+        if let first = s.video.first, let pts = first.ptsTicks, let dts = first.dtsTicks { probe.decodeDelayTicks = max(0, pts - dts) }
+        return probe
     }
 
     /// The rung named `name` of this size at the given bitrates.

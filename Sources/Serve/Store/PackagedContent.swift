@@ -40,7 +40,7 @@ struct PackagedContent: Codable, Sendable {
 
     /// What the HTTP side sees.
     var prepared: PreparedContent {
-        PreparedContent(name: name, duration: duration, renditions: renditions.map { ($0.rendition.serving(frameRate: frameRate, codecs: $0.codecs), $0.codecs) },
+        PreparedContent(name: name, duration: duration, renditions: renditions.map { ($0.rendition.serving(frameRate: frameRate, codecs: $0.codecs, decodeDelayTicks: $0.decodeDelayTicks), $0.codecs) },
                         originCues: originCueFrames.map { period * Int64($0) })
     }
 }
@@ -59,6 +59,8 @@ struct PackagedRendition: Codable, Sendable {
     /// audio, on the origin's clock), and their audio stream.
     var hlsOrigin: Bool = false
     var mediaAudioIndex: Int? = nil
+    /// Its frames' decode delay (90 kHz), read off its first segment at packaging.
+    var decodeDelayTicks: Int64? = nil
 }
 
 /// One origin segment: frames `[startFrame, endFrame)` (a keyframe starts it).

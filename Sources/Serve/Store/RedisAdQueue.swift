@@ -52,7 +52,7 @@ public final class RedisAdQueue: AdJobQueue, @unchecked Sendable {
         return ["url", job.url, "rendition", r.name, "width", String(r.width), "height", String(r.height),
                 "vbr", String(r.videoBitrate), "abr", String(r.audioBitrate),
                 "fr", r.frameRate.map { "\($0.numerator)/\($0.denominator)" } ?? "", "vc", r.videoCodec ?? "",
-                "target", "\(job.segmentTarget.value)/\(job.segmentTarget.timescale)", "local", job.allowLocal ? "1" : "0", "h", job.id]
+                "dd", String(r.decodeDelayTicks ?? 0), "target", "\(job.segmentTarget.value)/\(job.segmentTarget.timescale)", "local", job.allowLocal ? "1" : "0", "h", job.id]
     }
 
     /// A job back from its stream fields; nil when they do not make one (`parse`).
@@ -79,8 +79,10 @@ public final class RedisAdQueue: AdJobQueue, @unchecked Sendable {
             rate = Rational(n, d)
         }
         let codec = fields["vc"].flatMap { $0.isEmpty ? nil : $0 }
-        let job = AdJobRequest(url: url, rendition: Rendition(name: name, width: w, height: h, videoBitrate: vbr, audioBitrate: abr,
-                                                            frameRate: rate, videoCodec: codec),
+        // the rung's decode delay (90 kHz): at most one second
+        guard let delay = int("dd"), (0...90_000).contains(delay) else { return .failure(JobRefusal(reason: "decode delay '\(fields["dd"]?.prefix(20) ?? "")'")) }
+        let rung = Rendition(name: name, width: w, height: h, videoBitrate: vbr, audioBitrate: abr, frameRate: rate, videoCodec: codec)
+        let job = AdJobRequest(url: url, rendition: rung.serving(frameRate: rate, codecs: codec, decodeDelayTicks: Int64(delay)),
                                segmentTarget: MediaTime(value: tv, timescale: ts), allowLocal: local == "1")
         if let problem = job.problem { return .failure(JobRefusal(reason: problem)) }
         guard fields["h"] == job.id else { return .failure(JobRefusal(reason: "its id is not the one its fields make")) }

@@ -96,7 +96,7 @@ final class RungEncode {
     /// Cuts the finished encode into TS segments (at its keyframes, `segmentTarget`), written in
     /// `folder` and named under `storePrefix` (`name(i)`: a segment's file name); one MPEG-TS run,
     /// starting a new stream when `discontinuous`. Returns them.
-    func segments(segmentTarget: MediaTime, folder: URL, storePrefix: String, discontinuous: Bool = true,
+    func segments(segmentTarget: MediaTime, folder: URL, storePrefix: String, discontinuous: Bool = true, decodeDelayTicks: Int64 = 0,
                   name: (Int) -> String = { "seg\(String(format: "%05d", $0)).ts" }) throws -> [StoredSegment] {
         let keys = stride(from: 0, to: frames, by: keyframeInterval).map { frameRate.period * Int64($0) }
         let plan = HLSPlan.segments(keyframes: keys, duration: duration, breaks: [], target: segmentTarget)
@@ -108,7 +108,7 @@ final class RungEncode {
         }
         try ContentPackager.writeSegments(videoPath: path, audioPath: path, audioIndex: audioStream, frameRate: frameRate,
                                           originFrames: nil, spans: spans, folder: folder, storePrefix: storePrefix,
-                                          firstRunDiscontinuous: discontinuous)
+                                          firstRunDiscontinuous: discontinuous, decodeDelayTicks: decodeDelayTicks)
         return spans.map { StoredSegment(path: $0.path, duration: frameRate.period * Int64($0.endFrame - $0.startFrame)) }
     }
 }

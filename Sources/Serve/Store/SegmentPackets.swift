@@ -27,6 +27,8 @@ final class SegmentPackets {
     private var originFromFirstPacket: Bool
     /// Decode delay in frames of the video (a keyframe's pts − dts).
     private(set) var reorderDelay: Int64 = 0
+    /// The least decode delay given to video packets (video ticks; see `init`).
+    private let minimumDelayTicks: Int64
     private let frameRate: Rational
     private let videoTB: Rational
     private let audioTB: Rational?
@@ -37,8 +39,12 @@ final class SegmentPackets {
     private let scratch: Packet
 
     /// Video from `videoPath` (its best video stream), audio from `audioPath`'s stream `audioIndex`;
-    /// frame 0 at `originFrames` periods, or (nil) at the first packet's time.
-    init(videoPath: String, audioPath: String?, audioIndex: Int?, frameRate: Rational, originFrames: Int?) throws {
+    /// frame 0 at `originFrames` periods, or (nil) at the first packet's time. `decodeDelayTicks`
+    /// (90 kHz), for video without B-frames only: every video packet decodes at least this long
+    /// before it shows (a rung encoded without B-frames keeps the pace of a copied rung that has
+    /// them, so that decode times are alike in every variant).
+    init(videoPath: String, audioPath: String?, audioIndex: Int?, frameRate: Rational, originFrames: Int?,
+         decodeDelayTicks: Int64 = 0) throws {
         video = try Demuxer(url: videoPath)
         guard let v = video.bestStream(.video) else { throw StoreError.unsupported("\(videoPath) has no video stream") }
         videoIndex = v
@@ -49,6 +55,7 @@ final class SegmentPackets {
         let num = videoTB.denominator * frameRate.denominator, den = videoTB.numerator * frameRate.numerator
         guard den > 0, num % den == 0 else { throw StoreError.unsupported("\(videoPath): frame period is not a whole number of ticks") }
         periodTicks = num / den
+        minimumDelayTicks = decodeDelayTicks * videoTB.denominator / max(1, 90_000 * videoTB.numerator)
         originFromFirstPacket = originFrames == nil
         originTicks = Int64(originFrames ?? 0) * periodTicks
         if let audioPath, let audioIndex {
@@ -93,6 +100,7 @@ final class SegmentPackets {
             if originFromFirstPacket { originTicks = pts; originFromFirstPacket = false }
             let d = pts - originTicks
             guard d % periodTicks == 0 else { throw StoreError.unsupported("\(video.url): a frame off the constant frame rate (pts \(pts), \(periodTicks) ticks a frame of \(videoTB))") }
+            if minimumDelayTicks > 0 { scratch.setTimestamps(pts: pts, dts: min(scratch.dtsTicks ?? pts, pts - minimumDelayTicks)) }
             return VideoPacket(packet: try scratch.take(), frame: Int(d / periodTicks))
         }
         return nil

@@ -25,6 +25,10 @@ public struct Rendition: Sendable, Hashable, Codable {
     /// The variant's video codec as its CODECS says (`avc1.64001f`): ads keep to its profile and
     /// level; nil: unknown.
     public var videoCodec: String?
+    /// How far the content's frames in this rung decode before they show (90 kHz ticks: two
+    /// frames for x264's B-frame pyramid, 0 without B-frames): ads and slate carry the same decode
+    /// delay, so that decode times never run back at a join with the content; nil: none.
+    public var decodeDelayTicks: Int64?
 
     /// A rung.
     public init(name: String, width: Int, height: Int, videoBitrate: Int, audioBitrate: Int,
@@ -41,14 +45,18 @@ public struct Rendition: Sendable, Hashable, Codable {
         return Rational(n, d)
     }
 
-    /// This rung with the frame rate and the video codec of the content it serves (the first
-    /// entry of the variant's CODECS).
-    public func serving(frameRate: Rational?, codecs: String?) -> Rendition {
+    /// This rung with the frame rate, the video codec (the first entry of the variant's CODECS)
+    /// and the decode delay of the content it serves.
+    public func serving(frameRate: Rational?, codecs: String?, decodeDelayTicks: Int64? = nil) -> Rendition {
         var r = self
         r.frameRateNumerator = frameRate?.numerator; r.frameRateDenominator = frameRate?.denominator
         r.videoCodec = codecs.flatMap { $0.split(separator: ",").first.map(String.init) }
+        r.decodeDelayTicks = decodeDelayTicks.flatMap { $0 > 0 ? $0 : nil }
         return r
     }
+
+    /// The decode delay as a time (zero: none).
+    public var decodeDelay: MediaTime { MediaTime(value: max(0, decodeDelayTicks ?? 0), timescale: 90_000) }
 
     /// The slate's frame rate in this rung: the content's, else 25 fps.
     public var slateFrameRate: Rational { frameRate ?? Rational(25, 1) }
@@ -68,7 +76,8 @@ public struct Rendition: Sendable, Hashable, Codable {
     public var key: String {
         let rate = frameRate.map { "\($0.numerator)_\($0.denominator)" } ?? "own"
         let codec = (videoCodec ?? "any").filter { $0.isLetter || $0.isNumber || $0 == "." }
-        return "\(name)-\(width)x\(height)-\(rate)-\(codec)-\(videoBitrate)-\(audioBitrate)"
+        let delay = (decodeDelayTicks ?? 0) > 0 ? "-d\(decodeDelayTicks!)" : ""
+        return "\(name)-\(width)x\(height)-\(rate)-\(codec)-\(videoBitrate)-\(audioBitrate)\(delay)"
     }
 }
 

@@ -56,7 +56,8 @@ enum SlateMaker {
         encode.addSamples([[Float]](repeating: [], count: StoreEncoding.channels))
         try encode.finish(audioDuration: length)
         let written = try encode.segments(segmentTarget: MediaTime(seconds: 2), folder: folder, storePrefix: "piece",
-                                          discontinuous: previous == nil, name: { _ in "piece.ts" })
+                                          discontinuous: previous == nil, decodeDelayTicks: rendition.decodeDelayTicks ?? 0,
+                                          name: { _ in "piece.ts" })
         guard written.count == 1 else { throw StoreError.unsupported("a slate piece became \(written.count) segments") }
         var data = [UInt8](try Data(contentsOf: folder.appendingPathComponent("piece.ts")))
         if let previous { TSContinuity.continuing(&data, after: TSContinuity.lastCounters([UInt8](try Data(contentsOf: previous)))) }

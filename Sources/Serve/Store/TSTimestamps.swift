@@ -22,6 +22,10 @@ public enum TSTimestamps {
         TSPES.firstVideoPTS([UInt8](data)).map { MediaTime(value: $0, timescale: 90_000) }
     }
 
+    /// How far the first video frame of `data` decodes before it shows (90 kHz): its stream's
+    /// decode delay (two frames for x264's B-frame pyramid, 0 without B-frames).
+    public static func videoDecodeDelay(_ data: Data) -> Int64? { TSPES.firstVideoDecodeDelay([UInt8](data)) }
+
     /// The PTS (90 kHz, modulo 2^33, as written) of every video PES of `data`, in decode order:
     /// the frames of a segment (unwrap, then sort, for presentation order).
     public static func videoPTS(_ data: Data) -> [Int64] {
