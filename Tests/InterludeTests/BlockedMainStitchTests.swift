@@ -8,8 +8,8 @@ import Timing
 /// Issue 19, item 3: nothing in a stitch waits for the main queue. Four tag-driven stitches
 /// (`StitchJob`, the `stitch` command's library call: AdsLoader and AdsManager over a VMAP and ad
 /// media served over HTTP) run through the library at once while the main thread is held for the
-/// whole run: all complete, each output decodes to the same frames and samples as the same stitch
-/// made alone. (Their speed against one after another is measured by
+/// whole run: all complete, each output decodes to the same frames (by the identity each shows,
+/// at the same times) and the same samples as the same stitch made alone. (Their speed against one after another is measured by
 /// `scripts/bench-blocked-main.sh`, not here.)
 @Suite struct BlockedMainStitchTests {
     /// A loopback ad server: a VMAP with a pre-roll, a pod of two ads at 1 s and a post-roll,
@@ -42,11 +42,17 @@ import Timing
         return job
     }
 
-    /// What an independent decoder sees in `path`: the framemd5 of its video and of its audio.
+    /// What an independent decoder sees in `path`, a line each: every video frame's time, key
+    /// flag and identity (which clip and which of its frames it shows, read off its band), then
+    /// the framemd5 of the audio. Pictures are compared by what they show, not by their pixels:
+    /// the GOP re-encoded after a mid-roll is not byte-reproducible between concurrent runs
+    /// (seen: its keyframe 1,028 bytes alone and 1,030 in one of four stitches, on main before
+    /// this session's work too), which is a finding of its own, not this test's subject.
     static func decoded(_ path: String) throws -> String {
-        let v = try Tools.ffmpeg(["-v", "error", "-i", path, "-map", "0:v", "-f", "framemd5", "-"]).stdout
+        let frames = try MediaVerifier.videoFrames(URL(fileURLWithPath: path), reader: IdentityReader(output: PixelSize(width: 320, height: 180)))
+        let v = frames.map { f in "v \(f.pts.map { "\($0.value)/\($0.timescale)" } ?? "-") \(f.isKey ? "K" : "_") \(f.identity.map { "\($0.sourceID):\($0.frameIndex)" } ?? "none")" }
         let a = try Tools.ffmpeg(["-v", "error", "-i", path, "-map", "0:a", "-f", "framemd5", "-"]).stdout
-        return String(decoding: v + a, as: UTF8.self)
+        return v.joined(separator: "\n") + "\n" + String(decoding: a, as: UTF8.self)
     }
 
     @Test func fourTagStitchesCompleteWhileTheMainThreadIsBlocked() async throws {
@@ -64,7 +70,9 @@ import Timing
         let aloneOutcome = try await Self.job(alonePath, content: content, server: server).run()
         #expect(aloneOutcome.result.playedBreaks.map(\.ads.count) == [1, 2, 1])
         let alone = try Self.decoded(alonePath)
-        #expect(alone.split(separator: "\n").filter { !$0.hasPrefix("#") }.count > 100, "video and audio decoded")
+        let shown = alone.split(separator: "\n").filter { $0.hasPrefix("v ") && !$0.hasSuffix("none") }.count
+        #expect(shown == 150, "the 6 s at 25 fps each show a clip's frame: \(shown)")
+        #expect(alone.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.hasPrefix("v ") }.count > 100, "audio decoded")
 
         // the main thread held until the four stitches are over
         let paths = (0..<4).map { dir.appendingPathComponent("s\($0).mp4").path }
