@@ -20,7 +20,7 @@ help:
 	@echo "make cluster      build, start redis, nginx, three serve nodes and two workers on 127.0.0.1 (prints the URL; Ctrl-C stops)"
 	@echo "make cluster-bench  wrk through nginx against 1 node and 3 nodes: requests/s and p99"
 	@echo "make test         build and run the whole test suite, then the field check of its outputs"
-	@echo "make live-check   ffmpeg and GStreamer play a live session (ads in SCTE-35 breaks) for LIVE_PLAY_SECONDS (default 180)"
+	@echo "make live-check   the field's players play a live session (ads in SCTE-35 breaks), also under a slowloris soak, for LIVE_PLAY_SECONDS (default 180)"
 	@echo "make docs         build the library's documentation (DocC, from the symbol graphs) into .build/docs; fails on any warning"
 	@echo "make media        regenerate the sample media in Media/ with the ffmpeg CLI"
 	@echo "make conformance  run every document in ../shared/vast-corpus and print a table"
@@ -122,7 +122,8 @@ cluster-bench: release
 
 # The live players' check of `make test` (ServeLivePlayTests, 30 s there) for minutes: a live origin
 # on 127.0.0.1 (2 s segments in real time, a break every 14 s in every signalling form), the
-# service, ffmpeg -xerror and GStreamer each on a session of their own.
+# service, ffmpeg -xerror, GStreamer, Chromium, VLC and mpv each on a session of their own, and
+# Chromium and VLC again under a slowloris soak of the embedded server.
 LIVE_PLAY_SECONDS ?= 180
 live-check: setup
 	$(SWIFT) build --build-tests

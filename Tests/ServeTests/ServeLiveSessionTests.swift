@@ -513,4 +513,52 @@ import Timing
         let metrics = try await curl(rig.url("/metrics")).text
         #expect(metrics.contains("interlude_live_avails_total"), "the players met breaks: \(metrics)")
     }
+
+    /// The embedded server alone, no proxy in front, under a slowloris soak while viewers play:
+    /// 1,000 half-open connections from 20 addresses (each under the per-client cap), a byte
+    /// dripped on each every second and the ones the server closed reopened, and 64 idle ones from
+    /// another address; meanwhile Chromium's native HLS and VLC play a live session each for
+    /// `seconds` (30 in `make test`, `LIVE_PLAY_SECONDS` in `make live-check`) and must stay
+    /// clean, and a good client's `/health` every second is answered within 2 s every time.
+    @Test func thePlayersPlayOnThroughASlowloris() async throws {
+        let seconds = Self.seconds
+        raiseOpenFileLimit(to: 4_000)
+        let rig = try await Self.liveRig(seconds: seconds + 20)
+        defer { rig.stop() }
+        let port = rig.port
+        let slow = (1...20).map { RawConnectionSwarm(count: 50, port: port, from: "127.0.2.\($0)", firstBytes: Array("GET / HTTP/1.1\r\nHost: t\r\n".utf8)) }
+        let idle = RawConnectionSwarm(count: 64, port: port, from: "127.0.3.1")
+        defer { slow.forEach { $0.close() }; idle.close() }
+        let stop = LineBox()
+        let health = LineBox()
+        let attack = Thread {
+            var n = 0
+            while stop.all.isEmpty {
+                usleep(100_000); n += 1
+                if n % 5 == 0 { slow.forEach { $0.reopenClosed() }; idle.reopenClosed() }
+                if n % 10 == 0 {
+                    slow.forEach { $0.send([UInt8(ascii: "X")]) }
+                    let start = Date()
+                    let c = try? RawHTTPConnection(port: port, from: "127.0.0.1", timeout: 5)
+                    c?.send("GET /health HTTP/1.1\r\nHost: good\r\nConnection: close\r\n\r\n")
+                    let answered = c.map { $0.readResponse(within: 5).status == 200 } ?? false
+                    health.append(answered ? String(format: "%.3f", Date().timeIntervalSince(start)) : "none")
+                }
+            }
+        }
+        attack.start()
+        let url = rig.url("/v1/master/ch/index.m3u8")
+        async let a = offPool { try FieldCheck.playLive(url, seconds: seconds, with: .chromium) }
+        async let b = offPool { try FieldCheck.playLive(url, seconds: seconds, with: .vlc) }
+        let (x, y) = try await (a, b)
+        stop.append("stop")
+        while !attack.isFinished { try await Task.sleep(nanoseconds: 50_000_000) }
+        let held = slow.map(\.open).reduce(0, +)
+        print("slowloris soak: \(held) half-open held at the end; /health \(health.all.count) probes, worst \(health.all.map { Double($0) ?? 99 }.max() ?? 0) s\n\(x.report)\n\(y.report)")
+        #expect(x.clean, "chromium under the soak: \(x.report)")
+        #expect(y.clean, "vlc under the soak: \(y.report)")
+        let times = health.all.map { Double($0) ?? 99 }
+        #expect(times.count >= seconds / 2 && times.allSatisfy { $0 < 2 }, "/health under the soak: \(health.all)")
+        #expect(held >= 500, "the soak held its connections: \(held) of 1,000 open at the end")
+    }
 }
