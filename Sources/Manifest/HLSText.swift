@@ -27,7 +27,7 @@ enum HLSText {
         let ms = Int64((d.timeIntervalSince1970 * 1000).rounded())
         let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
         let inDay = ms - days * 86_400_000
-        let (y, m, dd) = civil(fromDays: days)
+        let (y, m, dd) = CivilDate.date(days: days)
         func pad(_ n: Int64, _ w: Int) -> String { let t = String(n); return String(repeating: "0", count: max(0, w - t.count)) + t }
         return "\(pad(y, 4))-\(pad(m, 2))-\(pad(dd, 2))T\(pad(inDay / 3_600_000, 2)):\(pad(inDay / 60_000 % 60, 2)):"
             + "\(pad(inDay / 1000 % 60, 2)).\(pad(inDay % 1000, 3))Z"
@@ -75,32 +75,9 @@ enum HLSText {
             return nil
         }
         guard i == b.count else { return nil }
-        let days = days(fromCivil: y, mo, d)
+        let days = CivilDate.days(year: y, month: mo, day: d)
         let seconds = days * 86_400 + h * 3600 + mi * 60 + sec - offset
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func days(fromCivil y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
-        let y = m <= 2 ? y0 - 1 : y0
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    /// The date of day `z` since 1970-01-01.
-    static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 
     /// `0x` and upper-case hex digits.
