@@ -245,21 +245,26 @@ struct ServeRedisWorkerTests {
         #expect(worker.process.terminationStatus == 0)
     }
 
+    /// `interlude worker arguments` run to its end: its exit status and standard error.
+    static func runWorker(_ arguments: [String]) async throws -> (status: Int32, stderr: String) {
+        try await offPool { () -> (Int32, String) in
+            let p = Process()
+            p.executableURL = binary
+            p.arguments = ["worker"] + arguments
+            let e = Pipe()
+            p.standardError = e
+            p.standardOutput = FileHandle.nullDevice
+            try p.run()
+            let text = String(decoding: e.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            return (p.terminationStatus, text)
+        }
+    }
+
     @Test func badArgumentsAreOneLineAndExitStatus2() async throws {
         for args in [["--store", "/tmp/x"], ["--redis", "foo://x", "--store", "/tmp/x"], ["--redis", "unix:///x", "--store", "/tmp/x", "--max-attempts", "0"],
                      ["--redis", "unix:///x", "--store", "/tmp/x", "--visibility-timeout", "-1"], ["--redis", "unix:///x", "--bogus"]] {
-            let (status, err) = try await offPool { () -> (Int32, String) in
-                let p = Process()
-                p.executableURL = Self.binary
-                p.arguments = ["worker"] + args
-                let e = Pipe()
-                p.standardError = e
-                p.standardOutput = FileHandle.nullDevice
-                try p.run()
-                let text = String(decoding: e.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                p.waitUntilExit()
-                return (p.terminationStatus, text)
-            }
+            let (status, err) = try await Self.runWorker(args)
             #expect(status == 2, Comment(rawValue: args.joined(separator: " ")))
             #expect(err.hasPrefix("interlude worker: ") && err.filter { $0 == "\n" }.count == 1, Comment(rawValue: err))
         }

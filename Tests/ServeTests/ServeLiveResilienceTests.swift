@@ -17,67 +17,12 @@ import Timing
 /// origin repeating its signals (every segment, in three forms at once) gets one ad request per
 /// break.
 @Suite(.serialized) struct ServeLiveResilienceTests {
-    /// A service following a (hostile) origin, its log lines kept.
-    final class Rig: @unchecked Sendable {
-        // @unchecked Sendable: immutable after init; the log box locks itself.
-        let origin: LiveOrigin
-        let ads: HTTPTestServer
-        let store: MediaStore
-        let channels: LiveChannels
-        let service: ServeService
-        let port: UInt16
-        let root: URL
-        let log = LineBox()
+    typealias Rig = ServeLiveSessionTests.Rig
 
-        /// `init` off Swift's concurrency pool (see `ServeLiveSessionTests.Rig.start`).
-        static func start(faults: [LiveOriginFault] = [], breaks: [LiveOriginBreak] = [], seconds: Int = 60) async throws -> Rig {
-            try await offPool { try Rig(faults: faults, breaks: breaks, seconds: seconds) }
-        }
-
-        private init(faults: [LiveOriginFault], breaks: [LiveOriginBreak], seconds: Int) throws {
-            origin = try LiveOrigin(media: try LiveOriginMedia.make(seconds: seconds), breaks: breaks, windowSize: 5, clock: .manual,
-                                    faults: faults)
-            let source = origin.url("/live.m3u8")
-            ads = try HTTPTestServer()
-            ads.route("/vast.xml", HTTPTestServer.Response(body: Data("<VAST version=\"4.1\"/>".utf8)))   // no fill: breaks are slate
-            root = StoreFixture.folder("live-hostile")
-            var o = StoreOptions(root: root, contents: [:])
-            o.segmentTarget = MediaTime(seconds: 2)
-            store = try MediaStore(options: o)
-            let box = log
-            let serveLog = ServeLog { box.append($0) }
-            channels = try LiveChannels([("ch", source)], folder: root, media: store, timeout: 5, log: serveLog)
-            var config = ServeConfig()
-            config.port = 0
-            config.lives = [ContentSource(name: "ch", source: source)]
-            config.adsTemplate = ads.url("/vast.xml") + "?d=[session.avail_duration_secs]&s=[session.id]"
-            config.threads = 4
-            config.liveSegmentTarget = 2
-            config.adsTimeout = 2
-            service = ServeService(config: config, media: store, beacons: BeaconSender(timeout: 3), live: channels, log: serveLog)
-            port = try service.start()
-        }
-
-        func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
-        var channel: LiveChannel { channels.channels["ch"]! }
-
-        /// The origin-fault lines logged, by kind.
-        var faults: [String: Int] {
-            var out: [String: Int] = [:]
-            for line in log.all {
-                guard let o = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
-                      o["event"] as? String == "live_origin_fault", let kind = o["kind"] as? String else { continue }
-                out[kind, default: 0] += 1
-            }
-            return out
-        }
-
-        func stop() {
-            let s = service
-            Thread.detachNewThread { s.stop(grace: 1) }
-            origin.stop(); ads.stop()
-            if ProcessInfo.processInfo.environment["KEEP_LIVE_ROOT"] == nil { try? FileManager.default.removeItem(at: root) }
-        }
+    /// A service following a (hostile) origin, its log lines kept; the ad server has no fill
+    /// (breaks are slate).
+    static func rig(faults: [LiveOriginFault] = [], breaks: [LiveOriginBreak] = [], seconds: Int = 60) async throws -> Rig {
+        try await Rig.start(breaks: breaks, seconds: seconds, vast: HTTPTestServer.Response(body: Data("<VAST version=\"4.1\"/>".utf8)), faults: faults)
     }
 
     typealias Entry = ServeLiveSessionTests.Entry
@@ -171,18 +116,18 @@ import Timing
 
     @Test(arguments: cases)
     func theViewerKeepsGoing(_ c: Case) async throws {
-        let rig = try await Rig.start(faults: [c.fault])
+        let rig = try await Self.rig(faults: [c.fault])
         defer { rig.stop() }
         try await rig.channel.poll()
-        guard let variant = try await ServeLiveSessionTests.startSession(rig: rig) else { return }
+        guard let variant = try await ServeLiveSessionTests.startSession(rig) else { return }
         let f = try await Self.follow(rig, playlist: variant, steps: Self.steps, into: rig.root.appendingPathComponent("viewer"))
         // the origin published one 2 s segment a step; the fault's segment went out at step 4
         let faultStep = Self.at - 5 + 1
         let originNew = Double(Self.steps - faultStep) * 2
         let gained = f.listed[Self.steps] - f.listed[faultStep]
-        print("resilience \(c.name): gained \(gained) s of \(originNew) s after the fault; failed polls \(f.failedPolls); logged \(rig.faults)")
+        print("resilience \(c.name): gained \(gained) s of \(originNew) s after the fault; failed polls \(f.failedPolls); logged \(rig.loggedFaults)")
         #expect(gained >= 0.8 * originNew, "\(c.name): the viewer gained \(gained) s while the origin published \(originNew) s (\(f.listed))")
-        #expect(rig.faults[c.logged] == 1, "\(c.name): logged \(rig.faults)")
+        #expect(rig.loggedFaults[c.logged] == 1, "\(c.name): logged \(rig.loggedFaults)")
         let asked = rig.ads.requests.filter { $0.target.hasPrefix("/vast.xml") }.count
         #expect(asked == c.breaks, "\(c.name): \(asked) ad requests \(rig.ads.requests.map(\.target)) \(rig.log.all.filter { $0.contains("fault") })")
         let shown = try await ServeLiveSessionTests.shown(f.playlist, contentSource: rig.origin.media.sourceID)
@@ -205,7 +150,7 @@ import Timing
     /// (three forms at once); an in-band splice_insert repeated in every segment; a DATERANGE
     /// time_signal repeated. One ad request per break for the viewer, three breaks seen.
     @Test func repeatedSignalsAskTheAdServerOncePerBreak() async throws {
-        let rig = try await Rig.start(breaks: [
+        let rig = try await Self.rig(breaks: [
             LiveOriginBreak(start: .segment(8), duration: MediaTime(seconds: 8), signal: .dateRange(.spliceInsert), eventID: 100,
                             repeated: true, alsoSignalled: [.inBand(.spliceInsert), .cueOut]),
             LiveOriginBreak(start: .frame(14 * 60 + 10), duration: MediaTime(seconds: 6), signal: .inBand(.spliceInsert), eventID: 101,
@@ -215,7 +160,7 @@ import Timing
         ])
         defer { rig.stop() }
         try await rig.channel.poll()
-        guard let variant = try await ServeLiveSessionTests.startSession(rig: rig) else { return }
+        guard let variant = try await ServeLiveSessionTests.startSession(rig) else { return }
         let f = try await Self.follow(rig, playlist: variant, steps: 20, into: rig.root.appendingPathComponent("viewer"))
         let asked = rig.ads.requests.filter { $0.target.hasPrefix("/vast.xml") }.count
         print("resilience repeated signals: \(asked) ad requests, \(await rig.channel.breaksSeen) breaks, \(f.listed.last ?? 0) s listed")
@@ -361,17 +306,6 @@ import Timing
                                                                            breakDuration: 720_000))
         let ignored = tracker.add(sequence: 7, firstPTS: 1_900_000, markers: [], cues: [far])
         #expect(tracker.breaks.count == 1 && ignored.count == 1, "\(ignored)")
-    }
-}
-
-extension ServeLiveSessionTests {
-    /// Starts a session on channel `ch` of `rig`; the top variant playlist's path.
-    static func startSession(rig: ServeLiveResilienceTests.Rig) async throws -> String? {
-        let created = try await curl(rig.url("/v1/session/ch"), method: "POST", body: "{}")
-        #expect(created.status == 200, "\(created.text)")
-        guard let manifest = created.json?["manifestUrl"] as? String else { Issue.record("no manifestUrl: \(created.text)"); return nil }
-        let master = try await curl(rig.url(manifest)).text
-        return master.split(separator: "\n").first { $0.hasPrefix("/v1/sessions/") }.map(String.init)
     }
 }
 

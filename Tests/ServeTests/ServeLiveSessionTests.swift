@@ -36,7 +36,7 @@ import Timing
 
     /// Everything one test needs, torn down in `stop`.
     final class Rig: @unchecked Sendable {
-        // @unchecked Sendable: immutable after init.
+        // @unchecked Sendable: immutable after init; the log box locks itself.
         let origin: LiveOrigin
         let ads: HTTPTestServer
         let store: MediaStore
@@ -45,6 +45,8 @@ import Timing
         let port: UInt16
         let root: URL
         let adURLs: [String]
+        /// The service's and the channel's log lines.
+        let log = LineBox()
 
         /// `init` off Swift's concurrency pool: making the origin's media (cold cache: seconds of
         /// ffmpeg, other tests waiting on its lock) held both of the pool's threads on a 2-core
@@ -52,18 +54,19 @@ import Timing
         /// for 20 s).
         static func start(breaks: [LiveOriginBreak], seconds: Int = 60, clock: LiveOrigin.Clock = .manual, initial: Int? = nil,
                           vast: HTTPTestServer.Response? = nil, adsTemplate: String? = nil,
-                          sizes: [PixelSize] = [PixelSize(width: 320, height: 180)]) async throws -> Rig {
+                          sizes: [PixelSize] = [PixelSize(width: 320, height: 180)], faults: [LiveOriginFault] = []) async throws -> Rig {
             try await offPool {
-                try Rig(breaks: breaks, seconds: seconds, clock: clock, initial: initial, vast: vast, adsTemplate: adsTemplate, sizes: sizes)
+                try Rig(breaks: breaks, seconds: seconds, clock: clock, initial: initial, vast: vast, adsTemplate: adsTemplate, sizes: sizes,
+                        faults: faults)
             }
         }
 
-        /// `vast`: what the ad server answers (default: the two-ad pod); `adsTemplate`: another tag.
-        private init(breaks: [LiveOriginBreak], seconds: Int = 60, clock: LiveOrigin.Clock = .manual, initial: Int? = nil,
-             vast: HTTPTestServer.Response? = nil, adsTemplate: String? = nil,
-             sizes: [PixelSize] = [PixelSize(width: 320, height: 180)]) throws {
+        /// `vast`: what the ad server answers (default: the two-ad pod); `adsTemplate`: another
+        /// tag; `faults`: what the origin does wrong (`LiveOriginFault`).
+        private init(breaks: [LiveOriginBreak], seconds: Int, clock: LiveOrigin.Clock, initial: Int?,
+                     vast: HTTPTestServer.Response?, adsTemplate: String?, sizes: [PixelSize], faults: [LiveOriginFault]) throws {
             origin = try LiveOrigin(media: try LiveOriginMedia.make(sizes: sizes, seconds: seconds), breaks: breaks, windowSize: 5, clock: clock,
-                                    initialSegments: initial)
+                                    initialSegments: initial, faults: faults)
             let source = origin.url(sizes.count > 1 ? "/master.m3u8" : "/live.m3u8")
             let server = try HTTPTestServer()
             let urls = ["/a7.mp4", "/a8.mp4"].map { server.url($0) }
@@ -76,7 +79,9 @@ import Timing
             var o = StoreOptions(root: root, contents: [:])
             o.segmentTarget = MediaTime(seconds: 2)
             store = try MediaStore(options: o)
-            channels = try LiveChannels([("ch", source)], folder: root, media: store, timeout: 5)
+            let box = log
+            let serveLog = ServeLog { box.append($0) }
+            channels = try LiveChannels([("ch", source)], folder: root, media: store, timeout: 5, log: serveLog)
             var config = ServeConfig()
             config.port = 0
             config.lives = [ContentSource(name: "ch", source: source)]
@@ -84,12 +89,23 @@ import Timing
             config.threads = 4
             config.liveSegmentTarget = 2
             config.adsTimeout = 2
-            service = ServeService(config: config, media: store, beacons: BeaconSender(timeout: 3), live: channels, log: ServeLog { _ in })
+            service = ServeService(config: config, media: store, beacons: BeaconSender(timeout: 3), live: channels, log: serveLog)
             port = try service.start()
         }
 
         func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
         var channel: LiveChannel { channels.channels["ch"]! }
+
+        /// The origin-fault lines logged, by kind.
+        var loggedFaults: [String: Int] {
+            var out: [String: Int] = [:]
+            for line in log.all {
+                guard let o = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
+                      o["event"] as? String == "live_origin_fault", let kind = o["kind"] as? String else { continue }
+                out[kind, default: 0] += 1
+            }
+            return out
+        }
 
         /// The ads transcoded to the channel's rung before the first break (a first break would
         /// otherwise be slate while they transcode, as in the field).

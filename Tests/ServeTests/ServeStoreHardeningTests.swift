@@ -458,18 +458,7 @@ import Timing
 
     @Test func theLocalMediaFolderMustBeAFolder() async throws {
         for folder in ["/nonexistent-\(getpid())", "/etc/hostname", ""] {
-            let (status, err) = try await offPool { () -> (Int32, String) in
-                let p = Process()
-                p.executableURL = ServeRedisWorkerTests.binary
-                p.arguments = ["worker", "--redis", "unix:///x", "--store", "/tmp/x", "--allow-local-media", folder]
-                let e = Pipe()
-                p.standardError = e
-                p.standardOutput = FileHandle.nullDevice
-                try p.run()
-                let text = String(decoding: e.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                p.waitUntilExit()
-                return (p.terminationStatus, text)
-            }
+            let (status, err) = try await ServeRedisWorkerTests.runWorker(["--redis", "unix:///x", "--store", "/tmp/x", "--allow-local-media", folder])
             #expect(status == 2 && err.hasPrefix("interlude worker: --allow-local-media") && err.filter { $0 == "\n" }.count == 1, Comment(rawValue: err))
         }
     }
