@@ -161,29 +161,12 @@ final class SmartContent: Feed {
     }
 
     /// Decodes the current GOP and hands over its frames whose index is in `range`, in order, as
-    /// the decoder produces them (nothing is held beyond the decoder's own delay).
+    /// the decoder produces them (`SplitGOP`, the splice every splicer shares).
     private func decode(range: Range<Int>, _ body: (Int, Frame) throws -> Void) throws {
-        let decoder = try Decoder(demuxer: gops.demuxer, streamIndex: scan.videoIndex, threads: threads)
-        var expected = range.lowerBound
-        func drain() throws {
-            while true {
-                let f = try Frame()
-                guard try decoder.receive(into: f) == .produced else { return }
-                guard let ticks = f.bestEffortTicks else { continue }
-                let index = Int((ticks - scan.originTicks) / scan.periodTicks)
-                guard range.contains(index) else { continue }
-                guard index == expected else {
-                    throw MediaError.unsupported("smart rendering: decoding the GOP gave frame \(index) where \(expected) was due")
-                }
-                try body(index, f)
-                expected += 1
-            }
-        }
-        for p in gop { try decoder.send(p); try drain() }
-        try decoder.send(nil)
-        try drain()
-        guard expected == range.upperBound else {
-            throw MediaError.unsupported("smart rendering: decoding the GOP gave frames up to \(expected), not \(range.upperBound)")
+        let (origin, period) = (scan.originTicks, scan.periodTicks)
+        try SplitGOP.decode(gop, demuxer: gops.demuxer, streamIndex: scan.videoIndex, threads: threads, count: range.count,
+                            rank: { t in let i = Int((t - origin) / period); return range.contains(i) ? i - range.lowerBound : nil }) { k, frame in
+            try body(range.lowerBound + k, frame)
         }
     }
 }

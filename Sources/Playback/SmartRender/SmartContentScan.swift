@@ -79,7 +79,7 @@ struct SmartContentScan {
         case "h264":
             guard let config = AVCConfig(avcC: par.extradata), config.lengthSize == 4 else { return no("the content's avcC record is missing or unusual") }
             let ids = config.sps.map(AVCConfig.parameterSetID) + config.pps.map(AVCConfig.parameterSetID)
-            guard ids.allSatisfy({ $0 != nil && $0 != SmartOutput.encoderParameterSetID }) else {
+            guard ids.allSatisfy({ $0 != nil && $0 != SplitGOP.parameterSetID }) else {
                 return no("the content's parameter set ids clash with the encoder's")
             }
             switch par.profile & 0xFF {

@@ -26,9 +26,6 @@ import Timing
 /// Audio is AAC-encoded in chunks on worker threads (`ChunkedAudioEncoder`); its packets are
 /// muxed here, on the frame loop's thread, as they come back.
 final class SmartOutput: StitchOutput, PacketOutput {
-    /// The SPS/PPS id libx264 is told to use.
-    static let encoderParameterSetID = 1
-
     private let muxer: Muxer
     private let format: OutputFormat
     private let settings: EncoderSettings
@@ -79,7 +76,7 @@ final class SmartOutput: StitchOutput, PacketOutput {
                        "color_trc": String(p.colorTransfer), "colorspace": String(p.colorSpace)]
         switch scan.codec {
         case .h264:
-            var params = "sps-id=\(SmartOutput.encoderParameterSetID)"
+            var params = "sps-id=\(SplitGOP.parameterSetID)"
             if let n = settings.keyframeInterval { params += ":keyint=\(n):scenecut=0" }
             options["level"] = scan.encoderLevel
             options["x264-params"] = params
@@ -103,9 +100,9 @@ final class SmartOutput: StitchOutput, PacketOutput {
         case .h264(let content):
             let sps = units.filter { $0.first.map { $0 & 0x1F } == 7 }, pps = units.filter { $0.first.map { $0 & 0x1F } == 8 }
             guard sps.count == 1, pps.count == 1,
-                  AVCConfig.parameterSetID(sps[0]) == SmartOutput.encoderParameterSetID,
-                  AVCConfig.parameterSetID(pps[0]) == SmartOutput.encoderParameterSetID else {
-                throw MediaError.unsupported("libx264 did not number its parameter sets \(SmartOutput.encoderParameterSetID)")
+                  AVCConfig.parameterSetID(sps[0]) == SplitGOP.parameterSetID,
+                  AVCConfig.parameterSetID(pps[0]) == SplitGOP.parameterSetID else {
+                throw MediaError.unsupported("libx264 did not number its parameter sets \(SplitGOP.parameterSetID)")
             }
             trackConfig = content.adding(sps: sps, pps: pps).bytes
         case .hevc(let content):

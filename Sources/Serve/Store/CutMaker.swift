@@ -58,10 +58,7 @@ enum CutMaker {
         }
         let annexB = AVCAnnexB(avcC: reader.video.videoCodecParameters(of: reader.videoIndex).extradata)
         // GOPs: a keyframe and the packets up to the next one
-        var gops: [[SegmentPackets.VideoPacket]] = []
-        for v in video {
-            if v.packet.isKeyframe || gops.isEmpty { gops.append([v]) } else { gops[gops.count - 1].append(v) }
-        }
+        let gops = SplitGOP.gops(video.map(\.packet)).map { Array(video[$0]) }
         var packets: [(packet: Packet, source: Int)] = []
         for (gi, gop) in gops.enumerated() {
             let g0 = gop[0].frame, g1 = gi + 1 < gops.count ? gops[gi + 1][0].frame : span.endFrame
@@ -110,16 +107,14 @@ enum CutMaker {
         return out
     }
 
-    /// Decodes `gop` and encodes its frames `frames` as one closed GOP, stamped on the origin's
-    /// clock (decode time = presentation time − the origin's decode delay, so the copied GOPs
-    /// around it keep increasing decode times).
+    /// Decodes `gop` (`SplitGOP`) and encodes its frames `frames` as one closed GOP, stamped on
+    /// the origin's clock (decode time = presentation time − the origin's decode delay, so the
+    /// copied GOPs around it keep increasing decode times).
     private static func reencode(_ gop: [SegmentPackets.VideoPacket], frames: Range<Int>, reader: SegmentPackets,
                                  content p: PackagedContent, rung: PackagedRendition) throws -> [Packet] {
-        let decoder = try Decoder(demuxer: reader.video, streamIndex: reader.videoIndex)
         let encoder = try StoreEncoding.videoEncoder(rung.rendition, frameRate: p.frameRate, splice: true)
         let scratch = try Packet()
         var out: [Packet] = []
-        var expected = frames.lowerBound
         func stamp(_ e: Packet) {
             let index = Int(e.ptsTicks ?? 0) - p.originFrames
             let pts = reader.ticks(ofFrame: index)
@@ -127,24 +122,15 @@ enum CutMaker {
             e.setDuration(reader.periodTicks)
             out.append(e)
         }
-        func drain() throws {
-            while true {
-                let f = try Frame()
-                guard try decoder.receive(into: f) == .produced else { return }
-                guard let t = f.bestEffortTicks else { continue }
-                let index = Int((t - reader.originTicks) / reader.periodTicks)
-                guard frames.contains(index) else { continue }
-                guard index == expected else { throw StoreError.unsupported("cut: decoding gave frame \(index) where \(expected) was due") }
-                try StoreEncoding.encode(f, index: Int64(p.originFrames + index), keyframe: index == frames.lowerBound,
-                                         with: encoder, packet: scratch, stamp)
-                expected += 1
-            }
+        let (origin, period) = (reader.originTicks, reader.periodTicks)
+        try SplitGOP.decode(gop.map(\.packet), demuxer: reader.video, streamIndex: reader.videoIndex, count: frames.count,
+                            rank: { t in let i = Int((t - origin) / period); return frames.contains(i) ? i - frames.lowerBound : nil }) { k, f in
+            let index = frames.lowerBound + k
+            try StoreEncoding.encode(f, index: Int64(p.originFrames + index), keyframe: k == 0,
+                                     with: encoder, packet: scratch, stamp)
         }
-        for v in gop { try decoder.send(v.packet); try drain() }
-        try decoder.send(nil)
-        try drain()
         try StoreEncoding.encode(nil, index: 0, keyframe: false, with: encoder, packet: scratch, stamp)
-        guard expected == frames.upperBound else { throw StoreError.unsupported("cut: the GOP decoded to frame \(expected), not \(frames.upperBound)") }
+        guard out.count == frames.count else { throw StoreError.unsupported("cut: \(out.count) of \(frames.count) frames encoded") }
         return out
     }
 }

@@ -162,10 +162,7 @@ enum SegmentCutMaker {
     /// open first GOP's leading frames when those are re-encoded.
     static func piece(_ s: Segment, plan: Plan, rendition: Rendition, previous: Segment?, output: URL) throws {
         // GOPs in decode order and the presentation range each covers
-        var gops: [Range<Int>] = []
-        for (i, p) in s.video.enumerated() {
-            if p.isKeyframe || gops.isEmpty { gops.append(i..<(i + 1)) } else { gops[gops.count - 1] = gops[gops.count - 1].lowerBound..<(i + 1) }
-        }
+        let gops = SplitGOP.gops(s.video)
         let starts = gops.map { g in s.video[g].compactMap(\.ptsTicks).min()! }
         let ends = Array(starts.dropFirst()) + [s.endPTS]
         for (gi, g) in gops.enumerated() where !s.video[g].allSatisfy({ ($0.ptsTicks! >= starts[gi]) && $0.ptsTicks! < ends[gi] }) {
@@ -222,19 +219,18 @@ enum SegmentCutMaker {
         try Data(data).write(to: output)
     }
 
-    /// Decodes GOP `gop` (after the GOP `before`, for an open GOP's references) and encodes its
-    /// frames with PTS in `frames` as one closed GOP on the origin's clock.
+    /// Decodes GOP `gop` (after the GOP `before`, for an open GOP's references; `SplitGOP`) and
+    /// encodes its frames with PTS in `frames` as one closed GOP on the origin's clock.
     private static func reencode(_ s: Segment, gop: Range<Int>, before: [Packet], frames: Range<Int64>,
                                  rendition: Rendition) throws -> [Packet] {
         let ptsInGOP = s.video[gop].compactMap(\.ptsTicks).sorted()
         let dtsInGOP = s.video[gop].map { $0.dtsTicks ?? $0.ptsTicks! }.sorted()
         // the frames to encode, each with the decode time of its rank in the GOP
         let targets = ptsInGOP.enumerated().filter { frames.contains($0.element) }.map { (pts: $0.element, dts: dtsInGOP[$0.offset]) }
-        let decoder = try Decoder(demuxer: s.demuxer, streamIndex: s.videoIndex)
+        let rankOf = Dictionary(uniqueKeysWithValues: targets.enumerated().map { ($0.element.pts, $0.offset) })
         let encoder = try StoreEncoding.videoEncoder(rendition, frameRate: s.frameRate, splice: true)
         let scratch = try Packet()
         var out: [Packet] = []
-        var next = 0
         func stamp(_ e: Packet) {
             let k = Int(e.ptsTicks ?? 0)
             guard targets.indices.contains(k) else { return }
@@ -242,28 +238,16 @@ enum SegmentCutMaker {
             e.setDuration(s.period)
             out.append(e)
         }
-        func drain() throws {
-            while true {
-                let f = try Frame()
-                guard try decoder.receive(into: f) == .produced else { return }
-                guard let t = f.bestEffortTicks, frames.contains(t), ptsInGOP.contains(t) else { continue }
-                guard next < targets.count, targets[next].pts == t else {
-                    throw StoreError.unsupported("cut: decoding gave the frame at \(t) where \(next < targets.count ? String(targets[next].pts) : "none") was due")
-                }
-                guard f.width == rendition.width, f.height == rendition.height else {
-                    throw StoreError.unsupported("cut: the segment's pictures are \(f.width)x\(f.height), rendition \(rendition.name) is \(rendition.width)x\(rendition.height)")
-                }
-                try StoreEncoding.encode(f, index: Int64(next), keyframe: next == 0, with: encoder, packet: scratch, stamp)
-                next += 1
+        try SplitGOP.decode(before + s.video[gop], demuxer: s.demuxer, streamIndex: s.videoIndex, count: targets.count,
+                            rank: { rankOf[$0] }) { k, f in
+            guard f.width == rendition.width, f.height == rendition.height else {
+                throw StoreError.unsupported("cut: the segment's pictures are \(f.width)x\(f.height), rendition \(rendition.name) is \(rendition.width)x\(rendition.height)")
             }
+            try StoreEncoding.encode(f, index: Int64(k), keyframe: k == 0, with: encoder, packet: scratch, stamp)
         }
-        for p in before { try decoder.send(p); try drain() }
-        for i in gop { try decoder.send(s.video[i]); try drain() }
-        try decoder.send(nil)
-        try drain()
         try StoreEncoding.encode(nil, index: 0, keyframe: false, with: encoder, packet: scratch, stamp)
-        guard next == targets.count, out.count == targets.count else {
-            throw StoreError.unsupported("cut: \(next) of \(targets.count) frames decoded, \(out.count) encoded")
+        guard out.count == targets.count else {
+            throw StoreError.unsupported("cut: \(targets.count) frames decoded, \(out.count) encoded")
         }
         return out
     }

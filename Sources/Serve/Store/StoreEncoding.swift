@@ -1,14 +1,12 @@
 import Foundation
 import Media
+@_spi(Engine) import Playback
 import Timing
 
 /// How the store encodes video and audio, in one place: libx264 at a rung's bitrate, keyframes
 /// only where asked (IDR, closed GOPs, no B-frames so decode order is presentation order), Annex B
 /// with the parameter sets in band before every IDR (MPEG-TS carries them so); AAC-LC audio.
 enum StoreEncoding {
-    /// The SPS/PPS id of re-encoded GOPs inside copied content (the content's own sets are id 0),
-    /// so that both sets coexist in one stream, as the smart renderer does.
-    static let spliceParameterSetID = 1
     /// Output audio of ads and slate.
     static let sampleRate = 48_000
     static let channels = 2
@@ -21,7 +19,7 @@ enum StoreEncoding {
         let rate = rendition.videoBitrate
         var params = "keyint=\(max(1, 10 * frameRate.numerator / max(1, frameRate.denominator))):min-keyint=1:scenecut=0"
         if !bFrames { params += ":bframes=0" }
-        if splice { params += ":sps-id=\(spliceParameterSetID)" }
+        if splice { params += ":sps-id=\(SplitGOP.parameterSetID)" }
         let options = ["preset": "veryfast", "b": String(rate), "maxrate": String(rate * 3 / 2), "bufsize": String(rate * 2),
                        "forced-idr": "1", "x264-params": params]
             .merging(deterministic ? ["threads": "1"] : [:]) { $1 }
