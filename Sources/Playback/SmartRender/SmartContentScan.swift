@@ -111,8 +111,7 @@ struct SmartContentScan {
         guard den != 0, num % den == 0, num / den > 0 else { return no("the frame duration is not a whole number of the content's ticks") }
         let periodTicks = num / den
 
-        demuxer.keepOnly([v])
-        let packet = try Packet()
+        let index = try VideoPacketIndex(demuxer: demuxer, stream: v, isIDR: isIDR)
         var keyframes: [Int] = []
         var seen = Set<Int>()
         var origin: Int64?
@@ -120,23 +119,22 @@ struct SmartContentScan {
         var maxIndex = -1
         var gopStart = 0
         var delay = 0
-        while try demuxer.read(into: packet) == .packet {
-            guard packet.streamIndex == v else { continue }
-            guard !packet.isDiscarded, !packet.isCorrupt, let pts = packet.ptsTicks else {
+        for packet in index.entries {
+            guard !packet.flawed, let pts = packet.pts else {
                 return no("the content has edit-listed, damaged or untimed packets")
             }
             if origin == nil {
-                guard packet.isKeyframe else { return no("the content does not start on a keyframe") }
+                guard packet.keyframe else { return no("the content does not start on a keyframe") }
                 origin = pts
             }
             let offset = pts - origin!
             guard offset >= 0, offset % periodTicks == 0 else { return no("the content is not at a constant \(format.frameRate) fps") }
             let index = Int(offset / periodTicks)
             guard seen.insert(index).inserted else { return no("the content has two frames at one time") }
-            if packet.isKeyframe {
+            if packet.keyframe {
                 // closed GOP: every earlier packet shows before this keyframe, and it is the next frame
                 guard index == decodeIndex, maxIndex == index - 1 else { return no("the content has open GOPs") }
-                guard isIDR(packet.bytes) else { return no("a keyframe of the content is not an IDR picture") }
+                guard packet.idr else { return no("a keyframe of the content is not an IDR picture") }
                 keyframes.append(index)
                 gopStart = index
             } else if index < gopStart {

@@ -3,9 +3,10 @@ import Media
 @_spi(Engine) import Playback
 import Timing
 
-/// What packaging needs to know of an MP4 source, from one pass over its video packets: a
-/// constant frame rate (every frame's time is the first's plus a whole number of periods), the
-/// keyframes, and the streams.
+/// What packaging needs to know of an MP4 source, from one pass over its video packets (the
+/// engine's `VideoPacketIndex`, the scan smart rendering reads too): a constant frame rate
+/// (every frame's time is the first's plus a whole number of periods), the keyframes, and the
+/// streams.
 struct ContentScan {
     var videoIndex: Int
     var audioIndex: Int?
@@ -48,21 +49,18 @@ struct ContentScan {
             throw StoreError.unsupported("\(path): audio is \(demuxer.streams[a].codecName); HLS carries AAC or MP3")
         }
         let timeline = ContentTimeline(demuxer)
-        demuxer.keepOnly([v])
-        let tb = demuxer.timeBase(of: v)
-        let packet = try Packet()
+        let index = try VideoPacketIndex(demuxer: demuxer, stream: v)
+        let tb = index.timeBase
         var pts: [Int64] = []
         var keys: [Int64] = []
         var bytes = 0
-        var firstDelay: Int64?
-        while try demuxer.read(into: packet) == .packet {
-            guard packet.streamIndex == v else { continue }
-            guard let t = packet.ptsTicks else { throw StoreError.unsupported("\(path): a video packet without a timestamp") }
-            if firstDelay == nil { firstDelay = max(0, t - (packet.dtsTicks ?? t)) }
+        for packet in index.entries {
+            guard let t = packet.pts else { throw StoreError.unsupported("\(path): a video packet without a timestamp") }
             pts.append(t)
-            if packet.isKeyframe { keys.append(t) }
+            if packet.keyframe { keys.append(t) }
             bytes += packet.size
         }
+        let firstDelay = index.entries.first.flatMap { e in e.pts.map { max(0, $0 - (e.dts ?? $0)) } }
         pts.sort()
         guard pts.count >= 2, let origin = pts.first else { throw StoreError.unsupported("\(path): fewer than two video frames") }
         let step = pts[1] - pts[0]
