@@ -140,7 +140,7 @@ extension ServeService {
         for (r, codecs) in content.renditions {
             guard let t = all[r.name] else { continue }
             let target = max(1, t.items.map { $0.segment.duration.rescaled(to: 1, rounding: .nearest).value }.max().map(Int.init) ?? 1)
-            let rates = SegmentBitRate.of(t.items.map { (segmentBytes($0.segment.path) + ($0.marksDiscontinuity ? 2 * 188 : 0), $0.segment.duration) },
+            let rates = SegmentBitRate.of(t.items.map { (segmentBytes($0.segment.path) + ($0.marked ? 2 * 188 : 0), $0.segment.duration) },
                                           targetDuration: target)
             variants.append(HLS.Variant(uri: "/v1/sessions/\(id)/\(r.name).m3u8" + (interstitials ? "?mode=interstitials" : ""),
                                         bandwidth: max(1, rates.peak), averageBandwidth: max(1, rates.average), codecs: codecs,

@@ -2,42 +2,6 @@ import Foundation
 import Manifest
 import Timing
 
-/// One segment of a session's media playlist, where it sits in the session's stream.
-public struct TimelineItem: Sendable, Hashable {
-    /// What the segment shows.
-    public enum Kind: Sendable, Hashable {
-        /// Content run `run` (run 0 plays to the first cue).
-        case content(run: Int)
-        /// Segment `segment` of `count` of ad `ad` of break `breakIndex` (indices into the
-        /// session's breaks and their ads).
-        case ad(breakIndex: Int, ad: Int, segment: Int, count: Int)
-        /// Slate in break `breakIndex`, in place of ad `ad`.
-        case slate(breakIndex: Int, ad: Int)
-    }
-    /// What it shows.
-    public var kind: Kind
-    /// The stored file and its exact duration.
-    public var segment: StoredSegment
-    /// Stream time at which it starts.
-    public var start: MediaTime
-    /// For an ad segment: where it starts within the ad.
-    public var offsetInAd: MediaTime
-    /// What the segment's timestamps are moved by to sit at `start` on the session's stream
-    /// clock (zero for a shared clock, or where the segment already sits there).
-    public var shift: MediaTime = .zero
-    /// Whether the segment is sent marked as a new stream (`TSDiscontinuity`): the first of a
-    /// run after a join, on the stream clock.
-    public var marksDiscontinuity = false
-    /// The PTS of its first video frame as the viewer receives it (after `shift`): what the
-    /// playlist's SCTE-35 splice times are measured on; nil when its run's clock cannot be read.
-    public var wirePTS: MediaTime?
-
-    /// The break it belongs to, nil for content.
-    public var breakIndex: Int? {
-        switch kind { case .content: nil; case .ad(let b, _, _, _), .slate(let b, _): b }
-    }
-}
-
 /// An ad as played in a session's stream.
 public struct PlayedAdLayout: Sendable, Hashable {
     /// Index into its break's ads.
@@ -76,7 +40,7 @@ public struct SessionTimeline: Sendable, Hashable {
     /// The rendition's name.
     public var rendition: String
     /// Every segment in order.
-    public var items: [TimelineItem]
+    public var items: [SessionItem]
     /// The breaks that play (a break whose ads all fill with nothing is not listed).
     public var breaks: [BreakLayout]
 
@@ -84,7 +48,7 @@ public struct SessionTimeline: Sendable, Hashable {
     /// `slots[b]` for break `b` of `positions` (pre-roll, mid-roll at cue index, post-roll).
     public static func layout(rendition: String, runs: [[StoredSegment]], cues: [MediaTime], contentDuration: MediaTime,
                               breaks: [(position: PlannedBreak.Position, slots: [AdSlot])]) -> SessionTimeline {
-        var items: [TimelineItem] = []
+        var items: [SessionItem] = []
         var layouts: [BreakLayout] = []
         var at = MediaTime.zero
         func addBreak(_ index: Int, contentTime: MediaTime) {
@@ -96,12 +60,12 @@ public struct SessionTimeline: Sendable, Hashable {
                     ads.append(PlayedAdLayout(ad: ai, start: at, duration: duration))
                     var within = MediaTime.zero
                     for (k, s) in segments.enumerated() {
-                        items.append(TimelineItem(kind: .ad(breakIndex: index, ad: ai, segment: k, count: segments.count), segment: s, start: at, offsetInAd: within))
+                        items.append(SessionItem(kind: .ad(breakIndex: index, ad: ai, segment: k, count: segments.count, cut: false), segment: s, start: at, offsetInAd: within))
                         at += s.duration; within += s.duration
                     }
                 case .filled(let slate):
                     for s in slate {
-                        items.append(TimelineItem(kind: .slate(breakIndex: index, ad: ai), segment: s, start: at, offsetInAd: .zero))
+                        items.append(SessionItem(kind: .slate(breakIndex: index, ad: ai), segment: s, start: at, offsetInAd: .zero))
                         at += s.duration
                     }
                 }
@@ -110,7 +74,7 @@ public struct SessionTimeline: Sendable, Hashable {
         }
         func addRun(_ r: Int) {
             guard r < runs.count else { return }
-            for s in runs[r] { items.append(TimelineItem(kind: .content(run: r), segment: s, start: at, offsetInAd: .zero)); at += s.duration }
+            for s in runs[r] { items.append(SessionItem(kind: .content(index: r), segment: s, start: at, offsetInAd: .zero)); at += s.duration }
         }
         let pre = breaks.indices.filter { breaks[$0].position == .preroll }
         let post = breaks.indices.filter { breaks[$0].position == .postroll }
@@ -123,6 +87,7 @@ public struct SessionTimeline: Sendable, Hashable {
             }
         }
         for b in post { addBreak(b, contentTime: contentDuration) }
+        for i in items.indices.dropFirst() { items[i].discontinuity = startsNewStream(items[i - 1], items[i]) }
         return SessionTimeline(rendition: rendition, items: items, breaks: layouts)
     }
 
@@ -133,10 +98,10 @@ public struct SessionTimeline: Sendable, Hashable {
 
     /// Whether a new stream starts between two neighbours: content run to break (or to the next
     /// run), one ad to the next, an ad to slate and back.
-    public static func startsNewStream(_ a: TimelineItem, _ b: TimelineItem) -> Bool {
+    public static func startsNewStream(_ a: SessionItem, _ b: SessionItem) -> Bool {
         switch (a.kind, b.kind) {
         case (.content(let r1), .content(let r2)): r1 != r2
-        case (.ad(let b1, let a1, _, _), .ad(let b2, let a2, _, _)): b1 != b2 || a1 != a2
+        case (.ad(let b1, let a1, _, _, _), .ad(let b2, let a2, _, _, _)): b1 != b2 || a1 != a2
         case (.slate(let b1, let a1), .slate(let b2, let a2)): b1 != b2 || a1 != a2
         default: true
         }
@@ -151,14 +116,14 @@ public struct SessionTimeline: Sendable, Hashable {
         var shift = MediaTime.zero, runClock: MediaTime?, runStart = MediaTime.zero
         let offset = TSTimestamps.muxerOffset
         for i in t.items.indices {
-            let first = i == 0 || Self.startsNewStream(t.items[i - 1], t.items[i])
+            let first = i == 0 || t.items[i].discontinuity
             if first {
                 runStart = t.items[i].start
                 runClock = firstPTS(t.items[i].segment)
                 shift = clock == .stream ? runClock.map { t.items[i].start + offset - $0 } ?? .zero : .zero
             }
             t.items[i].shift = shift
-            t.items[i].marksDiscontinuity = clock == .stream && first && i > 0
+            t.items[i].marked = clock == .stream && t.items[i].discontinuity
             t.items[i].wirePTS = runClock.map { $0 + shift + (t.items[i].start - runStart) }
         }
         return t
@@ -174,7 +139,7 @@ public struct SessionTimeline: Sendable, Hashable {
             guard let first = items.firstIndex(where: { $0.breakIndex == layout.index }) else { continue }
             let last = items.lastIndex { $0.breakIndex == layout.index } ?? first
             let before = first > 0 ? items[first - 1] : nil, after = last + 1 < items.count ? items[last + 1] : nil
-            func end(_ i: TimelineItem?) -> MediaTime? { i.flatMap { i in i.wirePTS.map { $0 + i.segment.duration } } }
+            func end(_ i: SessionItem?) -> MediaTime? { i.flatMap { i in i.wirePTS.map { $0 + i.segment.duration } } }
             let offset = TSTimestamps.muxerOffset
             let outPTS: MediaTime, inPTS: MediaTime
             switch clock {
@@ -199,27 +164,8 @@ public struct SessionTimeline: Sendable, Hashable {
     /// signed for server-side beacons), markers from `marks`.
     func playlist(_ session: ServeSession, clock: SegmentClock, signature: SegmentSignature) -> HLS.MediaPlaylist {
         let byBreak = marks(session, clock: clock)
-        var items: [SessionPlaylist.Item] = []
-        for (i, item) in self.items.enumerated() {
-            var startsAd: Int?
-            if case .ad(_, let a, 0, _) = item.kind { startsAd = a }
-            items.append(SessionPlaylist.Item(uri: url(for: item, sessionID: session.id).text(signedBy: signature),
-                                              duration: item.segment.duration, start: item.start,
-                                              discontinuity: i > 0 && Self.startsNewStream(self.items[i - 1], item),
-                                              mark: item.breakIndex, startsAd: startsAd))
-        }
+        let items = self.items.map { $0.entry(session: session.id, rendition: rendition, signature: signature, start: $0.start) }
         return SessionPlaylist.vod(items, marks: byBreak, programDate: session.programDate)
-    }
-
-    /// The URL an item is served at: content and slate segments are the same URL for every
-    /// session whose clock puts them at the same place; an ad segment carries the session,
-    /// rendition and its place (signed) so that its fetch fires the beacons it holds.
-    func url(for item: TimelineItem, sessionID: String) -> SegmentURL {
-        var u = SegmentURL(path: item.segment.path, shift: item.shift.mpegTicks, marked: item.marksDiscontinuity)
-        if case .ad(let b, let a, let k, _) = item.kind {
-            u.beacon = SegmentURL.BeaconPlace(session: sessionID, rendition: rendition, breakIndex: b, ad: a, segment: k)
-        }
-        return u
     }
 
     /// The stream's length.

@@ -17,14 +17,14 @@ extension LiveViewer {
     /// Publishes `item` on `track`: its segment appended to the playlist (which slides), and
     /// the items listed kept in step with it. An item the playlist refuses (over the target
     /// duration) is left out, logged, and the next item starts a new stream.
-    func publish(_ item: LiveItem, on track: inout Track, rung: LiveRung) {
+    func publish(_ item: SessionItem, on track: inout Track, rung: LiveRung) {
         var item = item
         if track.gap { item.discontinuity = true }
-        let entry = SessionPlaylist.Item(uri: url(item, rendition: rung.rendition.name).text(signedBy: context.signature),
-                                         duration: item.segment.duration, start: clock(item.startPTS), discontinuity: item.discontinuity,
-                                         mark: item.avail, startsAd: { if case .ad(_, let a, 0, _, _) = item.kind { a } else { nil } }())
+        // a live item that starts a new stream is sent marked as one
+        item.marked = item.discontinuity
+        let entry = item.entry(session: id, rendition: rung.rendition.name, signature: context.signature, start: clock(item.startPTS))
         var marks: [Int: BreakMark] = [:]
-        for a in Set([item.avail, track.last?.mark].compactMap { $0 }) { marks[a] = mark(a, closingAt: item.startPTS) }
+        for a in Set([item.breakIndex, track.last?.mark].compactMap { $0 }) { marks[a] = mark(a, closingAt: item.startPTS) }
         let segment = SessionPlaylist.segment(entry, previous: track.last, marks: marks, programDate: programDate, everyDate: true)
         do {
             try track.playlist.append(segment)
@@ -59,17 +59,6 @@ extension LiveViewer {
         func wire(_ v: Int64) -> MediaTime { MediaTime(value: ((v % LivePTS.wrap) + LivePTS.wrap) % LivePTS.wrap, timescale: 90_000) }
         return BreakMark(id: avail.breakID, eventID: UInt32(truncatingIfNeeded: a + 1), start: clock(avail.startPTS),
                          duration: MediaTime(value: length, timescale: 90_000), outPTS: wire(avail.startPTS), inPTS: wire(pts), ads: ads)
-    }
-
-    /// The URL of an item: content segments are the same URL for every viewer; ad and slate
-    /// segments carry the shift onto the channel's clock (`o`), the new-stream mark (`d`), and an
-    /// ad's its viewer, rendition and place, signed, so that its fetch fires the beacons it holds.
-    func url(_ item: LiveItem, rendition: String) -> SegmentURL {
-        var u = SegmentURL(path: item.segment.path, shift: item.shift, marked: item.discontinuity)
-        if case .ad(let b, let a, let k, _, _) = item.kind {
-            u.beacon = SegmentURL.BeaconPlace(session: id, rendition: rendition, breakIndex: b, ad: a, segment: k)
-        }
-        return u
     }
 
     /// The multivariant playlist: one variant per rung, top first.

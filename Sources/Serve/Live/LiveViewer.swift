@@ -63,7 +63,7 @@ public actor LiveViewer {
 
     struct Track {
         /// The items its playlist lists now, oldest first (the same as `playlist.window`).
-        var items: [LiveItem] = []
+        var items: [SessionItem] = []
         /// The playlist: appended to as items are published, slid, never rewritten.
         var playlist: HLS.LivePlaylist
         /// The last item published, as the writer saw it.
@@ -149,8 +149,8 @@ public actor LiveViewer {
         tracks[rung.key] = track
     }
 
-    private func count(_ item: LiveItem) {
-        guard let a = item.avail, item.endPTS > avails[a].countedThrough else { return }
+    private func count(_ item: SessionItem) {
+        guard let a = item.breakIndex, item.endPTS > avails[a].countedThrough else { return }
         let from = max(item.startPTS, avails[a].countedThrough)
         let n = item.endPTS - from
         let slate = if case .slate = item.kind { true } else { false }
@@ -163,7 +163,7 @@ public actor LiveViewer {
     // MARK: content
 
     /// The next item at the track's cursor, or nil when nothing can be published yet.
-    private func nextItem(_ track: inout Track, window w: LiveWindow, rung: LiveRung, limit: Int64) async -> LiveItem? {
+    private func nextItem(_ track: inout Track, window w: LiveWindow, rung: LiveRung, limit: Int64) async -> SessionItem? {
         guard let first = w.segments.first else { return nil }
         var jumped = false
         if track.cursor < first.firstPTS {
@@ -196,10 +196,10 @@ public actor LiveViewer {
         let discontinuity = jumped || !previousIsContent || (startsAtSegment && seg.discontinuity && !track.items.isEmpty)
         let to = nextStart ?? end
         // a segment the channel re-anchored is moved onto its clock (and cut at its own PTS)
-        let shift = Self.shift(to: seg.clockOffset, from: 0)
+        let shift = Self.time(Self.shift(to: seg.clockOffset, from: 0))
         if startsAtSegment && nextStart == nil {
-            return LiveItem(kind: .content(sequence: seg.sequence), segment: StoredSegment(path: seg.storePath, duration: seg.duration),
-                            startPTS: seg.firstPTS, shift: shift, discontinuity: discontinuity)
+            return SessionItem(kind: .content(index: seg.sequence), segment: StoredSegment(path: seg.storePath, duration: seg.duration),
+                               start: Self.time(seg.firstPTS), shift: shift, discontinuity: discontinuity)
         }
         let piece = try? await context.media.segmentPiece(seg.storePath, rendition: rung.rendition,
                                                            from: startsAtSegment ? nil : seg.filePTS(track.cursor), to: nextStart.map(seg.filePTS))
@@ -208,9 +208,9 @@ public actor LiveViewer {
             track.cursor = to
             return to <= limit ? await nextItem(&track, window: w, rung: rung, limit: limit) : nil
         }
-        return LiveItem(kind: .content(sequence: seg.sequence),
-                        segment: StoredSegment(path: piece.path, duration: MediaTime(value: to - track.cursor, timescale: 90_000)),
-                        startPTS: track.cursor, shift: shift, discontinuity: discontinuity || !startsAtSegment)
+        return SessionItem(kind: .content(index: seg.sequence),
+                           segment: StoredSegment(path: piece.path, duration: Self.time(to - track.cursor)),
+                           start: Self.time(track.cursor), shift: shift, discontinuity: discontinuity || !startsAtSegment)
     }
 
     // MARK: breaks
@@ -294,7 +294,7 @@ public actor LiveViewer {
 
     /// The next item of break `b` at the track's cursor; the break's end is recorded once an
     /// item reaches it.
-    private func breakItem(_ b: LiveBreak, track: Track, window w: LiveWindow, rung: LiveRung, limit: Int64) async -> LiveItem? {
+    private func breakItem(_ b: LiveBreak, track: Track, window w: LiveWindow, rung: LiveRung, limit: Int64) async -> SessionItem? {
         guard let ai = availByBreak[b.id] else { return nil }
         let end = aligned(plannedEnd(b), in: w)   // nil: still ahead of the window
         let item = await breakItem(b, avail: ai, end: end, track: track, window: w, rung: rung, limit: limit)
@@ -303,7 +303,7 @@ public actor LiveViewer {
     }
 
     private func breakItem(_ b: LiveBreak, avail ai: Int, end: Int64?, track: Track, window w: LiveWindow, rung: LiveRung,
-                           limit: Int64) async -> LiveItem? {
+                           limit: Int64) async -> SessionItem? {
         let cursor = track.cursor
         let endGuess = plannedEnd(b)
         if !avails[ai].started {
@@ -320,7 +320,7 @@ public actor LiveViewer {
         let pod = pod(ai, plannedEnd: endGuess)
         let start = avails[ai].startPTS
         let (slot, within) = pod.locate(cursor - start)
-        let firstOfBreak = !(track.items.last.map { $0.avail == ai } ?? false)
+        let firstOfBreak = !(track.items.last.map { $0.breakIndex == ai } ?? false)
         if let slot, let ad = avails[ai].ads?[pod.slots[slot].ad],
            case .ready(let segments, _) = context.media.ad(mediaURL: ad.mediaURL, rendition: rung.rendition) {
             var offset: Int64 = 0
@@ -330,10 +330,10 @@ public actor LiveViewer {
                 guard within < offset + d else { continue }
                 let adStart = cursor - within
                 guard let clock = context.media.firstPTS(ofSegment: segments[0].path) else { return nil }
-                let shift = Self.shift(to: adStart, from: clock)
-                var item = LiveItem(kind: .ad(avail: ai, ad: pod.slots[slot].ad, segment: k, count: segments.count, cut: false),
-                                    segment: s, startPTS: cursor, shift: shift, discontinuity: k == 0 || firstOfBreak,
-                                    offsetInAd: MediaTime(value: within, timescale: 90_000))
+                let shift = Self.time(Self.shift(to: adStart, from: clock))
+                var item = SessionItem(kind: .ad(breakIndex: ai, ad: pod.slots[slot].ad, segment: k, count: segments.count, cut: false),
+                                       segment: s, start: Self.time(cursor), offsetInAd: Self.time(within), shift: shift,
+                                       discontinuity: k == 0 || firstOfBreak)
                 if let end, cursor + d > end {
                     // The break ended inside this segment: it stops at its last frame that ends by
                     // the break's end (an ad at another frame rate leaves a gap under a frame,
@@ -343,8 +343,8 @@ public actor LiveViewer {
                     let frame = frames.count > 1 ? frames[1] - frames[0] : 1
                     guard let piece = try? await context.media.segmentPiece(s.path, rendition: rung.rendition, from: nil,
                                                                              to: segClock + (end - cursor) - frame + 1) else { return nil }
-                    item.kind = .ad(avail: ai, ad: pod.slots[slot].ad, segment: k, count: segments.count, cut: true)
-                    item.segment = StoredSegment(path: piece.path, duration: MediaTime(value: end - cursor, timescale: 90_000))
+                    item.kind = .ad(breakIndex: ai, ad: pod.slots[slot].ad, segment: k, count: segments.count, cut: true)
+                    item.segment = StoredSegment(path: piece.path, duration: Self.time(end - cursor))
                 }
                 return item
             }
@@ -362,10 +362,13 @@ public actor LiveViewer {
         guard let pieces = try? await context.media.slate(rendition: rung.rendition, duration: total),
               let piece = pieces.last, let first = pieces.first,
               let clock = context.media.firstPTS(ofSegment: first.path) else { return nil }
-        return LiveItem(kind: .slate(avail: ai), segment: StoredSegment(path: piece.path, duration: MediaTime(value: length, timescale: 90_000)),
-                        startPTS: cursor, shift: Self.shift(to: slateStart, from: clock),
-                        discontinuity: firstOfBreak || into == 0 || !(track.items.last.map { if case .slate = $0.kind { true } else { false } } ?? false))
+        return SessionItem(kind: .slate(breakIndex: ai, ad: nil), segment: StoredSegment(path: piece.path, duration: Self.time(length)),
+                           start: Self.time(cursor), shift: Self.time(Self.shift(to: slateStart, from: clock)),
+                           discontinuity: firstOfBreak || into == 0 || !(track.items.last.map { if case .slate = $0.kind { true } else { false } } ?? false))
     }
+
+    /// `ticks` of the channel's 90 kHz clock as a time.
+    static func time(_ ticks: Int64) -> MediaTime { MediaTime(value: ticks, timescale: 90_000) }
 
     /// The shift (90 kHz, within ±2^32) that moves a stream whose first frame is at `clock`
     /// (mod 2^33) to `target` on the channel's clock (mod 2^33).

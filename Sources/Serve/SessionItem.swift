@@ -1,0 +1,78 @@
+import Foundation
+import Timing
+
+/// One segment of a session's media playlist, VOD or live: what it shows, the stored file, and
+/// where it sits on the session's clock. A VOD session's timeline (`SessionTimeline`) and a live
+/// viewer's tracks (`LiveViewer`) are lists of these; one URL rule serves both.
+public struct SessionItem: Sendable, Hashable {
+    /// What the segment shows.
+    public enum Kind: Sendable, Hashable {
+        /// Content: in a VOD session run `index` (run 0 plays to the first cue); live, the
+        /// channel's segment of media sequence `index` (whole, or a piece where a break starts or
+        /// ends in it).
+        case content(index: Int)
+        /// Segment `segment` of `count` of ad `ad` of break `breakIndex` (VOD: the session's
+        /// breaks and their ads; live: the viewer's avails and each one's decided ads); `cut`
+        /// when the break ended inside it (live: a piece).
+        case ad(breakIndex: Int, ad: Int, segment: Int, count: Int, cut: Bool)
+        /// Slate in break `breakIndex`: in place of ad `ad` (VOD), or for the time no ready ad
+        /// covers (live, `ad` nil).
+        case slate(breakIndex: Int, ad: Int?)
+    }
+    /// What it shows.
+    public var kind: Kind
+    /// The stored file and its exact length.
+    public var segment: StoredSegment
+    /// Where it starts: VOD, stream time from the session's start; live, its first frame's PTS
+    /// on the channel's unwrapped clock.
+    public var start: MediaTime
+    /// For an ad segment: where it starts within the ad.
+    public var offsetInAd: MediaTime = .zero
+    /// What the segment's timestamps are moved by to sit at `start` on the session's clock
+    /// (zero where the segment already sits there).
+    public var shift: MediaTime = .zero
+    /// Whether it starts a new stream after the item before it: `EXT-X-DISCONTINUITY` before it.
+    public var discontinuity = false
+    /// Whether the segment is sent marked as a new stream (`TSDiscontinuity`, the URL's `d`): a
+    /// live item that starts one, a VOD item that starts one on the stream clock.
+    public var marked = false
+    /// VOD: the PTS of its first video frame as the viewer receives it (after `shift`), what
+    /// the playlist's SCTE-35 splice times are measured on; nil when its run's clock cannot be
+    /// read.
+    public var wirePTS: MediaTime?
+
+    /// The break it belongs to, nil for content.
+    public var breakIndex: Int? {
+        switch kind { case .content: nil; case .ad(let b, _, _, _, _), .slate(let b, _): b }
+    }
+
+    /// Where it ends on the session's clock.
+    public var end: MediaTime { start + segment.duration }
+    /// `start` and `end` in 90 kHz ticks (live: the channel's PTS).
+    public var startPTS: Int64 { start.mpegTicks }
+    public var endPTS: Int64 { end.mpegTicks }
+
+    /// The ad whose first segment it is.
+    public var startsAd: Int? {
+        if case .ad(_, let a, 0, _, _) = kind { a } else { nil }
+    }
+
+    /// The URL it is served at: content and slate segments are the same URL for every session
+    /// whose clock puts them at the same place (the shift `o` and the new-stream mark `d`); an ad
+    /// segment also carries the session, the rendition and its place, signed, so that its fetch
+    /// fires the beacons it holds.
+    func url(session: String, rendition: String) -> SegmentURL {
+        var u = SegmentURL(path: segment.path, shift: shift.mpegTicks, marked: marked)
+        if case .ad(let b, let a, let k, _, _) = kind {
+            u.beacon = SegmentURL.BeaconPlace(session: session, rendition: rendition, breakIndex: b, ad: a, segment: k)
+        }
+        return u
+    }
+
+    /// The item as the one playlist writer (`SessionPlaylist`) takes it, VOD or live: its URL
+    /// (ad segments signed by `signature`), its length, its start on the viewer's clock.
+    func entry(session: String, rendition: String, signature: SegmentSignature, start: MediaTime) -> SessionPlaylist.Item {
+        SessionPlaylist.Item(uri: url(session: session, rendition: rendition).text(signedBy: signature), duration: segment.duration,
+                             start: start, discontinuity: discontinuity, mark: breakIndex, startsAd: startsAd)
+    }
+}
