@@ -3,7 +3,7 @@
 // goes through AdMediaProbe.measure — the whitelisted open, stream probing, full decode and the
 // duration checks every ad from an ad server goes through. Any trap, hang or leak is a finding.
 import Foundation
-@_spi(Engine) import Playback
+import Playback
 
 nonisolated(unsafe) private var inputPath: String?
 

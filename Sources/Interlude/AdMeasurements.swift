@@ -1,4 +1,4 @@
-@_spi(Engine) import Playback
+import Playback
 
 /// Ad media opened and measured once per output, however often it plays: what every
 /// `AdVideoDisplay` answers `prepareAd(mediaPath:)` with.

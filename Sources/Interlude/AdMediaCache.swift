@@ -1,7 +1,7 @@
 import Ads
 import Foundation
 import Media
-@_spi(Engine) import Playback
+import Playback
 
 /// Ad media fetched once per URL into a bounded on-disk cache.
 ///

@@ -53,25 +53,25 @@ public struct AdPlaybackState: Sendable, Equatable {
     public private(set) var breaks: [Break]
 
     /// Makes a state.
-    @_spi(Engine) public init(breaks: [Break]) { self.breaks = breaks }
+    package init(breaks: [Break]) { self.breaks = breaks }
 
     /// Every break of `sequence` scheduled, in its play order, with its name, pod index and its
     /// pod's ads available.
-    @_spi(Engine) public init(sequence: BreakSequence) {
+    package init(sequence: BreakSequence) {
         breaks = sequence.slots.map {
             Break(id: $0.name, cue: $0.cue, podIndex: $0.podIndex, state: .scheduled, ads: Array(repeating: .available, count: $0.adCount))
         }
     }
 
     /// The same state with break `index` in `state`.
-    @_spi(Engine) public func settingBreak(_ index: Int, to state: BreakState) -> AdPlaybackState {
+    package func settingBreak(_ index: Int, to state: BreakState) -> AdPlaybackState {
         var copy = self
         copy.breaks[index].state = state
         return copy
     }
 
     /// The same state with ad `ad` of break `index` in `state`.
-    @_spi(Engine) public func settingAd(_ ad: Int, ofBreak index: Int, to state: AdState) -> AdPlaybackState {
+    package func settingAd(_ ad: Int, ofBreak index: Int, to state: AdState) -> AdPlaybackState {
         var copy = self
         copy.breaks[index].ads[ad] = state
         return copy
@@ -100,7 +100,7 @@ public struct AdPlaybackState: Sendable, Equatable {
     /// The breaks due when content reaches time `t`: of the scheduled pre/mid-rolls at or before
     /// `t`, only those at the latest cue play (IMA's rule after a seek past several); the earlier
     /// ones are skipped. Returns the new state and the indices of the breaks to play, in order.
-    @_spi(Engine) public func reaching(_ t: MediaTime) -> (AdPlaybackState, [Int]) {
+    package func reaching(_ t: MediaTime) -> (AdPlaybackState, [Int]) {
         func cueTime(_ b: Break) -> MediaTime? {
             switch b.cue { case .preroll: return .zero; case .midroll(let c): return c; case .postroll: return nil }
         }
@@ -120,7 +120,7 @@ public struct AdPlaybackState: Sendable, Equatable {
     }
 
     /// Marks every scheduled break at or before content time `t` skipped (IMA's `playAdsAfterTime`).
-    @_spi(Engine) public func droppingBreaks(atOrBefore t: MediaTime) -> AdPlaybackState {
+    package func droppingBreaks(atOrBefore t: MediaTime) -> AdPlaybackState {
         var state = self
         for i in breaks.indices where breaks[i].state == .scheduled {
             switch breaks[i].cue {

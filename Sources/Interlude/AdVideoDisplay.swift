@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Engine) import Playback
+import Playback
 import Timing
 
 /// What plays ad media into the output on the manager's behalf (IMA's custom video display):

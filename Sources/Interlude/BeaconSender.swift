@@ -27,13 +27,13 @@ public final class BeaconSender: @unchecked Sendable {
     private var inFlight = 0
 
     /// A sender whose requests time out after `timeout` seconds.
-    @_spi(Engine) public init(timeout: Double = 5) {
+    package init(timeout: Double = 5) {
         self.timeout = timeout
         HTTPStream.prepare()   // not in the first beacon's time
     }
 
     /// Fires `beacon` once, now, without waiting for the answer.
-    @_spi(Engine) public func fire(_ beacon: TrackedBeacon) {
+    package func fire(_ beacon: TrackedBeacon) {
         let sent = monotonicSeconds()
         guard let url = URL(string: beacon.url), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             record(Outcome(url: beacon.url, sentAt: sent, status: nil, failure: "not an http(s) URL; not fired"))
@@ -56,5 +56,5 @@ public final class BeaconSender: @unchecked Sendable {
     /// Beacons fired so far and what became of them (those still in flight are not listed yet).
     public var outcomes: [Outcome] { lock.lock(); defer { lock.unlock() }; return log }
     /// Requests not answered yet.
-    @_spi(Engine) public var pending: Int { lock.lock(); defer { lock.unlock() }; return inFlight }
+    package var pending: Int { lock.lock(); defer { lock.unlock() }; return inFlight }
 }

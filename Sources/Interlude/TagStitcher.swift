@@ -1,6 +1,6 @@
 import Ads
 import Foundation
-@_spi(Engine) import Playback
+import Playback
 import Synchronization
 import Timing
 

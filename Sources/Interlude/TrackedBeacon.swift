@@ -18,7 +18,7 @@ public struct TrackedBeacon: Sendable, Equatable {
     public var breakId: String?
 
     /// A beacon (for services that fire through `BeaconSender` themselves, as `interlude serve`).
-    @_spi(Engine) public init(event: String, streamTime: MediaTime, contentTime: MediaTime, url: String, adId: String? = nil, breakId: String? = nil) {
+    package init(event: String, streamTime: MediaTime, contentTime: MediaTime, url: String, adId: String? = nil, breakId: String? = nil) {
         self.event = event; self.streamTime = streamTime; self.contentTime = contentTime
         self.url = url; self.adId = adId; self.breakId = breakId
     }

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Engine) import Playback
+import Playback
 
 /// Decode throughput: Interlude's frame loop (`PlayThrough`, in a child process) against
 /// `ffmpeg -threads N -i X -f null -`, same file, same decoder thread count. Frames per second

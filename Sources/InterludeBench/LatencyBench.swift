@@ -1,6 +1,6 @@
 import Foundation
-@_spi(Engine) import Interlude
-@_spi(Engine) import Playback
+import Interlude
+import Playback
 import Timing
 
 /// Splice latency with frame-stream output: the wall-clock gap between consecutive output frames

@@ -1,9 +1,9 @@
 // `interlude play`: ffplay for ad-supported video. Parses options into a PlayJob (the library's
 // run of a PlaySession on Player/AdsLoader/AdsManager), adds the window, prints the summary.
 import Foundation
-@_spi(Engine) import Interlude
+import Interlude
 import Window
-@_spi(Engine) import Playback
+import Playback
 
 let playHelp = """
     usage: interlude play CONTENT [--ads TAG] [--session SCRIPT.json] [--events FILE|-]

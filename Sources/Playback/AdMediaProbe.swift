@@ -44,7 +44,7 @@ public struct AdMedia: Sendable, Equatable {
 /// is read (timestamps, flags, sizes) and only the first frame is decoded, so an ad that cannot be
 /// opened, has no video, cannot be decoded, is cut short or damaged in its container is known
 /// before any of its frames are written.
-@_spi(Engine) public enum AdMediaProbe {
+package enum AdMediaProbe {
     /// Why an ad cannot be spliced, with its VAST error code.
     public struct Rejection: Error, Equatable {
         /// 401 file not found, 403 no video or unsupported (a container not allowed, a picture over

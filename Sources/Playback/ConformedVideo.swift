@@ -7,7 +7,7 @@ import Timing
 /// first frame: a layer drawing ad video into a rectangle of the picture (a native L-bar's media
 /// window) asks for the frame to show at each output frame. Its audio is not read.
 /// Frame-loop thread only (it owns its decoder).
-@_spi(Engine) public final class ConformedVideo {
+package final class ConformedVideo {
     private let source: MediaSource
     private var current: TimedFrame?
     private var upcoming: TimedFrame?

@@ -28,7 +28,7 @@ import Timing
 ///
 /// A first video frame before `start` (a negative start) moves the origin back to it, so no frame
 /// has a negative time (`origin(firstFrame:)`).
-@_spi(Engine) public struct ContentTimeline: Equatable, Sendable {
+package struct ContentTimeline: Equatable, Sendable {
     /// Container time of content time 0.
     public let start: MediaTime
     /// Why `start` is there.

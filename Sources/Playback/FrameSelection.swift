@@ -7,7 +7,7 @@ import Timing
 /// `p0 + k·P + P/2`. A segment that ends at `end` holds the frames with `p0 + k·P + P/2 ≤ end`.
 /// At equal rates this is the identity: every source frame exactly once; the segment's first
 /// frame is always shown, whatever the source rate.
-@_spi(Engine) public enum FrameSelection {
+package enum FrameSelection {
     /// Whether output frame `k` is due before a source frame (or segment end) at `boundary`, i.e.
     /// whether the frame currently held must be emitted again as output frame `k`.
     public static func isDue(outputIndex k: Int64, segmentStart p0: MediaTime, period: MediaTime,

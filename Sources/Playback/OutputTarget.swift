@@ -13,7 +13,7 @@ import Glibc
 /// with overwrite by `rename(2)`. Several files (video and report) are committed together and the
 /// ones already committed are removed again when a later one fails. Temporary files are
 /// registered so that `installSignalCleanup()` can remove them on SIGINT, SIGTERM or SIGHUP.
-@_spi(Engine) public enum OutputTarget {
+package enum OutputTarget {
     /// Longest file name (one path component) Linux file systems accept.
     public static let nameMax = 255
 

@@ -85,7 +85,7 @@ public struct PlacedBreak: Sendable, Equatable {
 /// Seconds spent in each stage of a stitch, measured by the engine itself. Encoding runs on its
 /// own thread, overlapping decoding: `decode` is the frame loop's busy time (wall time less the
 /// time it waited for the encoder), `encode` the encoding thread's busy time.
-@_spi(Engine) public struct StageTimings: Sendable, Equatable {
+package struct StageTimings: Sendable, Equatable {
     /// Opening and measuring ad media, planning.
     public var plan: Double = 0
     /// Decoding and conforming (the frame loop less encoding).

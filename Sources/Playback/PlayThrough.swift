@@ -5,7 +5,7 @@ import Timing
 /// Runs a file through the frame loop with nothing encoded: decode, frame selection, audio
 /// resampling and splicing bookkeeping only. The decode benchmark's measure of the engine, and
 /// a quick way to check that a file plays.
-@_spi(Engine) public enum PlayThrough {
+package enum PlayThrough {
     /// What a play-through did.
     public struct Stats: Sendable {
         /// Output video frames.

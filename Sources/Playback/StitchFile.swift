@@ -13,7 +13,7 @@ import Timing
 /// carried from ad to ad, the content's completeness, chapters, HLS markers, and the commit that
 /// moves the temporary file into place (nothing is visible at the output path before). The
 /// player's frame loop calls it on its thread only; its facts are read once the loop has ended.
-@_spi(Engine) public final class StitchFile {
+package final class StitchFile {
     /// The conformed output format.
     public let format: OutputFormat
     /// The content's duration as its container declares it.

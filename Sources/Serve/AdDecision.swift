@@ -1,6 +1,6 @@
 import Ads
 import Foundation
-@_spi(Engine) import Interlude
+import Interlude
 import Timing
 
 /// A session's ad decision: one request to the ad decision server through the hardened loader

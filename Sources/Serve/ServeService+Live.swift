@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Engine) import Interlude
+import Interlude
 import HTTPServer
 import Timing
 

@@ -1,7 +1,7 @@
 import Ads
 import Foundation
 import HTTPServer
-@_spi(Engine) import Interlude
+import Interlude
 import Manifest
 import Timing
 

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPServer
-@_spi(Engine) import Interlude
+import Interlude
 import Timing
 
 extension ServeService {

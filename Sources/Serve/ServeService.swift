@@ -1,7 +1,7 @@
 import Foundation
 import HTTPServer
 import Synchronization
-@_spi(Engine) import Interlude
+import Interlude
 import Timing
 
 /// `interlude serve`'s service: sessions, per-session playlists, tracking and operations over a

@@ -2,7 +2,7 @@
 // pod indexes and cue points as the schedule report, for two breaks at one cue too. Pure: no media.
 import Ads
 import Foundation
-@_spi(Engine) import Interlude
+import Interlude
 import Testing
 import Timing
 

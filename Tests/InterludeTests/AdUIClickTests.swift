@@ -3,7 +3,7 @@ import Testing
 import Timing
 import TestSupport
 import Playback
-@_spi(Engine) @testable import Interlude
+@testable import Interlude
 
 /// Clicks in a live window, as `PlaySession.click(atX:y:)` gets them: on the drawn "Learn more"
 /// a click-through, on the drawn skip button a skip, elsewhere on a paused ad TAPPED and resume.

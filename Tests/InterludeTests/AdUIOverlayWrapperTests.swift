@@ -5,7 +5,7 @@ import Testing
 import Timing
 import TestSupport
 import Playback
-@_spi(Engine) @testable import Interlude
+@testable import Interlude
 
 /// VAST NonLinear overlays reached through wrappers, buffets of overlays, and clicks on an overlay
 /// in a live session — all against a real HTTP server on 127.0.0.1.

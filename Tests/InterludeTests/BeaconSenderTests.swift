@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 import Timing
-@_spi(Engine) @testable import Interlude
+@testable import Interlude
 
 /// Live beacons against a loopback tracker that answers in every way a hostile one can: each
 /// request is made once, the answer's status is kept, and its body is dropped unread past 1 MB

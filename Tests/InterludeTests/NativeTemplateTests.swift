@@ -1,6 +1,6 @@
 import Ads
 import Foundation
-@_spi(Engine) import Interlude
+import Interlude
 import Testing
 
 /// Format files and templates: what is read, one-line errors for bad ones, VMAP native breaks.

@@ -1,6 +1,6 @@
 import Ads
 import Foundation
-@_spi(Engine) import Interlude
+import Interlude
 import Testing
 import TestSupport
 

@@ -1,8 +1,8 @@
 import Foundation
-@_spi(Engine) import Playback
+import Playback
 import Testing
 import TestSupport
-@_spi(Engine) @testable import Interlude
+@testable import Interlude
 
 /// Double-box breaks asked for by a VMAP extension (`interlude:doublebox`) in a tag-driven stitch:
 /// the AdsManager plays the pod beside content that goes on (no content pause), with IMA's events

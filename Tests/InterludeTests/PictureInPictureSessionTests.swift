@@ -3,7 +3,7 @@ import Foundation
 import Playback
 import Testing
 import TestSupport
-@_spi(Engine) import Interlude
+import Interlude
 
 /// Stands in for ad UI (issue 9's default UI layer): a white box in the top-left corner of ad frames.
 final class FakeAdUI: SurfaceLayer {

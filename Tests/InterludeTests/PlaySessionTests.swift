@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
-@_spi(Engine) import Interlude
+import Interlude
 
 /// Live ad behaviour through the player, driven by viewer scripts: skip at the exact frame, ad
 /// pause holding the picture with its beacons, TAPPED on a paused ad, clicks with the link opener,

@@ -1,6 +1,6 @@
 import Testing
 import Timing
-@_spi(Engine) @testable import Playback
+@testable import Playback
 
 /// Issue 19, item 3: the frames a loop waits for the app on, computed from exact frame times.
 @Suite struct AdFrameMarksTests {

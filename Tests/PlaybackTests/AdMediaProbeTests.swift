@@ -3,7 +3,7 @@ import Testing
 import Timing
 import TestSupport
 import Media
-@_spi(Engine) @testable import Playback
+@testable import Playback
 
 /// `AdMediaProbe` measures ads from their packets and decodes only the first frame. Its figures
 /// must equal what decoding every frame gives (the way ads were measured before), on the sample

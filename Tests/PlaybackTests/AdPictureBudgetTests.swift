@@ -4,7 +4,7 @@ import Media
 import Testing
 import Timing
 import TestSupport
-@_spi(Engine) @testable import Playback
+@testable import Playback
 
 /// Ad pictures larger than any player would show (`PictureBudget.ad`: 4096×2304 pixels, no side
 /// over 8192) are refused with VAST 403 before a decoder allocates a frame of that size, whether

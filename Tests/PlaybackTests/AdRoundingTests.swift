@@ -3,7 +3,7 @@ import Interlude
 import Testing
 import Timing
 import TestSupport
-@_spi(Engine) @testable import Playback
+@testable import Playback
 
 /// Issue 13, item 6: many short ads that each round to whole output frames do not drift — the
 /// rounding is carried from ad to ad, as audio carries samples.

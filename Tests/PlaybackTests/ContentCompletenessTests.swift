@@ -3,7 +3,7 @@ import Interlude
 import Testing
 import Timing
 import TestSupport
-@_spi(Engine) @testable import Playback
+@testable import Playback
 
 /// Issue 13, item 5: content that decodes well short of its declared duration is an error unless
 /// allowed, cues past its real end are errors, content with no frames is an error, and ads

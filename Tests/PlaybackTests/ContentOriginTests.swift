@@ -4,7 +4,7 @@ import Testing
 import Timing
 import TestSupport
 import Media
-@_spi(Engine) @testable import Playback
+@testable import Playback
 
 /// Where content time 0 is (`ContentTimeline`): content whose clock starts far from zero (MP4
 /// and MPEG-TS at 100,000 s, a TS whose 33-bit PTS wraps inside it) starts at its first presented

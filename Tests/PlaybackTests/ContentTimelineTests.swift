@@ -4,7 +4,7 @@ import Testing
 import Timing
 import TestSupport
 import Media
-@_spi(Engine) @testable import Playback
+@testable import Playback
 
 /// Content whose video starts after 0 (a leading empty edit; all tracks delayed, start_time > 0):
 /// cues, the report's content times and the output are on the content's presentation timeline

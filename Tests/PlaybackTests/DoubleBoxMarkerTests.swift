@@ -2,7 +2,7 @@ import Foundation
 import Manifest
 import Testing
 import Timing
-@_spi(Engine) @testable import Playback
+@testable import Playback
 
 /// Where double boxes go in an output's markers, as pure tables: HLS (a date range per ad, no
 /// cue-out/in, no segment cut, no discontinuity) beside a standard break, and MP4 chapters (one

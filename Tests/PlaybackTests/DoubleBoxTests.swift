@@ -5,7 +5,7 @@ import Media
 import Testing
 import Timing
 import TestSupport
-@_spi(Engine) @testable import Playback
+@testable import Playback
 
 /// Double-box breaks in a stitch, checked by decoding the output with the ffmpeg CLI: content
 /// frames all there once and in order (in the window during the break), ad frames full size (or in

@@ -3,7 +3,7 @@ import Interlude
 import Testing
 import Timing
 import TestSupport
-@_spi(Engine) @testable import Playback
+@testable import Playback
 
 /// `--format hls`: a package whose playlist carries the break markers at the exact ad boundaries,
 /// whose every segment ffprobe reads without error, and whose decoded frames keep the stitch's

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import Timing
 import TestSupport
-@_spi(Engine) import Playback
+import Playback
 
 /// The player on its own: frame-exact seeks and boundaries, periodic observers, pause holding the
 /// picture, ads through the same surface, and several players in one process. Outputs are decoded

@@ -1,6 +1,6 @@
 import Testing
 import Timing
-@_spi(Engine) @testable import Playback
+@testable import Playback
 
 @Suite struct FrameSelectionTests {
     let p30 = Rational(30, 1).period

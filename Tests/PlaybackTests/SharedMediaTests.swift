@@ -3,7 +3,7 @@ import Interlude
 import Testing
 import Timing
 import TestSupport
-@_spi(Engine) @testable import Playback
+@testable import Playback
 
 /// Real files from ../shared/media: the androidx ad clips spliced into real content, including
 /// rotated, edit-listed, variable-frame-rate and HEVC inputs. Checked with ffprobe/ffmpeg.

@@ -2,7 +2,7 @@ import Foundation
 import Media
 import Testing
 import TestSupport
-@_spi(Engine) @testable import Playback
+@testable import Playback
 
 /// `SplitGOP`, the splice the stitch's smart renderer and the service's cut makers share: GOPs in
 /// decode order, and a split GOP decoded to the kept frames only, in order, or an error.

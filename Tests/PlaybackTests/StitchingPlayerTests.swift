@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import Timing
 import TestSupport
-@_spi(Engine) import Playback
+import Playback
 
 /// `Player(stitching:)`: the player's controls, observers and ads over the stitch engine (issue 8,
 /// item 6 — one stack). The same app code as on a presenting player gives the same frames;

@@ -5,7 +5,7 @@ import Media
 import Testing
 import Timing
 import TestSupport
-@_spi(Engine) @testable import Playback
+@testable import Playback
 
 /// A layer that draws a white box on ad frames only and adds a constant to the audio of ads.
 private final class AdBadge: SurfaceLayer {

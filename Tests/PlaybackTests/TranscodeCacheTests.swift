@@ -3,7 +3,7 @@ import Interlude
 import Testing
 import Timing
 import TestSupport
-@_spi(Engine) @testable import Playback
+@testable import Playback
 
 /// The ad transcode cache: a second smart stitch with the same ads copies their packets from the
 /// cache (nothing of them is encoded) and is the same stitch, frame for frame, byte for byte in

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPServer
-@_spi(Engine) import Interlude
+import Interlude
 @testable import Serve
 import TestSupport
 import Timing

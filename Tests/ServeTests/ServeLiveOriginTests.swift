@@ -1,6 +1,6 @@
 import Foundation
-@_spi(Engine) import Playback
-@_spi(Engine) @testable import Serve
+import Playback
+@testable import Serve
 import TestSupport
 import Testing
 import Timing

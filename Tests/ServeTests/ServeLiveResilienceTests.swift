@@ -1,7 +1,7 @@
 import Foundation
-@_spi(Engine) import Interlude
-@_spi(Engine) import Playback
-@_spi(Engine) @testable import Serve
+import Interlude
+import Playback
+@testable import Serve
 import TestSupport
 import Testing
 import Timing

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Engine) import Interlude
+import Interlude
 import Redis
 @testable import Serve
 import TestSupport

@@ -1,6 +1,6 @@
 // `--companions DIR` of a stitch job: the companion shown in each slot, one image file each.
 import Foundation
-@_spi(Engine) import Playback
+import Playback
 
 enum CompanionFiles {
     /// The file name for companion `index` of `c`: `companion-<WxH>-<n>-<ad id>.<ext>`, the ad id

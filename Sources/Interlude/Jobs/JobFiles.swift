@@ -1,7 +1,7 @@
 // The one place that knows every file a job reads and every file or folder it writes, and
 // refuses, before any work, an output that is (or resolves to) one of its inputs.
 import Foundation
-@_spi(Engine) import Playback
+import Playback
 
 /// The files of one job run (`StitchJob`, `PlayJob`): what it reads (content, ad media, tags, session scripts,
 /// layouts, native formats and responses…) and what it writes (`-o`, `--report`, `--events`,

@@ -1,7 +1,7 @@
 // `interlude play` as a library call: the files checked, the player opened with its outputs, the
 // viewer script and native ads, the PlaySession run, the stitched file committed, the summary.
 import Foundation
-@_spi(Engine) import Playback
+import Playback
 import Timing
 
 /// One playback as the `play` command runs it, callable without a process: content played
@@ -56,7 +56,7 @@ public struct PlayJob {
     /// throw fails the job with its message.
     public var attachViews: (@MainActor (Player) throws -> Void)?
     /// Called with the session once it is configured, before it runs (to route a window's input to it).
-    @_spi(Engine) public var willRun: (@MainActor (PlaySession) -> Void)?
+    package var willRun: (@MainActor (PlaySession) -> Void)?
 
     /// A job playing `content`, with nothing else set.
     public init(content: String) { self.content = content }

@@ -1,7 +1,7 @@
 // `interlude stitch` as a library call: the checks before any work, the stitcher that fits the
 // request (media breaks, an ad response, native ads), companions, the report, and the commit.
 import Foundation
-@_spi(Engine) import Playback
+import Playback
 import Timing
 
 /// One stitch as the `stitch` command runs it, callable without a process: the files checked

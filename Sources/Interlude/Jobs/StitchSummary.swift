@@ -1,7 +1,7 @@
 // The human summary of a stitch job: what was written, each break and ad, errors, timings.
 import Ads
 import Foundation
-@_spi(Engine) import Playback
+import Playback
 import Timing
 
 /// The lines a stitch job's `Outcome.summary` holds.

@@ -27,7 +27,7 @@ public struct NativeLoadSettings: Sendable {
 
 /// Builds `CustomNativeAd`s from responses. Every URL in a response is judged by `TagLocation`:
 /// http(s) always, `file` only when the response itself was local (never from the network).
-@_spi(Engine) public enum NativeAdAssembler {
+package enum NativeAdAssembler {
     /// The ad in `response` as `format`. `responseURL` is where the response came from (its
     /// scheme decides whether its URLs may be local files; nil: given by the app, local allowed).
     public static func assemble(response: NativeResponse, format: NativeFormatDefinition, responseURL: URL?,

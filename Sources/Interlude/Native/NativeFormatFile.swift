@@ -54,7 +54,7 @@ public struct NativeFormatFile: Sendable {
 extension NativeBreak {
     /// A native break of `response` (read from `responseURL`, or given in memory with the
     /// document that carried it as `responseURL`), in the first of `formats` it fits.
-    @_spi(Engine) public static func make(position: CuePosition, response: NativeResponse, responseURL: URL?, layout: Layout,
+    package static func make(position: CuePosition, response: NativeResponse, responseURL: URL?, layout: Layout,
                             formats: [NativeFormatFile], settings: NativeLoadSettings = NativeLoadSettings(),
                             fetcher: any AdDocumentFetcher = HTTPAdFetcher(),
                             beacons: BeaconSender = BeaconSender()) async throws(NativeAdError) -> NativeBreak {
@@ -73,7 +73,7 @@ extension NativeBreak {
 /// Native ads carried by a VMAP: `<vmap:AdSource><vmap:CustomAdData templateType="openrtb-native">`
 /// holding an OpenRTB Native 1.2 response. A `linear` break is a full-frame native break; a
 /// `nonlinear` one an L-bar over the content.
-@_spi(Engine) public enum NativeVMAP {
+package enum NativeVMAP {
     /// A native break found in a VMAP.
     public struct Found: Sendable {
         /// The break's id, if any.

@@ -2,7 +2,7 @@
 import Draw
 import Foundation
 import Media
-@_spi(Engine) import Playback
+import Playback
 import Timing
 
 /// A `SurfaceLayer` drawing a populated native layout (`NativeLayoutSnapshot`), either over the

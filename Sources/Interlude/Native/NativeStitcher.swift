@@ -1,7 +1,7 @@
 // Native ads in a stitch: full-frame native breaks and L-bars, drawn by their templates, impressions at first frame.
 import Ads
 import Foundation
-@_spi(Engine) import Playback
+import Playback
 import Timing
 
 /// A native ad placed in a stitch.

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Engine) import Playback
+import Playback
 import Timing
 
 /// VMAP double boxes under smart rendering: a double box draws on content frames, which copied

@@ -1,6 +1,6 @@
 import Ads
 import Foundation
-@_spi(Engine) import Playback
+import Playback
 import Timing
 
 /// The VMAP extension that asks for a double-box break (Interlude's own; documented in the README):

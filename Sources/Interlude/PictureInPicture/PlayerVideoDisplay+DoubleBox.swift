@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Engine) import Playback
+import Playback
 import Timing
 
 /// Double boxes on the live player: the break's `DoubleBoxLayer` goes on the player's surface and

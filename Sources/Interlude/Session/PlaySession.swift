@@ -8,7 +8,7 @@ import Timing
 /// Picture-in-picture follows IMA's PiP guide (a `PictureInPictureProxy` as the controller's
 /// delegate, the PiP request initializer, `start()` on LOADED only outside PiP) and the background
 /// follows `BackgroundPlayback`.
-@MainActor @_spi(Engine) public final class PlaySession: @preconcurrency AdsLoaderDelegate, @preconcurrency AdsManagerDelegate,
+@MainActor package final class PlaySession: @preconcurrency AdsLoaderDelegate, @preconcurrency AdsManagerDelegate,
                                                          PictureInPictureControllerDelegate {
     /// The content player; attach outputs to `player.surface` before `run()`.
     public let player: Player

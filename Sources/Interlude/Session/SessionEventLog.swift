@@ -8,7 +8,7 @@ import Timing
 /// `adId`, `adPosition`, `totalAds`, `breakTime`, `do`, `to`, `url`, `code`, `message`. In real time
 /// it also has `wallTime` (seconds since the session started); as fast as possible it has none,
 /// so the same script gives the same lines.
-@_spi(Engine) public final class SessionEventLog: @unchecked Sendable {
+package final class SessionEventLog: @unchecked Sendable {
     // @unchecked Sendable: writes are serialised by `lock`.
     private let handle: FileHandle?
     private let lock = NSLock()

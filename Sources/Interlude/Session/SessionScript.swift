@@ -22,7 +22,7 @@ import Timing
 /// `quit`; `pip on` / `pip off` (picture-in-picture starts or stops: the window key `p`),
 /// `background on` / `background off` (the app enters or leaves the background; `background on`
 /// with `for`: seconds until it returns, immediately when played as fast as possible).
-@_spi(Engine) public struct SessionScript: Sendable, Equatable {
+package struct SessionScript: Sendable, Equatable {
     /// What sets an action off.
     public enum Trigger: Sendable, Equatable {
         /// Content reaches this time.

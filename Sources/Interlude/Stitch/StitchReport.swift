@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Engine) import Playback
+import Playback
 import Timing
 
 /// The JSON report of a stitch (`--report FILE`), one type for every schedule. Times are seconds
@@ -322,7 +322,7 @@ extension StitchReport.Segment {
 
 extension StitchReport.Timings {
     /// The report entry for stage timings.
-    @_spi(Engine) public init(_ t: StageTimings) {
+    package init(_ t: StageTimings) {
         self.init(plan: t.plan, decode: t.decode, encode: t.encode, mux: t.mux, total: t.total)
     }
 }

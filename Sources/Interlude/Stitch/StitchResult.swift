@@ -1,4 +1,4 @@
-@_spi(Engine) import Playback
+import Playback
 import Timing
 
 /// Everything a stitch did, however its ads were chosen (`Stitcher`: media the app scheduled;
@@ -37,7 +37,7 @@ public struct StitchResult: Sendable {
     /// Content problems that did not stop the stitch (e.g. a read error near the end).
     public var warnings: [String]
     /// Where the time went.
-    @_spi(Engine) public var timings: StageTimings
+    package var timings: StageTimings
     /// Whether content was copied (`--smart`), or why not; nil with `--smart off`.
     public var smartRendering: SmartRenderingSummary? = nil
 
@@ -58,7 +58,7 @@ public struct StitchResult: Sendable {
     public var natives: [NativePlacement] = []
 
     /// A result; the manager's account starts empty.
-    @_spi(Engine) public init(schedule: Schedule, content: MediaSummary, output: MediaSummary, format: OutputFormat, videoFrames: Int64,
+    package init(schedule: Schedule, content: MediaSummary, output: MediaSummary, format: OutputFormat, videoFrames: Int64,
                 audioSamples: Int64, breaks: [PlacedBreak], timeline: TimelineMap, issues: [StitchIssue] = [],
                 warnings: [String], timings: StageTimings) {
         self.schedule = schedule; self.content = content; self.output = output; self.format = format

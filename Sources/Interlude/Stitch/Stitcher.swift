@@ -1,6 +1,6 @@
 import Ads
 import Foundation
-@_spi(Engine) import Playback
+import Playback
 import Timing
 
 /// Splices a fixed schedule of ad pods (media files the app chose) into content and writes the
@@ -118,7 +118,7 @@ public final class Stitcher {
 
     /// Breaks in play order (`BreakSequence`): pre-rolls, mid-rolls by time, post-rolls; ties keep
     /// request order; a break without an id gets the sequencer's name.
-    @_spi(Engine) public static func ordered(_ breaks: [AdBreakRequest]) -> [AdBreakRequest] {
+    package static func ordered(_ breaks: [AdBreakRequest]) -> [AdBreakRequest] {
         BreakSequence(breaks).slots.map { s in
             var b = breaks[s.source]
             b.id = s.name

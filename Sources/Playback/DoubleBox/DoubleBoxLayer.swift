@@ -13,7 +13,7 @@ import Timing
 /// advances through the break. The layer records where the break and each ad landed
 /// (`placement`), which the stitch turns into a break that overlaps content on the timeline.
 /// Frame-loop thread only (it owns its decoders).
-@_spi(Engine) public final class DoubleBoxLayer: SurfaceLayer {
+package final class DoubleBoxLayer: SurfaceLayer {
     /// The break's identifier.
     public let breakId: String
     /// Content time at which the break starts (the first content frame at or after it).

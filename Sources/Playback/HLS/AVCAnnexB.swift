@@ -5,7 +5,7 @@ import Media
 /// and PPS before every IDR that lacks its own, as `h264_mp4toannexb` does. Converting in the
 /// caller rather than in FFmpeg's automatic filter lets one TS stream carry both copied packets
 /// and an encoder's Annex B packets (the filter is chosen once, from a stream's first packet).
-@_spi(Engine) public struct AVCAnnexB: Sendable {
+package struct AVCAnnexB: Sendable {
     private let sets: [[UInt8]]
     private let lengthSize: Int
     /// The `avc1.PPCCLL` CODECS value of the stream (profile, constraints, level of its SPS).

@@ -5,7 +5,7 @@ import Timing
 /// Where an HLS package's segments are cut: at every ad's start and end, and inside each
 /// content run or ad at the last keyframe no later than the target duration after the segment's
 /// start (the first one after it when there is none), unless the run ends within the target. Pure: table-testable without media.
-@_spi(Engine) public enum HLSPlan {
+package enum HLSPlan {
     /// Segments covering `[0, duration)` given the output's video keyframe times (stream time).
     public static func segments(keyframes: [MediaTime], duration: MediaTime, breaks: [PackagedBreak],
                                 target: MediaTime, fileExtension: String = "ts") -> [HLSSegment] {

@@ -74,7 +74,7 @@ public struct PackagedAd: Sendable, Equatable {
 }
 
 /// One media segment of an HLS package.
-@_spi(Engine) public struct HLSSegment: Sendable, Equatable {
+package struct HLSSegment: Sendable, Equatable {
     /// Its file name in the package folder.
     public var fileName: String
     /// Stream time where it starts.

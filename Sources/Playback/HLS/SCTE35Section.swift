@@ -4,7 +4,7 @@ import Foundation
 /// cues from any carrier: in-band TS sections (`SCTE35TransportScan`) and the hex of
 /// `EXT-X-DATERANGE` `SCTE35-OUT` / `SCTE35-IN` / `SCTE35-CMD` attributes. Times are 90 kHz
 /// ticks, 33 bits, as in the section; `adjusted(_:)` adds `pts_adjustment`.
-@_spi(Engine) public struct SCTE35Section: Sendable, Equatable {
+package struct SCTE35Section: Sendable, Equatable {
     /// `pts_adjustment` (90 kHz, 33 bits): added to every `pts_time` to give the PTS in the TS.
     public var ptsAdjustment: UInt64
     /// `tier` (12 bits).

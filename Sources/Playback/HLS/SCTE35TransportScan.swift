@@ -3,7 +3,7 @@
 /// decodes each with `SCTE35Section`. Sections that fail (CRC, truncation, one still incomplete
 /// at the end of the bytes) are counted, not returned. Bytes come from the network: every length
 /// is checked, and a section never holds more than its 12-bit length allows.
-@_spi(Engine) public struct SCTE35TransportScan: Sendable {
+package struct SCTE35TransportScan: Sendable {
     /// One cue found in the stream.
     public struct Cue: Sendable, Equatable {
         /// The decoded section.

@@ -16,7 +16,7 @@ import Foundation
 /// ffmpeg CLI's content without B-frames, and every PCR still at or below the DTS it heads (the
 /// delay is far below 0.7 s). A piece of someone else's segment (a live origin's) takes that
 /// segment's distance instead, so that it joins the origin's segments as they join each other.
-@_spi(Engine) public enum TSRunClock {
+package enum TSRunClock {
     /// Where the first PCR of a run sits below its first video PTS (90 kHz): `max_delay`.
     public static let firstPictureAbovePCR = HLSPackager.maxDelayMicroseconds * 90_000 / 1_000_000
 

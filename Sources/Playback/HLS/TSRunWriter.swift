@@ -15,7 +15,7 @@ import Timing
 /// or not (`TSRunClock`).
 ///
 /// The serve store writes its shared segments with it too (content ladders, cuts, ads, slate).
-@_spi(Engine) public final class TSRunWriter {
+package final class TSRunWriter {
     private let sources: [(demuxer: Demuxer, stream: Int)]
     private var muxer: Muxer?
     private var map: [Int] = []

@@ -40,7 +40,7 @@ public struct AdFrameMarks: Sendable, Equatable {
 
 /// Applies `AdFrameMarks` frame by frame on the loop's thread: `isMarked(_:)` says whether the
 /// frame at that ad time must be handed to the observer.
-@_spi(Engine) public struct AdFrameFilter: Sendable {
+package struct AdFrameFilter: Sendable {
     private let marks: AdFrameMarks?
     private var frames = 0
     private var quartilesPassed = 0

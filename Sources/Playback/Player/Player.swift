@@ -100,7 +100,7 @@ public final class Player: @unchecked Sendable {
 
     /// A stitching player's file (nil for a player presenting frames): the output's facts
     /// (format, frames, timeline, smart rendering, warnings, timings). Read it after `close()`.
-    @_spi(Engine) public var stitchFile: StitchFile? { engine?.file }
+    package var stitchFile: StitchFile? { engine?.file }
 
     /// A stitching player: called on its thread for each event of the stitch (progress, ads,
     /// breaks). Set it before `play()`.

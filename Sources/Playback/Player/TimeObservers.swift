@@ -54,7 +54,7 @@ struct TimeObserver {
 /// Runs `body` on `queue` and waits for it: how the frame loop hands a decision to the app
 /// (a boundary, an ad frame, the end) without running ahead of it; a double box's layer hands the
 /// manager its frames the same way.
-@_spi(Engine) public func runAndWait<T>(on queue: DispatchQueue, _ body: () -> T) -> T {
+package func runAndWait<T>(on queue: DispatchQueue, _ body: () -> T) -> T {
     if queue === DispatchQueue.main, Thread.isMainThread { return body() }
     return queue.sync(execute: body)
 }

@@ -5,7 +5,7 @@ import Media
 /// to the next one (decode order); the GOP a cue splits is decoded and only the frames on the
 /// kept side of the cue are handed on, in presentation order, to be encoded again as one closed
 /// GOP (an IDR first) whose parameter sets are numbered `parameterSetID`, beside the content's.
-@_spi(Engine) public enum SplitGOP {
+package enum SplitGOP {
     /// The id of the SPS and PPS of a GOP encoded again inside copied content: the content's own
     /// are id 0 (libx264's and most encoders' default), so both sets can live in one stream.
     public static let parameterSetID = 1

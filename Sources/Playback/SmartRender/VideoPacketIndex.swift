@@ -5,7 +5,7 @@ import Timing
 /// the one keyframe scan that both the smart renderer (`SmartContentScan`, whether content can be
 /// copied) and the service's packager (`ContentScan`, frame rate, keyframes and bit rate of a
 /// source) read their decisions from.
-@_spi(Engine) public struct VideoPacketIndex {
+package struct VideoPacketIndex {
     /// One packet, in decode order.
     public struct Entry: Equatable {
         /// Presentation and decode time in stream ticks (nil: the packet carries none).

@@ -1,4 +1,4 @@
-@_spi(Engine) import Playback
+import Playback
 import Timing
 
 /// Folds a live rendition's signals into `LiveBreak`s, one segment at a time in channel
@@ -36,7 +36,7 @@ public struct LiveBreakTracker: Sendable {
     /// moved by it), `markers` the playlist markers in front of it, `cues` the SCTE-35 sections
     /// found in its TS. Returns the signals ignored, one line each.
     @discardableResult
-    @_spi(Engine) public mutating func add(sequence: Int, firstPTS: Int64, clockOffset: Int64 = 0, markers: [LiveMarker],
+    package mutating func add(sequence: Int, firstPTS: Int64, clockOffset: Int64 = 0, markers: [LiveMarker],
                                            cues: [SCTE35Section]) -> [String] {
         if let last = lastSequence, sequence <= last { return [] }
         lastSequence = sequence

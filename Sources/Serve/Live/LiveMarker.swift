@@ -1,6 +1,6 @@
 import Foundation
 import Manifest
-@_spi(Engine) import Playback
+import Playback
 import Timing
 
 /// An ad-break marker of a live HLS media playlist, in the three forms origins use, as the
@@ -27,7 +27,7 @@ public enum LiveMarker: Sendable, Equatable {
         /// `PLANNED-DURATION`, `DURATION`.
         public var plannedDuration: MediaTime?, duration: MediaTime?
         /// The decoded `SCTE35-OUT`, `SCTE35-IN` sections.
-        @_spi(Engine) public var out: SCTE35Section?, `in`: SCTE35Section?
+        package var out: SCTE35Section?, `in`: SCTE35Section?
         /// Whether the tag had an `SCTE35-OUT` / `SCTE35-IN` attribute (even one that did not decode).
         public var hasOut: Bool, hasIn: Bool
     }

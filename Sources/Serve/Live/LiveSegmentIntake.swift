@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Engine) import Playback
+import Playback
 import Timing
 
 /// What the live source learns from one fetched origin segment: its first video PTS and frame
@@ -8,7 +8,7 @@ import Timing
 /// hostile: a segment that is not MPEG-TS with a video PES is refused (nil).
 public enum LiveSegmentIntake {
     /// A segment's bytes, read.
-    @_spi(Engine) public struct Reading: Sendable {
+    package struct Reading: Sendable {
         /// The first video PES's PTS (decode order: the segment's first frame), 33 bits.
         public var firstPTS: UInt64
         /// Every video PES's PTS, as written.
@@ -20,7 +20,7 @@ public enum LiveSegmentIntake {
     }
 
     /// Reads `data`; nil when it is not MPEG-TS with a video PES.
-    @_spi(Engine) public static func read(_ data: Data) -> Reading? {
+    package static func read(_ data: Data) -> Reading? {
         guard data.count >= 188, data.count % 188 == 0, data.first == 0x47 else { return nil }
         let written = TSTimestamps.videoPTS(data)
         guard let raw = written.first.map(UInt64.init) else { return nil }
@@ -31,7 +31,7 @@ public enum LiveSegmentIntake {
     /// The `LiveSegment` of `reading`, segment `entry` of `rendition` of `channel` numbered
     /// `sequence` on the channel, whose first frame is at `filePTS` on its own (unwrapped) clock
     /// and `filePTS + clockOffset` on the channel's.
-    @_spi(Engine) public static func segment(_ reading: Reading, entry: LivePlaylist.Segment, sequence: Int, channel: String, rendition: String,
+    package static func segment(_ reading: Reading, entry: LivePlaylist.Segment, sequence: Int, channel: String, rendition: String,
                                              filePTS: Int64, clockOffset: Int64, discontinuity: Bool) -> LiveSegment {
         let frames = reading.framePTS.map { LivePTS.unwrap(UInt64($0), near: filePTS) + clockOffset }.sorted()
         return LiveSegment(sequence: sequence, duration: entry.duration, firstPTS: filePTS + clockOffset, discontinuity: discontinuity,
@@ -42,7 +42,7 @@ public enum LiveSegmentIntake {
     /// Reads `data`, the segment `entry` of `rendition` of `channel`, on a clock without
     /// offset. `expectedPTS` is where the previous segment ended on the unwrapped clock (its
     /// first PTS plus its duration), nil for the first segment; the 33-bit PTS is unwrapped near it.
-    @_spi(Engine) public static func take(_ data: Data, entry: LivePlaylist.Segment, channel: String, rendition: String,
+    package static func take(_ data: Data, entry: LivePlaylist.Segment, channel: String, rendition: String,
                             expectedPTS: Int64?) -> (segment: LiveSegment, cues: [SCTE35Section])? {
         guard let r = read(data) else { return nil }
         let first = expectedPTS.map { LivePTS.unwrap(r.firstPTS, near: $0) } ?? Int64(r.firstPTS)

@@ -1,6 +1,6 @@
 import Foundation
 import Manifest
-@_spi(Engine) import Interlude
+import Interlude
 import Timing
 
 /// One viewer's live session: its own playlist per rung over the channel's sliding window, each

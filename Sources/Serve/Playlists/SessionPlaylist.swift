@@ -1,6 +1,6 @@
 import Foundation
 import Manifest
-@_spi(Engine) import Playback
+import Playback
 import Timing
 
 /// The one writer of a session's HLS media playlists, VOD and live: each item of the session's

@@ -1,8 +1,8 @@
 import Foundation
-@_spi(Engine) import Interlude
+import Interlude
 import Manifest
 import Media
-@_spi(Engine) import Playback
+import Playback
 import Timing
 
 /// An ad made for one rung by the engine's own media path: the stitch of the ad alone

@@ -1,7 +1,7 @@
 import Foundation
 import Interlude
 import Media
-@_spi(Engine) import Playback
+import Playback
 import Timing
 
 /// The work of one ad job, shared by the store's own pool and `interlude worker`: fetch (hardened:

@@ -1,6 +1,6 @@
 import Foundation
 import Media
-@_spi(Engine) import Playback
+import Playback
 import Timing
 
 /// Packages an MP4 source into the store's HLS ladder: segments cut at the source's keyframes

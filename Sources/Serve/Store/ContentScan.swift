@@ -1,6 +1,6 @@
 import Foundation
 import Media
-@_spi(Engine) import Playback
+import Playback
 import Timing
 
 /// What packaging needs to know of an MP4 source, from one pass over its video packets (the

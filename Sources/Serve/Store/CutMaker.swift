@@ -1,6 +1,6 @@
 import Foundation
 import Media
-@_spi(Engine) import Playback
+import Playback
 import Timing
 
 /// Makes a shared cut's piece: the frames `[from, to)` of one origin segment of one rung, where a

@@ -1,6 +1,6 @@
 import Foundation
 import Media
-@_spi(Engine) import Playback
+import Playback
 import Timing
 
 /// Encodes pictures and sound into one rung's intermediate file (NUT: libx264 Annex B video, AAC

@@ -1,6 +1,6 @@
 import Foundation
 import Media
-@_spi(Engine) import Playback
+import Playback
 import Timing
 
 /// Cuts one stored MPEG-TS segment (H.264 + AAC: a live origin's, an HLS origin's or one of the

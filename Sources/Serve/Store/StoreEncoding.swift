@@ -1,6 +1,6 @@
 import Foundation
 import Media
-@_spi(Engine) import Playback
+import Playback
 import Timing
 
 /// How the store encodes video and audio, in one place: libx264 at a rung's bitrate, keyframes

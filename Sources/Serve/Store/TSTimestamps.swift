@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Engine) import Playback
+import Playback
 import Timing
 
 /// The clock of a stored MPEG-TS segment, read and moved without remuxing, for a session whose
