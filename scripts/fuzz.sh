@@ -23,10 +23,11 @@ FINAL=0
 
 ads_target() {
 echo "fuzz: building with $SWIFTC"
-"$SWIFTC" -parse-as-library -sanitize=fuzzer -O -g -module-name Timing -emit-module -emit-module-path "$OUT/mod/Timing.swiftmodule" \
+"$SWIFTC" -package-name interlude -parse-as-library -sanitize=fuzzer -O -g -module-name Timing -emit-module -emit-module-path "$OUT/mod/Timing.swiftmodule" \
   -emit-library -static -o "$OUT/mod/libTiming.a" Sources/Timing/*.swift
 mapfile -t ADS_SOURCES < <(find Sources/Ads -name '*.swift' | sort)
-"$SWIFTC" -parse-as-library -sanitize=fuzzer -O -g -module-name AdsFuzz -I "$OUT/mod" -L "$OUT/mod" -lTiming \
+"$SWIFTC" -package-name interlude -parse-as-library -sanitize=fuzzer -O -g -module-name AdsFuzz -I "$OUT/mod" -I Sources/CCurl \
+  -L "$OUT/mod" -lTiming \
   "${ADS_SOURCES[@]}" Fuzz/AdsFuzzEntry.swift -o "$OUT/ads-fuzz"
 
 # Seeds: every corpus document plus a few hostile ones.
@@ -59,17 +60,27 @@ media_target() {
   FF=$(pkg-config --cflags --libs libavformat libavcodec libavfilter libavutil libswscale libswresample)
   local CC_FLAGS=()
   for f in $FF; do case $f in -I*) CC_FLAGS+=(-Xcc "$f");; -l*) CC_FLAGS+=("$f");; esac; done
-  "$SWIFTC" -parse-as-library -sanitize=fuzzer -O -g -module-name Timing -emit-module -emit-module-path "$M/mod/Timing.swiftmodule" \
+  "$SWIFTC" -package-name interlude -parse-as-library -sanitize=fuzzer -O -g -module-name Timing -emit-module -emit-module-path "$M/mod/Timing.swiftmodule" \
     -emit-library -static -o "$M/mod/libTiming.a" Sources/Timing/*.swift
-  local MEDIA_SOURCES PLAYBACK_SOURCES
+  for f in $(pkg-config --cflags --libs freetype2); do case $f in -I*) CC_FLAGS+=(-Xcc "$f");; -l*) CC_FLAGS+=("$f");; esac; done
+  # Playback's module dependencies (Package.swift): Media, Timing, Manifest, Draw
+  local MEDIA_SOURCES MANIFEST_SOURCES DRAW_SOURCES PLAYBACK_SOURCES
   mapfile -t MEDIA_SOURCES < <(find Sources/Media -name '*.swift' | sort)
+  mapfile -t MANIFEST_SOURCES < <(find Sources/Manifest -name '*.swift' | sort)
+  mapfile -t DRAW_SOURCES < <(find Sources/Draw -name '*.swift' | sort)
   mapfile -t PLAYBACK_SOURCES < <(find Sources/Playback -name '*.swift' | sort)
-  "$SWIFTC" -parse-as-library -sanitize=fuzzer -O -g -module-name Media -I "$M/mod" -I Sources/CFFmpeg "${CC_FLAGS[@]}" \
-    -emit-module -emit-module-path "$M/mod/Media.swiftmodule" -emit-library -static -o "$M/mod/libMedia.a" "${MEDIA_SOURCES[@]}"
-  "$SWIFTC" -parse-as-library -sanitize=fuzzer -O -g -module-name Playback -I "$M/mod" -I Sources/CFFmpeg "${CC_FLAGS[@]}" \
-    -emit-module -emit-module-path "$M/mod/Playback.swiftmodule" -emit-library -static -o "$M/mod/libPlayback.a" "${PLAYBACK_SOURCES[@]}"
-  "$SWIFTC" -parse-as-library -sanitize=fuzzer -O -g -module-name MediaFuzz -I "$M/mod" -I Sources/CFFmpeg "${CC_FLAGS[@]}" \
-    -L "$M/mod" -lPlayback -lMedia -lTiming Fuzz/MediaFuzzEntry.swift -o "$M/media-fuzz"
+  local INCLUDES=(-I "$M/mod" -I Sources/CFFmpeg -I Sources/CFreeType)
+  module() { # NAME SOURCES…
+    local name=$1; shift
+    "$SWIFTC" -package-name interlude -parse-as-library -sanitize=fuzzer -O -g -module-name "$name" "${INCLUDES[@]}" "${CC_FLAGS[@]}" \
+      -emit-module -emit-module-path "$M/mod/$name.swiftmodule" -emit-library -static -o "$M/mod/lib$name.a" "$@"
+  }
+  module Media "${MEDIA_SOURCES[@]}"
+  module Manifest "${MANIFEST_SOURCES[@]}"
+  module Draw "${DRAW_SOURCES[@]}"
+  module Playback "${PLAYBACK_SOURCES[@]}"
+  "$SWIFTC" -package-name interlude -parse-as-library -sanitize=fuzzer -O -g -module-name MediaFuzz "${INCLUDES[@]}" "${CC_FLAGS[@]}" \
+    -L "$M/mod" -lPlayback -lDraw -lManifest -lMedia -lTiming Fuzz/MediaFuzzEntry.swift -o "$M/media-fuzz"
   # Seeds: tiny MP4s of the kinds ads come as (H.264+AAC with the index first or last, MPEG-4 Part 2, fragmented).
   if [ -z "$(ls -A "$M/corpus")" ]; then
     local SRC="-f lavfi -i testsrc2=s=64x36:r=10:d=0.5 -f lavfi -i sine=f=1000:d=0.5:r=8000"
