@@ -1,13 +1,14 @@
 // `interlude stitch`: parses options into a StitchJob, runs it with a progress line, prints its summary.
 import Foundation
-@_spi(Engine) import Interlude
-@_spi(Engine) import Playback
+import Interlude
+import Playback
 import Timing
 
 let stitchHelp = """
     usage: interlude stitch CONTENT -o OUT [--ads TAG | --ad-break TIME=AD[,AD…]…] [options]
 
-    Splices ads into CONTENT at exact cue times and writes a stitched MP4 or a frame stream.
+    Splices ads into CONTENT at exact cue times and writes a stitched MP4, an HLS package or a
+    frame stream.
 
     options:
       -o, --output OUT          output file, or - for standard output (y4m and nut only)

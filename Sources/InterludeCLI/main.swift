@@ -6,7 +6,7 @@ let usage = """
     usage: interlude <command> [options]
 
     commands:
-      stitch    splice ad media into content and write a stitched MP4 or a frame stream
+      stitch    splice ad media into content and write a stitched MP4, an HLS package or a frame stream
       play      play content with its ads through the player, live (real time) or as fast as possible
       inspect   resolve a VAST/VMAP ad tag and print its ad schedule
       serve     server-side ad insertion for HLS: per-viewer sessions over shared cuts and ads
