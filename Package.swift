@@ -31,6 +31,8 @@ let package = Package(
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
         // Rational time shared by every layer.
         .target(name: "Timing"),
+        // The concurrency tools: state bound to the thread that owns it, asserted in debug builds.
+        .target(name: "Threads"),
         // Manifests as values: HLS playlists (and their live evolution) with one writer and one
         // parser, for the stitch, the service and its origins. Pure Swift.
         .target(name: "Manifest", dependencies: ["Timing"]),
@@ -39,13 +41,13 @@ let package = Package(
         // Drawing on frames: text (FreeType, the only module importing CFreeType), sprites, boxes, scaled pictures.
         .target(name: "Draw", dependencies: ["CFreeType", "Media"]),
         // Frame loop, true playhead, conforming, splicing, sinks.
-        .target(name: "Playback", dependencies: ["Media", "Timing", "Draw", "Manifest"]),
+        .target(name: "Playback", dependencies: ["Media", "Timing", "Draw", "Manifest", "Threads"]),
         // VAST / VMAP, no FFmpeg; its http(s) fetcher is the only Swift module importing CCurl.
         .target(name: "Ads", dependencies: ["CCurl", "Timing"]),
         // The live window output (SDL2): the only Swift module that imports CSDL2.
         .target(name: "Window", dependencies: ["CSDL2", "Playback", "Media"]),
         // The IMA-shaped public API and the stitcher.
-        .target(name: "Interlude", dependencies: ["Playback", "Media", "Ads", "Timing", "Draw"]),
+        .target(name: "Interlude", dependencies: ["Playback", "Media", "Ads", "Timing", "Draw", "Threads"]),
         // An HTTP/1.1 server (thread pool, keep-alive, limits): the only Swift module importing CMicroHTTPD.
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
         // A Redis client (connections, backoff): the only Swift module importing CHiredis.
@@ -60,6 +62,7 @@ let package = Package(
         // Test helpers: generated media, an independent ffmpeg-CLI verifier, a loopback HTTP server.
         .target(name: "TestSupport", dependencies: ["Timing"]),
         .testTarget(name: "TimingTests", dependencies: ["Timing"]),
+        .testTarget(name: "ThreadsTests", dependencies: ["Threads"]),
         .testTarget(name: "ManifestTests", dependencies: ["Manifest", "Timing", "TestSupport"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),
         .testTarget(name: "DrawTests", dependencies: ["Draw", "Media", "TestSupport"]),

@@ -63,11 +63,12 @@ media_target() {
   "$SWIFTC" -package-name interlude -parse-as-library -sanitize=fuzzer -O -g -module-name Timing -emit-module -emit-module-path "$M/mod/Timing.swiftmodule" \
     -emit-library -static -o "$M/mod/libTiming.a" Sources/Timing/*.swift
   for f in $(pkg-config --cflags --libs freetype2); do case $f in -I*) CC_FLAGS+=(-Xcc "$f");; -l*) CC_FLAGS+=("$f");; esac; done
-  # Playback's module dependencies (Package.swift): Media, Timing, Manifest, Draw
-  local MEDIA_SOURCES MANIFEST_SOURCES DRAW_SOURCES PLAYBACK_SOURCES
+  # Playback's module dependencies (Package.swift): Media, Timing, Manifest, Draw, Threads
+  local MEDIA_SOURCES MANIFEST_SOURCES DRAW_SOURCES THREADS_SOURCES PLAYBACK_SOURCES
   mapfile -t MEDIA_SOURCES < <(find Sources/Media -name '*.swift' | sort)
   mapfile -t MANIFEST_SOURCES < <(find Sources/Manifest -name '*.swift' | sort)
   mapfile -t DRAW_SOURCES < <(find Sources/Draw -name '*.swift' | sort)
+  mapfile -t THREADS_SOURCES < <(find Sources/Threads -name '*.swift' | sort)
   mapfile -t PLAYBACK_SOURCES < <(find Sources/Playback -name '*.swift' | sort)
   local INCLUDES=(-I "$M/mod" -I Sources/CFFmpeg -I Sources/CFreeType)
   module() { # NAME SOURCES…
@@ -78,9 +79,10 @@ media_target() {
   module Media "${MEDIA_SOURCES[@]}"
   module Manifest "${MANIFEST_SOURCES[@]}"
   module Draw "${DRAW_SOURCES[@]}"
+  module Threads "${THREADS_SOURCES[@]}"
   module Playback "${PLAYBACK_SOURCES[@]}"
   "$SWIFTC" -package-name interlude -parse-as-library -sanitize=fuzzer -O -g -module-name MediaFuzz "${INCLUDES[@]}" "${CC_FLAGS[@]}" \
-    -L "$M/mod" -lPlayback -lDraw -lManifest -lMedia -lTiming Fuzz/MediaFuzzEntry.swift -o "$M/media-fuzz"
+    -L "$M/mod" -lPlayback -lThreads -lDraw -lManifest -lMedia -lTiming Fuzz/MediaFuzzEntry.swift -o "$M/media-fuzz"
   # Seeds: tiny MP4s of the kinds ads come as (H.264+AAC with the index first or last, MPEG-4 Part 2, fragmented).
   if [ -z "$(ls -A "$M/corpus")" ]; then
     local SRC="-f lavfi -i testsrc2=s=64x36:r=10:d=0.5 -f lavfi -i sine=f=1000:d=0.5:r=8000"

@@ -2,6 +2,7 @@ import Ads
 import Foundation
 import Playback
 import Synchronization
+import Threads
 import Timing
 
 /// Plays the ads of one response, as IMA's `IMAAdsManager`: it decides when content pauses, which
@@ -25,9 +26,10 @@ import Timing
 /// (on `delegateQueue` itself: a viewer script reacting to events, or the app's own ad views
 /// drawn in a run as fast as possible), where what the frames show depends on the app's answers.
 public final class AdsManager: @unchecked Sendable {
-    // @unchecked Sendable: every mutable field is touched only on `queue` (through `perform`, or
-    // from the callbacks the manager gives the display and the player, which run there), except
-    // `delegateBox` and `lifeSeen`, which are Mutexes.
+    // @unchecked Sendable: the mutable state is `decided`, a `LoopBound` of `queue` (touched
+    // through `perform`, or from the callbacks the manager gives the display and the player,
+    // which run there; asserted on every access in debug builds); `delegateBox` and `lifeSeen`
+    // are Mutexes.
     /// Receives events, errors and content pause/resume requests, on `delegateQueue`.
     public var delegate: AdsManagerDelegate? {
         get { delegateBox.withLock { $0.value } }
@@ -66,17 +68,17 @@ public final class AdsManager: @unchecked Sendable {
     let localOrigin: Bool
     /// Folder that relative media paths in a local document are resolved against.
     let mediaBase: URL?
-    var adState: AdPlaybackState
+    var adState: AdPlaybackState { get { decided.value.adState } _modify { yield &decided.value.adState } }
     /// What the app can read back: events, errors, beacons and played breaks, in order.
-    var record = Record()
+    var record: Record { get { decided.value.record } _modify { yield &decided.value.record } }
     struct Record {
         var events: [AdEvent] = []
         var errors: [AdError] = []
         var beacons: [TrackedBeacon] = []
         var playedBreaks: [PlayedBreak] = []
     }
-    var plans: [BreakPlan]
-    var renderingSettings = AdsRenderingSettings()
+    var plans: [BreakPlan] { get { decided.value.plans } _modify { yield &decided.value.plans } }
+    var renderingSettings: AdsRenderingSettings { get { decided.value.renderingSettings } _modify { yield &decided.value.renderingSettings } }
 
     /// Whether the display's loop waits for the manager on the frames it acts on: when it decides
     /// in step with its delegate (what the delegate does on an event applies at that event's
@@ -94,17 +96,17 @@ public final class AdsManager: @unchecked Sendable {
     /// Where network ad media is fetched to (the loader's).
     let mediaCache: AdMediaCache?
     /// The preloading started by `initialize`, when on.
-    var preloadTask: Task<Void, Never>?
+    var preloadTask: Task<Void, Never>? { get { decided.value.preloadTask } _modify { yield &decided.value.preloadTask } }
     /// Media fetches under way or done, by URL.
-    var mediaFetches: [String: Task<Result<String, AdMediaCache.Failure>, Never>] = [:]
+    var mediaFetches: [String: Task<Result<String, AdMediaCache.Failure>, Never>] { get { decided.value.mediaFetches } _modify { yield &decided.value.mediaFetches } }
     /// Fires beacons over HTTP when the display plays live; its `outcomes` say what became of each.
     public let beaconSender = BeaconSender()
     /// Observers on a watched player (boundary tokens and the time-jump observer).
-    var playerObservers: [Any] = []
-    var jumpObserver: NSObjectProtocol?
-    var mediaPaths: [String: Result<String, AdError>] = [:]
+    var playerObservers: [Any] { get { decided.value.playerObservers } _modify { yield &decided.value.playerObservers } }
+    var jumpObserver: NSObjectProtocol? { get { decided.value.jumpObserver } _modify { yield &decided.value.jumpObserver } }
+    var mediaPaths: [String: Result<String, AdError>] { get { decided.value.mediaPaths } _modify { yield &decided.value.mediaPaths } }
     /// Where the manager stands (`AdsManagerPhase`: its life, start, break, completion, app state).
-    var phase = AdsManagerPhase()
+    var phase: AdsManagerPhase { get { decided.value.phase } _modify { yield &decided.value.phase } }
     /// Whether a plain VAST response was started.
     var started: Bool { phase.start == .started }
     /// Whether `destroy()` was called.
@@ -113,18 +115,39 @@ public final class AdsManager: @unchecked Sendable {
     var breakPlaying: Bool { phase.breakRun != .none }
     /// Whether the break playing was asked to end.
     var discardRequested: Bool { phase.breakRun == .discarding }
-    var playing: Playing?
+    var playing: Playing? { get { decided.value.playing } _modify { yield &decided.value.playing } }
     /// Overlays shown whose `close` beacons are still due: (content end, ad, break id).
-    var overlayCloses: [(end: MediaTime, ad: ResolvedAd, breakId: String)] = []
+    var overlayCloses: [(end: MediaTime, ad: ResolvedAd, breakId: String)] { get { decided.value.overlayCloses } _modify { yield &decided.value.overlayCloses } }
     /// Overlays scheduled on the display's overlay layer: what a click on one refers to.
-    var overlaysOnScreen: [(overlay: ScheduledOverlay, ad: ResolvedAd, breakIndex: Int)] = []
+    var overlaysOnScreen: [(overlay: ScheduledOverlay, ad: ResolvedAd, breakIndex: Int)] { get { decided.value.overlaysOnScreen } _modify { yield &decided.value.overlaysOnScreen } }
     /// Breaks shown as overlays so far.
-    var overlaysShown = 0
+    var overlaysShown: Int { get { decided.value.overlaysShown } _modify { yield &decided.value.overlaysShown } }
     /// Content pauses requested so far.
-    var pauses = 0
+    var pauses: Int { get { decided.value.pauses } _modify { yield &decided.value.pauses } }
     /// The double-box break playing beside content, if any.
-    var doubleBox: DoubleBoxRun?
+    var doubleBox: DoubleBoxRun? { get { decided.value.doubleBox } _modify { yield &decided.value.doubleBox } }
     private let epoch = Date()
+    /// Everything the manager decides with: touched only on `queue` once init has set it up (a
+    /// `LoopBound` of the queue, asserted on every access in debug builds).
+    struct Decided {
+        var adState: AdPlaybackState
+        var record: Record = Record()
+        var plans: [BreakPlan]
+        var renderingSettings: AdsRenderingSettings = AdsRenderingSettings()
+        var preloadTask: Task<Void, Never>? = nil
+        var mediaFetches: [String: Task<Result<String, AdMediaCache.Failure>, Never>] = [:]
+        var playerObservers: [Any] = []
+        var jumpObserver: NSObjectProtocol? = nil
+        var mediaPaths: [String: Result<String, AdError>] = [:]
+        var phase: AdsManagerPhase = AdsManagerPhase()
+        var playing: Playing? = nil
+        var overlayCloses: [(end: MediaTime, ad: ResolvedAd, breakId: String)] = []
+        var overlaysOnScreen: [(overlay: ScheduledOverlay, ad: ResolvedAd, breakIndex: Int)] = []
+        var overlaysShown: Int = 0
+        var pauses: Int = 0
+        var doubleBox: DoubleBoxRun? = nil
+    }
+    let decided: LoopBound<Decided>
 
     /// The ad now playing and what has fired for it.
     struct Playing {
@@ -177,11 +200,13 @@ public final class AdsManager: @unchecked Sendable {
         isAdRules = schedule.kind == .vmap
         // play order, pod indexes and names: the one break sequencer
         let sequence = BreakSequence(schedule.breaks)
-        plans = sequence.slots.map { s in
+        let plans = sequence.slots.map { s in
             let b = schedule.breaks[s.source]
             return BreakPlan(id: s.name, cue: s.cue, podIndex: s.podIndex, ads: b.pod, spares: b.spares, scheduled: b)
         }
-        adState = AdPlaybackState(sequence: sequence)
+        let owner = ThreadOwner(name: "the ads manager's queue", queue: queue, key: queueKey)
+        decided = LoopBound(Decided(adState: AdPlaybackState(sequence: sequence), plans: plans), owner: owner, name: "its state")
+        owner.bind()
         if let proxy = request.pictureInPictureProxy { proxy.add(self) }
     }
 

@@ -1,5 +1,7 @@
 import Foundation
 import Media
+import Synchronization
+import Threads
 import Timing
 
 /// The stitch file: the output a stitching player's surface writes (`Player(stitching:)`), and
@@ -12,7 +14,8 @@ import Timing
 /// surface. Around it, what only a file needs: ads from the transcode cache, loudness, the rounding
 /// carried from ad to ad, the content's completeness, chapters, HLS markers, and the commit that
 /// moves the temporary file into place (nothing is visible at the output path before). The
-/// player's frame loop calls it on its thread only; its facts are read once the loop has ended.
+/// player's frame loop calls it on its thread only (what it changes is a `LoopBound` of the loop's
+/// thread, asserted in debug builds); its facts are read once the loop has ended.
 package final class StitchFile {
     /// The conformed output format.
     public let format: OutputFormat
@@ -34,10 +37,10 @@ package final class StitchFile {
     /// removed). It opens when the first frame is written (`opened()`), so smart rendering is
     /// decided knowing every layer added before it: a layer that draws on content frames turns
     /// copying off there (`auto`, with the reason) or fails the stitch (`on`).
-    private var phase = Phase.reserved
+    private var phase: Phase { get { writing.value.phase } set { writing.value.phase = newValue } }
     private enum Phase { case reserved, writing, done }
     /// The output once opened.
-    private var output: OpenOutput?
+    private var output: OpenOutput? { get { writing.value.output } set { writing.value.output = newValue } }
     private struct OpenOutput {
         let sink: StitchOutput
         /// Content copied (smart rendering), or nil: every frame encoded.
@@ -48,21 +51,48 @@ package final class StitchFile {
     private var smart: (content: SmartContent, output: SmartOutput)? { output?.smart }
     /// The transcode cache, opened when the first ad that can use it plays (smart rendering, no
     /// layers): a stitch whose ads carry layers never touches the cache's folder.
-    private lazy var transcoding: AdTranscoding? = smart == nil ? nil : request.transcodeCache.flatMap {
-        (try? AdTranscodeCache(directory: URL(fileURLWithPath: $0), maxBytes: request.transcodeCacheMaxBytes)).map(AdTranscoding.init)
+    private var transcoding: AdTranscoding? {
+        if let opened = writing.value.transcoding { return opened }
+        let t = smart == nil ? nil : request.transcodeCache.flatMap {
+            (try? AdTranscodeCache(directory: URL(fileURLWithPath: $0), maxBytes: request.transcodeCacheMaxBytes)).map(AdTranscoding.init)
+        }
+        writing.value.transcoding = .some(t)
+        return t
     }
     private let temporary: String
     private let toStdout: Bool
     private let durationGuessed: Bool
     /// Output time the ads played so far exceed their measured durations by (under half a frame).
-    private var adRounding = MediaTime.zero
-    private(set) var warnings: [String] = []
-    private var packagedBreaks: [PackagedBreak] = []   // for HLS markers
-    private var packagedAds: [PackagedAd] = []
+    private var adRounding: MediaTime { get { writing.value.adRounding } set { writing.value.adRounding = newValue } }
+    private(set) var warnings: [String] { get { writing.value.warnings } _modify { yield &writing.value.warnings } }
+    private var packagedBreaks: [PackagedBreak] { get { writing.value.packagedBreaks } _modify { yield &writing.value.packagedBreaks } }
+    private var packagedAds: [PackagedAd] { get { writing.value.packagedAds } _modify { yield &writing.value.packagedAds } }
     /// Ad chapters and double-box chapters; content chapters are the timeline's segments.
-    private var chapters: [OutputChapter] = []
+    private var chapters: [OutputChapter] { get { writing.value.chapters } _modify { yield &writing.value.chapters } }
     private let startDate = Date()
-    private lazy var loudness = LoudnessNormalizer(mode: request.loudness, content: request.content, format: format)
+    private var loudness: LoudnessNormalizer {
+        if let l = writing.value.loudness { return l }
+        let l = LoudnessNormalizer(mode: request.loudness, content: request.content, format: format)
+        writing.value.loudness = l
+        return l
+    }
+
+    /// What writing the file changes: the frame loop's thread owns it while the loop runs (it
+    /// alone writes the file), init sets it up before, the app reads the facts after.
+    private struct Writing {
+        var phase = Phase.reserved
+        var output: OpenOutput?
+        /// The transcode cache once asked for (`.some(nil)`: none for this stitch).
+        var transcoding: AdTranscoding??
+        var adRounding = MediaTime.zero
+        var warnings: [String] = []
+        var packagedBreaks: [PackagedBreak] = []   // for HLS markers
+        var packagedAds: [PackagedAd] = []
+        var chapters: [OutputChapter] = []
+        var loudness: LoudnessNormalizer?
+        var finishSeconds: Double = 0
+    }
+    private let writing: LoopBound<Writing>
     /// Whether content packets are being copied, and how many so far.
     public var smartRendering: SmartRenderingSummary? {
         guard request.smart != .off, request.container == .mp4 || request.container == .hls else { return nil }
@@ -81,7 +111,8 @@ package final class StitchFile {
     /// the first frame is written turns smart rendering off (with `auto`, the report says why;
     /// `on` is refused), and ads with layers are encoded rather than taken from the transcode
     /// cache (whose entries hold pictures without them). `request.breaks` is not used.
-    init(request: StitchRequest, layerStack: LayerStack) throws {
+    init(request: StitchRequest, layerStack: LayerStack, owner: ThreadOwner) throws {
+        writing = LoopBound(Writing(), owner: owner, name: "the stitch file's writing")
         self.request = request
         self.layers = layerStack
         toStdout = request.output == "-"
@@ -118,7 +149,7 @@ package final class StitchFile {
         var format = try OutputFormat.forContent(video: video, audio: audio, size: request.size, frameRate: request.frameRate)
         if let a = request.audio { format.sampleRate = a.sampleRate; format.channels = a.channels }
         self.format = format
-        if request.size == nil, let w = OutputFormat.downscaleWarning(video: video, output: format) { warnings.append(w) }
+        if request.size == nil, let w = OutputFormat.downscaleWarning(video: video, output: format) { writing.value.warnings.append(w) }
         content = MediaSummary(uri: request.content, duration: duration, width: video.displaySize.width,
                                height: video.displaySize.height, frameRate: video.frameRate,
                                sampleRate: audio?.sampleRate ?? 0, channels: audio?.channels ?? 0,
@@ -168,6 +199,7 @@ package final class StitchFile {
                 ?? EncodedOutput(url: temporary, container: request.container, format: format, settings: settings)
             let output = OpenOutput(sink: sink, smart: copying, smartReason: reason)
             self.output = output
+            copyingDecided.withLock { $0 = copying != nil }
             phase = .writing
             surface.attach(sink)
             return output
@@ -196,7 +228,7 @@ package final class StitchFile {
     public var muxSeconds: Double { sink?.muxSeconds ?? 0 }
     /// Seconds the frame loop has waited for the encoder, including the final flush.
     public var encoderWaitSeconds: Double { (sink?.waitSeconds ?? 0) + finishSeconds }
-    private var finishSeconds: Double = 0
+    private var finishSeconds: Double { get { writing.value.finishSeconds } set { writing.value.finishSeconds = newValue } }
 
     /// Content has ended (`readError`: the read error that ended it early, if any): a warning for
     /// that, and the completeness check (see `checkCompleteness`).
@@ -323,9 +355,12 @@ package final class StitchFile {
     /// Whether content packets are copied (smart rendering in use): layers added now cannot draw
     /// on content frames. Before the first frame, whether they will be with the layers there now.
     public var copiesContent: Bool {
-        if let output { return output.smart != nil }
+        if let decided = copyingDecided.withLock({ $0 }) { return decided }
         return plan.scan != nil && !layers.drawsOnContent
     }
+    /// Whether the opened output copies content, published by the loop when it opens the file
+    /// for any thread to read (nil before).
+    private let copyingDecided = Mutex<Bool?>(nil)
 
     /// Marks a double-box break that played over content (see `DoubleBoxLayer.packagedBreak`): a
     /// date range per ad in HLS, a chapter per ad in MP4 (content chapters are split around it).

@@ -53,6 +53,7 @@ extension PlayerEngine {
     }
 
     func run() {
+        loopThread.bind()
         loop: while true {
             switch nextWork() {
             case .quit(let finish):
@@ -70,6 +71,8 @@ extension PlayerEngine {
                 stall(seconds)
             }
         }
+        // the loop's state is the app's to read once the loop says it has exited
+        loopThread.release()
         signalling { control.run = .exited; control.activity = .waiting }
     }
 

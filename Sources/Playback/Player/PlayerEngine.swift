@@ -1,5 +1,6 @@
 import Foundation
 import Media
+import Threads
 import Timing
 
 /// The player's state and its frame loop: the one loop behind every `Player`. One thread (`run`)
@@ -17,9 +18,9 @@ import Timing
 /// mark the file are applied by the loop before its next frame; `close()` waits for the loop to
 /// finish the file.
 final class PlayerEngine: @unchecked Sendable {
-    // @unchecked Sendable: the fields marked "loop" are touched only by the loop thread (and by
-    // init before it starts); every other mutable field is guarded by `cond`. `file` is driven by
-    // the loop thread only, and read by the app once the loop has ended.
+    // @unchecked Sendable: the loop's state is a `LoopBound` of `loopThread` (asserted on every
+    // access in debug builds); every other mutable field is guarded by `cond`. `file` is driven
+    // by the loop thread only, and read by the app once the loop has ended.
     let surface: RenderSurface
     let clock: PlaybackClock
     let contentDuration: MediaTime
@@ -71,14 +72,24 @@ final class PlayerEngine: @unchecked Sendable {
     var openBreak: (id: String, start: MediaTime, index: Int)?
     var breaksEnded = 0
 
-    // loop
-    var pacer = RealTimePacer()
-    var notice = EndNotice.none
-    var content: any Feed
-    /// Whether the next content frame goes on the timeline's last segment or starts one (after an
-    /// ad, a seek, or at each run of a stitch).
-    var segment = Segment.closed
+    // the loop's own: bound to its thread from its first step to its end (`run`)
+    /// The frame loop's thread, once it runs.
+    let loopThread: ThreadOwner
+    /// What only the loop touches: set by init, then the loop's thread's alone.
+    struct LoopState {
+        var pacer = RealTimePacer()
+        var notice = EndNotice.none
+        var content: any Feed
+        /// Whether the next content frame goes on the timeline's last segment or starts one
+        /// (after an ad, a seek, or at each run of a stitch).
+        var segment = Segment.closed
+    }
+    let loop: LoopBound<LoopState>
     enum Segment { case closed, open }
+    var pacer: RealTimePacer { get { loop.value.pacer } _modify { yield &loop.value.pacer } }
+    var notice: EndNotice { get { loop.value.notice } _modify { yield &loop.value.notice } }
+    var content: any Feed { get { loop.value.content } _modify { yield &loop.value.content } }
+    var segment: Segment { get { loop.value.segment } _modify { yield &loop.value.segment } }
 
     /// A player of the content at `path`.
     init(path: String, clock: PlaybackClock, size: (width: Int, height: Int)?, frameRate: Rational?, threads: Int) throws {
@@ -95,7 +106,8 @@ final class PlayerEngine: @unchecked Sendable {
         guard let first = try source.nextFrame() else { throw MediaError.missingStream("\(path) has no video frames") }
         source.pending = first
         seeking = Seeking(path: path, timeline: timeline, origin: source.video.origin ?? .zero, firstFrameTime: first.pts)
-        content = DecodedFeed(source: source, output: format)
+        loopThread = ThreadOwner(name: "the frame loop")
+        loop = LoopBound(LoopState(content: DecodedFeed(source: source, output: format)), owner: loopThread, name: "the loop's state")
         contentDuration = duration
         self.clock = clock
         self.threads = threads
@@ -109,13 +121,16 @@ final class PlayerEngine: @unchecked Sendable {
     init(stitching request: StitchRequest, layers: [SurfaceLayer]) throws {
         let stack = LayerStack()
         layers.forEach(stack.add)
-        let file = try StitchFile(request: request, layerStack: stack)
+        let owner = ThreadOwner(name: "the stitch's frame loop")
+        let file = try StitchFile(request: request, layerStack: stack, owner: owner)
+        loopThread = owner
         surface = file.surface
         format = file.format
         contentDuration = file.contentDuration
         clock = .asFastAsPossible
         threads = request.threads
-        content = DecodedFeed(source: file.contentSource, output: format)
+        loop = LoopBound(LoopState(content: DecodedFeed(source: file.contentSource, output: format)), owner: loopThread,
+                         name: "the loop's state")
         seeking = nil
         copying = file.copiesContent
         self.file = file
