@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "DrawTests", dependencies: ["Draw", "Media", "TestSupport"]),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Interlude", "Media", "Manifest", "TestSupport"]),
         .testTarget(name: "AdsTests", dependencies: ["Ads", "TestSupport"]),
-        .testTarget(name: "InterludeTests", dependencies: ["Interlude", "Playback", "Ads", "TestSupport"]),
+        .testTarget(name: "InterludeTests", dependencies: ["Interlude", "Playback", "Ads", "Media", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "Timing"]),
         // IMA's guides ported with mechanical substitutions: the app code imports only Interlude.
         .testTarget(name: "GuideTests", dependencies: ["Interlude", "TestSupport"]),

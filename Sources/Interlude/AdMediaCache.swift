@@ -74,7 +74,9 @@ public final class AdMediaCache: @unchecked Sendable {
         }
         let ext = parsed.pathExtension.lowercased()
         let safeExt = (1...8).contains(ext.count) && ext.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } ? ext : "media"
-        let target = directory.appendingPathComponent(AdMediaCache.key(url) + "." + safeExt)
+        let key: String
+        do { key = try AdMediaCache.key(url) } catch { throw Failure(code: 900, message: "media \(url): cannot hash its URL: \(error)") }
+        let target = directory.appendingPathComponent(key + "." + safeExt)
         try prepareDirectory()
         if verifiedEntry(target) {
             try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: target.path)
@@ -229,7 +231,7 @@ public final class AdMediaCache: @unchecked Sendable {
 
     /// A stable file name for a URL: its SHA-256 in hex (a URL an ad server chooses cannot be
     /// made to share another URL's cached file).
-    static func key(_ url: String) -> String { SHA256.hex(url) }
+    static func key(_ url: String) throws -> String { try ContentHash.sha256(url) }
 
     /// Whether a file name is one this cache writes: 64 lowercase hex digits, a dot, an extension.
     static func isCacheFileName(_ name: String) -> Bool {

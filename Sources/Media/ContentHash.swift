@@ -33,6 +33,9 @@ public final class ContentHash {
         return h.finish()
     }
 
+    /// SHA-256 of `text`'s UTF-8 bytes.
+    public static func sha256(_ text: String) throws -> String { try sha256(Data(text.utf8)) }
+
     /// SHA-256 of the file at `path`, read in 1 MiB pieces.
     public static func sha256(fileAt path: String) throws -> String {
         let h = try ContentHash()
