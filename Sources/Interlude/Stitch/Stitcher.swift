@@ -1,6 +1,7 @@
 import Ads
 import Foundation
 import Playback
+import Threads
 import Timing
 
 /// Splices a fixed schedule of ad pods (media files the app chose) into content and writes the
@@ -133,27 +134,41 @@ public final class Stitcher {
 /// `BreakRunner`. All of its state lives on `queue`. A failed stitch (the player's
 /// failed-to-play-to-end notification) ends it at once.
 private final class ScheduleApp: @unchecked Sendable {
-    // @unchecked Sendable: every mutable field is touched only on `queue` (the player's callbacks
-    // run there; `start` hops there) and read by the caller after `waitUntilDone`.
+    // @unchecked Sendable: what the stitch decides is `decided`, a `LoopBound` of `queue` (the
+    // player's callbacks run there; `start` hops there; asserted in debug builds), let go when
+    // the stitch is done for the caller to read after `waitUntilDone`; the two observers are the
+    // caller's (`start` and `waitUntilDone`, on its thread).
     let player: Player
     /// The breaks' order; `breaks` are indexed by its slots' `source`.
     let sequence: BreakSequence
     let breaks: [RunnerBreak]
     private let queue = DispatchQueue(label: "interlude.stitcher")
+    private let queueKey = DispatchSpecificKey<Void>()
     private let runner: BreakRunner
     private let done = DispatchSemaphore(value: 0)
     private var endObserver: NSObjectProtocol?
     private var failureObserver: NSObjectProtocol?
-    private var ending = Ending.running
     private enum Ending { case running, done }
-    private(set) var placed: [PlacedBreak] = []
-    private(set) var issues: [StitchIssue] = []
+    /// What the stitch decides, on `queue`.
+    private struct Decided {
+        var ending = Ending.running
+        var placed: [PlacedBreak] = []
+        var issues: [StitchIssue] = []
+    }
+    private let decided: LoopBound<Decided>
+    private var ending: Ending { get { decided.value.ending } set { decided.value.ending = newValue } }
+    private(set) var placed: [PlacedBreak] { get { decided.value.placed } _modify { yield &decided.value.placed } }
+    private(set) var issues: [StitchIssue] { get { decided.value.issues } _modify { yield &decided.value.issues } }
 
     init(player: Player, sequence: BreakSequence, breaks: [(AdBreakRequest, [AdMedia])]) {
         self.player = player
         self.sequence = sequence
         self.breaks = breaks.map { b, pod in RunnerBreak(id: b.id, position: b.position, ads: pod.map { RunnerBreak.Ad(media: $0) }) }
         runner = BreakRunner(player: player, queue: queue)
+        queue.setSpecific(key: queueKey, value: ())
+        let owner = ThreadOwner(name: "the stitcher's queue", queue: queue, key: queueKey)
+        decided = LoopBound(Decided(), owner: owner, name: "its breaks and issues")
+        owner.bind()
     }
 
     func start() {
@@ -201,6 +216,7 @@ private final class ScheduleApp: @unchecked Sendable {
     private func finish() {
         guard ending == .running else { return }
         ending = .done
+        decided.owner.release()   // the caller reads the breaks and issues once `done` is signalled
         done.signal()
     }
 }
