@@ -79,7 +79,7 @@ TEST_SERVE_WIDTH ?= 8
 # Nothing is here for the main actor's sake: no frame loop and no ad decision waits for the main
 # queue, so the main-actor suites (the guides, the native ad loaders, the player apps) run in the
 # parallel pass.
-TEST_SERIAL := ServeLivePlayTests|ServeFieldPlayersTests|ServeEndToEndTests/theFieldsPlayersPlayASession|ClusterTests|BlockedMainStitchTests|PlayWindowCLITests|AdUIOverlay[A-Za-z]*Tests
+TEST_SERIAL := ServeLivePlayTests|ServeLiveSharedStoreTests|ServeFieldPlayersTests|ServeEndToEndTests/theFieldsPlayersPlayASession|ClusterTests|BlockedMainStitchTests|PlayWindowCLITests|AdUIOverlay[A-Za-z]*Tests
 
 # After the tests pass, scripts/field-check.sh plays the MP4 and HLS outputs they kept (listed
 # under FIELD_CHECK_DIR) and the demo in independent clients: ffmpeg -xerror and GStreamer.

@@ -65,11 +65,12 @@ public final class LiveOrigin: @unchecked Sendable {
     private let core: Core
 
     /// Starts an origin over `media` with `breaks` (in order, not overlapping), publishing
-    /// `initialSegments` (default: `windowSize`) at once. Throws `LiveOriginError` for a schedule
-    /// that does not fit, or when the socket cannot be set up.
+    /// `initialSegments` (default: `windowSize`) at once. `segmentChunkDelay`: seconds a segment's
+    /// body pauses after each 64 KiB (an origin far away: fetches take a while). Throws
+    /// `LiveOriginError` for a schedule that does not fit, or when the socket cannot be set up.
     public init(media: LiveOriginMedia, breaks: [LiveOriginBreak] = [], windowSize: Int = 5, clock: Clock = .manual,
                 initialSegments: Int? = nil, programDateBase: Date = Date(timeIntervalSince1970: 1_796_083_200),
-                faults: [LiveOriginFault] = []) throws {
+                faults: [LiveOriginFault] = [], segmentChunkDelay: Double = 0) throws {
         precondition(windowSize >= 1)
         self.media = media
         self.breaks = try LiveOriginPlacedBreak.place(breaks, on: media)
@@ -79,7 +80,7 @@ public final class LiveOrigin: @unchecked Sendable {
         self.programDateBase = programDateBase
         core = Core(media: media, breaks: self.breaks, initial: min(media.segments.count, initialSegments ?? windowSize),
                     realTime: clock == .realTime, windowSize: windowSize, base: programDateBase,
-                    faults: LiveOriginFaults(faults: faults, media: media))
+                    faults: LiveOriginFaults(faults: faults, media: media), segmentChunkDelay: segmentChunkDelay)
         server = try HTTPTestServer()
         let core = self.core
         server.setHandler { request in core.respond(request.path) }
@@ -129,6 +130,7 @@ public final class LiveOrigin: @unchecked Sendable {
         let media: LiveOriginMedia
         let breaks: [LiveOriginPlacedBreak]
         let initial: Int, realTime: Bool, windowSize: Int, base: Date
+        let segmentChunkDelay: Double
         let started = DispatchTime.now().uptimeNanoseconds
         /// Sections per segment (in-band breaks), and the SCTE-35 continuity counter each starts at.
         let inBand: [Int: [[UInt8]]]
@@ -143,7 +145,8 @@ public final class LiveOrigin: @unchecked Sendable {
         private var refusedCount = 0
 
         init(media: LiveOriginMedia, breaks: [LiveOriginPlacedBreak], initial: Int, realTime: Bool, windowSize: Int, base: Date,
-             faults: LiveOriginFaults) {
+             faults: LiveOriginFaults, segmentChunkDelay: Double) {
+            self.segmentChunkDelay = segmentChunkDelay
             self.media = media; self.breaks = breaks; self.initial = initial; self.realTime = realTime
             self.windowSize = windowSize; self.base = base; self.faults = faults
             var sections: [Int: [[UInt8]]] = [:]
@@ -219,7 +222,9 @@ public final class LiveOrigin: @unchecked Sendable {
             guard let bytes = try? segment(rendition, n) + (joined ? segment(rendition, n + 1) : []) else {
                 return .init(status: 500, body: "segment \(n) could not be read", contentType: "text/plain")
             }
-            return .init(headers: ["Content-Type": "video/mp2t"], body: Data(bytes))
+            var response = HTTPTestServer.Response(headers: ["Content-Type": "video/mp2t"], body: Data(bytes))
+            response.chunkDelay = segmentChunkDelay
+            return response
         }
 
         func segment(_ rendition: Int, _ index: Int) throws -> [UInt8] {

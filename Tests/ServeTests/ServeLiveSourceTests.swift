@@ -44,7 +44,8 @@ import Timing
                 #expect(w.breaks.last?.startSequence == 3 && w.breaks.last?.plannedDuration == MediaTime(seconds: 4))
                 #expect(w.breaks.last?.endPTS == w.segments.first { $0.sequence == 5 }?.firstPTS)
             }
-            let files = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("live/ch1/main").path)
+            let files = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("live/ch1/\(channel.intake)/main").path)
+                .filter { !$0.hasPrefix(".") }
             #expect(files.count == min(first, 2) + 5, "kept \(files.sorted())")
         }
         #expect(await channel.renditionNames == ["main"])

@@ -5,8 +5,8 @@ import Timing
 /// A live HLS source (a sliding media or multivariant playlist) followed into the store.
 /// Each `poll()` reads every rendition's playlist through the hardened fetcher
 /// (`HLSImport.text` / `HLSImport.fetch`: size caps, timeouts, http(s) only from a remote
-/// playlist), fetches each new segment once to `live/<channel>/<rendition>/<seq>.ts` under
-/// `folder`, reads its first video PTS and in-band SCTE-35 (`LiveSegmentIntake`), places it on
+/// playlist), fetches each new segment once to `live/<channel>/<intake>/<rendition>/<seq>.ts`
+/// under `folder` (written under a temporary name, renamed once whole), reads its first video PTS and in-band SCTE-35 (`LiveSegmentIntake`), places it on
 /// the channel's own numbering and clock (`LiveTimeline`), folds markers and cues into breaks
 /// (`LiveBreakTracker`) and keeps `history` of segments after they left the origin's window
 /// (viewers' playlists hold more than the origin shows: at least three target durations, and a
@@ -14,6 +14,12 @@ import Timing
 /// `run()` polls at the playlist's target duration. Readers take snapshots with
 /// `window(rendition:)`. A multivariant source's renditions are named `v0`, `v1` … by
 /// descending bandwidth; a media playlist source is rendition `main`.
+///
+/// Each process takes a channel into an intake folder of its own (`intake`: the host and the
+/// process id), so that nodes sharing a store folder (a fleet) never read one another's
+/// half-written segment, remove one another's files, or number one origin segment differently
+/// under one path; an intake folder nothing has written to for `staleIntakeAge` (a node gone) is
+/// removed when a channel of that name starts.
 ///
 /// The origin is hostile, and the channel goes on whatever it does (each `LiveFault` logged once
 /// per channel as a `live_origin_fault` line until it has not happened for a few polls):
@@ -31,6 +37,12 @@ import Timing
 public actor LiveChannel {
     /// The channel's name (a store path component).
     public let name: String
+    /// This process's intake folder under `live/<name>/` (a store path component).
+    public nonisolated let intake: String
+    /// `<name>/<intake>`: where this process's segments of the channel lie under `live/`.
+    public nonisolated var storeName: String { "\(name)/\(intake)" }
+    /// An intake folder not written to for this long belongs to a node that is gone.
+    public static let staleIntakeAge: Double = 600
     /// How long segments are kept (on disk, and in `window`) after they leave the origin's window.
     public let history: MediaTime
     private let source: HLSLocation
@@ -72,12 +84,43 @@ public actor LiveChannel {
             throw StoreError.unsupported("live channel name \(name) must be letters, digits, - or _")
         }
         self.name = name
+        intake = Self.processIntake
         self.source = try HLSLocation.source(source)
         self.folder = folder
+        Self.removeStaleIntakes(folder.appendingPathComponent("live/\(name)"), keeping: intake)
         self.history = MediaTime.max(.zero, history)
         self.timeout = timeout
         self.evicted = evicted
         self.log = log
+    }
+
+    /// This process's intake folder name: its host (letters, digits, `-`, `.`) and process id.
+    static let processIntake: String = {
+        let host = ProcessInfo.processInfo.hostName.filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") }
+        return "\(host.isEmpty ? "host" : String(host.prefix(64)))-\(getpid())"
+    }()
+
+    /// Removes the intake folders under `channel` other than `keeping` that nothing has written
+    /// to for `staleIntakeAge` (the folder or a rendition folder in it), and the files and
+    /// folders of the layout before intake folders (`<rendition>/<seq>.ts` directly under it)
+    /// as old.
+    static func removeStaleIntakes(_ channel: URL, keeping: String) {
+        let fm = FileManager.default
+        guard let names = try? fm.contentsOfDirectory(atPath: channel.path) else { return }
+        let now = Date()
+        func modified(_ url: URL) -> Date {
+            var st = stat()
+            guard lstat(url.path, &st) == 0 else { return .distantPast }
+            return Date(timeIntervalSince1970: Double(st.st_mtim.tv_sec))
+        }
+        for name in names where name != keeping && !name.hasPrefix(".") {
+            let url = channel.appendingPathComponent(name)
+            var newest = modified(url)
+            for sub in (try? fm.contentsOfDirectory(atPath: url.path)) ?? [] {
+                newest = max(newest, modified(url.appendingPathComponent(sub)))
+            }
+            if now.timeIntervalSince(newest) > staleIntakeAge { try? fm.removeItem(at: url) }
+        }
     }
 
     /// The rendition names, after the first poll.
@@ -110,7 +153,7 @@ public actor LiveChannel {
     private var polling: Task<Void, any Error>?
 
     private func pollOnce() async throws {
-        let scratch = folder.appendingPathComponent("live/\(name)/.scratch")
+        let scratch = folder.appendingPathComponent("live/\(storeName)/.scratch")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         if renditions.isEmpty {
             let text = try await HLSImport.text(source, scratch: scratch, timeout: timeout)
@@ -161,7 +204,7 @@ public actor LiveChannel {
         r.targetDuration = playlist.targetDuration
         r.targetSeen = true
         r.ended = playlist.ended
-        let dir = folder.appendingPathComponent("live/\(name)/\(key)")
+        let dir = folder.appendingPathComponent("live/\(storeName)/\(key)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let (fresh, finding) = r.timeline.newEntries(playlist)
         if let finding { report(.mediaSequence, rendition: key, finding) }
@@ -172,18 +215,23 @@ public actor LiveChannel {
                 r.skipped(new)
                 continue
             }
-            let path = LiveSegment.storePath(channel: name, rendition: key, sequence: new.sequence)
+            let path = LiveSegment.storePath(channel: storeName, rendition: key, sequence: new.sequence)
             let file = folder.appendingPathComponent(path)
             try? FileManager.default.removeItem(at: file)
             var reading: LiveSegmentIntake.Reading?
             var failure: (LiveFault, String)?
+            // fetched under a temporary name and renamed once whole: the final name never holds half a segment
+            let partial = dir.appendingPathComponent(".\(new.sequence).part")
+            try? FileManager.default.removeItem(at: partial)
             do {
-                try await HLSImport.fetch(try r.location.resolve(entry.uri), to: file, maxBytes: HLSImport.maxSegmentBytes, timeout: timeout)
-                reading = LiveSegmentIntake.read(try Data(contentsOf: file))
+                try await HLSImport.fetch(try r.location.resolve(entry.uri), to: partial, maxBytes: HLSImport.maxSegmentBytes, timeout: timeout)
+                reading = LiveSegmentIntake.read(try Data(contentsOf: partial))
                 if reading == nil { failure = (.segmentUnreadable, "\(entry.uri.prefix(200)) is not MPEG-TS with video") }
+                else if rename(partial.path, file.path) != 0 { reading = nil; failure = (.segmentUnavailable, "cannot store \(path): \(String(cString: strerror(errno)))") }
             } catch {
                 failure = (.segmentUnavailable, "\(entry.uri.prefix(200)): \(error)")
             }
+            try? FileManager.default.removeItem(at: partial)
             guard let reading else {
                 try? FileManager.default.removeItem(at: file)
                 let count = (r.failures?.uri == entry.uri ? r.failures?.count ?? 0 : 0) + 1
@@ -203,7 +251,7 @@ public actor LiveChannel {
             if let jump = placed.jumped {
                 report(.ptsJump, rendition: key, "segment \(entry.uri.prefix(200)) starts \(Double(jump) / 90_000) s from where the one before ended\(entry.discontinuity ? " (after EXT-X-DISCONTINUITY)" : ""): re-anchored")
             }
-            let segment = LiveSegmentIntake.segment(reading, entry: entry, sequence: new.sequence, channel: name, rendition: key,
+            let segment = LiveSegmentIntake.segment(reading, entry: entry, sequence: new.sequence, channel: storeName, rendition: key,
                                                    filePTS: placed.filePTS, clockOffset: placed.clockOffset, discontinuity: placed.discontinuity)
             r.timeline.handled(new)
             r.segments.append(segment)
