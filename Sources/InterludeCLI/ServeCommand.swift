@@ -40,6 +40,10 @@ let serveUsage = """
       --session-timeout SECS     idle time before a session is dropped (default 600)
       --ads-timeout SECS         ad server timeout, each wrapper too (default 3)
       --avail-duration SECS      [session.avail_duration_secs] (default 60)
+      --personalization-threshold SECS
+                                 live: a break whose ready ads leave more than SECS unfilled
+                                 plays the channel's own content instead of ads and slate
+                                 (MediaTailor's personalization threshold; default: off)
       --threads N                HTTP threads; bounds session starts waiting for the ADS (default 32)
       --max-connections-per-client N
                                  connections one client address may hold (default 64; 0: no

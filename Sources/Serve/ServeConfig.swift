@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Redis
+import Timing
 
 /// Who fires a session's tracking beacons (MediaTailor's `reportingMode`).
 public enum ReportingMode: String, Sendable, Hashable {
@@ -75,6 +76,10 @@ public struct ServeConfig: Sendable {
     public var adsTimeout: Double = 3
     /// `[session.avail_duration_secs]`: the avail's planned length in seconds.
     public var availDuration = 60
+    /// MediaTailor's personalization threshold for live breaks: when the ads that can play leave
+    /// more than this unfilled, the viewer gets the channel's own content for the break instead
+    /// of ads and slate; nil: every break plays its ads and slate whatever they fill.
+    public var personalizationThreshold: MediaTime?
     /// Threads serving HTTP. A session start holds its thread while the ADS answers, so this
     /// bounds the session starts in progress at once (playlists and segments never wait).
     public var threads = 32
@@ -109,7 +114,7 @@ public struct ServeConfig: Sendable {
     public static let optionNames: Set<String> = [
         "--listen", "--content", "--live", "--ads", "--store", "--renditions", "--slate", "--reporting", "--fill-with",
         "--session-timeout", "--ads-timeout", "--avail-duration", "--clock", "--store-max-mb", "--threads", "--redis",
-        "--max-connections-per-client",
+        "--max-connections-per-client", "--personalization-threshold",
     ]
     /// The options that may be given more than once (each names one more content or channel).
     public static let repeatableOptions: Set<String> = ["--content", "--live"]
@@ -157,6 +162,11 @@ public struct ServeConfig: Sendable {
             case "--avail-duration":
                 guard let s = Int(v), s > 0 else { throw ParseError(description: "--avail-duration takes whole seconds > 0, not '\(v)'") }
                 c.availDuration = s
+            case "--personalization-threshold":
+                guard let t = Double(v), t >= 0, t <= 3_600 else {
+                    throw ParseError(description: "--personalization-threshold takes seconds in [0, 3600], not '\(v)'")
+                }
+                c.personalizationThreshold = MediaTime(seconds: t, timescale: 1_000)
             case "--clock":
                 guard let k = SegmentClock(rawValue: v) else { throw ParseError(description: "--clock is stream or shared, not '\(v)'") }
                 c.clock = k

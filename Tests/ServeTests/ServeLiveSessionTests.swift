@@ -54,17 +54,19 @@ import Timing
         /// for 20 s).
         static func start(breaks: [LiveOriginBreak], seconds: Int = 60, clock: LiveOrigin.Clock = .manual, initial: Int? = nil,
                           vast: HTTPTestServer.Response? = nil, adsTemplate: String? = nil,
-                          sizes: [PixelSize] = [PixelSize(width: 320, height: 180)], faults: [LiveOriginFault] = []) async throws -> Rig {
+                          sizes: [PixelSize] = [PixelSize(width: 320, height: 180)], faults: [LiveOriginFault] = [],
+                          personalizationThreshold: MediaTime? = nil) async throws -> Rig {
             try await offPool {
                 try Rig(breaks: breaks, seconds: seconds, clock: clock, initial: initial, vast: vast, adsTemplate: adsTemplate, sizes: sizes,
-                        faults: faults)
+                        faults: faults, personalizationThreshold: personalizationThreshold)
             }
         }
 
         /// `vast`: what the ad server answers (default: the two-ad pod); `adsTemplate`: another
         /// tag; `faults`: what the origin does wrong (`LiveOriginFault`).
         private init(breaks: [LiveOriginBreak], seconds: Int, clock: LiveOrigin.Clock, initial: Int?,
-                     vast: HTTPTestServer.Response?, adsTemplate: String?, sizes: [PixelSize], faults: [LiveOriginFault]) throws {
+                     vast: HTTPTestServer.Response?, adsTemplate: String?, sizes: [PixelSize], faults: [LiveOriginFault],
+                     personalizationThreshold: MediaTime?) throws {
             origin = try LiveOrigin(media: try LiveOriginMedia.make(sizes: sizes, seconds: seconds), breaks: breaks, windowSize: 5, clock: clock,
                                     initialSegments: initial, faults: faults)
             let source = origin.url(sizes.count > 1 ? "/master.m3u8" : "/live.m3u8")
@@ -89,6 +91,7 @@ import Timing
             config.threads = 4
             config.liveSegmentTarget = 2
             config.adsTimeout = 2
+            config.personalizationThreshold = personalizationThreshold
             service = ServeService(config: config, media: store, beacons: BeaconSender(timeout: 3), live: channels, log: serveLog)
             port = try service.start()
         }
@@ -345,6 +348,40 @@ import Timing
         let metrics = try await curl(rig.url("/metrics")).text
         #expect(metrics.contains("interlude_live_fill_rate 0.0"), "\(metrics)")
         #expect(!rig.ads.requests.contains { $0.target.hasPrefix("/t/") }, "no beacon")
+    }
+
+    /// MediaTailor's personalization threshold: a 10 s break whose two 4 s ads leave 2 s
+    /// unfilled plays them and 2 s of slate under a 3 s threshold, and the channel's own content,
+    /// every frame once, no markers, under a 1 s one; with no fill at all (an empty VAST) the
+    /// content plays too.
+    @Test(arguments: [("fill", 3.0), ("fill", 1.0), ("empty", 1.0)])
+    func aBreakPastThePersonalizationThresholdPlaysTheContent(_ answer: String, _ threshold: Double) async throws {
+        let rig = try await Rig.start(breaks: [LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 10), signal: .dateRange(.spliceInsert))],
+                                      vast: answer == "empty" ? HTTPTestServer.Response(body: "<VAST version=\"4.1\"/>") : nil,
+                                      personalizationThreshold: MediaTime(seconds: threshold, timescale: 1_000))
+        defer { rig.stop() }
+        try await rig.warm()
+        guard let variant = try await Self.startSession(rig) else { return }
+        let (entries, local, _, _) = try await Self.follow(rig, playlist: variant, steps: 10, into: rig.root.appendingPathComponent("threshold"))
+        let shown = try await Self.shown(local, contentSource: rig.origin.media.sourceID)
+        guard case .content(let first)? = shown.first, case .content(let last)? = shown.last, last > 677 else {
+            Issue.record("not content at both ends past the break: \(shown.first.map { "\($0)" } ?? "nothing") … \(shown.last.map { "\($0)" } ?? "")")
+            return
+        }
+        let fellBack = rig.log.all.contains { $0.contains("\"live_break_content\"") }
+        let markers = entries.flatMap(\.tags).filter { $0.hasPrefix("#EXT-X-CUE-OUT") || $0.hasPrefix("#EXT-X-DATERANGE") }
+        if answer == "fill" && threshold == 3 {
+            Self.compare(shown, Self.expected(from: first, to: last + 1, breaks: [(rig.origin.breaks[0], [(7, 120), (8, 120)])]))
+            #expect(!fellBack && !markers.isEmpty)
+        } else {
+            Self.compare(shown, (first...last).map { .content($0) })
+            #expect(fellBack, "logged: \(rig.log.all.suffix(5))")
+            #expect(markers.isEmpty, "\(markers)")
+            let id = variant.components(separatedBy: "/")[3]   // /v1/sessions/ID/RENDITION.m3u8
+            let tracking = try await curl(rig.url("/v1/sessions/\(id)/tracking"))
+            #expect(tracking.status == 200)
+            #expect(!(tracking.text.contains("\"adId\"")), "no ad tracked: \(tracking.text.prefix(300))")
+        }
     }
 
     @Test func aChannelWithoutSegmentsRefusesSessionsInOneLine() async throws {

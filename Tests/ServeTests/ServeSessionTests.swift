@@ -14,7 +14,12 @@ import Timing
         #expect(c.host == "0.0.0.0" && c.port == 9000)
         #expect(c.contents == [ContentSource(name: "a", source: "x.mp4"), ContentSource(name: "b", source: "https://o/m.m3u8")])
         #expect(c.reporting == .client && c.fill == .content && c.sessionIdleTimeout == 5 && c.storeDirectory == "/tmp/s")
+        #expect(c.personalizationThreshold == nil)
+        let threshold = try ServeConfig.make([("--live", "ch=https://o/l.m3u8"), ("--ads", "t"), ("--personalization-threshold", "2.5")])
+        #expect(threshold.personalizationThreshold == MediaTime(value: 2_500, timescale: 1_000))
         let bads: [[(name: String, value: String)]] = [
+            [("--content", "a=x"), ("--ads", "t"), ("--personalization-threshold", "-1")],
+            [("--content", "a=x"), ("--ads", "t"), ("--personalization-threshold", "soon")],
             [("--listen", "nope")], [("--content", "=x"), ("--ads", "t")], [("--content", "a=x")], [("--ads", "t")],
             [("--content", "a=x"), ("--ads", "t"), ("--reporting", "both")], [("--content", "a/b=x"), ("--ads", "t")], [("--bogus", "1")],
         ]

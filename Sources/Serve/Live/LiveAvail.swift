@@ -24,6 +24,9 @@ public struct LiveAvail: Sendable {
     public var countedThrough: Int64
     /// Whether a rung has reached the break (`startPTS` is then its first frame).
     public var started = false
+    /// The ads that could play left more than the personalization threshold unfilled: the
+    /// break plays the channel's content for this viewer.
+    public var playsContent = false
     /// Monotonic seconds when the ad request went out: the break waits for its answer (up to
     /// the request's timeout) before its first item is published.
     public var requestedAt: Double = monotonicSeconds()

@@ -20,7 +20,7 @@ extension LiveViewer {
         func time(_ ticks: Int64) -> MediaTime { MediaTime(value: ticks, timescale: 90_000) }
         return avails.indices.compactMap { i -> TrackingJSON.Avail? in
             let a = avails[i]
-            guard let pod = a.pod, let planned = a.planned, let ads = a.ads else { return nil }
+            guard !a.playsContent, let pod = a.pod, let planned = a.planned, let ads = a.ads else { return nil }
             var list: [TrackingJSON.Ad] = []
             for (s, slot) in pod.slots.enumerated() {
                 let played = playedTicks(avail: i, slot: s)

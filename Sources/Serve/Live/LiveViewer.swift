@@ -50,14 +50,18 @@ public actor LiveViewer {
         public var signature: SegmentSignature
         /// Hears what could not be published (logged once per viewer and rung).
         public var log: ServeLog?
+        /// A break whose ready ads leave more than this unfilled plays the channel's content
+        /// instead (MediaTailor's personalization threshold); nil: off.
+        public var personalizationThreshold: MediaTime?
 
         /// A context.
         public init(channel: LiveChannel, media: any LiveMedia, adsTemplate: String, playerParams: [String: String], userAgent: String,
                     adsTimeout: Double, defaultAvail: Int, beacons: BeaconSender, metrics: ServeMetrics, longestSegment: Int = 6,
-                    signature: SegmentSignature = .random(), log: ServeLog? = nil) {
+                    signature: SegmentSignature = .random(), log: ServeLog? = nil, personalizationThreshold: MediaTime? = nil) {
             self.channel = channel; self.media = media; self.adsTemplate = adsTemplate; self.playerParams = playerParams
             self.userAgent = userAgent; self.adsTimeout = adsTimeout; self.defaultAvail = defaultAvail; self.beacons = beacons
             self.metrics = metrics; self.longestSegment = longestSegment; self.signature = signature; self.log = log
+            self.personalizationThreshold = personalizationThreshold
         }
     }
 
@@ -171,8 +175,10 @@ public actor LiveViewer {
             track.cursor = first.firstPTS
             jumped = true
         }
-        if let b = activeBreak(at: track.cursor, in: w, rung: rung) {
-            return await breakItem(b, track: track, window: w, rung: rung, limit: limit)
+        if let b = activeBreak(at: track.cursor, in: w, rung: rung), !playsContent(b) {
+            let item = await breakItem(b, track: track, window: w, rung: rung, limit: limit)
+            // the pod decided just now may have left the break to the channel's content
+            if item != nil || !playsContent(b) { return item }
         }
         guard let seg = w.segments.first(where: { $0.firstPTS <= track.cursor && track.cursor < $0.firstPTS + $0.duration.mpegTicks }) else {
             // a hole on the channel's clock (a skipped segment's time, an EXTINF shorter than its frames): on at the next segment
@@ -275,7 +281,9 @@ public actor LiveViewer {
     }
 
     /// The pod of avail `i`, fitted now if not yet: the answered ads that are in the store in
-    /// every rung, in order, as long as they fit.
+    /// every rung, in order, as long as they fit. Past the personalization threshold (more than
+    /// it left unfilled) the break plays the channel's content instead: no ads, no slate, no
+    /// markers, logged once.
     private func pod(_ i: Int, plannedEnd: Int64) -> LivePod {
         if let p = avails[i].pod { return p }
         let avail = plannedEnd - avails[i].startPTS
@@ -289,7 +297,18 @@ public actor LiveViewer {
         }
         let p = LivePod.fit(lengths, availTicks: avail)
         avails[i].pod = p
+        if let threshold = context.personalizationThreshold, avail - p.adTicks > threshold.mpegTicks {
+            avails[i].playsContent = true
+            context.log?.event("live_break_content", ["session": id, "break": avails[i].breakID,
+                                                      "unfilledSeconds": Double(avail - p.adTicks) / 90_000,
+                                                      "thresholdSeconds": threshold.seconds])
+        }
         return p
+    }
+
+    /// Whether break `b` plays the channel's content for this viewer (personalization threshold).
+    private func playsContent(_ b: LiveBreak) -> Bool {
+        availByBreak[b.id].map { avails[$0].playsContent } ?? false
     }
 
     /// The next item of break `b` at the track's cursor; the break's end is recorded once an
@@ -318,6 +337,7 @@ public actor LiveViewer {
         // answered gets slate.
         if avails[ai].pod == nil, avails[ai].ads == nil, monotonicSeconds() < avails[ai].requestedAt + context.adsTimeout + 0.5 { return nil }
         let pod = pod(ai, plannedEnd: endGuess)
+        if avails[ai].playsContent { return nil }
         let start = avails[ai].startPTS
         let (slot, within) = pod.locate(cursor - start)
         let firstOfBreak = !(track.items.last.map { $0.breakIndex == ai } ?? false)
