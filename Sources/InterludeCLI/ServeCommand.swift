@@ -44,6 +44,13 @@ let serveUsage = """
                                  live: a break whose ready ads leave more than SECS unfilled
                                  plays the channel's own content instead of ads and slate
                                  (MediaTailor's personalization threshold; default: off)
+      --avail-suppression MODE[,VALUE[,FILL]]
+                                 live: breaks left to the channel's content, from the live
+                                 edge when a session starts (MediaTailor's avail suppression):
+                                 behind-live-edge,VALUE (breaks begun VALUE or more before it)
+                                 or after-live-edge,VALUE[,partial] (breaks begun before it, or
+                                 within VALUE after it; partial: one under way is filled for
+                                 what is left); VALUE HH:MM:SS or seconds (default off)
       --threads N                HTTP threads; bounds session starts waiting for the ADS (default 32)
       --max-connections-per-client N
                                  connections one client address may hold (default 64; 0: no

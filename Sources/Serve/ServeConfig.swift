@@ -80,6 +80,8 @@ public struct ServeConfig: Sendable {
     /// more than this unfilled, the viewer gets the channel's own content for the break instead
     /// of ads and slate; nil: every break plays its ads and slate whatever they fill.
     public var personalizationThreshold: MediaTime?
+    /// MediaTailor's avail suppression for live breaks (`AvailSuppression`); nil: every break is filled.
+    public var availSuppression: AvailSuppression?
     /// Threads serving HTTP. A session start holds its thread while the ADS answers, so this
     /// bounds the session starts in progress at once (playlists and segments never wait).
     public var threads = 32
@@ -114,7 +116,7 @@ public struct ServeConfig: Sendable {
     public static let optionNames: Set<String> = [
         "--listen", "--content", "--live", "--ads", "--store", "--renditions", "--slate", "--reporting", "--fill-with",
         "--session-timeout", "--ads-timeout", "--avail-duration", "--clock", "--store-max-mb", "--threads", "--redis",
-        "--max-connections-per-client", "--personalization-threshold",
+        "--max-connections-per-client", "--personalization-threshold", "--avail-suppression",
     ]
     /// The options that may be given more than once (each names one more content or channel).
     public static let repeatableOptions: Set<String> = ["--content", "--live"]
@@ -167,6 +169,8 @@ public struct ServeConfig: Sendable {
                     throw ParseError(description: "--personalization-threshold takes seconds in [0, 3600], not '\(v)'")
                 }
                 c.personalizationThreshold = MediaTime(seconds: t, timescale: 1_000)
+            case "--avail-suppression":
+                c.availSuppression = try AvailSuppression.parse(v)
             case "--clock":
                 guard let k = SegmentClock(rawValue: v) else { throw ParseError(description: "--clock is stream or shared, not '\(v)'") }
                 c.clock = k

@@ -19,7 +19,8 @@ extension ServeService {
             let context = LiveViewer.Context(channel: channel, media: store, adsTemplate: config.adsTemplate, playerParams: params,
                                              userAgent: userAgent, adsTimeout: config.adsTimeout, defaultAvail: config.availDuration,
                                              beacons: beacons, metrics: metrics, longestSegment: config.liveSegmentTarget,
-                                             signature: signature, log: log, personalizationThreshold: config.personalizationThreshold)
+                                             signature: signature, log: log, personalizationThreshold: config.personalizationThreshold,
+                                             availSuppression: config.availSuppression)
             let v = LiveViewer(id: id, channelName: name, reporting: reporting, rungs: rungs, startPTS: first.firstPTS, context: context)
             await v.prepare()
             return v

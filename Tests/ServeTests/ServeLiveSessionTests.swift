@@ -55,10 +55,10 @@ import Timing
         static func start(breaks: [LiveOriginBreak], seconds: Int = 60, clock: LiveOrigin.Clock = .manual, initial: Int? = nil,
                           vast: HTTPTestServer.Response? = nil, adsTemplate: String? = nil,
                           sizes: [PixelSize] = [PixelSize(width: 320, height: 180)], faults: [LiveOriginFault] = [],
-                          personalizationThreshold: MediaTime? = nil) async throws -> Rig {
+                          personalizationThreshold: MediaTime? = nil, availSuppression: AvailSuppression? = nil) async throws -> Rig {
             try await offPool {
                 try Rig(breaks: breaks, seconds: seconds, clock: clock, initial: initial, vast: vast, adsTemplate: adsTemplate, sizes: sizes,
-                        faults: faults, personalizationThreshold: personalizationThreshold)
+                        faults: faults, personalizationThreshold: personalizationThreshold, availSuppression: availSuppression)
             }
         }
 
@@ -66,7 +66,7 @@ import Timing
         /// tag; `faults`: what the origin does wrong (`LiveOriginFault`).
         private init(breaks: [LiveOriginBreak], seconds: Int, clock: LiveOrigin.Clock, initial: Int?,
                      vast: HTTPTestServer.Response?, adsTemplate: String?, sizes: [PixelSize], faults: [LiveOriginFault],
-                     personalizationThreshold: MediaTime?) throws {
+                     personalizationThreshold: MediaTime?, availSuppression: AvailSuppression?) throws {
             origin = try LiveOrigin(media: try LiveOriginMedia.make(sizes: sizes, seconds: seconds), breaks: breaks, windowSize: 5, clock: clock,
                                     initialSegments: initial, faults: faults)
             let source = origin.url(sizes.count > 1 ? "/master.m3u8" : "/live.m3u8")
@@ -92,6 +92,7 @@ import Timing
             config.liveSegmentTarget = 2
             config.adsTimeout = 2
             config.personalizationThreshold = personalizationThreshold
+            config.availSuppression = availSuppression
             service = ServeService(config: config, media: store, beacons: BeaconSender(timeout: 3), live: channels, log: serveLog)
             port = try service.start()
         }
@@ -381,6 +382,33 @@ import Timing
             let tracking = try await curl(rig.url("/v1/sessions/\(id)/tracking"))
             #expect(tracking.status == 200)
             #expect(!(tracking.text.contains("\"adId\"")), "no ad tracked: \(tracking.text.prefix(300))")
+        }
+    }
+
+    /// MediaTailor's avail suppression, for a viewer joining a 10 s break from frame 377 at frame
+    /// 480 (the origin's edge at frame 780): `behind-live-edge,0` and `after-live-edge,0` leave
+    /// the break to the channel's content (every frame once, no ad request for it);
+    /// `after-live-edge,0,partial` fills what is left of it, as without suppression.
+    @Test(arguments: ["behind-live-edge,0", "after-live-edge,00:00:00", "after-live-edge,0,partial"])
+    func availSuppressionLeavesJoinedBreaksToTheContent(_ option: String) async throws {
+        let rig = try await Rig.start(breaks: [LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 10), signal: .dateRange(.spliceInsert))],
+                                      initial: 13, availSuppression: try AvailSuppression.parse(option))
+        defer { rig.stop() }
+        try await rig.warm()
+        guard let variant = try await Self.startSession(rig) else { return }
+        let (_, local, _, _) = try await Self.follow(rig, playlist: variant, steps: 8, into: rig.root.appendingPathComponent("suppressed"))
+        let shown = try await Self.shown(local, contentSource: rig.origin.media.sourceID)
+        guard case .content(let last)? = shown.last else { Issue.record("the joiner does not end on content"); return }
+        let asked = rig.ads.requests.contains { $0.target.hasPrefix("/vast.xml") }
+        if option.hasSuffix("partial") {
+            Self.compare(shown, (0..<120).map { .ad(7, $0) } + Array(repeating: .slate, count: 77) + (677...last).map { .content($0) })
+            #expect(asked)
+        } else {
+            guard case .content(let first)? = shown.first else { Issue.record("the joiner does not start on content"); return }
+            #expect(first == 480)
+            Self.compare(shown, (first...last).map { .content($0) })
+            #expect(!asked, "no ad request for a suppressed break: \(rig.ads.requests.map(\.target))")
+            #expect(rig.log.all.contains { $0.contains("\"live_break_suppressed\"") })
         }
     }
 

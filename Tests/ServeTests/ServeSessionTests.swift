@@ -17,7 +17,28 @@ import Timing
         #expect(c.personalizationThreshold == nil)
         let threshold = try ServeConfig.make([("--live", "ch=https://o/l.m3u8"), ("--ads", "t"), ("--personalization-threshold", "2.5")])
         #expect(threshold.personalizationThreshold == MediaTime(value: 2_500, timescale: 1_000))
+        #expect(try AvailSuppression.parse("off") == nil)
+        #expect(try AvailSuppression.parse("behind-live-edge") == .behindLiveEdge(.zero))
+        #expect(try AvailSuppression.parse("behind-live-edge,00:45:00") == .behindLiveEdge(MediaTime(seconds: 2_700)))
+        #expect(try AvailSuppression.parse("after-live-edge,30,partial") == .afterLiveEdge(MediaTime(seconds: 30), partial: true))
+        for bad in ["", "on", "off,5", "behind-live-edge,00:61:00", "behind-live-edge,-1", "behind-live-edge,0,partial",
+                    "after-live-edge,0,most", "after-live-edge,0,full,x", "after-live-edge,nan"] {
+            #expect(throws: ServeConfig.ParseError.self, "\(bad)") { try AvailSuppression.parse(bad) }
+        }
+        // from the live edge E when the session starts (ticks): behind, on or behind E - value;
+        // after, from E to E + value, and one under way at E unless partial
+        let e: Int64 = 900_000
+        #expect(AvailSuppression.behindLiveEdge(.zero).suppresses(breakStart: e, edge: e))
+        #expect(!AvailSuppression.behindLiveEdge(.zero).suppresses(breakStart: e + 1, edge: e))
+        #expect(!AvailSuppression.behindLiveEdge(MediaTime(seconds: 10)).suppresses(breakStart: e - 90_000, edge: e))
+        #expect(AvailSuppression.behindLiveEdge(MediaTime(seconds: 10)).suppresses(breakStart: e - 900_000, edge: e))
+        #expect(AvailSuppression.afterLiveEdge(MediaTime(seconds: 10), partial: false).suppresses(breakStart: e + 90_000, edge: e))
+        #expect(!AvailSuppression.afterLiveEdge(MediaTime(seconds: 10), partial: false).suppresses(breakStart: e + 900_000, edge: e))
+        #expect(AvailSuppression.afterLiveEdge(.zero, partial: false).suppresses(breakStart: e - 1, edge: e))
+        #expect(!AvailSuppression.afterLiveEdge(.zero, partial: true).suppresses(breakStart: e - 1, edge: e))
+        #expect(!AvailSuppression.afterLiveEdge(.zero, partial: true).suppresses(breakStart: e, edge: e))
         let bads: [[(name: String, value: String)]] = [
+            [("--content", "a=x"), ("--ads", "t"), ("--avail-suppression", "sometimes")],
             [("--content", "a=x"), ("--ads", "t"), ("--personalization-threshold", "-1")],
             [("--content", "a=x"), ("--ads", "t"), ("--personalization-threshold", "soon")],
             [("--listen", "nope")], [("--content", "=x"), ("--ads", "t")], [("--content", "a=x")], [("--ads", "t")],

@@ -53,15 +53,20 @@ public actor LiveViewer {
         /// A break whose ready ads leave more than this unfilled plays the channel's content
         /// instead (MediaTailor's personalization threshold); nil: off.
         public var personalizationThreshold: MediaTime?
+        /// Which breaks are left to the channel's content from where the live edge was when the
+        /// session started (MediaTailor's avail suppression); nil: off.
+        public var availSuppression: AvailSuppression?
 
         /// A context.
         public init(channel: LiveChannel, media: any LiveMedia, adsTemplate: String, playerParams: [String: String], userAgent: String,
                     adsTimeout: Double, defaultAvail: Int, beacons: BeaconSender, metrics: ServeMetrics, longestSegment: Int = 6,
-                    signature: SegmentSignature = .random(), log: ServeLog? = nil, personalizationThreshold: MediaTime? = nil) {
+                    signature: SegmentSignature = .random(), log: ServeLog? = nil, personalizationThreshold: MediaTime? = nil,
+                    availSuppression: AvailSuppression? = nil) {
             self.channel = channel; self.media = media; self.adsTemplate = adsTemplate; self.playerParams = playerParams
             self.userAgent = userAgent; self.adsTimeout = adsTimeout; self.defaultAvail = defaultAvail; self.beacons = beacons
             self.metrics = metrics; self.longestSegment = longestSegment; self.signature = signature; self.log = log
             self.personalizationThreshold = personalizationThreshold
+            self.availSuppression = availSuppression
         }
     }
 
@@ -87,6 +92,8 @@ public actor LiveViewer {
     var tracks: [String: Track] = [:]
     var avails: [LiveAvail] = []
     var availByBreak: [String: Int] = [:]
+    /// The origin's live edge when the session started (what avail suppression counts from).
+    var joinEdge: Int64?
     /// Beacons fired (`avail/ad/event`), each once.
     var fired: Set<String> = []
     private var advancing: [String: Task<Void, Never>] = [:]
@@ -111,6 +118,7 @@ public actor LiveViewer {
     /// with ads when they fit).
     public func prepare() async {
         guard let top = rungs.first, let w = await context.channel.window(rendition: top.key) else { return }
+        if joinEdge == nil, let last = w.segments.last { joinEdge = last.firstPTS + last.duration.mpegTicks }
         requestAds(w)
         if let b = activeBreak(at: startPTS, in: w, rung: top), let i = availByBreak[b.id], avails[i].ads == nil {
             let deadline = monotonicSeconds() + context.adsTimeout + 0.5
@@ -187,7 +195,8 @@ public actor LiveViewer {
             return await nextItem(&track, window: w, rung: rung, limit: limit)
         }
         let end = seg.firstPTS + seg.duration.mpegTicks
-        var nextStart = w.breaks.compactMap { b -> Int64? in
+        // a break that plays the channel's content for this viewer (suppressed) cuts nothing
+        var nextStart = w.breaks.filter { !playsContent($0) }.compactMap { b -> Int64? in
             let s = aligned(b.startPTS, in: w)
             return s.flatMap { $0 > track.cursor && $0 < end ? $0 : nil }
         }.min()
@@ -256,6 +265,13 @@ public actor LiveViewer {
             let index = avails.count
             avails.append(LiveAvail(breakID: b.id, startPTS: start, requestedTicks: end - start, countedThrough: start))
             availByBreak[b.id] = index
+            if let suppression = context.availSuppression, suppression.suppresses(breakStart: b.startPTS, edge: joinEdge ?? startPTS) {
+                // no ad request: the break plays the channel's content for this viewer
+                avails[index].playsContent = true
+                avails[index].ads = []
+                context.log?.event("live_break_suppressed", ["session": id, "break": b.id])
+                continue
+            }
             context.metrics.liveAvail()
             let seconds = max(1, Int(((Double(end - start) / 90_000)).rounded()))
             let tag = TagTemplate.expand(context.adsTemplate, TagTemplate.Values(
