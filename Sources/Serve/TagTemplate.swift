@@ -3,7 +3,8 @@ import Foundation
 
 /// The ad tag template with MediaTailor's ADS variables: `[session.id]`, `[session.uuid]`,
 /// `[session.avail_duration_secs]`, `[session.avail_duration_ms]`, `[avail.index]`,
-/// `[avail.random]`, `[session.user_agent]`, `[player_params.NAME]`. Every value is
+/// `[avail.random]`, `[session.user_agent]`, `[player_params.NAME]`, and for live breaks the
+/// signal's `[scte.…]` fields (`SCTEValues`). Every value is
 /// percent-encoded (RFC 3986 unreserved characters kept); an unknown variable or a player
 /// parameter the session did not pass becomes empty, as MediaTailor does. Pure.
 public enum TagTemplate {
@@ -21,12 +22,15 @@ public enum TagTemplate {
         public var random: Int
         /// The viewer's User-Agent.
         public var userAgent: String
+        /// The live break's SCTE-35 fields (`[scte.…]`); nil: none (VOD, a marker without a
+        /// section), every `[scte.…]` variable empty.
+        public var scte: SCTEValues?
 
         /// Values for one request.
         public init(sessionID: String, playerParams: [String: String], availDurationSeconds: Int, availIndex: Int = 1,
-                    random: Int = Int.random(in: 0...10_000_000_000), userAgent: String = "") {
+                    random: Int = Int.random(in: 0...10_000_000_000), userAgent: String = "", scte: SCTEValues? = nil) {
             self.sessionID = sessionID; self.playerParams = playerParams; self.availDurationSeconds = availDurationSeconds
-            self.availIndex = availIndex; self.random = random; self.userAgent = userAgent
+            self.availIndex = availIndex; self.random = random; self.userAgent = userAgent; self.scte = scte
         }
     }
 
@@ -51,6 +55,7 @@ public enum TagTemplate {
 
     static func value(of name: String, _ v: Values) -> String? {
         if name.hasPrefix("player_params.") { return v.playerParams[String(name.dropFirst("player_params.".count))] ?? "" }
+        if name.hasPrefix("scte.") { return (v.scte ?? SCTEValues()).value(String(name.dropFirst("scte.".count))) }
         switch name {
         case "session.id", "session.uuid": return v.sessionID
         case "session.avail_duration_secs": return String(v.availDurationSeconds)

@@ -38,7 +38,7 @@ import Timing
         ]
         let r = rows[i]
         return LiveBreak(id: r.0, startPTS: m.pts(ofFrame: r.1), startSequence: startSequence ?? r.3, plannedDuration: r.4,
-                         endPTS: m.pts(ofFrame: r.2), source: r.5, kind: r.6)
+                         endPTS: m.pts(ofFrame: r.2), source: r.5, kind: r.6, scte: SCTEValues.carried(by: r.0, kind: r.6))
     }
 
     static func temp(_ name: String) -> URL {
@@ -188,7 +188,8 @@ import Timing
         #expect(p.mediaSequence == 21)
         for s in p.segments { late.add(sequence: s.sequence, firstPTS: m.segments[s.sequence].firstPTS, markers: s.markers, cues: []) }
         #expect(late.breaks == [LiveBreak(id: "daterange-brk-102", startPTS: m.pts(ofFrame: 1234), startSequence: 21,
-                                          plannedDuration: MediaTime(value: 25, timescale: 2), endPTS: nil, source: .dateRange, kind: .spliceInsert)])
+                                          plannedDuration: MediaTime(value: 25, timescale: 2), endPTS: nil, source: .dateRange, kind: .spliceInsert,
+                                          scte: .spliceInsert(102))])
     }
 }
 
@@ -391,9 +392,9 @@ import Timing
         #expect(await channel.renditionNames == ["v0", "v1"])
         let want = [
             LiveBreak(id: "splice-100", startPTS: m.pts(ofFrame: 437), startSequence: 7, plannedDuration: MediaTime(seconds: 3),
-                      endPTS: m.pts(ofFrame: 527), source: .inBand, kind: .spliceInsert),
+                      endPTS: m.pts(ofFrame: 527), source: .inBand, kind: .spliceInsert, scte: .spliceInsert(100)),
             LiveBreak(id: "daterange-brk-101", startPTS: m.pts(ofFrame: 620), startSequence: 10, plannedDuration: MediaTime(seconds: 2),
-                      endPTS: m.pts(ofFrame: 680), source: .dateRange, kind: .spliceInsert),
+                      endPTS: m.pts(ofFrame: 680), source: .dateRange, kind: .spliceInsert, scte: .spliceInsert(101)),
         ]
         for r in ["v0", "v1"] { #expect(seen[r]?.values.sorted { $0.startPTS < $1.startPTS } == want, "\(r)") }
         // The small rung's segment 7 (rewritten: it holds the cue) shows content frames 420 ..< 480.
@@ -411,5 +412,31 @@ extension LiveOrigin {
     /// An origin (manual clock, window 5) with `published` segments; crashes the test on a bad schedule.
     convenience init(unsafeMedia media: LiveOriginMedia, schedule: [LiveOriginBreak], published: Int) {
         try! self.init(media: media, breaks: schedule, windowSize: 5, initialSegments: published)
+    }
+}
+
+extension SCTEValues {
+    /// What a `splice_insert` of the test origins carries (`avail_num` and `avails_expected` 0).
+    static func spliceInsert(_ eventID: UInt32) -> SCTEValues {
+        var v = SCTEValues()
+        v.eventID = eventID; v.availNum = 0; v.availsExpected = 0
+        return v
+    }
+
+    /// What a segmentation descriptor of the test origins carries (no UPID, segment 0 of 0).
+    static func segmentation(_ eventID: UInt32, typeID: UInt8) -> SCTEValues {
+        var v = SCTEValues()
+        v.segmentationEventID = eventID; v.segmentationTypeID = Int(typeID); v.segmentNum = 0; v.segmentsExpected = 0
+        return v
+    }
+
+    /// The values the test origin's break `id` (`…-<event id>`) carries for its `kind`; nil for a marker.
+    static func carried(by id: String, kind: LiveBreak.Kind) -> SCTEValues? {
+        guard let eventID = id.split(separator: "-").last.flatMap({ UInt32($0) }) else { return nil }
+        switch kind {
+        case .marker: return nil
+        case .spliceInsert: return .spliceInsert(eventID)
+        case .segmentation(let typeID): return .segmentation(eventID, typeID: typeID)
+        }
     }
 }

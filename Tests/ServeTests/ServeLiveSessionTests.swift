@@ -87,7 +87,7 @@ import Timing
             var config = ServeConfig()
             config.port = 0
             config.lives = [ContentSource(name: "ch", source: source)]
-            config.adsTemplate = adsTemplate ?? ads.url("/vast.xml") + "?d=[session.avail_duration_secs]&s=[session.id]"
+            config.adsTemplate = adsTemplate ?? ads.url("/vast.xml") + "?d=[session.avail_duration_secs]&s=[session.id]&e=[scte.event_id]"
             config.threads = 4
             config.liveSegmentTarget = 2
             config.adsTimeout = 2
@@ -349,6 +349,12 @@ import Timing
         let metrics = try await curl(rig.url("/metrics")).text
         #expect(metrics.contains("interlude_live_fill_rate 0.0"), "\(metrics)")
         #expect(!rig.ads.requests.contains { $0.target.hasPrefix("/t/") }, "no beacon")
+        if answer != "dead" {
+            // [scte.event_id]: the in-band splice_insert's splice_event_id
+            let eventID = rig.origin.breaks[0].eventID
+            #expect(rig.ads.requests.contains { $0.target.hasPrefix("/vast.xml?") && $0.target.hasSuffix("&e=\(eventID)") },
+                    "\(rig.ads.requests.map(\.target))")
+        }
     }
 
     /// MediaTailor's personalization threshold: a 10 s break whose two 4 s ads leave 2 s

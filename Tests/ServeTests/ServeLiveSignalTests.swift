@@ -36,7 +36,7 @@ import Timing
         var tracker = LiveBreakTracker()
         tracker.add(sequence: 0, firstPTS: 0, markers: [], cues: scan.cues.map(\.section))
         #expect(tracker.breaks == [LiveBreak(id: "splice-100", startPTS: 200_000, startSequence: 0, plannedDuration: nil,
-                                             endPTS: 300_000, source: .inBand, kind: .spliceInsert)])
+                                             endPTS: 300_000, source: .inBand, kind: .spliceInsert, scte: .spliceInsert(100))])
     }
 
     @Test(.enabled(if: ThreeFive.available, "needs threefive (make setup)"))
@@ -152,7 +152,7 @@ import Timing
             LiveBreak(id: "cue-101", startPTS: 1_080_000, startSequence: 101, plannedDuration: MediaTime(seconds: 4),
                       endPTS: 1_440_000, source: .cueMarkers, kind: .marker),
             LiveBreak(id: "daterange-b42", startPTS: 3_600_000, startSequence: 104, plannedDuration: MediaTime(seconds: 12),
-                      endPTS: 4_680_000, source: .dateRange, kind: .spliceInsert),
+                      endPTS: 4_680_000, source: .dateRange, kind: .spliceInsert, scte: .spliceInsert(42)),
             LiveBreak(id: "cue-106", startPTS: 1_935_135, startSequence: 106, plannedDuration: MediaTime(seconds: 30),
                       endPTS: nil, source: .cueMarkers, kind: .marker),
         ])
@@ -171,7 +171,7 @@ import Timing
         tracker.add(sequence: 10, firstPTS: 1_890_000, markers: [], cues: [end])
         #expect(tracker.breaks.last == LiveBreak(id: "segmentation-3", startPTS: 1_170_000, startSequence: 9,
                                                  plannedDuration: MediaTime(seconds: 8), endPTS: 1_890_000,
-                                                 source: .inBand, kind: .segmentation(typeID: 0x36)))
+                                                 source: .inBand, kind: .segmentation(typeID: 0x36), scte: .segmentation(3, typeID: 0x36)))
         // PTS near the 33-bit wrap unwraps onto the channel's clock.
         #expect(LivePTS.unwrap(100, near: LivePTS.wrap - 50) == LivePTS.wrap + 100)
         #expect(LivePTS.unwrap(UInt64(LivePTS.wrap - 10), near: LivePTS.wrap + 5) == LivePTS.wrap - 10)

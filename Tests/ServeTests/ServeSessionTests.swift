@@ -1,4 +1,5 @@
 import Foundation
+import Playback
 @testable import Serve
 import TestSupport
 import Testing
@@ -56,6 +57,30 @@ import Timing
                 #expect(!"\(error)".hasPrefix("unknown option"), "\(name): \(error)")
             }
         }
+    }
+
+    /// `[scte.…]`: the fields of the SCTE-35 signal that opened a live break, empty when the
+    /// signal does not carry one (or there is no signal: VOD), unknown names left alone.
+    @Test func scteVariablesComeFromTheBreaksSignal() throws {
+        func values(_ scte: SCTEValues?) -> TagTemplate.Values {
+            TagTemplate.Values(sessionID: "s", playerParams: [:], availDurationSeconds: 30, random: 1, scte: scte)
+        }
+        let insert = try SCTE35Section(parsing: LiveOriginSCTE35.spliceInsert(eventID: 4242, outOfNetwork: true, pts: 900_000, breakDuration: 2_700_000))
+        let t = "https://ads/v?e=[scte.event_id]&n=[scte.avail_num]&s=[scte.segmentation_event_id]&u=[scte.segmentation_upid]&f=[scte.archive_allowed_flag]&x=[scte.bogus]"
+        #expect(TagTemplate.expand(t, values(SCTEValues(insert))) == "https://ads/v?e=4242&n=0&s=&u=&f=&x=[scte.bogus]")
+        #expect(TagTemplate.expand(t, values(nil)) == "https://ads/v?e=&n=&s=&u=&f=&x=[scte.bogus]")
+        // a time_signal opening a provider placement opportunity (0x34 = 52), event 77
+        let signal = try SCTE35Section(parsing: LiveOriginSCTE35.timeSignal(pts: 900_000, eventID: 77, typeID: 0x34, duration: 2_700_000))
+        let u = "[scte.segmentation_event_id]/[scte.segmentation_type_id]/[scte.segment_num]/[scte.event_id]"
+        #expect(TagTemplate.expand(u, values(SCTEValues(signal))) == "77/52/0/")
+        // a UPID: printable bytes as text (percent-encoded in the URL), others as hex
+        var d = try #require(signal.segmentation.first)
+        d.upidType = 0x09
+        d.upid = Array("SIGNAL:abc 1".utf8)
+        #expect(SCTEValues(signal, descriptor: d).segmentationUPID == "SIGNAL:abc 1")
+        #expect(TagTemplate.expand("[scte.segmentation_upid]", values(SCTEValues(signal, descriptor: d))) == "SIGNAL%3Aabc%201")
+        d.upid = [0x01, 0xFF, 0x20]
+        #expect(SCTEValues(signal, descriptor: d).segmentationUPID == "01ff20")
     }
 
     @Test func theTagTemplateTakesMediaTailorsVariablesEncoded() {

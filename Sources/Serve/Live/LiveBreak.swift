@@ -43,6 +43,9 @@ public struct LiveBreak: Sendable, Equatable {
     public var source: Source
     /// The signal's kind.
     public var kind: Kind
+    /// The SCTE-35 fields of the signal that opened it (`[scte.…]` ADS variables); nil for a
+    /// marker without a section.
+    public var scte: SCTEValues? = nil
 
     /// `endPTS`, or `startPTS + plannedDuration` while the end has not been signalled: where
     /// content is expected to resume (nil when neither is known).

@@ -131,7 +131,7 @@ public struct LiveBreakTracker: Sendable {
                 var kind = LiveBreak.Kind.marker, planned = r.plannedDuration ?? r.duration
                 if let s = r.out { (kind, planned) = Self.kindAndDuration(s, fallback: planned) }
                 open(LiveBreak(id: id, startPTS: outPTS ?? firstPTS, startSequence: sequence, plannedDuration: planned,
-                               endPTS: nil, source: .dateRange, kind: kind))
+                               endPTS: nil, source: .dateRange, kind: kind, scte: r.out.map { SCTEValues($0) }))
             }
             guard let i = index(id) else { return nil }
             if r.hasIn {
@@ -170,7 +170,7 @@ public struct LiveBreakTracker: Sendable {
             } else if i.outOfNetwork {
                 open(LiveBreak(id: id, startPTS: pts, startSequence: sequence,
                                plannedDuration: i.breakDuration.map { MediaTime(value: Int64($0), timescale: 90_000) },
-                               endPTS: nil, source: .inBand, kind: .spliceInsert))
+                               endPTS: nil, source: .inBand, kind: .spliceInsert, scte: SCTEValues(s)))
             } else if let j = index(id) ?? openIndex(.inBand) {
                 close(j, at: pts)
             }
@@ -182,7 +182,7 @@ public struct LiveBreakTracker: Sendable {
                 if kind.isStart {
                     open(LiveBreak(id: id, startPTS: pts, startSequence: sequence,
                                    plannedDuration: d.duration.map { MediaTime(value: Int64($0), timescale: 90_000) },
-                                   endPTS: nil, source: .inBand, kind: .segmentation(typeID: d.typeID)))
+                                   endPTS: nil, source: .inBand, kind: .segmentation(typeID: d.typeID), scte: SCTEValues(s, descriptor: d)))
                 } else if let j = index(id) ?? breaks.lastIndex(where: {
                     $0.source == .inBand && $0.endPTS == nil && $0.kind == .segmentation(typeID: d.typeID - 1) }) {
                     close(j, at: pts)

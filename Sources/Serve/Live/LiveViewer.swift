@@ -276,7 +276,7 @@ public actor LiveViewer {
             let seconds = max(1, Int(((Double(end - start) / 90_000)).rounded()))
             let tag = TagTemplate.expand(context.adsTemplate, TagTemplate.Values(
                 sessionID: id, playerParams: context.playerParams, availDurationSeconds: seconds, availIndex: index + 1,
-                userAgent: context.userAgent))
+                userAgent: context.userAgent, scte: b.scte))
             let ctx = context, rungs = self.rungs
             Task.detached {
                 let content = PreparedContent(name: ctx.channel.name, duration: MediaTime(seconds: Int64(seconds)), renditions: [], originCues: [])
