@@ -11,7 +11,10 @@ import Timing
 ///   is not filled; one already under way at the live edge is not filled either, unless
 ///   `partial` (MediaTailor's PARTIAL_AVAIL), where the viewer gets ads for what is left of it.
 public enum AvailSuppression: Sendable, Hashable {
+    /// Breaks begun on or behind this long before the live edge are left to the content.
     case behindLiveEdge(MediaTime)
+    /// Breaks beginning before the live edge plus this long are left to the content; one under
+    /// way at the live edge is filled for what is left when `partial`.
     case afterLiveEdge(MediaTime, partial: Bool)
 
     /// Whether a break starting at channel PTS `start` is left to the channel's content for a

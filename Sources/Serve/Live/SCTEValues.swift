@@ -7,14 +7,18 @@ import Playback
 /// `segment_num` and `segments_expected`. A field the signal does not carry is nil (the
 /// variable is then empty, as in MediaTailor). Pure.
 public struct SCTEValues: Sendable, Hashable {
+    /// `splice_event_id` of a `splice_insert` (`[scte.event_id]`).
     public var eventID: UInt32?
+    /// `avail_num` and `avails_expected` of a `splice_insert`.
     public var availNum: Int?
     public var availsExpected: Int?
+    /// `segmentation_event_id` and `segmentation_type_id` of the segmentation descriptor.
     public var segmentationEventID: UInt32?
     public var segmentationTypeID: Int?
     /// The UPID's bytes as text when they are all printable ASCII (an ADI or URI UPID), else as
     /// lower-case hex; nil when the descriptor carries none.
     public var segmentationUPID: String?
+    /// `segment_num` and `segments_expected` of the segmentation descriptor.
     public var segmentNum: Int?
     public var segmentsExpected: Int?
 
