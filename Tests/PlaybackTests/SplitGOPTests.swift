@@ -24,6 +24,9 @@ struct SplitGOPTests {
         let (_, _, packets) = try Self.firstPackets(130)
         #expect(SplitGOP.gops(packets) == [0..<60, 60..<120, 120..<130])
         #expect(SplitGOP.gops([]) == [])
+        // frames at a constant rate: frame i at 100 + 10·i; frames 3 and 4 kept
+        let rank = SplitGOP.rank(keeping: 3..<5, originTicks: 100, periodTicks: 10)
+        #expect([120, 130, 140, 150].map(rank) == [nil, 0, 1, nil])
     }
 
     @Test func aSplitGOPGivesTheKeptFramesInOrder() throws {
@@ -33,10 +36,10 @@ struct SplitGOPTests {
         let origin = try #require(packets[0].ptsTicks)
         let kept = 75..<90
         var got: [(Int, Int64)] = []
-        try SplitGOP.decode(gop, demuxer: demuxer, streamIndex: v, count: kept.count, rank: { t in
-            let i = Int((t - origin) / period)
-            return kept.contains(i) ? i - kept.lowerBound : nil
-        }) { k, frame in got.append((k, frame.bestEffortTicks ?? -1)) }
+        try SplitGOP.decode(gop, demuxer: demuxer, streamIndex: v, count: kept.count,
+                            rank: SplitGOP.rank(keeping: kept, originTicks: origin, periodTicks: period)) { k, frame in
+            got.append((k, frame.bestEffortTicks ?? -1))
+        }
         #expect(got.map(\.0) == Array(0..<15))
         #expect(got.map(\.1) == kept.map { origin + Int64($0) * period })
     }
@@ -49,10 +52,8 @@ struct SplitGOPTests {
         // frames 110..<125: the last five are in the next GOP
         let kept = 110..<125
         let error = #expect(throws: MediaError.self) {
-            try SplitGOP.decode(gop, demuxer: demuxer, streamIndex: v, count: kept.count, rank: { t in
-                let i = Int((t - origin) / period)
-                return kept.contains(i) ? i - kept.lowerBound : nil
-            }) { _, _ in }
+            try SplitGOP.decode(gop, demuxer: demuxer, streamIndex: v, count: kept.count,
+                                rank: SplitGOP.rank(keeping: kept, originTicks: origin, periodTicks: period)) { _, _ in }
         }
         #expect(error?.description.contains("10 of 15 frames decoded") == true)
         // ranks that run backwards: the decoder shows frame 61 before frame 60

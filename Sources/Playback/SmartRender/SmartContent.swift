@@ -163,9 +163,8 @@ final class SmartContent: Feed {
     /// Decodes the current GOP and hands over its frames whose index is in `range`, in order, as
     /// the decoder produces them (`SplitGOP`, the splice every splicer shares).
     private func decode(range: Range<Int>, _ body: (Int, Frame) throws -> Void) throws {
-        let (origin, period) = (scan.originTicks, scan.periodTicks)
         try SplitGOP.decode(gop, demuxer: gops.demuxer, streamIndex: scan.videoIndex, threads: threads, count: range.count,
-                            rank: { t in let i = Int((t - origin) / period); return range.contains(i) ? i - range.lowerBound : nil }) { k, frame in
+                            rank: SplitGOP.rank(keeping: range, originTicks: scan.originTicks, periodTicks: scan.periodTicks)) { k, frame in
             try body(range.lowerBound + k, frame)
         }
     }

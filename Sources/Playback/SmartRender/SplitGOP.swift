@@ -20,6 +20,15 @@ package enum SplitGOP {
         return out
     }
 
+    /// The `rank` for `decode` when frames sit at a constant rate — frame `i` at
+    /// `originTicks + i·periodTicks` — and the splice keeps `frames`: a frame's place among them.
+    public static func rank(keeping frames: Range<Int>, originTicks: Int64, periodTicks: Int64) -> (Int64) -> Int? {
+        { t in
+            let i = Int((t - originTicks) / periodTicks)
+            return frames.contains(i) ? i - frames.lowerBound : nil
+        }
+    }
+
     /// Decodes `packets` (a GOP, after any packets its frames refer to) with a new decoder of
     /// stream `streamIndex` and hands over the `count` frames the splice keeps, in presentation
     /// order: `rank` maps a decoded frame's best-effort timestamp (stream ticks) to its place

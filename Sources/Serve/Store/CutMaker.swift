@@ -122,9 +122,8 @@ enum CutMaker {
             e.setDuration(reader.periodTicks)
             out.append(e)
         }
-        let (origin, period) = (reader.originTicks, reader.periodTicks)
         try SplitGOP.decode(gop.map(\.packet), demuxer: reader.video, streamIndex: reader.videoIndex, count: frames.count,
-                            rank: { t in let i = Int((t - origin) / period); return frames.contains(i) ? i - frames.lowerBound : nil }) { k, f in
+                            rank: SplitGOP.rank(keeping: frames, originTicks: reader.originTicks, periodTicks: reader.periodTicks)) { k, f in
             let index = frames.lowerBound + k
             try StoreEncoding.encode(f, index: Int64(p.originFrames + index), keyframe: k == 0,
                                      with: encoder, packet: scratch, stamp)
