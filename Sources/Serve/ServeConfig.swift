@@ -165,10 +165,10 @@ public struct ServeConfig: Sendable {
                 guard let s = Int(v), s > 0 else { throw ParseError(description: "--avail-duration takes whole seconds > 0, not '\(v)'") }
                 c.availDuration = s
             case "--personalization-threshold":
-                guard let t = Double(v), t >= 0, t <= 3_600 else {
+                guard let t = MediaTime(decimal: v), t >= .zero, t <= MediaTime(seconds: 3_600) else {
                     throw ParseError(description: "--personalization-threshold takes seconds in [0, 3600], not '\(v)'")
                 }
-                c.personalizationThreshold = MediaTime(seconds: t, timescale: 1_000)
+                c.personalizationThreshold = t
             case "--avail-suppression":
                 c.availSuppression = try AvailSuppression.parse(v)
             case "--clock":

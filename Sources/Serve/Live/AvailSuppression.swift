@@ -44,8 +44,10 @@ public enum AvailSuppression: Sendable, Hashable {
         }
         var value = MediaTime.zero
         if parts.count >= 2 {
-            guard let v = seconds(parts[1]), v >= 0, v <= 86_400 else { throw bad("takes a VALUE of HH:MM:SS or seconds up to a day") }
-            value = MediaTime(seconds: v, timescale: 1_000)
+            guard let v = MediaTime(clock: parts[1]), v <= MediaTime(seconds: 86_400) else {
+                throw bad("takes a VALUE of HH:MM:SS or seconds up to a day")
+            }
+            value = v
         }
         let fill = parts.count == 3 ? parts[2] : "full"
         guard fill == "full" || fill == "partial" else { throw bad("takes a FILL of full or partial") }
@@ -58,14 +60,5 @@ public enum AvailSuppression: Sendable, Hashable {
         default:
             throw bad("MODE is off, behind-live-edge or after-live-edge")
         }
-    }
-
-    /// `HH:MM:SS` or a number of seconds.
-    private static func seconds(_ s: String) -> Double? {
-        let fields = s.split(separator: ":", omittingEmptySubsequences: false)
-        if fields.count == 1 { return Double(s).flatMap { $0.isFinite ? $0 : nil } }
-        guard fields.count == 3, let h = Int(fields[0]), let m = Int(fields[1]), let sec = Double(fields[2]),
-              h >= 0, (0..<60).contains(m), sec >= 0, sec < 60 else { return nil }
-        return Double(h * 3_600 + m * 60) + sec
     }
 }
