@@ -67,6 +67,17 @@ import TestSupport
         let left = try fm.contentsOfDirectory(atPath: store.appendingPathComponent("live/ch").path).sorted()
         #expect(left == ["live-host-2"], "\(left)")
         #expect(!channel.intake.isEmpty && channel.storeName == "ch/\(channel.intake)")
+        // a channel folder planted as a link out of the store: nothing behind it is removed
+        let outside = FileManager.default.temporaryDirectory.appendingPathComponent("serve-intakes-outside-\(UUID().uuidString.prefix(8))")
+        defer { try? fm.removeItem(at: outside) }
+        let victim = outside.appendingPathComponent("old-folder")
+        try fm.createDirectory(at: victim, withIntermediateDirectories: true)
+        try Data([1]).write(to: victim.appendingPathComponent("precious"))
+        try fm.setAttributes([.modificationDate: old], ofItemAtPath: victim.appendingPathComponent("precious").path)
+        try fm.setAttributes([.modificationDate: old], ofItemAtPath: victim.path)
+        try fm.createSymbolicLink(at: store.appendingPathComponent("live/planted"), withDestinationURL: outside)
+        _ = try LiveChannel(name: "planted", source: "/nonexistent/live.m3u8", folder: store)
+        #expect(fm.fileExists(atPath: victim.appendingPathComponent("precious").path), "a file outside the store was removed")
     }
 
     @Test func twoNodesFollowOneChannelIntoOneStore() async throws {

@@ -6,8 +6,8 @@ import Timing
 /// Each `poll()` reads every rendition's playlist through the hardened fetcher
 /// (`HLSImport.text` / `HLSImport.fetch`: size caps, timeouts, http(s) only from a remote
 /// playlist), fetches each new segment once to `live/<channel>/<intake>/<rendition>/<seq>.ts`
-/// under `folder` (written under a temporary name, renamed once whole), reads its first video PTS and in-band SCTE-35 (`LiveSegmentIntake`), places it on
-/// the channel's own numbering and clock (`LiveTimeline`), folds markers and cues into breaks
+/// under `folder` (written under a temporary name, renamed once whole), reads its first video
+/// PTS and in-band SCTE-35 (`LiveSegmentIntake`), places it on the channel's own numbering and clock (`LiveTimeline`), folds markers and cues into breaks
 /// (`LiveBreakTracker`) and keeps `history` of segments after they left the origin's window
 /// (viewers' playlists hold more than the origin shows: at least three target durations, and a
 /// viewer waiting on an ad decision stays inside what the channel holds), deleting older ones.
@@ -87,7 +87,7 @@ public actor LiveChannel {
         intake = Self.processIntake
         self.source = try HLSLocation.source(source)
         self.folder = folder
-        Self.removeStaleIntakes(folder.appendingPathComponent("live/\(name)"), keeping: intake)
+        Self.removeStaleIntakes(of: name, in: folder, keeping: intake)
         self.history = MediaTime.max(.zero, history)
         self.timeout = timeout
         self.evicted = evicted
@@ -100,26 +100,26 @@ public actor LiveChannel {
         return "\(host.isEmpty ? "host" : String(host.prefix(64)))-\(getpid())"
     }()
 
-    /// Removes the intake folders under `channel` other than `keeping` that nothing has written
-    /// to for `staleIntakeAge` (the folder or a rendition folder in it), and the files and
-    /// folders of the layout before intake folders (`<rendition>/<seq>.ts` directly under it)
-    /// as old.
-    static func removeStaleIntakes(_ channel: URL, keeping: String) {
-        let fm = FileManager.default
-        guard let names = try? fm.contentsOfDirectory(atPath: channel.path) else { return }
-        let now = Date()
-        func modified(_ url: URL) -> Date {
-            var st = stat()
-            guard lstat(url.path, &st) == 0 else { return .distantPast }
-            return Date(timeIntervalSince1970: Double(st.st_mtim.tv_sec))
-        }
-        for name in names where name != keeping && !name.hasPrefix(".") {
-            let url = channel.appendingPathComponent(name)
-            var newest = modified(url)
-            for sub in (try? fm.contentsOfDirectory(atPath: url.path)) ?? [] {
-                newest = max(newest, modified(url.appendingPathComponent(sub)))
+    /// Removes the intake folders of channel `name` under the store `root` other than `keeping`
+    /// that nothing has written to for `staleIntakeAge` (the folder or a rendition folder in it),
+    /// and the files and folders of the layout before intake folders (`<rendition>/<seq>.ts`
+    /// directly under it) as old. Through `StoreFile`: a link planted on the way is never
+    /// followed, and nothing outside the store is removed.
+    static func removeStaleIntakes(of name: String, in root: URL, keeping: String) {
+        let channel = "live/\(name)"
+        guard StoreFile.isFolder(channel, in: root),
+              let entries = try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(channel).path) else { return }
+        func changed(_ relative: String) -> Int { StoreFile.status(relative, in: root).map { Int($0.st_mtim.tv_sec) } ?? 0 }
+        let now = Int(Date().timeIntervalSince1970)
+        for entry in entries where entry != keeping && !entry.hasPrefix(".") {
+            let intake = "\(channel)/\(entry)"
+            var newest = changed(intake)
+            if StoreFile.isFolder(intake, in: root) {
+                for sub in (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(intake).path)) ?? [] {
+                    newest = max(newest, changed("\(intake)/\(sub)"))
+                }
             }
-            if now.timeIntervalSince(newest) > staleIntakeAge { try? fm.removeItem(at: url) }
+            if Double(now - newest) > staleIntakeAge { StoreFile.remove(intake, in: root) }
         }
     }
 
@@ -217,7 +217,6 @@ public actor LiveChannel {
             }
             let path = LiveSegment.storePath(channel: storeName, rendition: key, sequence: new.sequence)
             let file = folder.appendingPathComponent(path)
-            try? FileManager.default.removeItem(at: file)
             var reading: LiveSegmentIntake.Reading?
             var failure: (LiveFault, String)?
             // fetched under a temporary name and renamed once whole: the final name never holds half a segment
