@@ -232,7 +232,7 @@ public actor LiveChannel {
             }
             try? FileManager.default.removeItem(at: partial)
             guard let reading else {
-                try? FileManager.default.removeItem(at: file)
+                StoreFile.remove(path, in: folder)
                 let count = (r.failures?.uri == entry.uri ? r.failures?.count ?? 0 : 0) + 1
                 let (fault, why) = failure ?? (.segmentUnavailable, entry.uri)
                 if count >= Self.fetchAttempts {
@@ -273,7 +273,7 @@ public actor LiveChannel {
         }
         keep = min(keep, max(0, r.segments.count - 1))   // the newest stays
         let gone = r.segments[..<keep].map(\.storePath)
-        for p in gone { try? FileManager.default.removeItem(at: folder.appendingPathComponent(p)) }
+        for p in gone { StoreFile.remove(p, in: folder) }
         if !gone.isEmpty { evicted(gone) }
         r.segments.removeFirst(keep)
         if let first = r.segments.first { r.tracker.forget(endingBefore: first.firstPTS - LiveBreakTracker.farLimit) }
