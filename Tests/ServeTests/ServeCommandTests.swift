@@ -47,25 +47,9 @@ import Testing
         let store = FileManager.default.temporaryDirectory.appendingPathComponent("serve-cli-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: store) }
         let clip = try await TestMedia.clip(sourceID: 3, width: 320, height: 180, fps: 30, seconds: 4, gop: 30)
-        let p = Process()
-        p.executableURL = Self.binary
-        p.arguments = ["serve", "--listen", "127.0.0.1:0", "--content", "c=\(clip.path)", "--ads", "/nonexistent/tag.xml",
-                       "--store", store.path, "--renditions", "180p:320x180:400k"]
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out; p.standardError = err
-        try p.run()
-        let lines = LineBox()
-        Thread {
-            var buffer = Data()
-            while true {
-                let d = out.fileHandleForReading.availableData
-                if d.isEmpty { break }
-                buffer.append(d)
-                while let nl = buffer.firstIndex(of: 10) { lines.append(String(decoding: buffer[..<nl], as: UTF8.self)); buffer = Data(buffer[(nl + 1)...]) }
-            }
-        }.start()
-        let log = LineBox()
-        Thread { log.append(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)) }.start()
+        let serve = try ServeProcess(["serve", "--listen", "127.0.0.1:0", "--content", "c=\(clip.path)", "--ads", "/nonexistent/tag.xml",
+                                      "--store", store.path, "--renditions", "180p:320x180:400k"])
+        let (p, lines, log) = (serve.process, serve.lines, serve.log)
         #expect(await eventually(60) { !lines.all.isEmpty })
         let url = try #require(lines.all.first)
         #expect(url.hasPrefix("http://127.0.0.1:") && url.hasSuffix("/v1/master/c/index.m3u8"))

@@ -157,6 +157,47 @@ final class RunningService: @unchecked Sendable {
     deinit { let s = service; Thread.detachNewThread { s.stop(grace: 1) } }
 }
 
+/// A running `interlude serve` (or any `interlude` command): the lines it prints on standard
+/// output (its URLs) as they come, and its standard error once it ends.
+final class ServeProcess: @unchecked Sendable {
+    // @unchecked Sendable: the process is only read after `run()`; the boxes lock themselves.
+    let process = Process()
+    /// Standard output, line by line.
+    let lines = LineBox()
+    /// Standard error, whole, once the process has closed it.
+    let log = LineBox()
+
+    /// Starts the debug build's `interlude` with `args`.
+    init(_ args: [String]) throws {
+        process.executableURL = ServeCommandTests.binary
+        process.arguments = args
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let lines = self.lines, log = self.log
+        Thread {
+            var buffer = Data()
+            while true {
+                let d = out.fileHandleForReading.availableData
+                if d.isEmpty { break }
+                buffer.append(d)
+                while let nl = buffer.firstIndex(of: 10) {
+                    lines.append(String(decoding: buffer[..<nl], as: UTF8.self))
+                    buffer = Data(buffer[(nl + 1)...])
+                }
+            }
+        }.start()
+        Thread { log.append(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)) }.start()
+    }
+
+    /// SIGTERM when it still runs, and waits for it to end.
+    func stop() {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        process.waitUntilExit()
+    }
+}
+
 final class LineBox: @unchecked Sendable {
     // @unchecked Sendable: `lines` is touched under `lock`.
     private let lock = NSLock()

@@ -9,42 +9,6 @@ import TestSupport
 /// nor finds one gone under it (issue 35: both nodes used to exit at start). Both keep polling,
 /// and a session on each plays.
 @Suite(.serialized) struct ServeLiveSharedStoreTests {
-    /// A running `interlude serve`: its printed URLs and its standard error.
-    final class Node: @unchecked Sendable {
-        // @unchecked Sendable: the process is read-only after `run()`; the boxes are locked.
-        let process = Process()
-        let urls = LineBox()
-        let log = LineBox()
-
-        init(_ args: [String]) throws {
-            process.executableURL = ServeCommandTests.binary
-            process.arguments = args
-            let out = Pipe(), err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            try process.run()
-            let urls = self.urls, log = self.log
-            Thread {
-                var buffer = Data()
-                while true {
-                    let d = out.fileHandleForReading.availableData
-                    if d.isEmpty { break }
-                    buffer.append(d)
-                    while let nl = buffer.firstIndex(of: 10) {
-                        urls.append(String(decoding: buffer[..<nl], as: UTF8.self))
-                        buffer = Data(buffer[(nl + 1)...])
-                    }
-                }
-            }.start()
-            Thread { log.append(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)) }.start()
-        }
-
-        func stop() {
-            if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-            process.waitUntilExit()
-        }
-    }
-
     /// A channel starting removes the intake folders of nodes gone (nothing written for
     /// `staleIntakeAge`), and of the layout before intake folders, and keeps a live node's.
     @Test func aStartingChannelRemovesTheIntakesOfNodesGone() throws {
@@ -90,16 +54,16 @@ import TestSupport
         let args = ["serve", "--live", "ch=\(origin.url("/live.m3u8"))", "--ads", "/nonexistent/tag.xml", "--store", store.path,
                     "--listen", "127.0.0.1:0"]
         // started together: their first polls fetch the same window at the same time
-        let nodes = try [Node(args), Node(args)]
+        let nodes = try [ServeProcess(args), ServeProcess(args)]
         defer { nodes.forEach { $0.stop() } }
         for node in nodes {
-            #expect(await eventually(60) { !node.urls.all.isEmpty || !node.process.isRunning }, "\(node.log.all)")
+            #expect(await eventually(60) { !node.lines.all.isEmpty || !node.process.isRunning }, "\(node.log.all)")
         }
         // several polls (a 2 s target duration) with both taking in the same segments
         try await Task.sleep(nanoseconds: 7_000_000_000)
         for (i, node) in nodes.enumerated() {
             #expect(node.process.isRunning, "node \(i) exited: \(node.log.all.joined())")
-            let url = try #require(node.urls.all.first, "node \(i) printed no URL: \(node.log.all.joined())")
+            let url = try #require(node.lines.all.first, "node \(i) printed no URL: \(node.log.all.joined())")
             #expect(url.hasSuffix("/v1/master/ch/index.m3u8"))
             let ff = try await runOffPool(try Tools.ffmpegPath(), ["-nostdin", "-v", "error", "-xerror", "-i", url, "-t", "4", "-f", "null", "-"])
             #expect(ff.status == 0, "node \(i): \(ff.stderr)")

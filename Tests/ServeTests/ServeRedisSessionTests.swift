@@ -224,19 +224,10 @@ struct ServeRedisSessionTests {
         let store = FileManager.default.temporaryDirectory.appendingPathComponent("serve-redis-cli-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: store) }
         let clip = try await TestMedia.clip(sourceID: 3, width: 320, height: 180, fps: 30, seconds: 4, gop: 30)
-        let p = Process()
-        p.executableURL = ServeCommandTests.binary
-        p.arguments = ["serve", "--listen", "127.0.0.1:0", "--content", "c=\(clip.path)", "--ads", "/nonexistent/tag.xml",
-                       "--store", store.path, "--renditions", "180p:320x180:400k", "--redis", redis.url, "--session-timeout", "30"]
-        let out = Pipe()
-        p.standardOutput = out; p.standardError = FileHandle.nullDevice
-        try p.run()
+        let serve = try ServeProcess(["serve", "--listen", "127.0.0.1:0", "--content", "c=\(clip.path)", "--ads", "/nonexistent/tag.xml",
+                                      "--store", store.path, "--renditions", "180p:320x180:400k", "--redis", redis.url, "--session-timeout", "30"])
+        let (p, lines) = (serve.process, serve.lines)
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() } }
-        let lines = LineBox()
-        Thread {
-            let d = out.fileHandleForReading.availableData
-            if let first = String(decoding: d, as: UTF8.self).split(separator: "\n").first { lines.append(String(first)) }
-        }.start()
         #expect(await eventually(60) { !lines.all.isEmpty })
         let base = try #require(lines.all.first?.components(separatedBy: "/v1/").first)
         let made = try await curl(base + "/v1/session/c", method: "POST", body: "{}")
