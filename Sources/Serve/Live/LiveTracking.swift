@@ -17,7 +17,6 @@ extension LiveViewer {
     /// to its end once known), each ad from its start, an ad the break ended inside reported up to
     /// the cut and the ads after it left out.
     func trackingAvails() -> [TrackingJSON.Avail] {
-        func time(_ ticks: Int64) -> MediaTime { MediaTime(value: ticks, timescale: 90_000) }
         return avails.indices.compactMap { i -> TrackingJSON.Avail? in
             let a = avails[i]
             guard !a.playsContent, let pod = a.pod, let planned = a.planned, let ads = a.ads else { return nil }
@@ -25,12 +24,12 @@ extension LiveViewer {
             for (s, slot) in pod.slots.enumerated() {
                 let played = playedTicks(avail: i, slot: s)
                 guard played > 0 else { break }
-                list.append(TrackingJSON.Ad(planned: ads[slot.ad], index: slot.ad, start: time(slotStartPTS(avail: i, slot: s) - startPTS),
-                                            length: time(slot.ticks), played: time(played)))
+                list.append(TrackingJSON.Ad(planned: ads[slot.ad], index: slot.ad, start: Self.time(slotStartPTS(avail: i, slot: s) - startPTS),
+                                            length: Self.time(slot.ticks), played: Self.time(played)))
             }
             let length = (a.endPTS ?? (a.startPTS + a.requestedTicks)) - a.startPTS
-            return TrackingJSON.Avail(planned: planned, start: time(a.startPTS - startPTS), duration: time(length),
-                                      markerDuration: time(a.requestedTicks), contentTime: .zero, ads: list)
+            return TrackingJSON.Avail(planned: planned, start: Self.time(a.startPTS - startPTS), duration: Self.time(length),
+                                      markerDuration: Self.time(a.requestedTicks), contentTime: .zero, ads: list)
         }
     }
 

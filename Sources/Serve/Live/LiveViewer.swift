@@ -403,7 +403,7 @@ public actor LiveViewer {
                            discontinuity: firstOfBreak || into == 0 || !(track.items.last.map { if case .slate = $0.kind { true } else { false } } ?? false))
     }
 
-    /// `ticks` of the channel's 90 kHz clock as a time.
+    /// `ticks` of the channel's 90 kHz clock as a time (items, tracking).
     static func time(_ ticks: Int64) -> MediaTime { MediaTime(value: ticks, timescale: 90_000) }
 
     /// The shift (90 kHz, within ±2^32) that moves a stream whose first frame is at `clock`
