@@ -268,7 +268,7 @@ public actor LiveViewer {
             if let suppression = context.availSuppression, suppression.suppresses(breakStart: b.startPTS, edge: joinEdge ?? startPTS) {
                 // no ad request: the break plays the channel's content for this viewer
                 avails[index].playsContent = true
-                avails[index].ads = []
+                avails[index].ads = []   // answered: a viewer joining inside it has nothing to wait for
                 context.log?.event("live_break_suppressed", ["session": id, "break": b.id])
                 continue
             }
