@@ -43,6 +43,13 @@ public final class Frame {
         return t == noPTS ? nil : t
     }
 
+    /// The presentation timestamp in ticks of the producing stream's time base (for decoded
+    /// audio: after any samples the decoder discarded at the start, e.g. MP4's priming), when set.
+    public var ptsTicks: Int64? {
+        let t = pointer.pointee.pts
+        return t == noPTS ? nil : t
+    }
+
     /// The frame's duration in ticks of the producing stream's time base, when known.
     public var durationTicks: Int64? {
         let d = pointer.pointee.pkt_duration

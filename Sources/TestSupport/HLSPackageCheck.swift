@@ -80,6 +80,36 @@ public enum HLSPackageCheck {
         return (checked, problems)
     }
 
+    /// The sound at every segment boundary of a playlist read as one timeline (the stream clock):
+    /// the next segment's first audio packet may not start after the previous segment's sound
+    /// ends (a gap, which a player counting decoded samples drifts by: Chromium's "Large
+    /// timestamp gap detected"), nor a whole AAC frame or more before it (sound running back).
+    /// An overlap under one frame is what MPEG-TS leaves where two encodes meet (players that
+    /// place sound by timestamp trim it). Returns the problems and the boundaries checked.
+    public static func audioJoinProblems(_ playlist: URL) throws -> (checked: Int, problems: [String]) {
+        var problems: [String] = [], checked = 0
+        var previous: (name: String, end: Int64, frame: Int64)?
+        for entry in try entries(playlist).entries {
+            let out = try Tools.ffprobe(["-v", "error", "-select_streams", "a:0", "-show_entries", "packet=pts,duration",
+                                         "-of", "csv=p=0", entry.url.path])
+            let packets = String(decoding: out.stdout, as: UTF8.self).split(separator: "\n").compactMap { line -> (Int64, Int64)? in
+                let f = line.split(separator: ",", omittingEmptySubsequences: false)
+                guard f.count >= 2, let pts = Int64(f[0]), let d = Int64(f[1]) else { return nil }
+                return (pts, d)
+            }
+            guard let first = packets.first, let last = packets.last else { continue }
+            let name = entry.url.lastPathComponent
+            if let p = previous {
+                checked += 1
+                let gap = first.0 - p.end
+                if gap > 1 { problems.append("\(name): its sound starts \(Double(gap) / 90) ms after \(p.name)'s ends") }
+                if -gap >= p.frame { problems.append("\(name): its sound starts \(Double(-gap) / 90) ms before \(p.name)'s ends") }
+            }
+            previous = (name, last.0 + last.1, last.1)
+        }
+        return (checked, problems)
+    }
+
     /// The 90 kHz PTS of the first video frame `ffprobe` decodes from the segment `ts`.
     public static func firstVideoFramePTS(_ ts: URL) throws -> Int64 {
         let out = try Tools.ffprobe(["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts",

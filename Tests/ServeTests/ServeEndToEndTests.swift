@@ -222,6 +222,10 @@ import Timing
         }
         let out = local.appendingPathComponent("index.m3u8")
         try (copy.joined(separator: "\n") + "\n").write(to: out, atomically: true, encoding: .utf8)
+        // no gap in the sound at any segment boundary, the joins included (sound from each
+        // piece's first picture), and never a whole AAC frame of overlap
+        let joins = try await offPool { try HLSPackageCheck.audioJoinProblems(out) }
+        #expect(joins.checked == k - 1 && joins.problems.isEmpty, "\(joins.problems)")
         let frames = try await offPool { try MediaVerifier.videoFrames(out, reader: IdentityReader(output: PixelSize(width: 320, height: 180), sources: [PixelSize(width: 240, height: 180)])) }
         let adFrames = frames.compactMap(\.identity).filter { $0.sourceID == 9 }
         #expect(abs(adFrames.count - 60) <= 1, "2 s of a 25 fps ad in a 30 fps rung: \(adFrames.count) frames")

@@ -499,6 +499,11 @@ import Timing
                 Issue.record("\(stream): decode time \(dts[i]) after \(dts[i - 1]) (packet \(i))")
             }
         }
+        // no gap in the sound at any segment boundary, every join of the five breaks included
+        // (a player counting decoded samples, Chromium, would drift by each), never a whole AAC
+        // frame of overlap
+        let joins = try await offPool { try HLSPackageCheck.audioJoinProblems(local) }
+        #expect(joins.checked > 20 && joins.problems.isEmpty, "\(joins.checked) boundaries: \(joins.problems)")
         let gst = try await offPool { try FieldCheck.check(local, with: .gstreamer) }
         #expect(gst.clean, "\(gst.report)")
         let shown = try await Self.shown(local, contentSource: rig.origin.media.sourceID)

@@ -59,6 +59,23 @@ import Timing
         return out
     }
 
+    /// The relative RMS difference between the sound of `piece` and that of `origin` at the same
+    /// times (`piece` starts at `at`, `origin`'s first packet at `originFirst`, 90 kHz), over
+    /// the piece's sound but its first and last AAC frame.
+    static func soundDifference(origin: URL, originFirst: Int64, piece: URL, at: Int64) throws -> Double {
+        func pcm(_ url: URL) throws -> [Float] {
+            let out = try Tools.ffmpeg(["-v", "error", "-i", url.path, "-map", "0:a:0", "-ac", "1", "-f", "f32le", "-"])
+            return out.stdout.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        }
+        let (o, p) = (try pcm(origin), try pcm(piece))
+        let offset = Int(((at - originFirst) * 48_000 + 45_000) / 90_000)
+        var diff = 0.0, power = 0.0
+        for i in 1024..<max(1024, p.count - 1024) where offset + i < o.count {
+            let d = Double(p[i] - o[offset + i]); diff += d * d; power += Double(o[offset + i]) * Double(o[offset + i])
+        }
+        return power > 0 ? (diff / power).squareRoot() : 1
+    }
+
     /// The first stream of `kind`'s packets (ffprobe, 90 kHz ticks): pts, duration, key flag, in file order.
     static func packets(_ url: URL, _ kind: String) throws -> [(pts: Int64, duration: Int64, key: Bool)] {
         let out = try Tools.ffprobe(["-v", "error", "-select_streams", "\(kind):0", "-show_entries", "packet=pts,duration,flags",
@@ -152,15 +169,23 @@ import Timing
             // on the origin's clock: the after-piece's first frame at the cut PTS (modulo 2^33)
             #expect(try HLSPackageCheck.firstVideoFramePTS(a) == cut % Self.wrap)
             #expect(try Self.packets(b, "v").map(\.pts).max() == pts[k - 1], "the before-piece's last frame is the one before the cut")
-            // audio: the origin's packets, every one in exactly one piece: before the cut those
-            // that start before it (the one across it too), after it those that start at or after it
+            // audio: before the cut the origin's packets that start before it (the one across it
+            // too); after it the origin's sound from the cut itself (`CutSound`): its first frame
+            // at the cut's PTS, frames back to back, to the origin's last sound (and under one
+            // frame past it), the same samples as the origin's at the same times
             let originAudio = try Self.packets(seg1, "a")
             let (ba, aa) = (try Self.packets(b, "a"), try Self.packets(a, "a"))
             let originStarts = Set(originAudio.map(\.pts))
             #expect(!ba.isEmpty && !aa.isEmpty)
             #expect(ba.allSatisfy { originStarts.contains($0.pts) && $0.pts < cut })
-            #expect(aa.allSatisfy { originStarts.contains($0.pts) && $0.pts >= cut })
-            #expect(ba.count + aa.count == originAudio.count, "no packet left out, none twice")
+            #expect(ba.count == originAudio.filter { $0.pts < cut }.count, "no packet before the cut left out")
+            #expect(abs((aa.first?.pts ?? 0) - cut) <= 1, "\(label): the after-piece's sound starts at its first picture: \(aa.first?.pts ?? 0) vs \(cut)")
+            #expect(zip(aa, aa.dropFirst()).allSatisfy { abs($1.pts - $0.pts - 1920) <= 1 }, "\(label): AAC frames back to back")
+            let originEnd = (originAudio.last?.pts ?? 0) + (originAudio.last?.duration ?? 0)
+            let pieceEnd = (aa.last?.pts ?? 0) + (aa.last?.duration ?? 0)
+            #expect(pieceEnd >= originEnd - 1 && pieceEnd < originEnd + 1920, "\(label): to the origin's last sound: \(pieceEnd) vs \(originEnd)")
+            let drift = try await offPool { try Self.soundDifference(origin: seg1, originFirst: try #require(originAudio.first?.pts), piece: a, at: cut) }
+            #expect(drift < 0.05, "\(label): the after-piece's sound against the origin's at the same times: relative difference \(drift)")
             // strict decoding: seg0 + before continues one stream; after + seg2 too
             if !v.openGOP {
                 #expect(Self.strictErrors(try Self.joined([seg0, b], into: root, name: "\(label)-h.ts")) == "")

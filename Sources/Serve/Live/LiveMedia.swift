@@ -28,8 +28,10 @@ public protocol LiveMedia: ServeMedia {
     func addRendition(_ rendition: Rendition) throws
     /// The frames of the stored segment at `path` whose PTS lie in `[from, to)` (90 kHz on the
     /// segment's own clock; nil: its start / end), as a stored piece made once per bounds and
-    /// shared; nil when no frame lies there.
-    func segmentPiece(_ path: String, rendition: Rendition, from: Int64?, to: Int64?) async throws -> StoredSegment?
+    /// shared; nil when no frame lies there. `afterJoin`: the piece follows an ad or slate, so its
+    /// sound starts at its first picture even at the segment's start (a piece when the segment's
+    /// own sound starts later).
+    func segmentPiece(_ path: String, rendition: Rendition, from: Int64?, to: Int64?, afterJoin: Bool) async throws -> StoredSegment?
     /// Live segments deleted from the store's folder: what was made of them (pieces) can go.
     func forgetLiveSegments(_ paths: [String])
     /// The rung a stored live segment belongs to.

@@ -212,12 +212,16 @@ public actor LiveViewer {
         let to = nextStart ?? end
         // a segment the channel re-anchored is moved onto its clock (and cut at its own PTS)
         let shift = Self.time(Self.shift(to: seg.clockOffset, from: 0))
-        if startsAtSegment && nextStart == nil {
+        // content after an ad or slate has its sound from its first picture (`CutSound`): a
+        // whole segment whose own sound starts later is made again as a piece
+        let afterJoin = !previousIsContent && !track.items.isEmpty
+        if startsAtSegment && nextStart == nil && !afterJoin {
             return SessionItem(kind: .content(index: seg.sequence), segment: StoredSegment(path: seg.storePath, duration: seg.duration),
                                start: Self.time(seg.firstPTS), shift: shift, discontinuity: discontinuity)
         }
         let piece = try? await context.media.segmentPiece(seg.storePath, rendition: rung.rendition,
-                                                           from: startsAtSegment ? nil : seg.filePTS(track.cursor), to: nextStart.map(seg.filePTS))
+                                                           from: startsAtSegment ? nil : seg.filePTS(track.cursor), to: nextStart.map(seg.filePTS),
+                                                           afterJoin: afterJoin)
         guard let piece else {
             // nothing to show there (or the piece could not be made): skip the span, a new stream after it
             track.cursor = to
@@ -378,7 +382,7 @@ public actor LiveViewer {
                     guard let segClock = frames.first else { return nil }
                     let frame = frames.count > 1 ? frames[1] - frames[0] : 1
                     guard let piece = try? await context.media.segmentPiece(s.path, rendition: rung.rendition, from: nil,
-                                                                             to: segClock + (end - cursor) - frame + 1) else { return nil }
+                                                                             to: segClock + (end - cursor) - frame + 1, afterJoin: false) else { return nil }
                     item.kind = .ad(breakIndex: ai, ad: pod.slots[slot].ad, segment: k, count: segments.count, cut: true)
                     item.segment = StoredSegment(path: piece.path, duration: Self.time(end - cursor))
                 }

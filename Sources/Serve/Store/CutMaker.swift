@@ -6,17 +6,18 @@ import Timing
 /// Makes a shared cut's piece: the frames `[from, to)` of one origin segment of one rung, where a
 /// cue falls inside that segment. GOPs wholly inside the piece are the origin's packets; the GOP
 /// a cue splits is decoded and its frames inside the piece encoded again (an IDR first, the
-/// rung's bitrate, SPS/PPS id 1 beside the content's id 0). Audio packets are the origin's, on
-/// the content's clock (in sync): before a cue those that start before it, after a cue those that
-/// start at or after it.
+/// rung's bitrate, SPS/PPS id 1 beside the content's id 0). Sound before a cue is the origin's
+/// packets that start before it; after a cue (and at a segment's start after a join) the
+/// origin's sound encoded again from the cue's frame on (`CutSound`), on the content's clock.
 ///
 /// The join policy for sound, at every join of the service's pieces (a cut, an ad, slate): a
-/// piece's sound never starts before its first picture (so audio timestamps never run back at a
-/// join: FFmpeg's reader sees them rise) and runs to the end of the AAC frame holding its last
+/// piece's sound starts at its first picture, to the sample (so audio timestamps never run back
+/// at a join, and no gap opens before it), and runs to the end of the AAC frame holding its last
 /// picture's end (under 1024 samples, 21 ms at 48 kHz, past it). MPEG-TS cannot end a sound
-/// inside an AAC frame, so one of the two must give: an overlap at the end of a piece, which
-/// players that place sound by timestamp trim, rather than a gap, which a player in sequence
-/// mode (Chromium's native HLS) counts as time and drifts by at every join.
+/// inside an AAC frame, so there is an overlap under one frame at the end of a piece, which
+/// players that place sound by timestamp trim; never a gap, which a player that counts decoded
+/// samples (Chromium's native HLS) takes as time and drifts by at every join. Exact joins (no
+/// overlap either) would need each ad's sound encoded again per join, as the stitch does.
 ///
 /// Timestamps are the origin's (content clock + the muxer's constant offset). A piece that starts
 /// at its segment's start continues the origin's MPEG-TS stream (its continuity counters go on
@@ -24,9 +25,10 @@ import Timing
 /// indicator, after the playlist's `EXT-X-DISCONTINUITY`); one that ends at its segment's end
 /// ends its counters where the origin segment did, so the next origin segment follows it.
 enum CutMaker {
-    /// Writes the piece to `output`.
+    /// Writes the piece to `output`. `soundFromFirstPicture`: a piece at its segment's start
+    /// after a join has its sound made from its first picture too, and starts a new stream.
     static func piece(content p: PackagedContent, rung: PackagedRendition, segment k: Int, from a: Int, to b: Int,
-                      root: URL, output: URL) throws {
+                      soundFromFirstPicture: Bool = false, root: URL, output: URL) throws {
         let spans = rung.segments
         let whole = spans[k]
         precondition(whole.startFrame <= a && a < b && b <= whole.endFrame, "a piece inside its segment")
@@ -71,13 +73,25 @@ enum CutMaker {
             }
         }
         let cueStart = reader.time(ofFrame: a), cueEnd = reader.time(ofFrame: b)
-        for pkt in audio {
-            let t = reader.time(ofAudio: pkt) ?? cueStart, end = reader.endTime(ofAudio: pkt) ?? t
-            if (a == span.startFrame || t >= cueStart) && (b == span.endFrame || t < cueEnd) { packets.append((pkt, 1)) }
-        }
         var sources: [(demuxer: Demuxer, stream: Int)] = [(reader.video, reader.videoIndex)]
-        if let ad = reader.audio, let ai = reader.audioIndex { sources.append((ad, ai)) }
-        let writer = TSRunWriter(sources: sources, firstRunDiscontinuous: a != span.startFrame)
+        let soundFile = output.appendingPathExtension("sound.nut")
+        defer { try? FileManager.default.removeItem(at: soundFile) }
+        let startsStream = a != span.startFrame || soundFromFirstPicture
+        if let ad = reader.audio, let ai = reader.audioIndex, startsStream, !audio.isEmpty, CutSound.applies(to: ad, stream: ai) {
+            // sound from the cue itself (`CutSound`), on the audio stream's own clock
+            let sound = try CutSound.encode(audio, of: ad, stream: ai, from: reader.streamTime(cueStart),
+                                            to: b == span.endFrame ? nil : reader.streamTime(cueEnd),
+                                            bitRate: rung.rendition.audioBitrate, scratch: soundFile)
+            sources.append((sound.demuxer, sound.stream))
+            packets += sound.packets.map { ($0, 1) }
+        } else if let ad = reader.audio, let ai = reader.audioIndex {
+            for pkt in audio {
+                let t = reader.time(ofAudio: pkt) ?? cueStart
+                if (a == span.startFrame || t >= cueStart) && (b == span.endFrame || t < cueEnd) { packets.append((pkt, 1)) }
+            }
+            sources.append((ad, ai))
+        }
+        let writer = TSRunWriter(sources: sources, firstRunDiscontinuous: startsStream)
         try writer.writeSegment(output.path, packets: packets, newRun: true)
         try writer.finish()
         // an origin's segments carry their own clock offset already; the muxer added its own again
@@ -88,7 +102,7 @@ enum CutMaker {
             // an origin's own PIDs (a live encoder's are not FFmpeg's), so its segments join the piece
             SegmentCutPIDs.remap(&data, from: ours, to: theirs)
         }
-        if a == span.startFrame, k > 0 {
+        if !startsStream, k > 0 {
             TSContinuity.continuing(&data, after: try counters(through: k - 1, spans: spans, root: root))
         } else if b == span.endFrame {
             TSContinuity.ending(&data, at: try counters(through: k, spans: spans, root: root))

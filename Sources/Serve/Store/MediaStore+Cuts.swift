@@ -10,7 +10,10 @@ extension MediaStore {
     /// One rung of `content` cut at `cues` (content times, on the timeline the stitch counts from:
     /// `ContentTimeline`): each cue moved to the first frame at or after it,
     /// runs of origin segments and, where a cue falls inside a segment, shared pieces made once
-    /// per (content, rung, segment, piece bounds) and reused by every later call.
+    /// per (content, rung, segment, piece bounds) and reused by every later call. A run after a
+    /// cue starts with a piece even where the cue is a segment's start when that segment's sound
+    /// starts after its first picture: its sound is made from the cue's frame on (`CutSound`), so
+    /// that no gap opens before it at the join.
     public func cut(_ content: String, rendition: String, at cues: [MediaTime]) async throws -> CutContent {
         let p = try await packagedContent(content)
         guard let rung = p.rendition(rendition) else { throw StoreError.unknownRendition(rendition) }
@@ -26,10 +29,13 @@ extension MediaStore {
             var run: [StoredSegment] = []
             for (k, span) in rung.segments.enumerated() where span.endFrame > s && span.startFrame < e {
                 let a = max(s, span.startFrame), b = min(e, span.endFrame)
-                if a == span.startFrame && b == span.endFrame {
+                // a run's first segment after a cue whose own sound starts after its picture
+                let afterJoin = i > 0 && a == s && a == span.startFrame
+                    && (StoreFile.read(root.appendingPathComponent(span.path), maxBytes: 1 << 28).map(TSTimestamps.soundStartsLate) ?? false)
+                if a == span.startFrame && b == span.endFrame && !afterJoin {
                     run.append(StoredSegment(path: span.path, duration: p.period * Int64(b - a)))
                 } else {
-                    run.append(try await piece(p, rung: rung, segment: k, from: a, to: b))
+                    run.append(try await piece(p, rung: rung, segment: k, from: a, to: b, afterJoin: afterJoin))
                 }
             }
             runs.append(run)
@@ -39,8 +45,10 @@ extension MediaStore {
 
     /// The piece `[a, b)` of segment `k`: from the store when made before, else made now (once,
     /// however many callers ask at the same time).
-    private func piece(_ p: PackagedContent, rung: PackagedRendition, segment k: Int, from a: Int, to b: Int) async throws -> StoredSegment {
-        let path = "cuts/\(p.storeKey)/\(rung.rendition.name)/seg\(String(format: "%05d", k))-\(a)-\(b).ts"
+    private func piece(_ p: PackagedContent, rung: PackagedRendition, segment k: Int, from a: Int, to b: Int,
+                       afterJoin: Bool) async throws -> StoredSegment {
+        let sound = afterJoin ? "-s" : ""
+        let path = "cuts/\(p.storeKey)/\(rung.rendition.name)/seg\(String(format: "%05d", k))-\(a)-\(b)\(sound).ts"
         let root = self.root
         // what the cut reads (the rung's segments up to this one, its encoded video) is read only
         // as regular files inside the store, never through a link planted since the package loaded
@@ -49,7 +57,7 @@ extension MediaStore {
             throw StoreError.unsupported("cut: \(p.name) \(rung.rendition.name): a stored file it reads is missing or not a regular file")
         }
         return try await pieceMadeOnce(path, kind: "cut", duration: p.period * Int64(b - a)) { output in
-            try CutMaker.piece(content: p, rung: rung, segment: k, from: a, to: b, root: root, output: output)
+            try CutMaker.piece(content: p, rung: rung, segment: k, from: a, to: b, soundFromFirstPicture: !sound.isEmpty, root: root, output: output)
         }
     }
 }

@@ -11,8 +11,10 @@ extension MediaStore {
     ///
     /// Frame-exact (`SegmentCutMaker`): GOPs wholly inside are the origin's packets, a GOP a bound
     /// splits is decoded and its frames inside encoded again at `rendition` (the segment's rung:
-    /// its size and bitrate), an IDR first; audio is the origin's packets; timestamps are the
-    /// origin's. The duration is the PTS of the first frame at or after `to` (or the segment's
+    /// its size and bitrate), an IDR first; sound before a cut is the origin's packets, after a
+    /// cut the origin's sound encoded again from the cut's frame on (`CutSound`), and so at the
+    /// segment's start too when `afterJoin` (the piece follows an ad or slate) and the segment's
+    /// own sound starts after its first picture; timestamps are the origin's. The duration is the PTS of the first frame at or after `to` (or the segment's
     /// end: its last frame's PTS plus one frame) minus the PTS of the piece's first frame. A piece
     /// that starts at the segment's first frame continues the origin's MPEG-TS stream; one that
     /// starts at a cut is a new stream (put `EXT-X-DISCONTINUITY` before it); one that ends at the
@@ -20,30 +22,32 @@ extension MediaStore {
     ///
     /// Made once per (path, first frame, frame after) and shared by every caller, concurrent or
     /// later, and by other processes sharing the folder: stored as
-    /// `cuts/live/<path without .ts>-<first PTS>-<PTS after or "end">.ts` (PTS modulo 2^33),
+    /// `cuts/live/<path without .ts>-<first PTS>-<PTS after or "end">[-s].ts` (PTS modulo 2^33;
+    /// `-s`: a segment start whose sound was made again),
     /// registered in the index as kind "cut" (`encodeCounts()["cut"]` counts the encodes).
-    public func segmentPiece(_ path: String, rendition: Rendition, from: Int64?, to: Int64?) async throws -> StoredSegment? {
+    public func segmentPiece(_ path: String, rendition: Rendition, from: Int64?, to: Int64?,
+                             afterJoin: Bool = false) async throws -> StoredSegment? {
         guard MediaStore.isSafeRelativePath(path), path.hasSuffix(".ts") else { throw StoreError.unsupported("cut: '\(path)' is not a stored segment path") }
         let file = root.appendingPathComponent(path)
         guard let st = StoreFile.regular(path, in: root) else { throw StoreError.unsupported("cut: the store holds no segment \(path)") }
         // the plan (which frames) is remembered per file version and bounds: a session's every
         // playlist refresh asks again
-        let memoKey = "\(file.path) \(st.st_size) \(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec) \(from.map(String.init) ?? "-") \(to.map(String.init) ?? "-")"
+        let memoKey = "\(file.path) \(st.st_size) \(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec) \(from.map(String.init) ?? "-") \(to.map(String.init) ?? "-") \(afterJoin)"
         let known = LiveCutPlans.shared.plan(memoKey)
         let resolved: SegmentCutMaker.Plan?
         if let known { resolved = known.plan } else {
-            resolved = try await MediaStore.offThread({ SegmentCutMaker.plan(try SegmentCutMaker.Segment(file), from: from, to: to) })
+            resolved = try await MediaStore.offThread({ SegmentCutMaker.plan(try SegmentCutMaker.Segment(file), from: from, to: to, afterJoin: afterJoin) })
             LiveCutPlans.shared.remember(memoKey, resolved)
         }
         guard let plan = resolved else { return nil }
         if plan.isWhole { return StoredSegment(path: path, duration: plan.duration) }
         let wrap = SegmentCutMaker.wrap
         let mod = { (t: Int64) in ((t % wrap) + wrap) % wrap }
-        let key = "cuts/live/\(path.dropLast(3))-\(mod(plan.start))-\(plan.end.map { String(mod($0)) } ?? "end").ts"
+        let key = "cuts/live/\(path.dropLast(3))-\(mod(plan.start))-\(plan.end.map { String(mod($0)) } ?? "end")\(plan.resound && plan.fromStart ? "-s" : "").ts"
         let root = self.root
         return try await pieceMadeOnce(key, kind: "cut", duration: plan.duration) { output in
             let segment = try SegmentCutMaker.Segment(file)
-            guard SegmentCutMaker.plan(segment, from: from, to: to) == plan else {
+            guard SegmentCutMaker.plan(segment, from: from, to: to, afterJoin: afterJoin) == plan else {
                 throw StoreError.unsupported("cut: \(path) changed while it was cut")
             }
             let previous = MediaStore.previousSegmentPaths(path).lazy.filter { StoreFile.regular($0, in: root) != nil }

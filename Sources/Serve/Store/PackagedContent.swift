@@ -5,7 +5,7 @@ import Timing
 /// instead of packaging again).
 struct PackagedContent: Codable, Sendable {
     /// Bumped when the store's layout or encoding changes: an older package is made again.
-    static let version = 3   // 3: renditions carry the frame rate and codec ads are made at
+    static let version = 4   // 3: renditions carry the frame rate and codec ads are made at; 4: cuts re-encode the sound after a cue (`CutSound`)
 
     var version: Int
     var name: String

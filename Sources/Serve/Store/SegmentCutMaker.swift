@@ -17,9 +17,10 @@ import Timing
 /// decode time of the same rank in its GOP (the k-th smallest DTS is never after the k-th smallest
 /// PTS), so decode times keep increasing across the copied GOPs around it.
 ///
-/// Audio packets are the origin's on the origin's clock: before a cut those that start before it
-/// (the AAC frame across the cut stays, reaching past it by under 1024 samples), after a cut
-/// those that start at or after it (`CutMaker`'s join policy). Timestamps are the origin's: the muxer's constant offset is
+/// Sound before a cut is the origin's packets that start before it (the AAC frame across the cut
+/// stays, reaching past it by under 1024 samples); after a cut, and at the segment's start after
+/// a join where the origin's sound starts after the first picture (`Plan.resound`), the origin's
+/// sound encoded again from the cut's frame on (`CutSound`; `CutMaker`'s join policy). Timestamps are the origin's: the muxer's constant offset is
 /// taken off again. Only the video and the audio stream are kept (another PID, e.g. SCTE-35, is not
 /// in the piece), under the origin's PIDs, program number and transport stream id
 /// (`SegmentCutPIDs`).
@@ -50,8 +51,14 @@ enum SegmentCutMaker {
         var fromStart: Bool
         /// Exact duration (to the next frame after the piece or the segment's end).
         var duration: MediaTime
-        /// The piece is the whole segment.
-        var isWhole: Bool { fromStart && end == nil }
+        /// The piece starts at the segment's first frame after a join and the segment's sound
+        /// starts after that frame: its sound is encoded again from the frame (`CutSound`), so
+        /// that no gap opens before it.
+        var resound = false
+        /// The piece is the whole segment, as it is.
+        var isWhole: Bool { fromStart && end == nil && !resound }
+        /// The piece starts a new stream (a cut, or a segment start whose sound was made again).
+        var startsStream: Bool { !fromStart || resound }
     }
 
     /// One segment file's packets, read once.
@@ -148,13 +155,20 @@ enum SegmentCutMaker {
     }
 
     /// The frames `[from, to)` of `segment` (nil bounds: its start, its end); nil when that range
-    /// holds no frame.
-    static func plan(_ s: Segment, from: Int64?, to: Int64?) -> Plan? {
+    /// holds no frame. `afterJoin`: the piece follows a join (an ad, slate), so its sound must
+    /// start at its first picture even where that is the segment's first.
+    static func plan(_ s: Segment, from: Int64?, to: Int64?, afterJoin: Bool = false) -> Plan? {
         let lo = from.map(s.near), hi = to.map(s.near)
         guard let start = lo.map({ l in s.sortedPTS.first { $0 >= l } }) ?? s.sortedPTS.first else { return nil }
         let end = hi.flatMap { h in s.sortedPTS.first { $0 >= h } }
         if let end, end <= start { return nil }
-        return Plan(start: start, end: end, fromStart: start == s.sortedPTS[0], duration: (s.time(end ?? s.endPTS) - s.time(start)).reduced)
+        let fromStart = start == s.sortedPTS[0]
+        var plan = Plan(start: start, end: end, fromStart: fromStart, duration: (s.time(end ?? s.endPTS) - s.time(start)).reduced)
+        if afterJoin, fromStart, let a = s.audioIndex, CutSound.applies(to: s.demuxer, stream: a),
+           let first = s.audio.first.flatMap(s.audioSpan)?.start, first > s.time(start) {
+            plan.resound = true
+        }
+        return plan
     }
 
     /// Writes the piece `plan` of segment `s` to `output`, re-encoding at `rendition`. `previous`,
@@ -189,20 +203,28 @@ enum SegmentCutMaker {
                 previousCopied = false
             }
         }
-        let cutIn = plan.fromStart ? nil : s.time(plan.start), cutOut = plan.end.map { s.time($0) }
-        if s.audioIndex != nil {
+        let cutIn = plan.startsStream ? s.time(plan.start) : nil, cutOut = plan.end.map { s.time($0) }
+        var sources: [(demuxer: Demuxer, stream: Int)] = [(s.demuxer, s.videoIndex)]
+        let soundFile = output.appendingPathExtension("sound.nut")
+        defer { try? FileManager.default.removeItem(at: soundFile) }
+        if let a = s.audioIndex, let cutIn, CutSound.applies(to: s.demuxer, stream: a) {
+            // sound from the cut itself (`CutSound`), the previous segment's last frame warming the decoder
+            let sound = try CutSound.encode(s.audio, leading: previous.flatMap { $0.audio.last.map { [$0] } } ?? [], of: s.demuxer,
+                                            stream: a, from: cutIn, to: cutOut, bitRate: rendition.audioBitrate, scratch: soundFile)
+            sources.append((sound.demuxer, sound.stream))
+            packets += sound.packets.map { ($0, 1) }
+        } else if let a = s.audioIndex {
             for p in s.audio {
                 guard let span = s.audioSpan(p) else { continue }
                 if (cutIn.map { span.start >= $0 } ?? true) && (cutOut.map { span.start < $0 } ?? true) { packets.append((p, 1)) }
             }
+            sources.append((s.demuxer, a))
         }
-        var sources: [(demuxer: Demuxer, stream: Int)] = [(s.demuxer, s.videoIndex)]
-        if let a = s.audioIndex { sources.append((s.demuxer, a)) }
         let origin = [UInt8](try Data(contentsOf: URL(fileURLWithPath: s.demuxer.url)))
         // the piece's first picture as far above its first PCR as the origin segment's: a player
         // that maps the first PCR after a discontinuity to the playlist's time (GStreamer) puts it
         // where the origin's own segments would be (issue 22)
-        let writer = TSRunWriter(sources: sources, firstRunDiscontinuous: !plan.fromStart,
+        let writer = TSRunWriter(sources: sources, firstRunDiscontinuous: plan.startsStream,
                                  pictureAbovePCR: TSRunClock.pictureAbovePCR(origin))
         try writer.writeSegment(output.path, packets: packets, newRun: true)
         try writer.finish()
@@ -210,7 +232,7 @@ enum SegmentCutMaker {
         if let ours = SegmentCutPIDs.layout(data), let theirs = SegmentCutPIDs.layout(origin) {
             SegmentCutPIDs.remap(&data, from: ours, to: theirs)
         }
-        if plan.fromStart {
+        if !plan.startsStream {
             // each PID starts where the origin segment did: the stream before it goes on
             TSContinuity.continuing(&data, after: TSContinuity.firstCounters(origin).mapValues { $0 &- 1 })
         } else if plan.end == nil {

@@ -84,6 +84,12 @@ final class SegmentPackets {
         return MediaTime(value: t * tb.numerator, timescale: tb.denominator) - MediaTime(value: originTicks * videoTB.numerator, timescale: videoTB.denominator)
     }
 
+    /// A time on the content timeline as a time on the streams' own clock (their packets'
+    /// timestamps as times).
+    func streamTime(_ t: MediaTime) -> MediaTime {
+        t + MediaTime(value: originTicks * videoTB.numerator, timescale: videoTB.denominator)
+    }
+
     /// When an audio packet's sound ends on the content timeline.
     func endTime(ofAudio p: Packet) -> MediaTime? {
         guard let tb = audioTB, let start = time(ofAudio: p) else { return nil }

@@ -22,6 +22,23 @@ public enum TSTimestamps {
         TSPES.firstVideoPTS([UInt8](data)).map { MediaTime(value: $0, timescale: 90_000) }
     }
 
+    /// Whether the sound of the segment `data` starts after its first picture (its first audio
+    /// PES's PTS later than its first video PES's, modulo 2^33): a segment that follows a join
+    /// would leave a gap in the sound there (`CutSound`).
+    public static func soundStartsLate(_ data: Data) -> Bool {
+        let b = [UInt8](data)
+        var video: Int64?, audio: Int64?
+        TSPES.forEach(b) { p, streamID in
+            guard b[p + 7] & 0x80 != 0 else { return }
+            if video == nil, (0xE0...0xEF).contains(streamID) { video = TSPES.timestamp(b, at: p + 9) }
+            if audio == nil, (0xC0...0xDF).contains(streamID) { audio = TSPES.timestamp(b, at: p + 9) }
+        }
+        guard let video, let audio else { return false }
+        let wrap: Int64 = 1 << 33
+        let d = ((audio - video) % wrap + wrap) % wrap
+        return d > 0 && d < wrap / 2
+    }
+
     /// How far the first video frame of `data` decodes before it shows (90 kHz): its stream's
     /// decode delay (two frames for x264's B-frame pyramid, 0 without B-frames).
     public static func videoDecodeDelay(_ data: Data) -> Int64? { TSPES.firstVideoDecodeDelay([UInt8](data)) }
