@@ -32,14 +32,18 @@ help:
 # playbin3's hlsdemux2 is in gstreamer1.0-plugins-good); VLC will not run as root, and the script
 # then runs it as the user nobody, which every Debian has, so no user is made here. Also a Python
 # virtual environment with PyPI's threefive, the independent SCTE-35 parser the HLS tests use,
-# and m3u8, the independent playlist parser the serve tests use.
+# m3u8, the independent playlist parser the serve tests use, and xmlschema, which validates MPDs
+# against the DASH schema (Tests/Schemas).
 PYENV := .build/pyenv
-setup: $(SETUP_STAMP) $(PYENV)/.threefive $(PYENV)/.m3u8
+setup: $(SETUP_STAMP) $(PYENV)/.threefive $(PYENV)/.m3u8 $(PYENV)/.xmlschema
 $(PYENV)/.threefive: | $(SETUP_STAMP)
 	python3 -m venv $(PYENV) && $(PYENV)/bin/pip install -q threefive==3.1.5
 	@touch $@
 $(PYENV)/.m3u8: $(PYENV)/.threefive
 	$(PYENV)/bin/pip install -q m3u8==6.0.0
+	@touch $@
+$(PYENV)/.xmlschema: $(PYENV)/.threefive
+	$(PYENV)/bin/pip install -q xmlschema==3.4.3
 	@touch $@
 $(SETUP_STAMP):
 	@missing=""; for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

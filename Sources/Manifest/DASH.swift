@@ -1,0 +1,241 @@
+import Foundation
+import Timing
+
+/// MPEG-DASH Media Presentation Descriptions (ISO/IEC 23009-1) as values, and their one writer
+/// (`DASH.write`). What Interlude writes: periods of adaptation sets addressed by
+/// `SegmentTemplate` with a `SegmentTimeline`, and event streams (SCTE-35 splices). Times are
+/// `MediaTime` (the MPD's `xs:duration` values) or integer ticks of a stated timescale.
+public enum DASH {
+    /// `MPD@type`.
+    public enum PresentationType: String, Sendable, Hashable {
+        /// On demand: every segment exists.
+        case `static`
+        /// Live: the MPD is fetched again (`minimumUpdatePeriod`).
+        case dynamic
+    }
+
+    /// The `MPD` element.
+    public struct MPD: Sendable, Hashable {
+        /// `@type`.
+        public var type: PresentationType
+        /// `@profiles` (comma-separated in the document).
+        public var profiles: [String]
+        /// `@mediaPresentationDuration` (static presentations).
+        public var mediaPresentationDuration: MediaTime?
+        /// `@minBufferTime`.
+        public var minBufferTime: MediaTime
+        /// The periods, in order.
+        public var periods: [Period]
+
+        /// An MPD.
+        public init(type: PresentationType = .static, profiles: [String] = [DASH.liveProfile], mediaPresentationDuration: MediaTime?,
+                    minBufferTime: MediaTime, periods: [Period]) {
+            self.type = type; self.profiles = profiles; self.mediaPresentationDuration = mediaPresentationDuration
+            self.minBufferTime = minBufferTime; self.periods = periods
+        }
+
+        /// Why the MPD breaks the timing rules the schema cannot check, nil when it does not:
+        /// no period, periods whose starts do not rise, a static MPD without its duration, a
+        /// segment timeline whose entries leave a gap or overlap (`S@t` is the previous entry's
+        /// end), an event outside the timescale's range.
+        public func validate() -> String? {
+            if periods.isEmpty { return "an MPD has at least one Period" }
+            if type == .static && mediaPresentationDuration == nil { return "a static MPD needs mediaPresentationDuration" }
+            for (a, b) in zip(periods, periods.dropFirst()) where b.start <= a.start {
+                return "Period \(b.id) starts at \(b.start.seconds) s, not after Period \(a.id) (\(a.start.seconds) s)"
+            }
+            for p in periods {
+                for set in p.adaptationSets {
+                    guard let template = set.segmentTemplate else { return "AdaptationSet \(set.id) of Period \(p.id) has no SegmentTemplate" }
+                    if let problem = template.timelineProblem() { return "AdaptationSet \(set.id) of Period \(p.id): \(problem)" }
+                }
+            }
+            return nil
+        }
+    }
+
+    /// The ISO base media file format live profile: segments addressed by a template.
+    public static let liveProfile = "urn:mpeg:dash:profile:isoff-live:2011"
+    /// The CMAF profile of ISO/IEC 23009-1 (segments that are CMAF fragments).
+    public static let cmafProfile = "urn:mpeg:dash:profile:cmaf:2019"
+
+    /// A `Period`.
+    public struct Period: Sendable, Hashable {
+        /// `@id`.
+        public var id: String
+        /// `@start`: where it starts on the presentation's timeline.
+        public var start: MediaTime
+        /// `@duration`; nil: up to the next period (or the presentation's end).
+        public var duration: MediaTime?
+        /// `EventStream`s.
+        public var eventStreams: [EventStream]
+        /// `AdaptationSet`s.
+        public var adaptationSets: [AdaptationSet]
+
+        /// A period.
+        public init(id: String, start: MediaTime, duration: MediaTime? = nil, eventStreams: [EventStream] = [], adaptationSets: [AdaptationSet]) {
+            self.id = id; self.start = start; self.duration = duration; self.eventStreams = eventStreams; self.adaptationSets = adaptationSets
+        }
+    }
+
+    /// An `AdaptationSet`: interchangeable representations of one content type.
+    public struct AdaptationSet: Sendable, Hashable {
+        /// `@id`.
+        public var id: Int
+        /// `@contentType` (`video`, `audio`, `text`).
+        public var contentType: String
+        /// `@mimeType` (`video/mp4`, `audio/mp4`).
+        public var mimeType: String
+        /// `@lang`.
+        public var language: String?
+        /// `@segmentAlignment`.
+        public var segmentAlignment = true
+        /// `@startWithSAP`: every segment starts with a stream access point of this type.
+        public var startWithSAP: Int? = 1
+        /// The `SegmentTemplate` its representations share.
+        public var segmentTemplate: SegmentTemplate?
+        /// `Representation`s.
+        public var representations: [Representation]
+
+        /// An adaptation set.
+        public init(id: Int, contentType: String, mimeType: String, language: String? = nil, segmentTemplate: SegmentTemplate?,
+                    representations: [Representation]) {
+            self.id = id; self.contentType = contentType; self.mimeType = mimeType; self.language = language
+            self.segmentTemplate = segmentTemplate; self.representations = representations
+        }
+    }
+
+    /// A `Representation`.
+    public struct Representation: Sendable, Hashable {
+        /// `@id` (what `$RepresentationID$` stands for).
+        public var id: String
+        /// `@bandwidth`, bits per second.
+        public var bandwidth: Int
+        /// `@codecs` (RFC 6381).
+        public var codecs: String
+        /// `@width`, `@height` (video).
+        public var width: Int?, height: Int?
+        /// `@frameRate` (`30`, `30000/1001`).
+        public var frameRate: String?
+        /// `@sar` (`1:1`).
+        public var sar: String?
+        /// `@audioSamplingRate`.
+        public var audioSamplingRate: Int?
+        /// `AudioChannelConfiguration` (scheme 23003-3: the number of channels).
+        public var audioChannels: Int?
+
+        /// A representation.
+        public init(id: String, bandwidth: Int, codecs: String, width: Int? = nil, height: Int? = nil, frameRate: String? = nil,
+                    sar: String? = nil, audioSamplingRate: Int? = nil, audioChannels: Int? = nil) {
+            self.id = id; self.bandwidth = bandwidth; self.codecs = codecs; self.width = width; self.height = height
+            self.frameRate = frameRate; self.sar = sar; self.audioSamplingRate = audioSamplingRate; self.audioChannels = audioChannels
+        }
+    }
+
+    /// A `SegmentTemplate` with a `SegmentTimeline` (`$Number$` addressing).
+    public struct SegmentTemplate: Sendable, Hashable {
+        /// `@timescale`: ticks per second of every time below.
+        public var timescale: Int64
+        /// `@initialization`.
+        public var initialization: String
+        /// `@media`, e.g. `video$Number%05d$.m4s`.
+        public var media: String
+        /// `@startNumber`: the number of the timeline's first segment.
+        public var startNumber: Int
+        /// `@presentationTimeOffset`: the media time that plays at the period's start.
+        public var presentationTimeOffset: Int64
+        /// The segments: `S@t` (earliest presentation time), `S@d` (duration), `S@r` (repeats).
+        public var timeline: [TimelineEntry]
+
+        /// A template.
+        public init(timescale: Int64, initialization: String, media: String, startNumber: Int, presentationTimeOffset: Int64 = 0,
+                    timeline: [TimelineEntry]) {
+            self.timescale = timescale; self.initialization = initialization; self.media = media; self.startNumber = startNumber
+            self.presentationTimeOffset = presentationTimeOffset; self.timeline = timeline
+        }
+
+        /// A timeline of one entry per segment, `(start, duration)` in ticks, with runs of equal
+        /// back-to-back durations folded into `r`.
+        public static func timeline(_ segments: [(start: Int64, duration: Int64)]) -> [TimelineEntry] {
+            var out: [TimelineEntry] = []
+            for s in segments {
+                if let last = out.last, last.duration == s.duration, last.start + last.duration * Int64(last.repeats + 1) == s.start {
+                    out[out.count - 1].repeats += 1
+                } else {
+                    out.append(TimelineEntry(start: s.start, duration: s.duration))
+                }
+            }
+            return out
+        }
+
+        /// Where its timeline leaves a gap or overlaps, nil when it does not.
+        func timelineProblem() -> String? {
+            for (a, b) in zip(timeline, timeline.dropFirst()) where a.start + a.duration * Int64(a.repeats + 1) != b.start {
+                return "the segment at \(b.start) does not start where the one before it ends (\(a.start + a.duration * Int64(a.repeats + 1)))"
+            }
+            if timeline.contains(where: { $0.duration <= 0 || $0.repeats < 0 }) { return "a segment of no duration" }
+            return nil
+        }
+    }
+
+    /// An `S` element.
+    public struct TimelineEntry: Sendable, Hashable {
+        /// `@t`.
+        public var start: Int64
+        /// `@d`.
+        public var duration: Int64
+        /// `@r`: how many more segments of this duration follow back to back.
+        public var repeats: Int = 0
+
+        /// An entry.
+        public init(start: Int64, duration: Int64, repeats: Int = 0) { self.start = start; self.duration = duration; self.repeats = repeats }
+    }
+
+    /// An `EventStream`: timed events of one scheme in a period.
+    public struct EventStream: Sendable, Hashable {
+        /// `@schemeIdUri`.
+        public var schemeIdUri: String
+        /// `@value`.
+        public var value: String?
+        /// `@timescale` of the events' times.
+        public var timescale: Int64
+        /// `@presentationTimeOffset`: the event time at the period's start.
+        public var presentationTimeOffset: Int64 = 0
+        /// `Event`s.
+        public var events: [Event]
+
+        /// An event stream.
+        public init(schemeIdUri: String, value: String? = nil, timescale: Int64, events: [Event]) {
+            self.schemeIdUri = schemeIdUri; self.value = value; self.timescale = timescale; self.events = events
+        }
+    }
+
+    /// SCTE 214-1's scheme for SCTE-35 sections carried as XML with their binary form
+    /// (`<Signal><Binary>base64</Binary></Signal>`).
+    public static let scte35Scheme = "urn:scte:scte35:2014:xml+bin"
+
+    /// An `Event`.
+    public struct Event: Sendable, Hashable {
+        /// `@id`.
+        public var id: UInt32
+        /// `@presentationTime`, ticks of the stream's timescale from its offset.
+        public var presentationTime: Int64
+        /// `@duration`.
+        public var duration: Int64?
+        /// What it carries.
+        public var payload: Payload
+
+        /// An event's content.
+        public enum Payload: Sendable, Hashable {
+            /// A SCTE-35 section (`Signal`/`Binary` in SCTE 35's 2016 XML namespace).
+            case scte35([UInt8])
+            /// `@messageData` text.
+            case message(String)
+        }
+
+        /// An event.
+        public init(id: UInt32, presentationTime: Int64, duration: Int64? = nil, payload: Payload) {
+            self.id = id; self.presentationTime = presentationTime; self.duration = duration; self.payload = payload
+        }
+    }
+}

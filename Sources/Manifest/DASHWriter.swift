@@ -1,0 +1,126 @@
+import Foundation
+import Timing
+
+extension DASH {
+    /// The MPD's XML (UTF-8 text): elements in the schema's order, attribute values escaped.
+    public static func write(_ mpd: MPD) -> String {
+        var x = XMLText()
+        x.line("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
+        x.open("MPD", [("xmlns", "urn:mpeg:dash:schema:mpd:2011"), ("xmlns:scte35", "http://www.scte.org/schemas/35/2016"),
+                       ("type", mpd.type.rawValue), ("profiles", mpd.profiles.joined(separator: ",")),
+                       ("mediaPresentationDuration", mpd.mediaPresentationDuration.map(duration)),
+                       ("minBufferTime", duration(mpd.minBufferTime))])
+        for p in mpd.periods {
+            x.open("Period", [("id", p.id), ("start", duration(p.start)), ("duration", p.duration.map(duration))])
+            for e in p.eventStreams { write(e, to: &x) }
+            for a in p.adaptationSets { write(a, to: &x) }
+            x.close("Period")
+        }
+        x.close("MPD")
+        return x.text
+    }
+
+    private static func write(_ s: EventStream, to x: inout XMLText) {
+        x.open("EventStream", [("schemeIdUri", s.schemeIdUri), ("value", s.value), ("timescale", String(s.timescale)),
+                               ("presentationTimeOffset", s.presentationTimeOffset == 0 ? nil : String(s.presentationTimeOffset))])
+        for e in s.events {
+            var attributes: [(String, String?)] = [("presentationTime", String(e.presentationTime)), ("duration", e.duration.map(String.init)),
+                                                   ("id", String(e.id))]
+            switch e.payload {
+            case .message(let text):
+                attributes.append(("messageData", text))
+                x.empty("Event", attributes)
+            case .scte35(let section):
+                x.open("Event", attributes)
+                x.open("scte35:Signal", [])
+                x.line("<scte35:Binary>\(Data(section).base64EncodedString())</scte35:Binary>")
+                x.close("scte35:Signal")
+                x.close("Event")
+            }
+        }
+        x.close("EventStream")
+    }
+
+    private static func write(_ a: AdaptationSet, to x: inout XMLText) {
+        x.open("AdaptationSet", [("id", String(a.id)), ("contentType", a.contentType), ("mimeType", a.mimeType), ("lang", a.language),
+                                 ("segmentAlignment", a.segmentAlignment ? "true" : nil), ("startWithSAP", a.startWithSAP.map(String.init))])
+        if let t = a.segmentTemplate {
+            x.open("SegmentTemplate", [("timescale", String(t.timescale)), ("initialization", t.initialization), ("media", t.media),
+                                       ("startNumber", String(t.startNumber)),
+                                       ("presentationTimeOffset", t.presentationTimeOffset == 0 ? nil : String(t.presentationTimeOffset))])
+            x.open("SegmentTimeline", [])
+            for s in t.timeline {
+                x.empty("S", [("t", String(s.start)), ("d", String(s.duration)), ("r", s.repeats == 0 ? nil : String(s.repeats))])
+            }
+            x.close("SegmentTimeline")
+            x.close("SegmentTemplate")
+        }
+        for r in a.representations {
+            let attributes: [(String, String?)] = [
+                ("id", r.id), ("bandwidth", String(r.bandwidth)), ("codecs", r.codecs), ("width", r.width.map(String.init)),
+                ("height", r.height.map(String.init)), ("frameRate", r.frameRate), ("sar", r.sar),
+                ("audioSamplingRate", r.audioSamplingRate.map(String.init)),
+            ]
+            if let channels = r.audioChannels {
+                x.open("Representation", attributes)
+                x.empty("AudioChannelConfiguration", [("schemeIdUri", "urn:mpeg:dash:23003:3:audio_channel_configuration:2011"),
+                                                      ("value", String(channels))])
+                x.close("Representation")
+            } else {
+                x.empty("Representation", attributes)
+            }
+        }
+        x.close("AdaptationSet")
+    }
+
+    /// An `xs:duration` of seconds (`PT59.5S`): exact to the millisecond, rounded to the nearest.
+    static func duration(_ t: MediaTime) -> String {
+        let ms = t.rescaled(to: 1000, rounding: .nearest).value
+        let whole = ms / 1000, frac = ms % 1000
+        guard frac != 0 else { return "PT\(whole)S" }
+        var digits = String(frac)
+        digits = String(repeating: "0", count: 3 - digits.count) + digits
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return "PT\(whole).\(digits)S"
+    }
+}
+
+/// Indented XML text, elements opened and closed in order.
+struct XMLText {
+    private(set) var text = ""
+    private var depth = 0
+
+    mutating func line(_ s: String) { text += String(repeating: "  ", count: depth) + s + "\n" }
+
+    mutating func open(_ name: String, _ attributes: [(String, String?)]) {
+        line("<\(name)\(Self.attributes(attributes))>")
+        depth += 1
+    }
+
+    mutating func empty(_ name: String, _ attributes: [(String, String?)]) { line("<\(name)\(Self.attributes(attributes))/>") }
+
+    mutating func close(_ name: String) {
+        depth -= 1
+        line("</\(name)>")
+    }
+
+    /// ` name="value"` for each attribute with a value, escaped for a double-quoted attribute.
+    static func attributes(_ list: [(String, String?)]) -> String {
+        list.compactMap { name, value in value.map { " \(name)=\"\(escape($0))\"" } }.joined()
+    }
+
+    static func escape(_ s: String) -> String {
+        var out = ""
+        for c in s {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+}
