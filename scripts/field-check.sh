@@ -44,9 +44,9 @@ cd "$(dirname "$self")/.."
 ALLOW=(
   # playbin's file source, before its pad is linked: every file
   'basesrc .*gst_base_src_start_complete.* pad not activated yet'
-  # playbin (decodebin2) tries hlsdemux2 first, which wants playbin3, then uses hlsdemux
+  # playbin (decodebin2) tries hlsdemux2 (dashdemux2) first, which wants playbin3, then uses hlsdemux (dashdemux)
   'adaptivedemux2 .*Element requires a streams-aware context'
-  'decodebin .*Couldn.t set hlsdemux2-[0-9]+ to READY'
+  'decodebin .*Couldn.t set (hls|dash)demux2-[0-9]+ to READY'
   # MP4 boxes qtdemux does not read: sample groups (FFmpeg's mov muxer), the chapter track and list
   'qtdemux .*unknown QuickTime node type (sgpd|sbgp|text|chpl)'
   # qtdemux looks for fragment defaults in every MP4, fragmented or not
@@ -164,6 +164,11 @@ VLC_ALLOW=(
   'main interface error: no suitable interface module'
   # faad (VLC's AAC decoder) on the first AAC frame of a stream, the encoder's priming frame
   'faad decoder warning: decoded zero sample'
+  # VLC's mp4 demuxer on the initialization section of fragmented MP4 (CMAF), whose sample tables
+  # are empty by design (the samples are in the fragments): the ffmpeg CLI's own
+  # `-f hls -hls_segment_type fmp4` package gets both too
+  'mp4 demux warning: no chunk defined'
+  'mp4 demux warning: STTS table of 0 entries'
   # the video output's clock on a loaded machine: a picture shown late by less than a second (the
   # ffmpeg CLI's reference: up to 399 ms at a load of 10 on two cores); a second or more is a
   # timestamp jump, not the machine

@@ -55,6 +55,8 @@ let stitchHelp = """
                                 .y4m or .nut). hls: OUT is a folder that gets MPEG-TS
                                 segments and index.m3u8 with ad markers
       --hls-time SECONDS        HLS target segment duration (default: 6)
+      --hls-segments ts|cmaf    HLS media segments: MPEG-TS (default) or CMAF tracks (video and
+                                audio fMP4, EXT-X-MAP), also addressed by a DASH index.mpd
       --smart auto|on|off       copy the content's packets instead of re-encoding them (MP4,
                                 HLS; H.264 or HEVC content at its own size and rate): only the GOPs a
                                 cue splits and the ads are encoded, to the content's profile.
@@ -210,6 +212,10 @@ struct StitchOptions {
                 let v = try scanner.value(for: name, in: arg)
                 guard let d = Double(v), d >= 1, d <= 60 else { throw UsageError("--hls-time must be seconds from 1 to 60, not '\(v)'") }
                 hls.segmentDuration = MediaTime(seconds: d, timescale: 1000)
+            case "--hls-segments":
+                let v = try scanner.value(for: name, in: arg)
+                guard let f = HLSSegmentFormat(rawValue: v) else { throw UsageError("--hls-segments must be ts or cmaf, not '\(v)'") }
+                hls.segmentFormat = f
             case "--loudness":
                 let v = try scanner.value(for: name, in: arg)
                 guard let mode = LoudnessMode(parsing: v) else { throw UsageError("--loudness must be off, auto or LUFS from -40 to -5 such as -23, not '\(v)'") }

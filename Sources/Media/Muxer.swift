@@ -80,3 +80,12 @@ public final class Muxer {
         closed = true
     }
 }
+
+extension Muxer {
+    /// Ticks per second of stream `index` as the muxer writes it (after `writeHeader`: an mp4
+    /// track's timescale).
+    public func timescale(ofStream index: Int) -> Int64 {
+        let tb = context.pointee.streams[index]!.pointee.time_base
+        return tb.num == 1 ? Int64(tb.den) : Int64(tb.den) / Int64(max(1, tb.num))
+    }
+}

@@ -41,6 +41,8 @@ public struct StreamInfo: Sendable, Equatable {
     public let startTime: MediaTime?
     /// Whether this is a cover picture rather than a real video track.
     public let isAttachedPicture: Bool
+    /// The container's four-character code for the codec (`avc1`, `hev1`, `mp4a`); empty when none.
+    public let codecTag: String
 
     /// Display size: coded size with the sample aspect ratio and rotation applied.
     public var displaySize: (width: Int, height: Int) {
@@ -83,5 +85,7 @@ extension StreamInfo {
         duration = s.pointee.duration > 0 ? MediaTime(ticks: s.pointee.duration, timeBase: s.pointee.time_base) : nil
         startTime = MediaTime(ticks: s.pointee.start_time, timeBase: s.pointee.time_base)
         isAttachedPicture = (s.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC) != 0
+        let tag = par.codec_tag
+        codecTag = tag == 0 ? "" : String(decoding: (0..<4).map { UInt8((tag >> (8 * $0)) & 0xFF) }, as: UTF8.self)
     }
 }

@@ -72,3 +72,12 @@ extension Muxer {
         return i
     }
 }
+
+extension Demuxer {
+    /// The codec's global header of stream `index` (H.264: `avcC`, HEVC: `hvcC`, AAC: its
+    /// AudioSpecificConfig); empty when it has none.
+    public func extradata(of index: Int) -> [UInt8] {
+        let par = stream(index).pointee.codecpar.pointee
+        return par.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(par.extradata_size))) } ?? []
+    }
+}

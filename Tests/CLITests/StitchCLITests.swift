@@ -13,7 +13,7 @@ import TestSupport
             #expect(String(decoding: r.stdout, as: UTF8.self).contains("usage: interlude"), "\(args)")
         }
         let text = String(decoding: try await CLI.run(["stitch", "--help"]).stdout, as: UTF8.self)
-        for option in ["--ad-break", "--report", "--format", "--hls-time", "--loudness", "--preset", "--crf", "--size", "--fps", "--stall-timeout", "-y", "--quiet"] {
+        for option in ["--ad-break", "--report", "--format", "--hls-time", "--hls-segments", "--loudness", "--preset", "--crf", "--size", "--fps", "--stall-timeout", "-y", "--quiet"] {
             #expect(text.contains(option), "stitch --help documents \(option)")
         }
     }
@@ -29,6 +29,7 @@ import TestSupport
         (["stitch", "c.mp4", "-o", "x.mp4", "--size", "17x17"], "even"),
         (["stitch", "c.mp4", "-o", "dir/", "--format", "hls", "--hls-time", "0.5"], "--hls-time"),
         (["stitch", "c.mp4", "-o", "-", "--format", "hls"], "standard output"),
+        (["stitch", "c.mp4", "-o", "dir/", "--format", "hls", "--hls-segments", "fmp4"], "--hls-segments must be ts or cmaf"),
         (["stitch", "c.mp4", "-o", "x.mp4", "--loudness", "loud"], "--loudness"),
         (["stitch", "c.mp4", "-o", "x.mp4", "--stall-timeout", "0"], "--stall-timeout must be seconds from 0.1 to 86400, or off"),
         (["stitch", "c.mp4", "-o", "x.mp4", "--stall-timeout", "never"], "--stall-timeout must be seconds"),

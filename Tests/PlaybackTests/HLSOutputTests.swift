@@ -15,10 +15,16 @@ import TestSupport
         let playlist: String
     }
 
-    static let packaged = Task { try await offPool { try makePackage() } }
+    static let packaged = Task { try await offPool { try makePackage(.mpegTS) } }
+    static let packagedCMAF = Task { try await offPool { try makePackage(.cmaf) } }
 
-    static func makePackage() throws -> Packaged {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-hls-\(getpid())")
+    /// The package of the one schedule in `format`.
+    static func package(_ format: HLSSegmentFormat) async throws -> Packaged {
+        switch format { case .mpegTS: try await packaged.value; case .cmaf: try await packagedCMAF.value }
+    }
+
+    static func makePackage(_ format: HLSSegmentFormat) throws -> Packaged {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-hls-\(format.rawValue)-\(getpid())")
         try? FileManager.default.removeItem(at: root)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let dir = root.appendingPathComponent("pkg")
@@ -33,8 +39,12 @@ import TestSupport
             output: dir.path, container: .hls, encoder: EncoderSettings(preset: "ultrafast", crf: 30), overwrite: true)
         request.hls.segmentDuration = MediaTime(seconds: 4)
         request.hls.programDate = Date(timeIntervalSince1970: 1_700_000_000)
+        request.hls.segmentFormat = format
         let result = try Stitcher(request: request).run()
-        let playlist = try String(contentsOf: dir.appendingPathComponent("index.m3u8"), encoding: .utf8)
+        // CMAF: index.m3u8 is the multivariant playlist; its video playlist carries the same segments and markers
+        let playlist = try String(contentsOf: dir.appendingPathComponent(format == .cmaf ? "video.m3u8" : "index.m3u8"), encoding: .utf8)
+        // the MPEG-TS package is HLSStrictClientTests'; the CMAF one goes through the field's players here and in the field check
+        if format == .cmaf { FieldCheck.keep(dir.appendingPathComponent("index.m3u8"), gstreamer: true) }
         return Packaged(dir: dir, result: result, playlist: playlist)
     }
 
@@ -50,7 +60,7 @@ import TestSupport
             } else if !line.hasPrefix("#") {
                 entries.append(Entry(tags: pending, duration: duration ?? -1, uri: line)); pending = []; duration = nil
             } else if entries.isEmpty && !line.hasPrefix("#EXT-X-PROGRAM-DATE-TIME") && !line.hasPrefix("#EXT-X-DATERANGE")
-                        && !line.hasPrefix("#EXT-X-CUE") {
+                        && !line.hasPrefix("#EXT-X-CUE") && !line.hasPrefix("#EXT-X-MAP") {
                 header.append(line)
             } else {
                 pending.append(line)
@@ -59,8 +69,9 @@ import TestSupport
         return (header, entries, pending)
     }
 
-    @Test func playlistMarksEveryBreakAtItsExactBoundaries() async throws {
-        let p = try await Self.packaged.value
+    @Test(arguments: HLSSegmentFormat.allCases)
+    func playlistMarksEveryBreakAtItsExactBoundaries(format: HLSSegmentFormat) async throws {
+        let p = try await Self.package(format)
         let (header, entries, trailer) = Self.entries(p.playlist)
         #expect(header.contains("#EXT-X-PLAYLIST-TYPE:VOD") && trailer.last == "#EXT-X-ENDLIST")
         let target = Int(header.first { $0.hasPrefix("#EXT-X-TARGETDURATION:") }!.split(separator: ":")[1])!
@@ -77,8 +88,9 @@ import TestSupport
         #expect(startTimes(of: "#EXT-X-CUE-OUT:DURATION=") == [0, 26.5, 55])
         #expect(startTimes(of: "#EXT-X-CUE-IN") == [6, 35.5])
         #expect(trailer.contains("#EXT-X-CUE-IN"))
-        // Discontinuities at every join but the first segment: 6, 26.5, 31.5 (ad to ad), 35.5, 55.
-        #expect(startTimes(of: "#EXT-X-DISCONTINUITY") == [6, 26.5, 31.5, 35.5, 55])
+        // Discontinuities at every join but the first segment: 6, 26.5, 31.5 (ad to ad), 35.5, 55;
+        // none in CMAF tracks (one clock, one sample entry)
+        #expect(startTimes(of: "#EXT-X-DISCONTINUITY") == (format == .cmaf ? [] : [6, 26.5, 31.5, 35.5, 55]))
         // SCTE-35 out with the planned duration, in again under the same ID; one ad range per ad.
         let out = p.playlist.split(separator: "\n").filter { $0.contains("SCTE35-OUT=0xFC") }
         let into = p.playlist.split(separator: "\n").filter { $0.contains("SCTE35-IN=0xFC") }
@@ -88,25 +100,43 @@ import TestSupport
         let ads = p.playlist.split(separator: "\n").filter { $0.contains("CLASS=\"com.interlude.ad\"") }
         #expect(ads.map { $0.contains("X-AD-ID=\"ad-mismatched.mp4\"") } == [false, true, false, false])
         #expect(startTimes(of: "#EXT-X-DATERANGE:ID=\"mid-ad-2\"") == [31.5])
+        // CMAF: its initialization section before the first segment and again after every discontinuity
+        let version = Int(header.first { $0.hasPrefix("#EXT-X-VERSION:") }!.split(separator: ":")[1])!
+        switch format {
+        case .mpegTS:
+            #expect(entries.allSatisfy { $0.uri.hasSuffix(".ts") } && !p.playlist.contains("#EXT-X-MAP"))
+        case .cmaf:
+            #expect(version >= 6, "EXT-X-MAP needs version 6")
+            #expect(entries.allSatisfy { $0.uri.hasSuffix(".m4s") })
+            #expect(startTimes(of: "#EXT-X-MAP:URI=\"init-video.mp4\"") == [0])
+        }
     }
 
-    @Test func everySegmentReadsCleanlyAndStartsOnAKeyframe() async throws {
-        let p = try await Self.packaged.value
+    @Test(arguments: HLSSegmentFormat.allCases)
+    func everySegmentReadsCleanlyAndStartsOnAKeyframe(format: HLSSegmentFormat) async throws {
+        let p = try await Self.package(format)
         let (_, entries, _) = Self.entries(p.playlist)
         #expect(entries.count >= 15)
         for e in entries {
-            let url = p.dir.appendingPathComponent(e.uri)
+            let url = try CMAFFiles.readable(p.dir.appendingPathComponent(e.uri))
+            defer { if format == .cmaf { try? FileManager.default.removeItem(at: url) } }
             let out = try await Tools.ffprobe(["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", url.path])
             #expect(out.stderr.isEmpty, "\(e.uri): \(out.stderr)")
-            let probed = Double(String(decoding: out.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            var probed = Double(String(decoding: out.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            if format == .cmaf {
+                // a fragment read after its initialization section: its frames' span (ffprobe's duration counts from 0)
+                let video = try await MediaVerifier.packets(url, kind: .video)
+                probed = (video.compactMap { p in p.pts.map { $0 + (p.duration ?? 0) } }.max() ?? 0) - (video.compactMap(\.pts).min() ?? 0)
+            }
             #expect(abs(probed - e.duration) < 0.05, "\(e.uri): \(probed) s vs EXTINF \(e.duration)")
             #expect(try await MediaVerifier.packets(url, kind: .video).first?.isKey == true, "\(e.uri)")
         }
         #expect(try await MediaVerifier.ffmpegErrors(p.dir.appendingPathComponent("index.m3u8")) == "")
     }
 
-    @Test func decodedPackageKeepsTheFrameAndSyncPromises() async throws {
-        let p = try await Self.packaged.value
+    @Test(arguments: HLSSegmentFormat.allCases)
+    func decodedPackageKeepsTheFrameAndSyncPromises(format: HLSSegmentFormat) async throws {
+        let p = try await Self.package(format)
         let url = p.dir.appendingPathComponent("index.m3u8")
         let frames = try await MediaVerifier.videoFrames(url)
         let segments = MediaVerifier.segments(frames)
@@ -127,7 +157,7 @@ import TestSupport
         let worst = audible.map { abs($0 ?? 1) }.max() ?? 1
         #expect(audible.count >= 50)
         #expect(worst < 0.002, "worst A/V offset \(worst * 1000) ms")
-        print("hls: \(audible.count) flashes paired with beeps, worst A/V offset \(String(format: "%.3f", worst * 1000)) ms")
+        print("hls \(format.rawValue): \(audible.count) flashes paired with beeps, worst A/V offset \(String(format: "%.3f", worst * 1000)) ms")
     }
 
     @Test func nothingIsLeftBehindWhenTheStitchFails() async throws {

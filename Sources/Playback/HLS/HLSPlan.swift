@@ -8,7 +8,7 @@ import Timing
 package enum HLSPlan {
     /// Segments covering `[0, duration)` given the output's video keyframe times (stream time).
     public static func segments(keyframes: [MediaTime], duration: MediaTime, breaks: [PackagedBreak],
-                                target: MediaTime, fileExtension: String = "ts") -> [HLSSegment] {
+                                target: MediaTime, name: String = "segment", fileExtension: String = "ts") -> [HLSSegment] {
         // Spans: content between ads, each ad on its own.
         var spans: [(start: MediaTime, end: MediaTime, breakIndex: Int?, adIndex: Int?)] = []
         var at = MediaTime.zero
@@ -27,7 +27,7 @@ package enum HLSPlan {
             while start < span.end {
                 let inside = keys.filter { $0 > start && $0 < span.end }
                 let cut = span.end - start <= target ? span.end : (inside.last { $0 - start <= target } ?? inside.first ?? span.end)
-                out.append(HLSSegment(fileName: String(format: "segment%05d.%@", out.count, fileExtension),
+                out.append(HLSSegment(fileName: name + String(format: "%05d.%@", out.count, fileExtension),
                                       start: start, end: cut, breakIndex: span.breakIndex, adIndex: span.adIndex))
                 start = cut
             }
@@ -51,11 +51,17 @@ package enum HLSPlan {
     /// id, and `EXT-X-DISCONTINUITY` at every change between content and ad or ad and ad. A
     /// double-box break replaced no content: each of its ads gets a `com.interlude.doublebox` date
     /// range with the ad's duration (before the segment it starts in), and nothing else.
-    /// `ptsAdjustment` is what the segments' MPEG-TS clock adds to stream time
-    /// (`HLSPackager.timestampOffset`), carried in each SCTE-35 section's `pts_adjustment` so that
+    /// `map`: the CMAF initialization section (`EXT-X-MAP`) before the first segment; a
+    /// playlist with one has no `EXT-X-DISCONTINUITY` (its tracks are one clock and one sample
+    /// entry across every join: VLC, which starts a new demuxer at the tag, cannot go on there
+    /// without the map again, and FFmpeg's hls demuxer reads a repeated map into the stream
+    /// again, "Found duplicated MOOV Atom"). `ptsAdjustment` is what the segments' clock adds to stream time
+    /// (MPEG-TS: `HLSPackager.timestampOffset`; CMAF: zero), carried in each SCTE-35 section's `pts_adjustment` so that
     /// `pts_time + pts_adjustment` is the PTS of the splice frame in the segments.
     public static func playlist(segments: [HLSSegment], breaks: [PackagedBreak], programDate: Date,
-                                ptsAdjustment: MediaTime = .zero) -> HLS.MediaPlaylist {
+                                ptsAdjustment: MediaTime = .zero, map: HLS.Map? = nil) -> HLS.MediaPlaylist {
+        // CMAF tracks are one clock and one sample entry across the joins: no discontinuity
+        let marksJoins = map == nil
         func date(_ t: MediaTime) -> Date { programDate.addingTimeInterval(t.seconds) }
         var out: [HLS.Segment] = []
         var previous: HLSSegment?
@@ -63,8 +69,9 @@ package enum HLSPlan {
             let startsAd = seg.adIndex != nil && (previous?.breakIndex != seg.breakIndex || previous?.adIndex != seg.adIndex)
             let startsBreak = seg.breakIndex != nil && previous?.breakIndex != seg.breakIndex
             let endsBreak = previous?.breakIndex != nil && previous?.breakIndex != seg.breakIndex
-            var s = HLS.Segment(uri: seg.fileName, duration: seg.duration, discontinuity: startsDiscontinuity(segments, at: i),
+            var s = HLS.Segment(uri: seg.fileName, duration: seg.duration, discontinuity: marksJoins && startsDiscontinuity(segments, at: i),
                                 programDateTime: i == 0 || startsAd || endsBreak ? date(seg.start) : nil)
+            if i == 0 { s.map = map }
             if let p = previous?.breakIndex, endsBreak { s.markers += cueIn(breaks[p], index: p, date: date, ptsAdjustment: ptsAdjustment) }
             for b in breaks where b.doubleBox != nil {
                 for (ai, ad) in b.ads.enumerated() where ad.end > ad.start && ad.start >= seg.start && ad.start < seg.end {

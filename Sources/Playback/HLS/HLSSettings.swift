@@ -29,11 +29,25 @@ public struct HLSSettings: Sendable, Equatable {
     /// ad rendition), so that decode times never run back at the joins. Zero: as encoded.
     public var decodeDelay = MediaTime.zero
 
+    /// The media segments' container.
+    public var segmentFormat = HLSSegmentFormat.mpegTS
+
     /// Defaults: 6 s segments, dated when the stitch starts.
     public init(segmentDuration: MediaTime = MediaTime(seconds: 6), programDate: Date? = nil) {
         self.segmentDuration = segmentDuration
         self.programDate = programDate
     }
+}
+
+/// The container of an HLS package's media segments.
+public enum HLSSegmentFormat: String, Sendable, Equatable, CaseIterable {
+    /// MPEG-TS segments (`.ts`), playlist version 3 or more: every HLS player.
+    case mpegTS = "ts"
+    /// CMAF tracks: a video and an audio track, each an initialization section (`EXT-X-MAP`) and
+    /// fragmented-MP4 segments (`.m4s`), addressed by a multivariant playlist (`index.m3u8`, the
+    /// audio as an `EXT-X-MEDIA` rendition) and by a static DASH MPD (`index.mpd`): what DASH
+    /// players share with HLS ones, and what Apple asks for HEVC and HDR.
+    case cmaf
 }
 
 /// An ad break as packaged: its stream-time span and its ads, for markers and segment cuts.

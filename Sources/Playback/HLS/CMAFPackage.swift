@@ -1,0 +1,124 @@
+import Foundation
+import Manifest
+import Media
+import Timing
+
+/// The manifests of a CMAF package: one set of CMAF tracks (a video track and an audio track,
+/// each an initialization section and fragmented-MP4 segments cut at the same places) addressed
+/// by HLS and by DASH alike.
+///
+/// - `index.m3u8`: a multivariant playlist, one variant (`video.m3u8`) with its audio as an
+///   `EXT-X-MEDIA` rendition (`audio.m3u8`); each media playlist carries the package's ad
+///   markers and `EXT-X-MAP` (`HLSPlan.playlist`).
+/// - `index.mpd`: a static MPD of one Period (the package is one encoded timeline: a Period per
+///   ad would cut its one AAC stream where no AAC frame ends, leaving gaps of under a frame), its
+///   breaks as SCTE-35 events (`urn:scte:scte35:2014:xml+bin`, the same `splice_insert`
+///   sections as the playlists) and each ad as an event of Interlude's scheme with its id; each
+///   track a `SegmentTemplate` whose `SegmentTimeline` lists every segment's exact start and
+///   length in the track's own timescale.
+enum CMAFPackage {
+    /// The DASH event scheme of the ads in a break (`@value` the break's id, `@messageData` the ad's id).
+    static let adScheme = "urn:interlude:ad:2026"
+
+    /// The manifests (file name and text) for `tracks` written from `mp4`.
+    /// `offset`: what the tracks' media times add to stream time (the video's decode delay),
+    /// the playlists' SCTE-35 `pts_adjustment` and the MPD's `presentationTimeOffset`.
+    static func manifests(mp4: String, tracks: [HLSPackager.Track], breaks: [PackagedBreak], duration: MediaTime,
+                          offset: MediaTime, programDate: Date) throws -> [(name: String, text: String)] {
+        let demuxer = try Demuxer(url: mp4)
+        guard let video = tracks.first(where: { $0.kind == .video }) else { throw MediaError.missingStream("\(mp4) has no video stream") }
+        let audio = tracks.first { $0.kind == .audio }
+        let videoInfo = demuxer.streams[video.stream]
+        let videoCodecs = CodecString.video(codecName: videoInfo.codecName, sampleEntry: videoInfo.codecTag,
+                                            configuration: demuxer.extradata(of: video.stream))
+        let audioCodecs = audio.flatMap { CodecString.audio(codecName: demuxer.streams[$0.stream].codecName, configuration: demuxer.extradata(of: $0.stream)) }
+
+        var out: [(String, String)] = []
+        for t in [video] + (audio.map { [$0] } ?? []) {
+            let playlist = HLSPlan.playlist(segments: t.segments, breaks: breaks, programDate: programDate, ptsAdjustment: offset,
+                                            map: t.initName.map { HLS.Map(uri: $0) })
+            out.append((playlistName(t), HLS.write(playlist)))
+        }
+
+        // HLS: BANDWIDTH the peak over segments of video and audio together, AVERAGE-BANDWIDTH the whole
+        var rates: [Double] = []
+        for i in video.segments.indices {
+            let audioBytes: Int = audio.map { $0.sizes[min(i, $0.sizes.count - 1)] } ?? 0
+            let seconds: Double = max(video.segments[i].duration.seconds, 0.001)
+            rates.append(Double((video.sizes[i] + audioBytes) * 8) / seconds)
+        }
+        let audioTotal: Int = audio?.sizes.reduce(0, +) ?? 0
+        let totalBits = Double((video.sizes.reduce(0, +) + audioTotal) * 8)
+        let codecs = [videoCodecs, audioCodecs].compactMap { $0 }.joined(separator: ",")
+        let multivariant = HLS.MultivariantPlaylist(
+            renditions: audio.map { [HLS.Rendition(type: .audio, groupID: "audio", name: "main", isDefault: true, autoselect: true,
+                                                   channels: String(demuxer.streams[$0.stream].channels), uri: playlistName($0))] } ?? [],
+            variants: [HLS.Variant(uri: playlistName(video), bandwidth: Int((rates.max() ?? 0).rounded(.up)),
+                                   averageBandwidth: Int((totalBits / max(duration.seconds, 0.001)).rounded(.up)),
+                                   codecs: codecs.isEmpty ? nil : codecs,
+                                   resolution: HLS.Resolution(width: videoInfo.displaySize.width, height: videoInfo.displaySize.height),
+                                   frameRate: videoInfo.frameRate, audio: audio == nil ? nil : "audio")])
+        out.append((HLSPackager.playlistName, HLS.write(multivariant)))
+
+        // DASH
+        func representation(_ t: HLSPackager.Track) -> DASH.Representation {
+            let bits = t.sizes.reduce(0, +) * 8
+            let peak = t.segments.indices.map { Double(t.sizes[$0] * 8) / max(t.segments[$0].duration.seconds, 0.001) }.max() ?? 0
+            let info = demuxer.streams[t.stream]
+            if t.kind == .video {
+                return DASH.Representation(id: "video", bandwidth: Int(max(peak, Double(bits) / max(duration.seconds, 0.001)).rounded(.up)),
+                                           codecs: videoCodecs ?? info.codecName, width: info.displaySize.width, height: info.displaySize.height,
+                                           frameRate: info.frameRate.map { $0.denominator == 1 ? "\($0.numerator)" : "\($0.numerator)/\($0.denominator)" },
+                                           sar: "1:1")
+            }
+            return DASH.Representation(id: "audio", bandwidth: Int(peak.rounded(.up)), codecs: audioCodecs ?? info.codecName,
+                                       audioSamplingRate: info.sampleRate, audioChannels: info.channels)
+        }
+        func template(_ t: HLSPackager.Track) -> DASH.SegmentTemplate {
+            let ticks = t.segments.map { (start: $0.start.rescaled(to: t.timescale, rounding: .nearest).value,
+                                          end: $0.end.rescaled(to: t.timescale, rounding: .nearest).value) }
+            let name = t.kind == .video ? "video" : "audio"
+            return DASH.SegmentTemplate(timescale: t.timescale, initialization: t.initName ?? "", media: "\(name)$Number%05d$.m4s",
+                                        startNumber: 0, presentationTimeOffset: offset.rescaled(to: t.timescale, rounding: .nearest).value,
+                                        timeline: DASH.SegmentTemplate.timeline(ticks.map { ($0.start, $0.end - $0.start) }))
+        }
+        var sets = [DASH.AdaptationSet(id: 1, contentType: "video", mimeType: "video/mp4", segmentTemplate: template(video),
+                                       representations: [representation(video)])]
+        if let audio {
+            sets.append(DASH.AdaptationSet(id: 2, contentType: "audio", mimeType: "audio/mp4", segmentTemplate: template(audio),
+                                           representations: [representation(audio)]))
+        }
+        let mpd = DASH.MPD(mediaPresentationDuration: duration, minBufferTime: MediaTime(seconds: 2), periods: [
+            DASH.Period(id: "0", start: .zero, eventStreams: eventStreams(breaks, ptsAdjustment: offset), adaptationSets: sets),
+        ])
+        if let problem = mpd.validate() { throw MediaError.unsupported("the package's MPD: \(problem)") }
+        out.append(("index.mpd", DASH.write(mpd)))
+        return out
+    }
+
+    /// A track's HLS media playlist name.
+    static func playlistName(_ t: HLSPackager.Track) -> String { t.kind == .video ? "video.m3u8" : "audio.m3u8" }
+
+    /// The breaks as DASH events (milliseconds): a SCTE-35 `splice_insert` out of network at
+    /// each break's start with its duration (the section of the playlists' `SCTE35-OUT`), and
+    /// one event per ad. A double box replaced no content: its ads only.
+    static func eventStreams(_ breaks: [PackagedBreak], ptsAdjustment: MediaTime) -> [DASH.EventStream] {
+        func ms(_ t: MediaTime) -> Int64 { t.rescaled(to: 1000, rounding: .nearest).value }
+        var splices: [DASH.Event] = [], ads: [DASH.Event] = []
+        for (i, b) in breaks.enumerated() {
+            if b.doubleBox == nil {
+                let section = SCTE35.spliceInsert(eventID: UInt32(i + 1), outOfNetwork: true, at: b.start, breakDuration: b.end - b.start,
+                                                  ptsAdjustment: ptsAdjustment)
+                splices.append(DASH.Event(id: UInt32(i + 1), presentationTime: ms(b.start), duration: ms(b.end - b.start), payload: .scte35(section)))
+            }
+            for ad in b.ads where ad.end > ad.start {
+                ads.append(DASH.Event(id: UInt32(ads.count + 1), presentationTime: ms(ad.start), duration: ms(ad.end - ad.start),
+                                      payload: .message("\(b.id) \(ad.id)")))
+            }
+        }
+        var out: [DASH.EventStream] = []
+        if !splices.isEmpty { out.append(DASH.EventStream(schemeIdUri: DASH.scte35Scheme, timescale: 1000, events: splices)) }
+        if !ads.isEmpty { out.append(DASH.EventStream(schemeIdUri: adScheme, timescale: 1000, events: ads)) }
+        return out
+    }
+}
