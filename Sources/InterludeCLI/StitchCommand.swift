@@ -267,6 +267,7 @@ struct StitchOptions {
         guard let output else { throw UsageError("missing -o OUT") }
         let container = format ?? (output.hasSuffix(".y4m") ? .y4m : output.hasSuffix(".nut") ? .nut : .mp4)
         if output == "-" && (container == .mp4 || container == .hls) { throw UsageError("writing to standard output needs --format nut or y4m") }
+        if hls.segmentFormat != .mpegTS && container != .hls { throw UsageError("--hls-segments needs --format hls") }
         if adTag != nil && !breaks.isEmpty { throw UsageError("use --ads or --ad-break, not both") }
         if !nativeBreaks.isEmpty && nativeFormats.isEmpty { throw UsageError("--native-break needs --native-format FILE") }
         if !nativeBreaks.isEmpty && adTag != nil { throw UsageError("use --ads or --native-break, not both (a VMAP carries its own native breaks)") }

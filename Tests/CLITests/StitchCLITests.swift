@@ -30,6 +30,7 @@ import TestSupport
         (["stitch", "c.mp4", "-o", "dir/", "--format", "hls", "--hls-time", "0.5"], "--hls-time"),
         (["stitch", "c.mp4", "-o", "-", "--format", "hls"], "standard output"),
         (["stitch", "c.mp4", "-o", "dir/", "--format", "hls", "--hls-segments", "fmp4"], "--hls-segments must be ts or cmaf"),
+        (["stitch", "c.mp4", "-o", "x.mp4", "--hls-segments", "cmaf"], "--hls-segments needs --format hls"),
         (["stitch", "c.mp4", "-o", "x.mp4", "--loudness", "loud"], "--loudness"),
         (["stitch", "c.mp4", "-o", "x.mp4", "--stall-timeout", "0"], "--stall-timeout must be seconds from 0.1 to 86400, or off"),
         (["stitch", "c.mp4", "-o", "x.mp4", "--stall-timeout", "never"], "--stall-timeout must be seconds"),

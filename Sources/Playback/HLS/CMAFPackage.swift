@@ -34,9 +34,16 @@ enum CMAFPackage {
         let audioCodecs = audio.flatMap { CodecString.audio(codecName: demuxer.streams[$0.stream].codecName, configuration: demuxer.extradata(of: $0.stream)) }
 
         var out: [(String, String)] = []
-        for t in [video] + (audio.map { [$0] } ?? []) {
-            let playlist = HLSPlan.playlist(segments: t.segments, breaks: breaks, programDate: programDate, ptsAdjustment: offset,
+        // one target duration for both playlists, at least every segment's exact length (an audio
+        // segment can be most of an AAC frame longer than its pictures: 4.011 s in a 4 s target
+        // is RFC 8216's rounding, but GStreamer's hlsdemux warns of any EXTINF over the target)
+        let tracks = [video] + (audio.map { [$0] } ?? [])
+        let longest = tracks.flatMap(\.segments).map(\.duration).max() ?? .zero
+        let target = max(1, Int(longest.rescaled(to: 1, rounding: .up).value))
+        for t in tracks {
+            var playlist = HLSPlan.playlist(segments: t.segments, breaks: breaks, programDate: programDate, ptsAdjustment: offset,
                                             map: t.initName.map { HLS.Map(uri: $0) })
+            playlist.targetDuration = max(playlist.targetDuration, target)
             out.append((playlistName(t), HLS.write(playlist)))
         }
 
