@@ -3,7 +3,9 @@
 # decision server (a local Python server answering a VMAP, optionally after a delay), creates
 # SESSIONS sessions (their start latency with the ADS answering at once, then in ADS_DELAY s),
 # warms each one's top playlist, then runs wrk over all of them: requests/s, p50/p99 latency and
-# the service's CPU time per playlist request (from /proc/PID/stat).
+# the service's CPU time per playlist request (from /proc/PID/stat). Then the limit, side by side:
+# nginx (its own port, 2 workers: one per core here) serving static copies of the same playlists
+# at the same paths, under the same wrk settings, and the ratio of the two rates (NGINX=0: skip).
 #
 #   scripts/serve-bench.sh [SESSIONS] [SECONDS]        (defaults 1000, 15)
 #   BIN=.build/release/interlude  ADS_DELAY=0.5  WRK_THREADS=2  WRK_CONNECTIONS=64
@@ -95,3 +97,35 @@ grep -E "Requests/sec|Non-2xx|Socket errors" "$WORK/wrk" | sed 's/^/  /'
 grep -E "^ +(50|99)%" "$WORK/wrk" | sed 's/^ */  latency p/'
 python3 -c "print('  service CPU per playlist request: %.1f us (%d requests, %.2f CPU s)' % (($c1-$c0)/$ticks/$requests*1e6, $requests, ($c1-$c0)/$ticks))"
 curl -s "$BASE/metrics" | grep -E '^interlude_serve_(sessions|encodes_total|ads_errors_total)' | sed 's/^/  /'
+
+# The limit: nginx serving the same playlists as static files at the same paths, same wrk.
+if [ "${NGINX:-1}" != 0 ] && command -v nginx >/dev/null; then
+  NGINX_PORT=${NGINX_PORT:-18492}
+  mkdir -p "$WORK/static" "$WORK/nginx"
+  chmod a+rx "$WORK"   # nginx's workers run as nobody when started as root
+  while read -r path; do
+    mkdir -p "$WORK/static$(dirname "$path")"
+    curl -s -o "$WORK/static$path" "$BASE$path"
+  done < "$WORK/paths"
+  cat > "$WORK/nginx/nginx.conf" <<NGINX
+worker_processes 2;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  types { application/vnd.apple.mpegurl m3u8; }
+  client_body_temp_path $WORK/nginx; proxy_temp_path $WORK/nginx; fastcgi_temp_path $WORK/nginx;
+  uwsgi_temp_path $WORK/nginx; scgi_temp_path $WORK/nginx;
+  server { listen 127.0.0.1:$NGINX_PORT; root $WORK/static; }
+}
+NGINX
+  nginx -c "$WORK/nginx/nginx.conf" -g 'daemon off;' 2>"$WORK/nginx/stderr" & PIDS+=($!)
+  for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$NGINX_PORT/" && break; sleep 0.1; done
+  wrk -t "${WRK_THREADS:-2}" -c "${WRK_CONNECTIONS:-64}" -d "${SECONDS_RUN}s" --latency -s "$WORK/paths.lua" "http://127.0.0.1:$NGINX_PORT" > "$WORK/wrk-nginx"
+  echo "nginx serving static copies of the same playlists, same wrk:"
+  grep -E "Requests/sec|Non-2xx|Socket errors" "$WORK/wrk-nginx" | sed 's/^/  /'
+  grep -E "^ +(50|99)%" "$WORK/wrk-nginx" | sed 's/^ */  latency p/'
+  python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print('  interlude serve / nginx: %.2f' % (a / b))" \
+    "$(awk '/Requests\/sec/ {print $2}' "$WORK/wrk")" "$(awk '/Requests\/sec/ {print $2}' "$WORK/wrk-nginx")"
+fi
