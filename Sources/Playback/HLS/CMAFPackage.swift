@@ -47,21 +47,19 @@ enum CMAFPackage {
             out.append((playlistName(t), HLS.write(playlist)))
         }
 
-        // HLS: BANDWIDTH the peak over segments of video and audio together, AVERAGE-BANDWIDTH the whole
-        var rates: [Double] = []
-        for i in video.segments.indices {
-            let audioBytes: Int = audio.map { $0.sizes[min(i, $0.sizes.count - 1)] } ?? 0
-            let seconds: Double = max(video.segments[i].duration.seconds, 0.001)
-            rates.append(Double((video.sizes[i] + audioBytes) * 8) / seconds)
+        // HLS: BANDWIDTH and AVERAGE-BANDWIDTH of video and audio together, by RFC 8216's rule
+        // (`SegmentBitRate`); DASH: each track's own
+        func rates(_ t: HLSPackager.Track, with other: HLSPackager.Track? = nil) -> (peak: Int, average: Int) {
+            SegmentBitRate.of(t.segments.indices.map { i in
+                (t.sizes[i] + (other.map { $0.sizes[min(i, $0.sizes.count - 1)] } ?? 0), t.segments[i].duration)
+            }, targetDuration: target)
         }
-        let audioTotal: Int = audio?.sizes.reduce(0, +) ?? 0
-        let totalBits = Double((video.sizes.reduce(0, +) + audioTotal) * 8)
+        let both = rates(video, with: audio)
         let codecs = [videoCodecs, audioCodecs].compactMap { $0 }.joined(separator: ",")
         let multivariant = HLS.MultivariantPlaylist(
             renditions: audio.map { [HLS.Rendition(type: .audio, groupID: "audio", name: "main", isDefault: true, autoselect: true,
                                                    channels: String(demuxer.streams[$0.stream].channels), uri: playlistName($0))] } ?? [],
-            variants: [HLS.Variant(uri: playlistName(video), bandwidth: Int((rates.max() ?? 0).rounded(.up)),
-                                   averageBandwidth: Int((totalBits / max(duration.seconds, 0.001)).rounded(.up)),
+            variants: [HLS.Variant(uri: playlistName(video), bandwidth: max(1, both.peak), averageBandwidth: max(1, both.average),
                                    codecs: codecs.isEmpty ? nil : codecs,
                                    resolution: HLS.Resolution(width: videoInfo.displaySize.width, height: videoInfo.displaySize.height),
                                    frameRate: videoInfo.frameRate, audio: audio == nil ? nil : "audio")])
@@ -69,16 +67,15 @@ enum CMAFPackage {
 
         // DASH
         func representation(_ t: HLSPackager.Track) -> DASH.Representation {
-            let bits = t.sizes.reduce(0, +) * 8
-            let peak = t.segments.indices.map { Double(t.sizes[$0] * 8) / max(t.segments[$0].duration.seconds, 0.001) }.max() ?? 0
+            let bandwidth = max(1, rates(t).peak)
             let info = demuxer.streams[t.stream]
             if t.kind == .video {
-                return DASH.Representation(id: "video", bandwidth: Int(max(peak, Double(bits) / max(duration.seconds, 0.001)).rounded(.up)),
+                return DASH.Representation(id: "video", bandwidth: bandwidth,
                                            codecs: videoCodecs ?? info.codecName, width: info.displaySize.width, height: info.displaySize.height,
                                            frameRate: info.frameRate.map { $0.denominator == 1 ? "\($0.numerator)" : "\($0.numerator)/\($0.denominator)" },
                                            sar: "1:1")
             }
-            return DASH.Representation(id: "audio", bandwidth: Int(peak.rounded(.up)), codecs: audioCodecs ?? info.codecName,
+            return DASH.Representation(id: "audio", bandwidth: bandwidth, codecs: audioCodecs ?? info.codecName,
                                        audioSamplingRate: info.sampleRate, audioChannels: info.channels)
         }
         func template(_ t: HLSPackager.Track) -> DASH.SegmentTemplate {

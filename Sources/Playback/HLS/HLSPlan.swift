@@ -56,7 +56,7 @@ package enum HLSPlan {
     /// entry across every join: VLC, which starts a new demuxer at the tag, cannot go on there
     /// without the map again, and FFmpeg's hls demuxer reads a repeated map into the stream
     /// again, "Found duplicated MOOV Atom"). `ptsAdjustment` is what the segments' clock adds to stream time
-    /// (MPEG-TS: `HLSPackager.timestampOffset`; CMAF: zero), carried in each SCTE-35 section's `pts_adjustment` so that
+    /// (MPEG-TS: `HLSPackager.timestampOffset`; CMAF: the tracks' offset, `CMAFPackage`), carried in each SCTE-35 section's `pts_adjustment` so that
     /// `pts_time + pts_adjustment` is the PTS of the splice frame in the segments.
     public static func playlist(segments: [HLSSegment], breaks: [PackagedBreak], programDate: Date,
                                 ptsAdjustment: MediaTime = .zero, map: HLS.Map? = nil) -> HLS.MediaPlaylist {

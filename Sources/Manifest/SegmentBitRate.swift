@@ -3,11 +3,12 @@ import Timing
 /// The bit rates a variant advertises, from the segments it lists (RFC 8216 §4.3.4.2):
 /// `BANDWIDTH` is the peak segment bit rate, the largest bit rate of any contiguous set of
 /// segments whose total duration is between 0.5 and 1.5 times the target duration;
-/// `AVERAGE-BANDWIDTH` is the total size over the total duration. Pure.
-enum SegmentBitRate {
+/// `AVERAGE-BANDWIDTH` is the total size over the total duration. Pure. The service's variants
+/// and the stitch's CMAF package (its HLS variant and DASH representations) use it.
+package enum SegmentBitRate {
     /// `(peak, average)` bits/s of segments of `(bytes, duration)` under `targetDuration`
     /// seconds, rounded up. A playlist too short for any set of half a target counts whole.
-    static func of(_ segments: [(bytes: Int, duration: MediaTime)], targetDuration: Int) -> (peak: Int, average: Int) {
+    package static func of(_ segments: [(bytes: Int, duration: MediaTime)], targetDuration: Int) -> (peak: Int, average: Int) {
         let total = segments.reduce(MediaTime.zero) { $0 + $1.duration }
         let bytes = segments.reduce(0) { $0 + $1.bytes }
         func rate(_ b: Int, _ d: MediaTime) -> Int {
