@@ -25,10 +25,16 @@ package enum TSPES {
     }
 
     /// The PTS of the first video PES in `b` that has one.
-    package static func firstVideoPTS(_ b: [UInt8]) -> Int64? {
+    package static func firstVideoPTS(_ b: [UInt8]) -> Int64? { firstPTS(b, streamIDs: 0xE0...0xEF) }
+
+    /// The PTS of the first audio (MPEG audio stream id) PES in `b` that has one.
+    package static func firstAudioPTS(_ b: [UInt8]) -> Int64? { firstPTS(b, streamIDs: 0xC0...0xDF) }
+
+    /// The PTS of the first PES of a stream id in `ids` that has one.
+    static func firstPTS(_ b: [UInt8], streamIDs ids: ClosedRange<UInt8>) -> Int64? {
         var found: Int64?
         forEach(b) { p, id in
-            guard found == nil, (0xE0...0xEF).contains(id), b[p + 7] & 0x80 != 0 else { return }
+            guard found == nil, ids.contains(id), b[p + 7] & 0x80 != 0 else { return }
             found = timestamp(b, at: p + 9)
         }
         return found

@@ -30,8 +30,7 @@ extension MediaStore {
             for (k, span) in rung.segments.enumerated() where span.endFrame > s && span.startFrame < e {
                 let a = max(s, span.startFrame), b = min(e, span.endFrame)
                 // a run's first segment after a cue whose own sound starts after its picture
-                let afterJoin = i > 0 && a == s && a == span.startFrame
-                    && (StoreFile.read(root.appendingPathComponent(span.path), maxBytes: 1 << 28).map(TSTimestamps.soundStartsLate) ?? false)
+                let afterJoin = i > 0 && a == s && a == span.startFrame && soundStartsLate(span.path)
                 if a == span.startFrame && b == span.endFrame && !afterJoin {
                     run.append(StoredSegment(path: span.path, duration: p.period * Int64(b - a)))
                 } else {
@@ -43,12 +42,21 @@ extension MediaStore {
         return CutContent(cues: frames.map { lead + p.period * Int64($0) }, runs: runs)
     }
 
+    /// Whether the packaged segment at `path` has its sound start after its first picture
+    /// (`TSTimestamps.soundStartsLate`), read from the file the first time it is asked (every
+    /// session's cut asks) and remembered: a packaged segment never changes.
+    func soundStartsLate(_ path: String) -> Bool {
+        if let known = lock.withLock({ lateSound[path] }) { return known }
+        let late = StoreFile.read(root.appendingPathComponent(path), maxBytes: 1 << 28).map(TSTimestamps.soundStartsLate) ?? false
+        lock.withLock { lateSound[path] = late }
+        return late
+    }
+
     /// The piece `[a, b)` of segment `k`: from the store when made before, else made now (once,
     /// however many callers ask at the same time).
     private func piece(_ p: PackagedContent, rung: PackagedRendition, segment k: Int, from a: Int, to b: Int,
                        afterJoin: Bool) async throws -> StoredSegment {
-        let sound = afterJoin ? "-s" : ""
-        let path = "cuts/\(p.storeKey)/\(rung.rendition.name)/seg\(String(format: "%05d", k))-\(a)-\(b)\(sound).ts"
+        let path = "cuts/\(p.storeKey)/\(rung.rendition.name)/seg\(String(format: "%05d", k))-\(a)-\(b)\(afterJoin ? "-s" : "").ts"
         let root = self.root
         // what the cut reads (the rung's segments up to this one, its encoded video) is read only
         // as regular files inside the store, never through a link planted since the package loaded
@@ -57,7 +65,7 @@ extension MediaStore {
             throw StoreError.unsupported("cut: \(p.name) \(rung.rendition.name): a stored file it reads is missing or not a regular file")
         }
         return try await pieceMadeOnce(path, kind: "cut", duration: p.period * Int64(b - a)) { output in
-            try CutMaker.piece(content: p, rung: rung, segment: k, from: a, to: b, soundFromFirstPicture: !sound.isEmpty, root: root, output: output)
+            try CutMaker.piece(content: p, rung: rung, segment: k, from: a, to: b, soundFromFirstPicture: afterJoin, root: root, output: output)
         }
     }
 }

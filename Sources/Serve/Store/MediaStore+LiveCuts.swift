@@ -43,7 +43,7 @@ extension MediaStore {
         if plan.isWhole { return StoredSegment(path: path, duration: plan.duration) }
         let wrap = SegmentCutMaker.wrap
         let mod = { (t: Int64) in ((t % wrap) + wrap) % wrap }
-        let key = "cuts/live/\(path.dropLast(3))-\(mod(plan.start))-\(plan.end.map { String(mod($0)) } ?? "end")\(plan.resound && plan.fromStart ? "-s" : "").ts"
+        let key = "cuts/live/\(path.dropLast(3))-\(mod(plan.start))-\(plan.end.map { String(mod($0)) } ?? "end")\(plan.resound ? "-s" : "").ts"
         let root = self.root
         return try await pieceMadeOnce(key, kind: "cut", duration: plan.duration) { output in
             let segment = try SegmentCutMaker.Segment(file)

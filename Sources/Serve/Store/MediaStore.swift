@@ -30,6 +30,9 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
     var counts: [String: Int] = [:]
     /// Renditions by name, from the options' ladder and every content packaged.
     var renditions: [String: Rendition] = [:]
+    /// Whether a packaged segment's sound starts after its first picture, by store path
+    /// (`soundStartsLate(_:)`: read once, a packaged segment never changes).
+    var lateSound: [String: Bool] = [:]
     let adMedia: AdMediaCache
 
     /// Opens (or creates) the store at `options.root`; reuses what its index lists.

@@ -27,16 +27,9 @@ public enum TSTimestamps {
     /// would leave a gap in the sound there (`CutSound`).
     public static func soundStartsLate(_ data: Data) -> Bool {
         let b = [UInt8](data)
-        var video: Int64?, audio: Int64?
-        TSPES.forEach(b) { p, streamID in
-            guard b[p + 7] & 0x80 != 0 else { return }
-            if video == nil, (0xE0...0xEF).contains(streamID) { video = TSPES.timestamp(b, at: p + 9) }
-            if audio == nil, (0xC0...0xDF).contains(streamID) { audio = TSPES.timestamp(b, at: p + 9) }
-        }
-        guard let video, let audio else { return false }
-        let wrap: Int64 = 1 << 33
-        let d = ((audio - video) % wrap + wrap) % wrap
-        return d > 0 && d < wrap / 2
+        guard let video = TSPES.firstVideoPTS(b), let audio = TSPES.firstAudioPTS(b) else { return false }
+        let d = ((audio - video) % TSPES.wrap + TSPES.wrap) % TSPES.wrap
+        return d > 0 && d < TSPES.wrap / 2
     }
 
     /// How far the first video frame of `data` decodes before it shows (90 kHz): its stream's
