@@ -47,7 +47,7 @@ let package = Package(
         // The live window output (SDL2): the only Swift module that imports CSDL2.
         .target(name: "Window", dependencies: ["CSDL2", "Playback", "Media"]),
         // The IMA-shaped public API and the stitcher.
-        .target(name: "Interlude", dependencies: ["Playback", "Media", "Ads", "Timing", "Draw", "Threads"]),
+        .target(name: "Interlude", dependencies: ["Playback", "Media", "Ads", "Timing", "Draw", "Threads", "Manifest"]),
         // An HTTP/1.1 server (thread pool, keep-alive, limits): the only Swift module importing CMicroHTTPD.
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
         // A Redis client (connections, backoff): the only Swift module importing CHiredis.

@@ -1,4 +1,5 @@
 import Foundation
+import Manifest
 import Playback
 import Timing
 
@@ -41,19 +42,19 @@ public enum AdRulesBuilder {
             // own VMAP reader takes), so a cue given with more digits is not rounded on this path.
             case .midroll(let t): offset = (t * 1000).reduced.timescale == 1 ? t.clockString : (t.exactDecimalString ?? t.clockString)
             }
-            xml += #"  <vmap:AdBreak timeOffset="\#(offset)" breakType="linear" breakId="\#(escape(b.id))">"# + "\n"
-            xml += #"    <vmap:AdSource id="\#(escape(b.id))-source" allowMultipleAds="true" followRedirects="true">"# + "\n"
+            xml += #"  <vmap:AdBreak timeOffset="\#(offset)" breakType="linear" breakId="\#(XMLText.escape(b.id))">"# + "\n"
+            xml += #"    <vmap:AdSource id="\#(XMLText.escape(b.id))-source" allowMultipleAds="true" followRedirects="true">"# + "\n"
             xml += #"      <vmap:VASTAdData><VAST version="4.1">"# + "\n"
             for (i, ad) in b.ads.enumerated() {
                 let seq = b.ads.count > 1 ? #" sequence="\#(i + 1)""# : ""
                 switch ad {
                 case .tag(let url):
-                    xml += #"        <Ad id="\#(escape(b.id))-\#(i + 1)"\#(seq)><Wrapper followAdditionalWrappers="true" allowMultipleAds="true">"#
+                    xml += #"        <Ad id="\#(XMLText.escape(b.id))-\#(i + 1)"\#(seq)><Wrapper followAdditionalWrappers="true" allowMultipleAds="true">"#
                     xml += "<AdSystem>interlude</AdSystem><VASTAdTagURI><![CDATA[\(absolute(url))]]></VASTAdTagURI><Creatives/></Wrapper></Ad>\n"
                 case .media(let url):
-                    let name = escape((url as NSString).lastPathComponent)
-                    xml += #"        <Ad id="\#(escape(b.id))-\#(i + 1)"\#(seq)><InLine><AdSystem>interlude</AdSystem><AdTitle>\#(name)</AdTitle>"#
-                    xml += #"<Creatives><Creative id="\#(escape(b.id))-\#(i + 1)"><Linear><Duration>00:00:00</Duration><MediaFiles>"#
+                    let name = XMLText.escape((url as NSString).lastPathComponent)
+                    xml += #"        <Ad id="\#(XMLText.escape(b.id))-\#(i + 1)"\#(seq)><InLine><AdSystem>interlude</AdSystem><AdTitle>\#(name)</AdTitle>"#
+                    xml += #"<Creatives><Creative id="\#(XMLText.escape(b.id))-\#(i + 1)"><Linear><Duration>00:00:00</Duration><MediaFiles>"#
                     xml += #"<MediaFile delivery="progressive" type="\#(mimeType(url))"><![CDATA[\#(absolute(url))]]></MediaFile>"#
                     xml += "</MediaFiles></Linear></Creative></Creatives></InLine></Ad>\n"
                 }
@@ -80,10 +81,5 @@ public enum AdRulesBuilder {
         case "ogv": return "video/ogg"
         default: return "video/mp4"
         }
-    }
-
-    static func escape(_ s: String) -> String {
-        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 }

@@ -85,8 +85,9 @@ extension DASH {
     }
 }
 
-/// Indented XML text, elements opened and closed in order.
-struct XMLText {
+/// Indented XML text, elements opened and closed in order; `escape` is the package's one XML
+/// escaper (the DASH writer's attributes, the VMAP `AdRulesBuilder` writes).
+package struct XMLText {
     private(set) var text = ""
     private var depth = 0
 
@@ -109,7 +110,8 @@ struct XMLText {
         list.compactMap { name, value in value.map { " \(name)=\"\(escape($0))\"" } }.joined()
     }
 
-    static func escape(_ s: String) -> String {
+    /// `s` as XML character data or a quoted attribute value: the five predefined entities.
+    package static func escape(_ s: String) -> String {
         var out = ""
         for c in s {
             switch c {
