@@ -9,6 +9,9 @@ final class RequestState: @unchecked Sendable {
     var tooLarge = false
     var offPool = false
     var answer: HTTPResponse?
+    /// The request's headers, names lower-cased, the first of a repeated name (read once, when
+    /// the head is in).
+    var headers: [String: String] = [:]
 }
 
 /// libmicrohttpd's access handler: called once when the headers are in (`*state` nil), once per
@@ -83,11 +86,13 @@ extension HTTPServer {
             state.pointee = Unmanaged.passRetained(RequestState()).toOpaque()
             began()
             let queryCut = gate.headIn(connection)
-            if let refusal = HTTPServer.refusal(version: version, headers: HTTPServer.pairs(connection, interlude_mhd_header_kind),
-                                                queryCut: queryCut, options: options) {
+            let headers = HTTPServer.pairs(connection, interlude_mhd_header_kind, lowercasingNames: true)
+            if let refusal = HTTPServer.refusal(version: version, headers: headers, queryCut: queryCut, options: options) {
                 gate.countRefusal()
                 return queue(connection, refusal)
             }
+            let request = Unmanaged<RequestState>.fromOpaque(state.pointee!).takeUnretainedValue()
+            request.headers = Dictionary(headers.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
             return interlude_mhd_yes
         }
         let request = Unmanaged<RequestState>.fromOpaque(raw).takeUnretainedValue()
@@ -110,9 +115,7 @@ extension HTTPServer {
         if let answer = request.answer { request.answer = nil; return queue(connection, answer) }
         if request.offPool { return interlude_mhd_yes }   // resumed too early: wait for the answer
         let message = HTTPRequest(method: method, path: url, query: HTTPServer.pairs(connection, interlude_mhd_argument_kind),
-                                  headers: Dictionary(HTTPServer.pairs(connection, interlude_mhd_header_kind).map { ($0.name.lowercased(), $0.value) },
-                                                      uniquingKeysWith: { a, _ in a }),
-                                  body: request.body)
+                                  headers: request.headers, body: request.body)
         if options.runsOffPool(message) {
             request.offPool = true
             MHD_suspend_connection(connection)
@@ -161,18 +164,35 @@ extension HTTPServer {
         MHD_lookup_connection_value(connection, kind, name).map { String(cString: $0) }
     }
 
-    /// Every (name, value) of one kind, in order.
-    static func pairs(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [(name: String, value: String)] {
-        final class Collector { var pairs: [(name: String, value: String)] = [] }
-        let collector = Collector()
+    /// Every (name, value) of one kind, in order; names in ASCII lower case when
+    /// `lowercasingNames` (header names are ASCII tokens: RFC 9110 5.1).
+    static func pairs(_ connection: OpaquePointer, _ kind: MHD_ValueKind, lowercasingNames: Bool = false) -> [(name: String, value: String)] {
+        final class Collector {
+            var pairs: [(name: String, value: String)] = []
+            let lowercasing: Bool
+            init(lowercasing: Bool) { self.lowercasing = lowercasing }
+        }
+        let collector = Collector(lowercasing: lowercasingNames)
         let iterator: MHD_KeyValueIterator = { cls, _, key, value in
             guard let cls, let key else { return interlude_mhd_yes }
-            Unmanaged<Collector>.fromOpaque(cls).takeUnretainedValue().pairs.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+            let c = Unmanaged<Collector>.fromOpaque(cls).takeUnretainedValue()
+            c.pairs.append((c.lowercasing ? asciiLowercased(key) : String(cString: key), value.map { String(cString: $0) } ?? ""))
             return interlude_mhd_yes
         }
         withExtendedLifetime(collector) {
             _ = MHD_get_connection_values(connection, kind, iterator, Unmanaged.passUnretained(collector).toOpaque())
         }
         return collector.pairs
+    }
+}
+
+/// The C string `s` with ASCII A–Z lowered (other bytes as they are).
+func asciiLowercased(_ s: UnsafePointer<CChar>) -> String {
+    let length = strlen(s)
+    return s.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
+        String(unsafeUninitializedCapacity: length) { out in
+            for i in 0..<length { let b = bytes[i]; out[i] = b &- 65 < 26 ? b | 0x20 : b }
+            return length
+        }
     }
 }

@@ -7,22 +7,21 @@ extension HTTPServer {
     /// whose Transfer-Encoding is anything but exactly `chunked` until the connection closes,
     /// and takes Transfer-Encoding over Content-Length when both are sent: those are refused here
     /// (RFC 9112 6.1, 6.3), as are a missing or repeated Host (3.2) and a body over the limit.
+    /// `headers`' names are in lower case.
     static func refusal(version: String, headers: [(name: String, value: String)], queryCut: Bool,
                         options: HTTPServerOptions) -> HTTPResponse? {
-        func values(_ name: String) -> [String] {
-            headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
-        }
+        func values(_ name: String) -> [String] { headers.filter { $0.name == name }.map(\.value) }
         func refuse(_ status: Int, _ message: String) -> HTTPResponse {
             var r = HTTPResponse.error(status, message)
             r.headers["Connection"] = "close"
             return r
         }
         if queryCut { return refuse(414, "more than \(options.maxQueryArguments) query arguments") }
-        let hosts = values("Host")
+        let hosts = values("host")
         if version == "HTTP/1.1" && hosts.isEmpty { return refuse(400, "HTTP/1.1 request without Host") }
         if hosts.count > 1 { return refuse(400, "more than one Host") }
-        let encodings = values("Transfer-Encoding")
-        let lengths = values("Content-Length")
+        let encodings = values("transfer-encoding")
+        let lengths = values("content-length")
         if !encodings.isEmpty {
             let codings = encodings.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }.map { $0.trimmingSpaces.lowercased() }
             if version == "HTTP/1.0" { return refuse(400, "Transfer-Encoding in an HTTP/1.0 request") }

@@ -2,55 +2,128 @@ import Foundation
 
 /// One JSON object per line, to stderr (or a closure, in tests): every request and event.
 public struct ServeLog: Sendable {
-    private let write: @Sendable (String) -> Void
+    /// Writes a line at once (after any lines held before it).
+    private let write: @Sendable ([UInt8]) -> Void
+    /// Writes a request line; a buffered sink may hold it for up to `LogLineBuffer.interval`.
+    private let writeRequest: @Sendable ([UInt8]) -> Void
+    private let flushHeld: @Sendable () -> Void
 
-    /// Lines to stderr.
-    public static let standardError = ServeLog { line in
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+    /// Lines to stderr. Request lines are written in batches (at most 64 KiB or 0.1 s held, as
+    /// nginx's `access_log … buffer= flush=`); every other event is written at once, after the
+    /// request lines before it, so the order of lines is the order they were logged.
+    public static let standardError: ServeLog = {
+        let buffer = LogLineBuffer(descriptor: STDERR_FILENO)
+        return ServeLog(write: { buffer.append($0, flush: true) }, writeRequest: { buffer.append($0, flush: false) },
+                        flush: { buffer.flush() })
+    }()
+
+    /// Lines to `write`, each at once.
+    public init(_ write: @escaping @Sendable (String) -> Void) {
+        let each: @Sendable ([UInt8]) -> Void = { write(String(decoding: $0, as: UTF8.self)) }
+        self.init(write: each, writeRequest: each, flush: {})
     }
 
-    /// Lines to `write`.
-    public init(_ write: @escaping @Sendable (String) -> Void) { self.write = write }
+    private init(write: @escaping @Sendable ([UInt8]) -> Void, writeRequest: @escaping @Sendable ([UInt8]) -> Void,
+                 flush: @escaping @Sendable () -> Void) {
+        self.write = write; self.writeRequest = writeRequest; self.flushHeld = flush
+    }
+
+    /// Writes every line held back now (request lines a buffered sink holds).
+    public func flush() { flushHeld() }
 
     /// Logs `event` with `fields` (strings, numbers, booleans, arrays of them).
     public func event(_ event: String, _ fields: [String: Any] = [:]) {
         var object = fields
         object["event"] = event
-        object["time"] = Self.utcNow()
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]),
-              let line = String(data: data, encoding: .utf8) else { return }
-        write(line)
+        object["time"] = String(decoding: Self.utcNow(), as: UTF8.self)
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
+        write(Array(data))
     }
 
-    /// Logs one answered request: the hot path, written without JSONSerialization (same fields,
-    /// keys sorted as `event` writes them).
+    /// Logs one answered request: the hot path, written as bytes without JSONSerialization or
+    /// Foundation's formatting (same fields and escapes, keys sorted as `event` writes them).
     public func request(method: String, path: String, status: Int, milliseconds: Double) {
-        write("{\"event\":\"request\",\"method\":\(Self.quoted(method)),\"ms\":\((milliseconds * 1000).rounded() / 1000),\"path\":\(Self.quoted(path)),\"status\":\(status),\"time\":\"\(Self.utcNow())\"}")
+        var line: [UInt8] = []
+        line.reserveCapacity(96 + path.utf8.count)
+        line += #"{"event":"request","method":"#.utf8
+        Self.appendQuoted(method, to: &line)
+        line += #","ms":"#.utf8
+        line += "\((milliseconds * 1000).rounded() / 1000)".utf8
+        line += #","path":"#.utf8
+        Self.appendQuoted(path, to: &line)
+        line += #","status":"#.utf8
+        line += String(status).utf8
+        line += #","time":""#.utf8
+        line += Self.utcNow()
+        line += #""}"#.utf8
+        writeRequest(line)
+    }
+
+    /// `s` as a JSON string literal, escaped as JSONSerialization escapes it (`"`, `\`, `/` and
+    /// control characters), appended to `out`.
+    static func appendQuoted(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"):
+                out.append(UInt8(ascii: "\\")); out.append(b)
+            case 0x0A: out += #"\n"#.utf8
+            case 0x0D: out += #"\r"#.utf8
+            case 0x09: out += #"\t"#.utf8
+            case 0x08: out += #"\b"#.utf8
+            case 0x0C: out += #"\f"#.utf8
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out += "\\u00".utf8
+                out.append(hex[Int(b >> 4)]); out.append(hex[Int(b & 15)])
+            default:
+                out.append(b)   // UTF-8 passes through whole: only ASCII bytes are escaped
+            }
+        }
+        out.append(UInt8(ascii: "\""))
     }
 
     /// `s` as a JSON string literal.
     static func quoted(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "/": out += "\\/"
-            case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        return out + "\""
+        var out: [UInt8] = []
+        appendQuoted(s, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
-    /// Now as ISO 8601 UTC with milliseconds (`2026-12-01T19:20:50.093Z`), without a formatter object.
-    static func utcNow() -> String {
+    /// Now as ISO 8601 UTC with milliseconds (`2026-12-01T19:20:50.093Z`) in UTF-8, by
+    /// arithmetic on the clock (no formatter, no time-zone lock: glibc's gmtime_r takes one).
+    static func utcNow() -> [UInt8] {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        var t = now.tv_sec
-        var parts = tm()
-        gmtime_r(&t, &parts)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
-                      Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(now.tv_nsec / 1_000_000))
+        return utc(seconds: Int(now.tv_sec), milliseconds: Int(now.tv_nsec / 1_000_000))
+    }
+
+    /// `seconds` since 1970 (UTC) and `milliseconds` as ISO 8601 with milliseconds.
+    static func utc(seconds: Int, milliseconds: Int) -> [UInt8] {
+        let (day, second) = (seconds.quotientAndRemainder(dividingBy: 86_400))
+        let (days, inDay) = second < 0 ? (day - 1, second + 86_400) : (day, second)
+        // civil date from days since 1970-01-01 (proleptic Gregorian; eras of 400 years)
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        var out: [UInt8] = []
+        out.reserveCapacity(24)
+        func digits(_ v: Int, _ n: Int) {
+            var p = 1
+            for _ in 1..<n { p *= 10 }
+            var v = v
+            while p > 0 { out.append(UInt8(ascii: "0") + UInt8(v / p % 10)); v %= p; p /= 10 }
+        }
+        digits(y, 4); out.append(UInt8(ascii: "-")); digits(m, 2); out.append(UInt8(ascii: "-")); digits(d, 2)
+        out.append(UInt8(ascii: "T"))
+        digits(inDay / 3600, 2); out.append(UInt8(ascii: ":")); digits(inDay / 60 % 60, 2); out.append(UInt8(ascii: ":")); digits(inDay % 60, 2)
+        out.append(UInt8(ascii: ".")); digits(milliseconds, 3); out.append(UInt8(ascii: "Z"))
+        return out
     }
 }
