@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # serve-bench.sh: `interlude serve` under wrk. Starts the service on Media/content.mp4 with an ad
 # decision server (a local Python server answering a VMAP, optionally after a delay), creates
-# SESSIONS sessions (their start latency with the ADS answering at once, then in ADS_DELAY s),
+# SESSIONS sessions (their start latency with the ADS answering at once, PARALLEL at a time, with
+# the service's CPU per start; then 100 one at a time; then 200 with the ADS answering in ADS_DELAY s),
 # warms each one's top playlist, then runs wrk over all of them: requests/s, p50/p99 latency and
 # the service's CPU time per playlist request (from /proc/PID/stat). Then the limit, side by side:
 # nginx (its own port, 2 workers: one per core here) serving static copies of the same playlists
 # at the same paths, under the same wrk settings, and the ratio of the two rates (NGINX=0: skip).
 #
 #   scripts/serve-bench.sh [SESSIONS] [SECONDS]        (defaults 1000, 15)
-#   BIN=.build/release/interlude  ADS_DELAY=0.5  WRK_THREADS=2  WRK_CONNECTIONS=64
+#   BIN=.build/release/interlude  ADS_DELAY=0.5  PARALLEL=16  WRK_THREADS=2  WRK_CONNECTIONS=64
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SESSIONS=${1:-1000}
@@ -46,7 +47,8 @@ class H(http.server.BaseHTTPRequestHandler):
         elif u.path == "/ad.mp4": body, ct = ad, "video/mp4"
         else: body, ct = b"", "text/plain"
         self.send_response(200); self.send_header("Content-Type", ct); self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
-http.server.ThreadingHTTPServer(("127.0.0.1", $ADS_PORT), H).serve_forever()
+class S(http.server.ThreadingHTTPServer): request_queue_size = 1024   # not 5: 16 starts at once would wait on SYN retries
+S(("127.0.0.1", $ADS_PORT), H).serve_forever()
 PY
 python3 "$WORK/ads.py" & PIDS+=($!)
 
@@ -62,17 +64,23 @@ first=$(curl -s -X POST -d '{"adsParams":{"delay":"0"}}' "$BASE/v1/session/demo"
 top=$(curl -s "$BASE$first" | grep -v '^#' | head -1 | sed 's|.*/||')
 for _ in $(seq 300); do curl -s "$BASE${first%master.m3u8}$top" | grep -q '/segments/ads/' && break; sleep 1; done
 
-start_sessions() {   # N DELAY -> one "seconds manifestUrl" line per session
+start_sessions() {   # N DELAY [AT_ONCE] -> one "seconds manifestUrl" line per session
     # one echo per session: lines from parallel curls never interleave
-    seq "$1" | xargs -P "${PARALLEL:-16}" -I{} sh -c 'r=$(curl -s -o - -w " %{time_total}" -X POST -d "{\"adsParams\":{\"delay\":\"$1\"}}" "$0/v1/session/demo"); echo "$r"' "$BASE" "$2" \
+    seq "$1" | xargs -P "${3:-${PARALLEL:-16}}" -I{} sh -c 'r=$(curl -s -o - -w " %{time_total}" -X POST -d "{\"adsParams\":{\"delay\":\"$1\"}}" "$0/v1/session/demo"); echo "$r"' "$BASE" "$2" \
       | python3 -c 'import sys,json
 for l in sys.stdin:
     body, t = l.rsplit(" ", 1); print(t.strip(), json.loads(body)["manifestUrl"])'
 }
 percentiles() { sort -n | awk '{a[NR]=$1} END {printf "p50 %.1f ms, p99 %.1f ms, max %.1f ms", a[int(NR*0.5)+1]*1000, a[int(NR*0.99)]*1000, a[NR]*1000}'; }
 
+ticks=$(getconf CLK_TCK)
+cpu() { awk '{print $14 + $15}' "/proc/$SERVE/stat"; }
+s0=$(cpu)
 start_sessions "$SESSIONS" 0 > "$WORK/sessions"
-echo "session start, ADS answering at once ($SESSIONS sessions, ${PARALLEL:-16} at a time): $(cut -d' ' -f1 "$WORK/sessions" | percentiles)"
+s1=$(cpu)
+echo "session start, ADS answering at once ($SESSIONS sessions, ${PARALLEL:-16} at a time): $(cut -d' ' -f1 "$WORK/sessions" | percentiles); service CPU per start $(python3 -c "print('%.2f ms' % (($s1-$s0)/$ticks/$SESSIONS*1e3))")"
+start_sessions 100 0 1 > "$WORK/alone"
+echo "session start, ADS answering at once (100 sessions, 1 at a time): $(cut -d' ' -f1 "$WORK/alone" | percentiles)"
 start_sessions 200 "$ADS_DELAY" > "$WORK/slow"
 echo "session start, ADS answering in ${ADS_DELAY} s (200 sessions, ${PARALLEL:-16} at a time): $(cut -d' ' -f1 "$WORK/slow" | percentiles)"
 
@@ -86,8 +94,6 @@ for l in io.lines("$WORK/paths") do paths[#paths + 1] = l end
 local i = 0
 request = function() i = i % #paths + 1; return wrk.format("GET", paths[i]) end
 LUA
-ticks=$(getconf CLK_TCK)
-cpu() { awk '{print $14 + $15}' "/proc/$SERVE/stat"; }
 c0=$(cpu)
 wrk -t "${WRK_THREADS:-2}" -c "${WRK_CONNECTIONS:-64}" -d "${SECONDS_RUN}s" --latency -s "$WORK/paths.lua" "$BASE" > "$WORK/wrk"
 c1=$(cpu)

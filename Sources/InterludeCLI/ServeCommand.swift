@@ -60,6 +60,8 @@ let serveUsage = """
                                  session timeout) and fired beacons in Redis, shared by every
                                  node; while it is down new sessions get 503, cached ones play
 
+    Log: one JSON object a line on stderr, every request (written in batches, at most 0.1 s late)
+    and every event (at once).
     SIGINT or SIGTERM: stop accepting, finish requests in flight, exit 0.
     exit status: 1 when the service cannot start (a source, the store, the address); 2 for bad usage.
     """
