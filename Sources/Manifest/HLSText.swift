@@ -24,13 +24,7 @@ enum HLSText {
     /// An ISO 8601 date with milliseconds in UTC (`2026-12-03T16:53:31.250Z`); the same `Date`
     /// always gives the same text.
     static func date(_ d: Date) -> String {
-        let ms = Int64((d.timeIntervalSince1970 * 1000).rounded())
-        let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
-        let inDay = ms - days * 86_400_000
-        let (y, m, dd) = CivilDate.date(days: days)
-        func pad(_ n: Int64, _ w: Int) -> String { let t = String(n); return String(repeating: "0", count: max(0, w - t.count)) + t }
-        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(dd, 2))T\(pad(inDay / 3_600_000, 2)):\(pad(inDay / 60_000 % 60, 2)):"
-            + "\(pad(inDay / 1000 % 60, 2)).\(pad(inDay % 1000, 3))Z"
+        String(decoding: CivilDate.iso8601(milliseconds: Int64((d.timeIntervalSince1970 * 1000).rounded())), as: UTF8.self)
     }
 
     /// An ISO 8601 date-time with a time zone (`Z`, `±hh:mm`, `±hhmm`, `±hh`), seconds optionally

@@ -1,4 +1,5 @@
 import Foundation
+import Timing
 
 /// One JSON object per line, to stderr (or a closure, in tests): every request and event.
 public struct ServeLog: Sendable {
@@ -91,39 +92,11 @@ public struct ServeLog: Sendable {
     }
 
     /// Now as ISO 8601 UTC with milliseconds (`2026-12-01T19:20:50.093Z`) in UTF-8, by
-    /// arithmetic on the clock (no formatter, no time-zone lock: glibc's gmtime_r takes one).
+    /// arithmetic on the clock (`CivilDate`; no formatter, no time-zone lock: glibc's gmtime_r
+    /// takes one).
     static func utcNow() -> [UInt8] {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        return utc(seconds: Int(now.tv_sec), milliseconds: Int(now.tv_nsec / 1_000_000))
-    }
-
-    /// `seconds` since 1970 (UTC) and `milliseconds` as ISO 8601 with milliseconds.
-    static func utc(seconds: Int, milliseconds: Int) -> [UInt8] {
-        let (day, second) = (seconds.quotientAndRemainder(dividingBy: 86_400))
-        let (days, inDay) = second < 0 ? (day - 1, second + 86_400) : (day, second)
-        // civil date from days since 1970-01-01 (proleptic Gregorian; eras of 400 years)
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        var out: [UInt8] = []
-        out.reserveCapacity(24)
-        func digits(_ v: Int, _ n: Int) {
-            var p = 1
-            for _ in 1..<n { p *= 10 }
-            var v = v
-            while p > 0 { out.append(UInt8(ascii: "0") + UInt8(v / p % 10)); v %= p; p /= 10 }
-        }
-        digits(y, 4); out.append(UInt8(ascii: "-")); digits(m, 2); out.append(UInt8(ascii: "-")); digits(d, 2)
-        out.append(UInt8(ascii: "T"))
-        digits(inDay / 3600, 2); out.append(UInt8(ascii: ":")); digits(inDay / 60 % 60, 2); out.append(UInt8(ascii: ":")); digits(inDay % 60, 2)
-        out.append(UInt8(ascii: ".")); digits(milliseconds, 3); out.append(UInt8(ascii: "Z"))
-        return out
+        return CivilDate.iso8601(milliseconds: Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec / 1_000_000))
     }
 }

@@ -24,4 +24,32 @@ public enum CivilDate {
         let m = mp < 10 ? mp + 3 : mp - 9
         return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
+
+    /// `milliseconds` since 1970-01-01T00:00:00Z as ISO 8601 with milliseconds in UTF-8: in UTC
+    /// (`2026-12-03T16:53:31.250Z`), or at `offsetSeconds` from it with that offset
+    /// (`2016-01-17T08:15:07.127-05:00`). By arithmetic alone: the one writer of such dates (HLS
+    /// `PROGRAM-DATE-TIME`, VAST's `[TIMESTAMP]`, the service's log lines, one per request).
+    package static func iso8601(milliseconds utc: Int64, offsetSeconds: Int? = nil) -> [UInt8] {
+        let ms = utc + Int64(offsetSeconds ?? 0) * 1000
+        let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
+        let inDay = ms - days * 86_400_000
+        let (y, m, d) = date(days: days)
+        var out: [UInt8] = []
+        out.reserveCapacity(24)
+        func digits(_ v: Int64, _ n: Int) {
+            var p: Int64 = 1
+            for _ in 1..<n { p *= 10 }
+            if v < 0 || v >= p * 10 { out += String(v).utf8; return }   // a year before 0 or past 9999 in full
+            while p > 0 { out.append(UInt8(ascii: "0") + UInt8(v / p % 10)); p /= 10 }
+        }
+        digits(y, 4); out.append(UInt8(ascii: "-")); digits(m, 2); out.append(UInt8(ascii: "-")); digits(d, 2)
+        out.append(UInt8(ascii: "T"))
+        digits(inDay / 3_600_000, 2); out.append(UInt8(ascii: ":")); digits(inDay / 60_000 % 60, 2); out.append(UInt8(ascii: ":"))
+        digits(inDay / 1000 % 60, 2); out.append(UInt8(ascii: ".")); digits(inDay % 1000, 3)
+        guard let offsetSeconds else { out.append(UInt8(ascii: "Z")); return out }
+        let off = Int64(abs(offsetSeconds))
+        out.append(UInt8(ascii: offsetSeconds < 0 ? "-" : "+"))
+        digits(off / 3600, 2); out.append(UInt8(ascii: ":")); digits(off / 60 % 60, 2)
+        return out
+    }
 }

@@ -154,15 +154,7 @@ public enum MacroExpander {
 
     /// ISO 8601 with milliseconds and zone offset: `2016-01-17T08:15:07.127-05:00`.
     public static func timestamp(_ date: Date, offsetSeconds: Int) -> String {
-        let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) + Int64(offsetSeconds) * 1000
-        var days = ms / 86_400_000
-        var msOfDay = ms % 86_400_000
-        if msOfDay < 0 { msOfDay += 86_400_000; days -= 1 }
-        let (y, m, d) = CivilDate.date(days: days)
-        func p(_ n: Int64, _ w: Int) -> String { let s = String(n); return String(repeating: "0", count: max(0, w - s.count)) + s }
-        let h = msOfDay / 3_600_000, mi = (msOfDay / 60_000) % 60, s = (msOfDay / 1000) % 60, f = msOfDay % 1000
-        let sign = offsetSeconds < 0 ? "-" : "+"
-        let off = Int64(abs(offsetSeconds))
-        return "\(p(y, 4))-\(p(m, 2))-\(p(d, 2))T\(p(h, 2)):\(p(mi, 2)):\(p(s, 2)).\(p(f, 3))\(sign)\(p(off / 3600, 2)):\(p((off / 60) % 60, 2))"
+        String(decoding: CivilDate.iso8601(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)), offsetSeconds: offsetSeconds),
+               as: UTF8.self)
     }
 }
