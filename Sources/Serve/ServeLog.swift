@@ -7,30 +7,24 @@ public struct ServeLog: Sendable {
     private let write: @Sendable ([UInt8]) -> Void
     /// Writes a request line; a buffered sink may hold it for up to `LogLineBuffer.interval`.
     private let writeRequest: @Sendable ([UInt8]) -> Void
-    private let flushHeld: @Sendable () -> Void
 
     /// Lines to stderr. Request lines are written in batches (at most 64 KiB or 0.1 s held, as
     /// nginx's `access_log … buffer= flush=`); every other event is written at once, after the
     /// request lines before it, so the order of lines is the order they were logged.
     public static let standardError: ServeLog = {
         let buffer = LogLineBuffer(descriptor: STDERR_FILENO)
-        return ServeLog(write: { buffer.append($0, flush: true) }, writeRequest: { buffer.append($0, flush: false) },
-                        flush: { buffer.flush() })
+        return ServeLog(write: { buffer.append($0, flush: true) }, writeRequest: { buffer.append($0, flush: false) })
     }()
 
     /// Lines to `write`, each at once.
     public init(_ write: @escaping @Sendable (String) -> Void) {
         let each: @Sendable ([UInt8]) -> Void = { write(String(decoding: $0, as: UTF8.self)) }
-        self.init(write: each, writeRequest: each, flush: {})
+        self.init(write: each, writeRequest: each)
     }
 
-    private init(write: @escaping @Sendable ([UInt8]) -> Void, writeRequest: @escaping @Sendable ([UInt8]) -> Void,
-                 flush: @escaping @Sendable () -> Void) {
-        self.write = write; self.writeRequest = writeRequest; self.flushHeld = flush
+    private init(write: @escaping @Sendable ([UInt8]) -> Void, writeRequest: @escaping @Sendable ([UInt8]) -> Void) {
+        self.write = write; self.writeRequest = writeRequest
     }
-
-    /// Writes every line held back now (request lines a buffered sink holds).
-    public func flush() { flushHeld() }
 
     /// Logs `event` with `fields` (strings, numbers, booleans, arrays of them).
     public func event(_ event: String, _ fields: [String: Any] = [:]) {
@@ -82,13 +76,6 @@ public struct ServeLog: Sendable {
             }
         }
         out.append(UInt8(ascii: "\""))
-    }
-
-    /// `s` as a JSON string literal.
-    static func quoted(_ s: String) -> String {
-        var out: [UInt8] = []
-        appendQuoted(s, to: &out)
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Now as ISO 8601 UTC with milliseconds (`2026-12-01T19:20:50.093Z`) in UTF-8, by

@@ -29,7 +29,9 @@ import Timing
         #expect(j["ms"] as? Double == 1.235 && j["event"] as? String == "request")
         // the same escapes as the event lines' JSONSerialization (keys sorted, `/` escaped)
         let again = try JSONSerialization.data(withJSONObject: ["p": path], options: [.sortedKeys])
-        #expect(String(decoding: again, as: UTF8.self) == "{\"p\":\(ServeLog.quoted(path))}")
+        var quoted: [UInt8] = []
+        ServeLog.appendQuoted(path, to: &quoted)
+        #expect(String(decoding: again, as: UTF8.self) == "{\"p\":" + String(decoding: quoted, as: UTF8.self) + "}")
     }
 
     @Test func theBufferedSinkWritesEveryLineWholeInOrderWithinItsInterval() throws {
