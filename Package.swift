@@ -45,7 +45,7 @@ let package = Package(
         // VAST / VMAP, no FFmpeg; its http(s) fetcher is the only Swift module importing CCurl.
         .target(name: "Ads", dependencies: ["CCurl", "Timing"]),
         // The live window output (SDL2): the only Swift module that imports CSDL2.
-        .target(name: "Window", dependencies: ["CSDL2", "Playback", "Media"]),
+        .target(name: "Window", dependencies: ["CSDL2", "Playback", "Media", "Threads"]),
         // The IMA-shaped public API and the stitcher.
         .target(name: "Interlude", dependencies: ["Playback", "Media", "Ads", "Timing", "Draw", "Threads", "Manifest"]),
         // An HTTP/1.1 server (thread pool, keep-alive, limits): the only Swift module importing CMicroHTTPD.
@@ -54,13 +54,13 @@ let package = Package(
         .target(name: "Redis", dependencies: ["CHiredis"]),
         // `interlude serve`: server-side ad insertion for HLS (sessions, per-viewer playlists,
         // tracking, operations) over a store of shared cuts, ladders and ad renditions.
-        .target(name: "Serve", dependencies: ["HTTPServer", "Redis", "Interlude", "Playback", "Ads", "Media", "Manifest", "Timing"]),
+        .target(name: "Serve", dependencies: ["HTTPServer", "Redis", "Interlude", "Playback", "Ads", "Media", "Manifest", "Timing", "Threads"]),
         // Command-line app: thin.
         .executableTarget(name: "InterludeCLI", dependencies: ["Interlude", "Playback", "Ads", "Timing", "Window", "Serve"]),
         // Benchmarks against the ffmpeg CLI.
-        .executableTarget(name: "InterludeBench", dependencies: ["Interlude", "Playback", "Media", "Timing"]),
+        .executableTarget(name: "InterludeBench", dependencies: ["Interlude", "Playback", "Media", "Timing", "Threads"]),
         // Test helpers: generated media, an independent ffmpeg-CLI verifier, a loopback HTTP server.
-        .target(name: "TestSupport", dependencies: ["Timing"]),
+        .target(name: "TestSupport", dependencies: ["Timing", "Threads"]),
         .testTarget(name: "TimingTests", dependencies: ["Timing"]),
         .testTarget(name: "ThreadsTests", dependencies: ["Threads"]),
         .testTarget(name: "ManifestTests", dependencies: ["Manifest", "Timing", "TestSupport"]),
@@ -72,7 +72,7 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "Timing"]),
         // IMA's guides ported with mechanical substitutions: the app code imports only Interlude.
         .testTarget(name: "GuideTests", dependencies: ["Interlude", "TestSupport"]),
-        .testTarget(name: "ServeTests", dependencies: ["Serve", "HTTPServer", "Redis", "Interlude", "Playback", "Ads", "Media", "Manifest", "Timing", "TestSupport"]),
+        .testTarget(name: "ServeTests", dependencies: ["Serve", "HTTPServer", "Redis", "Interlude", "Playback", "Ads", "Media", "Manifest", "Timing", "TestSupport", "Threads"]),
         .testTarget(name: "WindowTests", dependencies: ["Window", "Playback", "Media", "Timing", "TestSupport"]),
     ]
 )

@@ -1,6 +1,6 @@
 import Ads
 import Foundation
-import Synchronization
+import Threads
 import Timing
 
 /// What a successful request hands back, as IMA's `IMAAdsLoadedData`.
@@ -50,7 +50,7 @@ public final class AdsLoader: Sendable {
         var managers: [WeakManager] = []
         var beacons: [TrackedBeacon] = []
     }
-    private let config = Mutex(Config())
+    private let config = Locked(Config())
 
     /// Receives loaded / failed callbacks.
     public var delegate: AdsLoaderDelegate? {

@@ -1,7 +1,7 @@
 import Ads
 import Foundation
 import Playback
-import Synchronization
+import Threads
 import Threads
 import Timing
 
@@ -29,7 +29,7 @@ public final class AdsManager: @unchecked Sendable {
     // @unchecked Sendable: the mutable state is `decided`, a `LoopBound` of `queue` (touched
     // through `perform`, or from the callbacks the manager gives the display and the player,
     // which run there; asserted on every access in debug builds); `delegateBox` and `lifeSeen`
-    // are Mutexes.
+    // are `Locked`.
     /// Receives events, errors and content pause/resume requests, on `delegateQueue`.
     public var delegate: AdsManagerDelegate? {
         get { delegateBox.withLock { $0.value } }
@@ -58,10 +58,10 @@ public final class AdsManager: @unchecked Sendable {
     /// Whether the manager decides on `delegateQueue`, each delegate call made before it goes on.
     let decidesInStep: Bool
     private let queueKey = DispatchSpecificKey<Void>()
-    private let delegateBox = Mutex(WeakDelegate())
+    private let delegateBox = Locked(WeakDelegate())
     private struct WeakDelegate { weak var value: AdsManagerDelegate? }
     /// `phase.life` as the delegate queue sees it: nothing is delivered once it is destroyed.
-    let lifeSeen = Mutex(AdsManagerPhase.Life.loaded)
+    let lifeSeen = Locked(AdsManagerPhase.Life.loaded)
 
     let settings: Settings
     let request: AdsRequest

@@ -1,6 +1,6 @@
 import Foundation
 import Playback
-import Synchronization
+import Threads
 import Timing
 
 /// Ads played through the content's own `Player` and drawn on its surface, as IMA's
@@ -10,12 +10,12 @@ import Timing
 public final class PlayerVideoDisplay: AdVideoDisplay {
     /// The player ads play through.
     public let player: Player
-    private let measurements: Mutex<AdMeasurements>
+    private let measurements: Locked<AdMeasurements>
 
     /// A display over `player`; `threads` for measuring ad media.
     public init(player: Player, threads: Int = 0) {
         self.player = player
-        measurements = Mutex(AdMeasurements(threads: threads))
+        measurements = Locked(AdMeasurements(threads: threads))
     }
 
     /// The player's stream time: the end of the last frame presented.

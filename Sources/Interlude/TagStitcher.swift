@@ -1,7 +1,7 @@
 import Ads
 import Foundation
 import Playback
-import Synchronization
+import Threads
 import Timing
 
 /// Stitches content with the ads of an ad tag by driving the engine through `AdsLoader` and
@@ -333,7 +333,7 @@ public final class TagStitcher: AdsManagerDelegate, @unchecked Sendable {
 /// The end of a stitch, heard once from whichever thread gets there first (the end of the
 /// post-rolls, or the player's failure).
 private final class StitchEnding: Sendable {
-    private let continuation: Mutex<CheckedContinuation<Void, Never>?>
-    init(_ c: CheckedContinuation<Void, Never>) { continuation = Mutex(c) }
+    private let continuation: Locked<CheckedContinuation<Void, Never>?>
+    init(_ c: CheckedContinuation<Void, Never>) { continuation = Locked(c) }
     func done() { continuation.withLock { $0.take() }?.resume() }
 }

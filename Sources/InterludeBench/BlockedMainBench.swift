@@ -1,7 +1,7 @@
 import Foundation
 import Interlude
 import Playback
-import Synchronization
+import Threads
 import Timing
 
 /// `interlude-bench --blocked-main CONTENT AD1 AD2 OUTDIR`: four tag-driven stitches (`StitchJob`
@@ -104,7 +104,7 @@ enum BlockedMainBench {
 }
 
 private final class Failures: Sendable {
-    private let list = Mutex<[String]>([])
+    private let list = Locked<[String]>([])
     func add(_ s: String) { list.withLock { $0.append(s) } }
     var all: [String] { list.withLock { $0 } }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import Media
-import Synchronization
+import Threads
 import Threads
 import Timing
 
@@ -360,7 +360,7 @@ package final class StitchFile {
     }
     /// Whether the opened output copies content, published by the loop when it opens the file
     /// for any thread to read (nil before).
-    private let copyingDecided = Mutex<Bool?>(nil)
+    private let copyingDecided = Locked<Bool?>(nil)
 
     /// Marks a double-box break that played over content (see `DoubleBoxLayer.packagedBreak`): a
     /// date range per ad in HLS, a chapter per ad in MP4 (content chapters are split around it).

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Threads
 
 /// Holds the process's main thread for as long as a body runs: a block on the main queue that
 /// waits, so that nothing queued on the main queue (or the main actor) runs meanwhile. For the
@@ -7,8 +7,8 @@ import Synchronization
 /// thread itself.
 public final class MainThreadHold: Sendable {
     private enum State { case before, held, released }
-    private let state = Mutex(State.before)
-    private let seenThroughout = Mutex(false)
+    private let state = Locked(State.before)
+    private let seenThroughout = Locked(false)
 
     /// A hold, not taken yet.
     public init() {}

@@ -1,9 +1,9 @@
-import Synchronization
+import Threads
 
 /// A list any thread may append to and read: what a callback on another queue saw, for a test
 /// to check afterwards.
 public final class Recorded<Element: Sendable>: Sendable {
-    private let items = Mutex<[Element]>([])
+    private let items = Locked<[Element]>([])
     /// An empty list.
     public init() {}
     /// Appends `item`.

@@ -1,7 +1,7 @@
 import Foundation
 import Media
 import Playback
-import Synchronization
+import Threads
 
 /// A live window showing the surface's frames as they are presented, with their audio, through
 /// SDL2 — the `ffplay` of the player. Frames late in real time may be left out (`isLive`).
@@ -20,7 +20,7 @@ public final class WindowOutput: SurfaceOutput, Sendable {
     private let thread: WindowThread
 
     /// Whether an SDL window is open in this process (SDL allows one; see `WindowError.alreadyOpen`).
-    private static let slot = Mutex(false)
+    private static let slot = Locked(false)
 
     /// Opens a window of the output size titled `title` and, when `audio` is true, an audio device
     /// at the output's rate and channel count (SDL's dummy driver when no real device opens).

@@ -1,6 +1,6 @@
 import CSDL2
 import Foundation
-import Synchronization
+import Threads
 
 /// The thread that owns SDL: it initialises SDL, creates the window, the renderer and the
 /// streaming texture, then loops — showing the newest posted frame, polling events at least every
@@ -36,7 +36,7 @@ final class WindowThread: @unchecked Sendable {
     /// SDL video drivers that open no visible window.
     static let invisibleDrivers: Set<String> = ["offscreen", "dummy", "evdev"]
     /// Whether SDL reports the window fullscreen, as of the last toggle (read from any thread).
-    let fullscreenState = Mutex(false)
+    let fullscreenState = Locked(false)
     /// How long the loop waits for a frame before polling events again.
     static let pollInterval: TimeInterval = 0.008
 

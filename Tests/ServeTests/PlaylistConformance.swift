@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Threads
 import Testing
 import TestSupport
 
@@ -14,8 +14,8 @@ enum PlaylistConformance {
     /// service breaks knowingly, with why. (None.)
     static let allowances: [RFC8216.Allowance] = []
 
-    private static let checkers = Mutex<[String: RFC8216.RefreshChecker]>([:])
-    private static let multivariants = Mutex<[String: String]>([:])
+    private static let checkers = Locked<[String: RFC8216.RefreshChecker]>([:])
+    private static let multivariants = Locked<[String: String]>([:])
 
     /// Whether `url` is one of the service's playlists.
     static func applies(to url: String) -> Bool {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Threads
 import Timing
 
 /// A place beside the player for companion ads, as IMA's `IMACompanionAdSlot(view:width:height:)`:
@@ -13,7 +13,7 @@ public final class CompanionAdSlot: Sendable {
     public let height: Int
     /// What filled it, in play order.
     public var filled: [FilledCompanion] { shown.withLock { $0 } }
-    private let shown = Mutex<[FilledCompanion]>([])
+    private let shown = Locked<[FilledCompanion]>([])
 
     /// A slot of `width`×`height` pixels.
     public init(width: Int, height: Int) {

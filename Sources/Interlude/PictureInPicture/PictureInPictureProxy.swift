@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Threads
 
 /// IMA's `IMAPictureInPictureProxy`: set it as the `PictureInPictureController`'s delegate; it
 /// forwards every delegate message to the app's own delegate and to the `AdsManager`s of requests
@@ -13,8 +13,8 @@ import Synchronization
     /// Whether picture-in-picture is active, as the messages forwarded say (any thread may ask:
     /// the managers read it from their queues).
     public nonisolated var isPictureInPictureActive: Bool { active.withLock { $0 } }
-    private let active = Mutex(false)
-    private let managers = Mutex<[WeakManager]>([])
+    private let active = Locked(false)
+    private let managers = Locked<[WeakManager]>([])
 
     private struct WeakManager { weak var manager: AdsManager? }
 
