@@ -1,3 +1,4 @@
+import Ads
 import Foundation
 import Timing
 
@@ -58,23 +59,7 @@ public struct ServeLog: Sendable {
     /// control characters), appended to `out`.
     static func appendQuoted(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for b in s.utf8 {
-            switch b {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"):
-                out.append(UInt8(ascii: "\\")); out.append(b)
-            case 0x0A: out += #"\n"#.utf8
-            case 0x0D: out += #"\r"#.utf8
-            case 0x09: out += #"\t"#.utf8
-            case 0x08: out += #"\b"#.utf8
-            case 0x0C: out += #"\f"#.utf8
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out += "\\u00".utf8
-                out.append(hex[Int(b >> 4)]); out.append(hex[Int(b & 15)])
-            default:
-                out.append(b)   // UTF-8 passes through whole: only ASCII bytes are escaped
-            }
-        }
+        JSONValue.escape(s, .foundation, into: &out)
         out.append(UInt8(ascii: "\""))
     }
 

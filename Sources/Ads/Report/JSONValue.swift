@@ -77,17 +77,52 @@ public indirect enum JSONValue: Sendable, Hashable {
 
     static func quote(_ s: String, into out: inout String) {
         out += "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
-            }
-        }
+        escape(s, into: &out)
         out += "\""
     }
+
+    /// `s` as the inside of a JSON string, in the reports' style (`JSONEscaping.reports`),
+    /// appended to `out`.
+    package static func escape(_ s: String, into out: inout String) {
+        var bytes: [UInt8] = []
+        escape(s, .reports, into: &bytes)
+        out += String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `s` as the inside of a JSON string, escaped in `style`, appended to `out` as UTF-8: the
+    /// one JSON string escaper of the package (the reports, the service's log lines, a POSTed
+    /// ad request's body). Only ASCII bytes are escaped; other UTF-8 passes through whole.
+    package static func escape(_ s: String, _ style: JSONEscaping, into out: inout [UInt8]) {
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(b)
+            case UInt8(ascii: "/") where style.slash: out.append(UInt8(ascii: "\\")); out.append(b)
+            case 0x0A: out += #"\n"#.utf8
+            case 0x0D: out += #"\r"#.utf8
+            case 0x09: out += #"\t"#.utf8
+            case 0x08 where style.shortControls: out += #"\b"#.utf8
+            case 0x0C where style.shortControls: out += #"\f"#.utf8
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out += "\\u00".utf8
+                out.append(hex[Int(b >> 4)]); out.append(hex[Int(b & 15)])
+            default: out.append(b)
+            }
+        }
+    }
+}
+
+/// How `JSONValue.escape` writes a string: quotes, backslashes, LF, CR and tab always escaped,
+/// other control characters as `\u00XX`; `slash` escapes `/` too and `shortControls` writes
+/// backspace and form feed as `\b` and `\f` (what Foundation's JSONSerialization does).
+package struct JSONEscaping: Sendable {
+    /// Escape `/`.
+    package var slash: Bool
+    /// `\b` and `\f` for backspace and form feed.
+    package var shortControls: Bool
+
+    /// The reports' JSON (`JSONValue`'s text).
+    package static let reports = JSONEscaping(slash: false, shortControls: false)
+    /// As JSONSerialization writes it (the service's log lines, which also hold its objects).
+    package static let foundation = JSONEscaping(slash: true, shortControls: true)
 }
