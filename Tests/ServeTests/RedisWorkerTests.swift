@@ -229,7 +229,9 @@ struct ServeRedisWorkerTests {
         server.route("/ad.mp4", HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Self.adClip(12)))
         let worker = try Worker(redis: redis, store: root, name: "o")
         defer { worker.kill() }
-        try await Task.sleep(nanoseconds: 500_000_000)
+        // the outage starts once the worker has connected (a fixed 0.5 s was too short on a
+        // loaded machine: the worker's first line was then "unreachable", not "connected")
+        #expect(await eventually(30) { worker.text.contains("connected") }, Comment(rawValue: worker.text))
         redis.kill()
         try await Task.sleep(nanoseconds: 3_000_000_000)
         try redis.restart()
