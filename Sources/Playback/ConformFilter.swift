@@ -3,11 +3,12 @@ import Timing
 /// The libavfilter description that turns a source picture into an output frame: rotation and
 /// mirroring from the display matrix applied, square pixels, scaled to fit with its aspect ratio
 /// preserved, black letterbox/pillarbox bars, yuv420p. nil when the frame already conforms.
-enum ConformFilter {
+/// The one conform of the package: the stitch's frames and the service's slate picture.
+package enum ConformFilter {
     /// The filter for a picture of `width`x`height` with sample aspect ratio `sar`, clockwise
     /// `rotation` (0, 90, 180, 270), `mirrored`, in pixel format `pixelFormat`, into `output`.
-    static func description(width: Int, height: Int, sar: Rational, rotation: Int, mirrored: Bool,
-                                   pixelFormat: String, output: OutputFormat) -> String? {
+    package static func description(width: Int, height: Int, sar: Rational, rotation: Int, mirrored: Bool,
+                                    pixelFormat: String, output: OutputFormat) -> String? {
         let squarePixels = sar.numerator == sar.denominator
         if width == output.width, height == output.height, squarePixels, rotation == 0, !mirrored,
            pixelFormat == "yuv420p" {

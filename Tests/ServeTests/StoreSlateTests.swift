@@ -69,4 +69,19 @@ import Timing
         #expect(frames.count == 25)
         #expect(frames.allSatisfy { $0.identity == FrameIdentity(sourceID: 7, frameIndex: 0) })
     }
+
+    /// The slate picture goes through the engine's conform (`ConformFilter`): a file whose
+    /// display matrix turns it upright (coded 640x360, shown 360x640) is shown upright and
+    /// pillarboxed in a 320x180 rung, as the stitch shows the same file as an ad.
+    @Test func aRotatedSlateFileIsShownUpright() async throws {
+        let root = StoreFixture.folder("slaterotated")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let store = try StoreFixture.store(root) { $0.slateFile = TestMedia.Sample.adRotated.url.path }
+        let slate = try await store.slate(rendition: store.rendition(named: "180p")!, duration: MediaTime(seconds: 1))
+        let joined = try StoreFixture.concatenate(slate, store: store, into: root, name: "slate.ts")
+        let frames = try await MediaVerifier.videoFrames(joined, reader: IdentityReader(output: PixelSize(width: 320, height: 180),
+                                                                                  sources: [PixelSize(width: 360, height: 640)]))
+        #expect(frames.count == 25)
+        #expect(frames.allSatisfy { $0.identity == FrameIdentity(sourceID: 6, frameIndex: 0) }, "\(frames.prefix(2).map { $0.identity.map { "\($0)" } ?? "none" })")
+    }
 }

@@ -77,19 +77,12 @@ enum CutMaker {
         let soundFile = output.appendingPathExtension("sound.nut")
         defer { try? FileManager.default.removeItem(at: soundFile) }
         let startsStream = a != span.startFrame || soundFromFirstPicture
-        if let ad = reader.audio, let ai = reader.audioIndex, startsStream, !audio.isEmpty, CutSound.applies(to: ad, stream: ai) {
-            // sound from the cue itself (`CutSound`), on the audio stream's own clock
-            let sound = try CutSound.encode(audio, of: ad, stream: ai, from: reader.streamTime(cueStart),
-                                            to: b == span.endFrame ? nil : reader.streamTime(cueEnd),
-                                            bitRate: rung.rendition.audioBitrate, scratch: soundFile)
-            sources.append((sound.demuxer, sound.stream))
+        if let ad = reader.audio, let ai = reader.audioIndex {
+            let sound = try CutSound.piece(audio, of: ad, stream: ai, cutIn: startsStream ? reader.streamTime(cueStart) : nil,
+                                           cutOut: b == span.endFrame ? nil : reader.streamTime(cueEnd),
+                                           bitRate: rung.rendition.audioBitrate, scratch: soundFile)
+            sources.append(sound.source)
             packets += sound.packets.map { ($0, 1) }
-        } else if let ad = reader.audio, let ai = reader.audioIndex {
-            for pkt in audio {
-                let t = reader.time(ofAudio: pkt) ?? cueStart
-                if (a == span.startFrame || t >= cueStart) && (b == span.endFrame || t < cueEnd) { packets.append((pkt, 1)) }
-            }
-            sources.append((ad, ai))
         }
         let writer = TSRunWriter(sources: sources, firstRunDiscontinuous: startsStream)
         try writer.writeSegment(output.path, packets: packets, newRun: true)
@@ -121,29 +114,18 @@ enum CutMaker {
         return out
     }
 
-    /// Decodes `gop` (`SplitGOP`) and encodes its frames `frames` as one closed GOP, stamped on
-    /// the origin's clock (decode time = presentation time − the origin's decode delay, so the
-    /// copied GOPs around it keep increasing decode times).
+    /// Decodes `gop` (`SplitGOP`) and encodes its frames `frames` as one closed GOP
+    /// (`StoreEncoding.closedGOP`), stamped on the origin's clock (decode time = presentation
+    /// time − the origin's decode delay, so the copied GOPs around it keep increasing decode times).
     private static func reencode(_ gop: [SegmentPackets.VideoPacket], frames: Range<Int>, reader: SegmentPackets,
                                  content p: PackagedContent, rung: PackagedRendition) throws -> [Packet] {
-        let encoder = try StoreEncoding.videoEncoder(rung.rendition, frameRate: p.frameRate, splice: true)
-        let scratch = try Packet()
-        var out: [Packet] = []
-        func stamp(_ e: Packet) {
-            let index = Int(e.ptsTicks ?? 0) - p.originFrames
-            let pts = reader.ticks(ofFrame: index)
-            e.setTimestamps(pts: pts, dts: pts - reader.reorderDelay * reader.periodTicks)
-            e.setDuration(reader.periodTicks)
-            out.append(e)
+        try StoreEncoding.closedGOP(count: frames.count, rendition: rung.rendition, frameRate: p.frameRate, period: reader.periodTicks,
+                                    timestamps: { k in
+                                        let pts = reader.ticks(ofFrame: frames.lowerBound + k)
+                                        return (pts, pts - reader.reorderDelay * reader.periodTicks)
+                                    }) { body in
+            try SplitGOP.decode(gop.map(\.packet), demuxer: reader.video, streamIndex: reader.videoIndex, count: frames.count,
+                                rank: SplitGOP.rank(keeping: frames, originTicks: reader.originTicks, periodTicks: reader.periodTicks), body)
         }
-        try SplitGOP.decode(gop.map(\.packet), demuxer: reader.video, streamIndex: reader.videoIndex, count: frames.count,
-                            rank: SplitGOP.rank(keeping: frames, originTicks: reader.originTicks, periodTicks: reader.periodTicks)) { k, f in
-            let index = frames.lowerBound + k
-            try StoreEncoding.encode(f, index: Int64(p.originFrames + index), keyframe: k == 0,
-                                     with: encoder, packet: scratch, stamp)
-        }
-        try StoreEncoding.encode(nil, index: 0, keyframe: false, with: encoder, packet: scratch, stamp)
-        guard out.count == frames.count else { throw StoreError.unsupported("cut: \(out.count) of \(frames.count) frames encoded") }
-        return out
     }
 }

@@ -24,6 +24,34 @@ enum CutSound {
         var packets: [Packet]
     }
 
+    /// A piece's sound, ready to mux: the stream its packets belong to and the packets.
+    struct Piece {
+        var source: (demuxer: Demuxer, stream: Int)
+        var packets: [Packet]
+    }
+
+    /// The sound of a piece of stream `stream` of `demuxer`, as both cut makers make it (the join
+    /// policy `CutMaker` states): a piece that starts a stream at `cutIn` has its sound encoded
+    /// again from `cutIn` on (`encode`, AAC), up to the last frame starting before `cutOut`; any
+    /// other piece keeps the origin's `packets` that start in `[cutIn, cutOut)` (nil: unbounded),
+    /// a packet without a timestamp only when neither bound is set. Times are on the stream's own
+    /// clock. `leading`, `bitRate` and `scratch` as for `encode`.
+    static func piece(_ packets: [Packet], leading: [Packet] = [], of demuxer: Demuxer, stream: Int,
+                      cutIn: MediaTime?, cutOut: MediaTime?, bitRate: Int, scratch: URL) throws -> Piece {
+        if let cutIn, !packets.isEmpty, applies(to: demuxer, stream: stream) {
+            let sound = try encode(packets, leading: leading, of: demuxer, stream: stream, from: cutIn, to: cutOut,
+                                   bitRate: bitRate, scratch: scratch)
+            return Piece(source: (sound.demuxer, sound.stream), packets: sound.packets)
+        }
+        let tb = demuxer.timeBase(of: stream)
+        let kept = packets.filter { p in
+            guard let t = p.ptsTicks ?? p.dtsTicks else { return cutIn == nil && cutOut == nil }
+            let start = MediaTime(value: t * tb.numerator, timescale: tb.denominator)
+            return (cutIn.map { start >= $0 } ?? true) && (cutOut.map { start < $0 } ?? true)
+        }
+        return Piece(source: (demuxer, stream), packets: kept)
+    }
+
     /// Whether a stream's sound is re-encoded at a cut (AAC: what the service's ads and slate
     /// carry too); other codecs keep the origin's packets.
     static func applies(to demuxer: Demuxer, stream: Int) -> Bool {

@@ -27,10 +27,12 @@ extension MediaStore {
         return out
     }
 
-    /// "black", or the first 16 hex digits of the slate file's SHA-256.
+    /// "black", or the version of the slate picture's making and the first 16 hex digits of the
+    /// slate file's SHA-256: pieces made before the picture went through the engine's conform
+    /// (rotation and mirroring applied: version 2) are not found again, and are made anew.
     private func slateKey() throws -> String {
         guard let file = options.slateFile else { return "black" }
-        return String(try ContentHash.sha256(fileAt: file).prefix(16))
+        return "v\(SlateMaker.pictureVersion)-" + String(try ContentHash.sha256(fileAt: file).prefix(16))
     }
 
     private func slatePiece(_ rung: Rendition, rate: Rational, prefix: String, name: String, start: MediaTime, length: MediaTime,

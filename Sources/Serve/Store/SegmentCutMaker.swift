@@ -207,18 +207,12 @@ enum SegmentCutMaker {
         var sources: [(demuxer: Demuxer, stream: Int)] = [(s.demuxer, s.videoIndex)]
         let soundFile = output.appendingPathExtension("sound.nut")
         defer { try? FileManager.default.removeItem(at: soundFile) }
-        if let a = s.audioIndex, let cutIn, CutSound.applies(to: s.demuxer, stream: a) {
-            // sound from the cut itself (`CutSound`), the previous segment's last frame warming the decoder
-            let sound = try CutSound.encode(s.audio, leading: previous.flatMap { $0.audio.last.map { [$0] } } ?? [], of: s.demuxer,
-                                            stream: a, from: cutIn, to: cutOut, bitRate: rendition.audioBitrate, scratch: soundFile)
-            sources.append((sound.demuxer, sound.stream))
+        if let a = s.audioIndex {
+            // the previous segment's last frame warms the decoder for sound made from the cut
+            let sound = try CutSound.piece(s.audio, leading: previous.flatMap { $0.audio.last.map { [$0] } } ?? [], of: s.demuxer,
+                                           stream: a, cutIn: cutIn, cutOut: cutOut, bitRate: rendition.audioBitrate, scratch: soundFile)
+            sources.append(sound.source)
             packets += sound.packets.map { ($0, 1) }
-        } else if let a = s.audioIndex {
-            for p in s.audio {
-                guard let span = s.audioSpan(p) else { continue }
-                if (cutIn.map { span.start >= $0 } ?? true) && (cutOut.map { span.start < $0 } ?? true) { packets.append((p, 1)) }
-            }
-            sources.append((s.demuxer, a))
         }
         let origin = [UInt8](try Data(contentsOf: URL(fileURLWithPath: s.demuxer.url)))
         // the piece's first picture as far above its first PCR as the origin segment's: a player
@@ -242,7 +236,8 @@ enum SegmentCutMaker {
     }
 
     /// Decodes GOP `gop` (after the GOP `before`, for an open GOP's references; `SplitGOP`) and
-    /// encodes its frames with PTS in `frames` as one closed GOP on the origin's clock.
+    /// encodes its frames with PTS in `frames` as one closed GOP on the origin's clock
+    /// (`StoreEncoding.closedGOP`).
     private static func reencode(_ s: Segment, gop: Range<Int>, before: [Packet], frames: Range<Int64>,
                                  rendition: Rendition) throws -> [Packet] {
         let ptsInGOP = s.video[gop].compactMap(\.ptsTicks).sorted()
@@ -250,27 +245,10 @@ enum SegmentCutMaker {
         // the frames to encode, each with the decode time of its rank in the GOP
         let targets = ptsInGOP.enumerated().filter { frames.contains($0.element) }.map { (pts: $0.element, dts: dtsInGOP[$0.offset]) }
         let rankOf = Dictionary(uniqueKeysWithValues: targets.enumerated().map { ($0.element.pts, $0.offset) })
-        let encoder = try StoreEncoding.videoEncoder(rendition, frameRate: s.frameRate, splice: true)
-        let scratch = try Packet()
-        var out: [Packet] = []
-        func stamp(_ e: Packet) {
-            let k = Int(e.ptsTicks ?? 0)
-            guard targets.indices.contains(k) else { return }
-            e.setTimestamps(pts: targets[k].pts, dts: targets[k].dts)
-            e.setDuration(s.period)
-            out.append(e)
+        return try StoreEncoding.closedGOP(count: targets.count, rendition: rendition, frameRate: s.frameRate, period: s.period,
+                                           timestamps: { targets[$0] }) { body in
+            try SplitGOP.decode(before + s.video[gop], demuxer: s.demuxer, streamIndex: s.videoIndex, count: targets.count,
+                                rank: { rankOf[$0] }, body)
         }
-        try SplitGOP.decode(before + s.video[gop], demuxer: s.demuxer, streamIndex: s.videoIndex, count: targets.count,
-                            rank: { rankOf[$0] }) { k, f in
-            guard f.width == rendition.width, f.height == rendition.height else {
-                throw StoreError.unsupported("cut: the segment's pictures are \(f.width)x\(f.height), rendition \(rendition.name) is \(rendition.width)x\(rendition.height)")
-            }
-            try StoreEncoding.encode(f, index: Int64(k), keyframe: k == 0, with: encoder, packet: scratch, stamp)
-        }
-        try StoreEncoding.encode(nil, index: 0, keyframe: false, with: encoder, packet: scratch, stamp)
-        guard out.count == targets.count else {
-            throw StoreError.unsupported("cut: \(targets.count) frames decoded, \(out.count) encoded")
-        }
-        return out
     }
 }

@@ -13,7 +13,13 @@ enum SlateMaker {
     /// put before a piece's first frame, so that no muxer moves a piece's timestamps.
     static let clockStart = MediaTime(value: 2, timescale: 5)
 
-    /// The slate picture for `rendition`: the first video frame of `file` fitted into it, or black.
+    /// How a slate file's picture is made: 2 since it goes through `ConformFilter` (part of the
+    /// store's key of its pieces, so that older pieces are made again, not served).
+    static let pictureVersion = 2
+
+    /// The slate picture for `rendition`: the first video frame of `file` conformed to it by the
+    /// engine's conform (`ConformFilter`: rotation and mirroring applied, square pixels, fitted
+    /// with bars, yuv420p), or black.
     static func picture(file: String?, rendition: Rendition) throws -> Frame {
         guard let file else { return try Frame.solidYUV420(width: rendition.width, height: rendition.height, y: 16, u: 128, v: 128) }
         let demuxer = try Demuxer(url: file)
@@ -29,10 +35,16 @@ enum SlateMaker {
         }
         if !decoded { try decoder.send(nil); decoded = try decoder.receive(into: frame) == .produced }
         guard decoded else { throw StoreError.unsupported("slate \(file): no frame decodes") }
-        let sar = demuxer.streams[v].sampleAspectRatio
+        let stream = demuxer.streams[v]
+        let sar = frame.sampleAspectRatio ?? stream.sampleAspectRatio
+        let output = OutputFormat(width: rendition.width, height: rendition.height, frameRate: rendition.frameRate ?? Rational(30, 1),
+                                  sampleRate: StoreEncoding.sampleRate, channels: StoreEncoding.channels)
+        guard let description = ConformFilter.description(width: frame.width, height: frame.height, sar: sar, rotation: stream.rotation,
+                                                          mirrored: stream.mirrored, pixelFormat: frame.pixelFormatName, output: output) else {
+            return frame
+        }
         let graph = try VideoFilterGraph(like: frame, timeBase: demuxer.timeBase(of: v),
-                                         sampleAspectRatio: sar.numerator > 0 ? sar : Rational(1, 1),
-                                         description: StoreEncoding.fitFilter(width: rendition.width, height: rendition.height))
+                                         sampleAspectRatio: sar.numerator > 0 ? sar : Rational(1, 1), description: description)
         try graph.push(frame)
         try graph.push(nil)
         let out = try Frame()

@@ -32,12 +32,6 @@ enum StoreEncoding {
         try Encoder(audio: "aac", sampleRate: sampleRate, channels: channels, bitRate: bitRate, globalHeader: false)
     }
 
-    /// The filter that fits a picture into `width`x`height`: scaled keeping its aspect ratio,
-    /// centred with black bars (letterbox or pillarbox, never stretched), yuv420p.
-    static func fitFilter(width w: Int, height h: Int) -> String {
-        "scale=\(w):\(h):force_original_aspect_ratio=decrease:force_divisible_by=2,pad=\(w):\(h):(ow-iw)/2:(oh-ih)/2:black,setsar=1,format=yuv420p"
-    }
-
     /// The `avc1.PPCCLL` CODECS value of the first SPS in Annex B bytes.
     static func codecs(annexB b: [UInt8]) -> String? {
         var i = 0
@@ -48,6 +42,37 @@ enum StoreEncoding {
             i += 1
         }
         return nil
+    }
+
+    /// The frames a split GOP keeps, encoded again as one closed GOP for `rendition` at
+    /// `frameRate` (an IDR first, parameter sets numbered `SplitGOP.parameterSetID`): `decode`
+    /// hands over the `count` kept frames in order (`SplitGOP.decode`), the k-th is stamped with
+    /// `timestamps(k)` and `period` ticks of duration. The one encoder of both cut makers.
+    /// Throws when a frame is not the rendition's size or not every frame comes out.
+    static func closedGOP(count: Int, rendition: Rendition, frameRate: Rational, period: Int64,
+                          timestamps: (Int) -> (pts: Int64, dts: Int64),
+                          decode: ((Int, Frame) throws -> Void) throws -> Void) throws -> [Packet] {
+        let encoder = try videoEncoder(rendition, frameRate: frameRate, splice: true)
+        let scratch = try Packet()
+        // packets as the encoder stamps them (pts = the frame's rank), timestamped once all are out
+        var out: [Packet] = []
+        func keep(_ e: Packet) {
+            if (0..<count).contains(Int(e.ptsTicks ?? -1)) { out.append(e) }
+        }
+        try decode { k, f in
+            guard f.width == rendition.width, f.height == rendition.height else {
+                throw StoreError.unsupported("cut: the pictures are \(f.width)x\(f.height), rendition \(rendition.name) is \(rendition.width)x\(rendition.height)")
+            }
+            try encode(f, index: Int64(k), keyframe: k == 0, with: encoder, packet: scratch, keep)
+        }
+        try encode(nil, index: 0, keyframe: false, with: encoder, packet: scratch, keep)
+        guard out.count == count else { throw StoreError.unsupported("cut: \(count) frames decoded, \(out.count) encoded") }
+        for e in out {
+            let t = timestamps(Int(e.ptsTicks!))
+            e.setTimestamps(pts: t.pts, dts: t.dts)
+            e.setDuration(period)
+        }
+        return out
     }
 
     /// Encodes `frame` as frame `index` (pts in frame periods), a keyframe when `keyframe`, and
