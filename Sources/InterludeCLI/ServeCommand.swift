@@ -27,6 +27,28 @@ let serveUsage = """
                                  repeatable
       --ads TAG_TEMPLATE         VAST/VMAP tag URL or path, with MediaTailor's variables
                                  ([session.id], [player_params.NAME], [session.avail_duration_secs] …)
+      --ads-method GET|POST      how the ad request goes out (default GET)
+      --ads-header 'NAME: VALUE' a header of a POSTed ad request; repeatable
+      --ads-body TEMPLATE|@FILE  the body of a POSTed ad request, with the tag's variables,
+                                 each escaped for the body's type (JSON, XML or a form)
+      --content-segment-prefix URL
+                                 a CDN in front: playlists give content segments under URL
+                                 (http(s), no query) instead of this service's address
+      --ad-segment-prefix URL    the same for ad and slate segments
+      --live-prefetch-window SECS
+                                 live: a break signalled ahead has its viewers' ad requests
+                                 spread over up to SECS before it is due (default 0: at once)
+      --live-preroll-max SECS    live: each session starts with a pre-roll of at most SECS
+                                 (the ads that are transcoded and fit; none: no pre-roll)
+      --live-preroll-ads TAG_TEMPLATE
+                                 the pre-roll's own ad tag (default: --ads)
+      --bumper-start URL         a clip (http(s), at most 10 s) played at the start of every
+                                 ad break, transcoded like an ad, no beacons
+      --bumper-end URL           the same, played just before the end of every ad break
+      --config FILE              named playback configurations (JSON, docs/SERVE.md): the ad
+                                 policies per content or channel, over these options; read
+                                 again on SIGHUP (a bad file is refused in one line, the
+                                 configurations in use kept)
       --store DIR                the store's folder (default serve-store)
       --store-max-mb N           the store's size bound (default 20480; none with --redis: the
                                  store is shared by the fleet)
@@ -62,7 +84,8 @@ let serveUsage = """
 
     Log: one JSON object a line on stderr, every request (written in batches, at most 0.1 s late)
     and every event (at once).
-    SIGINT or SIGTERM: stop accepting, finish requests in flight, exit 0.
+    SIGINT or SIGTERM: stop accepting, finish requests in flight, exit 0. SIGHUP: read --config
+    again (sessions keep what they were decided with).
     exit status: 1 when the service cannot start (a source, the store, the address); 2 for bad usage.
     """
 
@@ -152,15 +175,16 @@ func runServe(_ args: [String]) async -> Int32 {
     }
     for c in config.contents + config.lives { print("http://\(config.host):\(port)/v1/master/\(c.name)/index.m3u8") }
     fflush(nil)   // every stream: the URL reaches a pipe at once
-    await waitForTermination()
+    await waitForTermination(onHangup: { service.reloadConfigurations() })
     service.stop(grace: 10)
     return 0
 }
 
-/// Returns at the first SIGINT or SIGTERM.
-private func waitForTermination() async {
+/// Returns at the first SIGINT or SIGTERM; calls `onHangup` at each SIGHUP.
+private func waitForTermination(onHangup: @escaping @Sendable () -> Void) async {
     signal(SIGINT, SIG_IGN)
     signal(SIGTERM, SIG_IGN)
+    signal(SIGHUP, SIG_IGN)
     await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
         let once = NSLock()
         nonisolated(unsafe) var resumed = false
@@ -176,6 +200,10 @@ private func waitForTermination() async {
             source.resume()
             sources.append(source)
         }
+        let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "interlude.serve.reload"))
+        hangup.setEventHandler(handler: onHangup)
+        hangup.resume()
+        sources.append(hangup)
         signalSources = sources
     }
 }

@@ -24,6 +24,9 @@ public struct PlannedAd: Sendable, Hashable {
     public var creativeId: String
     /// The creative's sequence in the pod, 1-based.
     public var sequence: Int
+    /// A bumper of the configuration (`Bumpers`), not an ad of the ad server: no beacons, never
+    /// slate in its place, at most `Bumpers.longest`.
+    public var isBumper = false
 }
 
 /// One break of a session: where (content time, as asked) and its ads in order.
@@ -59,20 +62,48 @@ public enum AdPlanner {
     /// at each of `originCues` (a pre-roll when there is none).
     public static func plan(_ schedule: AdSchedule, contentDuration: MediaTime, originCues: [MediaTime],
                             tagURL: URL?, allowLocalMedia: Bool) -> [PlannedBreak] {
-        var placed: [(position: PlannedBreak.Position, id: String, ads: [ResolvedAd])] = []
+        var placed: [Placed] = []
         for (bi, b) in schedule.breaks.enumerated() {
             let playable = b.ads.filter { $0.isLinear && $0.mediaFile != nil }
             guard !playable.isEmpty else { continue }
             let id = b.id ?? "break-\(bi + 1)"
             if schedule.kind == .vast && !originCues.isEmpty {
-                for (ci, cue) in originCues.enumerated() { placed.append((position(cue, contentDuration), "\(id)-cue\(ci + 1)", playable)) }
+                for (ci, cue) in originCues.enumerated() { placed.append(Placed(position: position(cue, contentDuration), id: "\(id)-cue\(ci + 1)", ads: playable)) }
                 continue
             }
-            if b.isPostroll { placed.append((.postroll, id, playable)); continue }
+            if b.isPostroll { placed.append(Placed(position: .postroll, id: id, ads: playable)); continue }
             guard let cue = b.cueTime else { continue }
-            placed.append((position(cue, contentDuration), id, playable))
+            placed.append(Placed(position: position(cue, contentDuration), id: id, ads: playable))
         }
-        // One pod per place, in timeline order.
+        return assemble(placed, tagURL: tagURL, allowLocalMedia: allowLocalMedia)
+    }
+
+    /// The breaks of one ad request per avail (MediaTailor's VOD with ad markers): `answers[i]`,
+    /// the answer for origin cue `cues[i]` (nil: none), places its ads at that cue. Only a VAST
+    /// answer fills its avail (a VMAP places breaks of its own: `plan` takes it for the session).
+    public static func plan(perAvail answers: [AdSchedule?], cues: [MediaTime], contentDuration: MediaTime,
+                            tagURL: URL?, allowLocalMedia: Bool) -> [PlannedBreak] {
+        var placed: [Placed] = []
+        for (ci, (cue, answer)) in zip(cues, answers).enumerated() {
+            guard let answer, answer.kind == .vast else { continue }
+            for (bi, b) in answer.breaks.enumerated() {
+                let playable = b.ads.filter { $0.isLinear && $0.mediaFile != nil }
+                guard !playable.isEmpty else { continue }
+                placed.append(Placed(position: position(cue, contentDuration), id: "\(b.id ?? "break-\(bi + 1)")-cue\(ci + 1)", ads: playable))
+            }
+        }
+        return assemble(placed, tagURL: tagURL, allowLocalMedia: allowLocalMedia)
+    }
+
+    /// Ads placed at a position, before they are planned.
+    struct Placed {
+        var position: PlannedBreak.Position
+        var id: String
+        var ads: [ResolvedAd]
+    }
+
+    /// One pod per place, in timeline order, each ad planned (`planned`), breaks left empty dropped.
+    static func assemble(_ placed: [Placed], tagURL: URL?, allowLocalMedia: Bool) -> [PlannedBreak] {
         var out: [PlannedBreak] = []
         for p in placed.sorted(by: { order($0.position) < order($1.position) }) {
             let ads = p.ads.enumerated().compactMap { planned($0.element, breakIndex: out.count, adIndex: $0.offset, tagURL: tagURL, allowLocalMedia: allowLocalMedia) }

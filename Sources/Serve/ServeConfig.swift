@@ -1,3 +1,4 @@
+import Ads
 import Foundation
 import HTTPServer
 import Redis
@@ -57,6 +58,25 @@ public struct ServeConfig: Sendable {
     /// The ad tag template (MediaTailor's macros, see `TagTemplate`): an http(s) URL or a local
     /// path (a local tag's relative media paths are local files; a network tag's never are).
     public var adsTemplate = ""
+    /// How the ad request goes out besides its URL: `GET`, or `POST` with headers and a body
+    /// template (`--ads-method`, `--ads-header`, `--ads-body`).
+    public var adsRequest = ADSRequestTemplate()
+    /// Where playlists send players for segments: a CDN in front (`--content-segment-prefix`,
+    /// `--ad-segment-prefix`); none: paths on the service.
+    public var cdn = CDNPrefixes.none
+    /// Clips played at the start and before the end of every ad break (`--bumper-start`,
+    /// `--bumper-end`); none by default.
+    public var bumpers = Bumpers.none
+    /// Live sessions start with a pre-roll (`--live-preroll-max`, `--live-preroll-ads`); nil: none.
+    public var livePreroll: LivePreroll?
+    /// Live ad prefetch: a break signalled ahead has its viewers' ad requests spread over up to
+    /// this many seconds before it is due (`--live-prefetch-window`); 0: each asks at once.
+    public var livePrefetchWindow: Double = 0
+    /// `--config FILE`: named playback configurations (`PlaybackConfigurations`), read again on
+    /// SIGHUP; nil: every content under these options.
+    public var configurationFile: String?
+    /// The configurations read from `configurationFile` when the configuration was made.
+    public var playback = PlaybackConfigurations.none
     /// The store's folder.
     public var storeDirectory = "serve-store"
     /// The ladder (`NAME:WxH@KBPS,…`), as the store parses it; nil: from the source's size.
@@ -117,15 +137,41 @@ public struct ServeConfig: Sendable {
         "--listen", "--content", "--live", "--ads", "--store", "--renditions", "--slate", "--reporting", "--fill-with",
         "--session-timeout", "--ads-timeout", "--avail-duration", "--clock", "--store-max-mb", "--threads", "--redis",
         "--max-connections-per-client", "--personalization-threshold", "--avail-suppression",
+        "--ads-method", "--ads-header", "--ads-body", "--content-segment-prefix", "--ad-segment-prefix",
+        "--bumper-start", "--bumper-end", "--live-preroll-max", "--live-preroll-ads", "--config",
+        "--live-prefetch-window",
     ]
-    /// The options that may be given more than once (each names one more content or channel).
-    public static let repeatableOptions: Set<String> = ["--content", "--live"]
+    /// The options that may be given more than once (each names one more content or channel, or
+    /// one more header of the ad request).
+    public static let repeatableOptions: Set<String> = ["--content", "--live", "--ads-header"]
+    /// The largest `--ads-body` (or the file it names).
+    public static let maxAdsBodyBytes = 64 << 10
 
     /// A configuration from `serve`'s options, each with its value, in the order given. Walking
     /// the command line (`--name value` or `--name=value`, `--`, an option given twice) is the
     /// CLI's, as for every command; this checks each value and what must be there.
     public static func make(_ options: [(name: String, value: String)]) throws -> ServeConfig {
         var c = ServeConfig()
+        try c.apply(options)
+        guard !c.contents.isEmpty || !c.lives.isEmpty else {
+            throw ParseError(description: "serve needs at least one --content NAME=SOURCE or --live NAME=PLAYLIST")
+        }
+        guard !c.adsTemplate.isEmpty else { throw ParseError(description: "serve needs --ads TAG_TEMPLATE") }
+        if let file = c.configurationFile { c.playback = try PlaybackConfigurations.load(file: file, base: c) }
+        return c
+    }
+
+    /// This configuration with `options` applied over it, in order (a later value wins; a
+    /// repeatable option adds to what is there: `--ads-header` to the headers): what `make`
+    /// does from the defaults, and a playback configuration (`PlaybackConfigurations`) from the
+    /// command line's. Throws the first bad value in one line.
+    public mutating func apply(_ options: [(name: String, value: String)]) throws {
+        var c = self
+        var adsMethod: AdHTTPRequest.Method? = c.adsRequest.method == .post ? .post : nil
+        var adsHeaders = c.adsRequest.headers
+        var adsBody: String? = c.adsRequest.method == .post ? c.adsRequest.body : nil
+        var contentPrefix = c.cdn.content, adPrefix = c.cdn.ads, bumperStart = c.bumpers.start, bumperEnd = c.bumpers.end
+        var prerollMax = c.livePreroll?.maxDuration, prerollAds = c.livePreroll?.adsTemplate
         for (a, v) in options {
             switch a {
             case "--listen":
@@ -146,6 +192,33 @@ public struct ServeConfig: Sendable {
                 let source = ContentSource(name: name, source: String(v[v.index(after: eq)...]))
                 if a == "--live" { c.lives.append(source) } else { c.contents.append(source) }
             case "--ads": c.adsTemplate = v
+            case "--config":
+                guard !v.isEmpty else { throw ParseError(description: "--config takes a file") }
+                c.configurationFile = v
+            case "--ads-method":
+                guard let m = AdHTTPRequest.Method(rawValue: v.uppercased()) else { throw ParseError(description: "--ads-method is GET or POST, not '\(v)'") }
+                adsMethod = m
+            case "--ads-header":
+                guard let colon = v.firstIndex(of: ":") else { throw ParseError(description: "--ads-header takes 'NAME: VALUE', not '\(v)'") }
+                adsHeaders.append(ADSRequestTemplate.Header(name: String(v[..<colon]),
+                                                            value: v[v.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            case "--ads-body":
+                adsBody = try Self.readBody(v)
+            case "--live-preroll-max":
+                guard let t = MediaTime(decimal: v), t > .zero, t <= MediaTime(seconds: 600) else {
+                    throw ParseError(description: "--live-preroll-max takes seconds in (0, 600], not '\(v)'")
+                }
+                prerollMax = t
+            case "--live-prefetch-window":
+                guard let s = Double(v), s >= 0, s <= 600 else { throw ParseError(description: "--live-prefetch-window takes seconds in [0, 600], not '\(v)'") }
+                c.livePrefetchWindow = s
+            case "--live-preroll-ads":
+                guard !v.isEmpty else { throw ParseError(description: "--live-preroll-ads takes a tag template") }
+                prerollAds = v
+            case "--bumper-start": bumperStart = v
+            case "--bumper-end": bumperEnd = v
+            case "--content-segment-prefix": contentPrefix = v
+            case "--ad-segment-prefix": adPrefix = v
             case "--store": c.storeDirectory = v
             case "--renditions": c.renditions = v
             case "--slate": c.slate = v
@@ -192,10 +265,58 @@ public struct ServeConfig: Sendable {
                 throw ParseError(description: "unknown option '\(a)' (see interlude serve --help)")
             }
         }
-        guard !c.contents.isEmpty || !c.lives.isEmpty else {
-            throw ParseError(description: "serve needs at least one --content NAME=SOURCE or --live NAME=PLAYLIST")
+        for (name, value) in [("--content-segment-prefix", contentPrefix), ("--ad-segment-prefix", adPrefix)] {
+            guard let value else { continue }
+            do { _ = try CDNPrefixes.checked(value) } catch { throw ParseError(description: "\(name): \(error)") }
         }
-        guard !c.adsTemplate.isEmpty else { throw ParseError(description: "serve needs --ads TAG_TEMPLATE") }
-        return c
+        c.cdn = (try? CDNPrefixes(content: contentPrefix, ads: adPrefix)) ?? .none
+        for (name, value) in [("--bumper-start", bumperStart), ("--bumper-end", bumperEnd)] {
+            guard let value else { continue }
+            do { _ = try Bumpers(start: value, end: nil) } catch { throw ParseError(description: "\(name): \(error)") }
+        }
+        c.bumpers = (try? Bumpers(start: bumperStart, end: bumperEnd)) ?? .none
+        if let prerollMax {
+            c.livePreroll = LivePreroll(maxDuration: prerollMax, adsTemplate: prerollAds)
+        } else if prerollAds != nil {
+            throw ParseError(description: "--live-preroll-ads goes with --live-preroll-max SECS")
+        }
+        if adsMethod == .post {
+            let lower = c.adsTemplate.lowercased()
+            guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+                throw ParseError(description: "--ads-method POST needs an http(s) --ads tag, not a file")
+            }
+            do {
+                c.adsRequest = try ADSRequestTemplate(method: .post, headers: adsHeaders, body: adsBody ?? "")
+            } catch {
+                throw ParseError(description: "--ads-header: \(error)")
+            }
+        } else if !adsHeaders.isEmpty || adsBody != nil {
+            throw ParseError(description: "--ads-header and --ads-body go with --ads-method POST (a GET request has neither)")
+        } else {
+            c.adsRequest = ADSRequestTemplate()
+        }
+        self = c
+    }
+
+    /// `--ads-body`'s value: the template itself, or `@FILE` for the contents of a file (UTF-8,
+    /// at most `maxAdsBodyBytes`).
+    static func readBody(_ v: String) throws -> String {
+        guard v.hasPrefix("@") else {
+            guard v.utf8.count <= maxAdsBodyBytes else { throw ParseError(description: "--ads-body is over \(maxAdsBodyBytes) bytes") }
+            return v
+        }
+        let path = String(v.dropFirst())
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw ParseError(description: "--ads-body: no file '\(path)'")
+        }
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        guard attributes?[.type] as? FileAttributeType == .typeRegular else { throw ParseError(description: "--ads-body: '\(path)' is not a regular file") }
+        guard let size = attributes?[.size] as? NSNumber, size.intValue <= maxAdsBodyBytes,
+              let data = FileManager.default.contents(atPath: path) else {
+            throw ParseError(description: "--ads-body: '\(path)' cannot be read or is over \(maxAdsBodyBytes) bytes")
+        }
+        guard let text = String(data: data, encoding: .utf8) else { throw ParseError(description: "--ads-body: '\(path)' is not UTF-8") }
+        return text
     }
 }

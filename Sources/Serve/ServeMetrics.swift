@@ -35,6 +35,7 @@ public final class ServeMetrics: @unchecked Sendable {
     private var requests: [Int: Int] = [:]
     private var beaconsFired = 0
     private var liveAvails = 0
+    private var prefetchDelay = Histogram(bounds: [0, 0.5, 1, 2, 4, 8, 15, 30, 60])
     private var liveAdSeconds = 0.0
     private var liveSlateSeconds = 0.0
 
@@ -58,6 +59,8 @@ public final class ServeMetrics: @unchecked Sendable {
 
     /// A live viewer met a break (one ad request).
     public func liveAvail() { lock.lock(); liveAvails += 1; lock.unlock() }
+    /// A live break's ad request was held `seconds` after the break was seen (prefetch spreading).
+    public func liveRequestDelayed(_ seconds: Double) { lock.lock(); prefetchDelay.observe(seconds); lock.unlock() }
     /// Live break time published to a viewer: seconds of ads and of slate.
     public func liveBreakTime(ad: Double, slate: Double) {
         lock.lock(); liveAdSeconds += ad; liveSlateSeconds += slate; lock.unlock()
@@ -92,6 +95,8 @@ public final class ServeMetrics: @unchecked Sendable {
             for (c, n) in breaksSeen.sorted(by: { $0.key < $1.key }) { l.append("interlude_live_breaks_seen_total{channel=\"\(c)\"} \(n)") }
             l += ["# HELP interlude_live_avails_total Breaks met by live viewers (one ad request each).",
                   "# TYPE interlude_live_avails_total counter", "interlude_live_avails_total \(liveAvails)"]
+            l += prefetchDelay.lines("interlude_live_ads_request_delay_seconds",
+                                     "How long after a live break was seen each viewer's ad request went out (prefetch spreading).")
             l += ["# HELP interlude_live_ad_seconds_total Seconds of ads published in live viewers' breaks.",
                   "# TYPE interlude_live_ad_seconds_total counter", "interlude_live_ad_seconds_total \(liveAdSeconds)"]
             l += ["# HELP interlude_live_slate_seconds_total Seconds of slate published in live viewers' breaks.",

@@ -7,20 +7,29 @@ extension ServeService {
     /// A live viewer on channel `name`: starts at the first segment of the channel's window; when
     /// that is inside a break, its ad request is answered before the session is (the rest of the
     /// break plays ads that fit, or slate).
-    func newLiveViewer(channel name: String, params: [String: String], reporting: ReportingMode, userAgent: String) -> Result<LiveViewer, Refusal> {
+    func newLiveViewer(channel name: String, params given: [String: String], reporting: ReportingMode, userAgent: String) -> Result<LiveViewer, Refusal> {
         guard let live, let channel = live.channels[name], let store = media as? any LiveMedia else {
             return .failure(Refusal(status: 404, message: "no content named '\(name)'"))
         }
         let id = ServeSession.newID()
-        let config = self.config, beacons = self.beacons, metrics = self.metrics, signature = self.signature, log = self.log
+        let (config, configuration) = policy(for: name)
+        let params: [String: String]
+        do { params = try configuration?.aliased(given) ?? given } catch { return .failure(Refusal(status: 400, message: "\(error)")) }
+        let beacons = self.beacons, metrics = self.metrics, signature = self.signature, log = self.log
         let made: LiveViewer? = blocking {
             guard let rungs = await live.rungs(of: name), let w = await channel.window(rendition: rungs[0].key),
-                  let first = Self.liveStart(w, leastTarget: config.liveSegmentTarget) else { return nil }
-            let context = LiveViewer.Context(channel: channel, media: store, adsTemplate: config.adsTemplate, playerParams: params,
+                  let first = config.livePreroll != nil ? Self.prerollStart(w) : Self.liveStart(w, leastTarget: config.liveSegmentTarget)
+            else { return nil }
+            var context = LiveViewer.Context(channel: channel, media: store, adsTemplate: config.adsTemplate, playerParams: params,
                                              userAgent: userAgent, adsTimeout: config.adsTimeout, defaultAvail: config.availDuration,
                                              beacons: beacons, metrics: metrics, longestSegment: config.liveSegmentTarget,
                                              signature: signature, log: log, personalizationThreshold: config.personalizationThreshold,
                                              availSuppression: config.availSuppression)
+            context.adsRequest = config.adsRequest
+            context.cdn = config.cdn
+            context.bumpers = config.bumpers
+            context.preroll = config.livePreroll
+            context.prefetchWindow = config.livePrefetchWindow
             let v = LiveViewer(id: id, channelName: name, reporting: reporting, rungs: rungs, startPTS: first.firstPTS, context: context)
             await v.prepare()
             return v
@@ -38,6 +47,16 @@ extension ServeService {
     /// Where a new live viewer starts: far enough back in what the channel holds that its first
     /// playlist already lasts three of its target durations (and the one it stays behind the
     /// edge), else at the first segment held.
+    /// Where a viewer with a live pre-roll starts: at the newest segment it may publish (ending
+    /// one target duration before the edge), so that its first playlist is the pre-roll and
+    /// about one segment of the channel, and a player starting three target durations from the
+    /// end starts at the pre-roll (a playlist that has removed nothing may be that short).
+    static func prerollStart(_ w: LiveWindow) -> LiveSegment? {
+        guard let last = w.segments.last else { return nil }
+        let limit = last.firstPTS + last.duration.mpegTicks - LiveViewer.hold(w)
+        return w.segments.last { $0.firstPTS + $0.duration.mpegTicks <= limit } ?? w.segments.first
+    }
+
     static func liveStart(_ w: LiveWindow, leastTarget: Int) -> LiveSegment? {
         guard let last = w.segments.last else { return nil }
         let edge = last.firstPTS + last.duration.mpegTicks

@@ -16,7 +16,7 @@ extension ServeService {
         guard let content = blocking({ try? await media.content(session.content) }) else {
             return .failure(Refusal(status: 503, message: "content '\(session.content)' not available"))
         }
-        let proposal = SessionPlan.decide(session.breaks, renditions: content.renditions.map(\.rendition), fill: config.fill,
+        let proposal = SessionPlan.decide(session.breaks, renditions: content.renditions.map(\.rendition), fill: policy(for: session.content).config.fill,
                                           readiness: { ad, rendition in media.ad(mediaURL: ad.mediaURL, rendition: rendition) },
                                           failed: { bi, ai, code, reason in self.fireError(session, breakIndex: bi, adIndex: ai, code: code, reason: reason) })
         guard let plan = sessions.settle(proposal, for: session.id) else {
@@ -43,7 +43,7 @@ extension ServeService {
         case .success(let s): planned = s
         }
         guard let plan = planned.plan else { return .failure(Refusal(status: 500, message: "no plan")) }
-        let media = self.media, clock = config.clock
+        let media = self.media, clock = policy(for: planned.content).config.clock
         let log = self.log
         let built: Result<(PreparedContent, [String: SessionTimeline]), Refusal> = blocking {
             do {
@@ -178,8 +178,20 @@ extension ServeService {
         case .failure(let r): return r.response
         case .success(let (planned, all)):
             guard let t = all[rendition] else { return .error(404, "no rendition '\(rendition)'") }
-            let text = interstitials ? interstitialsPlaylist(planned, timeline: t) : HLS.write(t.playlist(planned, clock: config.clock, signature: signature))
-            sessions.update(id) { $0.playlists[key] = text }
+            if interstitials {
+                let text = interstitialsPlaylist(planned, timeline: t)
+                sessions.update(id) { $0.playlists[key] = text }
+                return .text(text, contentType: HLS.mimeType)
+            }
+            // every variant's playlist at once, under one set of policies: a reload of the
+            // configurations between two variants' first fetches cannot make them disagree
+            let policy = self.policy(for: planned.content).config
+            var texts: [String: String] = [:]
+            for (name, timeline) in all {
+                texts[name] = HLS.write(timeline.playlist(planned, clock: policy.clock, signature: signature, cdn: policy.cdn))
+            }
+            sessions.update(id) { s in for (name, text) in texts where s.playlists[name] == nil { s.playlists[name] = text } }
+            let text = sessions.touch(id)?.playlists[rendition] ?? texts[rendition] ?? ""
             return .text(text, contentType: HLS.mimeType)
         }
     }
@@ -193,7 +205,8 @@ extension ServeService {
         let run = blocking({ try? await media.cut(session.content, rendition: t.rendition, at: []) })?.runs.flatMap { $0 } ?? []
         let duration = blocking({ try? await media.content(session.content) })?.duration ?? .zero
         func date(_ at: MediaTime) -> Date { session.programDate.addingTimeInterval(at.seconds) }
-        var segments = run.map { HLS.Segment(uri: "/v1/segments/" + $0.path, duration: $0.duration) }
+        let cdn = policy(for: session.content).config.cdn
+        var segments = run.map { HLS.Segment(uri: SegmentURL(path: $0.path).text(signedBy: signature, cdn: cdn), duration: $0.duration) }
         guard !segments.isEmpty else { return HLS.write(HLS.MediaPlaylist.vod([])) }
         segments[0].programDateTime = session.programDate
         var at = MediaTime.zero
@@ -294,7 +307,7 @@ extension ServeService {
         }
         let list = segments.enumerated().map { k, s in
             HLS.Segment(uri: SegmentURL(path: s.path, beacon: .init(session: id, rendition: rendition, breakIndex: bi, ad: ai, segment: k))
-                            .text(signedBy: signature), duration: s.duration)
+                            .text(signedBy: signature, cdn: policy(for: session.content).config.cdn), duration: s.duration)
         }
         return .text(HLS.write(HLS.MediaPlaylist.vod(list)), contentType: HLS.mimeType)
     }

@@ -1,3 +1,4 @@
+import Ads
 import Foundation
 import HTTPServer
 import Timing
@@ -7,7 +8,7 @@ extension ServeService {
     /// (both optional; an empty body is `{}`).
     func createSession(content name: String, body: Data, userAgent: String) -> HTTPResponse {
         var params: [String: String] = [:]
-        var mode = config.reporting
+        var mode = policy(for: name).config.reporting
         if !body.isEmpty {
             guard let object = try? JSONSerialization.jsonObject(with: body), let dict = object as? [String: Any] else {
                 return .error(400, "the body is not a JSON object")
@@ -52,12 +53,12 @@ extension ServeService {
             else if params[k] == nil { params[k] = v }
         }
         if live?.contains(name) == true {
-            switch newLiveViewer(channel: name, params: params, reporting: config.reporting, userAgent: request.headers["user-agent"] ?? "") {
+            switch newLiveViewer(channel: name, params: params, reporting: policy(for: name).config.reporting, userAgent: request.headers["user-agent"] ?? "") {
             case .failure(let e): return e.response
             case .success(let v): return liveMaster(v)
             }
         }
-        switch newSession(content: name, params: params, reporting: config.reporting, userAgent: request.headers["user-agent"] ?? "") {
+        switch newSession(content: name, params: params, reporting: policy(for: name).config.reporting, userAgent: request.headers["user-agent"] ?? "") {
         case .failure(let e): return e.response
         case .success(let session): return master(session.id, interstitials: request.queryValue("mode") == "interstitials")
         }
@@ -78,17 +79,25 @@ extension ServeService {
 
     /// Creates a session: the content packaged (a lookup once the store has it), the ad decision
     /// made (every failure of the ADS becomes a session without breaks), stored.
-    func newSession(content name: String, params: [String: String], reporting: ReportingMode, userAgent: String) -> Result<ServeSession, Refusal> {
+    func newSession(content name: String, params given: [String: String], reporting: ReportingMode, userAgent: String) -> Result<ServeSession, Refusal> {
         guard config.contents.contains(where: { $0.name == name }) else { return .failure(Refusal(status: 404, message: "no content named '\(name)'")) }
         guard sessions.acceptsNewSessions else { return .failure(sessionStoreDown("the session store is unavailable")) }
         let id = ServeSession.newID()
-        let tag = TagTemplate.expand(config.adsTemplate, TagTemplate.Values(sessionID: id, playerParams: params,
-                                                                            availDurationSeconds: config.availDuration, userAgent: userAgent))
+        // the content's playback configuration (`--config`), its aliases applied to the parameters
+        let (config, configuration) = policy(for: name)
+        let params: [String: String]
+        do { params = try configuration?.aliased(given) ?? given } catch { return .failure(Refusal(status: 400, message: "\(error)")) }
+        // one request per avail (`[avail.index]`) when the content has ad markers, as MediaTailor's VOD
+        let tag: @Sendable (Int) -> (tag: String, request: AdHTTPRequest) = { avail in
+            let values = TagTemplate.Values(sessionID: id, playerParams: params, availDurationSeconds: config.availDuration,
+                                            availIndex: avail, userAgent: userAgent)
+            return (TagTemplate.expand(config.adsTemplate, values), config.adsRequest.request(values))
+        }
         let media = self.media, timeout = config.adsTimeout, sender = beacons
         let outcome: Result<(PreparedContent, AdDecision), Refusal> = blocking {
             do {
                 let content = try await media.content(name)
-                let decision = await AdDecision.decide(tag: tag, content: content, timeout: timeout, sender: sender)
+                let decision = await AdDecision.decide(perAvail: tag, content: content, timeout: timeout, sender: sender)
                 return .success((content, decision))
             } catch {
                 return .failure(Refusal(status: 503, message: "content '\(name)' cannot be served: \(error)"))
@@ -98,8 +107,10 @@ extension ServeService {
             if case .failure(let r) = outcome { log.event("session_failed", ["content": name, "error": r.message]) ; return .failure(r) }
             return .failure(Refusal(status: 500, message: "internal"))
         }
-        metrics.adsRequest(decision.latency, failed: decision.failed)
-        let session = ServeSession(id: id, content: name, reporting: reporting, playerParams: params, breaks: decision.breaks)
+        for r in decision.requests { metrics.adsRequest(r.seconds, failed: r.failed) }
+        // the configuration's bumpers around each break's ads
+        let breaks = decision.breaks.map { b in var b = b; b.ads = config.bumpers.wrap(b.ads); return b }
+        let session = ServeSession(id: id, content: name, reporting: reporting, playerParams: params, breaks: breaks)
         do { try sessions.insert(session) } catch { return .failure(sessionStoreDown("\(error)")) }
         metrics.sessionCreated()
         log.event("session_created", ["session": id, "content": name, "reporting": reporting.rawValue, "breaks": decision.breaks.count,

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPServer
-import Synchronization
+import Threads
 import Interlude
 import Timing
 
@@ -34,8 +34,11 @@ public final class ServeService: @unchecked Sendable {
     /// Signs ad segment URLs' beacon places (a fleet shares one key through Redis).
     public let signature: SegmentSignature
     /// Stored segments' sizes in bytes, by path (the variants' bit rates count them).
-    let sizeCache = Mutex<[String: Int]>([:])
+    let sizeCache = Locked<[String: Int]>([:])
     let log: ServeLog
+    /// The playback configurations in use (`--config`), replaced whole by a reload.
+    private let playbackLock = NSLock()
+    private var playbackInUse: PlaybackConfigurations
     private let lock = NSLock()
     private var server: HTTPServer?
     private var expiry: DispatchSourceTimer?
@@ -50,6 +53,35 @@ public final class ServeService: @unchecked Sendable {
         self.config = config; self.media = media; self.sessions = sessions; self.beacons = beacons ?? BeaconSender(); self.log = log; self.live = live
         self.ledger = ledger ?? SessionBeaconLedger(sessions: sessions)
         self.signature = signature
+        playbackInUse = config.playback
+    }
+
+    /// The ad policies of `content`: its playback configuration's (`--config`), or the command
+    /// line's; the configuration too, for its aliases.
+    func policy(for content: String) -> (config: ServeConfig, configuration: PlaybackConfigurations.Configuration?) {
+        playbackLock.lock(); defer { playbackLock.unlock() }
+        guard let c = playbackInUse.byContent[content] else { return (config, nil) }
+        return (c.config, c)
+    }
+
+    /// Reads `--config` again (SIGHUP): the new configurations replace the ones in use, for the
+    /// sessions started from now on (a session keeps the ads it was decided with; a VOD
+    /// session's playlists, once made, never change); a file that cannot be read or checked is
+    /// refused in one log line and the configurations in use are kept. Returns whether it took.
+    @discardableResult
+    public func reloadConfigurations() -> Bool {
+        guard let file = config.configurationFile else { return false }
+        var base = config
+        base.playback = .none
+        do {
+            let next = try PlaybackConfigurations.load(file: file, base: base)
+            playbackLock.lock(); playbackInUse = next; playbackLock.unlock()
+            log.event("config_reloaded", ["file": file, "configurations": next.byName.keys.sorted()])
+            return true
+        } catch {
+            log.event("config_refused", ["file": file, "error": "\(error)"])
+            return false
+        }
     }
 
     /// Starts listening on the configured address; returns the port.

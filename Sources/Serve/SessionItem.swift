@@ -70,9 +70,10 @@ public struct SessionItem: Sendable, Hashable {
     }
 
     /// The item as the one playlist writer (`SessionPlaylist`) takes it, VOD or live: its URL
-    /// (ad segments signed by `signature`), its length, its start on the viewer's clock.
-    func entry(session: String, rendition: String, signature: SegmentSignature, start: MediaTime) -> SessionPlaylist.Item {
-        SessionPlaylist.Item(uri: url(session: session, rendition: rendition).text(signedBy: signature), duration: segment.duration,
+    /// (ad segments signed by `signature`, under the CDN prefix of its kind), its length, its
+    /// start on the viewer's clock.
+    func entry(session: String, rendition: String, signature: SegmentSignature, cdn: CDNPrefixes, start: MediaTime) -> SessionPlaylist.Item {
+        SessionPlaylist.Item(uri: url(session: session, rendition: rendition).text(signedBy: signature, cdn: cdn), duration: segment.duration,
                              start: start, discontinuity: discontinuity, mark: breakIndex, startsAd: startsAd)
     }
 }

@@ -40,17 +40,20 @@ public struct SessionPlan: Sendable, Hashable, Codable {
                 var why = "not transcoded yet"
                 var ready = !renditions.isEmpty
                 var failure: (Int, String)?
+                var tooLong = false
                 // every rendition is asked (each not ready is queued), not only up to the first
                 for r in renditions {
                     switch readiness(ad, r) {
-                    case .ready: continue
+                    case .ready(_, let d):
+                        if ad.isBumper && d > Bumpers.longest { tooLong = true; ready = false }
                     case .pending: ready = false
                     case .failed(let code, let reason): ready = false; failure = failure ?? (code, reason)
                     }
                 }
                 if let (code, reason) = failure { why = "failed (\(code)): \(reason)"; failed(bi, ai, code, reason) }
                 if ready { row.append(.play); continue }
-                if fill == .slate, let d = ad.declaredDuration, d > .zero {
+                if tooLong { why = "a bumper is at most \(Int(Bumpers.longest.seconds)) s" }
+                if fill == .slate, !ad.isBumper, let d = ad.declaredDuration, d > .zero {
                     if d <= longestSlate { row.append(.slate(value: d.value, timescale: d.timescale)); continue }
                     why += "; its declared \(Int(d.seconds)) s is over the longest slate of \(Int(longestSlate.seconds)) s"
                 }

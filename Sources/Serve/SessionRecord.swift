@@ -37,6 +37,8 @@ struct SessionRecord: Codable, Equatable {
         var adSystem: String
         var creativeId: String
         var sequence: Int
+        /// A bumper (absent in records made before bumpers: not one).
+        var bumper: Bool?
     }
 
     init(_ s: ServeSession) {
@@ -52,7 +54,7 @@ struct SessionRecord: Codable, Equatable {
                 Ad(id: a.id, mediaURL: a.mediaURL, declaredDuration: a.declaredDuration.map { Time(value: $0.value, timescale: $0.timescale) },
                    impressions: a.impressions.map(\.template), errorURLs: a.errorURLs.map(\.template),
                    tracking: a.tracking.mapValues { $0.map(\.template) }, title: a.title, adSystem: a.adSystem,
-                   creativeId: a.creativeId, sequence: a.sequence)
+                   creativeId: a.creativeId, sequence: a.sequence, bumper: a.isBumper ? true : nil)
             })
         }
     }
@@ -92,7 +94,8 @@ struct SessionRecord: Codable, Equatable {
                 let errorURLs: [URLTemplate] = a.errorURLs.map { URLTemplate($0) }
                 let tracking: [String: [URLTemplate]] = a.tracking.mapValues { (list: [String]) -> [URLTemplate] in list.map { URLTemplate($0) } }
                 ads.append(PlannedAd(id: a.id, mediaURL: a.mediaURL, declaredDuration: d, impressions: impressions, errorURLs: errorURLs,
-                                     tracking: tracking, title: a.title, adSystem: a.adSystem, creativeId: a.creativeId, sequence: a.sequence))
+                                     tracking: tracking, title: a.title, adSystem: a.adSystem, creativeId: a.creativeId, sequence: a.sequence,
+                                     isBumper: a.bumper ?? false))
             }
             planned.append(PlannedBreak(id: b.id, position: position, ads: ads))
         }

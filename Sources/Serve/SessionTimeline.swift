@@ -161,10 +161,10 @@ public struct SessionTimeline: Sendable, Hashable {
     }
 
     /// The VOD media playlist of this timeline for `session`: the items' URLs (ad segments
-    /// signed for server-side beacons), markers from `marks`.
-    func playlist(_ session: ServeSession, clock: SegmentClock, signature: SegmentSignature) -> HLS.MediaPlaylist {
+    /// signed for server-side beacons, each under its CDN prefix), markers from `marks`.
+    func playlist(_ session: ServeSession, clock: SegmentClock, signature: SegmentSignature, cdn: CDNPrefixes = .none) -> HLS.MediaPlaylist {
         let byBreak = marks(session, clock: clock)
-        let items = self.items.map { $0.entry(session: session.id, rendition: rendition, signature: signature, start: $0.start) }
+        let items = self.items.map { $0.entry(session: session.id, rendition: rendition, signature: signature, cdn: cdn, start: $0.start) }
         return SessionPlaylist.vod(items, marks: byBreak, programDate: session.programDate)
     }
 

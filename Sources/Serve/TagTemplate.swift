@@ -34,9 +34,11 @@ public enum TagTemplate {
         }
     }
 
-    /// `template` with each `[…]` variable replaced. Brackets that are not a MediaTailor variable
-    /// (the IAB's `[CACHEBUSTING]`, …) are left for the ad server.
-    public static func expand(_ template: String, _ v: Values) -> String {
+    /// `template` with each `[…]` variable replaced, each value written by `encode` (percent-
+    /// encoding for a URL; `ADSRequestTemplate` escapes for a body's type). Brackets that are not
+    /// a MediaTailor variable (the IAB's `[CACHEBUSTING]`, …) are left for the ad server.
+    public static func expand(_ template: String, _ v: Values,
+                              encode: (String) -> String = MacroExpander.percentEncode) -> String {
         var out = ""
         var rest = Substring(template)
         while let open = rest.firstIndex(of: "[") {
@@ -44,7 +46,7 @@ public enum TagTemplate {
             guard let close = rest[open...].firstIndex(of: "]") else { break }
             let name = String(rest[rest.index(after: open)..<close])
             if let value = value(of: name, v) {
-                out += MacroExpander.percentEncode(value)
+                out += encode(value)
             } else {
                 out += rest[open...close]
             }

@@ -75,6 +75,10 @@ public final class HTTPTestServer: @unchecked Sendable {
         public var target: String
         /// Headers (names lower-cased).
         public var headers: [String: String]
+        /// The body (as its `Content-Length` says, at most 1 MiB; empty without one).
+        public var body = Data()
+        /// When its head was read (seconds of the system's uptime).
+        public var receivedAt: TimeInterval = 0
     }
 
     /// The port the server listens on.
@@ -217,7 +221,18 @@ public final class HTTPTestServer: @unchecked Sendable {
         }
         let target = parts[1]
         let path = String(target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-        let request = Request(method: parts[0], path: path, target: target, headers: headers)
+        var request = Request(method: parts[0], path: path, target: target, headers: headers)
+        request.receivedAt = ProcessInfo.processInfo.systemUptime
+        if let length = headers["content-length"].flatMap({ Int($0) }), length > 0, length <= 1 << 20,
+           let end = (0...(buffer.count - 4)).first(where: { Array(buffer[$0..<($0 + 4)]) == terminator }).map({ $0 + 4 }) {
+            var body = Array(buffer[end...])
+            while body.count < length {
+                let n = recv(fd, &chunk, chunk.count, 0)
+                if n <= 0 { break }
+                body.append(contentsOf: chunk[0..<n])
+            }
+            request.body = Data(body.prefix(length))
+        }
         lock.lock()
         received.append(request)
         let response = routes[path] ?? handler?(request) ?? Response(status: 404, body: "not found", contentType: "text/plain")

@@ -295,7 +295,8 @@ public final class LiveOrigin: @unchecked Sendable {
             case .dateRange:
                 var out: [String] = []
                 let attributes = "ID=\"\(b.dateRangeID)\",START-DATE=\"\(date(ofFrame: b.startFrame))\""
-                if n == b.startSegment || again || (n == first && b.startSegment < first && b.endSegment >= first) {
+                let ahead = b.scheduled.signalledAhead > 0 && n == b.startSegment - b.scheduled.signalledAhead
+                if n == b.startSegment || again || ahead || (n == first && b.startSegment < first && b.endSegment >= first) {
                     out.append("#EXT-X-DATERANGE:\(attributes),PLANNED-DURATION=\(d),SCTE35-OUT=\(LiveOriginSCTE35.hex(b.outSection(shift: faults.ptsShift(b.startSegment))))")
                 }
                 if n == b.endSegment {

@@ -53,6 +53,10 @@ public struct LiveOriginBreak: Sendable, Equatable {
     public var repeated: Bool
     /// More forms the same break is signalled in at once (same event id and PTS).
     public var alsoSignalled: [Signal]
+    /// A DATERANGE's `SCTE35-OUT` also this many segments before the break's (its splice time
+    /// ahead of the segment it sits before), as origins that announce breaks early do; 0: only
+    /// before the break's own segment.
+    public var signalledAhead = 0
 
     /// A break.
     public init(start: Start, duration: MediaTime, endsAfter: MediaTime? = nil, signal: Signal, eventID: UInt32? = nil,

@@ -43,6 +43,51 @@ import Testing
         for name in ServeConfig.optionNames { #expect(helpText.contains("  \(name) "), "--help names \(name)") }
     }
 
+    /// `--config` read at start and again at SIGHUP: a content's ad server changes while the
+    /// process runs; a broken file is refused (logged) and the process goes on with what it had.
+    @Test func aHangupReadsTheConfigurationsAgain() async throws {
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("serve-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: store) }
+        let a = try HTTPTestServer(), b = try HTTPTestServer()
+        defer { a.stop(); b.stop() }
+        for server in [a, b] { server.setHandler { _ in HTTPTestServer.Response(body: #"<VAST version="4.1"/>"#) } }
+        let file = store.appendingPathExtension("json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        func write(_ server: HTTPTestServer) throws {
+            try Data((#"{"configurations": {"one": {"content": ["c"], "options": {"ads": ""# + server.url("/vast") + #""}}}}"#).utf8).write(to: file)
+        }
+        try write(a)
+        let clip = try await TestMedia.clip(sourceID: 3, width: 320, height: 180, fps: 30, seconds: 4, gop: 30)
+        let serve = try ServeProcess(["serve", "--listen", "127.0.0.1:0", "--content", "c=\(clip.path)", "--ads", "/nonexistent/tag.xml",
+                                      "--config", file.path, "--store", store.path, "--renditions", "180p:320x180:400k"])
+        let (p, lines, log) = (serve.process, serve.lines, serve.log)
+        #expect(await eventually(60) { !lines.all.isEmpty })
+        let base = try #require(lines.all.first?.components(separatedBy: "/v1/master/").first)
+        func session() async throws -> Int { try await curl(base + "/v1/session/c", method: "POST", body: "{}").status }
+        #expect(try await session() == 200 && a.requests.count == 1 && b.requests.isEmpty)
+        try write(b)
+        kill(p.processIdentifier, SIGHUP)
+        var moved = false
+        for _ in 0..<50 where !moved {
+            _ = try await session()
+            moved = !b.requests.isEmpty
+            if !moved { try await Task.sleep(nanoseconds: 200_000_000) }
+        }
+        #expect(moved, "after SIGHUP the new ad server is asked")
+        let asked = b.requests.count
+        try Data("{broken".utf8).write(to: file)
+        kill(p.processIdentifier, SIGHUP)
+        try await Task.sleep(nanoseconds: 500_000_000)
+        let status = try await session()
+        #expect(p.isRunning && status == 200 && b.requests.count == asked + 1, "a broken file changes nothing")
+        kill(p.processIdentifier, SIGTERM)
+        #expect(await eventually(20) { !p.isRunning })
+        #expect(p.terminationStatus == 0)
+        #expect(await eventually(30) { log.all.joined().contains("\"event\":\"stopped\"") })
+        let text = log.all.joined()
+        #expect(text.contains("\"event\":\"config_reloaded\"") && text.contains("\"event\":\"config_refused\""), "\(text.suffix(600))")
+    }
+
     @Test func aServicePrintsItsURLServesAndStopsOnSIGTERM() async throws {
         let store = FileManager.default.temporaryDirectory.appendingPathComponent("serve-cli-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: store) }

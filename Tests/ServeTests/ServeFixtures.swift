@@ -21,7 +21,14 @@ final class FixtureMedia: ServeMedia, @unchecked Sendable {
         (Rendition(name: "360p", width: 640, height: 360, videoBitrate: 800_000, audioBitrate: 96_000), "avc1.4d401e,mp4a.40.2"),
     ]
 
-    init() throws {
+    /// The content's ad markers (an HLS origin's CUE-OUTs): none unless a test sets them.
+    let originCues: [MediaTime]
+    /// The contents it holds (all the same media).
+    let names: Set<String>
+
+    init(originCues: [MediaTime] = [], names: Set<String> = ["main"]) throws {
+        self.originCues = originCues
+        self.names = names
         root = FileManager.default.temporaryDirectory.appendingPathComponent("serve-fixture-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
     }
@@ -43,8 +50,8 @@ final class FixtureMedia: ServeMedia, @unchecked Sendable {
     }
 
     func content(_ name: String) async throws -> PreparedContent {
-        guard name == "main" else { throw StoreFixtureError.unknown(name) }
-        return PreparedContent(name: name, duration: duration, renditions: renditions, originCues: [])
+        guard names.contains(name) else { throw StoreFixtureError.unknown(name) }
+        return PreparedContent(name: name, duration: duration, renditions: renditions, originCues: originCues)
     }
 
     func cut(_ content: String, rendition: String, at cues: [MediaTime]) async throws -> CutContent {

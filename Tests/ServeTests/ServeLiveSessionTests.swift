@@ -55,10 +55,13 @@ import Timing
         static func start(breaks: [LiveOriginBreak], seconds: Int = 60, clock: LiveOrigin.Clock = .manual, initial: Int? = nil,
                           vast: HTTPTestServer.Response? = nil, adsTemplate: String? = nil,
                           sizes: [PixelSize] = [PixelSize(width: 320, height: 180)], faults: [LiveOriginFault] = [],
-                          personalizationThreshold: MediaTime? = nil, availSuppression: AvailSuppression? = nil) async throws -> Rig {
+                          personalizationThreshold: MediaTime? = nil, availSuppression: AvailSuppression? = nil,
+                          adsRequest: ADSRequestTemplate = ADSRequestTemplate(), cdn: CDNPrefixes = .none,
+                          bumpers: Bool = false, preroll: LivePreroll? = nil, prefetchWindow: Double = 0) async throws -> Rig {
             try await offPool {
                 try Rig(breaks: breaks, seconds: seconds, clock: clock, initial: initial, vast: vast, adsTemplate: adsTemplate, sizes: sizes,
-                        faults: faults, personalizationThreshold: personalizationThreshold, availSuppression: availSuppression)
+                        faults: faults, personalizationThreshold: personalizationThreshold, availSuppression: availSuppression,
+                        adsRequest: adsRequest, cdn: cdn, bumpers: bumpers, preroll: preroll, prefetchWindow: prefetchWindow)
             }
         }
 
@@ -66,7 +69,8 @@ import Timing
         /// tag; `faults`: what the origin does wrong (`LiveOriginFault`).
         private init(breaks: [LiveOriginBreak], seconds: Int, clock: LiveOrigin.Clock, initial: Int?,
                      vast: HTTPTestServer.Response?, adsTemplate: String?, sizes: [PixelSize], faults: [LiveOriginFault],
-                     personalizationThreshold: MediaTime?, availSuppression: AvailSuppression?) throws {
+                     personalizationThreshold: MediaTime?, availSuppression: AvailSuppression?, adsRequest: ADSRequestTemplate,
+                     cdn: CDNPrefixes, bumpers: Bool, preroll: LivePreroll?, prefetchWindow: Double) throws {
             origin = try LiveOrigin(media: try LiveOriginMedia.make(sizes: sizes, seconds: seconds), breaks: breaks, windowSize: 5, clock: clock,
                                     initialSegments: initial, faults: faults)
             let source = origin.url(sizes.count > 1 ? "/master.m3u8" : "/live.m3u8")
@@ -76,7 +80,16 @@ import Timing
             server.route("/a8.mp4", HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: try ServeLiveSessionTests.ad(8))))
             server.route("/vast.xml", vast ?? HTTPTestServer.Response(body: ServeLiveSessionTests.pod(media: urls, tracker: server.url("/t"))))
             ads = server
-            adURLs = urls
+            // bumpers: a 2 s start bumper (source 11) and a 1 s end bumper (source 12), warmed like the ads
+            var bumperURLs: [String] = []
+            if bumpers {
+                for (path, source, seconds) in [("/b11.mp4", 11, 2.0), ("/b12.mp4", 12, 1.0)] {
+                    let clip = try TestMedia.clip(sourceID: source, width: 320, height: 180, fps: 30, seconds: seconds, gop: 30)
+                    server.route(path, HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: clip)))
+                    bumperURLs.append(server.url(path))
+                }
+            }
+            adURLs = urls + bumperURLs
             root = StoreFixture.folder("live")
             var o = StoreOptions(root: root, contents: [:])
             o.segmentTarget = MediaTime(seconds: 2)
@@ -93,6 +106,11 @@ import Timing
             config.adsTimeout = 2
             config.personalizationThreshold = personalizationThreshold
             config.availSuppression = availSuppression
+            config.adsRequest = adsRequest
+            config.cdn = cdn
+            if bumpers { config.bumpers = try Bumpers(start: adURLs[2], end: adURLs[3]) }
+            config.livePreroll = preroll
+            config.livePrefetchWindow = prefetchWindow
             service = ServeService(config: config, media: store, beacons: BeaconSender(timeout: 3), live: channels, log: serveLog)
             port = try service.start()
         }
@@ -306,6 +324,124 @@ import Timing
         Self.compare(shown, Self.expected(from: first, to: last + 1, breaks: [(rig.origin.breaks[0], [(7, 120), (8, 120)])]))
         let metrics = try await curl(rig.url("/metrics")).text
         #expect(metrics.contains("interlude_live_fill_rate 1"), "\(metrics.split(separator: "\n").filter { $0.contains("fill") })")
+    }
+
+    /// An ad server asked by POST (`--ads-method POST`): each live break's request carries the
+    /// JSON body with the session's and the break's values (`[scte.event_id]` from the in-band
+    /// splice_insert), the configured header, and the answer fills the break.
+    @Test func aLiveBreakAsksTheAdServerByPOST() async throws {
+        let template = try ADSRequestTemplate(method: .post, headers: [.init(name: "X-Api-Key", value: "k1")],
+                                              body: #"{"session": "[session.id]", "event": "[scte.event_id]", "avail": [session.avail_duration_secs]}"#)
+        let rig = try await Rig.start(breaks: [LiveOriginBreak(start: .segment(8), duration: MediaTime(seconds: 8), signal: .dateRange(.spliceInsert))],
+                                      adsTemplate: nil, adsRequest: template)
+        defer { rig.stop() }
+        try await rig.warm()
+        guard let variant = try await Self.startSession(rig) else { return }
+        let (_, local, _, _) = try await Self.follow(rig, playlist: variant, steps: 8, into: rig.root.appendingPathComponent("post"), stride: 3)
+        let shown = try await Self.shown(local, contentSource: rig.origin.media.sourceID)
+        guard case .content(let first)? = shown.first, case .content(let last)? = shown.last else { Issue.record("not content at both ends"); return }
+        Self.compare(shown, Self.expected(from: first, to: last + 1, breaks: [(rig.origin.breaks[0], [(7, 120), (8, 120)])]))
+        let asked = rig.ads.requests.filter { $0.path == "/vast.xml" }
+        #expect(asked.count == 1 && asked.allSatisfy { $0.method == "POST" }, "\(asked.map { "\($0.method) \($0.target)" })")
+        let request = try #require(asked.first)
+        #expect(request.headers["x-api-key"] == "k1" && request.headers["content-type"] == "application/json", "\(request.headers)")
+        let body = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any], "\(String(decoding: request.body, as: UTF8.self))")
+        #expect(body["event"] as? String == String(rig.origin.breaks[0].eventID) && body["avail"] as? Int == 8, "\(body)")
+        #expect((body["session"] as? String)?.isEmpty == false)
+    }
+
+    /// A CDN in front: the live playlist's content pieces under the content prefix, its ad and
+    /// slate segments under the ad prefix, on every refresh.
+    @Test func aLivePlaylistGivesSegmentsUnderTheCDNPrefixes() async throws {
+        let cdn = try CDNPrefixes(content: "https://cdn.example.com", ads: "https://ads-cdn.example.com")
+        let rig = try await Rig.start(breaks: [LiveOriginBreak(start: .segment(6), duration: MediaTime(seconds: 4), signal: .dateRange(.spliceInsert))],
+                                      cdn: cdn)
+        defer { rig.stop() }
+        try await rig.warm()
+        guard let variant = try await Self.startSession(rig) else { return }
+        var seen: Set<String> = []
+        for _ in 0..<10 {
+            rig.origin.advance()
+            try await rig.channel.poll()
+            let uris = try await curl(rig.url(variant)).text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
+            seen.formUnion(uris)
+            #expect(uris.allSatisfy { $0.hasPrefix("https://cdn.example.com/v1/segments/live/") || $0.hasPrefix("https://cdn.example.com/v1/segments/cuts/")
+                || $0.hasPrefix("https://ads-cdn.example.com/v1/segments/ads/") || $0.hasPrefix("https://ads-cdn.example.com/v1/segments/slate/") }, "\(uris)")
+        }
+        #expect(seen.contains { $0.contains("/v1/segments/ads/") } && seen.contains { $0.contains("/v1/segments/live/") }, "\(seen.sorted())")
+    }
+
+    /// Bumpers (MediaTailor's): in a 12 s break, the 2 s start bumper first, the two 4 s ads,
+    /// slate, and the 1 s end bumper ending at the break's end, frame for frame; no beacon of
+    /// the bumpers (they have none), the ads' as before.
+    @Test func bumpersOpenAndCloseALiveBreak() async throws {
+        let rig = try await Rig.start(breaks: [LiveOriginBreak(start: .segment(8), duration: MediaTime(seconds: 12), signal: .dateRange(.spliceInsert))],
+                                      bumpers: true)
+        defer { rig.stop() }
+        try await rig.warm()
+        guard let variant = try await Self.startSession(rig) else { return }
+        let (_, local, _, _) = try await Self.follow(rig, playlist: variant, steps: 11, into: rig.root.appendingPathComponent("bumpers"), stride: 2)
+        let shown = try await Self.shown(local, contentSource: rig.origin.media.sourceID)
+        guard case .content(let first)? = shown.first, case .content(let last)? = shown.last else { Issue.record("not content at both ends"); return }
+        let b = rig.origin.breaks[0]
+        var want: [Shown] = (first..<b.startFrame).map { .content($0) }
+        want += (0..<60).map { .ad(11, $0) } + (0..<120).map { .ad(7, $0) } + (0..<120).map { .ad(8, $0) }
+        want += Array(repeating: .slate, count: b.endFrame - b.startFrame - 330) + (0..<30).map { .ad(12, $0) }
+        want += (b.endFrame...last).map { .content($0) }
+        Self.compare(shown, want)
+    }
+
+    /// A live pre-roll of at most 5 s (MediaTailor's): the session starts with the answer's ads
+    /// that fit (ad 7's 4 s; ad 8 does not fit in the second left), then the channel from the
+    /// viewer's first frame, every content frame once; the pre-roll asked once with its length,
+    /// marked as a break, and its beacons fired when its segments are fetched.
+    @Test func aLiveSessionStartsWithItsPreroll() async throws {
+        let rig = try await Rig.start(breaks: [], preroll: LivePreroll(maxDuration: MediaTime(seconds: 5)))
+        defer { rig.stop() }
+        try await rig.warm()
+        guard let variant = try await Self.startSession(rig) else { return }
+        let (entries, local, _, _) = try await Self.follow(rig, playlist: variant, steps: 6, into: rig.root.appendingPathComponent("preroll"))
+        #expect(entries.first?.tags.contains { $0.hasPrefix("#EXT-X-CUE-OUT:DURATION=4") } == true, "\(entries.first.map { $0.tags } ?? [])")
+        let shown = try await Self.shown(local, contentSource: rig.origin.media.sourceID)
+        guard shown.count > 120, case .content(let first) = shown[120], case .content(let last)? = shown.last else {
+            Issue.record("not the pre-roll then content: \(shown.prefix(3)) … \(shown.suffix(3))"); return
+        }
+        Self.compare(shown, (0..<120).map { .ad(7, $0) } + (first...last).map { .content($0) })
+        let asked = rig.ads.requests.filter { $0.path == "/vast.xml" }.map(\.target)
+        #expect(asked.count == 1 && asked.first?.hasPrefix("/vast.xml?d=5&") == true, "\(asked)")
+        #expect(await eventually(10) { rig.ads.requests.contains { $0.target == "/t/imp?ad=ad1" } }, "the pre-roll ad's impression")
+        #expect(!rig.ads.requests.contains { $0.target.hasPrefix("/t/imp?ad=ad2") }, "ad 2 did not play")
+    }
+
+    /// Live ad prefetch: a break announced 4 segments ahead (8 s of lead) has 16 viewers' ad
+    /// requests spread over the 4 s window (a share of it per session) rather than all at once,
+    /// every answer in before the break is due (fill rate 1: no viewer got slate).
+    @Test func aBreakSignalledAheadHasItsAdRequestsSpread() async throws {
+        var ahead = LiveOriginBreak(start: .segment(12), duration: MediaTime(seconds: 8), signal: .dateRange(.spliceInsert))
+        ahead.signalledAhead = 4
+        let rig = try await Rig.start(breaks: [ahead], seconds: 60, initial: 6, prefetchWindow: 4)
+        defer { rig.stop() }
+        try await rig.warm()
+        var variants: [String] = []
+        for _ in 0..<16 { if let v = try await Self.startSession(rig) { variants.append(v) } }
+        #expect(variants.count == 16)
+        var last: [String] = []
+        for _ in 0..<12 {
+            rig.origin.advance()
+            try await rig.channel.poll()
+            last = []
+            for v in variants { last.append(try await curl(rig.url(v)).text) }
+            try await Task.sleep(nanoseconds: 1_000_000_000)
+        }
+        let times = rig.ads.requests.filter { $0.path == "/vast.xml" }.map(\.receivedAt).sorted()
+        #expect(times.count == 16, "one request per viewer: \(times.count)")
+        if let first = times.first, let latest = times.last {
+            #expect(latest - first >= 1.5 && latest - first <= 4.5, "spread over \(latest - first) s")
+        }
+        #expect(last.allSatisfy { $0.contains("/v1/segments/ads/") }, "every viewer's break has its ads")
+        let metrics = try await curl(rig.url("/metrics")).text
+        #expect(metrics.contains("interlude_live_fill_rate 1") && metrics.contains("interlude_live_ads_request_delay_seconds_count 16"),
+                "\(metrics.split(separator: "\n").filter { $0.contains("fill_rate") || $0.contains("delay_seconds_count") })")
     }
 
     @Test func aViewerJoiningMidBreakSeesTheRestOfIt() async throws {

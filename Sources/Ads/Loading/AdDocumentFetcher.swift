@@ -42,6 +42,18 @@ public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
 public protocol AdDocumentFetcher: Sendable {
     /// The body at `url`, within `timeout` seconds and at most `maxBytes` bytes.
     func fetch(_ url: URL, timeout: Double, maxBytes: Int) async throws(FetchError) -> Data
+    /// The body at `url` asked for as `request` says (a `POST` with headers and a body), within
+    /// `timeout` seconds and at most `maxBytes` bytes.
+    func fetch(_ url: URL, request: AdHTTPRequest, timeout: Double, maxBytes: Int) async throws(FetchError) -> Data
+}
+
+extension AdDocumentFetcher {
+    /// A `GET` is `fetch(_:timeout:maxBytes:)`; a transport that cannot send anything else refuses
+    /// a `POST` rather than turning it into a `GET`.
+    public func fetch(_ url: URL, request: AdHTTPRequest, timeout: Double, maxBytes: Int) async throws(FetchError) -> Data {
+        guard request.method == .get else { throw .network("this transport sends GET requests only") }
+        return try await fetch(url, timeout: timeout, maxBytes: maxBytes)
+    }
 }
 
 /// The production fetcher: `HTTPStream` (libcurl underneath) with the document collected in
@@ -56,8 +68,13 @@ public struct HTTPAdFetcher: AdDocumentFetcher {
 
     /// Fetches `url` (http or https only).
     public func fetch(_ url: URL, timeout: Double, maxBytes: Int) async throws(FetchError) -> Data {
+        try await fetch(url, request: .get, timeout: timeout, maxBytes: maxBytes)
+    }
+
+    /// Fetches `url` (http or https only) as `request` says.
+    public func fetch(_ url: URL, request: AdHTTPRequest, timeout: Double, maxBytes: Int) async throws(FetchError) -> Data {
         let body = Collected()
-        _ = try await HTTPStream.fetch(url, timeout: timeout, maxBytes: Int64(maxBytes), userAgent: userAgent) { body.append($0) }
+        _ = try await HTTPStream.fetch(url, timeout: timeout, maxBytes: Int64(maxBytes), userAgent: userAgent, request: request) { body.append($0) }
         return body.data
     }
 }

@@ -23,12 +23,14 @@ public struct AdTagLoader: Sendable {
         self.fetcher = fetcher
     }
 
-    /// Loads and resolves a tag: a file path, a `file://` URL or an http(s) URL.
+    /// Loads and resolves a tag: a file path, a `file://` URL or an http(s) URL. `request`: how
+    /// an http(s) tag is asked for (`AdHTTPRequest`: `GET`, or `POST` with headers and a body;
+    /// wrappers are always `GET`); a `POST` to a file tag is refused.
     ///
     /// Throws `AdLoadError` only when the tag cannot be read at all (missing file, network failure,
     /// timeout, not XML, not VAST/VMAP, unsupported version); everything else, including a response
     /// with no ads, comes back as a schedule with issues.
-    public func load(tag: String) async throws -> AdSchedule {
+    public func load(tag: String, request: AdHTTPRequest = .get) async throws -> AdSchedule {
         guard let url = TagLocation.rootURL(tag) else {
             throw AdLoadError(code: .wrapperTimeout, message: "'\(tag)' is neither a file path nor a URL")
         }
@@ -36,10 +38,13 @@ public struct AdTagLoader: Sendable {
         guard ["http", "https", "file"].contains(scheme) else {
             throw AdLoadError(code: .wrapperTimeout, message: "scheme '\(scheme)' refused (only http, https and file)")
         }
+        guard request.method == .get || scheme != "file" else {
+            throw AdLoadError(code: .wrapperTimeout, message: "'\(tag)' is a file: only an http(s) tag can be asked for with POST")
+        }
         let resolver = ChainResolver(options: options, fetcher: fetcher)
         let data: Data
         do {
-            data = try await resolver.fetchDocument(url, timeout: options.initialTimeout)
+            data = try await resolver.fetchDocument(url, timeout: options.initialTimeout, request: request)
         } catch {
             switch error {
             case .noContent:

@@ -31,12 +31,15 @@ public enum HTTPStream {
     /// Fetches `url` (http or https), handing each chunk to `sink` (on one thread, in order), within
     /// `timeout` seconds and at most `maxBytes` bytes. A sink that throws stops the transfer with
     /// `.network(its message)`. Returns the HTTP status (2xx only; others throw `.httpStatus`).
+    /// `request`: a `POST` with headers and a body instead of a `GET` (`AdHTTPRequest`).
     public static func fetch(_ url: URL, timeout: Double, maxBytes: Int64, userAgent: String? = "interlude/0.1",
+                             request: AdHTTPRequest = .get,
                              sink: @escaping @Sendable (Data) throws -> Void) async throws(FetchError) -> Int {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw .refusedScheme(url.scheme ?? "")
         }
-        let transfer = CurlTransfer(url: url, timeout: timeout, maxBytes: maxBytes, userAgent: userAgent, acceptsEmpty: false, sink: sink)
+        let transfer = CurlTransfer(url: url, timeout: timeout, maxBytes: maxBytes, userAgent: userAgent, request: request,
+                                    acceptsEmpty: false, sink: sink)
         let result: Result<Int, FetchError> = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Int, FetchError>, Never>) in
                 transfer.start { continuation.resume(returning: $0) }
@@ -57,7 +60,7 @@ public enum HTTPStream {
             completion(.failure(.refusedScheme(url.scheme ?? "")))
             return
         }
-        CurlTransfer(url: url, timeout: timeout, maxBytes: maxBytes, userAgent: userAgent, acceptsEmpty: true, sink: { _ in })
+        CurlTransfer(url: url, timeout: timeout, maxBytes: maxBytes, userAgent: userAgent, request: .get, acceptsEmpty: true, sink: { _ in })
             .start(completion)
     }
 }
@@ -71,6 +74,7 @@ private final class CurlTransfer: @unchecked Sendable {
     let timeout: Double
     let maxBytes: Int64
     let userAgent: String?
+    let request: AdHTTPRequest
     /// An empty answer (204, or 2xx without a body) is its status, not `.noContent`.
     let acceptsEmpty: Bool
     let sink: @Sendable (Data) throws -> Void
@@ -84,6 +88,7 @@ private final class CurlTransfer: @unchecked Sendable {
     private var received: Int64 = 0
     private var response = ResponseHead()
     private var currentRequest: URL?   // what a relative `Location` resolves against
+    private var posting = false        // the next request is the POST (a 301/302/303 turns it into a GET)
 
     /// What one response's head said, as its header lines arrive.
     struct ResponseHead {
@@ -97,12 +102,13 @@ private final class CurlTransfer: @unchecked Sendable {
     /// libcurl is set up once per process, before any handle (FoundationNetworking shares the library).
     static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
 
-    init(url: URL, timeout: Double, maxBytes: Int64, userAgent: String?, acceptsEmpty: Bool,
+    init(url: URL, timeout: Double, maxBytes: Int64, userAgent: String?, request: AdHTTPRequest, acceptsEmpty: Bool,
          sink: @escaping @Sendable (Data) throws -> Void) {
         self.url = url
         self.timeout = timeout
         self.maxBytes = maxBytes
         self.userAgent = userAgent
+        self.request = request
         self.acceptsEmpty = acceptsEmpty
         self.sink = sink
         deadline = monotonicSeconds() + timeout
@@ -139,11 +145,14 @@ private final class CurlTransfer: @unchecked Sendable {
     private func run() {
         guard Self.globalInit else { finish(.failure(.network("libcurl could not be initialised"))); return }
         var current = url
+        posting = request.method == .post
         for _ in 0...HTTPStream.maxRedirects {
             switch perform(current) {
             case .finished(let result): finish(result); return
             case .stopped: return   // `finish` was called from a callback
-            case .redirect(let next): current = next
+            case .redirect(let next):
+                if ![307, 308].contains(response.status) { posting = false }
+                current = next
             }
         }
         finish(.failure(.network("more than \(HTTPStream.maxRedirects) redirects")))
@@ -157,7 +166,12 @@ private final class CurlTransfer: @unchecked Sendable {
         guard left > 0 else { return .finished(.failure(.timeout(seconds: timeout))) }
         guard let handle = curl_easy_init() else { return .finished(.failure(.network("libcurl handle could not be made"))) }
         defer { curl_easy_cleanup(handle) }
-        let headers = curl_slist_append(nil, "Accept-Encoding: identity")
+        var headers = curl_slist_append(nil, "Accept-Encoding: identity")
+        if posting {
+            // checked by `AdHTTPRequest`: tokens, no CR/LF/NUL, none the transfer sets itself;
+            // "Expect:" keeps libcurl from waiting for a 100 Continue before a large body
+            for h in request.headers + [(name: "Expect", value: "")] { headers = curl_slist_append(headers, "\(h.name): \(h.value)") }
+        }
         defer { curl_slist_free_all(headers) }
         var errorText = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         response = ResponseHead()
@@ -173,6 +187,12 @@ private final class CurlTransfer: @unchecked Sendable {
             _ = interlude_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, ms)
             _ = interlude_curl_set_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxBytes))
             _ = interlude_curl_set_list(handle, CURLOPT_HTTPHEADER, headers)
+            if posting {
+                // the size first, then the bytes, which libcurl copies (an empty body: a 1-byte buffer, size 0)
+                _ = interlude_curl_set_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
+                var bytes = [UInt8](request.body.isEmpty ? Data([0]) : request.body)
+                _ = bytes.withUnsafeMutableBytes { interlude_curl_set_pointer(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
+            }
             if let userAgent { _ = interlude_curl_set_string(handle, CURLOPT_USERAGENT, userAgent) }
             _ = interlude_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer.baseAddress)
             _ = interlude_curl_set_write(handle, CURLOPT_HEADERFUNCTION, curlHeader)

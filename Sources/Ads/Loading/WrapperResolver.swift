@@ -50,7 +50,8 @@ struct ChainResolver: Sendable {
     // MARK: - Fetching
 
     /// Reads a file or fetches an http(s) URL, under the size cap and timeout.
-    func fetchDocument(_ url: URL, timeout: Double) async throws(FetchError) -> Data {
+    /// `request`: how an http(s) document is asked for (a root tag's `POST`; wrappers are `GET`).
+    func fetchDocument(_ url: URL, timeout: Double, request: AdHTTPRequest = .get) async throws(FetchError) -> Data {
         if url.isFileURL {
             let path = url.path
             guard let attrs = try? FileManager.default.attributesOfItem(atPath: path) else {
@@ -69,7 +70,8 @@ struct ChainResolver: Sendable {
             return data
         }
         guard options.allowNetwork else { throw .network("network disabled (offline mode)") }
-        let data = try await fetcher.fetch(url, timeout: timeout, maxBytes: options.maxDocumentBytes)
+        let data = request.method == .get ? try await fetcher.fetch(url, timeout: timeout, maxBytes: options.maxDocumentBytes)
+                                           : try await fetcher.fetch(url, request: request, timeout: timeout, maxBytes: options.maxDocumentBytes)
         if data.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 10 || $0 == 13 }) { throw .noContent }
         return data
     }

@@ -24,18 +24,18 @@ extension LiveViewer {
             for (s, slot) in pod.slots.enumerated() {
                 let played = playedTicks(avail: i, slot: s)
                 guard played > 0 else { break }
-                list.append(TrackingJSON.Ad(planned: ads[slot.ad], index: slot.ad, start: Self.time(slotStartPTS(avail: i, slot: s) - startPTS),
+                list.append(TrackingJSON.Ad(planned: ads[slot.ad], index: slot.ad, start: Self.time(slotStartPTS(avail: i, slot: s) - originPTS),
                                             length: Self.time(slot.ticks), played: Self.time(played)))
             }
             let length = (a.endPTS ?? (a.startPTS + a.requestedTicks)) - a.startPTS
-            return TrackingJSON.Avail(planned: planned, start: Self.time(a.startPTS - startPTS), duration: Self.time(length),
+            return TrackingJSON.Avail(planned: planned, start: Self.time(a.startPTS - originPTS), duration: Self.time(length),
                                       markerDuration: Self.time(a.requestedTicks), contentTime: .zero, ads: list)
         }
     }
 
     /// Channel PTS at which slot `s` of avail `i`'s pod starts.
     func slotStartPTS(avail i: Int, slot s: Int) -> Int64 {
-        avails[i].startPTS + (avails[i].pod?.slots.prefix(s).reduce(0) { $0 + $1.ticks } ?? 0)
+        avails[i].startPTS + (avails[i].pod?.slots[s].start ?? 0)
     }
 
     /// Ticks of slot `s` of avail `i` that play: all of it, or up to the break's end once that

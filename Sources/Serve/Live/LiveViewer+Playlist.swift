@@ -11,7 +11,7 @@ extension LiveViewer {
         let target = max(1, Int(w.targetDuration.rescaled(to: 1, rounding: .up).value), context.longestSegment)
         let span = w.segments.reduce(MediaTime.zero) { $0 + $1.duration }
         return Track(playlist: HLS.LivePlaylist(targetDuration: target, keeping: span),
-                     cursor: w.segments.first { $0.firstPTS >= startPTS }?.firstPTS ?? startPTS)
+                     cursor: prerollAvail != nil ? originPTS : w.segments.first { $0.firstPTS >= startPTS }?.firstPTS ?? startPTS)
     }
 
     /// Publishes `item` on `track`: its segment appended to the playlist (which slides), and
@@ -22,7 +22,8 @@ extension LiveViewer {
         if track.gap { item.discontinuity = true }
         // a live item that starts a new stream is sent marked as one
         item.marked = item.discontinuity
-        let entry = item.entry(session: id, rendition: rung.rendition.name, signature: context.signature, start: clock(item.startPTS))
+        let entry = item.entry(session: id, rendition: rung.rendition.name, signature: context.signature, cdn: context.cdn,
+                               start: clock(item.startPTS))
         var marks: [Int: BreakMark] = [:]
         for a in Set([item.breakIndex, track.last?.mark].compactMap { $0 }) { marks[a] = mark(a, closingAt: item.startPTS) }
         let segment = SessionPlaylist.segment(entry, previous: track.last, marks: marks, programDate: programDate, everyDate: true)
@@ -40,7 +41,7 @@ extension LiveViewer {
     }
 
     /// The viewer's clock at channel PTS `pts`: time since its first frame.
-    func clock(_ pts: Int64) -> MediaTime { MediaTime(value: pts - startPTS, timescale: 90_000) }
+    func clock(_ pts: Int64) -> MediaTime { MediaTime(value: pts - originPTS, timescale: 90_000) }
 
     /// How the playlist marks avail `a` now: its start and length on the viewer's clock (the
     /// planned length until its end is known), its splice points on the channel's clock, which
@@ -50,10 +51,9 @@ extension LiveViewer {
         let length = (avail.endPTS ?? (avail.startPTS + avail.requestedTicks)) - avail.startPTS
         var ads: [BreakMark.Ad] = []
         if let pod = avail.pod, let decided = avail.ads {
-            var at = avail.startPTS
             for slot in pod.slots {
-                ads.append(BreakMark.Ad(index: slot.ad, id: decided[slot.ad].id, start: clock(at), duration: MediaTime(value: slot.ticks, timescale: 90_000)))
-                at += slot.ticks
+                ads.append(BreakMark.Ad(index: slot.ad, id: decided[slot.ad].id, start: clock(avail.startPTS + slot.start),
+                                        duration: MediaTime(value: slot.ticks, timescale: 90_000)))
             }
         }
         func wire(_ v: Int64) -> MediaTime { MediaTime(value: ((v % LivePTS.wrap) + LivePTS.wrap) % LivePTS.wrap, timescale: 90_000) }

@@ -31,6 +31,17 @@ public actor LiveViewer {
         public var media: any LiveMedia
         /// The ad tag template.
         public var adsTemplate: String
+        /// How the ad request goes out besides its URL (`GET`, or `POST` with a body).
+        public var adsRequest = ADSRequestTemplate()
+        /// The CDN prefixes of the playlists' segment URLs.
+        public var cdn = CDNPrefixes.none
+        /// Clips around each break's ads.
+        public var bumpers = Bumpers.none
+        /// The live pre-roll (`LivePreroll`); nil: none.
+        public var preroll: LivePreroll?
+        /// Live ad prefetch: the longest a break's ad requests are spread over (`--live-prefetch-window`);
+        /// zero: each viewer asks when it first sees the break.
+        public var prefetchWindow: Double = 0
         /// The viewer's player parameters.
         public var playerParams: [String: String]
         /// The viewer's User-Agent.
@@ -94,6 +105,10 @@ public actor LiveViewer {
     var availByBreak: [String: Int] = [:]
     /// The origin's live edge when the session started (what avail suppression counts from).
     var joinEdge: Int64?
+    /// The channel PTS the viewer's clock starts at: `startPTS`, or the pre-roll's start.
+    var originPTS: Int64
+    /// The pre-roll's avail, when one plays.
+    var prerollAvail: Int?
     /// Beacons fired (`avail/ad/event`), each once.
     var fired: Set<String> = []
     private var advancing: [String: Task<Void, Never>] = [:]
@@ -103,6 +118,7 @@ public actor LiveViewer {
                 context: Context, programDate: Date = Date()) {
         self.id = id; self.channelName = channelName; self.reporting = reporting; self.rungs = rungs
         self.startPTS = startPTS; self.context = context; self.programDate = programDate
+        originPTS = startPTS
     }
 
     /// Ticks a viewer stays behind the origin's edge: one target duration.
@@ -119,6 +135,7 @@ public actor LiveViewer {
     public func prepare() async {
         guard let top = rungs.first, let w = await context.channel.window(rendition: top.key) else { return }
         if joinEdge == nil, let last = w.segments.last { joinEdge = last.firstPTS + last.duration.mpegTicks }
+        if let p = context.preroll, prerollAvail == nil, originPTS == startPTS, avails.isEmpty { await preparePreroll(p) }
         requestAds(w)
         if let b = activeBreak(at: startPTS, in: w, rung: top), let i = availByBreak[b.id], avails[i].ads == nil {
             let deadline = monotonicSeconds() + context.adsTimeout + 0.5
@@ -176,6 +193,12 @@ public actor LiveViewer {
 
     /// The next item at the track's cursor, or nil when nothing can be published yet.
     private func nextItem(_ track: inout Track, window w: LiveWindow, rung: LiveRung, limit: Int64) async -> SessionItem? {
+        if let pa = prerollAvail, track.cursor < startPTS {
+            // the pre-roll, then the channel from where the viewer joined
+            if let item = await prerollItem(pa, track: track, rung: rung) { return item }
+            guard avails[pa].pod.map({ track.cursor >= avails[pa].startPTS + $0.adTicks }) ?? true else { return nil }
+            track.cursor = startPTS
+        }
         guard let first = w.segments.first else { return nil }
         var jumped = false
         if track.cursor < first.firstPTS {
@@ -277,14 +300,22 @@ public actor LiveViewer {
                 continue
             }
             context.metrics.liveAvail()
+            // prefetch: a break seen ahead of when it is due is asked for at a time of this
+            // viewer's own within the lead it leaves (less the request's timeout), so that a
+            // channel's viewers do not all ask at once (MediaTailor's traffic shaping)
+            let delay = Self.prefetchDelay(window: context.prefetchWindow, leadTicks: start - (edgeOf(w) - Self.hold(w)),
+                                           timeout: context.adsTimeout, session: id, breakID: b.id)
+            avails[index].requestedAt = monotonicSeconds() + delay
+            context.metrics.liveRequestDelayed(delay)
             let seconds = max(1, Int(((Double(end - start) / 90_000)).rounded()))
-            let tag = TagTemplate.expand(context.adsTemplate, TagTemplate.Values(
-                sessionID: id, playerParams: context.playerParams, availDurationSeconds: seconds, availIndex: index + 1,
-                userAgent: context.userAgent, scte: b.scte))
+            let values = TagTemplate.Values(sessionID: id, playerParams: context.playerParams, availDurationSeconds: seconds,
+                                            availIndex: index + 1, userAgent: context.userAgent, scte: b.scte)
+            let tag = TagTemplate.expand(context.adsTemplate, values), request = context.adsRequest.request(values)
             let ctx = context, rungs = self.rungs
             Task.detached {
+                if delay > 0 { try? await Task.sleep(nanoseconds: UInt64(delay * 1e9)) }
                 let content = PreparedContent(name: ctx.channel.name, duration: MediaTime(seconds: Int64(seconds)), renditions: [], originCues: [])
-                let d = await AdDecision.decide(tag: tag, content: content, timeout: ctx.adsTimeout, sender: ctx.beacons)
+                let d = await AdDecision.decide(tag: tag, request: request, content: content, timeout: ctx.adsTimeout, sender: ctx.beacons)
                 ctx.metrics.adsRequest(d.latency, failed: d.failed)
                 let ads = d.breaks.flatMap(\.ads)
                 for ad in ads { for r in rungs { _ = ctx.media.ad(mediaURL: ad.mediaURL, rendition: r.rendition) } }
@@ -294,8 +325,10 @@ public actor LiveViewer {
     }
 
     func answered(_ index: Int, ads: [PlannedAd]) {
-        var pod = ads
+        // the configuration's bumpers around the ad server's ads
+        var pod = context.bumpers.wrap(ads)
         for i in pod.indices { pod[i].sequence = i + 1 }
+        for ad in pod where ad.isBumper { for r in rungs { _ = context.media.ad(mediaURL: ad.mediaURL, rendition: r.rendition) } }
         avails[index].ads = pod
         avails[index].planned = PlannedBreak(id: avails[index].breakID, position: .midroll(.zero), ads: pod)
     }
@@ -307,15 +340,9 @@ public actor LiveViewer {
     private func pod(_ i: Int, plannedEnd: Int64) -> LivePod {
         if let p = avails[i].pod { return p }
         let avail = plannedEnd - avails[i].startPTS
-        let lengths: [Int64?] = (avails[i].ads ?? []).map { ad in
-            var length: Int64?
-            for r in rungs {
-                guard case .ready(_, let d) = context.media.ad(mediaURL: ad.mediaURL, rendition: r.rendition) else { return nil }
-                if length == nil { length = d.mpegTicks }
-            }
-            return length
-        }
-        let p = LivePod.fit(lengths, availTicks: avail)
+        let decided = avails[i].ads ?? []
+        let p = LivePod.fit(decided.map(readyLength), availTicks: avail, startBumper: decided.firstIndex { $0.isBumper && $0.id == "bumper-start" },
+                            endBumper: decided.firstIndex { $0.isBumper && $0.id == "bumper-end" })
         avails[i].pod = p
         if let threshold = context.personalizationThreshold, avail - p.adTicks > threshold.mpegTicks {
             avails[i].playsContent = true
@@ -324,6 +351,18 @@ public actor LiveViewer {
                                                       "thresholdSeconds": threshold.seconds])
         }
         return p
+    }
+
+    /// The length (ticks, of the top rung) of `ad` when it is in the store in every rung (a bumper
+    /// only up to `Bumpers.longest`); nil otherwise, its transcodes queued for later viewers.
+    func readyLength(_ ad: PlannedAd) -> Int64? {
+        var length: Int64?
+        for r in rungs {
+            guard case .ready(_, let d) = context.media.ad(mediaURL: ad.mediaURL, rendition: r.rendition) else { return nil }
+            if ad.isBumper && d > Bumpers.longest { return nil }
+            if length == nil { length = d.mpegTicks }
+        }
+        return length
     }
 
     /// Whether break `b` plays the channel's content for this viewer (personalization threshold).
@@ -361,42 +400,23 @@ public actor LiveViewer {
         let start = avails[ai].startPTS
         let (slot, within) = pod.locate(cursor - start)
         let firstOfBreak = !(track.items.last.map { $0.breakIndex == ai } ?? false)
-        if let slot, let ad = avails[ai].ads?[pod.slots[slot].ad],
-           case .ready(let segments, _) = context.media.ad(mediaURL: ad.mediaURL, rendition: rung.rendition) {
-            var offset: Int64 = 0
-            for (k, s) in segments.enumerated() {
-                let d = s.duration.mpegTicks
-                defer { offset += d }
-                guard within < offset + d else { continue }
-                let adStart = cursor - within
-                guard let clock = context.media.firstPTS(ofSegment: segments[0].path) else { return nil }
-                let shift = Self.time(Self.shift(to: adStart, from: clock))
-                var item = SessionItem(kind: .ad(breakIndex: ai, ad: pod.slots[slot].ad, segment: k, count: segments.count, cut: false),
-                                       segment: s, start: Self.time(cursor), offsetInAd: Self.time(within), shift: shift,
-                                       discontinuity: k == 0 || firstOfBreak)
-                if let end, cursor + d > end {
-                    // The break ended inside this segment: it stops at its last frame that ends by
-                    // the break's end (an ad at another frame rate leaves a gap under a frame,
-                    // never an overlap with the content that follows).
-                    let frames = context.media.framePTS(ofSegment: s.path)
-                    guard let segClock = frames.first else { return nil }
-                    let frame = frames.count > 1 ? frames[1] - frames[0] : 1
-                    guard let piece = try? await context.media.segmentPiece(s.path, rendition: rung.rendition, from: nil,
-                                                                             to: segClock + (end - cursor) - frame + 1, afterJoin: false) else { return nil }
-                    item.kind = .ad(breakIndex: ai, ad: pod.slots[slot].ad, segment: k, count: segments.count, cut: true)
-                    item.segment = StoredSegment(path: piece.path, duration: Self.time(end - cursor))
-                }
-                return item
+        if let slot {
+            switch await adItem(avail: ai, slot: slot, within: within, cursor: cursor, firstOfBreak: firstOfBreak, end: end, rung: rung) {
+            case .item(let item): return item
+            case .notYet: return nil
+            case .notInStore: break   // slate in its place
             }
         }
         // slate: pieces of one stream (about a second each, whole frames of the channel's rate)
         // from where the ads end (or where an ad that is gone from the store would have
         // played), the last one up to the break's end
-        let slateStart = slot == nil ? start + pod.adTicks : cursor
+        let slateStart = slot == nil ? cursor - within : cursor
         let into = cursor - slateStart
         let second = rung.rendition.slatePiece.mpegTicks
         var remaining = end.map { $0 - cursor } ?? .max
         if let slot { remaining = min(remaining, pod.slots[slot].ticks - within) }
+        // slate between the ads and the end bumper stops where the bumper starts
+        if slot == nil, let next = pod.nextSlotStart(after: cursor - start) { remaining = min(remaining, start + next - cursor) }
         let length = min(second - into % second, remaining)
         let total = MediaTime(value: into + length, timescale: 90_000)
         guard let pieces = try? await context.media.slate(rendition: rung.rendition, duration: total),
@@ -405,6 +425,60 @@ public actor LiveViewer {
         return SessionItem(kind: .slate(breakIndex: ai, ad: nil), segment: StoredSegment(path: piece.path, duration: Self.time(length)),
                            start: Self.time(cursor), shift: Self.time(Self.shift(to: slateStart, from: clock)),
                            discontinuity: firstOfBreak || into == 0 || !(track.items.last.map { if case .slate = $0.kind { true } else { false } } ?? false))
+    }
+
+    /// The item of slot `slot` of avail `ai`'s pod at `cursor`, `within` ticks into the ad: the
+    /// ad segment holding it, moved onto the channel's clock where the ad starts; when the break
+    /// ends (`end`) inside that segment, a piece of it up to its last frame that ends by then.
+    func adItem(avail ai: Int, slot: Int, within: Int64, cursor: Int64, firstOfBreak: Bool, end: Int64?,
+                rung: LiveRung) async -> AdItem {
+        guard let pod = avails[ai].pod, let ad = avails[ai].ads?[pod.slots[slot].ad],
+              case .ready(let segments, _) = context.media.ad(mediaURL: ad.mediaURL, rendition: rung.rendition) else { return .notInStore }
+        var offset: Int64 = 0
+        for (k, s) in segments.enumerated() {
+            let d = s.duration.mpegTicks
+            defer { offset += d }
+            guard within < offset + d else { continue }
+            let adStart = cursor - within
+            guard let clock = context.media.firstPTS(ofSegment: segments[0].path) else { return .notYet }
+            let shift = Self.time(Self.shift(to: adStart, from: clock))
+            var item = SessionItem(kind: .ad(breakIndex: ai, ad: pod.slots[slot].ad, segment: k, count: segments.count, cut: false),
+                                   segment: s, start: Self.time(cursor), offsetInAd: Self.time(within), shift: shift,
+                                   discontinuity: k == 0 || firstOfBreak)
+            if let end, cursor + d > end {
+                // The break ended inside this segment: it stops at its last frame that ends by
+                // the break's end (an ad at another frame rate leaves a gap under a frame,
+                // never an overlap with the content that follows).
+                let frames = context.media.framePTS(ofSegment: s.path)
+                guard let segClock = frames.first else { return .notYet }
+                let frame = frames.count > 1 ? frames[1] - frames[0] : 1
+                guard let piece = try? await context.media.segmentPiece(s.path, rendition: rung.rendition, from: nil,
+                                                                         to: segClock + (end - cursor) - frame + 1, afterJoin: false) else { return .notYet }
+                item.kind = .ad(breakIndex: ai, ad: pod.slots[slot].ad, segment: k, count: segments.count, cut: true)
+                item.segment = StoredSegment(path: piece.path, duration: Self.time(end - cursor))
+            }
+            return .item(item)
+        }
+        return .notInStore
+    }
+
+    /// What `adItem` found: the item, nothing to publish yet, or an ad not in the store.
+    enum AdItem { case item(SessionItem), notYet, notInStore }
+
+    /// The channel PTS where window `w` ends (its live edge).
+    func edgeOf(_ w: LiveWindow) -> Int64 { w.segments.last.map { $0.firstPTS + $0.duration.mpegTicks } ?? startPTS }
+
+    /// How long a viewer holds its ad request for a break seen `leadTicks` before it is due
+    /// (before the viewers' publication limit reaches it): a share of `min(window, lead −
+    /// timeout − 0.5 s)` fixed by the session and the break (a hash, spread evenly over the
+    /// viewers), so the answer is in before the break is due; 0 with no window or no lead
+    /// (a break signalled as it starts is asked for at once).
+    static func prefetchDelay(window: Double, leadTicks: Int64, timeout: Double, session: String, breakID: String) -> Double {
+        let room = min(window, Double(leadTicks) / 90_000 - timeout - 0.5)
+        guard room > 0 else { return 0 }
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325   // FNV-1a over the ids
+        for b in (session + "|" + breakID).utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        return room * Double(h >> 11) / Double(1 << 53)
     }
 
     /// `ticks` of the channel's 90 kHz clock as a time (items, tracking).

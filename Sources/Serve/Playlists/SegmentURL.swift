@@ -33,15 +33,16 @@ public struct SegmentURL: Sendable, Equatable {
         self.path = path; self.shift = shift; self.marked = marked; self.beacon = beacon
     }
 
-    /// The text, signed with `signature`.
-    public func text(signedBy signature: SegmentSignature) -> String {
+    /// The text, signed with `signature`, under the CDN prefix of its kind (`cdn`; none: a path
+    /// on the service).
+    public func text(signedBy signature: SegmentSignature, cdn: CDNPrefixes = .none) -> String {
         var query: [String] = []
         if shift != 0 { query.append("o=\(shift)") }
         if marked { query.append("d=1") }
         if let b = beacon {
             query += ["s=\(b.session)", "r=\(b.rendition)", "b=\(b.breakIndex)", "a=\(b.ad)", "k=\(b.segment)", "t=\(signature.tag(b.message))"]
         }
-        return "/v1/segments/" + path + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+        return cdn.prefix(forPath: path) + "/v1/segments/" + path + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
     }
 
     /// Why a fetch's query cannot be served.
