@@ -1,5 +1,6 @@
 import Foundation
 import Playback
+import Threads
 import Timing
 
 /// Real-time playback through the `Player`: the case's content with its ad schedule (pre-roll,
@@ -24,16 +25,15 @@ struct RealtimeResult: Codable, Sendable {
 }
 
 enum RealtimeBench {
-    final class Gate: @unchecked Sendable {
-        // @unchecked Sendable: guarded by `cond`.
-        private let cond = NSCondition()
-        private var open = false
-        func signal() { cond.lock(); open = true; cond.broadcast(); cond.unlock() }
+    /// Opened once, by the playback's end; the bench waits for it.
+    final class Gate: Sendable {
+        private let open = LockedCondition(false)
+        /// Opens the gate and wakes the waiter.
+        func signal() { open.holding { held in held.value = true; held.broadcast() } }
+        /// Waits up to `timeout` seconds for the gate to open; whether it did.
         func wait(timeout: Double) -> Bool {
             let deadline = Date(timeIntervalSinceNow: timeout)
-            cond.lock(); defer { cond.unlock() }
-            while !open { if !cond.wait(until: deadline) { return false } }
-            return true
+            return open.holding { held in held.wait(until: { $0 }, before: deadline) }
         }
     }
 

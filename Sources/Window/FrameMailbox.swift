@@ -1,23 +1,26 @@
 import Foundation
 import Media
+import Threads
 
 /// The one-slot mailbox between the player's thread, which posts frames, and the window thread,
 /// which shows the newest one. A frame posted before the previous one was taken replaces it (the
 /// player counts what a live output leaves out). Each side copies into a buffer of its own and
 /// only swaps buffers under the lock, so neither waits for the other's copy or render.
-final class FrameMailbox: @unchecked Sendable {
-    // @unchecked Sendable: `slot`, `full`, `stopping` and `replaced` are touched only while holding
-    // `condition`; `spare` only while holding `writer`.
-    private let condition = NSCondition()
-    private let writer = NSLock()
+final class FrameMailbox: Sendable {
+    /// What the two sides share: the posted picture and what became of the posts.
+    private struct Shared {
+        var slot: [UInt8]
+        var full = false
+        var stopping = false
+        var replaced = 0
+    }
+    private let shared: LockedCondition<Shared>
+    /// The poster's buffer, copied into outside `shared`'s lock; held across the copy and the
+    /// swap, so that posts from two threads do not interleave.
+    private let spare: Locked<[UInt8]>
     /// Bytes of one yuv420p picture: Y, then U, then V, each plane tightly packed.
     let byteCount: Int
     let width: Int, height: Int
-    private var spare: [UInt8]
-    private var slot: [UInt8]
-    private var full = false
-    private var stopping = false
-    private var replaced = 0
 
     /// A mailbox for `width`×`height` yuv420p pictures.
     init(width: Int, height: Int) {
@@ -25,8 +28,8 @@ final class FrameMailbox: @unchecked Sendable {
         self.height = height
         let cw = (width + 1) / 2, ch = (height + 1) / 2
         byteCount = width * height + 2 * cw * ch
-        spare = [UInt8](repeating: 0, count: byteCount)
-        slot = [UInt8](repeating: 0, count: byteCount)
+        spare = Locked([UInt8](repeating: 0, count: byteCount))
+        shared = LockedCondition(Shared(slot: [UInt8](repeating: 0, count: byteCount)))
     }
 
     /// A new buffer of the right size for the taking side.
@@ -37,25 +40,25 @@ final class FrameMailbox: @unchecked Sendable {
     @discardableResult
     func post(_ planes: [FramePlane]) -> Bool {
         precondition(planes.reduce(0) { $0 + $1.width * $1.height } == byteCount, "planes of another picture size")
-        writer.lock()
-        defer { writer.unlock() }
-        spare.withUnsafeMutableBufferPointer { out in
-            var offset = 0
-            for plane in planes {
-                for row in 0..<plane.height {
-                    (out.baseAddress! + offset).update(from: plane.base + row * plane.stride, count: plane.width)
-                    offset += plane.width
+        return spare.withLock { spare in
+            spare.withUnsafeMutableBufferPointer { out in
+                var offset = 0
+                for plane in planes {
+                    for row in 0..<plane.height {
+                        (out.baseAddress! + offset).update(from: plane.base + row * plane.stride, count: plane.width)
+                        offset += plane.width
+                    }
                 }
             }
+            return shared.holding { held in
+                if held.value.stopping { return false }
+                swap(&spare, &held.value.slot)
+                if held.value.full { held.value.replaced += 1 }
+                held.value.full = true
+                held.signal()
+                return true
+            }
         }
-        condition.lock()
-        defer { condition.unlock() }
-        if stopping { return false }
-        swap(&spare, &slot)
-        if full { replaced += 1 }
-        full = true
-        condition.signal()
-        return true
     }
 
     /// What `take` found.
@@ -71,39 +74,29 @@ final class FrameMailbox: @unchecked Sendable {
     /// Waits until `deadline` for a new frame or `stop()`; a new frame is swapped into `buffer`
     /// (which must have `byteCount` bytes).
     func take(into buffer: inout [UInt8], waitingUntil deadline: Date) -> Taken {
-        condition.lock()
-        defer { condition.unlock() }
-        while !full && !stopping {
-            if !condition.wait(until: deadline) { break }
+        shared.holding { held in
+            _ = held.wait(until: { $0.full || $0.stopping }, before: deadline)
+            if held.value.stopping { return .stop }
+            guard held.value.full else { return .nothing }
+            swap(&buffer, &held.value.slot)
+            held.value.full = false
+            return .frame
         }
-        if stopping { return .stop }
-        guard full else { return .nothing }
-        swap(&buffer, &slot)
-        full = false
-        return .frame
     }
 
     /// Wakes the taker for good. Returns true the first time only.
     func stop() -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        if stopping { return false }
-        stopping = true
-        condition.broadcast()
-        return true
+        shared.holding { held in
+            if held.value.stopping { return false }
+            held.value.stopping = true
+            held.broadcast()
+            return true
+        }
     }
 
     /// Whether `stop()` was called.
-    var isStopped: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return stopping
-    }
+    var isStopped: Bool { shared.withLock { $0.stopping } }
 
     /// Frames replaced by a newer one before the window took them.
-    var replacedCount: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return replaced
-    }
+    var replacedCount: Int { shared.withLock { $0.replaced } }
 }

@@ -13,7 +13,7 @@ extension PlayerEngine {
     /// error, a stitch reports the failure.
     func playAd(_ r: AdPlayRequest) {
         let start = surface.streamTime
-        let (events, index, breakID) = locked { (handler, openBreak?.index ?? breaksEnded, openBreak?.id) }
+        let (events, index, breakID) = locked { ($0.handler, $0.openBreak?.index ?? $0.breaksEnded, $0.openBreak?.id) }
         var frames: Int64 = 0
         var result: Result<AdPlayback, Error>
         do {
@@ -40,10 +40,10 @@ extension PlayerEngine {
                 ? .success(AdPlayback(streamStart: start, frames: frames, duration: surface.streamTime - start, stoppedEarly: false, error: e))
                 : .failure(e)
         }
-        cond.lock()
-        control.endAd()   // no ad, no freeze
-        copying = file?.copiesContent ?? false   // the file may have opened for it
-        cond.unlock()
+        locked { s in
+            s.control.endAd()   // no ad, no freeze
+            s.copying = file?.copiesContent ?? false   // the file may have opened for it
+        }
         segment = .closed
         runAndWait(on: r.queue) { r.completion(result) }
         pacer.reanchor()
@@ -71,7 +71,7 @@ extension PlayerEngine {
                 events?(.adProgress(breakIndex: index, position: r.position, adTime: adTime, streamTime: at))
                 framePresented()
                 // the observer may wait for the app (marks.waits); a false answer ends the ad here
-                guard r.deliverFrame(adTime, at: at, marks: &marks, loop: self), !locked({ control.adEndsHere }), adGoesOn() else {
+                guard r.deliverFrame(adTime, at: at, marks: &marks, loop: self), !locked({ $0.control.adEndsHere }), adGoesOn() else {
                     end = .stopped
                     return false
                 }
@@ -86,22 +86,23 @@ extension PlayerEngine {
     /// stopped, the loop not quitting, a stitch not stalled while held).
     func adGoesOn() -> Bool {
         if let limit = waitWhileAdFrozen() { stall(limit); return false }
-        return !locked { control.takeAdStop() }
+        return !locked { $0.control.takeAdStop() }
     }
 
     /// Waits while the app holds the ad picture (`setAdPaused`, unless the ad is being stopped or
     /// the loop quits); the stall timeout when it ran out meanwhile (a stitch), else nil.
     func waitWhileAdFrozen() -> Double? {
         let pausedSince = monotonicSeconds()
-        cond.lock(); defer { cond.unlock() }
-        while control.freeze == .frozen && control.run == .running && control.ad != .stopping {
-            control.activity = .waiting
-            cond.broadcast()
-            if let limit = waitForApp(since: pausedSince) { control.activity = .working; return limit }
-            pacer.reanchor()
+        return shared.holding { h -> Double? in
+            while h.value.control.freeze == .frozen && h.value.control.run == .running && h.value.control.ad != .stopping {
+                h.value.control.activity = .waiting
+                h.broadcast()
+                if let limit = waitForApp(h, since: pausedSince) { h.value.control.activity = .working; return limit }
+                pacer.reanchor()
+            }
+            h.value.control.activity = .working
+            return nil
         }
-        control.activity = .working
-        return nil
     }
 
     // MARK: notices
@@ -110,10 +111,11 @@ extension PlayerEngine {
     /// with a queue (`.main`) run there and the post waits for them, so the loop does not run
     /// ahead of the app's answer.
     func postEnd() {
-        cond.lock()
-        let (due, next) = notice.postingEnd()
-        notice = next
-        cond.unlock()
+        let due = locked { _ in
+            let (due, next) = notice.postingEnd()
+            notice = next
+            return due
+        }
         if due, let item { NotificationCenter.default.post(name: PlayerItem.didPlayToEndTimeNotification, object: item) }
     }
 
@@ -129,13 +131,13 @@ extension PlayerEngine {
     }
 
     func fail(_ error: Error) {
-        cond.lock()
-        if failure == nil { failure = error }
-        control.content = .ended
-        cond.unlock()
+        locked { s in
+            if s.failure == nil { s.failure = error }
+            s.control.content = .ended
+        }
     }
 
-    var failureValue: Error? { locked { failure } }
+    var failureValue: Error? { locked { $0.failure } }
 }
 
 /// How an ad's run ended: it played out, or it was stopped (skipped, discarded, or the loop ended).

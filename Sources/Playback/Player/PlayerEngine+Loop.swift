@@ -1,5 +1,6 @@
 import Foundation
 import Media
+import Threads
 import Timing
 
 // The frame loop itself: what it does next, content (a frame or a run to the next cue), seeking.
@@ -10,45 +11,47 @@ extension PlayerEngine {
 
     func nextWork() -> Work {
         let idleSince = monotonicSeconds()
-        cond.lock(); defer { cond.unlock() }
-        var waited = false
-        while true {
-            switch control.nextWork(commandsPending: !commands.isEmpty, seekPending: seekRequest != nil, adQueued: adRequest != nil) {
-            case .commands:
-                let c = commands
-                commands = []
-                return .commands(c)
-            case .quit(let finish):
-                return .quit(finish: finish)
-            case .ad:
-                let r = adRequest!
-                adRequest = nil
-                control.startAd()
-                if waited { pacer.reanchor() }
-                return .ad(r)
-            case .seek, .content:
-                control.activity = .working
-                if waited { pacer.reanchor() }
-                pacer.rate = Double(speed)
-                return seekRequest != nil ? .seek : .content
-            case .wait:
-                break
+        return shared.holding { h -> Work in
+            var waited = false
+            while true {
+                switch h.value.control.nextWork(commandsPending: !h.value.commands.isEmpty, seekPending: h.value.seekRequest != nil,
+                                                adQueued: h.value.adRequest != nil) {
+                case .commands:
+                    let c = h.value.commands
+                    h.value.commands = []
+                    return .commands(c)
+                case .quit(let finish):
+                    return .quit(finish: finish)
+                case .ad:
+                    let r = h.value.adRequest!
+                    h.value.adRequest = nil
+                    h.value.control.startAd()
+                    if waited { pacer.reanchor() }
+                    return .ad(r)
+                case .seek, .content:
+                    h.value.control.activity = .working
+                    if waited { pacer.reanchor() }
+                    pacer.rate = Double(h.value.speed)
+                    return h.value.seekRequest != nil ? .seek : .content
+                case .wait:
+                    break
+                }
+                h.value.control.activity = .waiting
+                h.broadcast()
+                if let limit = waitForApp(h, since: idleSince) { return .stalled(limit) }
+                waited = true
             }
-            control.activity = .waiting
-            cond.broadcast()
-            if let limit = waitForApp(since: idleSince) { return .stalled(limit) }
-            waited = true
         }
     }
 
-    /// Waits (with `cond` held) for the app to change something. Returns the stall timeout when
-    /// it has run out since `since` (the loop has waited that long with nothing to do), else nil
-    /// after the wait; the caller checks its state again.
-    func waitForApp(since: Double) -> Double? {
-        guard let limit = stallLimit, failure == nil else { cond.wait(); return nil }
-        let left = max(since, stallArmedAt) + limit - monotonicSeconds()
+    /// Waits (holding `shared`'s lock, through `h`) for the app to change something. Returns the
+    /// stall timeout when it has run out since `since` (the loop has waited that long with
+    /// nothing to do), else nil after the wait; the caller checks its state again.
+    func waitForApp(_ h: borrowing LockedCondition<Shared>.Held, since: Double) -> Double? {
+        guard let limit = h.value.stallLimit, h.value.failure == nil else { h.wait(); return nil }
+        let left = max(since, h.value.stallArmedAt) + limit - monotonicSeconds()
         if left <= 0 { return limit }
-        _ = cond.wait(until: Date(timeIntervalSinceNow: left))
+        h.wait(before: Date(timeIntervalSinceNow: left))
         return nil
     }
 
@@ -73,7 +76,7 @@ extension PlayerEngine {
         }
         // the loop's state is the app's to read once the loop says it has exited
         loopThread.release()
-        signalling { control.run = .exited; control.activity = .waiting }
+        signalling { $0.control.run = .exited; $0.control.activity = .waiting }
     }
 
     /// The loop ends: a stitch's file is finished (unless the stitch failed) or removed; a
@@ -97,7 +100,7 @@ extension PlayerEngine {
     /// a cue waits while the boundary observers run; the end of content is checked (a stitch's
     /// file) and posted; an error does what the pass says.
     func stepContent() {
-        let (cue, events) = locked { (observers.nextBoundary, handler) }
+        let (cue, events) = locked { ($0.observers.nextBoundary, $0.handler) }
         let period = format.frameDuration
         do {
             if let copied = try file?.open() { content = copied }   // a stitch's file opens at its first frame
@@ -109,7 +112,7 @@ extension PlayerEngine {
                 if segment == .closed { segment = .open; events?(.contentResumed(contentTime: pts, streamTime: at)) }
                 events?(.contentProgress(contentTime: pts, streamTime: at))
                 // the playhead moves there; periodic observers due
-                deliver(locked { head = pts; return observers.takePeriodic(at: pts) }, wait: clock == .asFastAsPossible)
+                deliver(locked { $0.head = pts; return $0.observers.takePeriodic(at: pts) }, wait: clock == .asFastAsPossible)
                 framePresented()
                 return pass.runsToCue
             }
@@ -118,7 +121,7 @@ extension PlayerEngine {
                 try endContent(cue: cue, readError: feed.readError, events)
             } else if let held = feed.nextContentTime {
                 if pass.cueEndsSegment { segment = .closed }
-                deliver(locked { observers.takeBoundaries(beforeFrameAt: held) }, wait: true)
+                deliver(locked { $0.observers.takeBoundaries(beforeFrameAt: held) }, wait: true)
                 pacer.reanchor()   // the time the app took to answer is not playback time
             }
         } catch {
@@ -133,18 +136,19 @@ extension PlayerEngine {
     /// After a content run: the timeline (a segment begun, or the open one extended), the frame
     /// held, and whether the file copies content.
     func ran(_ o: SegmentOutcome, startingSegment starts: Bool, _ feed: any Feed) {
-        cond.lock(); defer { cond.unlock() }
-        if o.frames > 0 {
-            if starts || timeline.segments.isEmpty {
-                timeline.segments.append(.init(contentStart: o.sourceStart, contentEnd: o.sourceEnd,
-                                               streamStart: o.streamStart, streamEnd: o.streamEnd))
-            } else {
-                timeline.segments[timeline.segments.count - 1].contentEnd = o.sourceEnd
-                timeline.segments[timeline.segments.count - 1].streamEnd = o.streamEnd
+        locked { s in
+            if o.frames > 0 {
+                if starts || s.timeline.segments.isEmpty {
+                    s.timeline.segments.append(.init(contentStart: o.sourceStart, contentEnd: o.sourceEnd,
+                                                     streamStart: o.streamStart, streamEnd: o.streamEnd))
+                } else {
+                    s.timeline.segments[s.timeline.segments.count - 1].contentEnd = o.sourceEnd
+                    s.timeline.segments[s.timeline.segments.count - 1].streamEnd = o.streamEnd
+                }
             }
+            s.held = feed.nextContentTime
+            s.copying = file?.copiesContent ?? false
         }
-        held = feed.nextContentTime
-        copying = file?.copiesContent ?? false
     }
 
     /// Content has ended (its last frame shown for its duration in real time): a stitch's file
@@ -153,7 +157,7 @@ extension PlayerEngine {
         waitOutLastFrame()
         try file?.contentEnded(timeline: timelineSnapshot, cue: cue, readError: readError)
         events?(.contentEnded(contentTime: playhead ?? .zero, streamTime: surface.streamTime))
-        locked { control.content = .ended }
+        locked { $0.control.content = .ended }
         postEnd()
         pacer.reanchor()
     }
@@ -168,11 +172,11 @@ extension PlayerEngine {
     func pace(until at: MediaTime) -> Bool {
         let lateness = pacer.wait(until: at, master: masterClock)
         if let wall = pacer.wallTime(of: at) {
-            cond.lock()
-            if pacerWall.last.map({ abs(($0.wall + (at - $0.stream).seconds) - wall) > 0.0005 }) ?? true {
-                pacerWall.append((at, wall))
+            locked { s in
+                if s.pacerWall.last.map({ abs(($0.wall + (at - $0.stream).seconds) - wall) > 0.0005 }) ?? true {
+                    s.pacerWall.append((at, wall))
+                }
             }
-            cond.unlock()
         }
         return lateness > format.frameDuration.seconds
     }
@@ -182,7 +186,7 @@ extension PlayerEngine {
     /// stream-time observers it reached, waited for.
     func framePresented() {
         surface.runAfterPresenting()
-        let due = locked { observers.takeStreamTimes(reached: surface.streamTime) }
+        let due = locked { $0.observers.takeStreamTimes(reached: surface.streamTime) }
         guard !due.isEmpty else { return }
         deliver(due, wait: true)
         pacer.reanchor()
@@ -190,16 +194,18 @@ extension PlayerEngine {
 
     /// A player's output failed while presenting: kept for `close()`.
     func keep(_ error: Error) {
-        locked { if firstOutputError == nil { firstOutputError = error } }
+        locked { if $0.firstOutputError == nil { $0.firstOutputError = error } }
     }
 
     // MARK: seeking
 
     func performSeek() {
-        cond.lock()
-        guard let req = seekRequest, let seeking else { cond.unlock(); return }
-        seekRequest = nil
-        cond.unlock()
+        let request = locked { s -> SeekRequest? in
+            guard let req = s.seekRequest, seeking != nil else { return nil }
+            s.seekRequest = nil
+            return req
+        }
+        guard let req = request, let seeking else { return }
         let target = max(.zero, req.target)
         var ok = true
         do {
@@ -216,13 +222,13 @@ extension PlayerEngine {
             source.gapStart = found.flatMap { $0.pts == seeking.firstFrameTime && target < $0.pts ? target : nil }
             content = DecodedFeed(source: source, output: format)
             segment = .closed
-            cond.lock()
-            control.content = found == nil ? .ended : .ahead
-            notice = .none
-            head = target
-            held = nil
-            observers.rearm(at: target)
-            cond.unlock()
+            locked { s in
+                s.control.content = found == nil ? .ended : .ahead
+                notice = .none
+                s.head = target
+                s.held = nil
+                s.observers.rearm(at: target)
+            }
         } catch {
             ok = false
         }

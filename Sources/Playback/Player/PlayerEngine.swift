@@ -4,8 +4,8 @@ import Threads
 import Timing
 
 /// The player's state and its frame loop: the one loop behind every `Player`. One thread (`run`)
-/// owns the decoders, the feeds and the outputs; every other thread only sets requests under
-/// `cond` and signals.
+/// owns the decoders, the feeds and the outputs; every other thread only sets requests in
+/// `shared`, under its lock, and signals.
 ///
 /// Content reaches the loop through its `Feed`: frames decoded (`DecodedFeed`), or packets copied
 /// (`SmartContent`) when a stitch's file takes them; every ad goes through one ad path (`playAd`)
@@ -19,15 +19,16 @@ import Timing
 /// finish the file.
 final class PlayerEngine: @unchecked Sendable {
     // @unchecked Sendable: the loop's state is a `LoopBound` of `loopThread` (asserted on every
-    // access in debug builds); every other mutable field is guarded by `cond`. `file` is driven
-    // by the loop thread only, and read by the app once the loop has ended.
+    // access in debug builds); every other mutable field is in `shared`, under its lock. `file`
+    // is driven by the loop thread only, and read by the app once the loop has ended.
     let surface: RenderSurface
     let clock: PlaybackClock
     let contentDuration: MediaTime
     weak var item: PlayerItem?
     let format: OutputFormat
     let threads: Int
-    let cond = NSCondition()
+    /// What the app's threads and the loop share, under one lock the loop also waits on.
+    let shared: LockedCondition<Shared>
     /// The stitch file behind the surface (a stitching player); nil for a player.
     let file: StitchFile?
     /// A player's pass presents content; a stitch's writes it once into `file`.
@@ -43,34 +44,39 @@ final class PlayerEngine: @unchecked Sendable {
         let firstFrameTime: MediaTime
     }
 
-    // guarded by cond
-    var speed: Float = 1
-    var seekRequest: (target: MediaTime, queue: DispatchQueue, completion: (@Sendable (Bool) -> Void)?)?
-    var adRequest: AdPlayRequest?
-    var control = LoopControl()   // a frozen double box holds content too
-    var head: MediaTime?
-    var observers = TimeObserverList()
-    var timeline = TimelineMap()
-    var master: AudioMasterClock?
-    var pacerWall: [(stream: MediaTime, wall: Double)] = []
-    /// The app's calls that mark a stitch's file or reach its event handler, applied by the loop
-    /// before its next frame (a player has neither).
-    var commands: [() -> Void] = []
-    /// The failure that ended a stitch (its file is then removed).
-    var failure: Error?
-    /// The first error an output raised while a player presented (the loop goes on;
-    /// `Player.close()` throws it).
-    var firstOutputError: Error?
-    /// The content time of the frame held at a cue.
-    var held: MediaTime?
-    /// Whether a stitch's file copies content packets (or will, with the layers there now).
-    var copying = false
-    var handler: (@Sendable (SpliceEvent) -> Void)?
-    var stallLimit: Double?
-    var stallArmedAt = 0.0
-    /// The break begun and not ended yet; breaks ended so far (the next break's index).
-    var openBreak: (id: String, start: MediaTime, index: Int)?
-    var breaksEnded = 0
+    /// A seek asked for: where to, and the completion with the queue it runs on.
+    typealias SeekRequest = (target: MediaTime, queue: DispatchQueue, completion: (@Sendable (Bool) -> Void)?)
+
+    /// What the app's threads ask of the loop and read from it (`shared`).
+    struct Shared {
+        var speed: Float = 1
+        var seekRequest: SeekRequest?
+        var adRequest: AdPlayRequest?
+        var control = LoopControl()   // a frozen double box holds content too
+        var head: MediaTime?
+        var observers = TimeObserverList()
+        var timeline = TimelineMap()
+        var master: AudioMasterClock?
+        var pacerWall: [(stream: MediaTime, wall: Double)] = []
+        /// The app's calls that mark a stitch's file or reach its event handler, applied by the
+        /// loop before its next frame (a player has neither).
+        var commands: [() -> Void] = []
+        /// The failure that ended a stitch (its file is then removed).
+        var failure: Error?
+        /// The first error an output raised while a player presented (the loop goes on;
+        /// `Player.close()` throws it).
+        var firstOutputError: Error?
+        /// The content time of the frame held at a cue.
+        var held: MediaTime?
+        /// Whether a stitch's file copies content packets (or will, with the layers there now).
+        var copying = false
+        var handler: (@Sendable (SpliceEvent) -> Void)?
+        var stallLimit: Double?
+        var stallArmedAt = 0.0
+        /// The break begun and not ended yet; breaks ended so far (the next break's index).
+        var openBreak: (id: String, start: MediaTime, index: Int)?
+        var breaksEnded = 0
+    }
 
     // the loop's own: bound to its thread from its first step to its end (`run`)
     /// The frame loop's thread, once it runs.
@@ -112,6 +118,7 @@ final class PlayerEngine: @unchecked Sendable {
         self.clock = clock
         self.threads = threads
         surface = RenderSurface(format: format)
+        shared = LockedCondition(Shared())
         file = nil
         pass = .presenting
     }
@@ -132,7 +139,9 @@ final class PlayerEngine: @unchecked Sendable {
         loop = LoopBound(LoopState(content: DecodedFeed(source: file.contentSource, output: format)), owner: loopThread,
                          name: "the loop's state")
         seeking = nil
-        copying = file.copiesContent
+        var shared = Shared()
+        shared.copying = file.copiesContent
+        self.shared = LockedCondition(shared)
         self.file = file
         pass = .stitching
     }
@@ -146,7 +155,7 @@ final class PlayerEngine: @unchecked Sendable {
 
     /// Stops the loop without finishing (a stitch's temporary output is removed); does not wait.
     func shutdown() {
-        signalling { control.stop(finish: false) }
+        signalling { $0.control.stop(finish: false) }
     }
 
     /// A player: stops the loop and finishes the surface's outputs at once. A stitch: the loop
@@ -173,10 +182,11 @@ final class PlayerEngine: @unchecked Sendable {
     /// Asks the loop to end (finishing the output, or removing it) and waits for it; the failure
     /// met, if any. Once the loop has ended, later calls change nothing.
     func stop(finishing finish: Bool) -> Error? {
-        cond.lock(); defer { cond.unlock() }
-        control.stop(finish: finish)
-        cond.broadcast()
-        while control.run != .exited { cond.wait() }
-        return failure
+        shared.holding { h in
+            h.value.control.stop(finish: finish)
+            h.broadcast()
+            h.wait { $0.control.run == .exited }
+            return h.value.failure
+        }
     }
 }

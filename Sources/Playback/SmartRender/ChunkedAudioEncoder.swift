@@ -1,5 +1,6 @@
 import Foundation
 import Media
+import Threads
 import Timing
 
 /// The AAC encoding of a smart-rendered stitch, split into chunks encoded in parallel. With the
@@ -25,8 +26,8 @@ import Timing
 /// error is raised on the next call.
 final class ChunkedAudioEncoder: @unchecked Sendable {
     // @unchecked Sendable: the producer fields (`pending`, `pendingFirst`, `nextChunk`, `count`)
-    // are touched only by the caller's thread; everything else is read and written under
-    // `condition`. A job's frames are clones made for it and used only by the worker running it.
+    // are touched only by the caller's thread; everything shared is in `shared`, read and written
+    // under its lock. A job's frames are clones made for it and used only by the worker running it.
     private struct Job {
         let index: Int
         let frames: [Frame]
@@ -49,16 +50,18 @@ final class ChunkedAudioEncoder: @unchecked Sendable {
     private var nextChunk = 0
     private var count = 0                 // frames sent
 
-    // shared, under `condition`
-    private let condition = NSCondition()
-    private var jobs: [Job] = []
-    private var results: [Int: [Packet]] = [:]   // finished chunks not yet taken
-    private var inFlight = 0              // chunks being encoded
-    private var nextResult = 0
-    private var error: Error?
-    private var stopping = false
-    private var busy: Double = 0
-    private var wait: Double = 0
+    /// What the caller and the workers share.
+    private struct Shared {
+        var jobs: [Job] = []
+        var results: [Int: [Packet]] = [:]   // finished chunks not yet taken
+        var inFlight = 0              // chunks being encoded
+        var nextResult = 0
+        var error: Error?
+        var stopping = false
+        var busy: Double = 0
+        var wait: Double = 0
+    }
+    private let shared = LockedCondition(Shared())
 
     /// Starts `workers` threads. `frameSize` is the encoder's frame size (samples per packet);
     /// `chunkFrames` frames per chunk, encoded with `leadIn` frames before and `lookahead` after.
@@ -83,9 +86,9 @@ final class ChunkedAudioEncoder: @unchecked Sendable {
     static func workers(threads: Int) -> Int { min(4, threads > 0 ? threads : allowedCPUCount()) }
 
     /// Seconds the workers spent encoding (final once `finish()` returned).
-    var busySeconds: Double { condition.lock(); defer { condition.unlock() }; return busy }
+    var busySeconds: Double { shared.withLock { $0.busy } }
     /// Seconds the caller waited for a free slot (not counting `finish()`, which its caller times).
-    var waitSeconds: Double { condition.lock(); defer { condition.unlock() }; return wait }
+    var waitSeconds: Double { shared.withLock { $0.wait } }
 
     /// Adds the next encoder frame (every frame but the last has `frameSize` samples, stamped with
     /// its first sample's number).
@@ -100,34 +103,34 @@ final class ChunkedAudioEncoder: @unchecked Sendable {
     /// Encodes what is left and waits for every chunk; returns the packets not yet taken.
     func finish() throws -> [Packet] {
         if count > nextChunk * chunkFrames { try submit(upTo: count, last: true) }
-        condition.lock()
-        while !(jobs.isEmpty && inFlight == 0) && error == nil { condition.wait() }
-        stopping = true
-        condition.broadcast()
-        condition.unlock()
+        shared.holding { held in
+            held.wait { ($0.jobs.isEmpty && $0.inFlight == 0) || $0.error != nil }
+            held.value.stopping = true
+            held.broadcast()
+        }
         return try takePackets()
     }
 
     /// Packets of the chunks finished so far, in order, not yet taken.
     func takePackets() throws -> [Packet] {
-        condition.lock()
-        defer { condition.unlock() }
-        if let error { throw error }
-        var out: [Packet] = []
-        while let r = results.removeValue(forKey: nextResult) {
-            out += r
-            nextResult += 1
+        try shared.withLock { s throws in
+            if let error = s.error { throw error }
+            var out: [Packet] = []
+            while let r = s.results.removeValue(forKey: s.nextResult) {
+                out += r
+                s.nextResult += 1
+            }
+            return out
         }
-        return out
     }
 
     /// Stops the workers without encoding what is queued (an abandoned stitch); never waits.
     func cancel() {
-        condition.lock()
-        stopping = true
-        jobs.removeAll()
-        condition.broadcast()
-        condition.unlock()
+        shared.holding { held in
+            held.value.stopping = true
+            held.value.jobs.removeAll()
+            held.broadcast()
+        }
     }
 
     /// Submits chunk `nextChunk` with the pending frames up to stream frame `end` (exclusive).
@@ -145,40 +148,38 @@ final class ChunkedAudioEncoder: @unchecked Sendable {
             pending.removeFirst(min(pending.count, keepFrom - pendingFirst))
             pendingFirst = keepFrom
         }
-        condition.lock()
-        defer { condition.unlock() }
-        if jobs.count + inFlight >= maxQueued {
-            let t0 = monotonicSeconds()
-            while jobs.count + inFlight >= maxQueued && error == nil && !stopping { condition.wait() }
-            wait += monotonicSeconds() - t0
+        try shared.holding { held throws in
+            if held.value.jobs.count + held.value.inFlight >= maxQueued {
+                let t0 = monotonicSeconds()
+                held.wait { $0.jobs.count + $0.inFlight < maxQueued || $0.error != nil || $0.stopping }
+                held.value.wait += monotonicSeconds() - t0
+            }
+            if let error = held.value.error { throw error }
+            guard !held.value.stopping else { throw MediaError.unsupported("the audio encoder was stopped") }
+            held.value.jobs.append(job)
+            held.broadcast()
         }
-        if let error { throw error }
-        guard !stopping else { throw MediaError.unsupported("the audio encoder was stopped") }
-        jobs.append(job)
-        condition.broadcast()
     }
 
     private func work() {
         while true {
-            condition.lock()
-            while jobs.isEmpty && !stopping { condition.wait() }
-            if jobs.isEmpty || error != nil || stopping {
-                condition.unlock()
-                return
+            let next = shared.holding { held -> Job? in
+                held.wait { !$0.jobs.isEmpty || $0.stopping }
+                if held.value.jobs.isEmpty || held.value.error != nil || held.value.stopping { return nil }
+                held.value.inFlight += 1
+                return held.value.jobs.removeFirst()
             }
-            let job = jobs.removeFirst()
-            inFlight += 1
-            condition.unlock()
+            guard let job = next else { return }
             let t0 = monotonicSeconds()
             var failure: Error?
             var kept: [Packet] = []
             do { kept = try encode(job) } catch { failure = error }
-            condition.lock()
-            inFlight -= 1
-            busy += monotonicSeconds() - t0
-            if let failure { if error == nil { error = failure } } else { results[job.index] = kept }
-            condition.broadcast()
-            condition.unlock()
+            shared.holding { held in
+                held.value.inFlight -= 1
+                held.value.busy += monotonicSeconds() - t0
+                if let failure { if held.value.error == nil { held.value.error = failure } } else { held.value.results[job.index] = kept }
+                held.broadcast()
+            }
         }
     }
 
