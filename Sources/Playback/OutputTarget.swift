@@ -1,4 +1,5 @@
 import Foundation
+import Threads
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -126,38 +127,40 @@ package enum OutputTarget {
 
     // MARK: cleanup on signals
 
-    nonisolated(unsafe) private static var pending: Set<String> = []
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
+    /// The temporary files to remove on a signal, and the signal sources once installed.
+    private struct Cleanup {
+        var pending: Set<String> = []
+        var sources: [DispatchSourceSignal] = []
+    }
+    private static let cleanup = Locked(Cleanup())
 
     /// Remembers a temporary file to remove if the process is interrupted.
-    public static func register(_ temporary: String) { lock.lock(); pending.insert(temporary); lock.unlock() }
+    public static func register(_ temporary: String) { cleanup.withLock { _ = $0.pending.insert(temporary) } }
 
     /// Forgets a temporary file (committed or removed).
-    public static func unregister(_ temporary: String) { lock.lock(); pending.remove(temporary); lock.unlock() }
+    public static func unregister(_ temporary: String) { cleanup.withLock { _ = $0.pending.remove(temporary) } }
 
     /// Temporary files registered now (for tests and diagnostics).
-    public static var registered: Set<String> { lock.lock(); defer { lock.unlock() }; return pending }
+    public static var registered: Set<String> { cleanup.withLock { $0.pending } }
 
     /// On SIGINT, SIGTERM or SIGHUP: removes every registered temporary file and exits with
     /// 128 + the signal number. Call once, early (the CLI does).
     public static func installSignalCleanup() {
-        lock.lock(); defer { lock.unlock() }
-        guard sources.isEmpty else { return }
-        for sig in [SIGINT, SIGTERM, SIGHUP] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler {
-                lock.lock()
-                let paths = pending
-                lock.unlock()
-                // registered paths are only Interlude's own temporary names: files, or an HLS
-                // package's staging folder
-                for p in paths where unlink(p) != 0 { try? FileManager.default.removeItem(atPath: p) }
-                _exit(128 + sig)
+        cleanup.withLock { c in
+            guard c.sources.isEmpty else { return }
+            for sig in [SIGINT, SIGTERM, SIGHUP] {
+                signal(sig, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+                source.setEventHandler {
+                    let paths = cleanup.withLock { $0.pending }
+                    // registered paths are only Interlude's own temporary names: files, or an HLS
+                    // package's staging folder
+                    for p in paths where unlink(p) != 0 { try? FileManager.default.removeItem(atPath: p) }
+                    _exit(128 + sig)
+                }
+                source.resume()
+                c.sources.append(source)
             }
-            source.resume()
-            sources.append(source)
         }
     }
 

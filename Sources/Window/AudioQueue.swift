@@ -1,22 +1,25 @@
 import CSDL2
 import Foundation
+import Threads
 
 /// The window's audio device, fed by queueing (SDL_QueueAudio) rather than a callback, and the
 /// audio clock read from it. Opened and closed on the window thread; queued to, paused and read
-/// from the player's thread — SDL's queue functions lock the device themselves, and `lock` keeps
-/// the device id, the sample count and the close ordered.
-final class AudioQueue: @unchecked Sendable {
-    // @unchecked Sendable: every stored var is read and written only while holding `lock`.
-    private let lock = NSLock()
-    private var device: SDL_AudioDeviceID = 0
-    private var rate = 0
-    private var channels = 0
-    /// Sample frames handed to SDL, less those cleared before they played.
-    private var framesQueued: Int64 = 0
-    /// Sample frames the device takes from the queue at a time (its buffer).
-    private var bufferFrames: Int64 = 1024
-    private var interleaved: [Float] = []
-    private var driverName: String?
+/// from the player's thread — SDL's queue functions lock the device themselves, and `state`'s
+/// lock keeps the device id, the sample count and the close ordered.
+final class AudioQueue: Sendable {
+    /// The device and what was queued to it.
+    private struct State {
+        var device: SDL_AudioDeviceID = 0
+        var rate = 0
+        var channels = 0
+        /// Sample frames handed to SDL, less those cleared before they played.
+        var framesQueued: Int64 = 0
+        /// Sample frames the device takes from the queue at a time (its buffer).
+        var bufferFrames: Int64 = 1024
+        var interleaved: [Float] = []
+        var driverName: String?
+    }
+    private let state = Locked(State())
 
     /// Opens the default audio device for 32-bit float `channels` at `rate`, falling back to SDL's
     /// dummy driver (which plays into nothing, in real time) when no device opens. Window thread
@@ -34,14 +37,14 @@ final class AudioQueue: @unchecked Sendable {
         }
         guard id.id != 0 else { return false }
         SDL_PauseAudioDevice(id.id, 0)
-        lock.lock()
-        defer { lock.unlock() }
-        device = id.id
-        bufferFrames = Int64(max(id.samples, 256))
-        self.rate = rate
-        self.channels = channels
-        framesQueued = 0
-        driverName = SDL_GetCurrentAudioDriver().map { String(cString: $0) }
+        state.withLock { s in
+            s.device = id.id
+            s.bufferFrames = Int64(max(id.samples, 256))
+            s.rate = rate
+            s.channels = channels
+            s.framesQueued = 0
+            s.driverName = SDL_GetCurrentAudioDriver().map { String(cString: $0) }
+        }
         return true
     }
 
@@ -64,52 +67,49 @@ final class AudioQueue: @unchecked Sendable {
 
     /// Closes the device. Window thread only, before SDL_Quit. Safe to call when not open.
     func close() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard device != 0 else { return }
-        SDL_CloseAudioDevice(device)
-        device = 0
+        state.withLock { s in
+            guard s.device != 0 else { return }
+            SDL_CloseAudioDevice(s.device)
+            s.device = 0
+        }
     }
 
     /// Whether a device is open.
     var isOpen: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return device != 0
+        state.withLock { $0.device != 0 }
     }
 
     /// The SDL audio driver in use ("pulseaudio", "alsa", "dummy"...), nil when closed.
     var driver: String? {
-        lock.lock()
-        defer { lock.unlock() }
-        return device != 0 ? driverName : nil
+        state.withLock { $0.device != 0 ? $0.driverName : nil }
     }
 
     /// Interleaves `count` samples of each planar channel and queues them. Does nothing when no
     /// device is open.
     func queue(_ planar: [[Float]], count: Int) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        guard device != 0, count > 0 else { return }
-        guard planar.count >= channels, planar.prefix(channels).allSatisfy({ $0.count >= count }) else {
-            throw WindowError.unexpectedInput("audio of \(planar.count) channel(s) for a \(channels)-channel window, or fewer than \(count) samples")
-        }
-        let n = channels
-        if interleaved.count < count * n { interleaved = [Float](repeating: 0, count: count * n) }
-        interleaved.withUnsafeMutableBufferPointer { out in
-            for c in 0..<n {
-                planar[c].withUnsafeBufferPointer { src in
-                    for i in 0..<count { out[i * n + c] = src[i] }
+        try state.withLock { s throws in
+            guard s.device != 0, count > 0 else { return }
+            let n = s.channels
+            guard planar.count >= n, planar.prefix(n).allSatisfy({ $0.count >= count }) else {
+                throw WindowError.unexpectedInput("audio of \(planar.count) channel(s) for a \(n)-channel window, or fewer than \(count) samples")
+            }
+            if s.interleaved.count < count * n { s.interleaved = [Float](repeating: 0, count: count * n) }
+            s.interleaved.withUnsafeMutableBufferPointer { out in
+                for c in 0..<n {
+                    planar[c].withUnsafeBufferPointer { src in
+                        for i in 0..<count { out[i * n + c] = src[i] }
+                    }
                 }
             }
+            let device = s.device
+            let status = s.interleaved.withUnsafeBytes { raw in
+                SDL_QueueAudio(device, raw.baseAddress, UInt32(count * n * MemoryLayout<Float>.size))
+            }
+            guard status == 0 else {
+                throw WindowError.unexpectedInput("SDL_QueueAudio failed: \(String(cString: SDL_GetError()))")
+            }
+            s.framesQueued += Int64(count)
         }
-        let status = interleaved.withUnsafeBytes { raw in
-            SDL_QueueAudio(device, raw.baseAddress, UInt32(count * n * MemoryLayout<Float>.size))
-        }
-        guard status == 0 else {
-            throw WindowError.unexpectedInput("SDL_QueueAudio failed: \(String(cString: SDL_GetError()))")
-        }
-        framesQueued += Int64(count)
     }
 
     /// Seconds of audio played so far, as the master clock counts them: frames queued minus frames
@@ -121,32 +121,32 @@ final class AudioQueue: @unchecked Sendable {
     /// loudspeaker by at most three device buffers plus the driver's latency. Nil when no device
     /// is open.
     var clock: Double? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard device != 0 else { return nil }
-        let waiting = Int64(SDL_GetQueuedAudioSize(device)) / Int64(channels * MemoryLayout<Float>.size)
-        return Double(max(framesQueued - max(waiting - 2 * bufferFrames, 0), 0)) / Double(rate)
+        state.withLock { s in
+            guard s.device != 0 else { return nil }
+            let waiting = Int64(SDL_GetQueuedAudioSize(s.device)) / Int64(s.channels * MemoryLayout<Float>.size)
+            return Double(max(s.framesQueued - max(waiting - 2 * s.bufferFrames, 0), 0)) / Double(s.rate)
+        }
     }
 
     /// Pauses or resumes the device: paused, it plays silence and takes nothing from the queue.
     func setPaused(_ paused: Bool) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard device != 0 else { return }
-        SDL_PauseAudioDevice(device, paused ? 1 : 0)
+        state.withLock { s in
+            guard s.device != 0 else { return }
+            SDL_PauseAudioDevice(s.device, paused ? 1 : 0)
+        }
     }
 
     /// Drops the audio queued but not played yet (for a seek). The clock keeps what was played.
     func clear() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard device != 0 else { return }
-        // Locking the device keeps its thread from taking from the queue between the two calls,
-        // so the frames counted as dropped are exactly those cleared.
-        SDL_LockAudioDevice(device)
-        let waiting = Int64(SDL_GetQueuedAudioSize(device)) / Int64(channels * MemoryLayout<Float>.size)
-        SDL_ClearQueuedAudio(device)
-        SDL_UnlockAudioDevice(device)
-        framesQueued -= waiting
+        state.withLock { s in
+            guard s.device != 0 else { return }
+            // Locking the device keeps its thread from taking from the queue between the two calls,
+            // so the frames counted as dropped are exactly those cleared.
+            SDL_LockAudioDevice(s.device)
+            let waiting = Int64(SDL_GetQueuedAudioSize(s.device)) / Int64(s.channels * MemoryLayout<Float>.size)
+            SDL_ClearQueuedAudio(s.device)
+            SDL_UnlockAudioDevice(s.device)
+            s.framesQueued -= waiting
+        }
     }
 }

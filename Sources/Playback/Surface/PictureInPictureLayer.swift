@@ -1,6 +1,7 @@
 import Draw
 import Foundation
 import Media
+import Threads
 import Timing
 
 /// The picture-in-picture window on the surface: the video scaled into a corner over a dimmed
@@ -12,7 +13,7 @@ import Timing
 /// Content and ad frames alike are drawn in the window: a break reached during PiP plays in it.
 /// Thread use: `isActive` from any thread; drawing on the frame loop.
 public final class PictureInPictureLayer: SurfaceLayer, @unchecked Sendable {
-    // @unchecked Sendable: `active` is guarded by `lock`; `scaler` is used by the frame loop only.
+    // @unchecked Sendable: `active` is a `Locked`; `scaler` is used by the frame loop only.
 
     /// The corner the window floats in.
     public enum Corner: String, Sendable, CaseIterable {
@@ -35,8 +36,7 @@ public final class PictureInPictureLayer: SurfaceLayer, @unchecked Sendable {
     /// How much the background is dimmed: a black veil of this alpha (0 none, 255 black).
     public let dimAlpha: UInt8
 
-    private let lock = NSLock()
-    private var active = false
+    private let active = Locked(false)
     private let scaler = FrameScaler()
 
     /// A window in `corner`, `widthFraction` of the picture wide, over a background dimmed by a
@@ -50,8 +50,8 @@ public final class PictureInPictureLayer: SurfaceLayer, @unchecked Sendable {
 
     /// Whether the window is shown (from the next frame presented).
     public var isActive: Bool {
-        get { lock.lock(); defer { lock.unlock() }; return active }
-        set { lock.lock(); active = newValue; lock.unlock() }
+        get { active.withLock { $0 } }
+        set { active.withLock { $0 = newValue } }
     }
 
     /// The window's rectangle on a `width`×`height` picture (even coordinates and sizes, where the

@@ -1,6 +1,7 @@
 import Draw
 import Foundation
 import Media
+import Threads
 import Timing
 
 /// What the viewer sees, at the output size and rate: the small compositor that the player's
@@ -11,27 +12,29 @@ import Timing
 /// Thread use: `present…` is called by one frame loop; `attach`, `detach`, `addLayer` and `finish`
 /// may be called from any thread (they take the surface's lock).
 public final class RenderSurface: @unchecked Sendable {
-    // @unchecked Sendable: every mutable property is guarded by `lock`, except `pace`, set before
-    // the frame loop starts and read only by it.
+    // @unchecked Sendable: every mutable property is in `state` or `later`, each under its lock,
+    // except `pace`, set before the frame loop starts and read only by it.
     /// The output format every frame is conformed to.
     public let format: OutputFormat
     /// The player presenting into this surface (ads shown on the surface play through it).
-    public var player: Player? { lock.lock(); defer { lock.unlock() }; return owner }
-    private weak var owner: Player?
-    func setOwner(_ p: Player) { lock.lock(); owner = p; lock.unlock() }
-    private let lock = NSLock()
-    private var outputs: [SurfaceOutput] = []
+    public var player: Player? { state.withLock { $0.owner } }
+    func setOwner(_ p: Player) { state.withLock { $0.owner = p } }
+    /// The surface's state; its lock is held while a frame is composed and written to the outputs.
+    private struct State {
+        weak var owner: Player?
+        var outputs: [SurfaceOutput] = []
+        var framesOut: Int64 = 0
+        var samplesOut: Int64 = 0
+        var liveDrops: Int64 = 0
+        var finished = false
+        var scratch: [[Float]]
+    }
+    private let state: Locked<State>
     /// The layers drawn over the video and mixed into the audio.
     public let layers: LayerStack
-    private var framesOut: Int64 = 0
-    private var samplesOut: Int64 = 0
-    private var liveDrops: Int64 = 0
-    private var finished = false
-    private var scratch: [[Float]]
-    // work layers hand over while they draw (inside `lock`), run by the frame loop once the frame
-    // is out; guarded by its own lock, which a layer may take while `lock` is held
-    private let laterLock = NSLock()
-    private var later: [() -> Void] = []
+    // work layers hand over while they draw (inside `state`'s lock), run by the frame loop once
+    // the frame is out; under a lock of its own, which a layer may take while `state`'s is held
+    private let later = Locked<[() -> Void]>([])
     /// The player's clock, asked before each video frame with the stream time it is due at: it
     /// waits until then (real time) and says whether the frame is late (left out of live
     /// outputs). nil: as fast as possible.
@@ -46,30 +49,28 @@ public final class RenderSurface: @unchecked Sendable {
     init(format: OutputFormat, layers: LayerStack) {
         self.format = format
         self.layers = layers
-        scratch = Array(repeating: [], count: format.channels)
+        state = Locked(State(scratch: Array(repeating: [], count: format.channels)))
     }
 
     /// Adds an output; frames presented from now on reach it.
     public func attach(_ output: SurfaceOutput) {
-        lock.lock(); defer { lock.unlock() }
-        outputs.append(output)
+        state.withLock { $0.outputs.append(output) }
     }
 
     /// Removes an output (without finishing it).
     public func detach(_ output: SurfaceOutput) {
-        lock.lock(); defer { lock.unlock() }
-        outputs.removeAll { $0 === output }
+        state.withLock { s in s.outputs.removeAll { $0 === output } }
     }
 
     /// Adds a layer over the video.
     public func addLayer(_ layer: SurfaceLayer) { layers.add(layer) }
 
     /// Video frames presented so far (the stream position in frames).
-    public var presentedFrames: Int64 { lock.lock(); defer { lock.unlock() }; return framesOut }
+    public var presentedFrames: Int64 { state.withLock { $0.framesOut } }
     /// Audio samples per channel presented so far.
-    public var presentedSamples: Int64 { lock.lock(); defer { lock.unlock() }; return samplesOut }
+    public var presentedSamples: Int64 { state.withLock { $0.samplesOut } }
     /// Frames left out of live outputs because they were late.
-    public var droppedLiveFrames: Int64 { lock.lock(); defer { lock.unlock() }; return liveDrops }
+    public var droppedLiveFrames: Int64 { state.withLock { $0.liveDrops } }
     /// Stream time reached: the end of the last frame presented.
     public var streamTime: MediaTime { format.time(ofFrame: presentedFrames) }
 
@@ -77,30 +78,32 @@ public final class RenderSurface: @unchecked Sendable {
     /// is left out of live outputs).
     func presentVideo(_ frame: Frame, keyframe: Bool, isAd: Bool, sourceTime: MediaTime?) throws {
         let late = pace?(streamTime) ?? false
-        lock.lock(); defer { lock.unlock() }
-        guard !finished else { return }
-        let at = format.time(ofFrame: framesOut)
-        let shown = try layers.compose(frame, index: framesOut, streamTime: at, isAd: isAd, sourceTime: sourceTime)
-        if late { liveDrops += 1 }
-        for o in outputs where !(late && o.isLive) {
-            try o.writeVideo(shown, index: framesOut, keyframe: keyframe)
+        try state.withLock { s throws in
+            guard !s.finished else { return }
+            let at = format.time(ofFrame: s.framesOut)
+            let shown = try layers.compose(frame, index: s.framesOut, streamTime: at, isAd: isAd, sourceTime: sourceTime)
+            if late { s.liveDrops += 1 }
+            for o in s.outputs where !(late && o.isLive) {
+                try o.writeVideo(shown, index: s.framesOut, keyframe: keyframe)
+            }
+            s.framesOut += 1
         }
-        framesOut += 1
     }
 
     /// Brings the audio up to the end of the last video frame presented, reading `track` at
     /// stream sample + `offset` (a track reads silence where its source has none).
     func presentAudio(from track: AudioTrack, offset: Int64) throws {
-        lock.lock(); defer { lock.unlock() }
-        guard !finished else { return }
-        let target = format.sampleIndex(at: format.time(ofFrame: framesOut))
-        let count = Int(target - samplesOut)
-        guard count > 0 else { return }
-        for c in 0..<scratch.count { scratch[c].removeAll(keepingCapacity: true) }
-        try track.read(from: samplesOut + offset, count: count, into: &scratch)
-        try layers.mix(&scratch, count: count, firstSample: samplesOut)
-        for o in outputs { try o.writeAudio(scratch, count: count) }
-        samplesOut = target
+        try state.withLock { s throws in
+            guard !s.finished else { return }
+            let target = format.sampleIndex(at: format.time(ofFrame: s.framesOut))
+            let count = Int(target - s.samplesOut)
+            guard count > 0 else { return }
+            for c in 0..<s.scratch.count { s.scratch[c].removeAll(keepingCapacity: true) }
+            try track.read(from: s.samplesOut + offset, count: count, into: &s.scratch)
+            try layers.mix(&s.scratch, count: count, firstSample: s.samplesOut)
+            for o in s.outputs { try o.writeAudio(s.scratch, count: count) }
+            s.samplesOut = target
+        }
     }
 
     /// Runs `body` on the frame loop once the frame being presented (video and audio) is out,
@@ -109,34 +112,36 @@ public final class RenderSurface: @unchecked Sendable {
     /// draws, instead of calling them inside the lock. Without a frame loop (a surface nobody
     /// presents into) the work waits for the next frame.
     public func afterPresenting(_ body: @escaping () -> Void) {
-        laterLock.lock(); later.append(body); laterLock.unlock()
+        later.withLock { $0.append(body) }
     }
 
     /// Hands one packet of a copied frame (smart rendering: the content's or a cached ad's own
     /// compressed picture) to the outputs that take packets, as output frame `index`; the others
     /// get nothing for it. Its frames are counted with `countCopiedFrame`, in order.
     func presentCopied(_ packet: Packet, index: Int64) throws {
-        lock.lock(); defer { lock.unlock() }
-        guard !finished else { return }
-        for case let o as PacketOutput in outputs { try o.writeCopied(packet, index: index) }
+        try state.withLock { s throws in
+            guard !s.finished else { return }
+            for case let o as PacketOutput in s.outputs { try o.writeCopied(packet, index: index) }
+        }
     }
 
     /// Counts the next stream frame as presented by copied packets (`presentCopied`): nothing is
     /// composed for it (no layer draws on a frame that is copied).
     func countCopiedFrame() {
-        lock.lock(); defer { lock.unlock() }
-        guard !finished else { return }
-        framesOut += 1
+        state.withLock { s in
+            guard !s.finished else { return }
+            s.framesOut += 1
+        }
     }
 
     /// Runs the work handed over by `afterPresenting`, in order (the frame loop, after presenting;
     /// work added meanwhile runs too).
     func runAfterPresenting() {
         while true {
-            laterLock.lock()
-            let batch = later
-            later = []
-            laterLock.unlock()
+            let batch = later.withLock { later in
+                defer { later = [] }
+                return later
+            }
             if batch.isEmpty { return }
             for body in batch { body() }
         }
@@ -145,11 +150,12 @@ public final class RenderSurface: @unchecked Sendable {
     /// Finishes every output (flushes encoders, writes trailers, closes windows). Nothing is
     /// presented after it. Throws the first output's error; the others are still finished.
     public func finish() throws {
-        lock.lock()
-        guard !finished else { lock.unlock(); return }
-        finished = true
-        let all = outputs
-        lock.unlock()
+        let outputs = state.withLock { s -> [SurfaceOutput]? in
+            guard !s.finished else { return nil }
+            s.finished = true
+            return s.outputs
+        }
+        guard let all = outputs else { return }
         var firstError: Error?
         for o in all {
             do { try o.finish() } catch { if firstError == nil { firstError = error } }

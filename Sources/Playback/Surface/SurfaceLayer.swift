@@ -1,6 +1,7 @@
 import Draw
 import Foundation
 import Media
+import Threads
 import Timing
 
 /// What a layer is told about the frame it may draw on.
@@ -53,27 +54,26 @@ extension SurfaceLayer {
 
 /// The layers of one output path, applied to each frame and each audio chunk. Thread use: `add`
 /// from any thread; `compose`/`mix` from the frame loop.
-public final class LayerStack: @unchecked Sendable {
-    // @unchecked Sendable: `layers` is guarded by `lock`.
-    private let lock = NSLock()
-    private var layers: [SurfaceLayer] = []
+public final class LayerStack: Sendable {
+    private let layers = Locked<[SurfaceLayer]>([])
 
     /// An empty stack.
     public init() {}
 
     /// Adds a layer over those already there, but under any that stay on top.
     public func add(_ layer: SurfaceLayer) {
-        lock.lock(); defer { lock.unlock() }
-        if layer.staysOnTop { layers.append(layer); return }
-        let index = layers.firstIndex { $0.staysOnTop } ?? layers.endIndex
-        layers.insert(layer, at: index)
+        layers.withLock { layers in
+            if layer.staysOnTop { layers.append(layer); return }
+            let index = layers.firstIndex { $0.staysOnTop } ?? layers.endIndex
+            layers.insert(layer, at: index)
+        }
     }
 
     /// Removes a layer.
-    public func remove(_ layer: SurfaceLayer) { lock.lock(); layers.removeAll { $0 === layer }; lock.unlock() }
+    public func remove(_ layer: SurfaceLayer) { layers.withLock { layers in layers.removeAll { $0 === layer } } }
 
     /// The layers, bottom first.
-    public var all: [SurfaceLayer] { lock.lock(); defer { lock.unlock() }; return layers }
+    public var all: [SurfaceLayer] { layers.withLock { $0 } }
 
     /// Whether any layer may draw on content frames.
     public var drawsOnContent: Bool { all.contains { $0.drawsOnContent } }
