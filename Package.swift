@@ -39,24 +39,24 @@ let package = Package(
         // The only Swift module that imports CFFmpeg: owns every FFmpeg object.
         .target(name: "Media", dependencies: ["CFFmpeg", "Timing"]),
         // Drawing on frames: text (FreeType, the only module importing CFreeType), sprites, boxes, scaled pictures.
-        .target(name: "Draw", dependencies: ["CFreeType", "Media"]),
+        .target(name: "Draw", dependencies: ["CFreeType", "Media", "Threads"]),
         // Frame loop, true playhead, conforming, splicing, sinks.
         .target(name: "Playback", dependencies: ["Media", "Timing", "Draw", "Manifest", "Threads"]),
         // VAST / VMAP, no FFmpeg; its http(s) fetcher is the only Swift module importing CCurl.
-        .target(name: "Ads", dependencies: ["CCurl", "Timing"]),
+        .target(name: "Ads", dependencies: ["CCurl", "Timing", "Threads"]),
         // The live window output (SDL2): the only Swift module that imports CSDL2.
         .target(name: "Window", dependencies: ["CSDL2", "Playback", "Media", "Threads"]),
         // The IMA-shaped public API and the stitcher.
         .target(name: "Interlude", dependencies: ["Playback", "Media", "Ads", "Timing", "Draw", "Threads", "Manifest"]),
         // An HTTP/1.1 server (thread pool, keep-alive, limits): the only Swift module importing CMicroHTTPD.
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Threads"]),
         // A Redis client (connections, backoff): the only Swift module importing CHiredis.
-        .target(name: "Redis", dependencies: ["CHiredis"]),
+        .target(name: "Redis", dependencies: ["CHiredis", "Threads"]),
         // `interlude serve`: server-side ad insertion for HLS (sessions, per-viewer playlists,
         // tracking, operations) over a store of shared cuts, ladders and ad renditions.
         .target(name: "Serve", dependencies: ["HTTPServer", "Redis", "Interlude", "Playback", "Ads", "Media", "Manifest", "Timing", "Threads"]),
         // Command-line app: thin.
-        .executableTarget(name: "InterludeCLI", dependencies: ["Interlude", "Playback", "Ads", "Timing", "Window", "Serve"]),
+        .executableTarget(name: "InterludeCLI", dependencies: ["Interlude", "Playback", "Ads", "Timing", "Window", "Serve", "Threads"]),
         // Benchmarks against the ffmpeg CLI.
         .executableTarget(name: "InterludeBench", dependencies: ["Interlude", "Playback", "Media", "Timing", "Threads"]),
         // Test helpers: generated media, an independent ffmpeg-CLI verifier, a loopback HTTP server.

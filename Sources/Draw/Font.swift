@@ -1,5 +1,6 @@
 import CFreeType
 import Foundation
+import Threads
 
 /// Coverage of a line of text: one alpha byte per pixel, `width`×`height`, the text's baseline
 /// at row `baseline`. What a `Font` renders; a `Sprite` colours it.
@@ -14,11 +15,14 @@ public struct TextMask: Sendable, Equatable {
 
 /// A TrueType/OpenType face loaded with FreeType, rendering one line of text at a pixel height
 /// into a `TextMask`. Owns its FreeType library and face; one thread at a time.
-public final class Font: @unchecked Sendable {
-    // @unchecked Sendable: FreeType state is touched only under `lock`.
-    private var library: FT_Library?
-    private var face: FT_Face?
-    private let lock = NSLock()
+public final class Font: Sendable {
+    /// The FreeType library and face this font owns.
+    private struct FreeType {
+        var library: FT_Library?
+        var face: FT_Face?
+    }
+    /// FreeType's state, touched only under this lock.
+    private let freeType: Locked<FreeType>
     /// The font file.
     public let path: String
 
@@ -31,17 +35,20 @@ public final class Font: @unchecked Sendable {
         guard FileManager.default.fileExists(atPath: path) else {
             throw DrawError.font("font \(path) not found (Debian: apt-get install fonts-dejavu-core)")
         }
+        var library: FT_Library?, face: FT_Face?
         guard FT_Init_FreeType(&library) == 0, let library else { throw DrawError.font("cannot start FreeType") }
         guard FT_New_Face(library, path, 0, &face) == 0, face != nil else {
             FT_Done_FreeType(library)
-            self.library = nil
             throw DrawError.font("cannot load font \(path)")
         }
+        freeType = Locked(FreeType(library: library, face: face))
     }
 
     deinit {
-        if let face { FT_Done_Face(face) }
-        if let library { FT_Done_FreeType(library) }
+        freeType.withLock { ft in
+            if let face = ft.face { FT_Done_Face(face) }
+            if let library = ft.library { FT_Done_FreeType(library) }
+        }
     }
 
     /// DejaVu Sans (or its bold), from `fonts-dejavu-core`.
@@ -52,8 +59,14 @@ public final class Font: @unchecked Sendable {
     /// Renders `text` on one line at `pixelHeight` (the em size in pixels), antialiased, with
     /// the face's kerning. Characters the face lacks are drawn as its missing-glyph box.
     public func render(_ text: String, pixelHeight: Int) throws -> TextMask {
-        lock.lock(); defer { lock.unlock() }
-        guard let face else { throw DrawError.font("font \(path) is not loaded") }
+        try freeType.withLock { ft in
+            guard let face = ft.face else { throw DrawError.font("font \(path) is not loaded") }
+            return try Self.render(text, pixelHeight: pixelHeight, face: face, path: path)
+        }
+    }
+
+    /// `render` with the face, FreeType's lock held.
+    private static func render(_ text: String, pixelHeight: Int, face: FT_Face, path: String) throws -> TextMask {
         guard FT_Set_Pixel_Sizes(face, 0, FT_UInt(max(1, pixelHeight))) == 0 else {
             throw DrawError.font("font \(path) has no size \(pixelHeight)")
         }

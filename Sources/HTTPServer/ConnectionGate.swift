@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import Threads
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,9 +28,9 @@ func monotonicSeconds() -> Double {
 /// first request, else the oldest idle kept-alive one, so that slow clients cannot keep new ones
 /// out; only when every connection is busy with a request is a new one refused.
 final class ConnectionGate: @unchecked Sendable {
-    // @unchecked Sendable: `pending`, `buffer` and `listenerPausedUntil` are the gate thread's
-    // alone; the counts, `owned`, each `OwnedConnection`'s fields and `request` are guarded by
-    // `lock`; `daemon` is written once before the thread starts.
+    // @unchecked Sendable: `pending`, `buffer`, `listenerPausedUntil` and `listening` are the gate
+    // thread's alone; the counts, what is tracked of libmicrohttpd's connections and `request`
+    // are in `shared`, under its lock; `daemon` is written once before the thread starts.
 
     /// The limits the gate enforces.
     struct Limits: Sendable {
@@ -41,10 +42,16 @@ final class ConnectionGate: @unchecked Sendable {
         var check: RawRequestCheck
     }
 
-    /// A connection libmicrohttpd owns, as the gate tracks it.
-    final class OwnedConnection {
+    /// A connection libmicrohttpd owns: its socket context, naming it in `Shared.owned`.
+    final class OwnedConnection: Sendable {
         let fd: Int32
         let address: UInt32
+        init(fd: Int32, address: UInt32) { self.fd = fd; self.address = address }
+    }
+
+    /// What the gate tracks of a connection libmicrohttpd owns.
+    private struct Tracked {
+        let fd: Int32
         /// When the gate shuts it down; nil while a request is being handled.
         var deadline: Double?
         /// When its last response went out; nil while a request is in progress.
@@ -53,7 +60,27 @@ final class ConnectionGate: @unchecked Sendable {
         var closing = false
         /// The request's query had more arguments than allowed (they were cut before parsing).
         var queryOverLimit = false
-        init(fd: Int32, address: UInt32) { self.fd = fd; self.address = address }
+    }
+
+    /// What the gate's thread and libmicrohttpd's threads share.
+    private struct Shared {
+        var perClient: [UInt32: Int] = [:]
+        var open = 0
+        var owned: [ObjectIdentifier: Tracked] = [:]
+        var request = Request.none
+        var tally = HTTPServerCounters()
+
+        /// `body` with what is tracked of `c`; nil when it is not tracked (any more).
+        mutating func update<R>(_ c: OwnedConnection, _ body: (inout Tracked) -> R) -> R? {
+            guard let i = owned.index(forKey: ObjectIdentifier(c)) else { return nil }
+            return body(&owned.values[i])
+        }
+
+        /// A connection to `address` has gone.
+        mutating func release(_ address: UInt32) {
+            open -= 1
+            if let n = perClient[address], n > 1 { perClient[address] = n - 1 } else { perClient[address] = nil }
+        }
     }
 
     /// A connection the gate holds.
@@ -80,12 +107,7 @@ final class ConnectionGate: @unchecked Sendable {
     private let wake: Int32
     private var daemon: OpaquePointer?
 
-    private let lock = NSLock()
-    private var perClient: [UInt32: Int] = [:]
-    private var open = 0
-    private var owned: [ObjectIdentifier: OwnedConnection] = [:]
-    private var request = Request.none
-    private var tally = HTTPServerCounters()
+    private let shared = Locked(Shared())
     private let done = DispatchSemaphore(value: 0)
 
     private var pending: [Int32: Pending] = [:]
@@ -140,17 +162,18 @@ final class ConnectionGate: @unchecked Sendable {
     }
 
     private func tell(_ r: Request) {
-        lock.lock(); request = r; lock.unlock()
+        shared.withLock { $0.request = r }
         var one: UInt64 = 1
         _ = write(wake, &one, 8)
     }
 
     /// What the gate has done so far.
     var counters: HTTPServerCounters {
-        lock.lock(); defer { lock.unlock() }
-        var c = tally
-        c.openConnections = open
-        return c
+        shared.withLock { s in
+            var c = s.tally
+            c.openConnections = s.open
+            return c
+        }
     }
 
     // MARK: The gate's thread
@@ -169,7 +192,10 @@ final class ConnectionGate: @unchecked Sendable {
                 default: serve(Int32(truncatingIfNeeded: tokens[k]), events[k], now)
                 }
             }
-            lock.lock(); let r = request; request = .none; lock.unlock()
+            let r = shared.withLock { s in
+                defer { s.request = .none }
+                return s.request
+            }
             if r == .stopAccepting || r == .exit {
                 if listening {
                     if listenerPausedUntil == nil { _ = interlude_epoll_remove(epoll, listener) }
@@ -204,21 +230,24 @@ final class ConnectionGate: @unchecked Sendable {
     }
 
     private func admit(_ fd: Int32, _ address: UInt32, _ port: UInt16, _ now: Double) {
-        lock.lock()
-        if limits.perClient > 0, perClient[address, default: 0] >= limits.perClient {
-            tally.refusedOverClientCap += 1
-            lock.unlock()
+        // nil: over the per-client cap
+        let full = shared.withLock { s -> Bool? in
+            if limits.perClient > 0, s.perClient[address, default: 0] >= limits.perClient {
+                s.tally.refusedOverClientCap += 1
+                return nil
+            }
+            return s.open >= limits.connections
+        }
+        guard let full else {
             interlude_abort_socket(fd)
             return
         }
-        let full = open >= limits.connections
-        lock.unlock()
         if full && !evictOne(now) {
-            lock.lock(); tally.refusedFull += 1; lock.unlock()
+            shared.withLock { $0.tally.refusedFull += 1 }
             interlude_abort_socket(fd)
             return
         }
-        lock.lock(); open += 1; perClient[address, default: 0] += 1; lock.unlock()
+        shared.withLock { s in s.open += 1; s.perClient[address, default: 0] += 1 }
         // Its request is often in already: looked at at once, without a round through epoll.
         examine(Pending(fd: fd, address: address, port: port, accepted: now, deadline: now + limits.headerTimeout), 0, now)
         if var p = pending[fd], !p.registered {
@@ -235,16 +264,18 @@ final class ConnectionGate: @unchecked Sendable {
     /// oldest idle one libmicrohttpd keeps alive. False when every connection is in a request.
     private func evictOne(_ now: Double) -> Bool {
         if let oldest = pending.values.filter({ $0.lingerUntil == nil }).min(by: { $0.accepted < $1.accepted }) {
-            lock.lock(); tally.evicted += 1; lock.unlock()
+            shared.withLock { $0.tally.evicted += 1 }
             discard(oldest)
             return true
         }
-        lock.lock(); defer { lock.unlock() }
-        guard let idle = owned.values.filter({ !$0.closing && $0.idleSince != nil }).min(by: { $0.idleSince! < $1.idleSince! }) else { return false }
-        idle.closing = true
-        tally.evicted += 1
-        shutdown(idle.fd, Int32(SHUT_RDWR))
-        return true
+        return shared.withLock { s in
+            guard let idle = s.owned.lazy.filter({ !$0.value.closing && $0.value.idleSince != nil })
+                .min(by: { $0.value.idleSince! < $1.value.idleSince! }) else { return false }
+            s.owned[idle.key]?.closing = true
+            s.tally.evicted += 1
+            shutdown(idle.value.fd, Int32(SHUT_RDWR))
+            return true
+        }
     }
 
     private func serve(_ fd: Int32, _ events: UInt32, _ now: Double) {
@@ -294,7 +325,7 @@ final class ConnectionGate: @unchecked Sendable {
     /// to two seconds (closing with unread bytes would reset the connection, and the client could
     /// lose the answer).
     private func refuse(_ p: Pending, _ status: Int, _ reason: String, _ now: Double) {
-        lock.lock(); if status == 408 { tally.timedOut += 1 } else { tally.refusedRequests += 1 }; lock.unlock()
+        shared.withLock { s in if status == 408 { s.tally.timedOut += 1 } else { s.tally.refusedRequests += 1 } }
         _ = drain(p.fd)
         let body = "{\"error\":\"\(reason)\"}"
         let text = "HTTP/1.1 \(status) \(Self.phrase(status))\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
@@ -327,9 +358,7 @@ final class ConnectionGate: @unchecked Sendable {
     }
 
     private func release(_ address: UInt32) {
-        lock.lock(); defer { lock.unlock() }
-        open -= 1
-        if let n = perClient[address], n > 1 { perClient[address] = n - 1 } else { perClient[address] = nil }
+        shared.withLock { $0.release(address) }
     }
 
     /// Deadlines: the gate's connections past theirs are answered 408 (or closed, when they sent
@@ -340,7 +369,7 @@ final class ConnectionGate: @unchecked Sendable {
                 if now >= until { discard(p) }
             } else if now >= p.deadline {
                 if p.seen == 0 {
-                    lock.lock(); tally.timedOut += 1; lock.unlock()
+                    shared.withLock { $0.tally.timedOut += 1 }
                     discard(p)
                 } else {
                     let t = p.headComplete ? limits.bodyTimeout : limits.headerTimeout
@@ -348,15 +377,15 @@ final class ConnectionGate: @unchecked Sendable {
                 }
             }
         }
-        lock.lock()
-        for c in owned.values where !c.closing {
-            if let d = c.deadline, now >= d {
-                c.closing = true
-                tally.timedOut += 1
-                shutdown(c.fd, Int32(SHUT_RDWR))
+        shared.withLock { s in
+            let expired = s.owned.compactMap { id, c in !c.closing && c.deadline.map({ now >= $0 }) == true ? id : nil }
+            for id in expired {
+                guard let fd = s.owned[id]?.fd else { continue }
+                s.owned[id]?.closing = true
+                s.tally.timedOut += 1
+                shutdown(fd, Int32(SHUT_RDWR))
             }
         }
-        lock.unlock()
         if let paused = listenerPausedUntil, now >= paused, listening {
             listenerPausedUntil = nil
             _ = interlude_epoll_add(epoll, listener, interlude_epoll_in, Self.listenerToken)
@@ -380,27 +409,23 @@ final class ConnectionGate: @unchecked Sendable {
     /// context. Its first request is already in the socket.
     func started(_ connection: OpaquePointer) -> UnsafeMutableRawPointer {
         let c = OwnedConnection(fd: interlude_mhd_connection_fd(connection), address: interlude_mhd_connection_ipv4(connection))
-        lock.lock()
-        c.deadline = monotonicSeconds() + limits.headerTimeout
-        owned[ObjectIdentifier(c)] = c
-        lock.unlock()
+        shared.withLock { $0.owned[ObjectIdentifier(c)] = Tracked(fd: c.fd, deadline: monotonicSeconds() + limits.headerTimeout) }
         return Unmanaged.passRetained(c).toOpaque()
     }
 
     /// libmicrohttpd closed a connection (its socket is closed right after this returns).
     func closed(_ connection: OpaquePointer, context: UnsafeMutableRawPointer?) {
-        lock.lock()
-        defer { lock.unlock() }
-        let address: UInt32
-        if let context {
-            let c = Unmanaged<OwnedConnection>.fromOpaque(context).takeRetainedValue()
-            owned[ObjectIdentifier(c)] = nil
-            address = c.address
-        } else {
-            address = interlude_mhd_connection_ipv4(connection)
+        shared.withLock { s in
+            let address: UInt32
+            if let context {
+                let c = Unmanaged<OwnedConnection>.fromOpaque(context).takeRetainedValue()
+                s.owned[ObjectIdentifier(c)] = nil
+                address = c.address
+            } else {
+                address = interlude_mhd_connection_ipv4(connection)
+            }
+            s.release(address)
         }
-        open -= 1
-        if let n = perClient[address], n > 1 { perClient[address] = n - 1 } else { perClient[address] = nil }
     }
 
     /// The record of one of libmicrohttpd's connections.
@@ -412,35 +437,37 @@ final class ConnectionGate: @unchecked Sendable {
     /// cut for having too many arguments.
     func headIn(_ connection: OpaquePointer) -> Bool {
         guard let c = record(connection) else { return false }
-        lock.lock(); defer { lock.unlock() }
-        c.idleSince = nil
-        c.deadline = monotonicSeconds() + limits.bodyTimeout
-        let over = c.queryOverLimit
-        c.queryOverLimit = false
-        return over
+        return shared.withLock { s in
+            s.update(c) { t in
+                t.idleSince = nil
+                t.deadline = monotonicSeconds() + limits.bodyTimeout
+                defer { t.queryOverLimit = false }
+                return t.queryOverLimit
+            } ?? false
+        }
     }
 
     /// A request is in whole and is being handled: no deadline until it is answered.
     func requestIn(_ connection: OpaquePointer) {
         guard let c = record(connection) else { return }
-        lock.lock(); c.deadline = nil; lock.unlock()
+        shared.withLock { s in _ = s.update(c) { $0.deadline = nil } }
     }
 
     /// A request is done (answered, or abandoned): the next must be in within the idle timeout.
     func requestDone(_ connection: OpaquePointer) {
         guard let c = record(connection) else { return }
         let now = monotonicSeconds()
-        lock.lock(); c.idleSince = now; c.deadline = now + limits.idleTimeout; lock.unlock()
+        shared.withLock { s in _ = s.update(c) { t in t.idleSince = now; t.deadline = now + limits.idleTimeout } }
     }
 
     /// Notes that a request's query was cut (more than the allowed arguments).
     func queryCut(_ connection: OpaquePointer) {
         guard let c = record(connection) else { return }
-        lock.lock(); c.queryOverLimit = true; lock.unlock()
+        shared.withLock { s in _ = s.update(c) { $0.queryOverLimit = true } }
     }
 
     /// A refused request is counted.
-    func countRefusal() { lock.lock(); tally.refusedRequests += 1; lock.unlock() }
+    func countRefusal() { shared.withLock { $0.tally.refusedRequests += 1 } }
 }
 
 extension Double {

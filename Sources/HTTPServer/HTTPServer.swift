@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import Threads
 
 /// An HTTP/1.1 server over libmicrohttpd: its own thread pool, keep-alive, a connection limit
 /// and idle timeout, a request body limit (413) and a header limit, responses from memory or
@@ -21,8 +22,8 @@ import Foundation
 /// server.shutdown(grace: 10)
 /// ```
 public final class HTTPServer: @unchecked Sendable {
-    // @unchecked Sendable: `daemon` is written in init and in `shutdown` (under `lock`); the
-    // counters are guarded by `lock`; libmicrohttpd's calls are thread-safe; the gate guards its
+    // @unchecked Sendable: `daemon` and the counters are in `state`, the parked connections in
+    // `parking`, each under its lock; libmicrohttpd's calls are thread-safe; the gate guards its
     // own state.
     /// A handler: one complete request in, one response out. Runs on a pool thread; may block
     /// that thread (and only its connections) for as long as it needs.
@@ -37,16 +38,22 @@ public final class HTTPServer: @unchecked Sendable {
     let options: HTTPServerOptions
     let handler: Handler
     let gate: ConnectionGate
-    private let lock = NSLock()
-    private var daemon: OpaquePointer?
-    private var inFlight = 0
-    private var stopping = false
-    /// Connections suspended while their request runs off the pool, by ticket; guarded by
-    /// `parking` (not `lock`: libmicrohttpd's callbacks take `lock`, and resuming takes
-    /// libmicrohttpd's own locks).
-    private var parked: [Int: SuspendedConnection] = [:]
-    private var nextTicket = 0
-    private let parking = NSLock()
+    /// The daemon (nil once stopped) and the requests in flight.
+    private struct State {
+        var daemon: OpaquePointer?
+        var inFlight = 0
+        var stopping = false
+    }
+    private let state = Locked(State())
+    /// Connections suspended while their request runs off the pool, by ticket.
+    private struct Parked {
+        var connections: [Int: SuspendedConnection] = [:]
+        var nextTicket = 0
+    }
+    /// The parked connections, under a lock of their own (not `state`'s: libmicrohttpd's
+    /// callbacks take `state`'s, and resuming, done holding this one, takes libmicrohttpd's own
+    /// locks).
+    private let parking = Locked(Parked())
     /// The port listened on.
     public let port: UInt16
     /// Connections open at once: `options.connectionLimit`, lowered to what the process's
@@ -77,7 +84,7 @@ public final class HTTPServer: @unchecked Sendable {
             gate.stop()
             throw StartError(description: "cannot start libmicrohttpd on \(options.host):\(options.port)")
         }
-        daemon = started
+        state.withLock { $0.daemon = started }
         gate.start(started)
     }
 
@@ -106,15 +113,17 @@ public final class HTTPServer: @unchecked Sendable {
     deinit { shutdown(grace: 0) }
 
     /// Requests being handled now (received, not yet answered in full).
-    public var requestsInFlight: Int { lock.lock(); defer { lock.unlock() }; return inFlight }
+    public var requestsInFlight: Int { state.withLock { $0.inFlight } }
 
     /// Stops accepting connections, lets requests in flight finish (up to `grace` seconds), then
     /// closes every connection and joins the pool. Idempotent.
     public func shutdown(grace: Double) {
-        lock.lock()
-        guard let d = daemon, !stopping else { lock.unlock(); return }
-        stopping = true
-        lock.unlock()
+        let daemon = state.withLock { s -> OpaquePointer? in
+            guard let d = s.daemon, !s.stopping else { return nil }
+            s.stopping = true
+            return d
+        }
+        guard let d = daemon else { return }
         gate.stopAccepting()
         let deadline = Date().addingTimeInterval(grace)
         while requestsInFlight > 0 && Date() < deadline { usleep(10_000) }
@@ -127,39 +136,42 @@ public final class HTTPServer: @unchecked Sendable {
         }
         MHD_stop_daemon(d)
         gate.stop()
-        lock.lock(); daemon = nil; lock.unlock()
+        state.withLock { $0.daemon = nil }
     }
 
     // MARK: libmicrohttpd's calls
 
     /// Keeps a suspended connection until `answer(_:with:)` or shutdown resumes it.
     func park(_ connection: SuspendedConnection) -> Int {
-        parking.lock(); defer { parking.unlock() }
-        nextTicket += 1
-        parked[nextTicket] = connection
-        return nextTicket
+        parking.withLock { p in
+            p.nextTicket += 1
+            p.connections[p.nextTicket] = connection
+            return p.nextTicket
+        }
     }
 
     /// The handler's answer for a parked connection: queued, unless shutdown answered it first.
     func answer(_ ticket: Int, with response: HTTPResponse) {
-        parking.lock(); defer { parking.unlock() }
-        guard let c = parked.removeValue(forKey: ticket) else { return }
-        c.request.answer = response
-        MHD_resume_connection(c.connection)
+        parking.withLock { p in
+            guard let c = p.connections.removeValue(forKey: ticket) else { return }
+            c.request.answer = response
+            MHD_resume_connection(c.connection)
+        }
     }
 
     /// Resumes every parked connection with `response`; how many there were.
     private func resumeParked(with response: HTTPResponse) -> Int {
-        parking.lock(); defer { parking.unlock() }
-        let all = parked.values
-        parked = [:]
-        for c in all {
-            c.request.answer = response
-            MHD_resume_connection(c.connection)
+        parking.withLock { p in
+            let all = p.connections.values
+            p.connections = [:]
+            for c in all {
+                c.request.answer = response
+                MHD_resume_connection(c.connection)
+            }
+            return all.count
         }
-        return all.count
     }
 
-    func began() { lock.lock(); inFlight += 1; lock.unlock() }
-    func ended() { lock.lock(); inFlight -= 1; lock.unlock() }
+    func began() { state.withLock { $0.inFlight += 1 } }
+    func ended() { state.withLock { $0.inFlight -= 1 } }
 }

@@ -1,5 +1,6 @@
 // Fetching ad documents: http(s) through HTTPStream (libcurl) with a hard deadline and a size cap.
 import Foundation
+import Threads
 
 /// Why a document could not be fetched.
 public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -83,10 +84,9 @@ public struct HTTPAdFetcher: AdDocumentFetcher {
 @available(*, deprecated, renamed: "HTTPAdFetcher")
 public typealias URLSessionAdFetcher = HTTPAdFetcher
 
-/// A body collected chunk by chunk. `@unchecked Sendable`: guarded by `lock`.
-private final class Collected: @unchecked Sendable {
-    private let lock = NSLock()
-    private var bytes = Data()
-    func append(_ d: Data) { lock.lock(); bytes.append(d); lock.unlock() }
-    var data: Data { lock.lock(); defer { lock.unlock() }; return bytes }
+/// A body collected chunk by chunk.
+private final class Collected: Sendable {
+    private let bytes = Locked(Data())
+    func append(_ d: Data) { bytes.withLock { $0.append(d) } }
+    var data: Data { bytes.withLock { $0 } }
 }

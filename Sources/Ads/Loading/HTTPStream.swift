@@ -2,6 +2,7 @@
 // a cap on the bytes delivered, no content encodings, a redirect guard and back-pressure.
 import CCurl
 import Foundation
+import Threads
 import Timing
 
 /// Streams one http(s) response body, chunk by chunk, into a caller's sink.
@@ -66,7 +67,7 @@ public enum HTTPStream {
 }
 
 /// One fetch: its libcurl handle lives on the transfer thread; the outcome is reported exactly once.
-/// `@unchecked Sendable`: `done` and `completion` are guarded by `lock`, which is also held
+/// `@unchecked Sendable`: `done` and `completion` are in `outcome`, whose lock is also held
 /// while the sink runs, so once `finish` has returned the sink is never called again. Every other
 /// field is immutable, or touched only by the transfer thread.
 private final class CurlTransfer: @unchecked Sendable {
@@ -80,9 +81,12 @@ private final class CurlTransfer: @unchecked Sendable {
     let sink: @Sendable (Data) throws -> Void
     let deadline: Double
 
-    private let lock = NSLock()
-    private var done = false
-    private var completion: (@Sendable (Result<Int, FetchError>) -> Void)?
+    /// Whether the outcome was reported, and to whom it goes until then.
+    private struct Outcome {
+        var done = false
+        var completion: (@Sendable (Result<Int, FetchError>) -> Void)?
+    }
+    private let outcome = Locked(Outcome())
 
     // transfer thread only
     private var received: Int64 = 0
@@ -116,10 +120,12 @@ private final class CurlTransfer: @unchecked Sendable {
 
     /// Starts the transfer thread; `completion` is called once, with the outcome.
     func start(_ completion: @escaping @Sendable (Result<Int, FetchError>) -> Void) {
-        lock.lock()
-        if done { lock.unlock(); completion(.failure(.network("cancelled"))); return }
-        self.completion = completion
-        lock.unlock()
+        let cancelled = outcome.withLock { o in
+            if o.done { return true }
+            o.completion = completion
+            return false
+        }
+        if cancelled { completion(.failure(.network("cancelled"))); return }
         let t = timeout
         DispatchQueue.global().asyncAfter(deadline: .now() + t) { [weak self] in self?.finish(.failure(.timeout(seconds: t))) }
         let thread = Thread { [self] in run() }
@@ -127,16 +133,16 @@ private final class CurlTransfer: @unchecked Sendable {
         thread.start()
     }
 
-    var isDone: Bool { lock.lock(); defer { lock.unlock() }; return done }
+    var isDone: Bool { outcome.withLock { $0.done } }
 
     /// Reports the outcome (the first call wins). Waits for a sink call in progress to return.
     func finish(_ result: Result<Int, FetchError>) {
-        lock.lock()
-        if done { lock.unlock(); return }
-        done = true
-        let c = completion
-        completion = nil
-        lock.unlock()
+        let c = outcome.withLock { o -> (@Sendable (Result<Int, FetchError>) -> Void)? in
+            if o.done { return nil }
+            o.done = true
+            defer { o.completion = nil }
+            return o.completion
+        }
         c?(result)
     }
 
@@ -268,16 +274,13 @@ private final class CurlTransfer: @unchecked Sendable {
         received += Int64(chunk.count)
         if received > maxBytes { finish(.failure(.tooLarge(limit: Int(clamping: maxBytes)))); return false }
         let data = Data(chunk)
-        lock.lock()
-        if done { lock.unlock(); return false }
-        do {
-            try sink(data)
-        } catch {
-            lock.unlock()
+        // the sink runs under the lock: `finish` waits for it, and no sink call follows `finish`
+        let sunk = outcome.withLock { o -> Result<Void, Error>? in o.done ? nil : Result { try sink(data) } }
+        guard let sunk else { return false }
+        if case .failure(let error) = sunk {
             finish(.failure(.network("\(error)")))
             return false
         }
-        lock.unlock()
         return true
     }
 }
