@@ -2,6 +2,7 @@ import Ads
 import Foundation
 import Media
 import Playback
+import Threads
 
 /// Ad media fetched once per URL into a bounded on-disk cache.
 ///
@@ -16,8 +17,8 @@ import Playback
 /// `<entry>.sum` when it was downloaded. A symlink or a file planted under an entry's name, or a
 /// changed entry, is removed and the media fetched again.
 public final class AdMediaCache: @unchecked Sendable {
-    // @unchecked Sendable: the only mutable state is the file system, guarded by `lock` for the
-    // eviction pass; downloads write to unique temporary names and rename atomically.
+    // @unchecked Sendable: the only mutable state is the file system, its eviction pass one at a
+    // time under `evicting`; downloads write to unique temporary names and rename atomically.
     /// The cache folder.
     public let directory: URL
     /// Most bytes the folder may hold after a download.
@@ -27,7 +28,8 @@ public final class AdMediaCache: @unchecked Sendable {
     /// Most seconds one preload of every ad's media may take together; each file also has its own
     /// timeout. Media not fetched by then fails with 402.
     public var preloadTimeout: Double = 30
-    private let lock = NSLock()
+    /// Held for an eviction pass: one at a time (it guards the folder, no value).
+    private let evicting = Locked(())
 
     /// Why media could not be had, with its VAST code (401 not found, 402 timeout, 403 refused).
     public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
@@ -213,7 +215,11 @@ public final class AdMediaCache: @unchecked Sendable {
     /// else in the folder (a user's `--cache-dir` may hold other files, and the transcode cache
     /// keeps a subfolder there) is never touched.
     func evict(keeping: URL) {
-        lock.lock(); defer { lock.unlock() }
+        evicting.withLock { _ in evictLocked(keeping: keeping) }
+    }
+
+    /// `evict`, with `evicting` held.
+    private func evictLocked(keeping: URL) {
         let keys: [URLResourceKey] = [.contentModificationDateKey, .fileSizeKey, .isRegularFileKey, .isSymbolicLinkKey]
         guard let files = try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: keys) else { return }
         var entries = files.compactMap { url -> (URL, Date, Int64)? in
@@ -252,33 +258,36 @@ public final class AdMediaCache: @unchecked Sendable {
     }
 }
 
-/// The file a download streams into, hashed as it is written. `@unchecked Sendable`: the handle
-/// and the hash are used under `lock` only, so a late chunk after a deadline cannot write into a
-/// closed file.
-private final class PartFile: @unchecked Sendable {
-    private let lock = NSLock()
-    private var handle: FileHandle?
-    private let hash = try? ContentHash()
-    private var size: Int64 = 0
-    private var record: AdMediaCache.Record?
-    init(_ handle: FileHandle) { self.handle = handle }
+/// The file a download streams into, hashed as it is written. The handle and the hash are used
+/// under one lock, so a late chunk after a deadline cannot write into a closed file.
+private final class PartFile: Sendable {
+    private struct Part {
+        var handle: FileHandle?
+        let hash = try? ContentHash()
+        var size: Int64 = 0
+        var record: AdMediaCache.Record?
+    }
+    private let part: Locked<Part>
+    init(_ handle: FileHandle) { part = Locked(Part(handle: handle)) }
     func write(_ data: Data) throws {
-        lock.lock(); defer { lock.unlock() }
-        guard let handle else { return }
-        try handle.write(contentsOf: data)
-        data.withUnsafeBytes { hash?.update($0) }
-        size += Int64(data.count)
+        try part.withLock { p in
+            guard let handle = p.handle else { return }
+            try handle.write(contentsOf: data)
+            data.withUnsafeBytes { p.hash?.update($0) }
+            p.size += Int64(data.count)
+        }
     }
     /// Closes the file; the size and SHA-256 of what was written (nil when it could not be hashed).
     @discardableResult
     func close() -> AdMediaCache.Record? {
-        lock.lock(); defer { lock.unlock() }
-        if let handle {
-            try? handle.synchronize()
-            try? handle.close()
-            self.handle = nil
-            record = hash.map { AdMediaCache.Record(size: size, sha256: $0.finish()) }
+        part.withLock { p in
+            if let handle = p.handle {
+                try? handle.synchronize()
+                try? handle.close()
+                p.handle = nil
+                p.record = p.hash.map { AdMediaCache.Record(size: p.size, sha256: $0.finish()) }
+            }
+            return p.record
         }
-        return record
     }
 }

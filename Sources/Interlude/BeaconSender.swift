@@ -1,14 +1,14 @@
 import Ads
 import Foundation
 import Playback
+import Threads
 
 /// Fires tracking beacons over HTTP as they happen, the way a player does: each URL once, never
 /// retried, off the frame loop (a request that hangs only ever holds its own thread, up to the
 /// timeout). Only `http` and `https` URLs are fired; anything else is recorded as refused. The
 /// answer's body is read and dropped, at most 1 MB of it (a tracker's answer is hostile too:
 /// it is never held, never decoded, and a longer one ends the request).
-public final class BeaconSender: @unchecked Sendable {
-    // @unchecked Sendable: `log` and `inFlight` are guarded by `lock`.
+public final class BeaconSender: Sendable {
     /// What became of one fired beacon.
     public struct Outcome: Sendable, Equatable {
         /// The beacon's URL.
@@ -22,9 +22,12 @@ public final class BeaconSender: @unchecked Sendable {
     }
 
     private let timeout: Double
-    private let lock = NSLock()
-    private var log: [Outcome] = []
-    private var inFlight = 0
+    /// What was fired: outcomes so far, requests not answered yet.
+    private struct Log {
+        var outcomes: [Outcome] = []
+        var inFlight = 0
+    }
+    private let log = Locked(Log())
 
     /// A sender whose requests time out after `timeout` seconds.
     package init(timeout: Double = 5) {
@@ -39,7 +42,7 @@ public final class BeaconSender: @unchecked Sendable {
             record(Outcome(url: beacon.url, sentAt: sent, status: nil, failure: "not an http(s) URL; not fired"))
             return
         }
-        lock.lock(); inFlight += 1; lock.unlock()
+        log.withLock { $0.inFlight += 1 }
         HTTPStream.send(url, timeout: timeout) { [self] result in
             switch result {
             case .success(let status), .failure(.httpStatus(let status)):
@@ -47,14 +50,14 @@ public final class BeaconSender: @unchecked Sendable {
             case .failure(let error):
                 record(Outcome(url: beacon.url, sentAt: sent, status: nil, failure: error.description))
             }
-            lock.lock(); inFlight -= 1; lock.unlock()
+            log.withLock { $0.inFlight -= 1 }
         }
     }
 
-    private func record(_ o: Outcome) { lock.lock(); log.append(o); lock.unlock() }
+    private func record(_ o: Outcome) { log.withLock { $0.outcomes.append(o) } }
 
     /// Beacons fired so far and what became of them (those still in flight are not listed yet).
-    public var outcomes: [Outcome] { lock.lock(); defer { lock.unlock() }; return log }
+    public var outcomes: [Outcome] { log.withLock { $0.outcomes } }
     /// Requests not answered yet.
-    package var pending: Int { lock.lock(); defer { lock.unlock() }; return inFlight }
+    package var pending: Int { log.withLock { $0.inFlight } }
 }

@@ -2,6 +2,7 @@ import Ads
 import Draw
 import Foundation
 import Playback
+import Threads
 import Timing
 
 /// A VAST NonLinear (overlay) ad scheduled over the content: its decoded static image, its size
@@ -41,11 +42,13 @@ public struct ScheduledOverlay: Sendable {
 /// when overlays are scheduled or expected (a stitch whose ad response has some), so a stitch
 /// without them keeps smart rendering.
 public final class AdOverlayLayer: SurfaceLayer, @unchecked Sendable {
-    // @unchecked Sendable: `overlays`, `expected` and `hits` are guarded by `lock`; `drawing` is used on the frame thread.
-    private let lock = NSLock()
-    private var overlays: [ScheduledOverlay] = []
-    private var expected = false
-    private var hits: [(overlay: ScheduledOverlay, rect: Draw.PixelRect)] = []
+    // @unchecked Sendable: `overlays`, `expected` and `hits` are in `state`, under its lock; `drawing` is used on the frame thread.
+    private struct State {
+        var overlays: [ScheduledOverlay] = []
+        var expected = false
+        var hits: [(overlay: ScheduledOverlay, rect: Draw.PixelRect)] = []
+    }
+    private let state = Locked(State())
     private let drawing: AdUIDrawing
 
     /// An empty layer; throws `DrawError.font` when DejaVu Sans is missing.
@@ -53,18 +56,18 @@ public final class AdOverlayLayer: SurfaceLayer, @unchecked Sendable {
 
     /// Declares that overlays will come (before a stitch opens its output).
     var expectsOverlays: Bool {
-        get { lock.lock(); defer { lock.unlock() }; return expected }
-        set { lock.lock(); expected = newValue; lock.unlock() }
+        get { state.withLock { $0.expected } }
+        set { state.withLock { $0.expected = newValue } }
     }
 
     /// Schedules an overlay.
-    public func add(_ overlay: ScheduledOverlay) { lock.lock(); overlays.append(overlay); lock.unlock() }
+    public func add(_ overlay: ScheduledOverlay) { state.withLock { $0.overlays.append(overlay) } }
 
     /// Every overlay scheduled so far.
-    public var scheduled: [ScheduledOverlay] { lock.lock(); defer { lock.unlock() }; return overlays }
+    public var scheduled: [ScheduledOverlay] { state.withLock { $0.overlays } }
 
     /// True while an overlay is expected or scheduled: overlays draw on content frames, so a stitch re-encodes its content.
-    public var drawsOnContent: Bool { lock.lock(); defer { lock.unlock() }; return expected || !overlays.isEmpty }
+    public var drawsOnContent: Bool { state.withLock { $0.expected || !$0.overlays.isEmpty } }
 
     private func showing(_ frame: SurfaceFrameInfo) -> [ScheduledOverlay] {
         guard !frame.isAd, let t = frame.sourceTime else { return [] }
@@ -74,14 +77,13 @@ public final class AdOverlayLayer: SurfaceLayer, @unchecked Sendable {
     /// The overlay drawn at output pixel (x, y) on the last frame (nil when none was drawn
     /// there, or the last frame had none: an ad frame, or content outside every overlay's window).
     public func overlay(atX x: Int, y: Int) -> ScheduledOverlay? {
-        lock.lock(); defer { lock.unlock() }
-        return hits.last { $0.rect.contains(x: x, y: y) }?.overlay
+        state.withLock { s in s.hits.last { $0.rect.contains(x: x, y: y) }?.overlay }
     }
 
     /// Whether an overlay is shown on this content frame (never on ad frames).
     public func isVisible(_ frame: SurfaceFrameInfo) -> Bool {
         let visible = !showing(frame).isEmpty
-        if !visible { lock.lock(); hits = []; lock.unlock() }
+        if !visible { state.withLock { $0.hits = [] } }
         return visible
     }
 
@@ -90,6 +92,6 @@ public final class AdOverlayLayer: SurfaceLayer, @unchecked Sendable {
         let w = canvas.frame.width, h = canvas.frame.height
         let placed = showing(frame).map { ($0, $0.rect(frameWidth: w, frameHeight: h)) }
         _ = try drawing.draw(placed.map { .image($0.0.image, $0.1) }, on: canvas)
-        lock.lock(); hits = placed.map { (overlay: $0.0, rect: $0.1) }; lock.unlock()
+        state.withLock { s in s.hits = placed.map { (overlay: $0.0, rect: $0.1) } }
     }
 }

@@ -1,20 +1,20 @@
 import Draw
 import Foundation
 import Media
+import Threads
 
 /// Turns ad UI elements into sprites and blends them: text rendered with FreeType (DejaVu Sans)
 /// and images converted only when the element list changes; unchanged frames only blend.
 /// Used by one frame-loop thread at a time.
 final class AdUIDrawing: @unchecked Sendable {
-    // @unchecked Sendable: used by one frame-loop thread; `rebuilds` is guarded by `lock`.
+    // @unchecked Sendable: used by one frame-loop thread; `builds` is a `Locked`.
     private let regular: Font, bold: Font
     private var lastElements: [AdUIElement] = []
     private var placed: [Placed] = []
     private var hits: [AdUIHitArea] = []
     private var textSprites: [TextKey: Sprite] = [:]
     private var imageSprites: [ImageKey: Sprite] = [:]
-    private let lock = NSLock()
-    private var builds = 0
+    private let builds = Locked(0)
 
     private enum Placed { case fill(Draw.PixelRect, DrawColor), sprite(Sprite, Int, Int) }
     private struct TextKey: Hashable { var text: String; var style: AdUITextStyle }
@@ -27,7 +27,7 @@ final class AdUIDrawing: @unchecked Sendable {
     }
 
     /// How many times the element list changed and was rebuilt.
-    var rebuilds: Int { lock.lock(); defer { lock.unlock() }; return builds }
+    var rebuilds: Int { builds.withLock { $0 } }
 
     /// The height of a line of text at `pixelHeight` (what a text element's sprite measures).
     func lineHeight(_ pixelHeight: Int) throws -> Int { try regular.render(" ", pixelHeight: pixelHeight).height }
@@ -84,6 +84,6 @@ final class AdUIDrawing: @unchecked Sendable {
         placed = out
         hits = buttons
         lastElements = elements
-        lock.lock(); builds += 1; lock.unlock()
+        builds.withLock { $0 += 1 }
     }
 }

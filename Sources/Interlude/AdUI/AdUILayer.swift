@@ -2,6 +2,7 @@ import Draw
 import Foundation
 import Media
 import Playback
+import Threads
 import Timing
 
 /// A button drawn by the ad UI, where a click in a live window lands.
@@ -21,51 +22,52 @@ public struct AdUIHitArea: Sendable, Equatable {
 /// The `AdsManager` tells it which ad is showing (`shown`) before the ad's first frame, through
 /// the `AdDisplayContainer.adUI` it is installed in.
 public final class AdUILayer: SurfaceLayer, @unchecked Sendable {
-    // @unchecked Sendable: the settings below are guarded by `lock`; the sprite state is touched
-    // only by `draw`, on the one frame-loop thread.
-    private let lock = NSLock()
-    private var _shown: ShownAd?
-    private var _defaultUI: DefaultAdUI?
-    private var _customUI: (any AdUIRenderer)?
-    private var _hitAreas: [AdUIHitArea] = []
+    // @unchecked Sendable: the settings are in `settings`, under its lock; the sprite state is
+    // touched only by `draw`, on the one frame-loop thread.
+    private struct Settings {
+        var shown: ShownAd?
+        var defaultUI: DefaultAdUI?
+        var customUI: (any AdUIRenderer)?
+        var hitAreas: [AdUIHitArea] = []
+        weak var layout: CompanionLBarLayer?
+    }
+    private let settings: Locked<Settings>
 
     private let drawing: AdUIDrawing
-    private weak var _layout: CompanionLBarLayer?
 
     /// A layer drawing `defaultUI` on ads that keep IMA's UI (nil: none) and `customUI` on ads
     /// whose `isUiDisabled` is true (nil: none, the app draws its own). Throws `DrawError.font`
     /// when DejaVu Sans (Debian `fonts-dejavu-core`) cannot be loaded.
     public init(defaultUI: DefaultAdUI? = DefaultAdUI(), customUI: (any AdUIRenderer)? = nil) throws {
         drawing = try AdUIDrawing()
-        _defaultUI = defaultUI
-        _customUI = customUI
+        settings = Locked(Settings(defaultUI: defaultUI, customUI: customUI))
     }
 
-    private func locked<T>(_ body: () -> T) -> T { lock.lock(); defer { lock.unlock() }; return body() }
+    private func locked<T>(_ body: (inout Settings) -> T) -> T { settings.withLock(body) }
 
     /// The ad showing now (set by the `AdsManager`), nil between ads.
     public var shown: ShownAd? {
-        get { locked { _shown } }
-        set { locked { _shown = newValue; if newValue == nil { _hitAreas = [] } } }
+        get { locked { $0.shown } }
+        set { locked { s in s.shown = newValue; if newValue == nil { s.hitAreas = [] } } }
     }
     /// IMA's default UI, drawn on ads that are not `isUiDisabled`; nil draws nothing on them.
     public var defaultUI: DefaultAdUI? {
-        get { locked { _defaultUI } }
-        set { locked { _defaultUI = newValue } }
+        get { locked { $0.defaultUI } }
+        set { locked { $0.defaultUI = newValue } }
     }
     /// The app's UI, drawn on ads whose `isUiDisabled` is true; nil draws nothing on them.
     public var customUI: (any AdUIRenderer)? {
-        get { locked { _customUI } }
-        set { locked { _customUI = newValue } }
+        get { locked { $0.customUI } }
+        set { locked { $0.customUI = newValue } }
     }
     /// An L-shaped companion layout below this layer: while it shows, the UI is laid out in the
     /// shrunk ad picture (its top-left part).
     public var companionLayout: CompanionLBarLayer? {
-        get { locked { _layout } }
-        set { locked { _layout = newValue } }
+        get { locked { $0.layout } }
+        set { locked { $0.layout = newValue } }
     }
     /// The buttons on the last ad frame drawn (empty between ads).
-    public var hitAreas: [AdUIHitArea] { locked { _hitAreas } }
+    public var hitAreas: [AdUIHitArea] { locked { $0.hitAreas } }
     /// How many times the drawing was rebuilt (text rendered, sprites made) so far.
     public var rebuilds: Int { drawing.rebuilds }
 
@@ -75,7 +77,7 @@ public final class AdUILayer: SurfaceLayer, @unchecked Sendable {
     }
 
     private func renderer(for shown: ShownAd) -> (any AdUIRenderer)? {
-        locked { shown.ad.isUiDisabled ? _customUI : _defaultUI }
+        locked { shown.ad.isUiDisabled ? $0.customUI : $0.defaultUI }
     }
 
     /// Whether this frame is an ad frame with a UI to draw.
@@ -90,6 +92,6 @@ public final class AdUILayer: SurfaceLayer, @unchecked Sendable {
         let area = companionLayout?.pictureArea(width: canvas.frame.width, height: canvas.frame.height)
         let context = AdUIContext(shown: s, adTime: t, width: area?.width ?? canvas.frame.width, height: area?.height ?? canvas.frame.height)
         let hits = try drawing.draw(r.elements(for: context), on: canvas)
-        locked { _hitAreas = hits }
+        locked { $0.hitAreas = hits }
     }
 }

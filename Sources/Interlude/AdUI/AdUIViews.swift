@@ -1,51 +1,54 @@
 import Draw
 import Foundation
 import Playback
+import Threads
 
 /// One of the app's own controls over the ad, shaped as the UIKit outlets of IMA's custom-UI guide
 /// (`UILabel`, `UIButton`): a frame in output pixels, text, colours and `isHidden`. The app changes
 /// it on the main actor (from its `AdsManagerDelegate` callbacks); the surface's subview layer
 /// draws the visible ones on ad frames. Thread-safe.
 public class AdUIView: @unchecked Sendable {
-    // @unchecked Sendable: every stored value is guarded by `lock`.
-    private let lock = NSLock()
-    private var _hidden = false, _frame: Draw.PixelRect, _text = ""
-    private var _textColor = DrawColor.white, _background: DrawColor? = DrawColor.black.withAlpha(160)
-    private var _fontSize: Int, _z = 0.0
+    // @unchecked Sendable: every stored value is in `look`, under its lock (a class open to
+    // subclasses cannot be checked).
+    private struct Look {
+        var hidden = false, frame: Draw.PixelRect, text = ""
+        var textColor = DrawColor.white, background: DrawColor? = DrawColor.black.withAlpha(160)
+        var fontSize: Int, z = 0.0
+    }
+    private let look: Locked<Look>
 
     /// A view at `frame` (output pixels) with text `fontSize` pixels high (0: 60 % of the frame's height).
     public init(frame: Draw.PixelRect, fontSize: Int = 0) {
-        _frame = frame
-        _fontSize = fontSize > 0 ? fontSize : max(6, frame.height * 3 / 5)
+        look = Locked(Look(frame: frame, fontSize: fontSize > 0 ? fontSize : max(6, frame.height * 3 / 5)))
     }
 
-    private func locked<T>(_ body: () -> T) -> T { lock.lock(); defer { lock.unlock() }; return body() }
+    private func locked<T>(_ body: (inout Look) -> T) -> T { look.withLock(body) }
 
     /// Whether it is hidden (UIView's `hidden`).
-    public var isHidden: Bool { get { locked { _hidden } } set { locked { _hidden = newValue } } }
+    public var isHidden: Bool { get { locked { $0.hidden } } set { locked { $0.hidden = newValue } } }
     /// Where it is drawn, in output pixels.
-    public var frame: Draw.PixelRect { get { locked { _frame } } set { locked { _frame = newValue } } }
+    public var frame: Draw.PixelRect { get { locked { $0.frame } } set { locked { $0.frame = newValue } } }
     /// Text colour.
-    public var textColor: DrawColor { get { locked { _textColor } } set { locked { _textColor = newValue } } }
+    public var textColor: DrawColor { get { locked { $0.textColor } } set { locked { $0.textColor = newValue } } }
     /// The box behind the text; nil for none.
-    public var backgroundColor: DrawColor? { get { locked { _background } } set { locked { _background = newValue } } }
+    public var backgroundColor: DrawColor? { get { locked { $0.background } } set { locked { $0.background = newValue } } }
     /// Text height in pixels.
-    public var fontSize: Int { get { locked { _fontSize } } set { locked { _fontSize = max(1, newValue) } } }
+    public var fontSize: Int { get { locked { $0.fontSize } } set { locked { $0.fontSize = max(1, newValue) } } }
     /// Drawing order among the surface's subviews (CALayer's `zPosition`); higher is on top.
-    public var zPosition: Double { get { locked { _z } } set { locked { _z = newValue } } }
+    public var zPosition: Double { get { locked { $0.z } } set { locked { $0.z = newValue } } }
 
-    var shownText: String { get { locked { _text } } set { locked { _text = newValue } } }
+    var shownText: String { get { locked { $0.text } } set { locked { $0.text = newValue } } }
 
     /// What the view draws now; nil when hidden.
     func elements() -> [AdUIElement] {
-        locked {
-            guard !_hidden else { return [] }
+        locked { v in
+            guard !v.hidden else { return [] }
             var out: [AdUIElement] = []
-            if let bg = _background { out.append(.box(_frame, color: bg)) }
-            if !_text.isEmpty {
-                let pad = max(2, (_frame.height - _fontSize * 6 / 5) / 2)
-                out.append(.text(_text, x: _frame.x + pad, y: _frame.y + pad, anchor: .topLeft,
-                                 style: AdUITextStyle(pixelHeight: _fontSize, color: _textColor), action: nil))
+            if let bg = v.background { out.append(.box(v.frame, color: bg)) }
+            if !v.text.isEmpty {
+                let pad = max(2, (v.frame.height - v.fontSize * 6 / 5) / 2)
+                out.append(.text(v.text, x: v.frame.x + pad, y: v.frame.y + pad, anchor: .topLeft,
+                                 style: AdUITextStyle(pixelHeight: v.fontSize, color: v.textColor), action: nil))
             }
             return out
         }
@@ -54,7 +57,7 @@ public class AdUIView: @unchecked Sendable {
 
 /// A text label (the guide's `adCountdown`).
 public final class AdUILabel: AdUIView, @unchecked Sendable {
-    // @unchecked Sendable: its state lives in AdUIView, guarded by its lock.
+    // @unchecked Sendable: its state lives in AdUIView, under its lock.
     /// Its text (UILabel's `text`).
     public var text: String? { get { shownText } set { shownText = newValue ?? "" } }
 }
@@ -67,18 +70,17 @@ public enum AdUIControlState: Sendable {
 
 /// A button (the guide's `learnMore` and `skipAd`): its title, and in a live window a hit area.
 public final class AdUIButton: AdUIView, @unchecked Sendable {
-    // @unchecked Sendable: its state is guarded by AdUIView's lock and `actionLock`.
+    // @unchecked Sendable: its state is under AdUIView's lock, and `action`'s.
     /// Sets the title (UIButton's `setTitle(_:for:)`).
     public func setTitle(_ title: String?, for state: AdUIControlState) { shownText = title ?? "" }
     /// The title (UIButton's `title(for:)`).
     public func title(for state: AdUIControlState) -> String? { shownText }
     /// Called when the viewer clicks the button in a live window (the guide's IBAction).
     public var onTouchUpInside: (@MainActor @Sendable () -> Void)? {
-        get { actionLock.lock(); defer { actionLock.unlock() }; return action }
-        set { actionLock.lock(); action = newValue; actionLock.unlock() }
+        get { action.withLock { $0 } }
+        set { action.withLock { $0 = newValue } }
     }
-    private let actionLock = NSLock()
-    private var action: (@MainActor @Sendable () -> Void)?
+    private let action = Locked<(@MainActor @Sendable () -> Void)?>(nil)
 }
 
 /// The app's views added to a surface (`RenderSurface.addSubview`), drawn on ad frames in
@@ -86,29 +88,31 @@ public final class AdUIButton: AdUIView, @unchecked Sendable {
 /// guide's views they show whatever the app last set; drawing them only on ad frames keeps the
 /// content frames exactly as played.
 public final class AdUISubviewsLayer: SurfaceLayer, @unchecked Sendable {
-    // @unchecked Sendable: `views` and `hits` are guarded by `lock`; `drawing` is used on the frame thread.
-    private let lock = NSLock()
-    private var views: [AdUIView] = []
-    private var hits: [(Draw.PixelRect, AdUIButton)] = []
+    // @unchecked Sendable: `views` and `hits` are in `state`, under its lock; `drawing` is used on the frame thread.
+    private struct State {
+        var views: [AdUIView] = []
+        var hits: [(Draw.PixelRect, AdUIButton)] = []
+    }
+    private let state = Locked(State())
     private let drawing: AdUIDrawing
 
     /// An empty layer; throws `DrawError.font` when DejaVu Sans is missing.
     public init() throws { drawing = try AdUIDrawing() }
 
     /// Adds a view on top.
-    public func add(_ view: AdUIView) { lock.lock(); views.removeAll { $0 === view }; views.append(view); lock.unlock() }
+    public func add(_ view: AdUIView) { state.withLock { s in s.views.removeAll { $0 === view }; s.views.append(view) } }
     /// Moves a view to the top.
     public func bringToFront(_ view: AdUIView) { add(view) }
 
     /// The button drawn at (x, y) on the last ad frame, if any.
     public func button(atX x: Int, y: Int) -> AdUIButton? {
-        lock.lock(); defer { lock.unlock() }
-        return hits.last { $0.0.contains(x: x, y: y) }?.1
+        state.withLock { s in s.hits.last { $0.0.contains(x: x, y: y) }?.1 }
     }
 
     private var ordered: [AdUIView] {
-        lock.lock(); defer { lock.unlock() }
-        return views.enumerated().sorted { ($0.element.zPosition, $0.offset) < ($1.element.zPosition, $1.offset) }.map(\.element)
+        state.withLock { s in
+            s.views.enumerated().sorted { ($0.element.zPosition, $0.offset) < ($1.element.zPosition, $1.offset) }.map(\.element)
+        }
     }
 
     /// Whether this is an ad frame and any view is shown.
@@ -119,7 +123,7 @@ public final class AdUISubviewsLayer: SurfaceLayer, @unchecked Sendable {
         let shown = ordered.filter { !$0.isHidden }
         _ = try drawing.draw(shown.flatMap { $0.elements() }, on: canvas)
         let buttons = shown.compactMap { $0 as? AdUIButton }.map { ($0.frame, $0) }
-        lock.lock(); hits = buttons; lock.unlock()
+        state.withLock { $0.hits = buttons }
     }
 }
 

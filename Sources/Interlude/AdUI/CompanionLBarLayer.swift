@@ -2,6 +2,7 @@ import Draw
 import Foundation
 import Media
 import Playback
+import Threads
 
 /// The L-shaped ad layout (`--companions lbar`): on ad frames with companions, the ad picture is
 /// shrunk to the top-left three quarters of the output and the companions fill the L around it —
@@ -9,9 +10,8 @@ import Playback
 /// each scaled to fit, never stretched, on a dark grey ground. Content frames are left as they are.
 /// Add it below the other layers: it redraws the picture from the frame as played.
 public final class CompanionLBarLayer: SurfaceLayer, @unchecked Sendable {
-    // @unchecked Sendable: `images` is guarded by `lock`; `drawing` and `scaler` are used on the frame thread.
-    private let lock = NSLock()
-    private var images: [AdUIImage] = []
+    // @unchecked Sendable: `images` is a `Locked`; `drawing` and `scaler` are used on the frame thread.
+    private let images = Locked<[AdUIImage]>([])
     private let drawing: AdUIDrawing
     private let scaler = FrameScaler()
     /// The ground colour of the L.
@@ -22,10 +22,10 @@ public final class CompanionLBarLayer: SurfaceLayer, @unchecked Sendable {
 
     /// Shows `companions` from the next ad frame on (empty: the ad fills the picture again).
     public func show(_ companions: [FilledCompanion]) {
-        lock.lock(); images = companions.map(\.image); lock.unlock()
+        images.withLock { $0 = companions.map(\.image) }
     }
 
-    private var current: [AdUIImage] { lock.lock(); defer { lock.unlock() }; return images }
+    private var current: [AdUIImage] { images.withLock { $0 } }
 
     /// Whether this is an ad frame with companions to show.
     public func isVisible(_ frame: SurfaceFrameInfo) -> Bool { frame.isAd && !current.isEmpty }

@@ -2,6 +2,7 @@
 import Ads
 import Foundation
 import Media
+import Threads
 
 /// Called with the asset key of a click instead of opening anything (GMA's
 /// `GADNativeAdCustomClickHandler`).
@@ -16,7 +17,7 @@ public typealias NativeAdCustomClickHandler = (_ assetID: String) -> Void
 /// first deep link an app can open, else the click-through URL. A click on the AdChoices key opens
 /// the privacy page and counts no click. Thread use: any thread (state guarded by a lock).
 public final class CustomNativeAd: @unchecked Sendable {
-    // @unchecked Sendable: mutable state (`impressionRecorded`, `clicks`, handler, opener) is guarded by `lock`.
+    // @unchecked Sendable: mutable state (impression, clicks, trackers, handler, opener) is in `state`, under its lock.
     /// How a click was resolved.
     public enum ClickResolution: Sendable, Equatable {
         /// The custom click handler took it.
@@ -47,13 +48,16 @@ public final class CustomNativeAd: @unchecked Sendable {
     private let strings: [String: String]
     private let images: [String: NativeAdImage]
     private let beacons: BeaconSender
-    private let lock = NSLock()
-    private var handler: NativeAdCustomClickHandler?
-    private var urlOpener: NativeURLOpener
-    private var impressionRecorded = false
-    private var live = true
-    private var clickCount = 0
-    private var fired: [(event: String, url: String)] = []
+    /// What changes as the app uses the ad.
+    private struct State {
+        var handler: NativeAdCustomClickHandler?
+        var urlOpener: NativeURLOpener
+        var impressionRecorded = false
+        var live = true
+        var clickCount = 0
+        var fired: [(event: String, url: String)] = []
+    }
+    private let state: Locked<State>
 
     init(format: NativeFormatDefinition, response: NativeResponse, strings: [String: String], images: [String: NativeAdImage],
          mediaContent: MediaContent, responseURL: URL?, beacons: BeaconSender, opener: NativeURLOpener) {
@@ -65,7 +69,7 @@ public final class CustomNativeAd: @unchecked Sendable {
         self.mediaContent = mediaContent
         self.responseURL = responseURL
         self.beacons = beacons
-        self.urlOpener = opener
+        state = Locked(State(urlOpener: opener))
     }
 
     /// The keys of the assets this ad has: the format's names that the response filled, plus the
@@ -86,44 +90,46 @@ public final class CustomNativeAd: @unchecked Sendable {
 
     /// Takes the click instead of deep links and the click-through URL (nil: the SDK opens them).
     public var customClickHandler: NativeAdCustomClickHandler? {
-        get { lock.lock(); defer { lock.unlock() }; return handler }
-        set { lock.lock(); handler = newValue; lock.unlock() }
+        get { state.withLock { $0.handler } }
+        set { state.withLock { $0.handler = newValue } }
     }
 
     /// Opens deep links and pages for clicks (the app's; a recording opener by default).
     public var opener: NativeURLOpener {
-        get { lock.lock(); defer { lock.unlock() }; return urlOpener }
-        set { lock.lock(); urlOpener = newValue; lock.unlock() }
+        get { state.withLock { $0.urlOpener } }
+        set { state.withLock { $0.urlOpener = newValue } }
     }
 
     /// Records the impression: fires every impression pixel (`imptrackers`, event-tracker image
     /// pixels) the first time; later calls do nothing. Returns whether this call recorded it.
     @discardableResult public func recordImpression() -> Bool {
-        lock.lock()
-        if impressionRecorded { lock.unlock(); return false }
-        impressionRecorded = true
-        lock.unlock()
+        let first = state.withLock { s in
+            if s.impressionRecorded { return false }
+            s.impressionRecorded = true
+            return true
+        }
+        guard first else { return false }
         for url in response.impressionPixels { fire("impression", url) }
         return true
     }
 
     /// Whether the impression has been recorded.
-    public var isImpressionRecorded: Bool { lock.lock(); defer { lock.unlock() }; return impressionRecorded }
+    public var isImpressionRecorded: Bool { state.withLock { $0.impressionRecorded } }
 
     /// Clicks counted so far (AdChoices clicks are not clicks).
-    public var clicks: Int { lock.lock(); defer { lock.unlock() }; return clickCount }
+    public var clicks: Int { state.withLock { $0.clickCount } }
 
     /// Whether trackers are sent over HTTP when due (true, as the SDK does), or only recorded in
     /// `firedTrackers` (a stitch renders what a viewer would see; nobody has seen it yet, so it
     /// records its beacons for the report as the VAST beacons of a stitch are, and sends none).
     public var firesTrackersLive: Bool {
-        get { lock.lock(); defer { lock.unlock() }; return live }
-        set { lock.lock(); live = newValue; lock.unlock() }
+        get { state.withLock { $0.live } }
+        set { state.withLock { $0.live = newValue } }
     }
 
     /// Trackers due so far (`impression` or `click`, and the URL), in order: sent, unless
     /// `firesTrackersLive` is false.
-    public var firedTrackers: [(event: String, url: String)] { lock.lock(); defer { lock.unlock() }; return fired }
+    public var firedTrackers: [(event: String, url: String)] { state.withLock { $0.fired } }
 
     /// The beacons' outcomes (HTTP status of each fired tracker, once answered).
     public var trackerOutcomes: [BeaconSender.Outcome] { beacons.outcomes }
@@ -140,7 +146,7 @@ public final class CustomNativeAd: @unchecked Sendable {
         }
         let own = response.asset(id: asset.id)?.link
         let link = own ?? response.link
-        lock.lock(); clickCount += 1; lock.unlock()
+        state.withLock { $0.clickCount += 1 }
         var trackers = response.link?.clickTrackers ?? []
         for t in own?.clickTrackers ?? [] where !trackers.contains(t) { trackers.append(t) }
         for url in trackers { fire("click", url) }
@@ -168,7 +174,10 @@ public final class CustomNativeAd: @unchecked Sendable {
     }
 
     private func fire(_ event: String, _ url: String) {
-        lock.lock(); fired.append((event, url)); let send = live; lock.unlock()
+        let send = state.withLock { s in
+            s.fired.append((event, url))
+            return s.live
+        }
         guard send else { return }
         beacons.fire(TrackedBeacon(event: event, streamTime: .zero, contentTime: .zero, url: url, adId: formatID, breakId: nil))
     }

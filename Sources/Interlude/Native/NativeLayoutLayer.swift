@@ -3,6 +3,7 @@ import Draw
 import Foundation
 import Media
 import Playback
+import Threads
 import Timing
 
 /// A `SurfaceLayer` drawing a populated native layout (`NativeLayoutSnapshot`), either over the
@@ -18,8 +19,8 @@ import Timing
 /// at that frame's stream time. Sprites (text, scaled images) are prepared once per output size;
 /// per frame the layer only blends them. Runs on the frame-loop thread.
 public final class NativeLayoutLayer: SurfaceLayer, @unchecked Sendable {
-    // @unchecked Sendable: mutable state is guarded by `lock` (flags, times) or touched only on the
-    // frame-loop thread (sprites, scalers), which is the only thread calling draw.
+    // @unchecked Sendable: mutable state is in `state`, under its lock (flags, times), or touched
+    // only on the frame-loop thread (sprites, scalers), which is the only thread calling draw.
     /// Where the layout shows.
     public enum Placement: Sendable, Equatable {
         /// Over ad frames while activated (`activate()` … `deactivate()`): a full-frame native break.
@@ -37,18 +38,22 @@ public final class NativeLayoutLayer: SurfaceLayer, @unchecked Sendable {
     /// An L-bar's video (a local path or vetted URL) shown in its media window; nil for none.
     public let videoPath: String?
 
-    private let lock = NSLock()
-    private var active = false
-    private var firstShown: MediaTime?
-    private var lastShown: MediaTime?
-    private var shownFrames = 0
+    /// What the app reads and sets while the frame loop draws.
+    private struct State {
+        var active = false
+        var firstShown: MediaTime?
+        var lastShown: MediaTime?
+        var shownFrames = 0
+        var videoFailure: String?
+    }
+    private let state = Locked(State())
     // frame-loop thread only
     private var prepared: (width: Int, height: Int, steps: [Step])?
     private var scalers: [Int: FrameScaler] = [:]
     private var videos: [Int: ConformedVideo] = [:]
     private var videoFailed = false
     /// Why the L-bar's video stopped showing (it could not be decoded), if it did.
-    public private(set) var videoFailure: String?
+    public var videoFailure: String? { state.withLock { $0.videoFailure } }
 
     private enum Step {
         case fill(Draw.PixelRect, DrawColor)
@@ -66,20 +71,21 @@ public final class NativeLayoutLayer: SurfaceLayer, @unchecked Sendable {
     }
 
     /// Starts drawing over ad frames (placement `.adFrames`).
-    public func activate() { lock.lock(); active = true; lock.unlock() }
+    public func activate() { state.withLock { $0.active = true } }
     /// Stops drawing over ad frames.
-    public func deactivate() { lock.lock(); active = false; lock.unlock() }
+    public func deactivate() { state.withLock { $0.active = false } }
 
     /// Stream time of the first frame drawn (when the impression was recorded), if any.
-    public var impressionStreamTime: MediaTime? { lock.lock(); defer { lock.unlock() }; return firstShown }
+    public var impressionStreamTime: MediaTime? { state.withLock { $0.firstShown } }
     /// Stream times of the first and last frames drawn, if any.
     public var shownRange: (first: MediaTime, last: MediaTime)? {
-        lock.lock(); defer { lock.unlock() }
-        guard let f = firstShown, let l = lastShown else { return nil }
-        return (f, l)
+        state.withLock { s in
+            guard let f = s.firstShown, let l = s.lastShown else { return nil }
+            return (f, l)
+        }
     }
     /// Frames drawn.
-    public var framesDrawn: Int { lock.lock(); defer { lock.unlock() }; return shownFrames }
+    public var framesDrawn: Int { state.withLock { $0.shownFrames } }
 
     /// True for an L-bar (`.content` placement), whose layout is drawn on content frames.
     public var drawsOnContent: Bool { if case .content = placement { return true } else { return false } }
@@ -88,8 +94,7 @@ public final class NativeLayoutLayer: SurfaceLayer, @unchecked Sendable {
     public func isVisible(_ frame: SurfaceFrameInfo) -> Bool {
         switch placement {
         case .adFrames:
-            lock.lock(); defer { lock.unlock() }
-            return frame.isAd && active
+            return state.withLock { frame.isAd && $0.active }
         case .content(let from, let to):
             guard !frame.isAd, let t = frame.sourceTime else { return false }
             return t >= from && t < to
@@ -114,12 +119,13 @@ public final class NativeLayoutLayer: SurfaceLayer, @unchecked Sendable {
                 try drawVideo(slot: slot, in: r, on: canvas, elapsed: frame.streamTime - (impressionStreamTime ?? frame.streamTime))
             }
         }
-        lock.lock()
-        let first = firstShown == nil
-        if first { firstShown = frame.streamTime }
-        lastShown = frame.streamTime
-        shownFrames += 1
-        lock.unlock()
+        let first = state.withLock { s in
+            let first = s.firstShown == nil
+            if first { s.firstShown = frame.streamTime }
+            s.lastShown = frame.streamTime
+            s.shownFrames += 1
+            return first
+        }
         if first { ad?.recordImpression() }
     }
 
@@ -181,7 +187,7 @@ public final class NativeLayoutLayer: SurfaceLayer, @unchecked Sendable {
         } catch {
             videoFailed = true
             videos[slot] = nil
-            lock.lock(); videoFailure = "\(error)"; lock.unlock()
+            state.withLock { $0.videoFailure = "\(error)" }
         }
     }
 }

@@ -1,5 +1,6 @@
 // What opens a click's destination: the app decides (there is no browser on a server).
 import Foundation
+import Threads
 
 /// Opens the destinations of native-ad clicks, as `UIApplication.canOpenURL/open` does for the
 /// SDK: deep links into apps and web pages. The app supplies it; Interlude only asks.
@@ -12,11 +13,9 @@ public protocol NativeURLOpener: AnyObject, Sendable {
 
 /// An opener that can open nothing but records the web pages it is asked to show: the default
 /// when the app supplies none (a server has no browser; the report shows where a click went).
-public final class RecordingURLOpener: NativeURLOpener, @unchecked Sendable {
-    // @unchecked Sendable: `log` and `apps` are guarded by `lock`.
-    private let lock = NSLock()
-    private var log: [URL] = []
-    private var apps: Set<String>
+public final class RecordingURLOpener: NativeURLOpener, Sendable {
+    private let log = Locked<[URL]>([])
+    private let apps: Set<String>
 
     /// An opener; `appSchemes` are the deep-link schemes it pretends an installed app handles.
     public init(appSchemes: Set<String> = []) { apps = Set(appSchemes.map { $0.lowercased() }) }
@@ -24,13 +23,12 @@ public final class RecordingURLOpener: NativeURLOpener, @unchecked Sendable {
     /// Whether `url`'s scheme is one of the app schemes (http(s) pages are always openable).
     public func canOpen(_ url: URL) -> Bool {
         guard let s = url.scheme?.lowercased() else { return false }
-        lock.lock(); defer { lock.unlock() }
         return s == "http" || s == "https" || apps.contains(s)
     }
 
     /// Records `url`.
-    public func open(_ url: URL) { lock.lock(); log.append(url); lock.unlock() }
+    public func open(_ url: URL) { log.withLock { $0.append(url) } }
 
     /// Everything opened, in order.
-    public var opened: [URL] { lock.lock(); defer { lock.unlock() }; return log }
+    public var opened: [URL] { log.withLock { $0 } }
 }

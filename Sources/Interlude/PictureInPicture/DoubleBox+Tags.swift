@@ -1,6 +1,7 @@
 import Ads
 import Foundation
 import Playback
+import Threads
 import Timing
 
 /// The VMAP extension that asks for a double-box break (Interlude's own; documented in the README):
@@ -99,22 +100,22 @@ final class DoubleBoxRun: @unchecked Sendable {
 
 /// One double-box ad's frames as the loop's thread sees them: whether the manager is shown a
 /// frame, and waited for (`AdFrameMarks`), and an end asked from the manager's queue.
-private final class BoxAdFrames: @unchecked Sendable {
-    // @unchecked Sendable: every field is guarded by `lock`.
-    private let lock = NSLock()
-    private var filter: AdFrameFilter
-    private var ending = false
+private final class BoxAdFrames: Sendable {
+    private struct State {
+        var filter: AdFrameFilter
+        var ending = false
+    }
+    private let state: Locked<State>
 
-    init(_ marks: AdFrameMarks?) { filter = AdFrameFilter(marks) }
+    init(_ marks: AdFrameMarks?) { state = Locked(State(filter: AdFrameFilter(marks))) }
 
     /// The frame at `adTime` is out: whether it is marked, whether its answer is waited for, and
     /// whether the ad ends with it.
     func next(_ adTime: MediaTime) -> (marked: Bool, waits: Bool, ending: Bool) {
-        lock.lock(); defer { lock.unlock() }
-        return (filter.isMarked(adTime), filter.waits, ending)
+        state.withLock { s in (s.filter.isMarked(adTime), s.filter.waits, s.ending) }
     }
 
-    func end() { lock.lock(); ending = true; lock.unlock() }
+    func end() { state.withLock { $0.ending = true } }
 }
 
 extension AdsManager {

@@ -1,4 +1,5 @@
 import Foundation
+import Threads
 import Timing
 
 /// Writes a session's events as JSON lines the moment they happen (`--events FILE|-`): ad events,
@@ -8,13 +9,12 @@ import Timing
 /// `adId`, `adPosition`, `totalAds`, `breakTime`, `do`, `to`, `url`, `code`, `message`. In real time
 /// it also has `wallTime` (seconds since the session started); as fast as possible it has none,
 /// so the same script gives the same lines.
-package final class SessionEventLog: @unchecked Sendable {
-    // @unchecked Sendable: writes are serialised by `lock`.
+package final class SessionEventLog: Sendable {
     private let handle: FileHandle?
-    private let lock = NSLock()
     private let start = Date()
     private let withWallTime: Bool
-    private(set) var lines: [String] = []
+    /// The lines written so far; its lock also serialises the writes to `handle`.
+    private let lines = Locked<[String]>([])
 
     /// A log writing to `handle` (nil: kept in memory only); `wallTime` adds the wall-clock field.
     public init(handle: FileHandle?, wallTime: Bool) {
@@ -23,7 +23,7 @@ package final class SessionEventLog: @unchecked Sendable {
     }
 
     /// Every line written so far.
-    public var written: [String] { lock.lock(); defer { lock.unlock() }; return lines }
+    public var written: [String] { lines.withLock { $0 } }
 
     /// Writes one event line.
     public func write(_ event: String, streamTime: MediaTime, contentTime: MediaTime, _ fields: [String: Any] = [:]) {
@@ -34,9 +34,9 @@ package final class SessionEventLog: @unchecked Sendable {
         if withWallTime { object["wallTime"] = (Date().timeIntervalSince(start) * 1000).rounded() / 1000 }
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]),
               let line = String(data: data, encoding: .utf8) else { return }
-        lock.lock()
-        lines.append(line)
-        handle?.write(Data((line + "\n").utf8))
-        lock.unlock()
+        lines.withLock { lines in
+            lines.append(line)
+            handle?.write(Data((line + "\n").utf8))
+        }
     }
 }
