@@ -1,4 +1,5 @@
 import Foundation
+import Threads
 import Timing
 
 /// What one child process cost: wall clock, CPU time and peak resident memory, from `wait4`.
@@ -90,31 +91,31 @@ func executableDirectory() -> String {
 }
 
 /// Polls a child's `VmHWM` (peak RSS of its own address space, fresh after exec) every 10 ms.
-final class PeakMemoryWatcher: @unchecked Sendable {
-    // @unchecked Sendable: `peak` and `running` are only touched under `lock`.
+final class PeakMemoryWatcher: Sendable {
     private let pid: pid_t
-    private let lock = NSLock()
-    private var peak = 0
-    private var running = true
+    private struct Watch {
+        var peak = 0
+        var running = true
+    }
+    private let watch = Locked(Watch())
 
     init(pid: pid_t) { self.pid = pid }
 
     /// The largest VmHWM seen, in kB (0 when /proc could not be read).
-    var peakKB: Int { lock.lock(); defer { lock.unlock() }; return peak }
+    var peakKB: Int { watch.withLock { $0.peak } }
 
     func start() {
         let thread = Thread { [self] in
             while true {
-                lock.lock(); let go = running; lock.unlock()
-                if !go { break }
-                if let kb = read() { lock.lock(); peak = max(peak, kb); lock.unlock() }
+                if !watch.withLock({ $0.running }) { break }
+                if let kb = read() { watch.withLock { $0.peak = max($0.peak, kb) } }
                 usleep(10_000)
             }
         }
         thread.start()
     }
 
-    func stop() { lock.lock(); running = false; lock.unlock() }
+    func stop() { watch.withLock { $0.running = false } }
 
     private func read() -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),

@@ -3,6 +3,7 @@
 import Foundation
 import Playback
 import Serve
+import Threads
 
 let serveUsage = """
     usage: interlude serve --content NAME=SOURCE [--content …] --ads TAG_TEMPLATE [options]
@@ -186,16 +187,16 @@ private func waitForTermination(onHangup: @escaping @Sendable () -> Void) async 
     signal(SIGTERM, SIG_IGN)
     signal(SIGHUP, SIG_IGN)
     await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-        let once = NSLock()
-        nonisolated(unsafe) var resumed = false
+        let resumed = Locked(false)
         var sources: [DispatchSourceSignal] = []
         for s in [SIGINT, SIGTERM] {
             let source = DispatchSource.makeSignalSource(signal: s, queue: DispatchQueue(label: "interlude.serve.signal"))
             source.setEventHandler {
-                once.lock(); defer { once.unlock() }
-                guard !resumed else { return }
-                resumed = true
-                done.resume()
+                resumed.withLock { resumed in
+                    guard !resumed else { return }
+                    resumed = true
+                    done.resume()
+                }
             }
             source.resume()
             sources.append(source)

@@ -1,5 +1,6 @@
 import Foundation
 import Redis
+import Threads
 import Timing
 
 /// Sessions shared by every node through Redis: each session's durable core (`SessionRecord`,
@@ -14,14 +15,13 @@ import Timing
 ///
 /// `count` is the sessions this node has cached (no Redis call: `/health` answers in an outage),
 /// not the fleet's.
-public final class RedisSessionStore: SessionStore, @unchecked Sendable {
-    // @unchecked Sendable: `cache` is only touched under `lock`; the client is thread-safe.
+public final class RedisSessionStore: SessionStore, Sendable {
     /// The Redis client.
     public let client: RedisClient
     /// The keys' TTL in seconds (the idle timeout).
     public let ttl: Double
-    private let lock = NSLock()
-    private var cache: [String: ServeSession] = [:]
+    /// The sessions this node has cached.
+    private let cache = Locked<[String: ServeSession]>([:])
 
     /// A store on `client` whose sessions live `ttl` seconds past their last request.
     public init(client: RedisClient, ttl: Double) {
@@ -41,7 +41,7 @@ public final class RedisSessionStore: SessionStore, @unchecked Sendable {
         let json = String(decoding: SessionRecord(session).encoded(), as: UTF8.self)
         let reply = try client.command("SET", Self.key(session.id), json, "PX", ttlMilliseconds)
         if case .error(let e) = reply { throw RedisError.server(e) }
-        lock.withLock { cache[session.id] = session }
+        cache.withLock { $0[session.id] = session }
     }
 
     /// Whether Redis answers now: a `PING` unless the last command reached it (cheap while
@@ -64,12 +64,12 @@ public final class RedisSessionStore: SessionStore, @unchecked Sendable {
             replies = try client.pipeline([["GETEX", Self.key(id), "PX", ttlMilliseconds], ["GETEX", Self.planKey(id), "PX", ttlMilliseconds]])
         } catch {
             // Redis unreachable: serve what this node has.
-            return lock.withLock { () -> ServeSession? in cache[id]?.lastSeen = now; return cache[id] }
+            return cache.withLock { cache -> ServeSession? in cache[id]?.lastSeen = now; return cache[id] }
         }
         guard replies.count == 2, case .string(let data) = replies[0], let record = SessionRecord.decode(data), record.id == id,
               var fresh = record.session(lastSeen: now) else { return nil }
         if case .string(let p) = replies[1] { fresh.plan = try? JSONDecoder().decode(SessionPlan.self, from: p) }
-        return lock.withLock {
+        return cache.withLock { cache in
             if cache[id] == nil { cache[id] = fresh } else {
                 cache[id]!.lastSeen = now
                 if cache[id]!.plan == nil { cache[id]!.plan = fresh.plan }
@@ -80,16 +80,17 @@ public final class RedisSessionStore: SessionStore, @unchecked Sendable {
 
     /// Changes this node's cached session (what it built); nil when this node has not cached it.
     public func update<T>(_ id: String, _ change: (inout ServeSession) -> T) -> T? {
-        lock.lock(); defer { lock.unlock() }
-        guard cache[id] != nil else { return nil }
-        return change(&cache[id]!)
+        cache.withLock { cache in
+            guard cache[id] != nil else { return nil }
+            return change(&cache[id]!)
+        }
     }
 
     /// The session's plan: `SET interlude:plan:ID … NX`, so that the first node to decide wins
     /// and every other reads the winner's; nil when Redis cannot be reached or the session is
     /// not cached here.
     public func settle(_ plan: SessionPlan, for id: String) -> SessionPlan? {
-        guard lock.withLock({ cache[id] != nil }), let json = try? JSONEncoder().encode(plan) else { return nil }
+        guard cache.withLock({ $0[id] != nil }), let json = try? JSONEncoder().encode(plan) else { return nil }
         guard let set = try? client.command("SET", Self.planKey(id), String(decoding: json, as: UTF8.self), "NX", "PX", ttlMilliseconds) else {
             return nil
         }
@@ -99,7 +100,7 @@ public final class RedisSessionStore: SessionStore, @unchecked Sendable {
                   let theirs = try? JSONDecoder().decode(SessionPlan.self, from: data) else { return nil }
             settled = theirs
         }
-        return lock.withLock { () -> SessionPlan? in
+        return cache.withLock { cache -> SessionPlan? in
             guard cache[id] != nil else { return nil }
             if cache[id]!.plan == nil { cache[id]!.plan = settled }
             return cache[id]!.plan
@@ -110,11 +111,11 @@ public final class RedisSessionStore: SessionStore, @unchecked Sendable {
     /// `idle` seconds: dropped from the cache and returned (so their pins are released). While
     /// Redis cannot be reached, nothing is dropped.
     public func expire(idle: Double, now: Double) -> [ServeSession] {
-        let candidates = lock.withLock { cache.values.filter { now - $0.lastSeen > idle }.map(\.id) }
+        let candidates = cache.withLock { cache in cache.values.filter { now - $0.lastSeen > idle }.map(\.id) }
         guard !candidates.isEmpty, let replies = try? client.pipeline(candidates.map { ["EXISTS", Self.key($0)] }),
               replies.count == candidates.count else { return [] }
         let gone = zip(candidates, replies).filter { $0.1 == .integer(0) }.map(\.0)
-        return lock.withLock { gone.compactMap { id in
+        return cache.withLock { cache in gone.compactMap { id in
             defer { cache[id] = nil }
             // Seen again since the check: kept.
             guard let s = cache[id], now - s.lastSeen > idle else { return nil }
@@ -123,7 +124,7 @@ public final class RedisSessionStore: SessionStore, @unchecked Sendable {
     }
 
     /// Sessions this node has cached.
-    public var count: Int { lock.withLock { cache.count } }
+    public var count: Int { cache.withLock { $0.count } }
 }
 
 extension RedisSessionStore {

@@ -13,8 +13,8 @@ import Timing
 /// `GET /v1/sessions/ID/ads/B/A/RENDITION.m3u8`, `GET /v1/segments/PATH`, `GET /health`,
 /// `GET /metrics`. A live channel's name (`--live`) takes the same session routes.
 public final class ServeService: @unchecked Sendable {
-    // @unchecked Sendable: every stored property is immutable and itself thread-safe; `server`
-    // and `expiry` are set in `start` / cleared in `stop` under `lock`.
+    // @unchecked Sendable: every stored property is immutable and itself thread-safe; the
+    // playback configurations, `server` and `expiry` are `Locked`.
     /// The configuration.
     public let config: ServeConfig
     /// The store.
@@ -37,11 +37,13 @@ public final class ServeService: @unchecked Sendable {
     let sizeCache = Locked<[String: Int]>([:])
     let log: ServeLog
     /// The playback configurations in use (`--config`), replaced whole by a reload.
-    private let playbackLock = NSLock()
-    private var playbackInUse: PlaybackConfigurations
-    private let lock = NSLock()
-    private var server: HTTPServer?
-    private var expiry: DispatchSourceTimer?
+    private let playbackInUse: Locked<PlaybackConfigurations>
+    /// The server and the expiry timer, from `start` to `stop`.
+    private struct Running {
+        var server: HTTPServer?
+        var expiry: DispatchSourceTimer?
+    }
+    private let running = Locked(Running())
 
     /// A service (not listening yet: `start`). Without a `ledger`, fired beacons are recorded
     /// in the sessions (`SessionBeaconLedger`). Without `beacons`, a `BeaconSender` of its own
@@ -53,15 +55,16 @@ public final class ServeService: @unchecked Sendable {
         self.config = config; self.media = media; self.sessions = sessions; self.beacons = beacons ?? BeaconSender(); self.log = log; self.live = live
         self.ledger = ledger ?? SessionBeaconLedger(sessions: sessions)
         self.signature = signature
-        playbackInUse = config.playback
+        playbackInUse = Locked(config.playback)
     }
 
     /// The ad policies of `content`: its playback configuration's (`--config`), or the command
     /// line's; the configuration too, for its aliases.
     func policy(for content: String) -> (config: ServeConfig, configuration: PlaybackConfigurations.Configuration?) {
-        playbackLock.lock(); defer { playbackLock.unlock() }
-        guard let c = playbackInUse.byContent[content] else { return (config, nil) }
-        return (c.config, c)
+        playbackInUse.withLock { inUse in
+            guard let c = inUse.byContent[content] else { return (config, nil) }
+            return (c.config, c)
+        }
     }
 
     /// Reads `--config` again (SIGHUP): the new configurations replace the ones in use, for the
@@ -75,7 +78,7 @@ public final class ServeService: @unchecked Sendable {
         base.playback = .none
         do {
             let next = try PlaybackConfigurations.load(file: file, base: base)
-            playbackLock.lock(); playbackInUse = next; playbackLock.unlock()
+            playbackInUse.withLock { $0 = next }
             log.event("config_reloaded", ["file": file, "configurations": next.byName.keys.sorted()])
             return true
         } catch {
@@ -99,7 +102,7 @@ public final class ServeService: @unchecked Sendable {
         timer.schedule(deadline: .now() + every, repeating: every)
         timer.setEventHandler { [self] in expireIdle() }
         timer.resume()
-        lock.lock(); server = s; expiry = timer; lock.unlock()
+        running.withLock { $0 = Running(server: s, expiry: timer) }
         live?.start()
         log.event("listening", ["host": config.host, "port": Int(s.port)])
         return s.port
@@ -107,7 +110,10 @@ public final class ServeService: @unchecked Sendable {
 
     /// Graceful shutdown: stop accepting, finish the requests in flight (up to `grace` seconds), stop.
     public func stop(grace: Double = 10) {
-        lock.lock(); let s = server; server = nil; expiry?.cancel(); expiry = nil; lock.unlock()
+        let s = running.withLock { r in
+            defer { r.expiry?.cancel(); r = Running() }
+            return r.server
+        }
         live?.stop()
         guard let s else { return }
         log.event("stopping", ["inFlight": s.requestsInFlight])

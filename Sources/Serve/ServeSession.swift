@@ -1,4 +1,5 @@
 import Foundation
+import Threads
 import Timing
 
 /// One viewer's session: its content, its ad decision and what has been built and fired for it.
@@ -67,47 +68,49 @@ extension SessionStore {
 }
 
 /// Sessions in this process's memory, behind one lock.
-public final class MemorySessionStore: SessionStore, @unchecked Sendable {
-    // @unchecked Sendable: `sessions` is only touched under `lock`.
-    private let lock = NSLock()
-    private var sessions: [String: ServeSession] = [:]
+public final class MemorySessionStore: SessionStore, Sendable {
+    private let sessions = Locked<[String: ServeSession]>([:])
 
     /// An empty store.
     public init() {}
 
     /// Stores a new session.
-    public func insert(_ session: ServeSession) { lock.lock(); sessions[session.id] = session; lock.unlock() }
+    public func insert(_ session: ServeSession) { sessions.withLock { $0[session.id] = session } }
 
     /// The session, its idle clock restarted; nil when unknown or expired.
     public func touch(_ id: String) -> ServeSession? {
-        lock.lock(); defer { lock.unlock() }
-        sessions[id]?.lastSeen = monotonicSeconds()
-        return sessions[id]
+        sessions.withLock { sessions in
+            sessions[id]?.lastSeen = monotonicSeconds()
+            return sessions[id]
+        }
     }
 
     /// Changes a session in place under the lock; nil when the session is unknown.
     public func update<T>(_ id: String, _ change: (inout ServeSession) -> T) -> T? {
-        lock.lock(); defer { lock.unlock() }
-        guard sessions[id] != nil else { return nil }
-        return change(&sessions[id]!)
+        sessions.withLock { sessions in
+            guard sessions[id] != nil else { return nil }
+            return change(&sessions[id]!)
+        }
     }
 
     /// The session's plan, or `plan` stored as it under the lock.
     public func settle(_ plan: SessionPlan, for id: String) -> SessionPlan? {
-        lock.lock(); defer { lock.unlock() }
-        guard sessions[id] != nil else { return nil }
-        if sessions[id]!.plan == nil { sessions[id]!.plan = plan }
-        return sessions[id]!.plan
+        sessions.withLock { sessions in
+            guard sessions[id] != nil else { return nil }
+            if sessions[id]!.plan == nil { sessions[id]!.plan = plan }
+            return sessions[id]!.plan
+        }
     }
 
     /// Drops sessions idle for longer than `idle` seconds; returns them.
     public func expire(idle: Double, now: Double) -> [ServeSession] {
-        lock.lock(); defer { lock.unlock() }
-        let old = sessions.values.filter { now - $0.lastSeen > idle }
-        for s in old { sessions[s.id] = nil }
-        return old
+        sessions.withLock { sessions in
+            let old = sessions.values.filter { now - $0.lastSeen > idle }
+            for s in old { sessions[s.id] = nil }
+            return old
+        }
     }
 
     /// Sessions held.
-    public var count: Int { lock.lock(); defer { lock.unlock() }; return sessions.count }
+    public var count: Int { sessions.withLock { $0.count } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Threads
 
 /// Independent clients for what Interlude writes (`scripts/field-check.sh`, the one place that
 /// knows how they are run and which of their warnings are tolerated), and the list of test
@@ -79,7 +80,8 @@ public enum FieldCheck {
         return path.hasPrefix(tmp.hasSuffix("/") ? tmp : tmp + "/")
     }
 
-    private static let lock = NSLock()
+    /// Held while a line is added to the manifest: one writer at a time (it guards the file, no value).
+    private static let manifestWrites = Locked(())
 
     /// Keeps `url` (an MP4, or an HLS playlist with the rest of its folder) for the field check:
     /// a copy under `kept/` (not a link: a test may later rewrite or remove its own files) and a
@@ -108,13 +110,14 @@ public enum FieldCheck {
                 try fm.copyItem(at: url, to: target)
             }
             let line = "\(gstreamer ? "ffmpeg,gst" : "ffmpeg")\t\(target.path)\n"
-            lock.lock(); defer { lock.unlock() }
-            let manifest = directory.appendingPathComponent("manifest.tsv")
-            if !fm.fileExists(atPath: manifest.path) { _ = fm.createFile(atPath: manifest.path, contents: nil) }
-            let handle = try FileHandle(forWritingTo: manifest)
-            defer { try? handle.close() }
-            try handle.seekToEnd()
-            try handle.write(contentsOf: Data(line.utf8))
+            try manifestWrites.withLock { _ in
+                let manifest = directory.appendingPathComponent("manifest.tsv")
+                if !fm.fileExists(atPath: manifest.path) { _ = fm.createFile(atPath: manifest.path, contents: nil) }
+                let handle = try FileHandle(forWritingTo: manifest)
+                defer { try? handle.close() }
+                try handle.seekToEnd()
+                try handle.write(contentsOf: Data(line.utf8))
+            }
         } catch {
             // The field check then misses this output; the test itself is not about it.
             FileHandle.standardError.write(Data("field check: could not keep \(url.path): \(error)\n".utf8))

@@ -5,6 +5,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Threads
 
 /// A loopback HTTP/1.1 server for tests: binds 127.0.0.1 on an ephemeral port, answers each
 /// request from a route table (status, headers, body, delay) on its own thread, records the
@@ -15,8 +16,8 @@ import Darwin
 /// server.route("/vast.xml", .init(body: "<VAST version=\"4.2\"/>"))
 /// let url = server.url("/vast.xml")   // http://127.0.0.1:PORT/vast.xml
 /// ```
-/// `@unchecked Sendable`: all mutable state is guarded by `lock`; the socket is closed once.
-public final class HTTPTestServer: @unchecked Sendable {
+/// All mutable state is in `state`, under its lock; the socket is closed once.
+public final class HTTPTestServer: Sendable {
     /// One canned answer.
     public struct Response: Sendable {
         /// HTTP status code.
@@ -84,12 +85,15 @@ public final class HTTPTestServer: @unchecked Sendable {
     /// The port the server listens on.
     public let port: UInt16
     private let listener: Int32
-    private let lock = NSLock()
-    private var routes: [String: Response] = [:]
-    private var handler: (@Sendable (Request) -> Response?)?
-    private var received: [Request] = []
-    private var sentBytes: [String: Int64] = [:]
-    private var stopped = false
+    /// The routes and handler, what was received and sent, whether it stopped.
+    private struct State {
+        var routes: [String: Response] = [:]
+        var handler: (@Sendable (Request) -> Response?)?
+        var received: [Request] = []
+        var sentBytes: [String: Int64] = [:]
+        var stopped = false
+    }
+    private let state = Locked(State())
 
     /// Starts a server on 127.0.0.1 with an ephemeral port. Throws when the socket cannot be set up.
     public init() throws {
@@ -137,7 +141,7 @@ public final class HTTPTestServer: @unchecked Sendable {
 
     /// Answers `path` (query ignored) with `response`.
     public func route(_ path: String, _ response: Response) {
-        lock.lock(); routes[path] = response; lock.unlock()
+        state.withLock { $0.routes[path] = response }
     }
 
     /// Answers `path` with a text body.
@@ -147,13 +151,12 @@ public final class HTTPTestServer: @unchecked Sendable {
 
     /// A fallback for requests no route matches (return nil for 404).
     public func setHandler(_ h: @escaping @Sendable (Request) -> Response?) {
-        lock.lock(); handler = h; lock.unlock()
+        state.withLock { $0.handler = h }
     }
 
     /// Every request received so far, in order.
     public var requests: [Request] {
-        lock.lock(); defer { lock.unlock() }
-        return received
+        state.withLock { $0.received }
     }
 
     /// How many requests asked for `path`.
@@ -162,26 +165,25 @@ public final class HTTPTestServer: @unchecked Sendable {
     /// Body bytes written to clients for `path` so far (what a client that stops reading lets
     /// through: its socket buffers, and whatever it reads ahead of its consumer).
     public func bodyBytesSent(_ path: String) -> Int64 {
-        lock.lock(); defer { lock.unlock() }
-        return sentBytes[path] ?? 0
+        state.withLock { $0.sentBytes[path] ?? 0 }
     }
 
     private func countSent(_ n: Int, for path: String) {
-        lock.lock(); sentBytes[path, default: 0] += Int64(n); lock.unlock()
+        state.withLock { $0.sentBytes[path, default: 0] += Int64(n) }
     }
 
     /// Stops accepting connections. Idempotent.
     public func stop() {
-        lock.lock()
-        let wasStopped = stopped
-        stopped = true
-        lock.unlock()
+        let wasStopped = state.withLock { s in
+            defer { s.stopped = true }
+            return s.stopped
+        }
         guard !wasStopped else { return }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
     }
 
-    private var isStopped: Bool { lock.lock(); defer { lock.unlock() }; return stopped }
+    private var isStopped: Bool { state.withLock { $0.stopped } }
 
     private func acceptLoop() {
         while !isStopped {
@@ -233,10 +235,10 @@ public final class HTTPTestServer: @unchecked Sendable {
             }
             request.body = Data(body.prefix(length))
         }
-        lock.lock()
-        received.append(request)
-        let response = routes[path] ?? handler?(request) ?? Response(status: 404, body: "not found", contentType: "text/plain")
-        lock.unlock()
+        let response = state.withLock { s in
+            s.received.append(request)
+            return s.routes[path] ?? s.handler?(request) ?? Response(status: 404, body: "not found", contentType: "text/plain")
+        }
         if response.delay > 0 { Thread.sleep(forTimeInterval: response.delay) }
         var text = "\(response.httpVersion) \(response.status) \(HTTPTestServer.reason(response.status))\r\n"
         for (k, v) in response.headers { text += "\(k): \(v)\r\n" }

@@ -1,4 +1,5 @@
 import Foundation
+import Threads
 import Timing
 
 /// A live HLS origin on 127.0.0.1 for tests: it publishes `LiveOriginMedia`'s segments one by one
@@ -137,12 +138,15 @@ public final class LiveOrigin: @unchecked Sendable {
         let continuity: [Int]
         let rewritesAll: Bool
         let faults: LiveOriginFaults
-        private let lock = NSLock()
-        private var manual = 0
-        private var cache: [Int: [UInt8]] = [:]
-        private var fetches: [Int: Int] = [:]
-        private var playlistRequests = 0
-        private var refusedCount = 0
+        /// What changes as the origin is asked and advanced.
+        private struct Counts {
+            var manual = 0
+            var cache: [Int: [UInt8]] = [:]
+            var fetches: [Int: Int] = [:]
+            var playlistRequests = 0
+            var refusedCount = 0
+        }
+        private let counts = Locked(Counts())
 
         init(media: LiveOriginMedia, breaks: [LiveOriginPlacedBreak], initial: Int, realTime: Bool, windowSize: Int, base: Date,
              faults: LiveOriginFaults, segmentChunkDelay: Double) {
@@ -167,7 +171,7 @@ public final class LiveOrigin: @unchecked Sendable {
         }
 
 
-        func advance(_ n: Int) { lock.lock(); manual += max(0, n); lock.unlock() }
+        func advance(_ n: Int) { counts.withLock { $0.manual += max(0, n) } }
 
         func publishTime(_ index: Int) -> Double {
             guard index >= initial else { return 0 }
@@ -175,7 +179,7 @@ public final class LiveOrigin: @unchecked Sendable {
         }
 
         func published() -> Int {
-            lock.lock(); let extra = manual; lock.unlock()
+            let extra = counts.withLock { $0.manual }
             var n = initial
             if realTime {
                 let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
@@ -205,7 +209,7 @@ public final class LiveOrigin: @unchecked Sendable {
             if rest == "/live.m3u8" {
                 let p = published()
                 if faults.countsPlaylistRequests(published: p) {
-                    let count: Int = lock.withLock { refusedCount += 1; return refusedCount }
+                    let count: Int = counts.withLock { $0.refusedCount += 1; return $0.refusedCount }
                     if faults.playlistRefused(published: p, count: count) {
                         return .init(status: 503, body: "unavailable (fault)", contentType: "text/plain")
                     }
@@ -217,7 +221,7 @@ public final class LiveOrigin: @unchecked Sendable {
             let joined = name.hasSuffix("-2")
             guard let n = Int(joined ? name.dropLast(2) : name), n >= 0, n + (joined ? 1 : 0) < published() else { return nil }
             let key = rendition * 1_000_000 + n
-            let count: Int = lock.withLock { fetches[key, default: 0] += 1; return fetches[key]! }
+            let count: Int = counts.withLock { $0.fetches[key, default: 0] += 1; return $0.fetches[key]! }
             if faults.notFound(n, rendition: rendition, request: count) { return .init(status: 404, body: "not found (fault)", contentType: "text/plain") }
             guard let bytes = try? segment(rendition, n) + (joined ? segment(rendition, n + 1) : []) else {
                 return .init(status: 500, body: "segment \(n) could not be read", contentType: "text/plain")
@@ -229,9 +233,7 @@ public final class LiveOrigin: @unchecked Sendable {
 
         func segment(_ rendition: Int, _ index: Int) throws -> [UInt8] {
             let key = rendition * 1_000_000 + index
-            lock.lock()
-            if let c = cache[key] { lock.unlock(); return c }
-            lock.unlock()
+            if let c = counts.withLock({ $0.cache[key] }) { return c }
             let r = media.renditions[rendition]
             var bytes = [UInt8](try Data(contentsOf: r.file(index)))
             if rewritesAll {
@@ -243,7 +245,7 @@ public final class LiveOrigin: @unchecked Sendable {
             }
             let shift = faults.ptsShift(index)
             if shift != 0 { LiveOriginTS.shiftTimestamps(&bytes, by: shift) }
-            lock.lock(); cache[key] = bytes; lock.unlock()
+            counts.withLock { $0.cache[key] = bytes }
             return bytes
         }
 
@@ -259,7 +261,7 @@ public final class LiveOrigin: @unchecked Sendable {
         func playlist(rendition: Int, published p: Int) -> String {
             let w = window(published: p)
             let segments = media.segments
-            let request = lock.withLock { playlistRequests += 1; return playlistRequests }
+            let request = counts.withLock { $0.playlistRequests += 1; return $0.playlistRequests }
             let restart = faults.restart(published: p)
             let entries = faults.entries(max(w.segments.lowerBound, restart ?? 0)..<w.segments.upperBound)
             let tag = faults.sequenceTag(first: entries.first?.sequence ?? w.mediaSequence, restartedAt: restart, published: p, request: request)

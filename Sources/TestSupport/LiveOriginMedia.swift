@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Threads
 import Timing
 
 /// The content a `LiveOrigin` publishes: an identity-band clip (`TestMedia.videoGraph` /
@@ -91,23 +92,24 @@ public struct LiveOriginMedia: Sendable {
         precondition((0...15).contains(sourceID) && !sizes.isEmpty && fps > 0 && 90_000 % fps == 0)
         precondition(seconds >= 2 && seconds % 2 == 0, "whole 2 s segments")
         let key = "\(sourceID)-\(sizes)-\(fps)-\(seconds)"
-        memoLock.lock()
-        defer { memoLock.unlock() }   // held while making: concurrent tests wait for one ffmpeg run
-        if let m = memo[key] { return m }
-        var renditions: [Rendition] = []
-        for size in sizes {
-            renditions.append(try rendition(sourceID: sourceID, size: size, fps: fps, seconds: seconds))
+        // held while making: concurrent tests wait for one ffmpeg run
+        return try memo.withLock { memo in
+            if let m = memo[key] { return m }
+            var renditions: [Rendition] = []
+            for size in sizes {
+                renditions.append(try rendition(sourceID: sourceID, size: size, fps: fps, seconds: seconds))
+            }
+            for r in renditions.dropFirst() where r.segments.map(\.frameCount) != renditions[0].segments.map(\.frameCount) {
+                throw VerifierError.malformedOutput("live origin rendition \(r.size) has other segment boundaries")
+            }
+            let media = LiveOriginMedia(sourceID: sourceID, fps: fps, renditions: renditions)
+            memo[key] = media
+            return media
         }
-        for r in renditions.dropFirst() where r.segments.map(\.frameCount) != renditions[0].segments.map(\.frameCount) {
-            throw VerifierError.malformedOutput("live origin rendition \(r.size) has other segment boundaries")
-        }
-        let media = LiveOriginMedia(sourceID: sourceID, fps: fps, renditions: renditions)
-        memo[key] = media
-        return media
     }
 
-    private nonisolated(unsafe) static var memo: [String: LiveOriginMedia] = [:]
-    private static let memoLock = NSLock()
+    /// The media made so far, by parameters.
+    private static let memo = Locked<[String: LiveOriginMedia]>([:])
 
     /// One rendition: the MP4 by `TestMedia.generated`, segmented (stream copy) into a cached folder.
     static func rendition(sourceID: Int, size: PixelSize, fps: Int, seconds: Int) throws -> Rendition {

@@ -1,4 +1,5 @@
 import Foundation
+import Threads
 
 /// A broken live HLS origin on 127.0.0.1 for the players' checks: its media sequence goes
 /// backwards. A sliding window of `windowSize` segments of `LiveOriginMedia`'s rendition 0 on a
@@ -29,14 +30,13 @@ public final class RewindingLiveOrigin: Sendable {
     /// `http://127.0.0.1:PORT` + path, e.g. `url("/live.m3u8")`.
     public func url(_ path: String) -> String { server.url(path) }
 
-    /// The state the server's handler holds. `@unchecked Sendable`: the request count is behind
-    /// `lock`; the rest is immutable.
+    /// The state the server's handler holds. `@unchecked Sendable`: the request count is a
+    /// `Locked`; the rest is immutable.
     final class Core: @unchecked Sendable {
         let media: LiveOriginMedia
         let windowSize: Int, rewindAt: Int, rewind: Int
         let started = DispatchTime.now().uptimeNanoseconds
-        private let lock = NSLock()
-        private var playlistRequests = 0
+        private let playlistRequests = Locked(0)
 
         init(media: LiveOriginMedia, windowSize: Int, rewindAt: Int, rewind: Int) {
             self.media = media; self.windowSize = windowSize; self.rewindAt = rewindAt; self.rewind = rewind
@@ -57,7 +57,7 @@ public final class RewindingLiveOrigin: Sendable {
         /// The answer to a GET of `path`; nil: 404.
         func respond(_ path: String) -> HTTPTestServer.Response? {
             if path == "/live.m3u8" {
-                lock.lock(); playlistRequests += 1; let count = playlistRequests; lock.unlock()
+                let count = playlistRequests.withLock { $0 += 1; return $0 }
                 var end = published()
                 if count >= rewindAt { end = max(min(windowSize, end), end - rewind) }   // never fewer than a window
                 let first = max(0, end - windowSize)

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Threads
 
 // Xvfb helpers shared by the window tests and the `interlude play` window test: a virtual X
 // server, child processes started with a clean signal mask, xdotool/xwd runs, screenshots.
@@ -160,7 +161,7 @@ public final class VirtualDisplay: Sendable {
     }
 
     /// Serialises `start()` within the process: suites running in parallel must not pick the same number.
-    private static let starting = NSLock()
+    private static let starting = Locked(())
 
     /// Starts Xvfb on the first display number from a pseudo-random start that has no socket or
     /// lock file, and waits (up to 10 s) for its socket to accept connections with its own pid in
@@ -169,21 +170,21 @@ public final class VirtualDisplay: Sendable {
     /// Tries the next number if it exits.
     public static func start() throws -> VirtualDisplay {
         guard let xvfb = XTools.path("Xvfb") else { throw VerifierError.toolNotFound("Xvfb") }
-        starting.lock()
-        defer { starting.unlock() }
-        let first = 100 + Int(getpid() % 300)
-        for number in first..<(first + 40) {
-            if FileManager.default.fileExists(atPath: socket(number)) || FileManager.default.fileExists(atPath: lockFile(number)) { continue }
-            let child = try Child.spawn(xvfb, [":\(number)", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"])
-            var exited = false
-            let up = eventually(within: 10) {
-                exited = child.wait(timeout: 0) != nil
-                return exited || (FileManager.default.fileExists(atPath: socket(number)) && owner(number) == child.pid && accepts(number))
+        return try starting.withLock { _ in
+            let first = 100 + Int(getpid() % 300)
+            for number in first..<(first + 40) {
+                if FileManager.default.fileExists(atPath: socket(number)) || FileManager.default.fileExists(atPath: lockFile(number)) { continue }
+                let child = try Child.spawn(xvfb, [":\(number)", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"])
+                var exited = false
+                let up = eventually(within: 10) {
+                    exited = child.wait(timeout: 0) != nil
+                    return exited || (FileManager.default.fileExists(atPath: socket(number)) && owner(number) == child.pid && accepts(number))
+                }
+                if up && !exited { return VirtualDisplay(number: number, child: child) }
+                if !exited { child.stop() }
             }
-            if up && !exited { return VirtualDisplay(number: number, child: child) }
-            if !exited { child.stop() }
+            throw VerifierError.malformedOutput("no free X display number for Xvfb from :\(first)")
         }
-        throw VerifierError.malformedOutput("no free X display number for Xvfb from :\(first)")
     }
 
     /// Stops the server; if it had to be killed, removes the socket and lock file it left.

@@ -1,4 +1,5 @@
 import Foundation
+import Threads
 import Timing
 
 /// One rung of a live channel as sessions serve it: the channel's rendition key (`main`, `v0`
@@ -16,13 +17,16 @@ public struct LiveRung: Sendable, Hashable {
 /// its own at its target duration into the store, its rungs registered once its first segments
 /// are in. Thread-safe.
 public final class LiveChannels: @unchecked Sendable {
-    // @unchecked Sendable: `rungs` and `tasks` are only touched under `lock`; the channels are actors.
+    // @unchecked Sendable: `rungs` and `tasks` are in `state`, under its lock; the channels are actors.
     /// The channels by name.
     public let channels: [String: LiveChannel]
     private let media: any LiveMedia
-    private let lock = NSLock()
-    private var rungs: [String: [LiveRung]] = [:]
-    private var tasks: [Task<Void, Never>] = []
+    /// The rungs found so far, by channel; the polling tasks while they run.
+    private struct State {
+        var rungs: [String: [LiveRung]] = [:]
+        var tasks: [Task<Void, Never>] = []
+    }
+    private let state = Locked(State())
 
     /// Channels reading `sources` (name → playlist URL or path) into `folder` (the store root);
     /// `log` hears each origin fault a channel recovers from (`LiveChannel`).
@@ -40,15 +44,18 @@ public final class LiveChannels: @unchecked Sendable {
 
     /// Starts polling every channel.
     public func start() {
-        lock.withLock {
-            guard tasks.isEmpty else { return }
-            for c in channels.values { tasks.append(Task.detached { await c.run() }) }
+        state.withLock { s in
+            guard s.tasks.isEmpty else { return }
+            for c in channels.values { s.tasks.append(Task.detached { await c.run() }) }
         }
     }
 
     /// Stops polling.
     public func stop() {
-        let t = lock.withLock { defer { tasks = [] }; return tasks }
+        let t = state.withLock { s in
+            defer { s.tasks = [] }
+            return s.tasks
+        }
         for task in t { task.cancel() }
     }
 
@@ -58,7 +65,7 @@ public final class LiveChannels: @unchecked Sendable {
     /// The channel's rungs, top first, once its first poll brought a segment of each (probed once,
     /// registered with the store); nil while it has none.
     public func rungs(of name: String) async -> [LiveRung]? {
-        if let r = lock.withLock({ rungs[name] }) { return r }
+        if let r = state.withLock({ $0.rungs[name] }) { return r }
         guard let channel = channels[name] else { return nil }
         var found: [LiveRung] = []
         for key in await channel.renditionNames {
@@ -73,7 +80,10 @@ public final class LiveChannels: @unchecked Sendable {
         }
         guard !found.isEmpty else { return nil }
         found.sort { $0.rendition.width * $0.rendition.height > $1.rendition.width * $1.rendition.height }
-        return lock.withLock { rungs[name] = rungs[name] ?? found; return rungs[name]! }
+        return state.withLock { s in
+            s.rungs[name] = s.rungs[name] ?? found
+            return s.rungs[name]!
+        }
     }
 
     /// Breaks the channel has signalled since it started, all rungs counted once (the top rung's).

@@ -1,22 +1,21 @@
 import Foundation
+import Threads
 import Timing
 
 /// The live viewers this node serves, by session id, with their idle clocks. Live sessions are
 /// this node's (a viewer's playlist is built from what this node published to it). Thread-safe.
-public final class LiveViewers: @unchecked Sendable {
-    // @unchecked Sendable: `viewers` is only touched under `lock`.
-    private let lock = NSLock()
-    private var viewers: [String: (viewer: LiveViewer, lastSeen: Double)] = [:]
+public final class LiveViewers: Sendable {
+    private let viewers = Locked<[String: (viewer: LiveViewer, lastSeen: Double)]>([:])
 
     /// None yet.
     public init() {}
 
     /// Adds a viewer.
-    public func insert(_ v: LiveViewer) { lock.withLock { viewers[v.id] = (v, monotonicSeconds()) } }
+    public func insert(_ v: LiveViewer) { viewers.withLock { $0[v.id] = (v, monotonicSeconds()) } }
 
     /// The viewer, its idle clock restarted; nil when unknown or expired.
     public func touch(_ id: String) -> LiveViewer? {
-        lock.withLock { () -> LiveViewer? in
+        viewers.withLock { viewers -> LiveViewer? in
             guard let v = viewers[id] else { return nil }
             viewers[id] = (v.viewer, monotonicSeconds())
             return v.viewer
@@ -25,7 +24,7 @@ public final class LiveViewers: @unchecked Sendable {
 
     /// Drops viewers idle for longer than `idle` seconds; returns how many.
     public func expire(idle: Double, now: Double) -> Int {
-        lock.withLock {
+        viewers.withLock { viewers in
             let old = viewers.filter { now - $0.value.lastSeen > idle }.map(\.key)
             for id in old { viewers[id] = nil }
             return old.count
@@ -33,5 +32,5 @@ public final class LiveViewers: @unchecked Sendable {
     }
 
     /// Viewers held.
-    public var count: Int { lock.withLock { viewers.count } }
+    public var count: Int { viewers.withLock { $0.count } }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Interlude
 import Redis
+import Threads
 import Timing
 
 /// `interlude worker`: runs ad jobs from the Redis stream (`RedisAdQueue`) as one consumer of the
@@ -9,8 +10,8 @@ import Timing
 /// keeps its own job visible by re-claiming it while it runs. Attempts are counted per job; after
 /// the most attempts the job goes to the dead-letter stream with its error.
 public final class AdWorker: @unchecked Sendable {
-    // @unchecked Sendable: `stopping` is read and written under `lock`; the rest is immutable or
-    // used by the one thread running `run`.
+    // @unchecked Sendable: `stopping` is a `Locked`; the rest is immutable or used by the one
+    // thread running `run`.
     /// How a worker is set up.
     public struct Options: Sendable {
         /// The Redis URL (`redis://HOST:PORT/DB` or `unix:///PATH`).
@@ -44,8 +45,8 @@ public final class AdWorker: @unchecked Sendable {
     let client: RedisClient
     let cache: AdMediaCache
     let log: @Sendable (String) -> Void
-    let lock = NSLock()
-    var stopping = false
+    /// Whether `stop()` was called.
+    let stopping = Locked(false)
     /// Test hook only: seconds slept before each transcode (`INTERLUDE_WORKER_TEST_DELAY`), so a
     /// test can kill a worker mid-job.
     let testDelay: Double
@@ -65,8 +66,8 @@ public final class AdWorker: @unchecked Sendable {
     }
 
     /// Asks `run` to return after the job in hand (if any) is finished.
-    public func stop() { lock.withLock { stopping = true } }
-    var isStopping: Bool { lock.withLock { stopping } }
+    public func stop() { stopping.withLock { $0 = true } }
+    var isStopping: Bool { stopping.withLock { $0 } }
 
     /// Runs jobs until `stop()`. Redis unreachable: retried with backoff, one log line per change.
     public func run() async {
@@ -266,20 +267,18 @@ extension AdWorker {
 
 /// Keeps one pending job visible as its worker's while it runs: re-claims it (`XCLAIM … JUSTID`,
 /// which resets its idle time) every few seconds on a thread of its own.
-final class Heartbeat: @unchecked Sendable {
-    // @unchecked Sendable: `done` is read and written under `lock`.
-    private let lock = NSLock()
-    private var done = false
+final class Heartbeat: Sendable {
+    private let done = Locked(false)
 
     init(client: RedisClient, consumer: String, id: String, every: Double) {
         Thread.detachNewThread { [self] in
             while true {
                 Thread.sleep(forTimeInterval: every)
-                if lock.withLock({ done }) { return }
+                if done.withLock({ $0 }) { return }
                 _ = try? client.command("XCLAIM", RedisAdQueue.stream, RedisAdQueue.group, consumer, "0", id, "JUSTID")
             }
         }
     }
 
-    func stop() { lock.withLock { done = true } }
+    func stop() { done.withLock { $0 = true } }
 }

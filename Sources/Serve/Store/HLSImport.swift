@@ -1,6 +1,7 @@
 import Ads
 import Foundation
 import Media
+import Threads
 import Timing
 
 /// Where an HLS source's playlists and segments are read from. A remote playlist's URIs are
@@ -192,11 +193,10 @@ enum HLSImport {
     }
 }
 
-/// A file a download streams into; `@unchecked Sendable`: the handle is used under `lock` only.
-private final class Sink: @unchecked Sendable {
-    private let lock = NSLock()
-    private var handle: FileHandle?
-    init(_ handle: FileHandle) { self.handle = handle }
-    func write(_ data: Data) throws { try lock.withLock { try handle?.write(contentsOf: data) } }
-    func close() { lock.withLock { try? handle?.close(); handle = nil } }
+/// A file a download streams into; the handle is used under its lock only.
+private final class Sink: Sendable {
+    private let handle: Locked<FileHandle?>
+    init(_ handle: FileHandle) { self.handle = Locked(handle) }
+    func write(_ data: Data) throws { try handle.withLock { try $0?.write(contentsOf: data) } }
+    func close() { handle.withLock { try? $0?.close(); $0 = nil } }
 }

@@ -44,12 +44,12 @@ extension MediaStore {
         let key = "\(rendition) \(mediaURL)"
         // What to look up in a fleet's queue first: an ad not ready here may be stored by
         // another node's worker already (a node's first session with it then plays it).
-        let lookup: (AdJobRequest, any AdJobQueue)? = lock.withLock {
+        let lookup: (AdJobRequest, any AdJobQueue)? = state.withLock { s in
             guard let queue = options.jobQueue else { return nil }
             let now = Date().timeIntervalSince1970
-            switch adByURL[key] {
+            switch s.adByURL[key] {
             case .failed(_, _, let at)? where now - at < AdJob.failureMemory: return nil
-            case .hashed(let sha)? where adBySHA["\(sha)/\(rendition)"] != nil: return nil
+            case .hashed(let sha)? where s.adBySHA["\(sha)/\(rendition)"] != nil: return nil
             default:
                 return (AdJobRequest(url: mediaURL, rendition: rung, segmentTarget: options.segmentTarget, allowLocal: options.allowLocalAdMedia), queue)
             }
@@ -58,26 +58,26 @@ extension MediaStore {
            record(stored: prefix, key: key, rung: rendition) {
             return answer(mediaURL: mediaURL, rendition: rendition)
         }
-        let queued: (AdJobRequest, any AdJobQueue)? = lock.withLock {
+        let queued: (AdJobRequest, any AdJobQueue)? = state.withLock { s in
             let now = Date().timeIntervalSince1970
-            switch adByURL[key] {
+            switch s.adByURL[key] {
             case .waiting?: return nil
             case .failed(_, _, let at)? where now - at < AdJob.failureMemory: return nil
-            case .hashed(let sha)? where adBySHA["\(sha)/\(rendition)"] != nil: return nil
+            case .hashed(let sha)? where s.adBySHA["\(sha)/\(rendition)"] != nil: return nil
             default:
                 // new, failed a while ago, or its transcode was evicted: (again) on the worker pool
-                adByURL[key] = .waiting
+                s.adByURL[key] = .waiting
                 if let queue = options.jobQueue {
                     let job = AdJobRequest(url: mediaURL, rendition: rung, segmentTarget: options.segmentTarget, allowLocal: options.allowLocalAdMedia)
                     if let problem = job.problem {
                         // workers refuse what is not a job (`AdJobRequest.problem`): never enqueued
-                        adByURL[key] = .failed(403, "ad job refused: \(problem)", now)
+                        s.adByURL[key] = .failed(403, "ad job refused: \(problem)", now)
                         return nil
                     }
                     return (job, queue)
                 }
-                adQueue.append { await self.runAdJob(key: key, url: mediaURL, rung: rung) }
-                startAdJobs()
+                s.adQueue.append { await self.runAdJob(key: key, url: mediaURL, rung: rung) }
+                startAdJobs(&s)
                 return nil
             }
         }
@@ -87,28 +87,28 @@ extension MediaStore {
 
     /// What the store can say of an ad rung now (under the lock), without starting anything.
     private func answer(mediaURL: String, rendition: String) -> AdReadiness {
-        lock.withLock {
-            switch adByURL["\(rendition) \(mediaURL)"] {
+        state.withLock { s in
+            switch s.adByURL["\(rendition) \(mediaURL)"] {
             case .failed(let code, let reason, _)?: return .failed(code: code, reason: reason)
             case .hashed(let sha)?:
-                guard let r = adBySHA["\(sha)/\(rendition)"] else { return .pending }
-                if case .ready(let segments, _) = r, let first = segments.first { index.touch(path: first.path, now: Date().timeIntervalSince1970) }
+                guard let r = s.adBySHA["\(sha)/\(rendition)"] else { return .pending }
+                if case .ready(let segments, _) = r, let first = segments.first { s.index.touch(path: first.path, now: Date().timeIntervalSince1970) }
                 return r
             default: return .pending
             }
         }
     }
 
-    /// Starts queued ad jobs while fewer than `adWorkers` run (under the lock).
-    func startAdJobs() {
-        while adRunning < max(1, options.adWorkers), !adQueue.isEmpty {
-            let job = adQueue.removeFirst()
-            adRunning += 1
+    /// Starts queued ad jobs while fewer than `adWorkers` run (`s`: the state, its lock held).
+    func startAdJobs(_ s: inout State) {
+        while s.adRunning < max(1, options.adWorkers), !s.adQueue.isEmpty {
+            let job = s.adQueue.removeFirst()
+            s.adRunning += 1
             Task.detached {
                 await job()
-                self.lock.withLock {
-                    self.adRunning -= 1
-                    self.startAdJobs()
+                self.state.withLock { s in
+                    s.adRunning -= 1
+                    self.startAdJobs(&s)
                 }
             }
         }
@@ -121,31 +121,31 @@ extension MediaStore {
         switch await AdTranscodeJob.fetch(url, cache: adMedia, timeout: options.adFetchTimeout, allowLocal: options.allowLocalAdMedia) {
         case .success(let f): fetched = f
         case .failure(let error):
-            lock.withLock { adByURL[key] = .failed(error.code, error.message, Date().timeIntervalSince1970) }
+            state.withLock { $0.adByURL[key] = .failed(error.code, error.message, Date().timeIntervalSince1970) }
             return
         }
         let sha = fetched.sha
         let shaKey = "\(sha)/\(rung.key)"
         let prefix = AdTranscodeJob.prefix(sha: sha, rung: rung.key)
-        let mustEncode: Bool = lock.withLock {
-            adByURL[key] = .hashed(sha)
-            if adBySHA[shaKey] != nil { return false }
-            if index.units[prefix] != nil, let stored = loadStoredAd(prefix) {
-                adBySHA[shaKey] = stored
+        let mustEncode: Bool = state.withLock { s in
+            s.adByURL[key] = .hashed(sha)
+            if s.adBySHA[shaKey] != nil { return false }
+            if s.index.units[prefix] != nil, let stored = loadStoredAd(prefix) {
+                s.adBySHA[shaKey] = stored
                 return false
             }
-            adBySHA[shaKey] = .pending
-            countEncode("ad")
+            s.adBySHA[shaKey] = .pending
+            s.countEncode("ad")
             return true
         }
         guard mustEncode else { return }
         let result = await AdTranscodeJob.transcode(fetched.path, url: url, rung: rung, segmentTarget: options.segmentTarget,
                                                     root: root, prefix: prefix)
-        lock.withLock {
+        state.withLock { s in
             if case .ready(let segments, _) = result {
-                register(key: prefix, kind: "ad", files: segments.map(\.path) + ["\(prefix)/ad.json"], folder: prefix)
+                register(&s, key: prefix, kind: "ad", files: segments.map(\.path) + ["\(prefix)/ad.json"], folder: prefix)
             }
-            adBySHA[shaKey] = result
+            s.adBySHA[shaKey] = result
         }
     }
 

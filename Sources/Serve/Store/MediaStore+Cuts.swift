@@ -46,9 +46,9 @@ extension MediaStore {
     /// (`TSTimestamps.soundStartsLate`), read from the file the first time it is asked (every
     /// session's cut asks) and remembered: a packaged segment never changes.
     func soundStartsLate(_ path: String) -> Bool {
-        if let known = lock.withLock({ lateSound[path] }) { return known }
+        if let known = state.withLock({ $0.lateSound[path] }) { return known }
         let late = StoreFile.read(root.appendingPathComponent(path), maxBytes: 1 << 28).map(TSTimestamps.soundStartsLate) ?? false
-        lock.withLock { lateSound[path] = late }
+        state.withLock { $0.lateSound[path] = late }
         return late
     }
 

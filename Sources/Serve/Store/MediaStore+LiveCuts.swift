@@ -1,4 +1,5 @@
 import Foundation
+import Threads
 import Timing
 
 extension MediaStore {
@@ -66,20 +67,20 @@ extension MediaStore {
         let folder = (prefix as NSString).deletingLastPathComponent
         let namePrefix = (prefix as NSString).lastPathComponent
         let fm = FileManager.default
-        return lock.withLock {
-            var keys = Set(index.units.values.filter { $0.kind == "cut" && $0.key.hasPrefix(prefix) }.map(\.key))
+        return state.withLock { s in
+            var keys = Set(s.index.units.values.filter { $0.kind == "cut" && $0.key.hasPrefix(prefix) }.map(\.key))
             // listed only when a real folder inside the store (never through a planted link)
             let listed = StoreFile.isFolder(folder, in: root) ? (try? fm.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)) ?? [] : []
             for name in listed where name.hasPrefix(namePrefix) && name.hasSuffix(".ts") {
                 keys.insert("\(folder)/\(name)")
             }
             var removed = 0
-            for key in keys where pins[key] == nil && pieceTasks[key] == nil {
-                index.remove(key)
+            for key in keys where s.pins[key] == nil && s.pieceTasks[key] == nil {
+                s.index.remove(key)
                 StoreFile.remove(key, in: root)
                 removed += 1
             }
-            if removed > 0 { saveIndex() }
+            if removed > 0 { saveIndex(s.index) }
             return removed
         }
     }
@@ -110,30 +111,30 @@ extension MediaStore {
               r.videoBitrate > 0, r.audioBitrate > 0 else {
             throw StoreError.unsupported("rendition \(r.name): \(r.width)x\(r.height) at \(r.videoBitrate)+\(r.audioBitrate) b/s is not a rung the store encodes")
         }
-        try lock.withLock {
-            if let known = renditions[r.name], known != r {
+        try state.withLock { s throws in
+            if let known = s.renditions[r.name], known != r {
                 throw StoreError.unsupported("rendition \(r.name) is already \(known.width)x\(known.height) at \(known.videoBitrate) b/s")
             }
-            renditions[r.name] = r
+            s.renditions[r.name] = r
         }
     }
 }
 
 /// Plans of recent `segmentPiece` calls, by file version and bounds (a bounded memory: cleared
-/// when full). `@unchecked Sendable`: `plans` is read and written under `lock` only.
-final class LiveCutPlans: @unchecked Sendable {
+/// when full).
+final class LiveCutPlans: Sendable {
     static let shared = LiveCutPlans()
     static let capacity = 4096
-    private let lock = NSLock()
     /// A remembered answer: the plan, or nil for a range without a frame.
     struct Entry { var plan: SegmentCutMaker.Plan? }
-    private var plans: [String: Entry] = [:]
+    private let plans = Locked<[String: Entry]>([:])
 
     /// What was remembered for `key`, if anything.
-    func plan(_ key: String) -> Entry? { lock.withLock { plans[key] } }
+    func plan(_ key: String) -> Entry? { plans.withLock { $0[key] } }
 
+    /// Remembers `plan` for `key` (forgetting every other one when full).
     func remember(_ key: String, _ plan: SegmentCutMaker.Plan?) {
-        lock.withLock {
+        plans.withLock { plans in
             if plans.count >= LiveCutPlans.capacity { plans.removeAll(keepingCapacity: true) }
             plans[key] = Entry(plan: plan)
         }

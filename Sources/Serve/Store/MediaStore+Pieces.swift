@@ -11,33 +11,33 @@ extension MediaStore {
     func pieceMadeOnce(_ path: String, kind: String, duration: MediaTime,
                        make: @escaping @Sendable (_ output: URL) throws -> Void) async throws -> StoredSegment {
         let done = StoredSegment(path: path, duration: duration)
-        let task: Task<StoredSegment, any Error> = lock.withLock {
-            if index.unit(holding: path) != nil {
-                index.touch(path: path, now: Date().timeIntervalSince1970)
+        let task: Task<StoredSegment, any Error> = state.withLock { s in
+            if s.index.unit(holding: path) != nil {
+                s.index.touch(path: path, now: Date().timeIntervalSince1970)
                 return Task { done }
             }
-            if let t = pieceTasks[path] { return t }
+            if let t = s.pieceTasks[path] { return t }
             // adopted only as a regular file reached through real folders (a link or a FIFO
             // there is replaced by the piece made now: rename(2) replaces the entry itself)
             if StoreFile.regular(path, in: root) != nil {
-                register(key: path, kind: kind, files: [path])
+                register(&s, key: path, kind: kind, files: [path])
                 return Task { done }
             }
-            countEncode(kind)
+            s.countEncode(kind)
             let t = Task {
                 try await MediaStore.offThread {
                     let temp = self.temporaryURL(".ts")
                     defer { try? FileManager.default.removeItem(at: temp) }
                     try make(temp)
                     try self.publish(temp, as: path)
-                    self.lock.withLock { self.register(key: path, kind: kind, files: [path]) }
+                    self.state.withLock { self.register(&$0, key: path, kind: kind, files: [path]) }
                     return done
                 }
             }
-            pieceTasks[path] = t
+            s.pieceTasks[path] = t
             return t
         }
-        defer { lock.withLock { pieceTasks[path] = nil } }
+        defer { state.withLock { $0.pieceTasks[path] = nil } }
         return try await task.value
     }
 }

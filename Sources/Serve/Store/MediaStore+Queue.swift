@@ -19,12 +19,12 @@ extension MediaStore {
                 if let r = result {
                     switch r {
                     case .failed(let code, let reason):
-                        lock.withLock { adByURL[key] = .failed(code, reason, Date().timeIntervalSince1970) }
+                        state.withLock { $0.adByURL[key] = .failed(code, reason, Date().timeIntervalSince1970) }
                         return
                     case .stored(let prefix):
                         if record(stored: prefix, key: key, rung: job.rendition.key) { return }
                         // its files are gone (evicted by a node): run it again, once
-                        guard !resubmitted else { lock.withLock { adByURL[key] = nil }; return }
+                        guard !resubmitted else { state.withLock { $0.adByURL[key] = nil }; return }
                         resubmitted = true
                         try queue.forget(job)
                         result = try queue.submit(job)
@@ -35,7 +35,7 @@ extension MediaStore {
                 result = try queue.result(job)
             }
         } catch {}
-        lock.withLock { adByURL[key] = nil }
+        state.withLock { $0.adByURL[key] = nil }
     }
 
     /// Registers an ad rung a worker committed under `prefix` (`ads/<sha>/<rung>`) and answers it
@@ -45,12 +45,12 @@ extension MediaStore {
         guard parts.count == 3, parts[0] == "ads", parts[2] == rung, MediaStore.isSafeRelativePath(prefix),
               let r = AdTranscodeJob.load(prefix, root: root), case .ready(let segments, _) = r else { return false }
         let sha = String(parts[1])
-        lock.withLock {
-            if index.units[prefix] == nil {
-                register(key: prefix, kind: "ad", files: segments.map(\.path) + ["\(prefix)/ad.json"], folder: prefix)
+        state.withLock { s in
+            if s.index.units[prefix] == nil {
+                register(&s, key: prefix, kind: "ad", files: segments.map(\.path) + ["\(prefix)/ad.json"], folder: prefix)
             }
-            adBySHA["\(sha)/\(rung)"] = r
-            adByURL[key] = .hashed(sha)
+            s.adBySHA["\(sha)/\(rung)"] = r
+            s.adByURL[key] = .hashed(sha)
         }
         return true
     }

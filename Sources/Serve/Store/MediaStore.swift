@@ -2,6 +2,7 @@ import Foundation
 import Interlude
 import Media
 import Playback
+import Threads
 import Timing
 
 /// The serve store: a folder holding every encoded thing once — content ladders, shared cuts, ad
@@ -11,28 +12,34 @@ import Timing
 /// Layout under the root: `content/<key>/<rung>/segNNNNN.ts` (+ `content.json`),
 /// `cuts/<key>/<rung>/…`, `ads/<sha256>/<rung>/…`, `slate/<rung>/…`, `index.json`.
 public final class MediaStore: ServeMedia, @unchecked Sendable {
-    // @unchecked Sendable: every mutable property below is read and written only under `lock`;
-    // encodes run outside it on their own threads and publish their results under it.
+    // @unchecked Sendable: every mutable property is in `state`, read and written only under its
+    // lock; encodes run outside it on their own threads and publish their results under it.
     /// The setup.
     public let options: StoreOptions
     let root: URL
-    let lock = NSLock()
-    var index = StoreIndex()
-    var packaged: [String: PackagedContent] = [:]
-    var contentTasks: [String: Task<PackagedContent, any Error>] = [:]
-    /// Pieces being made (`pieceMadeOnce`), by store path.
-    var pieceTasks: [String: Task<StoredSegment, any Error>] = [:]
-    var adByURL: [String: AdJob] = [:]
-    var adBySHA: [String: AdReadiness] = [:]
-    var adQueue: [@Sendable () async -> Void] = []
-    var adRunning = 0
-    var pins: [String: Int] = [:]
-    var counts: [String: Int] = [:]
-    /// Renditions by name, from the options' ladder and every content packaged.
-    var renditions: [String: Rendition] = [:]
-    /// Whether a packaged segment's sound starts after its first picture, by store path
-    /// (`soundStartsLate(_:)`: read once, a packaged segment never changes).
-    var lateSound: [String: Bool] = [:]
+    /// What the store knows of its folder and of the work in progress.
+    struct State {
+        var index = StoreIndex()
+        var packaged: [String: PackagedContent] = [:]
+        var contentTasks: [String: Task<PackagedContent, any Error>] = [:]
+        /// Pieces being made (`pieceMadeOnce`), by store path.
+        var pieceTasks: [String: Task<StoredSegment, any Error>] = [:]
+        var adByURL: [String: AdJob] = [:]
+        var adBySHA: [String: AdReadiness] = [:]
+        var adQueue: [@Sendable () async -> Void] = []
+        var adRunning = 0
+        var pins: [String: Int] = [:]
+        var counts: [String: Int] = [:]
+        /// Renditions by name, from the options' ladder and every content packaged.
+        var renditions: [String: Rendition] = [:]
+        /// Whether a packaged segment's sound starts after its first picture, by store path
+        /// (`soundStartsLate(_:)`: read once, a packaged segment never changes).
+        var lateSound: [String: Bool] = [:]
+
+        /// Counts an encode of `kind`.
+        mutating func countEncode(_ kind: String) { counts[kind, default: 0] += 1 }
+    }
+    let state: Locked<State>
     let adMedia: AdMediaCache
 
     /// Opens (or creates) the store at `options.root`; reuses what its index lists.
@@ -42,7 +49,8 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
         try MediaStore.prepareFolder(root)
         try MediaStore.checkOwnFolder("fetched", in: root)
         adMedia = AdMediaCache(directory: root.appendingPathComponent("fetched"), maxBytes: 4 << 30, maxFileBytes: options.maxAdBytes)
-        for r in options.ladder ?? [] { renditions[r.name] = r }
+        var s = State()
+        for r in options.ladder ?? [] { s.renditions[r.name] = r }
         // What a crash left half-written (temporary names are never served). The folder may be
         // shared by other nodes and workers whose work in progress has such names too: only
         // what has not changed for an hour is removed (a job writes its files as it goes).
@@ -61,10 +69,11 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
            let loaded = try? JSONDecoder().decode(StoreIndex.self, from: data) {
             for u in loaded.units.values {
                 guard let checked = u.checked(in: root) else { continue }
-                if checked.files.contains(where: { index.unit(holding: $0) != nil }) { continue }   // a file claimed twice
-                index.add(checked)
+                if checked.files.contains(where: { s.index.unit(holding: $0) != nil }) { continue }   // a file claimed twice
+                s.index.add(checked)
             }
         }
+        state = Locked(s)
     }
 
     /// Checks that `name`, a folder the store keeps at its root for itself (the ad media cache,
@@ -89,27 +98,26 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
     }
 
     /// The rung named `name` of the store's ladder or a registered live rung; nil when unknown.
-    public func rendition(named name: String) -> Rendition? { lock.withLock { renditions[name] } }
+    public func rendition(named name: String) -> Rendition? { state.withLock { $0.renditions[name] } }
 
     // MARK: bookkeeping
 
-    /// Counts an encode of `kind` (under the lock).
-    func countEncode(_ kind: String) { counts[kind, default: 0] += 1 }
-
     /// Encodes started since launch, by kind.
-    public func encodeCounts() -> [String: Int] { lock.withLock { counts } }
+    public func encodeCounts() -> [String: Int] { state.withLock { $0.counts } }
 
-    /// Adds a unit of files now in the store and evicts past the size bound (under the lock).
-    func register(key: String, kind: String, files: [String], folder: String? = nil) {
+    /// Adds a unit of files now in the store to `s` (the state, its lock held) and evicts past
+    /// the size bound.
+    func register(_ s: inout State, key: String, kind: String, files: [String], folder: String? = nil) {
         var sizes: [String: Int64] = [:]
         for f in files { if let st = StoreFile.regular(f, in: root) { sizes[f] = Int64(st.st_size) } }
-        index.add(StoreIndex.Unit(key: key, kind: kind, files: files, folder: folder, bytes: sizes.values.reduce(0, +),
-                                  lastUsed: Date().timeIntervalSince1970, sizes: sizes))
-        evictPastBound(keeping: key)
-        saveIndex()
+        s.index.add(StoreIndex.Unit(key: key, kind: kind, files: files, folder: folder, bytes: sizes.values.reduce(0, +),
+                                    lastUsed: Date().timeIntervalSince1970, sizes: sizes))
+        evictPastBound(&s, keeping: key)
+        saveIndex(s.index)
     }
 
-    func saveIndex() {
+    /// Writes `index` to `index.json` (through a temporary file; called with the state's lock held).
+    func saveIndex(_ index: StoreIndex) {
         guard let data = try? JSONEncoder().encode(index) else { return }
         let tmp = root.appendingPathComponent(".index-\(UUID().uuidString).tmp")
         do {
@@ -146,10 +154,10 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
     /// (renamed from a temporary name).
     public func file(forSegment path: String) -> URL? {
         guard MediaStore.isSegmentPath(path), let st = StoreFile.regular(path, in: root) else { return nil }
-        let matches: Bool = lock.withLock {
-            guard let unit = index.unit(holding: path) else { return true }
+        let matches: Bool = state.withLock { s in
+            guard let unit = s.index.unit(holding: path) else { return true }
             guard unit.sizes?[path].map({ $0 == Int64(st.st_size) }) ?? true else { return false }
-            index.touch(path: path, now: Date().timeIntervalSince1970)
+            s.index.touch(path: path, now: Date().timeIntervalSince1970)
             return true
         }
         return matches ? root.appendingPathComponent(path) : nil
@@ -192,26 +200,26 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
 
     func packagedContent(_ name: String) async throws -> PackagedContent {
         guard let source = options.contents[name] else { throw StoreError.unknownContent(name) }
-        let task: Task<PackagedContent, any Error> = lock.withLock {
-            if let p = packaged[name] { return Task { p } }
-            if let t = contentTasks[name] { return t }
+        let task: Task<PackagedContent, any Error> = state.withLock { s in
+            if let p = s.packaged[name] { return Task { p } }
+            if let t = s.contentTasks[name] { return t }
             let t = Task {
                 if MediaStore.isHLSSource(source) { return try await self.importHLS(name, source: source) }
                 return try await MediaStore.offThread { try self.packageContent(name, source: source) }
             }
-            contentTasks[name] = t
+            s.contentTasks[name] = t
             return t
         }
         do {
             let p = try await task.value
-            lock.withLock {
-                packaged[name] = p
-                contentTasks[name] = nil
-                for r in p.renditions where renditions[r.rendition.name] == nil { renditions[r.rendition.name] = r.rendition }
+            state.withLock { s in
+                s.packaged[name] = p
+                s.contentTasks[name] = nil
+                for r in p.renditions where s.renditions[r.rendition.name] == nil { s.renditions[r.rendition.name] = r.rendition }
             }
             return p
         } catch {
-            lock.withLock { contentTasks[name] = nil }
+            state.withLock { $0.contentTasks[name] = nil }
             throw error
         }
     }
@@ -227,7 +235,7 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
         let key = String(try ContentHash.sha256(Data("v\(PackagedContent.version) \(sha) \(ladderKey) \(options.segmentTarget.value)/\(options.segmentTarget.timescale)".utf8)).prefix(32))
         let prefix = "content/\(key)"
         if let p = loadPackage(prefix, name: name, source: source) { return p }
-        lock.withLock { countEncode("ladder") }
+        state.withLock { $0.countEncode("ladder") }
         let temp = temporaryURL()
         try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(at: temp) }
@@ -247,7 +255,7 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
         let key = String(try ContentHash.sha256(Data("hls v\(PackagedContent.version) \(source)".utf8)).prefix(32))
         let prefix = "content/\(key)"
         if let p = loadPackage(prefix, name: name, source: source) { return p }
-        lock.withLock { countEncode("ladder") }
+        state.withLock { $0.countEncode("ladder") }
         let temp = temporaryURL()
         try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(at: temp) }
@@ -260,7 +268,7 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
 
     /// The package in the store under `prefix`, when it is there whole.
     func loadPackage(_ prefix: String, name: String, source: String) -> PackagedContent? {
-        guard let unit = lock.withLock({ index.units[prefix] }), StoreFile.regular("\(prefix)/content.json", in: root) != nil,
+        guard let unit = state.withLock({ $0.index.units[prefix] }), StoreFile.regular("\(prefix)/content.json", in: root) != nil,
               let data = StoreFile.read(root.appendingPathComponent("\(prefix)/content.json"), maxBytes: 64 << 20),
               var p = try? JSONDecoder().decode(PackagedContent.self, from: data), p.version == PackagedContent.version,
               p.isWellFormed(prefix: prefix, files: Set(unit.files)) else { return nil }
@@ -276,7 +284,7 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
         try publish(temp, as: prefix)
         var files = p.renditions.flatMap { r in r.segments.map(\.path) + (r.video.isEmpty ? [] : [r.video]) }
         files.append("\(prefix)/content.json")
-        lock.withLock { register(key: prefix, kind: "content", files: files, folder: prefix) }
+        state.withLock { register(&$0, key: prefix, kind: "content", files: files, folder: prefix) }
         return p
     }
 
