@@ -20,7 +20,7 @@ help:
 	@echo "make cluster      build, start redis, nginx, three serve nodes and two workers on 127.0.0.1 (prints the URL; Ctrl-C stops)"
 	@echo "make cluster-bench  wrk through nginx against 1 node and 3 nodes: requests/s and p99"
 	@echo "make test         build and run the whole test suite, then the field check of its outputs"
-	@echo "make live-check   the field's players play a live session (ads in SCTE-35 breaks), also under a slowloris soak, for LIVE_PLAY_SECONDS (default 180)"
+	@echo "make live-check   the field's players play a live session (ads in SCTE-35 breaks), also under a slowloris soak, for LIVE_PLAY_SECONDS (default 180); and show they catch broken streams"
 	@echo "make docs         build the library's documentation (DocC, from the symbol graphs) into .build/docs; fails on any warning"
 	@echo "make media        regenerate the sample media in Media/ with the ffmpeg CLI"
 	@echo "make conformance  run every document in ../shared/vast-corpus and print a table"
@@ -76,14 +76,14 @@ TEST_SERVE_WIDTH ?= 8
 # Suites run after the rest, one test at a time, because they need the whole process or real time
 # undisturbed: PlayWindowCLITests types keys into a real-time window, which a loaded machine
 # delays past the ad; AdUIOverlay*Tests click an overlay in a real-time session;
-# ServeLivePlayTests, ServeFieldPlayersTests and ServeEndToEndTests' players test play in real
+# ServeLivePlayTests and ServeEndToEndTests' players test play in real
 # time in Chromium, VLC, mpv and GStreamer (frames dropped or stalls when late are counted); BlockedMainStitchTests holds the process's main thread while it stitches, which would
 # hold every other suite's main-actor work; ClusterTests starts a whole fleet (redis-server,
 # nginx, three serve nodes and two workers as processes), alone so that its nodes get the cores.
 # Nothing is here for the main actor's sake: no frame loop and no ad decision waits for the main
 # queue, so the main-actor suites (the guides, the native ad loaders, the player apps) run in the
 # parallel pass.
-TEST_SERIAL := ServeLivePlayTests|ServeLiveSharedStoreTests|ServeFieldPlayersTests|ServeEndToEndTests/theFieldsPlayersPlayASession|ClusterTests|BlockedMainStitchTests|PlayWindowCLITests|AdUIOverlay[A-Za-z]*Tests
+TEST_SERIAL := ServeLivePlayTests|ServeLiveSharedStoreTests|ServeEndToEndTests/theFieldsPlayersPlayASession|ClusterTests|BlockedMainStitchTests|PlayWindowCLITests|AdUIOverlay[A-Za-z]*Tests
 
 # After the tests pass, scripts/field-check.sh plays the MP4 and HLS outputs they kept (listed
 # under FIELD_CHECK_DIR) and the demo in independent clients: ffmpeg -xerror and GStreamer.
@@ -94,6 +94,11 @@ TEST_ENV := TMPDIR=$(TEST_TMP) FIELD_CHECK_DIR=$(TEST_TMP)/field-check
 # async calls), which the first pass's synchronous decode/encode tests would hold.
 TEST_SERVE := Serve[A-Za-z]*Tests|Redis[A-Za-z]*Tests|RenditionTests
 
+# In `make live-check` only: ServeFieldPlayersTests shows that each player of the field check
+# plays the ffmpeg CLI's own streams clean and catches each broken copy it was seen to catch (a
+# check of the checkers, not of Interlude's output: six real-time plays of about 20 s, 133 s).
+TEST_LIVE_CHECK := ServeFieldPlayersTests
+
 test: setup
 	$(SWIFT) build --build-tests
 	rm -rf $(TEST_TMP) && mkdir -p $(TEST_TMP)
@@ -101,8 +106,8 @@ test: setup
 	@# plugin's own init warnings (msdk, cuda, ladspa…), which the field checks would take as the
 	@# stream's (a fresh machine, or plugins updated by apt)
 	@gst-inspect-1.0 >/dev/null 2>&1 || true
-	$(TEST_ENV) $(SWIFT) test --skip-build --experimental-maximum-parallelization-width $(TEST_WIDTH) --skip '$(TEST_SERIAL)|$(TEST_SERVE)'
-	$(TEST_ENV) $(SWIFT) test --skip-build --experimental-maximum-parallelization-width $(TEST_SERVE_WIDTH) --filter '$(TEST_SERVE)' --skip '$(TEST_SERIAL)'
+	$(TEST_ENV) $(SWIFT) test --skip-build --experimental-maximum-parallelization-width $(TEST_WIDTH) --skip '$(TEST_SERIAL)|$(TEST_SERVE)|$(TEST_LIVE_CHECK)'
+	$(TEST_ENV) $(SWIFT) test --skip-build --experimental-maximum-parallelization-width $(TEST_SERVE_WIDTH) --filter '$(TEST_SERVE)' --skip '$(TEST_SERIAL)|$(TEST_LIVE_CHECK)'
 	$(TEST_ENV) $(SWIFT) test --skip-build --no-parallel --filter '$(TEST_SERIAL)'
 	./scripts/field-check.sh $(TEST_TMP)
 
@@ -131,13 +136,14 @@ cluster-bench: release
 # The live players' check of `make test` (ServeLivePlayTests, 30 s there) for minutes: a live origin
 # on 127.0.0.1 (2 s segments in real time, a break every 14 s in every signalling form), the
 # service, ffmpeg -xerror, GStreamer, Chromium, VLC and mpv each on a session of their own, and
-# Chromium and VLC again under a slowloris soak of the embedded server.
+# Chromium and VLC again under a slowloris soak of the embedded server; then ServeFieldPlayersTests
+# (each player catches the broken streams it should).
 LIVE_PLAY_SECONDS ?= 180
 live-check: setup
 	$(SWIFT) build --build-tests
 	mkdir -p $(TEST_TMP)
 	@gst-inspect-1.0 >/dev/null 2>&1 || true   # the plugin registry built first (see test)
-	LIVE_PLAY_SECONDS=$(LIVE_PLAY_SECONDS) $(TEST_ENV) $(SWIFT) test --skip-build --filter 'ServeLivePlayTests'
+	LIVE_PLAY_SECONDS=$(LIVE_PLAY_SECONDS) $(TEST_ENV) $(SWIFT) test --skip-build --no-parallel --filter 'ServeLivePlayTests|$(TEST_LIVE_CHECK)'
 
 media: setup
 	@./scripts/make-media.sh
