@@ -232,7 +232,7 @@ public final class TagStitcher: AdsManagerDelegate, @unchecked Sendable {
             player.abandon()
             throw StitchFailure.encodingFailed("stitch failed: \(e)")
         }
-        let session = try await onWorkerThread { HandedOver(try player.finishStitch()) }.value
+        let session = try await onOwnThread("stitch flush") { HandedOver(try player.finishStitch()) }.value
         let played = manager?.playedBreaks ?? []
         var result = StitchResult(
             schedule: .adResponse, session: session, breaks: played.map { $0.placement(in: session.timelineMap) },

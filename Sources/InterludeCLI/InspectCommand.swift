@@ -37,7 +37,7 @@ let inspectUsage = """
     """
 
 /// Runs `interlude inspect ARGS`; returns the exit status.
-func runInspect(_ args: [String]) -> Int32 {
+func runInspect(_ args: [String]) async -> Int32 {
     var options = AdLoaderOptions()
     var media = MediaSelectionPreferences()
     var json = false
@@ -113,24 +113,8 @@ func runInspect(_ args: [String]) -> Int32 {
     job.json = json
     job.conformanceDirectory = conformanceDir
     job.nativeFormats = nativeFormats
-    let fixed = job
-    let outcome = blockingRun { await fixed.run() }
+    let outcome = await job.run()
     if let error = outcome.error { FileHandle.standardError.write(Data("interlude inspect: \(error)\n".utf8)) }
     print(outcome.output, terminator: "")
     return outcome.succeeded ? 0 : 1
-}
-
-/// Runs async work to completion from synchronous code.
-/// `@unchecked Sendable`: `value` is written once before `semaphore.signal()` and read after `wait()`.
-private final class ResultBox<T>: @unchecked Sendable { var value: T? }
-
-func blockingRun<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
-    let box = ResultBox<T>()
-    let semaphore = DispatchSemaphore(value: 0)
-    Task.detached {
-        box.value = await work()
-        semaphore.signal()
-    }
-    semaphore.wait()
-    return box.value!
 }

@@ -22,7 +22,7 @@ guard let command = arguments.first else {
 let rest = Array(arguments.dropFirst())
 switch command {
 case "stitch": exit(await runStitch(rest))
-case "inspect": exit(runInspect(rest))
+case "inspect": exit(await runInspect(rest))
 case "play": exit(await runPlay(rest))
 case "serve": exit(await runServe(rest))
 case "worker": exit(await runWorker(rest))

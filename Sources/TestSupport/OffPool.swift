@@ -1,13 +1,11 @@
 import Foundation
+import Threads
 
 /// Runs blocking work (a stitch, a child process) on a thread of its own and awaits it, so that a
 /// test does not hold one of the few threads of Swift's concurrency pool while it waits — other
 /// tests' network timeouts and sleeps keep running on time.
 public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread { continuation.resume(with: Result { try body() }) }
-        thread.start()
-    }
+    try await onOwnThread("test work", body)
 }
 
 /// `offPool` for work that keeps a core busy (an ffmpeg run, a decode to check): at most one per

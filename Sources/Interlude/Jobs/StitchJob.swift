@@ -2,6 +2,7 @@
 // request (media breaks, an ad response, native ads), companions, the report, and the commit.
 import Foundation
 import Playback
+import Threads
 import Timing
 
 /// One stitch as the `stitch` command runs it, callable without a process: the files checked
@@ -133,7 +134,7 @@ public struct StitchJob: Sendable {
         let stitcher = Stitcher(request: job.request)
         stitcher.onProgress = onProgress
         let handed = HandedOver(stitcher)
-        let result = try await Self.stitching { try await onWorkerThread { try handed.value.run() } }
+        let result = try await Self.stitching { try await onOwnThread("stitch") { try handed.value.run() } }
         return try job.commit(result, summary: StitchSummary.lines(result)) { try StitchReport(result).json() }
     }
 

@@ -2,6 +2,7 @@
 import Ads
 import Foundation
 import Playback
+import Threads
 import Timing
 
 /// A native ad placed in a stitch.
@@ -118,7 +119,7 @@ public final class NativeStitcher {
         stitcher.onProgress = { @Sendable done, total in progress.value?(done, total) }
         // the frame loop's caller blocks until the output is written: a worker, so the main actor stays free
         let job = HandedOver(stitcher)
-        var result = try await onWorkerThread { try job.value.run() }
+        var result = try await onOwnThread("native stitch") { try job.value.run() }
         warnings += prepared.compactMap { $0.shortfall(frameDuration: result.format.frameDuration) }
         result.warnings += warnings
         result.natives = prepared.map(\.placement)

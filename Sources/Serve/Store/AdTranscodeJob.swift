@@ -2,6 +2,7 @@ import Foundation
 import Interlude
 import Media
 import Playback
+import Threads
 import Timing
 
 /// The work of one ad job, shared by the store's own pool and `interlude worker`: fetch (hardened:
@@ -44,7 +45,7 @@ enum AdTranscodeJob {
             let temp = root.appendingPathComponent("\(tempPrefix)\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             defer { try? FileManager.default.removeItem(at: temp) }
-            let (segments, duration) = try await MediaStore.offThread {
+            let (segments, duration) = try await onOwnThread("ad transcode") {
                 try AdRendition.make(media, rendition: rung, segmentTarget: segmentTarget, folder: temp, storePrefix: prefix)
             }
             let record = StoredAd(segments: segments.map(\.path), durations: segments.map { [$0.duration.value, $0.duration.timescale] },

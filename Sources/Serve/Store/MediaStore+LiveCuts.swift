@@ -37,7 +37,7 @@ extension MediaStore {
         let known = LiveCutPlans.shared.plan(memoKey)
         let resolved: SegmentCutMaker.Plan?
         if let known { resolved = known.plan } else {
-            resolved = try await MediaStore.offThread({ SegmentCutMaker.plan(try SegmentCutMaker.Segment(file), from: from, to: to, afterJoin: afterJoin) })
+            resolved = try await onOwnThread("live cut plan", { SegmentCutMaker.plan(try SegmentCutMaker.Segment(file), from: from, to: to, afterJoin: afterJoin) })
             LiveCutPlans.shared.remember(memoKey, resolved)
         }
         guard let plan = resolved else { return nil }

@@ -1,4 +1,5 @@
 import Foundation
+import Threads
 import Timing
 
 extension MediaStore {
@@ -25,7 +26,7 @@ extension MediaStore {
             }
             s.countEncode(kind)
             let t = Task {
-                try await MediaStore.offThread {
+                try await onOwnThread("store piece") {
                     let temp = self.temporaryURL(".ts")
                     defer { try? FileManager.default.removeItem(at: temp) }
                     try make(temp)

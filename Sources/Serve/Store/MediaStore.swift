@@ -205,7 +205,7 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
             if let t = s.contentTasks[name] { return t }
             let t = Task {
                 if MediaStore.isHLSSource(source) { return try await self.importHLS(name, source: source) }
-                return try await MediaStore.offThread { try self.packageContent(name, source: source) }
+                return try await onOwnThread("package content") { try self.packageContent(name, source: source) }
             }
             s.contentTasks[name] = t
             return t
@@ -260,7 +260,7 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
         try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(at: temp) }
         let fetched = try await HLSImport.fetchAll(source, folder: temp, timeout: options.adFetchTimeout, maxTotalBytes: options.maxBytes)
-        let p = try await MediaStore.offThread {
+        let p = try await onOwnThread("import HLS") {
             try HLSImport.package(name: name, source: source, fetched: fetched, folder: temp, storePrefix: prefix)
         }
         return try publishPackage(p, from: temp, prefix: prefix)
@@ -286,12 +286,5 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
         files.append("\(prefix)/content.json")
         state.withLock { register(&$0, key: prefix, kind: "content", files: files, folder: prefix) }
         return p
-    }
-
-    /// Runs blocking work on a thread of its own (encodes take seconds; the cooperative pool is not for them).
-    static func offThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { c in
-            Thread.detachNewThread { c.resume(with: Result { try work() }) }
-        }
     }
 }
