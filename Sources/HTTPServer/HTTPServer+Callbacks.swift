@@ -116,15 +116,17 @@ extension HTTPServer {
         if request.offPool { return interlude_mhd_yes }   // resumed too early: wait for the answer
         let message = HTTPRequest(method: method, path: url, query: HTTPServer.pairs(connection, interlude_mhd_argument_kind),
                                   headers: request.headers, body: request.body)
-        if options.runsOffPool(message) {
+        switch answerer(message) {
+        case .now(let response):
+            return queue(connection, response)
+        case .later(let work):
+            // the connection waits, suspended; no thread does: the work runs on the concurrency pool
             request.offPool = true
             MHD_suspend_connection(connection)
             let ticket = park(SuspendedConnection(connection, request))
-            let handler = self.handler
-            Thread { [self] in answer(ticket, with: handler(message)) }.start()
+            Task { [self] in answer(ticket, with: await work()) }
             return interlude_mhd_yes
         }
-        return queue(connection, handler(message))
     }
 
     /// Builds libmicrohttpd's response and queues it.

@@ -28,6 +28,9 @@ public final class HTTPServer: @unchecked Sendable {
     /// A handler: one complete request in, one response out. Runs on a pool thread; may block
     /// that thread (and only its connections) for as long as it needs.
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+    /// A handler that answers at once or later (`HTTPAnswer`): runs on a pool thread, which it
+    /// should not block; work that waits goes in `.later`, on Swift's concurrency pool.
+    public typealias Answerer = @Sendable (HTTPRequest) -> HTTPAnswer
 
     /// Why a server could not start.
     public struct StartError: Error, CustomStringConvertible {
@@ -36,7 +39,7 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     let options: HTTPServerOptions
-    let handler: Handler
+    let answerer: Answerer
     let gate: ConnectionGate
     /// The daemon (nil once stopped) and the requests in flight.
     private struct State {
@@ -61,10 +64,15 @@ public final class HTTPServer: @unchecked Sendable {
     /// the connection limit needs it).
     public let connectionLimit: Int
 
-    /// Starts listening at once.
-    public init(options: HTTPServerOptions, handler: @escaping Handler) throws {
+    /// Starts listening at once; `handler` answers every request on the pool thread that read it.
+    public convenience init(options: HTTPServerOptions, handler: @escaping Handler) throws {
+        try self.init(options: options, answer: { .now(handler($0)) })
+    }
+
+    /// Starts listening at once; `answer` answers each request now or later (`HTTPAnswer`).
+    public init(options: HTTPServerOptions, answer: @escaping Answerer) throws {
         self.options = options
-        self.handler = handler
+        self.answerer = answer
         connectionLimit = HTTPServer.connectionsTheDescriptorsAllow(options.connectionLimit)
         let headerBytes = max(4096, options.maxHeaderBytes)
         gate = try ConnectionGate(host: options.host, port: options.port, limits: ConnectionGate.Limits(

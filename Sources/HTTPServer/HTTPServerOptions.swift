@@ -35,11 +35,6 @@ public struct HTTPServerOptions: Sendable {
     /// they overflow its per-connection memory, about 290 short ones in 32 KiB).
     public var maxQueryArguments: Int
 
-    /// Which requests run on a thread of their own while their connection is suspended (a
-    /// handler that waits on something slow, e.g. an ad server), so that they never hold a pool
-    /// thread and the connections it serves; the rest run on the pool thread.
-    public var runsOffPool: @Sendable (HTTPRequest) -> Bool = { _ in false }
-
     /// The default cap of connections per client address.
     public static let defaultMaxConnectionsPerClient = 64
 

@@ -7,7 +7,7 @@ extension ServeService {
     /// A live viewer on channel `name`: starts at the first segment of the channel's window; when
     /// that is inside a break, its ad request is answered before the session is (the rest of the
     /// break plays ads that fit, or slate).
-    func newLiveViewer(channel name: String, params given: [String: String], reporting: ReportingMode, userAgent: String) -> Result<LiveViewer, Refusal> {
+    func newLiveViewer(channel name: String, params given: [String: String], reporting: ReportingMode, userAgent: String) async -> Result<LiveViewer, Refusal> {
         guard let live, let channel = live.channels[name], let store = media as? any LiveMedia else {
             return .failure(Refusal(status: 404, message: "no content named '\(name)'"))
         }
@@ -16,7 +16,7 @@ extension ServeService {
         let params: [String: String]
         do { params = try configuration?.aliased(given) ?? given } catch { return .failure(Refusal(status: 400, message: "\(error)")) }
         let beacons = self.beacons, metrics = self.metrics, signature = self.signature, log = self.log
-        let made: LiveViewer? = blocking {
+        func make() async -> LiveViewer? {
             guard let rungs = await live.rungs(of: name), let w = await channel.window(rendition: rungs[0].key),
                   let first = config.livePreroll != nil ? Self.prerollStart(w) : Self.liveStart(w, leastTarget: config.liveSegmentTarget)
             else { return nil }
@@ -34,7 +34,7 @@ extension ServeService {
             await v.prepare()
             return v
         }
-        guard let viewer = made else {
+        guard let viewer = await make() else {
             log.event("session_failed", ["content": name, "error": "live channel has no segments yet"])
             return .failure(Refusal(status: 503, message: "live channel '\(name)' has no segments yet"))
         }
@@ -71,26 +71,26 @@ extension ServeService {
     }
 
     /// `GET /v1/sessions/ID/RENDITION.m3u8` of a live viewer: its playlist, advanced.
-    func livePlaylist(_ v: LiveViewer, rendition: String) -> HTTPResponse {
+    func livePlaylist(_ v: LiveViewer, rendition: String) async -> HTTPResponse {
         let started = monotonicSeconds()
         guard let rung = v.rung(named: rendition) else { return .error(404, "no rendition '\(rendition)'") }
         defer { metrics.playlistServed(monotonicSeconds() - started) }
-        guard let text = blocking({ await v.playlist(rung: rung) }) else { return .error(503, "live channel not available") }
+        guard let text = await v.playlist(rung: rung) else { return .error(503, "live channel not available") }
         return HTTPResponse(status: 200, headers: ["Content-Type": "application/vnd.apple.mpegurl", "Cache-Control": "no-cache"],
                             body: Data(text.utf8))
     }
 
     /// `GET /v1/sessions/ID/tracking[?nextToken=T]` of a live viewer (see `tracking(_:nextToken:)`).
-    func liveTracking(_ v: LiveViewer, nextToken: String?) -> HTTPResponse {
+    func liveTracking(_ v: LiveViewer, nextToken: String?) async -> HTTPResponse {
         let page: TrackingToken.Page?
         do { page = try TrackingToken.page(nextToken) } catch { return .error(400, error.reason) }
-        let body = blocking { await v.trackingJSON(page: page) }
+        let body = await v.trackingJSON(page: page)
         return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: body)
     }
 
     /// Fires the beacons an ad segment of a live viewer holds, each once.
-    func fireLiveBeacons(_ v: LiveViewer, rendition: String, avail b: Int, ad a: Int, segment k: Int) {
-        let due = blocking { await v.claimBeacons(rendition: rendition, avail: b, ad: a, segment: k).map { LiveBeacon(event: $0.event, urls: $0.urls, adID: $0.adID, breakID: $0.breakID) } }
+    func fireLiveBeacons(_ v: LiveViewer, rendition: String, avail b: Int, ad a: Int, segment k: Int) async {
+        let due = await v.claimBeacons(rendition: rendition, avail: b, ad: a, segment: k)
         for d in due {
             for url in d.urls {
                 beacons.fire(TrackedBeacon(event: d.event, streamTime: .zero, contentTime: .zero, url: url, adId: d.adID, breakId: d.breakID))
@@ -100,6 +100,3 @@ extension ServeService {
         metrics.beacons(due.reduce(0) { $0 + $1.urls.count })
     }
 }
-
-/// A due beacon handed out of the viewer.
-struct LiveBeacon: Sendable { var event: String; var urls: [String]; var adID: String; var breakID: String }

@@ -10,10 +10,10 @@ extension ServeService {
     /// rendition plays; the rest are left out (or slate, `--fill-with slate`). Once settled
     /// (the first node to decide wins in a fleet) it never changes: every playlist of the
     /// session follows from it.
-    func planned(_ session: ServeSession) -> Result<ServeSession, Refusal> {
+    func planned(_ session: ServeSession) async -> Result<ServeSession, Refusal> {
         if session.plan != nil { return .success(session) }
         let media = self.media
-        guard let content = blocking({ try? await media.content(session.content) }) else {
+        guard let content = try? await media.content(session.content) else {
             return .failure(Refusal(status: 503, message: "content '\(session.content)' not available"))
         }
         let proposal = SessionPlan.decide(session.breaks, renditions: content.renditions.map(\.rendition), fill: policy(for: session.content).config.fill,
@@ -36,16 +36,16 @@ extension ServeService {
 
     /// Every rendition's timeline of the session, from its plan (built once, kept; the
     /// segments they list are pinned in the store until the session expires).
-    func timelines(_ session: ServeSession) -> Result<(ServeSession, [String: SessionTimeline]), Refusal> {
+    func timelines(_ session: ServeSession) async -> Result<(ServeSession, [String: SessionTimeline]), Refusal> {
         let planned: ServeSession
-        switch self.planned(session) {
+        switch await self.planned(session) {
         case .failure(let r): return .failure(r)
         case .success(let s): planned = s
         }
         guard let plan = planned.plan else { return .failure(Refusal(status: 500, message: "no plan")) }
         let media = self.media, clock = policy(for: planned.content).config.clock
         let log = self.log
-        let built: Result<(PreparedContent, [String: SessionTimeline]), Refusal> = blocking {
+        func build() async -> Result<(PreparedContent, [String: SessionTimeline]), Refusal> {
             do {
                 let content = try await media.content(planned.content)
                 var out: [String: SessionTimeline] = [:]
@@ -70,7 +70,7 @@ extension ServeService {
                 return .failure(Refusal(status: 503, message: "\(error)"))
             }
         }
-        switch built {
+        switch await build() {
         case .failure(let r):
             log.event("playlist_failed", ["session": session.id, "error": r.message])
             return .failure(r)
@@ -127,15 +127,19 @@ extension ServeService {
     /// `GET /v1/sessions/ID/master.m3u8`: a variant per rendition, its `BANDWIDTH` the peak
     /// segment bit rate of what its playlist lists (ads included) and `AVERAGE-BANDWIDTH` the
     /// average, as sent (with the stream clock's marks).
-    func master(_ id: String, interstitials: Bool) -> HTTPResponse {
-        let started = monotonicSeconds()
-        guard let session = sessions.touch(id) else { return .error(404, "no session '\(id)'") }
+    func master(_ id: String, interstitials: Bool) -> HTTPAnswer {
+        guard let session = sessions.touch(id) else { return .now(.error(404, "no session '\(id)'")) }
         let key = interstitials ? "master?interstitials" : "master"
-        if let text = session.playlists[key] { return .text(text, contentType: HLS.mimeType) }
+        if let text = session.playlists[key] { return .now(.text(text, contentType: HLS.mimeType)) }
+        return .later { [self] in await writeMaster(session, key: key, interstitials: interstitials) }
+    }
+
+    /// The master playlist of `session`, written the first time it is asked for and kept under `key`.
+    func writeMaster(_ session: ServeSession, key: String, interstitials: Bool) async -> HTTPResponse {
+        let started = monotonicSeconds(), id = session.id
         defer { metrics.playlistServed(monotonicSeconds() - started) }
-        let media = self.media
-        guard let content = blocking({ try? await media.content(session.content) }) else { return .error(503, "content not available") }
-        guard case .success(let (_, all)) = timelines(session) else { return .error(503, "the session's playlists cannot be built now") }
+        guard let content = try? await media.content(session.content) else { return .error(503, "content not available") }
+        guard case .success(let (_, all)) = await timelines(session) else { return .error(503, "the session's playlists cannot be built now") }
         var variants: [HLS.Variant] = []
         for (r, codecs) in content.renditions {
             guard let t = all[r.name] else { continue }
@@ -152,9 +156,8 @@ extension ServeService {
     }
 
     /// The rung `name` of content `content` (with the content's frame rate and codec); nil when unknown.
-    func rung(_ content: String, named name: String) -> Rendition? {
-        let media = self.media
-        return blocking({ try? await media.content(content) })?.renditions.first { $0.rendition.name == name }?.rendition
+    func rung(_ content: String, named name: String) async -> Rendition? {
+        try? await media.content(content).renditions.first { $0.rendition.name == name }?.rendition
     }
 
     /// The size of a stored segment in bytes (0 when unknown), cached: content segments are
@@ -168,18 +171,24 @@ extension ServeService {
 
     /// `GET /v1/sessions/ID/RENDITION.m3u8`: the session's media playlist, written once from
     /// its plan and kept (a VOD playlist never changes).
-    func mediaPlaylist(_ id: String, rendition: String, interstitials: Bool) -> HTTPResponse {
-        let started = monotonicSeconds()
-        guard let session = sessions.touch(id) else { return .error(404, "no session '\(id)'") }
+    func mediaPlaylist(_ id: String, rendition: String, interstitials: Bool) -> HTTPAnswer {
+        guard let session = sessions.touch(id) else { return .now(.error(404, "no session '\(id)'")) }
         let key = interstitials ? rendition + "?interstitials" : rendition
-        if let text = session.playlists[key] { return .text(text, contentType: HLS.mimeType) }
+        if let text = session.playlists[key] { return .now(.text(text, contentType: HLS.mimeType)) }
+        return .later { [self] in await writeMediaPlaylist(session, rendition: rendition, key: key, interstitials: interstitials) }
+    }
+
+    /// The media playlist `rendition` of `session`, written the first time one is asked for (every
+    /// variant's at once) and kept under `key`.
+    func writeMediaPlaylist(_ session: ServeSession, rendition: String, key: String, interstitials: Bool) async -> HTTPResponse {
+        let started = monotonicSeconds(), id = session.id
         defer { metrics.playlistServed(monotonicSeconds() - started) }
-        switch timelines(session) {
+        switch await timelines(session) {
         case .failure(let r): return r.response
         case .success(let (planned, all)):
             guard let t = all[rendition] else { return .error(404, "no rendition '\(rendition)'") }
             if interstitials {
-                let text = interstitialsPlaylist(planned, timeline: t)
+                let text = await interstitialsPlaylist(planned, timeline: t)
                 sessions.update(id) { $0.playlists[key] = text }
                 return .text(text, contentType: HLS.mimeType)
             }
@@ -200,10 +209,9 @@ extension ServeService {
     /// content's own clock) and per break that has an ad to play an `EXT-X-DATERANGE` of
     /// `CLASS="com.apple.hls.interstitial"` at its content time whose `X-ASSET-LIST` is this
     /// rendition's (`/v1/sessions/ID/assets/RENDITION/B.json`).
-    func interstitialsPlaylist(_ session: ServeSession, timeline t: SessionTimeline) -> String {
-        let media = self.media
-        let run = blocking({ try? await media.cut(session.content, rendition: t.rendition, at: []) })?.runs.flatMap { $0 } ?? []
-        let duration = blocking({ try? await media.content(session.content) })?.duration ?? .zero
+    func interstitialsPlaylist(_ session: ServeSession, timeline t: SessionTimeline) async -> String {
+        let run = (try? await media.cut(session.content, rendition: t.rendition, at: []))?.runs.flatMap { $0 } ?? []
+        let duration = (try? await media.content(session.content))?.duration ?? .zero
         func date(_ at: MediaTime) -> Date { session.programDate.addingTimeInterval(at.seconds) }
         let cdn = policy(for: session.content).config.cdn
         var segments = run.map { HLS.Segment(uri: SegmentURL(path: $0.path).text(signedBy: signature, cdn: cdn), duration: $0.duration) }
@@ -245,12 +253,11 @@ extension ServeService {
     }
 
     /// The session's top-rendition timeline: what the tracking JSON describes.
-    func topTimeline(_ session: ServeSession) -> Result<(ServeSession, SessionTimeline), Refusal> {
-        let media = self.media
-        guard let top = blocking({ try? await media.content(session.content) })?.renditions.first?.rendition.name else {
+    func topTimeline(_ session: ServeSession) async -> Result<(ServeSession, SessionTimeline), Refusal> {
+        guard let top = (try? await media.content(session.content))?.renditions.first?.rendition.name else {
             return .failure(Refusal(status: 503, message: "content not available"))
         }
-        switch timelines(session) {
+        switch await timelines(session) {
         case .failure(let r): return .failure(r)
         case .success(let (s, all)):
             guard let t = all[top] else { return .failure(Refusal(status: 503, message: "content not available")) }
@@ -261,11 +268,11 @@ extension ServeService {
     /// `GET /v1/sessions/ID/tracking[?nextToken=T]`: MediaTailor's client-side tracking JSON
     /// (`TrackingJSON`): every break, or with a token only what starts after it; 400 for a token
     /// that is not ours.
-    func tracking(_ id: String, nextToken: String?) -> HTTPResponse {
+    func tracking(_ id: String, nextToken: String?) async -> HTTPResponse {
         guard let session = sessions.touch(id) else { return .error(404, "no session '\(id)'") }
         let page: TrackingToken.Page?
         do { page = try TrackingToken.page(nextToken) } catch { return .error(400, error.reason) }
-        switch topTimeline(session) {
+        switch await topTimeline(session) {
         case .failure(let r): return r.response
         case .success(let (s, t)): return .json(TrackingReport.json(session: s, timeline: t, page: page))
         }
@@ -274,16 +281,15 @@ extension ServeService {
     /// `GET /v1/sessions/ID/assets/RENDITION/B.json` (or `…/assets/B.json`: the top rendition):
     /// an interstitial's asset list, the break's ads the session's plan plays, in that rendition
     /// (`{"ASSETS":[{"URI":…,"DURATION":…}]}`).
-    func assetList(_ id: String, rendition: String?, breakIndex: Int?) -> HTTPResponse {
+    func assetList(_ id: String, rendition: String?, breakIndex: Int?) async -> HTTPResponse {
         guard let session = sessions.touch(id) else { return .error(404, "no session '\(id)'") }
         guard let bi = breakIndex, session.breaks.indices.contains(bi) else { return .error(404, "no such break") }
-        let media = self.media
-        guard let content = blocking({ try? await media.content(session.content) }), let top = content.renditions.first?.rendition.name else {
+        guard let content = try? await media.content(session.content), let top = content.renditions.first?.rendition.name else {
             return .error(503, "content not available")
         }
         let name = rendition ?? top
         guard let rung = content.renditions.first(where: { $0.rendition.name == name })?.rendition else { return .error(404, "no rendition '\(name)'") }
-        guard case .success(let s) = planned(session), let plan = s.plan else { return .error(503, "the session's plan cannot be made now") }
+        guard case .success(let s) = await planned(session), let plan = s.plan else { return .error(503, "the session's plan cannot be made now") }
         var assets: [[String: Any]] = []
         for (ai, ad) in session.breaks[bi].ads.enumerated() where plan.slots[bi][ai] == .play {
             if case .ready(_, let d) = media.ad(mediaURL: ad.mediaURL, rendition: rung) {
@@ -296,12 +302,12 @@ extension ServeService {
     /// `GET /v1/sessions/ID/ads/B/A/RENDITION.m3u8`: one ad's media playlist (an interstitial's
     /// asset), its segment URLs signed with their beacon place so that their fetch fires the
     /// ad's server-side beacons.
-    func adAsset(_ id: String, breakIndex: Int?, adIndex: Int?, rendition: String) -> HTTPResponse {
+    func adAsset(_ id: String, breakIndex: Int?, adIndex: Int?, rendition: String) async -> HTTPResponse {
         guard let session = sessions.touch(id) else { return .error(404, "no session '\(id)'") }
         guard let bi = breakIndex, let ai = adIndex, session.breaks.indices.contains(bi), session.breaks[bi].ads.indices.contains(ai) else {
             return .error(404, "no such ad")
         }
-        guard let rung = self.rung(session.content, named: rendition),
+        guard let rung = await self.rung(session.content, named: rendition),
               case .ready(let segments, _) = media.ad(mediaURL: session.breaks[bi].ads[ai].mediaURL, rendition: rung) else {
             return .error(404, "ad not ready in '\(rendition)'")
         }

@@ -8,17 +8,24 @@ extension ServeService {
     /// rendition and place (`s`, `r`, `b`, `a`, `k`, signed by `t`): in a server-reporting
     /// session its fetch fires the beacons the segment holds, each once. A bad clock shift or
     /// mark is a 400; unsigned or forged beacon parameters fire nothing.
-    func segment(_ path: String, request: HTTPRequest) -> HTTPResponse {
-        guard SegmentPath.isValid(path), let file = media.file(forSegment: path) else { return .error(404, "no segment '\(path)'") }
+    func segment(_ path: String, request: HTTPRequest) -> HTTPAnswer {
+        guard SegmentPath.isValid(path), let file = media.file(forSegment: path) else { return .now(.error(404, "no segment '\(path)'")) }
         let url: SegmentURL
-        do { url = try SegmentURL.parse(path: path, query: request.queryValue, signature: signature) } catch { return .error(400, "\(error)") }
-        if let b = url.beacon {
+        do { url = try SegmentURL.parse(path: path, query: request.queryValue, signature: signature) } catch { return .now(.error(400, "\(error)")) }
+        guard let b = url.beacon else { return .now(Self.segmentResponse(path, file: file, url: url)) }
+        // an ad segment: its beacons claimed (each once) before it is sent
+        return .later { [self] in
             if let v = liveViewers.touch(b.session) {
-                fireLiveBeacons(v, rendition: b.rendition, avail: b.breakIndex, ad: b.ad, segment: b.segment)
+                await fireLiveBeacons(v, rendition: b.rendition, avail: b.breakIndex, ad: b.ad, segment: b.segment)
             } else {
-                fireBeacons(session: b.session, rendition: b.rendition, breakIndex: b.breakIndex, adIndex: b.ad, segment: b.segment)
+                await fireBeacons(session: b.session, rendition: b.rendition, breakIndex: b.breakIndex, adIndex: b.ad, segment: b.segment)
             }
+            return Self.segmentResponse(path, file: file, url: url)
         }
+    }
+
+    /// The stored file at `file` as `url` asks for it: moved by its clock shift, marked as a new stream.
+    static func segmentResponse(_ path: String, file: URL, url: SegmentURL) -> HTTPResponse {
         if url.shift != 0 || url.marked {
             // read without following a link or blocking on a FIFO (`StoreFile.read`)
             guard var data = StoreFile.read(file, maxBytes: 1 << 30) else { return .error(404, "no segment '\(path)'") }
@@ -32,10 +39,10 @@ extension ServeService {
     /// Fires the beacons of segment `k` of ad `a` of break `b` not fired yet: offsets into the
     /// ad from its segments in `rendition`, its measured duration, its place in the session's
     /// timeline when it has one (the stream time reported).
-    func fireBeacons(session id: String, rendition: String, breakIndex b: Int, adIndex a: Int, segment k: Int) {
+    func fireBeacons(session id: String, rendition: String, breakIndex b: Int, adIndex a: Int, segment k: Int) async {
         guard let session = sessions.touch(id), session.reporting == .server, session.breaks.indices.contains(b),
               session.breaks[b].ads.indices.contains(a), session.plan.map({ $0.slots[b][a] == .play }) ?? false,
-              let rung = self.rung(session.content, named: rendition),
+              let rung = await self.rung(session.content, named: rendition),
               case .ready(let segments, let duration) = media.ad(mediaURL: session.breaks[b].ads[a].mediaURL, rendition: rung),
               segments.indices.contains(k) else { return }
         let within = segments[..<k].reduce(MediaTime.zero) { $0 + $1.duration }

@@ -6,7 +6,7 @@ import Timing
 extension ServeService {
     /// `POST /v1/session/NAME` with `{"adsParams": {…}, "reportingMode": "server"|"client"}`
     /// (both optional; an empty body is `{}`).
-    func createSession(content name: String, body: Data, userAgent: String) -> HTTPResponse {
+    func createSession(content name: String, body: Data, userAgent: String) async -> HTTPResponse {
         var params: [String: String] = [:]
         var mode = policy(for: name).config.reporting
         if !body.isEmpty {
@@ -31,12 +31,12 @@ extension ServeService {
             }
         }
         if live?.contains(name) == true {
-            switch newLiveViewer(channel: name, params: params, reporting: mode, userAgent: userAgent) {
+            switch await newLiveViewer(channel: name, params: params, reporting: mode, userAgent: userAgent) {
             case .failure(let e): return e.response
             case .success(let v): return .json(["manifestUrl": "/v1/sessions/\(v.id)/master.m3u8", "trackingUrl": "/v1/sessions/\(v.id)/tracking"])
             }
         }
-        switch newSession(content: name, params: params, reporting: mode, userAgent: userAgent) {
+        switch await newSession(content: name, params: params, reporting: mode, userAgent: userAgent) {
         case .failure(let e): return e.response
         case .success(let session):
             return .json(["manifestUrl": "/v1/sessions/\(session.id)/master.m3u8", "trackingUrl": "/v1/sessions/\(session.id)/tracking"])
@@ -45,7 +45,7 @@ extension ServeService {
 
     /// `GET /v1/master/NAME/index.m3u8?k=v…`: a session from the query (`ads.k`, `playerParams.k`
     /// or plain `k`; `mode` is the playlist's), answered with its master playlist.
-    func implicitSession(content name: String, request: HTTPRequest) -> HTTPResponse {
+    func implicitSession(content name: String, request: HTTPRequest) async -> HTTPResponse {
         var params: [String: String] = [:]
         for (k, v) in request.query where k != "mode" {
             if k.hasPrefix("ads.") { params[String(k.dropFirst(4))] = v }
@@ -53,14 +53,14 @@ extension ServeService {
             else if params[k] == nil { params[k] = v }
         }
         if live?.contains(name) == true {
-            switch newLiveViewer(channel: name, params: params, reporting: policy(for: name).config.reporting, userAgent: request.headers["user-agent"] ?? "") {
+            switch await newLiveViewer(channel: name, params: params, reporting: policy(for: name).config.reporting, userAgent: request.headers["user-agent"] ?? "") {
             case .failure(let e): return e.response
             case .success(let v): return liveMaster(v)
             }
         }
-        switch newSession(content: name, params: params, reporting: policy(for: name).config.reporting, userAgent: request.headers["user-agent"] ?? "") {
+        switch await newSession(content: name, params: params, reporting: policy(for: name).config.reporting, userAgent: request.headers["user-agent"] ?? "") {
         case .failure(let e): return e.response
-        case .success(let session): return master(session.id, interstitials: request.queryValue("mode") == "interstitials")
+        case .success(let session): return await master(session.id, interstitials: request.queryValue("mode") == "interstitials").response()
         }
     }
 
@@ -79,7 +79,7 @@ extension ServeService {
 
     /// Creates a session: the content packaged (a lookup once the store has it), the ad decision
     /// made (every failure of the ADS becomes a session without breaks), stored.
-    func newSession(content name: String, params given: [String: String], reporting: ReportingMode, userAgent: String) -> Result<ServeSession, Refusal> {
+    func newSession(content name: String, params given: [String: String], reporting: ReportingMode, userAgent: String) async -> Result<ServeSession, Refusal> {
         guard config.contents.contains(where: { $0.name == name }) else { return .failure(Refusal(status: 404, message: "no content named '\(name)'")) }
         guard sessions.acceptsNewSessions else { return .failure(sessionStoreDown("the session store is unavailable")) }
         let id = ServeSession.newID()
@@ -94,14 +94,13 @@ extension ServeService {
             return (TagTemplate.expand(config.adsTemplate, values), config.adsRequest.request(values))
         }
         let media = self.media, timeout = config.adsTimeout, sender = beacons
-        let outcome: Result<(PreparedContent, AdDecision), Refusal> = blocking {
-            do {
-                let content = try await media.content(name)
-                let decision = await AdDecision.decide(perAvail: tag, content: content, timeout: timeout, sender: sender)
-                return .success((content, decision))
-            } catch {
-                return .failure(Refusal(status: 503, message: "content '\(name)' cannot be served: \(error)"))
-            }
+        let outcome: Result<(PreparedContent, AdDecision), Refusal>
+        do {
+            let content = try await media.content(name)
+            let decision = await AdDecision.decide(perAvail: tag, content: content, timeout: timeout, sender: sender)
+            outcome = .success((content, decision))
+        } catch {
+            outcome = .failure(Refusal(status: 503, message: "content '\(name)' cannot be served: \(error)"))
         }
         guard case .success(let (_, decision)) = outcome else {
             if case .failure(let r) = outcome { log.event("session_failed", ["content": name, "error": r.message]) ; return .failure(r) }

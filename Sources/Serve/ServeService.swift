@@ -90,13 +90,7 @@ public final class ServeService: @unchecked Sendable {
     /// Starts listening on the configured address; returns the port.
     @discardableResult
     public func start() throws -> UInt16 {
-        var options = config.httpOptions
-        // A session start waits for the ad server: on a thread of its own, its connection
-        // suspended, so that playlists and segments on the same pool thread never wait behind it.
-        options.runsOffPool = { r in
-            (r.method == "POST" && r.path.hasPrefix("/v1/session/")) || (r.path.hasPrefix("/v1/master/") && r.path.hasSuffix("/index.m3u8"))
-        }
-        let s = try HTTPServer(options: options) { [self] request in handle(request) }
+        let s = try HTTPServer(options: config.httpOptions, answer: { [self] request in answer(request) })
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
         let every = min(30, max(0.05, config.sessionIdleTimeout / 4))
         timer.schedule(deadline: .now() + every, repeating: every)
@@ -133,59 +127,76 @@ public final class ServeService: @unchecked Sendable {
         log.event("sessions_expired", ["count": gone.count])
     }
 
-    /// Answers one request (the HTTP server's handler; callable directly in tests).
-    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+    /// Answers one request (the HTTP server's handler): at once what is a lookup (a segment, a
+    /// playlist already written, health), later what awaits the ad server, the store or a live
+    /// viewer (its connection suspended meanwhile, no thread waiting). Each is counted and logged
+    /// when its response is made.
+    public func answer(_ request: HTTPRequest) -> HTTPAnswer {
         let started = monotonicSeconds()
-        let response = route(request)
-        let elapsed = monotonicSeconds() - started
+        switch route(request) {
+        case .now(let response): return .now(answered(request, response, since: started))
+        case .later(let work): return .later { [self] in answered(request, await work(), since: started) }
+        }
+    }
+
+    private func answered(_ request: HTTPRequest, _ response: HTTPResponse, since started: Double) -> HTTPResponse {
         metrics.answered(response.status)
-        log.request(method: request.method, path: request.path, status: response.status, milliseconds: elapsed * 1000)
+        log.request(method: request.method, path: request.path, status: response.status, milliseconds: (monotonicSeconds() - started) * 1000)
         return response
     }
 
-    func route(_ r: HTTPRequest) -> HTTPResponse {
-        guard r.path.hasPrefix("/") else { return .error(404, "not found") }
+    func route(_ r: HTTPRequest) -> HTTPAnswer {
+        guard r.path.hasPrefix("/") else { return .now(.error(404, "not found")) }
         let p = r.path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         let get = r.method == "GET" || r.method == "HEAD"
         let interstitials = r.queryValue("mode") == "interstitials"
-        func wrongMethod() -> HTTPResponse { .error(405, "method \(r.method) not allowed here") }
-        if p == ["health"] { return get ? .json(["status": "ok", "sessions": sessions.count + liveViewers.count]) : wrongMethod() }
+        func wrongMethod() -> HTTPAnswer { .now(.error(405, "method \(r.method) not allowed here")) }
+        let notFound = HTTPAnswer.now(.error(404, "not found"))
+        if p == ["health"] { return get ? .now(.json(["status": "ok", "sessions": sessions.count + liveViewers.count])) : wrongMethod() }
         if p == ["metrics"] {
             guard get else { return wrongMethod() }
-            let gauges = media as? any ServeMediaGauges
-            let seen = live.map { l in blocking { await l.breaksSeen() } } ?? [:]
-            return .text(metrics.text(sessions: sessions.count + liveViewers.count, queue: gauges?.queuedEncodes() ?? 0,
-                                      storeBytes: gauges?.storeBytes() ?? 0, encodes: media.encodeCounts(), breaksSeen: seen),
-                         contentType: "text/plain; version=0.0.4")
+            return .later { [self] in
+                let gauges = media as? any ServeMediaGauges
+                let seen = await live?.breaksSeen() ?? [:]
+                return .text(metrics.text(sessions: sessions.count + liveViewers.count, queue: gauges?.queuedEncodes() ?? 0,
+                                          storeBytes: gauges?.storeBytes() ?? 0, encodes: media.encodeCounts(), breaksSeen: seen),
+                             contentType: "text/plain; version=0.0.4")
+            }
         }
-        guard p.count >= 3, p[0] == "v1" else { return .error(404, "not found") }
+        guard p.count >= 3, p[0] == "v1" else { return notFound }
         switch p[1] {
         case "session" where p.count == 3:
-            return r.method == "POST" ? createSession(content: p[2], body: r.body, userAgent: r.headers["user-agent"] ?? "") : wrongMethod()
+            guard r.method == "POST" else { return wrongMethod() }
+            return .later { [self] in await createSession(content: p[2], body: r.body, userAgent: r.headers["user-agent"] ?? "") }
         case "master" where p.count == 4 && p[3] == "index.m3u8":
-            return get ? implicitSession(content: p[2], request: r) : wrongMethod()
+            guard get else { return wrongMethod() }
+            return .later { [self] in await implicitSession(content: p[2], request: r) }
         case "segments":
             return get ? segment(p.dropFirst(2).joined(separator: "/"), request: r) : wrongMethod()
         case "sessions":
             guard get else { return wrongMethod() }
             let id = p[2]
             if let v = liveViewers.touch(id) {
-                if p.count == 4 && p[3] == "tracking" { return liveTracking(v, nextToken: r.queryValue("nextToken")) }
-                if p.count == 4 && p[3] == "master.m3u8" { return liveMaster(v) }
-                if p.count == 4 && p[3].hasSuffix(".m3u8") { return livePlaylist(v, rendition: String(p[3].dropLast(5))) }
-                return .error(404, "not found")
+                if p.count == 4 && p[3] == "tracking" { return .later { [self] in await liveTracking(v, nextToken: r.queryValue("nextToken")) } }
+                if p.count == 4 && p[3] == "master.m3u8" { return .now(liveMaster(v)) }
+                if p.count == 4 && p[3].hasSuffix(".m3u8") { return .later { [self] in await livePlaylist(v, rendition: String(p[3].dropLast(5))) } }
+                return notFound
             }
-            if p.count == 4 && p[3] == "tracking" { return tracking(id, nextToken: r.queryValue("nextToken")) }
+            if p.count == 4 && p[3] == "tracking" { return .later { [self] in await tracking(id, nextToken: r.queryValue("nextToken")) } }
             if p.count == 4 && p[3] == "master.m3u8" { return master(id, interstitials: interstitials) }
             if p.count == 4 && p[3].hasSuffix(".m3u8") { return mediaPlaylist(id, rendition: String(p[3].dropLast(5)), interstitials: interstitials) }
-            if p.count == 5 && p[3] == "assets" && p[4].hasSuffix(".json") { return assetList(id, rendition: nil, breakIndex: Int(p[4].dropLast(5))) }
-            if p.count == 6 && p[3] == "assets" && p[5].hasSuffix(".json") { return assetList(id, rendition: p[4], breakIndex: Int(p[5].dropLast(5))) }
-            if p.count == 7 && p[3] == "ads" && p[6].hasSuffix(".m3u8") {
-                return adAsset(id, breakIndex: Int(p[4]), adIndex: Int(p[5]), rendition: String(p[6].dropLast(5)))
+            if p.count == 5 && p[3] == "assets" && p[4].hasSuffix(".json") {
+                return .later { [self] in await assetList(id, rendition: nil, breakIndex: Int(p[4].dropLast(5))) }
             }
-            return .error(404, "not found")
+            if p.count == 6 && p[3] == "assets" && p[5].hasSuffix(".json") {
+                return .later { [self] in await assetList(id, rendition: p[4], breakIndex: Int(p[5].dropLast(5))) }
+            }
+            if p.count == 7 && p[3] == "ads" && p[6].hasSuffix(".m3u8") {
+                return .later { [self] in await adAsset(id, breakIndex: Int(p[4]), adIndex: Int(p[5]), rendition: String(p[6].dropLast(5))) }
+            }
+            return notFound
         default:
-            return .error(404, "not found")
+            return notFound
         }
     }
 }

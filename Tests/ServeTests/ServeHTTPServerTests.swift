@@ -95,17 +95,20 @@ import Testing
         #expect(await eventually(20) { result.all == ["200 done /slow"] })
     }
 
-    @Test func aRequestRunOffThePoolDoesNotHoldItsThread() async throws {
-        var options = HTTPServerOptions(port: 0, threads: 1)
-        options.runsOffPool = { $0.path == "/slow" }
+    /// Waits (without a thread) until `gate` has a line, at most 30 s.
+    static func opened(_ gate: LineBox) async {
+        for _ in 0..<3_000 where gate.all.isEmpty { try? await Task.sleep(nanoseconds: 10_000_000) }
+    }
+
+    @Test func aRequestAnsweredLaterDoesNotHoldItsThread() async throws {
         let arrived = LineBox()
-        let gate = DispatchSemaphore(value: 0)
+        let gate = LineBox()
         // /slow waits until the test has its answer to /fast: were it on the one pool thread,
         // /fast could not be answered before curl's 10 s timeout.
-        let s = try HTTPServer(options: options) { r in
-            if r.path == "/slow" { arrived.append("slow"); _ = gate.wait(timeout: .now() + 30) }
-            return .text("done \(r.path)")
-        }
+        let s = try HTTPServer(options: HTTPServerOptions(port: 0, threads: 1), answer: { r in
+            guard r.path == "/slow" else { return .now(.text("done \(r.path)")) }
+            return .later { arrived.append("slow"); await Self.opened(gate); return .text("done \(r.path)") }
+        })
         defer { s.shutdown(grace: 5) }
         let port = s.port
         let slow = LineBox()
@@ -114,22 +117,20 @@ import Testing
         let fast = try await curl("http://127.0.0.1:\(port)/fast", timeout: 10)
         #expect(fast.status == 200 && fast.text == "done /fast")
         #expect(slow.all.isEmpty, "/slow is still waiting")
-        gate.signal()
+        gate.append("open")
         #expect(await eventually(20) { slow.all == ["done /slow"] })
     }
 
     /// libmicrohttpd aborts the process when stopped with a connection suspended (CI met it: a
     /// test's service stopped while a session request still waited for its ads).
-    @Test func shutdownAnswersARequestStillRunningOffThePool503() async throws {
-        var options = HTTPServerOptions(port: 0, threads: 1)
-        options.runsOffPool = { $0.path == "/slow" }
+    @Test func shutdownAnswersARequestStillAnsweredLater503() async throws {
         let arrived = LineBox()
-        let gate = DispatchSemaphore(value: 0)
+        let gate = LineBox()
         let answered = LineBox()
-        let s = try HTTPServer(options: options) { r in
-            if r.path == "/slow" { arrived.append("slow"); _ = gate.wait(timeout: .now() + 30); answered.append("late") }
-            return .text("done \(r.path)")
-        }
+        let s = try HTTPServer(options: HTTPServerOptions(port: 0, threads: 1), answer: { r in
+            guard r.path == "/slow" else { return .now(.text("done \(r.path)")) }
+            return .later { arrived.append("slow"); await Self.opened(gate); answered.append("late"); return .text("done \(r.path)") }
+        })
         let port = s.port
         let slow = LineBox()
         Thread {
@@ -141,7 +142,7 @@ import Testing
         Thread { s.shutdown(grace: 0.2); stopped.append("stopped") }.start()
         #expect(await eventually(20) { stopped.all == ["stopped"] }, "shutdown does not wait for the handler past its grace")
         #expect(await eventually(20) { slow.all == ["503"] })
-        gate.signal()   // the handler's answer, after the daemon is gone, is dropped
+        gate.append("open")   // the handler's answer, after the daemon is gone, is dropped
         #expect(await eventually(20) { answered.all == ["late"] })
     }
 
