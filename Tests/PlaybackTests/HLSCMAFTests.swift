@@ -62,12 +62,12 @@ import TestSupport
         let videoTrack = try CMAFFiles.joined(dir, try Self.entries(dir, "video.m3u8").map(\.uri))
         defer { try? FileManager.default.removeItem(at: audioTrack); try? FileManager.default.removeItem(at: videoTrack) }
         // audio: every packet starts where the one before it ends, at the joins too (one AAC stream)
-        let audio = try await CMAFFiles.packetTicks(audioTrack, stream: "a:0")
+        let audio = try await offPool { try CMAFFiles.packetTicks(audioTrack, stream: "a:0") }
         #expect(audio.count > 2_000)
         let broken = zip(audio, audio.dropFirst()).filter { $0.pts + $0.duration != $1.pts }
         #expect(broken.isEmpty, "\(broken.count) audio packets not back to back, first \(broken.prefix(2))")
         // video: 1770 frames of 30 fps from 0 to the end, decode times rising
-        let video = try await CMAFFiles.packetTicks(videoTrack, stream: "v:0")
+        let video = try await offPool { try CMAFFiles.packetTicks(videoTrack, stream: "v:0") }
         #expect(video.count == 1770)
         #expect(zip(video, video.dropFirst()).allSatisfy { $0.dts < $1.dts })
         for track in [audioTrack, videoTrack] { #expect(try await MediaVerifier.ffmpegErrors(track) == "") }
@@ -110,7 +110,7 @@ import TestSupport
                 #expect(abs(cue.ptsAdjustment - 2.0 / 30) < 0.000_02, "\(cue)")
                 let segment = try CMAFFiles.readable(dir.appendingPathComponent(e.uri))
                 defer { try? FileManager.default.removeItem(at: segment) }
-                let first = try await CMAFFiles.firstFrameSeconds(segment)
+                let first = try await offPool { try CMAFFiles.firstFrameSeconds(segment) }
                 #expect(Int64((first * 90_000).rounded()) == cue.splicePTS, "\(e.uri): frame \(first) s, splice \(cue.ptsTime) + \(cue.ptsAdjustment) s")
                 checked.append((cue.ptsTime * 1000).rounded() / 1000)
             }
@@ -122,13 +122,13 @@ import TestSupport
     @Test func theMPDIsValidAndItsTimelineIsTheSegmentsOwn() async throws {
         let dir = try await Self.package()
         let mpd = dir.appendingPathComponent("index.mpd")
-        let schema = try await DASHSchema.problems(mpd)
+        let schema = try await offPool { try DASHSchema.problems(mpd) }
         #expect(schema.isEmpty, "\(schema)")
         let text = try String(contentsOf: mpd, encoding: .utf8)
         #expect(text.contains("type=\"static\"") && text.contains("mediaPresentationDuration=\"PT59S\""), "\(text.prefix(400))")
         // every S of each track: the start and length of the segment file it names, as decoded
         for (track, stream) in [("video", "v:0"), ("audio", "a:0")] {
-            let timeline = try #require(try await DASHTimeline.template(mpd, media: "\(track)$Number%05d$.m4s"), "\(track)'s SegmentTemplate")
+            let timeline = try #require(try DASHTimeline.template(mpd, media: "\(track)$Number%05d$.m4s"), "\(track)'s SegmentTemplate")
             // the period starts at the first picture: two frames (the B-frames' decode delay) into the tracks' clock
             #expect(timeline.presentationTimeOffset == timeline.timescale * 2 / 30, "\(track): \(timeline.presentationTimeOffset)")
             let files = try Self.entries(dir, "\(track).m3u8").map(\.uri)
@@ -137,7 +137,7 @@ import TestSupport
                 #expect(files[i] == String(format: "\(track)%05d.m4s", i + timeline.startNumber))
                 let segment = try CMAFFiles.readable(dir.appendingPathComponent(files[i]))
                 defer { try? FileManager.default.removeItem(at: segment) }
-                let packets = try await CMAFFiles.packetTicks(segment, stream: stream)
+                let packets = try await offPool { try CMAFFiles.packetTicks(segment, stream: stream) }
                 var first = packets.map(\.pts).min() ?? -1
                 let end = packets.map { $0.pts + $0.duration }.max() ?? -1
                 if track == "audio" {
@@ -155,7 +155,7 @@ import TestSupport
             }
         }
         // the breaks as SCTE-35 events at 0, 26.5 and 55 s, their sections as the playlists': out of network, the splice at the event
-        let events = try await DASHTimeline.scte35Events(mpd)
+        let events = try DASHTimeline.scte35Events(mpd)
         #expect(events.map(\.time) == [0, 26_500, 55_000] && events.map(\.duration) == [6_000, 9_000, 4_000], "\(events)")
         for e in events {
             let cue = try SCTE35Reading.decode("0x" + e.section.map { String(format: "%02X", $0) }.joined())
@@ -182,7 +182,7 @@ import TestSupport
         let dir = URL(fileURLWithPath: request.output)
         let master = try String(contentsOf: dir.appendingPathComponent("index.m3u8"), encoding: .utf8)
         #expect(master.range(of: #"CODECS="(hev1|hvc1)\.1\.6\.L[0-9]+(\.[0-9A-F]+)*,mp4a\.40\.2""#, options: .regularExpression) != nil, "\(master)")
-        #expect(try await DASHSchema.problems(dir.appendingPathComponent("index.mpd")) == [])
+        #expect(try await offPool { try DASHSchema.problems(dir.appendingPathComponent("index.mpd")) } == [])
         for manifest in ["index.m3u8", "index.mpd"] {
             let verdict = try await offPool { try FieldCheck.check(dir.appendingPathComponent(manifest), with: .ffmpeg) }
             #expect(verdict.clean, "\(manifest): \(verdict.report)")
