@@ -95,4 +95,28 @@ import Timing
             #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
         }
     }
+
+    /// Two nodes sharing a store folder (the fleet's layout) cut the same content at the same cue
+    /// at the same time: both make the pieces, the first to publish wins, and the other adopts
+    /// its file, so that each node serves each piece (before, the second replaced the first's
+    /// file with bytes of another size, and the first then refused to serve it: a 404 that
+    /// nginx's cache turned into a second fetch from another node).
+    @Test func twoNodesCuttingAtOnceServeTheSamePieces() async throws {
+        let root = StoreFixture.folder("cut-race")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let a = try StoreFixture.store(root)
+        _ = try await a.cut("c", rendition: "180p", at: [])   // packaged once, as a fleet's first node does
+        let b = try StoreFixture.store(root)
+        let cues = [Self.cue, MediaTime(value: 275, timescale: 100)]
+        async let x = a.cut("c", rendition: "180p", at: cues)
+        async let y = b.cut("c", rendition: "180p", at: cues)
+        let (cutA, cutB) = try await (x, y)
+        #expect(cutA.runs.map { $0.map(\.path) } == cutB.runs.map { $0.map(\.path) })
+        let pieces = cutA.runs.flatMap { $0 }.map(\.path).filter { $0.hasPrefix("cuts/") }
+        #expect(pieces.count == 4, "a head and a tail at each cue: \(pieces)")
+        for path in pieces {
+            #expect(a.file(forSegment: path) != nil, "node a serves \(path)")
+            #expect(b.file(forSegment: path) != nil, "node b serves \(path)")
+        }
+    }
 }

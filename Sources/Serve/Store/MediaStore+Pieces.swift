@@ -7,8 +7,8 @@ extension MediaStore {
     /// store: found in the index (and touched), joined while another caller makes it, adopted
     /// when another process sharing the folder put it in place (files reach their names only
     /// whole; a regular file, no link on the way), else made once off the concurrency pool by
-    /// `make` into a temporary `.ts`, published under `path` and registered as `kind` (also the
-    /// encode counter's name).
+    /// `make` into a temporary `.ts`, published under `path` (unless another node published it
+    /// meanwhile: `publishFile`) and registered as `kind` (also the encode counter's name).
     func pieceMadeOnce(_ path: String, kind: String, duration: MediaTime,
                        make: @escaping @Sendable (_ output: URL) throws -> Void) async throws -> StoredSegment {
         let done = StoredSegment(path: path, duration: duration)
@@ -30,7 +30,7 @@ extension MediaStore {
                     let temp = self.temporaryURL(".ts")
                     defer { try? FileManager.default.removeItem(at: temp) }
                     try make(temp)
-                    try self.publish(temp, as: path)
+                    try self.publishFile(temp, as: path)   // or another node's, made at the same time
                     self.state.withLock { self.register(&$0, key: path, kind: kind, files: [path]) }
                     return done
                 }

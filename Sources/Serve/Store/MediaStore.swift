@@ -140,6 +140,22 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
         }
     }
 
+    /// Moves the file `temp` to `path`, unless another process sharing the folder put a regular
+    /// file there first (two nodes making the same piece at once): theirs stays and `temp` is
+    /// dropped, so that every node registers and serves the same bytes (made twice, a piece's
+    /// encode differs in size; a node whose record says otherwise refuses to serve it). Anything
+    /// else at `path` (a planted link, a FIFO) is replaced, as `publish` does.
+    func publishFile(_ temp: URL, as path: String) throws {
+        let final = root.appendingPathComponent(path)
+        try StoreFile.makeFolders((path as NSString).deletingLastPathComponent, in: root)
+        if link(temp.path, final.path) == 0 {
+            unlink(temp.path)
+            return
+        }
+        if errno == EEXIST, StoreFile.regular(path, in: root) != nil { return }
+        try publish(temp, as: path)
+    }
+
     // MARK: segments
 
     /// The file behind a store-relative segment path the store holds; nil otherwise.
