@@ -1,5 +1,5 @@
 import Foundation
-import Serve
+@testable import Serve
 import TestSupport
 import Testing
 import Timing
@@ -116,5 +116,32 @@ import Timing
             #expect(zip(rates, rates.dropFirst()).allSatisfy { $0 > $1 }, "\(w)x\(h) at \(rate): \(rates)")
         }
         #expect(Ladder.defaults(width: 1920, height: 1080, sourceBitrate: 5_000_000).map(\.videoBitrate)[1] == 2_222_222)   // 5 Mb/s × 720p/1080p area, under the 2.76 Mb/s per-pixel default
+    }
+
+    /// Two nodes sharing a store folder package the same content at the same time (a fleet's
+    /// first sessions): the first to publish wins, the other adopts its package instead of
+    /// removing it and putting its own in place (before, the first node's records of its
+    /// segments' sizes then no longer matched the files, and it refused to serve them), and a
+    /// third node started afterwards adopts it without packaging.
+    @Test func nodesPackagingAtOnceShareOnePackage() async throws {
+        let root = StoreFixture.folder("package-race")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let a = try StoreFixture.store(root), b = try StoreFixture.store(root)
+        async let x = a.packagedContent("c")
+        async let y = b.packagedContent("c")
+        let (pa, pb) = try await (x, y)
+        let paths = pa.renditions.flatMap { $0.segments.map(\.path) }
+        #expect(!paths.isEmpty && paths == pb.renditions.flatMap { $0.segments.map(\.path) })
+        for path in paths {
+            #expect(a.file(forSegment: path) != nil, "node a serves \(path)")
+            #expect(b.file(forSegment: path) != nil, "node b serves \(path)")
+        }
+        // a node whose index never heard of the package (index.json is each node's own)
+        try? FileManager.default.removeItem(at: root.appendingPathComponent("index.json"))
+        let c = try StoreFixture.store(root)
+        let pc = try await c.packagedContent("c")
+        #expect(pc.renditions.flatMap { $0.segments.map(\.path) } == paths)
+        #expect(c.encodeCounts()["ladder"] == nil, "adopted, not packaged again: \(c.encodeCounts())")
+        #expect(paths.allSatisfy { c.file(forSegment: $0) != nil })
     }
 }

@@ -250,7 +250,7 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
         let ladderKey = ladder.map { "\($0.name):\($0.width)x\($0.height):\($0.videoBitrate):\($0.audioBitrate)" }.joined(separator: ",")
         let key = String(try ContentHash.sha256(Data("v\(PackagedContent.version) \(sha) \(ladderKey) \(options.segmentTarget.value)/\(options.segmentTarget.timescale)".utf8)).prefix(32))
         let prefix = "content/\(key)"
-        if let p = loadPackage(prefix, name: name, source: source) { return p }
+        if let p = loadPackage(prefix, name: name, source: source) ?? adoptPackage(prefix, name: name, source: source) { return p }
         state.withLock { $0.countEncode("ladder") }
         let temp = temporaryURL()
         try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -270,7 +270,7 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
     private func importHLS(_ name: String, source: String) async throws -> PackagedContent {
         let key = String(try ContentHash.sha256(Data("hls v\(PackagedContent.version) \(source)".utf8)).prefix(32))
         let prefix = "content/\(key)"
-        if let p = loadPackage(prefix, name: name, source: source) { return p }
+        if let p = loadPackage(prefix, name: name, source: source) ?? adoptPackage(prefix, name: name, source: source) { return p }
         state.withLock { $0.countEncode("ladder") }
         let temp = temporaryURL()
         try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -293,11 +293,38 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
         return p
     }
 
-    /// Moves a package made in `temp` into the store under `prefix` and registers it.
+    /// A package another process sharing the folder published under `prefix` (a node of the
+    /// fleet that packaged the same content first), adopted: its record read as a regular file
+    /// inside the store and checked as `loadPackage` checks one (its paths inside the package,
+    /// each a regular file there), then registered with the sizes found, so that this node
+    /// serves those files rather than packaging the content again and replacing them. nil when
+    /// there is none or it does not hold up.
+    func adoptPackage(_ prefix: String, name: String, source: String) -> PackagedContent? {
+        guard StoreFile.regular("\(prefix)/content.json", in: root) != nil,
+              let data = StoreFile.read(root.appendingPathComponent("\(prefix)/content.json"), maxBytes: 64 << 20),
+              var p = try? JSONDecoder().decode(PackagedContent.self, from: data), p.version == PackagedContent.version else { return nil }
+        var files = p.renditions.flatMap { r in r.segments.map(\.path) + (r.video.isEmpty ? [] : [r.video]) }
+        guard p.isWellFormed(prefix: prefix, files: Set(files)), files.allSatisfy({ StoreFile.regular($0, in: root) != nil }) else { return nil }
+        files.append("\(prefix)/content.json")
+        state.withLock { register(&$0, key: prefix, kind: "content", files: files, folder: prefix) }
+        p.name = name
+        p.source = source
+        return p
+    }
+
+    /// Moves a package made in `temp` into the store under `prefix` and registers it; when
+    /// another node published one there meanwhile (the folder's rename does not replace a
+    /// folder that holds files), that one is adopted and `temp` dropped, so that every node
+    /// serves the same files. What is at `prefix` and does not hold up (an incomplete or
+    /// untrusted package) is replaced.
     func publishPackage(_ p: PackagedContent, from temp: URL, prefix: String) throws -> PackagedContent {
         try JSONEncoder().encode(p).write(to: temp.appendingPathComponent("content.json"))
-        StoreFile.remove(prefix, in: root)   // an incomplete (or untrusted) earlier one
-        try publish(temp, as: prefix)
+        try StoreFile.makeFolders((prefix as NSString).deletingLastPathComponent, in: root)
+        if rename(temp.path, root.appendingPathComponent(prefix).path) != 0 {
+            if let theirs = adoptPackage(prefix, name: p.name, source: p.source) { return theirs }
+            StoreFile.remove(prefix, in: root)
+            try publish(temp, as: prefix)
+        }
         var files = p.renditions.flatMap { r in r.segments.map(\.path) + (r.video.isEmpty ? [] : [r.video]) }
         files.append("\(prefix)/content.json")
         state.withLock { register(&$0, key: prefix, kind: "content", files: files, folder: prefix) }
