@@ -112,6 +112,7 @@ final class PeakMemoryWatcher: Sendable {
                 usleep(10_000)
             }
         }
+        thread.name = "peak memory watch"
         thread.start()
     }
 

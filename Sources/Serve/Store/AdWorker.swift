@@ -271,13 +271,15 @@ final class Heartbeat: Sendable {
     private let done = Locked(false)
 
     init(client: RedisClient, consumer: String, id: String, every: Double) {
-        Thread.detachNewThread { [self] in
+        let beat = Thread { [self] in
             while true {
                 Thread.sleep(forTimeInterval: every)
                 if done.withLock({ $0 }) { return }
                 _ = try? client.command("XCLAIM", RedisAdQueue.stream, RedisAdQueue.group, consumer, "0", id, "JUSTID")
             }
         }
+        beat.name = "job heartbeat"
+        beat.start()
     }
 
     func stop() { done.withLock { $0 = true } }

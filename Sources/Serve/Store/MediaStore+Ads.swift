@@ -81,7 +81,12 @@ extension MediaStore {
                 return nil
             }
         }
-        if let (job, queue) = queued { Thread.detachNewThread { self.awaitQueued(job, key: key, queue: queue) } }
+        if let (job, queue) = queued {
+            // waits on the job queue (Redis round trips, polling) for up to `queueWaitLimit`
+            let watcher = Thread { self.awaitQueued(job, key: key, queue: queue) }
+            watcher.name = "queued ad watch"
+            watcher.start()
+        }
         return answer(mediaURL: mediaURL, rendition: rendition)
     }
 
