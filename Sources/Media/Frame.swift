@@ -15,14 +15,14 @@ public final class Frame {
     deinit { var p: UnsafeMutablePointer<AVFrame>? = pointer; av_frame_free(&p) }
 
     /// A new frame referencing the same buffers.
-    public func clone() throws -> Frame {
+    package func clone() throws -> Frame {
         let f = try Frame()
         try check(av_frame_ref(f.pointer, pointer), "referencing a frame")
         return f
     }
 
     /// Drops the buffers, keeping the frame for reuse.
-    public func unref() { av_frame_unref(pointer) }
+    package func unref() { av_frame_unref(pointer) }
 
     /// Width in pixels (video).
     public var width: Int { Int(pointer.pointee.width) }
@@ -31,33 +31,33 @@ public final class Frame {
     /// Samples per channel (audio).
     public var sampleCount: Int { Int(pointer.pointee.nb_samples) }
     /// The pixel format's FFmpeg name (video), e.g. "yuv420p".
-    public var pixelFormatName: String {
+    package var pixelFormatName: String {
         guard let n = av_get_pix_fmt_name(AVPixelFormat(rawValue: pointer.pointee.format)) else { return "none" }
         return String(cString: n)
     }
     var pixelFormat: AVPixelFormat { AVPixelFormat(rawValue: pointer.pointee.format) }
 
     /// The best-effort presentation timestamp in ticks of the producing stream's time base.
-    public var bestEffortTicks: Int64? {
+    package var bestEffortTicks: Int64? {
         let t = pointer.pointee.best_effort_timestamp != noPTS ? pointer.pointee.best_effort_timestamp : pointer.pointee.pts
         return t == noPTS ? nil : t
     }
 
     /// The presentation timestamp in ticks of the producing stream's time base (for decoded
     /// audio: after any samples the decoder discarded at the start, e.g. MP4's priming), when set.
-    public var ptsTicks: Int64? {
+    package var ptsTicks: Int64? {
         let t = pointer.pointee.pts
         return t == noPTS ? nil : t
     }
 
     /// The frame's duration in ticks of the producing stream's time base, when known.
-    public var durationTicks: Int64? {
+    package var durationTicks: Int64? {
         let d = pointer.pointee.pkt_duration
         return d > 0 ? d : nil
     }
 
     /// Sets the presentation timestamp (ticks of whatever time base the consumer expects).
-    public func setPTS(_ ticks: Int64) { pointer.pointee.pts = ticks }
+    package func setPTS(_ ticks: Int64) { pointer.pointee.pts = ticks }
 }
 
 extension Frame {

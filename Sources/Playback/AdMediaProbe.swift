@@ -4,36 +4,36 @@ import Timing
 
 /// An ad media file that was opened and measured before the stitch: what it holds and how long it
 /// really is (measured from its video packets' timestamps, never from a declared duration).
-public struct AdMedia: Sendable, Equatable {
+package struct AdMedia: Sendable, Equatable {
     /// The path or URL.
-    public var url: String
+    package var url: String
     /// Coded picture size.
-    public var width: Int
+    package var width: Int
     /// Coded picture height.
-    public var height: Int
+    package var height: Int
     /// Frame rate as the stream declares it (informational).
-    public var frameRate: Rational?
+    package var frameRate: Rational?
     /// Whether it has an audio stream.
-    public var hasAudio: Bool
+    package var hasAudio: Bool
     /// Video frames (packets shown: those an edit list drops are not counted).
-    public var frames: Int
+    package var frames: Int
     /// Measured duration: from the first frame's time to the end of the last frame.
-    public var duration: MediaTime
+    package var duration: MediaTime
     /// The duration its container declares, when it declares one.
-    public var declaredDuration: MediaTime?
+    package var declaredDuration: MediaTime?
     /// The ad's identifier from its ad server (the VAST `<Ad id>`), when it came from one; an HLS
     /// package carries it in its ad markers (`X-AD-ID`), else the media file's name.
-    public var adID: String?
+    package var adID: String?
 
     /// Makes a description of measured media.
-    public init(url: String, width: Int, height: Int, frameRate: Rational?, hasAudio: Bool, frames: Int, duration: MediaTime,
+    package init(url: String, width: Int, height: Int, frameRate: Rational?, hasAudio: Bool, frames: Int, duration: MediaTime,
                 declaredDuration: MediaTime? = nil) {
         self.url = url; self.width = width; self.height = height; self.frameRate = frameRate
         self.hasAudio = hasAudio; self.frames = frames; self.duration = duration; self.declaredDuration = declaredDuration
     }
 
     /// The same media as played for the ad `id` (the VAST `<Ad id>`; nil or empty: none).
-    public func identified(as id: String?) -> AdMedia {
+    package func identified(as id: String?) -> AdMedia {
         var m = self
         m.adID = id.flatMap { $0.isEmpty ? nil : $0 }
         return m

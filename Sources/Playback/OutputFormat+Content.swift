@@ -8,7 +8,7 @@ extension OutputFormat {
     /// (`PictureBudget.output`) is downscaled to fit, its shape kept (`isDownscaled`). Throws
     /// `StitchFailure.invalidOption` for an odd requested size, one over that budget, sizes
     /// outside 16–8192 or rates outside 1–240.
-    public static func forContent(video: StreamInfo, audio: StreamInfo?, size: (width: Int, height: Int)? = nil,
+    package static func forContent(video: StreamInfo, audio: StreamInfo?, size: (width: Int, height: Int)? = nil,
                                   frameRate: Rational? = nil) throws -> OutputFormat {
         var s = PictureBudget.output.fitted(width: video.displaySize.width, height: video.displaySize.height)
         if let size {
@@ -34,7 +34,7 @@ extension OutputFormat {
 
     /// Whether the output format for `video` with no size asked for is smaller than its display
     /// size, because that is over the output picture budget: the warning the stitch gives then.
-    public static func downscaleWarning(video: StreamInfo, output: OutputFormat) -> String? {
+    package static func downscaleWarning(video: StreamInfo, output: OutputFormat) -> String? {
         let d = video.displaySize
         guard !PictureBudget.output.admits(width: d.width, height: d.height) else { return nil }
         return "content is \(d.width)x\(d.height), over the output picture budget (\(PictureBudget.output)): "

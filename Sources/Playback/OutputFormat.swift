@@ -24,13 +24,13 @@ public struct OutputFormat: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The duration of one output frame.
-    public var frameDuration: MediaTime { frameRate.period }
+    package var frameDuration: MediaTime { frameRate.period }
 
     /// Stream time of the start of output frame `index`.
     public func time(ofFrame index: Int64) -> MediaTime { frameDuration * index }
 
     /// The audio sample index (rounded to nearest) at stream time `t`.
-    public func sampleIndex(at t: MediaTime) -> Int64 { t.rescaled(to: Int64(sampleRate), rounding: .nearest).value }
+    package func sampleIndex(at t: MediaTime) -> Int64 { t.rescaled(to: Int64(sampleRate), rounding: .nearest).value }
 
     /// `640x360 @ 30 fps, 48000 Hz, 2 ch`.
     public var description: String { "\(width)x\(height) @ \(frameRate) fps, \(sampleRate) Hz, \(channels) ch" }

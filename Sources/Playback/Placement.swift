@@ -1,52 +1,52 @@
 import Timing
 
 /// Facts about an input or the output of a stitch.
-public struct MediaSummary: Sendable, Equatable {
+package struct MediaSummary: Sendable, Equatable {
     /// Path or URL.
-    public var uri: String
+    package var uri: String
     /// Duration (content: as decoded; output: video frames × frame duration).
-    public var duration: MediaTime
+    package var duration: MediaTime
     /// Display width.
-    public var width: Int
+    package var width: Int
     /// Display height.
-    public var height: Int
+    package var height: Int
     /// Frame rate.
-    public var frameRate: Rational?
+    package var frameRate: Rational?
     /// Audio sample rate, 0 when there is no audio.
-    public var sampleRate: Int
+    package var sampleRate: Int
     /// Audio channels, 0 when there is no audio.
-    public var channels: Int
+    package var channels: Int
     /// Content: where its timeline starts in its container, when that is not container time 0
     /// (nil for an output, and for content whose time 0 is its container's).
-    public var timelineOrigin: ContentOrigin? = nil
+    package var timelineOrigin: ContentOrigin? = nil
 }
 
 /// One ad as it was placed in the output.
-public struct PlacedAd: Sendable, Equatable {
+package struct PlacedAd: Sendable, Equatable {
     /// The media file.
-    public var mediaFile: String
+    package var mediaFile: String
     /// Stream time of its first frame.
-    public var streamTime: MediaTime
+    package var streamTime: MediaTime
     /// Output duration (video frames × frame duration; audio is exactly as long).
-    public var duration: MediaTime
+    package var duration: MediaTime
     /// Real media duration, as decoded.
-    public var mediaDuration: MediaTime
+    package var mediaDuration: MediaTime
     /// 1-based position in its pod.
-    public var podPosition: Int
+    package var podPosition: Int
     /// Ads that played in its pod.
-    public var totalAds: Int
+    package var totalAds: Int
     /// Output frames.
-    public var frames: Int64
+    package var frames: Int64
     /// Seconds the frame loop spent opening, decoding and conforming this ad (time waiting for the
     /// encoder excluded).
-    public var conformSeconds: Double
+    package var conformSeconds: Double
     /// What loudness normalisation did (nil when off or the ad has no audio).
-    public var loudness: AdLoudness?
+    package var loudness: AdLoudness?
     /// Smart rendering: whether its video came from the transcode cache (nil without one).
-    public var transcodeCache: TranscodeCacheUse?
+    package var transcodeCache: TranscodeCacheUse?
 
     /// Makes a placement.
-    public init(mediaFile: String, streamTime: MediaTime, duration: MediaTime, mediaDuration: MediaTime,
+    package init(mediaFile: String, streamTime: MediaTime, duration: MediaTime, mediaDuration: MediaTime,
                 podPosition: Int, totalAds: Int, frames: Int64, conformSeconds: Double = 0) {
         self.mediaFile = mediaFile; self.streamTime = streamTime; self.duration = duration
         self.mediaDuration = mediaDuration; self.podPosition = podPosition; self.totalAds = totalAds; self.frames = frames
@@ -55,27 +55,27 @@ public struct PlacedAd: Sendable, Equatable {
 }
 
 /// One ad break as it was placed in the output.
-public struct PlacedBreak: Sendable, Equatable {
+package struct PlacedBreak: Sendable, Equatable {
     /// Its identifier.
-    public var id: String
+    package var id: String
     /// Where it was asked for.
-    public var position: CuePosition
+    package var position: CuePosition
     /// The content time at which content paused (0 pre-roll, content duration post-roll).
-    public var contentTime: MediaTime
+    package var contentTime: MediaTime
     /// The content time of the first content frame after it, if any.
-    public var resumeContentTime: MediaTime?
+    package var resumeContentTime: MediaTime?
     /// Stream time of its first ad frame.
-    public var streamTime: MediaTime
+    package var streamTime: MediaTime
     /// Its output duration.
-    public var duration: MediaTime
+    package var duration: MediaTime
     /// The ads that played.
-    public var ads: [PlacedAd]
+    package var ads: [PlacedAd]
     /// A double-box break (content went on in a window, or the ad did): its style; nil for a
     /// break that paused content.
-    public var doubleBox: DoubleBoxStyle? = nil
+    package var doubleBox: DoubleBoxStyle? = nil
 
     /// Makes a placement.
-    public init(id: String, position: CuePosition, contentTime: MediaTime, resumeContentTime: MediaTime?, streamTime: MediaTime,
+    package init(id: String, position: CuePosition, contentTime: MediaTime, resumeContentTime: MediaTime?, streamTime: MediaTime,
                 duration: MediaTime, ads: [PlacedAd], doubleBox: DoubleBoxStyle? = nil) {
         self.id = id; self.position = position; self.contentTime = contentTime; self.resumeContentTime = resumeContentTime
         self.streamTime = streamTime; self.duration = duration; self.ads = ads; self.doubleBox = doubleBox
@@ -105,9 +105,9 @@ package struct StageTimings: Sendable, Equatable {
 
 /// Where content time 0 lies in the content's container, and why (`ContentTimeline`): cues, the
 /// report's content times and the output count from there.
-public struct ContentOrigin: Sendable, Equatable {
+package struct ContentOrigin: Sendable, Equatable {
     /// Why content time 0 is where it is.
-    public enum Rule: String, Sendable {
+    package enum Rule: String, Sendable {
         /// MP4/MOV: the movie's 0 (edit lists applied; a leading gap kept, the first frame held).
         case movieStart = "movie-start"
         /// MP4/MOV with nothing presented for longer than `ContentTimeline.longestLeadingGap`:
@@ -118,12 +118,12 @@ public struct ContentOrigin: Sendable, Equatable {
     }
 
     /// Container time of content time 0.
-    public var containerTime: MediaTime
+    package var containerTime: MediaTime
     /// Why it is there.
-    public var rule: Rule
+    package var rule: Rule
 
     /// An origin.
-    public init(containerTime: MediaTime, rule: Rule) {
+    package init(containerTime: MediaTime, rule: Rule) {
         self.containerTime = containerTime; self.rule = rule
     }
 }

@@ -2,7 +2,7 @@ import Timing
 
 /// What the frame loop reports as it goes, in output order. Stream times are output times; ad
 /// times are measured from the ad's first frame.
-public enum SpliceEvent: Sendable {
+package enum SpliceEvent: Sendable {
     /// Content paused and ad break `index` began.
     case breakStarted(index: Int, id: String, contentTime: MediaTime, streamTime: MediaTime)
     /// Ad `position` (1-based) of `totalAds` in break `breakIndex` showed its first frame.

@@ -45,13 +45,13 @@ public struct StitchRequest: Sendable {
     public var threads: Int
     /// Leave the finished output at `OutputTarget.temporaryPath(for: output)` for the caller to
     /// commit together with other files (the CLI's report) through `OutputTarget.commit`.
-    public var deferCommit = false
+    package var deferCommit = false
     /// Stitch content that decodes short of its declared duration (it is an error otherwise).
     public var allowTruncated = false
     /// Open the content under the ad-media rules (`Demuxer.OpenPolicy.adMedia`: only the
     /// containers an ad can be, the local file only): content that came from an ad server, such
     /// as a service's ad rendition.
-    public var contentIsAdMedia = false
+    package var contentIsAdMedia = false
     /// The output's audio sample rate and channel count; nil: the content's.
     public var audio: (sampleRate: Int, channels: Int)? = nil
     /// Segment duration and dates of `--format hls` output.
@@ -125,25 +125,25 @@ public enum StitchFailure: Error, Equatable, CustomStringConvertible {
 
 /// A problem that did not stop the stitch, such as an ad left out of its pod, with the VAST
 /// error code that describes it (401 file not found, 403 no supported media, 405 cannot play).
-public struct StitchIssue: Sendable, Equatable, Codable {
+package struct StitchIssue: Sendable, Equatable, Codable {
     /// VAST error code.
-    public var code: Int
+    package var code: Int
     /// One-line explanation.
-    public var message: String
+    package var message: String
     /// The ad media file concerned, if any.
-    public var mediaFile: String?
+    package var mediaFile: String?
     /// The ad break concerned, if any.
-    public var breakId: String?
+    package var breakId: String?
 
     /// Makes an issue.
-    public init(code: Int, message: String, mediaFile: String? = nil, breakId: String? = nil) {
+    package init(code: Int, message: String, mediaFile: String? = nil, breakId: String? = nil) {
         self.code = code; self.message = message; self.mediaFile = mediaFile; self.breakId = breakId
     }
 }
 
 extension StitchIssue {
     /// The issue for an ad that `AdMediaProbe` rejected.
-    public init(rejection error: Error, url: String, breakId: String?) {
+    package init(rejection error: Error, url: String, breakId: String?) {
         if let r = error as? AdMediaProbe.Rejection {
             self.init(code: r.code, message: r.message, mediaFile: url, breakId: breakId)
         } else {

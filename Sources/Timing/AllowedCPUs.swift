@@ -3,7 +3,7 @@ import Foundation
 /// The CPUs this process may run on: its affinity, as `taskset` or a container's cpuset limits it
 /// (`Cpus_allowed_list` in /proc/self/status), at least 1. Foundation's processor counts give the
 /// machine's CPUs whatever the affinity, which oversubscribes a pinned process.
-public func allowedCPUCount() -> Int {
+package func allowedCPUCount() -> Int {
     let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
     guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed_list:") }) else {
         return max(1, ProcessInfo.processInfo.activeProcessorCount)

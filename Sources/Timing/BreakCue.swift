@@ -32,12 +32,12 @@ public enum BreakCue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Play-order rank: 0 pre-roll, 1 mid-roll, 2 post-roll.
-    public var rank: Int {
+    package var rank: Int {
         switch self { case .preroll: return 0; case .midroll: return 1; case .postroll: return 2 }
     }
 
     /// Whether `self` plays before `other` (equal cues are neither).
-    public func playsBefore(_ other: BreakCue) -> Bool {
+    package func playsBefore(_ other: BreakCue) -> Bool {
         if rank != other.rank { return rank < other.rank }
         if case .midroll(let a) = self, case .midroll(let b) = other { return a < b }
         return false

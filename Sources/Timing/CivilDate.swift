@@ -1,9 +1,9 @@
 /// Dates of the proleptic Gregorian calendar as days since 1970-01-01 and back (Howard
 /// Hinnant's algorithms): exact for any day, no time zone, no Foundation calendar. The HLS
 /// manifest's `PROGRAM-DATE-TIME` and VAST's `[TIMESTAMP]` macro both write dates with it.
-public enum CivilDate {
+package enum CivilDate {
     /// Days since 1970-01-01 of `year`-`month`-`day` (month 1–12).
-    public static func days(year y0: Int64, month m: Int64, day d: Int64) -> Int64 {
+    package static func days(year y0: Int64, month m: Int64, day d: Int64) -> Int64 {
         let y = m <= 2 ? y0 - 1 : y0
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -13,7 +13,7 @@ public enum CivilDate {
     }
 
     /// The year, month (1–12) and day of day `days` since 1970-01-01.
-    public static func date(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    package static func date(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097

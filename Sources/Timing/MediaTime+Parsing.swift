@@ -51,7 +51,7 @@ import Foundation
 extension MediaTime {
     /// The exact decimal form of a non-negative time (`10.00005`), when one exists: its reduced
     /// timescale has no prime factor but 2 and 5. Nil otherwise (e.g. 1/3 s).
-    public var exactDecimalString: String? {
+    package var exactDecimalString: String? {
         let r = reduced
         guard r.value >= 0, r.timescale > 0 else { return nil }
         var d = r.timescale, twos = 0, fives = 0

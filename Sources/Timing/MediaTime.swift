@@ -37,16 +37,16 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// This time on another timescale, rounded as asked.
-    public func rescaled(to newScale: Int64, rounding: Rounding = .nearest) -> MediaTime {
+    package func rescaled(to newScale: Int64, rounding: Rounding = .nearest) -> MediaTime {
         MediaTime(value: MediaTime.divide(Int128(value) * Int128(newScale), by: Int128(timescale), rounding),
                   timescale: newScale)
     }
 
     /// This time in MPEG-TS ticks (90 kHz), to the nearest tick: PTS, PCR base, SCTE-35 times.
-    public var mpegTicks: Int64 { rescaled(to: 90_000, rounding: .nearest).value }
+    package var mpegTicks: Int64 { rescaled(to: 90_000, rounding: .nearest).value }
 
     /// The number of whole `unit`s in this time, rounded as asked (e.g. frames of a frame duration).
-    public func count(of unit: MediaTime, rounding: Rounding = .down) -> Int64 {
+    package func count(of unit: MediaTime, rounding: Rounding = .down) -> Int64 {
         precondition(unit.value > 0, "unit must be positive")
         return MediaTime.divide(Int128(value) * Int128(unit.timescale),
                                 by: Int128(timescale) * Int128(unit.value), rounding)
@@ -99,7 +99,7 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
     public var description: String { "\(value)/\(timescale) (\(seconds)s)" }
 
     /// How a conversion rounds.
-    public enum Rounding: Sendable {
+    package enum Rounding: Sendable {
         /// Towards negative infinity.
         case down
         /// Towards positive infinity.

@@ -3,58 +3,58 @@
 ///
 /// Pure value; the splicer builds it, the report and the IMA-style API (`streamTime(forContentTime:)`,
 /// `contentTime(forStreamTime:)`, `previousCuePoint(forStreamTime:)`) read it.
-public struct TimelineMap: Sendable, Equatable {
+package struct TimelineMap: Sendable, Equatable {
     /// A run of content shown without interruption.
-    public struct Segment: Sendable, Equatable {
+    package struct Segment: Sendable, Equatable {
         /// Content time of the segment's first frame.
-        public var contentStart: MediaTime
+        package var contentStart: MediaTime
         /// Content time where it stops: the next content frame's time, or the content's end.
-        public var contentEnd: MediaTime
+        package var contentEnd: MediaTime
         /// Stream time of its first frame.
-        public var streamStart: MediaTime
+        package var streamStart: MediaTime
         /// Stream time where it ends.
-        public var streamEnd: MediaTime
+        package var streamEnd: MediaTime
         /// Makes a segment.
-        public init(contentStart: MediaTime, contentEnd: MediaTime, streamStart: MediaTime, streamEnd: MediaTime) {
+        package init(contentStart: MediaTime, contentEnd: MediaTime, streamStart: MediaTime, streamEnd: MediaTime) {
             self.contentStart = contentStart; self.contentEnd = contentEnd
             self.streamStart = streamStart; self.streamEnd = streamEnd
         }
     }
 
     /// An ad break on the stream timeline.
-    public struct Break: Sendable, Equatable {
+    package struct Break: Sendable, Equatable {
         /// The break's identifier.
-        public var id: String
+        package var id: String
         /// The content time at which content paused for it.
-        public var contentTime: MediaTime
+        package var contentTime: MediaTime
         /// Stream time of its first ad frame.
-        public var streamStart: MediaTime
+        package var streamStart: MediaTime
         /// Stream time where content (or the next break) resumes.
-        public var streamEnd: MediaTime
+        package var streamEnd: MediaTime
         /// Whether content kept playing during the break (a double box): content segments then
         /// overlap the break's stream time, and `contentTime` is where the break began.
-        public var overlapsContent: Bool
+        package var overlapsContent: Bool
         /// Makes a break.
-        public init(id: String, contentTime: MediaTime, streamStart: MediaTime, streamEnd: MediaTime, overlapsContent: Bool = false) {
+        package init(id: String, contentTime: MediaTime, streamStart: MediaTime, streamEnd: MediaTime, overlapsContent: Bool = false) {
             self.id = id; self.contentTime = contentTime; self.streamStart = streamStart; self.streamEnd = streamEnd
             self.overlapsContent = overlapsContent
         }
     }
 
     /// Content segments in stream order.
-    public var segments: [Segment]
+    package var segments: [Segment]
     /// Ad breaks in stream order.
-    public var breaks: [Break]
+    package var breaks: [Break]
 
     /// Makes a map.
-    public init(segments: [Segment] = [], breaks: [Break] = []) {
+    package init(segments: [Segment] = [], breaks: [Break] = []) {
         self.segments = segments
         self.breaks = breaks
     }
 
     /// Where content time `t` is shown in the stream. Times before the first segment map to its
     /// start, times after the last to its end.
-    public func streamTime(forContentTime t: MediaTime) -> MediaTime {
+    package func streamTime(forContentTime t: MediaTime) -> MediaTime {
         guard let first = segments.first, let last = segments.last else { return t }
         if t < first.contentStart { return first.streamStart }
         for s in segments where s.contentStart <= t && t < s.contentEnd {
@@ -66,7 +66,7 @@ public struct TimelineMap: Sendable, Equatable {
     /// The content time showing at stream time `t`; during an ad break, the content time at
     /// which content paused for it (during a double box, which overlaps content, the content
     /// time showing in its window).
-    public func contentTime(forStreamTime t: MediaTime) -> MediaTime {
+    package func contentTime(forStreamTime t: MediaTime) -> MediaTime {
         for s in segments where s.streamStart <= t && t < s.streamEnd {
             return MediaTime.min(s.contentStart + (t - s.streamStart), s.contentEnd)
         }
@@ -76,7 +76,7 @@ public struct TimelineMap: Sendable, Equatable {
     }
 
     /// The last break that starts at or before stream time `t`, if any.
-    public func previousCuePoint(forStreamTime t: MediaTime) -> Break? {
+    package func previousCuePoint(forStreamTime t: MediaTime) -> Break? {
         breaks.last { $0.streamStart <= t }
     }
 }

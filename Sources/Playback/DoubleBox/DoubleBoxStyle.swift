@@ -26,10 +26,10 @@ public struct DoubleBoxStyle: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The linear gain on content samples (0 when muted).
-    public var contentGain: Float { contentGainDB.map { Float(pow(10, $0 / 20)) } ?? 0 }
+    package var contentGain: Float { contentGainDB.map { Float(pow(10, $0 / 20)) } ?? 0 }
 
     /// `doublebox` or `doublebox-reverse`: the report's name of the mode.
-    public var modeName: String { adInWindow ? "doublebox-reverse" : "doublebox" }
+    package var modeName: String { adInWindow ? "doublebox-reverse" : "doublebox" }
 
     /// How it is written: `doublebox:-12dB`, `doublebox-reverse:mute`.
     public var description: String {
@@ -39,13 +39,13 @@ public struct DoubleBoxStyle: Sendable, Equatable, CustomStringConvertible {
     private static func format(_ d: Double) -> String { d == d.rounded() ? String(Int(d)) : String(d) }
 
     /// Why a style could not be read.
-    public struct Invalid: Error, Sendable, CustomStringConvertible {
+    package struct Invalid: Error, Sendable, CustomStringConvertible {
         /// One line.
         public var description: String
     }
 
     /// Reads `doublebox[-reverse][:LEVEL]` where LEVEL is `-12dB` (from -60 to 0 dB) or `mute`.
-    public init(parsing text: String) throws {
+    package init(parsing text: String) throws {
         let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         switch parts[0].lowercased() {
         case "doublebox": adInWindow = false

@@ -51,38 +51,38 @@ public enum HLSSegmentFormat: String, Sendable, Equatable, CaseIterable {
 }
 
 /// An ad break as packaged: its stream-time span and its ads, for markers and segment cuts.
-public struct PackagedBreak: Sendable, Equatable {
+package struct PackagedBreak: Sendable, Equatable {
     /// The break's identifier (`preroll`, `midroll-1`, …).
-    public var id: String
+    package var id: String
     /// Stream time of its first ad frame.
-    public var start: MediaTime
+    package var start: MediaTime
     /// Stream time where content (or the next break) resumes.
-    public var end: MediaTime
+    package var end: MediaTime
     /// Its ads in play order.
-    public var ads: [PackagedAd]
+    package var ads: [PackagedAd]
     /// How a double-box break showed: it replaced no content, so it gets no cue-out/in, no
     /// segment cut and no discontinuity, only a `com.interlude.doublebox` date range per ad.
-    public var doubleBox: DoubleBoxStyle?
+    package var doubleBox: DoubleBoxStyle?
 
     /// Makes a packaged break.
-    public init(id: String, start: MediaTime, end: MediaTime, ads: [PackagedAd], doubleBox: DoubleBoxStyle? = nil) {
+    package init(id: String, start: MediaTime, end: MediaTime, ads: [PackagedAd], doubleBox: DoubleBoxStyle? = nil) {
         self.id = id; self.start = start; self.end = end; self.ads = ads; self.doubleBox = doubleBox
     }
 }
 
 /// One ad as packaged.
-public struct PackagedAd: Sendable, Equatable {
+package struct PackagedAd: Sendable, Equatable {
     /// The ad's identifier (the VAST ad id when known, else the media file's name).
-    public var id: String
+    package var id: String
     /// The ad media file.
-    public var mediaFile: String
+    package var mediaFile: String
     /// Stream time of its first frame.
-    public var start: MediaTime
+    package var start: MediaTime
     /// Stream time after its last frame.
-    public var end: MediaTime
+    package var end: MediaTime
 
     /// Makes a packaged ad.
-    public init(id: String, mediaFile: String, start: MediaTime, end: MediaTime) {
+    package init(id: String, mediaFile: String, start: MediaTime, end: MediaTime) {
         self.id = id; self.mediaFile = mediaFile; self.start = start; self.end = end
     }
 }

@@ -2,12 +2,12 @@ import Timing
 
 /// SCTE-35 `splice_info_section`s with a `splice_insert` command, as carried in HLS
 /// `EXT-X-DATERANGE` `SCTE35-OUT` / `SCTE35-IN` attributes (hex, `0x…`).
-public enum SCTE35 {
+package enum SCTE35 {
     /// A `splice_insert` section: out of the network (an ad break starts) or back in, at stream
     /// time `time` (`pts_time`, 90 kHz), with the break's duration on the way out.
     /// `ptsAdjustment` is the offset of the transport stream's clock from stream time: a splicer
     /// adds it to `pts_time` to find the splice frame's PTS in the segments.
-    public static func spliceInsert(eventID: UInt32, outOfNetwork: Bool, at time: MediaTime,
+    package static func spliceInsert(eventID: UInt32, outOfNetwork: Bool, at time: MediaTime,
                                     breakDuration: MediaTime?, ptsAdjustment: MediaTime = .zero) -> [UInt8] {
         var command = BitWriter()
         command.put(UInt64(eventID), 32)           // splice_event_id
@@ -50,19 +50,19 @@ public enum SCTE35 {
 
     /// A `segmentation_descriptor` for `timeSignal`: program-wide, delivery not restricted,
     /// no UPID.
-    public struct Segmentation: Sendable {
+    package struct Segmentation: Sendable {
         /// `segmentation_event_id`, `segmentation_type_id`.
-        public var eventID: UInt32, typeID: UInt8
+        package var eventID: UInt32, typeID: UInt8
         /// `segmentation_duration`, when set.
-        public var duration: MediaTime?
+        package var duration: MediaTime?
         /// A descriptor.
-        public init(eventID: UInt32, typeID: UInt8, duration: MediaTime? = nil) {
+        package init(eventID: UInt32, typeID: UInt8, duration: MediaTime? = nil) {
             self.eventID = eventID; self.typeID = typeID; self.duration = duration
         }
     }
 
     /// A `time_signal` section at stream time `time` with `segmentation` descriptors.
-    public static func timeSignal(at time: MediaTime, segmentation: [Segmentation],
+    package static func timeSignal(at time: MediaTime, segmentation: [Segmentation],
                                   ptsAdjustment: MediaTime = .zero) -> [UInt8] {
         var command = BitWriter()
         command.put(1, 1); command.put(0x3F, 6); command.put(ticks90k(time), 33)
@@ -99,13 +99,13 @@ public enum SCTE35 {
     }
 
     /// `0x` and upper-case hex, the form `EXT-X-DATERANGE` expects.
-    public static func hex(_ bytes: [UInt8]) -> String {
+    package static func hex(_ bytes: [UInt8]) -> String {
         "0x" + bytes.map { String(format: "%02X", $0) }.joined()
     }
 
     /// CRC-32/MPEG-2 (polynomial 0x04C11DB7, initial 0xFFFFFFFF, not reflected, no final xor):
     /// a section's CRC over all its bytes, CRC included, is 0.
-    public static func crc32MPEG2(_ bytes: [UInt8]) -> UInt32 {
+    package static func crc32MPEG2(_ bytes: [UInt8]) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         for b in bytes {
             crc ^= UInt32(b) << 24

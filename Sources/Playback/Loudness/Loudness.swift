@@ -33,17 +33,17 @@ public enum LoudnessMode: Sendable, Equatable, CustomStringConvertible {
 /// What loudness normalisation did to one ad: EBU R128 integrated loudness (LUFS) of its audio
 /// as decoded and after gain and true-peak limiting (measured on the samples spliced, before
 /// encoding), and the true peak (dBTP) after.
-public struct AdLoudness: Sendable, Equatable, Codable {
+package struct AdLoudness: Sendable, Equatable, Codable {
     /// Integrated loudness of the ad as decoded.
-    public var input: Double
+    package var input: Double
     /// The level it was gained to.
-    public var target: Double
+    package var target: Double
     /// Gain applied before limiting, dB.
-    public var gain: Double
+    package var gain: Double
     /// Integrated loudness after gain and limiting.
-    public var output: Double?
+    package var output: Double?
     /// True peak after gain and limiting, dBTP.
-    public var outputTruePeak: Double?
+    package var outputTruePeak: Double?
 }
 
 /// The ceiling of the true-peak limiter, dBTP.

@@ -14,21 +14,21 @@ import Timing
 /// The conditions are the ones the `AdsManager` applies to the frames it is shown, so it sees
 /// every frame where it fires a quartile, a progress beacon or a progress report, or where an ad
 /// becomes skippable.
-public struct AdFrameMarks: Sendable, Equatable {
+package struct AdFrameMarks: Sendable, Equatable {
     /// The ad's measured duration: the quartiles are ad times `d/4`, `d/2`, `3d/4`.
-    public var duration: MediaTime
+    package var duration: MediaTime
     /// Whether the quartile frames are marked.
-    public var quartiles: Bool
+    package var quartiles: Bool
     /// Ad times whose first frame at or after them is marked (VAST `progress` offsets).
-    public var offsets: [MediaTime]
+    package var offsets: [MediaTime]
     /// A frame is marked when at least this much ad time has passed since the last frame marked
     /// for the period (the first frame is); nil: no periodic mark.
-    public var period: MediaTime?
+    package var period: MediaTime?
     /// Whether the loop waits for the observer's answer on the marked frames (see above).
-    public var waits: Bool
+    package var waits: Bool
 
     /// Marks for an ad of `duration`.
-    public init(duration: MediaTime, quartiles: Bool = true, offsets: [MediaTime] = [], period: MediaTime? = nil,
+    package init(duration: MediaTime, quartiles: Bool = true, offsets: [MediaTime] = [], period: MediaTime? = nil,
                 waits: Bool = false) {
         self.duration = duration
         self.quartiles = quartiles

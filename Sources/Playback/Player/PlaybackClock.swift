@@ -13,7 +13,7 @@ public enum PlaybackClock: String, Sendable, CaseIterable {
 
 /// A source of "how much of the stream has been heard": an output that plays audio (a window)
 /// reports the seconds of audio played so far, which then masters the video clock.
-public protocol AudioMasterClock: AnyObject {
+package protocol AudioMasterClock: AnyObject {
     /// Seconds of stream audio played so far, or nil when it cannot tell.
     var audioClock: Double? { get }
 }

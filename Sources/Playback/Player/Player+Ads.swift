@@ -3,20 +3,20 @@ import Media
 import Timing
 
 /// What one ad played through the player put on the stream.
-public struct AdPlayback: Sendable {
+package struct AdPlayback: Sendable {
     /// Stream time of its first frame.
-    public var streamStart: MediaTime
+    package var streamStart: MediaTime
     /// Output frames presented.
-    public var frames: Int64
+    package var frames: Int64
     /// Stream time it occupied.
-    public var duration: MediaTime
+    package var duration: MediaTime
     /// Whether it was stopped before its end (skipped or discarded).
-    public var stoppedEarly: Bool
+    package var stoppedEarly: Bool
     /// A decode error that ended it after some frames had been shown.
-    public var error: Error?
+    package var error: Error?
     /// A stitch's full account of the ad (its loudness, transcode cache use, conform time); nil
     /// on a player presenting frames.
-    public var placement: PlacedAd? = nil
+    package var placement: PlacedAd? = nil
 }
 
 extension Player {
@@ -26,7 +26,7 @@ extension Player {
     /// returning false stops the ad before the loop's next frame after the answer, as `stopAd`.
     /// `completion` runs once on `queue` at the end, after every `onFrame` of the ad, and the loop
     /// waits for it (the app decides there what follows the ad).
-    public func playAd(url: String, queue: DispatchQueue = .main,
+    package func playAd(url: String, queue: DispatchQueue = .main,
                        onFrame: @escaping @Sendable (MediaTime, MediaTime) -> Bool,
                        completion: @escaping @Sendable (Result<AdPlayback, Error>) -> Void) {
         enqueueAd(AdPlayRequest(url: url, queue: queue, onFrame: onFrame, completion: completion))
@@ -37,7 +37,7 @@ extension Player {
     /// duration places the ad exactly) and reports the ad's full placement in the completion.
     /// With `marks`, `onFrame` is called on the marked frames only (the first, quartiles, offsets,
     /// one per period), computed by the loop from the frames' exact ad times.
-    public func playAd(_ media: AdMedia, position: Int, totalAds: Int, queue: DispatchQueue = .main,
+    package func playAd(_ media: AdMedia, position: Int, totalAds: Int, queue: DispatchQueue = .main,
                        marks: AdFrameMarks? = nil,
                        onFrame: @escaping @Sendable (MediaTime, MediaTime) -> Bool,
                        completion: @escaping @Sendable (Result<AdPlayback, Error>) -> Void) {
@@ -47,7 +47,7 @@ extension Player {
 
     /// Ends the ad playing once its next frame is presented (or written), as an `onFrame`
     /// answering false there would (a discarded break).
-    public func endAdAfterNextFrame() { engine?.endAdAfterNextFrame() }
+    package func endAdAfterNextFrame() { engine?.endAdAfterNextFrame() }
 
     private func enqueueAd(_ request: AdPlayRequest) {
         guard let engine else {
@@ -58,32 +58,32 @@ extension Player {
     }
 
     /// Ends the ad playing before its next frame is presented (a skip).
-    public func stopAd() { engine?.stopAd() }
+    package func stopAd() { engine?.stopAd() }
     /// Freezes (true) or resumes (false) the ad playing: no ad frame is presented while frozen.
-    public func setAdPaused(_ paused: Bool) { engine?.setAdPaused(paused) }
+    package func setAdPaused(_ paused: Bool) { engine?.setAdPaused(paused) }
     /// Whether an ad is playing or about to.
     public var isPlayingAd: Bool { engine?.isAdActive ?? false }
     /// Records the start of an ad break at the current stream time (content paused at `contentTime`).
-    public func beginBreak(id: String, contentTime: MediaTime) { engine?.beginBreak(id: id, contentTime: contentTime) }
+    package func beginBreak(id: String, contentTime: MediaTime) { engine?.beginBreak(id: id, contentTime: contentTime) }
     /// Records the end of the current ad break.
-    public func endBreak() { engine?.endBreak() }
+    package func endBreak() { engine?.endBreak() }
     /// Marks a double box as playing over content (true) or over (false). While it plays, the ad
     /// is drawn on content frames, so `setAdPaused(true)` holds the content (and the ad with it);
     /// its end clears the pause.
-    public func setDoubleBoxActive(_ active: Bool) { engine?.setDoubleBoxActive(active) }
+    package func setDoubleBoxActive(_ active: Bool) { engine?.setDoubleBoxActive(active) }
     /// Records a break that played beside content without pausing it (a double box): it goes on
     /// the timeline with `overlapsContent` true.
     /// `packaged` (a stitch): the break's ads as HLS date ranges and MP4 chapters.
-    public func recordOverlappingBreak(_ b: TimelineMap.Break, packaged: PackagedBreak? = nil) {
+    package func recordOverlappingBreak(_ b: TimelineMap.Break, packaged: PackagedBreak? = nil) {
         engine?.recordOverlappingBreak(b, packaged: packaged)
     }
     /// A stitching player: marks a double box's ads in the output (HLS date ranges, MP4 chapters)
     /// without putting the break on the timeline (`recordOverlappingBreak` does both).
-    public func markOverlappingBreak(_ b: PackagedBreak) { engine?.markOverlappingBreak(b) }
+    package func markOverlappingBreak(_ b: PackagedBreak) { engine?.markOverlappingBreak(b) }
     /// The content time of the frame held at a cue (the next content frame to present or write);
     /// nil when none is held.
-    public var nextContentTime: MediaTime? { engine?.nextContentTime }
+    package var nextContentTime: MediaTime? { engine?.nextContentTime }
     /// Whether content packets are copied (a smart-rendered stitch): layers that draw on content
     /// frames cannot be added.
-    public var copiesContent: Bool { engine?.copiesContent ?? false }
+    package var copiesContent: Bool { engine?.copiesContent ?? false }
 }

@@ -104,7 +104,7 @@ public final class Player: @unchecked Sendable {
 
     /// A stitching player: called on its thread for each event of the stitch (progress, ads,
     /// breaks). Set it before `play()`.
-    public var spliceEvents: (@Sendable (SpliceEvent) -> Void)? {
+    package var spliceEvents: (@Sendable (SpliceEvent) -> Void)? {
         get { engine?.file == nil ? nil : engine?.eventHandler }
         set { if engine?.file != nil { engine?.eventHandler = newValue } }
     }
@@ -187,7 +187,7 @@ public final class Player: @unchecked Sendable {
     }
 
     /// Where content and ads have been placed on the stream so far.
-    public var timeline: TimelineMap { engine?.timelineSnapshot ?? TimelineMap() }
+    package var timeline: TimelineMap { engine?.timelineSnapshot ?? TimelineMap() }
     /// Stream time reached (the end of the last frame presented).
     public var streamTime: MediaTime { surface.streamTime }
     /// Whether the last content frame has been presented.
@@ -197,7 +197,7 @@ public final class Player: @unchecked Sendable {
     /// The wall-clock (`monotonicSeconds()`) time at which stream time `t` was due, in real time.
     public func wallTime(forStreamTime t: MediaTime) -> Double? { engine?.wallTime(of: t) }
     /// The master clock for real-time pacing (an output that plays audio); nil: the system clock.
-    public var masterClock: AudioMasterClock? {
+    package var masterClock: AudioMasterClock? {
         get { engine?.masterClock }
         set { engine?.masterClock = newValue }
     }
@@ -208,7 +208,7 @@ public final class Player: @unchecked Sendable {
 
     /// Stops the frame loop without finishing the outputs, and waits for it (a stitching player
     /// removes its temporary output: nothing appears at the output path).
-    public func abandon() { engine?.abandon() }
+    package func abandon() { engine?.abandon() }
 
     /// Stops the frame loop and finishes every output on the surface. Throws the first error an
     /// output raised while frames were presented, else the first raised while finishing.

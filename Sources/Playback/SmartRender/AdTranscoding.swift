@@ -3,7 +3,7 @@ import Media
 import Timing
 
 /// How an ad's video got into a smart-rendered output.
-public enum TranscodeCacheUse: String, Sendable, Codable {
+package enum TranscodeCacheUse: String, Sendable, Codable {
     /// Copied from the transcode cache: nothing of it was encoded.
     case hit
     /// Encoded, and stored in the cache for next time.

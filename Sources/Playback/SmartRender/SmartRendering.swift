@@ -12,15 +12,15 @@ public enum SmartRendering: String, Sendable, CaseIterable {
 }
 
 /// What smart rendering did in a stitch.
-public struct SmartRenderingSummary: Sendable, Equatable, Codable {
+package struct SmartRenderingSummary: Sendable, Equatable, Codable {
     /// Whether content packets were copied.
-    public var used: Bool
+    package var used: Bool
     /// Why it was not used (with `auto`), when it was not.
-    public var reason: String?
+    package var reason: String?
     /// Content frames copied untouched.
-    public var copiedFrames: Int
+    package var copiedFrames: Int
     /// Content frames re-encoded because a cue split their GOP.
-    public var encodedContentFrames: Int
+    package var encodedContentFrames: Int
 }
 
 enum SmartRender {

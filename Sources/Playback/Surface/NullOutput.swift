@@ -18,7 +18,7 @@ public final class NullOutput: SurfaceOutput, Sendable {
     /// Whether it counts as a live view (a late frame may then be left out of it).
     public let isLive: Bool
     /// How many presentation times it keeps at least (the latest ones).
-    public let keptTimes: Int
+    package let keptTimes: Int
 
     /// A null output; `live` makes it a live view. It keeps the presentation times of the last
     /// `keptTimes` frames (default 108,000: an hour at 30 fps, under 2 MB).
@@ -51,7 +51,7 @@ public final class NullOutput: SurfaceOutput, Sendable {
     public var sampleCount: Int64 { counts.withLock { $0.samples } }
     /// Monotonic seconds (`monotonicSeconds()`) at which each frame arrived, in order: every frame,
     /// or (after more than `keptTimes`) at least the last `keptTimes`, ending with the last frame.
-    public var presentationTimes: [Double] { counts.withLock { $0.times } }
+    package var presentationTimes: [Double] { counts.withLock { $0.times } }
     /// Whether `finish()` was called.
-    public var isFinished: Bool { counts.withLock { $0.done } }
+    package var isFinished: Bool { counts.withLock { $0.done } }
 }

@@ -49,7 +49,7 @@ public final class PictureInPictureLayer: SurfaceLayer, @unchecked Sendable {
     }
 
     /// Whether the window is shown (from the next frame presented).
-    public var isActive: Bool {
+    package var isActive: Bool {
         get { active.withLock { $0 } }
         set { active.withLock { $0 = newValue } }
     }
@@ -85,7 +85,7 @@ public final class PictureInPictureLayer: SurfaceLayer, @unchecked Sendable {
     }
 
     /// A 2-pixel light frame just outside `rect`, so that a window stands out from what is behind it.
-    public static func drawBorder(around rect: PixelRect, on canvas: Canvas, color: DrawColor = DrawColor(r: 224, g: 224, b: 224)) {
+    package static func drawBorder(around rect: PixelRect, on canvas: Canvas, color: DrawColor = DrawColor(r: 224, g: 224, b: 224)) {
         canvas.fill(PixelRect(x: rect.x - 2, y: rect.y - 2, width: rect.width + 4, height: 2), color: color)
         canvas.fill(PixelRect(x: rect.x - 2, y: rect.y + rect.height, width: rect.width + 4, height: 2), color: color)
         canvas.fill(PixelRect(x: rect.x - 2, y: rect.y, width: 2, height: rect.height), color: color)

@@ -31,7 +31,7 @@ public final class RenderSurface: @unchecked Sendable {
     }
     private let state: Locked<State>
     /// The layers drawn over the video and mixed into the audio.
-    public let layers: LayerStack
+    package let layers: LayerStack
     // work layers hand over while they draw (inside `state`'s lock), run by the frame loop once
     // the frame is out; under a lock of its own, which a layer may take while `state`'s is held
     private let later = Locked<[() -> Void]>([])
@@ -64,6 +64,8 @@ public final class RenderSurface: @unchecked Sendable {
 
     /// Adds a layer over the video.
     public func addLayer(_ layer: SurfaceLayer) { layers.add(layer) }
+    /// Takes a layer added with `addLayer(_:)` off the surface: it draws on no further frame.
+    public func removeLayer(_ layer: SurfaceLayer) { layers.remove(layer) }
 
     /// Video frames presented so far (the stream position in frames).
     public var presentedFrames: Int64 { state.withLock { $0.framesOut } }
@@ -111,7 +113,7 @@ public final class RenderSurface: @unchecked Sendable {
     /// main queue, which may itself be waiting on the surface) hands them over with this while it
     /// draws, instead of calling them inside the lock. Without a frame loop (a surface nobody
     /// presents into) the work waits for the next frame.
-    public func afterPresenting(_ body: @escaping () -> Void) {
+    package func afterPresenting(_ body: @escaping () -> Void) {
         later.withLock { $0.append(body) }
     }
 

@@ -54,14 +54,14 @@ extension SurfaceLayer {
 
 /// The layers of one output path, applied to each frame and each audio chunk. Thread use: `add`
 /// from any thread; `compose`/`mix` from the frame loop.
-public final class LayerStack: Sendable {
+package final class LayerStack: Sendable {
     private let layers = Locked<[SurfaceLayer]>([])
 
     /// An empty stack.
-    public init() {}
+    package init() {}
 
     /// Adds a layer over those already there, but under any that stay on top.
-    public func add(_ layer: SurfaceLayer) {
+    package func add(_ layer: SurfaceLayer) {
         layers.withLock { layers in
             if layer.staysOnTop { layers.append(layer); return }
             let index = layers.firstIndex { $0.staysOnTop } ?? layers.endIndex
@@ -70,16 +70,16 @@ public final class LayerStack: Sendable {
     }
 
     /// Removes a layer.
-    public func remove(_ layer: SurfaceLayer) { layers.withLock { layers in layers.removeAll { $0 === layer } } }
+    package func remove(_ layer: SurfaceLayer) { layers.withLock { layers in layers.removeAll { $0 === layer } } }
 
     /// The layers, bottom first.
-    public var all: [SurfaceLayer] { layers.withLock { $0 } }
+    package var all: [SurfaceLayer] { layers.withLock { $0 } }
 
     /// Whether any layer may draw on content frames.
-    public var drawsOnContent: Bool { all.contains { $0.drawsOnContent } }
+    package var drawsOnContent: Bool { all.contains { $0.drawsOnContent } }
 
     /// `frame` with every visible layer drawn on a writable copy; `frame` itself when none is visible.
-    public func compose(_ frame: Frame, index: Int64, streamTime: MediaTime, isAd: Bool, sourceTime: MediaTime?) throws -> Frame {
+    package func compose(_ frame: Frame, index: Int64, streamTime: MediaTime, isAd: Bool, sourceTime: MediaTime?) throws -> Frame {
         let current = all
         guard !current.isEmpty else { return frame }
         let info = SurfaceFrameInfo(index: index, streamTime: streamTime, isAd: isAd, sourceTime: sourceTime, original: frame)
@@ -92,7 +92,7 @@ public final class LayerStack: Sendable {
     }
 
     /// Lets every layer mix into the audio chunk.
-    public func mix(_ channels: inout [[Float]], count: Int, firstSample: Int64) throws {
+    package func mix(_ channels: inout [[Float]], count: Int, firstSample: Int64) throws {
         for l in all { try l.mixAudio(&channels, count: count, firstSample: firstSample) }
     }
 }
