@@ -20,11 +20,11 @@ public final class TagStitcher: AdsManagerDelegate, @unchecked Sendable {
     // own state (from `player` down) is touched only on `queue`, and after it ends only by `run()`,
     // which the awaited end orders after the queue's last use.
     /// Content, output and encoding (its `breaks` are not used: the tag schedules breaks).
-    public let output: StitchRequest
+    package let output: StitchRequest
     /// The ad tag (URL or path) or, when nil, `adsResponse`.
-    public let adTag: String?
+    package let adTag: String?
     /// A VAST/VMAP document in hand.
-    public let adsResponse: String?
+    package let adsResponse: String?
     /// SDK settings.
     public let settings = Settings()
     /// Rendering settings passed to `initialize(with:)`.
@@ -32,7 +32,7 @@ public final class TagStitcher: AdsManagerDelegate, @unchecked Sendable {
     /// Where ad media is cached.
     public var cache = AdMediaCache()
     /// How documents are fetched.
-    public var fetcher: any AdDocumentFetcher = HTTPAdFetcher()
+    package var fetcher: any AdDocumentFetcher = HTTPAdFetcher()
     /// Milliseconds allowed for each VAST request (IMA's `vastLoadTimeout`); nil for the defaults.
     public var vastLoadTimeout: Double?
     /// Called after each output frame with the stream time reached and the expected total.
@@ -49,18 +49,18 @@ public final class TagStitcher: AdsManagerDelegate, @unchecked Sendable {
     /// Companion slots beside the player (IMA's `CompanionAdSlot`s); what filled them is in the result.
     public var companionSlots: [CompanionAdSlot] = []
     /// Whether ads with companions are shown in an L-shaped layout with them (`--companions lbar`).
-    public var companionLBar = false
+    package var companionLBar = false
     /// Native ads shown beside the tag's VAST breaks, each where its position puts it: a full-frame
     /// one as a break of its own (after a VAST break at the same cue; post-rolls after the VAST
     /// post-rolls), an L-bar over the content. Drawn on top of the other layers.
-    public var nativeBreaks: [NativeBreak] = []
+    package var nativeBreaks: [NativeBreak] = []
     /// Whether the tag's native VMAP breaks (`<vmap:CustomAdData templateType="openrtb-native">`)
     /// are the app's (read into `nativeBreaks`): the loader leaves them out of the VAST schedule.
     var playsNativeVMAPBreaks = false
     /// Where native video assets are fetched.
-    public var nativeMediaCache = AdMediaCache()
+    package var nativeMediaCache = AdMediaCache()
     /// Seconds to fetch one native video asset.
-    public var nativeVideoTimeout: Double = 8
+    package var nativeVideoTimeout: Double = 8
     /// Native ads the app could not load (listed among the result's errors; the stitch goes on).
     var nativeLoadErrors: [AdError] = []
 

@@ -9,35 +9,35 @@ import Foundation
 /// listed asset by asset; or, with `conformanceDirectory`, every `.xml` under it loaded offline
 /// into a table. ``run()`` never throws: the ``Outcome`` holds what goes to standard output
 /// and, when it did not succeed, the one line that says why.
-public struct InspectJob: Sendable {
+package struct InspectJob: Sendable {
     /// The tag: a path, or an http(s) or file URL of a VAST or VMAP document or a native response.
-    public var tag: String
+    package var tag: String
     /// How the tag is loaded (timeouts, redirects, sizes, media selection, network).
-    public var options = AdLoaderOptions()
+    package var options = AdLoaderOptions()
     /// One JSON object instead of text.
-    public var json = false
+    package var json = false
     /// A folder of `.xml` documents to load offline into a conformance table (instead of `tag`).
-    public var conformanceDirectory: String?
+    package var conformanceDirectory: String?
     /// Native format files naming a native response's assets.
-    public var nativeFormats: [String] = []
+    package var nativeFormats: [String] = []
 
     /// A job inspecting `tag`, with default options.
-    public init(tag: String) { self.tag = tag }
+    package init(tag: String) { self.tag = tag }
 
     /// What an inspection produced.
-    public struct Outcome: Sendable, Equatable {
+    package struct Outcome: Sendable, Equatable {
         /// The text for standard output, exactly (with its line ends); a failure with `json`
         /// still has one JSON object here.
-        public var output: String
+        package var output: String
         /// Why it did not succeed (one line), or nil; a conformance run with an unexpected row
         /// fails without one.
-        public var error: String?
+        package var error: String?
         /// Whether the tag resolved (even to no ads), or every conformance row was as expected.
-        public var succeeded: Bool
+        package var succeeded: Bool
     }
 
     /// Loads and assembles the report.
-    public func run() async -> Outcome {
+    package func run() async -> Outcome {
         if let dir = conformanceDirectory {
             var offline = options
             offline.allowNetwork = false

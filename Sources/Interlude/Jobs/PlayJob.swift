@@ -16,45 +16,45 @@ public struct PlayJob {
     /// A VAST or VMAP ad tag: URL, `file://` URL or path.
     public var adTag: String?
     /// Timeout of each VAST request, in milliseconds.
-    public var vastTimeout: Double?
+    package var vastTimeout: Double?
     /// A viewer script (JSON file, `SessionScript`).
-    public var sessionPath: String?
+    package var sessionPath: String?
     /// The ad UI drawn on ads.
     public var adUI: AdUIChoice?
     /// The layout file of `adUI`, when one was named (an input: never written).
-    public var adUIPath: String?
+    package var adUIPath: String?
     /// Where each event goes as a JSON line as it happens; `-` is standard output.
-    public var eventsPath: String?
+    package var eventsPath: String?
     /// The stitched file or frame stream; `-` is standard output (nut or y4m).
     public var output: String?
     /// The container of `output`.
     public var format = OutputContainer.mp4
     /// Encoder settings of `output`.
-    public var encoder = EncoderSettings()
+    package var encoder = EncoderSettings()
     /// Whether `output` (and the events file) may replace a file.
-    public var overwrite = false
+    package var overwrite = false
     /// Whether a frame counter is attached (`--null`).
-    public var countsFrames = false
+    package var countsFrames = false
     /// Whether a viewer can act on the playback (a window is attached): without one, as fast as
     /// possible, a pause the script holds ends the session.
-    public var viewerAttached = false
+    package var viewerAttached = false
     /// Real time or as fast as possible.
     public var clock = PlaybackClock.realTime
     /// The surface's size (default: the content's display size).
-    public var size: (width: Int, height: Int)?
+    package var size: (width: Int, height: Int)?
     /// The surface's frame rate (default: the content's).
-    public var frameRate: Rational?
+    package var frameRate: Rational?
     /// Decoder threads (0: FFmpeg decides).
-    public var threads = 0
+    package var threads = 0
     /// IMA's `enableBackgroundPlayback`.
-    public var backgroundPlayback = false
+    package var backgroundPlayback = false
     /// Native format files.
-    public var nativeFormats: [String] = []
+    package var nativeFormats: [String] = []
     /// Native breaks: where, the response (file or URL), full frame or L-bar.
-    public var nativeBreaks: [(position: CuePosition, response: String, layout: NativeBreak.Layout)] = []
+    package var nativeBreaks: [(position: CuePosition, response: String, layout: NativeBreak.Layout)] = []
     /// Attaches the caller's own outputs to the player (a window), after the file outputs; a
     /// throw fails the job with its message.
-    public var attachViews: (@MainActor (Player) throws -> Void)?
+    package var attachViews: (@MainActor (Player) throws -> Void)?
     /// Called with the session once it is configured, before it runs (to route a window's input to it).
     package var willRun: (@MainActor (PlaySession) -> Void)?
 
@@ -64,19 +64,19 @@ public struct PlayJob {
     /// What a finished playback did.
     public struct Outcome {
         /// Frames presented by the surface.
-        public var frames: Int64
+        package var frames: Int64
         /// The stream time reached.
-        public var streamTime: MediaTime
+        package var streamTime: MediaTime
         /// Ads played.
-        public var ads: Int
+        package var ads: Int
         /// Beacons sent (real time).
-        public var beaconsFired: Int
+        package var beaconsFired: Int
         /// Beacons listed (as fast as possible none is sent).
-        public var beaconsListed: Int
+        package var beaconsListed: Int
         /// Frames dropped from live views.
-        public var droppedFrames: Int64
+        package var droppedFrames: Int64
         /// The human summary, one line each.
-        public var summary: [String]
+        package var summary: [String]
     }
 
     /// Every file the playback reads and writes.
@@ -96,7 +96,7 @@ public struct PlayJob {
     /// Why the playback cannot start, before any work: options that cannot work together or an
     /// output that is an input (usage); an input that is a FIFO, device or folder, or an output
     /// that cannot be written (failed).
-    public func check() throws(JobFailure) {
+    package func check() throws(JobFailure) {
         if !nativeBreaks.isEmpty && nativeFormats.isEmpty { throw .usage("--native-break needs --native-format FILE") }
         if nativeBreaks.isEmpty && !nativeFormats.isEmpty { throw .usage("--native-format given but no --native-break") }
         if nativeBreaks.contains(where: { $0.position == .end }) { throw .usage("--native-break end: a player plays no native post-roll (use a time)") }

@@ -19,52 +19,52 @@ import Timing
 /// let outcome = try await job.run()
 /// print(outcome.summary.joined(separator: "\n"))
 /// ```
-public struct StitchJob: Sendable {
+package struct StitchJob: Sendable {
     /// What to stitch and where. `run()` stages the output and commits it itself (except an HLS
     /// folder, which the stitch publishes), whatever `deferCommit` says.
-    public var request: StitchRequest
+    package var request: StitchRequest
     /// Where the JSON report goes (`--report`), if anywhere.
-    public var reportPath: String?
+    package var reportPath: String?
     /// A VAST or VMAP ad tag (`--ads`): URL, `file://` URL or path.
-    public var adTag: String?
+    package var adTag: String?
     /// Most wrapper redirects per chain.
-    public var maxRedirects: Int?
+    package var maxRedirects: Int?
     /// Seconds to fetch one ad media file.
-    public var loadVideoTimeout: Double?
+    package var loadVideoTimeout: Double?
     /// With ad rules, play only breaks after this content time (seconds).
-    public var playAdsAfter: Double?
+    package var playAdsAfter: Double?
     /// Timeout of each VAST request, in milliseconds.
-    public var vastTimeout: Double?
+    package var vastTimeout: Double?
     /// Where fetched ad media is cached.
-    public var cacheDir: String?
+    package var cacheDir: String?
     /// Seconds to fetch all ad media together.
-    public var preloadTimeout: Double?
+    package var preloadTimeout: Double?
     /// The ad UI drawn on VAST ads.
-    public var adUI: AdUIChoice?
+    package var adUI: AdUIChoice?
     /// The layout file of `adUI`, when one was named (an input: never written).
-    public var adUIPath: String?
+    package var adUIPath: String?
     /// Native breaks (`--native-break`): where, the response (file or URL), full frame or L-bar.
-    public var nativeBreaks: [(position: CuePosition, response: String, layout: NativeBreak.Layout)] = []
+    package var nativeBreaks: [(position: CuePosition, response: String, layout: NativeBreak.Layout)] = []
     /// Native format files (`--native-format`); any makes this a native stitch.
-    public var nativeFormats: [String] = []
+    package var nativeFormats: [String] = []
     /// `--companions`: a folder for one image per companion slot, or `lbar` for the L-shaped layout.
-    public var companionsDir: String?
+    package var companionsDir: String?
     /// The companion slots, width × height.
-    public var companionSizes: [(Int, Int)] = [(300, 250), (728, 90)]
+    package var companionSizes: [(Int, Int)] = [(300, 250), (728, 90)]
 
     /// A job for `request`, with nothing else set.
-    public init(request: StitchRequest) { self.request = request }
+    package init(request: StitchRequest) { self.request = request }
 
     /// What a finished job wrote and says.
-    public struct Outcome: Sendable {
+    package struct Outcome: Sendable {
         /// The stitch's result (breaks, ads, stream times, errors, timings).
-        public var result: StitchResult
+        package var result: StitchResult
         /// The report as written to `reportPath`; nil without one.
-        public var report: Data?
+        package var report: Data?
         /// The companion files written, in companion order.
-        public var companionFiles: [String]
+        package var companionFiles: [String]
         /// The human summary, one line each (`wrote …`, each break and ad, `took …`).
-        public var summary: [String]
+        package var summary: [String]
     }
 
     /// The request's breaks as ad references (each ad a media file or a VAST tag, by its name):
@@ -74,7 +74,7 @@ public struct StitchJob: Sendable {
     }
 
     /// Whether the stitch goes through AdsLoader/AdsManager (a tag is involved).
-    public var usesAdsAPI: Bool {
+    package var usesAdsAPI: Bool {
         adTag != nil || adRules.contains { $0.ads.contains { if case .tag = $0 { return true } else { return false } } }
     }
 
@@ -103,7 +103,7 @@ public struct StitchJob: Sendable {
     /// output is a usage failure; an input that is a FIFO, device or folder, a cache folder
     /// others may write, or an output target that cannot be written (`OutputTarget.validate`;
     /// `overwrite` governs the output and the report alike) fails the job.
-    public func check() throws(JobFailure) {
+    package func check() throws(JobFailure) {
         let files = self.files
         if let conflict = files.conflict() { throw .usage(conflict) }
         if let problem = files.unreadableInput() { throw .failed(problem) }
@@ -125,7 +125,7 @@ public struct StitchJob: Sendable {
     /// Throws one line, leaving no output, companion or report behind. Needs no particular
     /// thread: the stitch runs on threads and queues of its own (only the native ad formats'
     /// templates are laid out on the main actor), so a process may run several at once.
-    public func run(onProgress: (@Sendable (MediaTime, MediaTime) -> Void)? = nil) async throws(JobFailure) -> Outcome {
+    package func run(onProgress: (@Sendable (MediaTime, MediaTime) -> Void)? = nil) async throws(JobFailure) -> Outcome {
         try check()
         var job = self
         job.request.deferCommit = request.container != .hls   // an HLS folder is published by the session itself

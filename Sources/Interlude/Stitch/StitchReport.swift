@@ -9,214 +9,214 @@ import Timing
 /// the `AdsManager` emitted them, and the companions shown.
 public struct StitchReport: Codable, Sendable {
     /// An input or output file.
-    public struct Media: Codable, Sendable {
+    package struct Media: Codable, Sendable {
         /// Path or URL.
-        public var uri: String
+        package var uri: String
         /// Duration in seconds (content: as decoded; output: video frames × frame duration).
-        public var duration: Double
+        package var duration: Double
         /// Display width in pixels.
-        public var width: Int
+        package var width: Int
         /// Display height in pixels.
-        public var height: Int
+        package var height: Int
         /// Frames per second; absent when the frame rate is not known.
-        public var frameRate: Double?
+        package var frameRate: Double?
         /// Audio sample rate in Hz, 0 when there is no audio.
-        public var sampleRate: Int?
+        package var sampleRate: Int?
         /// Audio channels, 0 when there is no audio.
-        public var channels: Int?
+        package var channels: Int?
         /// Video frames written (the output only; absent for the content).
-        public var videoFrames: Int64?
+        package var videoFrames: Int64?
         /// Audio samples written per channel (the output only; absent for the content).
-        public var audioSamples: Int64?
+        package var audioSamples: Int64?
         /// The content: where its timeline starts in its container and why, when that is not
         /// container time 0 (`ContentTimeline`); absent otherwise, and for the output.
-        public var timelineOrigin: TimelineOrigin?
+        package var timelineOrigin: TimelineOrigin?
     }
     /// Where the content's timeline starts: cues and every content time count from there.
-    public struct TimelineOrigin: Codable, Sendable {
+    package struct TimelineOrigin: Codable, Sendable {
         /// Container time (seconds) of content time 0.
-        public var containerTime: Double
+        package var containerTime: Double
         /// Why: `first-presented` (an MP4/MOV whose first sample is presented more than 10 s
         /// after 0: a clock carried over, not a gap), `first-timestamp` (MPEG-TS and other
         /// containers whose clock starts anywhere) or `movie-start`.
-        public var rule: String
+        package var rule: String
     }
     /// A beacon: event, stream time (seconds) and the expanded URL.
-    public struct Beacon: Codable, Sendable {
+    package struct Beacon: Codable, Sendable {
         /// VAST event name (`impression`, `start`, `firstQuartile`, …, `breakStart`, `breakEnd`).
-        public var event: String
+        package var event: String
         /// Output stream time (seconds) at which it is due.
-        public var streamTime: Double
+        package var streamTime: Double
         /// Content time (seconds) at that moment.
-        public var contentTime: Double
+        package var contentTime: Double
         /// The URL with every macro expanded.
-        public var url: String
+        package var url: String
         /// The ad it belongs to, if any.
-        public var adId: String?
+        package var adId: String?
         /// The break it belongs to, if any.
-        public var breakId: String?
+        package var breakId: String?
     }
     /// One ad in a break.
-    public struct Ad: Codable, Sendable {
+    package struct Ad: Codable, Sendable {
         /// An ad response's ad: its VAST `Ad id`.
-        public var adId: String? = nil
+        package var adId: String? = nil
         /// An ad response's ad: VAST `<AdTitle>`.
-        public var title: String? = nil
+        package var title: String? = nil
         /// An ad response's ad: VAST `<AdSystem>`.
-        public var adSystem: String? = nil
+        package var adSystem: String? = nil
         /// An ad response's ad: its creative's id.
-        public var creativeId: String? = nil
+        package var creativeId: String? = nil
         /// Seconds after which it could be skipped (skippable ads of an ad response).
-        public var skipOffset: Double? = nil
+        package var skipOffset: Double? = nil
         /// The media file played: path or URL (an ad response's: the chosen media file's URL, when one was chosen).
-        public var mediaFile: String
+        package var mediaFile: String
         /// Stream time (seconds) of its first frame.
-        public var streamTime: Double
+        package var streamTime: Double
         /// Output duration in seconds (video frames × frame duration; audio is exactly as long).
-        public var duration: Double
+        package var duration: Double
         /// Real media duration in seconds, as decoded.
-        public var mediaDuration: Double
+        package var mediaDuration: Double
         /// 1-based position in its pod.
-        public var podPosition: Int
+        package var podPosition: Int
         /// Ads that played in its pod.
-        public var totalAds: Int
+        package var totalAds: Int
         /// Output video frames.
-        public var frames: Int64
+        package var frames: Int64
         /// Seconds the frame loop spent opening, decoding and conforming this ad (time waiting for the encoder excluded).
-        public var conformSeconds: Double
+        package var conformSeconds: Double
         /// An ad response's ad: whether it was skipped.
-        public var skipped: Bool? = nil
+        package var skipped: Bool? = nil
         /// An ad response's ad: its beacons in time order.
-        public var tracking: [Beacon]? = nil
+        package var tracking: [Beacon]? = nil
         /// Loudness in and out (LUFS), gain (dB) and true peak out (dBTP), when normalised.
-        public var loudness: AdLoudness? = nil
+        package var loudness: AdLoudness? = nil
         /// `hit`, `stored` or `encoded`: the transcode cache's part, with smart rendering and a cache.
-        public var transcodeCache: TranscodeCacheUse? = nil
+        package var transcodeCache: TranscodeCacheUse? = nil
         /// An ad response's ad: `normal`, `pictureInPicture`, `doubleBox`, `doubleBoxReverse`.
-        public var presentation: String? = nil
+        package var presentation: String? = nil
     }
     /// One ad break.
-    public struct Break: Codable, Sendable {
+    package struct Break: Codable, Sendable {
         /// The break's identifier.
-        public var id: String
+        package var id: String
         /// An ad response's break: its VMAP `breakId`.
-        public var breakId: String? = nil
+        package var breakId: String? = nil
         /// An ad response's break: its IMA cue point (0 pre-roll, seconds into the content for a mid-roll, -1 post-roll).
-        public var cuePoint: Double? = nil
+        package var cuePoint: Double? = nil
         /// Content time (seconds) at which content paused (0 pre-roll, the content's duration post-roll).
-        public var contentTime: Double
+        package var contentTime: Double
         /// An app's break: the content time of the first content frame after it.
-        public var resumeContentTime: Double? = nil
+        package var resumeContentTime: Double? = nil
         /// Stream time (seconds) of its first ad frame.
-        public var streamTime: Double
+        package var streamTime: Double
         /// Output duration in seconds.
-        public var duration: Double
+        package var duration: Double
         /// The ads that played, in pod order.
-        public var ads: [Ad]
+        package var ads: [Ad]
         /// An ad response's break: its breakStart/breakEnd beacons.
-        public var tracking: [Beacon]? = nil
+        package var tracking: [Beacon]? = nil
         /// `standard` (content paused), `doublebox` (the ad full size, content in a window) or
         /// `doublebox-reverse` (the ad in a window over the content).
-        public var mode: String? = nil
+        package var mode: String? = nil
         /// A double box's content level under the ad, in dB; absent when muted or standard.
-        public var contentGainDB: Double? = nil
+        package var contentGainDB: Double? = nil
     }
     /// One run of content in the output.
-    public struct Segment: Codable, Sendable {
+    package struct Segment: Codable, Sendable {
         /// Content time (seconds) of the segment's first frame.
-        public var contentStart: Double
+        package var contentStart: Double
         /// Content time (seconds) where it stops: the next content frame's time, or the content's end.
-        public var contentEnd: Double
+        package var contentEnd: Double
         /// Stream time (seconds) of its first frame.
-        public var streamStart: Double
+        package var streamStart: Double
         /// Stream time (seconds) where it ends.
-        public var streamEnd: Double
+        package var streamEnd: Double
     }
     /// An event of the `AdsManager`.
-    public struct Event: Codable, Sendable {
+    package struct Event: Codable, Sendable {
         /// IMA's name of the event type, e.g. `FIRST_QUARTILE`.
-        public var type: String
+        package var type: String
         /// Output stream time (seconds) at which it happened.
-        public var streamTime: Double
+        package var streamTime: Double
         /// Content time (seconds) at that moment.
-        public var contentTime: Double
+        package var contentTime: Double
         /// The ad it concerns, if any.
-        public var adId: String?
+        package var adId: String?
     }
     /// An error that left an ad out (or another non-fatal problem).
-    public struct Error: Codable, Sendable {
+    package struct Error: Codable, Sendable {
         /// VAST error code (an ad response's: VAST or IMA error number).
-        public var code: Int
+        package var code: Int
         /// An ad response's error: IMA's error type.
-        public var type: String? = nil
+        package var type: String? = nil
         /// One-line explanation.
-        public var message: String
+        package var message: String
         /// An app's error: the ad media file concerned, if any.
-        public var mediaFile: String? = nil
+        package var mediaFile: String? = nil
         /// An app's error: the ad break concerned, if any.
-        public var breakId: String? = nil
+        package var breakId: String? = nil
         /// An ad response's error: the ad concerned, if any.
-        public var adId: String? = nil
+        package var adId: String? = nil
     }
     /// Stage timings in seconds.
-    public struct Timings: Codable, Sendable {
+    package struct Timings: Codable, Sendable {
         /// Opening and measuring ad media, planning.
-        public var plan: Double
+        package var plan: Double
         /// Decoding and conforming: the frame loop's busy time less the time it waited for the encoder.
-        public var decode: Double
+        package var decode: Double
         /// Encoding: the encoding thread's time in the encoders (it overlaps `decode`).
-        public var encode: Double
+        package var encode: Double
         /// Muxing (packets, trailer, moving the index to the front).
-        public var mux: Double
+        package var mux: Double
         /// The whole stitch.
-        public var total: Double
+        package var total: Double
     }
     /// A companion shown in a slot beside the player.
-    public struct Companion: Codable, Sendable {
+    package struct Companion: Codable, Sendable {
         /// The slot's size, `WxH`.
-        public var slot: String
+        package var slot: String
         /// The linear ad it belongs to.
-        public var adId: String
+        package var adId: String
         /// The break it showed in.
-        public var breakId: String
+        package var breakId: String
         /// VAST `<Companion id>`, if any.
-        public var companionId: String?
+        package var companionId: String?
         /// Its MIME type (`image/png`, …).
-        public var creativeType: String
+        package var creativeType: String
         /// Stream time (seconds) it appears: its ad's first frame.
-        public var streamStart: Double
+        package var streamStart: Double
         /// Stream time (seconds) it goes: its ad's end.
-        public var streamEnd: Double
+        package var streamEnd: Double
         /// `<CompanionClickThrough>`, if any.
-        public var clickThrough: String?
+        package var clickThrough: String?
         /// Where `--companions DIR` wrote the image.
-        public var file: String?
+        package var file: String?
     }
 
     /// The content.
-    public var content: Media
+    package var content: Media
     /// The output, with its frame and sample counts.
-    public var output: Media
+    package var output: Media
     /// An ad response's IMA cue points.
-    public var cuePoints: [Double]?
+    package var cuePoints: [Double]?
     /// Breaks as placed in the output, in stream order (an ad response's: as the manager played them).
-    public var breaks: [Break]
+    package var breaks: [Break]
     /// The runs of content in the output: the content ↔ stream time mapping.
-    public var contentSegments: [Segment]
+    package var contentSegments: [Segment]
     /// An ad response's events, in order.
-    public var events: [Event]?
+    package var events: [Event]?
     /// Ads left out and other non-fatal problems (an ad response's: a failed load and every ad error).
-    public var errors: [Error]
+    package var errors: [Error]
     /// An ad response's beacons, in order.
-    public var beacons: [Beacon]?
+    package var beacons: [Beacon]?
     /// Content problems that did not stop the stitch (e.g. a read error near the end).
-    public var warnings: [String]
+    package var warnings: [String]
     /// Seconds spent in each stage.
-    public var timings: Timings
+    package var timings: Timings
     /// `--smart`: `used`, `reason` (why not), `copiedFrames`, `encodedContentFrames`.
-    public var smartRendering: SmartRenderingSummary?
+    package var smartRendering: SmartRenderingSummary?
     /// An ad response's companions shown, by stream time (empty without companion slots).
-    public var companions: [Companion]?
+    package var companions: [Companion]?
 
     /// The report of a finished stitch.
     public init(_ r: StitchResult) {

@@ -7,7 +7,7 @@ import Timing
 /// stage timings and, for an ad response, the manager's account (events, beacons, ad identities).
 public struct StitchResult: Sendable {
     /// How the breaks were chosen.
-    public enum Schedule: Sendable, Equatable {
+    package enum Schedule: Sendable, Equatable {
         /// Media files at times the app chose (`--ad-break TIME=MEDIA`).
         case app
         /// An ad tag or response, through `AdsLoader` and `AdsManager` (`--ads`, or tags among
@@ -16,11 +16,11 @@ public struct StitchResult: Sendable {
     }
 
     /// How the breaks were chosen (which parts of this result apply).
-    public var schedule: Schedule
+    package var schedule: Schedule
     /// The content.
-    public var content: MediaSummary
+    package var content: MediaSummary
     /// The output.
-    public var output: MediaSummary
+    package var output: MediaSummary
     /// The output format.
     public var format: OutputFormat
     /// Output video frames.
@@ -28,34 +28,34 @@ public struct StitchResult: Sendable {
     /// Output audio samples per channel.
     public var audioSamples: Int64
     /// Breaks as placed in the output, in stream order (every schedule).
-    public var breaks: [PlacedBreak]
+    package var breaks: [PlacedBreak]
     /// Content ↔ stream time mapping.
-    public var timeline: TimelineMap
+    package var timeline: TimelineMap
     /// Media left out of an app's schedule and other non-fatal problems (`.app`; an ad
     /// response's problems are `errors`).
-    public var issues: [StitchIssue]
+    package var issues: [StitchIssue]
     /// Content problems that did not stop the stitch (e.g. a read error near the end).
     public var warnings: [String]
     /// Where the time went.
     package var timings: StageTimings
     /// Whether content was copied (`--smart`), or why not; nil with `--smart off`.
-    public var smartRendering: SmartRenderingSummary? = nil
+    package var smartRendering: SmartRenderingSummary? = nil
 
     // The AdsManager's account (`.adResponse`; empty for an app's schedule).
     /// IMA cue points of the response.
     public var cuePoints: [Double] = []
     /// Breaks as the manager played them: each ad's identity, skip, presentation and beacons.
-    public var playedBreaks: [PlayedBreak] = []
+    package var playedBreaks: [PlayedBreak] = []
     /// Events in the order the manager emitted them.
     public var events: [AdEvent] = []
     /// Errors: a failed load, and every ad error.
     public var errors: [AdError] = []
     /// Every beacon due, in order.
-    public var beacons: [TrackedBeacon] = []
+    package var beacons: [TrackedBeacon] = []
     /// Companions shown in the companion slots, by stream time.
-    public var companions: [FilledCompanion] = []
+    package var companions: [FilledCompanion] = []
     /// Native ads and where they showed, in request order (`TagStitcher.nativeBreaks`, `NativeStitcher`).
-    public var natives: [NativePlacement] = []
+    package var natives: [NativePlacement] = []
 
     /// A result; the manager's account starts empty.
     package init(schedule: Schedule, content: MediaSummary, output: MediaSummary, format: OutputFormat, videoFrames: Int64,

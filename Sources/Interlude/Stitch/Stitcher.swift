@@ -16,14 +16,14 @@ import Timing
 /// target, moved into place by `close()`, so a failed stitch never leaves a partial file.
 public final class Stitcher {
     /// What to stitch.
-    public let request: StitchRequest
+    package let request: StitchRequest
     /// Called for each event of the frame loop, on the stitching thread.
-    public var onEvent: (@Sendable (SpliceEvent) -> Void)?
+    package var onEvent: (@Sendable (SpliceEvent) -> Void)?
     /// Called after each output frame with the stream time reached and the expected total.
     public var onProgress: (@Sendable (MediaTime, MediaTime) -> Void)?
 
     /// Layers drawn on the output's frames (ad UI, overlays) and mixed into its audio.
-    public let layers: [SurfaceLayer]
+    package let layers: [SurfaceLayer]
 
     /// Prepares a stitch; nothing is opened until `run()`.
     public init(request: StitchRequest, layers: [SurfaceLayer] = []) {
