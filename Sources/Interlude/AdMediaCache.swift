@@ -32,13 +32,13 @@ public final class AdMediaCache: @unchecked Sendable {
     private let evicting = Locked(())
 
     /// Why media could not be had, with its VAST code (401 not found, 402 timeout, 403 refused).
-    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
         /// VAST error code.
-        public var code: Int
+        package var code: Int
         /// One line.
-        public var message: String
+        package var message: String
         /// `error CODE: message`.
-        public var description: String { "error \(code): \(message)" }
+        package var description: String { "error \(code): \(message)" }
     }
 
     /// A cache in `directory` (created when missing) holding at most `maxBytes`.
@@ -58,7 +58,7 @@ public final class AdMediaCache: @unchecked Sendable {
     }
 
     /// A local path for `url`: the cached download, or the local file itself when `allowLocal`.
-    public func localPath(for url: String, timeout: Double, allowLocal: Bool) async throws(Failure) -> String {
+    package func localPath(for url: String, timeout: Double, allowLocal: Bool) async throws(Failure) -> String {
         let parsed = URL(string: url)
         let scheme = parsed?.scheme?.lowercased()
         if scheme == nil || scheme == "file" {

@@ -3,11 +3,11 @@ import Timing
 
 /// Where every break and ad stands, as an immutable value (Media3's `AdPlaybackState`): each change
 /// makes a new value, so the manager's decisions are pure functions of it and easy to test.
-public struct AdPlaybackState: Sendable, Equatable {
+package struct AdPlaybackState: Sendable, Equatable {
     /// Where a break sits: the one cue type (`BreakCue`: pre-roll, a content time, post-roll).
-    public typealias Cue = BreakCue
+    package typealias Cue = BreakCue
     /// A break's state.
-    public enum BreakState: Sendable, Equatable {
+    package enum BreakState: Sendable, Equatable {
         /// Not played yet: it plays when content reaches its cue.
         case scheduled
         /// Its ads are playing.
@@ -23,7 +23,7 @@ public struct AdPlaybackState: Sendable, Equatable {
         case discarded
     }
     /// An ad's state.
-    public enum AdState: Sendable, Equatable {
+    package enum AdState: Sendable, Equatable {
         /// Not played yet.
         case available
         /// Playing now.
@@ -36,21 +36,21 @@ public struct AdPlaybackState: Sendable, Equatable {
         case failed
     }
     /// One break.
-    public struct Break: Sendable, Equatable {
+    package struct Break: Sendable, Equatable {
         /// Identifier (VMAP breakId or one made up: `preroll`, `midroll-1`, `postroll`).
-        public var id: String
+        package var id: String
         /// Where it sits.
-        public var cue: Cue
+        package var cue: Cue
         /// IMA's pod index: pre-roll 0, mid-rolls 1…N, post-roll -1.
-        public var podIndex: Int
+        package var podIndex: Int
         /// Its state.
-        public var state: BreakState
+        package var state: BreakState
         /// Its ads' states, in pod order.
-        public var ads: [AdState]
+        package var ads: [AdState]
     }
 
     /// Breaks in cue order.
-    public private(set) var breaks: [Break]
+    package private(set) var breaks: [Break]
 
     /// Makes a state.
     package init(breaks: [Break]) { self.breaks = breaks }
@@ -79,14 +79,14 @@ public struct AdPlaybackState: Sendable, Equatable {
 
     /// IMA's `adCuePoints`: 0 for a pre-roll, seconds for mid-rolls, -1 for a post-roll; one per
     /// distinct cue (two breaks at one cue share their cue point, as they share their pod index).
-    public var cuePoints: [Double] {
+    package var cuePoints: [Double] {
         var cues: [Cue] = []
         for b in breaks where cues.last != b.cue { cues.append(b.cue) }
         return cues.map(\.seconds)
     }
 
     /// The earliest scheduled mid-roll (or pre-roll, at 0) at or after content time `t`.
-    public func nextCue(atOrAfter t: MediaTime) -> MediaTime? {
+    package func nextCue(atOrAfter t: MediaTime) -> MediaTime? {
         breaks.compactMap { b -> MediaTime? in
             guard b.state == .scheduled else { return nil }
             switch b.cue {
@@ -115,7 +115,7 @@ public struct AdPlaybackState: Sendable, Equatable {
     }
 
     /// Scheduled post-rolls, in order.
-    public var scheduledPostrolls: [Int] {
+    package var scheduledPostrolls: [Int] {
         breaks.indices.filter { breaks[$0].state == .scheduled && breaks[$0].cue == .postroll }
     }
 

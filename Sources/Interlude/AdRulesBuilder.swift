@@ -6,9 +6,9 @@ import Timing
 /// Builds a VMAP document for breaks an app schedules itself (IMA's recipe for custom cue points:
 /// your own ad rules as an `adsResponse`). Each break's pod lists ad tags (as wrappers, so their
 /// ads — a pod, even — come in through the normal resolution) and media files (as inline ads).
-public enum AdRulesBuilder {
+package enum AdRulesBuilder {
     /// An ad in an app-scheduled break.
-    public enum AdReference: Sendable, Equatable {
+    package enum AdReference: Sendable, Equatable {
         /// A VAST tag: URL or local path.
         case tag(String)
         /// A media file: URL or local path.
@@ -16,7 +16,7 @@ public enum AdRulesBuilder {
 
         /// Guesses which `text` is: a local file whose first bytes are `<` is a tag; a URL or path
         /// ending in a media extension is media; other URLs and `.xml` files are tags.
-        public static func guess(_ text: String) -> AdReference {
+        package static func guess(_ text: String) -> AdReference {
             let lower = text.lowercased()
             let mediaExtensions = [".mp4", ".m4v", ".mov", ".webm", ".mkv", ".ts", ".avi", ".flv", ".3gp", ".ogv", ".mpg", ".mpeg"]
             // the first bytes of a regular file only: opening a FIFO to sniff it would wait for a writer
@@ -30,7 +30,7 @@ public enum AdRulesBuilder {
     }
 
     /// A VMAP 1.0 document with one AdBreak per entry, ids as given.
-    public static func vmap(_ breaks: [(id: String, position: CuePosition, ads: [AdReference])]) -> String {
+    package static func vmap(_ breaks: [(id: String, position: CuePosition, ads: [AdReference])]) -> String {
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
         xml += #"<vmap:VMAP xmlns:vmap="http://www.iab.net/videosuite/vmap" version="1.0">"# + "\n"
         for b in breaks {

@@ -6,7 +6,7 @@ import Timing
 /// the `AdsManager` asks it, from the manager's own queue, to prepare, start and play each ad,
 /// and learns the ad's progress on the frames it marks. `PlayerVideoDisplay` implements it over
 /// a `Player` (presenting, or writing a stitch).
-public protocol AdVideoDisplay: AnyObject, Sendable {
+package protocol AdVideoDisplay: AnyObject, Sendable {
     /// Output stream time reached.
     var streamTime: MediaTime { get }
     /// Content time of the last content frame out.
@@ -44,13 +44,13 @@ public protocol AdVideoDisplay: AnyObject, Sendable {
 
 extension AdVideoDisplay {
     /// A display that cannot freeze: the manager records the pause.
-    public func pauseAd() {}
+    package func pauseAd() {}
     /// A display that cannot freeze: the manager records the resume.
-    public func resumeAd() {}
+    package func resumeAd() {}
     /// A display that stops through `onFrame`'s answer.
-    public func stopAd() {}
+    package func stopAd() {}
     /// Nothing is fired.
-    public var firesBeaconsLive: Bool { false }
+    package var firesBeaconsLive: Bool { false }
     /// `onFrame`'s answer on the next frame ends the ad: nothing to add.
-    public func endAdAfterNextFrame() {}
+    package func endAdAfterNextFrame() {}
 }

@@ -58,17 +58,17 @@ public final class AdsLoader: Sendable {
         set { config.withLock { $0.delegate = newValue } }
     }
     /// How documents are fetched (`HTTPAdFetcher` by default; tests may use another).
-    public var fetcher: any AdDocumentFetcher {
+    package var fetcher: any AdDocumentFetcher {
         get { config.withLock { $0.fetcher } }
         set { config.withLock { $0.fetcher = newValue } }
     }
     /// Media-file preferences used while resolving (output size for "closest to the output").
-    public var mediaPreferences: MediaSelectionPreferences {
+    package var mediaPreferences: MediaSelectionPreferences {
         get { config.withLock { $0.mediaPreferences } }
         set { config.withLock { $0.mediaPreferences = newValue } }
     }
     /// VMAP `<CustomAdData templateType>`s this app plays itself (native breaks): left out of the managers' schedules.
-    public var appTemplateTypes: Set<String> {
+    package var appTemplateTypes: Set<String> {
         get { config.withLock { $0.appTemplateTypes } }
         set { config.withLock { $0.appTemplateTypes = newValue } }
     }
@@ -175,9 +175,9 @@ public final class AdsLoader: Sendable {
 
     /// The Error URLs of responses that failed to load (no fill), `[ERRORCODE]` expanded, in
     /// order (a loaded response's beacons are its manager's).
-    public var beacons: [TrackedBeacon] { config.withLock { $0.beacons } }
+    package var beacons: [TrackedBeacon] { config.withLock { $0.beacons } }
     /// Fires the loader's Error URLs over HTTP when the request's display plays live.
-    public let beaconSender = BeaconSender()
+    package let beaconSender = BeaconSender()
 
     /// Records (and, on a live display, fires) the Error URL of every error of `schedule`, each
     /// with its own VAST code (900 for codes that have none).

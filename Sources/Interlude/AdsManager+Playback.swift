@@ -8,7 +8,7 @@ import Timing
 extension AdsManager {
     /// The next content time at which content must pause for a break (0 for a pending pre-roll),
     /// at or after `t`; nil when no break lies ahead. A plain VAST response has none until `start()`.
-    public func nextCuePoint(atOrAfter t: MediaTime) -> MediaTime? {
+    package func nextCuePoint(atOrAfter t: MediaTime) -> MediaTime? {
         perform {
             guard !destroyed, isAdRules || started else { return nil }
             return adState.nextCue(atOrAfter: t)
@@ -18,7 +18,7 @@ extension AdsManager {
     /// Content has reached content time `t` (paused on the cue frame, or after a seek): the last
     /// scheduled break at or before `t` plays now — earlier ones passed by a seek are skipped.
     /// With a display that plays synchronously the break has played when this returns.
-    public func contentDidReachCuePoint(_ t: MediaTime) { perform { reach(t) { _ in } } }
+    package func contentDidReachCuePoint(_ t: MediaTime) { perform { reach(t) { _ in } } }
 
     /// `contentDidReachCuePoint`, then `done(paused)`: whether any break paused content.
     func reach(_ t: MediaTime, then done: @escaping @Sendable (Bool) -> Void) {

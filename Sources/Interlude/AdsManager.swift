@@ -38,9 +38,9 @@ public final class AdsManager: @unchecked Sendable {
     /// Where the delegate is called (the loader's `delegateQueue`).
     public let delegateQueue: DispatchQueue
     /// The resolved schedule this manager plays.
-    public let schedule: AdSchedule
+    package let schedule: AdSchedule
     /// Every break's and ad's state.
-    public var state: AdPlaybackState { perform { adState } }
+    package var state: AdPlaybackState { perform { adState } }
     /// Every event delivered, in order.
     public var events: [AdEvent] { perform { record.events } }
     /// Every error met, in order.
@@ -50,7 +50,7 @@ public final class AdsManager: @unchecked Sendable {
     /// Breaks as they played.
     public var playedBreaks: [PlayedBreak] { perform { record.playedBreaks } }
     /// Whether the response uses ad rules (VMAP).
-    public let isAdRules: Bool
+    package let isAdRules: Bool
 
     /// Where the manager decides: a serial queue of its own, or `delegateQueue` when it decides
     /// in step with its delegate.
@@ -100,7 +100,7 @@ public final class AdsManager: @unchecked Sendable {
     /// Media fetches under way or done, by URL.
     var mediaFetches: [String: Task<Result<String, AdMediaCache.Failure>, Never>] { get { decided.value.mediaFetches } _modify { yield &decided.value.mediaFetches } }
     /// Fires beacons over HTTP when the display plays live; its `outcomes` say what became of each.
-    public let beaconSender = BeaconSender()
+    package let beaconSender = BeaconSender()
     /// Observers on a watched player (boundary tokens and the time-jump observer).
     var playerObservers: [Any] { get { decided.value.playerObservers } _modify { yield &decided.value.playerObservers } }
     var jumpObserver: NSObjectProtocol? { get { decided.value.jumpObserver } _modify { yield &decided.value.jumpObserver } }
@@ -426,7 +426,7 @@ public final class AdsManager: @unchecked Sendable {
     }
 
     /// The last break that starts at or before stream time `t`.
-    public func previousCuePoint(forStreamTime t: MediaTime) -> TimelineMap.Break? {
+    package func previousCuePoint(forStreamTime t: MediaTime) -> TimelineMap.Break? {
         request.adDisplayContainer.videoDisplay?.timeline.previousCuePoint(forStreamTime: t)
     }
 

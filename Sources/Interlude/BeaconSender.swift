@@ -10,15 +10,15 @@ import Threads
 /// it is never held, never decoded, and a longer one ends the request).
 public final class BeaconSender: Sendable {
     /// What became of one fired beacon.
-    public struct Outcome: Sendable, Equatable {
+    package struct Outcome: Sendable, Equatable {
         /// The beacon's URL.
-        public var url: String
+        package var url: String
         /// Monotonic seconds (`monotonicSeconds()`) when the request was sent.
-        public var sentAt: Double
+        package var sentAt: Double
         /// HTTP status, or nil when the request failed or was refused.
-        public var status: Int?
+        package var status: Int?
         /// Why it failed, when it did.
-        public var failure: String?
+        package var failure: String?
     }
 
     private let timeout: Double
@@ -57,7 +57,7 @@ public final class BeaconSender: Sendable {
     private func record(_ o: Outcome) { log.withLock { $0.outcomes.append(o) } }
 
     /// Beacons fired so far and what became of them (those still in flight are not listed yet).
-    public var outcomes: [Outcome] { log.withLock { $0.outcomes } }
+    package var outcomes: [Outcome] { log.withLock { $0.outcomes } }
     /// Requests not answered yet.
     package var pending: Int { log.withLock { $0.inFlight } }
 }

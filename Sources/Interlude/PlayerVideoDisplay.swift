@@ -19,36 +19,36 @@ public final class PlayerVideoDisplay: AdVideoDisplay {
     }
 
     /// The player's stream time: the end of the last frame presented.
-    public var streamTime: MediaTime { player.streamTime }
+    package var streamTime: MediaTime { player.streamTime }
     /// The content time of the last content frame the player presented (zero before the first).
-    public var contentTime: MediaTime { player.currentTime() }
+    package var contentTime: MediaTime { player.currentTime() }
     /// Where the player has placed content and ads on the stream so far.
-    public var timeline: TimelineMap { player.timeline }
+    package var timeline: TimelineMap { player.timeline }
     /// True when the player runs on the real-time clock: beacons are fired as they fall due.
-    public var firesBeaconsLive: Bool { player.clock == .realTime }
+    package var firesBeaconsLive: Bool { player.clock == .realTime }
 
     /// The media at `mediaPath`, opened and measured the first time it is asked for, or its VAST error.
-    public func prepareAd(mediaPath: String) throws(AdError) -> AdMedia {
+    package func prepareAd(mediaPath: String) throws(AdError) -> AdMedia {
         try measurements.withLock { (m: inout AdMeasurements) throws(AdError) -> AdMedia in try m.measure(mediaPath) }
     }
 
     /// The player records the start of the break at its current stream time, content paused at `contentTime`.
-    public func beginBreak(id: String, contentTime: MediaTime) { player.beginBreak(id: id, contentTime: contentTime) }
+    package func beginBreak(id: String, contentTime: MediaTime) { player.beginBreak(id: id, contentTime: contentTime) }
     /// The player records the end of the current break.
-    public func endBreak() { player.endBreak() }
+    package func endBreak() { player.endBreak() }
     /// Freezes the ad playing: the player presents no ad frame until `resumeAd()`.
-    public func pauseAd() { player.setAdPaused(true) }
+    package func pauseAd() { player.setAdPaused(true) }
     /// Resumes the frozen ad.
-    public func resumeAd() { player.setAdPaused(false) }
+    package func resumeAd() { player.setAdPaused(false) }
     /// Ends the ad playing before the player presents its next frame (a skip).
-    public func stopAd() { player.stopAd() }
+    package func stopAd() { player.stopAd() }
     /// The player ends the ad once its next frame is out.
-    public func endAdAfterNextFrame() { player.endAdAfterNextFrame() }
+    package func endAdAfterNextFrame() { player.endAdAfterNextFrame() }
 
     /// Plays `media` on the player's thread, the marked frames queued for `onFrame` on `queue`
     /// (a false answer stops the ad at the player's next frame); `completion` runs there once the
     /// ad has ended.
-    public func playAd(_ media: AdMedia, position: Int, totalAds: Int, marks: AdFrameMarks?, queue: DispatchQueue,
+    package func playAd(_ media: AdMedia, position: Int, totalAds: Int, marks: AdFrameMarks?, queue: DispatchQueue,
                        onFrame: @escaping @Sendable (MediaTime, MediaTime) -> Bool,
                        completion: @escaping @Sendable (Result<PlacedAd, Error>) -> Void) {
         player.playAd(media, position: position, totalAds: totalAds, queue: queue, marks: marks, onFrame: onFrame) { result in

@@ -20,7 +20,7 @@ public final class Settings: Sendable {
     public init() {}
 
     /// An independent copy.
-    public func copy() -> Settings {
+    package func copy() -> Settings {
         let s = Settings()
         s.maxRedirects = maxRedirects
         s.autoPlayAdBreaks = autoPlayAdBreaks
@@ -69,7 +69,7 @@ public final class AdsRenderingSettings: Sendable {
     var effectiveLoadVideoTimeout: Double { let t = loadVideoTimeout; return t > 0 ? t : 8 }
 
     /// An independent copy.
-    public func copy() -> AdsRenderingSettings {
+    package func copy() -> AdsRenderingSettings {
         let s = AdsRenderingSettings()
         s.mimeTypes = mimeTypes; s.bitrate = bitrate; s.loadVideoTimeout = loadVideoTimeout
         s.playAdsAfterTime = playAdsAfterTime; s.disableUi = disableUi; s.enablePreloading = enablePreloading

@@ -29,11 +29,11 @@ public struct PlayedAd: Sendable, Equatable {
     /// The ad.
     public var ad: Ad
     /// Where it landed in the output.
-    public var placement: PlacedAd
+    package var placement: PlacedAd
     /// Whether it was skipped.
     public var skipped: Bool
     /// Its beacons in time order.
-    public var tracking: [TrackedBeacon]
+    package var tracking: [TrackedBeacon]
     /// How it was presented (full size, in the picture-in-picture window, …) at its first frame.
     public var presentation: AdPresentation = .normal
 }
@@ -43,11 +43,11 @@ public struct PlayedAd: Sendable, Equatable {
 public struct PlayedBreak: Sendable, Equatable {
     /// Where it landed: id, cue, content and stream times, duration, double box and its ads'
     /// placements (`resumeContentTime` is filled in by `placement(in:)`).
-    public private(set) var placement: PlacedBreak
+    package private(set) var placement: PlacedBreak
     /// The ads that played, in pod order (their placements are `placement.ads`).
     public private(set) var ads: [PlayedAd]
     /// Break-level beacons (VMAP breakStart / breakEnd / error).
-    public var tracking: [TrackedBeacon]
+    package var tracking: [TrackedBeacon]
 
     /// A break that played at `cue`.
     init(id: String, cue: BreakCue, contentTime: MediaTime, streamTime: MediaTime, duration: MediaTime,
@@ -68,25 +68,25 @@ public struct PlayedBreak: Sendable, Equatable {
     }
 
     /// Its id.
-    public var id: String { placement.id }
+    package var id: String { placement.id }
     /// Where it sat.
-    public var cue: BreakCue { placement.position }
+    package var cue: BreakCue { placement.position }
     /// IMA cue point: 0 pre-roll, seconds, -1 post-roll.
-    public var cuePoint: Double { placement.position.seconds }
+    package var cuePoint: Double { placement.position.seconds }
     /// Content time at which content paused.
-    public var contentTime: MediaTime { placement.contentTime }
+    package var contentTime: MediaTime { placement.contentTime }
     /// Stream time of its first ad frame.
-    public var streamTime: MediaTime { placement.streamTime }
+    package var streamTime: MediaTime { placement.streamTime }
     /// Its duration in the output.
-    public var duration: MediaTime { placement.duration }
+    package var duration: MediaTime { placement.duration }
     /// A double box (content went on beside its ads): its style; nil for a break that paused content.
-    public var doubleBox: DoubleBoxStyle? { placement.doubleBox }
+    package var doubleBox: DoubleBoxStyle? { placement.doubleBox }
 }
 
 extension PlayedBreak {
     /// The break as placed in the output (`StitchResult.breaks`), with the content time it
     /// resumed at: the first content segment of `timeline` after it.
-    public func placement(in timeline: TimelineMap) -> PlacedBreak {
+    package func placement(in timeline: TimelineMap) -> PlacedBreak {
         var placed = placement
         let end = streamTime + duration
         placed.resumeContentTime = timeline.segments.first { $0.streamStart >= end }?.contentStart

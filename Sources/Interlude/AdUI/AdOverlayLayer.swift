@@ -10,26 +10,26 @@ import Timing
 /// `minSuggestedDuration`).
 public struct ScheduledOverlay: Sendable {
     /// The ad's id.
-    public var adId: String
+    package var adId: String
     /// The break it came from.
-    public var breakId: String
+    package var breakId: String
     /// The image (decoded once by FFmpeg).
-    public var image: AdUIImage
+    package var image: AdUIImage
     /// Width and height in pixels as VAST declares them (the image's own size when it does not).
-    public var width: Int, height: Int
+    package var width: Int, height: Int
     /// Content time of its first frame.
-    public var contentStart: MediaTime
+    package var contentStart: MediaTime
     /// Content time where it is gone.
-    public var contentEnd: MediaTime
+    package var contentEnd: MediaTime
     /// `NonLinearClickThrough`: where a click on it leads (nil: nowhere).
-    public var clickThrough: URLTemplate? = nil
+    package var clickThrough: URLTemplate? = nil
     /// NonLinearClickTracking fired on a click: the wrappers', then the InLine NonLinear's.
-    public var clickTracking: [URLTemplate] = []
+    package var clickTracking: [URLTemplate] = []
 
     /// Where it is drawn on a `frameWidth`×`frameHeight` picture: at its VAST size, scaled down
     /// to fit when larger than 90 % of the width or a third of the height, centred at the bottom
     /// with a margin of 1/20 of the height (where IMA puts overlays).
-    public func rect(frameWidth: Int, frameHeight: Int) -> Draw.PixelRect {
+    package func rect(frameWidth: Int, frameHeight: Int) -> Draw.PixelRect {
         let maxW = Double(frameWidth) * 0.9, maxH = Double(frameHeight) / 3
         let scale = min(1, maxW / Double(max(1, width)), maxH / Double(max(1, height)))
         let w = max(2, Int(Double(width) * scale)), h = max(2, Int(Double(height) * scale))
@@ -41,7 +41,7 @@ public struct ScheduledOverlay: Sendable {
 /// cue's content time for its duration, never on ad frames. Its `drawsOnContent` is true only
 /// when overlays are scheduled or expected (a stitch whose ad response has some), so a stitch
 /// without them keeps smart rendering.
-public final class AdOverlayLayer: SurfaceLayer, @unchecked Sendable {
+package final class AdOverlayLayer: SurfaceLayer, @unchecked Sendable {
     // @unchecked Sendable: `overlays`, `expected` and `hits` are in `state`, under its lock; `drawing` is used on the frame thread.
     private struct State {
         var overlays: [ScheduledOverlay] = []
@@ -52,7 +52,7 @@ public final class AdOverlayLayer: SurfaceLayer, @unchecked Sendable {
     private let drawing: AdUIDrawing
 
     /// An empty layer; throws `DrawError.font` when DejaVu Sans is missing.
-    public init() throws { drawing = try AdUIDrawing() }
+    package init() throws { drawing = try AdUIDrawing() }
 
     /// Declares that overlays will come (before a stitch opens its output).
     var expectsOverlays: Bool {
@@ -61,13 +61,13 @@ public final class AdOverlayLayer: SurfaceLayer, @unchecked Sendable {
     }
 
     /// Schedules an overlay.
-    public func add(_ overlay: ScheduledOverlay) { state.withLock { $0.overlays.append(overlay) } }
+    package func add(_ overlay: ScheduledOverlay) { state.withLock { $0.overlays.append(overlay) } }
 
     /// Every overlay scheduled so far.
-    public var scheduled: [ScheduledOverlay] { state.withLock { $0.overlays } }
+    package var scheduled: [ScheduledOverlay] { state.withLock { $0.overlays } }
 
     /// True while an overlay is expected or scheduled: overlays draw on content frames, so a stitch re-encodes its content.
-    public var drawsOnContent: Bool { state.withLock { $0.expected || !$0.overlays.isEmpty } }
+    package var drawsOnContent: Bool { state.withLock { $0.expected || !$0.overlays.isEmpty } }
 
     private func showing(_ frame: SurfaceFrameInfo) -> [ScheduledOverlay] {
         guard !frame.isAd, let t = frame.sourceTime else { return [] }
@@ -76,19 +76,19 @@ public final class AdOverlayLayer: SurfaceLayer, @unchecked Sendable {
 
     /// The overlay drawn at output pixel (x, y) on the last frame (nil when none was drawn
     /// there, or the last frame had none: an ad frame, or content outside every overlay's window).
-    public func overlay(atX x: Int, y: Int) -> ScheduledOverlay? {
+    package func overlay(atX x: Int, y: Int) -> ScheduledOverlay? {
         state.withLock { s in s.hits.last { $0.rect.contains(x: x, y: y) }?.overlay }
     }
 
     /// Whether an overlay is shown on this content frame (never on ad frames).
-    public func isVisible(_ frame: SurfaceFrameInfo) -> Bool {
+    package func isVisible(_ frame: SurfaceFrameInfo) -> Bool {
         let visible = !showing(frame).isEmpty
         if !visible { state.withLock { $0.hits = [] } }
         return visible
     }
 
     /// Draws each overlay shown at the frame's content time, centred at the bottom.
-    public func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws {
+    package func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws {
         let w = canvas.frame.width, h = canvas.frame.height
         let placed = showing(frame).map { ($0, $0.rect(frameWidth: w, frameHeight: h)) }
         _ = try drawing.draw(placed.map { .image($0.0.image, $0.1) }, on: canvas)

@@ -34,7 +34,7 @@ public struct AdUIContext: Sendable, Equatable {
     public var height: Int
 
     /// The context of the frame `adTime` into `shown` on a `width`×`height` picture.
-    public init(shown: ShownAd, adTime: MediaTime, width: Int, height: Int) {
+    package init(shown: ShownAd, adTime: MediaTime, width: Int, height: Int) {
         ad = shown.ad
         self.adTime = adTime
         self.width = width
@@ -60,7 +60,7 @@ public struct AdUIContext: Sendable, Equatable {
     }
 
     /// `seconds` as the countdown shows it: `m:ss`.
-    public static func clock(_ seconds: Int) -> String {
+    package static func clock(_ seconds: Int) -> String {
         String(format: "%d:%02d", seconds / 60, seconds % 60)
     }
 }

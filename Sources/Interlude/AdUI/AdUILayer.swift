@@ -6,11 +6,11 @@ import Threads
 import Timing
 
 /// A button drawn by the ad UI, where a click in a live window lands.
-public struct AdUIHitArea: Sendable, Equatable {
+package struct AdUIHitArea: Sendable, Equatable {
     /// Where it is drawn, in output pixels.
-    public var rect: Draw.PixelRect
+    package var rect: Draw.PixelRect
     /// What a click on it does.
-    public var action: AdUIAction
+    package var action: AdUIAction
 }
 
 /// The ad UI as a `SurfaceLayer`: on each ad frame it asks the renderer the ad calls for (IMA's
@@ -21,7 +21,7 @@ public struct AdUIHitArea: Sendable, Equatable {
 ///
 /// The `AdsManager` tells it which ad is showing (`shown`) before the ad's first frame, through
 /// the `AdDisplayContainer.adUI` it is installed in.
-public final class AdUILayer: SurfaceLayer, @unchecked Sendable {
+package final class AdUILayer: SurfaceLayer, @unchecked Sendable {
     // @unchecked Sendable: the settings are in `settings`, under its lock; the sprite state is
     // touched only by `draw`, on the one frame-loop thread.
     private struct Settings {
@@ -38,7 +38,7 @@ public final class AdUILayer: SurfaceLayer, @unchecked Sendable {
     /// A layer drawing `defaultUI` on ads that keep IMA's UI (nil: none) and `customUI` on ads
     /// whose `isUiDisabled` is true (nil: none, the app draws its own). Throws `DrawError.font`
     /// when DejaVu Sans (Debian `fonts-dejavu-core`) cannot be loaded.
-    public init(defaultUI: DefaultAdUI? = DefaultAdUI(), customUI: (any AdUIRenderer)? = nil) throws {
+    package init(defaultUI: DefaultAdUI? = DefaultAdUI(), customUI: (any AdUIRenderer)? = nil) throws {
         drawing = try AdUIDrawing()
         settings = Locked(Settings(defaultUI: defaultUI, customUI: customUI))
     }
@@ -46,33 +46,33 @@ public final class AdUILayer: SurfaceLayer, @unchecked Sendable {
     private func locked<T>(_ body: (inout Settings) -> T) -> T { settings.withLock(body) }
 
     /// The ad showing now (set by the `AdsManager`), nil between ads.
-    public var shown: ShownAd? {
+    package var shown: ShownAd? {
         get { locked { $0.shown } }
         set { locked { s in s.shown = newValue; if newValue == nil { s.hitAreas = [] } } }
     }
     /// IMA's default UI, drawn on ads that are not `isUiDisabled`; nil draws nothing on them.
-    public var defaultUI: DefaultAdUI? {
+    package var defaultUI: DefaultAdUI? {
         get { locked { $0.defaultUI } }
         set { locked { $0.defaultUI = newValue } }
     }
     /// The app's UI, drawn on ads whose `isUiDisabled` is true; nil draws nothing on them.
-    public var customUI: (any AdUIRenderer)? {
+    package var customUI: (any AdUIRenderer)? {
         get { locked { $0.customUI } }
         set { locked { $0.customUI = newValue } }
     }
     /// An L-shaped companion layout below this layer: while it shows, the UI is laid out in the
     /// shrunk ad picture (its top-left part).
-    public var companionLayout: CompanionLBarLayer? {
+    package var companionLayout: CompanionLBarLayer? {
         get { locked { $0.layout } }
         set { locked { $0.layout = newValue } }
     }
     /// The buttons on the last ad frame drawn (empty between ads).
-    public var hitAreas: [AdUIHitArea] { locked { $0.hitAreas } }
+    package var hitAreas: [AdUIHitArea] { locked { $0.hitAreas } }
     /// How many times the drawing was rebuilt (text rendered, sprites made) so far.
-    public var rebuilds: Int { drawing.rebuilds }
+    package var rebuilds: Int { drawing.rebuilds }
 
     /// The action of the button at (x, y), if any.
-    public func action(atX x: Int, y: Int) -> AdUIAction? {
+    package func action(atX x: Int, y: Int) -> AdUIAction? {
         hitAreas.last { $0.rect.contains(x: x, y: y) }?.action
     }
 
@@ -81,13 +81,13 @@ public final class AdUILayer: SurfaceLayer, @unchecked Sendable {
     }
 
     /// Whether this frame is an ad frame with a UI to draw.
-    public func isVisible(_ frame: SurfaceFrameInfo) -> Bool {
+    package func isVisible(_ frame: SurfaceFrameInfo) -> Bool {
         guard frame.isAd, frame.sourceTime != nil, let s = shown else { return false }
         return renderer(for: s) != nil
     }
 
     /// Draws the UI's elements for the ad's exact time at this frame.
-    public func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws {
+    package func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws {
         guard frame.isAd, let t = frame.sourceTime, let s = shown, let r = renderer(for: s) else { return }
         let area = companionLayout?.pictureArea(width: canvas.frame.width, height: canvas.frame.height)
         let context = AdUIContext(shown: s, adTime: t, width: area?.width ?? canvas.frame.width, height: area?.height ?? canvas.frame.height)

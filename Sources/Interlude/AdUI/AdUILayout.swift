@@ -20,7 +20,7 @@ import Foundation
 /// layout, decoded once by FFmpeg.
 public final class AdUILayout: AdUIRenderer {
     /// When an element shows.
-    public enum Condition: String, Sendable, CaseIterable {
+    package enum Condition: String, Sendable, CaseIterable {
         /// Always.
         case always
         /// In a pod of more than one ad / for a lone ad.
@@ -47,9 +47,9 @@ public final class AdUILayout: AdUIRenderer {
     }
 
     /// One element of the layout, in fractions of the picture.
-    public struct Item: Sendable {
+    package struct Item: Sendable {
         /// What it is.
-        public enum Kind: Sendable {
+        package enum Kind: Sendable {
             /// A text template, its `{placeholders}` filled on every frame.
             case text(String)
             /// A filled rectangle.
@@ -58,34 +58,34 @@ public final class AdUILayout: AdUIRenderer {
             case image(AdUIImage)
         }
         /// Text, box or image.
-        public var kind: Kind
+        package var kind: Kind
         /// Position and size, in fractions of the picture's width and height.
-        public var x = 0.0, y = 0.0, width = 0.0, height = 0.0
+        package var x = 0.0, y = 0.0, width = 0.0, height = 0.0
         /// Which corner of a text the position names.
-        public var anchor = AdUIAnchor.topLeft
+        package var anchor = AdUIAnchor.topLeft
         /// Text height and the padding around it, in fractions of the picture's height.
-        public var size = 0.05, padding = 0.01
+        package var size = 0.05, padding = 0.01
         /// Text or box colour.
-        public var color = DrawColor.white
+        package var color = DrawColor.white
         /// A text's background, none when nil.
-        public var background: DrawColor?
+        package var background: DrawColor?
         /// Whether a text is bold.
-        public var bold = false
+        package var bold = false
         /// When the element is shown (`always`, `pod`, `canSkip` …).
-        public var show = Condition.always
+        package var show = Condition.always
         /// What a click on it does in a live window (`skip`, `learnMore`), none when nil.
-        public var action: AdUIAction?
+        package var action: AdUIAction?
     }
 
     /// The names a text template may use in braces.
-    public static let placeholders = ["adPosition", "totalAds", "remaining", "timeTillSkip", "duration", "currentTime",
+    package static let placeholders = ["adPosition", "totalAds", "remaining", "timeTillSkip", "duration", "currentTime",
                                       "adTitle", "adId", "advertiserName", "adSystem"]
 
     /// The layout's elements, bottom first.
-    public let items: [Item]
+    package let items: [Item]
 
     /// A layout of `items`.
-    public init(items: [Item]) { self.items = items }
+    package init(items: [Item]) { self.items = items }
 
     /// Reads a layout file; images are read relative to its folder. Throws `AdUILayoutError`.
     public static func load(path: String) throws -> AdUILayout {
@@ -195,7 +195,7 @@ public final class AdUILayout: AdUIRenderer {
     /// `template` with its placeholders filled from `c`: numbers of seconds are whole seconds
     /// rounded up (`remaining`, `timeTillSkip` — 0 once the ad can be skipped — and `duration`),
     /// `currentTime` rounded down.
-    public static func fill(_ template: String, _ c: AdUIContext) -> String {
+    package static func fill(_ template: String, _ c: AdUIContext) -> String {
         guard template.contains("{") else { return template }
         let skipIn: Int
         switch c.skip { case .waiting(let s): skipIn = s; default: skipIn = 0 }
@@ -230,10 +230,10 @@ public final class AdUILayout: AdUIRenderer {
 }
 
 /// A layout that cannot be used: one line.
-public struct AdUILayoutError: Error, CustomStringConvertible, Sendable {
+package struct AdUILayoutError: Error, CustomStringConvertible, Sendable {
     /// What is wrong.
-    public var message: String
+    package var message: String
     init(_ message: String) { self.message = message }
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -133,7 +133,7 @@ extension RenderSurface {
     public var adUISubviews: AdUISubviewsLayer? { adUISubviews(existing: false) }
 
     /// The app's views layer; with `existing`, nil unless one was made already.
-    public func adUISubviews(existing: Bool) -> AdUISubviewsLayer? {
+    package func adUISubviews(existing: Bool) -> AdUISubviewsLayer? {
         if let known = layers.all.lazy.compactMap({ $0 as? AdUISubviewsLayer }).first { return known }
         guard !existing, let made = try? AdUISubviewsLayer() else { return nil }
         addLayer(made)

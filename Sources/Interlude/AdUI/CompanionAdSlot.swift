@@ -12,7 +12,7 @@ public final class CompanionAdSlot: Sendable {
     /// Slot height in pixels.
     public let height: Int
     /// What filled it, in play order.
-    public var filled: [FilledCompanion] { shown.withLock { $0 } }
+    package var filled: [FilledCompanion] { shown.withLock { $0 } }
     private let shown = Locked<[FilledCompanion]>([])
 
     /// A slot of `width`×`height` pixels.
@@ -26,27 +26,27 @@ public final class CompanionAdSlot: Sendable {
 
 /// A companion shown in a slot: the image's bytes (checked by decoding them), its type, and when
 /// it showed (the stream-time range of its linear ad).
-public struct FilledCompanion: Sendable, Equatable {
+package struct FilledCompanion: Sendable, Equatable {
     /// The slot's size, `WxH`.
-    public var slot: String
+    package var slot: String
     /// The linear ad it belongs to.
-    public var adId: String
+    package var adId: String
     /// The break.
-    public var breakId: String
+    package var breakId: String
     /// VAST `<Companion id>`.
-    public var companionId: String?
+    package var companionId: String?
     /// The image as fetched.
-    public var data: Data
+    package var data: Data
     /// Its MIME type (`image/png`, …).
-    public var creativeType: String
+    package var creativeType: String
     /// The file name extension for its type.
-    public var fileExtension: String
+    package var fileExtension: String
     /// Stream time it appears (its ad's first frame).
-    public var streamStart: MediaTime
+    package var streamStart: MediaTime
     /// Stream time it goes (its ad's end).
-    public var streamEnd: MediaTime
+    package var streamEnd: MediaTime
     /// `<CompanionClickThrough>`, if any.
-    public var clickThrough: String?
+    package var clickThrough: String?
     /// The decoded image.
-    public var image: AdUIImage
+    package var image: AdUIImage
 }

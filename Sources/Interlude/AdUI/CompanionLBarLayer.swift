@@ -9,7 +9,7 @@ import Threads
 /// a tall or square one centred in the right column, a wide one (at least 3:1) in the bottom band —
 /// each scaled to fit, never stretched, on a dark grey ground. Content frames are left as they are.
 /// Add it below the other layers: it redraws the picture from the frame as played.
-public final class CompanionLBarLayer: SurfaceLayer, @unchecked Sendable {
+package final class CompanionLBarLayer: SurfaceLayer, @unchecked Sendable {
     // @unchecked Sendable: `images` is a `Locked`; `drawing` and `scaler` are used on the frame thread.
     private let images = Locked<[AdUIImage]>([])
     private let drawing: AdUIDrawing
@@ -18,17 +18,17 @@ public final class CompanionLBarLayer: SurfaceLayer, @unchecked Sendable {
     static let ground = DrawColor(r: 32, g: 33, b: 36)
 
     /// An empty layout; throws `DrawError.font` when DejaVu Sans is missing.
-    public init() throws { drawing = try AdUIDrawing() }
+    package init() throws { drawing = try AdUIDrawing() }
 
     /// Shows `companions` from the next ad frame on (empty: the ad fills the picture again).
-    public func show(_ companions: [FilledCompanion]) {
+    package func show(_ companions: [FilledCompanion]) {
         images.withLock { $0 = companions.map(\.image) }
     }
 
     private var current: [AdUIImage] { images.withLock { $0 } }
 
     /// Whether this is an ad frame with companions to show.
-    public func isVisible(_ frame: SurfaceFrameInfo) -> Bool { frame.isAd && !current.isEmpty }
+    package func isVisible(_ frame: SurfaceFrameInfo) -> Bool { frame.isAd && !current.isEmpty }
 
     /// Where the ad picture is on a `width`×`height` output while companions show; nil otherwise
     /// (the ad UI is laid out in it).
@@ -37,7 +37,7 @@ public final class CompanionLBarLayer: SurfaceLayer, @unchecked Sendable {
     }
 
     /// Where the ad picture and each companion go on a `w`×`h` output.
-    public static func layout(_ images: [(width: Int, height: Int)], width w: Int, height h: Int) -> (video: Draw.PixelRect, companions: [Draw.PixelRect?]) {
+    package static func layout(_ images: [(width: Int, height: Int)], width w: Int, height h: Int) -> (video: Draw.PixelRect, companions: [Draw.PixelRect?]) {
         let video = Draw.PixelRect(x: 0, y: 0, width: (w * 3 / 4) & ~1, height: (h * 3 / 4) & ~1)
         let right = Draw.PixelRect(x: video.width, y: 0, width: w - video.width, height: video.height)
         let bottom = Draw.PixelRect(x: 0, y: video.height, width: w, height: h - video.height)
@@ -56,7 +56,7 @@ public final class CompanionLBarLayer: SurfaceLayer, @unchecked Sendable {
     }
 
     /// Shrinks the ad picture to the top-left and draws the companions around it.
-    public func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws {
+    package func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws {
         let imgs = current
         guard frame.isAd, !imgs.isEmpty else { return }
         let w = canvas.frame.width, h = canvas.frame.height

@@ -6,17 +6,17 @@ import Foundation
 /// and the skip button at the bottom right of skippable ads ("Skip in 5", then "Skip ad" from
 /// exactly the skip offset). Sizes are fractions of the picture's height; everything stays in
 /// the bottom third, clear of the picture's top.
-public final class DefaultAdUI: AdUIRenderer {
+package final class DefaultAdUI: AdUIRenderer {
     /// The attribution/countdown elements shown (IMA's `uiElements`; nil: both).
-    public let uiElements: Set<UIElementType>
+    package let uiElements: Set<UIElementType>
 
     /// The default UI with `uiElements` (nil: attribution and countdown).
-    public init(uiElements: [UIElementType]? = nil) {
+    package init(uiElements: [UIElementType]? = nil) {
         self.uiElements = Set(uiElements ?? UIElementType.allCases)
     }
 
     /// The attribution/countdown line for `c`, or nil when both are hidden.
-    public func attributionText(_ c: AdUIContext) -> String? {
+    package func attributionText(_ c: AdUIContext) -> String? {
         var parts: [String] = []
         if uiElements.contains(.adAttribution) {
             parts.append(c.progress.totalAds > 1 ? "Ad \(c.progress.adPosition) of \(c.progress.totalAds)" : "Ad")
@@ -26,7 +26,7 @@ public final class DefaultAdUI: AdUIRenderer {
     }
 
     /// The skip button's label for `c`, or nil for an ad that cannot be skipped.
-    public static func skipText(_ c: AdUIContext) -> String? {
+    package static func skipText(_ c: AdUIContext) -> String? {
         switch c.skip {
         case .notSkippable: return nil
         case .waiting(let s): return "Skip in \(s)"
@@ -35,7 +35,7 @@ public final class DefaultAdUI: AdUIRenderer {
     }
 
     /// IMA's default UI for one ad frame: the attribution and countdown line, "Learn more" when the ad has a click-through, and the skip countdown or button on a skippable ad.
-    public func elements(for c: AdUIContext) -> [AdUIElement] {
+    package func elements(for c: AdUIContext) -> [AdUIElement] {
         let text = max(10, c.height / 20)            // 18 px at 360p, 54 px at 1080p
         let margin = max(4, c.height / 30), pad = max(2, text / 3)
         var out: [AdUIElement] = []

@@ -63,11 +63,11 @@ extension AdLoaderDelegate {
     /// Receives the outcome; a `CustomNativeAdLoaderDelegate` for custom native ads.
     public weak var delegate: AdLoaderDelegate?
     /// Limits of loading (timeouts, sizes, network).
-    public var settings = NativeLoadSettings()
+    package var settings = NativeLoadSettings()
     /// How responses and images are fetched over http(s).
-    public var fetcher: any AdDocumentFetcher = HTTPAdFetcher()
+    package var fetcher: any AdDocumentFetcher = HTTPAdFetcher()
     /// Fires impression and click trackers.
-    public var beaconSender = BeaconSender()
+    package var beaconSender = BeaconSender()
     /// Opens click destinations for the ads this loader makes (the app's).
     public var urlOpener: NativeURLOpener = RecordingURLOpener()
     /// Whether a load is in progress.

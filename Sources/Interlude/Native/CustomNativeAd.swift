@@ -37,7 +37,7 @@ public final class CustomNativeAd: @unchecked Sendable {
     /// The format definition.
     public let format: NativeFormatDefinition
     /// The parsed response.
-    public let response: NativeResponse
+    package let response: NativeResponse
     /// Video, if any.
     public let mediaContent: MediaContent
     /// The video controller (`mediaContent.videoController`).
@@ -122,17 +122,17 @@ public final class CustomNativeAd: @unchecked Sendable {
     /// Whether trackers are sent over HTTP when due (true, as the SDK does), or only recorded in
     /// `firedTrackers` (a stitch renders what a viewer would see; nobody has seen it yet, so it
     /// records its beacons for the report as the VAST beacons of a stitch are, and sends none).
-    public var firesTrackersLive: Bool {
+    package var firesTrackersLive: Bool {
         get { state.withLock { $0.live } }
         set { state.withLock { $0.live = newValue } }
     }
 
     /// Trackers due so far (`impression` or `click`, and the URL), in order: sent, unless
     /// `firesTrackersLive` is false.
-    public var firedTrackers: [(event: String, url: String)] { state.withLock { $0.fired } }
+    package var firedTrackers: [(event: String, url: String)] { state.withLock { $0.fired } }
 
     /// The beacons' outcomes (HTTP status of each fired tracker, once answered).
-    public var trackerOutcomes: [BeaconSender.Outcome] { beacons.outcomes }
+    package var trackerOutcomes: [BeaconSender.Outcome] { beacons.outcomes }
 
     /// Reports a click on the asset named `key`: see the type's summary for the order.
     @discardableResult public func performClickOnAsset(withKey key: String) -> ClickResolution {

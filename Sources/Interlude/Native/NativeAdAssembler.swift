@@ -4,25 +4,25 @@ import Foundation
 import Media
 
 /// Limits and choices of native-ad loading.
-public struct NativeLoadSettings: Sendable {
+package struct NativeLoadSettings: Sendable {
     /// Seconds to fetch the response, and each image.
-    public var timeout: Double = 8
+    package var timeout: Double = 8
     /// Seconds to fetch all of an ad's images together.
-    public var imagesTimeout: Double = 15
+    package var imagesTimeout: Double = 15
     /// Largest response, bytes.
-    public var maxResponseBytes = 256 << 10
+    package var maxResponseBytes = 256 << 10
     /// Largest image file, bytes.
-    public var maxImageBytes = 4 << 20
+    package var maxImageBytes = 4 << 20
     /// Most pixels of a decoded image (checked by the decoder before it allocates).
-    public var maxImagePixels = 4_194_304
+    package var maxImagePixels = 4_194_304
     /// Fetch no image: `NativeAdImage`s carry their URL only (GMA's `disableImageLoading`).
-    public var disableImageLoading = false
+    package var disableImageLoading = false
     /// How the video asset's media file is chosen.
-    public var media = MediaSelectionPreferences()
+    package var media = MediaSelectionPreferences()
     /// Whether http(s) may be fetched at all.
-    public var allowNetwork = true
+    package var allowNetwork = true
     /// Defaults.
-    public init() {}
+    package init() {}
 }
 
 /// Builds `CustomNativeAd`s from responses. Every URL in a response is judged by `TagLocation`:

@@ -4,16 +4,16 @@ import Foundation
 
 /// A native format file as the CLI and apps keep it: the definition (asset names to ids), the
 /// full-frame `template` and the `lbar` template (either may be absent).
-public struct NativeFormatFile: Sendable {
+package struct NativeFormatFile: Sendable {
     /// The definition.
-    public var definition: NativeFormatDefinition
+    package var definition: NativeFormatDefinition
     /// The full-frame layout.
-    public var fullFrame: NativeTemplate?
+    package var fullFrame: NativeTemplate?
     /// The L-bar layout (with a `content` view).
-    public var lBar: NativeTemplate?
+    package var lBar: NativeTemplate?
 
     /// A format file from its JSON; one-line errors.
-    public static func parse(_ data: Data) throws(NativeAdError) -> NativeFormatFile {
+    package static func parse(_ data: Data) throws(NativeAdError) -> NativeFormatFile {
         let definition: NativeFormatDefinition
         switch NativeFormatDefinition.parse(data) {
         case .success(let d): definition = d
@@ -33,13 +33,13 @@ public struct NativeFormatFile: Sendable {
     }
 
     /// The format file at `path` (a regular file of at most 256 KiB).
-    public static func load(path: String) throws(NativeAdError) -> NativeFormatFile {
+    package static func load(path: String) throws(NativeAdError) -> NativeFormatFile {
         let data = try NativeAdAssembler.readLocal(path, maxBytes: 256 << 10, what: "native format")
         do { return try parse(data) } catch { throw NativeAdError(error.code, "\(path): \(error.message)") }
     }
 
     /// The template for `layout`, or why there is none.
-    public func template(for layout: NativeBreak.Layout) throws(NativeAdError) -> NativeTemplate {
+    package func template(for layout: NativeBreak.Layout) throws(NativeAdError) -> NativeTemplate {
         switch layout {
         case .fullFrame:
             guard let fullFrame else { throw NativeAdError(.invalidRequest, "native format \(definition.formatID) has no template (full frame)") }

@@ -30,13 +30,13 @@ public final class NativeLayoutLayer: SurfaceLayer, @unchecked Sendable {
     }
 
     /// What is drawn.
-    public let snapshot: NativeLayoutSnapshot
+    package let snapshot: NativeLayoutSnapshot
     /// Where.
-    public let placement: Placement
+    package let placement: Placement
     /// The ad whose impression the first drawn frame records.
-    public let ad: CustomNativeAd?
+    package let ad: CustomNativeAd?
     /// An L-bar's video (a local path or vetted URL) shown in its media window; nil for none.
-    public let videoPath: String?
+    package let videoPath: String?
 
     /// What the app reads and sets while the frame loop draws.
     private struct State {
@@ -53,7 +53,7 @@ public final class NativeLayoutLayer: SurfaceLayer, @unchecked Sendable {
     private var videos: [Int: ConformedVideo] = [:]
     private var videoFailed = false
     /// Why the L-bar's video stopped showing (it could not be decoded), if it did.
-    public var videoFailure: String? { state.withLock { $0.videoFailure } }
+    package var videoFailure: String? { state.withLock { $0.videoFailure } }
 
     private enum Step {
         case fill(Draw.PixelRect, DrawColor)
@@ -76,16 +76,16 @@ public final class NativeLayoutLayer: SurfaceLayer, @unchecked Sendable {
     public func deactivate() { state.withLock { $0.active = false } }
 
     /// Stream time of the first frame drawn (when the impression was recorded), if any.
-    public var impressionStreamTime: MediaTime? { state.withLock { $0.firstShown } }
+    package var impressionStreamTime: MediaTime? { state.withLock { $0.firstShown } }
     /// Stream times of the first and last frames drawn, if any.
-    public var shownRange: (first: MediaTime, last: MediaTime)? {
+    package var shownRange: (first: MediaTime, last: MediaTime)? {
         state.withLock { s in
             guard let f = s.firstShown, let l = s.lastShown else { return nil }
             return (f, l)
         }
     }
     /// Frames drawn.
-    public var framesDrawn: Int { state.withLock { $0.shownFrames } }
+    package var framesDrawn: Int { state.withLock { $0.shownFrames } }
 
     /// True for an L-bar (`.content` placement), whose layout is drawn on content frames.
     public var drawsOnContent: Bool { if case .content = placement { return true } else { return false } }

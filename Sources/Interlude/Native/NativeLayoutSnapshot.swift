@@ -52,16 +52,16 @@ public struct NativeLayoutSnapshot: Sendable {
     }
 
     /// Whether the layout shows the content (an L-bar).
-    public var showsContent: Bool { ops.contains { if case .content = $0 { return true } else { return false } } }
+    package var showsContent: Bool { ops.contains { if case .content = $0 { return true } else { return false } } }
 
     /// The content window scaled to an output of `w`x`h` (even coordinates), if any.
-    public func contentWindow(width w: Int, height h: Int) -> Draw.PixelRect? {
+    package func contentWindow(width w: Int, height h: Int) -> Draw.PixelRect? {
         for op in ops { if case .content(let r) = op { return scale(r, toWidth: w, height: h) } }
         return nil
     }
 
     /// `r` from design pixels to an output of `w`x`h`, on even coordinates (where chroma lines up).
-    public func scale(_ r: Draw.PixelRect, toWidth w: Int, height h: Int) -> Draw.PixelRect {
+    package func scale(_ r: Draw.PixelRect, toWidth w: Int, height h: Int) -> Draw.PixelRect {
         func sx(_ v: Int) -> Int { (v * w / max(1, width)) & ~1 }
         func sy(_ v: Int) -> Int { (v * h / max(1, height)) & ~1 }
         let x0 = sx(r.x), y0 = sy(r.y)

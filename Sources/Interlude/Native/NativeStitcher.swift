@@ -6,9 +6,9 @@ import Threads
 import Timing
 
 /// A native ad placed in a stitch.
-public struct NativeBreak: Sendable {
+package struct NativeBreak: Sendable {
     /// How the ad takes the screen.
-    public enum Layout: String, Sendable, CaseIterable {
+    package enum Layout: String, Sendable, CaseIterable {
         /// A break of its own: the layout fills the frame (the video asset, when there is one, plays
         /// as the break's media and shows in the layout's media window).
         case fullFrame = "full"
@@ -16,66 +16,66 @@ public struct NativeBreak: Sendable {
         case lBar = "lbar"
     }
     /// Where (content time; an L-bar starts at the first content frame at or after it).
-    public var position: CuePosition
+    package var position: CuePosition
     /// The ad.
-    public var ad: CustomNativeAd
+    package var ad: CustomNativeAd
     /// Full frame or L-bar.
-    public var layout: Layout
+    package var layout: Layout
     /// The template drawn (for an L-bar, one with a `content` view).
-    public var template: NativeTemplate
+    package var template: NativeTemplate
 
     /// A native break.
-    public init(position: CuePosition, ad: CustomNativeAd, layout: Layout, template: NativeTemplate) {
+    package init(position: CuePosition, ad: CustomNativeAd, layout: Layout, template: NativeTemplate) {
         self.position = position; self.ad = ad; self.layout = layout; self.template = template
     }
 }
 
 /// Where a native ad showed in the output, for the report.
-public struct NativePlacement: Sendable, Equatable, Codable {
+package struct NativePlacement: Sendable, Equatable, Codable {
     /// `native-1`, … in request order.
-    public var id: String
+    package var id: String
     /// `full` or `lbar`.
-    public var layout: String
+    package var layout: String
     /// The ad's format.
-    public var formatID: String
+    package var formatID: String
     /// Stream seconds of the first frame drawn (nil when it never showed).
-    public var firstFrame: Double?
+    package var firstFrame: Double?
     /// Stream seconds of the last frame drawn (nil when it never showed).
-    public var lastFrame: Double?
+    package var lastFrame: Double?
     /// Frames drawn.
-    public var frames: Int
+    package var frames: Int
     /// Stream seconds at which the impression was recorded (the first frame shown).
-    public var impressionStreamTime: Double?
+    package var impressionStreamTime: Double?
     /// The impression pixels due then (sent only when the ad's `firesTrackersLive`; the CLI's stitch records them).
-    public var impressionURLs: [String]
+    package var impressionURLs: [String]
     /// The media the break played (full frame): the video asset, or `generated still` for an image format.
-    public var media: String?
+    package var media: String?
 }
 
 /// Runs a stitch with native ads: full-frame native ads join the request's breaks (their media is
 /// the ad's video, fetched like VAST ad media, or a still of the template's declared duration)
 /// with the layout drawn over their frames: in the pod of a request break at the same cue (after
 /// its ads), else as a break of their own. L-bars are layers over a range of content.
-public final class NativeStitcher {
+package final class NativeStitcher {
     /// The stitch without the native ads.
-    public let request: StitchRequest
+    package let request: StitchRequest
     /// The native ads.
-    public let natives: [NativeBreak]
+    package let natives: [NativeBreak]
     /// Other layers (ad UI, …), drawn under the native layouts.
-    public let extraLayers: [SurfaceLayer]
+    package let extraLayers: [SurfaceLayer]
     /// Where network video assets are fetched.
-    public var mediaCache = AdMediaCache()
+    package var mediaCache = AdMediaCache()
     /// Seconds to fetch one video asset.
-    public var videoTimeout: Double = 8
+    package var videoTimeout: Double = 8
     /// Called for each event of the frame loop.
-    public var onEvent: ((SpliceEvent) -> Void)?
+    package var onEvent: ((SpliceEvent) -> Void)?
     /// Called with the stream time reached and the expected total.
-    public var onProgress: ((MediaTime, MediaTime) -> Void)?
+    package var onProgress: ((MediaTime, MediaTime) -> Void)?
     /// Seconds a native ad without video shows when its template declares no duration.
-    public static let defaultDuration = MediaTime(value: 5, timescale: 1)
+    package static let defaultDuration = MediaTime(value: 5, timescale: 1)
 
     /// Prepares a stitch; nothing is opened until `run()`.
-    public init(request: StitchRequest, natives: [NativeBreak], extraLayers: [SurfaceLayer] = []) {
+    package init(request: StitchRequest, natives: [NativeBreak], extraLayers: [SurfaceLayer] = []) {
         self.request = request
         self.natives = natives
         self.extraLayers = extraLayers
@@ -83,7 +83,7 @@ public final class NativeStitcher {
 
     /// Runs the stitch; throws `StitchFailure` when no output could be made (a native ad whose
     /// video cannot be fetched falls back to its image layout and the report says so).
-    @MainActor public func run() async throws -> StitchResult {
+    @MainActor package func run() async throws -> StitchResult {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-native-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }

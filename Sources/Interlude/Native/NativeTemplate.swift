@@ -20,9 +20,9 @@ import Timing
 /// scaled to the output size.
 public struct NativeTemplate: Sendable, Equatable {
     /// One view of the template.
-    public struct Element: Sendable, Equatable {
+    package struct Element: Sendable, Equatable {
         /// The kinds of view.
-        public enum Kind: String, Sendable, CaseIterable {
+        package enum Kind: String, Sendable, CaseIterable {
             /// A title or data asset's text (`size`, `color`, `bold`), shrunk or cut with an ellipsis to fit the width.
             case text
             /// An image asset, scaled into the rectangle (the AdChoices key "3011" takes the icon).
@@ -35,19 +35,19 @@ public struct NativeTemplate: Sendable, Equatable {
             case box
         }
         /// The asset key (or a name of the publisher's).
-        public var name: String
+        package var name: String
         /// What it shows.
-        public var kind: Kind
+        package var kind: Kind
         /// Where, in design pixels.
-        public var rect: Draw.PixelRect
+        package var rect: Draw.PixelRect
         /// Text pixel height.
-        public var size: Int
+        package var size: Int
         /// Text colour, or box colour.
-        public var color: DrawColor
+        package var color: DrawColor
         /// Bold text.
-        public var bold: Bool
+        package var bold: Bool
         /// For `media`: the image asset shown when the ad has no video (default `MainImage`).
-        public var fallback: String?
+        package var fallback: String?
     }
     /// Design width and height (the output is this scaled).
     public var width: Int, height: Int
@@ -56,10 +56,10 @@ public struct NativeTemplate: Sendable, Equatable {
     /// How long an ad of a format without video is shown (seconds, declared).
     public var duration: MediaTime?
     /// The views, bottom first.
-    public var elements: [Element]
+    package var elements: [Element]
 
     /// A template.
-    public init(width: Int, height: Int, background: DrawColor, duration: MediaTime?, elements: [Element]) {
+    package init(width: Int, height: Int, background: DrawColor, duration: MediaTime?, elements: [Element]) {
         self.width = width; self.height = height; self.background = background; self.duration = duration; self.elements = elements
     }
 
@@ -120,7 +120,7 @@ public struct NativeTemplate: Sendable, Equatable {
     }
 
     /// Whether the template has a content window (an L-bar layout).
-    public var hasContentWindow: Bool { elements.contains { $0.kind == .content } }
+    package var hasContentWindow: Bool { elements.contains { $0.kind == .content } }
 
     /// The view tree of the template (the "nib" the guide's outlets are bound from): a root of the
     /// design size with one subview per element, named after it, empty until populated.

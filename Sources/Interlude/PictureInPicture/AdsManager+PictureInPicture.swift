@@ -8,7 +8,7 @@ import Playback
 extension AdsManager {
     /// The IMA error code of a `start()` refused in picture-in-picture (IMA's API_ERROR, 1102:
     /// the API used in a state that does not allow it).
-    public static let startRefusedInPictureInPictureCode = 1102
+    package static let startRefusedInPictureInPictureCode = 1102
 
     /// Whether picture-in-picture is active, as the request's `PictureInPictureProxy` says.
     public var isPictureInPictureActive: Bool { perform { pictureInPictureActive } }

@@ -10,11 +10,11 @@ import Playback
 /// would call; `PlaySession` calls them for the scripted `background on/off`.
 @MainActor public final class BackgroundPlayback {
     /// The content player.
-    public let player: Player
+    package let player: Player
     /// The manager of the ads playing, if any (it pauses its ad itself).
     public weak var adsManager: AdsManager?
     /// Whether playback goes on in the background (`Settings.enableBackgroundPlayback`).
-    public let enabled: Bool
+    package let enabled: Bool
     /// Whether the app is in the background.
     public var isInBackground: Bool { app != .foreground }
     /// Where the app is, and whether entering the background paused the content.
@@ -37,7 +37,7 @@ import Playback
     }
 
     /// What entering the background does with `enableBackgroundPlayback` set so.
-    public static func effect(enableBackgroundPlayback: Bool) -> Effect { enableBackgroundPlayback ? .continues : .pauses }
+    package static func effect(enableBackgroundPlayback: Bool) -> Effect { enableBackgroundPlayback ? .continues : .pauses }
 
     /// The app enters the background; returns what it did.
     @discardableResult

@@ -22,7 +22,7 @@ extension DoubleBoxStyle {
 
     /// The style a break's VMAP extensions ask for; nil when none does. Throws when the extension
     /// is there but malformed.
-    public init?(vmapExtensions: [VASTExtension]) throws {
+    package init?(vmapExtensions: [VASTExtension]) throws {
         guard let e = vmapExtensions.first(where: { $0.type?.lowercased() == Self.vmapExtensionType }) else { return nil }
         let mode = e.attributes["mode"] ?? "doublebox"
         try self.init(parsing: e.attributes["contentLevel"].map { "\(mode):\($0)" } ?? mode)
