@@ -26,7 +26,7 @@ import Timing
         let key = HLS.Key(method: .aes128, uri: "https://k/1", iv: Array(0..<16))
         let segments = [
             HLS.Segment(uri: "s0.ts", duration: MediaTime(value: 6006, timescale: 1000), title: "first", programDateTime: date, key: key),
-            HLS.Segment(uri: "s1.ts", duration: MediaTime(seconds: 4), discontinuity: true, programDateTime: date, key: .none,
+            HLS.Segment(uri: "s1.ts", duration: MediaTime(seconds: 4), discontinuity: true, programDateTime: date, key: nil,
                         byteRange: HLS.ByteRange(length: 1000, offset: 188), gap: true,
                         markers: [.cueIn, .dateRange(HLS.DateRange(id: "r", rangeClass: "c", startDate: date, endDate: date.addingTimeInterval(2),
                                                                    duration: MediaTime(seconds: 2), scte35In: [1, 2, 3],
