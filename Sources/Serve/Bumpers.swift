@@ -23,17 +23,23 @@ public struct Bumpers: Sendable, Hashable {
 
     /// Bumpers from their media URLs (nil: none); each an http(s) URL. Throws a one-line reason.
     public init(start: String?, end: String?) throws(Invalid) {
-        for url in [start, end].compactMap({ $0 }) {
+        for (place, url) in [(Place.start, start), (.end, end)] {
+            guard let url else { continue }
             guard let u = URL(string: url), let scheme = u.scheme?.lowercased(), scheme == "http" || scheme == "https", u.host?.isEmpty == false else {
-                throw Invalid(description: "'\(url.prefix(80))' is not an http(s) URL")
+                throw Invalid(place: place, description: "'\(url.prefix(80))' is not an http(s) URL")
             }
         }
         self.start = start
         self.end = end
     }
 
+    /// Which bumper.
+    public enum Place: Sendable, Hashable { case start, end }
+
     /// Why a bumper URL was refused.
     public struct Invalid: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The bumper refused.
+        public var place: Place
         /// One line.
         public var description: String
     }

@@ -265,16 +265,12 @@ public struct ServeConfig: Sendable {
                 throw ParseError(description: "unknown option '\(a)' (see interlude serve --help)")
             }
         }
-        for (name, value) in [("--content-segment-prefix", contentPrefix), ("--ad-segment-prefix", adPrefix)] {
-            guard let value else { continue }
-            do { _ = try CDNPrefixes.checked(value) } catch { throw ParseError(description: "\(name): \(error)") }
+        do { c.cdn = try CDNPrefixes(content: contentPrefix, ads: adPrefix) } catch {
+            throw ParseError(description: "\(error.kind == .content ? "--content-segment-prefix" : "--ad-segment-prefix"): \(error)")
         }
-        c.cdn = (try? CDNPrefixes(content: contentPrefix, ads: adPrefix)) ?? .none
-        for (name, value) in [("--bumper-start", bumperStart), ("--bumper-end", bumperEnd)] {
-            guard let value else { continue }
-            do { _ = try Bumpers(start: value, end: nil) } catch { throw ParseError(description: "\(name): \(error)") }
+        do { c.bumpers = try Bumpers(start: bumperStart, end: bumperEnd) } catch {
+            throw ParseError(description: "\(error.place == .start ? "--bumper-start" : "--bumper-end"): \(error)")
         }
-        c.bumpers = (try? Bumpers(start: bumperStart, end: bumperEnd)) ?? .none
         if let prerollMax {
             c.livePreroll = LivePreroll(maxDuration: prerollMax, adsTemplate: prerollAds)
         } else if prerollAds != nil {

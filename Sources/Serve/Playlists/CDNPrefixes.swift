@@ -21,21 +21,26 @@ public struct CDNPrefixes: Sendable, Hashable {
     /// Prefixes from `content` and `ads` (nil: none); each an absolute http(s) URL without a
     /// query, fragment or user information (a trailing `/` is dropped). Throws a one-line reason.
     public init(content: String?, ads: String?) throws(Invalid) {
-        self.content = try content.map(Self.checked)
-        self.ads = try ads.map(Self.checked)
+        self.content = try content.map { s throws(Invalid) in try Self.checked(s, .content) }
+        self.ads = try ads.map { s throws(Invalid) in try Self.checked(s, .ads) }
     }
+
+    /// Which prefix.
+    public enum Kind: Sendable, Hashable { case content, ads }
 
     /// Why a prefix was refused.
     public struct Invalid: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The prefix refused.
+        public var kind: Kind
         /// One line.
         public var description: String
     }
 
-    static func checked(_ s: String) throws(Invalid) -> String {
+    static func checked(_ s: String, _ kind: Kind) throws(Invalid) -> String {
         guard let u = URLComponents(string: s), let scheme = u.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = u.host, !host.isEmpty, u.query == nil, u.fragment == nil, u.user == nil, u.password == nil,
               !s.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) else {
-            throw Invalid(description: "'\(s.prefix(80))' is not an http(s) URL without a query")
+            throw Invalid(kind: kind, description: "'\(s.prefix(80))' is not an http(s) URL without a query")
         }
         var out = s
         while out.hasSuffix("/") { out.removeLast() }
