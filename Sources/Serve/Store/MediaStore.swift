@@ -284,9 +284,7 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
 
     /// The package in the store under `prefix`, when it is there whole.
     func loadPackage(_ prefix: String, name: String, source: String) -> PackagedContent? {
-        guard let unit = state.withLock({ $0.index.units[prefix] }), StoreFile.regular("\(prefix)/content.json", in: root) != nil,
-              let data = StoreFile.read(root.appendingPathComponent("\(prefix)/content.json"), maxBytes: 64 << 20),
-              var p = try? JSONDecoder().decode(PackagedContent.self, from: data), p.version == PackagedContent.version,
+        guard let unit = state.withLock({ $0.index.units[prefix] }), var p = packageRecord(prefix),
               p.isWellFormed(prefix: prefix, files: Set(unit.files)) else { return nil }
         p.name = name
         p.source = source
@@ -294,22 +292,32 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
     }
 
     /// A package another process sharing the folder published under `prefix` (a node of the
-    /// fleet that packaged the same content first), adopted: its record read as a regular file
-    /// inside the store and checked as `loadPackage` checks one (its paths inside the package,
-    /// each a regular file there), then registered with the sizes found, so that this node
-    /// serves those files rather than packaging the content again and replacing them. nil when
-    /// there is none or it does not hold up.
+    /// fleet that packaged the same content first), adopted: its record checked as `loadPackage`
+    /// checks one (its paths inside the package, each a regular file there), then registered
+    /// with the sizes found, so that this node serves those files rather than packaging the
+    /// content again and replacing them. nil when there is none or it does not hold up.
     func adoptPackage(_ prefix: String, name: String, source: String) -> PackagedContent? {
-        guard StoreFile.regular("\(prefix)/content.json", in: root) != nil,
-              let data = StoreFile.read(root.appendingPathComponent("\(prefix)/content.json"), maxBytes: 64 << 20),
-              var p = try? JSONDecoder().decode(PackagedContent.self, from: data), p.version == PackagedContent.version else { return nil }
-        var files = p.renditions.flatMap { r in r.segments.map(\.path) + (r.video.isEmpty ? [] : [r.video]) }
-        guard p.isWellFormed(prefix: prefix, files: Set(files)), files.allSatisfy({ StoreFile.regular($0, in: root) != nil }) else { return nil }
-        files.append("\(prefix)/content.json")
-        state.withLock { register(&$0, key: prefix, kind: "content", files: files, folder: prefix) }
+        guard var p = packageRecord(prefix), p.isWellFormed(prefix: prefix, files: Set(p.files)),
+              p.files.allSatisfy({ StoreFile.regular($0, in: root) != nil }) else { return nil }
+        registerPackage(p, prefix: prefix)
         p.name = name
         p.source = source
         return p
+    }
+
+    /// The record (`content.json`) of the package under `prefix`, read as a regular file inside
+    /// the store, when it decodes and is of this version; not checked against anything yet.
+    private func packageRecord(_ prefix: String) -> PackagedContent? {
+        guard StoreFile.regular("\(prefix)/content.json", in: root) != nil,
+              let data = StoreFile.read(root.appendingPathComponent("\(prefix)/content.json"), maxBytes: 64 << 20),
+              let p = try? JSONDecoder().decode(PackagedContent.self, from: data), p.version == PackagedContent.version else { return nil }
+        return p
+    }
+
+    /// Registers the package `p` under `prefix`: its files and its record, with their sizes as found.
+    private func registerPackage(_ p: PackagedContent, prefix: String) {
+        let files = p.files + ["\(prefix)/content.json"]
+        state.withLock { register(&$0, key: prefix, kind: "content", files: files, folder: prefix) }
     }
 
     /// Moves a package made in `temp` into the store under `prefix` and registers it; when
@@ -325,9 +333,7 @@ public final class MediaStore: ServeMedia, @unchecked Sendable {
             StoreFile.remove(prefix, in: root)
             try publish(temp, as: prefix)
         }
-        var files = p.renditions.flatMap { r in r.segments.map(\.path) + (r.video.isEmpty ? [] : [r.video]) }
-        files.append("\(prefix)/content.json")
-        state.withLock { register(&$0, key: prefix, kind: "content", files: files, folder: prefix) }
+        registerPackage(p, prefix: prefix)
         return p
     }
 }

@@ -38,6 +38,9 @@ struct PackagedContent: Codable, Sendable {
 
     func rendition(_ name: String) -> PackagedRendition? { renditions.first { $0.rendition.name == name } }
 
+    /// Its stored files but the record: every rung's segments and encoded video.
+    var files: [String] { renditions.flatMap { r in r.segments.map(\.path) + (r.video.isEmpty ? [] : [r.video]) } }
+
     /// What the HTTP side sees.
     var prepared: PreparedContent {
         PreparedContent(name: name, duration: duration, renditions: renditions.map { ($0.rendition.serving(frameRate: frameRate, codecs: $0.codecs, decodeDelayTicks: $0.decodeDelayTicks), $0.codecs) },
