@@ -35,7 +35,7 @@
 # missing EOS, on any ERROR line, and on any WARN line of GST_DEBUG=*:2 outside ALLOW below; the
 # players' rules and allowlists are with their functions below (Chromium's in field-player.py).
 # Prints one summary line; exits 1 when any check failed. Two decoding checks run at a time,
-# beside every real-time player check at once.
+# beside the real-time player checks, up to eight at once.
 set -uo pipefail
 self=$(realpath "$0")
 cd "$(dirname "$self")/.."
@@ -357,7 +357,7 @@ grep -P '^(vlc|mpv)\t' "$dir/players.tsv" > "$dir/realtime.tsv"
 
 : > "$dir/results.log"
 # The real-time checks wait on the clock more than they use the CPU (a 360p package decodes in a
-# fraction of a core): all of them at once, beside the decoding checks two at a time. The
+# fraction of a core): up to eight at once, beside the decoding checks two at a time. The
 # players' allow-lists hold for a loaded machine (a picture late by under a second, an audio
 # underrun), not for a broken stream.
 tr '\t' '\n' < "$dir/realtime.tsv" | xargs -r -d '\n' -n 2 -P 8 "$self" > "$dir/results-realtime.log" 2>&1 &
