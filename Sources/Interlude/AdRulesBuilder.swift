@@ -30,7 +30,7 @@ package enum AdRulesBuilder {
     }
 
     /// A VMAP 1.0 document with one AdBreak per entry, ids as given.
-    package static func vmap(_ breaks: [(id: String, position: CuePosition, ads: [AdReference])]) -> String {
+    package static func vmap(_ breaks: [(id: String, position: BreakCue, ads: [AdReference])]) -> String {
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
         xml += #"<vmap:VMAP xmlns:vmap="http://www.iab.net/videosuite/vmap" version="1.0">"# + "\n"
         for b in breaks {

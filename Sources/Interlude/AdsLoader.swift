@@ -124,7 +124,7 @@ public final class AdsLoader: Sendable {
         let (fetcher, preferences, templateTypes, cache, inStep) = config.withLock {
             ($0.fetcher, $0.mediaPreferences, $0.appTemplateTypes, $0.mediaCache, $0.managersDecideInStep)
         }
-        var options = AdLoaderOptions()
+        var options = AdTagOptions()
         options.maxRedirects = settings.maxRedirects
         if let ms = request.vastLoadTimeout, ms > 0 { options.initialTimeout = ms / 1000; options.wrapperTimeout = ms / 1000 }
         if let d = request.contentDuration, d > 0 { options.contentDuration = MediaTime(seconds: d, timescale: 1000) }
@@ -135,7 +135,7 @@ public final class AdsLoader: Sendable {
             options.media.outputWidth = surface.format.width
             options.media.outputHeight = surface.format.height
         }
-        let loader = AdTagLoader(options: options, fetcher: fetcher)
+        let loader = AdTagResolver(options: options, fetcher: fetcher)
         let schedule: AdSchedule
         var localOrigin = false
         do {

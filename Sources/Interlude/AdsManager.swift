@@ -469,7 +469,7 @@ public final class AdsManager: @unchecked Sendable {
         let display = request.adDisplayContainer.videoDisplay
         let stream = streamTime ?? display?.streamTime ?? .zero
         return MacroContext(contentPlayhead: display?.contentTime, adPlayhead: p?.adTime, assetURI: p?.media.url,
-                            breakPosition: p.map { plans[$0.breakIndex].scheduled.breakPosition },
+                            breakCue: p.flatMap { plans[$0.breakIndex].scheduled.cue },
                             adCount: p.map { $0.ad.adPodInfo.adPosition }, podSequence: p?.resolved.sequence,
                             adServingId: p?.resolved.adServingId, universalAdIds: p?.resolved.universalAdIds ?? [],
                             timestamp: epoch.addingTimeInterval(stream.seconds))

@@ -58,7 +58,7 @@ enum LatencyBench {
                 content: c.content.path,
                 breaks: c.breaks.enumerated().map { i, b in
                     AdBreakRequest(id: ["preroll", "midroll-1", "midroll-2", "postroll"][min(i, 3)],
-                                   position: CuePosition(parsing: b.cue)!, ads: b.ads)
+                                   position: BreakCue(parsing: b.cue)!, ads: b.ads)
                 },
                 output: "-", container: .nut, encoder: EncoderSettings(preset: config.preset, crf: config.crf),
                 overwrite: true, threads: config.threads)

@@ -38,7 +38,7 @@ let inspectUsage = """
 
 /// Runs `interlude inspect ARGS`; returns the exit status.
 func runInspect(_ args: [String]) async -> Int32 {
-    var options = AdLoaderOptions()
+    var options = AdTagOptions()
     var media = MediaSelectionPreferences()
     var json = false
     var tag: String?

@@ -153,7 +153,7 @@ struct StitchOptions {
         var scanner = ArgumentScanner(args, repeatable: ["--ad-break", "--native-break", "--native-format"], aliases: commonAliases)
         var content: String?
         var output: String?
-        var breaks: [(CuePosition, [String], DoubleBoxStyle?)] = []
+        var breaks: [(BreakCue, [String], DoubleBoxStyle?)] = []
         var format: OutputContainer?
         var encoder = EncoderSettings()
         var size: (Int, Int)?
@@ -177,7 +177,7 @@ struct StitchOptions {
         var transcodeCache: String?
         var adUI: AdUIChoice?
         var adUIPath: String?
-        var nativeBreaks: [(position: CuePosition, response: String, layout: NativeBreak.Layout)] = []
+        var nativeBreaks: [(position: BreakCue, response: String, layout: NativeBreak.Layout)] = []
         var nativeFormats: [String] = []
         var companionsDir: String?
         var companionSizes: [(Int, Int)]?
@@ -310,7 +310,7 @@ struct StitchOptions {
     }
 
     /// Parses `TIME=AD[,AD…][@doublebox[-reverse][:LEVEL]]`.
-    static func parseBreak(_ value: String) throws -> (CuePosition, [String], DoubleBoxStyle?) {
+    static func parseBreak(_ value: String) throws -> (BreakCue, [String], DoubleBoxStyle?) {
         var text = value
         var style: DoubleBoxStyle?
         if let at = value.range(of: "@doublebox", options: [.caseInsensitive, .backwards]) {
@@ -318,13 +318,13 @@ struct StitchOptions {
                 throw UsageError("--ad-break \(value): \(error)")
             }
             text = String(value[..<at.lowerBound])
-            if case .postroll? = CuePosition(parsing: String(text.prefix { $0 != "=" })) {
+            if case .postroll? = BreakCue(parsing: String(text.prefix { $0 != "=" })) {
                 throw UsageError("--ad-break \(value): a double-box break cannot be at the end (content must go on beside it)")
             }
         }
         guard let eq = text.firstIndex(of: "=") else { throw UsageError("--ad-break must be TIME=AD[,AD…], not '\(text)'") }
         let time = String(text[..<eq])
-        guard let cue = CuePosition(parsing: time) else {
+        guard let cue = BreakCue(parsing: time) else {
             throw UsageError("malformed TIME '\(time)' in --ad-break (use seconds, HH:MM:SS.mmm, start or end)")
         }
         let ads = text[text.index(after: eq)...].split(separator: ",").map(String.init).filter { !$0.isEmpty }
@@ -333,7 +333,7 @@ struct StitchOptions {
     }
 
     /// Breaks in play order, named by the sequencer: `preroll`, `preroll-2`…, `midroll-1`…, `postroll`, `postroll-2`…
-    static func breakRequests(_ breaks: [(CuePosition, [String], DoubleBoxStyle?)]) -> [AdBreakRequest] {
+    static func breakRequests(_ breaks: [(BreakCue, [String], DoubleBoxStyle?)]) -> [AdBreakRequest] {
         Stitcher.ordered(breaks.map { var b = AdBreakRequest(id: "", position: $0.0, ads: $0.1); b.doubleBox = $0.2; return b })
     }
 }

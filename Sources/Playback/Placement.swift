@@ -59,7 +59,7 @@ package struct PlacedBreak: Sendable, Equatable {
     /// Its identifier.
     package var id: String
     /// Where it was asked for.
-    package var position: CuePosition
+    package var position: BreakCue
     /// The content time at which content paused (0 pre-roll, content duration post-roll).
     package var contentTime: MediaTime
     /// The content time of the first content frame after it, if any.
@@ -75,7 +75,7 @@ package struct PlacedBreak: Sendable, Equatable {
     package var doubleBox: DoubleBoxStyle? = nil
 
     /// Makes a placement.
-    package init(id: String, position: CuePosition, contentTime: MediaTime, resumeContentTime: MediaTime?, streamTime: MediaTime,
+    package init(id: String, position: BreakCue, contentTime: MediaTime, resumeContentTime: MediaTime?, streamTime: MediaTime,
                 duration: MediaTime, ads: [PlacedAd], doubleBox: DoubleBoxStyle? = nil) {
         self.id = id; self.position = position; self.contentTime = contentTime; self.resumeContentTime = resumeContentTime
         self.streamTime = streamTime; self.duration = duration; self.ads = ads; self.doubleBox = doubleBox

@@ -1,16 +1,12 @@
 import Foundation
 import Timing
 
-/// Where an ad break sits in the content: the one cue type (`BreakCue`: `.start`/`.preroll`,
-/// `.time(t)`/`.midroll(t)` — content pauses before the first frame with pts ≥ t —, `.end`/`.postroll`).
-public typealias CuePosition = BreakCue
-
 /// An ad break to splice: where, and the ad media files of its pod in play order.
 public struct AdBreakRequest: Sendable, Equatable {
     /// Identifier used in events, chapters and the report.
     public var id: String
     /// Where it plays.
-    public var position: CuePosition
+    public var position: BreakCue
     /// Ad media files (paths or URLs FFmpeg can open), played in order as a pod.
     public var ads: [String]
     /// A double-box break: content keeps playing beside the ads (`TIME=AD@doublebox`); nil: the
@@ -18,7 +14,7 @@ public struct AdBreakRequest: Sendable, Equatable {
     public var doubleBox: DoubleBoxStyle? = nil
 
     /// Makes a break request.
-    public init(id: String, position: CuePosition, ads: [String]) {
+    public init(id: String, position: BreakCue, ads: [String]) {
         self.id = id; self.position = position; self.ads = ads
     }
 }

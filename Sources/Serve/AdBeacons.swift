@@ -25,7 +25,7 @@ public enum AdBeacons {
             let templates = event == "impression" ? ad.impressions : (ad.tracking[event] ?? [])
             guard !templates.isEmpty else { return nil }
             let offset = self.offset(event, duration)
-            let context = MacroContext(contentPlayhead: contentTime, adPlayhead: offset, assetURI: ad.mediaURL, breakPosition: b.macroPosition,
+            let context = MacroContext(contentPlayhead: contentTime, adPlayhead: offset, assetURI: ad.mediaURL, breakCue: b.position,
                                        adCount: b.ads.count, podSequence: ad.sequence, serverSide: serverSide ? .serverOnBehalfOfClient : .client)
             return Due(event: event, offset: offset, urls: templates.map { MacroExpander.expand($0, context: context) })
         }

@@ -102,8 +102,8 @@ public struct AdDecision: Sendable {
     /// answer without a schedule.
     static func answer(tag: String, request: AdHTTPRequest, content: PreparedContent, timeout: Double, sender: BeaconSender) async -> Answer {
         let started = monotonicSeconds()
-        let options = AdLoaderOptions(initialTimeout: timeout, wrapperTimeout: timeout, contentDuration: content.duration)
-        let loader = AdTagLoader(options: options)
+        let options = AdTagOptions(initialTimeout: timeout, wrapperTimeout: timeout, contentDuration: content.duration)
+        let loader = AdTagResolver(options: options)
         do {
             let schedule = try await loader.load(tag: tag, request: request)
             var problems = schedule.errors.map { "\($0.code.map { String($0.rawValue) } ?? "900"): \($0.message)" }

@@ -33,25 +33,10 @@ public struct PlannedAd: Sendable, Hashable {
 public struct PlannedBreak: Sendable, Hashable {
     /// The VMAP breakId (or `break-N`).
     public var id: String
-    /// Where: a pre-roll, a mid-roll at a content time, or a post-roll.
-    public var position: Position
+    /// Where: a pre-roll, a mid-roll at a content time (0 < cue < duration), or a post-roll.
+    public var position: BreakCue
     /// The ads that can play, in pod order.
     public var ads: [PlannedAd]
-
-    /// A break's place on the content timeline.
-    public enum Position: Sendable, Hashable {
-        /// Before the content.
-        case preroll
-        /// At this content time (0 < cue < duration).
-        case midroll(MediaTime)
-        /// After the content.
-        case postroll
-    }
-
-    /// `[BREAKPOSITION]`.
-    public var macroPosition: BreakPosition {
-        switch position { case .preroll: .preroll; case .midroll: .midroll; case .postroll: .postroll }
-    }
 }
 
 /// Turns an `AdSchedule` into a session's breaks: places them on the content (VMAP offsets, or
@@ -71,9 +56,11 @@ public enum AdPlanner {
                 for (ci, cue) in originCues.enumerated() { placed.append(Placed(position: position(cue, contentDuration), id: "\(id)-cue\(ci + 1)", ads: playable)) }
                 continue
             }
-            if b.isPostroll { placed.append(Placed(position: .postroll, id: id, ads: playable)); continue }
-            guard let cue = b.cueTime else { continue }
-            placed.append(Placed(position: position(cue, contentDuration), id: id, ads: playable))
+            switch b.cue {
+            case .postroll?: placed.append(Placed(position: .postroll, id: id, ads: playable))
+            case let cue?: placed.append(Placed(position: position(cue.contentTime ?? .zero, contentDuration), id: id, ads: playable))
+            case nil: continue
+            }
         }
         return assemble(placed, tagURL: tagURL, allowLocalMedia: allowLocalMedia)
     }
@@ -97,7 +84,7 @@ public enum AdPlanner {
 
     /// Ads placed at a position, before they are planned.
     struct Placed {
-        var position: PlannedBreak.Position
+        var position: BreakCue
         var id: String
         var ads: [ResolvedAd]
     }
@@ -105,7 +92,7 @@ public enum AdPlanner {
     /// One pod per place, in timeline order, each ad planned (`planned`), breaks left empty dropped.
     static func assemble(_ placed: [Placed], tagURL: URL?, allowLocalMedia: Bool) -> [PlannedBreak] {
         var out: [PlannedBreak] = []
-        for p in placed.sorted(by: { order($0.position) < order($1.position) }) {
+        for p in placed.sorted(by: { $0.position.playsBefore($1.position) }) {
             let ads = p.ads.enumerated().compactMap { planned($0.element, breakIndex: out.count, adIndex: $0.offset, tagURL: tagURL, allowLocalMedia: allowLocalMedia) }
             guard !ads.isEmpty else { continue }
             if let last = out.last, last.position == p.position {
@@ -118,14 +105,10 @@ public enum AdPlanner {
         return out
     }
 
-    static func position(_ cue: MediaTime, _ duration: MediaTime) -> PlannedBreak.Position {
+    static func position(_ cue: MediaTime, _ duration: MediaTime) -> BreakCue {
         if cue <= .zero { return .preroll }
         if cue >= duration { return .postroll }
         return .midroll(cue)
-    }
-
-    static func order(_ p: PlannedBreak.Position) -> Double {
-        switch p { case .preroll: -1; case .midroll(let t): t.seconds; case .postroll: .infinity }
     }
 
     /// An ad with its media URL made absolute; nil when the media is a local file and the tag

@@ -98,7 +98,7 @@ extension ServeService {
                          media: any ServeMedia, clock: SegmentClock, uncut: Bool = false) async throws -> SessionTimeline {
         let midCues = uncut ? [] : session.breaks.compactMap { b -> MediaTime? in if case .midroll(let t) = b.position { t } else { nil } }
         let cut = try await media.cut(session.content, rendition: rendition.name, at: midCues)
-        var breaks: [(position: PlannedBreak.Position, slots: [AdSlot])] = []
+        var breaks: [(position: BreakCue, slots: [AdSlot])] = []
         for (bi, b) in session.breaks.enumerated() {
             var slots: [AdSlot] = []
             for (ai, ad) in b.ads.enumerated() {

@@ -78,7 +78,7 @@ struct SessionRecord: Codable, Equatable {
         }
         var planned: [PlannedBreak] = []
         for b in breaks {
-            let position: PlannedBreak.Position
+            let position: BreakCue
             switch b.position {
             case "preroll": position = .preroll
             case "postroll": position = .postroll

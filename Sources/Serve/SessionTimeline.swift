@@ -47,7 +47,7 @@ public struct SessionTimeline: Sendable, Hashable {
     /// Lays out `runs` (content cut at the mid-roll cues, `runs.count == cues.count + 1`) with
     /// `slots[b]` for break `b` of `positions` (pre-roll, mid-roll at cue index, post-roll).
     public static func layout(rendition: String, runs: [[StoredSegment]], cues: [MediaTime], contentDuration: MediaTime,
-                              breaks: [(position: PlannedBreak.Position, slots: [AdSlot])]) -> SessionTimeline {
+                              breaks: [(position: BreakCue, slots: [AdSlot])]) -> SessionTimeline {
         var items: [SessionItem] = []
         var layouts: [BreakLayout] = []
         var at = MediaTime.zero
@@ -92,7 +92,7 @@ public struct SessionTimeline: Sendable, Hashable {
     }
 
     /// Mid-rolls are numbered in order: the n-th mid-roll sits at cue n.
-    static func midrollCueIndex(_ breaks: [(position: PlannedBreak.Position, slots: [AdSlot])], _ b: Int) -> Int {
+    static func midrollCueIndex(_ breaks: [(position: BreakCue, slots: [AdSlot])], _ b: Int) -> Int {
         breaks[..<b].filter { if case .midroll = $0.position { true } else { false } }.count
     }
 

@@ -6,7 +6,7 @@ import Testing
 @Suite(.enabled(if: Corpus.available, "VAST corpus not found at ../shared/vast-corpus relative to the package root"))
 struct ConformanceTests {
     @Test func wholeCorpus() async throws {
-        let options = AdLoaderOptions(wrapperTimeout: 1, allowNetwork: false)
+        let options = AdTagOptions(wrapperTimeout: 1, allowNetwork: false)
         let rows = await ConformanceRunner.run(directory: Corpus.directory.path, options: options)
         #expect(rows.count >= 220)
         #expect(rows.filter(\.unexpected).map(\.file) == [])

@@ -44,7 +44,7 @@ import Timing
 
     @Test func adAndBreakMacros() {
         let c = ctx {
-            $0.breakPosition = .midroll; $0.adCount = 2; $0.podSequence = 3; $0.adServingId = "srv-1"; $0.reason = 2
+            $0.breakCue = .midroll(MediaTime(seconds: 30)); $0.adCount = 2; $0.podSequence = 3; $0.adServingId = "srv-1"; $0.reason = 2
             $0.limitAdTracking = true; $0.serverSide = .serverOnBehalfOfClient
         }
         #expect(MacroExpander.expand("[BREAKPOSITION]/[ADCOUNT]/[PODSEQUENCE]/[ADSERVINGID]/[REASON]/[LIMITADTRACKING]/[SERVERSIDE]", context: c)

@@ -6,7 +6,7 @@ import TestSupport
 import Timing
 
 @Suite struct NoFillDecisionTests {
-    private static let options = AdLoaderOptions(initialTimeout: 2, wrapperTimeout: 1)
+    private static let options = AdTagOptions(initialTimeout: 2, wrapperTimeout: 1)
 
     /// Every no-fill answer of `NoFillServer` is "no fill" with IMA's code; one playable ad is not.
     @Test func everyNoFillAnswerIsNoFillWithItsCode() async throws {
@@ -14,7 +14,7 @@ import Timing
         defer { server.stop() }
         for answer in NoFillServer.Answer.allCases {
             do {
-                let s = try await AdTagLoader(options: Self.options).load(tag: server.tag(answer))
+                let s = try await AdTagResolver(options: Self.options).load(tag: server.tag(answer))
                 let noFill = try #require(s.noFill, "\(answer): \(s.issues)")
                 #expect(noFill.code == answer.loaderCode, "\(answer): \(noFill)")
             } catch let e as AdLoadError {
@@ -92,7 +92,7 @@ import Timing
     @Test func controlBytesFromADocumentAreEscaped() async throws {
         let doc = Data("<?xml version=\"1.0\" encoding=\"Shift\u{0}JIS\u{1B}[2J\"?><VAST version=\"3.0\"/>".utf8)
         do {
-            _ = try await AdTagLoader().load(response: doc)
+            _ = try await AdTagResolver().load(response: doc)
             Issue.record("an unsupported encoding loaded")
         } catch let e as AdLoadError {
             #expect(!e.message.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "\(e.message.debugDescription)")

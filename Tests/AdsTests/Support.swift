@@ -39,8 +39,8 @@ enum Corpus {
     /// Loads a corpus file through the loader, offline (network wrappers fail fast with 301).
     static func schedule(_ relative: String, media: MediaSelectionPreferences = MediaSelectionPreferences(),
                          contentDuration: MediaTime? = nil) async throws -> AdSchedule {
-        let options = AdLoaderOptions(wrapperTimeout: 1, media: media, contentDuration: contentDuration, allowNetwork: false)
-        return try await AdTagLoader(options: options).load(tag: path(relative))
+        let options = AdTagOptions(wrapperTimeout: 1, media: media, contentDuration: contentDuration, allowNetwork: false)
+        return try await AdTagResolver(options: options).load(tag: path(relative))
     }
 }
 
@@ -54,8 +54,8 @@ func secs(_ s: Int64) -> MediaTime { MediaTime(seconds: s) }
 
 /// Loads a response string through the loader with test-friendly limits.
 func loadResponse(_ xml: String, base: String? = nil,
-                  options: AdLoaderOptions = AdLoaderOptions(initialTimeout: 2, wrapperTimeout: 1)) async throws -> AdSchedule {
-    try await AdTagLoader(options: options).load(response: Data(xml.utf8), baseURL: base.flatMap(URL.init(string:)))
+                  options: AdTagOptions = AdTagOptions(initialTimeout: 2, wrapperTimeout: 1)) async throws -> AdSchedule {
+    try await AdTagResolver(options: options).load(response: Data(xml.utf8), baseURL: base.flatMap(URL.init(string:)))
 }
 
 /// A minimal InLine VAST document with one linear MP4.

@@ -27,11 +27,11 @@ private func embedded(_ vast: String, attributes: String = "") -> String {
 
 @Suite struct VMAPScheduleTests {
     @Test func offsetsParse() {
-        #expect(BreakTimeOffset(parsing: "start") == .start && BreakTimeOffset(parsing: "END") == .end)
-        #expect(BreakTimeOffset(parsing: "00:10:23.125") == .time(MediaTime(value: 623125, timescale: 1000)))
-        #expect(BreakTimeOffset(parsing: "70%") == .percent(Rational(70, 1)))
-        #expect(BreakTimeOffset(parsing: "#2") == .position(2))
-        for bad in ["#0", "101%", "soon", "", "00:61:00", "-5"] { #expect(BreakTimeOffset(parsing: bad) == nil, "\(bad)") }
+        #expect(VMAPTimeOffset(parsing: "start") == .start && VMAPTimeOffset(parsing: "END") == .end)
+        #expect(VMAPTimeOffset(parsing: "00:10:23.125") == .time(MediaTime(value: 623125, timescale: 1000)))
+        #expect(VMAPTimeOffset(parsing: "70%") == .percent(Rational(70, 1)))
+        #expect(VMAPTimeOffset(parsing: "#2") == .position(2))
+        for bad in ["#0", "101%", "soon", "", "00:61:00", "-5"] { #expect(VMAPTimeOffset(parsing: bad) == nil, "\(bad)") }
     }
 
     @Test func breaksAreSortedIntoIMACuePoints() async throws {
@@ -41,13 +41,13 @@ private func embedded(_ vast: String, attributes: String = "") -> String {
             + adBreak("50%", id: "half", source: embedded(inlineVAST(id: "ad-50")))
             + adBreak("#2", id: "pos")
             + adBreak("start", id: "pre", source: embedded(inlineVAST(id: "ad-pre"))))
-        let s = try await loadResponse(doc, options: AdLoaderOptions(contentDuration: MediaTime(seconds: 100)))
+        let s = try await loadResponse(doc, options: AdTagOptions(contentDuration: MediaTime(seconds: 100)))
         #expect(s.kind == .vmap)
         #expect(s.cuePoints == [0, 30, 50, -1])
         #expect(s.breaks.map(\.id) == ["pre", "mid30", "half", "post", "pos"])
         #expect(s.breaks.map(\.podIndex) == [0, 1, 2, -1, nil])
         #expect(s.breaks.map { $0.ads.first?.id } == ["ad-pre", "ad-30", "ad-50", "ad-post", nil])
-        #expect(s.breaks[1].breakPosition == .midroll && s.breaks[3].breakPosition == .postroll)
+        #expect(s.breaks[1].cue == .midroll(MediaTime(seconds: 30)) && s.breaks[3].cue == .postroll)
         #expect(s.warnings.contains { $0.message.contains("#2") })
         let json = ScheduleReport.json(s)
         #expect(json["cuePoints"] == .array([.number(0), .number(30), .number(50), .number(-1)]))
@@ -57,14 +57,14 @@ private func embedded(_ vast: String, attributes: String = "") -> String {
         let s = try await loadResponse(vmap(adBreak("25%", id: "q")))
         #expect(s.cuePoints.isEmpty && s.breaks.first?.cueSeconds == nil)
         #expect(s.warnings.contains { $0.message.contains("content duration") })
-        let placed = try await loadResponse(vmap(adBreak("25%", id: "q")), options: AdLoaderOptions(contentDuration: MediaTime(seconds: 61)))
+        let placed = try await loadResponse(vmap(adBreak("25%", id: "q")), options: AdTagOptions(contentDuration: MediaTime(seconds: 61)))
         #expect(placed.breaks.first?.cueTime == MediaTime(value: 61, timescale: 4))
     }
 
     @Test func repeatAfterExpandsUpToTheContentDuration() async throws {
         let doc = vmap(adBreak("00:00:10", id: "r", source: embedded(inlineVAST()), extra: #"repeatAfter="00:00:20""#)
                        + adBreak("00:00:30", id: "fixed"))
-        let s = try await loadResponse(doc, options: AdLoaderOptions(contentDuration: MediaTime(seconds: 75)))
+        let s = try await loadResponse(doc, options: AdTagOptions(contentDuration: MediaTime(seconds: 75)))
         // 10, 30 (taken by "fixed": the earlier-scheduled break wins), 50, 70.
         #expect(s.cuePoints == [10, 30, 50, 70])
         #expect(s.breaks.map(\.id) == ["r", "fixed", "r-repeat-2", "r-repeat-3"])
@@ -79,7 +79,7 @@ private func embedded(_ vast: String, attributes: String = "") -> String {
             + adBreak("00:01:00", id: "mid", source: #"<vmap:AdSource><AdTagURI>\#(server.url("/mid.xml"))</AdTagURI></vmap:AdSource>"#)
             + adBreak("end", id: "post", source: #"<vmap:AdSource><vmap:AdTagURI><![CDATA[\#(server.url("/404.xml"))]]></vmap:AdTagURI></vmap:AdSource>"#))
         server.route("/vmap.xml", body: doc)
-        let s = try await AdTagLoader(options: AdLoaderOptions(initialTimeout: 2)).load(tag: server.url("/vmap.xml"))
+        let s = try await AdTagResolver(options: AdTagOptions(initialTimeout: 2)).load(tag: server.url("/vmap.xml"))
         #expect(s.breaks.map { $0.ads.first?.id } == ["pre-ad", "mid-ad", nil])
         #expect(s.breaks[0].adTagURI == server.url("/pre.xml"))
         let e = try #require(s.errors.first)

@@ -5,8 +5,8 @@ import Testing
 import TestSupport
 import Timing
 
-private func loader(maxRedirects: Int = 4, wrapperTimeout: Double = 1, maxBytes: Int = 2 << 20) -> AdTagLoader {
-    AdTagLoader(options: AdLoaderOptions(maxRedirects: maxRedirects, initialTimeout: 2, wrapperTimeout: wrapperTimeout,
+private func loader(maxRedirects: Int = 4, wrapperTimeout: Double = 1, maxBytes: Int = 2 << 20) -> AdTagResolver {
+    AdTagResolver(options: AdTagOptions(maxRedirects: maxRedirects, initialTimeout: 2, wrapperTimeout: wrapperTimeout,
                                          maxDocumentBytes: maxBytes))
 }
 
@@ -63,7 +63,7 @@ private func loader(maxRedirects: Int = 4, wrapperTimeout: Double = 1, maxBytes:
         server.route("/slow.xml", body: inlineVAST(), delay: 600)
         let start = Date()
         let s = try await loadResponse(wrapperVAST(tag: server.url("/slow.xml")),
-                                       options: AdLoaderOptions(initialTimeout: 2, wrapperTimeout: 0.3))
+                                       options: AdTagOptions(initialTimeout: 2, wrapperTimeout: 0.3))
         let elapsed = Date().timeIntervalSince(start)
         #expect(elapsed >= 0.25, "the 0.3 s timeout is not early: \(elapsed) s")
         #expect(s.errors.map(\.code) == [.wrapperTimeout] && s.errors[0].message.contains("0.3"))
@@ -73,7 +73,7 @@ private func loader(maxRedirects: Int = 4, wrapperTimeout: Double = 1, maxBytes:
     @Test func rootTimeoutAndHTTPErrorsThrow() async throws {
         let server = try HTTPTestServer()
         server.route("/slow.xml", body: inlineVAST(), delay: 3)
-        let quick = AdTagLoader(options: AdLoaderOptions(initialTimeout: 0.3))
+        let quick = AdTagResolver(options: AdTagOptions(initialTimeout: 0.3))
         await #expect { try await quick.load(tag: server.url("/slow.xml")) } throws: { ($0 as? AdLoadError)?.code == .wrapperTimeout }
         await #expect { try await quick.load(tag: server.url("/missing.xml")) } throws: {
             ($0 as? AdLoadError)?.message.contains("404") == true
@@ -101,7 +101,7 @@ private func loader(maxRedirects: Int = 4, wrapperTimeout: Double = 1, maxBytes:
         #expect(e.code == .noAdsAfterWrapper && e.adId == "wrapper-1")
         #expect(e.errorURLs == ["https://t.example.com/wrapper-1-error?c=[ERRORCODE]", "https://t.example.com/root-error?c=[ERRORCODE]"])
         // A root empty answer is a resolved schedule with no ads, not a failure.
-        let root = try await AdTagLoader().load(tag: server.url("/nocontent.xml"))
+        let root = try await AdTagResolver().load(tag: server.url("/nocontent.xml"))
         #expect(root.allAds.isEmpty && root.cuePoints == [0] && root.errors.map(\.code) == [.noAdsAfterWrapper])
     }
 
@@ -110,7 +110,7 @@ private func loader(maxRedirects: Int = 4, wrapperTimeout: Double = 1, maxBytes:
         let big = inlineVAST().replacingOccurrences(of: "<AdTitle>", with: "<AdTitle>" + String(repeating: "x", count: 300_000))
         server.route("/big.xml", body: big)
         let s = try await loadResponse(wrapperVAST(tag: server.url("/big.xml")),
-                                       options: AdLoaderOptions(wrapperTimeout: 2, maxDocumentBytes: 100_000))
+                                       options: AdTagOptions(wrapperTimeout: 2, maxDocumentBytes: 100_000))
         #expect(s.errors.map(\.code) == [.xmlParsing] && s.errors[0].message.contains("100000"))
         await #expect { try await loader(maxBytes: 100_000).load(tag: server.url("/big.xml")) } throws: {
             ($0 as? AdLoadError)?.code == .xmlParsing
@@ -132,7 +132,7 @@ private func loader(maxRedirects: Int = 4, wrapperTimeout: Double = 1, maxBytes:
         #expect(s.errors.map(\.code) == [.xmlParsing] && s.errors[0].message.contains("DOCTYPE"))
         #expect(!ScheduleReport.json(s).serialized().contains("TOPSECRET"))
         #expect(server.requestCount("/exfil") == 0)
-        await #expect { try await AdTagLoader().load(tag: server.url("/xxe.xml")) } throws: { ($0 as? AdLoadError)?.code == .xmlParsing }
+        await #expect { try await AdTagResolver().load(tag: server.url("/xxe.xml")) } throws: { ($0 as? AdLoadError)?.code == .xmlParsing }
     }
 
     @Test func billionLaughsIsRejectedFast() async throws {

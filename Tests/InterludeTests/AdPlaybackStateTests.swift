@@ -23,7 +23,7 @@ import Timing
           </vmap:AdBreak>
         """#
         let doc = xml.replacingOccurrences(of: "</vmap:VMAP>", with: second + "\n</vmap:VMAP>")
-        return try await AdTagLoader(options: AdLoaderOptions(initialTimeout: 2, wrapperTimeout: 1)).load(response: Data(doc.utf8), baseURL: nil)
+        return try await AdTagResolver(options: AdTagOptions(initialTimeout: 2, wrapperTimeout: 1)).load(response: Data(doc.utf8), baseURL: nil)
     }
 
     @Test func twoBreaksAtOneCueAgreeWithTheSchedule() async throws {

@@ -11,7 +11,7 @@ import Timing
     func cuesSurviveTheGeneratedVMAPExactly(_ text: String) async throws {
         let cue = try #require(MediaTime(decimal: text))
         let vmap = AdRulesBuilder.vmap([(id: "mid", position: .time(cue), ads: [.media(TestMedia.Sample.adMatching.url.path)])])
-        let loader = AdTagLoader(options: AdLoaderOptions(), fetcher: HTTPAdFetcher())
+        let loader = AdTagResolver(options: AdTagOptions(), fetcher: HTTPAdFetcher())
         let schedule = try await loader.load(response: Data(vmap.utf8), baseURL: URL(fileURLWithPath: "/"))
         #expect(schedule.breaks.first?.cueTime == cue, "\(vmap)")
     }

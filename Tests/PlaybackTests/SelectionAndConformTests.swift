@@ -86,12 +86,12 @@ import Timing
     }
 
     @Test func cuePositionsParse() {
-        #expect(CuePosition(parsing: "start") == .start)
-        #expect(CuePosition(parsing: "0") == .start)
-        #expect(CuePosition(parsing: "end") == .end)
-        #expect(CuePosition(parsing: "20.5") == .time(MediaTime(value: 41, timescale: 2)))
-        #expect(CuePosition(parsing: "00:00:20.500") == .time(MediaTime(value: 41, timescale: 2)))
-        #expect(CuePosition(parsing: "-3") == nil)
-        #expect(CuePosition(parsing: "soon") == nil)
+        #expect(BreakCue(parsing: "start") == .start)
+        #expect(BreakCue(parsing: "0") == .start)
+        #expect(BreakCue(parsing: "end") == .end)
+        #expect(BreakCue(parsing: "20.5") == .time(MediaTime(value: 41, timescale: 2)))
+        #expect(BreakCue(parsing: "00:00:20.500") == .time(MediaTime(value: 41, timescale: 2)))
+        #expect(BreakCue(parsing: "-3") == nil)
+        #expect(BreakCue(parsing: "soon") == nil)
     }
 }

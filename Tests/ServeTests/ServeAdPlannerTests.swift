@@ -9,7 +9,7 @@ import Timing
 /// one pod), a plain VAST at each of the origin's cues, and no local-file media from a network tag.
 @Suite struct ServeAdPlannerTests {
     func schedule(_ xml: String) async throws -> AdSchedule {
-        try await AdTagLoader(options: AdLoaderOptions(contentDuration: MediaTime(seconds: 30), allowNetwork: false)).load(response: Data(xml.utf8))
+        try await AdTagResolver(options: AdTagOptions(contentDuration: MediaTime(seconds: 30), allowNetwork: false)).load(response: Data(xml.utf8))
     }
 
     static func adBreak(_ offset: String, _ id: String, media: String = "https://cdn/x.mp4") -> String {
@@ -61,7 +61,7 @@ import Timing
         let tag = FileManager.default.temporaryDirectory.appendingPathComponent("serve-planner-\(UUID().uuidString).xml")
         try wrapper.write(to: tag, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: tag) }
-        let s = try await AdTagLoader().load(tag: tag.path)
+        let s = try await AdTagResolver().load(tag: tag.path)
         let plan = AdPlanner.plan(s, contentDuration: MediaTime(seconds: 30), originCues: [], tagURL: tag, allowLocalMedia: true)
         #expect(!plan.flatMap(\.ads).contains { $0.mediaURL.contains("passwd") })
     }

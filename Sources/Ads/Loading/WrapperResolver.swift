@@ -42,9 +42,9 @@ struct AdResult: Sendable {
     var fallbackAllowed = true
 }
 
-/// The resolution engine behind `AdTagLoader`.
+/// The resolution engine behind `AdTagResolver`.
 struct ChainResolver: Sendable {
-    let options: AdLoaderOptions
+    let options: AdTagOptions
     let fetcher: any AdDocumentFetcher
 
     // MARK: - Fetching
@@ -79,7 +79,7 @@ struct ChainResolver: Sendable {
     // MARK: - Roots
 
     func prerollBreak(pod: [ResolvedAd], buffet: [ResolvedAd]) -> ScheduledBreak {
-        ScheduledBreak(id: "preroll", timeOffset: .start, cueTime: .zero, isPostroll: false, podIndex: 0,
+        ScheduledBreak(id: "preroll", timeOffset: .start, cue: .preroll, podIndex: 0,
                        breakTypes: ["linear"], ads: positioned(pod), standaloneAds: buffet.map { var a = $0; a.adPosition = 1; return a },
                        trackingEvents: [], adSourceId: nil, adTagURI: nil, extensions: [])
     }
@@ -198,7 +198,7 @@ struct ChainResolver: Sendable {
                 return i
             }
         }
-        let sb = ScheduledBreak(id: b.breakId, timeOffset: b.timeOffset!, cueTime: placement.cueTime, isPostroll: placement.isPostroll,
+        let sb = ScheduledBreak(id: b.breakId, timeOffset: b.timeOffset!, cue: placement.cue,
                                 podIndex: nil, breakTypes: b.breakTypes, ads: positioned(result.pod),
                                 standaloneAds: result.buffet.map { var a = $0; a.adPosition = 1; return a },
                                 trackingEvents: b.trackingEvents, adSourceId: b.adSource?.id, adTagURI: adTagURI, extensions: b.extensions)
@@ -224,7 +224,7 @@ struct ChainResolver: Sendable {
                 if cue >= duration { break }
                 if !out.contains(where: { $0.cueTime == cue }) {
                     var copy = source
-                    copy.cueTime = cue
+                    copy.cue = .midroll(cue)
                     copy.timeOffset = .time(cue)
                     copy.id = (source.id ?? "break") + "-repeat-\(k)"
                     out.append(copy)

@@ -14,7 +14,7 @@ public struct VMAPDocument: Sendable, Hashable {
 }
 
 /// Where a break sits in the content (VMAP `timeOffset`).
-public enum BreakTimeOffset: Sendable, Hashable, CustomStringConvertible {
+public enum VMAPTimeOffset: Sendable, Hashable, CustomStringConvertible {
     /// `start`: a pre-roll.
     case start
     /// `end`: a post-roll.
@@ -62,7 +62,7 @@ public enum BreakTimeOffset: Sendable, Hashable, CustomStringConvertible {
 /// `<vmap:AdBreak>`.
 public struct VMAPAdBreak: Sendable, Hashable {
     /// Parsed `@timeOffset`; nil when invalid (the break is then reported and skipped).
-    public var timeOffset: BreakTimeOffset?
+    public var timeOffset: VMAPTimeOffset?
     /// `@timeOffset` as written.
     public var rawTimeOffset: String
     /// `@breakType` split on commas (`linear`, `nonlinear`, `display`), in preference order.

@@ -30,7 +30,7 @@ public struct VMAPParser {
 
     mutating func parseBreak(_ e: XMLElementNode) -> VMAPAdBreak {
         let raw = e.attribute("timeOffset") ?? ""
-        let offset = BreakTimeOffset(parsing: raw)
+        let offset = VMAPTimeOffset(parsing: raw)
         let breakId = e.attribute("breakId").flatMap(nonEmpty)
         if offset == nil {
             warnings.append(AdIssue(code: .vmapSchema, message: "AdBreak timeOffset '\(raw)' is invalid; break skipped",

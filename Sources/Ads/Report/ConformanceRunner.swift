@@ -25,14 +25,14 @@ public enum ConformanceRunner {
     }
 
     /// Runs the corpus; rows sorted by path.
-    public static func run(directory: String, options: AdLoaderOptions) async -> [Row] {
+    public static func run(directory: String, options: AdTagOptions) async -> [Row] {
         let root = URL(fileURLWithPath: directory).standardizedFileURL
         guard let e = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
         var files: [URL] = []
         for case let url as URL in e where url.pathExtension.lowercased() == "xml" { files.append(url) }
         files.sort { $0.path < $1.path }
         var rows: [Row] = []
-        let loader = AdTagLoader(options: options)
+        let loader = AdTagResolver(options: options)
         for url in files {
             let rel = String(url.standardizedFileURL.path.dropFirst(root.path.count)).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
             var version = "-"

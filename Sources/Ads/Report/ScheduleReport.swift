@@ -104,9 +104,12 @@ public enum ScheduleReport {
         for b in s.breaks {
             line()
             let when: String
-            if b.isPostroll { when = "post-roll" }
-            else if let c = b.cueTime { when = c == .zero ? "pre-roll at 0 s" : "mid-roll at \(format(c.seconds)) s (\(c.clockString))" }
-            else { when = "not placed (\(b.timeOffset))" }
+            switch b.cue {
+            case .postroll?: when = "post-roll"
+            case .preroll?: when = "pre-roll at 0 s"
+            case .midroll(let c)?: when = "mid-roll at \(format(c.seconds)) s (\(c.clockString))"
+            case nil: when = "not placed (\(b.timeOffset))"
+            }
             line("break \(b.id ?? "-") — \(when), offset \(b.timeOffset), \(b.ads.count) ad(s)"
                  + (b.breakTypes == ["linear"] ? "" : ", types \(b.breakTypes.joined(separator: ","))"))
             if let t = b.adTagURI { line("  ad tag: \(t)") }

@@ -55,11 +55,10 @@ public struct ScheduledBreak: Sendable, Hashable {
     /// VMAP `breakId` (`preroll` for a plain VAST response); nil when the VMAP gave none.
     public var id: String?
     /// The offset as written in the VMAP (`.start` for plain VAST).
-    public var timeOffset: BreakTimeOffset
-    /// The cue in content time; nil for a post-roll or a break that could not be placed.
-    public var cueTime: MediaTime?
-    /// True for a post-roll (`end`, or 100%).
-    public var isPostroll: Bool
+    public var timeOffset: VMAPTimeOffset
+    /// Where it sits (a pre-roll, a mid-roll at a content time, a post-roll: `end` or 100%); nil
+    /// when it could not be placed.
+    public var cue: BreakCue?
     /// IMA's pod index: 0 pre-roll, 1…N mid-rolls, -1 post-roll; nil when not placed.
     public var podIndex: Int?
     /// VMAP `breakType`s.
@@ -77,11 +76,8 @@ public struct ScheduledBreak: Sendable, Hashable {
     /// VMAP AdBreak extensions.
     public var extensions: [VASTExtension]
 
-    /// Where it sits; nil when it could not be placed.
-    public var cue: BreakCue? {
-        if isPostroll { return .postroll }
-        return cueTime.map(BreakCue.init(contentTime:))
-    }
+    /// The cue's content time: 0 for a pre-roll; nil for a post-roll or a break not placed.
+    public var cueTime: MediaTime? { cue?.contentTime }
 
     /// Cue seconds as IMA reports them: 0 pre-roll, seconds mid-roll, -1 post-roll; nil when not placed.
     public var cueSeconds: Double? { cue?.seconds }
@@ -90,13 +86,6 @@ public struct ScheduledBreak: Sendable, Hashable {
     public var pod: [ResolvedAd] { ads.isEmpty ? Array(standaloneAds.prefix(1)) : ads }
     /// The stand-alone ads kept as fallbacks for pod ads whose media fails (those not in `pod`).
     public var spares: [ResolvedAd] { ads.isEmpty ? Array(standaloneAds.dropFirst()) : standaloneAds }
-
-    /// `[BREAKPOSITION]` of this break.
-    public var breakPosition: BreakPosition {
-        if isPostroll { return .postroll }
-        guard let c = cueTime else { return .other }
-        return c == .zero ? .preroll : .midroll
-    }
 
     /// The URLs of one VMAP break event (`breakStart`, `breakEnd`, `error`).
     public func trackingURLs(for event: String) -> [URLTemplate] {

@@ -7,34 +7,32 @@ import Timing
 public enum CueScheduler {
     /// Where one break lands.
     public struct Placement: Sendable, Hashable {
-        /// Content time of the cue; nil for a post-roll or an unplaced break.
-        public var cueTime: MediaTime?
-        /// True for a post-roll.
-        public var isPostroll: Bool
+        /// Where it sits; nil for an unplaced break.
+        public var cue: BreakCue?
         /// Why the break could not be placed, when it could not.
         public var unplacedReason: String?
     }
 
     /// Places one offset given the content duration (needed for percentages).
-    public static func place(_ offset: BreakTimeOffset, contentDuration: MediaTime?) -> Placement {
+    public static func place(_ offset: VMAPTimeOffset, contentDuration: MediaTime?) -> Placement {
         switch offset {
         case .start:
-            return Placement(cueTime: .zero, isPostroll: false)
+            return Placement(cue: .preroll)
         case .end:
-            return Placement(cueTime: nil, isPostroll: true)
+            return Placement(cue: .postroll)
         case .time(let t):
-            if let d = contentDuration, t >= d, d > .zero { return Placement(cueTime: nil, isPostroll: true) }
-            return Placement(cueTime: t, isPostroll: false)
+            if let d = contentDuration, t >= d, d > .zero { return Placement(cue: .postroll) }
+            return Placement(cue: BreakCue(contentTime: t))
         case .percent(let p):
-            if p.numerator == 0 { return Placement(cueTime: .zero, isPostroll: false) }
-            if p.numerator >= 100 * p.denominator { return Placement(cueTime: nil, isPostroll: true) }
+            if p.numerator == 0 { return Placement(cue: .preroll) }
+            if p.numerator >= 100 * p.denominator { return Placement(cue: .postroll) }
             guard let d = contentDuration else {
-                return Placement(cueTime: nil, isPostroll: false,
+                return Placement(cue: nil,
                                  unplacedReason: "timeOffset \(offset) needs the content duration (--content-duration)")
             }
-            return Placement(cueTime: VASTTime.apply(p, to: d), isPostroll: false)
+            return Placement(cue: BreakCue(contentTime: VASTTime.apply(p, to: d)))
         case .position(let m):
-            return Placement(cueTime: nil, isPostroll: false,
+            return Placement(cue: nil,
                              unplacedReason: "positional timeOffset #\(m) needs ad opportunities (cue markers); not placed")
         }
     }

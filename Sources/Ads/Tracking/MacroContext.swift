@@ -2,20 +2,6 @@
 import Foundation
 import Timing
 
-/// `[BREAKPOSITION]` values.
-public enum BreakPosition: Int, Sendable, Hashable {
-    /// None of the others.
-    case other = 0
-    /// A pre-roll.
-    case preroll = 1
-    /// A mid-roll.
-    case midroll = 2
-    /// A post-roll.
-    case postroll = 3
-    /// A stand-alone ad (not in a break).
-    case standalone = 4
-}
-
 /// `[SERVERSIDE]` values.
 public enum ServerSideMode: Int, Sendable, Hashable {
     /// The client fires the request itself.
@@ -50,8 +36,8 @@ public struct MacroContext: Sendable, Hashable {
     public var adPlayhead: MediaTime?
     /// `[ASSETURI]`: the media file being played.
     public var assetURI: String?
-    /// `[BREAKPOSITION]`.
-    public var breakPosition: BreakPosition?
+    /// `[BREAKPOSITION]`: the break's place (1 pre-roll, 2 mid-roll, 3 post-roll).
+    public var breakCue: BreakCue?
     /// `[ADCOUNT]`.
     public var adCount: Int?
     /// `[PODSEQUENCE]`.
@@ -79,7 +65,7 @@ public struct MacroContext: Sendable, Hashable {
 
     /// A context; everything optional defaults to unknown, `timestamp` to now, `cacheBusting` to random.
     public init(errorCode: VASTErrorCode? = nil, errorMessage: String? = nil, contentPlayhead: MediaTime? = nil,
-                adPlayhead: MediaTime? = nil, assetURI: String? = nil, breakPosition: BreakPosition? = nil,
+                adPlayhead: MediaTime? = nil, assetURI: String? = nil, breakCue: BreakCue? = nil,
                 adCount: Int? = nil, podSequence: Int? = nil, adServingId: String? = nil,
                 universalAdIds: [UniversalAdId] = [], reason: Int? = nil, limitAdTracking: Bool? = nil,
                 serverSide: ServerSideMode? = nil, timestamp: Date = Date(), timeZoneOffsetSeconds: Int = 0,
@@ -90,7 +76,7 @@ public struct MacroContext: Sendable, Hashable {
         self.contentPlayhead = contentPlayhead
         self.adPlayhead = adPlayhead
         self.assetURI = assetURI
-        self.breakPosition = breakPosition
+        self.breakCue = breakCue
         self.adCount = adCount
         self.podSequence = podSequence
         self.adServingId = adServingId

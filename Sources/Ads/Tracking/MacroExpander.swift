@@ -100,7 +100,7 @@ public enum MacroExpander {
         case "CONTENTPLAYHEAD", "MEDIAPLAYHEAD": known = c.contentPlayhead.map { percentEncode(timecode($0)) }
         case "ADPLAYHEAD": known = c.adPlayhead.map { percentEncode(timecode($0)) }
         case "ASSETURI": known = c.assetURI.map(percentEncode)
-        case "BREAKPOSITION": known = c.breakPosition.map { String($0.rawValue) }
+        case "BREAKPOSITION": known = c.breakCue.map { String($0.rank + 1) }
         case "ADCOUNT": known = c.adCount.map(String.init)
         case "PODSEQUENCE": known = c.podSequence.map(String.init)
         case "ADSERVINGID": known = c.adServingId.map(percentEncode)

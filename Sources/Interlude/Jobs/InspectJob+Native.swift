@@ -30,7 +30,7 @@ extension InspectJob {
         settings.allowNetwork = allowNetwork
         let fixed = settings
         let loaded: Result<(NativeResponse, URL), NativeAdError>
-        do throws(NativeAdError) { loaded = .success(try await NativeResponseLoader.load(tag, settings: fixed)) } catch { loaded = .failure(error) }
+        do throws(NativeAdError) { loaded = .success(try await NativeResponseResolver.load(tag, settings: fixed)) } catch { loaded = .failure(error) }
         let formats: [NativeFormatDefinition]
         do { formats = try paths.map { path throws(NativeAdError) in try NativeFormatFile.load(path: path).definition } } catch {
             return Outcome(output: out, error: "\(error)", succeeded: false)

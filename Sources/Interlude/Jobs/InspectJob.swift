@@ -13,7 +13,7 @@ package struct InspectJob: Sendable {
     /// The tag: a path, or an http(s) or file URL of a VAST or VMAP document or a native response.
     package var tag: String
     /// How the tag is loaded (timeouts, redirects, sizes, media selection, network).
-    package var options = AdLoaderOptions()
+    package var options = AdTagOptions()
     /// One JSON object instead of text.
     package var json = false
     /// A folder of `.xml` documents to load offline into a conformance table (instead of `tag`).
@@ -46,7 +46,7 @@ package struct InspectJob: Sendable {
             return Outcome(output: ConformanceRunner.table(rows), error: nil, succeeded: !rows.contains(where: \.unexpected))
         }
         if InspectJob.isNativeResponse(tag) { return await runNative() }
-        let loader = AdTagLoader(options: options)
+        let loader = AdTagResolver(options: options)
         do {
             let schedule = try await loader.load(tag: tag)
             return Outcome(output: json ? ScheduleReport.json(schedule).serialized(pretty: true) + "\n" : ScheduleReport.text(schedule),

@@ -51,7 +51,7 @@ public struct PlayJob {
     /// Native format files.
     package var nativeFormats: [String] = []
     /// Native breaks: where, the response (file or URL), full frame or L-bar.
-    package var nativeBreaks: [(position: CuePosition, response: String, layout: NativeBreak.Layout)] = []
+    package var nativeBreaks: [(position: BreakCue, response: String, layout: NativeBreak.Layout)] = []
     /// Attaches the caller's own outputs to the player (a window), after the file outputs; a
     /// throw fails the job with its message.
     package var attachViews: (@MainActor (Player) throws -> Void)?

@@ -163,12 +163,12 @@ func nativeIssue(_ e: NativeAdError, _ source: String) -> StitchIssue {
 
 /// The `--native-break` responses loaded as native ads of `formats`; those that cannot be used
 /// (hostile: from an ad server) are left out with an issue each.
-@MainActor func loadNativeResponses(_ breaks: [(position: CuePosition, response: String, layout: NativeBreak.Layout)],
+@MainActor func loadNativeResponses(_ breaks: [(position: BreakCue, response: String, layout: NativeBreak.Layout)],
                                     formats: [NativeFormatFile], settings: NativeLoadSettings) async -> ([NativeBreak], [StitchIssue]) {
     var out: [NativeBreak] = [], issues: [StitchIssue] = []
     for b in breaks {
         do throws(NativeAdError) {
-            let (response, url) = try await NativeResponseLoader.load(b.response, settings: settings)
+            let (response, url) = try await NativeResponseResolver.load(b.response, settings: settings)
             out.append(try await NativeBreak.make(position: b.position, response: response, responseURL: url, layout: b.layout,
                                                   formats: formats, settings: settings))
         } catch {

@@ -44,7 +44,7 @@ package struct StitchJob: Sendable {
     /// The layout file of `adUI`, when one was named (an input: never written).
     package var adUIPath: String?
     /// Native breaks (`--native-break`): where, the response (file or URL), full frame or L-bar.
-    package var nativeBreaks: [(position: CuePosition, response: String, layout: NativeBreak.Layout)] = []
+    package var nativeBreaks: [(position: BreakCue, response: String, layout: NativeBreak.Layout)] = []
     /// Native format files (`--native-format`); any makes this a native stitch.
     package var nativeFormats: [String] = []
     /// `--companions`: a folder for one image per companion slot, or `lbar` for the L-shaped layout.
@@ -69,7 +69,7 @@ package struct StitchJob: Sendable {
 
     /// The request's breaks as ad references (each ad a media file or a VAST tag, by its name):
     /// with a tag among them the stitch plays them as ad rules through AdsLoader/AdsManager.
-    var adRules: [(id: String, position: CuePosition, ads: [AdRulesBuilder.AdReference])] {
+    var adRules: [(id: String, position: BreakCue, ads: [AdRulesBuilder.AdReference])] {
         request.breaks.map { b in (b.id, b.position, b.ads.map(AdRulesBuilder.AdReference.guess)) }
     }
 

@@ -111,7 +111,7 @@ extension AdLoaderDelegate {
         }
         let requested = (delegate as? CustomNativeAdLoaderDelegate)?.customNativeAdFormatIDs(for: self) ?? []
         guard !requested.isEmpty else { throw NativeAdError(.invalidRequest, "the delegate asks for no custom native format id") }
-        let (response, location) = try await NativeResponseLoader.load(adUnitID, settings: settings, fetcher: fetcher)
+        let (response, location) = try await NativeResponseResolver.load(adUnitID, settings: settings, fetcher: fetcher)
         guard let format = NativeAdAssembler.matchFormat(response, requested: requested, known: formats) else {
             throw NativeAdError(.noFill, "native response \(adUnitID) fits none of the requested formats \(requested) (unknown ids need register(_:))")
         }

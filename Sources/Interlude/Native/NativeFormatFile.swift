@@ -54,7 +54,7 @@ package struct NativeFormatFile: Sendable {
 extension NativeBreak {
     /// A native break of `response` (read from `responseURL`, or given in memory with the
     /// document that carried it as `responseURL`), in the first of `formats` it fits.
-    package static func make(position: CuePosition, response: NativeResponse, responseURL: URL?, layout: Layout,
+    package static func make(position: BreakCue, response: NativeResponse, responseURL: URL?, layout: Layout,
                             formats: [NativeFormatFile], settings: NativeLoadSettings = NativeLoadSettings(),
                             fetcher: any AdDocumentFetcher = HTTPAdFetcher(),
                             beacons: BeaconSender = BeaconSender()) async throws(NativeAdError) -> NativeBreak {
@@ -81,7 +81,7 @@ package enum NativeVMAP {
         /// The break's time offset as written.
         public var rawTimeOffset: String
         /// Where, or why the break cannot be placed.
-        public var position: Result<CuePosition, NativeAdError>
+        public var position: Result<BreakCue, NativeAdError>
         /// The response, or why it cannot be used.
         public var response: Result<NativeResponse, NativeAdError>
         /// Full frame (linear) or L-bar (nonlinear).
@@ -97,7 +97,7 @@ package enum NativeVMAP {
         for b in doc.breaks {
             guard case .customAdData(let text, let type)? = b.adSource?.content, type?.lowercased() == templateType else { others += 1; continue }
             let name = b.breakId ?? b.rawTimeOffset
-            let position: Result<CuePosition, NativeAdError>
+            let position: Result<BreakCue, NativeAdError>
             switch b.timeOffset {
             case .start: position = .success(.start)
             case .end: position = .success(.end)

@@ -16,7 +16,7 @@ package struct NativeBreak: Sendable {
         case lBar = "lbar"
     }
     /// Where (content time; an L-bar starts at the first content frame at or after it).
-    package var position: CuePosition
+    package var position: BreakCue
     /// The ad.
     package var ad: CustomNativeAd
     /// Full frame or L-bar.
@@ -25,7 +25,7 @@ package struct NativeBreak: Sendable {
     package var template: NativeTemplate
 
     /// A native break.
-    package init(position: CuePosition, ad: CustomNativeAd, layout: Layout, template: NativeTemplate) {
+    package init(position: BreakCue, ad: CustomNativeAd, layout: Layout, template: NativeTemplate) {
         self.position = position; self.ad = ad; self.layout = layout; self.template = template
     }
 }

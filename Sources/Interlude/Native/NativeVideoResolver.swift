@@ -3,7 +3,7 @@ import Ads
 import Foundation
 
 /// Chooses the media file of a native video asset. The asset's VAST goes through the project's
-/// hardened loader (`AdTagLoader`), so wrapper chains are followed with the same limits as ad
+/// hardened loader (`AdTagResolver`), so wrapper chains are followed with the same limits as ad
 /// tags: `maxRedirects` hops, a deadline per request, the document size cap, loops refused, and
 /// no local media (or local wrapper) from any document that came over the network.
 enum NativeVideoResolver {
@@ -21,12 +21,12 @@ enum NativeVideoResolver {
     /// handed over by the app, local files allowed).
     static func resolve(_ vast: String, base: URL?, settings: NativeLoadSettings, maxRedirects: Int = 4,
                         fetcher: any AdDocumentFetcher) async -> Outcome {
-        var options = AdLoaderOptions(maxRedirects: maxRedirects, initialTimeout: settings.timeout, wrapperTimeout: settings.timeout,
+        var options = AdTagOptions(maxRedirects: maxRedirects, initialTimeout: settings.timeout, wrapperTimeout: settings.timeout,
                                       maxDocumentBytes: settings.maxResponseBytes, media: settings.media, allowNetwork: settings.allowNetwork)
         options.media.allowLocalFiles = base == nil || base?.isFileURL == true
         let schedule: AdSchedule
         do {
-            schedule = try await AdTagLoader(options: options, fetcher: fetcher).load(response: Data(vast.utf8), baseURL: base)
+            schedule = try await AdTagResolver(options: options, fetcher: fetcher).load(response: Data(vast.utf8), baseURL: base)
         } catch {
             return Outcome(problem: "the video asset's VAST cannot be used: \(error)")
         }

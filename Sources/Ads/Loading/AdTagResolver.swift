@@ -7,18 +7,18 @@ import Timing
 /// problem with its VAST/VMAP code.
 ///
 /// ```swift
-/// let loader = AdTagLoader(options: AdLoaderOptions(maxRedirects: 4))
+/// let loader = AdTagResolver(options: AdTagOptions(maxRedirects: 4))
 /// let schedule = try await loader.load(tag: "https://ads.example.com/vmap.xml")
 /// for b in schedule.breaks { print(b.cueSeconds ?? -2, b.ads.map(\.title)) }
 /// ```
-public struct AdTagLoader: Sendable {
+public struct AdTagResolver: Sendable {
     /// Limits and preferences.
-    public var options: AdLoaderOptions
+    public var options: AdTagOptions
     /// The http(s) transport.
     public var fetcher: any AdDocumentFetcher
 
     /// A loader; the default fetcher is `HTTPAdFetcher` (libcurl).
-    public init(options: AdLoaderOptions = AdLoaderOptions(), fetcher: any AdDocumentFetcher = HTTPAdFetcher()) {
+    public init(options: AdTagOptions = AdTagOptions(), fetcher: any AdDocumentFetcher = HTTPAdFetcher()) {
         self.options = options
         self.fetcher = fetcher
     }

@@ -1,8 +1,8 @@
 // Limits and preferences for resolving a tag; defaults follow IMA.
 import Timing
 
-/// How the loader resolves tags: redirect limit, timeouts, size cap, media preferences.
-public struct AdLoaderOptions: Sendable, Hashable {
+/// How `AdTagResolver` resolves tags: redirect limit, timeouts, size cap, media preferences.
+public struct AdTagOptions: Sendable, Hashable {
     /// Most wrapper redirects followed in one chain (IMA's `maxRedirects`, default 4). Beyond: error 302.
     public var maxRedirects: Int
     /// Timeout of the first request, seconds (IMA: 8 s).

@@ -4,7 +4,7 @@ import Foundation
 
 /// Loads OpenRTB Native 1.2 responses: http(s) through the hardened fetcher (deadline, size cap,
 /// no content encodings, redirects only to http(s)) or a local file (regular files only, capped).
-enum NativeResponseLoader {
+enum NativeResponseResolver {
     /// The response at `location` (an http(s) URL or a path) and the URL it was read from.
     public static func load(_ location: String, settings: NativeLoadSettings = NativeLoadSettings(),
                             fetcher: any AdDocumentFetcher = HTTPAdFetcher()) async throws(NativeAdError) -> (NativeResponse, URL) {
