@@ -1,5 +1,6 @@
 import Foundation
 import Media
+import Threads
 import Timing
 
 /// Where spliced output goes: video frames at consecutive output indices, and audio appended
@@ -100,16 +101,12 @@ public struct EncoderSettings: Sendable, Equatable {
 /// frame stream. Audio is buffered only up to one encoder frame.
 ///
 /// Encoding runs on its own thread, fed through a short bounded queue (`EncodeQueue`), so that
-/// decoding and conforming the next frames overlaps encoding the previous ones. Once that thread
-/// starts, it alone touches the encoders and the muxer; the frame loop only enqueues.
+/// decoding and conforming the next frames overlaps encoding the previous ones. The encoders and
+/// the muxer are that thread's alone (`EncodeWorker`: a `LoopBound` of it); the frame loop only
+/// enqueues.
 public final class EncodedOutput: FrameSink {
-    private let muxer: Muxer
-    private let video: Encoder
-    private let audio: Encoder?
-    private let videoStream: Int
-    private let audioStream: Int
+    private let hasAudio: Bool
     private let format: OutputFormat
-    private let packet: Packet
     private var framer: AudioFramer
     /// Seconds the encoding thread spent inside the encoders (for the stage timings).
     public var encodeSeconds: Double { worker.busySeconds - worker.muxSeconds }
@@ -130,8 +127,9 @@ public final class EncodedOutput: FrameSink {
         case .y4m: muxerName = "yuv4mpegpipe"
         case .nut: muxerName = "nut"
         }
-        muxer = try Muxer(url: url, formatName: muxerName)
+        let muxer = try Muxer(url: url, formatName: muxerName)
         let global = muxer.wantsGlobalHeader
+        let video: Encoder, audio: Encoder?
         switch container {
         case .mp4, .hls:
             video = try Encoder(video: "libx264", width: format.width, height: format.height, frameRate: format.frameRate,
@@ -149,8 +147,9 @@ public final class EncodedOutput: FrameSink {
             audio = try Encoder(audio: "pcm_s16le", sampleRate: format.sampleRate, channels: format.channels,
                                 bitRate: 0, globalHeader: global)
         }
-        videoStream = try muxer.addStream(for: video)
-        if let audio { audioStream = try muxer.addStream(for: audio) } else { audioStream = -1 }
+        let videoStream = try muxer.addStream(for: video)
+        let audioStream = try audio.map { try muxer.addStream(for: $0) } ?? -1
+        hasAudio = audio != nil
         supportsChapters = container == .mp4
         // NUT's index keeps a syncpoint and an index entry per keyframe (every raw frame) in memory
         // until the trailer: about 10 MB an hour at 25 fps. A file keeps it (readers seek and find
@@ -160,7 +159,7 @@ public final class EncodedOutput: FrameSink {
         if container == .mp4 { options["movflags"] = "+faststart" }
         if container == .nut, url.hasPrefix("pipe:") { options["write_index"] = "0" }
         try muxer.writeHeader(options: options)
-        packet = try Packet()
+        let packet = try Packet()
         framer = AudioFramer(channels: format.channels, sampleRate: format.sampleRate, frameSize: audio?.frameSize ?? 0,
                              interleavedS16: audio?.wantsInterleavedS16 ?? false)
         worker = EncodeWorker(muxer: muxer, video: video, audio: audio, videoStream: videoStream,
@@ -197,14 +196,14 @@ public final class EncodedOutput: FrameSink {
 
     /// Cuts the samples into the audio encoder's frames and queues each full one; ignored when the output has no audio.
     public func writeAudio(_ channels: [[Float]], count: Int) throws {
-        guard audio != nil else { return }
+        guard hasAudio else { return }
         try framer.append(channels, count: count) { try queue.put(.audio($0)) }
     }
 
     /// Flushes the encoders, writes the trailer and closes the output.
     public func finish() throws {
         do {
-            if audio != nil { try framer.flush { try queue.put(.audio($0)) } }
+            if hasAudio { try framer.flush { try queue.put(.audio($0)) } }
             worker.chapters = chapters
             try queue.put(.finish)
         } catch {
@@ -222,23 +221,29 @@ public final class EncodedOutput: FrameSink {
 /// The encoding thread: takes frames from the queue, encodes, muxes, and at `.finish` flushes and
 /// writes the trailer with the chapters.
 final class EncodeWorker: @unchecked Sendable {
-    // @unchecked Sendable: created on the producer's thread, then used only by its own thread;
-    // `chapters` is set before `.finish` is queued, which orders it before the thread reads it;
-    // `busySeconds` is read after `waitDone()`.
-    private let muxer: Muxer
-    private let video: Encoder
-    private let audio: Encoder?
-    private let videoStream: Int
-    private let audioStream: Int
-    private let packet: Packet
+    // @unchecked Sendable: the encoders and the muxer are a `LoopBound` of the encoding thread
+    // (set up before it starts); `chapters` is set before `.finish` is queued, which orders it
+    // before the thread reads it; `busySeconds` is read after `waitDone()`.
+    /// What the encoding thread alone touches once it runs.
+    private struct Coding {
+        let muxer: Muxer
+        let video: Encoder
+        let audio: Encoder?
+        let videoStream: Int
+        let audioStream: Int
+        let packet: Packet
+    }
+    private let owner = ThreadOwner(name: "the encoding thread")
+    private let coding: LoopBound<Coding>
     private let queue: EncodeQueue
     var chapters: [(title: String, start: MediaTime, end: MediaTime)] = []
     private(set) var busySeconds: Double = 0
     private(set) var muxSeconds: Double = 0
 
     init(muxer: Muxer, video: Encoder, audio: Encoder?, videoStream: Int, audioStream: Int, packet: Packet, queue: EncodeQueue) {
-        self.muxer = muxer; self.video = video; self.audio = audio
-        self.videoStream = videoStream; self.audioStream = audioStream; self.packet = packet; self.queue = queue
+        coding = LoopBound(Coding(muxer: muxer, video: video, audio: audio, videoStream: videoStream, audioStream: audioStream, packet: packet),
+                           owner: owner, name: "the encoders and the muxer")
+        self.queue = queue
     }
 
     func start() {
@@ -248,6 +253,9 @@ final class EncodeWorker: @unchecked Sendable {
     }
 
     private func run() {
+        owner.bind()
+        let c = coding.value
+        let (muxer, video, audio, videoStream, audioStream) = (c.muxer, c.video, c.audio, c.videoStream, c.audioStream)
         var failed = false
         loop: while true {
             let item = queue.take()
@@ -285,10 +293,12 @@ final class EncodeWorker: @unchecked Sendable {
             }
             busySeconds += monotonicSeconds() - t0
         }
+        owner.release()   // before the producer hears the end
         queue.markDone()
     }
 
     private func drain(_ encoder: Encoder, stream: Int) throws {
+        let c = coding.value, packet = c.packet, muxer = c.muxer
         while try encoder.receive(into: packet) == .produced {
             let m0 = monotonicSeconds()
             try muxer.write(packet, stream: stream)

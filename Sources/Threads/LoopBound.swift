@@ -8,8 +8,8 @@ import Synchronization
 /// Unbound, no thread owns the state: setup before the owner starts and reading after it ended
 /// are ordered by the program itself (thread start, a join or a condition).
 package final class ThreadOwner: @unchecked Sendable {
-    // @unchecked Sendable: `thread` is atomic; `queue` and `queueKey` are immutable and only
-    // compared and looked up.
+    // @unchecked Sendable: `thread` is atomic, `leader` a `Locked`; `queue` and `queueKey` are
+    // immutable and only compared and looked up.
     /// Who owns it, for failure messages ("the frame loop").
     package let name: String
     /// The owner's `pthread_t`, `onQueue` for a bound queue owner; 0: unbound.
@@ -17,6 +17,9 @@ package final class ThreadOwner: @unchecked Sendable {
     private static let onQueue: UInt = 1   // never a pthread_t (an address)
     private let queue: DispatchQueue?
     private let queueKey: DispatchSpecificKey<Void>?
+    /// The owner this one follows (`follow`): a layer's state belongs to the frame loop that
+    /// draws it, whose owner the layer learns only when it is put on that loop's surface.
+    private let leader = Locked<ThreadOwner?>(nil)
 
     /// A thread owner, not bound yet.
     package init(name: String) {
@@ -45,8 +48,33 @@ package final class ThreadOwner: @unchecked Sendable {
         thread.store(0, ordering: .releasing)
     }
 
+    /// Makes `leader` the owner from now on: this owner is current wherever `leader` is (a
+    /// layer put on a frame loop's surface follows that loop's owner). Called before the
+    /// leader's thread touches the state (the layer is added before it is drawn).
+    package func follow(_ leader: ThreadOwner) {
+        precondition(leader !== self, "\(name) cannot follow itself")
+        if self.leader.withLock({ $0 }) === leader { return }
+        assertOwner()
+        self.leader.withLock { $0 = leader }
+    }
+
+    /// Runs `body` with the owner lent out: its thread waits in `body` (for another queue
+    /// that runs code of its own meanwhile, e.g. `runAndWait`), so while `body` runs the state
+    /// may be touched from anywhere; the owner is bound again when it returns. Called elsewhere
+    /// than on the owner, there is nothing to lend: `body` runs as it is. A follower lends its
+    /// leader.
+    package func lend<T>(_ body: () throws -> T) rethrows -> T {
+        if let leader = leader.withLock({ $0 }) { return try leader.lend(body) }
+        let held = thread.load(ordering: .acquiring)
+        guard held != 0, isCurrent else { return try body() }
+        thread.store(0, ordering: .releasing)
+        defer { thread.store(held, ordering: .releasing) }
+        return try body()
+    }
+
     /// Whether the calling code may touch what it owns now: it runs on the owner, or there is none.
     package var isCurrent: Bool {
+        if let leader = leader.withLock({ $0 }) { return leader.isCurrent }
         let t = thread.load(ordering: .acquiring)
         if t == 0 { return true }
         if let queue, let queueKey {
@@ -86,5 +114,12 @@ package final class LoopBound<Value>: @unchecked Sendable {
     package var value: Value {
         get { owner.assertOwner(name); return stored }
         _modify { owner.assertOwner(name); yield &stored }
+    }
+
+    /// Runs `body` on the value in place (asserting the owner once, debug builds) and returns
+    /// what it returns.
+    package func withValue<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        owner.assertOwner(name)
+        return try body(&stored)
     }
 }

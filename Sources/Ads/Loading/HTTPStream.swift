@@ -69,7 +69,7 @@ public enum HTTPStream {
 /// One fetch: its libcurl handle lives on the transfer thread; the outcome is reported exactly once.
 /// `@unchecked Sendable`: `done` and `completion` are in `outcome`, whose lock is also held
 /// while the sink runs, so once `finish` has returned the sink is never called again. Every other
-/// field is immutable, or touched only by the transfer thread.
+/// field is immutable, or in `transfer`, a `LoopBound` of the transfer thread.
 private final class CurlTransfer: @unchecked Sendable {
     let url: URL
     let timeout: Double
@@ -88,11 +88,19 @@ private final class CurlTransfer: @unchecked Sendable {
     }
     private let outcome = Locked(Outcome())
 
-    // transfer thread only
-    private var received: Int64 = 0
-    private var response = ResponseHead()
-    private var currentRequest: URL?   // what a relative `Location` resolves against
-    private var posting = false        // the next request is the POST (a 301/302/303 turns it into a GET)
+    /// What the transfer thread alone keeps as the response comes in (a `LoopBound` of it).
+    private struct Transfer {
+        var received: Int64 = 0
+        var response = ResponseHead()
+        var currentRequest: URL?   // what a relative `Location` resolves against
+        var posting = false        // the next request is the POST (a 301/302/303 turns it into a GET)
+    }
+    private let transferThread: ThreadOwner
+    private let transfer: LoopBound<Transfer>
+    private var received: Int64 { get { transfer.value.received } _modify { yield &transfer.value.received } }
+    private var response: ResponseHead { get { transfer.value.response } _modify { yield &transfer.value.response } }
+    private var currentRequest: URL? { get { transfer.value.currentRequest } _modify { yield &transfer.value.currentRequest } }
+    private var posting: Bool { get { transfer.value.posting } _modify { yield &transfer.value.posting } }
 
     /// What one response's head said, as its header lines arrive.
     struct ResponseHead {
@@ -116,6 +124,9 @@ private final class CurlTransfer: @unchecked Sendable {
         self.acceptsEmpty = acceptsEmpty
         self.sink = sink
         deadline = monotonicSeconds() + timeout
+        let owner = ThreadOwner(name: "an HTTP transfer's thread")
+        transferThread = owner
+        transfer = LoopBound(Transfer(), owner: owner, name: "the response so far")
     }
 
     /// Starts the transfer thread; `completion` is called once, with the outcome.
@@ -149,6 +160,8 @@ private final class CurlTransfer: @unchecked Sendable {
     // MARK: the transfer thread
 
     private func run() {
+        transferThread.bind()
+        defer { transferThread.release() }
         guard Self.globalInit else { finish(.failure(.network("libcurl could not be initialised"))); return }
         var current = url
         posting = request.method == .post

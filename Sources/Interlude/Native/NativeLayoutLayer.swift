@@ -17,10 +17,10 @@ import Timing
 ///
 /// The first frame it draws records the ad's impression (`CustomNativeAd.recordImpression()`),
 /// at that frame's stream time. Sprites (text, scaled images) are prepared once per output size;
-/// per frame the layer only blends them. Runs on the frame-loop thread.
-public final class NativeLayoutLayer: SurfaceLayer, @unchecked Sendable {
-    // @unchecked Sendable: mutable state is in `state`, under its lock (flags, times), or touched
-    // only on the frame-loop thread (sprites, scalers), which is the only thread calling draw.
+/// per frame the layer only blends them. Runs on the frame-loop thread (asserted: `LoopOwnedLayer`).
+public final class NativeLayoutLayer: LoopOwnedLayer, @unchecked Sendable {
+    // @unchecked Sendable: mutable state is in `state`, under its lock (flags, times), or in
+    // `drawing`, a `LoopBound` of the frame loop that draws the layer (sprites, scalers, video).
     /// Where the layout shows.
     public enum Placement: Sendable, Equatable {
         /// Over ad frames while activated (`activate()` … `deactivate()`): a full-frame native break.
@@ -47,11 +47,16 @@ public final class NativeLayoutLayer: SurfaceLayer, @unchecked Sendable {
         var videoFailure: String?
     }
     private let state = Locked(State())
-    // frame-loop thread only
-    private var prepared: (width: Int, height: Int, steps: [Step])?
-    private var scalers: [Int: FrameScaler] = [:]
-    private var videos: [Int: ConformedVideo] = [:]
-    private var videoFailed = false
+    /// What the drawing loop keeps from frame to frame.
+    private struct Drawing {
+        var prepared: (width: Int, height: Int, steps: [Step])?
+        var scalers: [Int: FrameScaler] = [:]
+        var videos: [Int: ConformedVideo] = [:]
+        var videoFailed = false
+    }
+    /// The frame loop that draws the layer (`LoopOwnedLayer`).
+    package let loopOwner: ThreadOwner
+    private let drawing: LoopBound<Drawing>
     /// Why the L-bar's video stopped showing (it could not be decoded), if it did.
     package var videoFailure: String? { state.withLock { $0.videoFailure } }
 
@@ -68,6 +73,9 @@ public final class NativeLayoutLayer: SurfaceLayer, @unchecked Sendable {
         self.placement = placement
         self.ad = ad
         self.videoPath = videoPath
+        let owner = ThreadOwner(name: "the frame loop drawing a native layout")
+        loopOwner = owner
+        drawing = LoopBound(Drawing(), owner: owner, name: "its sprites, scalers and video")
     }
 
     /// Starts drawing over ad frames (placement `.adFrames`).
@@ -104,16 +112,15 @@ public final class NativeLayoutLayer: SurfaceLayer, @unchecked Sendable {
     /// Draws the layout scaled to the frame (prepared once per output size); the first frame drawn records the ad's impression.
     public func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws {
         let w = canvas.frame.width, h = canvas.frame.height
-        if prepared == nil || prepared?.width != w || prepared?.height != h {
-            prepared = (w, h, try prepare(width: w, height: h))
+        if drawing.value.prepared == nil || drawing.value.prepared?.width != w || drawing.value.prepared?.height != h {
+            drawing.value.prepared = (w, h, try prepare(width: w, height: h))
         }
-        for step in prepared?.steps ?? [] {
+        for step in drawing.value.prepared?.steps ?? [] {
             switch step {
             case .fill(let r, let c): canvas.fill(r, color: c)
             case .sprite(let s, let x, let y): canvas.draw(s, x: x, y: y)
             case .frame(let r, let slot):
-                let scaler = scalers[slot] ?? FrameScaler()
-                scalers[slot] = scaler
+                let scaler = self.scaler(slot)
                 try canvas.draw(frame: frame.original, in: r, scaler: scaler)
             case .video(let r, let slot):
                 try drawVideo(slot: slot, in: r, on: canvas, elapsed: frame.streamTime - (impressionStreamTime ?? frame.streamTime))
@@ -172,22 +179,30 @@ public final class NativeLayoutLayer: SurfaceLayer, @unchecked Sendable {
     /// Draws the L-bar's video frame `elapsed` after its first frame, conformed to the window's
     /// size; a video that cannot be decoded stops showing (the layout's background stays).
     private func drawVideo(slot: Int, in r: Draw.PixelRect, on canvas: Canvas, elapsed: MediaTime) throws {
-        guard let path = videoPath, !videoFailed, r.width >= 2, r.height >= 2 else { return }
+        guard let path = videoPath, !drawing.value.videoFailed, r.width >= 2, r.height >= 2 else { return }
         do {
             let video: ConformedVideo
-            if let v = videos[slot] { video = v } else {
+            if let v = drawing.value.videos[slot] { video = v } else {
                 let format = OutputFormat(width: r.width & ~1, height: r.height & ~1, frameRate: Rational(25, 1), sampleRate: 48_000, channels: 2)
-                video = try ConformedVideo(url: path, format: format)
-                videos[slot] = video
+                video = try ConformedVideo(url: path, format: format, owner: loopOwner)
+                drawing.value.videos[slot] = video
             }
             guard let picture = try video.frame(at: elapsed) else { return }
-            let scaler = scalers[slot] ?? FrameScaler()
-            scalers[slot] = scaler
-            try canvas.draw(frame: picture, in: r, scaler: scaler)
+            try canvas.draw(frame: picture, in: r, scaler: scaler(slot))
         } catch {
-            videoFailed = true
-            videos[slot] = nil
+            drawing.value.videoFailed = true
+            drawing.value.videos[slot] = nil
             state.withLock { $0.videoFailure = "\(error)" }
+        }
+    }
+
+    /// The scaler of window `slot` (made on first use).
+    private func scaler(_ slot: Int) -> FrameScaler {
+        drawing.withValue { d in
+            if let s = d.scalers[slot] { return s }
+            let s = FrameScaler()
+            d.scalers[slot] = s
+            return s
         }
     }
 }

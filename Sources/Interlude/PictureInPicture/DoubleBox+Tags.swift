@@ -39,22 +39,32 @@ protocol DoubleBoxCapableDisplay: AdVideoDisplay {
 
 /// A double-box break under way: the manager plays its ads through it one by one, as through an
 /// `AdVideoDisplay`, while content goes on; their frames arrive as the content frames of the
-/// break are presented. Used on the manager's queue only.
+/// break are presented. Used on the manager's queue: what it changes is a `LoopBound` of
+/// `owner`, which follows the manager's queue once the manager has it (`startDoubleBox`).
 final class DoubleBoxRun: @unchecked Sendable {
-    // @unchecked Sendable: every call (and its closures) comes on the manager's queue, one at a time.
+    // @unchecked Sendable: its mutable state is a `LoopBound` of the manager's queue; its layer's
+    // a `LoopBound` of the frame loop.
     /// The layer drawing the break.
     let layer: DoubleBoxLayer
     private let period: MediaTime
-    private var beforeFirstAd: (() -> Void)?
     private let finish: (DoubleBoxLayer) -> Void
+    /// Follows the manager's queue.
+    let owner = ThreadOwner(name: "a double box's manager queue")
+    private struct Queued {
+        var beforeFirstAd: (() -> Void)?
+        var shownFrames: BoxAdFrames?
+    }
+    private let queued: LoopBound<Queued>
+    private var beforeFirstAd: (() -> Void)? { get { queued.value.beforeFirstAd } _modify { yield &queued.value.beforeFirstAd } }
+    private var shownFrames: BoxAdFrames? { get { queued.value.shownFrames } _modify { yield &queued.value.shownFrames } }
 
     /// A run on a player: `beforeFirstAd` runs once the first ad is queued (content resumes),
     /// `finish` when the break is over.
     init(layer: DoubleBoxLayer, period: MediaTime, beforeFirstAd: @escaping () -> Void, finish: @escaping (DoubleBoxLayer) -> Void) {
         self.layer = layer
         self.period = period
-        self.beforeFirstAd = beforeFirstAd
         self.finish = finish
+        queued = LoopBound(Queued(beforeFirstAd: beforeFirstAd), owner: owner, name: "its queued ads")
     }
 
     /// How the break shows.
@@ -72,26 +82,26 @@ final class DoubleBoxRun: @unchecked Sendable {
         // The layer calls this on the frame loop's thread (outside the surface's lock). A marked
         // frame goes to `queue` as the loop's own ad frames do (`AdFrameMarks`): waited for when
         // the marks say so (the manager's marks do for a double box), else queued, a false answer
-        // ending the ad once the next frame is out; the others are not handed over.
+        // ending the ad once the next frame is out; the others are not handed over. While the
+        // loop waits for the queue it lends it the layer (the end handler queues the next ad).
+        let owner = layer.loopOwner
         layer.enqueue(media, onFrame: { adTime, streamTime in
             let (marked, waits, ending) = frames.next(adTime)
-            if marked && waits { return runAndWait(on: queue) { onFrame(adTime, streamTime) } && !ending }
+            if marked && waits { return owner.lend { runAndWait(on: queue) { onFrame(adTime, streamTime) } } && !ending }
             if marked { queue.async { if !onFrame(adTime, streamTime) { frames.end() } } }
             return !ending
         }, completion: { placed in
-            runAndWait(on: queue) {
+            owner.lend { runAndWait(on: queue) {
                 completion(.success(PlacedAd(mediaFile: media.url, streamTime: placed.streamTime, duration: period * placed.frames,
                                              mediaDuration: media.duration, podPosition: position, totalAds: totalAds,
                                              frames: placed.frames)))
-            }
+            } }
         })
         if let start = beforeFirstAd { beforeFirstAd = nil; start() }
     }
 
     /// The break is over: it goes on the timeline as a break that overlapped content.
     func end() { finish(layer) }
-
-    private var shownFrames: BoxAdFrames?
 
     /// Ends the ad queued last once its next frame is out (a skip or a discard), as `onFrame`
     /// answering false there would.
@@ -135,7 +145,9 @@ extension AdsManager {
             return nil
         }
         do {
-            return try display.beginDoubleBox(id: plan.id, contentTime: pausedAt, style: style, podDuration: podDuration)
+            let run = try display.beginDoubleBox(id: plan.id, contentTime: pausedAt, style: style, podDuration: podDuration)
+            run.owner.follow(decided.owner)
+            return run
         } catch {
             logDoubleBox(plan, "\(error.message); it plays as a standard break")
             return nil

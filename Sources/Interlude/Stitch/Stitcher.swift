@@ -69,8 +69,13 @@ public final class Stitcher {
             }
         }
         do {
-            try DoubleBoxLayer.configure(boxes, breaks: all, format: format, contentDuration: contentDuration,
-                                         threads: request.threads, issues: &issues)
+            // the boxes are the loop's now (`LoopOwnedLayer`): set up on it
+            let threads = request.threads
+            issues += try player.onLoop {
+                var found: [StitchIssue] = []
+                try DoubleBoxLayer.configure(boxes, breaks: all, format: format, contentDuration: contentDuration, threads: threads, issues: &found)
+                return found
+            }
         } catch {
             player.abandon()
             throw error

@@ -1,6 +1,7 @@
 import Draw
 import Foundation
 import Media
+import Threads
 import Timing
 
 /// A double-box break drawn over content that keeps playing: from the first content frame at or
@@ -12,21 +13,57 @@ import Timing
 /// Content stays the played track: every content frame appears once, in order, and content time
 /// advances through the break. The layer records where the break and each ad landed
 /// (`placement`), which the stitch turns into a break that overlaps content on the timeline.
-/// Frame-loop thread only (it owns its decoders).
-package final class DoubleBoxLayer: SurfaceLayer {
+/// What it decodes and draws is a `LoopBound` of the frame loop that draws it (`LoopOwnedLayer`):
+/// the loop, or whoever runs while the loop waits for it (`ThreadOwner.lend`: an ad's end handler
+/// queueing the next ad). Where the break landed (`placement`, `finished`, `failure`) is read from
+/// any thread.
+package final class DoubleBoxLayer: LoopOwnedLayer {
     /// The break's identifier.
     public let breakId: String
     /// Content time at which the break starts (the first content frame at or after it).
     public let cue: MediaTime
-    /// The ads, measured, in play order (set by `configure`).
-    public private(set) var ads: [AdMedia] = []
+    /// The ads, measured, in play order (set by `configure`, or queued by `enqueue`).
+    public private(set) var ads: [AdMedia] { get { showing.value.ads } _modify { yield &showing.value.ads } }
     /// How it shows.
     public let style: DoubleBoxStyle
-    private(set) var format = OutputFormat(width: 16, height: 16, frameRate: Rational(25, 1), sampleRate: 48000, channels: 2)
+    /// The output format (set by `configure`).
+    private(set) var format: OutputFormat { get { outcome.withLock { $0.format } } set { outcome.withLock { $0.format = newValue } } }
     private let threads: Int
     private let window: PictureInPictureLayer
-    private let scaler = FrameScaler()
-    private let adScaler = FrameScaler()
+    /// The frame loop that draws the layer (`LoopOwnedLayer`).
+    package let loopOwner: ThreadOwner
+
+    /// What the drawing loop keeps: the ads and their handlers, the ad showing and its decoder,
+    /// the audio plan, the scalers.
+    private struct Showing {
+        var ads: [AdMedia] = []
+        var handlers: [(onFrame: FrameHandler?, done: EndHandler?)] = []
+        var ended: Set<Int> = []
+        var placedIndex = -1
+        var outsideLock = false
+        var pendingEnds = 0
+        var adIndex = -1
+        var source: MediaSource?
+        var current: TimedFrame?
+        var upcoming: TimedFrame?
+        var adFrame: Int64 = 0
+        var adFrames: Int64 = 0
+        var adOrigin: MediaTime = .zero
+        var audioPlan: [(start: Int64, end: Int64, track: AudioTrack)] = []
+        var scratch: [[Float]] = []
+        let scaler = FrameScaler()
+        let adScaler = FrameScaler()
+    }
+    private let showing: LoopBound<Showing>
+
+    /// What any thread may read: where the break landed and how it ended; the format.
+    private struct Outcome {
+        var placement: (firstFrame: Int64, streamTime: MediaTime, contentTime: MediaTime, ads: [AdPlacement])?
+        var finished = false
+        var failure: Error?
+        var format = OutputFormat(width: 16, height: 16, frameRate: Rational(25, 1), sampleRate: 48000, channels: 2)
+    }
+    private let outcome = Locked(Outcome())
 
     /// Where one ad of the break landed.
     public struct AdPlacement: Sendable, Equatable {
@@ -41,11 +78,14 @@ package final class DoubleBoxLayer: SurfaceLayer {
     }
 
     /// Where the break landed: its first output frame and content time, and its ads; nil until it starts.
-    public private(set) var placement: (firstFrame: Int64, streamTime: MediaTime, contentTime: MediaTime, ads: [AdPlacement])?
+    public private(set) var placement: (firstFrame: Int64, streamTime: MediaTime, contentTime: MediaTime, ads: [AdPlacement])? {
+        get { outcome.withLock { $0.placement } }
+        set { outcome.withLock { $0.placement = newValue } }
+    }
     /// Whether every ad has been shown.
-    public private(set) var finished = false
+    public private(set) var finished: Bool { get { outcome.withLock { $0.finished } } set { outcome.withLock { $0.finished = newValue } } }
     /// An error met while decoding an ad (the break ends early, content goes on).
-    public private(set) var failure: Error?
+    public private(set) var failure: Error? { get { outcome.withLock { $0.failure } } set { outcome.withLock { $0.failure = newValue } } }
     /// Hears the break start and end (`doubleBoxStarted`, `doubleBoxEnded`), on the frame loop.
     public var onEvent: ((SpliceEvent) -> Void)?
     /// Where the ads' frame and end handlers run. nil (a stitch): at once, while the layer draws.
@@ -60,27 +100,27 @@ package final class DoubleBoxLayer: SurfaceLayer {
     public typealias FrameHandler = (MediaTime, MediaTime) -> Bool
     /// Called once when an ad has shown its last frame, with where it landed.
     public typealias EndHandler = (AdPlacement) -> Void
-    private var handlers: [(onFrame: FrameHandler?, done: EndHandler?)] = []
+    private var handlers: [(onFrame: FrameHandler?, done: EndHandler?)] { get { showing.value.handlers } _modify { yield &showing.value.handlers } }
     /// Ads whose end handler has run.
-    private var ended: Set<Int> = []
+    private var ended: Set<Int> { get { showing.value.ended } _modify { yield &showing.value.ended } }
     /// The ad whose placement is the last of `placement.ads`.
-    private var placedIndex = -1
+    private var placedIndex: Int { get { showing.value.placedIndex } _modify { yield &showing.value.placedIndex } }
     /// Handlers are being run outside the surface's lock (with `deferCall`).
-    private var outsideLock = false
+    private var outsideLock: Bool { get { showing.value.outsideLock } _modify { yield &showing.value.outsideLock } }
     /// End handlers handed to `deferCall` and not run yet: the next ad may still be queued by them.
-    private var pendingEnds = 0
+    private var pendingEnds: Int { get { showing.value.pendingEnds } _modify { yield &showing.value.pendingEnds } }
 
     // the ad now showing
-    private var adIndex = -1
-    private var source: MediaSource?
-    private var current: TimedFrame?
-    private var upcoming: TimedFrame?
-    private var adFrame: Int64 = 0
-    private var adFrames: Int64 = 0
-    private var adOrigin: MediaTime = .zero
+    private var adIndex: Int { get { showing.value.adIndex } _modify { yield &showing.value.adIndex } }
+    private var source: MediaSource? { get { showing.value.source } _modify { yield &showing.value.source } }
+    private var current: TimedFrame? { get { showing.value.current } _modify { yield &showing.value.current } }
+    private var upcoming: TimedFrame? { get { showing.value.upcoming } _modify { yield &showing.value.upcoming } }
+    private var adFrame: Int64 { get { showing.value.adFrame } _modify { yield &showing.value.adFrame } }
+    private var adFrames: Int64 { get { showing.value.adFrames } _modify { yield &showing.value.adFrames } }
+    private var adOrigin: MediaTime { get { showing.value.adOrigin } _modify { yield &showing.value.adOrigin } }
     // audio: stream sample where each placed ad starts, and its track
-    private var audioPlan: [(start: Int64, end: Int64, track: AudioTrack)] = []
-    private var scratch: [[Float]]
+    private var audioPlan: [(start: Int64, end: Int64, track: AudioTrack)] { get { showing.value.audioPlan } _modify { yield &showing.value.audioPlan } }
+    private var scratch: [[Float]] { get { showing.value.scratch } _modify { yield &showing.value.scratch } }
 
     /// A double-box break at content time `cue`; its ads and the output format come with
     /// `configure(ads:format:)`, before the first frame.
@@ -90,7 +130,9 @@ package final class DoubleBoxLayer: SurfaceLayer {
         self.style = style
         self.threads = threads
         window = PictureInPictureLayer(corner: style.corner)
-        scratch = []
+        let owner = ThreadOwner(name: "the frame loop drawing double-box break \(breakId)")
+        loopOwner = owner
+        showing = LoopBound(Showing(), owner: owner, name: "its ads and decoder")
     }
 
     /// A double-box break at content time `cue` playing the measured `ads` on output `format`.
@@ -266,11 +308,11 @@ package final class DoubleBoxLayer: SurfaceLayer {
         let rect = window.windowRect(width: bounds.width, height: bounds.height)
         if style.adInWindow {
             PictureInPictureLayer.drawBorder(around: rect, on: canvas)
-            try canvas.draw(frame: ad, in: rect, scaler: adScaler)
+            try canvas.draw(frame: ad, in: rect, scaler: showing.value.adScaler)
         } else {
-            try canvas.draw(frame: ad, in: bounds, scaler: adScaler)
+            try canvas.draw(frame: ad, in: bounds, scaler: showing.value.adScaler)
             PictureInPictureLayer.drawBorder(around: rect, on: canvas)
-            try canvas.draw(frame: frame.original, in: rect, scaler: scaler)
+            try canvas.draw(frame: frame.original, in: rect, scaler: showing.value.scaler)
         }
     }
 
@@ -283,7 +325,7 @@ package final class DoubleBoxLayer: SurfaceLayer {
 
     /// Ends the break now, before output frame `frameIndex` at stream time `streamTime` (the
     /// content ended under it): the ad showing ends with the frames it showed, those queued with
-    /// none. Frame loop only, or while it waits.
+    /// none. On the frame loop, or while it waits (asserted).
     public func endNow(frameIndex: Int64, streamTime: MediaTime) {
         guard !finished else { return }
         direct { end(index: frameIndex, streamTime: streamTime) }

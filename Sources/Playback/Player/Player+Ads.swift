@@ -77,6 +77,13 @@ extension Player {
     package func recordOverlappingBreak(_ b: TimelineMap.Break, packaged: PackagedBreak? = nil) {
         engine?.recordOverlappingBreak(b, packaged: packaged)
     }
+    /// A stitching player: runs `body` on its frame loop (before the next frame) and returns what
+    /// it returned, for setup of state the loop owns once it runs (a double box's ads); elsewhere
+    /// it runs here.
+    package func onLoop<T>(_ body: @escaping () throws -> T) throws -> T {
+        guard let engine else { return try body() }
+        return try engine.onLoop(body)
+    }
     /// A stitching player: marks a double box's ads in the output (HLS date ranges, MP4 chapters)
     /// without putting the break on the timeline (`recordOverlappingBreak` does both).
     package func markOverlappingBreak(_ b: PackagedBreak) { engine?.markOverlappingBreak(b) }

@@ -158,6 +158,25 @@ extension PlayerEngine {
         shared.holding { h in enqueue(h) { [unowned self] in file?.markOverlappingBreak(b) } }
     }
 
+    /// Runs `body` on a stitch's frame loop before its next frame and returns what it returned:
+    /// setup of state the loop owns (a double box's ads) once the loop has started. Runs it here
+    /// when there is no loop to run it (a player has no file; a loop that has exited owns nothing).
+    func onLoop<T>(_ body: @escaping () throws -> T) throws -> T {
+        let outcome = Locked<Result<T, Error>?>(nil)
+        let queued = shared.holding { h -> Bool in
+            guard file != nil, h.value.control.run != .exited else { return false }
+            enqueue(h) { [unowned self] in
+                let result = Result { try body() }
+                signalling { _ in outcome.withLock { $0 = result } }
+            }
+            return true
+        }
+        guard queued else { return try body() }
+        shared.holding { h in h.wait(until: { s in outcome.withLock { $0 != nil } || s.control.run == .exited }) }
+        guard let result = outcome.withLock({ $0 }) else { return try body() }   // the loop exited before it
+        return try result.get()
+    }
+
     /// Queues work the loop applies before its next frame (called holding `shared`'s lock); a
     /// player has no file and no event handler, so nothing to queue.
     func enqueue(_ h: borrowing LockedCondition<Shared>.Held, _ command: @escaping () -> Void) {

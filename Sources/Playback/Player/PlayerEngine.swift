@@ -117,7 +117,7 @@ final class PlayerEngine: @unchecked Sendable {
         contentDuration = duration
         self.clock = clock
         self.threads = threads
-        surface = RenderSurface(format: format)
+        surface = RenderSurface(format: format, layers: LayerStack(owner: loopThread))
         shared = LockedCondition(Shared())
         file = nil
         pass = .presenting
@@ -126,9 +126,9 @@ final class PlayerEngine: @unchecked Sendable {
     /// A stitching player: opens the content and reserves the output (a temporary file until
     /// `close()`); throws `StitchFailure`.
     init(stitching request: StitchRequest, layers: [SurfaceLayer]) throws {
-        let stack = LayerStack()
-        layers.forEach(stack.add)
         let owner = ThreadOwner(name: "the stitch's frame loop")
+        let stack = LayerStack(owner: owner)
+        layers.forEach(stack.add)
         let file = try StitchFile(request: request, layerStack: stack, owner: owner)
         loopThread = owner
         surface = file.surface

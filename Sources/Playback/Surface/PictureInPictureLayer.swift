@@ -11,9 +11,9 @@ import Timing
 /// shows none); it must therefore be the top layer (`PictureInPictureController` puts it there).
 ///
 /// Content and ad frames alike are drawn in the window: a break reached during PiP plays in it.
-/// Thread use: `isActive` from any thread; drawing on the frame loop.
-public final class PictureInPictureLayer: SurfaceLayer, @unchecked Sendable {
-    // @unchecked Sendable: `active` is a `Locked`; `scaler` is used by the frame loop only.
+/// Thread use: `isActive` from any thread; drawing on the frame loop (asserted: `LoopOwnedLayer`).
+public final class PictureInPictureLayer: LoopOwnedLayer, @unchecked Sendable {
+    // @unchecked Sendable: `active` is a `Locked`; `scaler` a `LoopBound` of the drawing loop.
 
     /// The corner the window floats in.
     public enum Corner: String, Sendable, CaseIterable {
@@ -37,7 +37,9 @@ public final class PictureInPictureLayer: SurfaceLayer, @unchecked Sendable {
     public let dimAlpha: UInt8
 
     private let active = Locked(false)
-    private let scaler = FrameScaler()
+    /// The frame loop that draws the window (`LoopOwnedLayer`).
+    package let loopOwner: ThreadOwner
+    private let scaler: LoopBound<FrameScaler>
 
     /// A window in `corner`, `widthFraction` of the picture wide, over a background dimmed by a
     /// black veil of alpha `dimAlpha`.
@@ -46,6 +48,9 @@ public final class PictureInPictureLayer: SurfaceLayer, @unchecked Sendable {
         self.widthFraction = min(max(widthFraction, 0.05), 1)
         self.marginFraction = min(max(marginFraction, 0), 0.2)
         self.dimAlpha = dimAlpha
+        let owner = ThreadOwner(name: "the frame loop drawing a picture-in-picture window")
+        loopOwner = owner
+        scaler = LoopBound(FrameScaler(), owner: owner, name: "its scaler")
     }
 
     /// Whether the window is shown (from the next frame presented).
@@ -77,11 +82,11 @@ public final class PictureInPictureLayer: SurfaceLayer, @unchecked Sendable {
     public func draw(on canvas: Canvas, _ frame: SurfaceFrameInfo) throws {
         let bounds = canvas.bounds
         // the background: the picture as played (nothing the layers below drew), dimmed
-        try canvas.draw(frame: frame.original, in: bounds, scaler: scaler)
+        try canvas.draw(frame: frame.original, in: bounds, scaler: scaler.value)
         canvas.fill(bounds, color: DrawColor.black.withAlpha(dimAlpha))
         let rect = windowRect(width: bounds.width, height: bounds.height)
         PictureInPictureLayer.drawBorder(around: rect, on: canvas)
-        try canvas.draw(frame: frame.original, in: rect, scaler: scaler)
+        try canvas.draw(frame: frame.original, in: rect, scaler: scaler.value)
     }
 
     /// A 2-pixel light frame just outside `rect`, so that a window stands out from what is behind it.

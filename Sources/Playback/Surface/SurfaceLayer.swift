@@ -52,16 +52,29 @@ extension SurfaceLayer {
     public var staysOnTop: Bool { false }
 }
 
+/// A layer with state that only the frame loop drawing it may touch (its sprites, scalers,
+/// decoders, the ad it shows): that state is a `LoopBound` of `loopOwner`, which follows the
+/// owner of the loop whose surface the layer is put on (`LayerStack.add`), so a debug build stops
+/// at the first touch from another thread.
+package protocol LoopOwnedLayer: SurfaceLayer {
+    /// The owner of the layer's drawing state; follows the frame loop it is drawn by.
+    var loopOwner: ThreadOwner { get }
+}
+
 /// The layers of one output path, applied to each frame and each audio chunk. Thread use: `add`
 /// from any thread; `compose`/`mix` from the frame loop.
 package final class LayerStack: Sendable {
     private let layers = Locked<[SurfaceLayer]>([])
+    /// The frame loop that composes the stack (nil: whoever calls `compose`, as in a test).
+    package let owner: ThreadOwner?
 
-    /// An empty stack.
-    package init() {}
+    /// An empty stack composed by the loop `owner` owns.
+    package init(owner: ThreadOwner? = nil) { self.owner = owner }
 
-    /// Adds a layer over those already there, but under any that stay on top.
+    /// Adds a layer over those already there, but under any that stay on top. A layer with loop
+    /// state (`LoopOwnedLayer`) follows the stack's loop from now on.
     package func add(_ layer: SurfaceLayer) {
+        if let owner, let owned = layer as? LoopOwnedLayer { owned.loopOwner.follow(owner) }
         layers.withLock { layers in
             if layer.staysOnTop { layers.append(layer); return }
             let index = layers.firstIndex { $0.staysOnTop } ?? layers.endIndex
