@@ -34,15 +34,53 @@ public enum AdSlot: Sendable, Hashable {
     case filled([StoredSegment])
 }
 
-/// One rendition of a session laid out: content runs and breaks in stream order. Pure: the
-/// layout is a function of the cut, the breaks' slots and nothing else.
+/// One rendition of a session laid out: content runs and breaks in stream order, VOD or live.
+///
+/// Over a finite source (a VOD session's content, cut at its cues) the timeline is laid out once
+/// (`layout`): a pure function of the cut, the breaks' slots and nothing else, every item from the
+/// first to the last. Over a sliding source (a live channel's window) a viewer feeds it item by
+/// item as the channel goes on (`append`) and the oldest items slide out as its playlist's window
+/// does (`slide(keeping:)`); `slid` counts them. Either way each item is a `SessionItem` on the
+/// session's clock and one writer (`SessionPlaylist`) turns it into a playlist line.
 public struct SessionTimeline: Sendable, Hashable {
     /// The rendition's name.
     public var rendition: String
-    /// Every segment in order.
+    /// The segments in order: VOD, every one; live, those the playlist lists now.
     public var items: [SessionItem]
-    /// The breaks that play (a break whose ads all fill with nothing is not listed).
+    /// VOD: the breaks that play (a break whose ads all fill with nothing is not listed). Live
+    /// breaks are the viewer's avails, decided as they come.
     public var breaks: [BreakLayout]
+    /// Live: items that slid out before `items[0]` (0 for VOD).
+    public private(set) var slid = 0
+
+    /// An empty timeline of `rendition`, to be fed by a sliding source.
+    public init(sliding rendition: String) {
+        self.init(rendition: rendition, items: [], breaks: [])
+    }
+
+    /// A timeline of `items` (laid out by `layout`).
+    public init(rendition: String, items: [SessionItem], breaks: [BreakLayout]) {
+        self.rendition = rendition
+        self.items = items
+        self.breaks = breaks
+    }
+
+    /// The last item, nil before the first.
+    public var last: SessionItem? { items.last }
+
+    /// Appends the sliding source's next item after those there (it starts where the last ends
+    /// on the session's clock, or later: a live channel's hole).
+    public mutating func append(_ item: SessionItem) {
+        assert(items.last.map { item.start >= $0.start } ?? true, "a timeline's items go in stream order")
+        items.append(item)
+    }
+
+    /// Keeps the last `count` items; the older ones slide out (as a live playlist's window does).
+    public mutating func slide(keeping count: Int) {
+        let n = max(0, items.count - count)
+        items.removeFirst(n)
+        slid += n
+    }
 
     /// Lays out `runs` (content cut at the mid-roll cues, `runs.count == cues.count + 1`) with
     /// `slots[b]` for break `b` of `positions` (pre-roll, mid-roll at cue index, post-roll).

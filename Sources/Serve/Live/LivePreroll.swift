@@ -60,7 +60,7 @@ extension LiveViewer {
         guard let pod = avails[ai].pod else { return nil }
         let (slot, within) = pod.locate(track.cursor - avails[ai].startPTS)
         guard let slot else { return nil }
-        let first = !(track.items.last.map { $0.breakIndex == ai } ?? false)
+        let first = !(track.timeline.last.map { $0.breakIndex == ai } ?? false)
         if case .item(let item) = await adItem(avail: ai, slot: slot, within: within, cursor: track.cursor, firstOfBreak: first,
                                                  end: startPTS, rung: rung) {
             return item

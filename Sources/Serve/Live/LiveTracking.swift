@@ -52,7 +52,7 @@ extension LiveViewer {
     public func claimBeacons(rendition: String, avail b: Int, ad a: Int, segment k: Int) -> [(event: String, urls: [String], adID: String, breakID: String)] {
         guard reporting == .server, b < avails.count, let planned = avails[b].planned, let ads = avails[b].ads, a < ads.count,
               let s = avails[b].pod?.slots.firstIndex(where: { $0.ad == a }), let slot = avails[b].pod?.slots[s],
-              let r = rung(named: rendition), let item = tracks[r.key]?.items.first(where: {
+              let r = rung(named: rendition), let item = tracks[r.key]?.timeline.items.first(where: {
                   if case .ad(b, a, k, _, _) = $0.kind { true } else { false } }),
               case .ad(_, _, _, let count, let cut) = item.kind else { return [] }
         let d = MediaTime(value: slot.ticks, timescale: 90_000)

@@ -10,12 +10,12 @@ extension LiveViewer {
     func newTrack(_ w: LiveWindow, rung: LiveRung) -> Track {
         let target = max(1, Int(w.targetDuration.rescaled(to: 1, rounding: .up).value), context.longestSegment)
         let span = w.segments.reduce(MediaTime.zero) { $0 + $1.duration }
-        return Track(playlist: HLS.LivePlaylist(targetDuration: target, keeping: span),
+        return Track(timeline: SessionTimeline(sliding: rung.rendition.name), playlist: HLS.LivePlaylist(targetDuration: target, keeping: span),
                      cursor: prerollAvail != nil ? originPTS : w.segments.first { $0.firstPTS >= startPTS }?.firstPTS ?? startPTS)
     }
 
     /// Publishes `item` on `track`: its segment appended to the playlist (which slides), and
-    /// the items listed kept in step with it. An item the playlist refuses (over the target
+    /// the track's timeline fed the item and slid in step with it. An item the playlist refuses (over the target
     /// duration) is left out, logged, and the next item starts a new stream.
     func publish(_ item: SessionItem, on track: inout Track, rung: LiveRung) {
         var item = item
@@ -36,8 +36,8 @@ extension LiveViewer {
         }
         track.gap = false
         track.last = entry
-        track.items.append(item)
-        track.items.removeFirst(max(0, track.items.count - track.playlist.window.count))
+        track.timeline.append(item)
+        track.timeline.slide(keeping: track.playlist.window.count)
     }
 
     /// The viewer's clock at channel PTS `pts`: time since its first frame.

@@ -82,8 +82,9 @@ public actor LiveViewer {
     }
 
     struct Track {
-        /// The items its playlist lists now, oldest first (the same as `playlist.window`).
-        var items: [SessionItem] = []
+        /// The rendition's session timeline over the channel's sliding window: the items its
+        /// playlist lists now, oldest first (the same as `playlist.window`).
+        var timeline: SessionTimeline
         /// The playlist: appended to as items are published, slid, never rewritten.
         var playlist: HLS.LivePlaylist
         /// The last item published, as the writer saw it.
@@ -230,14 +231,14 @@ public actor LiveViewer {
             nextStart = frame
         }
         let startsAtSegment = track.cursor == seg.firstPTS
-        let previousIsContent = track.items.last.map { if case .content = $0.kind { true } else { false } } ?? true
-        let discontinuity = jumped || !previousIsContent || (startsAtSegment && seg.discontinuity && !track.items.isEmpty)
+        let previousIsContent = track.timeline.last.map { if case .content = $0.kind { true } else { false } } ?? true
+        let discontinuity = jumped || !previousIsContent || (startsAtSegment && seg.discontinuity && !track.timeline.items.isEmpty)
         let to = nextStart ?? end
         // a segment the channel re-anchored is moved onto its clock (and cut at its own PTS)
         let shift = Self.time(Self.shift(to: seg.clockOffset, from: 0))
         // content after an ad or slate has its sound from its first picture (`CutSound`): a
         // whole segment whose own sound starts later is made again as a piece
-        let afterJoin = !previousIsContent && !track.items.isEmpty
+        let afterJoin = !previousIsContent && !track.timeline.items.isEmpty
         if startsAtSegment && nextStart == nil && !afterJoin {
             return SessionItem(kind: .content(index: seg.sequence), segment: StoredSegment(path: seg.storePath, duration: seg.duration),
                                start: Self.time(seg.firstPTS), shift: shift, discontinuity: discontinuity)
@@ -399,7 +400,7 @@ public actor LiveViewer {
         if avails[ai].playsContent { return nil }
         let start = avails[ai].startPTS
         let (slot, within) = pod.locate(cursor - start)
-        let firstOfBreak = !(track.items.last.map { $0.breakIndex == ai } ?? false)
+        let firstOfBreak = !(track.timeline.last.map { $0.breakIndex == ai } ?? false)
         if let slot {
             switch await adItem(avail: ai, slot: slot, within: within, cursor: cursor, firstOfBreak: firstOfBreak, end: end, rung: rung) {
             case .item(let item): return item
@@ -424,7 +425,7 @@ public actor LiveViewer {
               let clock = context.media.firstPTS(ofSegment: first.path) else { return nil }
         return SessionItem(kind: .slate(breakIndex: ai, ad: nil), segment: StoredSegment(path: piece.path, duration: Self.time(length)),
                            start: Self.time(cursor), shift: Self.time(Self.shift(to: slateStart, from: clock)),
-                           discontinuity: firstOfBreak || into == 0 || !(track.items.last.map { if case .slate = $0.kind { true } else { false } } ?? false))
+                           discontinuity: firstOfBreak || into == 0 || !(track.timeline.last.map { if case .slate = $0.kind { true } else { false } } ?? false))
     }
 
     /// The item of slot `slot` of avail `ai`'s pod at `cursor`, `within` ticks into the ad: the
