@@ -67,10 +67,10 @@ public enum HTTPStream {
 }
 
 /// One fetch: its libcurl handle lives on the transfer thread; the outcome is reported exactly once.
-/// `@unchecked Sendable`: `done` and `completion` are in `outcome`, whose lock is also held
+/// Sendable as the compiler checks it: `done` and `completion` are in `outcome`, whose lock is also held
 /// while the sink runs, so once `finish` has returned the sink is never called again. Every other
 /// field is immutable, or in `transfer`, a `LoopBound` of the transfer thread.
-private final class CurlTransfer: @unchecked Sendable {
+private final class CurlTransfer: Sendable {
     let url: URL
     let timeout: Double
     let maxBytes: Int64

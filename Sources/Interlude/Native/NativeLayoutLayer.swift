@@ -18,8 +18,8 @@ import Timing
 /// The first frame it draws records the ad's impression (`CustomNativeAd.recordImpression()`),
 /// at that frame's stream time. Sprites (text, scaled images) are prepared once per output size;
 /// per frame the layer only blends them. Runs on the frame-loop thread (asserted: `LoopOwnedLayer`).
-public final class NativeLayoutLayer: LoopOwnedLayer, @unchecked Sendable {
-    // @unchecked Sendable: mutable state is in `state`, under its lock (flags, times), or in
+public final class NativeLayoutLayer: LoopOwnedLayer, Sendable {
+    // Sendable as checked: mutable state is in `state`, under its lock (flags, times), or in
     // `drawing`, a `LoopBound` of the frame loop that draws the layer (sprites, scalers, video).
     /// Where the layout shows.
     public enum Placement: Sendable, Equatable {

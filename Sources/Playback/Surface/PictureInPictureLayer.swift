@@ -12,8 +12,7 @@ import Timing
 ///
 /// Content and ad frames alike are drawn in the window: a break reached during PiP plays in it.
 /// Thread use: `isActive` from any thread; drawing on the frame loop (asserted: `LoopOwnedLayer`).
-public final class PictureInPictureLayer: LoopOwnedLayer, @unchecked Sendable {
-    // @unchecked Sendable: `active` is a `Locked`; `scaler` a `LoopBound` of the drawing loop.
+public final class PictureInPictureLayer: LoopOwnedLayer, Sendable {
 
     /// The corner the window floats in.
     public enum Corner: String, Sendable, CaseIterable {
