@@ -33,6 +33,9 @@ let package = Package(
         .target(name: "Timing"),
         // The concurrency tools: state bound to the thread that owns it, asserted in debug builds.
         .target(name: "Threads"),
+        // The process's own files: temporaries removed on a signal or left by dead runs, small
+        // local files read without blocking.
+        .target(name: "Files", dependencies: ["Threads"]),
         // Manifests as values: HLS playlists (and their live evolution) with one writer and one
         // parser, for the stitch, the service and its origins. Pure Swift.
         .target(name: "Manifest", dependencies: ["Timing"]),
@@ -41,13 +44,14 @@ let package = Package(
         // Drawing on frames: text (FreeType, the only module importing CFreeType), sprites, boxes, scaled pictures.
         .target(name: "Draw", dependencies: ["CFreeType", "Media", "Threads"]),
         // Frame loop, true playhead, conforming, splicing, sinks.
-        .target(name: "Playback", dependencies: ["Media", "Timing", "Draw", "Manifest", "Threads"]),
-        // VAST / VMAP, no FFmpeg; its http(s) fetcher is the only Swift module importing CCurl.
-        .target(name: "Ads", dependencies: ["CCurl", "Timing", "Threads"]),
+        .target(name: "Playback", dependencies: ["Media", "Timing", "Draw", "Manifest", "Threads", "Files"]),
+        // VAST / VMAP, no FFmpeg; its http(s) fetcher is the only Swift module importing CCurl; the
+        // ad media cache and the beacon sender.
+        .target(name: "Ads", dependencies: ["CCurl", "Timing", "Threads", "Files"]),
         // The live window output (SDL2): the only Swift module that imports CSDL2.
         .target(name: "Window", dependencies: ["CSDL2", "Playback", "Media", "Threads"]),
         // The IMA-shaped public API and the stitcher.
-        .target(name: "Interlude", dependencies: ["Playback", "Media", "Ads", "Timing", "Draw", "Threads", "Manifest"]),
+        .target(name: "Interlude", dependencies: ["Playback", "Media", "Ads", "Timing", "Draw", "Threads", "Manifest", "Files"]),
         // An HTTP/1.1 server (thread pool, keep-alive, limits): the only Swift module importing CMicroHTTPD.
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Threads"]),
         // A Redis client (connections, backoff): the only Swift module importing CHiredis.
@@ -56,7 +60,7 @@ let package = Package(
         // tracking, operations) over a store of shared cuts, ladders and ad renditions.
         .target(name: "Serve", dependencies: ["HTTPServer", "Redis", "Interlude", "Playback", "Ads", "Media", "Manifest", "Timing", "Threads"]),
         // Command-line app: thin.
-        .executableTarget(name: "InterludeCLI", dependencies: ["Interlude", "Playback", "Ads", "Timing", "Window", "Serve", "Threads"]),
+        .executableTarget(name: "InterludeCLI", dependencies: ["Interlude", "Playback", "Ads", "Timing", "Window", "Serve", "Threads", "Files"]),
         // Benchmarks against the ffmpeg CLI.
         .executableTarget(name: "InterludeBench", dependencies: ["Interlude", "Playback", "Media", "Timing", "Threads"]),
         // Test helpers: generated media, an independent ffmpeg-CLI verifier, a loopback HTTP server.

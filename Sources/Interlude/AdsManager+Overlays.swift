@@ -1,4 +1,5 @@
 import Ads
+import Files
 import Foundation
 import Media
 import Playback

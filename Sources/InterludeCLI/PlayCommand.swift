@@ -1,5 +1,6 @@
 // `interlude play`: ffplay for ad-supported video. Parses options into a PlayJob (the library's
 // run of a PlaySession on Player/AdsLoader/AdsManager), adds the window, prints the summary.
+import Files
 import Foundation
 import Interlude
 import Window
@@ -114,7 +115,7 @@ let playHelp = """
         return 2
     }
     setMediaLogging(verbose: verbose)
-    OutputTarget.installSignalCleanup()
+    TemporaryFiles.installSignalCleanup()
     job.countsFrames = null
     job.viewerAttached = window || (job.output == nil && !null)   // the window is the default output
     if job.viewerAttached {

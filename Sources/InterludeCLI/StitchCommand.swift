@@ -1,4 +1,5 @@
 // `interlude stitch`: parses options into a StitchJob, runs it with a progress line, prints its summary.
+import Files
 import Foundation
 import Interlude
 import Playback
@@ -122,7 +123,7 @@ let stitchHelp = """
         return 2
     }
     setMediaLogging(verbose: options.verbose)
-    OutputTarget.installSignalCleanup()
+    TemporaryFiles.installSignalCleanup()
     let progress = ProgressLine(enabled: !options.quiet && isatty(STDERR_FILENO) == 1)
     let outcome: StitchJob.Outcome
     do {

@@ -1,3 +1,4 @@
+import Files
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -8,14 +9,14 @@ extension OutputTarget {
     /// package's files (playlists and segments), and only with `overwrite`. Symlinks, devices,
     /// FIFOs, regular files and any other folder are refused, with or without `-y`.
     public static func validateFolder(_ path: String, overwrite: Bool, role: String) throws(StitchFailure) {
-        removeStaleTemporaries(in: folderOf(path))
+        TemporaryFiles.removeStale(in: folderOf(path))
         var st = stat()
         if lstat(path, &st) == 0 {
             let kind = st.st_mode & S_IFMT
             if kind == S_IFLNK { throw .outputUnwritable("\(role) \(path) is a symbolic link; refused (name the folder itself)") }
             guard kind == S_IFDIR else { throw .outputUnwritable("\(role) \(path) exists and is not a folder; refused") }
             guard overwrite else { throw .outputExists(path) }
-            guard isPackageFolder(path) else {
+            guard TemporaryFiles.isPackageFolder(path) else {
                 throw .outputUnwritable("\(role) \(path) is a folder with files other than an HLS package's; refused")
             }
         }
@@ -54,8 +55,8 @@ extension OutputTarget {
         var name = nameOf(target)
         while 1 + name.utf8.count + suffix.utf8.count > nameMax { name.removeLast() }
         let aside = folderOf(target) + "/." + name + suffix
-        register(aside)
-        defer { unregister(aside) }
+        TemporaryFiles.register(aside)
+        defer { TemporaryFiles.unregister(aside) }
         guard rename(target, aside) == 0 else { throw .outputUnwritable("cannot replace \(target): \(String(cString: strerror(errno)))") }
         guard rename(staging, target) == 0 else {
             let reason = String(cString: strerror(errno))
@@ -63,16 +64,5 @@ extension OutputTarget {
             throw .outputUnwritable("cannot write \(target): \(reason)")
         }
         try? FileManager.default.removeItem(atPath: aside)
-    }
-
-    /// Whether a folder holds only regular files named like an HLS package's (m3u8, ts, m4s, mp4).
-    static func isPackageFolder(_ path: String) -> Bool {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return false }
-        for name in names {
-            var st = stat()
-            guard lstat(path + "/" + name, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return false }
-            guard ["m3u8", "ts", "m4s", "mp4"].contains((name as NSString).pathExtension.lowercased()) else { return false }
-        }
-        return true
     }
 }

@@ -1,5 +1,5 @@
+import Files
 import Foundation
-import Threads
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,7 +13,7 @@ import Glibc
 /// the meantime (two stitches to one new name: one wins, the other fails and writes nothing);
 /// with overwrite by `rename(2)`. Several files (video and report) are committed together and the
 /// ones already committed are removed again when a later one fails. Temporary files are
-/// registered so that `installSignalCleanup()` can remove them on SIGINT, SIGTERM or SIGHUP.
+/// registered with `TemporaryFiles`, which removes them on SIGINT, SIGTERM or SIGHUP.
 package enum OutputTarget {
     /// Longest file name (one path component) Linux file systems accept.
     public static let nameMax = 255
@@ -58,19 +58,19 @@ package enum OutputTarget {
 
     /// Creates the temporary file for `path` exclusively (a stale one of a dead process with this
     /// pid is removed first, and so are those of killed runs in that folder:
-    /// `removeStaleTemporaries`; nothing is followed through a symlink) and registers it for cleanup.
+    /// `TemporaryFiles.removeStale`; nothing is followed through a symlink) and registers it for cleanup.
     @discardableResult
     public static func createTemporary(for path: String) throws(StitchFailure) -> String {
-        removeStaleTemporaries(in: folderOf(path))
+        TemporaryFiles.removeStale(in: folderOf(path))
         let tmp = temporaryPath(for: path)
         var st = stat()
         if lstat(tmp, &st) == 0, st.st_mode & S_IFMT == S_IFREG || st.st_mode & S_IFMT == S_IFLNK { unlink(tmp) }
         // registered before it exists: a signal between creating and registering it would leave it behind
-        register(tmp)
+        TemporaryFiles.register(tmp)
         let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             let reason = String(cString: strerror(errno))
-            unregister(tmp)
+            TemporaryFiles.unregister(tmp)
             throw .outputUnwritable("cannot write \(path): \(reason)")
         }
         close(fd)
@@ -86,7 +86,7 @@ package enum OutputTarget {
             try handle.write(contentsOf: data)
             try handle.synchronize()
         } catch {
-            discard(tmp)
+            TemporaryFiles.discard(tmp)
             throw .outputUnwritable("cannot write \(path): \(error.localizedDescription)")
         }
         return tmp
@@ -109,57 +109,12 @@ package enum OutputTarget {
                     }
                     unlink(item.temporary)
                 }
-                unregister(item.temporary)
+                TemporaryFiles.unregister(item.temporary)
                 done.append(item.target)
             } catch {
                 for target in done { unlink(target) }
-                for other in items { discard(other.temporary) }
+                for other in items { TemporaryFiles.discard(other.temporary) }
                 throw error
-            }
-        }
-    }
-
-    /// Removes a temporary file and forgets it.
-    public static func discard(_ temporary: String) {
-        unlink(temporary)
-        unregister(temporary)
-    }
-
-    // MARK: cleanup on signals
-
-    /// The temporary files to remove on a signal, and the signal sources once installed.
-    private struct Cleanup {
-        var pending: Set<String> = []
-        var sources: [DispatchSourceSignal] = []
-    }
-    private static let cleanup = Locked(Cleanup())
-
-    /// Remembers a temporary file to remove if the process is interrupted.
-    public static func register(_ temporary: String) { cleanup.withLock { _ = $0.pending.insert(temporary) } }
-
-    /// Forgets a temporary file (committed or removed).
-    public static func unregister(_ temporary: String) { cleanup.withLock { _ = $0.pending.remove(temporary) } }
-
-    /// Temporary files registered now (for tests and diagnostics).
-    public static var registered: Set<String> { cleanup.withLock { $0.pending } }
-
-    /// On SIGINT, SIGTERM or SIGHUP: removes every registered temporary file and exits with
-    /// 128 + the signal number. Call once, early (the CLI does).
-    public static func installSignalCleanup() {
-        cleanup.withLock { c in
-            guard c.sources.isEmpty else { return }
-            for sig in [SIGINT, SIGTERM, SIGHUP] {
-                signal(sig, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-                source.setEventHandler {
-                    let paths = cleanup.withLock { $0.pending }
-                    // registered paths are only Interlude's own temporary names: files, or an HLS
-                    // package's staging folder
-                    for p in paths where unlink(p) != 0 { try? FileManager.default.removeItem(atPath: p) }
-                    _exit(128 + sig)
-                }
-                source.resume()
-                c.sources.append(source)
             }
         }
     }

@@ -1,3 +1,4 @@
+import Files
 import Foundation
 import Media
 import Threads
@@ -339,7 +340,7 @@ package final class StitchFile {
     func abort() {
         phase = .done
         if let sink { surface.detach(sink) }
-        if !toStdout { OutputTarget.discard(temporary) }
+        if !toStdout { TemporaryFiles.discard(temporary) }
     }
 
     /// A summary of the output written so far.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+@testable import Ads
 @testable import Interlude
 
 /// The ad media cache against a loopback server: fetched once, timeouts as 402, HTTP errors as
@@ -70,7 +71,7 @@ import TestSupport
         let total = try files.reduce(0) { $0 + ((try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent($1).path)[.size] as? Int) ?? 0) }
         #expect(total <= 10_000 && files.count == 2, "\(files)")
         #expect(Set(all) == Set(files + files.map { $0 + ".sum" }), "\(all)")
-        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent((try AdMediaCache.key(server.url("/m4.mp4"))) + ".mp4").path))
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent((try AdMediaCache().key(server.url("/m4.mp4"))) + ".mp4").path))
     }
 
     @Test func evictionNeverTouchesFilesItDidNotWrite() async throws {
@@ -106,7 +107,7 @@ import TestSupport
         server.route("/ad.mp4", .init(status: 200, headers: ["Content-Type": "video/mp4"], body: body))
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-cache-verify-\(getpid())-\(UUID().uuidString.prefix(8))")
         let url = server.url("/ad.mp4")
-        return (server, AdMediaCache(directory: dir), url, dir.appendingPathComponent((try AdMediaCache.key(url)) + ".mp4"))
+        return (server, AdMediaCache(directory: dir), url, dir.appendingPathComponent((try AdMediaCache().key(url)) + ".mp4"))
     }
 
     @Test func aSymlinkPlantedAsAnEntryIsNeverUsed() async throws {

@@ -2,6 +2,7 @@ import Foundation
 import Media
 import Testing
 import TestSupport
+@testable import Ads
 @testable import Interlude
 
 /// Issue 13, items 2–3 and 6 at the media cache: a hostile media server cannot make the cache hold
@@ -100,6 +101,6 @@ import TestSupport
         #expect(try ContentHash.sha256("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
                 == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
         #expect(try ContentHash.sha256(String(repeating: "a", count: 1_000_000)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
-        #expect(try AdMediaCache.key("http://a.example/x.mp4") == "7200b9d06bd9facd1d928297fabac15e3a17c56cb79a71b8158c1a32395fecfa")
+        #expect(try AdMediaCache().key("http://a.example/x.mp4") == "7200b9d06bd9facd1d928297fabac15e3a17c56cb79a71b8158c1a32395fecfa")
     }
 }

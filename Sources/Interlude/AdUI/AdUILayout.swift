@@ -1,4 +1,5 @@
 import Draw
+import Files
 import Foundation
 
 /// A custom ad UI given as JSON (`interlude stitch --ad-ui FILE.json`): text, boxes and images

@@ -1,4 +1,5 @@
 // `--companions DIR` of a stitch job: the companion shown in each slot, one image file each.
+import Files
 import Foundation
 import Playback
 
@@ -25,7 +26,7 @@ enum CompanionFiles {
 
         /// Removes what was staged (nothing was committed).
         func discard() {
-            for item in items { OutputTarget.discard(item.temporary) }
+            for item in items { TemporaryFiles.discard(item.temporary) }
             removeCreatedFolder()
         }
 

@@ -1,5 +1,6 @@
 // The one place that knows every file a job reads and every file or folder it writes, and
 // refuses, before any work, an output that is (or resolves to) one of its inputs.
+import Files
 import Foundation
 import Playback
 

@@ -1,5 +1,6 @@
 // `interlude play` as a library call: the files checked, the player opened with its outputs, the
 // viewer script and native ads, the PlaySession run, the stitched file committed, the summary.
+import Files
 import Foundation
 import Playback
 import Timing
@@ -134,7 +135,7 @@ public struct PlayJob {
         }
         var fileOutput: (temporary: String, final: String)?
         func fail(_ message: String) -> JobFailure {
-            if let f = fileOutput { OutputTarget.discard(f.temporary) }
+            if let f = fileOutput { TemporaryFiles.discard(f.temporary) }
             return .failed(message)
         }
         if let output {

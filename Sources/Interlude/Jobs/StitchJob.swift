@@ -1,5 +1,6 @@
 // `interlude stitch` as a library call: the checks before any work, the stitcher that fits the
 // request (media breaks, an ad response, native ads), companions, the report, and the commit.
+import Files
 import Foundation
 import Playback
 import Threads
@@ -163,7 +164,7 @@ package struct StitchJob: Sendable {
             }
             try OutputTarget.commit(items, overwrite: request.overwrite)
         } catch {
-            for item in items { OutputTarget.discard(item.temporary) }   // the companions' too
+            for item in items { TemporaryFiles.discard(item.temporary) }   // the companions' too
             companions.removeCreatedFolder()
             throw .failed("\(error)")
         }
@@ -172,6 +173,6 @@ package struct StitchJob: Sendable {
 
     /// Removes the staged output (nothing is committed).
     func discardOutput() {
-        if request.output != "-", request.container != .hls { OutputTarget.discard(OutputTarget.temporaryPath(for: request.output)) }
+        if request.output != "-", request.container != .hls { TemporaryFiles.discard(OutputTarget.temporaryPath(for: request.output)) }
     }
 }

@@ -1,3 +1,4 @@
+import Files
 import Foundation
 import Timing
 
@@ -11,8 +12,8 @@ enum HLSOutput {
         let target = URL(fileURLWithPath: output).standardizedFileURL
         let staging = URL(fileURLWithPath: OutputTarget.stagingFolderPath(for: target.path))
         try? fm.removeItem(at: staging)
-        OutputTarget.register(staging.path)   // removed on SIGINT/SIGTERM/SIGHUP (registered before it exists)
-        defer { OutputTarget.unregister(staging.path) }
+        TemporaryFiles.register(staging.path)   // removed on SIGINT/SIGTERM/SIGHUP (registered before it exists)
+        defer { TemporaryFiles.unregister(staging.path) }
         try fm.createDirectory(at: staging, withIntermediateDirectories: false)
         do {
             _ = try HLSPackager.package(mp4: mp4, into: staging.path, duration: duration, breaks: breaks,
@@ -24,7 +25,7 @@ enum HLSOutput {
             try? fm.removeItem(at: staging)
             throw error
         }
-        OutputTarget.discard(mp4)
+        TemporaryFiles.discard(mp4)
     }
 }
 

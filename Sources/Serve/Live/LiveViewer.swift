@@ -1,3 +1,4 @@
+import Ads
 import Foundation
 import Manifest
 import Interlude

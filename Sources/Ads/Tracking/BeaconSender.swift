@@ -1,7 +1,6 @@
-import Ads
 import Foundation
-import Playback
 import Threads
+import Timing
 
 /// Fires tracking beacons over HTTP as they happen, the way a player does: each URL once, never
 /// retried, off the frame loop (a request that hangs only ever holds its own thread, up to the

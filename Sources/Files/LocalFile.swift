@@ -6,17 +6,17 @@ import Glibc
 /// Reading a small local file the user named (a session script, a layout, an image) without ever
 /// blocking: it is opened non-blocking and must be a regular file (a FIFO would wait for a writer
 /// for ever, a device never end), of at most `maxBytes`.
-enum LocalFile {
+package enum LocalFile {
     /// Why a file could not be read: one line naming it.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, CustomStringConvertible {
         /// One line.
-        public var description: String
+        package var description: String
     }
 
     /// Why a file of `mode` (`stat`'s `st_mode`) cannot be read as a regular file, as the end of a
     /// line ("is a FIFO; refused (NEED)"), or nil for a regular file: a FIFO would wait for a writer
     /// for ever, a device never end.
-    public static func refusal(mode: mode_t, need: String) -> String? {
+    package static func refusal(mode: mode_t, need: String) -> String? {
         switch mode & S_IFMT {
         case S_IFREG: return nil
         case S_IFIFO: return "is a FIFO; refused (\(need))"
@@ -28,7 +28,7 @@ enum LocalFile {
 
     /// The first `bytes` bytes of `path` when it is a regular file that can be read; nil otherwise
     /// (missing, a FIFO, a device, a folder), without blocking.
-    public static func head(_ path: String, bytes: Int) -> Data? {
+    package static func head(_ path: String, bytes: Int) -> Data? {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -40,7 +40,7 @@ enum LocalFile {
     }
 
     /// The bytes of the regular file at `path` (`what` names it in errors: "session script").
-    public static func read(_ path: String, maxBytes: Int, what: String) throws(Failure) -> Data {
+    package static func read(_ path: String, maxBytes: Int, what: String) throws(Failure) -> Data {
         // O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(description: "cannot read \(what) \(path): \(String(cString: strerror(errno)))") }

@@ -1,7 +1,5 @@
-import Ads
+import Files
 import Foundation
-import Media
-import Playback
 import Threads
 
 /// Ad media fetched once per URL into a bounded on-disk cache.
@@ -16,6 +14,9 @@ import Threads
 /// without following symlinks, it is a regular file whose size and SHA-256 are those recorded in
 /// `<entry>.sum` when it was downloaded. A symlink or a file planted under an entry's name, or a
 /// changed entry, is removed and the media fetched again.
+///
+/// The SHA-256 is libavutil's, given by the layer that links FFmpeg (this module links none):
+/// `import Interlude` makes a cache with `init(directory:maxBytes:maxFileBytes:)`.
 public final class AdMediaCache: @unchecked Sendable {
     // @unchecked Sendable: the only mutable state is the file system, its eviction pass one at a
     // time under `evicting`; downloads write to unique temporary names and rename atomically.
@@ -30,6 +31,8 @@ public final class AdMediaCache: @unchecked Sendable {
     public var preloadTimeout: Double = 30
     /// Held for an eviction pass: one at a time (it guards the folder, no value).
     private let evicting = Locked(())
+    /// A fresh SHA-256, for the URL keys and the entries' records.
+    private let sha256: @Sendable () throws -> SHA256Stream
 
     /// Why media could not be had, with its VAST code (401 not found, 402 timeout, 403 refused).
     package struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
@@ -39,14 +42,17 @@ public final class AdMediaCache: @unchecked Sendable {
         package var message: String
         /// `error CODE: message`.
         package var description: String { "error \(code): \(message)" }
+        /// A failure with VAST code `code`.
+        package init(code: Int, message: String) { self.code = code; self.message = message }
     }
 
-    /// A cache in `directory` (created when missing) holding at most `maxBytes`.
-    public init(directory: URL = AdMediaCache.defaultDirectory, maxBytes: Int64 = 2 << 30,
-                maxFileBytes: Int64 = 1 << 30) {
+    /// A cache in `directory` (created when missing) holding at most `maxBytes`, hashing with
+    /// `sha256` (a fresh SHA-256 each call).
+    package init(directory: URL, maxBytes: Int64, maxFileBytes: Int64, sha256: @escaping @Sendable () throws -> SHA256Stream) {
         self.directory = directory
         self.maxBytes = maxBytes
         self.maxFileBytes = maxFileBytes
+        self.sha256 = sha256
     }
 
     /// `$XDG_CACHE_HOME/interlude/media`, else `~/.cache/interlude/media`, else the temp folder.
@@ -77,7 +83,7 @@ public final class AdMediaCache: @unchecked Sendable {
         let ext = parsed.pathExtension.lowercased()
         let safeExt = (1...8).contains(ext.count) && ext.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } ? ext : "media"
         let key: String
-        do { key = try AdMediaCache.key(url) } catch { throw Failure(code: 900, message: "media \(url): cannot hash its URL: \(error)") }
+        do { key = try self.key(url) } catch { throw Failure(code: 900, message: "media \(url): cannot hash its URL: \(error)") }
         let target = directory.appendingPathComponent(key + "." + safeExt)
         try prepareDirectory()
         if verifiedEntry(target) {
@@ -85,14 +91,14 @@ public final class AdMediaCache: @unchecked Sendable {
             return target.path
         }
         let temporary = directory.appendingPathComponent(AdMediaCache.temporaryName())
-        Playback.OutputTarget.register(temporary.path)   // before it exists: a signal in between would leave it
+        TemporaryFiles.register(temporary.path)   // before it exists: a signal in between would leave it
         let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            Playback.OutputTarget.discard(temporary.path)
+            TemporaryFiles.discard(temporary.path)
             throw Failure(code: 402, message: "media \(url) cannot be cached in \(directory.path)")
         }
-        let file = PartFile(FileHandle(fileDescriptor: fd, closeOnDealloc: true))
-        defer { file.close(); Playback.OutputTarget.discard(temporary.path) }
+        let file = PartFile(FileHandle(fileDescriptor: fd, closeOnDealloc: true), hash: try? sha256())
+        defer { file.close(); TemporaryFiles.discard(temporary.path) }
         do {
             // Streamed to disk as it comes: the body is never held in memory, the cap counts the
             // bytes as delivered, and an encoded (gzip) body is refused before it can expand.
@@ -138,16 +144,16 @@ public final class AdMediaCache: @unchecked Sendable {
         }
         if let problem = AdMediaCache.folderProblem(directory.path) { throw Failure(code: 402, message: problem) }
         // downloads of a killed run (SIGKILL) are named like every Interlude temporary: removed here
-        Playback.OutputTarget.removeStaleTemporaries(in: directory.path)
+        TemporaryFiles.removeStale(in: directory.path)
     }
 
     /// A fresh name for a download or record being written: `.UUID.PID.interlude-tmp`, the pattern
-    /// `OutputTarget.removeStaleTemporaries` removes once the process is gone.
+    /// `TemporaryFiles.removeStale` removes once the process is gone.
     static func temporaryName() -> String { ".\(UUID().uuidString).\(getpid()).interlude-tmp" }
 
     /// Why `path` cannot hold a cache (one line), or nil: it must be a folder owned by this user
     /// that neither its group nor others may write.
-    static func folderProblem(_ path: String) -> String? {
+    package static func folderProblem(_ path: String) -> String? {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }   // created when needed, private
         guard st.st_mode & S_IFMT == S_IFDIR else { return "cache folder \(path) is not a folder" }
@@ -173,7 +179,7 @@ public final class AdMediaCache: @unchecked Sendable {
         guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_uid == geteuid(), st.st_nlink == 1,
               let text = try? LocalFile.read(AdMediaCache.recordURL(entry).path, maxBytes: 256, what: "cache record"),
               let record = Record(line: String(decoding: text, as: UTF8.self)),
-              record.size == Int64(st.st_size), let hash = try? ContentHash() else {
+              record.size == Int64(st.st_size), let hash = try? sha256() else {
             discardEntry(entry)
             return false
         }
@@ -237,7 +243,11 @@ public final class AdMediaCache: @unchecked Sendable {
 
     /// A stable file name for a URL: its SHA-256 in hex (a URL an ad server chooses cannot be
     /// made to share another URL's cached file).
-    static func key(_ url: String) throws -> String { try ContentHash.sha256(url) }
+    func key(_ url: String) throws -> String {
+        let hash = try sha256()
+        Array(url.utf8).withUnsafeBytes { hash.update($0) }
+        return hash.finish()
+    }
 
     /// Whether a file name is one this cache writes: 64 lowercase hex digits, a dot, an extension.
     static func isCacheFileName(_ name: String) -> Bool {
@@ -263,12 +273,12 @@ public final class AdMediaCache: @unchecked Sendable {
 private final class PartFile: Sendable {
     private struct Part {
         var handle: FileHandle?
-        let hash = try? ContentHash()
+        let hash: SHA256Stream?
         var size: Int64 = 0
         var record: AdMediaCache.Record?
     }
     private let part: Locked<Part>
-    init(_ handle: FileHandle) { part = Locked(Part(handle: handle)) }
+    init(_ handle: FileHandle, hash: SHA256Stream?) { part = Locked(Part(handle: handle, hash: hash)) }
     func write(_ data: Data) throws {
         try part.withLock { p in
             guard let handle = p.handle else { return }
@@ -289,5 +299,21 @@ private final class PartFile: Sendable {
             }
             return p.record
         }
+    }
+}
+
+/// A SHA-256 fed piece by piece, read once at the end as lower-case hex: how the cache names
+/// entries (by their URL's hash) and records what it downloaded. The digest is libavutil's
+/// (`Media.ContentHash`), handed in by the layer that links FFmpeg.
+package struct SHA256Stream {
+    /// Adds bytes.
+    package var update: (UnsafeRawBufferPointer) -> Void
+    /// The digest as hex (nothing may be added afterwards).
+    package var finish: () -> String
+
+    /// A stream of the two operations of a hash object.
+    package init(update: @escaping (UnsafeRawBufferPointer) -> Void, finish: @escaping () -> String) {
+        self.update = update
+        self.finish = finish
     }
 }
