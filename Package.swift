@@ -52,6 +52,9 @@ let package = Package(
         .target(name: "Window", dependencies: ["CSDL2", "Playback", "Media", "Threads"]),
         // The IMA-shaped public API and the stitcher.
         .target(name: "Interlude", dependencies: ["Playback", "Media", "Ads", "Timing", "Draw", "Threads", "Manifest", "Files"]),
+        // What the commands run, callable without a process: the stitch and inspect jobs (checks of
+        // every file, the stitch entry point, companions, report, summary, commit).
+        .target(name: "Jobs", dependencies: ["Interlude", "Playback", "Ads", "Timing", "Threads", "Files"]),
         // An HTTP/1.1 server (thread pool, keep-alive, limits): the only Swift module importing CMicroHTTPD.
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Threads"]),
         // A Redis client (connections, backoff): the only Swift module importing CHiredis.
@@ -60,9 +63,9 @@ let package = Package(
         // tracking, operations) over a store of shared cuts, ladders and ad renditions.
         .target(name: "Serve", dependencies: ["HTTPServer", "Redis", "Interlude", "Playback", "Ads", "Media", "Manifest", "Timing", "Threads"]),
         // Command-line app: thin.
-        .executableTarget(name: "InterludeCLI", dependencies: ["Interlude", "Playback", "Ads", "Timing", "Window", "Serve", "Threads", "Files"]),
+        .executableTarget(name: "InterludeCLI", dependencies: ["Jobs", "Interlude", "Playback", "Ads", "Timing", "Window", "Serve", "Threads", "Files"]),
         // Benchmarks against the ffmpeg CLI.
-        .executableTarget(name: "InterludeBench", dependencies: ["Interlude", "Playback", "Media", "Timing", "Threads"]),
+        .executableTarget(name: "InterludeBench", dependencies: ["Jobs", "Interlude", "Playback", "Media", "Timing", "Threads"]),
         // Test helpers: generated media, an independent ffmpeg-CLI verifier, a loopback HTTP server.
         .target(name: "TestSupport", dependencies: ["Timing", "Threads"]),
         .testTarget(name: "TimingTests", dependencies: ["Timing"]),
@@ -72,7 +75,7 @@ let package = Package(
         .testTarget(name: "DrawTests", dependencies: ["Draw", "Media", "TestSupport"]),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Interlude", "Media", "Manifest", "TestSupport"]),
         .testTarget(name: "AdsTests", dependencies: ["Ads", "TestSupport"]),
-        .testTarget(name: "InterludeTests", dependencies: ["Interlude", "Playback", "Ads", "Media", "TestSupport"]),
+        .testTarget(name: "InterludeTests", dependencies: ["Interlude", "Jobs", "Playback", "Ads", "Media", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "Timing"]),
         // IMA's guides ported with mechanical substitutions: the app code imports only Interlude.
         .testTarget(name: "GuideTests", dependencies: ["Interlude", "TestSupport"]),

@@ -56,13 +56,13 @@ public final class TagStitcher: AdsManagerDelegate, @unchecked Sendable {
     package var nativeBreaks: [NativeBreak] = []
     /// Whether the tag's native VMAP breaks (`<vmap:CustomAdData templateType="openrtb-native">`)
     /// are the app's (read into `nativeBreaks`): the loader leaves them out of the VAST schedule.
-    var playsNativeVMAPBreaks = false
+    package var playsNativeVMAPBreaks = false
     /// Where native video assets are fetched.
     package var nativeMediaCache = AdMediaCache()
     /// Seconds to fetch one native video asset.
     package var nativeVideoTimeout: Double = 8
     /// Native ads the app could not load (listed among the result's errors; the stitch goes on).
-    var nativeLoadErrors: [AdError] = []
+    package var nativeLoadErrors: [AdError] = []
 
     /// The delegate calls this app received, in order: `contentPause`, `contentResume`,
     /// `event:TYPE`, `error:CODE` (for tests and diagnostics).

@@ -1,5 +1,6 @@
 import Foundation
 import Interlude
+import Jobs
 import Playback
 import Threads
 import Timing

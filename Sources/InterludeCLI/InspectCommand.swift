@@ -3,6 +3,7 @@
 import Ads
 import Foundation
 import Interlude
+import Jobs
 import Timing
 
 let inspectUsage = """

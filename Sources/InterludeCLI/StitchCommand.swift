@@ -2,6 +2,7 @@
 import Files
 import Foundation
 import Interlude
+import Jobs
 import Playback
 import Timing
 

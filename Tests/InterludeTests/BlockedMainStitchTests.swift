@@ -1,5 +1,6 @@
 import Foundation
 import Interlude
+import Jobs
 import Playback
 import Testing
 import TestSupport

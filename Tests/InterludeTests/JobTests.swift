@@ -4,6 +4,7 @@ import Timing
 import TestSupport
 import Playback
 @testable import Interlude
+@testable import Jobs
 
 /// A folder of its own for one test, removed afterwards.
 private func scratch(_ name: String) throws -> URL {

@@ -4,9 +4,9 @@ import Foundation
 
 /// Loads OpenRTB Native 1.2 responses: http(s) through the hardened fetcher (deadline, size cap,
 /// no content encodings, redirects only to http(s)) or a local file (regular files only, capped).
-enum NativeResponseResolver {
+package enum NativeResponseResolver {
     /// The response at `location` (an http(s) URL or a path) and the URL it was read from.
-    public static func load(_ location: String, settings: NativeLoadSettings = NativeLoadSettings(),
+    package static func load(_ location: String, settings: NativeLoadSettings = NativeLoadSettings(),
                             fetcher: any AdDocumentFetcher = HTTPAdFetcher()) async throws(NativeAdError) -> (NativeResponse, URL) {
         guard let url = TagLocation.rootURL(location) else { throw NativeAdError(.invalidRequest, "'\(location)' is neither a URL nor a path") }
         let data: Data

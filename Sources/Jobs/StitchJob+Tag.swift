@@ -1,6 +1,7 @@
 // A stitch job with an ad response (`--ads TAG`, or tags in the breaks): the app built on
 // AdsLoader/AdsManager (`TagStitcher`), its companions and its report.
 import Foundation
+import Interlude
 import Playback
 import Timing
 

@@ -2,6 +2,7 @@
 // JSON), a native response's assets, or a conformance table of a folder of documents.
 import Ads
 import Foundation
+import Interlude
 
 /// One inspection as the `inspect` command runs it, callable without a process: `tag` resolved
 /// (wrappers followed, media chosen) and its schedule assembled as text or one JSON object

@@ -1,6 +1,7 @@
 // `interlude inspect RESPONSE.json` as a library call: a native response's assets, as text or JSON.
 import Ads
 import Foundation
+import Interlude
 
 extension InspectJob {
     /// Whether `tag` names a native response: a `.json` path or URL, or a local file starting with `{`.

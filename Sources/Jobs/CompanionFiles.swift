@@ -1,6 +1,7 @@
 // `--companions DIR` of a stitch job: the companion shown in each slot, one image file each.
 import Files
 import Foundation
+import Interlude
 import Playback
 
 enum CompanionFiles {

@@ -9,20 +9,20 @@ import Playback
 /// `--companions`). Every output must differ from every input and from every other output —
 /// the same file by device and inode, or the same path once its folder is resolved — with or
 /// without `-y`; an output folder that is replaced (an HLS package) may not hold an input.
-struct JobFiles: Sendable {
+package struct JobFiles: Sendable {
     /// What is read: the option that names it, and the path (URLs other than `file://` are not files).
-    var inputs: [(role: String, path: String)] = []
+    package var inputs: [(role: String, path: String)] = []
     /// Files written: the option, and the path (`-` is standard output and never a file).
-    var outputs: [(role: String, path: String)] = []
+    package var outputs: [(role: String, path: String)] = []
     /// Folders written into: the option, the path, and whether the whole folder is replaced
     /// (an HLS package) or only files named `prefix…` appear in it (`--companions DIR`).
-    var folders: [(role: String, path: String, replaced: Bool, prefix: String)] = []
+    package var folders: [(role: String, path: String, replaced: Bool, prefix: String)] = []
 
     /// No files yet.
-    init() {}
+    package init() {}
 
     /// Adds an input given as a path or a URL; remote URLs are left out (they are not local files).
-    mutating func input(_ role: String, _ value: String?) {
+    package mutating func input(_ role: String, _ value: String?) {
         guard let value, !value.isEmpty else { return }
         if value.lowercased().hasPrefix("file://") {
             inputs.append((role, URL(string: value)?.path ?? String(value.dropFirst(7))))
@@ -32,7 +32,7 @@ struct JobFiles: Sendable {
     }
 
     /// Adds a file output (`-` and nil are not files).
-    mutating func output(_ role: String, _ value: String?) {
+    package mutating func output(_ role: String, _ value: String?) {
         guard let value, value != "-", !value.isEmpty else { return }
         outputs.append((role, value))
     }
@@ -65,7 +65,7 @@ struct JobFiles: Sendable {
     }
 
     /// The first output that is an input or another output, as one line; nil when none is.
-    func conflict() -> String? {
+    package func conflict() -> String? {
         for (i, out) in outputs.enumerated() {
             if let input = inputs.first(where: { JobFiles.same($0.path, out.path) }) {
                 return "\(out.role) \(out.path) is the \(input.role) input \(input.path); refused (an input is never written)"
@@ -89,7 +89,7 @@ struct JobFiles: Sendable {
     /// The first local input that cannot be read as a file without blocking or failing (a FIFO,
     /// a device, a folder), as one line; nil when every one is a regular file or missing (a
     /// missing input is reported where it is read).
-    func unreadableInput() -> String? {
+    package func unreadableInput() -> String? {
         for input in inputs {
             var st = stat()
             guard stat(input.path, &st) == 0 else { continue }

@@ -1,6 +1,7 @@
 // The human summary of a stitch job: what was written, each break and ad, errors, timings.
 import Ads
 import Foundation
+import Interlude
 import Playback
 import Timing
 

@@ -2,6 +2,7 @@
 // request (media breaks, an ad response, native ads), companions, the report, and the commit.
 import Files
 import Foundation
+import Interlude
 import Playback
 import Threads
 import Timing
