@@ -54,7 +54,7 @@ let package = Package(
         .target(name: "Interlude", dependencies: ["Playback", "Media", "Ads", "Timing", "Draw", "Threads", "Manifest", "Files"]),
         // What the commands run, callable without a process: the stitch and inspect jobs (checks of
         // every file, the stitch entry point, companions, report, summary, commit).
-        .target(name: "Jobs", dependencies: ["Interlude", "Playback", "Ads", "Timing", "Threads", "Files"]),
+        .target(name: "Jobs", dependencies: ["Interlude", "Playback", "Ads", "Timing", "Files"]),
         // An HTTP/1.1 server (thread pool, keep-alive, limits): the only Swift module importing CMicroHTTPD.
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Threads"]),
         // A Redis client (connections, backoff): the only Swift module importing CHiredis.

@@ -12,10 +12,12 @@ import Timing
 /// the pod into the output → content resume request → … → `contentComplete` → post-rolls →
 /// ALL_ADS_COMPLETED. A tag that fails to load leaves the content playing without ads.
 ///
+/// What `stitch(_:breaks:options:)` runs for `.adTag` and `.adsResponse` (apps call that).
+///
 /// The app lives on a serial queue of its own (its delegate calls, its player observers): no
 /// part of a stitch needs the main thread, so a process may run several at once while its main
 /// thread does other work.
-public final class TagStitcher: AdsManagerDelegate, @unchecked Sendable {
+package final class TagStitcher: AdsManagerDelegate, @unchecked Sendable {
     // @unchecked Sendable: the settings below are set before `run()`; while it runs, the stitch's
     // own state (from `player` down) is touched only on `queue`, and after it ends only by `run()`,
     // which the awaited end orders after the queue's last use.
@@ -26,28 +28,28 @@ public final class TagStitcher: AdsManagerDelegate, @unchecked Sendable {
     /// A VAST/VMAP document in hand.
     package let adsResponse: String?
     /// SDK settings.
-    public let settings = Settings()
+    package var settings = Settings()
     /// Rendering settings passed to `initialize(with:)`.
-    public let renderingSettings = AdsRenderingSettings()
+    package var renderingSettings = AdsRenderingSettings()
     /// Where ad media is cached.
-    public var cache = AdMediaCache()
+    package var cache = AdMediaCache()
     /// How documents are fetched.
     package var fetcher: any AdDocumentFetcher = HTTPAdFetcher()
     /// Milliseconds allowed for each VAST request (IMA's `vastLoadTimeout`); nil for the defaults.
-    public var vastLoadTimeout: Double?
+    package var vastLoadTimeout: Double?
     /// Called after each output frame with the stream time reached and the expected total.
-    public var onProgress: ((MediaTime, MediaTime) -> Void)?
+    package var onProgress: ((MediaTime, MediaTime) -> Void)?
 
     /// Layers drawn on the output's frames (ad UI, overlays) and mixed into its audio; set before `run()`.
-    public var layers: [SurfaceLayer] = []
+    package var layers: [SurfaceLayer] = []
     /// Whether IMA's default ad UI (attribution, countdown, skip, "Learn more") is drawn on ads
     /// that keep it; on by default, as in IMA. `renderingSettings.uiElements` chooses its parts.
-    public var drawsDefaultAdUI = true
+    package var drawsDefaultAdUI = true
     /// The app's own ad UI, drawn on ads whose `isUiDisabled` is true (set
     /// `renderingSettings.disableUi`); nil draws nothing on them.
-    public var customAdUI: (any AdUIRenderer)?
+    package var customAdUI: (any AdUIRenderer)?
     /// Companion slots beside the player (IMA's `CompanionAdSlot`s); what filled them is in the result.
-    public var companionSlots: [CompanionAdSlot] = []
+    package var companionSlots: [CompanionAdSlot] = []
     /// Whether ads with companions are shown in an L-shaped layout with them (`--companions lbar`).
     package var companionLBar = false
     /// Native ads shown beside the tag's VAST breaks, each where its position puts it: a full-frame
@@ -72,7 +74,7 @@ public final class TagStitcher: AdsManagerDelegate, @unchecked Sendable {
     private let queue = DispatchQueue(label: "interlude.tag-stitcher")
 
     /// A stitch of `output.content` with the ads of `adTag` (a URL or path) or `adsResponse`.
-    public init(output: StitchRequest, adTag: String? = nil, adsResponse: String? = nil) {
+    package init(output: StitchRequest, adTag: String? = nil, adsResponse: String? = nil) {
         self.output = output
         self.adTag = adTag
         self.adsResponse = adsResponse
@@ -88,7 +90,7 @@ public final class TagStitcher: AdsManagerDelegate, @unchecked Sendable {
     /// from `interlude play`. The player's frame loop runs on its own thread, the manager decides
     /// on its own queue, and this app answers on `queue`; nothing waits for the main thread
     /// (native breaks are laid out by their templates on the main actor before the stitch starts).
-    public func run() async throws -> StitchResult {
+    package func run() async throws -> StitchResult {
         let started = monotonicSeconds()
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-native-\(UUID().uuidString.prefix(8))")
         if !nativeBreaks.isEmpty { try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true) }

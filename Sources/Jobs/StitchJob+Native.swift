@@ -1,6 +1,6 @@
 // A stitch job with custom native ads (`--native-format`, `--native-break`, a VMAP carrying
-// native breaks): the native breaks loaded, then stitched alone (`NativeStitcher`) or beside the
-// VAST breaks (the tag stitch); the natives added to summary and report.
+// native breaks): the native breaks loaded, then stitched beside the request's media breaks or
+// beside the VAST breaks (the tag stitch); the natives added to summary and report.
 import Ads
 import Foundation
 import Interlude
@@ -9,8 +9,9 @@ import Timing
 
 extension StitchJob {
     /// Runs a stitch with native ads: the native breaks loaded (those that cannot be used left
-    /// out and reported), then the VAST breaks beside them through the tag stitch, or the native
-    /// breaks alone (`NativeStitcher`); commits with the natives in summary and report.
+    /// out and reported), then the VAST breaks beside them through the tag stitch, or the media
+    /// breaks with them (`stitch` with `.media` and `nativeBreaks`); commits with the natives in
+    /// summary and report.
     @MainActor func runNative(_ onProgress: (@Sendable (MediaTime, MediaTime) -> Void)?) async throws(JobFailure) -> Outcome {
         let found: NativeBreaksFound
         do { found = try await nativeBreaksFound() } catch { throw .failed("\(error)") }
@@ -22,11 +23,12 @@ extension StitchJob {
         if found.vastBreaks > 0 || adRules.contains(where: { $0.ads.contains { if case .tag = $0 { return true } else { return false } } }) {
             return try await runTag(onProgress, native: NativeTagHook(natives: natives, failures: failures, vmap: found.vmap))
         }
-        let stitcher = NativeStitcher(request: request, natives: natives)
-        if let dir = cacheDir { stitcher.mediaCache = AdMediaCache(directory: URL(fileURLWithPath: dir).appendingPathComponent("media")) }
-        if let t = loadVideoTimeout { stitcher.videoTimeout = t }
-        stitcher.onProgress = onProgress
-        var result = try await Self.stitching { try await stitcher.run() }
+        var options = StitchOptions()
+        options.nativeBreaks = natives
+        if let dir = cacheDir { options.nativeMediaCache = AdMediaCache(directory: URL(fileURLWithPath: dir).appendingPathComponent("media")) }
+        if let t = loadVideoTimeout { options.nativeVideoTimeout = t }
+        options.onProgress = onProgress
+        var result = try await Self.stitching(request, .media(request.breaks), options)
         result.issues = failures + result.issues
         var lines = StitchSummary.lines(result)
         let last = lines.popLast()
@@ -47,20 +49,20 @@ private struct NativeBreaksFound {
 }
 
 /// The native part of a tag stitch (a VMAP mixing native and VAST breaks, or `--ad-break` tags
-/// with `--native-break`): configures the `TagStitcher`, and adds the natives to summary and report.
+/// with `--native-break`): configures the stitch's options, and adds the natives to summary and report.
 struct NativeTagHook {
     var natives: [NativeBreak]
     var failures: [StitchIssue]
     var vmap: (url: URL, data: Data)?
 
-    /// Hands the natives (and the VMAP already fetched) to the stitcher.
-    func configure(_ stitcher: TagStitcher, _ options: StitchJob) {
-        stitcher.nativeBreaks = natives
-        stitcher.playsNativeVMAPBreaks = options.adTag != nil
-        stitcher.nativeLoadErrors = failures.map { AdError(type: .adLoadingFailed, code: $0.code, message: $0.message) }
-        if let vmap { stitcher.fetcher = PrefetchedDocumentFetcher(url: vmap.url, data: vmap.data, next: stitcher.fetcher) }
-        if let dir = options.cacheDir { stitcher.nativeMediaCache = AdMediaCache(directory: URL(fileURLWithPath: dir).appendingPathComponent("media")) }
-        if let t = options.loadVideoTimeout { stitcher.nativeVideoTimeout = t }
+    /// Hands the natives (and the VMAP already fetched) to the stitch.
+    func configure(_ stitch: inout StitchOptions, _ options: StitchJob) {
+        stitch.nativeBreaks = natives
+        stitch.playsNativeVMAPBreaks = options.adTag != nil
+        stitch.nativeLoadErrors = failures.map { AdError(type: .adLoadingFailed, code: $0.code, message: $0.message) }
+        if let vmap { stitch.fetcher = PrefetchedDocumentFetcher(url: vmap.url, data: vmap.data, next: stitch.fetcher) }
+        if let dir = options.cacheDir { stitch.nativeMediaCache = AdMediaCache(directory: URL(fileURLWithPath: dir).appendingPathComponent("media")) }
+        if let t = options.loadVideoTimeout { stitch.nativeVideoTimeout = t }
     }
 
     /// The summary with a line per native ad (before the event count).

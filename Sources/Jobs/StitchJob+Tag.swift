@@ -1,5 +1,5 @@
-// A stitch job with an ad response (`--ads TAG`, or tags in the breaks): the app built on
-// AdsLoader/AdsManager (`TagStitcher`), its companions and its report.
+// A stitch job with an ad response (`--ads TAG`, or tags in the breaks): the stitch through
+// AdsLoader/AdsManager (`stitch` with `.adTag` or `.adsResponse`), its companions and its report.
 import Foundation
 import Interlude
 import Playback
@@ -9,30 +9,26 @@ extension StitchJob {
     /// Runs the tag-driven stitch (with `native`, the native breaks beside the VAST ones),
     /// stages the companions and commits.
     func runTag(_ onProgress: (@Sendable (MediaTime, MediaTime) -> Void)?, native: NativeTagHook? = nil) async throws(JobFailure) -> Outcome {
-        let stitcher: TagStitcher
-        if let tag = adTag {
-            stitcher = TagStitcher(output: request, adTag: tag)
-        } else {
-            stitcher = TagStitcher(output: request, adsResponse: AdRulesBuilder.vmap(adRules))
-        }
-        if let n = maxRedirects { stitcher.settings.maxRedirects = n }
-        if let t = loadVideoTimeout { stitcher.renderingSettings.loadVideoTimeout = t }
-        if let t = playAdsAfter { stitcher.renderingSettings.playAdsAfterTime = t }
-        stitcher.vastLoadTimeout = vastTimeout
+        let breaks: StitchBreaks = adTag.map { .adTag($0) } ?? .adsResponse(AdRulesBuilder.vmap(adRules))
+        var options = StitchOptions()
+        if let n = maxRedirects { options.settings.maxRedirects = n }
+        if let t = loadVideoTimeout { options.renderingSettings.loadVideoTimeout = t }
+        if let t = playAdsAfter { options.renderingSettings.playAdsAfterTime = t }
+        options.vastLoadTimeout = vastTimeout
         if let ui = adUI {
-            stitcher.drawsDefaultAdUI = ui.drawsDefault
-            stitcher.customAdUI = ui.custom
-            if ui.disablesUi { stitcher.renderingSettings.disableUi = true }
+            options.drawsDefaultAdUI = ui.drawsDefault
+            options.customAdUI = ui.custom
+            if ui.disablesUi { options.renderingSettings.disableUi = true }
         }
-        if let dir = cacheDir { stitcher.cache = AdMediaCache(directory: URL(fileURLWithPath: dir)) }
-        if let t = preloadTimeout { stitcher.cache.preloadTimeout = t }
-        native?.configure(stitcher, self)
+        if let dir = cacheDir { options.cache = AdMediaCache(directory: URL(fileURLWithPath: dir)) }
+        if let t = preloadTimeout { options.cache.preloadTimeout = t }
+        native?.configure(&options, self)
         if companionsDir != nil {
-            stitcher.companionSlots = companionSizes.map { CompanionAdSlot(width: $0.0, height: $0.1) }
-            stitcher.companionLBar = companionsDir == "lbar"
+            options.companionSlots = companionSizes.map { CompanionAdSlot(width: $0.0, height: $0.1) }
+            options.companionLBar = companionsDir == "lbar"
         }
-        stitcher.onProgress = onProgress
-        let result = try await Self.stitching { try await stitcher.run() }
+        options.onProgress = onProgress
+        let result = try await Self.stitching(request, breaks, options)
         var report = StitchReport(result)
         var summary = StitchSummary.lines(result)
         native?.amend(&summary, result)

@@ -4,13 +4,13 @@ import Files
 import Foundation
 import Interlude
 import Playback
-import Threads
 import Timing
 
 /// One stitch as the `stitch` command runs it, callable without a process: the files checked
 /// before any work (`check()`: no output may be an input; `-y` governs the output and the report
-/// alike), the stitch run by the app that fits the request (``Stitcher`` for media breaks,
-/// ``TagStitcher`` for an ad response, ``NativeStitcher`` for native ads), the companions staged,
+/// alike), the stitch run through the one entry point, `stitch(_:breaks:options:)`, with the
+/// break source that fits the request (media breaks, an ad response, native ads beside either),
+/// the companions staged,
 /// the JSON report assembled, and then output, companions and report committed together
 /// (`OutputTarget.commit`): when one cannot be written none appears and the job throws.
 ///
@@ -133,17 +133,15 @@ package struct StitchJob: Sendable {
         job.request.deferCommit = request.container != .hls   // an HLS folder is published by the session itself
         if !nativeFormats.isEmpty { return try await job.runNative(onProgress) }
         if usesAdsAPI { return try await job.runTag(onProgress) }
-        let stitcher = Stitcher(request: job.request)
-        stitcher.onProgress = onProgress
-        let handed = HandedOver(stitcher)
-        let result = try await Self.stitching { try await onOwnThread("stitch") { try handed.value.run() } }
+        var options = StitchOptions()
+        options.onProgress = onProgress
+        let result = try await Self.stitching(job.request, .media(job.request.breaks), options)
         return try job.commit(result, summary: StitchSummary.lines(result)) { try StitchReport(result).json() }
     }
 
-    /// Runs a stitch, its error as a failure of the job (on the caller's actor, if any).
-    static func stitching(isolation: isolated (any Actor)? = #isolation,
-                          _ run: () async throws -> StitchResult) async throws(JobFailure) -> StitchResult {
-        do { return try await run() } catch { throw .failed("\(error)") }
+    /// Runs a stitch (`stitch(_:breaks:options:)`), its error as a failure of the job.
+    static func stitching(_ request: StitchRequest, _ breaks: StitchBreaks, _ options: StitchOptions) async throws(JobFailure) -> StitchResult {
+        do { return try await stitch(request, breaks: breaks, options: options) } catch { throw .failed("\(error)") }
     }
 
     /// Stages the report beside its target, then commits report, output and any staged companion

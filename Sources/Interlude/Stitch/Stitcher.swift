@@ -14,19 +14,21 @@ import Timing
 /// notification. Every ad is measured before the first frame (an ad that cannot be opened or
 /// decoded is left out of its pod and reported). The output is a temporary file beside the
 /// target, moved into place by `close()`, so a failed stitch never leaves a partial file.
-public final class Stitcher {
+///
+/// What `stitch(_:breaks:options:)` runs for `.media` (apps call that).
+package final class Stitcher {
     /// What to stitch.
     package let request: StitchRequest
     /// Called for each event of the frame loop, on the stitching thread.
     package var onEvent: (@Sendable (SpliceEvent) -> Void)?
     /// Called after each output frame with the stream time reached and the expected total.
-    public var onProgress: (@Sendable (MediaTime, MediaTime) -> Void)?
+    package var onProgress: (@Sendable (MediaTime, MediaTime) -> Void)?
 
     /// Layers drawn on the output's frames (ad UI, overlays) and mixed into its audio.
     package let layers: [SurfaceLayer]
 
     /// Prepares a stitch; nothing is opened until `run()`.
-    public init(request: StitchRequest, layers: [SurfaceLayer] = []) {
+    package init(request: StitchRequest, layers: [SurfaceLayer] = []) {
         self.request = request
         self.layers = layers
     }
@@ -34,7 +36,7 @@ public final class Stitcher {
     /// Runs the stitch, blocking the caller until the output is written (the player's callbacks
     /// run on a queue of the stitch's own, so any thread may call it); throws `StitchFailure`
     /// when no output could be made.
-    public func run() throws -> StitchResult {
+    package func run() throws -> StitchResult {
         let started = monotonicSeconds()
         let all = Stitcher.ordered(request.breaks)
         // double-box breaks do not pause content: layers over it, drawn while content plays
