@@ -4,8 +4,7 @@ import Media
 /// Y, Cb, Cr and alpha planes (chroma and its alpha at half resolution). Built when the drawing
 /// changes (a few times a second at most); blending it per frame is then a few integer
 /// operations per pixel. Sprites are placed at even coordinates, where chroma samples align.
-public final class Sprite: @unchecked Sendable {
-    // @unchecked Sendable: immutable after init.
+public final class Sprite: Sendable {
     /// Size in pixels.
     public let width: Int, height: Int
     let y: [UInt8], ya: [UInt8]

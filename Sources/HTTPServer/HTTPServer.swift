@@ -21,10 +21,7 @@ import Threads
 /// // …
 /// server.shutdown(grace: 10)
 /// ```
-public final class HTTPServer: @unchecked Sendable {
-    // @unchecked Sendable: `daemon` and the counters are in `state`, the parked connections in
-    // `parking`, each under its lock; libmicrohttpd's calls are thread-safe; the gate guards its
-    // own state.
+public final class HTTPServer: Sendable {
     /// A handler: one complete request in, one response out. Runs on a pool thread; may block
     /// that thread (and only its connections) for as long as it needs.
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse

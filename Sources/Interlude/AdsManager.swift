@@ -25,11 +25,7 @@ import Timing
 /// at that moment. A loader may make managers that decide in step with their delegate instead
 /// (on `delegateQueue` itself: a viewer script reacting to events, or the app's own ad views
 /// drawn in a run as fast as possible), where what the frames show depends on the app's answers.
-public final class AdsManager: @unchecked Sendable {
-    // @unchecked Sendable: the mutable state is `decided`, a `LoopBound` of `queue` (touched
-    // through `perform`, or from the callbacks the manager gives the display and the player,
-    // which run there; asserted on every access in debug builds); `delegateBox` and `lifeSeen`
-    // are `Locked`.
+public final class AdsManager: Sendable {
     /// Receives events, errors and content pause/resume requests, on `delegateQueue`.
     public var delegate: AdsManagerDelegate? {
         get { delegateBox.withLock { $0.value } }

@@ -6,10 +6,7 @@ import Timing
 /// A bounded hand-off from the frame loop to the encoding thread: frames go in order, the producer
 /// waits when the encoder is `capacity` items behind, and the first encoder error is kept and
 /// raised to the producer on its next call.
-final class EncodeQueue: @unchecked Sendable {
-    // @unchecked Sendable: every mutable field is in `state`, read and written under its lock; the
-    // Frames inside items change hands here and are touched by one thread at a time (producer,
-    // then encoder).
+final class EncodeQueue: Sendable {
     enum Item {
         case video(Frame)
         case audio(Frame)

@@ -13,9 +13,7 @@ import Timing
 /// `GET /v1/sessions/ID/tracking`, `GET /v1/sessions/ID/assets/[RENDITION/]B.json`,
 /// `GET /v1/sessions/ID/ads/B/A/RENDITION.m3u8`, `GET /v1/segments/PATH`, `GET /health`,
 /// `GET /metrics`. A live channel's name (`--live`) takes the same session routes.
-public final class ServeService: @unchecked Sendable {
-    // @unchecked Sendable: every stored property is immutable and itself thread-safe; the
-    // playback configurations, `server` and `expiry` are `Locked`.
+public final class ServeService: Sendable {
     /// The configuration.
     public let config: ServeConfig
     /// The store.

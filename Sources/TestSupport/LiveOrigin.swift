@@ -25,8 +25,7 @@ import Timing
 /// origin.advance(segments: 3)       // manual clock
 /// origin.url("/live.m3u8")
 /// ```
-/// `@unchecked Sendable`: mutable state is behind the core's lock.
-public final class LiveOrigin: @unchecked Sendable {
+public final class LiveOrigin: Sendable {
     /// How segments get published.
     public enum Clock: Sendable, Equatable {
         /// Only `advance(segments:)` publishes.
@@ -127,7 +126,7 @@ public final class LiveOrigin: @unchecked Sendable {
     public func publishTime(ofSegment index: Int) -> Double { core.publishTime(index) }
 
     /// The shared state, also held by the server's handler (so the origin's deinit runs).
-    final class Core: @unchecked Sendable {
+    final class Core: Sendable {
         let media: LiveOriginMedia
         let breaks: [LiveOriginPlacedBreak]
         let initial: Int, realTime: Bool, windowSize: Int, base: Date

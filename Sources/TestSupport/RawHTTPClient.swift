@@ -6,8 +6,7 @@ import Glibc
 /// A TCP connection for HTTP tests that curl cannot write: it binds a chosen local address (Linux
 /// routes all of 127.0.0.0/8 to lo, so 127.0.0.2 is another client than 127.0.0.1 to a server on
 /// 127.0.0.1), sends arbitrary bytes (slowly, if asked) and reads an answer with a deadline.
-public final class RawHTTPConnection: @unchecked Sendable {
-    // @unchecked Sendable: one test thread uses a connection at a time; `fd` is immutable.
+public final class RawHTTPConnection: Sendable {
     /// The socket.
     public let fd: Int32
 

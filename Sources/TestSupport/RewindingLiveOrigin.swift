@@ -30,9 +30,8 @@ public final class RewindingLiveOrigin: Sendable {
     /// `http://127.0.0.1:PORT` + path, e.g. `url("/live.m3u8")`.
     public func url(_ path: String) -> String { server.url(path) }
 
-    /// The state the server's handler holds. `@unchecked Sendable`: the request count is a
-    /// `Locked`; the rest is immutable.
-    final class Core: @unchecked Sendable {
+    /// The state the server's handler holds: the request count is a `Locked`; the rest is immutable.
+    final class Core: Sendable {
         let media: LiveOriginMedia
         let windowSize: Int, rewindAt: Int, rewind: Int
         let started = DispatchTime.now().uptimeNanoseconds

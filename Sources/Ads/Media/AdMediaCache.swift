@@ -17,9 +17,9 @@ import Threads
 ///
 /// The SHA-256 is libavutil's, given by the layer that links FFmpeg (this module links none):
 /// `import Interlude` makes a cache with `init(directory:maxBytes:maxFileBytes:)`.
-public final class AdMediaCache: @unchecked Sendable {
-    // @unchecked Sendable: the only mutable state is the file system, its eviction pass one at a
-    // time under `evicting`; downloads write to unique temporary names and rename atomically.
+public final class AdMediaCache: Sendable {
+    // Sendable as checked; the file system is the shared state: its eviction pass one at a time
+    // under `evicting`, downloads written to unique temporary names and renamed atomically.
     /// The cache folder.
     public let directory: URL
     /// Most bytes the folder may hold after a download.
@@ -28,7 +28,11 @@ public final class AdMediaCache: @unchecked Sendable {
     public let maxFileBytes: Int64
     /// Most seconds one preload of every ad's media may take together; each file also has its own
     /// timeout. Media not fetched by then fails with 402.
-    public var preloadTimeout: Double = 30
+    public var preloadTimeout: Double {
+        get { preload.withLock { $0 } }
+        set { preload.withLock { $0 = newValue } }
+    }
+    private let preload = Locked<Double>(30)
     /// Held for an eviction pass: one at a time (it guards the folder, no value).
     private let evicting = Locked(())
     /// A fresh SHA-256, for the URL keys and the entries' records.

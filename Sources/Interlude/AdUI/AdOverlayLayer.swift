@@ -41,8 +41,7 @@ public struct ScheduledOverlay: Sendable {
 /// cue's content time for its duration, never on ad frames. Its `drawsOnContent` is true only
 /// when overlays are scheduled or expected (a stitch whose ad response has some), so a stitch
 /// without them keeps smart rendering.
-package final class AdOverlayLayer: SurfaceLayer, @unchecked Sendable {
-    // @unchecked Sendable: `overlays`, `expected` and `hits` are in `state`, under its lock; `drawing` is used on the frame thread.
+package final class AdOverlayLayer: LoopOwnedLayer, Sendable {
     private struct State {
         var overlays: [ScheduledOverlay] = []
         var expected = false
@@ -50,9 +49,15 @@ package final class AdOverlayLayer: SurfaceLayer, @unchecked Sendable {
     }
     private let state = Locked(State())
     private let drawing: AdUIDrawing
+    /// The frame loop that draws it (`LoopOwnedLayer`).
+    package let loopOwner: ThreadOwner
 
     /// An empty layer; throws `DrawError.font` when DejaVu Sans is missing.
-    package init() throws { drawing = try AdUIDrawing() }
+    package init() throws {
+        let owner = ThreadOwner(name: "the frame loop drawing ad overlays")
+        loopOwner = owner
+        drawing = try AdUIDrawing(owner: owner)
+    }
 
     /// Declares that overlays will come (before a stitch opens its output).
     var expectsOverlays: Bool {

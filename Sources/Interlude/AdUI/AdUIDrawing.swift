@@ -5,32 +5,39 @@ import Threads
 
 /// Turns ad UI elements into sprites and blends them: text rendered with FreeType (DejaVu Sans)
 /// and images converted only when the element list changes; unchanged frames only blend.
-/// Used by one frame-loop thread at a time.
-final class AdUIDrawing: @unchecked Sendable {
-    // @unchecked Sendable: used by one frame-loop thread; `builds` is a `Locked`.
-    private let regular: Font, bold: Font
-    private var lastElements: [AdUIElement] = []
-    private var placed: [Placed] = []
-    private var hits: [AdUIHitArea] = []
-    private var textSprites: [TextKey: Sprite] = [:]
-    private var imageSprites: [ImageKey: Sprite] = [:]
+/// Its fonts and sprites are a `LoopBound` of the frame loop that draws its layer.
+final class AdUIDrawing: Sendable {
+    /// What the drawing loop keeps: the fonts (FreeType faces) and what the last elements became.
+    private struct Drawn {
+        let regular: Font, bold: Font
+        var lastElements: [AdUIElement] = []
+        var placed: [Placed] = []
+        var hits: [AdUIHitArea] = []
+        var textSprites: [TextKey: Sprite] = [:]
+        var imageSprites: [ImageKey: Sprite] = [:]
+    }
+    private let drawn: LoopBound<Drawn>
+    private var regular: Font { drawn.value.regular }
+    private var bold: Font { drawn.value.bold }
+    private var lastElements: [AdUIElement] { get { drawn.value.lastElements } _modify { yield &drawn.value.lastElements } }
+    private var placed: [Placed] { get { drawn.value.placed } _modify { yield &drawn.value.placed } }
+    private var hits: [AdUIHitArea] { get { drawn.value.hits } _modify { yield &drawn.value.hits } }
+    private var textSprites: [TextKey: Sprite] { get { drawn.value.textSprites } _modify { yield &drawn.value.textSprites } }
+    private var imageSprites: [ImageKey: Sprite] { get { drawn.value.imageSprites } _modify { yield &drawn.value.imageSprites } }
     private let builds = Locked(0)
 
     private enum Placed { case fill(Draw.PixelRect, DrawColor), sprite(Sprite, Int, Int) }
     private struct TextKey: Hashable { var text: String; var style: AdUITextStyle }
     private struct ImageKey: Hashable { var image: AdUIImage; var width: Int; var height: Int }
 
-    /// Loads DejaVu Sans and its bold; throws `DrawError.font` when they are missing.
-    init() throws {
-        regular = try Font.dejaVuSans()
-        bold = try Font.dejaVuSans(bold: true)
+    /// Loads DejaVu Sans and its bold, for the loop `owner` owns (a layer's `loopOwner`); throws
+    /// `DrawError.font` when they are missing.
+    init(owner: ThreadOwner) throws {
+        drawn = LoopBound(Drawn(regular: try Font.dejaVuSans(), bold: try Font.dejaVuSans(bold: true)), owner: owner, name: "its fonts and sprites")
     }
 
     /// How many times the element list changed and was rebuilt.
     var rebuilds: Int { builds.withLock { $0 } }
-
-    /// The height of a line of text at `pixelHeight` (what a text element's sprite measures).
-    func lineHeight(_ pixelHeight: Int) throws -> Int { try regular.render(" ", pixelHeight: pixelHeight).height }
 
     /// Draws `elements` on `canvas` (rebuilding the sprites when they changed); the buttons drawn.
     func draw(_ elements: [AdUIElement], on canvas: Canvas) throws -> [AdUIHitArea] {

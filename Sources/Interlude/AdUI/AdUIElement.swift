@@ -44,8 +44,7 @@ public struct AdUITextStyle: Sendable, Hashable {
 
 /// An image an ad UI draws, decoded once (`ImageDecoder`) and compared by identity, so the
 /// layer converts it to a sprite once per size.
-public final class AdUIImage: Hashable, @unchecked Sendable {
-    // @unchecked Sendable: immutable after init.
+public final class AdUIImage: Hashable, Sendable {
     /// The decoded pixels.
     public let image: RGBAImage
 

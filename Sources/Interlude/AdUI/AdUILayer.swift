@@ -21,9 +21,7 @@ package struct AdUIHitArea: Sendable, Equatable {
 ///
 /// The `AdsManager` tells it which ad is showing (`shown`) before the ad's first frame, through
 /// the `AdDisplayContainer.adUI` it is installed in.
-package final class AdUILayer: SurfaceLayer, @unchecked Sendable {
-    // @unchecked Sendable: the settings are in `settings`, under its lock; the sprite state is
-    // touched only by `draw`, on the one frame-loop thread.
+package final class AdUILayer: LoopOwnedLayer, Sendable {
     private struct Settings {
         var shown: ShownAd?
         var defaultUI: DefaultAdUI?
@@ -34,12 +32,16 @@ package final class AdUILayer: SurfaceLayer, @unchecked Sendable {
     private let settings: Locked<Settings>
 
     private let drawing: AdUIDrawing
+    /// The frame loop that draws it (`LoopOwnedLayer`).
+    package let loopOwner: ThreadOwner
 
     /// A layer drawing `defaultUI` on ads that keep IMA's UI (nil: none) and `customUI` on ads
     /// whose `isUiDisabled` is true (nil: none, the app draws its own). Throws `DrawError.font`
     /// when DejaVu Sans (Debian `fonts-dejavu-core`) cannot be loaded.
     package init(defaultUI: DefaultAdUI? = DefaultAdUI(), customUI: (any AdUIRenderer)? = nil) throws {
-        drawing = try AdUIDrawing()
+        let owner = ThreadOwner(name: "the frame loop drawing an ad UI")
+        loopOwner = owner
+        drawing = try AdUIDrawing(owner: owner)
         settings = Locked(Settings(defaultUI: defaultUI, customUI: customUI))
     }
 

@@ -56,8 +56,7 @@ public class AdUIView: @unchecked Sendable {
 }
 
 /// A text label (the guide's `adCountdown`).
-public final class AdUILabel: AdUIView, @unchecked Sendable {
-    // @unchecked Sendable: its state lives in AdUIView, under its lock.
+public final class AdUILabel: AdUIView, Sendable {
     /// Its text (UILabel's `text`).
     public var text: String? { get { shownText } set { shownText = newValue ?? "" } }
 }
@@ -69,8 +68,7 @@ public enum AdUIControlState: Sendable {
 }
 
 /// A button (the guide's `learnMore` and `skipAd`): its title, and in a live window a hit area.
-public final class AdUIButton: AdUIView, @unchecked Sendable {
-    // @unchecked Sendable: its state is under AdUIView's lock, and `action`'s.
+public final class AdUIButton: AdUIView, Sendable {
     /// Sets the title (UIButton's `setTitle(_:for:)`).
     public func setTitle(_ title: String?, for state: AdUIControlState) { shownText = title ?? "" }
     /// The title (UIButton's `title(for:)`).
@@ -87,17 +85,22 @@ public final class AdUIButton: AdUIView, @unchecked Sendable {
 /// `zPosition` order (ties: the order added, `bringSubviewToFront` moves one last). Like the
 /// guide's views they show whatever the app last set; drawing them only on ad frames keeps the
 /// content frames exactly as played.
-public final class AdUISubviewsLayer: SurfaceLayer, @unchecked Sendable {
-    // @unchecked Sendable: `views` and `hits` are in `state`, under its lock; `drawing` is used on the frame thread.
+public final class AdUISubviewsLayer: LoopOwnedLayer, Sendable {
     private struct State {
         var views: [AdUIView] = []
         var hits: [(Draw.PixelRect, AdUIButton)] = []
     }
     private let state = Locked(State())
     private let drawing: AdUIDrawing
+    /// The frame loop that draws it (`LoopOwnedLayer`).
+    package let loopOwner: ThreadOwner
 
     /// An empty layer; throws `DrawError.font` when DejaVu Sans is missing.
-    public init() throws { drawing = try AdUIDrawing() }
+    public init() throws {
+        let owner = ThreadOwner(name: "the frame loop drawing ad UI views")
+        loopOwner = owner
+        drawing = try AdUIDrawing(owner: owner)
+    }
 
     /// Adds a view on top.
     public func add(_ view: AdUIView) { state.withLock { s in s.views.removeAll { $0 === view }; s.views.append(view) } }

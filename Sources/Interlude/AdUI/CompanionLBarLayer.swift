@@ -9,16 +9,22 @@ import Threads
 /// a tall or square one centred in the right column, a wide one (at least 3:1) in the bottom band —
 /// each scaled to fit, never stretched, on a dark grey ground. Content frames are left as they are.
 /// Add it below the other layers: it redraws the picture from the frame as played.
-package final class CompanionLBarLayer: SurfaceLayer, @unchecked Sendable {
-    // @unchecked Sendable: `images` is a `Locked`; `drawing` and `scaler` are used on the frame thread.
+package final class CompanionLBarLayer: LoopOwnedLayer, Sendable {
     private let images = Locked<[AdUIImage]>([])
     private let drawing: AdUIDrawing
-    private let scaler = FrameScaler()
+    /// The frame loop that draws it (`LoopOwnedLayer`).
+    package let loopOwner: ThreadOwner
+    private let scaler: LoopBound<FrameScaler>
     /// The ground colour of the L.
     static let ground = DrawColor(r: 32, g: 33, b: 36)
 
     /// An empty layout; throws `DrawError.font` when DejaVu Sans is missing.
-    package init() throws { drawing = try AdUIDrawing() }
+    package init() throws {
+        let owner = ThreadOwner(name: "the frame loop drawing companions in an L")
+        loopOwner = owner
+        drawing = try AdUIDrawing(owner: owner)
+        scaler = LoopBound(FrameScaler(), owner: owner, name: "its scaler")
+    }
 
     /// Shows `companions` from the next ad frame on (empty: the ad fills the picture again).
     package func show(_ companions: [FilledCompanion]) {
@@ -62,7 +68,7 @@ package final class CompanionLBarLayer: SurfaceLayer, @unchecked Sendable {
         let w = canvas.frame.width, h = canvas.frame.height
         let l = Self.layout(imgs.map { ($0.image.width, $0.image.height) }, width: w, height: h)
         canvas.fill(canvas.bounds, color: Self.ground)
-        try canvas.draw(frame: frame.original, in: l.video, scaler: scaler)
+        try canvas.draw(frame: frame.original, in: l.video, scaler: scaler.value)
         let elements: [AdUIElement] = zip(imgs, l.companions).compactMap { img, r in r.map { .image(img, $0) } }
         _ = try drawing.draw(elements, on: canvas)
     }

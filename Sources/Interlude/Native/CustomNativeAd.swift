@@ -16,8 +16,7 @@ public typealias NativeAdCustomClickHandler = (_ assetID: String) -> Void
 /// then resolves the click: the `customClickHandler` when set (nothing else happens), else the
 /// first deep link an app can open, else the click-through URL. A click on the AdChoices key opens
 /// the privacy page and counts no click. Thread use: any thread (state guarded by a lock).
-public final class CustomNativeAd: @unchecked Sendable {
-    // @unchecked Sendable: mutable state (impression, clicks, trackers, handler, opener) is in `state`, under its lock.
+public final class CustomNativeAd: Sendable {
     /// How a click was resolved.
     public enum ClickResolution: Sendable, Equatable {
         /// The custom click handler took it.

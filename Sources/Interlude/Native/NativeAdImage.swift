@@ -4,8 +4,7 @@ import Media
 
 /// An image asset of a native ad, as GMA's `GADNativeAdImage`: the decoded picture (nil when the
 /// loader was asked for URLs only) and its URL (nil for the built-in AdChoices icon).
-public final class NativeAdImage: @unchecked Sendable {
-    // @unchecked Sendable: immutable after init.
+public final class NativeAdImage: Sendable {
     /// The decoded picture (RGBA), or nil when image loading was disabled.
     public let image: RGBAImage?
     /// Where the image was fetched from.

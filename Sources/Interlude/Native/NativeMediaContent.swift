@@ -5,8 +5,7 @@ import Timing
 /// The media of a native ad (GMA's `GADMediaContent`): a video when the response has a usable
 /// video asset, else nothing (a custom native ad's media view is empty without video: the app
 /// shows its image asset instead, as the guide's example does).
-public final class MediaContent: @unchecked Sendable {
-    // @unchecked Sendable: immutable after init.
+public final class MediaContent: Sendable {
     /// The video's media file (chosen from the asset's VAST like VAST ad media), when there is one.
     public let videoURL: String?
     /// Whether the ad has a video.
@@ -29,8 +28,7 @@ public final class MediaContent: @unchecked Sendable {
 }
 
 /// The video controller of a native ad (GMA's `GADVideoController`).
-public final class VideoController: @unchecked Sendable {
-    // @unchecked Sendable: immutable after init.
+public final class VideoController: Sendable {
     private let hasVideo: Bool
     init(hasVideo: Bool) { self.hasVideo = hasVideo }
     /// Whether the ad has video content.

@@ -16,8 +16,7 @@ import Timing
 /// loop also waits for every observer block, so the same actions give the same frames every run.
 /// Ads play through the same player and surface (`playAd`), used by the IMA layer's
 /// `PlayerVideoDisplay`. Players share nothing: a process may run many at once.
-public final class Player: @unchecked Sendable {
-    // @unchecked Sendable: all state lives in `engine`, which guards it with its own lock.
+public final class Player: Sendable {
     /// What the viewer sees: attach outputs and layers here.
     public let surface: RenderSurface
     /// The clock this player runs on.

@@ -3,8 +3,7 @@ import Timing
 
 /// The content a player plays, as AVFoundation's `AVPlayerItem`: its location, duration, and the
 /// notifications the player posts about it.
-public final class PlayerItem: @unchecked Sendable {
-    // @unchecked Sendable: immutable after init.
+public final class PlayerItem: Sendable {
     /// The content's location (a path or a URL FFmpeg can read).
     public let url: URL
     /// The content's duration as its container declares it.

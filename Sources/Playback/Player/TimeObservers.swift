@@ -3,8 +3,7 @@ import Timing
 
 /// The token `addPeriodicTimeObserver` / `addBoundaryTimeObserver` return; pass it to
 /// `removeTimeObserver(_:)`.
-public final class TimeObserverToken: @unchecked Sendable {
-    // @unchecked Sendable: immutable.
+public final class TimeObserverToken: Sendable {
     let id: Int
     init(id: Int) { self.id = id }
 }

@@ -7,9 +7,7 @@ import Timing
 /// file's bytes and of the profile (output format, every libx264 option and libx264's own
 /// parameter sets), bounded in size (least recently used entries go first). Entries are written
 /// to a temporary name and renamed, so a reader never sees half an entry; a damaged entry is a miss.
-final class AdTranscodeCache: @unchecked Sendable {
-    // @unchecked Sendable: immutable after init; the file system is the only shared state, and
-    // entries are replaced atomically by rename.
+final class AdTranscodeCache: Sendable {
     /// The folder.
     let directory: URL
     /// Most bytes kept.

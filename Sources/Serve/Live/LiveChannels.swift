@@ -16,8 +16,7 @@ public struct LiveRung: Sendable, Hashable {
 /// The live channels `interlude serve` follows (`--live NAME=SOURCE`): each polled on a task of
 /// its own at its target duration into the store, its rungs registered once its first segments
 /// are in. Thread-safe.
-public final class LiveChannels: @unchecked Sendable {
-    // @unchecked Sendable: `rungs` and `tasks` are in `state`, under its lock; the channels are actors.
+public final class LiveChannels: Sendable {
     /// The channels by name.
     public let channels: [String: LiveChannel]
     private let media: any LiveMedia

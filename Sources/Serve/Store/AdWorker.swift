@@ -9,9 +9,7 @@ import Timing
 /// left by a dead worker are claimed again after the visibility timeout (`XAUTOCLAIM`); a worker
 /// keeps its own job visible by re-claiming it while it runs. Attempts are counted per job; after
 /// the most attempts the job goes to the dead-letter stream with its error.
-public final class AdWorker: @unchecked Sendable {
-    // @unchecked Sendable: `stopping` is a `Locked`; the rest is immutable or used by the one
-    // thread running `run`.
+public final class AdWorker: Sendable {
     /// How a worker is set up.
     public struct Options: Sendable {
         /// The Redis URL (`redis://HOST:PORT/DB` or `unix:///PATH`).

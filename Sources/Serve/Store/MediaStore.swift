@@ -11,9 +11,7 @@ import Timing
 ///
 /// Layout under the root: `content/<key>/<rung>/segNNNNN.ts` (+ `content.json`),
 /// `cuts/<key>/<rung>/…`, `ads/<sha256>/<rung>/…`, `slate/<rung>/…`, `index.json`.
-public final class MediaStore: ServeMedia, @unchecked Sendable {
-    // @unchecked Sendable: every mutable property is in `state`, read and written only under its
-    // lock; encodes run outside it on their own threads and publish their results under it.
+public final class MediaStore: ServeMedia, Sendable {
     /// The setup.
     public let options: StoreOptions
     let root: URL

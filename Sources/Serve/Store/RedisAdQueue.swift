@@ -15,8 +15,7 @@ import Timing
 /// - `interlude:attempts:<h>`, `interlude:error:<h>`: attempts started, the last attempt's error;
 /// - `interlude:jobs:dead`: jobs given up after the most attempts, with their error;
 /// - `interlude:stats:transcodes`: transcodes started (counted by workers).
-public final class RedisAdQueue: AdJobQueue, @unchecked Sendable {
-    // @unchecked Sendable: `client` is thread-safe; the rest is immutable.
+public final class RedisAdQueue: AdJobQueue, Sendable {
     /// The stream of jobs.
     public static let stream = "interlude:jobs"
     /// The consumer group of workers.
