@@ -28,9 +28,9 @@ func monotonicSeconds() -> Double {
 /// first request, else the oldest idle kept-alive one, so that slow clients cannot keep new ones
 /// out; only when every connection is busy with a request is a new one refused.
 final class ConnectionGate: @unchecked Sendable {
-    // @unchecked Sendable: `pending`, `buffer`, `listenerPausedUntil` and `listening` are the gate
-    // thread's alone; the counts, what is tracked of libmicrohttpd's connections and `request`
-    // are in `shared`, under its lock; `daemon` is written once before the thread starts.
+    // @unchecked Sendable: a C owner (the listening socket, the epoll set, the wake fd and the
+    // daemon pointer); what the gate thread keeps is a `LoopBound` of it, the counts, what is
+    // tracked of libmicrohttpd's connections and `request` are in `shared`, under its lock.
 
     /// The limits the gate enforces.
     struct Limits: Sendable {
@@ -105,15 +105,26 @@ final class ConnectionGate: @unchecked Sendable {
     private let listener: Int32
     private let epoll: Int32
     private let wake: Int32
-    private var daemon: OpaquePointer?
-
     private let shared = Locked(Shared())
     private let done = DispatchSemaphore(value: 0)
+    /// `start` was called: the gate thread runs (until `stop`).
+    private let started = Locked(false)
 
-    private var pending: [Int32: Pending] = [:]
-    private var buffer: [UInt8]
-    private var listenerPausedUntil: Double?
-    private var listening = true
+    /// What the gate thread alone keeps (a `LoopBound` of it once it runs).
+    private struct Gate {
+        var daemon: OpaquePointer?
+        var pending: [Int32: Pending] = [:]
+        var buffer: [UInt8]
+        var listenerPausedUntil: Double?
+        var listening = true
+    }
+    private let gateThread = ThreadOwner(name: "the connection gate's thread")
+    private let gate: LoopBound<Gate>
+    private var daemon: OpaquePointer? { get { gate.value.daemon } _modify { yield &gate.value.daemon } }
+    private var pending: [Int32: Pending] { get { gate.value.pending } _modify { yield &gate.value.pending } }
+    private var buffer: [UInt8] { get { gate.value.buffer } _modify { yield &gate.value.buffer } }
+    private var listenerPausedUntil: Double? { get { gate.value.listenerPausedUntil } _modify { yield &gate.value.listenerPausedUntil } }
+    private var listening: Bool { get { gate.value.listening } _modify { yield &gate.value.listening } }
 
     private static let listenerToken = UInt64.max, wakeToken = UInt64.max - 1
 
@@ -129,7 +140,7 @@ final class ConnectionGate: @unchecked Sendable {
         self.port = bound
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         wake = interlude_wake_fd()
-        buffer = [UInt8](repeating: 0, count: limits.check.peekLimit)
+        gate = LoopBound(Gate(buffer: [UInt8](repeating: 0, count: limits.check.peekLimit)), owner: gateThread, name: "the gate's connections")
         _ = interlude_epoll_add(epoll, listener, interlude_epoll_in, Self.listenerToken)
         _ = interlude_epoll_add(epoll, wake, interlude_epoll_in, Self.wakeToken)
     }
@@ -137,6 +148,7 @@ final class ConnectionGate: @unchecked Sendable {
     /// Starts handing connections to `daemon`.
     func start(_ daemon: OpaquePointer) {
         self.daemon = daemon
+        started.withLock { $0 = true }
         let thread = Thread { [self] in run() }
         thread.name = "http-gate"
         thread.start()
@@ -144,7 +156,7 @@ final class ConnectionGate: @unchecked Sendable {
 
     /// Closes the listening socket and the connections not handed over yet; returns once done.
     func stopAccepting() {
-        guard daemon != nil else { return }
+        guard started.withLock({ $0 }) else { return }
         tell(.stopAccepting)
         done.wait()
     }
@@ -152,7 +164,7 @@ final class ConnectionGate: @unchecked Sendable {
     /// Stops the thread (after libmicrohttpd stopped) and closes what is left; closes the
     /// listening socket of a gate never started.
     func stop() {
-        if daemon != nil {
+        if started.withLock({ $0 }) {
             tell(.exit)
             done.wait()
         } else {
@@ -179,6 +191,7 @@ final class ConnectionGate: @unchecked Sendable {
     // MARK: The gate's thread
 
     private func run() {
+        gateThread.bind()
         var tokens = [UInt64](repeating: 0, count: 256)
         var events = [UInt32](repeating: 0, count: 256)
         var nextSweep = 0.0
@@ -203,6 +216,7 @@ final class ConnectionGate: @unchecked Sendable {
                     listening = false
                 }
                 for p in Array(pending.values) { discard(p) }
+                if r == .exit { gateThread.release() }   // before `stop` hears it
                 done.signal()
                 if r == .exit { return }
             }

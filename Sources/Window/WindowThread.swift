@@ -7,9 +7,10 @@ import Threads
 /// 10 ms — until stopped, and tears everything down in reverse order before SDL_Quit. No other
 /// thread touches the window, renderer, texture or event queue.
 final class WindowThread: @unchecked Sendable {
-    // @unchecked Sendable: the SDL pointers and the render state are created, used and destroyed
-    // only on `thread`; `startError` is written before `started` is signalled and read after it.
-    // What the threads share lives in the lock-protected mailbox, audio queue and input relay.
+    // @unchecked Sendable: a C owner (SDL's window, renderer and texture): they and the render
+    // state are a `LoopBound` of the window thread, which creates, uses and destroys them;
+    // `startError` and `thread` are written before `started` is signalled or the thread starts and
+    // read after. What the threads share lives in the lock-protected mailbox, audio queue and input relay.
     let width: Int, height: Int
     let title: String
     let audioRate: Int, audioChannels: Int, wantsAudio: Bool
@@ -19,14 +20,27 @@ final class WindowThread: @unchecked Sendable {
     /// Called on the thread once SDL has quit (the process-wide SDL slot is free again).
     private let onExit: @Sendable () -> Void
 
-    private var window: OpaquePointer?
-    private var renderer: OpaquePointer?
-    private var texture: OpaquePointer?
-    private var picture: [UInt8]
-    private var hasPicture = false
-    private var needsDraw = true
-    private var fullscreen = false
-    private var quitReported = false
+    /// What the window thread alone touches once it runs.
+    private struct Rendering {
+        var window: OpaquePointer?
+        var renderer: OpaquePointer?
+        var texture: OpaquePointer?
+        var picture: [UInt8]
+        var hasPicture = false
+        var needsDraw = true
+        var fullscreen = false
+        var quitReported = false
+    }
+    private let windowThread = ThreadOwner(name: "the window thread")
+    private let rendering: LoopBound<Rendering>
+    private var window: OpaquePointer? { get { rendering.value.window } _modify { yield &rendering.value.window } }
+    private var renderer: OpaquePointer? { get { rendering.value.renderer } _modify { yield &rendering.value.renderer } }
+    private var texture: OpaquePointer? { get { rendering.value.texture } _modify { yield &rendering.value.texture } }
+    private var picture: [UInt8] { get { rendering.value.picture } _modify { yield &rendering.value.picture } }
+    private var hasPicture: Bool { get { rendering.value.hasPicture } _modify { yield &rendering.value.hasPicture } }
+    private var needsDraw: Bool { get { rendering.value.needsDraw } _modify { yield &rendering.value.needsDraw } }
+    private var fullscreen: Bool { get { rendering.value.fullscreen } _modify { yield &rendering.value.fullscreen } }
+    private var quitReported: Bool { get { rendering.value.quitReported } _modify { yield &rendering.value.quitReported } }
     private var startError: WindowError?
     private let started = DispatchSemaphore(value: 0)
     /// Entered before the thread starts, left once SDL has quit: waiting on it returns at once
@@ -50,7 +64,7 @@ final class WindowThread: @unchecked Sendable {
         self.wantsAudio = wantsAudio
         self.onExit = onExit
         mailbox = FrameMailbox(width: width, height: height)
-        picture = mailbox.makeBuffer()
+        rendering = LoopBound(Rendering(picture: mailbox.makeBuffer()), owner: windowThread, name: "the window's SDL objects")
     }
 
     /// Starts the thread and waits until the window is up; throws what went wrong otherwise (the
@@ -81,6 +95,7 @@ final class WindowThread: @unchecked Sendable {
     // MARK: - On the window thread
 
     private func run() {
+        windowThread.bind()
         if let error = setUp() {
             startError = error
             tearDown()
@@ -139,6 +154,7 @@ final class WindowThread: @unchecked Sendable {
         if let window { SDL_DestroyWindow(window) }
         texture = nil; renderer = nil; window = nil
         SDL_Quit()
+        windowThread.release()   // the window's state is nobody's now
         onExit()
         running.leave()
     }
