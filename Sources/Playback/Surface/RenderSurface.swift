@@ -11,9 +11,7 @@ import Timing
 ///
 /// Thread use: `present…` is called by one frame loop; `attach`, `detach`, `addLayer` and `finish`
 /// may be called from any thread (they take the surface's lock).
-public final class RenderSurface: @unchecked Sendable {
-    // @unchecked Sendable: every mutable property is in `state` or `later`, each under its lock,
-    // except `pace`, set before the frame loop starts and read only by it.
+public final class RenderSurface: Sendable {
     /// The output format every frame is conformed to.
     public let format: OutputFormat
     /// The player presenting into this surface (ads shown on the surface play through it).
@@ -38,7 +36,9 @@ public final class RenderSurface: @unchecked Sendable {
     /// The player's clock, asked before each video frame with the stream time it is due at: it
     /// waits until then (real time) and says whether the frame is late (left out of live
     /// outputs). nil: as fast as possible.
-    var pace: ((MediaTime) -> Bool)?
+    var pace: ((MediaTime) -> Bool)? { get { pacing.value } set { pacing.value = newValue } }
+    /// `pace`, a `LoopBound` of the loop that presents (set before it starts).
+    private let pacing: LoopBound<((MediaTime) -> Bool)?>
 
     /// A surface of this format, with no output yet.
     public convenience init(format: OutputFormat) {
@@ -49,6 +49,7 @@ public final class RenderSurface: @unchecked Sendable {
     init(format: OutputFormat, layers: LayerStack) {
         self.format = format
         self.layers = layers
+        pacing = LoopBound(nil, owner: layers.owner ?? ThreadOwner(name: "whoever presents into a surface"), name: "its pace")
         state = Locked(State(scratch: Array(repeating: [], count: format.channels)))
     }
 
