@@ -189,7 +189,7 @@ package final class StitchFile {
             if let scan = plan.scan {
                 do {
                     let output = try SmartOutput(url: temporary, container: request.container, content: probe, scan: scan,
-                                                 format: format, settings: settings)
+                                                 format: format, settings: settings, owner: writing.owner)
                     copying = (try SmartContent(url: request.content, scan: scan, timeline: contentTimeline, output: format,
                                                 threads: request.threads), output)
                 } catch where request.smart == .auto {

@@ -129,11 +129,12 @@ package final class NativeStitcher {
 
 /// Turns each native ad's layout on while its media plays in the stitch (the frame loop's
 /// events, on the player's thread).
-private final class NativeActivation: @unchecked Sendable {
-    // @unchecked Sendable: touched only by the stitch's frame loop, one event at a time.
+private final class NativeActivation: Sendable {
     private let byBreak: [String: [String: NativeLayoutLayer]]   // break id → media path → layer
-    private var currentBreak: String?
-    private var current: NativeLayoutLayer?
+    /// The break and the layer showing now (events are few: a lock, not a loop's box).
+    private let showing = Locked<(currentBreak: String?, current: NativeLayoutLayer?)>((nil, nil))
+    private var currentBreak: String? { get { showing.withLock { $0.currentBreak } } set { showing.withLock { $0.currentBreak = newValue } } }
+    private var current: NativeLayoutLayer? { get { showing.withLock { $0.current } } set { showing.withLock { $0.current = newValue } } }
 
     init(byBreak: [String: [String: NativeLayoutLayer]]) { self.byBreak = byBreak }
 

@@ -25,9 +25,9 @@ import Timing
 /// running. Packets come back in order through `takePackets()`, for the caller to mux. The first
 /// error is raised on the next call.
 final class ChunkedAudioEncoder: @unchecked Sendable {
-    // @unchecked Sendable: the producer fields (`pending`, `pendingFirst`, `nextChunk`, `count`)
-    // are touched only by the caller's thread; everything shared is in `shared`, read and written
-    // under its lock. A job's frames are clones made for it and used only by the worker running it.
+    // @unchecked Sendable: a C owner (an AAC encoder per chunk, made by `makeEncoder` on the
+    // workers); the producer's fields are a `LoopBound` of the caller's loop; everything shared is
+    // in `shared`, under its lock. A job's frames are clones used only by the worker running it.
     private struct Job {
         let index: Int
         let frames: [Frame]
@@ -44,11 +44,18 @@ final class ChunkedAudioEncoder: @unchecked Sendable {
     private let maxQueued: Int
     private let frameSize: Int64
 
-    // producer side
-    private var pending: [Frame] = []     // frames from the next chunk's first input frame on
-    private var pendingFirst = 0          // stream frame number of pending[0]
-    private var nextChunk = 0
-    private var count = 0                 // frames sent
+    /// The producer's side: what the caller's loop alone touches.
+    private struct Producer {
+        var pending: [Frame] = []     // frames from the next chunk's first input frame on
+        var pendingFirst = 0          // stream frame number of pending[0]
+        var nextChunk = 0
+        var count = 0                 // frames sent
+    }
+    private let producer: LoopBound<Producer>
+    private var pending: [Frame] { get { producer.value.pending } _modify { yield &producer.value.pending } }
+    private var pendingFirst: Int { get { producer.value.pendingFirst } _modify { yield &producer.value.pendingFirst } }
+    private var nextChunk: Int { get { producer.value.nextChunk } _modify { yield &producer.value.nextChunk } }
+    private var count: Int { get { producer.value.count } _modify { yield &producer.value.count } }
 
     /// What the caller and the workers share.
     private struct Shared {
@@ -66,8 +73,10 @@ final class ChunkedAudioEncoder: @unchecked Sendable {
     /// Starts `workers` threads. `frameSize` is the encoder's frame size (samples per packet);
     /// `chunkFrames` frames per chunk, encoded with `leadIn` frames before and `lookahead` after.
     init(frameSize: Int, workers: Int = ChunkedAudioEncoder.workers(threads: 0), chunkFrames: Int = 1024, leadIn: Int = 192,
-         lookahead: Int = 8, makeEncoder: @escaping () throws -> Encoder) {
+         lookahead: Int = 8, owner: ThreadOwner = ThreadOwner(name: "a chunked AAC encoder's producer"),
+         makeEncoder: @escaping () throws -> Encoder) {
         precondition(chunkFrames > 0 && leadIn > 0 && lookahead > 0 && workers > 0)
+        producer = LoopBound(Producer(), owner: owner, name: "the frames not encoded yet")
         self.makeEncoder = makeEncoder
         self.chunkFrames = chunkFrames
         self.leadIn = leadIn

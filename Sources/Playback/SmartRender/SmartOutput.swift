@@ -1,5 +1,6 @@
 import Foundation
 import Media
+import Threads
 import Timing
 
 /// The output of a smart-rendered stitch: content packets copied as they are, and everything
@@ -65,7 +66,7 @@ final class SmartOutput: StitchOutput, PacketOutput {
     private(set) var encodedFrames = 0
 
     init(url: String, container: OutputContainer, content: Demuxer, scan: SmartContentScan,
-         format: OutputFormat, settings: EncoderSettings) throws {
+         format: OutputFormat, settings: EncoderSettings, owner: ThreadOwner) throws {
         self.format = format
         self.settings = settings
         self.scan = scan
@@ -127,7 +128,8 @@ final class SmartOutput: StitchOutput, PacketOutput {
         framer = AudioFramer(channels: format.channels, sampleRate: format.sampleRate, frameSize: audio.frameSize,
                              interleavedS16: false)
         let (rate, channels, bitRate) = (format.sampleRate, format.channels, settings.audioBitRate)
-        audioEncoder = ChunkedAudioEncoder(frameSize: framer.frameSize, workers: ChunkedAudioEncoder.workers(threads: settings.threads)) {
+        audioEncoder = ChunkedAudioEncoder(frameSize: framer.frameSize, workers: ChunkedAudioEncoder.workers(threads: settings.threads),
+                                           owner: owner) {
             try Encoder(audio: "aac", sampleRate: rate, channels: channels, bitRate: bitRate, globalHeader: true)
         }
     }
