@@ -17,6 +17,9 @@ public struct RedisBeaconLedger: BeaconLedger {
     /// `interlude:fired:SESSION:KEY`.
     public static func key(session: String, _ key: String) -> String { "interlude:fired:\(session):\(key)" }
 
+    /// True: every node sharing the Redis claims here.
+    public var isShared: Bool { true }
+
     /// Of `keys`, those whose `SET NX` this call won.
     public func claim(_ keys: [String], session: String) -> [String] {
         guard !keys.isEmpty else { return [] }

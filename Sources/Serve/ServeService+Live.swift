@@ -88,9 +88,15 @@ extension ServeService {
         return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: body)
     }
 
-    /// Fires the beacons an ad segment of a live viewer holds, each once.
+    /// Fires the beacons an ad segment of a live viewer holds, each once: once for the viewer
+    /// (its own record) and, with a shared ledger (Redis), once across every node
+    /// (`live/AVAIL/AD/EVENT` keys of the session).
     func fireLiveBeacons(_ v: LiveViewer, rendition: String, avail b: Int, ad a: Int, segment k: Int) async {
-        let due = await v.claimBeacons(rendition: rendition, avail: b, ad: a, segment: k)
+        var due = await v.claimBeacons(rendition: rendition, avail: b, ad: a, segment: k)
+        if ledger.isShared, !due.isEmpty {
+            let granted = Set(ledger.claim(due.map { "live/\(b)/\(a)/\($0.event)" }, session: v.id))
+            due = due.filter { granted.contains("live/\(b)/\(a)/\($0.event)") }
+        }
         for d in due {
             for url in d.urls {
                 beacons.fire(TrackedBeacon(event: d.event, streamTime: .zero, contentTime: .zero, url: url, adId: d.adID, breakId: d.breakID))

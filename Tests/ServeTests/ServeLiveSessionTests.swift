@@ -1,6 +1,7 @@
 import Ads
 import Foundation
 import Interlude
+import Redis
 import Serve
 import TestSupport
 import Testing
@@ -58,11 +59,12 @@ import Timing
                           sizes: [PixelSize] = [PixelSize(width: 320, height: 180)], faults: [LiveOriginFault] = [],
                           personalizationThreshold: MediaTime? = nil, availSuppression: AvailSuppression? = nil,
                           adsRequest: ADSRequestTemplate = ADSRequestTemplate(), cdn: CDNPrefixes = .none,
-                          bumpers: Bool = false, preroll: LivePreroll? = nil, prefetchWindow: Double = 0) async throws -> Rig {
+                          bumpers: Bool = false, preroll: LivePreroll? = nil, prefetchWindow: Double = 0,
+                          ledger: (any BeaconLedger)? = nil) async throws -> Rig {
             try await offPool {
                 try Rig(breaks: breaks, seconds: seconds, clock: clock, initial: initial, vast: vast, adsTemplate: adsTemplate, sizes: sizes,
                         faults: faults, personalizationThreshold: personalizationThreshold, availSuppression: availSuppression,
-                        adsRequest: adsRequest, cdn: cdn, bumpers: bumpers, preroll: preroll, prefetchWindow: prefetchWindow)
+                        adsRequest: adsRequest, cdn: cdn, bumpers: bumpers, preroll: preroll, prefetchWindow: prefetchWindow, ledger: ledger)
             }
         }
 
@@ -71,7 +73,7 @@ import Timing
         private init(breaks: [LiveOriginBreak], seconds: Int, clock: LiveOrigin.Clock, initial: Int?,
                      vast: HTTPTestServer.Response?, adsTemplate: String?, sizes: [PixelSize], faults: [LiveOriginFault],
                      personalizationThreshold: MediaTime?, availSuppression: AvailSuppression?, adsRequest: ADSRequestTemplate,
-                     cdn: CDNPrefixes, bumpers: Bool, preroll: LivePreroll?, prefetchWindow: Double) throws {
+                     cdn: CDNPrefixes, bumpers: Bool, preroll: LivePreroll?, prefetchWindow: Double, ledger: (any BeaconLedger)?) throws {
             origin = try LiveOrigin(media: try LiveOriginMedia.make(sizes: sizes, seconds: seconds), breaks: breaks, windowSize: 5, clock: clock,
                                     initialSegments: initial, faults: faults)
             let source = origin.url(sizes.count > 1 ? "/master.m3u8" : "/live.m3u8")
@@ -112,7 +114,7 @@ import Timing
             if bumpers { config.bumpers = try Bumpers(start: adURLs[2], end: adURLs[3]) }
             config.livePreroll = preroll
             config.livePrefetchWindow = prefetchWindow
-            service = ServeService(config: config, media: store, beacons: BeaconSender(timeout: 3), live: channels, log: serveLog)
+            service = ServeService(config: config, media: store, beacons: BeaconSender(timeout: 3), ledger: ledger, live: channels, log: serveLog)
             port = try service.start()
         }
 
@@ -412,6 +414,27 @@ import Timing
         #expect(asked.count == 1 && asked.first?.hasPrefix("/vast.xml?d=5&") == true, "\(asked)")
         #expect(await eventually(10) { rig.ads.requests.contains { $0.target == "/t/imp?ad=ad1" } }, "the pre-roll ad's impression")
         #expect(!rig.ads.requests.contains { $0.target.hasPrefix("/t/imp?ad=ad2") }, "ad 2 did not play")
+    }
+
+    /// With a ledger every node shares (Redis, as `--redis` sets it), a live viewer claims its
+    /// beacons there too: the pre-roll ad's impression, which another node already fired for this
+    /// session, is not fired again; its other beacons fire once.
+    @Test func aLiveBeaconAnotherNodeFiredIsNotFiredAgain() async throws {
+        let redis = try RedisProcess()
+        defer { redis.stop() }
+        let ledger = RedisBeaconLedger(client: try RedisClient(redis.url), ttl: 3600)
+        let rig = try await Rig.start(breaks: [], preroll: LivePreroll(maxDuration: MediaTime(seconds: 5)), ledger: ledger)
+        defer { rig.stop() }
+        try await rig.warm()
+        guard let variant = try await Self.startSession(rig) else { return }
+        let id = String(variant.dropFirst("/v1/sessions/".count).prefix { $0 != "/" })
+        #expect(ledger.claim(["live/0/0/impression"], session: id) == ["live/0/0/impression"], "another node fires the impression")
+        _ = try await Self.follow(rig, playlist: variant, steps: 6, into: rig.root.appendingPathComponent("shared-ledger"))
+        #expect(await eventually(10) { rig.ads.requests.contains { $0.target == "/t/complete?ad=ad1" } }, "the pre-roll ad's completion")
+        #expect(rig.ads.requests.filter { $0.target == "/t/start?ad=ad1" }.count == 1)
+        #expect(rig.ads.requests.filter { $0.target == "/t/complete?ad=ad1" }.count == 1)
+        #expect(!rig.ads.requests.contains { $0.target == "/t/imp?ad=ad1" }, "the impression another node fired")
+        #expect(ledger.claim(["live/0/0/complete"], session: id).isEmpty, "this node's completion is on the shared record")
     }
 
     /// Live ad prefetch: a break announced 4 segments ahead (8 s of lead) has 16 viewers' ad
