@@ -94,8 +94,9 @@ extension ServeService {
     func fireLiveBeacons(_ v: LiveViewer, rendition: String, avail b: Int, ad a: Int, segment k: Int) async {
         var due = await v.claimBeacons(rendition: rendition, avail: b, ad: a, segment: k)
         if ledger.isShared, !due.isEmpty {
-            let granted = Set(ledger.claim(due.map { "live/\(b)/\(a)/\($0.event)" }, session: v.id))
-            due = due.filter { granted.contains("live/\(b)/\(a)/\($0.event)") }
+            func key(_ event: String) -> String { "live/\(b)/\(a)/\(event)" }
+            let granted = Set(ledger.claim(due.map { key($0.event) }, session: v.id))
+            due = due.filter { granted.contains(key($0.event)) }
         }
         for d in due {
             for url in d.urls {

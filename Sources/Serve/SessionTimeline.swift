@@ -40,8 +40,8 @@ public enum AdSlot: Sendable, Hashable {
 /// (`layout`): a pure function of the cut, the breaks' slots and nothing else, every item from the
 /// first to the last. Over a sliding source (a live channel's window) a viewer feeds it item by
 /// item as the channel goes on (`append`) and the oldest items slide out as its playlist's window
-/// does (`slide(keeping:)`); `slid` counts them. Either way each item is a `SessionItem` on the
-/// session's clock and one writer (`SessionPlaylist`) turns it into a playlist line.
+/// does (`slide(keeping:)`; the playlist's media sequence counts them). Either way each item is a
+/// `SessionItem` on the session's clock and one writer (`SessionPlaylist`) turns it into a playlist line.
 public struct SessionTimeline: Sendable, Hashable {
     /// The rendition's name.
     public var rendition: String
@@ -50,9 +50,6 @@ public struct SessionTimeline: Sendable, Hashable {
     /// VOD: the breaks that play (a break whose ads all fill with nothing is not listed). Live
     /// breaks are the viewer's avails, decided as they come.
     public var breaks: [BreakLayout]
-    /// Live: items that slid out before `items[0]` (0 for VOD).
-    public private(set) var slid = 0
-
     /// An empty timeline of `rendition`, to be fed by a sliding source.
     public init(sliding rendition: String) {
         self.init(rendition: rendition, items: [], breaks: [])
@@ -77,9 +74,7 @@ public struct SessionTimeline: Sendable, Hashable {
 
     /// Keeps the last `count` items; the older ones slide out (as a live playlist's window does).
     public mutating func slide(keeping count: Int) {
-        let n = max(0, items.count - count)
-        items.removeFirst(n)
-        slid += n
+        items.removeFirst(max(0, items.count - count))
     }
 
     /// Lays out `runs` (content cut at the mid-roll cues, `runs.count == cues.count + 1`) with
