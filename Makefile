@@ -79,11 +79,12 @@ TEST_SERVE_WIDTH ?= 8
 # ServeLivePlayTests and ServeEndToEndTests' players test play in real
 # time in Chromium, VLC, mpv and GStreamer (frames dropped or stalls when late are counted); BlockedMainStitchTests holds the process's main thread while it stitches, which would
 # hold every other suite's main-actor work; ClusterTests starts a whole fleet (redis-server,
-# nginx, three serve nodes and two workers as processes), alone so that its nodes get the cores.
+# nginx, three serve nodes and two workers as processes), alone so that its nodes get the cores,
+# and ClusterLiveTests a fleet of two nodes following a real-time live origin (about 65 s).
 # Nothing is here for the main actor's sake: no frame loop and no ad decision waits for the main
 # queue, so the main-actor suites (the guides, the native ad loaders, the player apps) run in the
 # parallel pass.
-TEST_SERIAL := ServeLivePlayTests|ServeLiveSharedStoreTests|ServeEndToEndTests/theFieldsPlayersPlayASession|ClusterTests|BlockedMainStitchTests|PlayWindowCLITests|AdUIOverlay[A-Za-z]*Tests
+TEST_SERIAL := ServeLivePlayTests|ServeLiveSharedStoreTests|ServeEndToEndTests/theFieldsPlayersPlayASession|Cluster[A-Za-z]*Tests|BlockedMainStitchTests|PlayWindowCLITests|AdUIOverlay[A-Za-z]*Tests
 
 # After the tests pass, scripts/field-check.sh plays the MP4 and HLS outputs they kept (listed
 # under FIELD_CHECK_DIR) and the demo in independent clients: ffmpeg -xerror and GStreamer.

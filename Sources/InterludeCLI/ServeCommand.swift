@@ -143,8 +143,13 @@ func runServe(_ args: [String]) async -> Int32 {
     var sessions: any SessionStore = MemorySessionStore()
     var ledger: (any BeaconLedger)? = nil
     var signature = SegmentSignature.random()
+    var liveStore: (any LiveViewerStore)? = nil
     if let url = config.redisURL {
-        do { (sessions, ledger, signature) = try RedisSessionStore.shared(url: url, idleTimeout: config.sessionIdleTimeout) } catch {
+        do {
+            let shared = try RedisSessionStore.shared(url: url, idleTimeout: config.sessionIdleTimeout)
+            (sessions, ledger, signature) = (shared.0, shared.1, shared.2)
+            liveStore = RedisLiveViewerStore(client: shared.0.client, ttl: config.sessionIdleTimeout)
+        } catch {
             FileHandle.standardError.write(Data("interlude serve: \(error)\n".utf8))
             return 1
         }
@@ -154,7 +159,7 @@ func runServe(_ args: [String]) async -> Int32 {
         do {
             let channels = try LiveChannels(config.lives.map { ($0.name, $0.source) },
                                             folder: URL(fileURLWithPath: config.storeDirectory, isDirectory: true), media: store,
-                                            log: .standardError)
+                                            log: .standardError, fleet: liveStore)
             // the first poll here: a source that cannot be read is said at once, not in every session's 503
             for c in config.lives {
                 do { try await channels.channels[c.name]!.poll() } catch {
@@ -168,7 +173,8 @@ func runServe(_ args: [String]) async -> Int32 {
             return 1
         }
     }
-    let service = ServeService(config: config, media: store, sessions: sessions, ledger: ledger, live: live, signature: signature)
+    let service = ServeService(config: config, media: store, sessions: sessions, ledger: ledger, live: live, signature: signature,
+                               liveStore: liveStore)
     let port: UInt16
     do { port = try service.start() } catch {
         FileHandle.standardError.write(Data("interlude serve: \(error)\n".utf8))

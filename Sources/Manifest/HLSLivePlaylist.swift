@@ -17,9 +17,9 @@ extension HLS {
     /// - A date range stays listed while any date of it maps to a listed segment (§6.2.1): when
     ///   the segment it was written before slides out, it is carried to the first listed one.
     /// - Once ended (`EXT-X-ENDLIST`) nothing changes any more.
-    public struct LivePlaylist: Sendable, Equatable {
+    public struct LivePlaylist: Sendable, Equatable, Codable {
         /// A published segment and its sequence numbers.
-        public struct Published: Sendable, Equatable {
+        public struct Published: Sendable, Equatable, Codable {
             /// The segment as written.
             public let segment: Segment
             /// Its media sequence number.
@@ -142,5 +142,46 @@ extension HLS {
 
         /// The playlist's text now.
         public var text: String { HLS.write(playlist) }
+
+        private enum CodingKeys: String, CodingKey {
+            case targetDuration, minimumDuration, independentSegments, window, ended, published, firstSequence,
+                 lastDiscontinuitySequence, carried
+        }
+
+        /// Reads a playlist written by `encode(to:)`, checked as strictly as `append` checks: a
+        /// record read back (a live session kept in Redis) cannot make a playlist that breaks the
+        /// rules above — a target under 1 s, a window shorter than three targets, sequence numbers
+        /// that do not follow one another, a segment over the target or with a URI that is not one.
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            targetDuration = try c.decode(Int.self, forKey: .targetDuration)
+            minimumDuration = try c.decode(MediaTime.self, forKey: .minimumDuration)
+            independentSegments = try c.decode(Bool.self, forKey: .independentSegments)
+            window = try c.decode([Published].self, forKey: .window)
+            ended = try c.decode(Bool.self, forKey: .ended)
+            published = try c.decode(Int.self, forKey: .published)
+            firstSequence = try c.decode(Int.self, forKey: .firstSequence)
+            lastDiscontinuitySequence = try c.decode(Int.self, forKey: .lastDiscontinuitySequence)
+            carried = try c.decode([DateRange].self, forKey: .carried)
+            func refuse(_ why: String) -> DecodingError {
+                DecodingError.dataCorruptedError(forKey: .window, in: c, debugDescription: "a live playlist \(why)")
+            }
+            guard (1...86_400).contains(targetDuration) else { throw refuse("with a target duration of \(targetDuration) s") }
+            guard minimumDuration >= MediaTime(seconds: Int64(targetDuration) * 3) else { throw refuse("keeping less than three target durations") }
+            guard firstSequence >= 0, published >= window.count, firstSequence <= Int.max - published, lastDiscontinuitySequence >= 0 else {
+                throw refuse("with sequence numbers out of range")
+            }
+            let next = firstSequence + published
+            for (i, p) in window.enumerated() {
+                guard p.sequence == next - window.count + i else { throw refuse("whose media sequence numbers do not follow one another") }
+                guard p.discontinuitySequence <= lastDiscontinuitySequence,
+                      i == 0 || p.discontinuitySequence == window[i - 1].discontinuitySequence + (p.segment.discontinuity ? 1 : 0) else {
+                    throw refuse("whose discontinuity sequence numbers do not follow its discontinuities")
+                }
+                guard HLS.isValidURI(p.segment.uri), p.segment.duration >= .zero, p.segment.roundedSeconds <= targetDuration else {
+                    throw refuse("holding a segment that could not have been published")
+                }
+            }
+        }
     }
 }

@@ -5,7 +5,7 @@ extension HLS {
     /// A marker before a segment: an RFC 8216 date range, or one of the ad cue tags that origins,
     /// packagers and ad insertion servers write (not in RFC 8216; clients ignore what they do not
     /// know, §4).
-    public enum Marker: Sendable, Hashable {
+    public enum Marker: Sendable, Hashable, Codable {
         /// `EXT-X-DATERANGE`.
         case dateRange(DateRange)
         /// `EXT-X-CUE-OUT[:DURATION=d]` (also read: `EXT-X-CUE-OUT:d`): a break starts here.
@@ -18,7 +18,7 @@ extension HLS {
 
     /// `EXT-X-DATERANGE` (RFC 8216 §4.3.2.7): a range of dates with attributes, such as an ad
     /// break's SCTE-35 splice commands (§4.3.2.7.1) or an ad's identity (a `CLASS` of one's own).
-    public struct DateRange: Sendable, Hashable {
+    public struct DateRange: Sendable, Hashable, Codable {
         /// `ID`: unique in the playlist; an SCTE-35 OUT and its IN share one.
         public var id: String
         /// `CLASS`.
@@ -55,7 +55,7 @@ extension HLS {
     }
 
     /// A client-defined `X-…` attribute of a date range.
-    public struct ClientAttribute: Sendable, Hashable {
+    public struct ClientAttribute: Sendable, Hashable, Codable {
         /// The name, starting `X-`.
         public var name: String
         /// The value.
@@ -66,7 +66,7 @@ extension HLS {
     }
 
     /// An attribute value of one of the three kinds a client attribute may take (§4.3.2.7).
-    public enum AttributeValue: Sendable, Hashable {
+    public enum AttributeValue: Sendable, Hashable, Codable {
         /// A quoted string (no `"`, CR or LF).
         case string(String)
         /// A hexadecimal sequence (`0x…`).

@@ -6,7 +6,7 @@ extension HLS {
     /// before its URI: the markers (`EXT-X-CUE-IN` first), `EXT-X-DISCONTINUITY`, `EXT-X-KEY`,
     /// `EXT-X-MAP`, `EXT-X-PROGRAM-DATE-TIME`, the date ranges and cue-out markers,
     /// `EXT-X-BYTERANGE`, `EXT-X-GAP`, `EXTINF`.
-    public struct Segment: Sendable, Hashable {
+    public struct Segment: Sendable, Hashable, Codable {
         /// The URI line, as written (relative or absolute).
         public var uri: String
         /// The exact duration; `EXTINF` carries it to the millisecond.
@@ -43,7 +43,7 @@ extension HLS {
     }
 
     /// `EXT-X-BYTERANGE:<length>[@<offset>]`.
-    public struct ByteRange: Sendable, Hashable {
+    public struct ByteRange: Sendable, Hashable, Codable {
         /// Bytes.
         public var length: Int
         /// First byte; nil: right after the previous range of the same resource.
@@ -54,9 +54,9 @@ extension HLS {
     }
 
     /// `EXT-X-KEY`: how the segments that follow are encrypted.
-    public struct Key: Sendable, Hashable {
+    public struct Key: Sendable, Hashable, Codable {
         /// `METHOD`.
-        public enum Method: String, Sendable, Hashable {
+        public enum Method: String, Sendable, Hashable, Codable {
             /// Clear segments.
             case none = "NONE"
             /// Whole segments encrypted with AES-128 CBC.
@@ -87,7 +87,7 @@ extension HLS {
     }
 
     /// `EXT-X-MAP`: the media initialization section (an fMP4 init segment).
-    public struct Map: Sendable, Hashable {
+    public struct Map: Sendable, Hashable, Codable {
         /// `URI`.
         public var uri: String
         /// `BYTERANGE` (with an offset).

@@ -3,7 +3,7 @@ import Foundation
 import Timing
 
 /// One ad of a session's break, as decided: the media to show and the beacons it owes.
-public struct PlannedAd: Sendable, Hashable {
+public struct PlannedAd: Sendable, Hashable, Codable {
     /// The VAST ad id (or a made-up one, `ad-B-A`).
     public var id: String
     /// The chosen MediaFile's URL (absolute: http(s), or file for a local tag).
@@ -30,7 +30,7 @@ public struct PlannedAd: Sendable, Hashable {
 }
 
 /// One break of a session: where (content time, as asked) and its ads in order.
-public struct PlannedBreak: Sendable, Hashable {
+public struct PlannedBreak: Sendable, Hashable, Codable {
     /// The VMAP breakId (or `break-N`).
     public var id: String
     /// Where: a pre-roll, a mid-roll at a content time (0 < cue < duration), or a post-roll.

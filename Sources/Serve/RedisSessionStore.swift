@@ -57,7 +57,7 @@ public final class RedisSessionStore: SessionStore, Sendable {
     /// cannot be reached.
     public func touch(_ id: String) -> ServeSession? {
         // Ids are `ServeSession.newID()`'s 32 hex digits: anything else is no session, unasked.
-        guard id.utf8.count == 32, id.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
+        guard ServeSession.isWellFormedID(id) else { return nil }
         let now = monotonicSeconds()
         let replies: [RedisReply]
         do {

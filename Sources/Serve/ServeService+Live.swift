@@ -30,6 +30,7 @@ extension ServeService {
             context.bumpers = config.bumpers
             context.preroll = config.livePreroll
             context.prefetchWindow = config.livePrefetchWindow
+            context.store = liveStore
             let v = LiveViewer(id: id, channelName: name, reporting: reporting, rungs: rungs, startPTS: first.firstPTS, context: context)
             await v.prepare()
             return v
@@ -37,6 +38,10 @@ extension ServeService {
         guard let viewer = await make() else {
             log.event("session_failed", ["content": name, "error": "live channel has no segments yet"])
             return .failure(Refusal(status: 503, message: "live channel '\(name)' has no segments yet"))
+        }
+        guard await viewer.share() else {
+            log.event("session_failed", ["content": name, "error": "the live session could not be stored in redis"])
+            return .failure(Refusal(status: 503, message: "sessions cannot be created now: redis does not take the live session"))
         }
         liveViewers.insert(viewer)
         metrics.sessionCreated()
@@ -65,6 +70,50 @@ extension ServeService {
         return w.segments.last { edge - $0.firstPTS >= want } ?? w.segments.first
     }
 
+    /// A live session's request: its master or media playlist, or its tracking.
+    func liveRoute(_ v: LiveViewer, _ p: [String], _ r: HTTPRequest) -> HTTPAnswer {
+        if p.count == 4 && p[3] == "tracking" { return .later { [self] in await liveTracking(v, nextToken: r.queryValue("nextToken")) } }
+        if p.count == 4 && p[3] == "master.m3u8" { return .now(liveMaster(v)) }
+        if p.count == 4 && p[3].hasSuffix(".m3u8") { return .later { [self] in await livePlaylist(v, rendition: String(p[3].dropLast(5))) } }
+        return .now(.error(404, "not found"))
+    }
+
+    /// Whether the fleet's store holds a live viewer `id` (one `GET` of Redis; false without a
+    /// fleet or live channels).
+    func isStoredLiveViewer(_ id: String) -> Bool {
+        guard let liveStore, live != nil, ServeSession.isWellFormedID(id) else { return false }
+        return (try? liveStore.load(id)) != nil
+    }
+
+    /// The live viewer `id` as the fleet's store holds it, made on this node (the same channel,
+    /// rungs, policies and everything it decided and published) and kept among this node's
+    /// viewers; nil when there is none, the record is not a viewer's, or its channel is not
+    /// followed here.
+    func adoptLiveViewer(_ id: String) async -> LiveViewer? {
+        guard let liveStore, let live, ServeSession.isWellFormedID(id), let data = try? liveStore.load(id),
+              let record = LiveViewerRecord.decode(data, id: id), let channel = live.channels[record.channel],
+              let store = media as? any LiveMedia, let rungs = await live.rungs(of: record.channel),
+              let reporting = ReportingMode(rawValue: record.reporting) else { return nil }
+        let (config, _) = policy(for: record.channel)
+        var context = LiveViewer.Context(channel: channel, media: store, adsTemplate: config.adsTemplate, playerParams: record.playerParams,
+                                         userAgent: record.userAgent, adsTimeout: config.adsTimeout, defaultAvail: config.availDuration,
+                                         beacons: beacons, metrics: metrics, longestSegment: config.liveSegmentTarget,
+                                         signature: signature, log: log, personalizationThreshold: config.personalizationThreshold,
+                                         availSuppression: config.availSuppression)
+        context.adsRequest = config.adsRequest
+        context.cdn = config.cdn
+        context.bumpers = config.bumpers
+        context.preroll = config.livePreroll
+        context.prefetchWindow = config.livePrefetchWindow
+        context.store = liveStore
+        let v = LiveViewer(id: id, channelName: record.channel, reporting: reporting, rungs: rungs, startPTS: record.startPTS, context: context,
+                           programDate: Date(timeIntervalSinceReferenceDate: record.programDate))
+        await v.restore(record)
+        let kept = liveViewers.insertIfAbsent(v)
+        if kept === v { log.event("session_adopted", ["session": id, "content": record.channel, "live": true, "version": record.version]) }
+        return kept
+    }
+
     /// `GET /v1/sessions/ID/master.m3u8` of a live viewer.
     func liveMaster(_ v: LiveViewer) -> HTTPResponse {
         .text(v.master(), contentType: "application/vnd.apple.mpegurl")
@@ -75,7 +124,13 @@ extension ServeService {
         let started = monotonicSeconds()
         guard let rung = v.rung(named: rendition) else { return .error(404, "no rendition '\(rendition)'") }
         defer { metrics.playlistServed(monotonicSeconds() - started) }
-        guard let text = await v.playlist(rung: rung) else { return .error(503, "live channel not available") }
+        guard let text = await v.playlist(rung: rung) else {
+            if await v.isGone {
+                liveViewers.remove(v.id)
+                return .error(404, "no session '\(v.id)'")
+            }
+            return .error(503, "live channel not available")
+        }
         return HTTPResponse(status: 200, headers: ["Content-Type": "application/vnd.apple.mpegurl", "Cache-Control": "no-cache"],
                             body: Data(text.utf8))
     }

@@ -15,7 +15,9 @@ extension ServeService {
         guard let b = url.beacon else { return .now(Self.segmentResponse(path, file: file, url: url)) }
         // an ad segment: its beacons claimed (each once) before it is sent
         return .later { [self] in
-            if let v = liveViewers.touch(b.session) {
+            var live = liveViewers.touch(b.session)
+            if live == nil, isStoredLiveViewer(b.session) { live = await adoptLiveViewer(b.session) }
+            if let v = live {
                 await fireLiveBeacons(v, rendition: b.rendition, avail: b.breakIndex, ad: b.ad, segment: b.segment)
             } else {
                 await fireBeacons(session: b.session, rendition: b.rendition, breakIndex: b.breakIndex, adIndex: b.ad, segment: b.segment)

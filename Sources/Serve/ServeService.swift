@@ -30,6 +30,9 @@ public final class ServeService: Sendable {
     public let live: LiveChannels?
     /// This node's live viewers.
     public let liveViewers = LiveViewers()
+    /// Where the fleet keeps its live viewers (`--redis`): any node answers any live session;
+    /// nil: a live session is this node's.
+    public let liveStore: (any LiveViewerStore)?
     /// Signs ad segment URLs' beacon places (a fleet shares one key through Redis).
     public let signature: SegmentSignature
     /// Stored segments' sizes in bytes, by path (the variants' bit rates count them).
@@ -49,11 +52,12 @@ public final class ServeService: Sendable {
     /// (5 s timeout). `live` channels are polled from `start` to `stop`.
     public init(config: ServeConfig, media: any ServeMedia, sessions: any SessionStore = MemorySessionStore(),
                 beacons: BeaconSender? = nil, ledger: (any BeaconLedger)? = nil, live: LiveChannels? = nil,
-                signature: SegmentSignature = .random(), log: ServeLog = .standardError) {
+                signature: SegmentSignature = .random(), log: ServeLog = .standardError, liveStore: (any LiveViewerStore)? = nil) {
         // nil, not a default `BeaconSender()`: its initialiser is SPI, which a public default argument cannot call
         self.config = config; self.media = media; self.sessions = sessions; self.beacons = beacons ?? BeaconSender(); self.log = log; self.live = live
         self.ledger = ledger ?? SessionBeaconLedger(sessions: sessions)
         self.signature = signature
+        self.liveStore = liveStore
         playbackInUse = Locked(config.playback)
     }
 
@@ -175,11 +179,13 @@ public final class ServeService: Sendable {
         case "sessions":
             guard get else { return wrongMethod() }
             let id = p[2]
-            if let v = liveViewers.touch(id) {
-                if p.count == 4 && p[3] == "tracking" { return .later { [self] in await liveTracking(v, nextToken: r.queryValue("nextToken")) } }
-                if p.count == 4 && p[3] == "master.m3u8" { return .now(liveMaster(v)) }
-                if p.count == 4 && p[3].hasSuffix(".m3u8") { return .later { [self] in await livePlaylist(v, rendition: String(p[3].dropLast(5))) } }
-                return notFound
+            if let v = liveViewers.touch(id) { return liveRoute(v, p, r) }
+            if isStoredLiveViewer(id) {
+                // a live session another node started (or this node dropped): taken over here
+                return .later { [self] in
+                    guard let v = await adoptLiveViewer(id) else { return .error(404, "no session '\(id)'") }
+                    return await liveRoute(v, p, r).response()
+                }
             }
             if p.count == 4 && p[3] == "tracking" { return .later { [self] in await tracking(id, nextToken: r.queryValue("nextToken")) } }
             if p.count == 4 && p[3] == "master.m3u8" { return master(id, interstitials: interstitials) }

@@ -40,6 +40,12 @@ public struct ServeSession: Sendable {
         var g = SystemRandomNumberGenerator()
         return (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max, using: &g)) }.joined()
     }
+
+    /// Whether `id` has `newID`'s form (32 lowercase hex digits): anything else is no session,
+    /// not worth a look in Redis.
+    public static func isWellFormedID(_ id: String) -> Bool {
+        id.utf8.count == 32 && id.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
 }
 
 /// Where sessions live: this process's memory (`MemorySessionStore`) or Redis

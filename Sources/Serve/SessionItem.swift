@@ -4,9 +4,9 @@ import Timing
 /// One segment of a session's media playlist, VOD or live: what it shows, the stored file, and
 /// where it sits on the session's clock. A VOD session's timeline (`SessionTimeline`) and a live
 /// viewer's tracks (`LiveViewer`) are lists of these; one URL rule serves both.
-public struct SessionItem: Sendable, Hashable {
+public struct SessionItem: Sendable, Hashable, Codable {
     /// What the segment shows.
-    public enum Kind: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable, Codable {
         /// Content: in a VOD session run `index` (run 0 plays to the first cue); live, the
         /// channel's segment of media sequence `index` (whole, or a piece where a break starts or
         /// ends in it).

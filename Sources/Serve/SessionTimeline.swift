@@ -3,7 +3,7 @@ import Manifest
 import Timing
 
 /// An ad as played in a session's stream.
-public struct PlayedAdLayout: Sendable, Hashable {
+public struct PlayedAdLayout: Sendable, Hashable, Codable {
     /// Index into its break's ads.
     public var ad: Int
     /// Stream time it starts at.
@@ -13,7 +13,7 @@ public struct PlayedAdLayout: Sendable, Hashable {
 }
 
 /// A break as played: where in the stream and the content, its length, its ads.
-public struct BreakLayout: Sendable, Hashable {
+public struct BreakLayout: Sendable, Hashable, Codable {
     /// Index into the session's breaks.
     public var index: Int
     /// Stream time it starts at.
@@ -42,7 +42,7 @@ public enum AdSlot: Sendable, Hashable {
 /// item as the channel goes on (`append`) and the oldest items slide out as its playlist's window
 /// does (`slide(keeping:)`; the playlist's media sequence counts them). Either way each item is a
 /// `SessionItem` on the session's clock and one writer (`SessionPlaylist`) turns it into a playlist line.
-public struct SessionTimeline: Sendable, Hashable {
+public struct SessionTimeline: Sendable, Hashable, Codable {
     /// The rendition's name.
     public var rendition: String
     /// The segments in order: VOD, every one; live, those the playlist lists now.

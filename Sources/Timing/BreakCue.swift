@@ -2,7 +2,7 @@
 
 /// Where an ad break sits on the content's timeline: the one cue type of every schedule (media
 /// breaks, an ad response, native breaks, a viewer's session).
-public enum BreakCue: Sendable, Hashable, CustomStringConvertible {
+public enum BreakCue: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Before the first content frame.
     case preroll
     /// At a content time (> 0): content pauses before its first frame at or after it.

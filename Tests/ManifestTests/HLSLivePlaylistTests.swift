@@ -91,4 +91,64 @@ import Timing
             if i >= 1 { #expect(listed == covers, "version \(i): listed \(listed), covers \(covers)") }
         }
     }
+
+    /// A live playlist kept as JSON (a fleet's live viewer in Redis) reads back as the same
+    /// playlist and goes on the same way; a record that would break its rules is refused.
+    @Test func aPlaylistKeptAsJSONReadsBackTheSameAndAPlantedOneIsRefused() throws {
+        var live = HLS.LivePlaylist(targetDuration: 6, keeping: MediaTime(seconds: 12), firstSequence: 40)
+        let range = HLS.DateRange(id: "b1", startDate: Date(timeIntervalSince1970: 1_000), duration: MediaTime(seconds: 30),
+                                  scte35Out: [0xFC, 0x30])
+        for i in 0..<9 {
+            var seg = HLS.Segment(uri: "/s\(i).ts", duration: MediaTime(value: 6_006, timescale: 1_000), discontinuity: i % 3 == 0,
+                                  programDateTime: Date(timeIntervalSince1970: 1_000 + Double(i) * 6.006))
+            if i == 1 { seg.markers = [.dateRange(range), .cueOut(duration: MediaTime(seconds: 30))] }
+            try live.append(seg)
+        }
+        let data = try JSONEncoder().encode(live)
+        var back = try JSONDecoder().decode(HLS.LivePlaylist.self, from: data)
+        #expect(back == live && back.text == live.text)
+        let next = HLS.Segment(uri: "/s9.ts", duration: MediaTime(seconds: 4), programDateTime: Date(timeIntervalSince1970: 1_060))
+        try live.append(next)
+        try back.append(next)
+        #expect(back.text == live.text, "the copy goes on as the original does")
+
+        // planted: each change below makes a playlist `append` could never have made
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        func refused(_ change: (inout [String: Any]) -> Void) -> Bool {
+            var o = object
+            change(&o)
+            guard let d = try? JSONSerialization.data(withJSONObject: o) else { return false }
+            return (try? JSONDecoder().decode(HLS.LivePlaylist.self, from: d)) == nil
+        }
+        #expect(refused { $0["targetDuration"] = 0 })
+        #expect(refused { $0["minimumDuration"] = [6, 1] })
+        #expect(refused { $0["firstSequence"] = -1 })
+        #expect(refused { $0["published"] = Int.max })
+        #expect(refused { o in
+            var w = o["window"] as! [[String: Any]]
+            w[1]["sequence"] = 7
+            o["window"] = w
+        })
+        #expect(refused { o in
+            var w = o["window"] as! [[String: Any]]
+            var seg = w[0]["segment"] as! [String: Any]
+            seg["duration"] = [3600, 1]
+            w[0]["segment"] = seg
+            o["window"] = w
+        })
+        #expect(refused { o in
+            var w = o["window"] as! [[String: Any]]
+            var seg = w[0]["segment"] as! [String: Any]
+            seg["duration"] = [1, 0]
+            w[0]["segment"] = seg
+            o["window"] = w
+        })
+        #expect(refused { o in
+            var w = o["window"] as! [[String: Any]]
+            var seg = w[0]["segment"] as! [String: Any]
+            seg["uri"] = "a\nb"
+            w[0]["segment"] = seg
+            o["window"] = w
+        })
+    }
 }

@@ -1,6 +1,7 @@
 import Ads
 import Foundation
 import Interlude
+import Manifest
 import Redis
 import Serve
 import TestSupport
@@ -60,11 +61,12 @@ import Timing
                           personalizationThreshold: MediaTime? = nil, availSuppression: AvailSuppression? = nil,
                           adsRequest: ADSRequestTemplate = ADSRequestTemplate(), cdn: CDNPrefixes = .none,
                           bumpers: Bool = false, preroll: LivePreroll? = nil, prefetchWindow: Double = 0,
-                          ledger: (any BeaconLedger)? = nil) async throws -> Rig {
+                          ledger: (any BeaconLedger)? = nil, liveStore: (any LiveViewerStore)? = nil) async throws -> Rig {
             try await offPool {
                 try Rig(breaks: breaks, seconds: seconds, clock: clock, initial: initial, vast: vast, adsTemplate: adsTemplate, sizes: sizes,
                         faults: faults, personalizationThreshold: personalizationThreshold, availSuppression: availSuppression,
-                        adsRequest: adsRequest, cdn: cdn, bumpers: bumpers, preroll: preroll, prefetchWindow: prefetchWindow, ledger: ledger)
+                        adsRequest: adsRequest, cdn: cdn, bumpers: bumpers, preroll: preroll, prefetchWindow: prefetchWindow, ledger: ledger,
+                        liveStore: liveStore)
             }
         }
 
@@ -73,7 +75,8 @@ import Timing
         private init(breaks: [LiveOriginBreak], seconds: Int, clock: LiveOrigin.Clock, initial: Int?,
                      vast: HTTPTestServer.Response?, adsTemplate: String?, sizes: [PixelSize], faults: [LiveOriginFault],
                      personalizationThreshold: MediaTime?, availSuppression: AvailSuppression?, adsRequest: ADSRequestTemplate,
-                     cdn: CDNPrefixes, bumpers: Bool, preroll: LivePreroll?, prefetchWindow: Double, ledger: (any BeaconLedger)?) throws {
+                     cdn: CDNPrefixes, bumpers: Bool, preroll: LivePreroll?, prefetchWindow: Double, ledger: (any BeaconLedger)?,
+                     liveStore: (any LiveViewerStore)?) throws {
             origin = try LiveOrigin(media: try LiveOriginMedia.make(sizes: sizes, seconds: seconds), breaks: breaks, windowSize: 5, clock: clock,
                                     initialSegments: initial, faults: faults)
             let source = origin.url(sizes.count > 1 ? "/master.m3u8" : "/live.m3u8")
@@ -99,7 +102,7 @@ import Timing
             store = try MediaStore(options: o)
             let box = log
             let serveLog = ServeLog { box.append($0) }
-            channels = try LiveChannels([("ch", source)], folder: root, media: store, timeout: 5, log: serveLog)
+            channels = try LiveChannels([("ch", source)], folder: root, media: store, timeout: 5, log: serveLog, fleet: liveStore)
             var config = ServeConfig()
             config.port = 0
             config.lives = [ContentSource(name: "ch", source: source)]
@@ -114,7 +117,8 @@ import Timing
             if bumpers { config.bumpers = try Bumpers(start: adURLs[2], end: adURLs[3]) }
             config.livePreroll = preroll
             config.livePrefetchWindow = prefetchWindow
-            service = ServeService(config: config, media: store, beacons: BeaconSender(timeout: 3), ledger: ledger, live: channels, log: serveLog)
+            service = ServeService(config: config, media: store, beacons: BeaconSender(timeout: 3), ledger: ledger, live: channels, log: serveLog,
+                                   liveStore: liveStore)
             port = try service.start()
         }
 
@@ -435,6 +439,58 @@ import Timing
         #expect(rig.ads.requests.filter { $0.target == "/t/complete?ad=ad1" }.count == 1)
         #expect(!rig.ads.requests.contains { $0.target == "/t/imp?ad=ad1" }, "the impression another node fired")
         #expect(ledger.claim(["live/0/0/complete"], session: id).isEmpty, "this node's completion is on the shared record")
+    }
+
+    /// A live viewer kept in Redis (`RedisLiveViewerStore`): its record holds what it
+    /// published, read back whole; records planted in Redis (not JSON, another viewer's id, an
+    /// index out of range, a channel not followed, a version never stored) are no session —
+    /// a 404, the service unharmed; and a viewer whose record expired is over on this node too.
+    @Test func aLiveViewerKeptInRedisAndPlantedRecordsRefused() async throws {
+        let redis = try RedisProcess()
+        defer { redis.stop() }
+        let store = RedisLiveViewerStore(client: try RedisClient(redis.url), ttl: 60)
+        let rig = try await Rig.start(breaks: [], liveStore: store)
+        defer { rig.stop() }
+        try await rig.warm()
+        guard let variant = try await Self.startSession(rig) else { return }
+        let id = String(variant.dropFirst("/v1/sessions/".count).prefix { $0 != "/" })
+        let text = try await curl(rig.url(variant)).text
+        let data = try #require(try store.load(id), "the viewer is not in redis")
+        let record = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let state = try #require(record["state"] as? [String: Any])
+        let tracks = try #require(state["tracks"] as? [String: Any])
+        #expect(record["version"] as? Int ?? 0 >= 2 && record["channel"] as? String == "ch" && tracks.count == 1, "\(record.keys.sorted())")
+        // the playlist kept is the one served
+        let kept = try JSONDecoder().decode([String: LiveRecordTrack].self, from: JSONSerialization.data(withJSONObject: tracks))
+        #expect(kept.values.first?.playlist.text == text)
+
+        func planted(_ change: (inout [String: Any]) -> Void) throws -> Data {
+            var o = record
+            change(&o)
+            return try JSONSerialization.data(withJSONObject: o)
+        }
+        let cases: [(String, (String) throws -> Data)] = [
+            ("not JSON", { _ in Data("{\"v\": 1, \"id\": ".utf8) }),
+            ("another viewer's id", { _ in try planted { _ in } }),
+            ("an index out of range", { fake in try planted { o in
+                o["id"] = fake
+                var st = o["state"] as! [String: Any]
+                st["prerollAvail"] = 99
+                o["state"] = st
+            } }),
+            ("a channel not followed", { fake in try planted { o in o["id"] = fake; o["channel"] = "elsewhere" } }),
+            ("a version never stored", { fake in try planted { o in o["id"] = fake; o["version"] = 0 } }),
+        ]
+        for (what, make) in cases {
+            let fake = ServeSession.newID()
+            try store.save(fake, try make(fake))
+            let r = try await curl(rig.url("/v1/sessions/\(fake)/master.m3u8"))
+            #expect(r.status == 404, "\(what): \(r.status) \(r.text.prefix(100))")
+        }
+        #expect(try await curl(rig.url("/health")).status == 200)
+        // expired in redis (the session's idle timeout, on every node): over here too
+        _ = try store.client.command("DEL", RedisLiveViewerStore.key(id))
+        #expect(try await curl(rig.url(variant)).status == 404)
     }
 
     /// Live ad prefetch: a break announced 4 segments ahead (8 s of lead) has 16 viewers' ad
@@ -805,4 +861,9 @@ import Timing
         #expect(times.count >= seconds / 2 && times.allSatisfy { $0 < 2 }, "/health under the soak: \(health.all)")
         #expect(held >= 500, "the soak held its connections: \(held) of 1,000 open at the end")
     }
+}
+
+/// A rung's track as a live viewer's record keeps it (the playlist is what the test reads).
+struct LiveRecordTrack: Decodable {
+    var playlist: HLS.LivePlaylist
 }

@@ -4,7 +4,7 @@
 ///
 /// Real templates contain `[`, `]`, spaces and `%%`, which `URL(string:)` rejects, so they stay
 /// strings until `MacroExpander.expand(_:context:)` turns them into the URL to request.
-public struct URLTemplate: Sendable, Hashable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
+public struct URLTemplate: Sendable, Hashable, Comparable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// The template text, trimmed.
     public var template: String
 
@@ -13,6 +13,15 @@ public struct URLTemplate: Sendable, Hashable, Comparable, CustomStringConvertib
 
     /// Wraps a literal.
     public init(stringLiteral value: String) { self.template = value }
+
+    /// Reads the template as one JSON string.
+    public init(from decoder: any Decoder) throws { template = try decoder.singleValueContainer().decode(String.self) }
+
+    /// Writes the template as one JSON string.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(template)
+    }
 
     /// The template text.
     public var description: String { template }

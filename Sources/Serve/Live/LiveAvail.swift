@@ -1,8 +1,9 @@
+import Foundation
 import Timing
 
 /// One break as one viewer plays it: the ad server's answer, the pod fitted, how much of it has
 /// been published.
-public struct LiveAvail: Sendable {
+public struct LiveAvail: Sendable, Codable {
     /// The channel's break id (`LiveBreak.id`).
     public var breakID: String
     /// Where the viewer's break starts: the break's first frame, or the viewer's first frame when
@@ -27,7 +28,8 @@ public struct LiveAvail: Sendable {
     /// The ads that could play left more than the personalization threshold unfilled: the
     /// break plays the channel's content for this viewer.
     public var playsContent = false
-    /// Monotonic seconds when the ad request went out: the break waits for its answer (up to
-    /// the request's timeout) before its first item is published.
-    public var requestedAt: Double = monotonicSeconds()
+    /// When the ad request went out, seconds since 1970 (a wall clock: another node may read
+    /// it, `LiveViewerRecord`): the break waits for its answer (up to the request's timeout)
+    /// before its first item is published.
+    public var requestedAt: Double = Date().timeIntervalSince1970
 }

@@ -2,7 +2,7 @@ import Foundation
 import Timing
 
 /// What one live rung is, read from one of its segments.
-public struct LiveRungInfo: Sendable, Hashable {
+public struct LiveRungInfo: Sendable, Hashable, Codable {
     /// Picture size.
     public var width: Int, height: Int
     /// Frames per second.

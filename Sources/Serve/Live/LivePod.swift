@@ -4,9 +4,9 @@ import Timing
 /// Ads go in pod order; an ad that does not fit in what is left is dropped and the next tried;
 /// the time no ad fills is slate. With bumpers (`Bumpers`), the start bumper plays first and
 /// the end bumper ends at the break's end, the ads in what is left between them. Pure.
-public struct LivePod: Sendable, Hashable {
+public struct LivePod: Sendable, Hashable, Codable {
     /// One ad that plays: its index in the decided pod and its measured length (90 kHz ticks).
-    public struct Slot: Sendable, Hashable {
+    public struct Slot: Sendable, Hashable, Codable {
         /// Index into the break's decided ads.
         public var ad: Int
         /// Its length, 90 kHz ticks.

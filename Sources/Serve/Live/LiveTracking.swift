@@ -5,8 +5,9 @@ extension LiveViewer {
     /// MediaTailor's client-side tracking JSON (`TrackingJSON`) for the breaks met so far (a pod
     /// once fitted); with `page`, only what starts after its token. Times are seconds of the
     /// viewer's stream (from its first frame).
-    public func trackingJSON(page: TrackingToken.Page? = nil) -> Data {
-        (try? JSONSerialization.data(withJSONObject: trackingObject(page: page), options: [.sortedKeys])) ?? Data("{}".utf8)
+    public func trackingJSON(page: TrackingToken.Page? = nil) async -> Data {
+        let object = await shared(saving: false) { trackingObject(page: page) } ?? trackingObject(page: page)
+        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
     }
 
     func trackingObject(page: TrackingToken.Page? = nil) -> [String: Any] {
@@ -49,7 +50,11 @@ extension LiveViewer {
     /// The beacons segment `k` of ad `a` of avail `b` holds in `rendition` that have not fired
     /// yet, marked fired: (event, urls, ad id, break id). None after the break's end: an ad cut
     /// short owes only the events before the cut (`AdBeacons.owed`).
-    public func claimBeacons(rendition: String, avail b: Int, ad a: Int, segment k: Int) -> [(event: String, urls: [String], adID: String, breakID: String)] {
+    public func claimBeacons(rendition: String, avail b: Int, ad a: Int, segment k: Int) async -> [(event: String, urls: [String], adID: String, breakID: String)] {
+        await shared(saving: true) { claimBeaconsNow(rendition: rendition, avail: b, ad: a, segment: k) } ?? []
+    }
+
+    private func claimBeaconsNow(rendition: String, avail b: Int, ad a: Int, segment k: Int) -> [(event: String, urls: [String], adID: String, breakID: String)] {
         guard reporting == .server, b < avails.count, let planned = avails[b].planned, let ads = avails[b].ads, a < ads.count,
               let s = avails[b].pod?.slots.firstIndex(where: { $0.ad == a }), let slot = avails[b].pod?.slots[s],
               let r = rung(named: rendition), let item = tracks[r.key]?.timeline.items.first(where: {

@@ -68,6 +68,9 @@ public actor LiveViewer {
         /// Which breaks are left to the channel's content from where the live edge was when the
         /// session started (MediaTailor's avail suppression); nil: off.
         public var availSuppression: AvailSuppression?
+        /// Where the fleet keeps its live viewers (`--redis`): any node continues this viewer;
+        /// nil: this node's alone.
+        public var store: (any LiveViewerStore)?
 
         /// A context.
         public init(channel: LiveChannel, media: any LiveMedia, adsTemplate: String, playerParams: [String: String], userAgent: String,
@@ -82,7 +85,7 @@ public actor LiveViewer {
         }
     }
 
-    struct Track {
+    struct Track: Codable {
         /// The rendition's session timeline over the channel's sliding window: the items its
         /// playlist lists now, oldest first (the same as `playlist.window`).
         var timeline: SessionTimeline
@@ -114,6 +117,13 @@ public actor LiveViewer {
     /// Beacons fired (`avail/ad/event`), each once.
     var fired: Set<String> = []
     private var advancing: [String: Task<Void, Never>] = [:]
+    /// Changes made so far, as the fleet counts them (`LiveViewerRecord.version`); 0: never stored.
+    var version = 0
+    /// The viewer's record expired in the fleet's store: the session is over.
+    var gone = false
+    /// A call is changing the viewer (`shared`); those waiting for their turn.
+    var inTurn = false
+    var turns: [CheckedContinuation<Void, Never>] = []
 
     /// A viewer starting at `startPTS` (the first segment of the channel's window when it joined).
     public init(id: String, channelName: String, reporting: ReportingMode, rungs: [LiveRung], startPTS: Int64,
@@ -145,10 +155,13 @@ public actor LiveViewer {
         }
     }
 
-    /// The viewer's media playlist for `rung`, advanced to the channel's current window.
+    /// The viewer's media playlist for `rung`, advanced to the channel's current window; nil
+    /// when the channel has nothing for it or the viewer is gone (`isGone`).
     public func playlist(rung: LiveRung) async -> String? {
-        await advance(rung)
-        return tracks[rung.key]?.playlist.text
+        await shared(saving: true) {
+            await advance(rung)
+            return tracks[rung.key]?.playlist.text
+        } ?? nil
     }
 
     /// Advances `rung`'s track once at a time: a second caller waits for the first.
@@ -307,7 +320,7 @@ public actor LiveViewer {
             // channel's viewers do not all ask at once (MediaTailor's traffic shaping)
             let delay = Self.prefetchDelay(window: context.prefetchWindow, leadTicks: start - (edgeOf(w) - Self.hold(w)),
                                            timeout: context.adsTimeout, session: id, breakID: b.id)
-            avails[index].requestedAt = monotonicSeconds() + delay
+            avails[index].requestedAt = Date().timeIntervalSince1970 + delay
             context.metrics.liveRequestDelayed(delay)
             let seconds = max(1, Int(((Double(end - start) / 90_000)).rounded()))
             let values = TagTemplate.Values(sessionID: id, playerParams: context.playerParams, availDurationSeconds: seconds,
@@ -321,9 +334,14 @@ public actor LiveViewer {
                 ctx.metrics.adsRequest(d.latency, failed: d.failed)
                 let ads = d.breaks.flatMap(\.ads)
                 for ad in ads { for r in rungs { _ = ctx.media.ad(mediaURL: ad.mediaURL, rendition: r.rendition) } }
-                await self.answered(index, ads: ads)
+                await self.answeredShared(index, ads: ads)
             }
         }
+    }
+
+    /// The ad server's answer for avail `index`, taken into the viewer's latest state.
+    private func answeredShared(_ index: Int, ads: [PlannedAd]) async {
+        _ = await shared(saving: true) { if avails.indices.contains(index), avails[index].ads == nil { answered(index, ads: ads) } }
     }
 
     func answered(_ index: Int, ads: [PlannedAd]) {
@@ -396,7 +414,7 @@ public actor LiveViewer {
         // ads are ready and whose answer is a moment away); the playlist holds three target
         // durations, so a player rides the wait out. Once the request's time is up, what has not
         // answered gets slate.
-        if avails[ai].pod == nil, avails[ai].ads == nil, monotonicSeconds() < avails[ai].requestedAt + context.adsTimeout + 0.5 { return nil }
+        if avails[ai].pod == nil, avails[ai].ads == nil, Date().timeIntervalSince1970 < avails[ai].requestedAt + context.adsTimeout + 0.5 { return nil }
         let pod = pod(ai, plannedEnd: endGuess)
         if avails[ai].playsContent { return nil }
         let start = avails[ai].startPTS

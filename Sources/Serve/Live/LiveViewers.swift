@@ -2,8 +2,8 @@ import Foundation
 import Threads
 import Timing
 
-/// The live viewers this node serves, by session id, with their idle clocks. Live sessions are
-/// this node's (a viewer's playlist is built from what this node published to it). Thread-safe.
+/// The live viewers this node serves, by session id, with their idle clocks: those it started
+/// and, in a fleet (`LiveViewerStore`), those it took over from the fleet's store. Thread-safe.
 public final class LiveViewers: Sendable {
     private let viewers = Locked<[String: (viewer: LiveViewer, lastSeen: Double)]>([:])
 
@@ -12,6 +12,18 @@ public final class LiveViewers: Sendable {
 
     /// Adds a viewer.
     public func insert(_ v: LiveViewer) { viewers.withLock { $0[v.id] = (v, monotonicSeconds()) } }
+
+    /// Adds `v` unless a viewer of its id is held already; the one held.
+    public func insertIfAbsent(_ v: LiveViewer) -> LiveViewer {
+        viewers.withLock { viewers in
+            if let held = viewers[v.id] { return held.viewer }
+            viewers[v.id] = (v, monotonicSeconds())
+            return v
+        }
+    }
+
+    /// Drops viewer `id` (its session is over).
+    public func remove(_ id: String) { viewers.withLock { $0[id] = nil } }
 
     /// The viewer, its idle clock restarted; nil when unknown or expired.
     public func touch(_ id: String) -> LiveViewer? {

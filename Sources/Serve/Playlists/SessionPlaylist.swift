@@ -15,7 +15,7 @@ import Timing
 /// `START-DATE`, the break's `DURATION`) on the first item after it.
 enum SessionPlaylist {
     /// Where an item sits for the writer.
-    struct Item: Sendable {
+    struct Item: Sendable, Codable {
         /// The URL.
         var uri: String
         /// Its exact length.

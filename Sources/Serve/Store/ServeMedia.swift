@@ -82,7 +82,7 @@ public struct Rendition: Sendable, Hashable, Codable {
 }
 
 /// One MPEG-TS segment in the store, served as `/v1/segments/<path>`.
-public struct StoredSegment: Sendable, Hashable {
+public struct StoredSegment: Sendable, Hashable, Codable {
     /// Path relative to the store's root ("content/<hash>/720p/seg00003.ts"); never absolute,
     /// never containing "..".
     public var path: String
