@@ -455,19 +455,23 @@ import Timing
         guard let variant = try await Self.startSession(rig) else { return }
         let id = String(variant.dropFirst("/v1/sessions/".count).prefix { $0 != "/" })
         let text = try await curl(rig.url(variant)).text
-        let data = try #require(try store.load(id), "the viewer is not in redis")
+        let kept = try #require(try store.load(id), "the viewer is not in redis")
+        // the version's line, then the JSON
+        let head = try #require(kept.firstIndex(of: 10))
+        let data = kept[(head + 1)...]
         let record = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(String(decoding: kept[..<head], as: UTF8.self) == "\(record["version"] as? Int ?? -1)")
         let state = try #require(record["state"] as? [String: Any])
         let tracks = try #require(state["tracks"] as? [String: Any])
         #expect(record["version"] as? Int ?? 0 >= 2 && record["channel"] as? String == "ch" && tracks.count == 1, "\(record.keys.sorted())")
         // the playlist kept is the one served
-        let kept = try JSONDecoder().decode([String: LiveRecordTrack].self, from: JSONSerialization.data(withJSONObject: tracks))
-        #expect(kept.values.first?.playlist.text == text)
+        let playlists = try JSONDecoder().decode([String: LiveRecordTrack].self, from: JSONSerialization.data(withJSONObject: tracks))
+        #expect(playlists.values.first?.playlist.text == text)
 
         func planted(_ change: (inout [String: Any]) -> Void) throws -> Data {
             var o = record
             change(&o)
-            return try JSONSerialization.data(withJSONObject: o)
+            return Data("\(o["version"] as? Int ?? 0)\n".utf8) + (try JSONSerialization.data(withJSONObject: o))
         }
         let cases: [(String, (String) throws -> Data)] = [
             ("not JSON", { _ in Data("{\"v\": 1, \"id\": ".utf8) }),
@@ -480,6 +484,7 @@ import Timing
             } }),
             ("a channel not followed", { fake in try planted { o in o["id"] = fake; o["channel"] = "elsewhere" } }),
             ("a version never stored", { fake in try planted { o in o["id"] = fake; o["version"] = 0 } }),
+            ("a head that is not its version", { fake in Data("7".utf8) + (try planted { o in o["id"] = fake }) }),
         ]
         for (what, make) in cases {
             let fake = ServeSession.newID()

@@ -42,11 +42,14 @@ extension LiveViewer {
         defer { if let token { store.unlock(id, token: token) } }
         do {
             if let data = try store.load(id) {
-                guard let r = LiveViewerRecord.decode(data, id: id), r.channel == channelName else {
-                    logFleet("live_record_refused", "the stored record is not this viewer's")
-                    return await body()
+                // decoded only when another node changed the viewer since this node's copy
+                if (LiveViewerRecord.version(of: data) ?? .max) > version {
+                    guard let r = LiveViewerRecord.decode(data, id: id), r.channel == channelName else {
+                        logFleet("live_record_refused", "the stored record is not this viewer's")
+                        return await body()
+                    }
+                    restore(r)
                 }
-                if r.version > version { restore(r) }
             } else if version > 0 {
                 gone = true
                 return nil
@@ -59,7 +62,7 @@ extension LiveViewer {
         if saving, token != nil {
             let next = record(version: version + 1)
             do {
-                try store.save(id, try JSONEncoder().encode(next))
+                try store.save(id, try next.encoded())
                 version = next.version
             } catch {
                 logFleet("live_record_unsaved", "\(error)")

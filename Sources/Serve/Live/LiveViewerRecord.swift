@@ -22,12 +22,28 @@ struct LiveViewerRecord: Codable {
     var userAgent: String
     var state: LiveViewer.State
 
-    /// The record in `data` when it is one of this version for viewer `id` whose indices all
-    /// point inside it (a record read back from Redis is not trusted: a planted one must not
-    /// make a node index out of range); nil otherwise.
+    /// The bytes kept: the version in decimal and a line feed, then the JSON (so that a node
+    /// whose copy is current reads the version without decoding the rest).
+    func encoded() throws -> Data {
+        var out = Data("\(version)\n".utf8)
+        out.append(try JSONEncoder().encode(self))
+        return out
+    }
+
+    /// The version at the head of kept bytes; nil when there is none.
+    static func version(of data: Data) -> Int? {
+        guard let nl = data.prefix(20).firstIndex(of: 10) else { return nil }
+        return Int(String(decoding: data[data.startIndex..<nl], as: UTF8.self))
+    }
+
+    /// The record in kept bytes when it is one of this format for viewer `id`, its head's
+    /// version its own, whose indices all point inside it (a record read back from Redis is not
+    /// trusted: a planted one must not make a node index out of range); nil otherwise.
     static func decode(_ data: Data, id: String) -> LiveViewerRecord? {
-        guard let r = try? JSONDecoder().decode(LiveViewerRecord.self, from: data), r.v == 1, r.id == id, r.version >= 1,
-              ReportingMode(rawValue: r.reporting) != nil, r.programDate.isFinite, r.state.isConsistent else { return nil }
+        guard let head = version(of: data), let nl = data.firstIndex(of: 10),
+              let r = try? JSONDecoder().decode(LiveViewerRecord.self, from: data[(nl + 1)...]), r.v == 1, r.id == id,
+              r.version >= 1, r.version == head, ReportingMode(rawValue: r.reporting) != nil, r.programDate.isFinite,
+              r.state.isConsistent else { return nil }
         return r
     }
 }
