@@ -10,7 +10,7 @@ PACKAGES := libfreetype-dev libcurl4-openssl-dev libavformat-dev libavcodec-dev 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SETUP_STAMP := .build/.setup-done
 
-.PHONY: help setup build release test docs demo play serve cluster cluster-bench live-check media conformance fuzz bench clean
+.PHONY: help setup build release test docs demo play serve cluster cluster-bench live-fleet live-check media conformance fuzz bench clean
 
 help:
 	@echo "make setup        install the Debian packages the build and tests need (only those missing)"
@@ -19,6 +19,7 @@ help:
 	@echo "make serve        build, serve Media/content.mp4 with Media/demo-vmap.xml over HLS (prints a URL)"
 	@echo "make cluster      build, start redis, nginx, three serve nodes and two workers on 127.0.0.1 (prints the URL; Ctrl-C stops)"
 	@echo "make cluster-bench  wrk through nginx against 1 node and 3 nodes: requests/s and p99"
+	@echo "make live-fleet   a fleet serves one live channel to 1,000 simulated viewers, a node killed mid-break (VIEWERS=N)"
 	@echo "make test         build and run the whole test suite, then the field check of its outputs"
 	@echo "make live-check   the field's players play a live session (ads in SCTE-35 breaks), also under a slowloris soak, for LIVE_PLAY_SECONDS (default 180); and show they catch broken streams"
 	@echo "make docs         build the library's documentation (DocC, from the symbol graphs) into .build/docs; fails on any warning"
@@ -133,6 +134,9 @@ cluster: release
 
 cluster-bench: release
 	@./scripts/cluster-bench.sh
+
+live-fleet: release
+	@./scripts/live-fleet.sh $(or $(VIEWERS),1000)
 
 # The live players' check of `make test` (ServeLivePlayTests, 30 s there) for minutes: a live origin
 # on 127.0.0.1 (2 s segments in real time, a break every 14 s in every signalling form), the

@@ -10,11 +10,13 @@ public struct RedisLiveViewerStore: LiveViewerStore {
     /// A record's life past its last use, seconds.
     public let ttl: Double
     /// How long a lock lasts when its holder dies, seconds: longer than any one change takes
-    /// (publishing a playlist's new items, with the pieces cut for them).
+    /// (publishing a playlist's new items, with the pieces cut for them: milliseconds, a second
+    /// under heavy load), short enough that a viewer whose node died holding it waits less than
+    /// a player's playlist timeout.
     public let lockLife: Double
 
     /// A store on `client` whose records live `ttl` seconds past their last use.
-    public init(client: RedisClient, ttl: Double, lockLife: Double = 10) {
+    public init(client: RedisClient, ttl: Double, lockLife: Double = 4) {
         self.client = client; self.ttl = ttl; self.lockLife = lockLife
     }
 
