@@ -79,6 +79,74 @@ import Timing
         #expect(try StoreFixture.identities(lowJoined, size: PixelSize(width: 160, height: 90)).map { $0?.frameIndex } == (0..<60).map { Optional($0) })
     }
 
+    /// The same two-variant origin with CMAF segments (fMP4, `EXT-X-MAP`, made by the ffmpeg CLI;
+    /// the top variant's packets copied from the clip, B-frames and their negative decode times
+    /// included): taken into the store as MPEG-TS (packets copied, timestamps 10 s later), every
+    /// frame once and in order in each variant, the origin's cue kept, cut between keyframes as an
+    /// MPEG-TS origin is, played clean by the strict clients.
+    @Test func aCMAFOriginIsTakenInAsMPEGTS() async throws {
+        let root = StoreFixture.folder("cmaf")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("origin")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let clip = try StoreFixture.clip().path
+        for (name, codec) in [("a", ["-c", "copy"]), ("b", ["-c:a", "copy", "-c:v", "libx264", "-s", "160x90", "-g", "30", "-keyint_min", "30",
+                                                         "-sc_threshold", "0", "-b:v", "150k"])] {
+            _ = try await Tools.ffmpeg(["-v", "error", "-y", "-i", clip] + codec + ["-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod",
+                                 "-hls_segment_type", "fmp4", "-hls_fmp4_init_filename", "\(name)_init.mp4",
+                                 "-hls_segment_filename", folder.appendingPathComponent("\(name)%d.m4s").path,
+                                 folder.appendingPathComponent("\(name).m3u8").path])
+        }
+        let server = try HTTPTestServer()
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+            var data = try Data(contentsOf: folder.appendingPathComponent(name))
+            if name.hasSuffix(".m3u8") {
+                #expect(String(decoding: data, as: UTF8.self).contains("#EXT-X-MAP:URI="), "ffmpeg made no CMAF playlist")
+                var lines = String(decoding: data, as: UTF8.self).components(separatedBy: "\n")
+                if let i = lines.indices.filter({ lines[$0].hasPrefix("#EXTINF") }).dropFirst().first { lines.insert("#EXT-X-CUE-OUT:DURATION=5", at: i) }
+                data = Data(lines.joined(separator: "\n").utf8)
+            }
+            server.route("/" + name, HTTPTestServer.Response(headers: ["Content-Type": name.hasSuffix(".m3u8") ? "application/vnd.apple.mpegurl" : "video/mp4"], body: data))
+        }
+        server.route("/master.m3u8", body: """
+            #EXTM3U
+            #EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=160x90,CODECS="avc1.64000b,mp4a.40.2"
+            b.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=900000,RESOLUTION=320x180,CODECS="avc1.64000d,mp4a.40.2"
+            a.m3u8
+
+            """)
+        let store = try MediaStore(options: StoreOptions(root: root.appendingPathComponent("store"), contents: ["h": server.url("/master.m3u8")]))
+        let content = try await store.content("h")
+        #expect(content.renditions.map(\.rendition.name) == ["180p", "90p"])
+        #expect(content.duration == MediaTime(seconds: 4))
+        #expect(content.originCues == [MediaTime(seconds: 2)])
+        for (rung, size) in [("180p", PixelSize(width: 320, height: 180)), ("90p", PixelSize(width: 160, height: 90))] {
+            let whole = try await store.cut("h", rendition: rung, at: [])
+            #expect(whole.runs[0].count == 2)
+            for s in whole.runs[0] { #expect(try Data(contentsOf: store.file(forSegment: s.path)!).first == 0x47, "\(s.path) is MPEG-TS") }
+            let joined = try StoreFixture.concatenate(whole.runs[0], store: store, into: root, name: "whole-\(rung).ts")
+            #expect(try StoreFixture.identities(joined, size: size).map { $0?.frameIndex } == (0..<120).map { Optional($0) }, "\(rung): every frame once, in order")
+        }
+        // the top variant's first frame: the origin's time (copied packets), 10 s later
+        let whole = try await store.cut("h", rendition: "180p", at: [])
+        let first = try HLSPackageCheck.firstVideoFramePTS(store.file(forSegment: whole.runs[0][0].path)!)
+        let joinedOrigin = root.appendingPathComponent("a-first.mp4")
+        try (try Data(contentsOf: folder.appendingPathComponent("a_init.mp4")) + (try Data(contentsOf: folder.appendingPathComponent("a0.m4s")))).write(to: joinedOrigin)
+        let probe = String(decoding: try await Tools.ffprobe(["-v", "error", "-select_streams", "v", "-show_entries", "stream=start_time",
+                                                        "-of", "csv=p=0", joinedOrigin.path]).stdout, as: UTF8.self)
+        let originStart = try #require(Double(probe.trimmingCharacters(in: .whitespacesAndNewlines)), "\(probe)")
+        #expect(abs(Double(first) / 90_000 - (originStart + 10)) < 0.001, "\(Double(first) / 90_000) vs \(originStart) + 10")
+        // between keyframes, as with an MPEG-TS origin
+        let cut = try await store.cut("h", rendition: "180p", at: [ServeStoreCutTests.cue])
+        let split = try StoreFixture.concatenate([cut.runs[0][0], cut.runs[1][0]], store: store, into: root, name: "split.ts")
+        #expect(try StoreFixture.identities(split, size: PixelSize(width: 320, height: 180)).map { $0?.frameIndex } == (0..<60).map { Optional($0) })
+        let playlist = try StoreFixture.playlist(cut.runs, store: store, root: root, name: "play")
+        #expect(try HLSPackageCheck.continuityProblems(playlist) == [])
+        let problems = try await HLSPackageCheck.clientProblems(playlist)
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
     @Test func aRemotePlaylistNeverReachesALocalFile() async throws {
         let root = StoreFixture.folder("hlsbad")
         defer { try? FileManager.default.removeItem(at: root) }

@@ -45,12 +45,19 @@ enum HLSLocation: Sendable, Equatable {
 
 /// Reads an HLS origin into the store: every variant's segments fetched once (size caps,
 /// timeouts, `HTTPStream`'s hardening for remote ones) and kept byte for byte as the origin
-/// segments, the variant's frames and keyframes read from them, its cue markers as origin cues.
+/// segments (CMAF segments remuxed to MPEG-TS, their packets copied: `FragmentRemux`), the
+/// variant's frames and keyframes read from them, its cue markers as origin cues.
 enum HLSImport {
     /// Largest playlist read.
     static let maxPlaylistBytes: Int64 = 1 << 20
     /// Largest segment read.
     static let maxSegmentBytes: Int64 = 64 << 20
+    /// Largest CMAF initialization segment read.
+    static let maxInitBytes: Int64 = 1 << 20
+    /// What a CMAF origin's timestamps are moved by in the store's MPEG-TS: its first decode
+    /// times may lie before zero (B-frames under an edit list or negative composition offsets),
+    /// which MPEG-TS cannot carry.
+    static let cmafClockShift = MediaTime(seconds: 10)
 
     /// Fetches `location` into `file` (at most `maxBytes`).
     static func fetch(_ location: HLSLocation, to file: URL, maxBytes: Int64, timeout: Double) async throws {
@@ -110,11 +117,38 @@ enum HLSImport {
             while out.contains(where: { $0.rendition.name == name }) { name += "x" }
             let dir = folder.appendingPathComponent(name)
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            var inits: [String: URL] = [:]
+            var counters: [Int: UInt8] = [:]
+            defer { for f in inits.values { try? FileManager.default.removeItem(at: f) } }
+            func size(_ f: URL) -> Int64 { (try? FileManager.default.attributesOfItem(atPath: f.path)[.size] as? NSNumber)?.int64Value ?? 0 }
             for (i, uri) in media.segments.enumerated() {
                 let file = dir.appendingPathComponent(String(format: "seg%05d.ts", i))
+                if let map = media.maps[i] {
+                    // CMAF: the segment with its initialization segment, remuxed to MPEG-TS (packets copied)
+                    let initFile: URL
+                    if let known = inits[map] { initFile = known } else {
+                        initFile = dir.appendingPathComponent(".init\(inits.count).mp4")
+                        inits[map] = initFile
+                        try await fetch(try where_.resolve(map), to: initFile, maxBytes: maxInitBytes, timeout: timeout)
+                        total += size(initFile)
+                    }
+                    let raw = dir.appendingPathComponent(String(format: ".seg%05d.m4s", i))
+                    defer { try? FileManager.default.removeItem(at: raw) }
+                    try await fetch(try where_.resolve(uri), to: raw, maxBytes: maxSegmentBytes, timeout: timeout)
+                    total += size(raw)
+                    guard total <= maxTotalBytes else { throw StoreError.unsupported("HLS source: more than \(maxTotalBytes) bytes of segments") }
+                    do { try FragmentRemux.mpegTS(initialization: initFile, segment: raw, to: file, shift: cmafClockShift) } catch {
+                        throw StoreError.unsupported("HLS source: CMAF segment \(uri): \(error)")
+                    }
+                    // each remuxed on its own: its continuity counters made to follow the segment before
+                    var bytes = [UInt8](try Data(contentsOf: file))
+                    TSContinuity.continuing(&bytes, after: counters)
+                    counters = TSContinuity.lastCounters(bytes)
+                    try Data(bytes).write(to: file)
+                    continue
+                }
                 try await fetch(try where_.resolve(uri), to: file, maxBytes: maxSegmentBytes, timeout: timeout)
-                let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? 0
-                total += size
+                total += size(file)
                 guard total <= maxTotalBytes else { throw StoreError.unsupported("HLS source: more than \(maxTotalBytes) bytes of segments") }
                 let head = try FileHandle(forReadingFrom: file).read(upToCount: 1)
                 guard head?.first == 0x47 else { throw StoreError.unsupported("HLS source: segment \(uri) is not MPEG-TS") }

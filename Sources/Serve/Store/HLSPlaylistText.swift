@@ -2,9 +2,10 @@ import Foundation
 import Manifest
 
 /// What the store takes from an origin's HLS playlists, read by the one parser (`HLS.parse`):
-/// a multivariant playlist's variants, a VOD media playlist's MPEG-TS segments and its ad
-/// markers. What the store cannot serve byte for byte is refused with a one-line reason:
-/// encryption, fMP4 (`EXT-X-MAP`), byte ranges, alternate audio renditions, live playlists.
+/// a multivariant playlist's variants, a VOD media playlist's segments (MPEG-TS, or CMAF with
+/// their `EXT-X-MAP` initialization segments, which the store remuxes to MPEG-TS) and its ad
+/// markers. What the store cannot take is refused with a one-line reason: encryption, byte
+/// ranges, alternate audio renditions, live playlists.
 enum HLSPlaylistText {
     /// One `EXT-X-STREAM-INF` of a multivariant playlist.
     struct Variant: Equatable {
@@ -18,6 +19,8 @@ enum HLSPlaylistText {
     /// A VOD media playlist.
     struct Media: Equatable {
         var segments: [String]
+        /// Each segment's initialization segment (`EXT-X-MAP` URI) when it is CMAF; nil for MPEG-TS.
+        var maps: [String?]
         /// Indices of the segments an `EXT-X-CUE-OUT` or an SCTE-35 `EXT-X-DATERANGE` (`SCTE35-OUT`) starts.
         var cueSegments: [Int]
     }
@@ -45,8 +48,9 @@ enum HLSPlaylistText {
     /// A VOD media playlist's segments and cue markers.
     static func media(_ text: String) throws -> Media {
         guard case .media(let p) = try parse(text) else { throw StoreError.unsupported("HLS source: a multivariant playlist where a media playlist was expected") }
-        if p.segments.contains(where: { $0.map != nil }) { throw StoreError.unsupported("HLS source: fMP4 segments are not supported; MPEG-TS segments are") }
-        if p.segments.contains(where: { $0.byteRange != nil }) { throw StoreError.unsupported("HLS source: byte ranges are not supported; MPEG-TS segments are") }
+        if p.segments.contains(where: { $0.byteRange != nil || $0.map?.byteRange != nil }) {
+            throw StoreError.unsupported("HLS source: byte ranges are not supported (whole segments are)")
+        }
         if p.segments.contains(where: { ($0.key?.method ?? .none) != .none }) { throw StoreError.unsupported("HLS source: encrypted segments are not supported") }
         guard p.endList else { throw StoreError.unsupported("HLS source: not a VOD playlist (no EXT-X-ENDLIST)") }
         guard !p.segments.isEmpty else { throw StoreError.unsupported("HLS source: 0 segments") }
@@ -61,6 +65,12 @@ enum HLSPlaylistText {
             }
             if opens { cues.append(i) }
         }
-        return Media(segments: p.segments.map(\.uri), cueSegments: cues)
+        // an EXT-X-MAP applies to every segment after it, up to the next one (§4.3.2.5)
+        var map: String?
+        let maps = p.segments.map { s -> String? in
+            if let m = s.map { map = m.uri }
+            return map
+        }
+        return Media(segments: p.segments.map(\.uri), maps: maps, cueSegments: cues)
     }
 }
