@@ -68,9 +68,12 @@ public final class LiveOrigin: Sendable {
     /// `initialSegments` (default: `windowSize`) at once. `segmentChunkDelay`: seconds a segment's
     /// body pauses after each 64 KiB (an origin far away: fetches take a while). Throws
     /// `LiveOriginError` for a schedule that does not fit, or when the socket cannot be set up.
+    /// `cmaf`: the segments are served as CMAF (`LiveOriginMedia.Rendition.cmaf()`: an
+    /// `EXT-X-MAP` of `init.mp4`, `seg/<N>.m4s`), their splice times moved as their timestamps
+    /// are; no in-band signals or faults then.
     public init(media: LiveOriginMedia, breaks: [LiveOriginBreak] = [], windowSize: Int = 5, clock: Clock = .manual,
                 initialSegments: Int? = nil, programDateBase: Date = Date(timeIntervalSince1970: 1_796_083_200),
-                faults: [LiveOriginFault] = [], segmentChunkDelay: Double = 0) throws {
+                faults: [LiveOriginFault] = [], segmentChunkDelay: Double = 0, cmaf: Bool = false) throws {
         precondition(windowSize >= 1)
         self.media = media
         self.breaks = try LiveOriginPlacedBreak.place(breaks, on: media)
@@ -78,9 +81,14 @@ public final class LiveOrigin: Sendable {
         self.windowSize = windowSize
         self.clock = clock
         self.programDateBase = programDateBase
+        if cmaf {
+            precondition(faults.isEmpty && !breaks.contains { $0.signals.contains { if case .inBand = $0 { true } else { false } } },
+                         "a CMAF origin has no in-band signals or faults")
+        }
         core = Core(media: media, breaks: self.breaks, initial: min(media.segments.count, initialSegments ?? windowSize),
                     realTime: clock == .realTime, windowSize: windowSize, base: programDateBase,
-                    faults: LiveOriginFaults(faults: faults, media: media), segmentChunkDelay: segmentChunkDelay)
+                    faults: LiveOriginFaults(faults: faults, media: media), segmentChunkDelay: segmentChunkDelay,
+                    cmaf: cmaf ? try media.renditions.map { try $0.cmaf() } : nil)
         server = try HTTPTestServer()
         let core = self.core
         server.setHandler { request in core.respond(request.path) }
@@ -137,6 +145,8 @@ public final class LiveOrigin: Sendable {
         let continuity: [Int]
         let rewritesAll: Bool
         let faults: LiveOriginFaults
+        /// CMAF: each rendition's folder and the timestamp offset of its segments; nil: MPEG-TS.
+        let cmaf: [(folder: URL, ptsOffset: Int64)]?
         /// What changes as the origin is asked and advanced.
         private struct Counts {
             var manual = 0
@@ -148,8 +158,9 @@ public final class LiveOrigin: Sendable {
         private let counts = Locked(Counts())
 
         init(media: LiveOriginMedia, breaks: [LiveOriginPlacedBreak], initial: Int, realTime: Bool, windowSize: Int, base: Date,
-             faults: LiveOriginFaults, segmentChunkDelay: Double) {
+             faults: LiveOriginFaults, segmentChunkDelay: Double, cmaf: [(folder: URL, ptsOffset: Int64)]?) {
             self.segmentChunkDelay = segmentChunkDelay
+            self.cmaf = cmaf
             self.media = media; self.breaks = breaks; self.initial = initial; self.realTime = realTime
             self.windowSize = windowSize; self.base = base; self.faults = faults
             var sections: [Int: [[UInt8]]] = [:]
@@ -215,6 +226,16 @@ public final class LiveOrigin: Sendable {
                 }
                 return .init(headers: playlistType, body: Data(playlist(rendition: rendition, published: p).utf8))
             }
+            if let cmaf {
+                // CMAF: the initialization segment and whole segments, from the CMAF folder
+                let folder = cmaf[rendition].folder
+                if rest == "/init.mp4" { return .init(headers: ["Content-Type": "video/mp4"], body: (try? Data(contentsOf: folder.appendingPathComponent("init.mp4"))) ?? Data()) }
+                guard rest.hasPrefix("/seg/"), rest.hasSuffix(".m4s"), let n = Int(rest.dropFirst(5).dropLast(4)), n >= 0, n < published(),
+                      let data = try? Data(contentsOf: folder.appendingPathComponent("\(n).m4s")) else { return nil }
+                var response = HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: data)
+                response.chunkDelay = segmentChunkDelay
+                return response
+            }
             guard rest.hasPrefix("/seg/"), rest.hasSuffix(".ts") else { return nil }
             let name = rest.dropFirst(5).dropLast(3)
             let joined = name.hasSuffix("-2")
@@ -264,14 +285,15 @@ public final class LiveOrigin: Sendable {
             let restart = faults.restart(published: p)
             let entries = faults.entries(max(w.segments.lowerBound, restart ?? 0)..<w.segments.upperBound)
             let tag = faults.sequenceTag(first: entries.first?.sequence ?? w.mediaSequence, restartedAt: restart, published: p, request: request)
-            var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:\(faults.targetDuration(published: p))", "#EXT-X-MEDIA-SEQUENCE:\(tag)"]
+            var lines = ["#EXTM3U", "#EXT-X-VERSION:\(cmaf == nil ? 3 : 7)", "#EXT-X-TARGETDURATION:\(faults.targetDuration(published: p))", "#EXT-X-MEDIA-SEQUENCE:\(tag)"]
+            if cmaf != nil { lines.append("#EXT-X-MAP:URI=\"init.mp4\"") }
             for e in entries {
                 let s = segments[e.segments[0]]
                 if e.discontinuity { lines.append("#EXT-X-DISCONTINUITY") }
                 lines.append("#EXT-X-PROGRAM-DATE-TIME:\(date(ofFrame: s.firstFrame))")
                 for n in e.segments { for b in breaks { lines += markers(b, before: n, first: w.mediaSequence) } }
                 lines.append("#EXTINF:\(e.extinf),")
-                lines.append(e.uri)
+                lines.append(cmaf == nil ? e.uri : String(e.uri.dropLast(3)) + ".m4s")
             }
             if w.ended { lines.append("#EXT-X-ENDLIST") }
             return lines.joined(separator: "\n") + "\n"
@@ -298,16 +320,19 @@ public final class LiveOrigin: Sendable {
                 let attributes = "ID=\"\(b.dateRangeID)\",START-DATE=\"\(date(ofFrame: b.startFrame))\""
                 let ahead = b.scheduled.signalledAhead > 0 && n == b.startSegment - b.scheduled.signalledAhead
                 if n == b.startSegment || again || ahead || (n == first && b.startSegment < first && b.endSegment >= first) {
-                    out.append("#EXT-X-DATERANGE:\(attributes),PLANNED-DURATION=\(d),SCTE35-OUT=\(LiveOriginSCTE35.hex(b.outSection(shift: faults.ptsShift(b.startSegment))))")
+                    out.append("#EXT-X-DATERANGE:\(attributes),PLANNED-DURATION=\(d),SCTE35-OUT=\(LiveOriginSCTE35.hex(b.outSection(shift: faults.ptsShift(b.startSegment) + cmafOffset)))")
                 }
                 if n == b.endSegment {
-                    out.append("#EXT-X-DATERANGE:\(attributes),SCTE35-IN=\(LiveOriginSCTE35.hex(b.inSection(shift: faults.ptsShift(b.endSegment))))")
+                    out.append("#EXT-X-DATERANGE:\(attributes),SCTE35-IN=\(LiveOriginSCTE35.hex(b.inSection(shift: faults.ptsShift(b.endSegment) + cmafOffset)))")
                 }
                 return out
             case .inBand:
                 return []
             }
         }
+
+        /// What a CMAF origin's timestamps are moved by (0 for MPEG-TS): its splice times move with them.
+        var cmafOffset: Int64 { cmaf?.first?.ptsOffset ?? 0 }
 
         func date(ofFrame n: Int) -> String {
             let t = base.addingTimeInterval(Double(n) / Double(media.fps))

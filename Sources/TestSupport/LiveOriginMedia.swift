@@ -43,6 +43,44 @@ public struct LiveOriginMedia: Sendable {
 
         /// The file of segment `index`.
         public func file(_ index: Int) -> URL { folder.appendingPathComponent("\(index).ts") }
+
+        /// The same segments as CMAF (fragmented MP4: `init.mp4`, `0.m4s`, `1.m4s` …, a 90 kHz
+        /// video timescale), made once by ffmpeg's hls muxer from the MPEG-TS ones with their
+        /// timestamps (`-copyts`) and cached beside them; and what the MP4 edit list ffmpeg writes
+        /// moves every timestamp by as a reader sees it (90 kHz ticks, measured: the CMAF
+        /// segment's first frame less the MPEG-TS one's).
+        public func cmaf() throws -> (folder: URL, ptsOffset: Int64) {
+            let fm = FileManager.default
+            let out = folder.deletingLastPathComponent().appendingPathComponent(folder.lastPathComponent + "-cmaf", isDirectory: true)
+            let offsetFile = out.appendingPathComponent("offset")
+            if !fm.fileExists(atPath: offsetFile.path) {
+                let temp = TestMedia.cacheDirectory.appendingPathComponent(".partial-\(UUID().uuidString)", isDirectory: true)
+                try fm.createDirectory(at: temp, withIntermediateDirectories: true)
+                defer { try? fm.removeItem(at: temp) }
+                try Tools.ffmpeg(["-v", "error", "-y", "-copyts", "-i", folder.appendingPathComponent("index.m3u8").path, "-map", "0", "-c", "copy",
+                                  "-bsf:a", "aac_adtstoasc", "-f", "hls", "-hls_time", "2", "-hls_list_size", "0", "-hls_segment_type", "fmp4",
+                                  "-hls_segment_options", "video_track_timescale=90000", "-hls_fmp4_init_filename", "init.mp4",
+                                  "-hls_segment_filename", temp.appendingPathComponent("%d.m4s").path, temp.appendingPathComponent("index.m3u8").path])
+                guard segments.indices.allSatisfy({ fm.fileExists(atPath: temp.appendingPathComponent("\($0).m4s").path) }) else {
+                    throw VerifierError.malformedOutput("ffmpeg made other CMAF segments than the MPEG-TS ones")
+                }
+                let joined = temp.appendingPathComponent("first.mp4")
+                try (try Data(contentsOf: temp.appendingPathComponent("init.mp4")) + (try Data(contentsOf: temp.appendingPathComponent("0.m4s")))).write(to: joined)
+                let probe = String(decoding: try Tools.ffprobe(["-v", "error", "-select_streams", "v", "-show_entries", "packet=pts",
+                                                                "-of", "csv=p=0", joined.path]).stdout, as: UTF8.self)
+                let pts = probe.split(separator: "\n").compactMap { Int64($0.trimmingCharacters(in: CharacterSet(charactersIn: " ,"))) }
+                guard let first = pts.min() else { throw VerifierError.malformedOutput("the first CMAF segment has no video") }
+                try fm.removeItem(at: joined)
+                try "\(first - segments[0].firstPTS)".write(to: temp.appendingPathComponent("offset"), atomically: true, encoding: .utf8)
+                if rename(temp.path, out.path) != 0 && !fm.fileExists(atPath: offsetFile.path) {
+                    throw VerifierError.malformedOutput("could not move \(temp.path) to \(out.path)")
+                }
+            }
+            guard let offset = Int64(try String(contentsOf: offsetFile, encoding: .utf8)) else {
+                throw VerifierError.malformedOutput("\(offsetFile.path) holds no offset")
+            }
+            return (out, offset)
+        }
     }
 
     /// The source id drawn in the identity band.

@@ -61,12 +61,12 @@ import Timing
                           personalizationThreshold: MediaTime? = nil, availSuppression: AvailSuppression? = nil,
                           adsRequest: ADSRequestTemplate = ADSRequestTemplate(), cdn: CDNPrefixes = .none,
                           bumpers: Bool = false, preroll: LivePreroll? = nil, prefetchWindow: Double = 0,
-                          ledger: (any BeaconLedger)? = nil, liveStore: (any LiveViewerStore)? = nil) async throws -> Rig {
+                          ledger: (any BeaconLedger)? = nil, liveStore: (any LiveViewerStore)? = nil, cmaf: Bool = false) async throws -> Rig {
             try await offPool {
                 try Rig(breaks: breaks, seconds: seconds, clock: clock, initial: initial, vast: vast, adsTemplate: adsTemplate, sizes: sizes,
                         faults: faults, personalizationThreshold: personalizationThreshold, availSuppression: availSuppression,
                         adsRequest: adsRequest, cdn: cdn, bumpers: bumpers, preroll: preroll, prefetchWindow: prefetchWindow, ledger: ledger,
-                        liveStore: liveStore)
+                        liveStore: liveStore, cmaf: cmaf)
             }
         }
 
@@ -76,9 +76,9 @@ import Timing
                      vast: HTTPTestServer.Response?, adsTemplate: String?, sizes: [PixelSize], faults: [LiveOriginFault],
                      personalizationThreshold: MediaTime?, availSuppression: AvailSuppression?, adsRequest: ADSRequestTemplate,
                      cdn: CDNPrefixes, bumpers: Bool, preroll: LivePreroll?, prefetchWindow: Double, ledger: (any BeaconLedger)?,
-                     liveStore: (any LiveViewerStore)?) throws {
+                     liveStore: (any LiveViewerStore)?, cmaf: Bool) throws {
             origin = try LiveOrigin(media: try LiveOriginMedia.make(sizes: sizes, seconds: seconds), breaks: breaks, windowSize: 5, clock: clock,
-                                    initialSegments: initial, faults: faults)
+                                    initialSegments: initial, faults: faults, cmaf: cmaf)
             let source = origin.url(sizes.count > 1 ? "/master.m3u8" : "/live.m3u8")
             let server = try HTTPTestServer()
             let urls = ["/a7.mp4", "/a8.mp4"].map { server.url($0) }
@@ -656,6 +656,35 @@ import Timing
         let r = try await curl("http://127.0.0.1:\(port)/v1/session/ch", method: "POST", body: "{}")
         #expect(r.status == 503)
         #expect(r.text.contains("live channel 'ch' has no segments yet") && r.text.split(separator: "\n").count == 1, "\(r.text)")
+    }
+
+    /// A live origin with CMAF segments (fMP4, `EXT-X-MAP`): each segment taken in as MPEG-TS
+    /// (its packets copied, its timestamps kept: the playlist's splice times stay on its clock),
+    /// then everything as for an MPEG-TS origin: a DATERANGE break inside a segment and a CUE-OUT
+    /// one at a boundary replaced frame-exactly, content frames once each in order, no gap in
+    /// the sound at any join, clean in ffmpeg `-xerror` and GStreamer.
+    @Test func aCMAFOriginsBreaksAreReplacedFrameExactly() async throws {
+        let rig = try await Rig.start(breaks: [
+            LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 6), signal: .dateRange(.spliceInsert)),
+            LiveOriginBreak(start: .segment(12), duration: MediaTime(seconds: 4), signal: .cueOut),
+        ], seconds: 40, cmaf: true)
+        defer { rig.stop() }
+        #expect(rig.origin.playlist().contains("#EXT-X-MAP:URI=\"init.mp4\""))
+        try await rig.warm()
+        guard let variant = try await Self.startSession(rig) else { return }
+        let (_, local, _, _) = try await Self.follow(rig, playlist: variant, steps: 16, into: rig.root.appendingPathComponent("cmaf-viewer"))
+        let check = try await runOffPool("/usr/bin/ffmpeg", ["-v", "error", "-xerror", "-i", local.path, "-f", "null", "-"])
+        #expect(check.status == 0, "ffmpeg -xerror: \(check.stderr)")
+        let joins = try await offPool { try HLSPackageCheck.audioJoinProblems(local) }
+        #expect(joins.checked > 5 && joins.problems.isEmpty, "\(joins.checked) boundaries: \(joins.problems)")
+        let gst = try await offPool { try FieldCheck.check(local, with: .gstreamer) }
+        #expect(gst.clean, "\(gst.report)")
+        let shown = try await Self.shown(local, contentSource: rig.origin.media.sourceID)
+        guard case .content(let first)? = shown.first, case .content(let last)? = shown.last else {
+            Issue.record("the viewer does not start and end on content: \(shown.prefix(3)) … \(shown.suffix(3))"); return
+        }
+        let b = rig.origin.breaks
+        Self.compare(shown, Self.expected(from: first, to: last + 1, breaks: [(b[0], [(7, 120)]), (b[1], [(7, 120)])]))
     }
 
     @Test func breaksAreReplacedFrameExactly() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Media
 import Playback
 import Timing
 
@@ -69,6 +70,10 @@ public actor LiveChannel {
         /// The markers in front of segments skipped since the last one taken: they go with the
         /// next one (a break signalled before a segment that could not be had still happens).
         var carried: [LiveMarker] = []
+        /// CMAF: the initialization segments fetched, by URI (files in the intake folder).
+        var inits: [String: URL] = [:]
+        /// CMAF: the continuity counters the last remuxed segment ended at (the next continues them).
+        var counters: [Int: UInt8] = [:]
 
         mutating func skipped(_ new: LiveTimeline.New) {
             timeline.skip(new)
@@ -189,6 +194,26 @@ public actor LiveChannel {
         }
     }
 
+    /// A CMAF segment fetched to `file`, made MPEG-TS in place: its initialization segment
+    /// `map` (fetched once per URI, at most `HLSImport.maxInitBytes`) and it remuxed with their
+    /// packets copied and timestamps kept (`FragmentRemux`: SCTE-35 splice times in the playlist
+    /// stay on the segments' clock), its continuity counters following the segment before.
+    private func remuxCMAF(_ file: URL, map: String, rendition r: inout Rendition, folder dir: URL) async throws {
+        let initFile: URL
+        if let known = r.inits[map] { initFile = known } else {
+            initFile = dir.appendingPathComponent(".init\(r.inits.count).mp4")
+            try await HLSImport.fetch(try r.location.resolve(map), to: initFile, maxBytes: HLSImport.maxInitBytes, timeout: timeout)
+            r.inits[map] = initFile
+        }
+        let ts = file.appendingPathExtension("ts")
+        defer { try? FileManager.default.removeItem(at: ts) }
+        try FragmentRemux.mpegTS(initialization: initFile, segment: file, to: ts)
+        var bytes = [UInt8](try Data(contentsOf: ts))
+        TSContinuity.continuing(&bytes, after: r.counters)
+        r.counters = TSContinuity.lastCounters(bytes)
+        try Data(bytes).write(to: file)
+    }
+
     private func poll(_ key: String, scratch: URL) async throws {
         guard var r = renditions[key] else { return }
         let playlist: LivePlaylist
@@ -224,6 +249,7 @@ public actor LiveChannel {
             try? FileManager.default.removeItem(at: partial)
             do {
                 try await HLSImport.fetch(try r.location.resolve(entry.uri), to: partial, maxBytes: HLSImport.maxSegmentBytes, timeout: timeout)
+                if let map = entry.map { try await remuxCMAF(partial, map: map, rendition: &r, folder: dir) }
                 reading = LiveSegmentIntake.read(try Data(contentsOf: partial))
                 if reading == nil { failure = (.segmentUnreadable, "\(entry.uri.prefix(200)) is not MPEG-TS with video") }
                 else if rename(partial.path, file.path) != 0 { reading = nil; failure = (.segmentUnavailable, "cannot store \(path): \(String(cString: strerror(errno)))") }

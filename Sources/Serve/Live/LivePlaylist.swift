@@ -4,8 +4,9 @@ import Timing
 
 /// A live (or ended) HLS media playlist as the live source reads it from an origin, through the
 /// one parser (`HLS.parse`): its target duration, media sequence numbers, segments with exact
-/// `EXTINF` durations and discontinuities, and the ad markers in front of each segment. Refuses
-/// what the store cannot pass through (encryption, fMP4, byte ranges) with a one-line reason.
+/// `EXTINF` durations and discontinuities, the initialization segment of CMAF segments, and the
+/// ad markers in front of each segment. Refuses what the store cannot take (encryption, byte
+/// ranges) with a one-line reason.
 /// What a hostile origin gets wrong but can be recovered from is read, not refused: an
 /// `EXT-X-MEDIA-SEQUENCE` (or `EXT-X-DISCONTINUITY-SEQUENCE`) that cannot be read (negative, not
 /// a number, over the parser's 2^48 bound) is left out (`sequenceReadable` false, entries numbered from 0: `LiveTimeline` finds
@@ -22,6 +23,8 @@ public struct LivePlaylist: Sendable, Equatable {
         public var sequence: Int
         /// An `EXT-X-DISCONTINUITY` precedes it.
         public var discontinuity: Bool
+        /// The URI of its initialization segment (the `EXT-X-MAP` in force) when it is CMAF; nil for MPEG-TS.
+        public var map: String? = nil
         /// The markers between the previous segment and this one, in order.
         public var markers: [LiveMarker]
         /// Why it cannot be used (an `EXTINF` of 0 or over the target), one line; nil when it can.
@@ -69,8 +72,9 @@ public struct LivePlaylist: Sendable, Equatable {
         }
         guard let parsed else { throw StoreError.unsupported("live source: its sequence tags cannot be read") }
         guard case .media(let p) = parsed else { throw StoreError.unsupported("live source: a multivariant playlist where a media playlist was expected") }
-        if p.segments.contains(where: { $0.map != nil }) { throw StoreError.unsupported("live source: fMP4 segments are not supported; MPEG-TS segments are") }
-        if p.segments.contains(where: { $0.byteRange != nil }) { throw StoreError.unsupported("live source: byte ranges are not supported; MPEG-TS segments are") }
+        if p.segments.contains(where: { $0.byteRange != nil || $0.map?.byteRange != nil }) {
+            throw StoreError.unsupported("live source: byte ranges are not supported (whole segments are)")
+        }
         if p.segments.contains(where: { ($0.key?.method ?? .none) != .none }) { throw StoreError.unsupported("live source: encrypted segments are not supported") }
         guard p.targetDuration >= 1 else { throw StoreError.unsupported("live source: no EXT-X-TARGETDURATION of 1 to 60 s") }
         targetDuration = MediaTime(seconds: Int64(p.targetDuration))
@@ -78,13 +82,15 @@ public struct LivePlaylist: Sendable, Equatable {
         discontinuitySequence = p.discontinuitySequence
         ended = p.endList
         var segments: [Segment] = []
+        var map: String?   // an EXT-X-MAP applies to every segment after it (§4.3.2.5)
         for (i, s) in p.segments.enumerated() {
+            if let m = s.map { map = m.uri }
             var problem: String?
             if s.duration <= .zero || s.duration > targetDuration + MediaTime(value: 1, timescale: 2) {
                 problem = "EXTINF \(s.duration.seconds) of \(s.uri.prefix(200)) is not a duration within the target \(p.targetDuration) s"
             }
             segments.append(Segment(uri: s.uri, duration: s.duration, sequence: p.mediaSequence + i, discontinuity: s.discontinuity,
-                                    markers: s.markers.compactMap(LiveMarker.init), problem: problem))
+                                    map: map, markers: s.markers.compactMap(LiveMarker.init), problem: problem))
         }
         self.segments = segments
     }
