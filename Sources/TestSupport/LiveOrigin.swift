@@ -70,7 +70,8 @@ public final class LiveOrigin: Sendable {
     /// `LiveOriginError` for a schedule that does not fit, or when the socket cannot be set up.
     /// `cmaf`: the segments are served as CMAF (`LiveOriginMedia.Rendition.cmaf()`: an
     /// `EXT-X-MAP` of `init.mp4`, `seg/<N>.m4s`), their splice times moved as their timestamps
-    /// are; no in-band signals or faults then.
+    /// are, in-band signals as `emsg` boxes (scheme `urn:scte:scte35:2013:bin`) after the
+    /// segment's `styp`; no faults then.
     public init(media: LiveOriginMedia, breaks: [LiveOriginBreak] = [], windowSize: Int = 5, clock: Clock = .manual,
                 initialSegments: Int? = nil, programDateBase: Date = Date(timeIntervalSince1970: 1_796_083_200),
                 faults: [LiveOriginFault] = [], segmentChunkDelay: Double = 0, cmaf: Bool = false) throws {
@@ -82,8 +83,7 @@ public final class LiveOrigin: Sendable {
         self.clock = clock
         self.programDateBase = programDateBase
         if cmaf {
-            precondition(faults.isEmpty && !breaks.contains { $0.signals.contains { if case .inBand = $0 { true } else { false } } },
-                         "a CMAF origin has no in-band signals or faults")
+            precondition(faults.isEmpty, "a CMAF origin has no faults")
         }
         core = Core(media: media, breaks: self.breaks, initial: min(media.segments.count, initialSegments ?? windowSize),
                     realTime: clock == .realTime, windowSize: windowSize, base: programDateBase,
@@ -166,8 +166,9 @@ public final class LiveOrigin: Sendable {
             var sections: [Int: [[UInt8]]] = [:]
             for b in breaks where b.scheduled.signals.contains(where: { if case .inBand = $0 { true } else { false } }) {
                 let outs = b.scheduled.repeated ? Array(b.startSegment..<b.endSegment) : [b.startSegment]
-                for n in outs { sections[n, default: []].append(b.outSection(shift: faults.ptsShift(b.startSegment))) }
-                sections[b.endSegment, default: []].append(b.inSection(shift: faults.ptsShift(b.endSegment)))
+                let moved = cmaf?.first?.ptsOffset ?? 0   // a CMAF origin's timestamps, and so its splice times
+                for n in outs { sections[n, default: []].append(b.outSection(shift: faults.ptsShift(b.startSegment) + moved)) }
+                sections[b.endSegment, default: []].append(b.inSection(shift: faults.ptsShift(b.endSegment) + moved))
             }
             for i in media.segments.indices {
                 let extra = faults.sections(i)
@@ -232,7 +233,7 @@ public final class LiveOrigin: Sendable {
                 if rest == "/init.mp4" { return .init(headers: ["Content-Type": "video/mp4"], body: (try? Data(contentsOf: folder.appendingPathComponent("init.mp4"))) ?? Data()) }
                 guard rest.hasPrefix("/seg/"), rest.hasSuffix(".m4s"), let n = Int(rest.dropFirst(5).dropLast(4)), n >= 0, n < published(),
                       let data = try? Data(contentsOf: folder.appendingPathComponent("\(n).m4s")) else { return nil }
-                var response = HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: data)
+                var response = HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: Self.addingEventMessages(data, sections: inBand[n] ?? []))
                 response.chunkDelay = segmentChunkDelay
                 return response
             }
@@ -329,6 +330,24 @@ public final class LiveOrigin: Sendable {
             case .inBand:
                 return []
             }
+        }
+
+        /// `segment` (fMP4) with an `emsg` box (version 0, SCTE-35 in binary) per section after its `styp`.
+        static func addingEventMessages(_ segment: Data, sections: [[UInt8]]) -> Data {
+            guard !sections.isEmpty else { return segment }
+            func u32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+            var boxes: [UInt8] = []
+            for (i, section) in sections.enumerated() {
+                let body: [UInt8] = [0, 0, 0, 0] + Array("urn:scte:scte35:2013:bin".utf8) + [0] + [0]
+                    + u32(90_000) + u32(0) + u32(0xFFFF_FFFF) + u32(UInt32(i + 1)) + section
+                boxes += u32(UInt32(8 + body.count)) + Array("emsg".utf8) + body
+            }
+            let bytes = [UInt8](segment)
+            var at = 0
+            if bytes.count >= 8, bytes[4..<8].elementsEqual("styp".utf8) {
+                at = Int(bytes[0]) << 24 | Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3])
+            }
+            return Data(bytes[..<at] + boxes + bytes[at...])
         }
 
         /// What a CMAF origin's timestamps are moved by (0 for MPEG-TS): its splice times move with them.

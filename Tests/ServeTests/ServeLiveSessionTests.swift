@@ -660,19 +660,21 @@ import Timing
 
     /// A live origin with CMAF segments (fMP4, `EXT-X-MAP`): each segment taken in as MPEG-TS
     /// (its packets copied, its timestamps kept: the playlist's splice times stay on its clock),
-    /// then everything as for an MPEG-TS origin: a DATERANGE break inside a segment and a CUE-OUT
-    /// one at a boundary replaced frame-exactly, content frames once each in order, no gap in
+    /// its `emsg` SCTE-35 read, then everything as for an MPEG-TS origin: a DATERANGE break inside
+    /// a segment, a CUE-OUT one at a boundary and an `emsg` one inside a segment replaced frame-exactly, content frames once each in order, no gap in
     /// the sound at any join, clean in ffmpeg `-xerror` and GStreamer.
     @Test func aCMAFOriginsBreaksAreReplacedFrameExactly() async throws {
         let rig = try await Rig.start(breaks: [
             LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 6), signal: .dateRange(.spliceInsert)),
             LiveOriginBreak(start: .segment(12), duration: MediaTime(seconds: 4), signal: .cueOut),
-        ], seconds: 40, cmaf: true)
+            // SCTE-35 in an emsg box of the segment holding the start (the end: the planned duration)
+            LiveOriginBreak(start: .frame(16 * 60 + 23), duration: MediaTime(seconds: 4), signal: .inBand(.spliceInsert)),
+        ], seconds: 48, cmaf: true)
         defer { rig.stop() }
         #expect(rig.origin.playlist().contains("#EXT-X-MAP:URI=\"init.mp4\""))
         try await rig.warm()
         guard let variant = try await Self.startSession(rig) else { return }
-        let (_, local, _, _) = try await Self.follow(rig, playlist: variant, steps: 16, into: rig.root.appendingPathComponent("cmaf-viewer"))
+        let (_, local, _, _) = try await Self.follow(rig, playlist: variant, steps: 20, into: rig.root.appendingPathComponent("cmaf-viewer"))
         let check = try await runOffPool("/usr/bin/ffmpeg", ["-v", "error", "-xerror", "-i", local.path, "-f", "null", "-"])
         #expect(check.status == 0, "ffmpeg -xerror: \(check.stderr)")
         let joins = try await offPool { try HLSPackageCheck.audioJoinProblems(local) }
@@ -684,7 +686,7 @@ import Timing
             Issue.record("the viewer does not start and end on content: \(shown.prefix(3)) … \(shown.suffix(3))"); return
         }
         let b = rig.origin.breaks
-        Self.compare(shown, Self.expected(from: first, to: last + 1, breaks: [(b[0], [(7, 120)]), (b[1], [(7, 120)])]))
+        Self.compare(shown, Self.expected(from: first, to: last + 1, breaks: [(b[0], [(7, 120)]), (b[1], [(7, 120)]), (b[2], [(7, 120)])]))
     }
 
     @Test func breaksAreReplacedFrameExactly() async throws {

@@ -256,4 +256,37 @@ import Timing
         let probed = try #require(Int64(text.split(separator: "\n").first.map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: " ,")) } ?? ""))
         #expect(first.segment.firstPTS == probed)
     }
+
+    /// SCTE-35 in a CMAF segment's `emsg` boxes (versions 0 and 1): the sections of the SCTE-35
+    /// scheme read, other schemes passed over, a damaged section counted; hostile box sizes
+    /// (past the end, under the header, a 64-bit size past the end, a string with no end) stop
+    /// the scan without a trap.
+    @Test func cmafEventMessagesCarrySCTE35() throws {
+        func u32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        func box(_ type: String, _ body: [UInt8]) -> [UInt8] { u32(UInt32(8 + body.count)) + Array(type.utf8) + body }
+        func v0(_ scheme: String, _ data: [UInt8]) -> [UInt8] {
+            box("emsg", [0, 0, 0, 0] + Array(scheme.utf8) + [0] + Array("1".utf8) + [0] + u32(90_000) + u32(0) + u32(0) + u32(7) + data)
+        }
+        func v1(_ scheme: String, _ data: [UInt8]) -> [UInt8] {
+            box("emsg", [1, 0, 0, 0] + u32(90_000) + u32(0) + u32(450_450) + u32(0) + u32(8) + Array(scheme.utf8) + [0] + [0] + data)
+        }
+        let out = SCTE35.spliceInsert(eventID: 5, outOfNetwork: true, at: MediaTime(value: 900_000, timescale: 90_000),
+                                      breakDuration: MediaTime(seconds: 30))
+        let signal = SCTE35.timeSignal(at: MediaTime(value: 450_450, timescale: 90_000), segmentation: [])
+        var damaged = out
+        damaged[damaged.count - 1] ^= 0xFF
+        let segment = box("styp", Array("msdh".utf8) + u32(0)) + v0(SCTE35EventMessageScan.scheme, out)
+            + v0("urn:example:other", out) + v1(SCTE35EventMessageScan.scheme, signal) + v0(SCTE35EventMessageScan.scheme, damaged)
+            + box("moof", [UInt8](repeating: 0, count: 16))
+        let scan = SCTE35EventMessageScan(segment)
+        #expect(scan.sections == [try SCTE35Section(parsing: out), try SCTE35Section(parsing: signal)])
+        #expect(scan.rejected == 1)
+        // hostile sizes: each ends the scan (what came before it still read), never a trap
+        let good = v0(SCTE35EventMessageScan.scheme, out)
+        for tail: [UInt8] in [u32(1 << 30) + Array("emsg".utf8), u32(4) + Array("emsg".utf8), u32(1) + Array("emsg".utf8) + u32(0xFFFF) + u32(0),
+                              box("emsg", [0, 0, 0, 0] + Array("urn:scte:scte35".utf8)), box("emsg", [1, 0, 0]), [0, 0, 0]] {
+            let s = SCTE35EventMessageScan(good + tail)
+            #expect(s.sections.count == 1)
+        }
+    }
 }

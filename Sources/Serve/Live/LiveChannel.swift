@@ -249,8 +249,17 @@ public actor LiveChannel {
             try? FileManager.default.removeItem(at: partial)
             do {
                 try await HLSImport.fetch(try r.location.resolve(entry.uri), to: partial, maxBytes: HLSImport.maxSegmentBytes, timeout: timeout)
-                if let map = entry.map { try await remuxCMAF(partial, map: map, rendition: &r, folder: dir) }
+                // CMAF: its emsg SCTE-35 read from the fMP4 bytes, then the segment made MPEG-TS
+                var emsg: SCTE35EventMessageScan?
+                if let map = entry.map {
+                    emsg = SCTE35EventMessageScan([UInt8](try Data(contentsOf: partial)))
+                    try await remuxCMAF(partial, map: map, rendition: &r, folder: dir)
+                }
                 reading = LiveSegmentIntake.read(try Data(contentsOf: partial))
+                if let emsg, reading != nil {
+                    reading?.cues += emsg.sections
+                    reading?.rejectedSections += emsg.rejected
+                }
                 if reading == nil { failure = (.segmentUnreadable, "\(entry.uri.prefix(200)) is not MPEG-TS with video") }
                 else if rename(partial.path, file.path) != 0 { reading = nil; failure = (.segmentUnavailable, "cannot store \(path): \(String(cString: strerror(errno)))") }
             } catch {
