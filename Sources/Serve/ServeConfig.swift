@@ -72,6 +72,9 @@ public struct ServeConfig: Sendable {
     /// Live ad prefetch: a break signalled ahead has its viewers' ad requests spread over up to
     /// this many seconds before it is due (`--live-prefetch-window`); 0: each asks at once.
     public var livePrefetchWindow: Double = 0
+    /// Live: how long after a break ends, behind the oldest segment a viewer's playlist lists,
+    /// the viewer keeps its ads, pod and fired beacons (`LiveViewer.retireOldAvails`); 10 minutes.
+    public var liveAvailRetirement = MediaTime(seconds: 600)
     /// `--config FILE`: named playback configurations (`PlaybackConfigurations`), read again on
     /// SIGHUP; nil: every content under these options.
     public var configurationFile: String?

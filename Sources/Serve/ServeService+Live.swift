@@ -15,22 +15,11 @@ extension ServeService {
         let (config, configuration) = policy(for: name)
         let params: [String: String]
         do { params = try configuration?.aliased(given) ?? given } catch { return .failure(Refusal(status: 400, message: "\(error)")) }
-        let beacons = self.beacons, metrics = self.metrics, signature = self.signature, log = self.log
         func make() async -> LiveViewer? {
             guard let rungs = await live.rungs(of: name), let w = await channel.window(rendition: rungs[0].key),
                   let first = config.livePreroll != nil ? Self.prerollStart(w) : Self.liveStart(w, leastTarget: config.liveSegmentTarget)
             else { return nil }
-            var context = LiveViewer.Context(channel: channel, media: store, adsTemplate: config.adsTemplate, playerParams: params,
-                                             userAgent: userAgent, adsTimeout: config.adsTimeout, defaultAvail: config.availDuration,
-                                             beacons: beacons, metrics: metrics, longestSegment: config.liveSegmentTarget,
-                                             signature: signature, log: log, personalizationThreshold: config.personalizationThreshold,
-                                             availSuppression: config.availSuppression)
-            context.adsRequest = config.adsRequest
-            context.cdn = config.cdn
-            context.bumpers = config.bumpers
-            context.preroll = config.livePreroll
-            context.prefetchWindow = config.livePrefetchWindow
-            context.store = liveStore
+            let context = liveContext(channel, media: store, config: config, playerParams: params, userAgent: userAgent)
             let v = LiveViewer(id: id, channelName: name, reporting: reporting, rungs: rungs, startPTS: first.firstPTS, context: context)
             await v.prepare()
             return v
@@ -70,6 +59,25 @@ extension ServeService {
         return w.segments.last { edge - $0.firstPTS >= want } ?? w.segments.first
     }
 
+    /// What a live viewer on `channel` needs of this service under `config` (the channel's
+    /// policies): one place for a viewer this node starts and one it takes over.
+    func liveContext(_ channel: LiveChannel, media store: any LiveMedia, config: ServeConfig, playerParams: [String: String],
+                     userAgent: String) -> LiveViewer.Context {
+        var context = LiveViewer.Context(channel: channel, media: store, adsTemplate: config.adsTemplate, playerParams: playerParams,
+                                         userAgent: userAgent, adsTimeout: config.adsTimeout, defaultAvail: config.availDuration,
+                                         beacons: beacons, metrics: metrics, longestSegment: config.liveSegmentTarget,
+                                         signature: signature, log: log, personalizationThreshold: config.personalizationThreshold,
+                                         availSuppression: config.availSuppression)
+        context.adsRequest = config.adsRequest
+        context.cdn = config.cdn
+        context.bumpers = config.bumpers
+        context.preroll = config.livePreroll
+        context.prefetchWindow = config.livePrefetchWindow
+        context.availRetirement = config.liveAvailRetirement
+        context.store = liveStore
+        return context
+    }
+
     /// A live session's request: its master or media playlist, or its tracking.
     func liveRoute(_ v: LiveViewer, _ p: [String], _ r: HTTPRequest) -> HTTPAnswer {
         if p.count == 4 && p[3] == "tracking" { return .later { [self] in await liveTracking(v, nextToken: r.queryValue("nextToken")) } }
@@ -94,18 +102,8 @@ extension ServeService {
               let record = LiveViewerRecord.decode(data, id: id), let channel = live.channels[record.channel],
               let store = media as? any LiveMedia, let rungs = await live.rungs(of: record.channel),
               let reporting = ReportingMode(rawValue: record.reporting) else { return nil }
-        let (config, _) = policy(for: record.channel)
-        var context = LiveViewer.Context(channel: channel, media: store, adsTemplate: config.adsTemplate, playerParams: record.playerParams,
-                                         userAgent: record.userAgent, adsTimeout: config.adsTimeout, defaultAvail: config.availDuration,
-                                         beacons: beacons, metrics: metrics, longestSegment: config.liveSegmentTarget,
-                                         signature: signature, log: log, personalizationThreshold: config.personalizationThreshold,
-                                         availSuppression: config.availSuppression)
-        context.adsRequest = config.adsRequest
-        context.cdn = config.cdn
-        context.bumpers = config.bumpers
-        context.preroll = config.livePreroll
-        context.prefetchWindow = config.livePrefetchWindow
-        context.store = liveStore
+        let context = liveContext(channel, media: store, config: policy(for: record.channel).config, playerParams: record.playerParams,
+                                  userAgent: record.userAgent)
         let v = LiveViewer(id: id, channelName: record.channel, reporting: reporting, rungs: rungs, startPTS: record.startPTS, context: context,
                            programDate: Date(timeIntervalSinceReferenceDate: record.programDate))
         await v.restore(record)

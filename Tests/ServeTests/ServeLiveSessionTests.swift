@@ -61,12 +61,13 @@ import Timing
                           personalizationThreshold: MediaTime? = nil, availSuppression: AvailSuppression? = nil,
                           adsRequest: ADSRequestTemplate = ADSRequestTemplate(), cdn: CDNPrefixes = .none,
                           bumpers: Bool = false, preroll: LivePreroll? = nil, prefetchWindow: Double = 0,
-                          ledger: (any BeaconLedger)? = nil, liveStore: (any LiveViewerStore)? = nil, cmaf: Bool = false) async throws -> Rig {
+                          ledger: (any BeaconLedger)? = nil, liveStore: (any LiveViewerStore)? = nil, cmaf: Bool = false,
+                          availRetirement: MediaTime? = nil) async throws -> Rig {
             try await offPool {
                 try Rig(breaks: breaks, seconds: seconds, clock: clock, initial: initial, vast: vast, adsTemplate: adsTemplate, sizes: sizes,
                         faults: faults, personalizationThreshold: personalizationThreshold, availSuppression: availSuppression,
                         adsRequest: adsRequest, cdn: cdn, bumpers: bumpers, preroll: preroll, prefetchWindow: prefetchWindow, ledger: ledger,
-                        liveStore: liveStore, cmaf: cmaf)
+                        liveStore: liveStore, cmaf: cmaf, availRetirement: availRetirement)
             }
         }
 
@@ -76,7 +77,7 @@ import Timing
                      vast: HTTPTestServer.Response?, adsTemplate: String?, sizes: [PixelSize], faults: [LiveOriginFault],
                      personalizationThreshold: MediaTime?, availSuppression: AvailSuppression?, adsRequest: ADSRequestTemplate,
                      cdn: CDNPrefixes, bumpers: Bool, preroll: LivePreroll?, prefetchWindow: Double, ledger: (any BeaconLedger)?,
-                     liveStore: (any LiveViewerStore)?, cmaf: Bool) throws {
+                     liveStore: (any LiveViewerStore)?, cmaf: Bool, availRetirement: MediaTime?) throws {
             origin = try LiveOrigin(media: try LiveOriginMedia.make(sizes: sizes, seconds: seconds), breaks: breaks, windowSize: 5, clock: clock,
                                     initialSegments: initial, faults: faults, cmaf: cmaf)
             let source = origin.url(sizes.count > 1 ? "/master.m3u8" : "/live.m3u8")
@@ -117,6 +118,7 @@ import Timing
             if bumpers { config.bumpers = try Bumpers(start: adURLs[2], end: adURLs[3]) }
             config.livePreroll = preroll
             config.livePrefetchWindow = prefetchWindow
+            if let availRetirement { config.liveAvailRetirement = availRetirement }
             service = ServeService(config: config, media: store, beacons: BeaconSender(timeout: 3), ledger: ledger, live: channels, log: serveLog,
                                    liveStore: liveStore)
             port = try service.start()
@@ -496,6 +498,38 @@ import Timing
         // expired in redis (the session's idle timeout, on every node): over here too
         _ = try store.client.command("DEL", RedisLiveViewerStore.key(id))
         #expect(try await curl(rig.url(variant)).status == 404)
+    }
+
+    /// A break long over (here 2 s after it ended, behind the oldest segment the playlist lists;
+    /// 10 minutes by default) keeps only its place in the viewer's record: its ads, pod and fired
+    /// beacons dropped (the record stays bounded however long a session plays), gone from the
+    /// tracking JSON; the break still in the window keeps everything.
+    @Test func aBreakLongOverKeepsOnlyItsPlace() async throws {
+        let redis = try RedisProcess()
+        defer { redis.stop() }
+        let store = RedisLiveViewerStore(client: try RedisClient(redis.url), ttl: 60)
+        let rig = try await Rig.start(breaks: [
+            LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 6), signal: .dateRange(.spliceInsert)),
+            LiveOriginBreak(start: .segment(16), duration: MediaTime(seconds: 6), signal: .cueOut),
+        ], liveStore: store, availRetirement: MediaTime(seconds: 2))
+        defer { rig.stop() }
+        try await rig.warm()
+        guard let variant = try await Self.startSession(rig) else { return }
+        let id = String(variant.dropFirst("/v1/sessions/".count).prefix { $0 != "/" })
+        _ = try await Self.follow(rig, playlist: variant, steps: 20, into: rig.root.appendingPathComponent("retire"))
+        let kept = try #require(try store.load(id))
+        let head = try #require(kept.firstIndex(of: 10))
+        let record = try #require(try JSONSerialization.jsonObject(with: kept[(head + 1)...]) as? [String: Any])
+        let avails = try #require((record["state"] as? [String: Any])?["avails"] as? [[String: Any]])
+        try #require(avails.count == 2, "\(avails.count) avails")
+        #expect(avails[0]["retired"] as? Bool == true && (avails[0]["ads"] as? [Any])?.isEmpty == true && avails[0]["pod"] == nil,
+                "the first break keeps only its place: \(avails[0].keys.sorted())")
+        #expect(avails[1]["retired"] as? Bool == false && (avails[1]["ads"] as? [Any])?.count == 2, "the second keeps its ads")
+        let fired = (record["state"] as? [String: Any])?["fired"] as? [String] ?? []
+        #expect(!fired.isEmpty && fired.allSatisfy { $0.hasPrefix("1/") }, "only the second break's beacons kept: \(fired)")
+        #expect(rig.ads.requests.contains { $0.target == "/t/complete?ad=ad1" }, "the first break's beacons fired before it retired")
+        let tracking = try await curl(rig.url("/v1/sessions/\(id)/tracking")).json
+        #expect((tracking?["avails"] as? [[String: Any]])?.count == 1, "\(tracking ?? [:])")
     }
 
     /// Live ad prefetch: a break announced 4 segments ahead (8 s of lead) has 16 viewers' ad

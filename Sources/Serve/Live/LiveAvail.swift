@@ -28,6 +28,8 @@ public struct LiveAvail: Sendable, Codable {
     /// The ads that could play left more than the personalization threshold unfilled: the
     /// break plays the channel's content for this viewer.
     public var playsContent = false
+    /// Long over (`LiveViewer.retireOldAvails`): only its place is kept.
+    public var retired = false
     /// When the ad request went out, seconds since 1970 (a wall clock: another node may read
     /// it, `LiveViewerRecord`): the break waits for its answer (up to the request's timeout)
     /// before its first item is published.

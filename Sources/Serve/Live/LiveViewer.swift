@@ -71,6 +71,9 @@ public actor LiveViewer {
         /// Where the fleet keeps its live viewers (`--redis`): any node continues this viewer;
         /// nil: this node's alone.
         public var store: (any LiveViewerStore)?
+        /// How long after a break ends, behind the oldest item listed, its avail keeps its ads
+        /// (`retireOldAvails`).
+        public var availRetirement = MediaTime(seconds: 600)
 
         /// A context.
         public init(channel: LiveChannel, media: any LiveMedia, adsTemplate: String, playerParams: [String: String], userAgent: String,
@@ -191,6 +194,24 @@ public actor LiveViewer {
         }
         if track.ended && track.cursor >= track.edge && !track.playlist.ended { track.playlist.end() }
         tracks[rung.key] = track
+        retireOldAvails()
+    }
+
+    /// Avails that ended `availRetirement` before the oldest item any rung lists keep only their
+    /// place (their index names them in segment URLs and beacon keys): the ad server's answer,
+    /// the pod and the beacons fired for them are dropped, so that the viewer's state — its
+    /// record, read and written at every refresh in a fleet — stays bounded however long the
+    /// session plays. They leave the tracking JSON with them.
+    func retireOldAvails() {
+        guard let oldest = tracks.values.compactMap({ $0.timeline.items.first?.startPTS }).min() else { return }
+        for i in avails.indices where !avails[i].retired {
+            guard let end = avails[i].endPTS, end + context.availRetirement.mpegTicks < oldest else { continue }
+            avails[i].retired = true
+            avails[i].ads = []
+            avails[i].planned = nil
+            avails[i].pod = nil
+            fired = fired.filter { !$0.hasPrefix("\(i)/") }
+        }
     }
 
     private func count(_ item: SessionItem) {
