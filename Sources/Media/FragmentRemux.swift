@@ -5,14 +5,36 @@ import Timing
 /// copied unchanged (no decode, no encode) from its initialization segment and the segment into
 /// libavformat's MPEG-TS muxer, timestamps kept on the segment's own clock (`tfdt`) moved by a
 /// fixed `shift`, so that consecutive segments of one track follow one another in TS as they do
-/// in CMAF. The MP4 side is opened as ad media is (the MOV demuxer, the file protocol only):
-/// the bytes come from a network.
+/// in CMAF. The audio may come from a track of its own (a DASH audio Representation): then the
+/// packets of its time are taken from it. The MP4 side is opened as ad media is (the MOV
+/// demuxer, the file protocol only): the bytes come from a network.
 public enum FragmentRemux {
-    /// Writes `output` (MPEG-TS) from `initialization` and `segment` (fMP4 files). `shift` (added
-    /// to every timestamp) keeps decode times that start before the first presentation time
-    /// (B-frames) above zero, where MPEG-TS needs them. Throws `MediaError` for a segment that is
-    /// not fragmented MP4 with H.264 video.
-    public static func mpegTS(initialization: URL, segment: URL, to output: URL, shift: MediaTime = .zero) throws {
+    /// Where a segment's audio comes from when it is not in the segment: `file`, a whole audio
+    /// track (initialization segment and every fragment), of which the packets from the
+    /// segment's first picture (from the track's start for the `first` segment) for `length`
+    /// (to the track's end for the `last`) are taken.
+    public struct AudioSpan: Sendable {
+        /// The audio track, fMP4.
+        public var file: URL
+        /// The segment's length.
+        public var length: MediaTime
+        /// The first segment: audio from the track's start.
+        public var first: Bool
+        /// The last segment: audio to the track's end.
+        public var last: Bool
+
+        /// A span.
+        public init(file: URL, length: MediaTime, first: Bool, last: Bool) {
+            self.file = file; self.length = length; self.first = first; self.last = last
+        }
+    }
+
+    /// Writes `output` (MPEG-TS) from `initialization` and `segment` (fMP4 files), with the
+    /// audio of `audio` when given (else the segment's own). `shift` (added to every timestamp)
+    /// keeps decode times that start before the first presentation time (B-frames) above zero,
+    /// where MPEG-TS needs them. Throws `MediaError` for a segment that is not fragmented MP4
+    /// with H.264 video.
+    public static func mpegTS(initialization: URL, segment: URL, to output: URL, shift: MediaTime = .zero, audio: AudioSpan? = nil) throws {
         let joined = output.deletingLastPathComponent().appendingPathComponent(".\(output.lastPathComponent).\(getpid()).mp4")
         defer { try? FileManager.default.removeItem(at: joined) }
         var bytes = try Data(contentsOf: initialization)
@@ -22,24 +44,52 @@ public enum FragmentRemux {
         guard let video = demuxer.bestStream(.video), demuxer.streams[video].codecName == "h264" else {
             throw MediaError.unsupported("a CMAF segment without H.264 video")
         }
-        let audio = demuxer.bestStream(.audio)
-        let kept = [video] + (audio.map { [$0] } ?? [])
+        let own = audio == nil ? demuxer.bestStream(.audio) : nil
+        let kept = [video] + (own.map { [$0] } ?? [])
         demuxer.keepOnly(Set(kept))
+        var track: (demuxer: Demuxer, index: Int)?
+        if let audio {
+            let d = try Demuxer(url: audio.file.path, policy: .adMedia)
+            guard let a = d.bestStream(.audio) else { throw MediaError.unsupported("an audio track without audio") }
+            d.keepOnly([a])
+            track = (d, a)
+        }
         let muxer = try Muxer(url: output.path, formatName: "mpegts")
         var outIndex: [Int: Int] = [:]
         for i in kept { outIndex[i] = try muxer.addStream(copying: i, of: demuxer) }
+        let trackOut = try track.map { try muxer.addStream(copying: $0.index, of: $0.demuxer) }
         // the timestamps as they are: no muxing delay added
         try muxer.writeHeader(options: ["mpegts_copyts": "1"])
-        let packet = try Packet()
-        var wrote = 0
-        while try demuxer.read(into: packet) == .packet {
-            guard let out = outIndex[packet.streamIndex] else { continue }
-            let tb = demuxer.timeBase(of: packet.streamIndex)
+        func time(_ ticks: Int64, _ tb: Rational) -> MediaTime { MediaTime(value: ticks * tb.numerator, timescale: tb.denominator) }
+        func shifted(_ packet: Packet, _ tb: Rational) {
             let offset = MediaTime(value: shift.value * tb.denominator, timescale: shift.timescale * tb.numerator)
                 .rescaled(to: 1, rounding: .nearest).value
             packet.setTimestamps(pts: packet.ptsTicks.map { $0 + offset }, dts: packet.dtsTicks.map { $0 + offset })
+        }
+        let packet = try Packet()
+        var wrote = 0
+        var firstPicture: MediaTime?
+        while try demuxer.read(into: packet) == .packet {
+            guard let out = outIndex[packet.streamIndex] else { continue }
+            let tb = demuxer.timeBase(of: packet.streamIndex)
+            if packet.streamIndex == video, let pts = packet.ptsTicks {
+                firstPicture = min(firstPicture ?? time(pts, tb), time(pts, tb))
+            }
+            shifted(packet, tb)
             try muxer.write(packet, stream: out)
             wrote += 1
+        }
+        if let track, let trackOut, let audio, let start = firstPicture {
+            let tb = track.demuxer.timeBase(of: track.index)
+            let end = start + audio.length
+            while try track.demuxer.read(into: packet) == .packet {
+                guard let pts = packet.ptsTicks else { continue }
+                let t = time(pts, tb)
+                guard audio.first || t >= start else { continue }
+                guard audio.last || t < end else { break }
+                shifted(packet, tb)
+                try muxer.write(packet, stream: trackOut)
+            }
         }
         try muxer.finish()
         guard wrote > 0 else { throw MediaError.unsupported("a CMAF segment without samples") }

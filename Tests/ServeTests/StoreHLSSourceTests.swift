@@ -147,6 +147,68 @@ import Timing
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 
+    /// A static DASH origin (made by the ffmpeg CLI: two video Representations, the top one's
+    /// packets copied from the clip with its B-frames, and an audio AdaptationSet; CMAF segments
+    /// under a SegmentTemplate with a SegmentTimeline and `$Number%05d$`): each video segment
+    /// remuxed to MPEG-TS with the audio of its time, then as an HLS origin: every frame once and in
+    /// order in both rungs, no gap in the sound at a segment boundary, a cut between keyframes
+    /// played clean by ffmpeg `-xerror` and GStreamer. MPDs it cannot take are refused in one line.
+    @Test func aDASHOriginIsTakenInAsMPEGTS() async throws {
+        let root = StoreFixture.folder("dash")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("origin")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let clip = try StoreFixture.clip().path
+        _ = try await Tools.ffmpeg(["-v", "error", "-y", "-i", clip, "-map", "0:v", "-map", "0:v", "-map", "0:a", "-c:v:0", "copy",
+                                    "-c:v:1", "libx264", "-s:v:1", "160x90", "-g:v:1", "30", "-keyint_min:v:1", "30", "-sc_threshold", "0",
+                                    "-b:v:1", "150k", "-c:a", "copy", "-f", "dash", "-seg_duration", "2", "-use_template", "1", "-use_timeline", "1",
+                                    "-adaptation_sets", "id=0,streams=v id=1,streams=a", folder.appendingPathComponent("o.mpd").path])
+        let server = try HTTPTestServer()
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+            server.route("/" + name, HTTPTestServer.Response(headers: ["Content-Type": name.hasSuffix(".mpd") ? "application/dash+xml" : "video/mp4"],
+                                                              body: try Data(contentsOf: folder.appendingPathComponent(name))))
+        }
+        let mpd = String(decoding: try Data(contentsOf: folder.appendingPathComponent("o.mpd")), as: UTF8.self)
+        #expect(mpd.contains("<SegmentTimeline>") && mpd.contains("contentType=\"audio\""), "ffmpeg made another MPD: \(mpd.prefix(300))")
+        // refused in one line: what the reader does not take
+        let refusals: [(String, String, String)] = [
+            ("live", mpd.replacingOccurrences(of: "type=\"static\"", with: "type=\"dynamic\""), "dynamic MPD"),
+            ("periods", mpd.replacingOccurrences(of: "</Period>", with: "</Period><Period id=\"1\"></Period>"), "2 Periods"),
+            ("entity", "<?xml version=\"1.0\"?><!DOCTYPE MPD [<!ENTITY x \"y\">]><MPD type=\"static\">&x;</MPD>", "DASH source"),
+            ("protected", mpd.replacingOccurrences(of: "<Representation id=\"0\"", with: "<ContentProtection schemeIdUri=\"urn:mpeg:dash:mp4protection:2011\"/><Representation id=\"0\""), "encrypted"),
+        ]
+        for (name, text, reason) in refusals {
+            server.route("/\(name).mpd", body: text)
+            let store = try MediaStore(options: StoreOptions(root: root.appendingPathComponent("store-\(name)"), contents: ["x": server.url("/\(name).mpd")]))
+            do {
+                _ = try await store.content("x")
+                Issue.record("\(name): taken")
+            } catch {
+                #expect("\(error)".contains(reason) && !"\(error)".contains("\n"), "\(name): \(error)")
+            }
+        }
+        let store = try MediaStore(options: StoreOptions(root: root.appendingPathComponent("store"), contents: ["d": server.url("/o.mpd")]))
+        let content = try await store.content("d")
+        #expect(content.renditions.map(\.rendition.name) == ["180p", "90p"])
+        #expect(content.duration == MediaTime(seconds: 4))
+        for (rung, size) in [("180p", PixelSize(width: 320, height: 180)), ("90p", PixelSize(width: 160, height: 90))] {
+            let whole = try await store.cut("d", rendition: rung, at: [])
+            #expect(whole.runs[0].count == 2)
+            let joined = try StoreFixture.concatenate(whole.runs[0], store: store, into: root, name: "whole-\(rung).ts")
+            #expect(try StoreFixture.identities(joined, size: size).map { $0?.frameIndex } == (0..<120).map { Optional($0) }, "\(rung): every frame once, in order")
+            let playlist = try StoreFixture.playlist(whole.runs, store: store, root: root, name: "whole-\(rung)")
+            let joins = try HLSPackageCheck.audioJoinProblems(playlist)
+            #expect(joins.checked >= 1 && joins.problems.isEmpty, "\(rung): \(joins.checked) boundaries: \(joins.problems)")
+        }
+        let cut = try await store.cut("d", rendition: "180p", at: [ServeStoreCutTests.cue])
+        let split = try StoreFixture.concatenate([cut.runs[0][0], cut.runs[1][0]], store: store, into: root, name: "split.ts")
+        #expect(try StoreFixture.identities(split, size: PixelSize(width: 320, height: 180)).map { $0?.frameIndex } == (0..<60).map { Optional($0) })
+        let playlist = try StoreFixture.playlist(cut.runs, store: store, root: root, name: "play")
+        #expect(try HLSPackageCheck.continuityProblems(playlist) == [])
+        let problems = try await HLSPackageCheck.clientProblems(playlist)
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
     @Test func aRemotePlaylistNeverReachesALocalFile() async throws {
         let root = StoreFixture.folder("hlsbad")
         defer { try? FileManager.default.removeItem(at: root) }

@@ -103,6 +103,10 @@ enum HLSImport {
     static func fetchAll(_ source: String, folder: URL, timeout: Double, maxTotalBytes: Int64) async throws -> [FetchedVariant] {
         let location = try HLSLocation.source(source)
         let master = try await text(location, scratch: folder, timeout: timeout)
+        // a DASH origin: its Representations made MPEG-TS rungs (`DASHImport`), packaged as an HLS origin's
+        if DASHImport.isMPD(master) {
+            return try await DASHImport.fetchAll(master, location: location, folder: folder, timeout: timeout, maxTotalBytes: maxTotalBytes)
+        }
         let variants: [(HLSLocation, HLSPlaylistText.Variant?)]
         if let list = try HLSPlaylistText.variants(master) {
             variants = try list.map { (try location.resolve($0.uri), $0) }
