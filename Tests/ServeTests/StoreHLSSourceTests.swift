@@ -152,7 +152,8 @@ import Timing
     /// under a SegmentTemplate with a SegmentTimeline and `$Number%05d$`): each video segment
     /// remuxed to MPEG-TS with the audio of its time, then as an HLS origin: every frame once and in
     /// order in both rungs, no gap in the sound at a segment boundary, a cut between keyframes
-    /// played clean by ffmpeg `-xerror` and GStreamer. MPDs it cannot take are refused in one line.
+    /// played clean by ffmpeg `-xerror` and GStreamer; an SCTE-35 EventStream's event an origin
+    /// cue. MPDs it cannot take are refused in one line.
     @Test func aDASHOriginIsTakenInAsMPEGTS() async throws {
         let root = StoreFixture.folder("dash")
         defer { try? FileManager.default.removeItem(at: root) }
@@ -168,7 +169,12 @@ import Timing
             server.route("/" + name, HTTPTestServer.Response(headers: ["Content-Type": name.hasSuffix(".mpd") ? "application/dash+xml" : "video/mp4"],
                                                               body: try Data(contentsOf: folder.appendingPathComponent(name))))
         }
-        let mpd = String(decoding: try Data(contentsOf: folder.appendingPathComponent("o.mpd")), as: UTF8.self)
+        var mpd = String(decoding: try Data(contentsOf: folder.appendingPathComponent("o.mpd")), as: UTF8.self)
+        // the origin's break at 2 s, as an SCTE-35 EventStream of its Period
+        if let at = mpd.range(of: "<AdaptationSet") {
+            mpd.insert(contentsOf: "<EventStream schemeIdUri=\"urn:scte:scte35:2014:xml+bin\" timescale=\"90000\"><Event presentationTime=\"180000\" duration=\"450000\" id=\"1\"/></EventStream>\n", at: at.lowerBound)
+        }
+        server.route("/o.mpd", HTTPTestServer.Response(headers: ["Content-Type": "application/dash+xml"], body: Data(mpd.utf8)))
         #expect(mpd.contains("<SegmentTimeline>") && mpd.contains("contentType=\"audio\""), "ffmpeg made another MPD: \(mpd.prefix(300))")
         // refused in one line: what the reader does not take
         let refusals: [(String, String, String)] = [
@@ -191,6 +197,7 @@ import Timing
         let content = try await store.content("d")
         #expect(content.renditions.map(\.rendition.name) == ["180p", "90p"])
         #expect(content.duration == MediaTime(seconds: 4))
+        #expect(content.originCues == [MediaTime(seconds: 2)], "the EventStream's break")
         for (rung, size) in [("180p", PixelSize(width: 320, height: 180)), ("90p", PixelSize(width: 160, height: 90))] {
             let whole = try await store.cut("d", rendition: rung, at: [])
             #expect(whole.runs[0].count == 2)

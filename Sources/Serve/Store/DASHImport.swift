@@ -9,7 +9,8 @@ import Timing
 /// Representation that falls in each segment's time), then packaged, cut and served as an HLS
 /// origin is. What it takes: one Period, `SegmentTemplate` (on the AdaptationSet or the
 /// Representation) with a `SegmentTimeline` or a `@duration`, `$RepresentationID$`,
-/// `$Bandwidth$`, `$Number$` and `$Time$` (with a `%0Nd` width), relative `BaseURL`s. What it
+/// `$Bandwidth$`, `$Number$` and `$Time$` (with a `%0Nd` width), relative `BaseURL`s, the
+/// Period's SCTE-35 `EventStream`s as origin cues (at the segment starting nearest each). What it
 /// refuses in one line: a dynamic MPD, several Periods, `SegmentBase`/`SegmentList`, content
 /// protection, more than 10,000 segments. The MPD comes from a network: it is read by the
 /// project's hardened XML reader (no DTD, no entities).
@@ -28,6 +29,8 @@ enum DASHImport {
         /// Each media segment's duration, in `timescale` ticks.
         var durations: [Int64]
         var timescale: Int64
+        /// Each media segment's start on the Period's timeline (less `presentationTimeOffset`), in `timescale` ticks.
+        var starts: [Int64] = []
     }
 
     /// Most segments read of one Representation.
@@ -41,7 +44,7 @@ enum DASHImport {
 
     /// The video Representations (largest picture first) and the audio one taken (the highest
     /// bandwidth of every audio Representation), of `text`.
-    static func tracks(_ text: String) throws -> (video: [Track], audio: Track?) {
+    static func tracks(_ text: String) throws -> (video: [Track], audio: Track?, cues: [MediaTime]) {
         let root: XMLElementNode
         do { root = try XMLTreeParser().parse(Data(text.utf8)).root } catch {
             throw StoreError.unsupported("DASH source: the MPD is not well-formed XML: \(error)")
@@ -79,8 +82,20 @@ enum DASHImport {
             }
         }
         guard !video.isEmpty else { throw StoreError.unsupported("DASH source: no video Representation") }
+        // the Period's SCTE-35 events (XML or binary in XML): where its breaks are
+        var cues: [MediaTime] = []
+        for stream in period.children("EventStream") where (stream.attribute("schemeIdUri") ?? "").hasPrefix("urn:scte:scte35:") {
+            let timescale = Int64(stream.attribute("timescale") ?? "1") ?? 0
+            let offset = Int64(stream.attribute("presentationTimeOffset") ?? "0") ?? 0
+            guard timescale > 0, timescale <= 10_000_000 else { throw StoreError.unsupported("DASH source: an EventStream's timescale is out of range") }
+            for event in stream.children("Event").prefix(1_000) {
+                guard let t = Int64(event.attribute("presentationTime") ?? "0"), t >= offset else { continue }
+                cues.append(MediaTime(value: t - offset, timescale: timescale))
+            }
+        }
         // the largest picture first (then the higher bandwidth): the top rung
-        return (video.sorted { ($0.width * $0.height, $0.bandwidth) > ($1.width * $1.height, $1.bandwidth) }, audio.max { $0.bandwidth < $1.bandwidth })
+        return (video.sorted { ($0.width * $0.height, $0.bandwidth) > ($1.width * $1.height, $1.bandwidth) }, audio.max { $0.bandwidth < $1.bandwidth },
+                cues.sorted())
     }
 
     /// One Representation's segments from its template.
@@ -91,8 +106,9 @@ enum DASHImport {
         }
         let bandwidth = Int(rep.attribute("bandwidth") ?? "") ?? 0
         let timescale = Int64(template.attribute("timescale") ?? "1") ?? 0
+        let offset = Int64(template.attribute("presentationTimeOffset") ?? "0") ?? -1
         let startNumber = Int(template.attribute("startNumber") ?? "1") ?? -1
-        guard timescale > 0, timescale <= 10_000_000, startNumber >= 0 else { throw StoreError.unsupported("DASH source: a SegmentTemplate's timescale or startNumber is out of range") }
+        guard timescale > 0, timescale <= 10_000_000, startNumber >= 0, offset >= 0 else { throw StoreError.unsupported("DASH source: a SegmentTemplate's timescale or startNumber is out of range") }
         var starts: [Int64] = [], durations: [Int64] = []
         if let timeline = template.child("SegmentTimeline") {
             var next: Int64 = 0
@@ -125,7 +141,7 @@ enum DASHImport {
         return Track(id: id, bandwidth: bandwidth, width: Int(rep.attribute("width") ?? "") ?? 0, height: Int(rep.attribute("height") ?? "") ?? 0,
                      codecs: rep.attribute("codecs"), initialization: try expand(initialization, number: startNumber, time: 0),
                      media: try starts.indices.map { try expand(media, number: startNumber + $0, time: starts[$0]) },
-                     durations: durations, timescale: timescale)
+                     durations: durations, timescale: timescale, starts: starts.map { $0 - offset })
     }
 
     /// A template with its identifiers replaced (ISO/IEC 23009-1 §5.3.9.4.4): `$$`,
@@ -197,7 +213,7 @@ enum DASHImport {
     /// Fetches every video Representation's segments into `folder/<rung>/segNNNNN.ts` (top first),
     /// each remuxed with its time's audio; the MPD at `location` read as `text`.
     static func fetchAll(_ text: String, location: HLSLocation, folder: URL, timeout: Double, maxTotalBytes: Int64) async throws -> [HLSImport.FetchedVariant] {
-        let (video, audioTrack) = try tracks(text)
+        let (video, audioTrack, cueTimes) = try tracks(text)
         var total: Int64 = 0
         func size(_ f: URL) -> Int64 { (try? FileManager.default.attributesOfItem(atPath: f.path)[.size] as? NSNumber)?.int64Value ?? 0 }
         func fetch(_ uri: String, to file: URL, maxBytes: Int64) async throws {
@@ -251,7 +267,12 @@ enum DASHImport {
             }
             let rendition = Rendition(name: name, width: v.width, height: v.height, videoBitrate: max(1000, v.bandwidth), audioBitrate: audioRate)
             let codecs = v.codecs.map { c in audioTrack?.codecs.map { c + "," + $0 } ?? c }
-            out.append(HLSImport.FetchedVariant(rendition: rendition, codecs: codecs, segmentCount: v.media.count, cueSegments: []))
+            // a cue goes to the segment starting nearest it (after the first: a pre-roll is not a cue)
+            let starts = v.starts.map { MediaTime(value: $0, timescale: v.timescale) }
+            func distance(_ i: Int, _ t: MediaTime) -> MediaTime { starts[i] > t ? starts[i] - t : t - starts[i] }
+            let cueSegments = Set(cueTimes.compactMap { t in starts.indices.min { distance($0, t) < distance($1, t) } })
+            out.append(HLSImport.FetchedVariant(rendition: rendition, codecs: codecs, segmentCount: v.media.count,
+                                                cueSegments: cueSegments.filter { $0 > 0 }.sorted()))
         }
         return out
     }
