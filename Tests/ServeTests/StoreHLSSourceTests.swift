@@ -216,6 +216,44 @@ import Timing
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 
+    /// An HLS origin whose variant has no sound of its own but an alternate audio rendition
+    /// (`EXT-X-MEDIA TYPE=AUDIO`, made by the ffmpeg CLI: video-only and audio-only MPEG-TS
+    /// segments that do not line up): the default rendition's audio muxed into each video segment
+    /// for its time — every frame once, the sound with no gap at any segment boundary, a cut played
+    /// clean by ffmpeg `-xerror` and GStreamer.
+    @Test func anHLSOriginsAlternateAudioIsMuxedIn() async throws {
+        let root = StoreFixture.folder("altaudio")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("origin")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        _ = try await Tools.ffmpeg(["-v", "error", "-y", "-i", try StoreFixture.clip().path, "-map", "0:v", "-map", "0:a", "-c", "copy",
+                                    "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod",
+                                    "-var_stream_map", "v:0,agroup:aud a:0,agroup:aud,default:yes,language:en", "-master_pl_name", "master.m3u8",
+                                    "-hls_segment_filename", folder.appendingPathComponent("s%v_%d.ts").path, folder.appendingPathComponent("p%v.m3u8").path])
+        let master = String(decoding: try Data(contentsOf: folder.appendingPathComponent("master.m3u8")), as: UTF8.self)
+        #expect(master.contains("TYPE=AUDIO") && master.contains("RESOLUTION="), "\(master)")
+        let server = try HTTPTestServer()
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+            server.route("/" + name, HTTPTestServer.Response(headers: ["Content-Type": name.hasSuffix(".ts") ? "video/mp2t" : "application/vnd.apple.mpegurl"],
+                                                              body: try Data(contentsOf: folder.appendingPathComponent(name))))
+        }
+        let store = try MediaStore(options: StoreOptions(root: root.appendingPathComponent("store"), contents: ["a": server.url("/master.m3u8")]))
+        let content = try await store.content("a")
+        #expect(content.renditions.map(\.rendition.name) == ["180p"])
+        #expect(content.duration == MediaTime(seconds: 4))
+        let whole = try await store.cut("a", rendition: "180p", at: [])
+        let joined = try StoreFixture.concatenate(whole.runs[0], store: store, into: root, name: "whole.ts")
+        #expect(try StoreFixture.identities(joined, size: PixelSize(width: 320, height: 180)).map { $0?.frameIndex } == (0..<120).map { Optional($0) })
+        let wholeList = try StoreFixture.playlist(whole.runs, store: store, root: root, name: "whole")
+        let joins = try HLSPackageCheck.audioJoinProblems(wholeList)
+        #expect(joins.checked >= 1 && joins.problems.isEmpty, "\(joins.checked) boundaries: \(joins.problems)")
+        let cut = try await store.cut("a", rendition: "180p", at: [ServeStoreCutTests.cue])
+        let playlist = try StoreFixture.playlist(cut.runs, store: store, root: root, name: "play")
+        #expect(try HLSPackageCheck.continuityProblems(playlist) == [])
+        let problems = try await HLSPackageCheck.clientProblems(playlist)
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
     @Test func aRemotePlaylistNeverReachesALocalFile() async throws {
         let root = StoreFixture.folder("hlsbad")
         defer { try? FileManager.default.removeItem(at: root) }
