@@ -10,17 +10,14 @@ import Timing
 /// demuxer, the file protocol only): the bytes come from a network.
 public enum FragmentRemux {
     /// Where a segment's audio comes from when it is not in the segment: `file`, a whole audio
-    /// track (fMP4: its initialization segment and every fragment; or MPEG-TS), of which the
-    /// packets of the segment's time are taken: from the segment's first picture for `length`
-    /// (`init(file:length:first:last:)`), or between two times of the track's clock
-    /// (`init(file:from:to:)`); the first segment takes the track from its start, the last to its end.
+    /// track (its initialization segment and every fragment), of which the packets from the
+    /// segment's first picture (from the track's start for the `first` segment) for `length`
+    /// (to the track's end for the `last`) are taken.
     public struct AudioSpan: Sendable {
-        /// The audio track.
+        /// The audio track, fMP4.
         public var file: URL
-        /// The segment's length, from its first picture; nil: `from` and `to` bound it.
-        public var length: MediaTime?
-        /// Where it starts and ends on the track's clock (nil: the track's start / end).
-        public var from: MediaTime?, to: MediaTime?
+        /// The segment's length, from its first picture.
+        public var length: MediaTime
         /// The first segment: audio from the track's start.
         public var first: Bool
         /// The last segment: audio to the track's end.
@@ -30,47 +27,20 @@ public enum FragmentRemux {
         public init(file: URL, length: MediaTime, first: Bool, last: Bool) {
             self.file = file; self.length = length; self.first = first; self.last = last
         }
-
-        /// The audio from `from` up to `to` (nil: the track's start, its end).
-        public init(file: URL, from: MediaTime?, to: MediaTime?) {
-            self.file = file; self.from = from; self.to = to; first = from == nil; last = to == nil
-        }
     }
 
-    /// The first picture's time (the smallest video PTS) of `segment` (with `initialization` for
-    /// fMP4), on its own clock; nil without a timestamped picture.
-    public static func firstPicture(initialization: URL?, segment: URL) throws -> MediaTime? {
-        let joined = segment.deletingLastPathComponent().appendingPathComponent(".\(segment.lastPathComponent).\(getpid()).first.mp4")
-        defer { if initialization != nil { try? FileManager.default.removeItem(at: joined) } }
-        if let initialization { try (try Data(contentsOf: initialization) + (try Data(contentsOf: segment))).write(to: joined) }
-        let demuxer = try Demuxer(url: initialization == nil ? segment.path : joined.path, policy: .adMedia)
-        guard let video = demuxer.bestStream(.video) else { return nil }
-        demuxer.keepOnly([video])
-        let tb = demuxer.timeBase(of: video)
-        let packet = try Packet()
-        var first: MediaTime?
-        while try demuxer.read(into: packet) == .packet {
-            guard let pts = packet.ptsTicks else { continue }
-            let t = MediaTime(value: pts * tb.numerator, timescale: tb.denominator)
-            first = min(first ?? t, t)
-        }
-        return first
-    }
-
-    /// Writes `output` (MPEG-TS) from `initialization` and `segment` (fMP4 files; no
-    /// `initialization`: `segment` alone, fMP4 or MPEG-TS), with the audio of `audio` when given
-    /// (else the segment's own). `shift` (added to every timestamp) keeps decode times that start
-    /// before the first presentation time (B-frames) above zero, where MPEG-TS needs them. Throws
-    /// `MediaError` for a segment without H.264 video.
-    public static func mpegTS(initialization: URL?, segment: URL, to output: URL, shift: MediaTime = .zero, audio: AudioSpan? = nil) throws {
+    /// Writes `output` (MPEG-TS) from `initialization` and `segment` (fMP4 files), with the
+    /// audio of `audio` when given (else the segment's own). `shift` (added to every timestamp)
+    /// keeps decode times that start before the first presentation time (B-frames) above zero,
+    /// where MPEG-TS needs them. Throws `MediaError` for a segment that is not fragmented MP4
+    /// with H.264 video.
+    public static func mpegTS(initialization: URL, segment: URL, to output: URL, shift: MediaTime = .zero, audio: AudioSpan? = nil) throws {
         let joined = output.deletingLastPathComponent().appendingPathComponent(".\(output.lastPathComponent).\(getpid()).mp4")
-        defer { if initialization != nil { try? FileManager.default.removeItem(at: joined) } }
-        if let initialization {
-            var bytes = try Data(contentsOf: initialization)
-            bytes.append(try Data(contentsOf: segment))
-            try bytes.write(to: joined)
-        }
-        let demuxer = try Demuxer(url: initialization == nil ? segment.path : joined.path, policy: .adMedia)
+        defer { try? FileManager.default.removeItem(at: joined) }
+        var bytes = try Data(contentsOf: initialization)
+        bytes.append(try Data(contentsOf: segment))
+        try bytes.write(to: joined)
+        let demuxer = try Demuxer(url: joined.path, policy: .adMedia)
         guard let video = demuxer.bestStream(.video), demuxer.streams[video].codecName == "h264" else {
             throw MediaError.unsupported("a CMAF segment without H.264 video")
         }
@@ -111,13 +81,12 @@ public enum FragmentRemux {
         }
         if let track, let trackOut, let audio, let picture = firstPicture {
             let tb = track.demuxer.timeBase(of: track.index)
-            let start = audio.length == nil ? audio.from : picture
-            let end = audio.length.map { picture + $0 } ?? audio.to
+            let end = picture + audio.length
             while try track.demuxer.read(into: packet) == .packet {
                 guard let pts = packet.ptsTicks else { continue }
                 let t = time(pts, tb)
-                if !audio.first, let start, t < start { continue }
-                if !audio.last, let end, t >= end { break }
+                guard audio.first || t >= picture else { continue }
+                guard audio.last || t < end else { break }
                 shifted(packet, tb)
                 try muxer.write(packet, stream: trackOut)
             }

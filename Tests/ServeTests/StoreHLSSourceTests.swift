@@ -79,6 +79,32 @@ import Timing
         #expect(try StoreFixture.identities(lowJoined, size: PixelSize(width: 160, height: 90)).map { $0?.frameIndex } == (0..<60).map { Optional($0) })
     }
 
+    /// What every origin the store remuxes must hold up to, as content `name` in `store`: each
+    /// rung (name, picture size) two MPEG-TS segments holding the clip's 120 frames once each in
+    /// order, its sound with no gap at the segment boundary; the top rung cut between keyframes
+    /// (frames 0..<60 across the cut, continuity counters that follow, clean in ffmpeg `-xerror`
+    /// and GStreamer).
+    static func expectTakenInAsAnOrigin(_ store: MediaStore, _ name: String, rungs: [(String, PixelSize)], root: URL) async throws {
+        for (rung, size) in rungs {
+            let whole = try await store.cut(name, rendition: rung, at: [])
+            #expect(whole.runs[0].count == 2)
+            for s in whole.runs[0] { #expect(try Data(contentsOf: store.file(forSegment: s.path)!).first == 0x47, "\(s.path) is MPEG-TS") }
+            let joined = try StoreFixture.concatenate(whole.runs[0], store: store, into: root, name: "whole-\(rung).ts")
+            #expect(try StoreFixture.identities(joined, size: size).map { $0?.frameIndex } == (0..<120).map { Optional($0) }, "\(rung): every frame once, in order")
+            let joins = try HLSPackageCheck.audioJoinProblems(try StoreFixture.playlist(whole.runs, store: store, root: root, name: "whole-\(rung)"))
+            #expect(joins.checked >= 1 && joins.problems.isEmpty, "\(rung): \(joins.checked) boundaries: \(joins.problems)")
+        }
+        let (top, size) = rungs[0]
+        let cut = try await store.cut(name, rendition: top, at: [ServeStoreCutTests.cue])
+        let split = try StoreFixture.concatenate([cut.runs[0][0], cut.runs[1][0]], store: store, into: root, name: "split.ts")
+        let splitFrames = try StoreFixture.identities(split, size: size).map { $0?.frameIndex }
+        #expect(splitFrames == (0..<60).map { Optional($0) }, "\(splitFrames.map { $0.map(String.init) ?? "-" }.joined(separator: ","))")
+        let playlist = try StoreFixture.playlist(cut.runs, store: store, root: root, name: "play")
+        #expect(try HLSPackageCheck.continuityProblems(playlist) == [])
+        let problems = try await HLSPackageCheck.clientProblems(playlist)
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
     /// The same two-variant origin with CMAF segments (fMP4, `EXT-X-MAP`, made by the ffmpeg CLI;
     /// the top variant's packets copied from the clip, B-frames and their negative decode times
     /// included): taken into the store as MPEG-TS (packets copied, timestamps 10 s later), every
@@ -121,13 +147,8 @@ import Timing
         #expect(content.renditions.map(\.rendition.name) == ["180p", "90p"])
         #expect(content.duration == MediaTime(seconds: 4))
         #expect(content.originCues == [MediaTime(seconds: 2)])
-        for (rung, size) in [("180p", PixelSize(width: 320, height: 180)), ("90p", PixelSize(width: 160, height: 90))] {
-            let whole = try await store.cut("h", rendition: rung, at: [])
-            #expect(whole.runs[0].count == 2)
-            for s in whole.runs[0] { #expect(try Data(contentsOf: store.file(forSegment: s.path)!).first == 0x47, "\(s.path) is MPEG-TS") }
-            let joined = try StoreFixture.concatenate(whole.runs[0], store: store, into: root, name: "whole-\(rung).ts")
-            #expect(try StoreFixture.identities(joined, size: size).map { $0?.frameIndex } == (0..<120).map { Optional($0) }, "\(rung): every frame once, in order")
-        }
+        try await Self.expectTakenInAsAnOrigin(store, "h", rungs: [("180p", PixelSize(width: 320, height: 180)), ("90p", PixelSize(width: 160, height: 90))],
+                                               root: root)
         // the top variant's first frame: the origin's time (copied packets), 10 s later
         let whole = try await store.cut("h", rendition: "180p", at: [])
         let first = try HLSPackageCheck.firstVideoFramePTS(store.file(forSegment: whole.runs[0][0].path)!)
@@ -137,14 +158,6 @@ import Timing
                                                         "-of", "csv=p=0", joinedOrigin.path]).stdout, as: UTF8.self)
         let originStart = try #require(Double(probe.trimmingCharacters(in: .whitespacesAndNewlines)), "\(probe)")
         #expect(abs(Double(first) / 90_000 - (originStart + 10)) < 0.001, "\(Double(first) / 90_000) vs \(originStart) + 10")
-        // between keyframes, as with an MPEG-TS origin
-        let cut = try await store.cut("h", rendition: "180p", at: [ServeStoreCutTests.cue])
-        let split = try StoreFixture.concatenate([cut.runs[0][0], cut.runs[1][0]], store: store, into: root, name: "split.ts")
-        #expect(try StoreFixture.identities(split, size: PixelSize(width: 320, height: 180)).map { $0?.frameIndex } == (0..<60).map { Optional($0) })
-        let playlist = try StoreFixture.playlist(cut.runs, store: store, root: root, name: "play")
-        #expect(try HLSPackageCheck.continuityProblems(playlist) == [])
-        let problems = try await HLSPackageCheck.clientProblems(playlist)
-        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 
     /// A static DASH origin (made by the ffmpeg CLI: two video Representations, the top one's
@@ -198,60 +211,8 @@ import Timing
         #expect(content.renditions.map(\.rendition.name) == ["180p", "90p"])
         #expect(content.duration == MediaTime(seconds: 4))
         #expect(content.originCues == [MediaTime(seconds: 2)], "the EventStream's break")
-        for (rung, size) in [("180p", PixelSize(width: 320, height: 180)), ("90p", PixelSize(width: 160, height: 90))] {
-            let whole = try await store.cut("d", rendition: rung, at: [])
-            #expect(whole.runs[0].count == 2)
-            let joined = try StoreFixture.concatenate(whole.runs[0], store: store, into: root, name: "whole-\(rung).ts")
-            #expect(try StoreFixture.identities(joined, size: size).map { $0?.frameIndex } == (0..<120).map { Optional($0) }, "\(rung): every frame once, in order")
-            let playlist = try StoreFixture.playlist(whole.runs, store: store, root: root, name: "whole-\(rung)")
-            let joins = try HLSPackageCheck.audioJoinProblems(playlist)
-            #expect(joins.checked >= 1 && joins.problems.isEmpty, "\(rung): \(joins.checked) boundaries: \(joins.problems)")
-        }
-        let cut = try await store.cut("d", rendition: "180p", at: [ServeStoreCutTests.cue])
-        let split = try StoreFixture.concatenate([cut.runs[0][0], cut.runs[1][0]], store: store, into: root, name: "split.ts")
-        #expect(try StoreFixture.identities(split, size: PixelSize(width: 320, height: 180)).map { $0?.frameIndex } == (0..<60).map { Optional($0) })
-        let playlist = try StoreFixture.playlist(cut.runs, store: store, root: root, name: "play")
-        #expect(try HLSPackageCheck.continuityProblems(playlist) == [])
-        let problems = try await HLSPackageCheck.clientProblems(playlist)
-        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
-    }
-
-    /// An HLS origin whose variant has no sound of its own but an alternate audio rendition
-    /// (`EXT-X-MEDIA TYPE=AUDIO`, made by the ffmpeg CLI: video-only and audio-only MPEG-TS
-    /// segments that do not line up): the default rendition's audio muxed into each video segment
-    /// for its time — every frame once, the sound with no gap at any segment boundary, a cut played
-    /// clean by ffmpeg `-xerror` and GStreamer.
-    @Test func anHLSOriginsAlternateAudioIsMuxedIn() async throws {
-        let root = StoreFixture.folder("altaudio")
-        defer { try? FileManager.default.removeItem(at: root) }
-        let folder = root.appendingPathComponent("origin")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        _ = try await Tools.ffmpeg(["-v", "error", "-y", "-i", try StoreFixture.clip().path, "-map", "0:v", "-map", "0:a", "-c", "copy",
-                                    "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod",
-                                    "-var_stream_map", "v:0,agroup:aud a:0,agroup:aud,default:yes,language:en", "-master_pl_name", "master.m3u8",
-                                    "-hls_segment_filename", folder.appendingPathComponent("s%v_%d.ts").path, folder.appendingPathComponent("p%v.m3u8").path])
-        let master = String(decoding: try Data(contentsOf: folder.appendingPathComponent("master.m3u8")), as: UTF8.self)
-        #expect(master.contains("TYPE=AUDIO") && master.contains("RESOLUTION="), "\(master)")
-        let server = try HTTPTestServer()
-        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
-            server.route("/" + name, HTTPTestServer.Response(headers: ["Content-Type": name.hasSuffix(".ts") ? "video/mp2t" : "application/vnd.apple.mpegurl"],
-                                                              body: try Data(contentsOf: folder.appendingPathComponent(name))))
-        }
-        let store = try MediaStore(options: StoreOptions(root: root.appendingPathComponent("store"), contents: ["a": server.url("/master.m3u8")]))
-        let content = try await store.content("a")
-        #expect(content.renditions.map(\.rendition.name) == ["180p"])
-        #expect(content.duration == MediaTime(seconds: 4))
-        let whole = try await store.cut("a", rendition: "180p", at: [])
-        let joined = try StoreFixture.concatenate(whole.runs[0], store: store, into: root, name: "whole.ts")
-        #expect(try StoreFixture.identities(joined, size: PixelSize(width: 320, height: 180)).map { $0?.frameIndex } == (0..<120).map { Optional($0) })
-        let wholeList = try StoreFixture.playlist(whole.runs, store: store, root: root, name: "whole")
-        let joins = try HLSPackageCheck.audioJoinProblems(wholeList)
-        #expect(joins.checked >= 1 && joins.problems.isEmpty, "\(joins.checked) boundaries: \(joins.problems)")
-        let cut = try await store.cut("a", rendition: "180p", at: [ServeStoreCutTests.cue])
-        let playlist = try StoreFixture.playlist(cut.runs, store: store, root: root, name: "play")
-        #expect(try HLSPackageCheck.continuityProblems(playlist) == [])
-        let problems = try await HLSPackageCheck.clientProblems(playlist)
-        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+        try await Self.expectTakenInAsAnOrigin(store, "d", rungs: [("180p", PixelSize(width: 320, height: 180)), ("90p", PixelSize(width: 160, height: 90))],
+                                               root: root)
     }
 
     @Test func aRemotePlaylistNeverReachesALocalFile() async throws {

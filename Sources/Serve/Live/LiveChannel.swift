@@ -207,11 +207,9 @@ public actor LiveChannel {
         }
         let ts = file.appendingPathExtension("ts")
         defer { try? FileManager.default.removeItem(at: ts) }
-        try FragmentRemux.mpegTS(initialization: initFile, segment: file, to: ts)
-        var bytes = [UInt8](try Data(contentsOf: ts))
-        TSContinuity.continuing(&bytes, after: r.counters)
-        r.counters = TSContinuity.lastCounters(bytes)
-        try Data(bytes).write(to: file)
+        try StoreRemux.segment(file, initialization: initFile, to: ts, counters: &r.counters, what: "live source: CMAF segment")
+        try FileManager.default.removeItem(at: file)
+        try FileManager.default.moveItem(at: ts, to: file)
     }
 
     private func poll(_ key: String, scratch: URL) async throws {

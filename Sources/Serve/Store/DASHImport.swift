@@ -253,17 +253,9 @@ enum DASHImport {
                 let file = dir.appendingPathComponent(String(format: "seg%05d.ts", i))
                 try await fetch(uri, to: raw, maxBytes: HLSImport.maxSegmentBytes)
                 let length = MediaTime(value: v.durations[i], timescale: v.timescale)
-                do {
-                    try FragmentRemux.mpegTS(initialization: initFile, segment: raw, to: file, shift: HLSImport.cmafClockShift,
-                                             audio: audio.map { FragmentRemux.AudioSpan(file: $0, length: length, first: i == 0,
-                                                                                               last: i == v.media.count - 1) })
-                } catch {
-                    throw StoreError.unsupported("DASH source: segment \(uri.prefix(200)): \(error)")
-                }
-                var bytes = [UInt8](try Data(contentsOf: file))
-                TSContinuity.continuing(&bytes, after: counters)
-                counters = TSContinuity.lastCounters(bytes)
-                try Data(bytes).write(to: file)
+                try StoreRemux.segment(raw, initialization: initFile, to: file, shift: HLSImport.cmafClockShift,
+                                       audio: audio.map { FragmentRemux.AudioSpan(file: $0, length: length, first: i == 0, last: i == v.media.count - 1) },
+                                       counters: &counters, what: "DASH source: segment \(uri.prefix(200))")
             }
             let rendition = Rendition(name: name, width: v.width, height: v.height, videoBitrate: max(1000, v.bandwidth), audioBitrate: audioRate)
             let codecs = v.codecs.map { c in audioTrack?.codecs.map { c + "," + $0 } ?? c }

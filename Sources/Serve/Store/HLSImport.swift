@@ -115,8 +115,6 @@ enum HLSImport {
         }
         var out: [FetchedVariant] = []
         var total: Int64 = 0
-        var audioTracks: [String: URL] = [:]
-        defer { for f in audioTracks.values { try? FileManager.default.removeItem(at: f) } }
         for (where_, v) in variants {
             let media = try HLSPlaylistText.media(where_ == location ? master : try await text(where_, scratch: folder, timeout: timeout))
             var name = v.map { "\($0.height)p" } ?? "main"
@@ -127,20 +125,6 @@ enum HLSImport {
             var counters: [Int: UInt8] = [:]
             defer { for f in inits.values { try? FileManager.default.removeItem(at: f) } }
             func size(_ f: URL) -> Int64 { (try? FileManager.default.attributesOfItem(atPath: f.path)[.size] as? NSNumber)?.int64Value ?? 0 }
-            if let audioURI = v?.audio {
-                // alternate audio: its track fetched once, muxed into each video segment for the segment's time
-                let audioLocation = try location.resolve(audioURI)
-                let track: URL
-                if let known = audioTracks[audioLocation.description] { track = known } else {
-                    track = try await audioTrack(audioLocation, folder: folder, index: audioTracks.count, timeout: timeout, total: &total, maxTotalBytes: maxTotalBytes)
-                    audioTracks[audioLocation.description] = track
-                }
-                try await remuxWithAudio(media, at: where_, audio: track, into: dir, timeout: timeout, total: &total, maxTotalBytes: maxTotalBytes)
-                let rendition = Rendition(name: name, width: v?.width ?? 0, height: v?.height ?? 0,
-                                          videoBitrate: max(1000, (v?.bandwidth ?? 0) - 128_000), audioBitrate: 128_000)
-                out.append(FetchedVariant(rendition: rendition, codecs: v?.codecs, segmentCount: media.segments.count, cueSegments: media.cueSegments))
-                continue
-            }
             for (i, uri) in media.segments.enumerated() {
                 let file = dir.appendingPathComponent(String(format: "seg%05d.ts", i))
                 if let map = media.maps[i] {
@@ -157,14 +141,8 @@ enum HLSImport {
                     try await fetch(try where_.resolve(uri), to: raw, maxBytes: maxSegmentBytes, timeout: timeout)
                     total += size(raw)
                     guard total <= maxTotalBytes else { throw StoreError.unsupported("HLS source: more than \(maxTotalBytes) bytes of segments") }
-                    do { try FragmentRemux.mpegTS(initialization: initFile, segment: raw, to: file, shift: cmafClockShift) } catch {
-                        throw StoreError.unsupported("HLS source: CMAF segment \(uri): \(error)")
-                    }
-                    // each remuxed on its own: its continuity counters made to follow the segment before
-                    var bytes = [UInt8](try Data(contentsOf: file))
-                    TSContinuity.continuing(&bytes, after: counters)
-                    counters = TSContinuity.lastCounters(bytes)
-                    try Data(bytes).write(to: file)
+                    try StoreRemux.segment(raw, initialization: initFile, to: file, shift: cmafClockShift, counters: &counters,
+                                           what: "HLS source: CMAF segment \(uri.prefix(200))")
                     continue
                 }
                 try await fetch(try where_.resolve(uri), to: file, maxBytes: maxSegmentBytes, timeout: timeout)

@@ -4,8 +4,8 @@ import Manifest
 /// What the store takes from an origin's HLS playlists, read by the one parser (`HLS.parse`):
 /// a multivariant playlist's variants, a VOD media playlist's segments (MPEG-TS, or CMAF with
 /// their `EXT-X-MAP` initialization segments, which the store remuxes to MPEG-TS) and its ad
-/// markers; a variant's alternate audio rendition (its group's default). What the store cannot
-/// take is refused with a one-line reason: encryption, byte ranges, live playlists.
+/// markers. What the store cannot take is refused with a one-line reason: encryption, byte
+/// ranges, alternate audio renditions, live playlists.
 enum HLSPlaylistText {
     /// One `EXT-X-STREAM-INF` of a multivariant playlist.
     struct Variant: Equatable {
@@ -14,9 +14,6 @@ enum HLSPlaylistText {
         var width: Int
         var height: Int
         var codecs: String?
-        /// The media playlist URI of its audio group's rendition taken (`DEFAULT=YES`, else the
-        /// first with a URI); nil when its audio is in its own segments.
-        var audio: String? = nil
     }
 
     /// A VOD media playlist.
@@ -37,12 +34,12 @@ enum HLSPlaylistText {
     /// when it is not a playlist or cannot be served.
     static func variants(_ text: String) throws -> [Variant]? {
         guard case .multivariant(let m) = try parse(text) else { return nil }
+        if m.renditions.contains(where: { $0.type == .audio && $0.uri != nil }) {
+            throw StoreError.unsupported("HLS source: alternate audio renditions are not supported (audio must be muxed in each variant)")
+        }
         let out = try m.variants.map { v -> Variant in
             guard let r = v.resolution else { throw StoreError.unsupported("HLS source: a variant without BANDWIDTH and RESOLUTION") }
-            // alternate audio: the group's default rendition (one language is carried into the store)
-            let group = m.renditions.filter { $0.type == .audio && $0.groupID == v.audio && $0.uri != nil }
-            let audio = (group.first { $0.isDefault } ?? group.first)?.uri
-            return Variant(uri: v.uri, bandwidth: v.bandwidth, width: r.width, height: r.height, codecs: v.codecs, audio: v.audio == nil ? nil : audio)
+            return Variant(uri: v.uri, bandwidth: v.bandwidth, width: r.width, height: r.height, codecs: v.codecs)
         }
         guard !out.isEmpty, out.count <= 16 else { throw StoreError.unsupported("HLS source: \(out.count) variants (1 to 16 are served)") }
         return out.sorted { $0.bandwidth > $1.bandwidth }
