@@ -31,6 +31,7 @@ enum StitchSummary {
         }
         if let s = r.smartRendering {
             lines.append(s.used ? "  smart rendering: \(s.copiedFrames) content frames copied, \(s.encodedContentFrames) re-encoded"
+                                    + (s.copiedAudioPackets.map { ", \($0) AAC packets copied" } ?? "")
                                 : "  smart rendering not used: \(s.reason ?? "")")
         }
         for e in r.issues { lines.append("  error \(e.code): \(e.message)") }

@@ -30,6 +30,8 @@ public final class Frame {
     public var height: Int { Int(pointer.pointee.height) }
     /// Samples per channel (audio).
     public var sampleCount: Int { Int(pointer.pointee.nb_samples) }
+    /// Channels (audio).
+    public var channelCount: Int { Int(pointer.pointee.ch_layout.nb_channels) }
     /// The pixel format's FFmpeg name (video), e.g. "yuv420p".
     package var pixelFormatName: String {
         guard let n = av_get_pix_fmt_name(AVPixelFormat(rawValue: pointer.pointee.format)) else { return "none" }

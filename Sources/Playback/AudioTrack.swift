@@ -18,6 +18,10 @@ final class AudioTrack {
     private var started = false
     private var ended = false
     private var expectedNextPTS: MediaTime?
+    /// The first decoded frame's timestamp (ticks of the decoder's time base), its rate and
+    /// channels, and the sample index it was put at; whether a gap was filled since.
+    private var start: (ticks: Int64?, rate: Int, channels: Int, index: Int64)?
+    private var filledGap = false
     private static let history = 4096
     private static let gapTolerance = MediaTime(value: 1, timescale: 10)
     /// The origin of the source's timeline, set from its first video frame before reading.
@@ -65,6 +69,20 @@ final class AudioTrack {
         }
     }
 
+    /// For copying the source's own audio packets (smart rendering): `k` such that the source's
+    /// audio sample at tick `t` of its stream (time base 1/output rate) is read at sample index
+    /// `t + k`. nil unless the source's decoded audio reaches the track unchanged: at the output's
+    /// rate and channel count, in that time base, no loudness processing, no gap filled so far
+    /// (the caller checks that the source's packets have none either). Decodes the first frame
+    /// when none was yet.
+    func sourceTickShift() throws -> Int64? {
+        if !started && !ended { try fill(upTo: bufferStart) }
+        guard processor == nil, !filledGap, let decoder = reader.audio,
+              decoder.timeBase == Rational(1, Int64(sampleRate)),
+              let start, let ticks = start.ticks, start.rate == sampleRate, start.channels == channels else { return nil }
+        return start.index - ticks
+    }
+
     private func fill(upTo end: Int64) throws {
         while !ended && (!started || bufferEnd < end) {
             guard try reader.nextAudioFrame(into: frame) else {
@@ -87,7 +105,9 @@ final class AudioTrack {
                 let at = pts ?? .zero
                 bufferStart = at.rescaled(to: Int64(sampleRate), rounding: .nearest).value
                 started = true
+                start = (frame.bestEffortTicks, frame.sampleRate, frame.channelCount, bufferStart)
             } else if let pts, let expected = expectedNextPTS, pts - expected > AudioTrack.gapTolerance {
+                filledGap = true
                 // a hole in the source's audio: keep later samples at their true time
                 let gap = Int((pts - expected).rescaled(to: Int64(sampleRate), rounding: .nearest).value)
                 if let processor {

@@ -98,7 +98,8 @@ package final class StitchFile {
     public var smartRendering: SmartRenderingSummary? {
         guard request.smart != .off, request.container == .mp4 || request.container == .hls else { return nil }
         return SmartRenderingSummary(used: smart != nil, reason: output.map { $0.smartReason } ?? plan.reason, copiedFrames: smart?.content.copiedFrames ?? 0,
-                                     encodedContentFrames: smart?.content.encodedFrames ?? 0)
+                                     encodedContentFrames: smart?.content.encodedFrames ?? 0,
+                                     copiedAudioPackets: smart.map { $0.content.copiedAudioPackets }.flatMap { $0 > 0 ? $0 : nil })
     }
 
     /// The layers drawn on every frame written (ad UI, overlays, PiP windows) and mixed into the audio.

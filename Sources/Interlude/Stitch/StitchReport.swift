@@ -213,7 +213,8 @@ public struct StitchReport: Codable, Sendable {
     package var warnings: [String]
     /// Seconds spent in each stage.
     package var timings: Timings
-    /// `--smart`: `used`, `reason` (why not), `copiedFrames`, `encodedContentFrames`.
+    /// `--smart`: `used`, `reason` (why not), `copiedFrames`, `encodedContentFrames`, and
+    /// `copiedAudioPackets` when the content's own AAC packets were copied.
     package var smartRendering: SmartRenderingSummary?
     /// An ad response's companions shown, by stream time (empty without companion slots).
     package var companions: [Companion]?

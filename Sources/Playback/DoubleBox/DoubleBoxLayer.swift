@@ -331,6 +331,9 @@ package final class DoubleBoxLayer: LoopOwnedLayer {
         direct { end(index: frameIndex, streamTime: streamTime) }
     }
 
+    /// True: the ads' sound is mixed into the program.
+    public var mixesAudio: Bool { true }
+
     /// Mixes the ads' sound into the program over their frames, the content under it scaled by the style's gain
     /// (silent when muted).
     public func mixAudio(_ channels: inout [[Float]], count: Int, firstSample: Int64) throws {

@@ -21,6 +21,12 @@ import Timing
 /// per 1024-sample block). The bits differ from one long encode's only as two encodes of the
 /// same signal do; `ChunkedAudioEncoderTests` decodes it and compares it with the source.
 ///
+/// Packets copied from a source (`reserveCopy`, `sendCopied`: a content run whose own AAC packets
+/// fit the output's grid, `AudioCopyPlan`) take the place of encoded ones: the chunks end where a
+/// copied run begins and start again where it ends, with the same lead-in (the frames of the
+/// copied run are still sent, so the encoder starting after it hears the signal before it), and
+/// nothing inside the run is encoded.
+///
 /// Frames come in through `send`; the caller waits when `workers` chunks are waiting or
 /// running. Packets come back in order through `takePackets()`, for the caller to mux. The first
 /// error is raised on the next call.
@@ -44,17 +50,22 @@ final class ChunkedAudioEncoder: @unchecked Sendable {
     private let maxQueued: Int
     private let frameSize: Int64
 
-    /// The producer's side: what the caller's loop alone touches.
+    /// The producer's side: what the caller's loop alone touches. Packet numbers `u` are pts /
+    /// frame size (`-1`: the priming packet); frame `i` is the `i`-th frame sent.
     private struct Producer {
-        var pending: [Frame] = []     // frames from the next chunk's first input frame on
+        var pending: [Frame] = []     // frames from the next job's first input frame on
         var pendingFirst = 0          // stream frame number of pending[0]
-        var nextChunk = 0
+        var nextPacket = -1           // the first packet not yet given to a job or a copied run
+        var nextIndex = 0             // the next result's number (results are taken in this order)
         var count = 0                 // frames sent
+        var reserved: [Range<Int>] = []   // copied runs not yet complete, in order
+        var copied: [Packet] = []     // packets of reserved[0] sent and not yet placed
+        var copiedCount = 0           // packets placed from copied runs
     }
     private let producer: LoopBound<Producer>
     private var pending: [Frame] { get { producer.value.pending } _modify { yield &producer.value.pending } }
     private var pendingFirst: Int { get { producer.value.pendingFirst } _modify { yield &producer.value.pendingFirst } }
-    private var nextChunk: Int { get { producer.value.nextChunk } _modify { yield &producer.value.nextChunk } }
+    private var nextPacket: Int { get { producer.value.nextPacket } _modify { yield &producer.value.nextPacket } }
     private var count: Int { get { producer.value.count } _modify { yield &producer.value.count } }
 
     /// What the caller and the workers share.
@@ -102,22 +113,103 @@ final class ChunkedAudioEncoder: @unchecked Sendable {
     /// Adds the next encoder frame (every frame but the last has `frameSize` samples, stamped with
     /// its first sample's number).
     func send(_ frame: Frame) throws {
-        pending.append(frame)
+        if count >= max(0, nextPacket - leadIn) {   // a frame inside a copied run, before the next job's lead-in, is not kept
+            if pending.isEmpty { pendingFirst = count }
+            pending.append(frame)
+        }
         count += 1
-        // chunk k can go once `lookahead` frames after its end are here
-        let end = (nextChunk + 1) * chunkFrames
-        if count >= end + lookahead { try submit(upTo: end + lookahead, last: false) }
+        try advance(last: false)
+    }
+
+    /// Packets copied so far in place of encoded ones.
+    var copiedPackets: Int { producer.value.copiedCount }
+
+    /// Reserves output packets `packets` (numbers `u`, pts `u·frameSize`) for packets sent with
+    /// `sendCopied`; false when a job already covers part of them (the caller then lets them be
+    /// encoded). Runs are reserved in order and never overlap.
+    func reserveCopy(_ packets: Range<Int>) -> Bool {
+        guard !packets.isEmpty, packets.lowerBound >= max(0, nextPacket),
+              packets.lowerBound >= producer.value.reserved.last?.upperBound ?? 0 else { return false }
+        producer.value.reserved.append(packets)
+        return true
+    }
+
+    /// Adds the next packets of the reserved runs, in order (their timestamps are set here).
+    func sendCopied(_ packets: [Packet]) throws {
+        producer.value.copied += packets
+        try advance(last: false)
+    }
+
+    /// Ends the current reserved run after the packets sent for it so far (the rest is encoded).
+    func endCopy() throws {
+        guard let r = producer.value.reserved.first else { return }
+        let sent = max(nextPacket, r.lowerBound) + producer.value.copied.count
+        producer.value.reserved[0] = r.lowerBound..<min(r.upperBound, max(r.lowerBound, sent))
+        if producer.value.reserved[0].isEmpty { producer.value.reserved.removeFirst() }
+        try advance(last: false)
     }
 
     /// Encodes what is left and waits for every chunk; returns the packets not yet taken.
     func finish() throws -> [Packet] {
-        if count > nextChunk * chunkFrames { try submit(upTo: count, last: true) }
+        // a run whose packets did not all come is cut where they stop; one not begun is encoded
+        if let r = producer.value.reserved.first, nextPacket >= r.lowerBound {
+            let upper = min(r.upperBound, nextPacket + producer.value.copied.count)
+            producer.value.reserved = [r.lowerBound..<upper]
+            producer.value.copied = Array(producer.value.copied.prefix(upper - nextPacket))
+        } else {
+            producer.value.reserved = []
+            producer.value.copied = []
+        }
+        try advance(last: true)
         shared.holding { held in
             held.wait { ($0.jobs.isEmpty && $0.inFlight == 0) || $0.error != nil }
             held.value.stopping = true
             held.broadcast()
         }
         return try takePackets()
+    }
+
+    /// Gives out every job and copied run the frames and packets so far allow: jobs of up to
+    /// `chunkFrames` packets ending at the next multiple of `chunkFrames` or where a copied run
+    /// begins, each once `lookahead` frames after it are here; `last`: the rest, to the end.
+    private func advance(last: Bool) throws {
+        while true {
+            if let r = producer.value.reserved.first, nextPacket >= r.lowerBound {
+                let n = min(producer.value.copied.count, r.upperBound - nextPacket)
+                if n > 0 {
+                    let batch = Array(producer.value.copied.prefix(n))
+                    producer.value.copied.removeFirst(n)
+                    for (k, p) in batch.enumerated() {
+                        let pts = Int64(nextPacket + k) * frameSize
+                        p.setTimestamps(pts: pts, dts: pts)
+                        p.setDuration(frameSize)
+                    }
+                    let index = producer.value.nextIndex
+                    producer.value.nextIndex += 1
+                    producer.value.copiedCount += n
+                    shared.withLock { $0.results[index] = batch }
+                    nextPacket += n
+                }
+                if nextPacket == r.upperBound { producer.value.reserved.removeFirst(); continue }
+                break
+            }
+            let boundary = (max(nextPacket, 0) / chunkFrames + 1) * chunkFrames
+            let end = min(boundary, producer.value.reserved.first?.lowerBound ?? Int.max)
+            if count >= end + lookahead {
+                try submit(packets: nextPacket..<end, frames: end + lookahead, last: false)
+                continue
+            }
+            if last, producer.value.reserved.isEmpty, count > max(0, nextPacket) {
+                try submit(packets: nextPacket..<Int.max, frames: count, last: true)
+            }
+            break
+        }
+        // keep only what the next job reads: from `leadIn` frames before its first packet
+        let keepFrom = max(0, nextPacket - leadIn)
+        if keepFrom > pendingFirst {
+            pending.removeFirst(min(pending.count, keepFrom - pendingFirst))
+            pendingFirst = keepFrom
+        }
     }
 
     /// Packets of the chunks finished so far, in order, not yet taken.
@@ -142,21 +234,16 @@ final class ChunkedAudioEncoder: @unchecked Sendable {
         }
     }
 
-    /// Submits chunk `nextChunk` with the pending frames up to stream frame `end` (exclusive).
-    private func submit(upTo end: Int, last: Bool) throws {
-        let k = nextChunk
-        let first = max(0, k * chunkFrames - leadIn)
+    /// Submits a job keeping packets `packets` (upper bound open when `last`), fed the frames from
+    /// `leadIn` before its first packet up to frame `frames` (exclusive).
+    private func submit(packets: Range<Int>, frames end: Int, last: Bool) throws {
+        let first = max(0, packets.lowerBound - leadIn)
         let frames = try pending[(first - pendingFirst)..<(end - pendingFirst)].map { try $0.clone() }
-        let job = Job(index: k, frames: frames,
-                      lower: k == 0 ? nil : Int64(k * chunkFrames) * frameSize,
-                      upper: last ? nil : Int64((k + 1) * chunkFrames) * frameSize)
-        nextChunk += 1
-        // keep only what the next chunk reads: from `leadIn` frames before its start
-        let keepFrom = max(0, nextChunk * chunkFrames - leadIn)
-        if keepFrom > pendingFirst {
-            pending.removeFirst(min(pending.count, keepFrom - pendingFirst))
-            pendingFirst = keepFrom
-        }
+        let job = Job(index: producer.value.nextIndex, frames: frames,
+                      lower: packets.lowerBound < 0 ? nil : Int64(packets.lowerBound) * frameSize,
+                      upper: last ? nil : Int64(packets.upperBound) * frameSize)
+        producer.value.nextIndex += 1
+        nextPacket = last ? end : packets.upperBound
         try shared.holding { held throws in
             if held.value.jobs.count + held.value.inFlight >= maxQueued {
                 let t0 = monotonicSeconds()

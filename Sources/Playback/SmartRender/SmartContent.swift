@@ -5,12 +5,15 @@ import Timing
 /// surface by copying every GOP that lies wholly inside the segment, and the frames of a GOP
 /// before a cue when they come first in decode order (always so without B-frames); only the rest
 /// of a GOP a cue splits is decoded and its frames inside the segment go to the encoder. Audio is
-/// decoded and spliced exactly as in a full re-encode.
+/// decoded and spliced exactly as in a full re-encode; where a segment's audio is in phase with the
+/// output's AAC packets, the content's own packets are copied in place of encoding it, all but
+/// those around each join (`ContentAudioCopy`).
 final class SmartContent: Feed {
     let scan: SmartContentScan
     private let gops: GOPReader
     private let audioReader: SourceReader
     private let audio: AudioTrack
+    private let audioCopy: ContentAudioCopy?
     private let output: OutputFormat
     private let threads: Int
     private var position = 0             // next content frame to show
@@ -35,6 +38,7 @@ final class SmartContent: Feed {
         gops = try GOPReader(url: url, videoIndex: scan.videoIndex)
         audioReader = try SourceReader(url: url, wantAudio: true, wantVideo: false)
         audio = try AudioTrack(reader: audioReader, output: output)
+        audioCopy = try ContentAudioCopy(url: url, output: output)
         let tb = gops.demuxer.timeBase(of: scan.videoIndex)
         let first = MediaTime(value: scan.originTicks * tb.numerator, timescale: tb.denominator)
         let origin = timeline.origin(firstFrame: first)
@@ -42,6 +46,9 @@ final class SmartContent: Feed {
         videoStart = first - origin
         gapStart = videoStart > .zero ? .zero : nil
     }
+
+    /// AAC packets copied from the content into the output.
+    var copiedAudioPackets: Int { audioCopy?.copied ?? 0 }
 
     /// Content time of frame `index`.
     private func time(ofFrame index: Int) -> MediaTime { videoStart + output.frameDuration * Int64(index) }
@@ -87,6 +94,15 @@ final class SmartContent: Feed {
                                       streamStart: streamStart, streamEnd: surface.streamTime)
             }
         }
+        if position < end, let audioCopy {
+            let frames = surface.presentedFrames + Int64(end - position)
+            try audioCopy.begin(start: surface.presentedSamples, end: output.sampleIndex(at: output.time(ofFrame: frames)),
+                                track: audio, offset: sourceOffset, on: surface)
+        }
+        func presentAudio() throws {
+            try surface.presentAudio(from: audio, offset: sourceOffset)
+            try audioCopy?.pump(surface)
+        }
         while position < end {
             let g = scan.gop(of: position)
             try load(g)
@@ -103,7 +119,7 @@ final class SmartContent: Feed {
                     surface.countCopiedFrame()
                     _ = onFrame(time(ofFrame: i))
                 }
-                try surface.presentAudio(from: audio, offset: sourceOffset)
+                try presentAudio()
             } else if position == range.lowerBound, let prefix = decodeOrderPrefix(before: upTo) {
                 // the frames of a GOP before a cue, when they come first in decode order (no frame
                 // among them refers to a later one): copied as they are. Copies of the packets go
@@ -119,20 +135,21 @@ final class SmartContent: Feed {
                     surface.countCopiedFrame()
                     _ = onFrame(time(ofFrame: i))
                 }
-                try surface.presentAudio(from: audio, offset: sourceOffset)
+                try presentAudio()
             } else {
                 // a GOP the cue splits: decode it, encode the frames inside the segment
                 let first = position
                 try decode(range: position..<upTo) { index, frame in
                     try surface.presentVideo(frame, keyframe: index == first, isAd: false, sourceTime: time(ofFrame: index))
                     encodedFrames += 1
-                    try surface.presentAudio(from: audio, offset: sourceOffset)
+                    try presentAudio()
                     _ = onFrame(time(ofFrame: index))
                 }
                 if upTo == range.upperBound { gop = []; gopIndex = -1 }
             }
             position = upTo
         }
+        try audioCopy?.finish(surface)
         return SegmentOutcome(sourceStart: lead ?? time(ofFrame: start), sourceEnd: time(ofFrame: end),
                               frames: Int64(end - start), streamStart: streamStart, streamEnd: surface.streamTime)
     }

@@ -25,7 +25,9 @@ import Timing
 /// increasing, never after presentation.
 ///
 /// Audio is AAC-encoded in chunks on worker threads (`ChunkedAudioEncoder`); its packets are
-/// muxed here, on the frame loop's thread, as they come back.
+/// muxed here, on the frame loop's thread, as they come back. Where a content run's own AAC
+/// packets fit the track (`AudioCopyPlan`, `ContentAudioCopy`), they are copied instead and only
+/// the packets around each join are encoded.
 final class SmartOutput: StitchOutput, PacketOutput {
     private let muxer: Muxer
     private let format: OutputFormat
@@ -53,6 +55,10 @@ final class SmartOutput: StitchOutput, PacketOutput {
     private var written: Int64 = 0
     private let delay: Int64
     private var framer: AudioFramer
+    /// The audio track's AudioSpecificConfig (the AAC encoder's).
+    let audioConfig: [UInt8]
+    /// Audio packets copied from the content instead of encoded.
+    var copiedAudioPackets: Int { audioEncoder.copiedPackets }
     private var chapters: [(title: String, start: MediaTime, end: MediaTime)] = []
     private let supportsChapters: Bool
     private var videoEncodeSeconds: Double = 0
@@ -122,6 +128,7 @@ final class SmartOutput: StitchOutput, PacketOutput {
         let audio = try Encoder(audio: "aac", sampleRate: format.sampleRate, channels: format.channels,
                                 bitRate: settings.audioBitRate, globalHeader: true)
         audioStream = try muxer.addStream(for: audio)
+        audioConfig = audio.extradata
         supportsChapters = container == .mp4
         try muxer.writeHeader(options: container == .mp4 ? ["movflags": "+faststart"] : [:])
         packet = try Packet()
@@ -227,6 +234,25 @@ final class SmartOutput: StitchOutput, PacketOutput {
     func writeAudio(_ channels: [[Float]], count: Int) throws {
         try framer.append(channels, count: count) { try encodeAudio($0) }
     }
+
+    /// Reserves the audio packets from stream sample `start` on (`count` of them, `start` on the
+    /// track's packet grid) for packets copied from a source whose AudioSpecificConfig is
+    /// `config`; false when they cannot be (another format, off the grid, already encoded).
+    func reserveCopiedAudio(start: Int64, count: Int, config: [UInt8]) -> Bool {
+        let size = Int64(framer.frameSize)
+        guard count > 0, start % size == 0, AACConfig.copyable(source: config, output: audioConfig) else { return false }
+        let u = Int(start / size)
+        return audioEncoder.reserveCopy(u..<(u + count))
+    }
+
+    /// The next copied audio packets of the reserved run, in order.
+    func writeCopiedAudio(_ packets: [Packet]) throws {
+        try audioEncoder.sendCopied(packets)
+        try writeAudioPackets(try audioEncoder.takePackets())
+    }
+
+    /// Ends the reserved run after the packets written so far (the rest is encoded).
+    func endCopiedAudio() throws { try audioEncoder.endCopy() }
 
     private func encodeAudio(_ frame: Frame) throws {
         try audioEncoder.send(frame)

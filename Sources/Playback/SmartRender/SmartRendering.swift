@@ -21,6 +21,9 @@ package struct SmartRenderingSummary: Sendable, Equatable, Codable {
     package var copiedFrames: Int
     /// Content frames re-encoded because a cue split their GOP.
     package var encodedContentFrames: Int
+    /// AAC packets of the content's own audio copied instead of encoded (`ContentAudioCopy`);
+    /// nil (left out of the report) when none was.
+    package var copiedAudioPackets: Int? = nil
 }
 
 enum SmartRender {

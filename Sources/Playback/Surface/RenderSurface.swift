@@ -128,6 +128,49 @@ public final class RenderSurface: Sendable {
         }
     }
 
+    /// Reserves, in every output that takes packets, the `count` audio packets from stream sample
+    /// `start` on for packets copied from a source whose AudioSpecificConfig is `config` (smart
+    /// rendering: the content's own AAC, `ContentAudioCopy`); false, and nothing reserved, when a
+    /// layer mixes sound or an output cannot take them: the audio is then encoded as always. The
+    /// samples still reach every output through `presentAudio`.
+    func reserveCopiedAudio(start: Int64, count: Int, config: [UInt8]) -> Bool {
+        guard !layers.mixesAudio else { return false }
+        return state.withLock { s in
+            guard !s.finished else { return false }
+            let outputs = s.outputs.compactMap { $0 as? PacketOutput }
+            guard !outputs.isEmpty else { return false }
+            var taken: [PacketOutput] = []
+            for o in outputs {
+                guard o.reserveCopiedAudio(start: start, count: count, config: config) else {
+                    for t in taken { try? t.endCopiedAudio() }
+                    return false
+                }
+                taken.append(o)
+            }
+            return true
+        }
+    }
+
+    /// Hands the next packets of the reserved audio run to the outputs that take packets; ends the
+    /// run instead when a layer that mixes sound has been added since.
+    func presentCopiedAudio(_ packets: [Packet]) throws {
+        if layers.mixesAudio { try endCopiedAudio(); return }
+        try state.withLock { s throws in
+            guard !s.finished else { return }
+            let outputs = s.outputs.compactMap { $0 as? PacketOutput }
+            for (k, o) in outputs.enumerated() {
+                try o.writeCopiedAudio(k == outputs.count - 1 ? packets : try packets.map { try Packet(bytes: $0.bytes) })
+            }
+        }
+    }
+
+    /// Ends the reserved audio run after the packets handed over so far (the rest is encoded).
+    func endCopiedAudio() throws {
+        try state.withLock { s throws in
+            for case let o as PacketOutput in s.outputs { try o.endCopiedAudio() }
+        }
+    }
+
     /// Counts the next stream frame as presented by copied packets (`presentCopied`): nothing is
     /// composed for it (no layer draws on a frame that is copied).
     func countCopiedFrame() {

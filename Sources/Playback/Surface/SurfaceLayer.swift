@@ -38,6 +38,9 @@ public protocol SurfaceLayer: AnyObject {
     /// Whether the layer may draw on content frames (an overlay, PiP): a stitch then re-encodes
     /// the content instead of copying its packets. Default: false (ad frames only).
     var drawsOnContent: Bool { get }
+    /// Whether `mixAudio` may change the program's sound: a smart-rendered stitch then encodes
+    /// the content's audio instead of copying its AAC packets. Default: false (no sound).
+    var mixesAudio: Bool { get }
     /// Whether the layer stays above layers added after it (a picture-in-picture window, which
     /// nothing may draw over). Default: false.
     var staysOnTop: Bool { get }
@@ -48,6 +51,8 @@ extension SurfaceLayer {
     public func mixAudio(_ channels: inout [[Float]], count: Int, firstSample: Int64) throws {}
     /// False: the layer draws on ad frames only.
     public var drawsOnContent: Bool { false }
+    /// False: the layer mixes nothing into the sound.
+    public var mixesAudio: Bool { false }
     /// False: layers added later may draw over it.
     public var staysOnTop: Bool { false }
 }
@@ -90,6 +95,9 @@ package final class LayerStack: Sendable {
 
     /// Whether any layer may draw on content frames.
     package var drawsOnContent: Bool { all.contains { $0.drawsOnContent } }
+
+    /// Whether any layer may mix into the sound.
+    package var mixesAudio: Bool { all.contains { $0.mixesAudio } }
 
     /// `frame` with every visible layer drawn on a writable copy; `frame` itself when none is visible.
     package func compose(_ frame: Frame, index: Int64, streamTime: MediaTime, isAd: Bool, sourceTime: MediaTime?) throws -> Frame {

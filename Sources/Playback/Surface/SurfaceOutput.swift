@@ -24,4 +24,11 @@ extension EncodedOutput: SurfaceOutput {
 protocol PacketOutput: SurfaceOutput {
     /// Writes a copied packet as output frame `index` (its payload is given to the muxer).
     func writeCopied(_ packet: Packet, index: Int64) throws
+    /// Reserves `count` audio packets from stream sample `start` on for packets copied from a
+    /// source with AudioSpecificConfig `config` (`writeCopiedAudio`); false when it cannot take them.
+    func reserveCopiedAudio(start: Int64, count: Int, config: [UInt8]) -> Bool
+    /// The next packets of the reserved run, in order.
+    func writeCopiedAudio(_ packets: [Packet]) throws
+    /// Ends the reserved run after the packets written so far.
+    func endCopiedAudio() throws
 }
