@@ -32,6 +32,7 @@ enum StitchSummary {
         if let s = r.smartRendering {
             lines.append(s.used ? "  smart rendering: \(s.copiedFrames) content frames copied, \(s.encodedContentFrames) re-encoded"
                                     + (s.copiedAudioPackets.map { ", \($0) AAC packets copied" } ?? "")
+                                    + (s.cachedAudioPackets.map { ", \($0) AAC packets from the transcode cache" } ?? "")
                                 : "  smart rendering not used: \(s.reason ?? "")")
         }
         for e in r.issues { lines.append("  error \(e.code): \(e.message)") }

@@ -26,6 +26,11 @@ final class AudioTrack {
     private static let gapTolerance = MediaTime(value: 1, timescale: 10)
     /// The origin of the source's timeline, set from its first video frame before reading.
     var origin: MediaTime = .zero
+    /// What the samples are, for keeping their encoding (`AudioRunCache`): the source and its
+    /// timeline origin, set by whoever opens the track; nil: not to be kept.
+    var runIdentity: String?
+    /// `runIdentity` while the samples are the source's as decoded (no `processor`).
+    var reusableIdentity: String? { processor == nil ? runIdentity : nil }
     /// A filter every decoded sample passes through before it can be read (loudness gain and
     /// limiting); it must keep samples where they are (no delay). Set before the first read.
     var processor: AudioProcessor?

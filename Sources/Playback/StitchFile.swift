@@ -99,7 +99,8 @@ package final class StitchFile {
         guard request.smart != .off, request.container == .mp4 || request.container == .hls else { return nil }
         return SmartRenderingSummary(used: smart != nil, reason: output.map { $0.smartReason } ?? plan.reason, copiedFrames: smart?.content.copiedFrames ?? 0,
                                      encodedContentFrames: smart?.content.encodedFrames ?? 0,
-                                     copiedAudioPackets: smart.map { $0.content.copiedAudioPackets }.flatMap { $0 > 0 ? $0 : nil })
+                                     copiedAudioPackets: smart.map { $0.content.copiedAudioPackets }.flatMap { $0 > 0 ? $0 : nil },
+                                     cachedAudioPackets: smart.map { $0.output.reusedAudioPackets }.flatMap { $0 > 0 ? $0 : nil })
     }
 
     /// The layers drawn on every frame written (ad UI, overlays, PiP windows) and mixed into the audio.
@@ -191,6 +192,11 @@ package final class StitchFile {
                 do {
                     let output = try SmartOutput(url: temporary, container: request.container, content: probe, scan: scan,
                                                  format: format, settings: settings, owner: writing.owner)
+                    // encoded audio kept in the transcode cache and reused, as the ads' video (no layers)
+                    if let folder = request.transcodeCache, layers.all.isEmpty,
+                       let cache = try? AdTranscodeCache(directory: URL(fileURLWithPath: folder), maxBytes: request.transcodeCacheMaxBytes) {
+                        output.keepAudioRuns(in: cache)
+                    }
                     copying = (try SmartContent(url: request.content, scan: scan, timeline: contentTimeline, output: format,
                                                 threads: request.threads), output)
                 } catch where request.smart == .auto {

@@ -41,7 +41,9 @@ import TestSupport
         let second = try await offPool { try Stitcher(request: warm).run() }
         #expect(first.breaks.flatMap(\.ads).map(\.transcodeCache) == [.stored, .stored, .hit], "the pod's second ad is the pre-roll's")
         #expect(second.breaks.flatMap(\.ads).map(\.transcodeCache) == [.hit, .hit, .hit])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: cache.path).filter { $0.hasSuffix(".iltc") }.count == 2)
+        let entries = try FileManager.default.contentsOfDirectory(atPath: cache.path).filter { $0.hasSuffix(".iltc") }
+        #expect(entries.filter { !$0.hasPrefix("aac-") }.count == 2, "one video entry per ad")
+        #expect(entries.contains { $0.hasPrefix("aac-") }, "encoded audio runs kept too (AudioRunCache)")
         let a = URL(fileURLWithPath: cold.output), b = URL(fileURLWithPath: warm.output)
         #expect(try Self.videoHashes(a) == Self.videoHashes(b), "the same video packets, cached or not")
         #expect(try await MediaVerifier.ffmpegErrors(b) == "")

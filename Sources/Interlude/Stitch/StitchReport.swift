@@ -214,7 +214,8 @@ public struct StitchReport: Codable, Sendable {
     /// Seconds spent in each stage.
     package var timings: Timings
     /// `--smart`: `used`, `reason` (why not), `copiedFrames`, `encodedContentFrames`, and
-    /// `copiedAudioPackets` when the content's own AAC packets were copied.
+    /// `copiedAudioPackets` when the content's own AAC packets were copied, `cachedAudioPackets`
+    /// when encoded audio was taken from the transcode cache.
     package var smartRendering: SmartRenderingSummary?
     /// An ad response's companions shown, by stream time (empty without companion slots).
     package var companions: [Companion]?

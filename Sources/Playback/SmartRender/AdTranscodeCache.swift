@@ -80,7 +80,8 @@ final class AdTranscodeCache: Sendable {
         trim()
     }
 
-    static func decode(_ data: Data) -> Entry? {
+    /// The file format: magic, a JSON header, the packets.
+    static func decodeFile(_ data: Data) -> Entry? {
         let b = [UInt8](data)
         guard b.count > magic.count + 4, Array(b[0..<magic.count]) == magic else { return nil }
         var i = magic.count
@@ -99,8 +100,23 @@ final class AdTranscodeCache: Sendable {
             entry.packets.append(CachedPacket(index: Int64(bitPattern: index), key: key == 1, bytes: Array(b[i..<i + Int(size)])))
             i += Int(size)
         }
-        guard entry.frames > 0, entry.sourcePTS.count == entry.frames, !entry.packets.isEmpty,
+        return entry
+    }
+
+    /// An ad's entry: `decodeFile`, and one keyframe-first packet per frame.
+    static func decode(_ data: Data) -> Entry? {
+        guard let entry = decodeFile(data), entry.frames > 0, entry.sourcePTS.count == entry.frames, !entry.packets.isEmpty,
               entry.packets.count == entry.frames, entry.packets.first?.key == true else { return nil }
+        return entry
+    }
+
+    /// Entry `key` in the file format whatever it holds (`AudioRunCache`'s packets); a damaged one
+    /// is removed.
+    func loadFile(_ key: String) -> Entry? {
+        let u = url(for: key)
+        guard let data = try? Data(contentsOf: u, options: .mappedIfSafe) else { return nil }
+        guard let entry = Self.decodeFile(data) else { try? FileManager.default.removeItem(at: u); return nil }
+        try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: u.path)
         return entry
     }
 

@@ -23,12 +23,21 @@ final class AdTranscoding {
 
     /// The cache key of `url` for `profile`; nil for a remote or unreadable file.
     func key(for url: String, profile: String) -> String? {
+        guard let media = mediaHash(url), let p = try? ContentHash.sha256(Data(profile.utf8)) else { return nil }
+        return media + "-" + p.prefix(16)
+    }
+
+    /// SHA-256 of the bytes of `url`, once per stitch; nil for a remote or unreadable file.
+    func mediaHash(_ url: String) -> String? {
         if hashes[url] == nil {
             hashes[url] = .some(url.contains("://") ? nil : try? ContentHash.sha256(fileAt: url))
         }
-        guard let media = hashes[url] ?? nil, let p = try? ContentHash.sha256(Data(profile.utf8)) else { return nil }
-        return media + "-" + p.prefix(16)
+        return hashes[url] ?? nil
     }
+
+    /// What an ad's audio samples are, for the transcode cache's encoded audio runs: its bytes
+    /// (which fix its origin, the first video frame, too).
+    func audioIdentity(_ url: String) -> String? { mediaHash(url).map { "ad \($0)" } }
 
     /// Plays the ad at `url` onto `surface`/`output` through `run` (the frame loop's ad path): a
     /// hit as its cached packets, a miss decoded and encoded as a run of its own, then stored when
@@ -43,10 +52,12 @@ final class AdTranscoding {
             let reader = try SourceReader(url: url, wantAudio: true, wantVideo: false, policy: .adMedia)
             let audio = try AudioTrack(reader: reader, output: format)
             audio.origin = origin
+            audio.runIdentity = audioIdentity(url)
             let levelled = try loudness(audio, reader.audio != nil)
             return (try run(CachedAd(entry, audio: audio, output: output, threads: threads)), levelled, .hit)
         }
         let ad = try MediaSource(url: url, output: format, threads: threads, policy: .adMedia)
+        ad.audio.runIdentity = audioIdentity(url)
         let levelled = try loudness(ad.audio, ad.hasAudio)
         try output.endRun()
         let base = surface.presentedFrames

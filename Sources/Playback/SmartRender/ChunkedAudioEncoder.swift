@@ -58,10 +58,20 @@ final class ChunkedAudioEncoder: @unchecked Sendable {
         var nextPacket = -1           // the first packet not yet given to a job or a copied run
         var nextIndex = 0             // the next result's number (results are taken in this order)
         var count = 0                 // frames sent
-        var reserved: [Range<Int>] = []   // copied runs not yet complete, in order
-        var copied: [Packet] = []     // packets of reserved[0] sent and not yet placed
+        var reserved: [Reservation] = []   // copied runs not yet complete, in order
         var copiedCount = 0           // packets placed from copied runs
+        var afterCopy = false         // the next job starts where a copied run ended
     }
+    /// A copied run: output packets `range`, those sent and not yet placed (`packets`, from
+    /// `range.lowerBound + placed` on).
+    private struct Reservation {
+        var range: Range<Int>
+        var packets: [Packet] = []
+        var placed = 0
+        var sent: Int { placed + packets.count }
+    }
+    /// The shortest lead-in of a seam job.
+    static let seamLeadIn = 32
     private let producer: LoopBound<Producer>
     private var pending: [Frame] { get { producer.value.pending } _modify { yield &producer.value.pending } }
     private var pendingFirst: Int { get { producer.value.pendingFirst } _modify { yield &producer.value.pendingFirst } }
@@ -129,37 +139,41 @@ final class ChunkedAudioEncoder: @unchecked Sendable {
     /// encoded). Runs are reserved in order and never overlap.
     func reserveCopy(_ packets: Range<Int>) -> Bool {
         guard !packets.isEmpty, packets.lowerBound >= max(0, nextPacket),
-              packets.lowerBound >= producer.value.reserved.last?.upperBound ?? 0 else { return false }
-        producer.value.reserved.append(packets)
+              packets.lowerBound >= producer.value.reserved.last?.range.upperBound ?? 0 else { return false }
+        producer.value.reserved.append(Reservation(range: packets))
         return true
     }
 
-    /// Adds the next packets of the reserved runs, in order (their timestamps are set here).
-    func sendCopied(_ packets: [Packet]) throws {
-        producer.value.copied += packets
+    /// Whether a reserved run ends after packet `u` (a run reserved from there on already).
+    func hasReservation(endingAfter u: Int) -> Bool { (producer.value.reserved.last?.range.upperBound ?? Int.min) > u }
+
+    /// Adds the next packets of the reserved run that begins at packet `run`, in order (their
+    /// timestamps are set here); no more than it reserved.
+    func sendCopied(_ packets: [Packet], run: Int) throws {
+        guard let k = producer.value.reserved.firstIndex(where: { $0.range.lowerBound == run }),
+              producer.value.reserved[k].sent + packets.count <= producer.value.reserved[k].range.count else {
+            throw MediaError.unsupported("copied audio packets outside a reserved run")
+        }
+        producer.value.reserved[k].packets += packets
         try advance(last: false)
     }
 
-    /// Ends the current reserved run after the packets sent for it so far (the rest is encoded).
-    func endCopy() throws {
-        guard let r = producer.value.reserved.first else { return }
-        let sent = max(nextPacket, r.lowerBound) + producer.value.copied.count
-        producer.value.reserved[0] = r.lowerBound..<min(r.upperBound, max(r.lowerBound, sent))
-        if producer.value.reserved[0].isEmpty { producer.value.reserved.removeFirst() }
+    /// Ends the reserved run that begins at packet `run` after the packets sent for it so far (the
+    /// rest is encoded). Later runs stay reserved.
+    func endCopy(run: Int) throws {
+        guard let k = producer.value.reserved.firstIndex(where: { $0.range.lowerBound == run }) else { return }
+        let r = producer.value.reserved[k]
+        producer.value.reserved[k].range = run..<(run + r.sent)
+        if r.sent == 0 { producer.value.reserved.remove(at: k) }
         try advance(last: false)
     }
 
     /// Encodes what is left and waits for every chunk; returns the packets not yet taken.
     func finish() throws -> [Packet] {
-        // a run whose packets did not all come is cut where they stop; one not begun is encoded
-        if let r = producer.value.reserved.first, nextPacket >= r.lowerBound {
-            let upper = min(r.upperBound, nextPacket + producer.value.copied.count)
-            producer.value.reserved = [r.lowerBound..<upper]
-            producer.value.copied = Array(producer.value.copied.prefix(upper - nextPacket))
-        } else {
-            producer.value.reserved = []
-            producer.value.copied = []
-        }
+        // a run whose packets did not all come is cut where they stop; one the audio never
+        // reached (there is no frame after it to encode around it) is dropped
+        for r in producer.value.reserved { try endCopy(run: r.range.lowerBound) }
+        producer.value.reserved.removeAll { $0.range.lowerBound >= count && nextPacket < $0.range.lowerBound }
         try advance(last: true)
         shared.holding { held in
             held.wait { ($0.jobs.isEmpty && $0.inFlight == 0) || $0.error != nil }
@@ -174,11 +188,12 @@ final class ChunkedAudioEncoder: @unchecked Sendable {
     /// begins, each once `lookahead` frames after it are here; `last`: the rest, to the end.
     private func advance(last: Bool) throws {
         while true {
-            if let r = producer.value.reserved.first, nextPacket >= r.lowerBound {
-                let n = min(producer.value.copied.count, r.upperBound - nextPacket)
+            if let r = producer.value.reserved.first, nextPacket >= r.range.lowerBound {
+                let n = min(r.packets.count, r.range.upperBound - nextPacket)
                 if n > 0 {
-                    let batch = Array(producer.value.copied.prefix(n))
-                    producer.value.copied.removeFirst(n)
+                    let batch = Array(r.packets.prefix(n))
+                    producer.value.reserved[0].packets.removeFirst(n)
+                    producer.value.reserved[0].placed += n
                     for (k, p) in batch.enumerated() {
                         let pts = Int64(nextPacket + k) * frameSize
                         p.setTimestamps(pts: pts, dts: pts)
@@ -190,22 +205,28 @@ final class ChunkedAudioEncoder: @unchecked Sendable {
                     shared.withLock { $0.results[index] = batch }
                     nextPacket += n
                 }
-                if nextPacket == r.upperBound { producer.value.reserved.removeFirst(); continue }
+                if nextPacket == r.range.upperBound {
+                    producer.value.reserved.removeFirst()
+                    producer.value.afterCopy = true
+                    continue
+                }
                 break
             }
             let boundary = (max(nextPacket, 0) / chunkFrames + 1) * chunkFrames
-            let end = min(boundary, producer.value.reserved.first?.lowerBound ?? Int.max)
-            if count >= end + lookahead {
-                try submit(packets: nextPacket..<end, frames: end + lookahead, last: false)
+            let end = min(boundary, producer.value.reserved.first?.range.lowerBound ?? Int.max)
+            let beforeCopy = end == producer.value.reserved.first?.range.lowerBound
+            if count >= end + lookahead || (last && beforeCopy && count > end) {
+                try submit(packets: nextPacket..<end, frames: min(count, end + lookahead), last: false,
+                           seam: beforeCopy || producer.value.afterCopy)
                 continue
             }
             if last, producer.value.reserved.isEmpty, count > max(0, nextPacket) {
-                try submit(packets: nextPacket..<Int.max, frames: count, last: true)
+                try submit(packets: nextPacket..<Int.max, frames: count, last: true, seam: producer.value.afterCopy)
             }
             break
         }
         // keep only what the next job reads: from `leadIn` frames before its first packet
-        let keepFrom = max(0, nextPacket - leadIn)
+        let keepFrom = max(0, nextPacket - leadIn)   // (a seam job reads less)
         if keepFrom > pendingFirst {
             pending.removeFirst(min(pending.count, keepFrom - pendingFirst))
             pendingFirst = keepFrom
@@ -236,8 +257,15 @@ final class ChunkedAudioEncoder: @unchecked Sendable {
 
     /// Submits a job keeping packets `packets` (upper bound open when `last`), fed the frames from
     /// `leadIn` before its first packet up to frame `frames` (exclusive).
-    private func submit(packets: Range<Int>, frames end: Int, last: Bool) throws {
-        let first = max(0, packets.lowerBound - leadIn)
+    /// A `seam` job, between copied runs or next to one, is short: it gets a lead-in of four
+    /// frames per packet it keeps, at least `seamLeadIn` and at most `leadIn` (encoding 192 frames
+    /// to keep a few would cost more than the copying saves; the rate control has less time to
+    /// settle, measured at the seams: `SmartAudioCopyTests`).
+    private func submit(packets: Range<Int>, frames end: Int, last: Bool, seam: Bool = false) throws {
+        let kept = min(end, packets.upperBound) - max(0, packets.lowerBound)
+        let lead = seam ? min(leadIn, max(Self.seamLeadIn, 4 * kept)) : leadIn
+        producer.value.afterCopy = false
+        let first = max(0, packets.lowerBound - lead)
         let frames = try pending[(first - pendingFirst)..<(end - pendingFirst)].map { try $0.clone() }
         let job = Job(index: producer.value.nextIndex, frames: frames,
                       lower: packets.lowerBound < 0 ? nil : Int64(packets.lowerBound) * frameSize,

@@ -27,7 +27,7 @@ final class ContentAudioCopy {
     private var grid: Int64?                // the first packet's pts
     private var broken = false              // a gap, an odd packet or a read error: no more copying
     /// The run in progress: output packets `next ..< end` still to hand over, source pts = u·F − shift.
-    private var run: (next: Int64, end: Int64, shift: Int64)?
+    private var run: (start: Int64, next: Int64, end: Int64, shift: Int64)?
     /// Packets handed over in all.
     private(set) var copied = 0
 
@@ -64,8 +64,9 @@ final class ContentAudioCopy {
             lo += 1
         }
         guard lo < planned.upperBound, let p = try peek(), AACConfig.isLongOnly(p.bytes),
-              surface.reserveCopiedAudio(start: lo * frameSize, count: Int(planned.upperBound - lo), config: config) else { return }
-        run = (lo, planned.upperBound, shift)
+              try surface.reserveCopiedAudio(start: lo * frameSize, count: Int(planned.upperBound - lo), config: config,
+                                             track: track, offset: offset) else { return }
+        run = (lo * frameSize, lo, planned.upperBound, shift)
     }
 
     /// Hands over the run's packets whose samples the surface has presented, keeping back the last
@@ -89,7 +90,7 @@ final class ContentAudioCopy {
             last -= 1
         }
         try handOver(upTo: last + 1, on: surface)
-        try surface.endCopiedAudio()
+        try surface.endCopiedAudio(run: r.start)
         run = nil
     }
 
@@ -108,8 +109,8 @@ final class ContentAudioCopy {
         }
         run = r
         copied += batch.count
-        if !batch.isEmpty { try surface.presentCopiedAudio(batch) }
-        if broken { try surface.endCopiedAudio(); run = nil }
+        if !batch.isEmpty { try surface.presentCopiedAudio(batch, run: r.start) }
+        if broken { try surface.endCopiedAudio(run: r.start); run = nil }
     }
 
     /// The queued or next packet whose pts is `pts`, skipping those before it (nil when none).

@@ -1,3 +1,4 @@
+import Foundation
 import Media
 import Timing
 
@@ -43,8 +44,18 @@ final class SmartContent: Feed {
         let first = MediaTime(value: scan.originTicks * tb.numerator, timescale: tb.denominator)
         let origin = timeline.origin(firstFrame: first)
         audio.origin = origin
+        audio.runIdentity = Self.identity(url: url, origin: origin)
         videoStart = first - origin
         gapStart = videoStart > .zero ? .zero : nil
+    }
+
+    /// What the content's audio samples are, for the transcode cache's encoded audio runs: the
+    /// local file (path, size, modification time) and the timeline origin; nil for a remote one.
+    static func identity(url: String, origin: MediaTime) -> String? {
+        guard !url.contains("://"), let a = try? FileManager.default.attributesOfItem(atPath: url),
+              let size = a[.size] as? NSNumber, let date = a[.modificationDate] as? Date else { return nil }
+        let path = URL(fileURLWithPath: url).standardizedFileURL.path
+        return "content \(path) size=\(size) mtime=\(date.timeIntervalSince1970) origin=\(origin.value)/\(origin.timescale)"
     }
 
     /// AAC packets copied from the content into the output.

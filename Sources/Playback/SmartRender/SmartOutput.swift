@@ -57,8 +57,16 @@ final class SmartOutput: StitchOutput, PacketOutput {
     private var framer: AudioFramer
     /// The audio track's AudioSpecificConfig (the AAC encoder's).
     let audioConfig: [UInt8]
-    /// Audio packets copied from the content instead of encoded.
+    /// Audio packets copied (from the content, or from the transcode cache) instead of encoded.
     var copiedAudioPackets: Int { audioEncoder.copiedPackets }
+    /// What decides how audio is encoded here: encoder, rate, channels, bit rate, AudioSpecificConfig.
+    let audioProfile: String
+    /// The runs of the audio, recorded for and reused from the transcode cache (nil: no cache).
+    private var runReuse: AudioRunReuse?
+    /// Samples written so far.
+    private var samplesIn: Int64 = 0
+    /// Audio packets taken from the transcode cache instead of encoded.
+    var reusedAudioPackets: Int { runReuse?.reused ?? 0 }
     private var chapters: [(title: String, start: MediaTime, end: MediaTime)] = []
     private let supportsChapters: Bool
     private var videoEncodeSeconds: Double = 0
@@ -129,6 +137,8 @@ final class SmartOutput: StitchOutput, PacketOutput {
                                 bitRate: settings.audioBitRate, globalHeader: true)
         audioStream = try muxer.addStream(for: audio)
         audioConfig = audio.extradata
+        audioProfile = "ffmpeg-aac rate=\(format.sampleRate) channels=\(format.channels) bitrate=\(settings.audioBitRate) asc="
+            + audio.extradata.map { String(format: "%02x", $0) }.joined()
         supportsChapters = container == .mp4
         try muxer.writeHeader(options: container == .mp4 ? ["movflags": "+faststart"] : [:])
         packet = try Packet()
@@ -233,6 +243,26 @@ final class SmartOutput: StitchOutput, PacketOutput {
 
     func writeAudio(_ channels: [[Float]], count: Int) throws {
         try framer.append(channels, count: count) { try encodeAudio($0) }
+        samplesIn += Int64(count)
+        if let runReuse {
+            try runReuse.pump(presented: samplesIn)
+            try writeAudioPackets(try audioEncoder.takePackets())
+        }
+    }
+
+    /// Keeps the AAC packets encoded from now on in the transcode cache (`AudioRunCache`, in its
+    /// folder `cache`), and copies from it the packets of runs encoded before.
+    func keepAudioRuns(in cache: AdTranscodeCache) {
+        guard runReuse == nil, samplesIn == 0 else { return }
+        runReuse = AudioRunReuse(cache: AudioRunCache(store: cache), encoder: audioEncoder, profile: audioProfile,
+                                 frameSize: framer.frameSize)
+    }
+
+    /// The audio from stream sample `start` on is `identity`'s samples (nil: samples not to be
+    /// cached) at stream sample = source sample + `shift`.
+    func audioSource(identity: String?, shift: Int64, from start: Int64) throws {
+        try runReuse?.begin(identity: identity, shift: shift, at: start)
+        try writeAudioPackets(try audioEncoder.takePackets())
     }
 
     /// Reserves the audio packets from stream sample `start` on (`count` of them, `start` on the
@@ -245,14 +275,15 @@ final class SmartOutput: StitchOutput, PacketOutput {
         return audioEncoder.reserveCopy(u..<(u + count))
     }
 
-    /// The next copied audio packets of the reserved run, in order.
-    func writeCopiedAudio(_ packets: [Packet]) throws {
-        try audioEncoder.sendCopied(packets)
+    /// The next copied audio packets of the run reserved from stream sample `start`, in order.
+    func writeCopiedAudio(_ packets: [Packet], run start: Int64) throws {
+        try audioEncoder.sendCopied(packets, run: Int(start / Int64(framer.frameSize)))
         try writeAudioPackets(try audioEncoder.takePackets())
     }
 
-    /// Ends the reserved run after the packets written so far (the rest is encoded).
-    func endCopiedAudio() throws { try audioEncoder.endCopy() }
+    /// Ends the run reserved from stream sample `start` after the packets written so far (the rest
+    /// is encoded).
+    func endCopiedAudio(run start: Int64) throws { try audioEncoder.endCopy(run: Int(start / Int64(framer.frameSize))) }
 
     private func encodeAudio(_ frame: Frame) throws {
         try audioEncoder.send(frame)
@@ -261,6 +292,7 @@ final class SmartOutput: StitchOutput, PacketOutput {
 
     private func writeAudioPackets(_ packets: [Packet]) throws {
         guard !packets.isEmpty else { return }
+        runReuse?.record(packets)
         let m0 = monotonicSeconds()
         for p in packets { try muxer.write(p, stream: audioStream) }
         muxSeconds += monotonicSeconds() - m0
@@ -270,8 +302,10 @@ final class SmartOutput: StitchOutput, PacketOutput {
         finished = true
         do {
             try closeEncoder()
+            try runReuse?.close(at: samplesIn)
             try framer.flush { try audioEncoder.send($0) }
             try writeAudioPackets(try audioEncoder.finish())
+            try runReuse?.finish(end: samplesIn)
         } catch {
             audioEncoder.cancel()
             throw error

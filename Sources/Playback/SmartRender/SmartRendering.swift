@@ -24,6 +24,9 @@ package struct SmartRenderingSummary: Sendable, Equatable, Codable {
     /// AAC packets of the content's own audio copied instead of encoded (`ContentAudioCopy`);
     /// nil (left out of the report) when none was.
     package var copiedAudioPackets: Int? = nil
+    /// AAC packets taken from the transcode cache's encoded audio runs instead of encoded
+    /// (`AudioRunCache`); nil (left out of the report) when none was.
+    package var cachedAudioPackets: Int? = nil
 }
 
 enum SmartRender {

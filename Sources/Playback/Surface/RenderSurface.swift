@@ -26,6 +26,8 @@ public final class RenderSurface: Sendable {
         var liveDrops: Int64 = 0
         var finished = false
         var scratch: [[Float]]
+        /// The track and offset the audio was last read from.
+        var audioSource: (track: ObjectIdentifier, offset: Int64, identity: String?)?
     }
     private let state: Locked<State>
     /// The layers drawn over the video and mixed into the audio.
@@ -101,6 +103,7 @@ public final class RenderSurface: Sendable {
             let target = format.sampleIndex(at: format.time(ofFrame: s.framesOut))
             let count = Int(target - s.samplesOut)
             guard count > 0 else { return }
+            try announce(track, offset: offset, in: &s)
             for c in 0..<s.scratch.count { s.scratch[c].removeAll(keepingCapacity: true) }
             try track.read(from: s.samplesOut + offset, count: count, into: &s.scratch)
             try layers.mix(&s.scratch, count: count, firstSample: s.samplesOut)
@@ -130,19 +133,22 @@ public final class RenderSurface: Sendable {
 
     /// Reserves, in every output that takes packets, the `count` audio packets from stream sample
     /// `start` on for packets copied from a source whose AudioSpecificConfig is `config` (smart
-    /// rendering: the content's own AAC, `ContentAudioCopy`); false, and nothing reserved, when a
-    /// layer mixes sound or an output cannot take them: the audio is then encoded as always. The
-    /// samples still reach every output through `presentAudio`.
-    func reserveCopiedAudio(start: Int64, count: Int, config: [UInt8]) -> Bool {
+    /// rendering: the content's own AAC, `ContentAudioCopy`), the source being `track` read at
+    /// stream sample + `offset` from the next sample presented on; false, and nothing reserved,
+    /// when a layer mixes sound or an output cannot take them: the audio is then encoded as
+    /// always. The samples still reach every output through `presentAudio`.
+    func reserveCopiedAudio(start: Int64, count: Int, config: [UInt8], track: AudioTrack, offset: Int64) throws -> Bool {
         guard !layers.mixesAudio else { return false }
-        return state.withLock { s in
+        return try state.withLock { s throws in
             guard !s.finished else { return false }
+            // a run of the source's own packets is not kept again as encoded audio
+            try announce(track, offset: offset, in: &s, reusable: false)
             let outputs = s.outputs.compactMap { $0 as? PacketOutput }
             guard !outputs.isEmpty else { return false }
             var taken: [PacketOutput] = []
             for o in outputs {
                 guard o.reserveCopiedAudio(start: start, count: count, config: config) else {
-                    for t in taken { try? t.endCopiedAudio() }
+                    for t in taken { try t.endCopiedAudio(run: start) }
                     return false
                 }
                 taken.append(o)
@@ -151,23 +157,37 @@ public final class RenderSurface: Sendable {
         }
     }
 
-    /// Hands the next packets of the reserved audio run to the outputs that take packets; ends the
-    /// run instead when a layer that mixes sound has been added since.
-    func presentCopiedAudio(_ packets: [Packet]) throws {
-        if layers.mixesAudio { try endCopiedAudio(); return }
+    /// Hands the next packets of the audio run reserved from stream sample `start` to the outputs
+    /// that take packets; ends the run instead when a layer that mixes sound has been added since.
+    func presentCopiedAudio(_ packets: [Packet], run start: Int64) throws {
+        if layers.mixesAudio { try endCopiedAudio(run: start); return }
         try state.withLock { s throws in
             guard !s.finished else { return }
             let outputs = s.outputs.compactMap { $0 as? PacketOutput }
             for (k, o) in outputs.enumerated() {
-                try o.writeCopiedAudio(k == outputs.count - 1 ? packets : try packets.map { try Packet(bytes: $0.bytes) })
+                try o.writeCopiedAudio(k == outputs.count - 1 ? packets : try packets.map { try Packet(bytes: $0.bytes) }, run: start)
             }
         }
     }
 
-    /// Ends the reserved audio run after the packets handed over so far (the rest is encoded).
-    func endCopiedAudio() throws {
+    /// Ends the audio run reserved from stream sample `start` after the packets handed over so
+    /// far (the rest is encoded).
+    func endCopiedAudio(run start: Int64) throws {
         try state.withLock { s throws in
-            for case let o as PacketOutput in s.outputs { try o.endCopiedAudio() }
+            for case let o as PacketOutput in s.outputs { try o.endCopiedAudio(run: start) }
+        }
+    }
+
+    /// Tells the outputs that take packets whose audio they get from the next sample on, when the
+    /// track or its offset changed (a new run of audio: outputs that keep encoded audio per source
+    /// learn whose it is).
+    /// `reusable` false: the run is announced as not to be kept or reused (its packets are copied).
+    private func announce(_ track: AudioTrack, offset: Int64, in s: inout State, reusable: Bool = true) throws {
+        let identity = layers.mixesAudio ? nil : track.reusableIdentity
+        guard s.audioSource.map({ $0.track != ObjectIdentifier(track) || $0.offset != offset || $0.identity != identity }) ?? true else { return }
+        s.audioSource = (ObjectIdentifier(track), offset, identity)
+        for case let o as PacketOutput in s.outputs {
+            try o.audioSource(identity: reusable ? identity : nil, shift: -offset, from: s.samplesOut)
         }
     }
 

@@ -27,8 +27,11 @@ protocol PacketOutput: SurfaceOutput {
     /// Reserves `count` audio packets from stream sample `start` on for packets copied from a
     /// source with AudioSpecificConfig `config` (`writeCopiedAudio`); false when it cannot take them.
     func reserveCopiedAudio(start: Int64, count: Int, config: [UInt8]) -> Bool
-    /// The next packets of the reserved run, in order.
-    func writeCopiedAudio(_ packets: [Packet]) throws
-    /// Ends the reserved run after the packets written so far.
-    func endCopiedAudio() throws
+    /// The next packets of the run reserved from stream sample `start`, in order.
+    func writeCopiedAudio(_ packets: [Packet], run start: Int64) throws
+    /// Ends the run reserved from stream sample `start` after the packets written so far.
+    func endCopiedAudio(run start: Int64) throws
+    /// The audio from stream sample `start` on is `identity`'s samples (nil: not to be reused) at
+    /// stream sample = source sample + `shift` (told when the source or its shift changes).
+    func audioSource(identity: String?, shift: Int64, from start: Int64) throws
 }
