@@ -65,7 +65,9 @@ let stitchHelp = """
                                 auto (default) falls back to a full re-encode and says why
                                 in the report; on fails instead
       --transcode-cache DIR|off where smart rendering keeps ads encoded to the output's profile,
-                                so the next stitch with the same ad copies it (default:
+                                and the AAC audio of content and ads, so the next stitch with
+                                the same ad copies it and encodes audio only around joins
+                                where it places the same audio in the same phase (default:
                                 ~/.cache/interlude/transcoded, or transcoded/ in --cache-dir;
                                 at most 2 GB, least recently used first out)
       --loudness MODE           ad loudness: off (default), auto (each ad gained to the
