@@ -5,11 +5,13 @@ import Media
 /// cache (`AudioRunCache`), and for a run whose source and phase were encoded before, reserves the
 /// packets the cache holds and hands them to the encoder in place of encoding them.
 ///
-/// The same rules as copying the content's own packets (`ContentAudioCopy`): only packets whose
-/// whole window lies inside the run, `margin` packets from each join, with a long window at each
-/// end of a copied stretch. A cached packet is handed over only once the samples of its window and
-/// `margin + edgeSearch` packets after it have been presented, so a run that stops early (an ad
-/// skipped) never gets a packet past its end.
+/// Only packets whose whole window lies inside the run, `margin` packets from each join (its
+/// interior), are kept and copied. A run encoded here has its interior's AAC jobs begin and end
+/// exactly where a stitch copying it begins and ends copying (`ChunkedAudioEncoder.seamEnd`,
+/// `seamStart`), so the jobs around each join are the same in both and a warm stitch of the same
+/// schedule gives the cold one's bytes. A cached packet is handed over only once the samples of
+/// its window and `margin + edgeSearch` packets after it have been presented, so a run that stops
+/// early (an ad skipped) never gets a packet past its end.
 final class AudioRunReuse {
     private let cache: AudioRunCache
     private let encoder: ChunkedAudioEncoder
@@ -49,19 +51,18 @@ final class AudioRunReuse {
             return
         }
         runs.append(Run(key: key, shift: shift, start: start))
+        // the run's interior, whose packets are kept: from `margin` packets after the join on
+        let lo = firstWhole + margin
         let packets = cache.load(key)
-        guard !packets.isEmpty else { return }
-        var lo = firstWhole + margin
-        let has = { (u: Int64) in packets[u * self.frameSize - shift] }
-        for _ in 0..<edgeSearch {
-            if let p = has(lo), AACConfig.isLongOnly(p) { break }
-            lo += 1
-        }
-        guard let first = has(lo), AACConfig.isLongOnly(first) else { return }
+        let has = { (u: Int64) in packets[u * self.frameSize - shift] != nil }
         var hi = lo
-        while has(hi) != nil { hi += 1 }
-        guard hi - lo > 2 * edgeSearch, encoder.reserveCopy(Int(lo)..<Int(hi)) else { return }
-        reuse = (packets, lo, lo, hi)
+        while has(hi) { hi += 1 }
+        if hi - lo > 2 * edgeSearch, encoder.reserveCopy(Int(lo)..<Int(hi)) {
+            reuse = (packets, lo, lo, hi)
+        } else {
+            // encoded here: its interior's jobs begin where a stitch copying it would begin copying
+            encoder.seamEnd(at: Int(lo))
+        }
     }
 
     /// Hands over the cached packets whose windows, and `margin + edgeSearch` packets after them,
@@ -71,18 +72,18 @@ final class AudioRunReuse {
     }
 
     /// Ends the current run at stream sample `end`: hands over the cached packets whose windows end
-    /// `margin` packets before it, up to the last with a long window, and ends the reservation.
+    /// `margin` packets before it and ends the reservation there; or, for a run encoded here, ends
+    /// its interior's jobs there, where a stitch copying it would stop copying.
     func close(at end: Int64) throws {
         guard !runs.isEmpty, runs[runs.count - 1].end == nil else { return }
         runs[runs.count - 1].end = end
-        guard let r = reuse else { return }
-        let shift = runs[runs.count - 1].shift
-        let upper = min(r.limit, AudioCopyPlan.floorDiv(end, frameSize) - 2 - margin + 1)   // (u + 2 + margin)·F ≤ end
-        let lowest = max(r.next, upper - edgeSearch)
-        var last = upper - 1
-        while last >= lowest, !(r.packets[last * frameSize - shift].map(AACConfig.isLongOnly) ?? false) { last -= 1 }
-        if last < lowest { last = r.next - 1 }
-        try handOver(upTo: last + 1)
+        let run = runs[runs.count - 1]
+        let upper = AudioCopyPlan.floorDiv(end, frameSize) - 2 - margin + 1   // (u + 2 + margin)·F ≤ end
+        guard let r = reuse else {
+            if run.key != nil { encoder.seamStart(at: Int(max(upper, AudioCopyPlan.ceilDiv(run.start, frameSize) + margin))) }
+            return
+        }
+        try handOver(upTo: min(r.limit, upper))
         try encoder.endCopy(run: Int(r.lo))
         reuse = nil
     }

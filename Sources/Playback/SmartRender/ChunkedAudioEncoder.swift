@@ -60,7 +60,9 @@ final class ChunkedAudioEncoder: @unchecked Sendable {
         var count = 0                 // frames sent
         var reserved: [Reservation] = []   // copied runs not yet complete, in order
         var copiedCount = 0           // packets placed from copied runs
-        var afterCopy = false         // the next job starts where a copied run ended
+        var afterCopy = false         // the next job starts where a copied run (or a run's interior) ended
+        var seamEnds: [Int] = []      // packets a seam job ends at (a run's interior begins)
+        var seamStarts: [Int] = []    // packets a seam job starts at (a run's interior ends)
     }
     /// A copied run: output packets `range`, those sent and not yet placed (`packets`, from
     /// `range.lowerBound + placed` on).
@@ -144,6 +146,20 @@ final class ChunkedAudioEncoder: @unchecked Sendable {
         return true
     }
 
+    /// Ends a job at packet `u`, as a seam job (where the interior of a run kept in the transcode
+    /// cache begins: the boundary a later stitch copying that interior has, so both encode the
+    /// same jobs around it and give the same bytes). Ignored when a job covers `u` already.
+    func seamEnd(at u: Int) {
+        guard u > nextPacket else { return }
+        producer.value.seamEnds.append(u)
+    }
+
+    /// Starts a seam job at packet `u` (where the interior of a run kept in the cache ends).
+    func seamStart(at u: Int) {
+        guard u >= nextPacket else { return }
+        producer.value.seamStarts.append(u)
+    }
+
     /// Whether a reserved run ends after packet `u` (a run reserved from there on already).
     func hasReservation(endingAfter u: Int) -> Bool { (producer.value.reserved.last?.range.upperBound ?? Int.min) > u }
 
@@ -213,11 +229,15 @@ final class ChunkedAudioEncoder: @unchecked Sendable {
                 break
             }
             let boundary = (max(nextPacket, 0) / chunkFrames + 1) * chunkFrames
-            let end = min(boundary, producer.value.reserved.first?.range.lowerBound ?? Int.max)
-            let beforeCopy = end == producer.value.reserved.first?.range.lowerBound
-            if count >= end + lookahead || (last && beforeCopy && count > end) {
+            let split = (producer.value.seamEnds + producer.value.seamStarts).filter { $0 > nextPacket }.min()
+            let end = min(boundary, producer.value.reserved.first?.range.lowerBound ?? Int.max, split ?? Int.max)
+            let beforeCopy = end == producer.value.reserved.first?.range.lowerBound || producer.value.seamEnds.contains(end)
+            if count >= end + lookahead || (last && end != boundary && count > end) {
                 try submit(packets: nextPacket..<end, frames: min(count, end + lookahead), last: false,
                            seam: beforeCopy || producer.value.afterCopy)
+                producer.value.afterCopy = producer.value.seamStarts.contains(end)
+                producer.value.seamEnds.removeAll { $0 <= end }
+                producer.value.seamStarts.removeAll { $0 < end }
                 continue
             }
             if last, producer.value.reserved.isEmpty, count > max(0, nextPacket) {
