@@ -154,8 +154,8 @@ import TestSupport
     /// transcode cache: the second stitch takes the AAC packets encoded inside every run of the
     /// first (content and ads) from the cache, the same bytes, and encodes only around the joins;
     /// its decoded audio within the stated tolerance. Encoding everything (c8e112e, this schedule):
-    /// worst block near a join 24.5 dB, elsewhere 27.3 dB, overall 35.3 dB; the cold stitch 25.5,
-    /// 32.1 and 41.5 dB; the warm one 20.8, 32.1 and 33.1 dB. The packets around a join are
+    /// worst block near a join 24.5 dB, elsewhere 27.3 dB, overall 35.3 dB; the cold and the warm
+    /// stitch (the same bytes) 20.8, 32.1 and 33.1 dB. The packets around a join are
     /// encoded by a fresh encoder (32 frames of lead-in, `ChunkedAudioEncoder.seamLeadIn`), whose
     /// rate control gives a loud onset right at the join fewer bits than one long encode does
     /// (the ad's 1 kHz beep starting at the join: 21 dB where one encoder gets 33 dB; 192 frames of
