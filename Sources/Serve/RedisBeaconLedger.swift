@@ -23,7 +23,7 @@ public struct RedisBeaconLedger: BeaconLedger {
     /// Of `keys`, those whose `SET NX` this call won.
     public func claim(_ keys: [String], session: String) -> [String] {
         guard !keys.isEmpty else { return [] }
-        let ms = String(max(1, Int((ttl * 1000).rounded())))
+        let ms = RedisTTL.px(ttl)
         guard let replies = try? client.pipeline(keys.map { ["SET", Self.key(session: session, $0), "1", "NX", "PX", ms] }),
               replies.count == keys.count else { return [] }
         return zip(keys, replies).filter { $0.1 == .status("OK") }.map(\.0)

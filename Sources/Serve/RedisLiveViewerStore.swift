@@ -23,10 +23,8 @@ public struct RedisLiveViewerStore: LiveViewerStore {
     /// `interlude:live:ID`.
     public static func key(_ id: String) -> String { "interlude:live:\(id)" }
 
-    private static func milliseconds(_ s: Double) -> String { String(max(1, Int((s * 1000).rounded()))) }
-
     public func load(_ id: String) throws -> Data? {
-        switch try client.command("GETEX", Self.key(id), "PX", Self.milliseconds(ttl)) {
+        switch try client.command("GETEX", Self.key(id), "PX", RedisTTL.px(ttl)) {
         case .string(let data): return data
         case .null: return nil
         case .error(let e): throw RedisError.server(e)
@@ -36,13 +34,13 @@ public struct RedisLiveViewerStore: LiveViewerStore {
 
     public func save(_ id: String, _ record: Data) throws {
         let reply = try client.command(data: [Data("SET".utf8), Data(Self.key(id).utf8), record, Data("PX".utf8),
-                                              Data(Self.milliseconds(ttl).utf8)])
+                                              Data(RedisTTL.px(ttl).utf8)])
         if case .error(let e) = reply { throw RedisError.server(e) }
     }
 
     public func lock(_ id: String) async -> String? {
         let token = UUID().uuidString
-        let key = Self.key(id) + ":lock", life = Self.milliseconds(lockLife)
+        let key = Self.key(id) + ":lock", life = RedisTTL.px(lockLife)
         let deadline = Date().timeIntervalSince1970 + lockLife + 1
         while true {
             guard let reply = try? client.command("SET", key, token, "NX", "PX", life) else { return nil }
@@ -56,7 +54,7 @@ public struct RedisLiveViewerStore: LiveViewerStore {
 
     /// `interlude:live-rungs:CHANNEL`, kept a day past its last use.
     public func agreeRungs(channel: String, proposed: Data) -> Data? {
-        let key = "interlude:live-rungs:\(channel)", day = Self.milliseconds(86_400)
+        let key = "interlude:live-rungs:\(channel)", day = RedisTTL.px(86_400)
         guard let replies = try? client.pipeline([["SET", key, String(decoding: proposed, as: UTF8.self), "NX", "PX", day],
                                                   ["GETEX", key, "PX", day]]),
               replies.count == 2, case .string(let data) = replies[1] else { return nil }
@@ -65,7 +63,7 @@ public struct RedisLiveViewerStore: LiveViewerStore {
 
     public func replaceRungs(channel: String, _ rungs: Data) {
         _ = try? client.command(data: [Data("SET".utf8), Data("interlude:live-rungs:\(channel)".utf8), rungs, Data("PX".utf8),
-                                       Data(Self.milliseconds(86_400).utf8)])
+                                       Data(RedisTTL.px(86_400).utf8)])
     }
 
     public func unlock(_ id: String, token: String) {

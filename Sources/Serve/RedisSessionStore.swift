@@ -34,7 +34,7 @@ public final class RedisSessionStore: SessionStore, Sendable {
     /// session's TTL restarted by the same requests.
     public static func planKey(_ id: String) -> String { "interlude:plan:\(id)" }
 
-    private var ttlMilliseconds: String { String(max(1, Int((ttl * 1000).rounded()))) }
+    private var ttlMilliseconds: String { RedisTTL.px(ttl) }
 
     /// Stores a new session in Redis (and this node's cache); throws when Redis does not take it.
     public func insert(_ session: ServeSession) throws {
