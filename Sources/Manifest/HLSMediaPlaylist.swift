@@ -43,6 +43,17 @@ extension HLS {
             self.trailingMarkers = trailingMarkers; self.endList = endList
         }
 
+        /// Each segment's Media Initialization Section: the `EXT-X-MAP` in force, which applies to
+        /// every segment after it up to the next one (RFC 8216 §4.3.2.5), where `Segment.map` is
+        /// only the tag written before that segment; nil for a segment without one (MPEG-TS).
+        public var mapsInForce: [Map?] {
+            var current: Map?
+            return segments.map { s in
+                if let m = s.map { current = m }
+                return current
+            }
+        }
+
         /// A VOD playlist of `segments`: `EXT-X-PLAYLIST-TYPE:VOD`, `EXT-X-ENDLIST`, and the target
         /// duration the least that holds every segment (at least `leastTarget`).
         public static func vod(_ segments: [Segment], trailingMarkers: [Marker] = [], independentSegments: Bool = true,

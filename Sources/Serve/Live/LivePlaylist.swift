@@ -82,15 +82,14 @@ public struct LivePlaylist: Sendable, Equatable {
         discontinuitySequence = p.discontinuitySequence
         ended = p.endList
         var segments: [Segment] = []
-        var map: String?   // an EXT-X-MAP applies to every segment after it (§4.3.2.5)
+        let maps = p.mapsInForce
         for (i, s) in p.segments.enumerated() {
-            if let m = s.map { map = m.uri }
             var problem: String?
             if s.duration <= .zero || s.duration > targetDuration + MediaTime(value: 1, timescale: 2) {
                 problem = "EXTINF \(s.duration.seconds) of \(s.uri.prefix(200)) is not a duration within the target \(p.targetDuration) s"
             }
             segments.append(Segment(uri: s.uri, duration: s.duration, sequence: p.mediaSequence + i, discontinuity: s.discontinuity,
-                                    map: map, markers: s.markers.compactMap(LiveMarker.init), problem: problem))
+                                    map: maps[i]?.uri, markers: s.markers.compactMap(LiveMarker.init), problem: problem))
         }
         self.segments = segments
     }

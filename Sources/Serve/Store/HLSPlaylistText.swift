@@ -65,12 +65,6 @@ enum HLSPlaylistText {
             }
             if opens { cues.append(i) }
         }
-        // an EXT-X-MAP applies to every segment after it, up to the next one (§4.3.2.5)
-        var map: String?
-        let maps = p.segments.map { s -> String? in
-            if let m = s.map { map = m.uri }
-            return map
-        }
-        return Media(segments: p.segments.map(\.uri), maps: maps, cueSegments: cues)
+        return Media(segments: p.segments.map(\.uri), maps: p.mapsInForce.map { $0?.uri }, cueSegments: cues)
     }
 }
