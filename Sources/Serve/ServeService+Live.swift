@@ -86,20 +86,18 @@ extension ServeService {
         return .now(.error(404, "not found"))
     }
 
-    /// Whether the fleet's store holds a live viewer `id` (one `GET` of Redis; false without a
-    /// fleet or live channels).
-    func isStoredLiveViewer(_ id: String) -> Bool {
-        guard let liveStore, live != nil, ServeSession.isWellFormedID(id) else { return false }
-        return (try? liveStore.load(id)) != nil
+    /// The record the fleet's store holds for live viewer `id` (one `GET` of Redis); nil when
+    /// there is none, or without a fleet or live channels.
+    func storedLiveRecord(_ id: String) -> Data? {
+        guard let liveStore, live != nil, ServeSession.isWellFormedID(id) else { return nil }
+        return try? liveStore.load(id)
     }
 
-    /// The live viewer `id` as the fleet's store holds it, made on this node (the same channel,
-    /// rungs, policies and everything it decided and published) and kept among this node's
-    /// viewers; nil when there is none, the record is not a viewer's, or its channel is not
-    /// followed here.
-    func adoptLiveViewer(_ id: String) async -> LiveViewer? {
-        guard let liveStore, let live, ServeSession.isWellFormedID(id), let data = try? liveStore.load(id),
-              let record = LiveViewerRecord.decode(data, id: id), let channel = live.channels[record.channel],
+    /// Live viewer `id` made on this node from its stored `record` (`storedLiveRecord`: the same
+    /// channel, rungs, policies and everything it decided and published) and kept among this
+    /// node's viewers; nil when the record is not a viewer's or its channel is not followed here.
+    func adoptLiveViewer(_ id: String, record data: Data) async -> LiveViewer? {
+        guard let live, let record = LiveViewerRecord.decode(data, id: id), let channel = live.channels[record.channel],
               let store = media as? any LiveMedia, let rungs = await live.rungs(of: record.channel),
               let reporting = ReportingMode(rawValue: record.reporting) else { return nil }
         let context = liveContext(channel, media: store, config: policy(for: record.channel).config, playerParams: record.playerParams,

@@ -16,7 +16,7 @@ extension ServeService {
         // an ad segment: its beacons claimed (each once) before it is sent
         return .later { [self] in
             var live = liveViewers.touch(b.session)
-            if live == nil, isStoredLiveViewer(b.session) { live = await adoptLiveViewer(b.session) }
+            if live == nil, let record = storedLiveRecord(b.session) { live = await adoptLiveViewer(b.session, record: record) }
             if let v = live {
                 await fireLiveBeacons(v, rendition: b.rendition, avail: b.breakIndex, ad: b.ad, segment: b.segment)
             } else {

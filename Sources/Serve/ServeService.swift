@@ -180,10 +180,10 @@ public final class ServeService: Sendable {
             guard get else { return wrongMethod() }
             let id = p[2]
             if let v = liveViewers.touch(id) { return liveRoute(v, p, r) }
-            if isStoredLiveViewer(id) {
+            if let record = storedLiveRecord(id) {
                 // a live session another node started (or this node dropped): taken over here
                 return .later { [self] in
-                    guard let v = await adoptLiveViewer(id) else { return .error(404, "no session '\(id)'") }
+                    guard let v = await adoptLiveViewer(id, record: record) else { return .error(404, "no session '\(id)'") }
                     return await liveRoute(v, p, r).response()
                 }
             }

@@ -71,11 +71,12 @@ extension LiveViewer {
         return out
     }
 
-    /// Writes the viewer's first record (a new session): false when the store does not take it.
+    /// Writes the viewer's first record (a new session): false when the store does not take it
+    /// (`shared` counts a version only once the store has taken the record).
     func share() async -> Bool {
-        guard let store = context.store else { return true }
+        guard context.store != nil else { return true }
         _ = await shared(saving: true) {}
-        return version > 0 && (try? store.load(id)) != nil
+        return version > 0
     }
 
     /// Whether the viewer's record expired in the store: the session is over on every node.
