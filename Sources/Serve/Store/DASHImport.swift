@@ -215,11 +215,9 @@ enum DASHImport {
     static func fetchAll(_ text: String, location: HLSLocation, folder: URL, timeout: Double, maxTotalBytes: Int64) async throws -> [HLSImport.FetchedVariant] {
         let (video, audioTrack, cueTimes) = try tracks(text)
         var total: Int64 = 0
-        func size(_ f: URL) -> Int64 { (try? FileManager.default.attributesOfItem(atPath: f.path)[.size] as? NSNumber)?.int64Value ?? 0 }
         func fetch(_ uri: String, to file: URL, maxBytes: Int64) async throws {
-            try await HLSImport.fetch(try location.resolve(uri), to: file, maxBytes: maxBytes, timeout: timeout)
-            total += size(file)
-            guard total <= maxTotalBytes else { throw StoreError.unsupported("DASH source: more than \(maxTotalBytes) bytes of segments") }
+            try await HLSImport.fetch(try location.resolve(uri), to: file, maxBytes: maxBytes, timeout: timeout, total: &total, cap: maxTotalBytes,
+                                      source: "DASH")
         }
         // the audio whole: its initialization segment and every fragment, one fMP4 file
         var audio: URL?

@@ -59,6 +59,15 @@ enum HLSImport {
     /// which MPEG-TS cannot carry.
     static let cmafClockShift = MediaTime(seconds: 10)
 
+    /// Fetches `location` into `file` (at most `maxBytes`) as one of an origin's files: its size
+    /// added to `total`, which may not pass `cap` (`source` names the origin's kind in the error).
+    static func fetch(_ location: HLSLocation, to file: URL, maxBytes: Int64, timeout: Double, total: inout Int64, cap: Int64,
+                      source: String = "HLS") async throws {
+        try await fetch(location, to: file, maxBytes: maxBytes, timeout: timeout)
+        total += (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? 0
+        guard total <= cap else { throw StoreError.unsupported("\(source) source: more than \(cap) bytes of segments") }
+    }
+
     /// Fetches `location` into `file` (at most `maxBytes`).
     static func fetch(_ location: HLSLocation, to file: URL, maxBytes: Int64, timeout: Double) async throws {
         switch location {
@@ -124,7 +133,6 @@ enum HLSImport {
             var inits: [String: URL] = [:]
             var counters: [Int: UInt8] = [:]
             defer { for f in inits.values { try? FileManager.default.removeItem(at: f) } }
-            func size(_ f: URL) -> Int64 { (try? FileManager.default.attributesOfItem(atPath: f.path)[.size] as? NSNumber)?.int64Value ?? 0 }
             for (i, uri) in media.segments.enumerated() {
                 let file = dir.appendingPathComponent(String(format: "seg%05d.ts", i))
                 if let map = media.maps[i] {
@@ -133,21 +141,16 @@ enum HLSImport {
                     if let known = inits[map] { initFile = known } else {
                         initFile = dir.appendingPathComponent(".init\(inits.count).mp4")
                         inits[map] = initFile
-                        try await fetch(try where_.resolve(map), to: initFile, maxBytes: maxInitBytes, timeout: timeout)
-                        total += size(initFile)
+                        try await fetch(try where_.resolve(map), to: initFile, maxBytes: maxInitBytes, timeout: timeout, total: &total, cap: maxTotalBytes)
                     }
                     let raw = dir.appendingPathComponent(String(format: ".seg%05d.m4s", i))
                     defer { try? FileManager.default.removeItem(at: raw) }
-                    try await fetch(try where_.resolve(uri), to: raw, maxBytes: maxSegmentBytes, timeout: timeout)
-                    total += size(raw)
-                    guard total <= maxTotalBytes else { throw StoreError.unsupported("HLS source: more than \(maxTotalBytes) bytes of segments") }
+                    try await fetch(try where_.resolve(uri), to: raw, maxBytes: maxSegmentBytes, timeout: timeout, total: &total, cap: maxTotalBytes)
                     try StoreRemux.segment(raw, initialization: initFile, to: file, shift: cmafClockShift, counters: &counters,
                                            what: "HLS source: CMAF segment \(uri.prefix(200))")
                     continue
                 }
-                try await fetch(try where_.resolve(uri), to: file, maxBytes: maxSegmentBytes, timeout: timeout)
-                total += size(file)
-                guard total <= maxTotalBytes else { throw StoreError.unsupported("HLS source: more than \(maxTotalBytes) bytes of segments") }
+                try await fetch(try where_.resolve(uri), to: file, maxBytes: maxSegmentBytes, timeout: timeout, total: &total, cap: maxTotalBytes)
                 let head = try FileHandle(forReadingFrom: file).read(upToCount: 1)
                 guard head?.first == 0x47 else { throw StoreError.unsupported("HLS source: segment \(uri) is not MPEG-TS") }
             }
