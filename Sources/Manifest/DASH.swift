@@ -6,6 +6,9 @@ import Timing
 /// `SegmentTemplate` with a `SegmentTimeline`, and event streams (SCTE-35 splices). Times are
 /// `MediaTime` (the MPD's `xs:duration` values) or integer ticks of a stated timescale.
 public enum DASH {
+    /// The MPD's media type (ISO/IEC 23009-1 Annex C).
+    public static let mimeType = "application/dash+xml"
+
     /// `MPD@type`.
     public enum PresentationType: String, Sendable, Hashable {
         /// On demand: every segment exists.
@@ -44,10 +47,23 @@ public enum DASH {
             for (a, b) in zip(periods, periods.dropFirst()) where b.start <= a.start {
                 return "Period \(b.id) starts at \(b.start.seconds) s, not after Period \(a.id) (\(a.start.seconds) s)"
             }
+            for (a, b) in zip(periods, periods.dropFirst()) {
+                if let d = a.duration, a.start + d != b.start {
+                    return "Period \(a.id) ends at \((a.start + d).seconds) s, not where Period \(b.id) starts (\(b.start.seconds) s)"
+                }
+            }
             for p in periods {
                 for set in p.adaptationSets {
-                    guard let template = set.segmentTemplate else { return "AdaptationSet \(set.id) of Period \(p.id) has no SegmentTemplate" }
-                    if let problem = template.timelineProblem() { return "AdaptationSet \(set.id) of Period \(p.id): \(problem)" }
+                    if let template = set.segmentTemplate {
+                        if let problem = SegmentTemplate.timelineProblem(template.timeline) { return "AdaptationSet \(set.id) of Period \(p.id): \(problem)" }
+                        continue
+                    }
+                    for r in set.representations {
+                        guard let list = r.segmentList else {
+                            return "Representation \(r.id) of Period \(p.id) has neither a SegmentTemplate nor a SegmentList"
+                        }
+                        if let problem = list.problem() { return "Representation \(r.id) of Period \(p.id): \(problem)" }
+                    }
                 }
             }
             return nil
@@ -67,16 +83,36 @@ public enum DASH {
         public var start: MediaTime
         /// `@duration`; nil: up to the next period (or the presentation's end).
         public var duration: MediaTime?
+        /// `AssetIdentifier`: what the period plays (an ad's id, for DASH-IF's ad insertion).
+        public var assetIdentifier: Descriptor?
         /// `EventStream`s.
         public var eventStreams: [EventStream]
         /// `AdaptationSet`s.
         public var adaptationSets: [AdaptationSet]
 
         /// A period.
-        public init(id: String, start: MediaTime, duration: MediaTime? = nil, eventStreams: [EventStream] = [], adaptationSets: [AdaptationSet]) {
-            self.id = id; self.start = start; self.duration = duration; self.eventStreams = eventStreams; self.adaptationSets = adaptationSets
+        public init(id: String, start: MediaTime, duration: MediaTime? = nil, assetIdentifier: Descriptor? = nil, eventStreams: [EventStream] = [],
+                    adaptationSets: [AdaptationSet]) {
+            self.id = id; self.start = start; self.duration = duration; self.assetIdentifier = assetIdentifier
+            self.eventStreams = eventStreams; self.adaptationSets = adaptationSets
         }
     }
+
+    /// A descriptor (`DescriptorType`: `@schemeIdUri`, `@value`).
+    public struct Descriptor: Sendable, Hashable {
+        /// `@schemeIdUri`.
+        public var schemeIdUri: String
+        /// `@value`.
+        public var value: String?
+
+        /// A descriptor.
+        public init(schemeIdUri: String, value: String? = nil) { self.schemeIdUri = schemeIdUri; self.value = value }
+    }
+
+    /// DASH-IF's scheme for an `AssetIdentifier` (IOP, ad insertion): `@value` names the asset.
+    public static let assetIdentifierScheme = "urn:org:dashif:asset-id:2013"
+    /// The ISO base media file format main profile (segments listed one by one: `SegmentList`).
+    public static let mainProfile = "urn:mpeg:dash:profile:isoff-main:2011"
 
     /// An `AdaptationSet`: interchangeable representations of one content type.
     public struct AdaptationSet: Sendable, Hashable {
@@ -123,6 +159,8 @@ public enum DASH {
         public var audioSamplingRate: Int?
         /// `AudioChannelConfiguration` (scheme 23003-3: the number of channels).
         public var audioChannels: Int?
+        /// Its own `SegmentList` (when the adaptation set has no template).
+        public var segmentList: SegmentList?
 
         /// A representation.
         public init(id: String, bandwidth: Int, codecs: String, width: Int? = nil, height: Int? = nil, frameRate: String? = nil,
@@ -168,13 +206,43 @@ public enum DASH {
             return out
         }
 
-        /// Where its timeline leaves a gap or overlaps, nil when it does not.
-        func timelineProblem() -> String? {
+        /// Where `timeline` leaves a gap or overlaps, nil when it does not.
+        static func timelineProblem(_ timeline: [TimelineEntry]) -> String? {
             for (a, b) in zip(timeline, timeline.dropFirst()) where a.start + a.duration * Int64(a.repeats + 1) != b.start {
                 return "the segment at \(b.start) does not start where the one before it ends (\(a.start + a.duration * Int64(a.repeats + 1)))"
             }
             if timeline.contains(where: { $0.duration <= 0 || $0.repeats < 0 }) { return "a segment of no duration" }
             return nil
+        }
+    }
+
+    /// A `SegmentList` with a `SegmentTimeline`: each segment's own URL (`SegmentURL@media`),
+    /// for segments no one template names (a session's Period mixes a cut's pieces with the
+    /// content's stored segments).
+    public struct SegmentList: Sendable, Hashable {
+        /// `@timescale`.
+        public var timescale: Int64
+        /// `@presentationTimeOffset`: the media time that plays at the period's start.
+        public var presentationTimeOffset: Int64
+        /// `Initialization@sourceURL`.
+        public var initialization: String
+        /// The segments' times (`S@t`, `S@d`, `S@r`).
+        public var timeline: [TimelineEntry]
+        /// The segments' URLs, one per segment of the timeline, in order.
+        public var media: [String]
+
+        /// A list.
+        public init(timescale: Int64, presentationTimeOffset: Int64, initialization: String, timeline: [TimelineEntry], media: [String]) {
+            self.timescale = timescale; self.presentationTimeOffset = presentationTimeOffset; self.initialization = initialization
+            self.timeline = timeline; self.media = media
+        }
+
+        /// Why the list is inconsistent (a gap or overlap, a URL count other than the timeline's
+        /// segment count), nil when it is not.
+        func problem() -> String? {
+            if let problem = SegmentTemplate.timelineProblem(timeline) { return problem }
+            let count = timeline.reduce(0) { $0 + $1.repeats + 1 }
+            return count == media.count ? nil : "\(media.count) SegmentURLs for \(count) segments"
         }
     }
 
@@ -209,6 +277,10 @@ public enum DASH {
             self.schemeIdUri = schemeIdUri; self.value = value; self.timescale = timescale; self.events = events
         }
     }
+
+    /// Interlude's event scheme for an ad in a break (`EventStream@value` the break's id,
+    /// `Event@messageData` the ad's id), in the stitch's package and the service's MPDs.
+    public static let adScheme = "urn:interlude:ad:2026"
 
     /// SCTE 214-1's scheme for SCTE-35 sections carried as XML with their binary form
     /// (`<Signal><Binary>base64</Binary></Signal>`).

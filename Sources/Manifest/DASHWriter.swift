@@ -12,6 +12,7 @@ extension DASH {
                        ("minBufferTime", duration(mpd.minBufferTime))])
         for p in mpd.periods {
             x.open("Period", [("id", p.id), ("start", duration(p.start)), ("duration", p.duration.map(duration))])
+            if let a = p.assetIdentifier { x.empty("AssetIdentifier", [("schemeIdUri", a.schemeIdUri), ("value", a.value)]) }
             for e in p.eventStreams { write(e, to: &x) }
             for a in p.adaptationSets { write(a, to: &x) }
             x.close("Period")
@@ -48,11 +49,7 @@ extension DASH {
             x.open("SegmentTemplate", [("timescale", String(t.timescale)), ("initialization", t.initialization), ("media", t.media),
                                        ("startNumber", String(t.startNumber)),
                                        ("presentationTimeOffset", t.presentationTimeOffset == 0 ? nil : String(t.presentationTimeOffset))])
-            x.open("SegmentTimeline", [])
-            for s in t.timeline {
-                x.empty("S", [("t", String(s.start)), ("d", String(s.duration)), ("r", s.repeats == 0 ? nil : String(s.repeats))])
-            }
-            x.close("SegmentTimeline")
+            write(t.timeline, to: &x)
             x.close("SegmentTemplate")
         }
         for r in a.representations {
@@ -61,25 +58,46 @@ extension DASH {
                 ("height", r.height.map(String.init)), ("frameRate", r.frameRate), ("sar", r.sar),
                 ("audioSamplingRate", r.audioSamplingRate.map(String.init)),
             ]
+            guard r.audioChannels != nil || r.segmentList != nil else {
+                x.empty("Representation", attributes)
+                continue
+            }
+            x.open("Representation", attributes)
             if let channels = r.audioChannels {
-                x.open("Representation", attributes)
                 x.empty("AudioChannelConfiguration", [("schemeIdUri", "urn:mpeg:dash:23003:3:audio_channel_configuration:2011"),
                                                       ("value", String(channels))])
-                x.close("Representation")
-            } else {
-                x.empty("Representation", attributes)
             }
+            if let list = r.segmentList { write(list, to: &x) }
+            x.close("Representation")
         }
         x.close("AdaptationSet")
     }
 
-    /// An `xs:duration` of seconds (`PT59.5S`): exact to the millisecond, rounded to the nearest.
-    static func duration(_ t: MediaTime) -> String {
-        let ms = t.rescaled(to: 1000, rounding: .nearest).value
-        let whole = ms / 1000, frac = ms % 1000
+    private static func write(_ timeline: [TimelineEntry], to x: inout XMLText) {
+        x.open("SegmentTimeline", [])
+        for s in timeline {
+            x.empty("S", [("t", String(s.start)), ("d", String(s.duration)), ("r", s.repeats == 0 ? nil : String(s.repeats))])
+        }
+        x.close("SegmentTimeline")
+    }
+
+    private static func write(_ list: SegmentList, to x: inout XMLText) {
+        x.open("SegmentList", [("timescale", String(list.timescale)),
+                               ("presentationTimeOffset", list.presentationTimeOffset == 0 ? nil : String(list.presentationTimeOffset))])
+        x.empty("Initialization", [("sourceURL", list.initialization)])
+        write(list.timeline, to: &x)
+        for m in list.media { x.empty("SegmentURL", [("media", m)]) }
+        x.close("SegmentList")
+    }
+
+    /// An `xs:duration` of seconds (`PT59.5S`): exact to the microsecond, rounded to the nearest
+    /// (so a time of 90 kHz ticks reads back as the same tick: a tick is 11.1 µs).
+    public static func duration(_ t: MediaTime) -> String {
+        let us = t.rescaled(to: 1_000_000, rounding: .nearest).value
+        let whole = us / 1_000_000, frac = us % 1_000_000
         guard frac != 0 else { return "PT\(whole)S" }
         var digits = String(frac)
-        digits = String(repeating: "0", count: 3 - digits.count) + digits
+        digits = String(repeating: "0", count: 6 - digits.count) + digits
         while digits.hasSuffix("0") { digits.removeLast() }
         return "PT\(whole).\(digits)S"
     }

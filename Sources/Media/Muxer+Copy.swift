@@ -18,3 +18,21 @@ extension Muxer {
         return Int(st.pointee.index)
     }
 }
+
+extension Muxer {
+    /// Gives stream `index` (before the header is written) the codec parameters `parameters`,
+    /// e.g. what a bitstream filter puts out.
+    func setParameters(of index: Int, to parameters: UnsafePointer<AVCodecParameters>) throws {
+        let st = context.pointee.streams[index]!
+        try check(avcodec_parameters_copy(st.pointee.codecpar, parameters), "copying stream parameters")
+        st.pointee.codecpar.pointee.codec_tag = 0
+    }
+
+    /// Writes stream `index` (before the header) with the sample entry `fourcc` (`avc3`, `hev1`).
+    public func setSampleEntry(_ fourcc: String, of index: Int) throws {
+        let bytes = Array(fourcc.utf8)
+        guard bytes.count == 4 else { throw MediaError.unsupported("a sample entry is four characters, not '\(fourcc)'") }
+        let tag = UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 24
+        context.pointee.streams[index]!.pointee.codecpar.pointee.codec_tag = tag
+    }
+}

@@ -8,11 +8,21 @@ extension ServeService {
     /// rendition and place (`s`, `r`, `b`, `a`, `k`, signed by `t`): in a server-reporting
     /// session its fetch fires the beacons the segment holds, each once. A bad clock shift or
     /// mark is a 400; unsigned or forged beacon parameters fire nothing.
+    ///
+    /// `PATH.v.m4s`, `PATH.a.m4s`, `PATH.v.mp4`, `PATH.a.mp4`: the stored segment's video or
+    /// audio as a CMAF media or initialization segment (`CMAFTracks`), what DASH sessions list;
+    /// they keep their own timestamps (no `o` or `d`).
     func segment(_ path: String, request: HTTPRequest) -> HTTPAnswer {
-        guard SegmentPath.isValid(path), let file = media.file(forSegment: path) else { return .now(.error(404, "no segment '\(path)'")) }
+        let cmaf = CMAFTracks.parse(path)
+        let stored = cmaf?.segment ?? path
+        guard SegmentPath.isValid(stored), let file = media.file(forSegment: stored) else { return .now(.error(404, "no segment '\(path)'")) }
         let url: SegmentURL
-        do { url = try SegmentURL.parse(path: path, query: request.queryValue, signature: signature) } catch { return .now(.error(400, "\(error)")) }
-        guard let b = url.beacon else { return .now(Self.segmentResponse(path, file: file, url: url)) }
+        do { url = try SegmentURL.parse(path: stored, query: request.queryValue, signature: signature) } catch { return .now(.error(400, "\(error)")) }
+        if cmaf != nil && (url.shift != 0 || url.marked) { return .now(.error(400, "a CMAF segment keeps its own timestamps: no o or d")) }
+        let respond: @Sendable () -> HTTPResponse = { [self] in
+            cmaf.map { cmafResponse($0.part, of: stored, file: file) } ?? Self.segmentResponse(stored, file: file, url: url)
+        }
+        guard let b = url.beacon else { return cmaf == nil ? .now(respond()) : .later { respond() } }
         // an ad segment: its beacons claimed (each once) before it is sent
         return .later { [self] in
             var live = liveViewers.touch(b.session)
@@ -22,7 +32,7 @@ extension ServeService {
             } else {
                 await fireBeacons(session: b.session, rendition: b.rendition, breakIndex: b.breakIndex, adIndex: b.ad, segment: b.segment)
             }
-            return Self.segmentResponse(path, file: file, url: url)
+            return respond()
         }
     }
 

@@ -39,13 +39,15 @@ extension ServeService {
         switch await newSession(content: name, params: params, reporting: mode, userAgent: userAgent) {
         case .failure(let e): return e.response
         case .success(let session):
-            return .json(["manifestUrl": "/v1/sessions/\(session.id)/master.m3u8", "trackingUrl": "/v1/sessions/\(session.id)/tracking"])
+            return .json(["manifestUrl": "/v1/sessions/\(session.id)/master.m3u8", "dashManifestUrl": "/v1/sessions/\(session.id)/\(Self.mpdKey)",
+                          "trackingUrl": "/v1/sessions/\(session.id)/tracking"])
         }
     }
 
-    /// `GET /v1/master/NAME/index.m3u8?k=v…`: a session from the query (`ads.k`, `playerParams.k`
-    /// or plain `k`; `mode` is the playlist's), answered with its master playlist.
-    func implicitSession(content name: String, request: HTTPRequest) async -> HTTPResponse {
+    /// `GET /v1/master/NAME/index.m3u8?k=v…` (`GET /v1/dash/NAME/index.mpd?k=v…`, `dash`): a
+    /// session from the query (`ads.k`, `playerParams.k` or plain `k`; `mode` is the
+    /// playlist's), answered with its master playlist (its MPD). A live channel's sessions are HLS only.
+    func implicitSession(content name: String, request: HTTPRequest, dash: Bool = false) async -> HTTPResponse {
         var params: [String: String] = [:]
         for (k, v) in request.query where k != "mode" {
             if k.hasPrefix("ads.") { params[String(k.dropFirst(4))] = v }
@@ -53,6 +55,7 @@ extension ServeService {
             else if params[k] == nil { params[k] = v }
         }
         if live?.contains(name) == true {
+            if dash { return .error(404, "live channel '\(name)' is served as HLS only (/v1/master/\(name)/index.m3u8)") }
             switch await newLiveViewer(channel: name, params: params, reporting: policy(for: name).config.reporting, userAgent: request.headers["user-agent"] ?? "") {
             case .failure(let e): return e.response
             case .success(let v): return liveMaster(v)
@@ -60,7 +63,9 @@ extension ServeService {
         }
         switch await newSession(content: name, params: params, reporting: policy(for: name).config.reporting, userAgent: request.headers["user-agent"] ?? "") {
         case .failure(let e): return e.response
-        case .success(let session): return await master(session.id, interstitials: request.queryValue("mode") == "interstitials").response()
+        case .success(let session):
+            if dash { return await dashManifest(session.id).response() }
+            return await master(session.id, interstitials: request.queryValue("mode") == "interstitials").response()
         }
     }
 

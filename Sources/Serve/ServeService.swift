@@ -9,6 +9,7 @@ import Timing
 /// `ServeMedia` store, answering HTTP through `HTTPServer`.
 ///
 /// Routes: `POST /v1/session/NAME`, `GET /v1/master/NAME/index.m3u8?k=v…`,
+/// `GET /v1/dash/NAME/index.mpd?k=v…`, `GET /v1/sessions/ID/index.mpd`,
 /// `GET /v1/sessions/ID/master.m3u8`, `GET /v1/sessions/ID/RENDITION.m3u8[?mode=interstitials]`,
 /// `GET /v1/sessions/ID/tracking`, `GET /v1/sessions/ID/assets/[RENDITION/]B.json`,
 /// `GET /v1/sessions/ID/ads/B/A/RENDITION.m3u8`, `GET /v1/segments/PATH`, `GET /health`,
@@ -37,6 +38,8 @@ public final class ServeService: Sendable {
     public let signature: SegmentSignature
     /// Stored segments' sizes in bytes, by path (the variants' bit rates count them).
     let sizeCache = Locked<[String: Int]>([:])
+    /// Stored segments as CMAF tracks (the DASH answers' media), made once and kept.
+    let cmafTracks = CMAFTracks()
     let log: ServeLog
     /// The playback configurations in use (`--config`), replaced whole by a reload.
     private let playbackInUse: Locked<PlaybackConfigurations>
@@ -174,6 +177,9 @@ public final class ServeService: Sendable {
         case "master" where p.count == 4 && p[3] == "index.m3u8":
             guard get else { return wrongMethod() }
             return .later { [self] in await implicitSession(content: p[2], request: r) }
+        case "dash" where p.count == 4 && p[3] == "index.mpd":
+            guard get else { return wrongMethod() }
+            return .later { [self] in await implicitSession(content: p[2], request: r, dash: true) }
         case "segments":
             return get ? segment(p.dropFirst(2).joined(separator: "/"), request: r) : wrongMethod()
         case "sessions":
@@ -189,6 +195,7 @@ public final class ServeService: Sendable {
             }
             if p.count == 4 && p[3] == "tracking" { return .later { [self] in await tracking(id, nextToken: r.queryValue("nextToken")) } }
             if p.count == 4 && p[3] == "master.m3u8" { return master(id, interstitials: interstitials) }
+            if p.count == 4 && p[3] == Self.mpdKey { return dashManifest(id) }
             if p.count == 4 && p[3].hasSuffix(".m3u8") { return mediaPlaylist(id, rendition: String(p[3].dropLast(5)), interstitials: interstitials) }
             if p.count == 5 && p[3] == "assets" && p[4].hasSuffix(".json") {
                 return .later { [self] in await assetList(id, rendition: nil, breakIndex: Int(p[4].dropLast(5))) }

@@ -50,4 +50,44 @@ struct DASHWriterTests {
         try Data(text.replacingOccurrences(of: " d=\"2000\"", with: "").replacingOccurrences(of: "<MPD ", with: "<MPD bogus=\"1\" ").utf8).write(to: bad)
         #expect(try await DASHSchema.problems(bad).count >= 2)
     }
+
+    /// Multi-period with segment lists (what a session's MPD is): the schema takes it, the
+    /// durations are written to the microsecond (a 90 kHz tick reads back as itself), and
+    /// `validate` refuses Periods that do not meet and lists whose URLs do not match their timeline.
+    @Test func periodsOfSegmentListsMeetExactly() async throws {
+        func period(_ id: String, start: MediaTime, ticks: [Int64], urls: Int, asset: String? = nil) -> DASH.Period {
+            var at: Int64 = 1_000
+            let timeline = DASH.SegmentTemplate.timeline(ticks.map { d in defer { at += d }; return (at, d) })
+            var rep = DASH.Representation(id: "180p", bandwidth: 1, codecs: "avc3.64000D")
+            rep.segmentList = DASH.SegmentList(timescale: 90_000, presentationTimeOffset: 1_000, initialization: "\(id).mp4", timeline: timeline,
+                                               media: (0..<urls).map { "\(id)-\($0).m4s?a=1&b=2" })
+            let set = DASH.AdaptationSet(id: 1, contentType: "video", mimeType: "video/mp4", segmentTemplate: nil, representations: [rep])
+            return DASH.Period(id: id, start: start, duration: MediaTime(value: ticks.reduce(0, +), timescale: 90_000),
+                               assetIdentifier: asset.map { DASH.Descriptor(schemeIdUri: DASH.assetIdentifierScheme, value: $0) }, adaptationSets: [set])
+        }
+        let first = MediaTime(value: 139_500, timescale: 90_000)   // 1.55 s: 46.5 frames' worth, not a whole millisecond of frames
+        let p0 = period("c0", start: .zero, ticks: [90_000, 49_500], urls: 2)
+        let p1 = period("ad", start: first, ticks: [180_000], urls: 1, asset: "ad-1")
+        let p2 = period("c1", start: first + MediaTime(value: 2, timescale: 1), ticks: [39_000, 180_000], urls: 2)
+        let total = MediaTime(value: 139_500 + 180_000 + 219_000, timescale: 90_000)
+        let mpd = DASH.MPD(profiles: [DASH.mainProfile], mediaPresentationDuration: total, minBufferTime: MediaTime(seconds: 2), periods: [p0, p1, p2])
+        #expect(mpd.validate() == nil)
+        let text = DASH.write(mpd)
+        #expect(text.contains(#"start="PT1.55S""#) && text.contains(#"<AssetIdentifier schemeIdUri="urn:org:dashif:asset-id:2013" value="ad-1"/>"#))
+        #expect(DASH.duration(MediaTime(value: 1, timescale: 30)) == "PT0.033333S")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("lists-\(getpid()).mpd")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(try await DASHSchema.problems(file) == [])
+        let read = try DASHPeriods.read(file)
+        #expect(zip(read.periods, read.periods.dropFirst()).allSatisfy { $0.start + ($0.duration ?? 0) == $1.start })
+        #expect(read.periods.last.map { $0.start + ($0.duration ?? 0) } == read.duration)
+
+        var gap = mpd
+        gap.periods[1].start = gap.periods[1].start + MediaTime(value: 1, timescale: 90_000)
+        #expect(gap.validate()?.contains("not where Period ad starts") == true)
+        var short = mpd
+        short.periods[0].adaptationSets[0].representations[0].segmentList!.media.removeLast()
+        #expect(short.validate()?.contains("1 SegmentURLs for 2 segments") == true)
+    }
 }

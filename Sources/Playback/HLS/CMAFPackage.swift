@@ -17,9 +17,6 @@ import Timing
 ///   track a `SegmentTemplate` whose `SegmentTimeline` lists every segment's exact start and
 ///   length in the track's own timescale.
 enum CMAFPackage {
-    /// The DASH event scheme of the ads in a break (`@value` the break's id, `@messageData` the ad's id).
-    static let adScheme = "urn:interlude:ad:2026"
-
     /// The manifests (file name and text) for `tracks` written from `mp4`.
     /// `offset`: what the tracks' media times add to stream time (the video's decode delay),
     /// the playlists' SCTE-35 `pts_adjustment` and the MPD's `presentationTimeOffset`.
@@ -122,7 +119,7 @@ enum CMAFPackage {
         }
         var out: [DASH.EventStream] = []
         if !splices.isEmpty { out.append(DASH.EventStream(schemeIdUri: DASH.scte35Scheme, timescale: 1000, events: splices)) }
-        if !ads.isEmpty { out.append(DASH.EventStream(schemeIdUri: adScheme, timescale: 1000, events: ads)) }
+        if !ads.isEmpty { out.append(DASH.EventStream(schemeIdUri: DASH.adScheme, timescale: 1000, events: ads)) }
         return out
     }
 }

@@ -1,0 +1,59 @@
+import Foundation
+import HTTPServer
+import Manifest
+import Timing
+
+extension ServeService {
+    /// `GET /v1/sessions/ID/index.mpd`: the session's DASH MPD (`SessionMPD`), written the
+    /// first time it is asked for from the same timelines as its HLS playlists, and kept (a VOD
+    /// MPD never changes).
+    func dashManifest(_ id: String) -> HTTPAnswer {
+        guard let session = sessions.touch(id) else { return .now(.error(404, "no session '\(id)'")) }
+        if let text = session.playlists[Self.mpdKey] { return .now(.text(text, contentType: DASH.mimeType)) }
+        return .later { [self] in await writeDASHManifest(session) }
+    }
+
+    /// Where a session keeps its MPD among its written playlists.
+    static let mpdKey = "index.mpd"
+
+    /// The MPD of `session`, written now and kept.
+    func writeDASHManifest(_ session: ServeSession) async -> HTTPResponse {
+        let started = monotonicSeconds(), id = session.id
+        defer { metrics.playlistServed(monotonicSeconds() - started) }
+        guard let content = try? await media.content(session.content) else { return .error(503, "content not available") }
+        switch await timelines(session) {
+        case .failure(let r): return r.response
+        case .success(let (planned, all)):
+            let cdn = policy(for: planned.content).config.cdn, signature = self.signature
+            let rungs = content.renditions.compactMap { r, codecs in all[r.name].map { SessionMPD.Rung(rendition: r, codecs: codecs, timeline: $0) } }
+            let url: (SessionItem, String, CMAFTracks.Part) -> String = { item, rendition, part in
+                var u = item.url(session: id, rendition: rendition)
+                u.path = CMAFTracks.path(u.path, part)
+                u.shift = 0; u.marked = false   // CMAF tracks keep their own clock: each Period says where it plays
+                if part != .video { u.beacon = nil }   // the video segment's fetch fires the ad's beacons
+                return u.text(signedBy: signature, cdn: cdn)
+            }
+            guard let mpd = SessionMPD.vod(planned, rungs: rungs, url: url, bytes: segmentBytes) else {
+                return .error(503, "the session's MPD cannot be written now")
+            }
+            if let problem = mpd.validate() {
+                log.event("playlist_failed", ["session": id, "error": "MPD: \(problem)"])
+                return .error(500, "the session's MPD breaks DASH's timing rules: \(problem)")
+            }
+            let text = DASH.write(mpd)
+            sessions.update(id) { s in if s.playlists[Self.mpdKey] == nil { s.playlists[Self.mpdKey] = text } }
+            return .text(sessions.touch(id)?.playlists[Self.mpdKey] ?? text, contentType: DASH.mimeType)
+        }
+    }
+
+    /// A CMAF part of a stored segment (`CMAFTracks`) as an answer: 404 when the segment has no
+    /// such track.
+    func cmafResponse(_ part: CMAFTracks.Part, of segment: String, file: URL) -> HTTPResponse {
+        do {
+            return HTTPResponse(status: 200, headers: ["Content-Type": part.contentType], body: try cmafTracks.bytes(part, of: segment, file: file))
+        } catch {
+            log.event("segment_failed", ["segment": segment, "part": part.rawValue, "error": "\(error)"])
+            return .error(404, "no \(part.kind == .video ? "video" : "audio") track in '\(segment)'")
+        }
+    }
+}
