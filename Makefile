@@ -34,9 +34,9 @@ help:
 # then runs it as the user nobody, which every Debian has, so no user is made here. Also a Python
 # virtual environment with PyPI's threefive, the independent SCTE-35 parser the HLS tests use,
 # m3u8, the independent playlist parser the serve tests use, and xmlschema, which validates MPDs
-# against the DASH schema (Tests/Schemas).
+# against the DASH schema (Tests/Schemas), and js.videojs, the web player Chromium plays DASH with.
 PYENV := .build/pyenv
-setup: $(SETUP_STAMP) $(PYENV)/.threefive $(PYENV)/.m3u8 $(PYENV)/.xmlschema
+setup: $(SETUP_STAMP) $(PYENV)/.threefive $(PYENV)/.m3u8 $(PYENV)/.xmlschema $(PYENV)/.videojs
 $(PYENV)/.threefive: | $(SETUP_STAMP)
 	python3 -m venv $(PYENV) && $(PYENV)/bin/pip install -q threefive==3.1.5
 	@touch $@
@@ -45,6 +45,11 @@ $(PYENV)/.m3u8: $(PYENV)/.threefive
 	@touch $@
 $(PYENV)/.xmlschema: $(PYENV)/.threefive
 	$(PYENV)/bin/pip install -q xmlschema==3.4.3
+	@touch $@
+# Video.js 7.5.5 with its HLS/DASH engine (VHS): the web player headless Chromium plays DASH with
+# in the field check (scripts/field-player.html); only its files are used (no Python deps)
+$(PYENV)/.videojs: $(PYENV)/.threefive
+	$(PYENV)/bin/pip install -q --no-deps js.videojs==7.5.5
 	@touch $@
 $(SETUP_STAMP):
 	@missing=""; for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

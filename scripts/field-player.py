@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Headless Chromium's native HLS player as a field-check client, and the small HTTP server the
-field check serves files with.
+"""Headless Chromium's native HLS player (and, for a DASH MPD, Video.js's engine over Media Source
+Extensions) as a field-check client, and the small HTTP server the field check serves files with.
 
   scripts/field-player.py chromium [--live SECONDS] [--timeout S] [--log FILE] [--trace FILE] URL|FILE
   scripts/field-player.py serve DIR      prints http://127.0.0.1:PORT/media/ (DIR's files), serves until killed
@@ -25,6 +25,7 @@ Prints `ok   chromium ...` or `FAIL chromium ...` with the lines that made it un
 (2 when the harness itself failed: Chromium missing or not answering).
 """
 import argparse
+import glob
 import http.server
 import json
 import os
@@ -61,8 +62,18 @@ ALLOW = [
 MIME = {
     ".m3u8": "application/vnd.apple.mpegurl", ".ts": "video/mp2t", ".m4s": "video/iso.segment",
     ".mp4": "video/mp4", ".m4a": "audio/mp4", ".aac": "audio/aac", ".vtt": "text/vtt",
-    ".html": "text/html; charset=utf-8",
+    ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".mpd": "application/dash+xml",
 }
+
+
+def videojs():
+    """Video.js's build (with its HLS/DASH engine, VHS) from PyPI's js.videojs in the virtual
+    environment `make setup` makes (.build/pyenv), or $VIDEOJS; None when there is none."""
+    if os.environ.get("VIDEOJS"):
+        return os.environ["VIDEOJS"]
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".build", "pyenv", "lib")
+    found = glob.glob(os.path.join(root, "python3*", "site-packages", "js", "videojs", "resources", "video.min.js"))
+    return found[0] if found else None
 
 
 def serve(folder):
@@ -80,6 +91,8 @@ def serve(folder):
             file = None
             if path == "/field-player.html":
                 file = PAGE
+            elif path == "/videojs/video.min.js":
+                file = videojs()
             elif folder and path.startswith("/media/"):
                 root = os.path.realpath(folder)
                 candidate = os.path.realpath(os.path.join(root, path[len("/media/"):]))

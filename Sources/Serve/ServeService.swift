@@ -146,6 +146,10 @@ public final class ServeService: Sendable {
     }
 
     private func answered(_ request: HTTPRequest, _ response: HTTPResponse, since started: Double) -> HTTPResponse {
+        var response = response
+        // any origin may read what it is given (a web player on its own site: video.js, dash.js,
+        // hls.js fetch playlists, MPDs and segments with XHR), as MediaTailor answers
+        response.headers["Access-Control-Allow-Origin"] = "*"
         metrics.answered(response.status)
         log.request(method: request.method, path: request.path, status: response.status, milliseconds: (monotonicSeconds() - started) * 1000)
         return response
@@ -158,6 +162,11 @@ public final class ServeService: Sendable {
         let interstitials = r.queryValue("mode") == "interstitials"
         func wrongMethod() -> HTTPAnswer { .now(.error(405, "method \(r.method) not allowed here")) }
         let notFound = HTTPAnswer.now(.error(404, "not found"))
+        if r.method == "OPTIONS" {
+            // a browser's preflight (a POSTed session with a JSON body): what a cross-origin page may send
+            return .now(HTTPResponse(status: 204, headers: ["Access-Control-Allow-Methods": "GET, HEAD, POST",
+                                                            "Access-Control-Allow-Headers": "Content-Type", "Access-Control-Max-Age": "86400"]))
+        }
         if p == ["health"] { return get ? .now(.json(["status": "ok", "sessions": sessions.count + liveViewers.count])) : wrongMethod() }
         if p == ["metrics"] {
             guard get else { return wrongMethod() }
