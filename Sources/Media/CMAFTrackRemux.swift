@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import Timing
 
 /// One track of an MPEG-TS segment as a CMAF track: its initialization segment (`ftyp` +
 /// `moov`) and one media segment (`sidx`, `moof` with `tfdt`, `mdat`), the packets copied (no
@@ -22,9 +23,11 @@ public enum CMAFTrackRemux {
         public var segment: Data
     }
 
-    /// The track of `kind` of the MPEG-TS file `ts` (its best stream of that kind), with scratch
-    /// files in `scratch`. Throws `MediaError` when the file has no such stream or cannot be read.
-    public static func track(_ kind: StreamInfo.Kind, of ts: URL, scratch: URL) throws -> Output {
+    /// The track of `kind` of the MPEG-TS file `ts` (its best stream of that kind), its
+    /// timestamps moved by `shift` (an HLS session's clock; the initialization segment does not
+    /// depend on it), with scratch files in `scratch`. Throws `MediaError` when the file has no
+    /// such stream or cannot be read.
+    public static func track(_ kind: StreamInfo.Kind, of ts: URL, shift: MediaTime = .zero, scratch: URL) throws -> Output {
         let demuxer = try Demuxer(url: ts.path, policy: .adMedia)
         guard let index = demuxer.bestStream(kind) else { throw MediaError.missingStream("\(ts.lastPathComponent) has no \(kind) stream") }
         demuxer.keepOnly([index])
@@ -32,9 +35,12 @@ public enum CMAFTrackRemux {
         // ADTS to raw AAC first: the AudioSpecificConfig the `moov` holds comes out with the first packet
         let adts = codec == "aac" ? try BitstreamFilter("aac_adtstoasc", for: index, of: demuxer) : nil
         var packets: [Packet] = []
+        let tb = demuxer.timeBase(of: index)
+        let offset = MediaTime(value: shift.value * tb.denominator, timescale: shift.timescale * tb.numerator).rescaled(to: 1, rounding: .nearest).value
         let packet = try Packet()
         while try demuxer.read(into: packet) == .packet {
             guard packet.streamIndex == index else { continue }
+            if offset != 0 { packet.setTimestamps(pts: packet.ptsTicks.map { $0 + offset }, dts: packet.dtsTicks.map { $0 + offset }) }
             if let adts { packets += try adts.filter(try packet.take()) } else { packets.append(try packet.take()) }
         }
         guard !packets.isEmpty else { throw MediaError.missingStream("\(ts.lastPathComponent) has no \(kind) packets") }

@@ -46,11 +46,12 @@ extension ServeService {
         }
     }
 
-    /// A CMAF part of a stored segment (`CMAFTracks`) as an answer: 404 when the segment has no
-    /// such track.
-    func cmafResponse(_ part: CMAFTracks.Part, of segment: String, file: URL) -> HTTPResponse {
+    /// A CMAF part of a stored segment (`CMAFTracks`), its timestamps moved by `shift` ticks, as
+    /// an answer: 404 when the segment has no such track.
+    func cmafResponse(_ part: CMAFTracks.Part, of segment: String, file: URL, shift: Int64) -> HTTPResponse {
         do {
-            return HTTPResponse(status: 200, headers: ["Content-Type": part.contentType], body: try cmafTracks.bytes(part, of: segment, file: file))
+            return HTTPResponse(status: 200, headers: ["Content-Type": part.contentType],
+                                body: try cmafTracks.bytes(part, of: segment, file: file, shift: shift))
         } catch {
             log.event("segment_failed", ["segment": segment, "part": part.rawValue, "error": "\(error)"])
             return .error(404, "no \(part.kind == .video ? "video" : "audio") track in '\(segment)'")

@@ -10,17 +10,18 @@ extension ServeService {
     /// mark is a 400; unsigned or forged beacon parameters fire nothing.
     ///
     /// `PATH.v.m4s`, `PATH.a.m4s`, `PATH.v.mp4`, `PATH.a.mp4`: the stored segment's video or
-    /// audio as a CMAF media or initialization segment (`CMAFTracks`), what DASH sessions list;
-    /// they keep their own timestamps (no `o` or `d`).
+    /// audio as a CMAF media or initialization segment (`CMAFTracks`), what DASH sessions and
+    /// HLS sessions with CMAF segments list: `o` moves a media segment's timestamps as for TS
+    /// (HLS's stream clock; a DASH Period keeps the stored ones); no `d`.
     func segment(_ path: String, request: HTTPRequest) -> HTTPAnswer {
         let cmaf = CMAFTracks.parse(path)
         let stored = cmaf?.segment ?? path
         guard SegmentPath.isValid(stored), let file = media.file(forSegment: stored) else { return .now(.error(404, "no segment '\(path)'")) }
         let url: SegmentURL
         do { url = try SegmentURL.parse(path: stored, query: request.queryValue, signature: signature) } catch { return .now(.error(400, "\(error)")) }
-        if cmaf != nil && (url.shift != 0 || url.marked) { return .now(.error(400, "a CMAF segment keeps its own timestamps: no o or d")) }
+        if cmaf != nil && url.marked { return .now(.error(400, "a CMAF segment has no new-stream mark: no d")) }
         let respond: @Sendable () -> HTTPResponse = { [self] in
-            cmaf.map { cmafResponse($0.part, of: stored, file: file) } ?? Self.segmentResponse(stored, file: file, url: url)
+            cmaf.map { cmafResponse($0.part, of: stored, file: file, shift: url.shift) } ?? Self.segmentResponse(stored, file: file, url: url)
         }
         guard let b = url.beacon else { return cmaf == nil ? .now(respond()) : .later { respond() } }
         // an ad segment: its beacons claimed (each once) before it is sent

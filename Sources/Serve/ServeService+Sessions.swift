@@ -45,11 +45,12 @@ extension ServeService {
     }
 
     /// `GET /v1/master/NAME/index.m3u8?k=v…` (`GET /v1/dash/NAME/index.mpd?k=v…`, `dash`): a
-    /// session from the query (`ads.k`, `playerParams.k` or plain `k`; `mode` is the
-    /// playlist's), answered with its master playlist (its MPD). A live channel's sessions are HLS only.
+    /// session from the query (`ads.k`, `playerParams.k` or plain `k`; `mode` and `segments`
+    /// are the playlist's), answered with its master playlist (`segments=cmaf`: the one of CMAF
+    /// segments; `dash`: its MPD). A live channel's sessions are HLS only.
     func implicitSession(content name: String, request: HTTPRequest, dash: Bool = false) async -> HTTPResponse {
         var params: [String: String] = [:]
-        for (k, v) in request.query where k != "mode" {
+        for (k, v) in request.query where k != "mode" && k != "segments" {
             if k.hasPrefix("ads.") { params[String(k.dropFirst(4))] = v }
             else if k.hasPrefix("playerParams.") { params[String(k.dropFirst(13))] = v }
             else if params[k] == nil { params[k] = v }
@@ -65,6 +66,7 @@ extension ServeService {
         case .failure(let e): return e.response
         case .success(let session):
             if dash { return await dashManifest(session.id).response() }
+            if Self.wantsCMAF(request) { return await cmafPlaylist(session.id, name: "master").response() }
             return await master(session.id, interstitials: request.queryValue("mode") == "interstitials").response()
         }
     }

@@ -10,7 +10,7 @@ import Timing
 ///
 /// Routes: `POST /v1/session/NAME`, `GET /v1/master/NAME/index.m3u8?k=v…`,
 /// `GET /v1/dash/NAME/index.mpd?k=v…`, `GET /v1/sessions/ID/index.mpd`,
-/// `GET /v1/sessions/ID/master.m3u8`, `GET /v1/sessions/ID/RENDITION.m3u8[?mode=interstitials]`,
+/// `GET /v1/sessions/ID/master.m3u8[?segments=cmaf]`, `GET /v1/sessions/ID/RENDITION.m3u8[?mode=interstitials]`,
 /// `GET /v1/sessions/ID/tracking`, `GET /v1/sessions/ID/assets/[RENDITION/]B.json`,
 /// `GET /v1/sessions/ID/ads/B/A/RENDITION.m3u8`, `GET /v1/segments/PATH`, `GET /health`,
 /// `GET /metrics`. A live channel's name (`--live`) takes the same session routes.
@@ -203,6 +203,7 @@ public final class ServeService: Sendable {
                 }
             }
             if p.count == 4 && p[3] == "tracking" { return .later { [self] in await tracking(id, nextToken: r.queryValue("nextToken")) } }
+            if p.count == 4 && p[3].hasSuffix(".m3u8") && Self.wantsCMAF(r) { return cmafPlaylist(id, name: String(p[3].dropLast(5))) }
             if p.count == 4 && p[3] == "master.m3u8" { return master(id, interstitials: interstitials) }
             if p.count == 4 && p[3] == Self.mpdKey { return dashManifest(id) }
             if p.count == 4 && p[3].hasSuffix(".m3u8") { return mediaPlaylist(id, rendition: String(p[3].dropLast(5)), interstitials: interstitials) }

@@ -118,12 +118,12 @@ import Timing
         let dash = try #require(posted.json?["dashManifestUrl"] as? String)
         let posteds = try await curl(w.running.url(dash))
         #expect(dash.hasSuffix("/index.mpd") && posteds.status == 200)
-        // CMAF parts of something that is not a stored segment, or with a clock shift: refused
+        // CMAF parts of something that is not a stored segment, or with a new-stream mark: refused
         let missing = try await curl(w.running.url("/v1/segments/content/x/180p/seg00000.ts.v.m4s"))
         #expect(missing.status == 404)
         let content = try #require(pa[0].representations.first?.media.first)
-        let shifted = try await curl(w.running.url(content + "?o=900"))
-        #expect(shifted.status == 400)
+        let marked = try await curl(w.running.url(content + "?d=1"))
+        #expect(marked.status == 400, "no MPEG-TS mark on a CMAF segment")
 
         // GStreamer's dashdemux2 (playbin3) plays the Periods one after the other: its pictures, written out,
         // are the content's frames once and in order with the ad's 60 between frames 46 and 47

@@ -1,12 +1,14 @@
 import Foundation
 import Media
 import Threads
+import Timing
 
 /// The CMAF tracks of stored MPEG-TS segments, what the DASH answers send: a segment
 /// `PATH` (`….ts`) is also served as `PATH.v.m4s` and `PATH.a.m4s` (its video and audio as CMAF
 /// media segments) with `PATH.v.mp4` and `PATH.a.mp4` (their initialization segments), made by
 /// `CMAFTrackRemux` (packets copied) the first time one is asked for and kept in memory up to a
-/// byte budget, the least recently used going first. A content segment's tracks are made once
+/// byte budget, the least recently used going first (each clock shift an HLS session asks for,
+/// `o=`, its own entry). A content segment's tracks are made once
 /// per node and shared by every session, as its TS is; the TS stays the one stored form.
 final class CMAFTracks: Sendable {
     /// Which file of a segment's CMAF tracks.
@@ -54,10 +56,12 @@ final class CMAFTracks: Sendable {
         self.budget = budget; self.scratch = scratch
     }
 
-    /// The bytes of `part` of the stored segment `segment` (the file `file`), made now when they
-    /// are not kept. Throws `MediaError` when the segment has no such track.
-    func bytes(_ part: Part, of segment: String, file: URL) throws -> Data {
-        let key = segment + "|" + (part.kind == .video ? "v" : "a")
+    /// The bytes of `part` of the stored segment `segment` (the file `file`), its timestamps moved
+    /// by `shift` 90 kHz ticks (a media segment; an initialization segment has none), made now when
+    /// they are not kept. Throws `MediaError` when the segment has no such track.
+    func bytes(_ part: Part, of segment: String, file: URL, shift: Int64 = 0) throws -> Data {
+        let shift = part.isInitialization ? 0 : shift
+        let key = segment + "|" + (part.kind == .video ? "v" : "a") + "|\(shift)"
         let kept: CMAFTrackRemux.Output? = cache.withLock { c in
             c.clock += 1
             guard var e = c.entries[key] else { return nil }
@@ -65,7 +69,7 @@ final class CMAFTracks: Sendable {
             c.entries[key] = e
             return e.output
         }
-        let output = try kept ?? CMAFTrackRemux.track(part.kind, of: file, scratch: scratch)
+        let output = try kept ?? CMAFTrackRemux.track(part.kind, of: file, shift: MediaTime(value: shift, timescale: 90_000), scratch: scratch)
         if kept == nil { keep(output, under: key) }
         return part.isInitialization ? output.initialization : output.segment
     }

@@ -1,0 +1,108 @@
+import Foundation
+import HTTPServer
+import Manifest
+import Timing
+
+extension ServeService {
+    /// The query that asks for a session's HLS with CMAF segments (`?segments=cmaf`).
+    static func wantsCMAF(_ r: HTTPRequest) -> Bool { r.queryValue("segments") == "cmaf" }
+
+    /// The name of a CMAF session's audio playlist (`/v1/sessions/ID/audio.m3u8?segments=cmaf`).
+    static let cmafAudio = "audio"
+
+    /// `GET /v1/sessions/ID/master.m3u8?segments=cmaf` (`name` "master"),
+    /// `…/RENDITION.m3u8?segments=cmaf`, `…/audio.m3u8?segments=cmaf`: the session as HLS with CMAF
+    /// segments (`EXT-X-MAP`), the same plan and timelines as its MPEG-TS playlists and its MPD,
+    /// every playlist written at once the first time one is asked for and kept.
+    func cmafPlaylist(_ id: String, name: String) -> HTTPAnswer {
+        guard let session = sessions.touch(id) else { return .now(.error(404, "no session '\(id)'")) }
+        if let text = session.playlists[name + "?cmaf"] { return .now(.text(text, contentType: HLS.mimeType)) }
+        return .later { [self] in
+            switch await writeCMAFPlaylists(session) {
+            case .failure(let r): return r.response
+            case .success(let texts):
+                guard let text = texts[name + "?cmaf"] else { return .error(404, "no playlist '\(name)'") }
+                return .text(text, contentType: HLS.mimeType)
+            }
+        }
+    }
+
+    /// Every CMAF playlist of `session` (master, each rung's video, the audio), kept under
+    /// `NAME?cmaf` (the first written wins in a race).
+    func writeCMAFPlaylists(_ session: ServeSession) async -> Result<[String: String], Refusal> {
+        let started = monotonicSeconds(), id = session.id
+        defer { metrics.playlistServed(monotonicSeconds() - started) }
+        guard let content = try? await media.content(session.content) else { return .failure(Refusal(status: 503, message: "content not available")) }
+        switch await timelines(session) {
+        case .failure(let r): return .failure(r)
+        case .success(let (planned, all)):
+            let cdn = policy(for: planned.content).config.cdn
+            let rungs = content.renditions.compactMap { r, codecs in all[r.name].map { SessionMPD.Rung(rendition: r, codecs: codecs, timeline: $0) } }
+            guard let top = rungs.first else { return .failure(Refusal(status: 503, message: "content not available")) }
+            var texts: [String: String] = [:]
+            var variants: [HLS.Variant] = []
+            let audioCodec = SessionMPD.audioCodec(top.codecs)
+            for rung in rungs {
+                let playlist = SessionCMAFPlaylist.media(rung.timeline, video: true, session: planned, signature: signature, cdn: cdn)
+                texts[rung.rendition.name + "?cmaf"] = HLS.write(playlist)
+                let rates = SegmentBitRate.of(rung.timeline.items.map { (segmentBytes($0.segment.path), $0.segment.duration) },
+                                              targetDuration: playlist.targetDuration)
+                let codecs = [SessionMPD.videoCodec(rung.codecs)] + (audioCodec.map { [$0] } ?? [])
+                variants.append(HLS.Variant(uri: "/v1/sessions/\(id)/\(rung.rendition.name).m3u8?segments=cmaf",
+                                            bandwidth: max(1, rates.peak), averageBandwidth: max(1, rates.average), codecs: codecs.joined(separator: ","),
+                                            resolution: HLS.Resolution(width: rung.rendition.width, height: rung.rendition.height),
+                                            frameRate: rung.rendition.frameRate, audio: audioCodec == nil ? nil : "audio"))
+            }
+            var renditions: [HLS.Rendition] = []
+            if audioCodec != nil {
+                let audio = SessionCMAFPlaylist.media(top.timeline, video: false, session: planned, signature: signature, cdn: cdn)
+                texts[Self.cmafAudio + "?cmaf"] = HLS.write(audio)
+                renditions.append(HLS.Rendition(type: .audio, groupID: "audio", name: "main", isDefault: true, autoselect: true,
+                                                uri: "/v1/sessions/\(id)/\(Self.cmafAudio).m3u8?segments=cmaf"))
+            }
+            texts["master?cmaf"] = HLS.write(HLS.MultivariantPlaylist(renditions: renditions, variants: variants))
+            sessions.update(id) { s in for (k, v) in texts where s.playlists[k] == nil { s.playlists[k] = v } }
+            let kept = sessions.touch(id)?.playlists ?? [:]
+            return .success(texts.reduce(into: [:]) { out, e in out[e.key] = kept[e.key] ?? e.value })
+        }
+    }
+}
+
+/// The one writer of a session's HLS media playlists with CMAF segments: `SessionPlaylist`'s
+/// segments and markers over the stored segments' CMAF tracks (`CMAFTracks`), each run (content
+/// run, ad, slate fill) after its `EXT-X-DISCONTINUITY`, one `EXT-X-MAP` for them all (the
+/// track's initialization segment of the first segment). Always on the stream clock: each run's
+/// timestamps moved (`o=`) to go on where the run before it ended, as the stitch's CMAF
+/// package does, since CMAF players (GStreamer's hlsdemux2, hls.js) place fragments by their
+/// `tfdt` and do not reset at `EXT-X-DISCONTINUITY`; the markers are that clock's. Content
+/// segments are the same URL for every session whose breaks put them at the same place.
+enum SessionCMAFPlaylist {
+    /// The video (or audio) media playlist of `timeline` for `session`.
+    static func media(_ timeline: SessionTimeline, video: Bool, session: ServeSession, signature: SegmentSignature, cdn: CDNPrefixes) -> HLS.MediaPlaylist {
+        // each segment's stored first PTS (the wire PTS less the clock's shift), then the stream clock
+        var storedPTS: [String: MediaTime] = [:]
+        for item in timeline.items { if let w = item.wirePTS { storedPTS[item.segment.path] = w - item.shift } }
+        var stored = timeline.on(.stream) { storedPTS[$0.path] }
+        for i in stored.items.indices { stored.items[i].marked = false }   // MPEG-TS's new-stream mark: not for CMAF
+        let part: CMAFTracks.Part = video ? .video : .audio, initPart: CMAFTracks.Part = video ? .videoInit : .audioInit
+        func url(_ item: SessionItem, _ part: CMAFTracks.Part) -> String {
+            var u = item.url(session: session.id, rendition: timeline.rendition)
+            u.path = CMAFTracks.path(u.path, part)
+            if part != .video { u.beacon = nil }   // the video segment's fetch fires the ad's beacons
+            if part.isInitialization { u.shift = 0 }
+            return u.text(signedBy: signature, cdn: cdn)
+        }
+        let items = stored.items.map { item in
+            SessionPlaylist.Item(uri: url(item, part), duration: item.segment.duration, start: item.start, discontinuity: item.discontinuity,
+                                 mark: item.breakIndex, startsAd: item.startsAd)
+        }
+        var playlist = SessionPlaylist.vod(items, marks: stored.marks(session, clock: .stream), programDate: session.programDate)
+        // one initialization segment for the whole playlist (RFC 8216 §4.3.2.5: a map applies to
+        // every segment after it): its sample entry (`avc3`, `hev1`) lets each ad carry its own
+        // parameter sets in band, within the variant's profile and level, and ads are made with the
+        // content's sound (rate, layout, AAC), so no player has to take a second `moov` mid-stream
+        // (FFmpeg's reader, and so mpv, warn of a duplicated one)
+        if let first = stored.items.first, !playlist.segments.isEmpty { playlist.segments[0].map = HLS.Map(uri: url(first, initPart)) }
+        return playlist
+    }
+}
