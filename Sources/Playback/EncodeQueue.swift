@@ -3,19 +3,24 @@ import Media
 import Threads
 import Timing
 
-/// A bounded hand-off from the frame loop to the encoding thread: frames go in order, the producer
-/// waits when the encoder is `capacity` items behind, and the first encoder error is kept and
-/// raised to the producer on its next call.
+/// A bounded hand-off from the frame loop to the encoding thread: items go in order, the producer
+/// waits when the encoder is `capacity` video frames behind, and the first encoder error is kept
+/// and raised to the producer on its next call.
 final class EncodeQueue: Sendable {
     enum Item {
         case video(Frame)
-        case audio(Frame)
+        /// The packets of the next audio frame, from the `AudioEncodeThread`, are muxed here.
+        case audio
         case finish
         case cancel
+
+        var isVideo: Bool { if case .video = self { true } else { false } }
     }
 
     private struct State {
         var items: [Item] = []
+        /// Video frames among `items` (what the capacity bounds: audio items are tokens).
+        var videoFrames = 0
         var error: Error?
         var done = false
         var producerWaitSeconds: Double = 0
@@ -31,16 +36,17 @@ final class EncodeQueue: Sendable {
     /// Seconds the producer spent waiting for room.
     var producerWaitSeconds: Double { state.withLock { $0.producerWaitSeconds } }
 
-    /// Adds an item, waiting while the queue is full; throws the encoder's error if it failed.
+    /// Adds an item, waiting while `capacity` video frames are queued; throws the encoder's error if it failed.
     func put(_ item: Item) throws {
         try state.holding { held throws in
-            if held.value.items.count >= capacity {
+            if held.value.videoFrames >= capacity {
                 let t0 = monotonicSeconds()
-                held.wait { $0.items.count < capacity || $0.error != nil || $0.done }
+                held.wait { $0.videoFrames < capacity || $0.error != nil || $0.done }
                 held.value.producerWaitSeconds += monotonicSeconds() - t0
             }
             if let error = held.value.error { throw error }
             held.value.items.append(item)
+            if item.isVideo { held.value.videoFrames += 1 }
             held.broadcast()
         }
     }
@@ -58,7 +64,8 @@ final class EncodeQueue: Sendable {
     func take() -> Item {
         state.holding { held in
             held.wait { !$0.items.isEmpty }
-            let item = held.value.items.removeFirst()   // at most `capacity` items: cheap, and the frame is let go at once
+            let item = held.value.items.removeFirst()   // a few items: cheap, and the frame is let go at once
+            if item.isVideo { held.value.videoFrames -= 1 }
             held.broadcast()
             return item
         }

@@ -101,21 +101,24 @@ public struct EncoderSettings: Sendable, Equatable {
 /// frame stream. Audio is buffered only up to one encoder frame.
 ///
 /// Encoding runs on its own thread, fed through a short bounded queue (`EncodeQueue`), so that
-/// decoding and conforming the next frames overlaps encoding the previous ones. The encoders and
-/// the muxer are that thread's alone (`EncodeWorker`: a `LoopBound` of it); the frame loop only
+/// decoding and conforming the next frames overlaps encoding the previous ones; the audio encoder
+/// runs on a thread of its own (`AudioEncodeThread`), whose packets the encoding thread muxes
+/// where it used to encode them. The video encoder and the muxer are the encoding thread's alone
+/// (`EncodeWorker`: a `LoopBound` of it), the audio encoder the audio thread's; the frame loop only
 /// enqueues.
 public final class EncodedOutput: FrameSink {
     private let hasAudio: Bool
     private let format: OutputFormat
     private var framer: AudioFramer
-    /// Seconds the encoding thread spent inside the encoders (for the stage timings).
-    public var encodeSeconds: Double { worker.busySeconds - worker.muxSeconds }
+    /// Seconds spent inside the encoders, both threads together (for the stage timings).
+    public var encodeSeconds: Double { worker.busySeconds - worker.muxSeconds + (audioThread?.busySeconds ?? 0) }
     /// Seconds the encoding thread spent in the muxer (writing packets, the trailer, faststart).
     public var muxSeconds: Double { worker.muxSeconds }
     /// Seconds the frame loop waited for the encoder to catch up.
     public var waitSeconds: Double { queue.producerWaitSeconds }
     private let queue = EncodeQueue(capacity: 4)   // a few frames: overlap without holding much memory
     private let worker: EncodeWorker
+    private let audioThread: AudioEncodeThread?
     private var finished = false
 
     /// Opens `url` (a path, or `pipe:1` for stdout) for `container`.
@@ -162,7 +165,9 @@ public final class EncodedOutput: FrameSink {
         let packet = try Packet()
         framer = AudioFramer(channels: format.channels, sampleRate: format.sampleRate, frameSize: audio?.frameSize ?? 0,
                              interleavedS16: audio?.wantsInterleavedS16 ?? false)
-        worker = EncodeWorker(muxer: muxer, video: video, audio: audio, videoStream: videoStream,
+        // about two seconds of AAC frames ahead of the muxer: a few hundred kilobytes
+        audioThread = try audio.map { try AudioEncodeThread(encoder: $0, capacity: 96) }
+        worker = EncodeWorker(muxer: muxer, video: video, audio: audioThread, videoStream: videoStream,
                               audioStream: audioStream, packet: packet, queue: queue)
         worker.start()
     }
@@ -172,6 +177,7 @@ public final class EncodedOutput: FrameSink {
             queue.cancel()
             _ = queue.waitDone()
         }
+        audioThread?.stop()
     }
 
     private let supportsChapters: Bool
@@ -197,13 +203,16 @@ public final class EncodedOutput: FrameSink {
     /// Cuts the samples into the audio encoder's frames and queues each full one; ignored when the output has no audio.
     public func writeAudio(_ channels: [[Float]], count: Int) throws {
         guard hasAudio else { return }
-        try framer.append(channels, count: count) { try queue.put(.audio($0)) }
+        try framer.append(channels, count: count) { try queueAudio($0) }
     }
 
     /// Flushes the encoders, writes the trailer and closes the output.
     public func finish() throws {
         do {
-            if hasAudio { try framer.flush { try queue.put(.audio($0)) } }
+            if hasAudio {
+                try framer.flush { try queueAudio($0) }
+                try queueAudio(nil)
+            }
             worker.chapters = chapters
             try queue.put(.finish)
         } catch {
@@ -211,24 +220,33 @@ public final class EncodedOutput: FrameSink {
             finished = true
             queue.cancel()
             _ = queue.waitDone()
+            audioThread?.stop()
             throw error
         }
         finished = true
-        if let error = queue.waitDone() { throw error }
+        let error = queue.waitDone()
+        audioThread?.stop()
+        if let error { throw error }
+    }
+
+    /// Hands `frame` (nil: the flush) to the audio thread and marks its place among the video frames.
+    private func queueAudio(_ frame: Frame?) throws {
+        try audioThread?.submit(frame)
+        try queue.put(.audio)
     }
 }
 
 /// The encoding thread: takes frames from the queue, encodes, muxes, and at `.finish` flushes and
 /// writes the trailer with the chapters.
 final class EncodeWorker: @unchecked Sendable {
-    // @unchecked Sendable: the encoders and the muxer are a `LoopBound` of the encoding thread
-    // (set up before it starts); `chapters` is set before `.finish` is queued, which orders it
-    // before the thread reads it; `busySeconds` is read after `waitDone()`.
+    // @unchecked Sendable: the video encoder and the muxer are a `LoopBound` of the encoding thread
+    // (set up before it starts); the audio thread is Sendable; `chapters` is set before `.finish`
+    // is queued, which orders it before the thread reads it; `busySeconds` is read after `waitDone()`.
     /// What the encoding thread alone touches once it runs.
     private struct Coding {
         let muxer: Muxer
         let video: Encoder
-        let audio: Encoder?
+        let audio: AudioEncodeThread?
         let videoStream: Int
         let audioStream: Int
         let packet: Packet
@@ -240,7 +258,7 @@ final class EncodeWorker: @unchecked Sendable {
     private(set) var busySeconds: Double = 0
     private(set) var muxSeconds: Double = 0
 
-    init(muxer: Muxer, video: Encoder, audio: Encoder?, videoStream: Int, audioStream: Int, packet: Packet, queue: EncodeQueue) {
+    init(muxer: Muxer, video: Encoder, audio: AudioEncodeThread?, videoStream: Int, audioStream: Int, packet: Packet, queue: EncodeQueue) {
         coding = LoopBound(Coding(muxer: muxer, video: video, audio: audio, videoStream: videoStream, audioStream: audioStream, packet: packet),
                            owner: owner, name: "the encoders and the muxer")
         self.queue = queue
@@ -259,20 +277,22 @@ final class EncodeWorker: @unchecked Sendable {
         var failed = false
         loop: while true {
             let item = queue.take()
-            let t0 = monotonicSeconds()
+            var t0 = monotonicSeconds()
             do {
                 switch item {
                 case .video(let f):
                     if failed { continue loop }
                     try video.send(f)
                     try drain(video, stream: videoStream)
-                case .audio(let f):
+                case .audio:
                     if failed { continue loop }
-                    try audio?.send(f)
-                    if let audio { try drain(audio, stream: audioStream) }
+                    if let audio {
+                        let packets = try audio.collect()
+                        t0 = monotonicSeconds()   // waiting for the audio thread is not this thread's work
+                        try mux(packets, stream: audioStream)
+                    }
                 case .finish:
                     if !failed {
-                        if let audio { try audio.send(nil); try drain(audio, stream: audioStream) }
                         try video.send(nil)
                         try drain(video, stream: videoStream)
                         let m0 = monotonicSeconds()
@@ -290,11 +310,19 @@ final class EncodeWorker: @unchecked Sendable {
             } catch {
                 failed = true
                 queue.fail(error)
+                audio?.abandon(because: error)   // a producer waiting to submit audio hears it too
             }
             busySeconds += monotonicSeconds() - t0
         }
         owner.release()   // before the producer hears the end
         queue.markDone()
+    }
+
+    private func mux(_ packets: [Packet], stream: Int) throws {
+        let muxer = coding.value.muxer
+        let m0 = monotonicSeconds()
+        for p in packets { try muxer.write(p, stream: stream) }
+        muxSeconds += monotonicSeconds() - m0
     }
 
     private func drain(_ encoder: Encoder, stream: Int) throws {
