@@ -53,12 +53,16 @@ let stitchHelp = """
                                 the companion slots (default: 300x250,728x90)
       --report FILE             write a JSON report (breaks, ads, stream times, errors; with
                                 tags also events, beacons and cue points)
-      --format mp4|hls|y4m|nut  output container (default: mp4; from OUT's extension when it is
+      --format mp4|hls|dash|y4m|nut
+                                output container (default: mp4; from OUT's extension when it is
                                 .y4m or .nut). hls: OUT is a folder that gets MPEG-TS
-                                segments and index.m3u8 with ad markers
+                                segments and index.m3u8 with ad markers. dash: OUT is a folder
+                                that gets CMAF tracks, index.mpd and index.m3u8 (= --format hls
+                                --hls-segments cmaf)
       --hls-time SECONDS        HLS target segment duration (default: 6)
       --hls-segments ts|cmaf    HLS media segments: MPEG-TS (default) or CMAF tracks (video and
                                 audio fMP4, EXT-X-MAP), also addressed by a DASH index.mpd
+                                (--segments is the same option)
       --smart auto|on|off       copy the content's packets instead of re-encoding them (MP4,
                                 HLS; H.264 or HEVC content at its own size and rate): only the GOPs a
                                 cue splits and the ads are encoded, to the content's profile.
@@ -159,6 +163,8 @@ struct StitchOptions {
         var output: String?
         var breaks: [(BreakCue, [String], DoubleBoxStyle?)] = []
         var format: OutputContainer?
+        var hlsSegmentsGiven = false
+        var dash = false   // --format dash: an HLS package of CMAF tracks, whose index.mpd is the point
         var encoder = EncoderSettings()
         var size: (Int, Int)?
         var fps: Rational?
@@ -200,7 +206,9 @@ struct StitchOptions {
             case "--native-format": nativeFormats.append(try scanner.value(for: name, in: arg))
             case "--format":
                 let v = try scanner.value(for: name, in: arg)
-                guard let f = OutputContainer(rawValue: v) else { throw UsageError("--format must be mp4, hls, y4m or nut, not '\(v)'") }
+                // dash: one set of CMAF tracks, addressed by index.mpd (and index.m3u8)
+                dash = v == "dash"
+                guard let f = dash ? .hls : OutputContainer(rawValue: v) else { throw UsageError("--format must be mp4, hls, dash, y4m or nut, not '\(v)'") }
                 format = f
             case "--preset": encoder.preset = try OptionValue.preset(try scanner.value(for: name, in: arg))
             case "--crf": encoder.crf = try OptionValue.crf(try scanner.value(for: name, in: arg))
@@ -216,10 +224,11 @@ struct StitchOptions {
                 let v = try scanner.value(for: name, in: arg)
                 guard let d = Double(v), d >= 1, d <= 60 else { throw UsageError("--hls-time must be seconds from 1 to 60, not '\(v)'") }
                 hls.segmentDuration = MediaTime(seconds: d, timescale: 1000)
-            case "--hls-segments":
+            case "--hls-segments", "--segments":
                 let v = try scanner.value(for: name, in: arg)
                 guard let f = HLSSegmentFormat(rawValue: v) else { throw UsageError("--hls-segments must be ts or cmaf, not '\(v)'") }
                 hls.segmentFormat = f
+                hlsSegmentsGiven = true
             case "--loudness":
                 let v = try scanner.value(for: name, in: arg)
                 guard let mode = LoudnessMode(parsing: v) else { throw UsageError("--loudness must be off, auto or LUFS from -40 to -5 such as -23, not '\(v)'") }
@@ -272,6 +281,10 @@ struct StitchOptions {
         let container = format ?? (output.hasSuffix(".y4m") ? .y4m : output.hasSuffix(".nut") ? .nut : .mp4)
         if output == "-" && (container == .mp4 || container == .hls) { throw UsageError("writing to standard output needs --format nut or y4m") }
         if hls.segmentFormat != .mpegTS && container != .hls { throw UsageError("--hls-segments needs --format hls") }
+        if dash {
+            if hlsSegmentsGiven && hls.segmentFormat != .cmaf { throw UsageError("--format dash writes CMAF segments, not --hls-segments ts") }
+            hls.segmentFormat = .cmaf
+        }
         if adTag != nil && !breaks.isEmpty { throw UsageError("use --ads or --ad-break, not both") }
         if !nativeBreaks.isEmpty && nativeFormats.isEmpty { throw UsageError("--native-break needs --native-format FILE") }
         if !nativeBreaks.isEmpty && adTag != nil { throw UsageError("use --ads or --native-break, not both (a VMAP carries its own native breaks)") }

@@ -31,6 +31,8 @@ import TestSupport
         (["stitch", "c.mp4", "-o", "-", "--format", "hls"], "standard output"),
         (["stitch", "c.mp4", "-o", "dir/", "--format", "hls", "--hls-segments", "fmp4"], "--hls-segments must be ts or cmaf"),
         (["stitch", "c.mp4", "-o", "x.mp4", "--hls-segments", "cmaf"], "--hls-segments needs --format hls"),
+        (["stitch", "c.mp4", "-o", "dir/", "--format", "dash", "--segments", "ts"], "--format dash writes CMAF segments"),
+        (["stitch", "c.mp4", "-o", "x.mp4", "--format", "mpd"], "--format must be mp4, hls, dash, y4m or nut"),
         (["stitch", "c.mp4", "-o", "x.mp4", "--loudness", "loud"], "--loudness"),
         (["stitch", "c.mp4", "-o", "x.mp4", "--stall-timeout", "0"], "--stall-timeout must be seconds from 0.1 to 86400, or off"),
         (["stitch", "c.mp4", "-o", "x.mp4", "--stall-timeout", "never"], "--stall-timeout must be seconds"),
@@ -85,6 +87,21 @@ import TestSupport
         let errors = json["errors"] as! [[String: Any]]
         #expect(errors.count == 1 && errors[0]["code"] as? Int == 401 && errors[0]["mediaFile"] as? String == "/nonexistent.mp4")
         #expect(try await MediaVerifier.ffmpegErrors(out) == "")
+    }
+
+    /// `--format dash`: the package of CMAF tracks whose MPD is the point (issue 34, item 7).
+    @Test func formatDashWritesACMAFPackageWithItsMPD() async throws {
+        let dir = CLI.tempDir()
+        let out = dir.appendingPathComponent("pkg")
+        let r = try await CLI.run(["stitch", content, "-o", out.path, "--format", "dash", "--ad-break", "00:00:10.250=\(ad)", "-q",
+                                   "--crf", "30", "--preset", "ultrafast"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let mpd = out.appendingPathComponent("index.mpd")
+        #expect(try await DASHSchema.problems(mpd) == [])
+        let files = try FileManager.default.contentsOfDirectory(atPath: out.path)
+        #expect(files.contains("init-video.mp4") && files.contains { $0.hasSuffix(".m4s") } && !files.contains { $0.hasSuffix(".ts") })
+        let v = try await offPool { try FieldCheck.check(mpd, with: .ffmpeg) }
+        #expect(v.clean, "\(v.report)")
     }
 
     @Test func frameStreamToStandardOutput() async throws {
