@@ -10,7 +10,7 @@
 #
 # The players viewers use, strictest first (a FILE is served to them over http on 127.0.0.1 by
 # scripts/field-player.py serve; TIMEOUT, default 600 s, playbin3's 300 s, bounds a VOD play):
-#   scripts/field-check.sh chromium URL|FILE [TIMEOUT]  headless Chromium's native HLS player (field-player.py)
+#   scripts/field-check.sh chromium URL|FILE [TIMEOUT]  headless Chromium: native HLS, or Video.js for a DASH MPD (field-player.py)
 #   scripts/field-check.sh vlc URL|FILE [TIMEOUT]       VLC (cvlc, as user nobody when run as root), -vv log
 #   scripts/field-check.sh mpv URL|FILE [TIMEOUT]       mpv, its log file at -v
 #   scripts/field-check.sh gst3 URL|FILE [TIMEOUT]      GStreamer's playbin3 (hlsdemux2)
@@ -344,12 +344,16 @@ PLAYERS=(gst3 vlc mpv)
       if [[ "$clients" == *gst* && "$path" == *.m3u8 ]]; then
         for p in "${PLAYERS[@]}"; do printf '%s\t%s\n' "$p" "$path"; done
       fi
+      # a DASH MPD: the same players, and Chromium through Video.js (scripts/field-player.html)
+      if [[ "$clients" == *gst* && "$path" == *.mpd ]]; then
+        for p in "${PLAYERS[@]}" chromium; do printf '%s\t%s\n' "$p" "$path"; done
+      fi
     done
   fi
 } > "$dir/players.tsv"
-grep -P '^(vlc|mpv)\t' "$dir/players.tsv" > "$dir/realtime.tsv"
+grep -P '^(vlc|mpv|chromium)\t' "$dir/players.tsv" > "$dir/realtime.tsv"
 {
-  grep -vP '^(vlc|mpv)\t' "$dir/players.tsv"
+  grep -vP '^(vlc|mpv|chromium)\t' "$dir/players.tsv"
   for f in "$dir/demo/demo.mp4" "$dir/demo/demo-hls/index.m3u8"; do printf 'ffmpeg\t%s\ngst\t%s\n' "$f" "$f"; done
   if [ -f "$dir/manifest.tsv" ]; then
     sort -u "$dir/manifest.tsv" | while IFS=$'\t' read -r clients path; do
@@ -378,4 +382,4 @@ if [ "$failed" -ne 0 ]; then
   echo "field check: $failed of $total checks failed ($outputs outputs; log: $dir/results.log)"
   exit 1
 fi
-echo "field check: $total checks of $outputs outputs clean (ffmpeg -xerror, GStreamer playbin; HLS packages also playbin3, VLC, mpv) in $((SECONDS - start)) s"
+echo "field check: $total checks of $outputs outputs clean (ffmpeg -xerror, GStreamer playbin; HLS packages and MPDs also playbin3, VLC, mpv; MPDs also Chromium with Video.js) in $((SECONDS - start)) s"

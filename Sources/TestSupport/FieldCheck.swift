@@ -83,21 +83,22 @@ public enum FieldCheck {
     /// Held while a line is added to the manifest: one writer at a time (it guards the file, no value).
     private static let manifestWrites = Locked(())
 
-    /// Keeps `url` (an MP4, or an HLS playlist with the rest of its folder) for the field check:
+    /// Keeps `url` (an MP4, or an HLS playlist or a DASH MPD with the rest of its folder) for the field check:
     /// a copy under `kept/` (not a link: a test may later rewrite or remove its own files) and a
     /// manifest line. `gstreamer`: GStreamer plays it too, not only ffmpeg (and an HLS package
-    /// also playbin3, VLC and mpv: the field check's list of which players get what is in the script).
+    /// also playbin3, VLC and mpv, an MPD those and Chromium with Video.js: the field check's list
+    /// of which players get what is in the script).
     /// Other files (raw frame streams) and everything when `directory` is nil are left alone.
     public static func keep(_ url: URL, gstreamer: Bool = false) {
         guard let directory else { return }
         let ext = url.pathExtension.lowercased()
-        guard ["mp4", "m4v", "mov", "m3u8"].contains(ext) else { return }
+        guard ["mp4", "m4v", "mov", "m3u8", "mpd"].contains(ext) else { return }
         let fm = FileManager.default
         let kept = directory.appendingPathComponent("kept").appendingPathComponent(UUID().uuidString)
         do {
             try fm.createDirectory(at: kept, withIntermediateDirectories: true)
             let target: URL
-            if ext == "m3u8" {
+            if ext == "m3u8" || ext == "mpd" {
                 let folder = url.deletingLastPathComponent()
                 let copy = kept.appendingPathComponent(folder.lastPathComponent)
                 try fm.createDirectory(at: copy, withIntermediateDirectories: false)

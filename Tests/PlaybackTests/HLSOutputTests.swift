@@ -44,7 +44,10 @@ import TestSupport
         // CMAF: index.m3u8 is the multivariant playlist; its video playlist carries the same segments and markers
         let playlist = try String(contentsOf: dir.appendingPathComponent(format == .cmaf ? "video.m3u8" : "index.m3u8"), encoding: .utf8)
         // the MPEG-TS package is HLSStrictClientTests'; the CMAF one goes through the field's players here and in the field check
-        if format == .cmaf { FieldCheck.keep(dir.appendingPathComponent("index.m3u8"), gstreamer: true) }
+        if format == .cmaf {
+            FieldCheck.keep(dir.appendingPathComponent("index.m3u8"), gstreamer: true)
+            FieldCheck.keep(dir.appendingPathComponent("index.mpd"), gstreamer: true)
+        }
         return Packaged(dir: dir, result: result, playlist: playlist)
     }
 
