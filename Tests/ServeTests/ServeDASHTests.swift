@@ -151,4 +151,31 @@ import Timing
             #expect(v.clean, "\(client): \(v.report)")
         }
     }
+
+    /// A pre-roll: the ad is the first Period, the content whole after it; the MPD and the CMAF
+    /// playlists of a session cost no encode (the CMAF tracks are remuxed from the stored
+    /// segments), in any dialect.
+    @Test func aPrerollSessionAndNoEncodeForAnyDialect() async throws {
+        let w = try ServeEndToEndTests.World()
+        let (s, _) = try await w.readySession("P")
+        _ = try await w.playlist(s, "90p")
+        let before = w.store.encodeCounts()
+        let answer = try await curl(w.running.url("/v1/sessions/\(s)/index.mpd"))
+        let mpd = w.root.appendingPathComponent("pre.mpd")
+        try answer.body.write(to: mpd)
+        #expect(try await offPool { try DASHSchema.problems(mpd) } == [])
+        let (periods, total) = try DASHPeriods.read(mpd)
+        #expect(periods.map(\.id) == ["break-0-ad-0", "content-0"] && periods.first?.start == 0)
+        #expect(periods[0].start + (periods[0].duration ?? 0) == periods[1].start && periods[1].start + (periods[1].duration ?? 0) == total)
+        for p in periods {
+            for rep in p.representations {
+                for u in [rep.initialization] + rep.media { #expect(try await curl(w.running.url(u)).status == 200) }
+            }
+        }
+        let master = try await curl(w.running.url("/v1/sessions/\(s)/master.m3u8?segments=cmaf"))
+        for line in master.text.split(separator: "\n") where line.hasPrefix("/v1/") {
+            for u in ServeEndToEndTests.segmentURLs(try await curl(w.running.url(String(line))).text) { _ = try await curl(w.running.url(u)) }
+        }
+        #expect(w.store.encodeCounts() == before, "DASH and HLS/CMAF answers encode nothing")
+    }
 }
