@@ -344,9 +344,14 @@ PLAYERS=(gst3 vlc mpv)
       if [[ "$clients" == *gst* && "$path" == *.m3u8 ]]; then
         for p in "${PLAYERS[@]}"; do printf '%s\t%s\n' "$p" "$path"; done
       fi
-      # a DASH MPD: the same players, and Chromium through Video.js (scripts/field-player.html)
+      # a DASH MPD: VLC, mpv, and Chromium through Video.js (scripts/field-player.html). Not
+      # playbin3: on a loaded machine GStreamer 1.22's dashdemux2 stops a presentation longer than
+      # its 30 s buffer for good, "Prerolled, waiting for buffering to finish" at 99% with both
+      # tracks full (4 of 6 runs of the kept 59 s package beside two busy loops; 3 of 3 alone, and
+      # with python's http.server too). The service's short DASH sessions play in playbin3 in
+      # ServeDASHTests.
       if [[ "$clients" == *gst* && "$path" == *.mpd ]]; then
-        for p in "${PLAYERS[@]}" chromium; do printf '%s\t%s\n' "$p" "$path"; done
+        for p in vlc mpv chromium; do printf '%s\t%s\n' "$p" "$path"; done
       fi
     done
   fi
@@ -382,4 +387,4 @@ if [ "$failed" -ne 0 ]; then
   echo "field check: $failed of $total checks failed ($outputs outputs; log: $dir/results.log)"
   exit 1
 fi
-echo "field check: $total checks of $outputs outputs clean (ffmpeg -xerror, GStreamer playbin; HLS packages and MPDs also playbin3, VLC, mpv; MPDs also Chromium with Video.js) in $((SECONDS - start)) s"
+echo "field check: $total checks of $outputs outputs clean (ffmpeg -xerror, GStreamer playbin; HLS packages also playbin3, VLC, mpv; MPDs also VLC, mpv, Chromium with Video.js) in $((SECONDS - start)) s"
