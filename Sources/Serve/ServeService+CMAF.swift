@@ -81,16 +81,11 @@ enum SessionCMAFPlaylist {
     static func media(_ timeline: SessionTimeline, video: Bool, session: ServeSession, signature: SegmentSignature, cdn: CDNPrefixes) -> HLS.MediaPlaylist {
         // each segment's stored first PTS (the wire PTS less the clock's shift), then the stream clock
         var storedPTS: [String: MediaTime] = [:]
-        for item in timeline.items { if let w = item.wirePTS { storedPTS[item.segment.path] = w - item.shift } }
-        var stored = timeline.on(.stream) { storedPTS[$0.path] }
-        for i in stored.items.indices { stored.items[i].marked = false }   // MPEG-TS's new-stream mark: not for CMAF
+        for item in timeline.items { if let pts = item.storedPTS { storedPTS[item.segment.path] = pts } }
+        let stored = timeline.on(.stream) { storedPTS[$0.path] }
         let part: CMAFTracks.Part = video ? .video : .audio, initPart: CMAFTracks.Part = video ? .videoInit : .audioInit
         func url(_ item: SessionItem, _ part: CMAFTracks.Part) -> String {
-            var u = item.url(session: session.id, rendition: timeline.rendition)
-            u.path = CMAFTracks.path(u.path, part)
-            if part != .video { u.beacon = nil }   // the video segment's fetch fires the ad's beacons
-            if part.isInitialization { u.shift = 0 }
-            return u.text(signedBy: signature, cdn: cdn)
+            item.cmafURL(part, session: session.id, rendition: timeline.rendition, shifted: true).text(signedBy: signature, cdn: cdn)
         }
         let items = stored.items.map { item in
             SessionPlaylist.Item(uri: url(item, part), duration: item.segment.duration, start: item.start, discontinuity: item.discontinuity,

@@ -26,12 +26,9 @@ extension ServeService {
         case .success(let (planned, all)):
             let cdn = policy(for: planned.content).config.cdn, signature = self.signature
             let rungs = content.renditions.compactMap { r, codecs in all[r.name].map { SessionMPD.Rung(rendition: r, codecs: codecs, timeline: $0) } }
+            // each Period keeps its segments' stored clock and says where they play
             let url: (SessionItem, String, CMAFTracks.Part) -> String = { item, rendition, part in
-                var u = item.url(session: id, rendition: rendition)
-                u.path = CMAFTracks.path(u.path, part)
-                u.shift = 0; u.marked = false   // CMAF tracks keep their own clock: each Period says where it plays
-                if part != .video { u.beacon = nil }   // the video segment's fetch fires the ad's beacons
-                return u.text(signedBy: signature, cdn: cdn)
+                item.cmafURL(part, session: id, rendition: rendition, shifted: false).text(signedBy: signature, cdn: cdn)
             }
             guard let mpd = SessionMPD.vod(planned, rungs: rungs, url: url, bytes: segmentBytes) else {
                 return .error(503, "the session's MPD cannot be written now")

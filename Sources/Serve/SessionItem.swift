@@ -69,6 +69,23 @@ public struct SessionItem: Sendable, Hashable, Codable {
         return u
     }
 
+    /// The PTS its first video frame is stored with (its wire PTS less its clock's shift); nil
+    /// when its run's clock cannot be read.
+    public var storedPTS: MediaTime? { wirePTS.map { $0 - shift } }
+
+    /// The URL of `part` of its CMAF tracks (`CMAFTracks`), for DASH and HLS with CMAF segments:
+    /// `url`'s, with only the video media segment carrying an ad's beacon place, no MPEG-TS
+    /// new-stream mark, and the clock shift kept only when `shifted` (HLS's one clock; a DASH
+    /// Period keeps the stored timestamps) and never on an initialization segment.
+    func cmafURL(_ part: CMAFTracks.Part, session: String, rendition: String, shifted: Bool) -> SegmentURL {
+        var u = url(session: session, rendition: rendition)
+        u.path = CMAFTracks.path(u.path, part)
+        u.marked = false
+        if part != .video { u.beacon = nil }
+        if !shifted || part.isInitialization { u.shift = 0 }
+        return u
+    }
+
     /// The item as the one playlist writer (`SessionPlaylist`) takes it, VOD or live: its URL
     /// (ad segments signed by `signature`, under the CDN prefix of its kind), its length, its
     /// start on the viewer's clock.

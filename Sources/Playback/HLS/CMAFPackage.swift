@@ -69,7 +69,7 @@ enum CMAFPackage {
             if t.kind == .video {
                 return DASH.Representation(id: "video", bandwidth: bandwidth,
                                            codecs: videoCodecs ?? info.codecName, width: info.displaySize.width, height: info.displaySize.height,
-                                           frameRate: info.frameRate.map { $0.denominator == 1 ? "\($0.numerator)" : "\($0.numerator)/\($0.denominator)" },
+                                           frameRate: info.frameRate.map(\.description),
                                            sar: "1:1")
             }
             return DASH.Representation(id: "audio", bandwidth: bandwidth, codecs: audioCodecs ?? info.codecName,

@@ -61,8 +61,7 @@ enum SessionMPD {
     /// The segment list of `items` (one run of one rung) for `part` (video or audio), nil when
     /// the PTS of the run's first picture is unknown.
     static func list(_ items: ArraySlice<SessionItem>, video: Bool, url: (SessionItem, CMAFTracks.Part) -> String) -> DASH.SegmentList? {
-        guard let first = items.first, let wire = first.wirePTS else { return nil }
-        let origin = wire - first.shift   // the stored PTS (the wire PTS of HLS's clock less its shift)
+        guard let first = items.first, let origin = first.storedPTS else { return nil }
         var ticks: [Int64] = []
         for item in items { ticks.append((origin + (item.start - first.start)).mpegTicks) }
         let end = (origin + (items.last!.end - first.start)).mpegTicks
@@ -98,7 +97,7 @@ enum SessionMPD {
                 // the stored TS's peak: an upper bound of the video track's (which leaves out audio and TS's overhead)
                 var rep = DASH.Representation(id: r.name, bandwidth: max(1, peak), codecs: videoCodec(rung.codecs),
                                               width: r.width, height: r.height,
-                                              frameRate: r.frameRate.map { $0.denominator == 1 ? "\($0.numerator)" : "\($0.numerator)/\($0.denominator)" },
+                                              frameRate: r.frameRate.map(\.description),
                                               sar: "1:1")
                 rep.segmentList = list
                 videos.append(rep)
