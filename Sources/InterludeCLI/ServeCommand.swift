@@ -14,7 +14,7 @@ let serveUsage = """
     once per rendition and shared), tracking fired server-side or reported to the player.
 
       GET  /v1/master/NAME/index.m3u8?k=v…   a session, answered with its master playlist
-                                             (&segments=cmaf: HLS with CMAF segments, VOD)
+                                             (&segments=cmaf: HLS with CMAF segments)
       GET  /v1/dash/NAME/index.mpd?k=v…      a VOD session, answered with its DASH MPD
       POST /v1/session/NAME                  {"adsParams": {…}, "reportingMode": "server"|"client"}
       GET  /v1/sessions/ID/tracking          client-side tracking JSON;  /health, /metrics

@@ -79,11 +79,19 @@ extension ServeService {
     }
 
     /// A live session's request: its master or media playlist, or its tracking.
+    /// With `?segments=cmaf`, its playlists with CMAF segments (`LiveViewer.cmafPlaylist`):
+    /// `master.m3u8`, each rung's video, `audio.m3u8` (the top rung's sound).
     func liveRoute(_ v: LiveViewer, _ p: [String], _ r: HTTPRequest) -> HTTPAnswer {
         if p.count == 4 && p[3] == "tracking" { return .later { [self] in await liveTracking(v, nextToken: r.queryValue("nextToken")) } }
-        if p.count == 4 && p[3] == "master.m3u8" { return .now(liveMaster(v)) }
-        if p.count == 4 && p[3].hasSuffix(".m3u8") { return .later { [self] in await livePlaylist(v, rendition: String(p[3].dropLast(5))) } }
-        return .now(.error(404, "not found"))
+        let cmaf = Self.wantsCMAF(r)
+        if p.count == 4 && p[3] == "master.m3u8" { return .now(liveMaster(v, cmaf: cmaf)) }
+        guard p.count == 4 && p[3].hasSuffix(".m3u8") else { return .now(.error(404, "not found")) }
+        let name = String(p[3].dropLast(5))
+        guard cmaf else { return .later { [self] in await livePlaylist(v, rendition: name) { await v.playlist(rung: $0) } } }
+        if name == LiveViewer.cmafAudio, let top = v.rungs.first {
+            return .later { [self] in await livePlaylist(v, rendition: top.rendition.name) { await v.cmafPlaylist(rung: $0, audio: true) } }
+        }
+        return .later { [self] in await livePlaylist(v, rendition: name) { await v.cmafPlaylist(rung: $0, audio: false) } }
     }
 
     /// The record the fleet's store holds for live viewer `id` (one `GET` of Redis); nil when
@@ -111,16 +119,18 @@ extension ServeService {
     }
 
     /// `GET /v1/sessions/ID/master.m3u8` of a live viewer.
-    func liveMaster(_ v: LiveViewer) -> HTTPResponse {
-        .text(v.master(), contentType: "application/vnd.apple.mpegurl")
+    /// (`cmaf`: the one of its CMAF playlists.)
+    func liveMaster(_ v: LiveViewer, cmaf: Bool = false) -> HTTPResponse {
+        .text(cmaf ? v.cmafMaster() : v.master(), contentType: "application/vnd.apple.mpegurl")
     }
 
-    /// `GET /v1/sessions/ID/RENDITION.m3u8` of a live viewer: its playlist, advanced.
-    func livePlaylist(_ v: LiveViewer, rendition: String) async -> HTTPResponse {
+    /// `GET /v1/sessions/ID/RENDITION.m3u8` of a live viewer: its playlist (`text` of the rung:
+    /// MPEG-TS or CMAF), advanced.
+    func livePlaylist(_ v: LiveViewer, rendition: String, text playlist: (LiveRung) async -> String?) async -> HTTPResponse {
         let started = monotonicSeconds()
         guard let rung = v.rung(named: rendition) else { return .error(404, "no rendition '\(rendition)'") }
         defer { metrics.playlistServed(monotonicSeconds() - started) }
-        guard let text = await v.playlist(rung: rung) else {
+        guard let text = await playlist(rung) else {
             if await v.isGone {
                 liveViewers.remove(v.id)
                 return .error(404, "no session '\(v.id)'")

@@ -47,7 +47,7 @@ extension ServeService {
     /// `GET /v1/master/NAME/index.m3u8?k=v…` (`GET /v1/dash/NAME/index.mpd?k=v…`, `dash`): a
     /// session from the query (`ads.k`, `playerParams.k` or plain `k`; `mode` and `segments`
     /// are the playlist's), answered with its master playlist (`segments=cmaf`: the one of CMAF
-    /// segments; `dash`: its MPD). A live channel's sessions are HLS only.
+    /// segments; `dash`: its MPD). A live channel's sessions are HLS (MPEG-TS or CMAF) only.
     func implicitSession(content name: String, request: HTTPRequest, dash: Bool = false) async -> HTTPResponse {
         var params: [String: String] = [:]
         for (k, v) in request.query where k != "mode" && k != "segments" {
@@ -56,10 +56,10 @@ extension ServeService {
             else if params[k] == nil { params[k] = v }
         }
         if live?.contains(name) == true {
-            if dash { return .error(404, "live channel '\(name)' is served as HLS only (/v1/master/\(name)/index.m3u8)") }
+            if dash { return .error(404, "live channel '\(name)' is served as HLS only (/v1/master/\(name)/index.m3u8, ?segments=cmaf for CMAF segments)") }
             switch await newLiveViewer(channel: name, params: params, reporting: policy(for: name).config.reporting, userAgent: request.headers["user-agent"] ?? "") {
             case .failure(let e): return e.response
-            case .success(let v): return liveMaster(v)
+            case .success(let v): return liveMaster(v, cmaf: Self.wantsCMAF(request))
             }
         }
         switch await newSession(content: name, params: params, reporting: policy(for: name).config.reporting, userAgent: request.headers["user-agent"] ?? "") {

@@ -45,8 +45,11 @@ import Timing
                 #expect(w.breaks.last?.endPTS == w.segments.first { $0.sequence == 5 }?.firstPTS)
             }
             let files = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("live/ch1/\(channel.intake)/main").path)
-                .filter { !$0.hasPrefix(".") }
+                .filter { !$0.hasPrefix(".") && $0 != "init.ts" }
             #expect(files.count == min(first, 2) + 5, "kept \(files.sorted())")
+            // the first segment stays as the rendition's initialization source (CMAF playlists' one map)
+            let kept = folder.appendingPathComponent(LiveSegment.initializationPath(channel: channel.storeName, rendition: "main"))
+            #expect(try Data(contentsOf: kept) == ts, "init.ts is the channel's first segment")
         }
         #expect(await channel.renditionNames == ["main"])
         #expect(await channel.window(rendition: "v9") == nil)

@@ -74,6 +74,9 @@ public actor LiveChannel {
         var inits: [String: URL] = [:]
         /// CMAF: the continuity counters the last remuxed segment ended at (the next continues them).
         var counters: [Int: UInt8] = [:]
+        /// This process's first segment of the rendition is kept as its initialization source
+        /// (`LiveSegment.initializationPath`).
+        var initializationKept = false
 
         mutating func skipped(_ new: LiveTimeline.New) {
             timeline.skip(new)
@@ -198,6 +201,21 @@ public actor LiveChannel {
     /// `map` (fetched once per URI, at most `HLSImport.maxInitBytes`) and it remuxed with their
     /// packets copied and timestamps kept (`FragmentRemux`: SCTE-35 splice times in the playlist
     /// stay on the segments' clock), its continuity counters following the segment before.
+    /// Keeps `file`, the rendition's first segment taken in by this process, as
+    /// `LiveSegment.initializationPath` for as long as the intake folder lives (never evicted):
+    /// what a viewer's CMAF playlists name in their one `EXT-X-MAP` (its CMAF tracks' initialization
+    /// segments), so that the map's URI stays the same, and fetchable, at every refresh while the
+    /// segments it was first made from slide out. Linked (copied where a link cannot be made) under
+    /// a temporary name and renamed. False when it could not be kept (tried again at the next segment).
+    private func keepInitialization(_ file: URL, rendition key: String) -> Bool {
+        let target = folder.appendingPathComponent(LiveSegment.initializationPath(channel: storeName, rendition: key))
+        let temp = target.deletingLastPathComponent().appendingPathComponent(".init.part")
+        try? FileManager.default.removeItem(at: temp)
+        guard link(file.path, temp.path) == 0 || (try? FileManager.default.copyItem(at: file, to: temp)) != nil else { return false }
+        guard rename(temp.path, target.path) == 0 else { try? FileManager.default.removeItem(at: temp); return false }
+        return true
+    }
+
     private func remuxCMAF(_ file: URL, map: String, rendition r: inout Rendition, folder dir: URL) async throws {
         let initFile: URL
         if let known = r.inits[map] { initFile = known } else {
@@ -287,6 +305,7 @@ public actor LiveChannel {
                                                    filePTS: placed.filePTS, clockOffset: placed.clockOffset, discontinuity: placed.discontinuity)
             r.timeline.handled(new)
             r.segments.append(segment)
+            if !r.initializationKept { r.initializationKept = keepInitialization(file, rendition: key) }
             if reading.rejectedSections > 0 {
                 report(.signalIgnored, rendition: key, "\(reading.rejectedSections) SCTE-35 sections of \(entry.uri.prefix(200)) refused")
             }

@@ -28,6 +28,12 @@ public struct LiveSegment: Sendable, Equatable {
     public static func storePath(channel: String, rendition: String, sequence: Int) -> String {
         "live/\(channel)/\(rendition)/\(sequence).ts"
     }
+
+    /// The store key of the segment `rendition` of `channel` keeps for the CMAF tracks'
+    /// initialization segments (`live/<channel>/<rendition>/init.ts`, a copy of its first segment).
+    public static func initializationPath(channel: String, rendition: String) -> String {
+        "live/\(channel)/\(rendition)/init.ts"
+    }
 }
 
 /// A snapshot of one live rendition: what a session playlist is built from. Segments are what

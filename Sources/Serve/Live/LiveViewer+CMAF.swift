@@ -1,0 +1,64 @@
+import Foundation
+import Manifest
+import Timing
+
+extension LiveViewer {
+    /// The name of a live session's CMAF audio playlist (`/v1/sessions/ID/audio.m3u8?segments=cmaf`).
+    static let cmafAudio = "audio"
+
+    /// The viewer's HLS media playlist of `rung` with CMAF segments (its video, or with `audio`
+    /// its sound): its MPEG-TS playlist (`playlist(rung:)`) advanced to the channel's window, each
+    /// segment's URI that item's CMAF track (`SessionItem.cmafURL`, on the same clock: the
+    /// channel's, ads and slate moved onto it), one `EXT-X-MAP` in front naming the tracks of the
+    /// rung's kept first segment (`LiveSegment.initializationPath`). Both playlists are one value
+    /// (`Track`): the media and discontinuity sequence numbers, durations, tags and markers are the
+    /// MPEG-TS playlist's, so the RFC 8216 §6.2.1–6.2.2 rules it keeps by construction hold here
+    /// too, and a segment's CMAF URI, a function of the item published there, never changes.
+    /// Nil as `playlist(rung:)`.
+    public func cmafPlaylist(rung: LiveRung, audio: Bool) async -> String? {
+        await shared(saving: true) {
+            await advance(rung)
+            return tracks[rung.key].flatMap { cmafPlaylist($0, rung: rung, audio: audio) }
+        } ?? nil
+    }
+
+    /// The CMAF playlist of `track` now (see `cmafPlaylist(rung:audio:)`); nil (logged) if its
+    /// timeline and playlist ever disagreed, which `publish` never lets happen.
+    func cmafPlaylist(_ track: Track, rung: LiveRung, audio: Bool) -> String? {
+        var playlist = track.playlist.playlist
+        let items = track.timeline.items
+        assert(items.count == playlist.segments.count, "a track's timeline slides in step with its playlist")
+        guard items.count == playlist.segments.count else {
+            context.log?.event("live_cmaf_refused", ["session": id, "rendition": rung.rendition.name,
+                                                     "error": "\(items.count) items for \(playlist.segments.count) segments"])
+            return nil
+        }
+        let part: CMAFTracks.Part = audio ? .audio : .video
+        for i in items.indices {
+            playlist.segments[i].uri = items[i].cmafURL(part, session: id, rendition: rung.rendition.name, shifted: true)
+                .text(signedBy: context.signature, cdn: context.cdn)
+        }
+        if !playlist.segments.isEmpty {
+            let source = LiveSegment.initializationPath(channel: context.channel.storeName, rendition: rung.key)
+            let map = SegmentURL(path: CMAFTracks.path(source, audio ? .audioInit : .videoInit))
+            playlist.segments[0].map = HLS.Map(uri: map.text(signedBy: context.signature, cdn: context.cdn))
+        }
+        return HLS.write(playlist)
+    }
+
+    /// The multivariant playlist of the viewer's CMAF playlists: a variant per rung (video only,
+    /// `CODECS` with the sample entry the tracks carry, `avc3`/`hev1`), the top rung's sound as
+    /// the one `EXT-X-MEDIA` audio rendition, as a VOD session's (`?segments=cmaf`).
+    public nonisolated func cmafMaster() -> String {
+        let audioCodec = rungs.first.flatMap { SessionMPD.audioCodec($0.info.codecs) }
+        let variants = rungs.map { r in
+            HLS.Variant(uri: "/v1/sessions/\(id)/\(r.rendition.name).m3u8?segments=cmaf", bandwidth: r.rendition.videoBitrate + r.rendition.audioBitrate,
+                        codecs: ([SessionMPD.videoCodec(r.info.codecs)] + (audioCodec.map { [$0] } ?? [])).joined(separator: ","),
+                        resolution: HLS.Resolution(width: r.info.width, height: r.info.height), frameRate: r.info.frameRate,
+                        audio: audioCodec == nil ? nil : "audio")
+        }
+        let renditions = audioCodec == nil ? [] : [HLS.Rendition(type: .audio, groupID: "audio", name: "main", isDefault: true, autoselect: true,
+                                                                 uri: "/v1/sessions/\(id)/\(Self.cmafAudio).m3u8?segments=cmaf")]
+        return HLS.write(HLS.MultivariantPlaylist(renditions: renditions, variants: variants))
+    }
+}
