@@ -229,10 +229,17 @@ check_vlc() {
   vlc_verdict "$1" "$log" "$status"; status=$?
   keep_log vlc "$log"; rm -rf "$log" "$vlc_home"; return $status
 }
+# A live play must last its time: VLC quits at the end of what it takes for the whole stream
+# (`EOF reached`) without a warning, which a live check must not call clean.
 check_live_vlc() {
-  local log status
+  local log status started=$SECONDS
   log=$(mktemp); vlc_command
   timeout -k 5 $(( $2 + 60 )) "${vlc[@]}" --run-time="$2" "$1" vlc://quit > "$log" 2>&1; status=$?
+  if [ "$status" -eq 0 ] && [ $(( SECONDS - started )) -lt $(( $2 - 2 )) ]; then
+    printf 'FAIL vlc live %s for %s s: it stopped after %d s (%s)\n' "$1" "$2" $(( SECONDS - started )) \
+      "$(grep -c 'EOF reached' "$log") EOF"
+    keep_log vlc "$log"; rm -rf "$log" "$vlc_home"; return 1
+  fi
   vlc_verdict "live $1 for $2 s" "$log" "$status"; status=$?
   keep_log vlc "$log"; rm -rf "$log" "$vlc_home"; return $status
 }
