@@ -9,13 +9,14 @@ let serveUsage = """
     usage: interlude serve --content NAME=SOURCE [--content …] --ads TAG_TEMPLATE [options]
            interlude serve --live NAME=PLAYLIST [--live …] --ads TAG_TEMPLATE [options]
 
-    Server-side ad insertion for HLS (VOD and live) and DASH (VOD), MediaTailor-shaped: each viewer's session gets its own
+    Server-side ad insertion for HLS and DASH (VOD and live), MediaTailor-shaped: each viewer's session gets its own
     playlists (content cut frame-exactly at the breaks, shared by every session; ads transcoded
     once per rendition and shared), tracking fired server-side or reported to the player.
 
       GET  /v1/master/NAME/index.m3u8?k=v…   a session, answered with its master playlist
                                              (&segments=cmaf: HLS with CMAF segments)
-      GET  /v1/dash/NAME/index.mpd?k=v…      a VOD session, answered with its DASH MPD
+      GET  /v1/dash/NAME/index.mpd?k=v…      a session, answered with its DASH MPD (live: a
+                                             redirect to its dynamic MPD)
       POST /v1/session/NAME                  {"adsParams": {…}, "reportingMode": "server"|"client"}
       GET  /v1/sessions/ID/tracking          client-side tracking JSON;  /health, /metrics
 

@@ -29,6 +29,18 @@ public enum DASH {
         public var minBufferTime: MediaTime
         /// The periods, in order.
         public var periods: [Period]
+        /// `@availabilityStartTime` (dynamic presentations): the wall-clock time of presentation time 0.
+        public var availabilityStartTime: Date?
+        /// `@publishTime` (dynamic presentations): when this version of the MPD was made.
+        public var publishTime: Date?
+        /// `@minimumUpdatePeriod` (dynamic presentations): how soon to fetch the MPD again.
+        public var minimumUpdatePeriod: MediaTime?
+        /// `@timeShiftBufferDepth` (dynamic presentations): how far behind the live edge segments stay available.
+        public var timeShiftBufferDepth: MediaTime?
+        /// `@suggestedPresentationDelay` (dynamic presentations): how far behind the live edge to play.
+        public var suggestedPresentationDelay: MediaTime?
+        /// `Location`: where to fetch the MPD's next versions (a dynamic session's own URL).
+        public var location: String?
 
         /// An MPD.
         public init(type: PresentationType = .static, profiles: [String] = [DASH.liveProfile], mediaPresentationDuration: MediaTime?,
@@ -39,11 +51,15 @@ public enum DASH {
 
         /// Why the MPD breaks the timing rules the schema cannot check, nil when it does not:
         /// no period, periods whose starts do not rise, a static MPD without its duration, a
+        /// dynamic one without its availability start and publish times, a
         /// segment timeline whose entries leave a gap or overlap (`S@t` is the previous entry's
         /// end), an event outside the timescale's range.
         public func validate() -> String? {
             if periods.isEmpty { return "an MPD has at least one Period" }
             if type == .static && mediaPresentationDuration == nil { return "a static MPD needs mediaPresentationDuration" }
+            if type == .dynamic && (availabilityStartTime == nil || publishTime == nil) {
+                return "a dynamic MPD needs availabilityStartTime and publishTime"
+            }
             for (a, b) in zip(periods, periods.dropFirst()) where b.start <= a.start {
                 return "Period \(b.id) starts at \(b.start.seconds) s, not after Period \(a.id) (\(a.start.seconds) s)"
             }
@@ -59,6 +75,10 @@ public enum DASH {
                         continue
                     }
                     for r in set.representations {
+                        if let template = r.segmentTemplate {
+                            if let problem = SegmentTemplate.timelineProblem(template.timeline) { return "Representation \(r.id) of Period \(p.id): \(problem)" }
+                            continue
+                        }
                         guard let list = r.segmentList else {
                             return "Representation \(r.id) of Period \(p.id) has neither a SegmentTemplate nor a SegmentList"
                         }
@@ -161,6 +181,8 @@ public enum DASH {
         public var audioChannels: Int?
         /// Its own `SegmentList` (when the adaptation set has no template).
         public var segmentList: SegmentList?
+        /// Its own `SegmentTemplate` (when the adaptation set has none).
+        public var segmentTemplate: SegmentTemplate?
 
         /// A representation.
         public init(id: String, bandwidth: Int, codecs: String, width: Int? = nil, height: Int? = nil, frameRate: String? = nil,
@@ -230,6 +252,9 @@ public enum DASH {
         public var timeline: [TimelineEntry]
         /// The segments' URLs, one per segment of the timeline, in order.
         public var media: [String]
+        /// `@startNumber`: the first segment's number (a live presentation numbers its segments
+        /// across updates, so that a player can tell a segment it has from a new one); nil: 1.
+        public var startNumber: Int?
 
         /// A list.
         public init(timescale: Int64, presentationTimeOffset: Int64, initialization: String, timeline: [TimelineEntry], media: [String]) {

@@ -8,8 +8,13 @@ extension DASH {
         x.line("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
         x.open("MPD", [("xmlns", "urn:mpeg:dash:schema:mpd:2011"), ("xmlns:scte35", "http://www.scte.org/schemas/35/2016"),
                        ("type", mpd.type.rawValue), ("profiles", mpd.profiles.joined(separator: ",")),
+                       ("availabilityStartTime", mpd.availabilityStartTime.map(dateTime)), ("publishTime", mpd.publishTime.map(dateTime)),
                        ("mediaPresentationDuration", mpd.mediaPresentationDuration.map(duration)),
-                       ("minBufferTime", duration(mpd.minBufferTime))])
+                       ("minimumUpdatePeriod", mpd.minimumUpdatePeriod.map(duration)),
+                       ("minBufferTime", duration(mpd.minBufferTime)),
+                       ("timeShiftBufferDepth", mpd.timeShiftBufferDepth.map(duration)),
+                       ("suggestedPresentationDelay", mpd.suggestedPresentationDelay.map(duration))])
+        if let l = mpd.location { x.line("<Location>\(XMLText.escape(l))</Location>") }
         for p in mpd.periods {
             x.open("Period", [("id", p.id), ("start", duration(p.start)), ("duration", p.duration.map(duration))])
             if let a = p.assetIdentifier { x.empty("AssetIdentifier", [("schemeIdUri", a.schemeIdUri), ("value", a.value)]) }
@@ -45,20 +50,14 @@ extension DASH {
     private static func write(_ a: AdaptationSet, to x: inout XMLText) {
         x.open("AdaptationSet", [("id", String(a.id)), ("contentType", a.contentType), ("mimeType", a.mimeType), ("lang", a.language),
                                  ("segmentAlignment", a.segmentAlignment ? "true" : nil), ("startWithSAP", a.startWithSAP.map(String.init))])
-        if let t = a.segmentTemplate {
-            x.open("SegmentTemplate", [("timescale", String(t.timescale)), ("initialization", t.initialization), ("media", t.media),
-                                       ("startNumber", String(t.startNumber)),
-                                       ("presentationTimeOffset", t.presentationTimeOffset == 0 ? nil : String(t.presentationTimeOffset))])
-            write(t.timeline, to: &x)
-            x.close("SegmentTemplate")
-        }
+        if let t = a.segmentTemplate { write(t, to: &x) }
         for r in a.representations {
             let attributes: [(String, String?)] = [
                 ("id", r.id), ("bandwidth", String(r.bandwidth)), ("codecs", r.codecs), ("width", r.width.map(String.init)),
                 ("height", r.height.map(String.init)), ("frameRate", r.frameRate), ("sar", r.sar),
                 ("audioSamplingRate", r.audioSamplingRate.map(String.init)),
             ]
-            guard r.audioChannels != nil || r.segmentList != nil else {
+            guard r.audioChannels != nil || r.segmentList != nil || r.segmentTemplate != nil else {
                 x.empty("Representation", attributes)
                 continue
             }
@@ -68,9 +67,18 @@ extension DASH {
                                                       ("value", String(channels))])
             }
             if let list = r.segmentList { write(list, to: &x) }
+            if let t = r.segmentTemplate { write(t, to: &x) }
             x.close("Representation")
         }
         x.close("AdaptationSet")
+    }
+
+    private static func write(_ t: SegmentTemplate, to x: inout XMLText) {
+        x.open("SegmentTemplate", [("timescale", String(t.timescale)), ("initialization", t.initialization), ("media", t.media),
+                                   ("startNumber", String(t.startNumber)),
+                                   ("presentationTimeOffset", t.presentationTimeOffset == 0 ? nil : String(t.presentationTimeOffset))])
+        write(t.timeline, to: &x)
+        x.close("SegmentTemplate")
     }
 
     private static func write(_ timeline: [TimelineEntry], to x: inout XMLText) {
@@ -83,12 +91,17 @@ extension DASH {
 
     private static func write(_ list: SegmentList, to x: inout XMLText) {
         x.open("SegmentList", [("timescale", String(list.timescale)),
-                               ("presentationTimeOffset", list.presentationTimeOffset == 0 ? nil : String(list.presentationTimeOffset))])
+                               ("presentationTimeOffset", list.presentationTimeOffset == 0 ? nil : String(list.presentationTimeOffset)),
+                               ("startNumber", list.startNumber.map(String.init))])
         x.empty("Initialization", [("sourceURL", list.initialization)])
         write(list.timeline, to: &x)
         for m in list.media { x.empty("SegmentURL", [("media", m)]) }
         x.close("SegmentList")
     }
+
+    /// An `xs:dateTime` in UTC to the millisecond (`2026-12-05T03:00:00.123Z`): HLS's date text,
+    /// which is the same ISO 8601 form.
+    static func dateTime(_ d: Date) -> String { HLSText.date(d) }
 
     /// An `xs:duration` of seconds (`PT59.5S`): exact to the microsecond, rounded to the nearest
     /// (so a time of 90 kHz ticks reads back as the same tick: a tick is 11.1 µs).

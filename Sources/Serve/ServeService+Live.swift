@@ -1,6 +1,7 @@
 import Foundation
 import Interlude
 import HTTPServer
+import Manifest
 import Timing
 
 extension ServeService {
@@ -85,6 +86,8 @@ extension ServeService {
         if p.count == 4 && p[3] == "tracking" { return .later { [self] in await liveTracking(v, nextToken: r.queryValue("nextToken")) } }
         let cmaf = Self.wantsCMAF(r)
         if p.count == 4 && p[3] == "master.m3u8" { return .now(liveMaster(v, cmaf: cmaf)) }
+        if p.count == 4 && p[3] == Self.mpdKey { return .later { [self] in await liveMPD(v) } }
+        if p.count == 6 && p[3] == "dash" { return .later { [self] in await liveDASHSegment(v, representation: p[4], name: p[5]) } }
         guard p.count == 4 && p[3].hasSuffix(".m3u8") else { return .now(.error(404, "not found")) }
         let name = String(p[3].dropLast(5))
         guard cmaf else { return .later { [self] in await livePlaylist(v, rendition: name) { await v.playlist(rung: $0) } } }
@@ -139,6 +142,38 @@ extension ServeService {
         }
         return HTTPResponse(status: 200, headers: ["Content-Type": "application/vnd.apple.mpegurl", "Cache-Control": "no-cache"],
                             body: Data(text.utf8))
+    }
+
+    /// `GET /v1/sessions/ID/index.mpd` of a live viewer: its dynamic MPD (`LiveViewer.mpd`), advanced.
+    func liveMPD(_ v: LiveViewer) async -> HTTPResponse {
+        let started = monotonicSeconds()
+        defer { metrics.playlistServed(monotonicSeconds() - started) }
+        guard let text = await v.mpd(location: "/v1/sessions/\(v.id)/\(Self.mpdKey)", bytes: { [self] in segmentBytes($0) }) else {
+            if await v.isGone {
+                liveViewers.remove(v.id)
+                return .error(404, "no session '\(v.id)'")
+            }
+            return .error(503, "live channel not available")
+        }
+        return HTTPResponse(status: 200, headers: ["Content-Type": DASH.mimeType, "Cache-Control": "no-cache"], body: Data(text.utf8))
+    }
+
+    /// `GET /v1/sessions/ID/dash/REP/N.m4s` of a live viewer: segment `N` (the media sequence
+    /// number its MPD's template names) of Representation `REP` (a rung's name: its video; `audio`:
+    /// the top rung's sound) as a CMAF media segment on the session's clock. An ad's video segment
+    /// fires the beacons it holds, as its HLS URL does. 404 for a number the window does not list.
+    func liveDASHSegment(_ v: LiveViewer, representation: String, name: String) async -> HTTPResponse {
+        guard name.hasSuffix(".m4s"), (1...13).contains(name.utf8.count - 4), name.utf8.dropLast(4).allSatisfy({ (48...57).contains($0) }),
+              let number = Int(name.dropLast(4)) else { return .error(404, "no segment '\(name.prefix(40))'") }
+        let audio = representation == "audio"
+        guard let rung = audio ? v.rungs.first : v.rung(named: representation) else { return .error(404, "no representation '\(representation.prefix(40))'") }
+        guard let item = await v.item(rung: rung, number: number), let file = media.file(forSegment: item.segment.path) else {
+            return .error(404, "segment \(number) of '\(representation.prefix(40))' is not in the session's window")
+        }
+        if !audio, case .ad(let b, let a, let k, _, _) = item.kind {
+            await fireLiveBeacons(v, rendition: rung.rendition.name, avail: b, ad: a, segment: k)
+        }
+        return cmafResponse(audio ? .audio : .video, of: item.segment.path, file: file, shift: item.shift.mpegTicks)
     }
 
     /// `GET /v1/sessions/ID/tracking[?nextToken=T]` of a live viewer (see `tracking(_:nextToken:)`).

@@ -33,7 +33,9 @@ extension ServeService {
         if live?.contains(name) == true {
             switch await newLiveViewer(channel: name, params: params, reporting: mode, userAgent: userAgent) {
             case .failure(let e): return e.response
-            case .success(let v): return .json(["manifestUrl": "/v1/sessions/\(v.id)/master.m3u8", "trackingUrl": "/v1/sessions/\(v.id)/tracking"])
+            case .success(let v):
+                return .json(["manifestUrl": "/v1/sessions/\(v.id)/master.m3u8", "dashManifestUrl": "/v1/sessions/\(v.id)/\(Self.mpdKey)",
+                              "trackingUrl": "/v1/sessions/\(v.id)/tracking"])
             }
         }
         switch await newSession(content: name, params: params, reporting: mode, userAgent: userAgent) {
@@ -47,7 +49,8 @@ extension ServeService {
     /// `GET /v1/master/NAME/index.m3u8?k=v…` (`GET /v1/dash/NAME/index.mpd?k=v…`, `dash`): a
     /// session from the query (`ads.k`, `playerParams.k` or plain `k`; `mode` and `segments`
     /// are the playlist's), answered with its master playlist (`segments=cmaf`: the one of CMAF
-    /// segments; `dash`: its MPD). A live channel's sessions are HLS (MPEG-TS or CMAF) only.
+    /// segments; `dash`: its MPD). A live channel's session with `dash` is answered with a redirect
+    /// (302) to its own MPD's URL, which a player fetches again as the channel goes on.
     func implicitSession(content name: String, request: HTTPRequest, dash: Bool = false) async -> HTTPResponse {
         var params: [String: String] = [:]
         for (k, v) in request.query where k != "mode" && k != "segments" {
@@ -56,10 +59,12 @@ extension ServeService {
             else if params[k] == nil { params[k] = v }
         }
         if live?.contains(name) == true {
-            if dash { return .error(404, "live channel '\(name)' is served as HLS only (/v1/master/\(name)/index.m3u8, ?segments=cmaf for CMAF segments)") }
             switch await newLiveViewer(channel: name, params: params, reporting: policy(for: name).config.reporting, userAgent: request.headers["user-agent"] ?? "") {
             case .failure(let e): return e.response
-            case .success(let v): return liveMaster(v, cmaf: Self.wantsCMAF(request))
+            case .success(let v):
+                // a dynamic MPD is fetched again: from the session's own URL, not this one (which makes a session)
+                if dash { return HTTPResponse(status: 302, headers: ["Location": "/v1/sessions/\(v.id)/\(Self.mpdKey)"], body: Data()) }
+                return liveMaster(v, cmaf: Self.wantsCMAF(request))
             }
         }
         switch await newSession(content: name, params: params, reporting: policy(for: name).config.reporting, userAgent: request.headers["user-agent"] ?? "") {

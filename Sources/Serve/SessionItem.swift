@@ -18,6 +18,11 @@ public struct SessionItem: Sendable, Hashable, Codable {
         /// Slate in break `breakIndex`: in place of ad `ad` (VOD), or for the time no ready ad
         /// covers (live, `ad` nil).
         case slate(breakIndex: Int, ad: Int?)
+
+        /// The break an ad or slate belongs to, nil for content.
+        public var breakIndex: Int? {
+            switch self { case .content: nil; case .ad(let b, _, _, _, _), .slate(let b, _): b }
+        }
     }
     /// What it shows.
     public var kind: Kind
@@ -42,9 +47,7 @@ public struct SessionItem: Sendable, Hashable, Codable {
     public var wirePTS: MediaTime?
 
     /// The break it belongs to, nil for content.
-    public var breakIndex: Int? {
-        switch kind { case .content: nil; case .ad(let b, _, _, _, _), .slate(let b, _): b }
-    }
+    public var breakIndex: Int? { kind.breakIndex }
 
     /// Where it ends on the session's clock.
     public var end: MediaTime { start + segment.duration }

@@ -73,8 +73,49 @@ public struct SessionTimeline: Sendable, Hashable, Codable {
     }
 
     /// Keeps the last `count` items; the older ones slide out (as a live playlist's window does).
+    /// Where the run the new first item belongs to began is kept (`firstRunStart`).
     public mutating func slide(keeping count: Int) {
-        items.removeFirst(max(0, items.count - count))
+        let gone = max(0, items.count - count)
+        guard gone > 0 else { return }
+        if gone < items.count {
+            // the run the new first item belongs to: the last new stream up to it
+            var run = slid ?? SlidRun(start: items[0].start, breakBefore: nil)
+            for i in 1...gone where items[i].discontinuity { run = SlidRun(start: items[i].start, breakBefore: items[i - 1].breakIndex) }
+            slid = run
+        } else {
+            slid = nil
+        }
+        items.removeFirst(gone)
+    }
+
+    /// The same timeline on another clock: every start (the slid run's too) moved by `offset`,
+    /// each item's wire PTS set to `wire(item)` (the item as it was).
+    public func moved(by offset: MediaTime, wire: (SessionItem) -> MediaTime?) -> SessionTimeline {
+        var t = self
+        for i in t.items.indices {
+            t.items[i].wirePTS = wire(items[i])
+            t.items[i].start = items[i].start + offset
+        }
+        t.slid = slid.map { SlidRun(start: $0.start + offset, breakBefore: $0.breakBefore) }
+        return t
+    }
+
+    /// Over a sliding source, what the window no longer shows of the first item's run: where it
+    /// began on the session's clock, and the break of the item before it (nil: content, or none).
+    struct SlidRun: Sendable, Hashable, Codable {
+        var start: MediaTime
+        var breakBefore: Int?
+    }
+    private var slid: SlidRun?
+
+    /// Where the run (the items up to the next new stream) of the first item began — its own
+    /// start unless the run's first items slid out — and the break the item before that start
+    /// belongs to: a live DASH Period's start and its splice-in event, which stay as published
+    /// while the Period's first segments leave the window. Nil when there is no item.
+    public var firstRun: (start: MediaTime, breakBefore: Int?)? {
+        guard let first = items.first else { return nil }
+        guard let slid else { return (first.start, nil) }
+        return (slid.start, slid.breakBefore)
     }
 
     /// Lays out `runs` (content cut at the mid-roll cues, `runs.count == cues.count + 1`) with

@@ -48,15 +48,28 @@ public enum DASHPeriods {
             for a in p.findall("d:AdaptationSet", ns):
                 for r in a.findall("d:Representation", ns):
                     l = r.find("d:SegmentList", ns)
-                    if l is None: continue
+                    t = r.find("d:SegmentTemplate", ns)
+                    if t is None: t = a.find("d:SegmentTemplate", ns)
+                    if l is None and t is None: continue
+                    base = l if l is not None else t
                     segs, at = [], 0
-                    for s in l.findall("d:SegmentTimeline/d:S", ns):
+                    for s in base.findall("d:SegmentTimeline/d:S", ns):
                         at = int(s.get("t", at)); d = int(s.get("d"))
                         for _ in range(int(s.get("r", "0")) + 1):
                             segs.append([at, d]); at += d
-                    reps.append({"id": r.get("id"), "type": a.get("contentType"), "codecs": r.get("codecs"), "timescale": int(l.get("timescale", "1")),
-                                 "pto": int(l.get("presentationTimeOffset", "0")), "init": l.find("d:Initialization", ns).get("sourceURL"),
-                                 "segments": segs, "media": [u.get("media") for u in l.findall("d:SegmentURL", ns)]})
+                    def expand(tpl, number, time):
+                        tpl = tpl.replace("$RepresentationID$", r.get("id"))
+                        tpl = re.sub(r"\\$Number(%0(\\d+)d)?\\$", lambda m: str(number).zfill(int(m.group(2) or 0)), tpl)
+                        return re.sub(r"\\$Time(%0(\\d+)d)?\\$", lambda m: str(time).zfill(int(m.group(2) or 0)), tpl)
+                    if l is not None:
+                        init = l.find("d:Initialization", ns).get("sourceURL")
+                        media = [u.get("media") for u in l.findall("d:SegmentURL", ns)]
+                    else:
+                        first = int(t.get("startNumber", "1"))
+                        init = expand(t.get("initialization"), first, 0)
+                        media = [expand(t.get("media"), first + i, seg[0]) for i, seg in enumerate(segs)]
+                    reps.append({"id": r.get("id"), "type": a.get("contentType"), "codecs": r.get("codecs"), "timescale": int(base.get("timescale", "1")),
+                                 "pto": int(base.get("presentationTimeOffset", "0")), "init": init, "segments": segs, "media": media})
             asset = p.find("d:AssetIdentifier", ns)
             periods.append({"id": p.get("id"), "start": ticks(p.get("start")), "duration": ticks(p.get("duration")),
                             "asset": asset.get("value") if asset is not None else None, "reps": reps,

@@ -141,8 +141,8 @@ import Timing
     }
 
     /// The routes: a POSTed live session's master with `?segments=cmaf`, its audio playlist, an
-    /// unknown rung (404); the live channel's DASH route says where its HLS is, in one line.
-    @Test func aPostedLiveSessionHasCMAFPlaylistsAndNoDASH() async throws {
+    /// unknown rung (404); its answer names its MPD too, a dynamic one.
+    @Test func aPostedLiveSessionHasCMAFPlaylistsAndAnMPD() async throws {
         let rig = try await Live.Rig.start(breaks: [], seconds: 20)
         defer { rig.stop() }
         try await rig.warm()
@@ -154,8 +154,9 @@ import Timing
         let audio = try await curl(rig.url("/v1/sessions/\(id)/audio.m3u8?segments=cmaf"))
         #expect(audio.status == 200 && audio.text.contains(".ts.a.m4s") && audio.text.contains("init.ts.a.mp4"), "\(audio.text)")
         #expect(try await curl(rig.url("/v1/sessions/\(id)/nope.m3u8?segments=cmaf")).status == 404)
-        let dash = try await curl(rig.url("/v1/dash/ch/index.mpd"))
-        #expect(dash.status == 404 && dash.text.contains("segments=cmaf") && dash.text.split(separator: "\n").count == 1, "\(dash.text)")
+        let mpd = try #require(created.json?["dashManifestUrl"] as? String)
+        let dash = try await curl(rig.url(mpd))
+        #expect(dash.status == 200 && dash.text.contains("type=\"dynamic\""), "\(dash.text.prefix(300))")
     }
 }
 

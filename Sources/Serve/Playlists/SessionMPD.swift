@@ -28,6 +28,9 @@ enum SessionMPD {
         var rendition: Rendition
         var codecs: String
         var timeline: SessionTimeline
+        /// Live: the media sequence number of the timeline's first item (its playlists'), what
+        /// numbers the segments of every Period (`SegmentList@startNumber`) across updates.
+        var firstSequence: Int? = nil
     }
 
     /// The MPD timescale: MPEG-TS's 90 kHz, what every stored segment's timestamps count.
@@ -60,16 +63,31 @@ enum SessionMPD {
 
     /// The segment list of `items` (one run of one rung) for `part` (video or audio), nil when
     /// the PTS of the run's first picture is unknown.
-    static func list(_ items: ArraySlice<SessionItem>, video: Bool, url: (SessionItem, CMAFTracks.Part) -> String) -> DASH.SegmentList? {
-        guard let first = items.first, let origin = first.storedPTS else { return nil }
+    /// `runStart`: where the run began on the session's clock when its first items are not listed
+    /// (a live window's first run): the offset is that time's PTS on the run's clock.
+    /// `initialization`: the initialization segment's URL when it is not the first item's (a live
+    /// rung's kept one, the same in every update).
+    /// `shifted`: the segments are sent on the session's clock (their wire PTS), not their stored one.
+    static func list(_ items: ArraySlice<SessionItem>, video: Bool, runStart: MediaTime? = nil, initialization: String? = nil,
+                     shifted: Bool = false, url: (SessionItem, CMAFTracks.Part) -> String) -> DASH.SegmentList? {
+        guard let first = items.first, let origin = shifted ? first.wirePTS : first.storedPTS else { return nil }
         var ticks: [Int64] = []
         for item in items { ticks.append((origin + (item.start - first.start)).mpegTicks) }
         let end = (origin + (items.last!.end - first.start)).mpegTicks
         let segments = ticks.indices.map { k in (start: ticks[k], duration: (k + 1 < ticks.count ? ticks[k + 1] : end) - ticks[k]) }
-        return DASH.SegmentList(timescale: timescale, presentationTimeOffset: ticks[0],
-                                initialization: url(first, video ? .videoInit : .audioInit),
+        let offset = (origin - (first.start - (runStart ?? first.start))).mpegTicks
+        return DASH.SegmentList(timescale: timescale, presentationTimeOffset: offset,
+                                initialization: initialization ?? url(first, video ? .videoInit : .audioInit),
                                 timeline: DASH.SegmentTemplate.timeline(segments),
                                 media: items.map { url($0, video ? .video : .audio) })
+    }
+
+    /// `list` numbered from `rung`'s first sequence number (live), by the items' place in its timeline.
+    static func list(_ items: ArraySlice<SessionItem>, of rung: Rung, video: Bool, runStart: MediaTime?, initialization: String?,
+                     shifted: Bool, url: (SessionItem, CMAFTracks.Part) -> String) -> DASH.SegmentList? {
+        var l = list(items, video: video, runStart: runStart, initialization: initialization, shifted: shifted, url: url)
+        if let n = rung.firstSequence { l?.startNumber = n + items.startIndex }
+        return l
     }
 
     /// The static MPD of `rungs` (top first) for `session`: segment URLs by `url(item, rung,
@@ -85,38 +103,65 @@ enum SessionMPD {
         for (n, run) in topRuns.enumerated() {
             let items = top.timeline.items[run.range]
             let start = items.first!.start, duration = items.reduce(MediaTime.zero) { $0 + $1.segment.duration }
-            var videos: [DASH.Representation] = []
-            var pto: Int64?
-            for (g, rung) in rungs.enumerated() {
-                let slice = rung.timeline.items[rungRuns[g][n].range]
-                guard let list = list(slice, video: true, url: { url($0, rung.rendition.name, $1) }) else { continue }
-                pto = pto ?? list.presentationTimeOffset
-                let target = max(1, Int(slice.map(\.segment.duration).max()!.rescaled(to: 1, rounding: .up).value))
-                let peak = SegmentBitRate.of(slice.map { (bytes($0.segment.path), $0.segment.duration) }, targetDuration: target).peak
-                let r = rung.rendition
-                // the stored TS's peak: an upper bound of the video track's (which leaves out audio and TS's overhead)
-                var rep = DASH.Representation(id: r.name, bandwidth: max(1, peak), codecs: videoCodec(rung.codecs),
-                                              width: r.width, height: r.height,
-                                              frameRate: r.frameRate.map(\.description),
-                                              sar: "1:1")
-                rep.segmentList = list
-                videos.append(rep)
-            }
-            guard !videos.isEmpty else { return nil }
-            var sets = [DASH.AdaptationSet(id: 1, contentType: "video", mimeType: "video/mp4", segmentTemplate: nil, representations: videos)]
-            sets[0].segmentAlignment = Set(videos.map { $0.segmentList!.timeline.map(\.duration) }).count == 1
-            if let audioCodec = audioCodec(top.codecs), let list = list(items, video: false, url: { url($0, top.rendition.name, $1) }) {
-                var rep = DASH.Representation(id: "audio", bandwidth: max(1, top.rendition.audioBitrate), codecs: audioCodec)
-                rep.segmentList = list
-                sets.append(DASH.AdaptationSet(id: 2, contentType: "audio", mimeType: "audio/mp4", segmentTemplate: nil, representations: [rep]))
-            }
+            let slices = rungs.indices.map { g in (rungs[g], rungs[g].timeline.items[rungRuns[g][n].range]) }
+            guard let (sets, pto) = adaptationSets(slices, url: url, bytes: bytes) else { return nil }
             var period = DASH.Period(id: periodID(run.kind, n), start: start, duration: duration, adaptationSets: sets)
             period.assetIdentifier = adID(session, run.kind).map { DASH.Descriptor(schemeIdUri: DASH.assetIdentifierScheme, value: $0) }
-            period.eventStreams = events(session, runs: topRuns, items: top.timeline.items, at: n, pto: pto ?? 0, duration: duration)
+            let all = top.timeline.items
+            // a break lasts its runs from here on
+            func length(_ b: Int) -> MediaTime? {
+                var sum = MediaTime.zero
+                for r in topRuns[n...] {
+                    guard all[r.range.lowerBound].breakIndex == b else { break }
+                    for item in all[r.range] { sum += item.segment.duration }
+                }
+                return sum
+            }
+            let before = n > 0 ? all[topRuns[n - 1].range.lowerBound].breakIndex : nil
+            period.eventStreams = events(run.kind, breakBefore: before, pto: pto, adID: { adID(session, $0) },
+                                         breakID: { session.breaks[$0].id }, breakLength: length, adDuration: duration)
             periods.append(period)
         }
         return DASH.MPD(type: .static, profiles: [DASH.mainProfile], mediaPresentationDuration: top.timeline.duration,
                         minBufferTime: MediaTime(seconds: 2), periods: periods)
+    }
+
+    /// The adaptation sets of one Period from the run's items in each rung (top first): a video
+    /// Representation per rung that has the run, the top rung's sound as the one audio
+    /// Representation; with the Period's presentation time offset (the top rung's). Nil when no
+    /// rung's run has a known clock. `runStart` as for `list`.
+    static func adaptationSets(_ slices: [(Rung, ArraySlice<SessionItem>)], runStart: MediaTime? = nil,
+                               initialization: ((Rung, CMAFTracks.Part) -> String)? = nil, shifted: Bool = false,
+                               url: (SessionItem, String, CMAFTracks.Part) -> String, bytes: (String) -> Int) -> ([DASH.AdaptationSet], Int64)? {
+        guard let (top, topItems) = slices.first else { return nil }
+        var videos: [DASH.Representation] = []
+        var pto: Int64?
+        for (rung, slice) in slices {
+            guard let list = list(slice, of: rung, video: true, runStart: runStart, initialization: initialization?(rung, .videoInit),
+                                  shifted: shifted, url: { url($0, rung.rendition.name, $1) }) else { continue }
+            pto = pto ?? list.presentationTimeOffset
+            let target = max(1, Int(slice.map(\.segment.duration).max()!.rescaled(to: 1, rounding: .up).value))
+            let peak = SegmentBitRate.of(slice.map { (bytes($0.segment.path), $0.segment.duration) }, targetDuration: target).peak
+            let r = rung.rendition
+            // the stored TS's peak: an upper bound of the video track's (which leaves out audio and TS's overhead)
+            var rep = DASH.Representation(id: r.name, bandwidth: max(1, peak), codecs: videoCodec(rung.codecs),
+                                          width: r.width, height: r.height,
+                                          frameRate: r.frameRate.map(\.description),
+                                          sar: "1:1")
+            rep.segmentList = list
+            videos.append(rep)
+        }
+        guard !videos.isEmpty, let pto else { return nil }
+        var sets = [DASH.AdaptationSet(id: 1, contentType: "video", mimeType: "video/mp4", segmentTemplate: nil, representations: videos)]
+        sets[0].segmentAlignment = Set(videos.map { $0.segmentList!.timeline.map(\.duration) }).count == 1
+        if let audioCodec = audioCodec(top.codecs),
+           let list = list(topItems, of: top, video: false, runStart: runStart, initialization: initialization?(top, .audioInit),
+                           shifted: shifted, url: { url($0, top.rendition.name, $1) }) {
+            var rep = DASH.Representation(id: "audio", bandwidth: max(1, top.rendition.audioBitrate), codecs: audioCodec)
+            rep.segmentList = list
+            sets.append(DASH.AdaptationSet(id: 2, contentType: "audio", mimeType: "audio/mp4", segmentTemplate: nil, representations: [rep]))
+        }
+        return (sets, pto)
     }
 
     /// The video entry of a variant's CODECS, with the sample entry the CMAF tracks have (`avc3`, `hev1`).
@@ -147,11 +192,13 @@ enum SessionMPD {
         return session.breaks[b].ads[a].id
     }
 
-    /// The events of Period `n` (its picture at `pto`, 90 kHz): the SCTE-35 out at a break's first
-    /// Period, back in at the Period after a break, the ad's own event at each ad Period.
-    static func events(_ session: ServeSession, runs: [Run], items: [SessionItem], at n: Int, pto: Int64, duration: MediaTime) -> [DASH.EventStream] {
-        let this = items[runs[n].range.lowerBound].breakIndex
-        let before = n > 0 ? items[runs[n - 1].range.lowerBound].breakIndex : nil
+    /// The events of a Period of `kind` after one of break `before` (nil: content, or none), its
+    /// picture at `pto` (90 kHz): the SCTE-35 out at a break's first Period (with the break's
+    /// length when `breakLength` knows it), back in at the Period after a break, the ad's own event
+    /// at each ad Period (`adID`, its break's `breakID`; lasting `adDuration` when given).
+    static func events(_ kind: SessionItem.Kind, breakBefore before: Int?, pto: Int64, adID: (SessionItem.Kind) -> String?,
+                       breakID: (Int) -> String, breakLength: (Int) -> MediaTime?, adDuration: MediaTime?) -> [DASH.EventStream] {
+        let this = kind.breakIndex
         let at = MediaTime(value: pto, timescale: timescale)
         var splices: [DASH.Event] = []
         if let b = before, b != this {
@@ -159,9 +206,8 @@ enum SessionMPD {
                                       payload: .scte35(SCTE35.spliceInsert(eventID: UInt32(b + 1), outOfNetwork: false, at: at, breakDuration: nil))))
         }
         if let b = this, b != before {
-            let length = runs[n...].prefix { items[$0.range.lowerBound].breakIndex == b }
-                .reduce(MediaTime.zero) { sum, run in sum + items[run.range].reduce(MediaTime.zero) { $0 + $1.segment.duration } }
-            splices.append(DASH.Event(id: UInt32(2 * b + 1), presentationTime: pto, duration: length.mpegTicks,
+            let length = breakLength(b)
+            splices.append(DASH.Event(id: UInt32(2 * b + 1), presentationTime: pto, duration: length?.mpegTicks,
                                       payload: .scte35(SCTE35.spliceInsert(eventID: UInt32(b + 1), outOfNetwork: true, at: at, breakDuration: length))))
         }
         var out: [DASH.EventStream] = []
@@ -170,12 +216,87 @@ enum SessionMPD {
             s.presentationTimeOffset = pto
             out.append(s)
         }
-        if case .ad(let b, let a, _, _, _) = items[runs[n].range.lowerBound].kind, let id = adID(session, items[runs[n].range.lowerBound].kind) {
-            var s = DASH.EventStream(schemeIdUri: DASH.adScheme, value: session.breaks[b].id, timescale: timescale,
-                                     events: [DASH.Event(id: UInt32(a + 1), presentationTime: pto, duration: duration.mpegTicks, payload: .message(id))])
+        if case .ad(let b, let a, _, _, _) = kind, let id = adID(kind) {
+            var s = DASH.EventStream(schemeIdUri: DASH.adScheme, value: breakID(b), timescale: timescale,
+                                     events: [DASH.Event(id: UInt32(a + 1), presentationTime: pto, duration: adDuration?.mpegTicks, payload: .message(id))])
             s.presentationTimeOffset = pto
             out.append(s)
         }
         return out
+    }
+}
+
+extension SessionMPD {
+    /// A live Period's id: its kind and its start in 90 kHz ticks on the session's clock
+    /// (`content-T`, `avail-B-ad-A-T`, `avail-B-slate-T`), the same in every update.
+    static func liveID(_ kind: SessionItem.Kind, _ start: MediaTime) -> String {
+        let t = start.mpegTicks
+        switch kind {
+        case .content: return "content-\(t)"
+        case .ad(let b, let a, _, _, _): return "avail-\(b)-ad-\(a)-\(t)"
+        case .slate(let b, _): return "avail-\(b)-slate-\(t)"
+        }
+    }
+
+    /// The dynamic MPD of a live viewer's `rungs` (top first; each timeline what its playlist
+    /// lists now, on the session's clock, with each item's wire PTS): a Period per run as for
+    /// VOD, the first one starting where its run began even when its first segments slid out
+    /// (`SessionTimeline.firstRun`), every Period but the last lasting up to the next (the last
+    /// open: the channel goes on). What an update writes of a Period never changes afterwards: its
+    /// id, start, offset and segments come from items that are only appended and slid, and its
+    /// events carry no length the break may still change (the SCTE-35 out without a break
+    /// duration, the back-in at the Period after the break, the ad's event without duration).
+    /// `availabilityStart` is the session's clock zero as a date (what its HLS program dates
+    /// count from), `updatePeriod` the playlists' target duration, `location` the MPD's own URL,
+    /// `initialization` each rung's initialization segments (the same in every Period and update:
+    /// `avc3`/`hev1` sample entries, each ad's parameter sets in band, as HLS's one map),
+    /// `template(representation id)` the `SegmentTemplate@media` that names a Representation's
+    /// segments by number (the items' media sequence numbers, `SegmentTemplate@startNumber`), on
+    /// the session's clock (each item's timestamps moved as in HLS: `presentationTimeOffset`
+    /// the wire PTS at the Period's start).
+    static func live(rungs given: [Rung], availabilityStart: Date, published: Date, updatePeriod: MediaTime, location: String?,
+                     adID: (SessionItem.Kind) -> String?, breakID: (Int) -> String, initialization: @escaping (Rung, CMAFTracks.Part) -> String,
+                     template: (String) -> String, url: (SessionItem, String, CMAFTracks.Part) -> String, bytes: (String) -> Int) -> DASH.MPD? {
+        guard let top = given.first, let first = top.timeline.firstRun else { return nil }
+        let rungs = given.filter { sameRuns(top.timeline.items, $0.timeline.items) }
+        let all = top.timeline.items
+        let topRuns = runs(all)
+        let rungRuns = rungs.map { runs($0.timeline.items) }
+        var periods: [DASH.Period] = []
+        for (n, run) in topRuns.enumerated() {
+            let start = n == 0 ? first.start : all[run.range.lowerBound].start
+            let next = n + 1 < topRuns.count ? all[topRuns[n + 1].range.lowerBound].start : nil
+            let slices = rungs.indices.map { g in (rungs[g], rungs[g].timeline.items[rungRuns[g][n].range]) }
+            guard var (sets, pto) = adaptationSets(slices, runStart: start, initialization: initialization, shifted: true, url: url,
+                                                   bytes: bytes) else { return nil }
+            // each Representation's segments by number (`template(id)`, `$Number$` the media
+            // sequence number): the template players expect of a live presentation
+            for a in sets.indices {
+                for r in sets[a].representations.indices {
+                    guard let list = sets[a].representations[r].segmentList else { continue }
+                    let id = sets[a].representations[r].id
+                    sets[a].representations[r].segmentTemplate = DASH.SegmentTemplate(
+                        timescale: list.timescale, initialization: list.initialization, media: template(id), startNumber: list.startNumber ?? 1,
+                        presentationTimeOffset: list.presentationTimeOffset, timeline: list.timeline)
+                    sets[a].representations[r].segmentList = nil
+                }
+            }
+            var period = DASH.Period(id: liveID(run.kind, start), start: start, duration: next.map { $0 - start }, adaptationSets: sets)
+            period.assetIdentifier = adID(run.kind).map { DASH.Descriptor(schemeIdUri: DASH.assetIdentifierScheme, value: $0) }
+            // the first Period's splice-in: the break before its run, slid out or not
+            let before = n > 0 ? all[topRuns[n - 1].range.lowerBound].breakIndex : first.breakBefore
+            period.eventStreams = events(run.kind, breakBefore: before, pto: pto, adID: adID, breakID: breakID,
+                                         breakLength: { _ in nil }, adDuration: nil)
+            periods.append(period)
+        }
+        var mpd = DASH.MPD(type: .dynamic, profiles: [DASH.mainProfile], mediaPresentationDuration: nil,
+                           minBufferTime: MediaTime(seconds: 2), periods: periods)
+        mpd.availabilityStartTime = availabilityStart
+        mpd.publishTime = published
+        mpd.minimumUpdatePeriod = updatePeriod
+        mpd.timeShiftBufferDepth = top.timeline.duration
+        mpd.suggestedPresentationDelay = updatePeriod * 3
+        mpd.location = location
+        return mpd
     }
 }

@@ -1,0 +1,83 @@
+import Foundation
+import Manifest
+import Timing
+
+extension LiveViewer {
+    /// The viewer's dynamic DASH MPD (`SessionMPD.live`), every rung advanced to the channel's
+    /// window first: a Period per run of its tracks (content, each ad, slate), on the viewer's
+    /// clock (zero at its first frame, `availabilityStartTime` its program date), each Period's
+    /// segments the items its HLS playlists list now, by their media sequence numbers
+    /// (`/v1/sessions/ID/dash/REP/$Number$.m4s`: `item(rung:number:)`), as CMAF tracks on the
+    /// channel's clock like its HLS/CMAF playlists (`presentationTimeOffset` the wire PTS at each
+    /// Period's start). `location` is the MPD's own URL
+    /// (`Location`), `bytes` the stored size of a segment (the Representations' bit rates). Nil
+    /// as `playlist(rung:)`; a problem of DASH's timing rules (`DASH.MPD.validate`) is logged and
+    /// answered as nil too.
+    public func mpd(location: String, bytes: @escaping (String) -> Int) async -> String? {
+        await shared(saving: true) {
+            for rung in rungs { await advance(rung) }
+            return liveMPD(location: location, bytes: bytes)
+        } ?? nil
+    }
+
+    /// The MPD of the tracks as they are now (see `mpd(location:bytes:)`).
+    func liveMPD(location: String, bytes: (String) -> Int, published: Date = Date()) -> String? {
+        let present = rungs.compactMap { r in tracks[r.key].map { (r, $0) } }
+        guard let top = present.first?.1, !top.timeline.items.isEmpty else { return nil }
+        let mpdRungs = present.map { r, track in
+            SessionMPD.Rung(rendition: r.rendition, codecs: r.info.codecs, timeline: onViewerClock(track.timeline),
+                            firstSequence: track.playlist.window.first?.sequence)
+        }
+        let signature = context.signature, cdn = context.cdn, id = self.id
+        let url: (SessionItem, String, CMAFTracks.Part) -> String = { item, rendition, part in
+            item.cmafURL(part, session: id, rendition: rendition, shifted: true).text(signedBy: signature, cdn: cdn)
+        }
+        let avails = self.avails
+        func adID(_ kind: SessionItem.Kind) -> String? {
+            guard case .ad(let b, let a, _, _, _) = kind, avails.indices.contains(b), let ads = avails[b].ads, ads.indices.contains(a) else { return nil }
+            return ads[a].id
+        }
+        func breakID(_ b: Int) -> String { avails.indices.contains(b) ? avails[b].breakID : "avail-\(b)" }
+        let keys = Dictionary(present.map { ($0.0.rendition.name, $0.0.key) }, uniquingKeysWith: { a, _ in a })
+        let store = context.channel.storeName
+        func initialization(_ rung: SessionMPD.Rung, _ part: CMAFTracks.Part) -> String {
+            let source = LiveSegment.initializationPath(channel: store, rendition: keys[rung.rendition.name] ?? rung.rendition.name)
+            return SegmentURL(path: CMAFTracks.path(source, part)).text(signedBy: signature, cdn: cdn)
+        }
+        // presentation time 0 as a date such that each segment becomes available when it is
+        // published: the viewer lists what ends one target behind the origin's edge, which was
+        // this far ahead of its clock's zero when it joined
+        let hold = MediaTime(seconds: Int64(top.playlist.targetDuration)).mpegTicks
+        let lead = max(0, (joinEdge ?? originPTS) - hold - originPTS)
+        let availabilityStart = programDate.addingTimeInterval(-Double(lead) / 90_000)
+        guard let mpd = SessionMPD.live(rungs: mpdRungs, availabilityStart: availabilityStart, published: published,
+                                        updatePeriod: MediaTime(seconds: Int64(top.playlist.targetDuration)), location: location,
+                                        adID: adID, breakID: breakID, initialization: initialization,
+                                        template: { "/v1/sessions/\(id)/dash/\($0)/$Number$.m4s" }, url: url, bytes: bytes) else { return nil }
+        if let problem = mpd.validate() {
+            context.log?.event("playlist_failed", ["session": id, "error": "MPD: \(problem)"])
+            return nil
+        }
+        return DASH.write(mpd)
+    }
+
+    /// The item numbered `number` (its playlists' media sequence number) on `rung`'s track
+    /// now, what `/v1/sessions/ID/dash/REP/N.m4s` serves; nil when the window does not list it.
+    public func item(rung: LiveRung, number: Int) async -> SessionItem? {
+        await shared(saving: false) {
+            guard let t = tracks[rung.key], let first = t.playlist.window.first?.sequence, number >= first else { return nil }
+            let i = number - first
+            return t.timeline.items.indices.contains(i) ? t.timeline.items[i] : nil
+        } ?? nil
+    }
+
+    /// `timeline` with each item's start on the viewer's clock (time since its first frame) and
+    /// its wire PTS (the channel's clock, 33 bits, where the item's timestamps are moved to), so
+    /// that its stored PTS (`SessionItem.storedPTS`) is the stored segment's own.
+    func onViewerClock(_ timeline: SessionTimeline) -> SessionTimeline {
+        timeline.moved(by: MediaTime(value: -originPTS, timescale: 90_000)) { item in
+            let stored = ((item.startPTS - item.shift.mpegTicks) % LivePTS.wrap + LivePTS.wrap) % LivePTS.wrap
+            return MediaTime(value: stored, timescale: 90_000) + item.shift
+        }
+    }
+}
