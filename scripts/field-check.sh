@@ -69,7 +69,7 @@ ALLOW=(
 
 check_ffmpeg() {
   local out status
-  out=$(timeout 300 ffmpeg -nostdin -hide_banner -v error -xerror -i "$1" -f null - 2>&1); status=$?
+  out=$(timeout -k 5 300 ffmpeg -nostdin -hide_banner -v error -xerror -i "$1" -f null - 2>&1); status=$?
   if [ -n "$out" ] || [ "$status" -ne 0 ]; then
     printf 'FAIL ffmpeg -xerror %s (exit %d)\n%s\n' "$1" "$status" "$(head -5 <<<"$out")"; return 1
   fi
@@ -79,7 +79,7 @@ check_ffmpeg() {
 check_gst() {
   local out status uri bad allow
   case "$1" in http://*|https://*) uri=$1 ;; *) uri="file://$(realpath "$1")" ;; esac
-  out=$(GST_DEBUG='*:2' GST_DEBUG_NO_COLOR=1 timeout 300 \
+  out=$(GST_DEBUG='*:2' GST_DEBUG_NO_COLOR=1 timeout -k 5 300 \
         gst-launch-1.0 playbin uri="$uri" video-sink=fakesink audio-sink=fakesink 2>&1); status=$?
   allow=$(IFS='|'; echo "${ALLOW[*]}")
   bad=$(grep -E '(^| )(ERROR|WARN|WARNING)( |:)' <<<"$out" | grep -vE "$allow")
@@ -96,7 +96,7 @@ check_gst() {
 # loaded machine) under 5 % of them.
 check_live_ffmpeg() {
   local out status
-  out=$(timeout $(( $2 + 120 )) ffmpeg -nostdin -hide_banner -v error -xerror -i "$1" -t "$2" -f null - 2>&1); status=$?
+  out=$(timeout -k 5 $(( $2 + 120 )) ffmpeg -nostdin -hide_banner -v error -xerror -i "$1" -t "$2" -f null - 2>&1); status=$?
   if [ -n "$out" ] || [ "$status" -ne 0 ]; then
     printf 'FAIL ffmpeg -xerror live %s (exit %d)\n%s\n' "$1" "$status" "$(head -5 <<<"$out")"; return 1
   fi

@@ -174,24 +174,11 @@ extension ServeLivePlayTests {
         let clients: [FieldCheck.Client] = ProcessInfo.processInfo.environment["LIVE_DASH_CLIENTS"].map {
             $0.split(separator: ",").compactMap { FieldCheck.Client(rawValue: String($0)) }
         } ?? []
-        var urls: [FieldCheck.Client: String] = [:]
+        var plays: [(FieldCheck.Client, String)] = []
         for client in clients {
             let created = try await curl(rig.url("/v1/session/ch"), method: "POST", body: "{}")
-            urls[client] = rig.url(try #require(created.json?["dashManifestUrl"] as? String))
+            plays.append((client, rig.url(try #require(created.json?["dashManifestUrl"] as? String))))
         }
-        let verdicts = try await withThrowingTaskGroup(of: (FieldCheck.Client, FieldCheck.Verdict).self) { group in
-            for client in clients {
-                let url = urls[client]!
-                group.addTask { (client, try await offPool { try FieldCheck.playLive(url, seconds: seconds, with: client) }) }
-            }
-            var out: [(FieldCheck.Client, FieldCheck.Verdict)] = []
-            for try await v in group { out.append(v) }
-            return out
-        }
-        for (client, v) in verdicts {
-            print(v.report)
-            #expect(v.clean, "\(client): \(v.report)")
-        }
-        #expect(verdicts.count == clients.count)
+        try await Self.play(plays, seconds: seconds)
     }
 }

@@ -866,9 +866,16 @@ import Timing
         let rig = try await Self.liveRig(seconds: seconds + 20)
         defer { rig.stop() }
         let url = rig.url("/v1/master/ch/index.m3u8")
-        let clients: [FieldCheck.Client] = [.chromium, .vlc, .mpv, .gstreamer3, .gstreamer, .ffmpeg]
+        try await Self.play([.chromium, .vlc, .mpv, .gstreamer3, .gstreamer, .ffmpeg].map { ($0, url) }, seconds: seconds)
+        let metrics = try await curl(rig.url("/metrics")).text
+        #expect(metrics.contains("interlude_live_avails_total"), "the players met breaks: \(metrics)")
+    }
+
+    /// Each client plays its URL live for `seconds`, all at once; each must be clean (its report
+    /// printed: the figures, frames rendered and late drops, for the record).
+    static func play(_ plays: [(FieldCheck.Client, String)], seconds: Int) async throws {
         let verdicts = try await withThrowingTaskGroup(of: (FieldCheck.Client, FieldCheck.Verdict).self) { group in
-            for client in clients {
+            for (client, url) in plays {
                 group.addTask { (client, try await offPool { try FieldCheck.playLive(url, seconds: seconds, with: client) }) }
             }
             var out: [(FieldCheck.Client, FieldCheck.Verdict)] = []
@@ -876,12 +883,10 @@ import Timing
             return out
         }
         for (client, v) in verdicts {
-            print(v.report)   // the figures (frames rendered, late drops) for the record
+            print(v.report)
             #expect(v.clean, "\(client): \(v.report)")
         }
-        #expect(verdicts.count == clients.count)
-        let metrics = try await curl(rig.url("/metrics")).text
-        #expect(metrics.contains("interlude_live_avails_total"), "the players met breaks: \(metrics)")
+        #expect(verdicts.count == plays.count)
     }
 
     /// The embedded server alone, no proxy in front, under a slowloris soak while viewers play:
