@@ -3,13 +3,19 @@
 # decision server (a local Python server answering a VMAP, optionally after a delay), creates
 # SESSIONS sessions (their start latency with the ADS answering at once, PARALLEL at a time, with
 # the service's CPU per start; then 100 one at a time; then 200 with the ADS answering in ADS_DELAY s),
-# warms each one's top playlist, then runs wrk over all of them: requests/s, p50/p99 latency and
-# the service's CPU time per playlist request (from /proc/PID/stat). Then the limit, side by side:
-# nginx (its own port, 2 workers: one per core here) serving static copies of the same playlists
-# at the same paths, under the same wrk settings, and the ratio of the two rates (NGINX=0: skip).
+# then, for each dialect in DIALECTS (ts: the top rung's HLS media playlist with MPEG-TS segments;
+# cmaf: the same rung's HLS media playlist with CMAF segments, ?segments=cmaf; dash: the session's
+# MPD), warms every session's text, checks every body (HTTP 200 and the dialect's marks: #EXTINF,
+# #EXT-X-MAP for CMAF only, <?xml … <MPD; it stops otherwise) and runs wrk over all of them:
+# requests/s, p50/p99 latency and the service's CPU time per request (from /proc/PID/stat). Then
+# the limit, side by side, right after each: nginx (its own port per dialect, 2 workers: one per
+# core here) serving static copies of exactly those bodies at the same paths, under the same wrk
+# settings, and the ratio of the two rates (NGINX=0: skip). RUNS times over; at the end a table,
+# per dialect, of the medians (with nginx's workers' CPU per request, and the mean body size).
 #
 #   scripts/serve-bench.sh [SESSIONS] [SECONDS]        (defaults 1000, 15)
 #   BIN=.build/release/interlude  ADS_DELAY=0.5  PARALLEL=16  WRK_THREADS=2  WRK_CONNECTIONS=64
+#   DIALECTS="ts cmaf dash"  RUNS=1
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SESSIONS=${1:-1000}
@@ -84,35 +90,68 @@ echo "session start, ADS answering at once (100 sessions, 1 at a time): $(cut -d
 start_sessions 200 "$ADS_DELAY" > "$WORK/slow"
 echo "session start, ADS answering in ${ADS_DELAY} s (200 sessions, ${PARALLEL:-16} at a time): $(cut -d' ' -f1 "$WORK/slow" | percentiles)"
 
-# Warm: each session's top media playlist built once (later requests are a lookup).
-cut -d' ' -f2 "$WORK/sessions" | sed "s|master.m3u8|$top|" > "$WORK/paths"
-xargs -P 8 -I{} curl -s -o /dev/null "$BASE{}" < "$WORK/paths"
-
-cat > "$WORK/paths.lua" <<LUA
+# The dialects (DIALECTS, default all three), each over every session: ts, the top rung's HLS
+# media playlist with MPEG-TS segments; cmaf, the same rung's HLS media playlist with CMAF
+# segments (?segments=cmaf); dash, the session's MPD. Each is warmed (its text built once; later
+# requests are a lookup), every body checked (HTTP 200 and the dialect's own marks, or the bench
+# stops), then wrk runs over it against the service and against nginx serving static copies of
+# exactly those bytes at the same paths, one after the other, RUNS times.
+DIALECTS=${DIALECTS:-ts cmaf dash}
+RUNS=${RUNS:-1}
+WRK_THREADS=${WRK_THREADS:-2}
+WRK_CONNECTIONS=${WRK_CONNECTIONS:-64}
+sid=${first#/v1/sessions/}; sid=${sid%%/*}
+cmaf_top=$(curl -s "$BASE/v1/sessions/$sid/master.m3u8?segments=cmaf" | grep -v '^#' | head -1 | sed 's|.*/||')
+[ -n "$cmaf_top" ] || { echo "serve-bench: no variant in $first?segments=cmaf" >&2; exit 1; }
+label() { case $1 in ts) echo "HLS/TS media playlist";; cmaf) echo "HLS/CMAF media playlist";; dash) echo "DASH MPD";; esac; }
+for d in $DIALECTS; do
+  case $d in
+    ts)   cut -d' ' -f2 "$WORK/sessions" | sed "s|master.m3u8|$top|" ;;
+    cmaf) cut -d' ' -f2 "$WORK/sessions" | sed "s|master.m3u8|$cmaf_top|" ;;
+    dash) cut -d' ' -f2 "$WORK/sessions" | sed "s|master.m3u8|index.mpd|" ;;
+    *) echo "serve-bench: unknown dialect '$d' (DIALECTS: ts cmaf dash)" >&2; exit 1 ;;
+  esac > "$WORK/paths-$d"
+  # Warm: each session's text built once, 8 at a time.
+  xargs -P 8 -I{} curl -s -o /dev/null "$BASE{}" < "$WORK/paths-$d"
+  # The bodies: fetched once more (kept as nginx's static copies; nginx looks files up by path
+  # alone, so each dialect has its own root), each one checked.
+  mkdir -p "$WORK/static-$d"
+  while read -r path; do
+    file="$WORK/static-$d${path%%\?*}"
+    mkdir -p "$(dirname "$file")"
+    code=$(curl -s -o "$file" -w '%{http_code}' "$BASE$path")
+    bad=""
+    if [ "$code" != 200 ]; then bad="HTTP $code"
+    else case $d in
+      ts)   [ "$(head -c 7 "$file")" = "#EXTM3U" ] && grep -q '^#EXTINF' "$file" && ! grep -q '#EXT-X-MAP' "$file" || bad="not an HLS/TS media playlist" ;;
+      cmaf) [ "$(head -c 7 "$file")" = "#EXTM3U" ] && grep -q '^#EXTINF' "$file" && grep -q '^#EXT-X-MAP' "$file" || bad="not an HLS/CMAF media playlist (no #EXT-X-MAP)" ;;
+      dash) [ "$(head -c 5 "$file")" = "<?xml" ] && grep -q '<MPD' "$file" || bad="not an MPD (<?xml … <MPD)" ;;
+    esac; fi
+    if [ -n "$bad" ]; then
+      echo "serve-bench: $(label "$d") $path: $bad; its first bytes:" >&2; head -c 400 "$file" >&2; echo >&2; exit 1
+    fi
+  done < "$WORK/paths-$d"
+  cat > "$WORK/paths-$d.lua" <<LUA
 local paths = {}
-for l in io.lines("$WORK/paths") do paths[#paths + 1] = l end
+for l in io.lines("$WORK/paths-$d") do paths[#paths + 1] = l end
 local i = 0
 request = function() i = i % #paths + 1; return wrk.format("GET", paths[i]) end
 LUA
-c0=$(cpu)
-wrk -t "${WRK_THREADS:-2}" -c "${WRK_CONNECTIONS:-64}" -d "${SECONDS_RUN}s" --latency -s "$WORK/paths.lua" "$BASE" > "$WORK/wrk"
-c1=$(cpu)
-requests=$(awk '/requests in/ {print $1}' "$WORK/wrk")
-echo "wrk over $SESSIONS sessions' playlists, ${SECONDS_RUN} s, ${WRK_THREADS:-2} threads, ${WRK_CONNECTIONS:-64} connections:"
-grep -E "Requests/sec|Non-2xx|Socket errors" "$WORK/wrk" | sed 's/^/  /'
-grep -E "^ +(50|99)%" "$WORK/wrk" | sed 's/^ */  latency p/'
-python3 -c "print('  service CPU per playlist request: %.1f us (%d requests, %.2f CPU s)' % (($c1-$c0)/$ticks/$requests*1e6, $requests, ($c1-$c0)/$ticks))"
-curl -s "$BASE/metrics" | grep -E '^interlude_serve_(sessions|encodes_total|ads_errors_total)' | sed 's/^/  /'
+done
 
-# The limit: nginx serving the same playlists as static files at the same paths, same wrk.
+# The limit: nginx (2 workers: one per core here) serving the static copies, one port per
+# dialect (NGINX_PORT, +1, +2), same wrk; NGINX=0 (or no nginx) skips it.
+NGINX_ON=0
 if [ "${NGINX:-1}" != 0 ] && command -v nginx >/dev/null; then
+  NGINX_ON=1
   NGINX_PORT=${NGINX_PORT:-18492}
-  mkdir -p "$WORK/static" "$WORK/nginx"
+  mkdir -p "$WORK/nginx"
   chmod a+rx "$WORK"   # nginx's workers run as nobody when started as root
-  while read -r path; do
-    mkdir -p "$WORK/static$(dirname "$path")"
-    curl -s -o "$WORK/static$path" "$BASE$path"
-  done < "$WORK/paths"
+  servers="" i=0
+  for d in $DIALECTS; do
+    servers+="  server { listen 127.0.0.1:$((NGINX_PORT + i)); root $WORK/static-$d; }"$'\n'
+    eval "NGINX_PORT_$d=$((NGINX_PORT + i))"; i=$((i + 1))
+  done
   cat > "$WORK/nginx/nginx.conf" <<NGINX
 worker_processes 2;
 pid $WORK/nginx/nginx.pid;
@@ -120,18 +159,80 @@ error_log $WORK/nginx/error.log;
 events { worker_connections 1024; }
 http {
   access_log off;
-  types { application/vnd.apple.mpegurl m3u8; }
+  types { application/vnd.apple.mpegurl m3u8; application/dash+xml mpd; }
   client_body_temp_path $WORK/nginx; proxy_temp_path $WORK/nginx; fastcgi_temp_path $WORK/nginx;
   uwsgi_temp_path $WORK/nginx; scgi_temp_path $WORK/nginx;
-  server { listen 127.0.0.1:$NGINX_PORT; root $WORK/static; }
-}
+$servers}
 NGINX
-  nginx -c "$WORK/nginx/nginx.conf" -g 'daemon off;' 2>"$WORK/nginx/stderr" & PIDS+=($!)
-  for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$NGINX_PORT/" && break; sleep 0.1; done
-  wrk -t "${WRK_THREADS:-2}" -c "${WRK_CONNECTIONS:-64}" -d "${SECONDS_RUN}s" --latency -s "$WORK/paths.lua" "http://127.0.0.1:$NGINX_PORT" > "$WORK/wrk-nginx"
-  echo "nginx serving static copies of the same playlists, same wrk:"
-  grep -E "Requests/sec|Non-2xx|Socket errors" "$WORK/wrk-nginx" | sed 's/^/  /'
-  grep -E "^ +(50|99)%" "$WORK/wrk-nginx" | sed 's/^ */  latency p/'
-  python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print('  interlude serve / nginx: %.2f' % (a / b))" \
-    "$(awk '/Requests\/sec/ {print $2}' "$WORK/wrk")" "$(awk '/Requests\/sec/ {print $2}' "$WORK/wrk-nginx")"
+  nginx -c "$WORK/nginx/nginx.conf" -g 'daemon off;' 2>"$WORK/nginx/stderr" & NGINX_PID=$!; PIDS+=($NGINX_PID)
+  for d in $DIALECTS; do
+    port_var="NGINX_PORT_$d"
+    for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:${!port_var}/" && break; sleep 0.1; done
+  done
 fi
+nginx_cpu() {   # the workers' CPU ticks (the master only forks them)
+  local t=0 w
+  for w in $(pgrep -P "$NGINX_PID"); do t=$((t + $(awk '{print $14 + $15}' "/proc/$w/stat"))); done; echo $t
+}
+latency() { grep -E "^ +$1%" "$2" | awk '{print $2}'; }
+ms() { python3 -c "import sys,re; v, u = re.match(r'([0-9.]+)(us|ms|s|m)$', sys.argv[1]).groups(); print('%.3f' % (float(v) * {'us': 1e-3, 'ms': 1, 's': 1e3, 'm': 6e4}[u]))" "$1"; }
+
+: > "$WORK/results"   # run dialect who req/s p50-ms p99-ms cpu-us/request
+for run in $(seq "$RUNS"); do
+  [ "$RUNS" = 1 ] || echo "run $run of $RUNS (load: $(cut -d' ' -f1-3 /proc/loadavg)):"
+  for d in $DIALECTS; do
+    c0=$(cpu)
+    wrk -t "$WRK_THREADS" -c "$WRK_CONNECTIONS" -d "${SECONDS_RUN}s" --latency -s "$WORK/paths-$d.lua" "$BASE" > "$WORK/wrk"
+    c1=$(cpu)
+    requests=$(awk '/requests in/ {print $1}' "$WORK/wrk")
+    if [ "$d" = ts ]; then
+      echo "wrk over $SESSIONS sessions' playlists, ${SECONDS_RUN} s, $WRK_THREADS threads, $WRK_CONNECTIONS connections:"
+    else
+      echo "wrk over $SESSIONS sessions' $(label "$d")s, ${SECONDS_RUN} s, $WRK_THREADS threads, $WRK_CONNECTIONS connections:"
+    fi
+    grep -E "Requests/sec|Non-2xx|Socket errors" "$WORK/wrk" | sed 's/^/  /'
+    grep -E "^ +(50|99)%" "$WORK/wrk" | sed 's/^ */  latency p/'
+    python3 -c "print('  service CPU per $( [ "$d" = ts ] && echo playlist || echo "$d") request: %.1f us (%d requests, %.2f CPU s)' % (($c1-$c0)/$ticks/$requests*1e6, $requests, ($c1-$c0)/$ticks))"
+    [ "$d" = ts ] && curl -s "$BASE/metrics" | grep -E '^interlude_serve_(sessions|encodes_total|ads_errors_total)' | sed 's/^/  /'
+    echo "$run $d serve $(awk '/Requests\/sec/ {print $2}' "$WORK/wrk") $(ms "$(latency 50 "$WORK/wrk")") $(ms "$(latency 99 "$WORK/wrk")") $(python3 -c "print('%.2f' % (($c1-$c0)/$ticks/$requests*1e6))") $(grep -c 'Non-2xx' "$WORK/wrk" || true)" >> "$WORK/results"
+    [ "$NGINX_ON" = 1 ] || continue
+    port_var="NGINX_PORT_$d"
+    n0=$(nginx_cpu)
+    wrk -t "$WRK_THREADS" -c "$WRK_CONNECTIONS" -d "${SECONDS_RUN}s" --latency -s "$WORK/paths-$d.lua" "http://127.0.0.1:${!port_var}" > "$WORK/wrk-nginx"
+    n1=$(nginx_cpu)
+    nreq=$(awk '/requests in/ {print $1}' "$WORK/wrk-nginx")
+    if [ "$d" = ts ]; then echo "nginx serving static copies of the same playlists, same wrk:"
+    else echo "nginx serving static copies of the same $(label "$d")s, same wrk:"; fi
+    grep -E "Requests/sec|Non-2xx|Socket errors" "$WORK/wrk-nginx" | sed 's/^/  /'
+    grep -E "^ +(50|99)%" "$WORK/wrk-nginx" | sed 's/^ */  latency p/'
+    python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print('  interlude serve / nginx: %.2f' % (a / b))" \
+      "$(awk '/Requests\/sec/ {print $2}' "$WORK/wrk")" "$(awk '/Requests\/sec/ {print $2}' "$WORK/wrk-nginx")"
+    echo "$run $d nginx $(awk '/Requests\/sec/ {print $2}' "$WORK/wrk-nginx") $(ms "$(latency 50 "$WORK/wrk-nginx")") $(ms "$(latency 99 "$WORK/wrk-nginx")") $(python3 -c "print('%.2f' % (($n1-$n0)/$ticks/$nreq*1e6))") $(grep -c 'Non-2xx' "$WORK/wrk-nginx" || true)" >> "$WORK/results"
+  done
+done
+curl -s "$BASE/metrics" | grep -E '^interlude_serve_(encodes_total|ads_errors_total)' | sed 's/^/after every dialect: /'
+
+# Side by side: per dialect, the median of the runs (each column on its own).
+for d in $DIALECTS; do
+  echo "$d $(label "$d" | tr ' ' '_') $(cat "$WORK/static-$d"/v1/sessions/*/* | wc -c) $(wc -l < "$WORK/paths-$d")"
+done > "$WORK/bodies"
+python3 - "$WORK/results" "$WORK/bodies" "$RUNS" <<'PY'
+import sys, statistics
+rows = [l.split() for l in open(sys.argv[1])]
+bodies = [l.split() for l in open(sys.argv[2])]
+runs = sys.argv[3]
+def med(d, who, col):
+    v = [float(r[col]) for r in rows if r[1] == d and r[2] == who]
+    return statistics.median(v) if v else None
+print("dialects side by side (%s; body: mean bytes):" % ("median of %s runs" % runs if runs != "1" else "one run"))
+print("  %-24s %7s %11s %7s %7s %8s %11s %7s %7s %8s %7s" % ("", "body", "serve/s", "p50 ms", "p99 ms", "CPU us", "nginx/s", "p50 ms", "p99 ms", "CPU us", "ratio"))
+for d, name, total, n in bodies:
+    s = [med(d, "serve", c) for c in (3, 4, 5, 6)]
+    g = [med(d, "nginx", c) for c in (3, 4, 5, 6)]
+    ratios = [float(a[3]) / float(b[3]) for a in rows if a[1] == d and a[2] == "serve" for b in rows if b[0] == a[0] and b[1] == d and b[2] == "nginx"]
+    line = "  %-24s %7d %11.0f %7.2f %7.2f %8.1f" % (name.replace("_", " "), int(total) / int(n), *s)
+    if g[0] is not None:
+        line += " %11.0f %7.2f %7.2f %8.1f %6.2fx" % (*g, statistics.median(ratios))
+        if len(ratios) > 1: line += " (" + " / ".join("%.2f" % r for r in ratios) + ")"
+    print(line)
+PY
