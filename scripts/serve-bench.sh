@@ -172,42 +172,55 @@ NGINX
 fi
 nginx_cpu() {   # the workers' CPU ticks (the master only forks them)
   local t=0 w
+  [ "$NGINX_ON" = 1 ] || { echo 0; return; }
   for w in $(pgrep -P "$NGINX_PID"); do t=$((t + $(awk '{print $14 + $15}' "/proc/$w/stat"))); done; echo $t
 }
+machine_busy() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }   # every core's, ticks
+children_cpu() { times > "$WORK/times"; awk 'NR == 2 {gsub(/[ms]/, " "); print ($1 * 60 + $2 + $3 * 60 + $4)}' "$WORK/times"; }   # this shell's reaped children's CPU s
 latency() { grep -E "^ +$1%" "$2" | awk '{print $2}'; }
 ms() { python3 -c "import sys,re; v, u = re.match(r'([0-9.]+)(us|ms|s|m)$', sys.argv[1]).groups(); print('%.3f' % (float(v) * {'us': 1e-3, 'ms': 1, 's': 1e3, 'm': 6e4}[u]))" "$1"; }
+cores=$(nproc)
+# measure WHO DIALECT URL: wrk over the dialect's paths at URL into $WORK/wrk-WHO; prints its lines
+# and appends "run dialect who req/s p50-ms p99-ms cpu-us/request non-2xx elsewhere-%" to results:
+# the CPU of WHO (the service, or nginx's workers) per request, and the share of the machine's
+# cores busy with something else than the service, nginx and wrk during the run (other work
+# on the machine: its figures are disturbed by that much).
+measure() {
+  local out="$WORK/wrk-$1" s0 s1 n0 n1 b0 b1 w0 w1 t0 t1 requests mine
+  s0=$(cpu); n0=$(nginx_cpu); b0=$(machine_busy); w0=$(children_cpu); t0=$(date +%s.%N)
+  wrk -t "$WRK_THREADS" -c "$WRK_CONNECTIONS" -d "${SECONDS_RUN}s" --latency -s "$WORK/paths-$2.lua" "$3" > "$out"
+  s1=$(cpu); n1=$(nginx_cpu); b1=$(machine_busy); w1=$(children_cpu); t1=$(date +%s.%N)
+  requests=$(awk '/requests in/ {print $1}' "$out")
+  if [ "$1" = serve ]; then
+    if [ "$2" = ts ]; then echo "wrk over $SESSIONS sessions' playlists, ${SECONDS_RUN} s, $WRK_THREADS threads, $WRK_CONNECTIONS connections:"
+    else echo "wrk over $SESSIONS sessions' $(label "$2")s, ${SECONDS_RUN} s, $WRK_THREADS threads, $WRK_CONNECTIONS connections:"; fi
+    mine=$((s1 - s0))
+  else
+    if [ "$2" = ts ]; then echo "nginx serving static copies of the same playlists, same wrk:"
+    else echo "nginx serving static copies of the same $(label "$2")s, same wrk:"; fi
+    mine=$((n1 - n0))
+  fi
+  grep -E "Requests/sec|Non-2xx|Socket errors" "$out" | sed 's/^/  /'
+  grep -E "^ +(50|99)%" "$out" | sed 's/^ */  latency p/'
+  if [ "$1" = serve ]; then
+    python3 -c "print('  service CPU per $( [ "$2" = ts ] && echo playlist || echo "$2") request: %.1f us (%d requests, %.2f CPU s)' % ($mine/$ticks/$requests*1e6, $requests, $mine/$ticks))"
+  fi
+  echo "$run $2 $1 $(awk '/Requests\/sec/ {print $2}' "$out") $(ms "$(latency 50 "$out")") $(ms "$(latency 99 "$out")")" \
+       "$(python3 -c "print('%.2f' % ($mine/$ticks/$requests*1e6))") $(awk '/Non-2xx/ {print $5}' "$out" | grep . || echo 0)" \
+       "$(python3 -c "print('%.0f' % max(0, (($b1-$b0-($s1-$s0)-($n1-$n0))/$ticks-($w1-$w0))/(($t1-$t0)*$cores)*100))")" >> "$WORK/results"
+}
 
-: > "$WORK/results"   # run dialect who req/s p50-ms p99-ms cpu-us/request
+: > "$WORK/results"
 for run in $(seq "$RUNS"); do
   [ "$RUNS" = 1 ] || echo "run $run of $RUNS (load: $(cut -d' ' -f1-3 /proc/loadavg)):"
   for d in $DIALECTS; do
-    c0=$(cpu)
-    wrk -t "$WRK_THREADS" -c "$WRK_CONNECTIONS" -d "${SECONDS_RUN}s" --latency -s "$WORK/paths-$d.lua" "$BASE" > "$WORK/wrk"
-    c1=$(cpu)
-    requests=$(awk '/requests in/ {print $1}' "$WORK/wrk")
-    if [ "$d" = ts ]; then
-      echo "wrk over $SESSIONS sessions' playlists, ${SECONDS_RUN} s, $WRK_THREADS threads, $WRK_CONNECTIONS connections:"
-    else
-      echo "wrk over $SESSIONS sessions' $(label "$d")s, ${SECONDS_RUN} s, $WRK_THREADS threads, $WRK_CONNECTIONS connections:"
-    fi
-    grep -E "Requests/sec|Non-2xx|Socket errors" "$WORK/wrk" | sed 's/^/  /'
-    grep -E "^ +(50|99)%" "$WORK/wrk" | sed 's/^ */  latency p/'
-    python3 -c "print('  service CPU per $( [ "$d" = ts ] && echo playlist || echo "$d") request: %.1f us (%d requests, %.2f CPU s)' % (($c1-$c0)/$ticks/$requests*1e6, $requests, ($c1-$c0)/$ticks))"
+    measure serve "$d" "$BASE"
     [ "$d" = ts ] && curl -s "$BASE/metrics" | grep -E '^interlude_serve_(sessions|encodes_total|ads_errors_total)' | sed 's/^/  /'
-    echo "$run $d serve $(awk '/Requests\/sec/ {print $2}' "$WORK/wrk") $(ms "$(latency 50 "$WORK/wrk")") $(ms "$(latency 99 "$WORK/wrk")") $(python3 -c "print('%.2f' % (($c1-$c0)/$ticks/$requests*1e6))") $(grep -c 'Non-2xx' "$WORK/wrk" || true)" >> "$WORK/results"
     [ "$NGINX_ON" = 1 ] || continue
     port_var="NGINX_PORT_$d"
-    n0=$(nginx_cpu)
-    wrk -t "$WRK_THREADS" -c "$WRK_CONNECTIONS" -d "${SECONDS_RUN}s" --latency -s "$WORK/paths-$d.lua" "http://127.0.0.1:${!port_var}" > "$WORK/wrk-nginx"
-    n1=$(nginx_cpu)
-    nreq=$(awk '/requests in/ {print $1}' "$WORK/wrk-nginx")
-    if [ "$d" = ts ]; then echo "nginx serving static copies of the same playlists, same wrk:"
-    else echo "nginx serving static copies of the same $(label "$d")s, same wrk:"; fi
-    grep -E "Requests/sec|Non-2xx|Socket errors" "$WORK/wrk-nginx" | sed 's/^/  /'
-    grep -E "^ +(50|99)%" "$WORK/wrk-nginx" | sed 's/^ */  latency p/'
+    measure nginx "$d" "http://127.0.0.1:${!port_var}"
     python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print('  interlude serve / nginx: %.2f' % (a / b))" \
-      "$(awk '/Requests\/sec/ {print $2}' "$WORK/wrk")" "$(awk '/Requests\/sec/ {print $2}' "$WORK/wrk-nginx")"
-    echo "$run $d nginx $(awk '/Requests\/sec/ {print $2}' "$WORK/wrk-nginx") $(ms "$(latency 50 "$WORK/wrk-nginx")") $(ms "$(latency 99 "$WORK/wrk-nginx")") $(python3 -c "print('%.2f' % (($n1-$n0)/$ticks/$nreq*1e6))") $(grep -c 'Non-2xx' "$WORK/wrk-nginx" || true)" >> "$WORK/results"
+      "$(awk '/Requests\/sec/ {print $2}' "$WORK/wrk-serve")" "$(awk '/Requests\/sec/ {print $2}' "$WORK/wrk-nginx")"
   done
 done
 curl -s "$BASE/metrics" | grep -E '^interlude_serve_(encodes_total|ads_errors_total)' | sed 's/^/after every dialect: /'
@@ -224,15 +237,19 @@ runs = sys.argv[3]
 def med(d, who, col):
     v = [float(r[col]) for r in rows if r[1] == d and r[2] == who]
     return statistics.median(v) if v else None
-print("dialects side by side (%s; body: mean bytes):" % ("median of %s runs" % runs if runs != "1" else "one run"))
-print("  %-24s %7s %11s %7s %7s %8s %11s %7s %7s %8s %7s" % ("", "body", "serve/s", "p50 ms", "p99 ms", "CPU us", "nginx/s", "p50 ms", "p99 ms", "CPU us", "ratio"))
+print("dialects side by side (%s; body: mean bytes; CPU: the server's per request;"
+      " else: the machine's CPU busy with other work during the runs, median %%):" % ("median of %s runs" % runs if runs != "1" else "one run"))
+print("  %-24s %6s %9s %7s %7s %7s %9s %7s %7s %7s %6s %5s" % ("", "body", "serve/s", "p50 ms", "p99 ms", "CPU us", "nginx/s", "p50 ms", "p99 ms", "CPU us", "ratio", "else"))
 for d, name, total, n in bodies:
     s = [med(d, "serve", c) for c in (3, 4, 5, 6)]
     g = [med(d, "nginx", c) for c in (3, 4, 5, 6)]
     ratios = [float(a[3]) / float(b[3]) for a in rows if a[1] == d and a[2] == "serve" for b in rows if b[0] == a[0] and b[1] == d and b[2] == "nginx"]
-    line = "  %-24s %7d %11.0f %7.2f %7.2f %8.1f" % (name.replace("_", " "), int(total) / int(n), *s)
-    if g[0] is not None:
-        line += " %11.0f %7.2f %7.2f %8.1f %6.2fx" % (*g, statistics.median(ratios))
-        if len(ratios) > 1: line += " (" + " / ".join("%.2f" % r for r in ratios) + ")"
+    line = "  %-24s %6d %9.0f %7.2f %7.2f %7.1f" % (name.replace("_", " "), int(total) / int(n), *s)
+    if g[0] is not None: line += " %9.0f %7.2f %7.2f %7.1f %5.2fx" % (*g, statistics.median(ratios))
+    line += " %4.0f%%" % statistics.median(float(r[8]) for r in rows if r[1] == d)
+    if len(ratios) > 1: line += "  ratios " + " / ".join("%.2f" % r for r in ratios)
     print(line)
+bad = [r for r in rows if r[7] != "0"]
+for r in bad: print("  run %s %s %s: %s non-2xx answers" % (r[0], r[1], r[2], r[7]))
+sys.exit(1 if bad else 0)
 PY
