@@ -140,16 +140,26 @@ import Timing
         #expect(gst.clean, "\(gst.report)")
     }
 
-    /// The routes: a POSTed live session's master with `?segments=cmaf`, its audio playlist, an
+    /// The routes, on a two-rung channel: a POSTed live session's master with `?segments=cmaf`
+    /// (a variant per rung, each playlist's map and segments fetched), its audio playlist, an
     /// unknown rung (404); its answer names its MPD too, a dynamic one.
     @Test func aPostedLiveSessionHasCMAFPlaylistsAndAnMPD() async throws {
-        let rig = try await Live.Rig.start(breaks: [], seconds: 20)
+        let rig = try await Live.Rig.start(breaks: [], seconds: 20, sizes: [PixelSize(width: 320, height: 180), PixelSize(width: 160, height: 90)])
         defer { rig.stop() }
         try await rig.warm()
         let created = try await curl(rig.url("/v1/session/ch"), method: "POST", body: "{}")
         guard let manifest = created.json?["manifestUrl"] as? String else { Issue.record("\(created.text)"); return }
         let master = try await curl(rig.url(manifest + "?segments=cmaf"))
         #expect(master.status == 200 && master.text.contains(".m3u8?segments=cmaf"), "\(master.text)")
+        let variants = master.text.split(separator: "\n").filter { $0.hasPrefix("/v1/sessions/") }.map(String.init)
+        #expect(variants.count == 2 && master.text.contains("RESOLUTION=160x90"), "\(master.text)")
+        for v in variants {
+            let text = try await curl(rig.url(v)).text
+            for uri in Self.maps(text) + Live.entries(text).map(\.uri) {
+                let r = try await curl(rig.url(uri))
+                #expect(r.status == 200 && r.body.count > 100, "\(uri): \(r.status)")
+            }
+        }
         let id = manifest.split(separator: "/")[2]
         let audio = try await curl(rig.url("/v1/sessions/\(id)/audio.m3u8?segments=cmaf"))
         #expect(audio.status == 200 && audio.text.contains(".ts.a.m4s") && audio.text.contains("init.ts.a.mp4"), "\(audio.text)")

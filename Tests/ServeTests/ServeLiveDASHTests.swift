@@ -64,12 +64,14 @@ import Timing
     /// order the pictures are the content's frames once each and in order with each break's ad
     /// frame-exact in place. Ad Periods name their ad and carry the SCTE-35 out; the Period after a
     /// break carries the splice back in. The implicit route answers with a redirect to the
-    /// session's own MPD.
-    @Test func aLiveSessionsMPDKeepsWhatItPublishedAndIsFrameExact() async throws {
+    /// session's own MPD. With a two-rung channel, both rungs are in every Period of every update
+    /// (the top one's pictures are the ones compared).
+    @Test(arguments: [1, 2]) func aLiveSessionsMPDKeepsWhatItPublishedAndIsFrameExact(rungs: Int) async throws {
+        let sizes = [PixelSize(width: 320, height: 180), PixelSize(width: 160, height: 90)].prefix(rungs)
         let rig = try await Live.Rig.start(breaks: [
             LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 6), signal: .dateRange(.spliceInsert)),
             LiveOriginBreak(start: .frame(12 * 60 + 23), duration: MediaTime(seconds: 4), signal: .inBand(.spliceInsert)),
-        ], seconds: 40)
+        ], seconds: 40, sizes: Array(sizes))
         defer { rig.stop() }
         try await rig.warm()
         // the implicit route: a session, and a redirect to its own MPD (what a player refetches)
@@ -99,6 +101,7 @@ import Timing
             let (periods, _) = try DASHPeriods.read(file)
             for (a, b) in zip(periods, periods.dropFirst()) { #expect(a.start + (a.duration ?? -1) == b.start, "step \(step): \(a.id) ends where \(b.id) starts") }
             #expect(periods.last?.duration == nil, "the last Period is open")
+            for p in periods { #expect(p.representations.filter { $0.contentType == "video" }.count == rungs, "step \(step) \(p.id): every rung") }
             if let (old, oldText) = last { #expect(Self.rewrites(old, periods, oldText: oldText, newText: r.text) == [], "step \(step)") }
             last = (periods, r.text)
             for p in periods {
@@ -131,7 +134,7 @@ import Timing
                 try data.write(to: file)
                 let ff = try await runOffPool("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", file.path, "-f", "null", "-"])
                 #expect(ff.status == 0, "\(id) \(rep.id): \(ff.stderr)")
-                guard rep.contentType == "video" else { continue }
+                guard rep.contentType == "video", rep.id == p.representations.first(where: { $0.contentType == "video" })?.id else { continue }
                 let span = try #require(try ServeDASHTests.span(file, stream: "v:0"))
                 let first = Double(all.first?.key ?? 0) / 90_000
                 #expect(all.first?.key == rep.presentationTimeOffset || n == 0, "\(id): its first segment starts it")
