@@ -133,15 +133,17 @@ extension ServeService {
         let started = monotonicSeconds()
         guard let rung = v.rung(named: rendition) else { return .error(404, "no rendition '\(rendition)'") }
         defer { metrics.playlistServed(monotonicSeconds() - started) }
-        guard let text = await playlist(rung) else {
-            if await v.isGone {
-                liveViewers.remove(v.id)
-                return .error(404, "no session '\(v.id)'")
-            }
-            return .error(503, "live channel not available")
-        }
+        guard let text = await playlist(rung) else { return await unavailable(v) }
         return HTTPResponse(status: 200, headers: ["Content-Type": "application/vnd.apple.mpegurl", "Cache-Control": "no-cache"],
                             body: Data(text.utf8))
+    }
+
+    /// What a live viewer with no playlist to give answers: 404 when its session is over (it is
+    /// forgotten here), else 503 (the channel has nothing for it now).
+    func unavailable(_ v: LiveViewer) async -> HTTPResponse {
+        guard await v.isGone else { return .error(503, "live channel not available") }
+        liveViewers.remove(v.id)
+        return .error(404, "no session '\(v.id)'")
     }
 
     /// `GET /v1/sessions/ID/index.mpd` of a live viewer: its dynamic MPD (`LiveViewer.mpd`), advanced.
@@ -149,11 +151,7 @@ extension ServeService {
         let started = monotonicSeconds()
         defer { metrics.playlistServed(monotonicSeconds() - started) }
         guard let text = await v.mpd(location: "/v1/sessions/\(v.id)/\(Self.mpdKey)", bytes: { [self] in segmentBytes($0) }) else {
-            if await v.isGone {
-                liveViewers.remove(v.id)
-                return .error(404, "no session '\(v.id)'")
-            }
-            return .error(503, "live channel not available")
+            return await unavailable(v)
         }
         return HTTPResponse(status: 200, headers: ["Content-Type": DASH.mimeType, "Cache-Control": "no-cache"], body: Data(text.utf8))
     }

@@ -73,7 +73,7 @@ public struct SessionTimeline: Sendable, Hashable, Codable {
     }
 
     /// Keeps the last `count` items; the older ones slide out (as a live playlist's window does).
-    /// Where the run the new first item belongs to began is kept (`firstRunStart`).
+    /// Where the run the new first item belongs to began is kept (`firstRun`).
     public mutating func slide(keeping count: Int) {
         let gone = max(0, items.count - count)
         guard gone > 0 else { return }

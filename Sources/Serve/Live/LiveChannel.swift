@@ -197,10 +197,6 @@ public actor LiveChannel {
         }
     }
 
-    /// A CMAF segment fetched to `file`, made MPEG-TS in place: its initialization segment
-    /// `map` (fetched once per URI, at most `HLSImport.maxInitBytes`) and it remuxed with their
-    /// packets copied and timestamps kept (`FragmentRemux`: SCTE-35 splice times in the playlist
-    /// stay on the segments' clock), its continuity counters following the segment before.
     /// Keeps `file`, the rendition's first segment taken in by this process, as
     /// `LiveSegment.initializationPath` for as long as the intake folder lives (never evicted):
     /// what a viewer's CMAF playlists name in their one `EXT-X-MAP` (its CMAF tracks' initialization
@@ -216,6 +212,10 @@ public actor LiveChannel {
         return true
     }
 
+    /// A CMAF segment fetched to `file`, made MPEG-TS in place: its initialization segment
+    /// `map` (fetched once per URI, at most `HLSImport.maxInitBytes`) and it remuxed with their
+    /// packets copied and timestamps kept (`FragmentRemux`: SCTE-35 splice times in the playlist
+    /// stay on the segments' clock), its continuity counters following the segment before.
     private func remuxCMAF(_ file: URL, map: String, rendition r: inout Rendition, folder dir: URL) async throws {
         let initFile: URL
         if let known = r.inits[map] { initFile = known } else {

@@ -38,12 +38,16 @@ extension LiveViewer {
             playlist.segments[i].uri = items[i].cmafURL(part, session: id, rendition: rung.rendition.name, shifted: true)
                 .text(signedBy: context.signature, cdn: context.cdn)
         }
-        if !playlist.segments.isEmpty {
-            let source = LiveSegment.initializationPath(channel: context.channel.storeName, rendition: rung.key)
-            let map = SegmentURL(path: CMAFTracks.path(source, audio ? .audioInit : .videoInit))
-            playlist.segments[0].map = HLS.Map(uri: map.text(signedBy: context.signature, cdn: context.cdn))
-        }
+        if !playlist.segments.isEmpty { playlist.segments[0].map = HLS.Map(uri: initializationURL(rung.key, audio ? .audioInit : .videoInit)) }
         return HLS.write(playlist)
+    }
+
+    /// The URL of a rung's (channel key `key`) CMAF initialization segment `part`: the tracks of
+    /// its kept first segment (`LiveSegment.initializationPath`), the same at every refresh, what
+    /// its CMAF playlists' one map and its MPD's every Period name.
+    nonisolated func initializationURL(_ key: String, _ part: CMAFTracks.Part) -> String {
+        let source = LiveSegment.initializationPath(channel: context.channel.storeName, rendition: key)
+        return SegmentURL(path: CMAFTracks.path(source, part)).text(signedBy: context.signature, cdn: context.cdn)
     }
 
     /// The multivariant playlist of the viewer's CMAF playlists: a variant per rung (video only,

@@ -28,21 +28,15 @@ extension LiveViewer {
             SessionMPD.Rung(rendition: r.rendition, codecs: r.info.codecs, timeline: onViewerClock(track.timeline),
                             firstSequence: track.playlist.window.first?.sequence)
         }
-        let signature = context.signature, cdn = context.cdn, id = self.id
-        let url: (SessionItem, String, CMAFTracks.Part) -> String = { item, rendition, part in
-            item.cmafURL(part, session: id, rendition: rendition, shifted: true).text(signedBy: signature, cdn: cdn)
-        }
+        let id = self.id
         let avails = self.avails
         func adID(_ kind: SessionItem.Kind) -> String? {
             guard case .ad(let b, let a, _, _, _) = kind, avails.indices.contains(b), let ads = avails[b].ads, ads.indices.contains(a) else { return nil }
             return ads[a].id
         }
         func breakID(_ b: Int) -> String { avails.indices.contains(b) ? avails[b].breakID : "avail-\(b)" }
-        let keys = Dictionary(present.map { ($0.0.rendition.name, $0.0.key) }, uniquingKeysWith: { a, _ in a })
-        let store = context.channel.storeName
-        func initialization(_ rung: SessionMPD.Rung, _ part: CMAFTracks.Part) -> String {
-            let source = LiveSegment.initializationPath(channel: store, rendition: keys[rung.rendition.name] ?? rung.rendition.name)
-            return SegmentURL(path: CMAFTracks.path(source, part)).text(signedBy: signature, cdn: cdn)
+        let initialization: (SessionMPD.Rung, CMAFTracks.Part) -> String = { [self] rung, part in
+            initializationURL(self.rung(named: rung.rendition.name)?.key ?? rung.rendition.name, part)
         }
         // presentation time 0 as a date such that each segment becomes available when it is
         // published: the viewer lists what ends one target behind the origin's edge, which was
@@ -53,7 +47,7 @@ extension LiveViewer {
         guard let mpd = SessionMPD.live(rungs: mpdRungs, availabilityStart: availabilityStart, published: published,
                                         updatePeriod: MediaTime(seconds: Int64(top.playlist.targetDuration)), location: location,
                                         adID: adID, breakID: breakID, initialization: initialization,
-                                        template: { "/v1/sessions/\(id)/dash/\($0)/$Number$.m4s" }, url: url, bytes: bytes) else { return nil }
+                                        template: { "/v1/sessions/\(id)/dash/\($0)/$Number$.m4s" }, bytes: bytes) else { return nil }
         if let problem = mpd.validate() {
             context.log?.event("playlist_failed", ["session": id, "error": "MPD: \(problem)"])
             return nil

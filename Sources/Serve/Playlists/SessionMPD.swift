@@ -256,7 +256,7 @@ extension SessionMPD {
     /// the wire PTS at the Period's start).
     static func live(rungs given: [Rung], availabilityStart: Date, published: Date, updatePeriod: MediaTime, location: String?,
                      adID: (SessionItem.Kind) -> String?, breakID: (Int) -> String, initialization: @escaping (Rung, CMAFTracks.Part) -> String,
-                     template: (String) -> String, url: (SessionItem, String, CMAFTracks.Part) -> String, bytes: (String) -> Int) -> DASH.MPD? {
+                     template: (String) -> String, bytes: (String) -> Int) -> DASH.MPD? {
         guard let top = given.first, let first = top.timeline.firstRun else { return nil }
         let rungs = given.filter { sameRuns(top.timeline.items, $0.timeline.items) }
         let all = top.timeline.items
@@ -267,10 +267,11 @@ extension SessionMPD {
             let start = n == 0 ? first.start : all[run.range.lowerBound].start
             let next = n + 1 < topRuns.count ? all[topRuns[n + 1].range.lowerBound].start : nil
             let slices = rungs.indices.map { g in (rungs[g], rungs[g].timeline.items[rungRuns[g][n].range]) }
-            guard var (sets, pto) = adaptationSets(slices, runStart: start, initialization: initialization, shifted: true, url: url,
-                                                   bytes: bytes) else { return nil }
             // each Representation's segments by number (`template(id)`, `$Number$` the media
-            // sequence number): the template players expect of a live presentation
+            // sequence number): the template players expect of a live presentation, so no
+            // segment URL is written (nor signed) per item
+            guard var (sets, pto) = adaptationSets(slices, runStart: start, initialization: initialization, shifted: true,
+                                                   url: { _, _, _ in "" }, bytes: bytes) else { return nil }
             for a in sets.indices {
                 for r in sets[a].representations.indices {
                     guard let list = sets[a].representations[r].segmentList else { continue }
