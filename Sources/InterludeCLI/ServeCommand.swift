@@ -23,7 +23,8 @@ let serveUsage = """
     options:
       --listen HOST:PORT         IPv4 address and port (default 127.0.0.1:8080)
       --content NAME=SOURCE      an MP4 (packaged once into an HLS ladder) or an HLS
-                                 multivariant playlist (path or http(s) URL); repeatable
+                                 multivariant playlist (path or http(s) URL; its WebVTT
+                                 subtitles carried through); repeatable
       --live NAME=PLAYLIST       a live HLS channel (sliding media or multivariant playlist,
                                  http(s) URL or path, MPEG-TS), polled at its target duration;
                                  its SCTE-35 breaks (CUE-OUT/-CONT/CUE-IN, DATERANGE, in-band)
@@ -137,7 +138,9 @@ func runServe(_ args: [String]) async -> Int32 {
         for c in config.contents {
             FileHandle.standardError.write(Data("interlude serve: packaging '\(c.name)' (once; later starts reuse the store)…\n".utf8))
             let prepared = try await store.content(c.name)
-            FileHandle.standardError.write(Data("interlude serve: '\(c.name)': \(prepared.renditions.map(\.rendition.name).joined(separator: ", ")), \(String(format: "%.3f", prepared.duration.seconds)) s\n".utf8))
+            let subtitles = prepared.subtitles.isEmpty ? "" : ", subtitles " + prepared.subtitles.map { $0.language ?? $0.name }.joined(separator: ", ")
+            FileHandle.standardError.write(Data("interlude serve: '\(c.name)': \(prepared.renditions.map(\.rendition.name).joined(separator: ", ")), \(String(format: "%.3f", prepared.duration.seconds)) s\(subtitles)\n".utf8))
+            for note in prepared.notes { FileHandle.standardError.write(Data("interlude serve: '\(c.name)': \(note)\n".utf8)) }
         }
     } catch {
         FileHandle.standardError.write(Data("interlude serve: \(error)\n".utf8))

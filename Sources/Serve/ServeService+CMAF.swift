@@ -60,7 +60,9 @@ extension ServeService {
                 renditions.append(HLS.Rendition(type: .audio, groupID: "audio", name: "main", isDefault: true, autoselect: true,
                                                 uri: "/v1/sessions/\(id)/\(Self.cmafAudio).m3u8?segments=cmaf"))
             }
-            texts["master?cmaf"] = HLS.write(HLS.MultivariantPlaylist(renditions: renditions, variants: variants))
+            let subtitles = Self.subtitleRenditions(id, content: content, cmaf: true)
+            if !subtitles.isEmpty { for i in variants.indices { variants[i].subtitles = Self.subtitleGroup } }
+            texts["master?cmaf"] = HLS.write(HLS.MultivariantPlaylist(renditions: renditions + subtitles, variants: variants))
             sessions.update(id) { s in for (k, v) in texts where s.playlists[k] == nil { s.playlists[k] = v } }
             let kept = sessions.touch(id)?.playlists ?? [:]
             return .success(texts.reduce(into: [:]) { out, e in out[e.key] = kept[e.key] ?? e.value })
@@ -79,10 +81,7 @@ extension ServeService {
 enum SessionCMAFPlaylist {
     /// The video (or audio) media playlist of `timeline` for `session`.
     static func media(_ timeline: SessionTimeline, video: Bool, session: ServeSession, signature: SegmentSignature, cdn: CDNPrefixes) -> HLS.MediaPlaylist {
-        // each segment's stored first PTS (the wire PTS less the clock's shift), then the stream clock
-        var storedPTS: [String: MediaTime] = [:]
-        for item in timeline.items { if let pts = item.storedPTS { storedPTS[item.segment.path] = pts } }
-        let stored = timeline.on(.stream) { storedPTS[$0.path] }
+        let stored = streamClock(timeline)
         let part: CMAFTracks.Part = video ? .video : .audio, initPart: CMAFTracks.Part = video ? .videoInit : .audioInit
         func url(_ item: SessionItem, _ part: CMAFTracks.Part) -> String {
             item.cmafURL(part, session: session.id, rendition: timeline.rendition, shifted: true).text(signedBy: signature, cdn: cdn)
@@ -99,5 +98,13 @@ enum SessionCMAFPlaylist {
         // (FFmpeg's reader, and so mpv, warn of a duplicated one)
         if let first = stored.items.first, !playlist.segments.isEmpty { playlist.segments[0].map = HLS.Map(uri: url(first, initPart)) }
         return playlist
+    }
+
+    /// `timeline` on the stream clock, which every CMAF playlist uses: each segment's stored
+    /// first PTS (its wire PTS less its clock's shift) moved to where the run before it ended.
+    static func streamClock(_ timeline: SessionTimeline) -> SessionTimeline {
+        var storedPTS: [String: MediaTime] = [:]
+        for item in timeline.items { if let pts = item.storedPTS { storedPTS[item.segment.path] = pts } }
+        return timeline.on(.stream) { storedPTS[$0.path] }
     }
 }

@@ -150,7 +150,10 @@ extension ServeService {
                                         bandwidth: max(1, rates.peak), averageBandwidth: max(1, rates.average), codecs: codecs,
                                         resolution: HLS.Resolution(width: r.width, height: r.height)))
         }
-        let text = HLS.write(HLS.MultivariantPlaylist(variants: variants))
+        // subtitles follow the session's cut timeline; interstitials play the content uncut (none there yet)
+        let subtitles = interstitials ? [] : Self.subtitleRenditions(id, content: content, cmaf: false)
+        if !subtitles.isEmpty { for i in variants.indices { variants[i].subtitles = Self.subtitleGroup } }
+        let text = HLS.write(HLS.MultivariantPlaylist(renditions: subtitles, variants: variants))
         sessions.update(id) { $0.playlists[key] = text }
         return .text(text, contentType: HLS.mimeType)
     }

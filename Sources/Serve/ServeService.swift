@@ -193,6 +193,8 @@ public final class ServeService: Sendable {
             return .later { [self] in await implicitSession(content: p[2], request: r, dash: true) }
         case "segments":
             return get ? segment(p.dropFirst(2).joined(separator: "/"), request: r) : wrongMethod()
+        case "subtitles":
+            return get ? subtitleSegment(p.dropFirst(2), request: r) : wrongMethod()
         case "sessions":
             guard get else { return wrongMethod() }
             let id = p[2]
@@ -205,6 +207,9 @@ public final class ServeService: Sendable {
                 }
             }
             if p.count == 4 && p[3] == "tracking" { return .later { [self] in await tracking(id, nextToken: r.queryValue("nextToken")) } }
+            if p.count == 5 && p[3] == "subtitles" && p[4].hasSuffix(".m3u8") {
+                return subtitlePlaylist(id, track: Int(p[4].dropLast(5)), cmaf: Self.wantsCMAF(r))
+            }
             if p.count == 4 && p[3].hasSuffix(".m3u8") && Self.wantsCMAF(r) { return cmafPlaylist(id, name: String(p[3].dropLast(5))) }
             if p.count == 4 && p[3] == "master.m3u8" { return master(id, interstitials: interstitials) }
             if p.count == 4 && p[3] == Self.mpdKey { return dashManifest(id) }

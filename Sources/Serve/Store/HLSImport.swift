@@ -58,6 +58,9 @@ enum HLSImport {
     /// times may lie before zero (B-frames under an edit list or negative composition offsets),
     /// which MPEG-TS cannot carry.
     static let cmafClockShift = MediaTime(seconds: 10)
+    /// Part of the key of an import in the store: bumped when an import reads more of an origin
+    /// (".2": subtitle renditions), so that the next start takes the origin in again.
+    static let revision = ".2"
 
     /// Fetches `location` into `file` (at most `maxBytes`) as one of an origin's files: its size
     /// added to `total`, which may not pass `cap` (`source` names the origin's kind in the error).
@@ -108,13 +111,22 @@ enum HLSImport {
         var cueSegments: [Int]
     }
 
-    /// Fetches every variant's segments into `folder/<rung>/segNNNNN.ts`; top variant first.
-    static func fetchAll(_ source: String, folder: URL, timeout: Double, maxTotalBytes: Int64) async throws -> [FetchedVariant] {
+    /// What was fetched of an origin: its variants (top first), its subtitle tracks, and a note
+    /// for each thing left out.
+    struct Fetched {
+        var variants: [FetchedVariant]
+        var subtitles: [HLSSubtitleImport.Track] = []
+        var notes: [String] = []
+    }
+
+    /// Fetches every variant's segments into `folder/<rung>/segNNNNN.ts` (top variant first) and
+    /// the subtitle tracks' cues.
+    static func fetchAll(_ source: String, folder: URL, timeout: Double, maxTotalBytes: Int64) async throws -> Fetched {
         let location = try HLSLocation.source(source)
         let master = try await text(location, scratch: folder, timeout: timeout)
         // a DASH origin: its Representations made MPEG-TS rungs (`DASHImport`), packaged as an HLS origin's
         if DASHImport.isMPD(master) {
-            return try await DASHImport.fetchAll(master, location: location, folder: folder, timeout: timeout, maxTotalBytes: maxTotalBytes)
+            return Fetched(variants: try await DASHImport.fetchAll(master, location: location, folder: folder, timeout: timeout, maxTotalBytes: maxTotalBytes))
         }
         let variants: [(HLSLocation, HLSPlaylistText.Variant?)]
         if let list = try HLSPlaylistText.variants(master) {
@@ -124,8 +136,10 @@ enum HLSImport {
         }
         var out: [FetchedVariant] = []
         var total: Int64 = 0
+        var cmaf = false
         for (where_, v) in variants {
             let media = try HLSPlaylistText.media(where_ == location ? master : try await text(where_, scratch: folder, timeout: timeout))
+            if out.isEmpty { cmaf = media.maps.first.map { $0 != nil } ?? false }
             var name = v.map { "\($0.height)p" } ?? "main"
             while out.contains(where: { $0.rendition.name == name }) { name += "x" }
             let dir = folder.appendingPathComponent(name)
@@ -159,15 +173,19 @@ enum HLSImport {
                                       videoBitrate: max(1000, (v?.bandwidth ?? 0) - audio), audioBitrate: audio)
             out.append(FetchedVariant(rendition: rendition, codecs: v?.codecs, segmentCount: media.segments.count, cueSegments: media.cueSegments))
         }
-        return out
+        guard case .multivariant(let m) = try HLSPlaylistText.parse(master) else { return Fetched(variants: out) }
+        let subtitles = await HLSSubtitleImport.fetch(m, location: location, scratch: folder, timeout: timeout,
+                                                      clockShift: cmaf ? cmafClockShift.mpegTicks : 0, total: &total, cap: maxTotalBytes)
+        return Fetched(variants: out, subtitles: subtitles.tracks, notes: subtitles.notes)
     }
 
     /// Reads the fetched variants' frames (blocking): each segment must start with a keyframe and
     /// follow the one before without a gap, every frame on one constant frame rate.
-    static func package(name: String, source: String, fetched: [FetchedVariant], folder: URL, storePrefix: String) throws -> PackagedContent {
+    static func package(name: String, source: String, fetched all: Fetched, folder: URL, storePrefix: String) throws -> PackagedContent {
         var rungs: [PackagedRendition] = []
         var frameRate: Rational?, frameCount: Int?, cues: [Int] = []
-        for (vi, v) in fetched.enumerated() {
+        var topFirstPTS: Int64?
+        for (vi, v) in all.variants.enumerated() {
             let dir = folder.appendingPathComponent(v.rendition.name)
             var spans: [SegmentSpan] = []
             var next: Int64?
@@ -213,7 +231,7 @@ enum HLSImport {
             if let r = frameRate, r != rate { throw StoreError.unsupported("HLS source: variants differ in frame rate") }
             if let c = frameCount, c != count { throw StoreError.unsupported("HLS source: variants differ in length (\(c) and \(count) frames)") }
             frameRate = rate; frameCount = count
-            if vi == 0 { cues = v.cueSegments.map { spans[$0].startFrame } }
+            if vi == 0 { cues = v.cueSegments.map { spans[$0].startFrame }; topFirstPTS = first }
             var r = v.rendition
             r.width = width; r.height = height
             var rung = PackagedRendition(rendition: r, codecs: codecs ?? "avc1.640028", copied: true, video: "", segments: spans,
@@ -222,9 +240,14 @@ enum HLSImport {
             rungs.append(rung)
         }
         guard let frameRate, let frameCount else { throw StoreError.unsupported("HLS source: no variants") }
-        return PackagedContent(version: PackagedContent.version, name: name, source: source, sourceSHA256: "",
-                               frameRateNumerator: frameRate.numerator, frameRateDenominator: frameRate.denominator,
-                               frameCount: frameCount, originFrames: 0, audioIndex: nil, renditions: rungs, originCueFrames: cues)
+        var p = PackagedContent(version: PackagedContent.version, name: name, source: source, sourceSHA256: "",
+                                frameRateNumerator: frameRate.numerator, frameRateDenominator: frameRate.denominator,
+                                frameCount: frameCount, originFrames: 0, audioIndex: nil, renditions: rungs, originCueFrames: cues)
+        if let first = topFirstPTS, !all.subtitles.isEmpty {
+            p.subtitles = HLSSubtitleImport.onContentTimeline(all.subtitles, firstPTS: first, duration: p.duration.mpegTicks)
+        }
+        if !all.notes.isEmpty { p.notes = all.notes }
+        return p
     }
 }
 

@@ -266,7 +266,7 @@ public final class MediaStore: ServeMedia, Sendable {
     /// Reads an HLS origin into the store once (its segments kept byte for byte), or loads the
     /// import the store already holds for the same playlist.
     private func importHLS(_ name: String, source: String) async throws -> PackagedContent {
-        let key = String(try ContentHash.sha256(Data("hls v\(PackagedContent.version) \(source)".utf8)).prefix(32))
+        let key = String(try ContentHash.sha256(Data("hls v\(PackagedContent.version)\(HLSImport.revision) \(source)".utf8)).prefix(32))
         let prefix = "content/\(key)"
         if let p = loadPackage(prefix, name: name, source: source) ?? adoptPackage(prefix, name: name, source: source) { return p }
         state.withLock { $0.countEncode("ladder") }

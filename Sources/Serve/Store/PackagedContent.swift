@@ -24,6 +24,10 @@ struct PackagedContent: Codable, Sendable {
     /// Content time of frame 0 on the content's timeline, (value, timescale) (`ContentScan.videoStart`);
     /// nil: 0 (an HLS import, or a package made before it was recorded).
     var videoStartTime: [Int64]? = nil
+    /// An HLS origin's WebVTT subtitle tracks, cues on the content's timeline; nil: none.
+    var subtitles: [SubtitleTrack]? = nil
+    /// What the import left out, one line each (a subtitle track it could not read).
+    var notes: [String]? = nil
 
     /// Content time of frame 0: cue `t` cuts at the first frame at or after `t - videoStart`
     /// frames of it.
@@ -44,7 +48,7 @@ struct PackagedContent: Codable, Sendable {
     /// What the HTTP side sees.
     var prepared: PreparedContent {
         PreparedContent(name: name, duration: duration, renditions: renditions.map { ($0.rendition.serving(frameRate: frameRate, codecs: $0.codecs, decodeDelayTicks: $0.decodeDelayTicks), $0.codecs) },
-                        originCues: originCueFrames.map { period * Int64($0) })
+                        originCues: originCueFrames.map { period * Int64($0) }, subtitles: subtitles ?? [], notes: notes ?? [])
     }
 }
 
@@ -85,7 +89,9 @@ extension PackagedContent {
         guard frameRateNumerator > 0, frameRateDenominator > 0, frameRateNumerator / frameRateDenominator <= 240,
               frameRateNumerator <= 1_000_000, frameCount > 0, frameCount <= 240 * 3600 * 24,
               !renditions.isEmpty, renditions.count <= 16, Set(renditions.map(\.rendition.name)).count == renditions.count,
-              originCueFrames.allSatisfy({ (0...frameCount).contains($0) }), audioIndex.map({ (0..<64).contains($0) }) ?? true else { return false }
+              originCueFrames.allSatisfy({ (0...frameCount).contains($0) }), audioIndex.map({ (0..<64).contains($0) }) ?? true,
+              (subtitles?.count ?? 0) <= SubtitleTrack.maxTracks, subtitles?.allSatisfy(\.isWellFormed) ?? true,
+              (notes?.count ?? 0) <= 64 else { return false }
         func inPackage(_ path: String) -> Bool {
             path.hasPrefix(prefix + "/") && MediaStore.isSafeRelativePath(path) && files.contains(path)
         }

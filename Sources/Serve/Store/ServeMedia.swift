@@ -105,10 +105,16 @@ public struct PreparedContent: Sendable {
     /// Cue points the origin itself marks (CUE-OUT / SCTE-35 DATERANGE of an HLS source), on the
     /// content timeline; empty for an MP4 source.
     public var originCues: [MediaTime]
+    /// Its subtitle tracks (an HLS origin's WebVTT renditions), cues on the content timeline.
+    public var subtitles: [SubtitleTrack]
+    /// What taking it in left out, one line each (a subtitle track that could not be read).
+    public var notes: [String]
 
     /// A packaged content.
-    public init(name: String, duration: MediaTime, renditions: [(rendition: Rendition, codecs: String)], originCues: [MediaTime]) {
+    public init(name: String, duration: MediaTime, renditions: [(rendition: Rendition, codecs: String)], originCues: [MediaTime],
+                subtitles: [SubtitleTrack] = [], notes: [String] = []) {
         self.name = name; self.duration = duration; self.renditions = renditions; self.originCues = originCues
+        self.subtitles = subtitles; self.notes = notes
     }
 }
 

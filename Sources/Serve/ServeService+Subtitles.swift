@@ -1,0 +1,110 @@
+import Foundation
+import HTTPServer
+import Manifest
+import Timing
+
+extension ServeService {
+    /// The `GROUP-ID` of a session's subtitle renditions.
+    static let subtitleGroup = "subs"
+
+    /// The `EXT-X-MEDIA` subtitle renditions of a session's master playlist (MPEG-TS, or CMAF
+    /// with `cmaf`): one per track of its content, each naming the session's playlist of it.
+    static func subtitleRenditions(_ id: String, content: PreparedContent, cmaf: Bool) -> [HLS.Rendition] {
+        content.subtitles.enumerated().map { n, track in
+            track.rendition(group: subtitleGroup, uri: "/v1/sessions/\(id)/subtitles/\(n).m3u8" + (cmaf ? "?" + cmafQuery : ""))
+        }
+    }
+
+    /// The query a CMAF session's playlists carry.
+    static let cmafQuery = "segments=cmaf"
+
+    /// `GET /v1/sessions/ID/subtitles/N.m3u8` (`?segments=cmaf` for the CMAF variants' clock):
+    /// the session's subtitle playlist of its content's track `N`, written once and kept.
+    func subtitlePlaylist(_ id: String, track: Int?, cmaf: Bool) -> HTTPAnswer {
+        guard let session = sessions.touch(id) else { return .now(.error(404, "no session '\(id)'")) }
+        guard let track, (0..<SubtitleTrack.maxTracks).contains(track) else { return .now(.error(404, "no such subtitle track")) }
+        let key = "subtitles/\(track)" + (cmaf ? "?cmaf" : "")
+        if let text = session.playlists[key] { return .now(.text(text, contentType: HLS.mimeType)) }
+        return .later { [self] in
+            guard let content = try? await media.content(session.content) else { return .error(503, "content not available") }
+            guard content.subtitles.indices.contains(track) else { return .error(404, "no such subtitle track") }
+            switch await topTimeline(session) {
+            case .failure(let r): return r.response
+            case .success(let (planned, top)):
+                let timeline = cmaf ? SessionCMAFPlaylist.streamClock(top) : top
+                let cdn = policy(for: planned.content).config.cdn
+                let text = HLS.write(SessionSubtitlePlaylist.media(timeline, content: planned.content, track: track,
+                                                                   programDate: planned.programDate, cdn: cdn))
+                sessions.update(id) { s in if s.playlists[key] == nil { s.playlists[key] = text } }
+                return .text(sessions.touch(id)?.playlists[key] ?? text, contentType: HLS.mimeType)
+            }
+        }
+    }
+
+    /// `GET /v1/subtitles/CONTENT/N/FROM-TO.vtt[?p=PTS]`: the cues of track `N` of `content`
+    /// showing in content time `[FROM, TO)` (90 kHz ticks), as a WebVTT segment whose first
+    /// frame is MPEG-TS time `p` (`X-TIMESTAMP-MAP`), or with times from `FROM` and no map (no
+    /// `p`: a DASH Period's file). The same URL for every session that shows that span there.
+    /// `GET /v1/subtitles/empty.vtt`: a segment with no cue (an ad's or slate's time).
+    func subtitleSegment(_ path: ArraySlice<String>, request r: HTTPRequest) -> HTTPAnswer {
+        let vtt = "\(WebVTT.mimeType); charset=utf-8"
+        if path.count == 1, path.first == SessionSubtitlePlaylist.empty {
+            return .now(.text(WebVTT.write([]), contentType: vtt))
+        }
+        let parts = Array(path)
+        guard parts.count == 3, let track = Int(parts[1]), (0..<SubtitleTrack.maxTracks).contains(track), parts[2].hasSuffix(".vtt"),
+              let span = SessionSubtitlePlaylist.span(parts[2].dropLast(4)) else { return .now(.error(404, "not found")) }
+        var wire: Int64?
+        if let p = r.queryValue("p") {
+            guard (1...12).contains(p.utf8.count), p.utf8.allSatisfy({ (48...57).contains($0) }), let v = Int64(p), v <= WebVTT.maxMPEGTS else {
+                return .now(.error(400, "bad PTS '\(p.prefix(40))'"))
+            }
+            wire = v
+        }
+        let name = parts[0], at = wire
+        return .later { [self] in
+            guard let content = try? await media.content(name) else { return .error(404, "no content '\(name.prefix(64))'") }
+            guard content.subtitles.indices.contains(track) else { return .error(404, "no such subtitle track") }
+            guard span.to <= content.duration.mpegTicks + 1 else { return .error(404, "not in the content") }
+            return .text(content.subtitles[track].segment(from: span.from, to: span.to, wirePTS: at), contentType: vtt)
+        }
+    }
+}
+
+/// The one writer of a session's subtitle playlists: a segment per item of the session's
+/// timeline (the same durations, discontinuities and program dates as its video playlists, so
+/// that a player lines them up segment for segment), a content item's segment the cues of the
+/// content time it shows placed at its first frame's PTS on the wire, an ad's or slate's an
+/// empty one. So no cue shows during an ad or across a cut.
+enum SessionSubtitlePlaylist {
+    /// The name of the segment with no cue.
+    static let empty = "empty.vtt"
+
+    /// The subtitle playlist of `timeline` for track `track` of `content`.
+    static func media(_ timeline: SessionTimeline, content: String, track: Int, programDate: Date, cdn: CDNPrefixes) -> HLS.MediaPlaylist {
+        let prefix = cdn.prefix(forPath: "content/")
+        var contentTime = MediaTime.zero
+        let items = timeline.items.map { item -> SessionPlaylist.Item in
+            let uri: String
+            if case .content = item.kind {
+                let from = contentTime.mpegTicks, to = (contentTime + item.segment.duration).mpegTicks
+                let wire = (item.wirePTS ?? item.start + TSTimestamps.muxerOffset).mpegTicks & WebVTT.maxMPEGTS
+                uri = prefix + "/v1/subtitles/\(content)/\(track)/\(from)-\(to).vtt?p=\(wire)"
+                contentTime += item.segment.duration
+            } else {
+                uri = prefix + "/v1/subtitles/" + empty
+            }
+            return SessionPlaylist.Item(uri: uri, duration: item.segment.duration, start: item.start, discontinuity: item.discontinuity,
+                                        mark: nil, startsAd: nil)
+        }
+        return SessionPlaylist.vod(items, marks: [:], programDate: programDate)
+    }
+
+    /// `FROM-TO` of a segment's name: two tick counts, `FROM < TO`, within `WebVTT.maxTicks`.
+    static func span(_ s: Substring) -> (from: Int64, to: Int64)? {
+        let parts = s.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ (1...12).contains($0.utf8.count) && $0.utf8.allSatisfy { (48...57).contains($0) } }),
+              let from = Int64(parts[0]), let to = Int64(parts[1]), from < to, to <= WebVTT.maxTicks else { return nil }
+        return (from, to)
+    }
+}
