@@ -80,7 +80,8 @@ public enum DASH {
                             continue
                         }
                         guard let list = r.segmentList else {
-                            return "Representation \(r.id) of Period \(p.id) has neither a SegmentTemplate nor a SegmentList"
+                            if r.baseURL != nil { continue }   // one whole-Period resource (a sidecar text file)
+                            return "Representation \(r.id) of Period \(p.id) has neither a SegmentTemplate, a SegmentList nor a BaseURL"
                         }
                         if let problem = list.problem() { return "Representation \(r.id) of Period \(p.id): \(problem)" }
                     }
@@ -167,7 +168,7 @@ public enum DASH {
         public var id: String
         /// `@bandwidth`, bits per second.
         public var bandwidth: Int
-        /// `@codecs` (RFC 6381).
+        /// `@codecs` (RFC 6381); empty: not written (a sidecar text file).
         public var codecs: String
         /// `@width`, `@height` (video).
         public var width: Int?, height: Int?
@@ -183,6 +184,8 @@ public enum DASH {
         public var segmentList: SegmentList?
         /// Its own `SegmentTemplate` (when the adaptation set has none).
         public var segmentTemplate: SegmentTemplate?
+        /// `BaseURL`: a whole-Period resource (a sidecar WebVTT file) when it has no segments.
+        public var baseURL: String?
 
         /// A representation.
         public init(id: String, bandwidth: Int, codecs: String, width: Int? = nil, height: Int? = nil, frameRate: String? = nil,

@@ -53,11 +53,11 @@ extension DASH {
         if let t = a.segmentTemplate { write(t, to: &x) }
         for r in a.representations {
             let attributes: [(String, String?)] = [
-                ("id", r.id), ("bandwidth", String(r.bandwidth)), ("codecs", r.codecs), ("width", r.width.map(String.init)),
+                ("id", r.id), ("bandwidth", String(r.bandwidth)), ("codecs", r.codecs.isEmpty ? nil : r.codecs), ("width", r.width.map(String.init)),
                 ("height", r.height.map(String.init)), ("frameRate", r.frameRate), ("sar", r.sar),
                 ("audioSamplingRate", r.audioSamplingRate.map(String.init)),
             ]
-            guard r.audioChannels != nil || r.segmentList != nil || r.segmentTemplate != nil else {
+            guard r.audioChannels != nil || r.segmentList != nil || r.segmentTemplate != nil || r.baseURL != nil else {
                 x.empty("Representation", attributes)
                 continue
             }
@@ -66,6 +66,7 @@ extension DASH {
                 x.empty("AudioChannelConfiguration", [("schemeIdUri", "urn:mpeg:dash:23003:3:audio_channel_configuration:2011"),
                                                       ("value", String(channels))])
             }
+            if let base = r.baseURL { x.line("<BaseURL>\(XMLText.escape(base))</BaseURL>") }
             if let list = r.segmentList { write(list, to: &x) }
             if let t = r.segmentTemplate { write(t, to: &x) }
             x.close("Representation")

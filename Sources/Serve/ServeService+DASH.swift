@@ -30,7 +30,8 @@ extension ServeService {
             let url: (SessionItem, String, CMAFTracks.Part) -> String = { item, rendition, part in
                 item.cmafURL(part, session: id, rendition: rendition, shifted: false).text(signedBy: signature, cdn: cdn)
             }
-            guard let mpd = SessionMPD.vod(planned, rungs: rungs, url: url, bytes: segmentBytes) else {
+            let subtitles = Self.subtitleSets(content, name: planned.content, cdn: cdn)
+            guard let mpd = SessionMPD.vod(planned, rungs: rungs, url: url, bytes: segmentBytes, text: subtitles) else {
                 return .error(503, "the session's MPD cannot be written now")
             }
             if let problem = mpd.validate() {

@@ -71,6 +71,27 @@ extension ServeService {
     }
 }
 
+extension ServeService {
+    /// A Period's subtitle adaptation sets (DASH): per track of `content` a `text/vtt`
+    /// Representation whose `BaseURL` is the WebVTT of the content time the Period shows (cue
+    /// times from the Period's start, no map: `/v1/subtitles/NAME/N/FROM-TO.vtt`), or the empty
+    /// file for an ad's or slate's Period, so every Period has the same text tracks.
+    static func subtitleSets(_ content: PreparedContent, name: String, cdn: CDNPrefixes) -> (Range<Int64>?) -> [DASH.AdaptationSet] {
+        let prefix = cdn.prefix(forPath: "content/"), tracks = content.subtitles
+        return { span in
+            tracks.enumerated().map { n, track in
+                var rep = DASH.Representation(id: "text-\(n)", bandwidth: 256, codecs: "")
+                rep.baseURL = prefix + "/v1/subtitles/" + (span.map { "\(name)/\(n)/\($0.lowerBound)-\($0.upperBound).vtt" } ?? SessionSubtitlePlaylist.empty)
+                var set = DASH.AdaptationSet(id: 3 + n, contentType: "text", mimeType: WebVTT.mimeType, language: track.language,
+                                             segmentTemplate: nil, representations: [rep])
+                set.segmentAlignment = false
+                set.startWithSAP = nil
+                return set
+            }
+        }
+    }
+}
+
 /// The one writer of a session's subtitle playlists: a segment per item of the session's
 /// timeline (the same durations, discontinuities and program dates as its video playlists, so
 /// that a player lines them up segment for segment), a content item's segment the cues of the

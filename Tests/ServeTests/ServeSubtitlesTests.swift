@@ -11,7 +11,8 @@ import Timing
 /// its segment boundary, as packagers write it), French without (cue times on the MPEG-TS clock
 /// itself, RFC 8216 §3.5). A session with a 2 s mid-roll at 1.55 s: every cue shows at the PTS on
 /// the wire of the content frame it belongs to, none during the ad (a cue across the cut is cut
-/// and goes on after the ad), on both clocks of the session (MPEG-TS and CMAF); GStreamer's
+/// and goes on after the ad), on both clocks of the session (MPEG-TS and CMAF) and in its MPD's
+/// per-Period text tracks (schema-valid, cue times from `Period@start`); GStreamer's
 /// playbin3 (hlsdemux2 applies `X-TIMESTAMP-MAP`) renders each cue at that time against the
 /// pictures it shows; the field's players play the master with its subtitles.
 @Suite(.serialized) struct ServeSubtitlesTests {
@@ -161,6 +162,33 @@ import Timing
                 let want = Self.expected(cues)
                 #expect(shown.count == want.count && zip(shown, want).allSatisfy { $0.near($1) }, "cmaf \(cmaf) track \(track): \(shown) against \(want)")
             }
+        }
+
+        // DASH: each Period has a text AdaptationSet per track whose WebVTT, cue times from the
+        // Period's start, shows the same cues at the same stream times (an ad's Period: none)
+        let answer = try await curl(running.url("/v1/sessions/\(id)/index.mpd"))
+        let mpd = root.appendingPathComponent("s.mpd")
+        try answer.body.write(to: mpd)
+        #expect(answer.status == 200, "\(answer.text)")
+        #expect(try await offPool { try DASHSchema.problems(mpd) } == [])
+        let periods = try DASHPeriods.read(mpd).periods
+        let chunks = answer.text.components(separatedBy: "<Period ").dropFirst()
+        #expect(periods.count == 3 && chunks.count == 3)
+        for (track, (lang, cues)) in [("en", Self.english), ("fr", Self.french)].enumerated() {
+            var shown: [Shown] = []
+            for (period, chunk) in zip(periods, chunks) {
+                let set = try #require(chunk.components(separatedBy: "<AdaptationSet ").first { $0.contains(#"lang="\#(lang)""#) && $0.contains(#"mimeType="text/vtt""#) })
+                let base = try #require(set.components(separatedBy: "<BaseURL>").dropFirst().first?.components(separatedBy: "</BaseURL>").first)
+                #expect(base.hasSuffix("/empty.vtt") == period.id.contains("ad"), "\(period.id): \(base)")
+                let file = try WebVTT.parse(try await curl(running.url(base)).text)
+                #expect(file.timestampMap == nil)
+                for c in file.cues {
+                    let piece = Shown(start: Double(period.start + c.start) / 90, end: Double(period.start + c.end) / 90, text: c.text)
+                    if let last = shown.last, last.text == piece.text, abs(last.end - piece.start) < 1.5 { shown[shown.count - 1].end = piece.end } else { shown.append(piece) }
+                }
+            }
+            let want = Self.expected(cues)
+            #expect(shown.count == want.count && zip(shown, want).allSatisfy { $0.near($1) }, "DASH track \(track): \(shown) against \(want)")
         }
 
         // GStreamer's playbin3 (hlsdemux2 reads X-TIMESTAMP-MAP) renders the content's cues after

@@ -94,18 +94,25 @@ enum SessionMPD {
     /// part)`, peak bit rates from `bytes(path)` (the stored TS's size, an upper bound of its
     /// tracks'). Rungs whose runs differ from the top's are left out.
     static func vod(_ session: ServeSession, rungs given: [Rung], url: (SessionItem, String, CMAFTracks.Part) -> String,
-                    bytes: (String) -> Int) -> DASH.MPD? {
+                    bytes: (String) -> Int, text: (_ contentSpan: Range<Int64>?) -> [DASH.AdaptationSet] = { _ in [] }) -> DASH.MPD? {
         guard let top = given.first, !top.timeline.items.isEmpty else { return nil }
         let rungs = given.filter { sameRuns(top.timeline.items, $0.timeline.items) }
         let topRuns = runs(top.timeline.items)
         let rungRuns = rungs.map { runs($0.timeline.items) }
         var periods: [DASH.Period] = []
+        var contentAt = MediaTime.zero
         for (n, run) in topRuns.enumerated() {
             let items = top.timeline.items[run.range]
             let start = items.first!.start, duration = items.reduce(MediaTime.zero) { $0 + $1.segment.duration }
             let slices = rungs.indices.map { g in (rungs[g], rungs[g].timeline.items[rungRuns[g][n].range]) }
             guard let (sets, pto) = adaptationSets(slices, url: url, bytes: bytes) else { return nil }
-            var period = DASH.Period(id: periodID(run.kind, n), start: start, duration: duration, adaptationSets: sets)
+            // the content time a content Period shows (its subtitles' span); nil for an ad's or slate's
+            var span: Range<Int64>?
+            if case .content = run.kind {
+                span = contentAt.mpegTicks..<(contentAt + duration).mpegTicks
+                contentAt += duration
+            }
+            var period = DASH.Period(id: periodID(run.kind, n), start: start, duration: duration, adaptationSets: sets + text(span))
             period.assetIdentifier = adID(session, run.kind).map { DASH.Descriptor(schemeIdUri: DASH.assetIdentifierScheme, value: $0) }
             let all = top.timeline.items
             // a break lasts its runs from here on
