@@ -216,6 +216,42 @@ import Timing
         }
     }
 
+    /// Hostile subtitle renditions: each left out with a one-line note, the content and the good
+    /// track served all the same.
+    @Test func aSubtitleTrackThatCannotBeReadIsLeftOutNotTheContent() async throws {
+        let root = StoreFixture.folder("subs-hostile")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        var files = try Self.origin(in: root.appendingPathComponent("origin"))
+        let vtt = "application/vnd.apple.mpegurl"
+        func playlist(_ uri: String, end: Bool = true) -> Data {
+            Data("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.000,\n\(uri)\n\(end ? "#EXT-X-ENDLIST\n" : "")".utf8)
+        }
+        files["/ttml.m3u8"] = (playlist("ttml.vtt"), vtt)
+        files["/ttml.vtt"] = (Data("<tt xmlns=\"http://www.w3.org/ns/ttml\"/>".utf8), "text/vtt")
+        files["/local.m3u8"] = (playlist("file:///etc/passwd"), vtt)
+        files["/huge.m3u8"] = (playlist("huge.vtt"), vtt)
+        files["/huge.vtt"] = (Data(("WEBVTT\n\n" + String(repeating: "00:01.000 --> 00:02.000\nx\n\n", count: 50_000)).utf8), "text/vtt")
+        files["/live.m3u8"] = (playlist("en0.vtt", end: false), vtt)
+        files["/dead.m3u8"] = (playlist("missing.vtt"), vtt)
+        var master = String(decoding: files["/master.m3u8"]!.0, as: UTF8.self)
+        for name in ["ttml", "local", "huge", "live", "dead"] {
+            master = master.replacingOccurrences(of: "#EXT-X-STREAM-INF", with: "#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID=\"text\",NAME=\"\(name)\",URI=\"\(name).m3u8\"\n#EXT-X-STREAM-INF", options: [], range: master.range(of: "#EXT-X-STREAM-INF"))
+        }
+        files["/master.m3u8"] = (Data(master.utf8), vtt)
+        for (path, (data, type)) in files { server.route(path, HTTPTestServer.Response(headers: ["Content-Type": type], body: data)) }
+        let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["h": server.url("/master.m3u8")] }
+        let content = try await store.content("h")
+        #expect(content.renditions.count == 2 && content.duration == MediaTime(seconds: 4), "the content is served")
+        #expect(content.subtitles.map(\.name) == ["English", "Français"], "the good tracks are kept")
+        #expect(content.notes.count == 5, "\(content.notes)")
+        for (name, why) in [("ttml", "not a WebVTT file"), ("local", "only http and https"), ("huge", "larger than"), ("live", "not a VOD playlist"), ("dead", "404")] {
+            #expect(content.notes.contains { $0.hasPrefix("subtitles '\(name)' left out") && $0.contains(why) && !$0.contains("\n") }, "\(name): \(content.notes)")
+        }
+        #expect(!server.requests.contains { $0.path.contains("passwd") })
+    }
+
     /// `H:MM:SS.NNNNNNNNN` after `key` in a fakesink line, in seconds.
     static func clock(_ line: Substring, _ key: String) -> Double? {
         guard let r = line.range(of: key) else { return nil }
