@@ -6,7 +6,7 @@ PACKAGES := libfreetype-dev libcurl4-openssl-dev libavformat-dev libavcodec-dev 
             gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
             gstreamer1.0-libav python3-venv time \
             libmicrohttpd-dev wrk libhiredis-dev redis-server nginx \
-            chromium vlc-bin vlc-plugin-base mpv
+            chromium vlc-bin vlc-plugin-base mpv openssl
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SETUP_STAMP := .build/.setup-done
 
@@ -30,7 +30,8 @@ help:
 
 # Installs only what is missing: a fresh Debian 12 machine has none of these. chromium, VLC (its
 # command line and base plugins: no Qt) and mpv are the field check's players (scripts/field-check.sh;
-# playbin3's hlsdemux2 is in gstreamer1.0-plugins-good); VLC will not run as root, and the script
+# playbin3's hlsdemux2 is in gstreamer1.0-plugins-good; openssl's CLI is the independent AES-128
+# the encrypted-origin tests check against); VLC will not run as root, and the script
 # then runs it as the user nobody, which every Debian has, so no user is made here. Also a Python
 # virtual environment with PyPI's threefive, the independent SCTE-35 parser the HLS tests use,
 # m3u8, the independent playlist parser the serve tests use, and xmlschema, which validates MPDs

@@ -54,6 +54,23 @@ extension HLS {
             }
         }
 
+        /// Each segment's key: the `EXT-X-KEY` in force (RFC 8216 §4.3.2.4: it applies to every
+        /// segment after it up to the next one), nil where segments are clear. An AES-128 key
+        /// without `IV` gets the one its segment implies made explicit: the segment's media
+        /// sequence number as a 128-bit big-endian integer.
+        public var keysInForce: [Key?] {
+            var current: Key?
+            return segments.enumerated().map { i, s in
+                if let k = s.key { current = k.method == .none ? nil : k }
+                guard var k = current else { return nil }
+                if k.method == .aes128 && k.iv == nil {
+                    let n = UInt64(clamping: mediaSequence + i)
+                    k.iv = [UInt8](repeating: 0, count: 8) + (0..<8).map { UInt8(truncatingIfNeeded: n >> (56 - 8 * $0)) }
+                }
+                return k
+            }
+        }
+
         /// A VOD playlist of `segments`: `EXT-X-PLAYLIST-TYPE:VOD`, `EXT-X-ENDLIST`, and the target
         /// duration the least that holds every segment (at least `leastTarget`).
         public static func vod(_ segments: [Segment], trailingMarkers: [Marker] = [], independentSegments: Bool = true,

@@ -7,4 +7,8 @@ public enum SegmentPath {
         guard path.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") }) else { return false }
         return path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { $0 != "" && $0 != "." && $0 != ".." }
     }
+
+    /// Whether `path` names an origin segment the store keeps encrypted (AES-128,
+    /// `segNNNNN.aes.ts`): sent as it came, never moved to another clock, marked or remuxed.
+    public static func isEncrypted(_ path: String) -> Bool { path.hasSuffix(".aes.ts") }
 }

@@ -7,6 +7,12 @@ extension ServeService {
     /// The query that asks for a session's HLS with CMAF segments (`?segments=cmaf`).
     static func wantsCMAF(_ r: HTTPRequest) -> Bool { r.queryValue("segments") == "cmaf" }
 
+    /// What a CMAF or DASH request for encrypted content gets: its segments go out as they came,
+    /// as MPEG-TS (a CMAF track would be a remux of bytes the service cannot read).
+    static func encryptedRefusal(_ content: String) -> Refusal {
+        Refusal(status: 409, message: "content '\(content.prefix(64))' is encrypted (AES-128): it is served as HLS with MPEG-TS segments only")
+    }
+
     /// The name of a CMAF session's audio playlist (`/v1/sessions/ID/audio.m3u8?segments=cmaf`).
     static let cmafAudio = "audio"
 
@@ -33,6 +39,7 @@ extension ServeService {
         let started = monotonicSeconds(), id = session.id
         defer { metrics.playlistServed(monotonicSeconds() - started) }
         guard let content = try? await media.content(session.content) else { return .failure(Refusal(status: 503, message: "content not available")) }
+        guard !content.encrypted else { return .failure(Self.encryptedRefusal(session.content)) }
         switch await timelines(session) {
         case .failure(let r): return .failure(r)
         case .success(let (planned, all)):

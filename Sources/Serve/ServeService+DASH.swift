@@ -21,6 +21,7 @@ extension ServeService {
         let started = monotonicSeconds(), id = session.id
         defer { metrics.playlistServed(monotonicSeconds() - started) }
         guard let content = try? await media.content(session.content) else { return .error(503, "content not available") }
+        guard !content.encrypted else { return Self.encryptedRefusal(session.content).response }
         switch await timelines(session) {
         case .failure(let r): return r.response
         case .success(let (planned, all)):

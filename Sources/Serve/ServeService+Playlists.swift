@@ -118,6 +118,7 @@ extension ServeService {
         }
         let t = SessionTimeline.layout(rendition: rendition.name, runs: cut.runs, cues: cut.cues, contentDuration: content.duration, breaks: breaks)
         return t.on(clock) { segment in
+            if let e = segment.encryption { return MediaTime(value: e.firstPTS, timescale: 90_000) }
             guard let url = media.file(forSegment: segment.path), let handle = try? FileHandle(forReadingFrom: url) else { return nil }
             defer { try? handle.close() }
             return TSTimestamps.firstVideoPTS((try? handle.read(upToCount: 64 * 1024)) ?? Data())
@@ -219,6 +220,11 @@ extension ServeService {
         let cdn = policy(for: session.content).config.cdn
         var segments = run.map { HLS.Segment(uri: SegmentURL(path: $0.path).text(signedBy: signature, cdn: cdn), duration: $0.duration) }
         guard !segments.isEmpty else { return HLS.write(HLS.MediaPlaylist.vod([])) }
+        var inForce: HLS.Key?
+        for (i, s) in run.enumerated() where s.encryption?.key != inForce {
+            segments[i].key = s.encryption?.key ?? HLS.Key.none
+            inForce = s.encryption?.key
+        }
         segments[0].programDateTime = session.programDate
         var at = MediaTime.zero
         var starts: [MediaTime] = []

@@ -20,6 +20,9 @@ extension ServeService {
         let url: SegmentURL
         do { url = try SegmentURL.parse(path: stored, query: request.queryValue, signature: signature) } catch { return .now(.error(400, "\(error)")) }
         if cmaf != nil && url.marked { return .now(.error(400, "a CMAF segment has no new-stream mark: no d")) }
+        if SegmentPath.isEncrypted(stored) && (cmaf != nil || url.shift != 0 || url.marked) {
+            return .now(.error(400, "an encrypted segment is sent as it came: no o, d or CMAF track"))
+        }
         let respond: @Sendable () -> HTTPResponse = { [self] in
             cmaf.map { cmafResponse($0.part, of: stored, file: file, shift: url.shift) } ?? Self.segmentResponse(stored, file: file, url: url)
         }

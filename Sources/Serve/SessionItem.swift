@@ -94,6 +94,6 @@ public struct SessionItem: Sendable, Hashable, Codable {
     /// start on the viewer's clock.
     func entry(session: String, rendition: String, signature: SegmentSignature, cdn: CDNPrefixes, start: MediaTime) -> SessionPlaylist.Item {
         SessionPlaylist.Item(uri: url(session: session, rendition: rendition).text(signedBy: signature, cdn: cdn), duration: segment.duration,
-                             start: start, discontinuity: discontinuity, mark: breakIndex, startsAd: startsAd)
+                             start: start, discontinuity: discontinuity, mark: breakIndex, startsAd: startsAd, key: segment.encryption?.key)
     }
 }

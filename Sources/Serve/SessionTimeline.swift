@@ -185,8 +185,9 @@ public struct SessionTimeline: Sendable, Hashable, Codable {
     /// content run, an ad, a slate fill) moved onto the session's stream clock (`shift`), its
     /// first segment marked as a new stream. `firstPTS(segment)` reads the PTS its first video
     /// frame is stored with (nil: unknown; the run is then left where it is).
-    public func on(_ clock: SegmentClock, firstPTS: (StoredSegment) -> MediaTime?) -> SessionTimeline {
+    public func on(_ asked: SegmentClock, firstPTS: (StoredSegment) -> MediaTime?) -> SessionTimeline {
         var t = self
+        let clock = self.clock(asked)
         var shift = MediaTime.zero, runClock: MediaTime?, runStart = MediaTime.zero
         let offset = TSTimestamps.muxerOffset
         for i in t.items.indices {
@@ -203,12 +204,19 @@ public struct SessionTimeline: Sendable, Hashable, Codable {
         return t
     }
 
+    /// The clock a timeline is sent on: `asked`, but the shared one (each run on its own clock,
+    /// `EXT-X-DISCONTINUITY` between) when it lists encrypted segments, which go out as they came.
+    public func clock(_ asked: SegmentClock) -> SegmentClock {
+        items.contains { $0.segment.encryption != nil } ? .shared : asked
+    }
+
     /// How the playlists mark each break: on the stream clock, the splice out point is the
     /// break's first frame as sent and the in point the first frame after it; on a shared clock
     /// (each run on its own), both are the content's clock at the cut, read from the content
     /// item next to the break.
-    func marks(_ session: ServeSession, clock: SegmentClock) -> [Int: BreakMark] {
+    func marks(_ session: ServeSession, clock asked: SegmentClock) -> [Int: BreakMark] {
         var out: [Int: BreakMark] = [:]
+        let clock = self.clock(asked)
         for layout in breaks {
             guard let first = items.firstIndex(where: { $0.breakIndex == layout.index }) else { continue }
             let last = items.lastIndex { $0.breakIndex == layout.index } ?? first

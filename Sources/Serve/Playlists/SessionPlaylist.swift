@@ -28,6 +28,8 @@ enum SessionPlaylist {
         var mark: Int?
         /// The ad (index into the break's ads) whose first item it is.
         var startsAd: Int?
+        /// Its key when it is encrypted (an AES-128 origin's segment); nil: clear.
+        var key: HLS.Key? = nil
     }
 
     /// `item`'s segment; `previous` is the item before it in the playlist (nil for the first),
@@ -38,6 +40,8 @@ enum SessionPlaylist {
         func date(_ t: MediaTime) -> Date { programDate.addingTimeInterval(t.seconds) }
         var s = HLS.Segment(uri: item.uri, duration: item.duration, discontinuity: item.discontinuity && previous != nil,
                             programDateTime: everyDate || previous == nil || item.discontinuity ? date(item.start) : nil)
+        // the key in force changes: an encrypted segment's own (its IV explicit), METHOD=NONE after one
+        if item.key != previous?.key { s.key = item.key ?? HLS.Key.none }
         if let p = previous?.mark, p != item.mark, let b = marks[p] { s.markers += cueIn(b, date: date) }
         if let m = item.mark, let b = marks[m] {
             if previous?.mark != m {

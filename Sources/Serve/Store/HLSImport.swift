@@ -1,5 +1,6 @@
 import Ads
 import Foundation
+import Manifest
 import Media
 import Threads
 import Timing
@@ -109,6 +110,38 @@ enum HLSImport {
         var codecs: String?
         var segmentCount: Int
         var cueSegments: [Int]
+        /// Each segment's AES-128 key (absolute http(s) URI, explicit IV); nil: clear. An encrypted
+        /// segment is kept as it came, its clear copy (`clearName`) only read to scan it.
+        var keys: [HLS.Key?] = []
+    }
+
+    /// Largest key read.
+    static let maxKeyBytes: Int64 = 64
+
+    /// The name of the clear copy of encrypted segment `i` (removed once scanned).
+    static func clearName(_ i: Int) -> String { String(format: ".seg%05d.clear.ts", i) }
+
+    /// The stored name of origin segment `i`: `segNNNNN.ts`, or `segNNNNN.aes.ts` when it is
+    /// kept encrypted (`SegmentPath.isEncrypted`: served as it came, never rewritten).
+    static func storedName(_ i: Int, encrypted: Bool) -> String { String(format: encrypted ? "seg%05d.aes.ts" : "seg%05d.ts", i) }
+
+    /// The key `key` names (16 bytes), fetched once per URI into `keys`; its URI made absolute.
+    /// A key a player cannot fetch (not http(s)) is refused.
+    static func keyBytes(_ key: HLS.Key, at location: HLSLocation, scratch: URL, timeout: Double,
+                         keys: inout [String: [UInt8]]) async throws -> (HLS.Key, [UInt8]) {
+        guard let uri = key.uri, case .remote(let url) = try location.resolve(uri) else {
+            throw StoreError.unsupported("HLS source: the key URI '\((key.uri ?? "").prefix(120))' is not http(s) (a player fetches it)")
+        }
+        var absolute = key
+        absolute.uri = url.absoluteString
+        if let known = keys[url.absoluteString] { return (absolute, known) }
+        let file = scratch.appendingPathComponent("key-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await fetch(.remote(url), to: file, maxBytes: maxKeyBytes, timeout: timeout)
+        let bytes = [UInt8](try Data(contentsOf: file))
+        guard bytes.count == 16 else { throw StoreError.unsupported("HLS source: the key at \(url.absoluteString.prefix(120)) is \(bytes.count) bytes, not 16") }
+        keys[url.absoluteString] = bytes
+        return (absolute, bytes)
     }
 
     /// What was fetched of an origin: its variants (top first), its subtitle tracks, and a note
@@ -137,6 +170,7 @@ enum HLSImport {
         var out: [FetchedVariant] = []
         var total: Int64 = 0
         var cmaf = false
+        var keyCache: [String: [UInt8]] = [:]
         for (where_, v) in variants {
             let media = try HLSPlaylistText.media(where_ == location ? master : try await text(where_, scratch: folder, timeout: timeout))
             if out.isEmpty { cmaf = media.maps.first.map { $0 != nil } ?? false }
@@ -146,9 +180,24 @@ enum HLSImport {
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             var inits: [String: URL] = [:]
             var counters: [Int: UInt8] = [:]
+            var keys: [HLS.Key?] = []
             defer { for f in inits.values { try? FileManager.default.removeItem(at: f) } }
             for (i, uri) in media.segments.enumerated() {
-                let file = dir.appendingPathComponent(String(format: "seg%05d.ts", i))
+                let file = dir.appendingPathComponent(storedName(i, encrypted: media.keys[i] != nil))
+                if let key = media.keys[i] {
+                    // AES-128: kept as it came; a clear copy to scan (removed once read)
+                    let (absolute, bytes) = try await keyBytes(key, at: where_, scratch: folder, timeout: timeout, keys: &keyCache)
+                    keys.append(absolute)
+                    try await fetch(try where_.resolve(uri), to: file, maxBytes: maxSegmentBytes, timeout: timeout, total: &total, cap: maxTotalBytes)
+                    let clear: Data
+                    do { clear = try AES128.decryptCBC(try Data(contentsOf: file), key: bytes, iv: absolute.iv ?? []) } catch {
+                        throw StoreError.unsupported("HLS source: segment \(uri.prefix(120)) cannot be decrypted: \(error)")
+                    }
+                    guard clear.first == 0x47 else { throw StoreError.unsupported("HLS source: segment \(uri.prefix(120)) decrypted is not MPEG-TS") }
+                    try clear.write(to: dir.appendingPathComponent(clearName(i)))
+                    continue
+                }
+                keys.append(nil)
                 if let map = media.maps[i] {
                     // CMAF: the segment with its initialization segment, remuxed to MPEG-TS (packets copied)
                     let initFile: URL
@@ -171,7 +220,7 @@ enum HLSImport {
             let audio = 128_000
             let rendition = Rendition(name: name, width: v?.width ?? 0, height: v?.height ?? 0,
                                       videoBitrate: max(1000, (v?.bandwidth ?? 0) - audio), audioBitrate: audio)
-            out.append(FetchedVariant(rendition: rendition, codecs: v?.codecs, segmentCount: media.segments.count, cueSegments: media.cueSegments))
+            out.append(FetchedVariant(rendition: rendition, codecs: v?.codecs, segmentCount: media.segments.count, cueSegments: media.cueSegments, keys: keys))
         }
         guard case .multivariant(let m) = try HLSPlaylistText.parse(master) else { return Fetched(variants: out) }
         let subtitles = await HLSSubtitleImport.fetch(m, location: location, scratch: folder, timeout: timeout,
@@ -194,8 +243,13 @@ enum HLSImport {
             var width = v.rendition.width, height = v.rendition.height
             var codecs = v.codecs
             var audioIndex: Int?
+            var decodeDelay: Int64?
             for i in 0..<v.segmentCount {
-                let file = dir.appendingPathComponent(String(format: "seg%05d.ts", i))
+                let key = i < v.keys.count ? v.keys[i] : nil
+                let file = dir.appendingPathComponent(key == nil ? String(format: "seg%05d.ts", i) : clearName(i))
+                // an encrypted segment's clear copy never reaches the store
+                defer { if key != nil { try? FileManager.default.removeItem(at: file) } }
+                if key != nil && i == 0 { decodeDelay = (try? Data(contentsOf: file)).flatMap(TSTimestamps.videoDecodeDelay) }
                 let d = try Demuxer(url: file.path)
                 guard let vs = d.bestStream(.video), d.streams[vs].codecName == "h264" else {
                     throw StoreError.unsupported("HLS source: \(v.rendition.name) segment \(i) has no H.264 video")
@@ -223,7 +277,8 @@ enum HLSImport {
                 if first == nil { first = lo }
                 next = lo + Int64(pts.count) * step
                 let start = Int((lo - first!) / step)
-                spans.append(SegmentSpan(startFrame: start, endFrame: start + pts.count, path: "\(storePrefix)/\(v.rendition.name)/seg\(String(format: "%05d", i)).ts"))
+                spans.append(SegmentSpan(startFrame: start, endFrame: start + pts.count, path: "\(storePrefix)/\(v.rendition.name)/" + storedName(i, encrypted: key != nil),
+                                         encryption: key.map { SegmentEncryption(key: $0, firstPTS: lo) }))
             }
             // MPEG-TS timestamps are 90 kHz
             let rate = Rational(90_000, period ?? 3000)
@@ -236,10 +291,15 @@ enum HLSImport {
             r.width = width; r.height = height
             var rung = PackagedRendition(rendition: r, codecs: codecs ?? "avc1.640028", copied: true, video: "", segments: spans,
                                          hlsOrigin: true, mediaAudioIndex: audioIndex)
-            rung.decodeDelayTicks = (try? Data(contentsOf: dir.appendingPathComponent("seg00000.ts"))).flatMap(TSTimestamps.videoDecodeDelay)
+            rung.decodeDelayTicks = decodeDelay ?? (try? Data(contentsOf: dir.appendingPathComponent("seg00000.ts"))).flatMap(TSTimestamps.videoDecodeDelay)
             rungs.append(rung)
         }
         guard let frameRate, let frameCount else { throw StoreError.unsupported("HLS source: no variants") }
+        // encrypted segments are never cut: every rung must break at the same frames
+        if rungs.contains(where: { $0.segments.contains { $0.encryption != nil } }),
+           Set(rungs.map { $0.segments.map(\.startFrame) }).count > 1 || rungs.contains(where: { $0.segments.contains { $0.encryption == nil } }) {
+            throw StoreError.unsupported("HLS source: encrypted variants must all be encrypted, with segments starting at the same frames")
+        }
         var p = PackagedContent(version: PackagedContent.version, name: name, source: source, sourceSHA256: "",
                                 frameRateNumerator: frameRate.numerator, frameRateDenominator: frameRate.denominator,
                                 frameCount: frameCount, originFrames: 0, audioIndex: nil, renditions: rungs, originCueFrames: cues)

@@ -4,8 +4,8 @@ import Manifest
 /// What the store takes from an origin's HLS playlists, read by the one parser (`HLS.parse`):
 /// a multivariant playlist's variants, a VOD media playlist's segments (MPEG-TS, or CMAF with
 /// their `EXT-X-MAP` initialization segments, which the store remuxes to MPEG-TS) and its ad
-/// markers. What the store cannot take is refused with a one-line reason: encryption, byte
-/// ranges, alternate audio renditions, live playlists.
+/// markers. What the store cannot take is refused with a one-line reason: SAMPLE-AES and
+/// encrypted CMAF, byte ranges, alternate audio renditions, live playlists.
 enum HLSPlaylistText {
     /// One `EXT-X-STREAM-INF` of a multivariant playlist.
     struct Variant: Equatable {
@@ -23,6 +23,8 @@ enum HLSPlaylistText {
         var maps: [String?]
         /// Indices of the segments an `EXT-X-CUE-OUT` or an SCTE-35 `EXT-X-DATERANGE` (`SCTE35-OUT`) starts.
         var cueSegments: [Int]
+        /// Each segment's AES-128 key in force (URI as written, IV explicit); nil: clear.
+        var keys: [HLS.Key?] = []
     }
 
     /// The playlist in `text`; throws a one-line `StoreError` when it is not one.
@@ -51,7 +53,16 @@ enum HLSPlaylistText {
         if p.segments.contains(where: { $0.byteRange != nil || $0.map?.byteRange != nil }) {
             throw StoreError.unsupported("HLS source: byte ranges are not supported (whole segments are)")
         }
-        if p.segments.contains(where: { ($0.key?.method ?? .none) != .none }) { throw StoreError.unsupported("HLS source: encrypted segments are not supported") }
+        let keys = p.keysInForce
+        if keys.contains(where: { $0 != nil && $0?.method != .aes128 }) {
+            throw StoreError.unsupported("HLS source: SAMPLE-AES segments are not supported (AES-128 whole-segment encryption is)")
+        }
+        if keys.contains(where: { $0 != nil && ($0?.uri == nil || ($0?.keyFormat ?? "identity") != "identity") }) {
+            throw StoreError.unsupported("HLS source: an AES-128 key without a URI or with a KEYFORMAT other than identity")
+        }
+        if zip(keys, p.mapsInForce).contains(where: { $0 != nil && $1 != nil }) {
+            throw StoreError.unsupported("HLS source: encrypted CMAF segments are not supported (encrypted MPEG-TS segments are)")
+        }
         guard p.endList else { throw StoreError.unsupported("HLS source: not a VOD playlist (no EXT-X-ENDLIST)") }
         guard !p.segments.isEmpty else { throw StoreError.unsupported("HLS source: 0 segments") }
         var cues: [Int] = []
@@ -65,6 +76,6 @@ enum HLSPlaylistText {
             }
             if opens { cues.append(i) }
         }
-        return Media(segments: p.segments.map(\.uri), maps: p.mapsInForce.map { $0?.uri }, cueSegments: cues)
+        return Media(segments: p.segments.map(\.uri), maps: p.mapsInForce.map { $0?.uri }, cueSegments: cues, keys: keys)
     }
 }

@@ -47,7 +47,7 @@ enum HLSSubtitleImport {
         }
         guard p.endList else { throw StoreError.unsupported("not a VOD playlist (no EXT-X-ENDLIST)") }
         guard p.segments.count <= maxSegments else { throw StoreError.unsupported("\(p.segments.count) segments (at most \(maxSegments))") }
-        if p.segments.contains(where: { ($0.key?.method ?? .none) != .none || $0.byteRange != nil || $0.map != nil }) {
+        if p.segments.contains(where: { $0.key.map { $0.method != .none } ?? false || $0.byteRange != nil || $0.map != nil }) {
             throw StoreError.unsupported("encrypted, byte-range or fMP4 subtitle segments (WebVTT files are read)")
         }
         var seen = Set<WebVTT.Cue>()

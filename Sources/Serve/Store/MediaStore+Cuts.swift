@@ -18,9 +18,12 @@ extension MediaStore {
         let p = try await packagedContent(content)
         guard let rung = p.rendition(rendition) else { throw StoreError.unknownRendition(rendition) }
         let lead = p.videoStart
+        let encrypted = rung.segments.contains { $0.encryption != nil }
         let frames = Array(Set(cues.map { cue -> Int in
             let n = cue <= lead ? 0 : Int((cue - lead).count(of: p.period, rounding: .up))
-            return min(n, p.frameCount)
+            // an encrypted segment cannot be cut (its pictures cannot be read again): the break
+            // goes in at the nearest segment boundary
+            return encrypted ? Self.nearestBoundary(n, rung.segments) : min(n, p.frameCount)
         })).sorted()
         let bounds = [0] + frames + [p.frameCount]
         var runs: [[StoredSegment]] = []
@@ -30,9 +33,9 @@ extension MediaStore {
             for (k, span) in rung.segments.enumerated() where span.endFrame > s && span.startFrame < e {
                 let a = max(s, span.startFrame), b = min(e, span.endFrame)
                 // a run's first segment after a cue whose own sound starts after its picture
-                let afterJoin = i > 0 && a == s && a == span.startFrame && soundStartsLate(span.path)
-                if a == span.startFrame && b == span.endFrame && !afterJoin {
-                    run.append(StoredSegment(path: span.path, duration: p.period * Int64(b - a)))
+                let afterJoin = i > 0 && a == s && a == span.startFrame && span.encryption == nil && soundStartsLate(span.path)
+                if a == span.startFrame && b == span.endFrame && (!afterJoin || span.encryption != nil) {
+                    run.append(StoredSegment(path: span.path, duration: p.period * Int64(b - a), encryption: span.encryption))
                 } else {
                     run.append(try await piece(p, rung: rung, segment: k, from: a, to: b, afterJoin: afterJoin))
                 }
@@ -40,6 +43,12 @@ extension MediaStore {
             runs.append(run)
         }
         return CutContent(cues: frames.map { lead + p.period * Int64($0) }, runs: runs)
+    }
+
+    /// The segment boundary (a span's start frame, or the end) nearest frame `n`, the earlier of two as near.
+    static func nearestBoundary(_ n: Int, _ spans: [SegmentSpan]) -> Int {
+        let bounds = spans.map(\.startFrame) + [spans.last?.endFrame ?? 0]
+        return bounds.min { (abs($0 - n), $0) < (abs($1 - n), $1) } ?? 0
     }
 
     /// Whether the packaged segment at `path` has its sound start after its first picture

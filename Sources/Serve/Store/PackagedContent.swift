@@ -47,9 +47,14 @@ struct PackagedContent: Codable, Sendable {
 
     /// What the HTTP side sees.
     var prepared: PreparedContent {
-        PreparedContent(name: name, duration: duration, renditions: renditions.map { ($0.rendition.serving(frameRate: frameRate, codecs: $0.codecs, decodeDelayTicks: $0.decodeDelayTicks), $0.codecs) },
-                        originCues: originCueFrames.map { period * Int64($0) }, subtitles: subtitles ?? [], notes: notes ?? [])
+        var p = PreparedContent(name: name, duration: duration, renditions: renditions.map { ($0.rendition.serving(frameRate: frameRate, codecs: $0.codecs, decodeDelayTicks: $0.decodeDelayTicks), $0.codecs) },
+                                originCues: originCueFrames.map { period * Int64($0) }, subtitles: subtitles ?? [], notes: notes ?? [])
+        p.encrypted = encrypted
+        return p
     }
+
+    /// Whether its segments are encrypted (every rung's, then: an origin encrypts all or none).
+    var encrypted: Bool { renditions.contains { $0.segments.contains { $0.encryption != nil } } }
 }
 
 /// One rung of a packaged content.
@@ -76,6 +81,8 @@ struct SegmentSpan: Codable, Sendable, Hashable {
     var endFrame: Int
     /// Store-relative path.
     var path: String
+    /// How it is encrypted (an AES-128 origin's); nil: clear.
+    var encryption: SegmentEncryption? = nil
 }
 
 extension PackagedContent {
@@ -104,7 +111,8 @@ extension PackagedContent {
                   r.mediaAudioIndex.map({ (0..<64).contains($0) }) ?? true else { return false }
             var next = 0
             for s in r.segments {
-                guard s.startFrame == next, s.endFrame > s.startFrame, s.path.hasSuffix(".ts"), inPackage(s.path) else { return false }
+                guard s.startFrame == next, s.endFrame > s.startFrame, s.path.hasSuffix(".ts"), inPackage(s.path),
+                      s.encryption?.isWellFormed ?? true else { return false }
                 next = s.endFrame
             }
             guard next == frameCount else { return false }

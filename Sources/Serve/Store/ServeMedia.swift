@@ -88,9 +88,13 @@ public struct StoredSegment: Sendable, Hashable, Codable {
     public var path: String
     /// Exact duration on the content's (or ad's) own timeline.
     public var duration: MediaTime
+    /// How it is encrypted (an AES-128 origin's segment, kept as it came); nil: clear.
+    public var encryption: SegmentEncryption?
 
     /// A segment at `path` lasting `duration`.
-    public init(path: String, duration: MediaTime) { self.path = path; self.duration = duration }
+    public init(path: String, duration: MediaTime, encryption: SegmentEncryption? = nil) {
+        self.path = path; self.duration = duration; self.encryption = encryption
+    }
 }
 
 /// A content source packaged into the store: its ladder and, per rendition, its segments.
@@ -109,6 +113,9 @@ public struct PreparedContent: Sendable {
     public var subtitles: [SubtitleTrack]
     /// What taking it in left out, one line each (a subtitle track that could not be read).
     public var notes: [String]
+    /// Whether its segments are encrypted (an AES-128 origin's): served as they came, as HLS
+    /// with MPEG-TS segments on their own clock, breaks at segment boundaries.
+    public var encrypted: Bool = false
 
     /// A packaged content.
     public init(name: String, duration: MediaTime, renditions: [(rendition: Rendition, codecs: String)], originCues: [MediaTime],
