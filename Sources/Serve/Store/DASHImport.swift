@@ -1,5 +1,6 @@
 import Ads
 import Foundation
+import Manifest
 import Media
 import Timing
 
@@ -10,7 +11,8 @@ import Timing
 /// origin is. What it takes: one Period, `SegmentTemplate` (on the AdaptationSet or the
 /// Representation) with a `SegmentTimeline` or a `@duration`, `$RepresentationID$`,
 /// `$Bandwidth$`, `$Number$` and `$Time$` (with a `%0Nd` width), relative `BaseURL`s, the
-/// Period's SCTE-35 `EventStream`s as origin cues (at the segment starting nearest each). What it
+/// Period's SCTE-35 `EventStream`s as origin cues (at the segment starting nearest each), its
+/// WebVTT text AdaptationSets (a file per Period) as subtitle tracks. What it
 /// refuses in one line: a dynamic MPD, several Periods, `SegmentBase`/`SegmentList`, content
 /// protection, more than 10,000 segments. The MPD comes from a network: it is read by the
 /// project's hardened XML reader (no DTD, no entities).
@@ -31,7 +33,20 @@ enum DASHImport {
         var timescale: Int64
         /// Each media segment's start on the Period's timeline (less `presentationTimeOffset`), in `timescale` ticks.
         var starts: [Int64] = []
+        /// The SegmentTemplate's `presentationTimeOffset`, in `timescale` ticks.
+        var presentationTimeOffset: Int64 = 0
     }
+
+    /// A text AdaptationSet the import takes: a WebVTT file for the whole Period (a
+    /// Representation's `BaseURL`, cue times from the Period's start).
+    struct TextTrack: Equatable {
+        var name: String
+        var language: String?
+        var url: String
+    }
+
+    /// Largest WebVTT file read for a Period.
+    static let maxTextBytes: Int64 = 4 << 20
 
     /// Most segments read of one Representation.
     static let maxSegments = 10_000
@@ -44,7 +59,7 @@ enum DASHImport {
 
     /// The video Representations (largest picture first) and the audio one taken (the highest
     /// bandwidth of every audio Representation), of `text`.
-    static func tracks(_ text: String) throws -> (video: [Track], audio: Track?, cues: [MediaTime]) {
+    static func tracks(_ text: String) throws -> (video: [Track], audio: Track?, cues: [MediaTime], texts: [TextTrack], notes: [String]) {
         let root: XMLElementNode
         do { root = try XMLTreeParser().parse(Data(text.utf8)).root } catch {
             throw StoreError.unsupported("DASH source: the MPD is not well-formed XML: \(error)")
@@ -59,11 +74,25 @@ enum DASHImport {
         }
         let total = try root.attribute("mediaPresentationDuration").map(duration) ?? period.attribute("duration").map(duration)
         let base = [root, period].compactMap { $0.childText("BaseURL") }.reduce("") { join($0, $1) }
-        var video: [Track] = [], audio: [Track] = []
+        var video: [Track] = [], audio: [Track] = [], texts: [TextTrack] = [], notes: [String] = []
         for set in period.children("AdaptationSet") {
             guard set.children("ContentProtection").isEmpty else { throw StoreError.unsupported("DASH source: encrypted content is not supported") }
             let kind = set.attribute("contentType") ?? set.attribute("mimeType")?.split(separator: "/").first.map(String.init) ?? ""
             let setBase = join(base, set.childText("BaseURL") ?? "")
+            if kind == "text" || kind == "application" {
+                // subtitles: a WebVTT sidecar file per Period is taken; segmented or fMP4 text is left out
+                for rep in set.children("Representation") {
+                    let name = set.attribute("label") ?? rep.attribute("id") ?? set.attribute("lang") ?? "text"
+                    let mime = rep.attribute("mimeType") ?? set.attribute("mimeType") ?? ""
+                    let file = rep.childText("BaseURL")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+                    guard mime == "text/vtt", !file.isEmpty, rep.child("SegmentTemplate") == nil, set.child("SegmentTemplate") == nil else {
+                        notes.append("subtitles '\(name.prefix(64))' left out: only a WebVTT file per Period is read (\(mime.prefix(40)))")
+                        continue
+                    }
+                    texts.append(TextTrack(name: name, language: set.attribute("lang") ?? rep.attribute("lang"), url: join(setBase, file)))
+                }
+                continue
+            }
             for rep in set.children("Representation") {
                 guard rep.children("ContentProtection").isEmpty else { throw StoreError.unsupported("DASH source: encrypted content is not supported") }
                 let repKind = kind.isEmpty ? rep.attribute("mimeType")?.split(separator: "/").first.map(String.init) ?? "" : kind
@@ -95,7 +124,7 @@ enum DASHImport {
         }
         // the largest picture first (then the higher bandwidth): the top rung
         return (video.sorted { ($0.width * $0.height, $0.bandwidth) > ($1.width * $1.height, $1.bandwidth) }, audio.max { $0.bandwidth < $1.bandwidth },
-                cues.sorted())
+                cues.sorted(), texts, notes)
     }
 
     /// One Representation's segments from its template.
@@ -141,7 +170,7 @@ enum DASHImport {
         return Track(id: id, bandwidth: bandwidth, width: Int(rep.attribute("width") ?? "") ?? 0, height: Int(rep.attribute("height") ?? "") ?? 0,
                      codecs: rep.attribute("codecs"), initialization: try expand(initialization, number: startNumber, time: 0),
                      media: try starts.indices.map { try expand(media, number: startNumber + $0, time: starts[$0]) },
-                     durations: durations, timescale: timescale, starts: starts.map { $0 - offset })
+                     durations: durations, timescale: timescale, starts: starts.map { $0 - offset }, presentationTimeOffset: offset)
     }
 
     /// A template with its identifiers replaced (ISO/IEC 23009-1 §5.3.9.4.4): `$$`,
@@ -212,8 +241,8 @@ enum DASHImport {
 
     /// Fetches every video Representation's segments into `folder/<rung>/segNNNNN.ts` (top first),
     /// each remuxed with its time's audio; the MPD at `location` read as `text`.
-    static func fetchAll(_ text: String, location: HLSLocation, folder: URL, timeout: Double, maxTotalBytes: Int64) async throws -> [HLSImport.FetchedVariant] {
-        let (video, audioTrack, cueTimes) = try tracks(text)
+    static func fetchAll(_ text: String, location: HLSLocation, folder: URL, timeout: Double, maxTotalBytes: Int64) async throws -> HLSImport.Fetched {
+        let (video, audioTrack, cueTimes, texts, textNotes) = try tracks(text)
         var total: Int64 = 0
         func fetch(_ uri: String, to file: URL, maxBytes: Int64) async throws {
             try await HLSImport.fetch(try location.resolve(uri), to: file, maxBytes: maxBytes, timeout: timeout, total: &total, cap: maxTotalBytes,
@@ -264,6 +293,26 @@ enum DASHImport {
             out.append(HLSImport.FetchedVariant(rendition: rendition, codecs: codecs, segmentCount: v.media.count,
                                                 cueSegments: cueSegments.filter { $0 > 0 }.sorted()))
         }
-        return out
+        // the subtitles: a cue at Period time t is media time t + presentationTimeOffset, on the
+        // store's MPEG-TS clock 10 s later (`HLSImport.cmafClockShift`), where the video's is
+        var notes = textNotes, subtitles: [HLSSubtitleImport.Track] = []
+        let top = video[0]
+        let shift = MediaTime(value: top.presentationTimeOffset, timescale: top.timescale).mpegTicks + HLSImport.cmafClockShift.mpegTicks
+        for (n, t) in texts.prefix(SubtitleTrack.maxTracks).enumerated() {
+            let file = folder.appendingPathComponent(".text\(n).vtt")
+            defer { try? FileManager.default.removeItem(at: file) }
+            do {
+                try await fetch(t.url, to: file, maxBytes: maxTextBytes)
+                guard let body = String(data: try Data(contentsOf: file), encoding: .utf8) else { throw StoreError.unsupported("not UTF-8 text") }
+                let cues = try WebVTT.parse(body, maxCues: SubtitleTrack.maxCues).cuesOnMPEGTSClock
+                    .filter { $0.text.utf8.count <= SubtitleTrack.maxCueText }
+                    .map { c -> WebVTT.Cue in var c = c; c.start += shift; c.end += shift; return c }
+                subtitles.append(HLSSubtitleImport.Track(rendition: HLS.Rendition(type: .subtitles, groupID: "subs", name: t.name, language: t.language,
+                                                                                  isDefault: subtitles.isEmpty, autoselect: true), cues: cues))
+            } catch {
+                notes.append("subtitles '\(t.name.prefix(64))' left out: \(String(describing: error).prefix(200))")
+            }
+        }
+        return HLSImport.Fetched(variants: out, subtitles: subtitles, notes: notes)
     }
 }

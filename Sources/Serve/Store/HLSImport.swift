@@ -159,7 +159,7 @@ enum HLSImport {
         let master = try await text(location, scratch: folder, timeout: timeout)
         // a DASH origin: its Representations made MPEG-TS rungs (`DASHImport`), packaged as an HLS origin's
         if DASHImport.isMPD(master) {
-            return Fetched(variants: try await DASHImport.fetchAll(master, location: location, folder: folder, timeout: timeout, maxTotalBytes: maxTotalBytes))
+            return try await DASHImport.fetchAll(master, location: location, folder: folder, timeout: timeout, maxTotalBytes: maxTotalBytes)
         }
         let variants: [(HLSLocation, HLSPlaylistText.Variant?)]
         if let list = try HLSPlaylistText.variants(master) {
