@@ -20,35 +20,17 @@ import Timing
 @Suite(.serialized) struct ServeEncryptedOriginTests {
     static let key = Data((0..<16).map { UInt8(truncatingIfNeeded: $0 &* 29 &+ 7) })
 
-    /// The encrypted origin's files.
+    /// The encrypted origin's files: `ServeStoreHLSSourceTests`'s two-variant origin made with
+    /// `-hls_key_info_file` (the key at `key.bin` beside the playlists, IV 0).
     static func origin(in folder: URL) throws -> [String: (Data, String)] {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let clip = try StoreFixture.clip().path
         let keyFile = folder.appendingPathComponent("key.bin")
         try key.write(to: keyFile)
-        let info = folder.appendingPathComponent("keyinfo")
+        let info = folder.deletingLastPathComponent().appendingPathComponent("keyinfo")
         try "key.bin\n\(keyFile.path)\n".write(to: info, atomically: true, encoding: .utf8)
-        let common = ["-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "-hls_key_info_file", info.path]
-        try Tools.ffmpeg(["-v", "error", "-y", "-i", clip, "-c", "copy"] + common
-                         + ["-hls_segment_filename", folder.appendingPathComponent("a%d.ts").path, folder.appendingPathComponent("a.m3u8").path])
-        try Tools.ffmpeg(["-v", "error", "-y", "-i", clip, "-c:a", "copy", "-c:v", "libx264", "-s", "160x90", "-g", "30",
-                          "-keyint_min", "30", "-sc_threshold", "0", "-b:v", "150k"] + common
-                         + ["-hls_segment_filename", folder.appendingPathComponent("b%d.ts").path, folder.appendingPathComponent("b.m3u8").path])
-        var files: [String: (Data, String)] = [:]
-        for name in ["a.m3u8", "b.m3u8", "a0.ts", "a1.ts", "b0.ts", "b1.ts", "key.bin"] {
-            files["/" + name] = (try Data(contentsOf: folder.appendingPathComponent(name)),
-                                 name.hasSuffix(".ts") ? "video/mp2t" : name.hasSuffix(".bin") ? "application/octet-stream" : "application/vnd.apple.mpegurl")
-        }
+        let files = try ServeStoreHLSSourceTests.origin(in: folder, hls: ["-hls_key_info_file", info.path])
         #expect(String(decoding: files["/a.m3u8"]!.0, as: UTF8.self).contains("#EXT-X-KEY:METHOD=AES-128"), "ffmpeg made no encrypted origin")
         #expect(files["/a0.ts"]!.0.first != 0x47, "the origin's segments are not clear MPEG-TS")
-        files["/master.m3u8"] = (Data("""
-            #EXTM3U
-            #EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=160x90,CODECS="avc1.64000b,mp4a.40.2"
-            b.m3u8
-            #EXT-X-STREAM-INF:BANDWIDTH=900000,RESOLUTION=320x180,CODECS="avc1.64000d,mp4a.40.2"
-            a.m3u8
-
-            """.utf8), "application/vnd.apple.mpegurl")
         return files
     }
 
@@ -61,10 +43,8 @@ import Timing
         for (path, (data, type)) in files {
             origin.route(path, HTTPTestServer.Response(headers: ["Content-Type": type, "Access-Control-Allow-Origin": "*"], body: data))
         }
-        let ads = try HTTPTestServer()
+        let ads = try midrollAdServer()
         defer { ads.stop(); origin.stop() }
-        ads.route("/adA.mp4", HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: try ServeStoreAdTests.adClip())))
-        ads.route("/vmap", body: vmap(midroll: "00:00:01.550", vast(id: "adA", media: ads.url("/adA.mp4"), tracker: ads.url("/t"), seconds: 2)))
         let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["e": origin.url("/master.m3u8")] }
         let content = try await store.content("e")
         #expect(content.encrypted && content.duration == MediaTime(seconds: 4) && content.renditions.map(\.rendition.name) == ["180p", "90p"])
@@ -73,16 +53,7 @@ import Timing
         #expect(!stored.contains { $0.contains("clear") } && stored.filter { $0.hasSuffix(".aes.ts") }.count == 4, "\(stored)")
         let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "e", source: "origin")] }
 
-        var id = "", video = ""
-        for _ in 0..<300 {
-            let r = try await curl(running.url("/v1/session/e"), method: "POST", body: "{}")
-            let manifest = try #require(r.json?["manifestUrl"] as? String)
-            id = String(manifest.dropFirst("/v1/sessions/".count).prefix { $0 != "/" })
-            video = try await curl(running.url("/v1/sessions/\(id)/180p.m3u8")).text
-            if video.contains("/v1/segments/ads/") { break }
-            try await Task.sleep(nanoseconds: 200_000_000)
-        }
-        #expect(video.contains("/v1/segments/ads/"), "the ad never became ready")
+        let (id, video) = try await readySession(running, content: "e")
         // the origin's two segments whole, the ad between them; keys around the clear ad
         let lines = video.split(separator: "\n").map(String.init)
         let keyURI = origin.url("/key.bin")

@@ -138,6 +138,30 @@ func vmap(midroll cue: String, _ vast: String) -> String {
     """
 }
 
+/// An ad server whose `/vmap` holds one 2 s ad (the store tests' ad clip) as a mid-roll at 1.55 s.
+func midrollAdServer() throws -> HTTPTestServer {
+    let ads = try HTTPTestServer()
+    ads.route("/adA.mp4", HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: try ServeStoreAdTests.adClip())))
+    ads.route("/vmap", body: vmap(midroll: "00:00:01.550", vast(id: "adA", media: ads.url("/adA.mp4"), tracker: ads.url("/t"), seconds: 2)))
+    return ads
+}
+
+/// A session of `content` on `running` whose `rendition` playlist has its ad in it (the first
+/// sessions leave the ad out while it is made, as MediaTailor's VOD sessions do): sessions are
+/// made until one has it (up to 60 s). Its id and that playlist.
+func readySession(_ running: RunningService, content: String, rendition: String = "180p") async throws -> (id: String, playlist: String) {
+    let deadline = Date().addingTimeInterval(60)
+    while Date() < deadline {
+        let r = try await curl(running.url("/v1/session/\(content)"), method: "POST", body: "{}")
+        guard let manifest = r.json?["manifestUrl"] as? String else { throw StoreFixtureError.unknown("no session: \(r.text.prefix(200))") }
+        let id = String(manifest.dropFirst("/v1/sessions/".count).prefix { $0 != "/" })
+        let playlist = try await curl(running.url("/v1/sessions/\(id)/\(rendition).m3u8")).text
+        if playlist.contains("/v1/segments/ads/") { return (id, playlist) }
+        try await Task.sleep(nanoseconds: 200_000_000)
+    }
+    throw StoreFixtureError.unknown("the ad never became ready")
+}
+
 /// A running service on 127.0.0.1 over `media`, with its log lines collected.
 final class RunningService: @unchecked Sendable {
     // @unchecked Sendable: immutable after init; the log box locks itself.

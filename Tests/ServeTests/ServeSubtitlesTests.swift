@@ -108,10 +108,8 @@ import Timing
         let originServer = try HTTPTestServer()
         let files = try Self.origin(in: root.appendingPathComponent("origin"))
         for (path, (data, type)) in files { originServer.route(path, HTTPTestServer.Response(headers: ["Content-Type": type], body: data)) }
-        let ads = try HTTPTestServer()
+        let ads = try midrollAdServer()
         defer { ads.stop(); originServer.stop() }
-        ads.route("/adA.mp4", HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: try ServeStoreAdTests.adClip())))
-        ads.route("/vmap", body: vmap(midroll: "00:00:01.550", vast(id: "adA", media: ads.url("/adA.mp4"), tracker: ads.url("/t"), seconds: 2)))
         let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["h": originServer.url("/master.m3u8")] }
         let content = try await store.content("h")
         #expect(content.subtitles.map(\.language) == ["en", "fr"] && content.subtitles.map(\.name) == ["English", "Français"])
@@ -120,16 +118,7 @@ import Timing
         let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "h", source: "origin")] }
 
         // a session with the ad in it (the first ones leave it out while it is made)
-        var id = "", video = ""
-        for _ in 0..<300 {
-            let r = try await curl(running.url("/v1/session/h"), method: "POST", body: "{}")
-            let manifest = try #require(r.json?["manifestUrl"] as? String)
-            id = String(manifest.dropFirst("/v1/sessions/".count).prefix { $0 != "/" })
-            video = try await curl(running.url("/v1/sessions/\(id)/180p.m3u8")).text
-            if video.contains("/v1/segments/ads/") { break }
-            try await Task.sleep(nanoseconds: 200_000_000)
-        }
-        #expect(video.contains("/v1/segments/ads/"), "the ad never became ready")
+        let (id, video) = try await readySession(running, content: "h")
 
         let master = try await curl(running.url("/v1/sessions/\(id)/master.m3u8")).text
         #expect(master.contains(#"#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",DEFAULT=YES,AUTOSELECT=YES,URI="/v1/sessions/\#(id)/subtitles/0.m3u8""#), "\(master)")
@@ -254,10 +243,8 @@ import Timing
         server.route("/o.mpd", HTTPTestServer.Response(headers: ["Content-Type": "application/dash+xml"], body: Data(mpd.utf8)))
         server.route("/subs/en.vtt", HTTPTestServer.Response(headers: ["Content-Type": "text/vtt"],
                                                              body: Data(WebVTT.write(Self.english.map { WebVTT.Cue(start: Int64($0.0) * 90, end: Int64($0.1) * 90, text: $0.2) }).utf8)))
-        let ads = try HTTPTestServer()
+        let ads = try midrollAdServer()
         defer { ads.stop() }
-        ads.route("/adA.mp4", HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: try ServeStoreAdTests.adClip())))
-        ads.route("/vmap", body: vmap(midroll: "00:00:01.550", vast(id: "adA", media: ads.url("/adA.mp4"), tracker: ads.url("/t"), seconds: 2)))
         let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["d": server.url("/o.mpd")] }
         let content = try await store.content("d")
         #expect(content.subtitles.map(\.name) == ["English"] && content.subtitles.first?.language == "en")
@@ -266,16 +253,7 @@ import Timing
         #expect(content.subtitles.first?.cues.map { [$0.start, $0.end] } == want, "cue times from the Period's start are content times")
 
         let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "d", source: "origin")] }
-        var id = "", video = ""
-        for _ in 0..<300 {
-            let r = try await curl(running.url("/v1/session/d"), method: "POST", body: "{}")
-            let manifest = try #require(r.json?["manifestUrl"] as? String)
-            id = String(manifest.dropFirst("/v1/sessions/".count).prefix { $0 != "/" })
-            video = try await curl(running.url("/v1/sessions/\(id)/180p.m3u8")).text
-            if video.contains("/v1/segments/ads/") { break }
-            try await Task.sleep(nanoseconds: 200_000_000)
-        }
-        #expect(video.contains("/v1/segments/ads/"), "the ad never became ready")
+        let (id, video) = try await readySession(running, content: "d")
         let file = root.appendingPathComponent("first.ts")
         try await curl(running.url(ServeEndToEndTests.segmentURLs(video)[0])).body.write(to: file)
         let subtitles = try await curl(running.url("/v1/sessions/\(id)/subtitles/0.m3u8")).text

@@ -9,10 +9,11 @@ import Timing
 @Suite(.serialized) struct ServeStoreHLSSourceTests {
     /// A two-variant HLS origin of the store's clip (made by the ffmpeg CLI, 2 s segments, keyframes
     /// every second in both), with a CUE-OUT before each variant's second segment, in `folder`.
-    static func origin(in folder: URL) throws -> [String: (Data, String)] {
+    /// `hls` adds options of the ffmpeg CLI's HLS muxer (`-hls_key_info_file` …).
+    static func origin(in folder: URL, hls: [String] = []) throws -> [String: (Data, String)] {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let clip = try StoreFixture.clip().path
-        let common = ["-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod"]
+        let common = ["-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod"] + hls
         _ = try Tools.ffmpeg(["-v", "error", "-y", "-i", clip, "-c", "copy"] + common
                              + ["-hls_segment_filename", folder.appendingPathComponent("a%d.ts").path, folder.appendingPathComponent("a.m3u8").path])
         _ = try Tools.ffmpeg(["-v", "error", "-y", "-i", clip, "-c:a", "copy", "-c:v", "libx264", "-s", "160x90", "-g", "30",
