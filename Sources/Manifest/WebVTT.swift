@@ -12,8 +12,9 @@ public enum WebVTT {
     public struct Cue: Sendable, Hashable, Codable {
         /// Its identifier line, if any.
         public var id: String?
-        /// Start and end, 90 kHz ticks (in a parsed file, the file's own cue times; see `File`).
+        /// Start, 90 kHz ticks (in a parsed file, the file's own cue time; see `File`).
         public var start: Int64
+        /// End, 90 kHz ticks, after `start`.
         public var end: Int64
         /// The cue settings after the timing (`line:0 align:start` …), as written.
         public var settings: String

@@ -307,6 +307,13 @@ enum HLSImport {
             p.subtitles = HLSSubtitleImport.onContentTimeline(all.subtitles, firstPTS: first, duration: p.duration.mpegTicks)
         }
         if !all.notes.isEmpty { p.notes = all.notes }
+        // no clear copy of an encrypted segment may reach the store, whatever happened above
+        for v in all.variants {
+            let dir = folder.appendingPathComponent(v.rendition.name)
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [] where name.hasSuffix(".clear.ts") {
+                try? FileManager.default.removeItem(at: dir.appendingPathComponent(name))
+            }
+        }
         return p
     }
 }

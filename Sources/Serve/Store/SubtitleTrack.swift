@@ -11,9 +11,11 @@ public struct SubtitleTrack: Sendable, Codable, Hashable {
     public var name: String
     /// `LANGUAGE`.
     public var language: String?
-    /// `DEFAULT=YES`, `AUTOSELECT=YES`, `FORCED=YES`.
+    /// `DEFAULT=YES`.
     public var isDefault: Bool
+    /// `AUTOSELECT=YES`.
     public var autoselect: Bool
+    /// `FORCED=YES`.
     public var forced: Bool
     /// `CHARACTERISTICS`.
     public var characteristics: String?
