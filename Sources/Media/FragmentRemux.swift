@@ -29,6 +29,28 @@ public enum FragmentRemux {
         }
     }
 
+    /// The presentation time of the first picture of `segment` (fMP4, with its `initialization`),
+    /// on the track's timeline: where `mpegTS` starts a segment's `AudioSpan`. `scratch` is a
+    /// folder for the joined file.
+    public static func firstPicture(initialization: URL, segment: URL, scratch: URL) throws -> MediaTime {
+        let joined = scratch.appendingPathComponent(".first-picture.\(getpid()).\(UUID().uuidString).mp4")
+        defer { try? FileManager.default.removeItem(at: joined) }
+        var bytes = try Data(contentsOf: initialization)
+        bytes.append(try Data(contentsOf: segment))
+        try bytes.write(to: joined)
+        let demuxer = try Demuxer(url: joined.path, policy: .adMedia)
+        guard let video = demuxer.bestStream(.video) else { throw MediaError.unsupported("a CMAF segment without video") }
+        demuxer.keepOnly([video])
+        let tb = demuxer.timeBase(of: video)
+        let packet = try Packet()
+        var first: Int64?
+        while try demuxer.read(into: packet) == .packet {
+            if packet.streamIndex == video, let pts = packet.ptsTicks { first = min(first ?? pts, pts) }
+        }
+        guard let first else { throw MediaError.unsupported("a CMAF segment without pictures") }
+        return MediaTime(value: first * tb.numerator, timescale: tb.denominator)
+    }
+
     /// Writes `output` (MPEG-TS) from `initialization` and `segment` (fMP4 files), with the
     /// audio of `audio` when given (else the segment's own). `shift` (added to every timestamp)
     /// keeps decode times that start before the first presentation time (B-frames) above zero,

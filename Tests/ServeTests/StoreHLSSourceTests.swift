@@ -106,6 +106,44 @@ import Timing
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 
+    /// An origin with alternate audio renditions (CMAF, made by the ffmpeg CLI: the video alone
+    /// in the variant, an English and a French rendition in its AUDIO group, English the
+    /// default): taken in with the default's audio muxed into every segment, from each segment's
+    /// first picture to the next one's (every frame once, no gap in the sound at a boundary, a cut
+    /// played clean), the French rendition left out with a note. (One rendition is carried: a
+    /// session has one language; docs/SERVE.md.)
+    @Test func anOriginWithAlternateAudioIsTakenInWithItsDefault() async throws {
+        let root = StoreFixture.folder("alt-audio")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("origin")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let clip = try StoreFixture.clip().path
+        try await Tools.ffmpeg(["-v", "error", "-y", "-i", clip, "-f", "lavfi", "-i", "anullsrc=r=48000:cl=stereo", "-map", "0:v", "-map", "0:a", "-map", "1:a",
+                          "-c:v", "copy", "-c:a", "aac", "-t", "4", "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "-hls_segment_type", "fmp4",
+                          "-var_stream_map", "v:0,agroup:aud a:0,agroup:aud,language:en,default:yes a:1,agroup:aud,language:fr",
+                          "-master_pl_name", "master.m3u8", "-hls_segment_filename", folder.appendingPathComponent("s%v_%d.m4s").path,
+                          "-hls_fmp4_init_filename", "init%v.mp4", folder.appendingPathComponent("p%v.m3u8").path])
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+            server.route("/" + name, HTTPTestServer.Response(headers: ["Content-Type": name.hasSuffix(".m3u8") ? "application/vnd.apple.mpegurl" : "video/mp4"],
+                                                              body: try Data(contentsOf: folder.appendingPathComponent(name))))
+        }
+        let master = String(decoding: try Data(contentsOf: folder.appendingPathComponent("master.m3u8")), as: UTF8.self)
+        #expect(master.contains("TYPE=AUDIO") && master.contains("LANGUAGE=\"fr\""), "ffmpeg made another master: \(master)")
+        let store = try MediaStore(options: StoreOptions(root: root.appendingPathComponent("store"), contents: ["a": server.url("/master.m3u8")]))
+        let content = try await store.content("a")
+        #expect(content.renditions.map(\.rendition.name) == ["180p"] && content.renditions[0].codecs.hasSuffix(",mp4a.40.2"))
+        #expect(content.notes == ["audio 'audio_2' (fr) left out: one alternate audio rendition is carried, the group's default"], "\(content.notes)")
+        try await Self.expectTakenInAsAnOrigin(store, "a", rungs: [("180p", PixelSize(width: 320, height: 180))], root: root)
+        // the English sound, not the French silence
+        let whole = try await store.cut("a", rendition: "180p", at: [])
+        let segment = try #require(store.file(forSegment: whole.runs[0][0].path))
+        let volume = try await Tools.ffmpeg(["-v", "info", "-i", segment.path, "-af", "volumedetect", "-f", "null", "-"]).stderr
+        let mean = try #require(volume.split(separator: "\n").first { $0.contains("mean_volume:") }?.split(separator: " ").dropLast().last.flatMap { Double($0) })
+        #expect(mean > -60, "the default (English) rendition's sound: \(mean) dB")
+    }
+
     /// The same two-variant origin with CMAF segments (fMP4, `EXT-X-MAP`, made by the ffmpeg CLI;
     /// the top variant's packets copied from the clip, B-frames and their negative decode times
     /// included): taken into the store as MPEG-TS (packets copied, timestamps 10 s later), every

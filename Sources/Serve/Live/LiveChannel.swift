@@ -165,6 +165,9 @@ public actor LiveChannel {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         if renditions.isEmpty {
             let text = try await HLSImport.text(source, scratch: scratch, timeout: timeout)
+            if try HLSPlaylistText.namesAlternateAudio(text) {
+                throw StoreError.unsupported("live source: alternate audio renditions are not supported (audio must be muxed in each variant)")
+            }
             if let variants = try HLSPlaylistText.variants(text) {
                 for (i, v) in variants.enumerated() { renditions["v\(i)"] = Rendition(location: try source.resolve(v.uri)) }
             } else {

@@ -171,9 +171,30 @@ enum HLSImport {
         var total: Int64 = 0
         var cmaf = false
         var keyCache: [String: [UInt8]] = [:]
+        let multivariant: HLS.MultivariantPlaylist?
+        if case .multivariant(let m) = try HLSPlaylistText.parse(master) { multivariant = m } else { multivariant = nil }
+        // an alternate audio rendition (the variants' group's default), fetched whole and muxed
+        // into every variant's segments; the group's other renditions are left out, noted
+        var notes: [String] = []
+        var audioTrack: URL?
+        if let m = multivariant, let group = variants.first?.1?.audio {
+            let inGroup = m.renditions.filter { $0.type == .audio && $0.groupID == group && $0.uri != nil }
+            if let chosen = inGroup.first(where: \.isDefault) ?? inGroup.first, let uri = chosen.uri {
+                for r in inGroup where r != chosen {
+                    notes.append("audio '\(r.name.prefix(64))'\(r.language.map { " (\($0.prefix(16)))" } ?? "") left out: one alternate audio rendition is carried, the group's default")
+                }
+                audioTrack = try await alternateAudio(uri, at: location, folder: folder, timeout: timeout, total: &total, cap: maxTotalBytes)
+            }
+        }
+        defer { if let audioTrack { try? FileManager.default.removeItem(at: audioTrack) } }
         for (where_, v) in variants {
             let media = try HLSPlaylistText.media(where_ == location ? master : try await text(where_, scratch: folder, timeout: timeout))
             if out.isEmpty { cmaf = media.maps.first.map { $0 != nil } ?? false }
+            if audioTrack != nil && media.maps.contains(where: { $0 == nil }) {
+                throw StoreError.unsupported("HLS source: an alternate audio rendition with MPEG-TS variants is not supported (with CMAF ones it is)")
+            }
+            var joins: [(raw: URL, initialization: URL, uri: String, file: URL)] = []
+            defer { for j in joins { try? FileManager.default.removeItem(at: j.raw) } }
             var name = v.map { "\($0.height)p" } ?? "main"
             while out.contains(where: { $0.rendition.name == name }) { name += "x" }
             let dir = folder.appendingPathComponent(name)
@@ -207,8 +228,13 @@ enum HLSImport {
                         try await fetch(try where_.resolve(map), to: initFile, maxBytes: maxInitBytes, timeout: timeout, total: &total, cap: maxTotalBytes)
                     }
                     let raw = dir.appendingPathComponent(String(format: ".seg%05d.m4s", i))
-                    defer { try? FileManager.default.removeItem(at: raw) }
                     try await fetch(try where_.resolve(uri), to: raw, maxBytes: maxSegmentBytes, timeout: timeout, total: &total, cap: maxTotalBytes)
+                    if audioTrack != nil {
+                        // joined with the audio once every segment's first picture is known
+                        joins.append((raw, initFile, uri, file))
+                        continue
+                    }
+                    defer { try? FileManager.default.removeItem(at: raw) }
                     try StoreRemux.segment(raw, initialization: initFile, to: file, shift: cmafClockShift, counters: &counters,
                                            what: "HLS source: CMAF segment \(uri.prefix(200))")
                     continue
@@ -217,15 +243,52 @@ enum HLSImport {
                 let head = try FileHandle(forReadingFrom: file).read(upToCount: 1)
                 guard head?.first == 0x47 else { throw StoreError.unsupported("HLS source: segment \(uri) is not MPEG-TS") }
             }
+            if let audioTrack, !joins.isEmpty {
+                // each segment with the audio from its first picture to the next one's (to the end for the last)
+                let firsts = try joins.map { j in
+                    do { return try FragmentRemux.firstPicture(initialization: j.initialization, segment: j.raw, scratch: dir) } catch {
+                        throw StoreError.unsupported("HLS source: CMAF segment \(j.uri.prefix(200)): \(error)")
+                    }
+                }
+                for (k, j) in joins.enumerated() {
+                    let length = k + 1 < firsts.count ? firsts[k + 1] - firsts[k] : MediaTime(seconds: 3600)
+                    try StoreRemux.segment(j.raw, initialization: j.initialization, to: j.file, shift: cmafClockShift,
+                                           audio: FragmentRemux.AudioSpan(file: audioTrack, length: length, first: k == 0, last: k == joins.count - 1),
+                                           counters: &counters, what: "HLS source: CMAF segment \(j.uri.prefix(200))")
+                }
+            }
             let audio = 128_000
             let rendition = Rendition(name: name, width: v?.width ?? 0, height: v?.height ?? 0,
                                       videoBitrate: max(1000, (v?.bandwidth ?? 0) - audio), audioBitrate: audio)
             out.append(FetchedVariant(rendition: rendition, codecs: v?.codecs, segmentCount: media.segments.count, cueSegments: media.cueSegments, keys: keys))
         }
-        guard case .multivariant(let m) = try HLSPlaylistText.parse(master) else { return Fetched(variants: out) }
+        guard let m = multivariant else { return Fetched(variants: out, notes: notes) }
         let subtitles = await HLSSubtitleImport.fetch(m, location: location, scratch: folder, timeout: timeout,
                                                       clockShift: cmaf ? cmafClockShift.mpegTicks : 0, total: &total, cap: maxTotalBytes)
-        return Fetched(variants: out, subtitles: subtitles.tracks, notes: subtitles.notes)
+        return Fetched(variants: out, subtitles: subtitles.tracks, notes: notes + subtitles.notes)
+    }
+
+    /// An alternate audio rendition's media playlist at `uri` (CMAF: its initialization segment
+    /// and every fragment), fetched under the origin's rules into one fMP4 file in `folder`.
+    static func alternateAudio(_ uri: String, at location: HLSLocation, folder: URL, timeout: Double, total: inout Int64, cap: Int64) async throws -> URL {
+        let at = try location.resolve(uri)
+        let media = try HLSPlaylistText.media(try await text(at, scratch: folder, timeout: timeout))
+        guard let map = media.maps.first ?? nil, media.maps.allSatisfy({ $0 == map }) else {
+            throw StoreError.unsupported("HLS source: an alternate audio rendition that is not CMAF (fMP4 with one EXT-X-MAP) is not supported")
+        }
+        if media.keys.contains(where: { $0 != nil }) { throw StoreError.unsupported("HLS source: an encrypted alternate audio rendition is not supported") }
+        let file = folder.appendingPathComponent(".audio.mp4"), part = folder.appendingPathComponent(".audio.part")
+        defer { try? FileManager.default.removeItem(at: part) }
+        try await fetch(try at.resolve(map), to: file, maxBytes: maxInitBytes, timeout: timeout, total: &total, cap: cap)
+        let out = try FileHandle(forWritingTo: file)
+        defer { try? out.close() }
+        try out.seekToEnd()
+        for s in media.segments {
+            try await fetch(try at.resolve(s), to: part, maxBytes: maxSegmentBytes, timeout: timeout, total: &total, cap: cap)
+            try out.write(contentsOf: try Data(contentsOf: part))
+            try? FileManager.default.removeItem(at: part)
+        }
+        return file
     }
 
     /// Reads the fetched variants' frames (blocking): each segment must start with a keyframe and

@@ -5,7 +5,7 @@ import Manifest
 /// a multivariant playlist's variants, a VOD media playlist's segments (MPEG-TS, or CMAF with
 /// their `EXT-X-MAP` initialization segments, which the store remuxes to MPEG-TS) and its ad
 /// markers. What the store cannot take is refused with a one-line reason: SAMPLE-AES and
-/// encrypted CMAF, byte ranges, alternate audio renditions, live playlists.
+/// encrypted CMAF, byte ranges, variants in different audio groups, live playlists.
 enum HLSPlaylistText {
     /// One `EXT-X-STREAM-INF` of a multivariant playlist.
     struct Variant: Equatable {
@@ -14,6 +14,8 @@ enum HLSPlaylistText {
         var width: Int
         var height: Int
         var codecs: String?
+        /// Its `AUDIO` group, when it names one.
+        var audio: String? = nil
     }
 
     /// A VOD media playlist.
@@ -36,15 +38,21 @@ enum HLSPlaylistText {
     /// when it is not a playlist or cannot be served.
     static func variants(_ text: String) throws -> [Variant]? {
         guard case .multivariant(let m) = try parse(text) else { return nil }
-        if m.renditions.contains(where: { $0.type == .audio && $0.uri != nil }) {
-            throw StoreError.unsupported("HLS source: alternate audio renditions are not supported (audio must be muxed in each variant)")
-        }
         let out = try m.variants.map { v -> Variant in
             guard let r = v.resolution else { throw StoreError.unsupported("HLS source: a variant without BANDWIDTH and RESOLUTION") }
-            return Variant(uri: v.uri, bandwidth: v.bandwidth, width: r.width, height: r.height, codecs: v.codecs)
+            return Variant(uri: v.uri, bandwidth: v.bandwidth, width: r.width, height: r.height, codecs: v.codecs, audio: v.audio)
         }
+        if Set(out.map(\.audio)).count > 1 { throw StoreError.unsupported("HLS source: variants naming different AUDIO groups") }
         guard !out.isEmpty, out.count <= 16 else { throw StoreError.unsupported("HLS source: \(out.count) variants (1 to 16 are served)") }
         return out.sorted { $0.bandwidth > $1.bandwidth }
+    }
+
+    /// Whether a multivariant playlist has alternate audio renditions of their own (an
+    /// `EXT-X-MEDIA:TYPE=AUDIO` with a URI): a live channel refuses them (a VOD import carries
+    /// the group's default, `HLSImport.alternateAudio`).
+    static func namesAlternateAudio(_ text: String) throws -> Bool {
+        guard case .multivariant(let m) = try parse(text) else { return false }
+        return m.renditions.contains { $0.type == .audio && $0.uri != nil }
     }
 
     /// A VOD media playlist's segments and cue markers.
