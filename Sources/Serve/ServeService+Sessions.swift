@@ -41,8 +41,10 @@ extension ServeService {
         switch await newSession(content: name, params: params, reporting: mode, userAgent: userAgent) {
         case .failure(let e): return e.response
         case .success(let session):
-            return .json(["manifestUrl": "/v1/sessions/\(session.id)/master.m3u8", "dashManifestUrl": "/v1/sessions/\(session.id)/\(Self.mpdKey)",
-                          "trackingUrl": "/v1/sessions/\(session.id)/tracking"])
+            var answer = ["manifestUrl": "/v1/sessions/\(session.id)/master.m3u8", "trackingUrl": "/v1/sessions/\(session.id)/tracking"]
+            // encrypted content has no MPD (its segments go out as they came, as MPEG-TS)
+            if (try? await media.content(name))?.encrypted != true { answer["dashManifestUrl"] = "/v1/sessions/\(session.id)/\(Self.mpdKey)" }
+            return .json(answer)
         }
     }
 

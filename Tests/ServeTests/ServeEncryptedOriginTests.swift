@@ -71,6 +71,8 @@ import Timing
         #expect(try await curl(running.url(content0[0] + ".v.m4s")).status == 400)
         #expect(try await curl(running.url("/v1/sessions/\(id)/master.m3u8?segments=cmaf")).status == 409)
         #expect(try await curl(running.url("/v1/sessions/\(id)/index.mpd")).status == 409)
+        let posted = try await curl(running.url("/v1/session/e"), method: "POST", body: "{}").json
+        #expect(posted?["manifestUrl"] != nil && posted?["dashManifestUrl"] == nil, "no MPD is named for encrypted content")
         // the break's SCTE-35 marks carry the content's own clock at the boundary: the second
         // segment's first PTS (its clear bytes read by ffprobe), decoded by threefive
         #expect(video.contains("#EXT-X-CUE-OUT:DURATION=2.000"))
