@@ -7,6 +7,11 @@ extension ServeService {
     /// The query that asks for a session's HLS with CMAF segments (`?segments=cmaf`).
     static func wantsCMAF(_ r: HTTPRequest) -> Bool { r.queryValue("segments") == "cmaf" }
 
+    /// The content's other languages with the session's timeline of each one's rung, in order.
+    static func languageTimelines(_ content: PreparedContent, _ all: [String: SessionTimeline]) -> [(track: AudioTrack, timeline: SessionTimeline)] {
+        content.audioTracks.compactMap { t in t.rendition.flatMap { all[$0.name] }.map { (t, $0) } }
+    }
+
     /// What a CMAF or DASH request for encrypted content gets: its segments go out as they came,
     /// as MPEG-TS (a CMAF track would be a remux of bytes the service cannot read).
     static func encryptedRefusal(_ content: String) -> Refusal {
@@ -64,8 +69,18 @@ extension ServeService {
             if audioCodec != nil {
                 let audio = SessionCMAFPlaylist.media(top.timeline, video: false, session: planned, signature: signature, cdn: cdn)
                 texts[Self.cmafAudio + "?cmaf"] = HLS.write(audio)
-                renditions.append(HLS.Rendition(type: .audio, groupID: "audio", name: "main", isDefault: true, autoselect: true,
-                                                uri: "/v1/sessions/\(id)/\(Self.cmafAudio).m3u8?segments=cmaf"))
+                // the origin's default audio rendition names the ladder's own sound
+                let main = content.audioTracks.first { $0.isDefault }
+                renditions.append(HLS.Rendition(type: .audio, groupID: "audio", name: main?.name ?? "main", language: main?.language, isDefault: true,
+                                                autoselect: true, channels: main?.channels, uri: "/v1/sessions/\(id)/\(Self.cmafAudio).m3u8?segments=cmaf"))
+                // each other language: its rung's sound, cut and filled with ads as the ladder is
+                for (n, track) in Self.languageTimelines(content, all).enumerated() {
+                    let name = "\(Self.cmafAudio)-\(n + 1)"
+                    texts[name + "?cmaf"] = HLS.write(SessionCMAFPlaylist.media(track.timeline, video: false, session: planned, signature: signature, cdn: cdn))
+                    renditions.append(HLS.Rendition(type: .audio, groupID: "audio", name: track.track.name, language: track.track.language,
+                                                    autoselect: track.track.autoselect, channels: track.track.channels,
+                                                    uri: "/v1/sessions/\(id)/\(name).m3u8?segments=cmaf"))
+                }
             }
             let subtitles = Self.subtitleRenditions(id, content: content, cmaf: true)
             if !subtitles.isEmpty { for i in variants.indices { variants[i].subtitles = Self.subtitleGroup } }

@@ -32,7 +32,11 @@ extension ServeService {
                 item.cmafURL(part, session: id, rendition: rendition, shifted: false).text(signedBy: signature, cdn: cdn)
             }
             let subtitles = Self.subtitleSets(content, name: planned.content, cdn: cdn)
-            guard let mpd = SessionMPD.vod(planned, rungs: rungs, url: url, bytes: segmentBytes, text: subtitles) else {
+            let languages = Self.languageTimelines(content, all).compactMap { l in
+                l.track.rendition.map { (track: l.track, rung: SessionMPD.Rung(rendition: $0, codecs: content.renditions.last?.codecs ?? "", timeline: l.timeline)) }
+            }
+            guard let mpd = SessionMPD.vod(planned, rungs: rungs, url: url, bytes: segmentBytes, text: subtitles,
+                                           defaultLanguage: content.audioTracks.first { $0.isDefault }?.language, languages: languages) else {
                 return .error(503, "the session's MPD cannot be written now")
             }
             if let problem = mpd.validate() {

@@ -57,6 +57,13 @@ extension ServeService {
                             if let t = planned.timelines[r.name] { out[r.name] = t; continue }
                             out[r.name] = try await Self.timeline(planned, plan: plan, rendition: r, content: content, media: media, clock: clock, uncut: uncut)
                         }
+                        // each other language's rung, cut at the same frames, with its base rung's ads and slate
+                        for track in content.audioTracks {
+                            guard let r = track.rendition, let base = content.renditions.first(where: { $0.rendition.name == track.base })?.rendition else { continue }
+                            if let t = planned.timelines[r.name] { out[r.name] = t; continue }
+                            out[r.name] = try await Self.timeline(planned, plan: plan, rendition: r, content: content, media: media, clock: clock,
+                                                                  uncut: uncut, adRung: base)
+                        }
                         break
                     } catch let error where !uncut && !(error is Refusal) {
                         log.event("breaks_left_out", ["session": planned.id, "why": "the store cannot make a cut or slate now (\(error)): the content plays uncut, mid-rolls and slate left out"])
@@ -95,7 +102,8 @@ extension ServeService {
     /// (503) rather than change what the session's other playlists say. `uncut`: the content
     /// whole, without mid-rolls, and no slate (a store that cannot write them).
     static func timeline(_ session: ServeSession, plan: SessionPlan, rendition: Rendition, content: PreparedContent,
-                         media: any ServeMedia, clock: SegmentClock, uncut: Bool = false) async throws -> SessionTimeline {
+                         media: any ServeMedia, clock: SegmentClock, uncut: Bool = false, adRung: Rendition? = nil) async throws -> SessionTimeline {
+        let adRung = adRung ?? rendition
         let midCues = uncut ? [] : session.breaks.compactMap { b -> MediaTime? in if case .midroll(let t) = b.position { t } else { nil } }
         let cut = try await media.cut(session.content, rendition: rendition.name, at: midCues)
         var breaks: [(position: BreakCue, slots: [AdSlot])] = []
@@ -104,12 +112,12 @@ extension ServeService {
             for (ai, ad) in b.ads.enumerated() {
                 switch bi < plan.slots.count && ai < plan.slots[bi].count ? plan.slots[bi][ai] : .leftOut(reason: "not planned") {
                 case .play:
-                    guard case .ready(let segments, let duration) = media.ad(mediaURL: ad.mediaURL, rendition: rendition) else {
+                    guard case .ready(let segments, let duration) = media.ad(mediaURL: ad.mediaURL, rendition: adRung) else {
                         throw Refusal(status: 503, message: "ad \(ad.id) of this session is not in the store in \(rendition.name) now")
                     }
                     slots.append(.ready(segments, duration: duration))
                 case .slate(let value, let timescale):
-                    slots.append(.filled(uncut ? [] : try await media.slate(rendition: rendition, duration: MediaTime(value: value, timescale: timescale))))
+                    slots.append(.filled(uncut ? [] : try await media.slate(rendition: adRung, duration: MediaTime(value: value, timescale: timescale))))
                 case .leftOut:
                     slots.append(.filled([]))
                 }

@@ -82,7 +82,7 @@ extension ServeService {
             tracks.enumerated().map { n, track in
                 var rep = DASH.Representation(id: "text-\(n)", bandwidth: 256, codecs: "")
                 rep.baseURL = prefix + "/v1/subtitles/" + (span.map { "\(name)/\(n)/\($0.lowerBound)-\($0.upperBound).vtt" } ?? SessionSubtitlePlaylist.empty)
-                var set = DASH.AdaptationSet(id: 3 + n, contentType: "text", mimeType: WebVTT.mimeType, language: track.language,
+                var set = DASH.AdaptationSet(id: 20 + n, contentType: "text", mimeType: WebVTT.mimeType, language: track.language,
                                              segmentTemplate: nil, representations: [rep])
                 set.segmentAlignment = false
                 set.startWithSAP = nil

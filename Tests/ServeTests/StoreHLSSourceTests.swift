@@ -110,8 +110,8 @@ import Timing
     /// in the variant, an English and a French rendition in its AUDIO group, English the
     /// default): taken in with the default's audio muxed into every segment, from each segment's
     /// first picture to the next one's (every frame once, no gap in the sound at a boundary, a cut
-    /// played clean), the French rendition left out with a note. (One rendition is carried: a
-    /// session has one language; docs/SERVE.md.)
+    /// played clean); the French one in a language rung of its own (`ServeAlternateAudioTests`
+    /// serves both).
     @Test func anOriginWithAlternateAudioIsTakenInWithItsDefault() async throws {
         let root = StoreFixture.folder("alt-audio")
         defer { try? FileManager.default.removeItem(at: root) }
@@ -134,7 +134,7 @@ import Timing
         let store = try MediaStore(options: StoreOptions(root: root.appendingPathComponent("store"), contents: ["a": server.url("/master.m3u8")]))
         let content = try await store.content("a")
         #expect(content.renditions.map(\.rendition.name) == ["180p"] && content.renditions[0].codecs.hasSuffix(",mp4a.40.2"))
-        #expect(content.notes == ["audio 'audio_2' (fr) left out: one alternate audio rendition is carried, the group's default"], "\(content.notes)")
+        #expect(content.notes.isEmpty && content.audioTracks.map(\.language) == ["en", "fr"], "\(content.notes)")
         try await Self.expectTakenInAsAnOrigin(store, "a", rungs: [("180p", PixelSize(width: 320, height: 180))], root: root)
         // the English sound, not the French silence
         let whole = try await store.cut("a", rendition: "180p", at: [])

@@ -94,18 +94,34 @@ enum SessionMPD {
     /// part)`, peak bit rates from `bytes(path)` (the stored TS's size, an upper bound of its
     /// tracks'). Rungs whose runs differ from the top's are left out.
     static func vod(_ session: ServeSession, rungs given: [Rung], url: (SessionItem, String, CMAFTracks.Part) -> String,
-                    bytes: (String) -> Int, text: (_ contentSpan: Range<Int64>?) -> [DASH.AdaptationSet] = { _ in [] }) -> DASH.MPD? {
+                    bytes: (String) -> Int, text: (_ contentSpan: Range<Int64>?) -> [DASH.AdaptationSet] = { _ in [] },
+                    defaultLanguage: String? = nil, languages given2: [(track: AudioTrack, rung: Rung)] = []) -> DASH.MPD? {
         guard let top = given.first, !top.timeline.items.isEmpty else { return nil }
         let rungs = given.filter { sameRuns(top.timeline.items, $0.timeline.items) }
         let topRuns = runs(top.timeline.items)
         let rungRuns = rungs.map { runs($0.timeline.items) }
+        let languages = given2.filter { sameRuns(top.timeline.items, $0.rung.timeline.items) }
+        let languageRuns = languages.map { runs($0.rung.timeline.items) }
         var periods: [DASH.Period] = []
         var contentAt = MediaTime.zero
         for (n, run) in topRuns.enumerated() {
             let items = top.timeline.items[run.range]
             let start = items.first!.start, duration = items.reduce(MediaTime.zero) { $0 + $1.segment.duration }
             let slices = rungs.indices.map { g in (rungs[g], rungs[g].timeline.items[rungRuns[g][n].range]) }
-            guard let (sets, pto) = adaptationSets(slices, url: url, bytes: bytes) else { return nil }
+            guard var (sets, pto) = adaptationSets(slices, url: url, bytes: bytes) else { return nil }
+            // the origin's audio renditions: the ladder's sound is the default's, each other
+            // language its rung's sound, cut and filled with ads at the same frames
+            if let lang = defaultLanguage, let i = sets.firstIndex(where: { $0.contentType == "audio" }) { sets[i].language = lang }
+            for (k, l) in languages.enumerated() {
+                let slice = l.rung.timeline.items[languageRuns[k][n].range]
+                guard let codec = audioCodec(l.rung.codecs),
+                      let list = list(slice, of: l.rung, video: false, runStart: nil, initialization: nil, shifted: false,
+                                      url: { url($0, l.rung.rendition.name, $1) }) else { continue }
+                var rep = DASH.Representation(id: "audio-\(k + 1)", bandwidth: max(1, l.rung.rendition.audioBitrate), codecs: codec)
+                rep.segmentList = list
+                sets.append(DASH.AdaptationSet(id: 3 + k, contentType: "audio", mimeType: "audio/mp4", language: l.track.language,
+                                               segmentTemplate: nil, representations: [rep]))
+            }
             // the content time a content Period shows (its subtitles' span); nil for an ad's or slate's
             var span: Range<Int64>?
             if case .content = run.kind {

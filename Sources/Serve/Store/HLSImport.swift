@@ -113,7 +113,13 @@ enum HLSImport {
         /// Each segment's AES-128 key (absolute http(s) URI, explicit IV); nil: clear. An encrypted
         /// segment is kept as it came, its clear copy (`clearName`) only read to scan it.
         var keys: [HLS.Key?] = []
+        /// For a language rung (the lowest variant's video with another audio rendition's
+        /// sound): that rendition; nil for a variant of the ladder.
+        var language: PackagedAudioTrack? = nil
     }
+
+    /// Most audio renditions carried besides the default.
+    static let maxLanguages = 8
 
     /// Largest key read.
     static let maxKeyBytes: Int64 = 64
@@ -150,6 +156,8 @@ enum HLSImport {
         var variants: [FetchedVariant]
         var subtitles: [HLSSubtitleImport.Track] = []
         var notes: [String] = []
+        /// The default audio rendition, when the origin has alternate audio.
+        var defaultAudio: PackagedAudioTrack? = nil
     }
 
     /// Fetches every variant's segments into `folder/<rung>/segNNNNN.ts` (top variant first) and
@@ -177,16 +185,32 @@ enum HLSImport {
         // into every variant's segments; the group's other renditions are left out, noted
         var notes: [String] = []
         var audioTrack: URL?
+        var defaultAudio: PackagedAudioTrack?
+        // the group's other renditions: each fetched whole, carried by a language rung
+        var languages: [(track: PackagedAudioTrack, file: URL)] = []
         if let m = multivariant, let group = variants.first?.1?.audio {
             let inGroup = m.renditions.filter { $0.type == .audio && $0.groupID == group && $0.uri != nil }
             if let chosen = inGroup.first(where: \.isDefault) ?? inGroup.first, let uri = chosen.uri {
+                audioTrack = try await alternateAudio(uri, at: location, folder: folder, name: ".audio.mp4", timeout: timeout, total: &total, cap: maxTotalBytes)
+                defaultAudio = PackagedAudioTrack(name: String(chosen.name.prefix(128)), language: chosen.language.map { String($0.prefix(64)) },
+                                                  autoselect: chosen.autoselect || chosen.isDefault, channels: chosen.channels.map { String($0.prefix(16)) })
                 for r in inGroup where r != chosen {
-                    notes.append("audio '\(r.name.prefix(64))'\(r.language.map { " (\($0.prefix(16)))" } ?? "") left out: one alternate audio rendition is carried, the group's default")
+                    guard let u = r.uri, languages.count < maxLanguages else {
+                        notes.append("audio '\(r.name.prefix(64))' left out: more than \(maxLanguages + 1) audio renditions")
+                        continue
+                    }
+                    let file = try await alternateAudio(u, at: location, folder: folder, name: ".audio\(languages.count + 1).mp4", timeout: timeout,
+                                                        total: &total, cap: maxTotalBytes)
+                    languages.append((PackagedAudioTrack(name: String(r.name.prefix(128)), language: r.language.map { String($0.prefix(64)) },
+                                                         autoselect: r.autoselect, channels: r.channels.map { String($0.prefix(16)) }), file))
                 }
-                audioTrack = try await alternateAudio(uri, at: location, folder: folder, timeout: timeout, total: &total, cap: maxTotalBytes)
             }
         }
-        defer { if let audioTrack { try? FileManager.default.removeItem(at: audioTrack) } }
+        defer {
+            if let audioTrack { try? FileManager.default.removeItem(at: audioTrack) }
+            for l in languages { try? FileManager.default.removeItem(at: l.file) }
+        }
+        var languageVariants: [FetchedVariant] = []
         for (where_, v) in variants {
             let media = try HLSPlaylistText.media(where_ == location ? master : try await text(where_, scratch: folder, timeout: timeout))
             if out.isEmpty { cmaf = media.maps.first.map { $0 != nil } ?? false }
@@ -250,11 +274,31 @@ enum HLSImport {
                         throw StoreError.unsupported("HLS source: CMAF segment \(j.uri.prefix(200)): \(error)")
                     }
                 }
-                for (k, j) in joins.enumerated() {
-                    let length = k + 1 < firsts.count ? firsts[k + 1] - firsts[k] : MediaTime(seconds: 3600)
-                    try StoreRemux.segment(j.raw, initialization: j.initialization, to: j.file, shift: cmafClockShift,
-                                           audio: FragmentRemux.AudioSpan(file: audioTrack, length: length, first: k == 0, last: k == joins.count - 1),
-                                           counters: &counters, what: "HLS source: CMAF segment \(j.uri.prefix(200))")
+                func join(_ audio: URL, into folder: URL) throws {
+                    var counters: [Int: UInt8] = [:]
+                    for (k, j) in joins.enumerated() {
+                        let length = k + 1 < firsts.count ? firsts[k + 1] - firsts[k] : MediaTime(seconds: 3600)
+                        try StoreRemux.segment(j.raw, initialization: j.initialization, to: folder.appendingPathComponent(j.file.lastPathComponent),
+                                               shift: cmafClockShift,
+                                               audio: FragmentRemux.AudioSpan(file: audio, length: length, first: k == 0, last: k == joins.count - 1),
+                                               counters: &counters, what: "HLS source: CMAF segment \(j.uri.prefix(200))")
+                    }
+                }
+                try join(audioTrack, into: dir)
+                // the lowest variant also carries each other language, in a rung of its own
+                if where_ == variants.last?.0 {
+                    for (n, l) in languages.enumerated() {
+                        let rung = "\(name)-audio\(n + 1)"
+                        let langDir = folder.appendingPathComponent(rung)
+                        try FileManager.default.createDirectory(at: langDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                        try join(l.file, into: langDir)
+                        var track = l.track
+                        track.rung = rung
+                        track.base = name
+                        languageVariants.append(FetchedVariant(rendition: Rendition(name: rung, width: v?.width ?? 0, height: v?.height ?? 0,
+                                                                                    videoBitrate: max(1000, (v?.bandwidth ?? 0) - 128_000), audioBitrate: 128_000),
+                                                               codecs: v?.codecs, segmentCount: media.segments.count, cueSegments: [], language: track))
+                    }
                 }
             }
             let audio = 128_000
@@ -262,22 +306,24 @@ enum HLSImport {
                                       videoBitrate: max(1000, (v?.bandwidth ?? 0) - audio), audioBitrate: audio)
             out.append(FetchedVariant(rendition: rendition, codecs: v?.codecs, segmentCount: media.segments.count, cueSegments: media.cueSegments, keys: keys))
         }
+        out += languageVariants
         guard let m = multivariant else { return Fetched(variants: out, notes: notes) }
         let subtitles = await HLSSubtitleImport.fetch(m, location: location, scratch: folder, timeout: timeout,
                                                       clockShift: cmaf ? cmafClockShift.mpegTicks : 0, total: &total, cap: maxTotalBytes)
-        return Fetched(variants: out, subtitles: subtitles.tracks, notes: notes + subtitles.notes)
+        return Fetched(variants: out, subtitles: subtitles.tracks, notes: notes + subtitles.notes, defaultAudio: defaultAudio)
     }
 
     /// An alternate audio rendition's media playlist at `uri` (CMAF: its initialization segment
     /// and every fragment), fetched under the origin's rules into one fMP4 file in `folder`.
-    static func alternateAudio(_ uri: String, at location: HLSLocation, folder: URL, timeout: Double, total: inout Int64, cap: Int64) async throws -> URL {
+    static func alternateAudio(_ uri: String, at location: HLSLocation, folder: URL, name: String, timeout: Double, total: inout Int64,
+                               cap: Int64) async throws -> URL {
         let at = try location.resolve(uri)
         let media = try HLSPlaylistText.media(try await text(at, scratch: folder, timeout: timeout))
         guard let map = media.maps.first ?? nil, media.maps.allSatisfy({ $0 == map }) else {
             throw StoreError.unsupported("HLS source: an alternate audio rendition that is not CMAF (fMP4 with one EXT-X-MAP) is not supported")
         }
         if media.keys.contains(where: { $0 != nil }) { throw StoreError.unsupported("HLS source: an encrypted alternate audio rendition is not supported") }
-        let file = folder.appendingPathComponent(".audio.mp4"), part = folder.appendingPathComponent(".audio.part")
+        let file = folder.appendingPathComponent(name), part = folder.appendingPathComponent(name + ".part")
         defer { try? FileManager.default.removeItem(at: part) }
         try await fetch(try at.resolve(map), to: file, maxBytes: maxInitBytes, timeout: timeout, total: &total, cap: cap)
         let out = try FileHandle(forWritingTo: file)
@@ -294,7 +340,7 @@ enum HLSImport {
     /// Reads the fetched variants' frames (blocking): each segment must start with a keyframe and
     /// follow the one before without a gap, every frame on one constant frame rate.
     static func package(name: String, source: String, fetched all: Fetched, folder: URL, storePrefix: String) throws -> PackagedContent {
-        var rungs: [PackagedRendition] = []
+        var rungs: [PackagedRendition] = [], languageRungs: [PackagedRendition] = []
         var frameRate: Rational?, frameCount: Int?, cues: [Int] = []
         var topFirstPTS: Int64?
         for (vi, v) in all.variants.enumerated() {
@@ -355,7 +401,7 @@ enum HLSImport {
             var rung = PackagedRendition(rendition: r, codecs: codecs ?? "avc1.640028", copied: true, video: "", segments: spans,
                                          hlsOrigin: true, mediaAudioIndex: audioIndex)
             rung.decodeDelayTicks = decodeDelay ?? (try? Data(contentsOf: dir.appendingPathComponent("seg00000.ts"))).flatMap(TSTimestamps.videoDecodeDelay)
-            rungs.append(rung)
+            if v.language != nil { languageRungs.append(rung) } else { rungs.append(rung) }
         }
         guard let frameRate, let frameCount else { throw StoreError.unsupported("HLS source: no variants") }
         // encrypted segments are never cut: every rung must break at the same frames
@@ -370,6 +416,10 @@ enum HLSImport {
             p.subtitles = HLSSubtitleImport.onContentTimeline(all.subtitles, firstPTS: first, duration: p.duration.mpegTicks)
         }
         if !all.notes.isEmpty { p.notes = all.notes }
+        if let d = all.defaultAudio {
+            p.audioTracks = [d] + all.variants.compactMap(\.language)
+            if !languageRungs.isEmpty { p.languageRungs = languageRungs }
+        }
         // no clear copy of an encrypted segment may reach the store, whatever happened above
         for v in all.variants {
             let dir = folder.appendingPathComponent(v.rendition.name)

@@ -28,6 +28,13 @@ struct PackagedContent: Codable, Sendable {
     var subtitles: [SubtitleTrack]? = nil
     /// What the import left out, one line each (a subtitle track it could not read).
     var notes: [String]? = nil
+    /// An HLS origin's audio renditions (its variants' `AUDIO` group): the default first, whose
+    /// sound the ladder's segments carry, then one per other language with the rung that carries
+    /// it (`languageRungs`); nil: the content's own sound only.
+    var audioTracks: [PackagedAudioTrack]? = nil
+    /// The rungs carrying the other languages: the lowest variant's video with that language's
+    /// sound muxed in (a session takes their sound as that language's track), never a variant.
+    var languageRungs: [PackagedRendition]? = nil
 
     /// Content time of frame 0: cue `t` cuts at the first frame at or after `t - videoStart`
     /// frames of it.
@@ -40,16 +47,24 @@ struct PackagedContent: Codable, Sendable {
     var period: MediaTime { frameRate.period }
     var duration: MediaTime { period * Int64(frameCount) }
 
-    func rendition(_ name: String) -> PackagedRendition? { renditions.first { $0.rendition.name == name } }
+    func rendition(_ name: String) -> PackagedRendition? {
+        renditions.first { $0.rendition.name == name } ?? languageRungs?.first { $0.rendition.name == name }
+    }
 
     /// Its stored files but the record: every rung's segments and encoded video.
-    var files: [String] { renditions.flatMap { r in r.segments.map(\.path) + (r.video.isEmpty ? [] : [r.video]) } }
+    var files: [String] { (renditions + (languageRungs ?? [])).flatMap { r in r.segments.map(\.path) + (r.video.isEmpty ? [] : [r.video]) } }
 
     /// What the HTTP side sees.
     var prepared: PreparedContent {
         var p = PreparedContent(name: name, duration: duration, renditions: renditions.map { ($0.rendition.serving(frameRate: frameRate, codecs: $0.codecs, decodeDelayTicks: $0.decodeDelayTicks), $0.codecs) },
                                 originCues: originCueFrames.map { period * Int64($0) }, subtitles: subtitles ?? [], notes: notes ?? [])
         p.encrypted = encrypted
+        p.audioTracks = (audioTracks ?? []).map { t in
+            AudioTrack(name: t.name, language: t.language, isDefault: t.rung == nil, autoselect: t.autoselect, channels: t.channels,
+                       rendition: t.rung.flatMap { name in languageRungs?.first { $0.rendition.name == name } }
+                           .map { $0.rendition.serving(frameRate: frameRate, codecs: $0.codecs, decodeDelayTicks: $0.decodeDelayTicks) },
+                       base: t.base)
+        }
         return p
     }
 
@@ -102,7 +117,11 @@ extension PackagedContent {
         func inPackage(_ path: String) -> Bool {
             path.hasPrefix(prefix + "/") && MediaStore.isSafeRelativePath(path) && files.contains(path)
         }
-        for r in renditions {
+        guard (languageRungs?.count ?? 0) <= 8, (audioTracks?.count ?? 0) <= 9,
+              audioTracks?.allSatisfy({ t in t.isWellFormed && (t.rung.map { n in languageRungs?.contains { $0.rendition.name == n } ?? false } ?? true)
+                  && (t.base.map { b in renditions.contains { $0.rendition.name == b } } ?? true) }) ?? true,
+              Set((renditions + (languageRungs ?? [])).map(\.rendition.name)).count == renditions.count + (languageRungs?.count ?? 0) else { return false }
+        for r in renditions + (languageRungs ?? []) {
             let rung = r.rendition
             guard MediaStore.isRungName(rung.name), (2...8192).contains(rung.width), (2...8192).contains(rung.height),
                   rung.videoBitrate > 0, rung.audioBitrate > 0,
@@ -118,5 +137,27 @@ extension PackagedContent {
             guard next == frameCount else { return false }
         }
         return true
+    }
+}
+
+
+/// One audio rendition of an HLS origin as the store keeps it.
+struct PackagedAudioTrack: Codable, Sendable, Hashable {
+    /// `NAME`, `LANGUAGE`, `AUTOSELECT`, `CHANNELS` as the origin gave them.
+    var name: String
+    var language: String?
+    var autoselect: Bool
+    var channels: String?
+    /// The language rung carrying it (nil: the default, carried by the ladder's own segments).
+    var rung: String?
+    /// The ladder rung whose video the language rung copies (its ads are that rung's).
+    var base: String?
+
+    /// Printable attributes of bounded length (they go into playlists and MPDs).
+    var isWellFormed: Bool {
+        func printable(_ s: String?, max: Int) -> Bool {
+            s.map { !$0.isEmpty && $0.utf8.count <= max && !$0.contains { $0 == "\"" || $0 == "<" || $0 == "&" || $0.isNewline || $0.asciiValue.map { $0 < 0x20 } == true } } ?? true
+        }
+        return printable(name, max: 128) && printable(language, max: 64) && printable(channels, max: 16) && (rung == nil) == (base == nil)
     }
 }

@@ -116,6 +116,9 @@ public struct PreparedContent: Sendable {
     /// Whether its segments are encrypted (an AES-128 origin's): served as they came, as HLS
     /// with MPEG-TS segments on their own clock, breaks at segment boundaries.
     public var encrypted: Bool = false
+    /// Its audio renditions (an HLS origin's alternate audio), the default first; empty: the
+    /// content's own sound only.
+    public var audioTracks: [AudioTrack] = []
 
     /// A packaged content.
     public init(name: String, duration: MediaTime, renditions: [(rendition: Rendition, codecs: String)], originCues: [MediaTime],
@@ -123,6 +126,27 @@ public struct PreparedContent: Sendable {
         self.name = name; self.duration = duration; self.renditions = renditions; self.originCues = originCues
         self.subtitles = subtitles; self.notes = notes
     }
+}
+
+/// One audio rendition of a content: the default (whose sound the ladder's segments carry) or
+/// another language, carried by a rung of its own (`rendition`: the lowest rung's video with
+/// that language's sound), which a session cuts as it cuts a rung and whose sound it serves as
+/// that language's track (HLS with CMAF segments, DASH).
+public struct AudioTrack: Sendable, Hashable {
+    /// `NAME`.
+    public var name: String
+    /// `LANGUAGE`.
+    public var language: String?
+    /// Whether it is the default (the ladder's own sound).
+    public var isDefault: Bool
+    /// `AUTOSELECT`.
+    public var autoselect: Bool
+    /// `CHANNELS`.
+    public var channels: String?
+    /// The rung carrying it; nil for the default.
+    public var rendition: Rendition?
+    /// The ladder rung whose video `rendition` copies (its ads and slate are that rung's).
+    public var base: String?
 }
 
 /// The content of one rendition cut at a set of cues: `runs[0]` plays from 0 to the first cue,
