@@ -97,4 +97,40 @@ import Timing
             #expect(v.clean, "\(client): \(v.report)")
         }
     }
+
+    /// Alternate audio the store cannot carry: another language whose playlist is gone, is
+    /// MPEG-TS audio or is not VOD is left out with a one-line note, the content served in the
+    /// default; the same of the default refuses the content in one line.
+    @Test func alternateAudioItCannotCarryIsLeftOutOrRefusedInOneLine() async throws {
+        let root = StoreFixture.folder("alt-audio-hostile")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let files = try await Self.origin(in: root.appendingPathComponent("origin"))
+        let master = String(decoding: files["/master.m3u8"]!.0, as: UTF8.self)
+        let cases: [(String, [String: String], String)] = [
+            ("gone", ["/p2.m3u8": ""], "404"),
+            ("ts", ["/p2.m3u8": "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.0,\na.ts\n#EXT-X-ENDLIST\n"], "not CMAF"),
+            ("live", ["/p2.m3u8": String(decoding: files["/p2.m3u8"]!.0, as: UTF8.self).replacingOccurrences(of: "#EXT-X-ENDLIST", with: "")], "not a VOD playlist"),
+        ]
+        for (name, changes, why) in cases {
+            for french in [true, false] {
+                // the French rendition, or the English default, made bad
+                let moved = french ? changes : Dictionary(uniqueKeysWithValues: changes.map { ("/p1.m3u8", $0.value.replacingOccurrences(of: "p2", with: "p1")) })
+                let server = try HTTPTestServer()
+                defer { server.stop() }
+                for (path, (data, type)) in files where moved[path] == nil { server.route(path, HTTPTestServer.Response(headers: ["Content-Type": type], body: data)) }
+                for (path, text) in moved where !text.isEmpty { server.route(path, body: text) }
+                server.route("/master.m3u8", body: master)
+                let store = try MediaStore(options: StoreOptions(root: root.appendingPathComponent("store-\(name)-\(french)"), contents: ["a": server.url("/master.m3u8")]))
+                do {
+                    let content = try await store.content("a")
+                    #expect(french, "\(name): the default bad, and taken")
+                    #expect(content.audioTracks.map(\.language) == ["en"] && content.notes.count == 1
+                            && content.notes[0].hasPrefix("audio 'audio_2' left out") && content.notes[0].contains(why) && !content.notes[0].contains("\n"),
+                            "\(name): \(content.notes)")
+                } catch {
+                    #expect(!french && "\(error)".contains(why) && !"\(error)".contains("\n"), "\(name) (French \(french)): \(error)")
+                }
+            }
+        }
+    }
 }

@@ -106,6 +106,35 @@ import Timing
         }
     }
 
+    /// A key that cannot be had, or is not a key, refuses the content in one line (its segments
+    /// cannot be read to be cut); nothing of it reaches the store.
+    @Test func aKeyThatCannotBeFetchedOrIsNotAKeyIsRefusedInOneLine() async throws {
+        let root = StoreFixture.folder("aes-hostile")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let files = try Self.origin(in: root.appendingPathComponent("origin"))
+        let cases: [(String, HTTPTestServer.Response?, String)] = [
+            ("missing", nil, "404"),
+            ("short", HTTPTestServer.Response(headers: [:], body: Data(repeating: 7, count: 15)), "15 bytes, not 16"),
+            ("wrong", HTTPTestServer.Response(headers: [:], body: Data(repeating: 7, count: 16)), "cannot be decrypted"),
+            ("huge", HTTPTestServer.Response(headers: [:], body: Data(repeating: 7, count: 1 << 20)), "HLS source"),
+        ]
+        for (name, key, why) in cases {
+            let server = try HTTPTestServer()
+            defer { server.stop() }
+            for (path, (data, type)) in files where path != "/key.bin" { server.route(path, HTTPTestServer.Response(headers: ["Content-Type": type], body: data)) }
+            if let key { server.route("/key.bin", key) }
+            let store = try MediaStore(options: StoreOptions(root: root.appendingPathComponent("store-\(name)"), contents: ["e": server.url("/master.m3u8")]))
+            do {
+                _ = try await store.content("e")
+                Issue.record("\(name): taken")
+            } catch {
+                #expect("\(error)".contains(why) && !"\(error)".contains("\n"), "\(name): \(error)")
+            }
+            let left = FileManager.default.enumerator(atPath: root.appendingPathComponent("store-\(name)").path)?.allObjects as? [String] ?? []
+            #expect(!left.contains { $0.hasSuffix(".ts") }, "\(name): \(left)")
+        }
+    }
+
     /// What the store refuses of encrypted origins, in one line each.
     @Test func sampleAESAndUnreachableKeysAreRefusedInOneLine() async throws {
         func media(_ key: String) -> String { "#EXTM3U\n#EXT-X-TARGETDURATION:2\n\(key)\n#EXTINF:2.0,\na.ts\n#EXT-X-ENDLIST\n" }

@@ -199,8 +199,15 @@ enum HLSImport {
                         notes.append("audio '\(r.name.prefix(64))' left out: more than \(maxLanguages + 1) audio renditions")
                         continue
                     }
-                    let file = try await alternateAudio(u, at: location, folder: folder, name: ".audio\(languages.count + 1).mp4", timeout: timeout,
+                    // another language that cannot be read is left out, noted; the content plays in the others
+                    let file: URL
+                    do {
+                        file = try await alternateAudio(u, at: location, folder: folder, name: ".audio\(languages.count + 1).mp4", timeout: timeout,
                                                         total: &total, cap: maxTotalBytes)
+                    } catch {
+                        notes.append("audio '\(r.name.prefix(64))' left out: \(String(describing: error).prefix(200))")
+                        continue
+                    }
                     languages.append((PackagedAudioTrack(name: String(r.name.prefix(128)), language: r.language.map { String($0.prefix(64)) },
                                                          autoselect: r.autoselect, channels: r.channels.map { String($0.prefix(16)) }), file))
                 }
