@@ -82,14 +82,14 @@ extension ServeService {
     /// A live session's request: its master or media playlist, or its tracking.
     /// With `?segments=cmaf`, its playlists with CMAF segments (`LiveViewer.cmafPlaylist`):
     /// `master.m3u8`, each rung's video, `audio.m3u8` (the top rung's sound).
-    func liveRoute(_ v: LiveViewer, _ p: [String], _ r: HTTPRequest) -> HTTPAnswer {
+    func liveRoute(_ v: LiveViewer, _ p: RoutePath, _ r: HTTPRequest) -> HTTPAnswer {
         if p.count == 4 && p[3] == "tracking" { return .later { [self] in await liveTracking(v, nextToken: r.queryValue("nextToken")) } }
         let cmaf = Self.wantsCMAF(r)
         if p.count == 4 && p[3] == "master.m3u8" { return .now(liveMaster(v, cmaf: cmaf)) }
         if p.count == 4 && p[3] == Self.mpdKey { return .later { [self] in await liveMPD(v) } }
-        if p.count == 6 && p[3] == "dash" { return .later { [self] in await liveDASHSegment(v, representation: p[4], name: p[5]) } }
+        if p.count == 6 && p[3] == "dash" { return .later { [self] in await liveDASHSegment(v, representation: p[4].string, name: p[5].string) } }
         guard p.count == 4 && p[3].hasSuffix(".m3u8") else { return .now(.error(404, "not found")) }
-        let name = String(p[3].dropLast(5))
+        let name = p[3].dropping(5)
         guard cmaf else { return .later { [self] in await livePlaylist(v, rendition: name) { await v.playlist(rung: $0) } } }
         if name == LiveViewer.cmafAudio, let top = v.rungs.first {
             return .later { [self] in await livePlaylist(v, rendition: top.rendition.name) { await v.cmafPlaylist(rung: $0, audio: true) } }

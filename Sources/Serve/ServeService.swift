@@ -156,8 +156,7 @@ public final class ServeService: Sendable {
     }
 
     func route(_ r: HTTPRequest) -> HTTPAnswer {
-        guard r.path.hasPrefix("/") else { return .now(.error(404, "not found")) }
-        let p = r.path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard let p = RoutePath(r.path) else { return .now(.error(404, "not found")) }
         let get = r.method == "GET" || r.method == "HEAD"
         let interstitials = r.queryValue("mode") == "interstitials"
         func wrongMethod() -> HTTPAnswer { .now(.error(405, "method \(r.method) not allowed here")) }
@@ -169,8 +168,8 @@ public final class ServeService: Sendable {
             return .now(HTTPResponse(status: 204, headers: ["Access-Control-Allow-Methods": "GET, HEAD, POST",
                                                             "Access-Control-Allow-Headers": "Content-Type", "Access-Control-Max-Age": "86400"]))
         }
-        if p == ["health"] { return get ? .now(.json(["status": "ok", "sessions": sessions.count + liveViewers.count])) : wrongMethod() }
-        if p == ["metrics"] {
+        if p.count == 1 && p[0] == "health" { return get ? .now(.json(["status": "ok", "sessions": sessions.count + liveViewers.count])) : wrongMethod() }
+        if p.count == 1 && p[0] == "metrics" {
             guard get else { return wrongMethod() }
             return .later { [self] in
                 let gauges = media as? any ServeMediaGauges
@@ -184,20 +183,20 @@ public final class ServeService: Sendable {
         switch p[1] {
         case "session" where p.count == 3:
             guard r.method == "POST" else { return wrongMethod() }
-            return .later { [self] in await createSession(content: p[2], body: r.body, userAgent: r.headers["user-agent"] ?? "") }
+            return .later { [self] in await createSession(content: p[2].string, body: r.body, userAgent: r.headers["user-agent"] ?? "") }
         case "master" where p.count == 4 && p[3] == "index.m3u8":
             guard get else { return wrongMethod() }
-            return .later { [self] in await implicitSession(content: p[2], request: r) }
+            return .later { [self] in await implicitSession(content: p[2].string, request: r) }
         case "dash" where p.count == 4 && p[3] == "index.mpd":
             guard get else { return wrongMethod() }
-            return .later { [self] in await implicitSession(content: p[2], request: r, dash: true) }
+            return .later { [self] in await implicitSession(content: p[2].string, request: r, dash: true) }
         case "segments":
-            return get ? segment(p.dropFirst(2).joined(separator: "/"), request: r) : wrongMethod()
+            return get ? segment(p.string(from: 2), request: r) : wrongMethod()
         case "subtitles":
-            return get ? subtitleSegment(p.dropFirst(2), request: r) : wrongMethod()
+            return get ? subtitleSegment((2..<p.count).map { p[$0].string }[...], request: r) : wrongMethod()
         case "sessions":
             guard get else { return wrongMethod() }
-            let id = p[2]
+            let id = p[2].string
             if let v = liveViewers.touch(id) { return liveRoute(v, p, r) }
             if let record = storedLiveRecord(id) {
                 // a live session another node started (or this node dropped): taken over here
@@ -208,20 +207,20 @@ public final class ServeService: Sendable {
             }
             if p.count == 4 && p[3] == "tracking" { return .later { [self] in await tracking(id, nextToken: r.queryValue("nextToken")) } }
             if p.count == 5 && p[3] == "subtitles" && p[4].hasSuffix(".m3u8") {
-                return subtitlePlaylist(id, track: Int(p[4].dropLast(5)), cmaf: Self.wantsCMAF(r))
+                return subtitlePlaylist(id, track: Int(p[4].dropping(5)), cmaf: Self.wantsCMAF(r))
             }
-            if p.count == 4 && p[3].hasSuffix(".m3u8") && Self.wantsCMAF(r) { return cmafPlaylist(id, name: String(p[3].dropLast(5))) }
+            if p.count == 4 && p[3].hasSuffix(".m3u8") && Self.wantsCMAF(r) { return cmafPlaylist(id, name: p[3].dropping(5)) }
             if p.count == 4 && p[3] == "master.m3u8" { return master(id, interstitials: interstitials) }
             if p.count == 4 && p[3] == Self.mpdKey { return dashManifest(id) }
-            if p.count == 4 && p[3].hasSuffix(".m3u8") { return mediaPlaylist(id, rendition: String(p[3].dropLast(5)), interstitials: interstitials) }
+            if p.count == 4 && p[3].hasSuffix(".m3u8") { return mediaPlaylist(id, rendition: p[3].dropping(5), interstitials: interstitials) }
             if p.count == 5 && p[3] == "assets" && p[4].hasSuffix(".json") {
-                return .later { [self] in await assetList(id, rendition: nil, breakIndex: Int(p[4].dropLast(5))) }
+                return .later { [self] in await assetList(id, rendition: nil, breakIndex: Int(p[4].dropping(5))) }
             }
             if p.count == 6 && p[3] == "assets" && p[5].hasSuffix(".json") {
-                return .later { [self] in await assetList(id, rendition: p[4], breakIndex: Int(p[5].dropLast(5))) }
+                return .later { [self] in await assetList(id, rendition: p[4].string, breakIndex: Int(p[5].dropping(5))) }
             }
             if p.count == 7 && p[3] == "ads" && p[6].hasSuffix(".m3u8") {
-                return .later { [self] in await adAsset(id, breakIndex: Int(p[4]), adIndex: Int(p[5]), rendition: String(p[6].dropLast(5))) }
+                return .later { [self] in await adAsset(id, breakIndex: Int(p[4].string), adIndex: Int(p[5].string), rendition: p[6].dropping(5)) }
             }
             return notFound()
         default:
