@@ -33,6 +33,9 @@ public struct HTTPResponse: Sendable {
         /// opened, a link (at the last component) or anything but a regular file (a FIFO is
         /// opened without blocking) becomes a 404.
         case file(URL)
+        /// A response made once (`PreparedResponse`): queued as it is when the response's status
+        /// and headers are still the prepared one's, else its bytes are copied as `.data`'s are.
+        case prepared(PreparedResponse)
     }
     /// The status code.
     public var status: Int
@@ -49,6 +52,11 @@ public struct HTTPResponse: Sendable {
     /// A response whose body is the file at `file`.
     public init(status: Int = 200, headers: [String: String] = [:], file: URL) {
         self.status = status; self.headers = headers; self.body = .file(file)
+    }
+
+    /// The response `prepared` (its status, headers and body), queued as it was made.
+    public init(_ prepared: PreparedResponse) {
+        self.status = prepared.status; self.headers = prepared.headers; self.body = .prepared(prepared)
     }
 
     /// A text response (`text/plain` unless `contentType` says otherwise).

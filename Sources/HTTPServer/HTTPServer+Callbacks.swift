@@ -134,6 +134,13 @@ extension HTTPServer {
         var response = response
         var made: OpaquePointer?
         switch response.body {
+        case .prepared(let prepared) where response.status == prepared.status && response.headers == prepared.headers:
+            // libmicrohttpd takes its own reference to the response it sends
+            return withExtendedLifetime(prepared) { MHD_queue_response(connection, UInt32(prepared.status), prepared.response) }
+        case .prepared(let prepared):
+            made = prepared.withBody { bytes in
+                MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), interlude_mhd_must_copy)
+            }
         case .data(let data):
             made = data.withUnsafeBytes { bytes in
                 MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), interlude_mhd_must_copy)

@@ -26,21 +26,25 @@ extension ServeService {
     /// segments (`EXT-X-MAP`), the same plan and timelines as its MPEG-TS playlists and its MPD,
     /// every playlist written at once the first time one is asked for and kept.
     func cmafPlaylist(_ id: String, name: String) -> HTTPAnswer {
-        guard let session = sessions.touch(id) else { return .now(.error(404, "no session '\(id)'")) }
-        if let text = session.playlists[name + "?cmaf"] { return .now(.text(text, contentType: HLS.mimeType)) }
+        let session: ServeSession
+        switch kept(id, name + "?cmaf") {
+        case nil: return .now(.error(404, "no session '\(id)'"))
+        case .answer(let kept): return .now(HTTPResponse(kept))
+        case .toWrite(let s): session = s
+        }
         return .later { [self] in
             switch await writeCMAFPlaylists(session) {
             case .failure(let r): return r.response
-            case .success(let texts):
-                guard let text = texts[name + "?cmaf"] else { return .error(404, "no playlist '\(name)'") }
-                return .text(text, contentType: HLS.mimeType)
+            case .success(let all):
+                guard let kept = all[name + "?cmaf"] else { return .error(404, "no playlist '\(name)'") }
+                return HTTPResponse(kept)
             }
         }
     }
 
     /// Every CMAF playlist of `session` (master, each rung's video, the audio), kept under
-    /// `NAME?cmaf` (the first written wins in a race).
-    func writeCMAFPlaylists(_ session: ServeSession) async -> Result<[String: String], Refusal> {
+    /// `NAME?cmaf` (the first written wins in a race), as their kept answers.
+    func writeCMAFPlaylists(_ session: ServeSession) async -> Result<[String: PreparedResponse], Refusal> {
         let started = monotonicSeconds(), id = session.id
         defer { metrics.playlistServed(monotonicSeconds() - started) }
         guard let content = try? await media.content(session.content) else { return .failure(Refusal(status: 503, message: "content not available")) }
@@ -85,9 +89,14 @@ extension ServeService {
             let subtitles = Self.subtitleRenditions(id, content: content, cmaf: true)
             if !subtitles.isEmpty { for i in variants.indices { variants[i].subtitles = Self.subtitleGroup } }
             texts["master?cmaf"] = HLS.write(HLS.MultivariantPlaylist(renditions: renditions + subtitles, variants: variants))
-            sessions.update(id) { s in for (k, v) in texts where s.playlists[k] == nil { s.playlists[k] = v } }
+            var made: [String: PreparedResponse] = [:]
+            for (k, text) in texts {
+                guard let kept = Self.keep(text, contentType: HLS.mimeType) else { return .failure(Refusal(status: 503, message: "the session's playlists cannot be kept now")) }
+                made[k] = kept
+            }
+            sessions.update(id) { s in for (k, v) in made where s.playlists[k] == nil { s.playlists[k] = v } }
             let kept = sessions.touch(id)?.playlists ?? [:]
-            return .success(texts.reduce(into: [:]) { out, e in out[e.key] = kept[e.key] ?? e.value })
+            return .success(made.reduce(into: [:]) { out, e in out[e.key] = kept[e.key] ?? e.value })
         }
     }
 }

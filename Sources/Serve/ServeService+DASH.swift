@@ -8,9 +8,11 @@ extension ServeService {
     /// first time it is asked for from the same timelines as its HLS playlists, and kept (a VOD
     /// MPD never changes).
     func dashManifest(_ id: String) -> HTTPAnswer {
-        guard let session = sessions.touch(id) else { return .now(.error(404, "no session '\(id)'")) }
-        if let text = session.playlists[Self.mpdKey] { return .now(.text(text, contentType: DASH.mimeType)) }
-        return .later { [self] in await writeDASHManifest(session) }
+        switch kept(id, Self.mpdKey) {
+        case nil: return .now(.error(404, "no session '\(id)'"))
+        case .answer(let kept): return .now(HTTPResponse(kept))
+        case .toWrite(let session): return .later { [self] in await writeDASHManifest(session) }
+        }
     }
 
     /// Where a session keeps its MPD among its written playlists.
@@ -43,9 +45,9 @@ extension ServeService {
                 log.event("playlist_failed", ["session": id, "error": "MPD: \(problem)"])
                 return .error(500, "the session's MPD breaks DASH's timing rules: \(problem)")
             }
-            let text = DASH.write(mpd)
-            sessions.update(id) { s in if s.playlists[Self.mpdKey] == nil { s.playlists[Self.mpdKey] = text } }
-            return .text(sessions.touch(id)?.playlists[Self.mpdKey] ?? text, contentType: DASH.mimeType)
+            guard let made = Self.keep(DASH.write(mpd), contentType: DASH.mimeType) else { return Self.notKept }
+            sessions.update(id) { s in if s.playlists[Self.mpdKey] == nil { s.playlists[Self.mpdKey] = made } }
+            return HTTPResponse(sessions.touch(id, { $0.playlists[Self.mpdKey] }).flatMap({ $0 }) ?? made)
         }
     }
 

@@ -137,10 +137,12 @@ extension ServeService {
     /// segment bit rate of what its playlist lists (ads included) and `AVERAGE-BANDWIDTH` the
     /// average, as sent (with the stream clock's marks).
     func master(_ id: String, interstitials: Bool) -> HTTPAnswer {
-        guard let session = sessions.touch(id) else { return .now(.error(404, "no session '\(id)'")) }
         let key = interstitials ? "master?interstitials" : "master"
-        if let text = session.playlists[key] { return .now(.text(text, contentType: HLS.mimeType)) }
-        return .later { [self] in await writeMaster(session, key: key, interstitials: interstitials) }
+        switch kept(id, key) {
+        case nil: return .now(.error(404, "no session '\(id)'"))
+        case .answer(let kept): return .now(HTTPResponse(kept))
+        case .toWrite(let session): return .later { [self] in await writeMaster(session, key: key, interstitials: interstitials) }
+        }
     }
 
     /// The master playlist of `session`, written the first time it is asked for and kept under `key`.
@@ -162,9 +164,9 @@ extension ServeService {
         // subtitles follow the session's cut timeline; interstitials play the content uncut (none there yet)
         let subtitles = interstitials ? [] : Self.subtitleRenditions(id, content: content, cmaf: false)
         if !subtitles.isEmpty { for i in variants.indices { variants[i].subtitles = Self.subtitleGroup } }
-        let text = HLS.write(HLS.MultivariantPlaylist(renditions: subtitles, variants: variants))
-        sessions.update(id) { $0.playlists[key] = text }
-        return .text(text, contentType: HLS.mimeType)
+        guard let kept = Self.keep(HLS.write(HLS.MultivariantPlaylist(renditions: subtitles, variants: variants)), contentType: HLS.mimeType) else { return Self.notKept }
+        sessions.update(id) { $0.playlists[key] = kept }
+        return HTTPResponse(kept)
     }
 
     /// The rung `name` of content `content` (with the content's frame rate and codec); nil when unknown.
@@ -184,10 +186,13 @@ extension ServeService {
     /// `GET /v1/sessions/ID/RENDITION.m3u8`: the session's media playlist, written once from
     /// its plan and kept (a VOD playlist never changes).
     func mediaPlaylist(_ id: String, rendition: String, interstitials: Bool) -> HTTPAnswer {
-        guard let session = sessions.touch(id) else { return .now(.error(404, "no session '\(id)'")) }
         let key = interstitials ? rendition + "?interstitials" : rendition
-        if let text = session.playlists[key] { return .now(.text(text, contentType: HLS.mimeType)) }
-        return .later { [self] in await writeMediaPlaylist(session, rendition: rendition, key: key, interstitials: interstitials) }
+        switch kept(id, key) {
+        case nil: return .now(.error(404, "no session '\(id)'"))
+        case .answer(let kept): return .now(HTTPResponse(kept))
+        case .toWrite(let session):
+            return .later { [self] in await writeMediaPlaylist(session, rendition: rendition, key: key, interstitials: interstitials) }
+        }
     }
 
     /// The media playlist `rendition` of `session`, written the first time one is asked for (every
@@ -200,20 +205,22 @@ extension ServeService {
         case .success(let (planned, all)):
             guard let t = all[rendition] else { return .error(404, "no rendition '\(rendition)'") }
             if interstitials {
-                let text = await interstitialsPlaylist(planned, timeline: t)
-                sessions.update(id) { $0.playlists[key] = text }
-                return .text(text, contentType: HLS.mimeType)
+                guard let kept = Self.keep(await interstitialsPlaylist(planned, timeline: t), contentType: HLS.mimeType) else { return Self.notKept }
+                sessions.update(id) { $0.playlists[key] = kept }
+                return HTTPResponse(kept)
             }
             // every variant's playlist at once, under one set of policies: a reload of the
             // configurations between two variants' first fetches cannot make them disagree
             let policy = self.policy(for: planned.content).config
-            var texts: [String: String] = [:]
+            var made: [String: PreparedResponse] = [:]
             for (name, timeline) in all {
-                texts[name] = HLS.write(timeline.playlist(planned, clock: policy.clock, signature: signature, cdn: policy.cdn))
+                let text = HLS.write(timeline.playlist(planned, clock: policy.clock, signature: signature, cdn: policy.cdn))
+                guard let kept = Self.keep(text, contentType: HLS.mimeType) else { return Self.notKept }
+                made[name] = kept
             }
-            sessions.update(id) { s in for (name, text) in texts where s.playlists[name] == nil { s.playlists[name] = text } }
-            let text = sessions.touch(id)?.playlists[rendition] ?? texts[rendition] ?? ""
-            return .text(text, contentType: HLS.mimeType)
+            sessions.update(id) { s in for (name, kept) in made where s.playlists[name] == nil { s.playlists[name] = kept } }
+            guard let kept = sessions.touch(id, { $0.playlists[rendition] }).flatMap({ $0 }) ?? made[rendition] else { return .text("", contentType: HLS.mimeType) }
+            return HTTPResponse(kept)
         }
     }
 

@@ -21,10 +21,14 @@ extension ServeService {
     /// `GET /v1/sessions/ID/subtitles/N.m3u8` (`?segments=cmaf` for the CMAF variants' clock):
     /// the session's subtitle playlist of its content's track `N`, written once and kept.
     func subtitlePlaylist(_ id: String, track: Int?, cmaf: Bool) -> HTTPAnswer {
-        guard let session = sessions.touch(id) else { return .now(.error(404, "no session '\(id)'")) }
         guard let track, (0..<SubtitleTrack.maxTracks).contains(track) else { return .now(.error(404, "no such subtitle track")) }
         let key = "subtitles/\(track)" + (cmaf ? "?cmaf" : "")
-        if let text = session.playlists[key] { return .now(.text(text, contentType: HLS.mimeType)) }
+        let session: ServeSession
+        switch kept(id, key) {
+        case nil: return .now(.error(404, "no session '\(id)'"))
+        case .answer(let kept): return .now(HTTPResponse(kept))
+        case .toWrite(let s): session = s
+        }
         return .later { [self] in
             guard let content = try? await media.content(session.content) else { return .error(503, "content not available") }
             guard content.subtitles.indices.contains(track) else { return .error(404, "no such subtitle track") }
@@ -35,8 +39,9 @@ extension ServeService {
                 let cdn = policy(for: planned.content).config.cdn
                 let text = HLS.write(SessionSubtitlePlaylist.media(timeline, content: planned.content, track: track,
                                                                    programDate: planned.programDate, cdn: cdn))
-                sessions.update(id) { s in if s.playlists[key] == nil { s.playlists[key] = text } }
-                return .text(sessions.touch(id)?.playlists[key] ?? text, contentType: HLS.mimeType)
+                guard let made = Self.keep(text, contentType: HLS.mimeType) else { return Self.notKept }
+                sessions.update(id) { s in if s.playlists[key] == nil { s.playlists[key] = made } }
+                return HTTPResponse(sessions.touch(id)?.playlists[key] ?? made)
             }
         }
     }

@@ -147,9 +147,9 @@ public final class ServeService: Sendable {
 
     private func answered(_ request: HTTPRequest, _ response: HTTPResponse, since started: Double) -> HTTPResponse {
         var response = response
-        // any origin may read what it is given (a web player on its own site: video.js, dash.js,
-        // hls.js fetch playlists, MPDs and segments with XHR), as MediaTailor answers
-        response.headers["Access-Control-Allow-Origin"] = "*"
+        // every answer's header (`allowOrigin`); a kept playlist's answer has it already, and
+        // keeps its headers as made (queued as it is: `PreparedResponse`)
+        if response.headers[Self.allowOrigin.name] != Self.allowOrigin.value { response.headers[Self.allowOrigin.name] = Self.allowOrigin.value }
         metrics.answered(response.status)
         log.request(method: request.method, path: request.path, status: response.status, milliseconds: (monotonicSeconds() - started) * 1000)
         return response

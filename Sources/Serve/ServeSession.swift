@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import Threads
 import Timing
 
@@ -23,8 +24,9 @@ public struct ServeSession: Sendable {
     /// Built timelines by rendition name (from `plan`; they never change): later playlist
     /// requests are a lookup.
     public var timelines: [String: SessionTimeline] = [:]
-    /// The media playlists written from `timelines`, by rendition name.
-    public var playlists: [String: String] = [:]
+    /// The playlists written from `timelines` (media playlists by rendition name, the master,
+    /// the CMAF ones and the MPD under their own keys), each kept as its answer, made once.
+    public var playlists: [String: PreparedResponse] = [:]
     /// Beacons already fired (`break/ad/event`), so each fires once.
     public var fired: Set<String> = []
 
@@ -57,6 +59,9 @@ public protocol SessionStore: Sendable {
     var acceptsNewSessions: Bool { get }
     /// The session, its idle clock restarted; nil when unknown or expired.
     func touch(_ id: String) -> ServeSession?
+    /// What `read` takes from the session, its idle clock restarted; nil when unknown or
+    /// expired. The memory store reads the session in place, without copying it out.
+    func touch<T>(_ id: String, _ read: (ServeSession) -> T) -> T?
     /// Changes a session in place; returns the change's result, nil when the session is unknown.
     func update<T>(_ id: String, _ change: (inout ServeSession) -> T) -> T?
     /// The session's plan: the one it has, else `plan` stored as its plan (the first to settle
@@ -69,6 +74,9 @@ public protocol SessionStore: Sendable {
 }
 
 extension SessionStore {
+    /// What `read` takes from `touch(id)`'s copy of the session.
+    public func touch<T>(_ id: String, _ read: (ServeSession) -> T) -> T? { touch(id).map(read) }
+
     /// Always, unless the store says otherwise.
     public var acceptsNewSessions: Bool { true }
 }
@@ -88,6 +96,16 @@ public final class MemorySessionStore: SessionStore, Sendable {
         sessions.withLock { sessions in
             sessions[id]?.lastSeen = monotonicSeconds()
             return sessions[id]
+        }
+    }
+
+    /// What `read` takes from the session, read in place under the lock (a kept playlist's
+    /// answer, without copying the session's every field out and back); nil when unknown.
+    public func touch<T>(_ id: String, _ read: (ServeSession) -> T) -> T? {
+        sessions.withLock { sessions in
+            guard let i = sessions.index(forKey: id) else { return nil }
+            sessions.values[i].lastSeen = monotonicSeconds()
+            return read(sessions.values[i])
         }
     }
 
