@@ -40,19 +40,44 @@ public struct ServeLog: Sendable {
     /// Foundation's formatting (same fields and escapes, keys sorted as `event` writes them).
     public func request(method: String, path: String, status: Int, milliseconds: Double) {
         var line: [UInt8] = []
-        line.reserveCapacity(96 + path.utf8.count)
-        line += #"{"event":"request","method":"#.utf8
+        line.reserveCapacity(128 + path.utf8.count + path.utf8.count / 4)
+        line.append(#"{"event":"request","method":"#)
         Self.appendQuoted(method, to: &line)
-        line += #","ms":"#.utf8
-        line += "\((milliseconds * 1000).rounded() / 1000)".utf8
-        line += #","path":"#.utf8
+        line.append(#","ms":"#)
+        Self.appendMilliseconds(milliseconds, to: &line)
+        line.append(#","path":"#)
         Self.appendQuoted(path, to: &line)
-        line += #","status":"#.utf8
-        line += String(status).utf8
-        line += #","time":""#.utf8
+        line.append(#","status":"#)
+        Self.appendDecimal(status, to: &line)
+        line.append(#","time":""#)
         line += Self.utcNow()
-        line += #""}"#.utf8
+        line.append(#""}"#)
         writeRequest(line)
+    }
+
+    /// `milliseconds` rounded to three decimals as `Double`'s `description` writes it (`0.0`,
+    /// `1.5`, `12.345`), appended to `out`: by integer arithmetic from 0 to 10⁹ ms, where that
+    /// text is the exact thousandths with trailing zeros cut (the shortest round-trip digits;
+    /// doubles there are far closer together than 0.001), else by `description`.
+    static func appendMilliseconds(_ milliseconds: Double, to out: inout [UInt8]) {
+        let thousandths = (milliseconds * 1000).rounded()
+        guard thousandths.sign == .plus, thousandths < 1e12 else { out += "\(thousandths / 1000)".utf8; return }
+        let t = Int(thousandths)
+        appendDecimal(t / 1000, to: &out)
+        out.append(UInt8(ascii: "."))
+        var fraction = t % 1000, digits = 3
+        while digits > 1 && fraction % 10 == 0 { fraction /= 10; digits -= 1 }
+        var divisor = 1
+        for _ in 1..<digits { divisor *= 10 }
+        while divisor > 0 { out.append(UInt8(ascii: "0") + UInt8(fraction / divisor % 10)); divisor /= 10 }
+    }
+
+    /// `n` in decimal, as `String(n)` writes it, appended to `out`.
+    static func appendDecimal(_ n: Int, to out: inout [UInt8]) {
+        guard n >= 0 else { out += String(n).utf8; return }
+        var divisor = 1
+        while divisor <= n / 10 { divisor *= 10 }
+        while divisor > 0 { out.append(UInt8(ascii: "0") + UInt8(n / divisor % 10)); divisor /= 10 }
     }
 
     /// `s` as a JSON string literal, escaped as JSONSerialization escapes it (`"`, `\`, `/` and
@@ -70,5 +95,12 @@ public struct ServeLog: Sendable {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return CivilDate.iso8601(milliseconds: Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec / 1_000_000))
+    }
+}
+
+extension [UInt8] {
+    /// Appends `literal`'s UTF-8 whole.
+    fileprivate mutating func append(_ literal: StaticString) {
+        append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 }

@@ -34,6 +34,26 @@ import Timing
         #expect(String(decoding: again, as: UTF8.self) == "{\"p\":" + String(decoding: quoted, as: UTF8.self) + "}")
     }
 
+    @Test func aRequestLinesMillisecondsAndStatusAreWhatDescriptionWrites() {
+        // the request line's integer arithmetic against `Double.description` and `String(Int)`:
+        // edges, every thousandth below 3 ms, and a spread up to where description takes over
+        var values: [Double] = [0, -0.0, 0.0004, 0.0005, 0.0015, 0.001, 0.01, 0.1, 1, 9.9995, 10, 1.23456, 12, 999.9999,
+                                1e6, 123_456_789.123_4, 999_999_999.999, 1e9, 1e10, 1e13, 1e16, 1e300, .infinity, -1.5, .nan]
+        values += (0..<3000).map { Double($0) / 1000 }
+        var g = SystemRandomNumberGenerator()
+        for exponent in -4...10 { values += (0..<200).map { _ in Double.random(in: 0..<1, using: &g) * pow(10, Double(exponent)) } }
+        for v in values {
+            var out: [UInt8] = []
+            ServeLog.appendMilliseconds(v, to: &out)
+            #expect(String(decoding: out, as: UTF8.self) == "\((v * 1000).rounded() / 1000)", "\(v)")
+        }
+        for n in [0, 1, 9, 10, 99, 100, 200, 404, 503, 1000, 123_456, Int.max, -1, Int.min] {
+            var out: [UInt8] = []
+            ServeLog.appendDecimal(n, to: &out)
+            #expect(String(decoding: out, as: UTF8.self) == String(n))
+        }
+    }
+
     @Test func theBufferedSinkWritesEveryLineWholeInOrderWithinItsInterval() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("serve-log-\(UUID().uuidString)")
         let fd = open(file.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
