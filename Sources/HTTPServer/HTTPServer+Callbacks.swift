@@ -19,8 +19,7 @@ final class RequestState: @unchecked Sendable {
 let accessCallback: MHD_AccessHandlerCallback = { cls, connection, url, method, version, uploadData, uploadSize, state in
     guard let cls, let connection, let uploadSize, let state else { return interlude_mhd_no }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
-    return server.access(connection, url: url.map { String(cString: $0) } ?? "/", method: method.map { String(cString: $0) } ?? "GET",
-                         version: version.map { String(cString: $0) } ?? "", uploadData: uploadData, uploadSize: uploadSize, state: state)
+    return server.access(connection, url: url, method: method, version: version, uploadData: uploadData, uploadSize: uploadSize, state: state)
 }
 
 /// libmicrohttpd's completion notice (a request answered or abandoned): frees the request's
@@ -80,19 +79,23 @@ struct SuspendedConnection: @unchecked Sendable {
 }
 
 extension HTTPServer {
-    func access(_ connection: OpaquePointer, url: String, method: String, version: String, uploadData: UnsafePointer<CChar>?,
+    /// One of libmicrohttpd's calls for a request. The C strings become `String`s only in the
+    /// call that needs them: the version when the head is in, the method and URL when the
+    /// request is answered.
+    func access(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
+                uploadData: UnsafePointer<CChar>?,
                 uploadSize: UnsafeMutablePointer<Int>, state: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
         guard let raw = state.pointee else {
             state.pointee = Unmanaged.passRetained(RequestState()).toOpaque()
             began()
             let queryCut = gate.headIn(connection)
             let headers = HTTPServer.pairs(connection, interlude_mhd_header_kind, lowercasingNames: true)
-            if let refusal = HTTPServer.refusal(version: version, headers: headers, queryCut: queryCut, options: options) {
+            if let refusal = HTTPServer.refusal(version: version.map { String(cString: $0) } ?? "", headers: headers, queryCut: queryCut, options: options) {
                 gate.countRefusal()
                 return queue(connection, refusal)
             }
             let request = Unmanaged<RequestState>.fromOpaque(state.pointee!).takeUnretainedValue()
-            request.headers = Dictionary(headers.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+            request.headers = Dictionary(headers.lazy.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
             return interlude_mhd_yes
         }
         let request = Unmanaged<RequestState>.fromOpaque(raw).takeUnretainedValue()
@@ -114,7 +117,8 @@ extension HTTPServer {
         if request.tooLarge { return queue(connection, .error(413, "request body over \(options.maxBodyBytes) bytes")) }
         if let answer = request.answer { request.answer = nil; return queue(connection, answer) }
         if request.offPool { return interlude_mhd_yes }   // resumed too early: wait for the answer
-        let message = HTTPRequest(method: method, path: url, query: HTTPServer.pairs(connection, interlude_mhd_argument_kind),
+        let message = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
+                                  query: HTTPServer.pairs(connection, interlude_mhd_argument_kind),
                                   headers: request.headers, body: request.body)
         switch answerer(message) {
         case .now(let response):
@@ -176,22 +180,17 @@ extension HTTPServer {
     /// Every (name, value) of one kind, in order; names in ASCII lower case when
     /// `lowercasingNames` (header names are ASCII tokens: RFC 9110 5.1).
     static func pairs(_ connection: OpaquePointer, _ kind: MHD_ValueKind, lowercasingNames: Bool = false) -> [(name: String, value: String)] {
-        final class Collector {
-            var pairs: [(name: String, value: String)] = []
-            let lowercasing: Bool
-            init(lowercasing: Bool) { self.lowercasing = lowercasing }
-        }
-        let collector = Collector(lowercasing: lowercasingNames)
+        // collected on the stack (no object allocated per call): the iterator gets its address
+        typealias Collected = (pairs: [(name: String, value: String)], lowercasing: Bool)
+        var collected: Collected = ([], lowercasingNames)
         let iterator: MHD_KeyValueIterator = { cls, _, key, value in
             guard let cls, let key else { return interlude_mhd_yes }
-            let c = Unmanaged<Collector>.fromOpaque(cls).takeUnretainedValue()
-            c.pairs.append((c.lowercasing ? asciiLowercased(key) : String(cString: key), value.map { String(cString: $0) } ?? ""))
+            let c = cls.assumingMemoryBound(to: Collected.self)
+            c.pointee.pairs.append((c.pointee.lowercasing ? asciiLowercased(key) : String(cString: key), value.map { String(cString: $0) } ?? ""))
             return interlude_mhd_yes
         }
-        withExtendedLifetime(collector) {
-            _ = MHD_get_connection_values(connection, kind, iterator, Unmanaged.passUnretained(collector).toOpaque())
-        }
-        return collector.pairs
+        withUnsafeMutablePointer(to: &collected) { _ = MHD_get_connection_values(connection, kind, iterator, $0) }
+        return collected.pairs
     }
 }
 

@@ -10,18 +10,25 @@ extension HTTPServer {
     /// `headers`' names are in lower case.
     static func refusal(version: String, headers: [(name: String, value: String)], queryCut: Bool,
                         options: HTTPServerOptions) -> HTTPResponse? {
-        func values(_ name: String) -> [String] { headers.filter { $0.name == name }.map(\.value) }
         func refuse(_ status: Int, _ message: String) -> HTTPResponse {
             var r = HTTPResponse.error(status, message)
             r.headers["Connection"] = "close"
             return r
         }
         if queryCut { return refuse(414, "more than \(options.maxQueryArguments) query arguments") }
-        let hosts = values("host")
-        if version == "HTTP/1.1" && hosts.isEmpty { return refuse(400, "HTTP/1.1 request without Host") }
-        if hosts.count > 1 { return refuse(400, "more than one Host") }
-        let encodings = values("transfer-encoding")
-        let lengths = values("content-length")
+        // one pass over the headers (arrays made only for names that are there)
+        var hosts = 0
+        var encodings: [String] = [], lengths: [String] = []
+        for h in headers {
+            switch h.name {
+            case "host": hosts += 1
+            case "transfer-encoding": encodings.append(h.value)
+            case "content-length": lengths.append(h.value)
+            default: break
+            }
+        }
+        if version == "HTTP/1.1" && hosts == 0 { return refuse(400, "HTTP/1.1 request without Host") }
+        if hosts > 1 { return refuse(400, "more than one Host") }
         if !encodings.isEmpty {
             let codings = encodings.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }.map { $0.trimmingSpaces.lowercased() }
             if version == "HTTP/1.0" { return refuse(400, "Transfer-Encoding in an HTTP/1.0 request") }
