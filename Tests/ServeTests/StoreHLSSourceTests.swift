@@ -115,21 +115,11 @@ import Timing
     @Test func anOriginWithAlternateAudioIsTakenInWithItsDefault() async throws {
         let root = StoreFixture.folder("alt-audio")
         defer { try? FileManager.default.removeItem(at: root) }
-        let folder = root.appendingPathComponent("origin")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let clip = try StoreFixture.clip().path
-        try await Tools.ffmpeg(["-v", "error", "-y", "-i", clip, "-f", "lavfi", "-i", "anullsrc=r=48000:cl=stereo", "-map", "0:v", "-map", "0:a", "-map", "1:a",
-                          "-c:v", "copy", "-c:a", "aac", "-t", "4", "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "-hls_segment_type", "fmp4",
-                          "-var_stream_map", "v:0,agroup:aud a:0,agroup:aud,language:en,default:yes a:1,agroup:aud,language:fr",
-                          "-master_pl_name", "master.m3u8", "-hls_segment_filename", folder.appendingPathComponent("s%v_%d.m4s").path,
-                          "-hls_fmp4_init_filename", "init%v.mp4", folder.appendingPathComponent("p%v.m3u8").path])
         let server = try HTTPTestServer()
         defer { server.stop() }
-        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
-            server.route("/" + name, HTTPTestServer.Response(headers: ["Content-Type": name.hasSuffix(".m3u8") ? "application/vnd.apple.mpegurl" : "video/mp4"],
-                                                              body: try Data(contentsOf: folder.appendingPathComponent(name))))
-        }
-        let master = String(decoding: try Data(contentsOf: folder.appendingPathComponent("master.m3u8")), as: UTF8.self)
+        let files = try await ServeAlternateAudioTests.origin(in: root.appendingPathComponent("origin"))
+        for (path, (data, type)) in files { server.route(path, HTTPTestServer.Response(headers: ["Content-Type": type], body: data)) }
+        let master = String(decoding: files["/master.m3u8"]?.0 ?? Data(), as: UTF8.self)
         #expect(master.contains("TYPE=AUDIO") && master.contains("LANGUAGE=\"fr\""), "ffmpeg made another master: \(master)")
         let store = try MediaStore(options: StoreOptions(root: root.appendingPathComponent("store"), contents: ["a": server.url("/master.m3u8")]))
         let content = try await store.content("a")
