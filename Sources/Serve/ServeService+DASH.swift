@@ -35,7 +35,11 @@ extension ServeService {
             }
             let subtitles = Self.subtitleSets(content, name: planned.content, cdn: cdn)
             let languages = Self.languageTimelines(content, all).compactMap { l in
-                l.track.rendition.map { (track: l.track, rung: SessionMPD.Rung(rendition: $0, codecs: content.renditions.last?.codecs ?? "", timeline: l.timeline)) }
+                // a language rung's codecs are its base rung's (the same video, the same kind of sound)
+                l.track.rendition.map { r in
+                    (track: l.track, rung: SessionMPD.Rung(rendition: r, codecs: content.renditions.first { $0.rendition.name == l.track.base }?.codecs ?? "",
+                                                           timeline: l.timeline))
+                }
             }
             guard let mpd = SessionMPD.vod(planned, rungs: rungs, url: url, bytes: segmentBytes, text: subtitles,
                                            defaultLanguage: content.audioTracks.first { $0.isDefault }?.language, languages: languages) else {

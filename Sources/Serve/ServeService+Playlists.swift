@@ -235,11 +235,7 @@ extension ServeService {
         let cdn = policy(for: session.content).config.cdn
         var segments = run.map { HLS.Segment(uri: SegmentURL(path: $0.path).text(signedBy: signature, cdn: cdn), duration: $0.duration) }
         guard !segments.isEmpty else { return HLS.write(HLS.MediaPlaylist.vod([])) }
-        var inForce: HLS.Key?
-        for (i, s) in run.enumerated() where s.encryption?.key != inForce {
-            segments[i].key = s.encryption?.key ?? HLS.Key.none
-            inForce = s.encryption?.key
-        }
+        for (i, s) in run.enumerated() { segments[i].key = SessionPlaylist.keyTag(s.encryption?.key, after: i > 0 ? run[i - 1].encryption?.key : nil) }
         segments[0].programDateTime = session.programDate
         var at = MediaTime.zero
         var starts: [MediaTime] = []

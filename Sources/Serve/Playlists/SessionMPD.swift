@@ -95,12 +95,12 @@ enum SessionMPD {
     /// tracks'). Rungs whose runs differ from the top's are left out.
     static func vod(_ session: ServeSession, rungs given: [Rung], url: (SessionItem, String, CMAFTracks.Part) -> String,
                     bytes: (String) -> Int, text: (_ contentSpan: Range<Int64>?) -> [DASH.AdaptationSet] = { _ in [] },
-                    defaultLanguage: String? = nil, languages given2: [(track: AudioTrack, rung: Rung)] = []) -> DASH.MPD? {
+                    defaultLanguage: String? = nil, languages offered: [(track: AudioTrack, rung: Rung)] = []) -> DASH.MPD? {
         guard let top = given.first, !top.timeline.items.isEmpty else { return nil }
         let rungs = given.filter { sameRuns(top.timeline.items, $0.timeline.items) }
         let topRuns = runs(top.timeline.items)
         let rungRuns = rungs.map { runs($0.timeline.items) }
-        let languages = given2.filter { sameRuns(top.timeline.items, $0.rung.timeline.items) }
+        let languages = offered.filter { sameRuns(top.timeline.items, $0.rung.timeline.items) }
         let languageRuns = languages.map { runs($0.rung.timeline.items) }
         var periods: [DASH.Period] = []
         var contentAt = MediaTime.zero

@@ -40,8 +40,7 @@ enum SessionPlaylist {
         func date(_ t: MediaTime) -> Date { programDate.addingTimeInterval(t.seconds) }
         var s = HLS.Segment(uri: item.uri, duration: item.duration, discontinuity: item.discontinuity && previous != nil,
                             programDateTime: everyDate || previous == nil || item.discontinuity ? date(item.start) : nil)
-        // the key in force changes: an encrypted segment's own (its IV explicit), METHOD=NONE after one
-        if item.key != previous?.key { s.key = item.key ?? HLS.Key.none }
+        s.key = keyTag(item.key, after: previous?.key)
         if let p = previous?.mark, p != item.mark, let b = marks[p] { s.markers += cueIn(b, date: date) }
         if let m = item.mark, let b = marks[m] {
             if previous?.mark != m {
@@ -57,6 +56,13 @@ enum SessionPlaylist {
             }
         }
         return s
+    }
+
+    /// The `EXT-X-KEY` a segment with key `key` (nil: clear) needs after one with `previous`:
+    /// none while the key in force stays, its own key (IV explicit) where it changes, and
+    /// `METHOD=NONE` where clear segments follow encrypted ones.
+    static func keyTag(_ key: HLS.Key?, after previous: HLS.Key?) -> HLS.Key? {
+        key == previous ? nil : key ?? HLS.Key.none
     }
 
     /// The markers that close break `b`: `EXT-X-CUE-IN` and its `SCTE35-IN` date range.

@@ -252,16 +252,7 @@ enum DASHImport {
         var audio: URL?
         if let a = audioTrack {
             let file = folder.appendingPathComponent(".audio.mp4")
-            let part = folder.appendingPathComponent(".audio.part")
-            defer { try? FileManager.default.removeItem(at: part) }
-            try await fetch(a.initialization, to: file, maxBytes: HLSImport.maxInitBytes)
-            let out = try FileHandle(forWritingTo: file)
-            defer { try? out.close() }
-            try out.seekToEnd()
-            for uri in a.media {
-                try await fetch(uri, to: part, maxBytes: HLSImport.maxSegmentBytes)
-                try out.write(contentsOf: try Data(contentsOf: part))
-            }
+            try await HLSImport.wholeTrack(initialization: a.initialization, media: a.media, to: file) { try await fetch($0, to: $1, maxBytes: $2) }
             audio = file
         }
         defer { if let audio { try? FileManager.default.removeItem(at: audio) } }
@@ -303,9 +294,7 @@ enum DASHImport {
             defer { try? FileManager.default.removeItem(at: file) }
             do {
                 try await fetch(t.url, to: file, maxBytes: maxTextBytes)
-                guard let body = String(data: try Data(contentsOf: file), encoding: .utf8) else { throw StoreError.unsupported("not UTF-8 text") }
-                let cues = try WebVTT.parse(body, maxCues: SubtitleTrack.maxCues).cuesOnMPEGTSClock
-                    .filter { $0.text.utf8.count <= SubtitleTrack.maxCueText }
+                let cues = try HLSSubtitleImport.cues(in: file, what: "the WebVTT file")
                     .map { c -> WebVTT.Cue in var c = c; c.start += shift; c.end += shift; return c }
                 subtitles.append(HLSSubtitleImport.Track(rendition: HLS.Rendition(type: .subtitles, groupID: "subs", name: t.name, language: t.language,
                                                                                   isDefault: subtitles.isEmpty, autoselect: true), cues: cues))

@@ -181,42 +181,16 @@ enum HLSImport {
         var keyCache: [String: [UInt8]] = [:]
         let multivariant: HLS.MultivariantPlaylist?
         if case .multivariant(let m) = try HLSPlaylistText.parse(master) { multivariant = m } else { multivariant = nil }
-        // an alternate audio rendition (the variants' group's default), fetched whole and muxed
-        // into every variant's segments; the group's other renditions are left out, noted
+        // an alternate audio group: its default muxed into every variant's segments, each other
+        // rendition into a language rung of the lowest variant
         var notes: [String] = []
-        var audioTrack: URL?
-        var defaultAudio: PackagedAudioTrack?
-        // the group's other renditions: each fetched whole, carried by a language rung
-        var languages: [(track: PackagedAudioTrack, file: URL)] = []
-        if let m = multivariant, let group = variants.first?.1?.audio {
-            let inGroup = m.renditions.filter { $0.type == .audio && $0.groupID == group && $0.uri != nil }
-            if let chosen = inGroup.first(where: \.isDefault) ?? inGroup.first, let uri = chosen.uri {
-                audioTrack = try await alternateAudio(uri, at: location, folder: folder, name: ".audio.mp4", timeout: timeout, total: &total, cap: maxTotalBytes)
-                defaultAudio = PackagedAudioTrack(name: String(chosen.name.prefix(128)), language: chosen.language.map { String($0.prefix(64)) },
-                                                  autoselect: chosen.autoselect || chosen.isDefault, channels: chosen.channels.map { String($0.prefix(16)) })
-                for r in inGroup where r != chosen {
-                    guard let u = r.uri, languages.count < maxLanguages else {
-                        notes.append("audio '\(r.name.prefix(64))' left out: more than \(maxLanguages + 1) audio renditions")
-                        continue
-                    }
-                    // another language that cannot be read is left out, noted; the content plays in the others
-                    let file: URL
-                    do {
-                        file = try await alternateAudio(u, at: location, folder: folder, name: ".audio\(languages.count + 1).mp4", timeout: timeout,
-                                                        total: &total, cap: maxTotalBytes)
-                    } catch {
-                        notes.append("audio '\(r.name.prefix(64))' left out: \(String(describing: error).prefix(200))")
-                        continue
-                    }
-                    languages.append((PackagedAudioTrack(name: String(r.name.prefix(128)), language: r.language.map { String($0.prefix(64)) },
-                                                         autoselect: r.autoselect, channels: r.channels.map { String($0.prefix(16)) }), file))
-                }
-            }
+        var group = AudioGroup()
+        if let m = multivariant, let name = variants.first?.1?.audio {
+            group = try await audioGroup(m, named: name, at: location, folder: folder, timeout: timeout, total: &total, cap: maxTotalBytes)
+            notes += group.notes
         }
-        defer {
-            if let audioTrack { try? FileManager.default.removeItem(at: audioTrack) }
-            for l in languages { try? FileManager.default.removeItem(at: l.file) }
-        }
+        let audioTrack = group.main?.file, languages = group.languages
+        defer { for f in [group.main?.file].compactMap({ $0 }) + group.languages.map(\.file) { try? FileManager.default.removeItem(at: f) } }
         var languageVariants: [FetchedVariant] = []
         for (where_, v) in variants {
             let media = try HLSPlaylistText.media(where_ == location ? master : try await text(where_, scratch: folder, timeout: timeout))
@@ -274,6 +248,8 @@ enum HLSImport {
                 let head = try FileHandle(forReadingFrom: file).read(upToCount: 1)
                 guard head?.first == 0x47 else { throw StoreError.unsupported("HLS source: segment \(uri) is not MPEG-TS") }
             }
+            let rendition = Rendition(name: name, width: v?.width ?? 0, height: v?.height ?? 0,
+                                      videoBitrate: max(1000, (v?.bandwidth ?? 0) - 128_000), audioBitrate: 128_000)
             if let audioTrack, !joins.isEmpty {
                 // each segment with the audio from its first picture to the next one's (to the end for the last)
                 let firsts = try joins.map { j in
@@ -302,22 +278,55 @@ enum HLSImport {
                         var track = l.track
                         track.rung = rung
                         track.base = name
-                        languageVariants.append(FetchedVariant(rendition: Rendition(name: rung, width: v?.width ?? 0, height: v?.height ?? 0,
-                                                                                    videoBitrate: max(1000, (v?.bandwidth ?? 0) - 128_000), audioBitrate: 128_000),
-                                                               codecs: v?.codecs, segmentCount: media.segments.count, cueSegments: [], language: track))
+                        var carrying = rendition
+                        carrying.name = rung
+                        languageVariants.append(FetchedVariant(rendition: carrying, codecs: v?.codecs, segmentCount: media.segments.count,
+                                                               cueSegments: [], language: track))
                     }
                 }
             }
-            let audio = 128_000
-            let rendition = Rendition(name: name, width: v?.width ?? 0, height: v?.height ?? 0,
-                                      videoBitrate: max(1000, (v?.bandwidth ?? 0) - audio), audioBitrate: audio)
             out.append(FetchedVariant(rendition: rendition, codecs: v?.codecs, segmentCount: media.segments.count, cueSegments: media.cueSegments, keys: keys))
         }
         out += languageVariants
         guard let m = multivariant else { return Fetched(variants: out, notes: notes) }
         let subtitles = await HLSSubtitleImport.fetch(m, location: location, scratch: folder, timeout: timeout,
                                                       clockShift: cmaf ? cmafClockShift.mpegTicks : 0, total: &total, cap: maxTotalBytes)
-        return Fetched(variants: out, subtitles: subtitles.tracks, notes: notes + subtitles.notes, defaultAudio: defaultAudio)
+        return Fetched(variants: out, subtitles: subtitles.tracks, notes: notes + subtitles.notes, defaultAudio: group.main?.track)
+    }
+
+    /// An origin's audio group as fetched: its default rendition and each other one, each a
+    /// whole fMP4 track in the import's folder, and a note per rendition left out.
+    struct AudioGroup {
+        var main: (track: PackagedAudioTrack, file: URL)?
+        var languages: [(track: PackagedAudioTrack, file: URL)] = []
+        var notes: [String] = []
+    }
+
+    /// The audio group `name` of `m` (its renditions with their own playlists): the default (or
+    /// the first) fetched whole, which must be read (its sound is the ladder's); up to
+    /// `maxLanguages` others, one that cannot be read left out with a note.
+    static func audioGroup(_ m: HLS.MultivariantPlaylist, named name: String, at location: HLSLocation, folder: URL, timeout: Double,
+                           total: inout Int64, cap: Int64) async throws -> AudioGroup {
+        var group = AudioGroup()
+        let inGroup = m.renditions.filter { $0.type == .audio && $0.groupID == name && $0.uri != nil }
+        guard let chosen = inGroup.first(where: \.isDefault) ?? inGroup.first, let uri = chosen.uri else { return group }
+        group.main = (PackagedAudioTrack(chosen), try await alternateAudio(uri, at: location, folder: folder, name: ".audio.mp4", timeout: timeout,
+                                                                           total: &total, cap: cap))
+        for r in inGroup where r != chosen {
+            guard let u = r.uri, group.languages.count < maxLanguages else {
+                group.notes.append("audio '\(r.name.prefix(64))' left out: more than \(maxLanguages + 1) audio renditions")
+                continue
+            }
+            do {
+                let file = try await alternateAudio(u, at: location, folder: folder, name: ".audio\(group.languages.count + 1).mp4", timeout: timeout,
+                                                    total: &total, cap: cap)
+                group.languages.append((PackagedAudioTrack(r), file))
+            } catch {
+                // the content plays in the others
+                group.notes.append("audio '\(r.name.prefix(64))' left out: \(String(describing: error).prefix(200))")
+            }
+        }
+        return group
     }
 
     /// An alternate audio rendition's media playlist at `uri` (CMAF: its initialization segment
@@ -330,18 +339,29 @@ enum HLSImport {
             throw StoreError.unsupported("HLS source: an alternate audio rendition that is not CMAF (fMP4 with one EXT-X-MAP) is not supported")
         }
         if media.keys.contains(where: { $0 != nil }) { throw StoreError.unsupported("HLS source: an encrypted alternate audio rendition is not supported") }
-        let file = folder.appendingPathComponent(name), part = folder.appendingPathComponent(name + ".part")
+        let file = folder.appendingPathComponent(name)
+        try await wholeTrack(initialization: map, media: media.segments, to: file) { uri, to, maxBytes in
+            try await fetch(try at.resolve(uri), to: to, maxBytes: maxBytes, timeout: timeout, total: &total, cap: cap)
+        }
+        return file
+    }
+
+    /// One fMP4 track whole at `file`: its initialization segment, then every media segment
+    /// appended in order, each read by `fetch(uri, file, maxBytes)` (the origin's rules: at most
+    /// `maxInitBytes`, `maxSegmentBytes` each).
+    static func wholeTrack(initialization: String, media: [String], to file: URL,
+                           fetch: (String, URL, Int64) async throws -> Void) async throws {
+        let part = file.appendingPathExtension("part")
         defer { try? FileManager.default.removeItem(at: part) }
-        try await fetch(try at.resolve(map), to: file, maxBytes: maxInitBytes, timeout: timeout, total: &total, cap: cap)
+        try await fetch(initialization, file, maxInitBytes)
         let out = try FileHandle(forWritingTo: file)
         defer { try? out.close() }
         try out.seekToEnd()
-        for s in media.segments {
-            try await fetch(try at.resolve(s), to: part, maxBytes: maxSegmentBytes, timeout: timeout, total: &total, cap: cap)
-            try out.write(contentsOf: try Data(contentsOf: part))
+        for uri in media {
             try? FileManager.default.removeItem(at: part)
+            try await fetch(uri, part, maxSegmentBytes)
+            try out.write(contentsOf: try Data(contentsOf: part))
         }
-        return file
     }
 
     /// Reads the fetched variants' frames (blocking): each segment must start with a keyframe and

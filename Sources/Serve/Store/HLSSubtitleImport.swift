@@ -56,17 +56,22 @@ enum HLSSubtitleImport {
             let file = scratch.appendingPathComponent("subtitle-\(UUID().uuidString).vtt")
             defer { try? FileManager.default.removeItem(at: file) }
             try await HLSImport.fetch(try at.resolve(s.uri), to: file, maxBytes: maxSegmentBytes, timeout: timeout, total: &total, cap: cap)
-            guard let text = String(data: try Data(contentsOf: file), encoding: .utf8) else {
-                throw StoreError.unsupported("segment \(s.uri.prefix(120)) is not UTF-8 text")
-            }
-            let vtt: WebVTT.File
-            do { vtt = try WebVTT.parse(text, maxCues: SubtitleTrack.maxCues) } catch { throw StoreError.unsupported("segment \(s.uri.prefix(120)): \(error)") }
-            for c in vtt.cuesOnMPEGTSClock where c.text.utf8.count <= SubtitleTrack.maxCueText && seen.insert(c).inserted {
-                cues.append(c)
-            }
+            for c in try Self.cues(in: file, what: "segment \(s.uri.prefix(120))") where seen.insert(c).inserted { cues.append(c) }
             guard cues.count <= SubtitleTrack.maxCues else { throw StoreError.unsupported("more than \(SubtitleTrack.maxCues) cues") }
         }
         return cues
+    }
+
+    /// The cues of the WebVTT file at `file` on the MPEG-TS clock (by its `X-TIMESTAMP-MAP`),
+    /// those with more than `SubtitleTrack.maxCueText` bytes of text dropped; a file that is not
+    /// UTF-8 WebVTT within `SubtitleTrack.maxCues` is an error naming `what`.
+    static func cues(in file: URL, what: String) throws -> [WebVTT.Cue] {
+        guard let text = String(data: try Data(contentsOf: file), encoding: .utf8) else { throw StoreError.unsupported("\(what) is not UTF-8 text") }
+        do {
+            return try WebVTT.parse(text, maxCues: SubtitleTrack.maxCues).cuesOnMPEGTSClock.filter { $0.text.utf8.count <= SubtitleTrack.maxCueText }
+        } catch {
+            throw StoreError.unsupported("\(what): \(error)")
+        }
     }
 
     /// `tracks` on the content's timeline: cue times less `firstPTS` (the content's first frame

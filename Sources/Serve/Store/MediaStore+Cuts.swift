@@ -34,7 +34,7 @@ extension MediaStore {
                 let a = max(s, span.startFrame), b = min(e, span.endFrame)
                 // a run's first segment after a cue whose own sound starts after its picture
                 let afterJoin = i > 0 && a == s && a == span.startFrame && span.encryption == nil && soundStartsLate(span.path)
-                if a == span.startFrame && b == span.endFrame && (!afterJoin || span.encryption != nil) {
+                if a == span.startFrame && b == span.endFrame && !afterJoin {
                     run.append(StoredSegment(path: span.path, duration: p.period * Int64(b - a), encryption: span.encryption))
                 } else {
                     run.append(try await piece(p, rung: rung, segment: k, from: a, to: b, afterJoin: afterJoin))

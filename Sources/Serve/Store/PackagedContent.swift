@@ -1,4 +1,5 @@
 import Foundation
+import Manifest
 import Timing
 
 /// A content packaged into the store, as its `content.json` records it (a restart reads it back
@@ -152,6 +153,13 @@ struct PackagedAudioTrack: Codable, Sendable, Hashable {
     var rung: String?
     /// The ladder rung whose video the language rung copies (its ads are that rung's).
     var base: String?
+
+    /// An origin's `EXT-X-MEDIA:TYPE=AUDIO` rendition as kept (its attributes cut to their
+    /// bounds; no rung yet).
+    init(_ r: HLS.Rendition) {
+        name = String(r.name.prefix(128)); language = r.language.map { String($0.prefix(64)) }
+        autoselect = r.autoselect || r.isDefault; channels = r.channels.map { String($0.prefix(16)) }
+    }
 
     /// Printable attributes of bounded length (they go into playlists and MPDs).
     var isWellFormed: Bool {
