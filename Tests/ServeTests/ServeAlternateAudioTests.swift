@@ -39,9 +39,7 @@ import Timing
         let root = StoreFixture.folder("alt-audio-serve")
         defer { try? FileManager.default.removeItem(at: root) }
         let origin = try HTTPTestServer()
-        for (path, (data, type)) in try await Self.origin(in: root.appendingPathComponent("origin")) {
-            origin.route(path, HTTPTestServer.Response(headers: ["Content-Type": type], body: data))
-        }
+        origin.serve(try await Self.origin(in: root.appendingPathComponent("origin")))
         let ads = try midrollAdServer()
         defer { ads.stop(); origin.stop() }
         let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["a": origin.url("/master.m3u8")] }
@@ -117,7 +115,7 @@ import Timing
                 let moved = french ? changes : Dictionary(uniqueKeysWithValues: changes.map { ("/p1.m3u8", $0.value.replacingOccurrences(of: "p2", with: "p1")) })
                 let server = try HTTPTestServer()
                 defer { server.stop() }
-                for (path, (data, type)) in files where moved[path] == nil { server.route(path, HTTPTestServer.Response(headers: ["Content-Type": type], body: data)) }
+                server.serve(files) { moved[$0] == nil }
                 for (path, text) in moved where !text.isEmpty { server.route(path, body: text) }
                 server.route("/master.m3u8", body: master)
                 let store = try MediaStore(options: StoreOptions(root: root.appendingPathComponent("store-\(name)-\(french)"), contents: ["a": server.url("/master.m3u8")]))

@@ -40,9 +40,7 @@ import Timing
         let origin = try HTTPTestServer()
         let files = try Self.origin(in: root.appendingPathComponent("origin"))
         // a browser fetches the key from the origin: CORS, as a key server for web players answers
-        for (path, (data, type)) in files {
-            origin.route(path, HTTPTestServer.Response(headers: ["Content-Type": type, "Access-Control-Allow-Origin": "*"], body: data))
-        }
+        origin.serve(files, headers: ["Access-Control-Allow-Origin": "*"])
         let ads = try midrollAdServer()
         defer { ads.stop(); origin.stop() }
         let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["e": origin.url("/master.m3u8")] }
@@ -121,7 +119,7 @@ import Timing
         for (name, key, why) in cases {
             let server = try HTTPTestServer()
             defer { server.stop() }
-            for (path, (data, type)) in files where path != "/key.bin" { server.route(path, HTTPTestServer.Response(headers: ["Content-Type": type], body: data)) }
+            server.serve(files) { $0 != "/key.bin" }
             if let key { server.route("/key.bin", key) }
             let store = try MediaStore(options: StoreOptions(root: root.appendingPathComponent("store-\(name)"), contents: ["e": server.url("/master.m3u8")]))
             do {

@@ -138,6 +138,18 @@ func vmap(midroll cue: String, _ vast: String) -> String {
     """
 }
 
+/// An origin's files by path: their bytes and `Content-Type`.
+typealias OriginFiles = [String: (Data, String)]
+
+extension HTTPTestServer {
+    /// Serves `files` (those `where` takes) at their paths, with their content types and `headers`.
+    func serve(_ files: OriginFiles, headers: [String: String] = [:], where take: (String) -> Bool = { _ in true }) {
+        for (path, (data, type)) in files where take(path) {
+            route(path, Response(headers: headers.merging(["Content-Type": type]) { _, t in t }, body: data))
+        }
+    }
+}
+
 /// An ad server whose `/vmap` holds one 2 s ad (the store tests' ad clip) as a mid-roll at 1.55 s.
 func midrollAdServer() throws -> HTTPTestServer {
     let ads = try HTTPTestServer()

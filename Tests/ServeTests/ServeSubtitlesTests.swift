@@ -107,7 +107,7 @@ import Timing
         defer { try? FileManager.default.removeItem(at: root) }
         let originServer = try HTTPTestServer()
         let files = try Self.origin(in: root.appendingPathComponent("origin"))
-        for (path, (data, type)) in files { originServer.route(path, HTTPTestServer.Response(headers: ["Content-Type": type], body: data)) }
+        originServer.serve(files)
         let ads = try midrollAdServer()
         defer { ads.stop(); originServer.stop() }
         let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["h": originServer.url("/master.m3u8")] }
@@ -286,7 +286,7 @@ import Timing
             master = master.replacingOccurrences(of: "#EXT-X-STREAM-INF", with: "#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID=\"text\",NAME=\"\(name)\",URI=\"\(name).m3u8\"\n#EXT-X-STREAM-INF", options: [], range: master.range(of: "#EXT-X-STREAM-INF"))
         }
         files["/master.m3u8"] = (Data(master.utf8), vtt)
-        for (path, (data, type)) in files { server.route(path, HTTPTestServer.Response(headers: ["Content-Type": type], body: data)) }
+        server.serve(files)
         let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["h": server.url("/master.m3u8")] }
         let content = try await store.content("h")
         #expect(content.renditions.count == 2 && content.duration == MediaTime(seconds: 4), "the content is served")

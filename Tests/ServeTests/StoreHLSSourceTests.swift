@@ -46,7 +46,7 @@ import Timing
         defer { try? FileManager.default.removeItem(at: root) }
         let server = try HTTPTestServer()
         let files = try Self.origin(in: root.appendingPathComponent("origin"))
-        for (path, (data, type)) in files { server.route(path, HTTPTestServer.Response(headers: ["Content-Type": type], body: data)) }
+        server.serve(files)
         let store = try MediaStore(options: StoreOptions(root: root.appendingPathComponent("store"), contents: ["h": server.url("/master.m3u8")]))
         let content = try await store.content("h")
         #expect(content.renditions.map(\.rendition.name) == ["180p", "90p"], "top first")
@@ -118,7 +118,7 @@ import Timing
         let server = try HTTPTestServer()
         defer { server.stop() }
         let files = try await ServeAlternateAudioTests.origin(in: root.appendingPathComponent("origin"))
-        for (path, (data, type)) in files { server.route(path, HTTPTestServer.Response(headers: ["Content-Type": type], body: data)) }
+        server.serve(files)
         let master = String(decoding: files["/master.m3u8"]?.0 ?? Data(), as: UTF8.self)
         #expect(master.contains("TYPE=AUDIO") && master.contains("LANGUAGE=\"fr\""), "ffmpeg made another master: \(master)")
         let store = try MediaStore(options: StoreOptions(root: root.appendingPathComponent("store"), contents: ["a": server.url("/master.m3u8")]))
