@@ -25,9 +25,10 @@ let serveUsage = """
       --content NAME=SOURCE      an MP4 (packaged once into an HLS ladder) or an HLS
                                  multivariant playlist (path or http(s) URL; its WebVTT
                                  subtitles carried through); repeatable
-      --live NAME=PLAYLIST       a live HLS channel (sliding media or multivariant playlist,
-                                 http(s) URL or path, MPEG-TS), polled at its target duration;
-                                 its SCTE-35 breaks (CUE-OUT/-CONT/CUE-IN, DATERANGE, in-band)
+      --live NAME=PLAYLIST       a live channel: HLS (sliding media or multivariant playlist,
+                                 MPEG-TS or CMAF) or DASH (a dynamic MPD), http(s) URL or
+                                 path, polled at its target duration; its SCTE-35 breaks
+                                 (CUE-OUT/-CONT/CUE-IN, DATERANGE, MPD Events, in-band, emsg)
                                  replaced per viewer by ads fitted to the break and slate;
                                  repeatable
       --ads TAG_TEMPLATE         VAST/VMAP tag URL or path, with MediaTailor's variables

@@ -158,3 +158,14 @@ package struct XMLText {
         return out
     }
 }
+
+extension DASH {
+    /// An MPD's `xs:dateTime` (`availabilityStartTime`, `publishTime`): ISO 8601 with seconds
+    /// optionally fractional and a time zone; one written without a zone is read as UTC, as
+    /// DASH-IF's guidelines ask origins to mean it. Nil when it is not a date-time.
+    public static func dateTime(parsing text: String) -> Date? {
+        let t = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let d = HLSText.date(parsing: Substring(t)) { return d }
+        return HLSText.date(parsing: Substring(t + "Z"))
+    }
+}

@@ -62,19 +62,21 @@ public final class LiveOrigin: Sendable {
     /// `EXT-X-PROGRAM-DATE-TIME` of content frame 0.
     public let programDateBase: Date
     private let server: HTTPTestServer
-    private let core: Core
+    let core: Core
 
     /// Starts an origin over `media` with `breaks` (in order, not overlapping), publishing
     /// `initialSegments` (default: `windowSize`) at once. `segmentChunkDelay`: seconds a segment's
     /// body pauses after each 64 KiB (an origin far away: fetches take a while). Throws
     /// `LiveOriginError` for a schedule that does not fit, or when the socket cannot be set up.
+    /// `dash`: a live DASH origin as well (`/live.mpd`, `LiveOrigin+DASH`): the same content and
+    /// breaks, video and audio as separate CMAF tracks, breaks as MPD Events and `emsg`.
     /// `cmaf`: the segments are served as CMAF (`LiveOriginMedia.Rendition.cmaf()`: an
     /// `EXT-X-MAP` of `init.mp4`, `seg/<N>.m4s`), their splice times moved as their timestamps
     /// are, in-band signals as `emsg` boxes (scheme `urn:scte:scte35:2013:bin`) after the
     /// segment's `styp`; no faults then.
     public init(media: LiveOriginMedia, breaks: [LiveOriginBreak] = [], windowSize: Int = 5, clock: Clock = .manual,
                 initialSegments: Int? = nil, programDateBase: Date = Date(timeIntervalSince1970: 1_796_083_200),
-                faults: [LiveOriginFault] = [], segmentChunkDelay: Double = 0, cmaf: Bool = false) throws {
+                faults: [LiveOriginFault] = [], segmentChunkDelay: Double = 0, cmaf: Bool = false, dash: Bool = false) throws {
         precondition(windowSize >= 1)
         self.media = media
         self.breaks = try LiveOriginPlacedBreak.place(breaks, on: media)
@@ -82,13 +84,13 @@ public final class LiveOrigin: Sendable {
         self.windowSize = windowSize
         self.clock = clock
         self.programDateBase = programDateBase
-        if cmaf {
-            precondition(faults.isEmpty, "a CMAF origin has no faults")
+        if cmaf || dash {
+            precondition(faults.isEmpty, "a CMAF or DASH origin has no faults")
         }
         core = Core(media: media, breaks: self.breaks, initial: min(media.segments.count, initialSegments ?? windowSize),
                     realTime: clock == .realTime, windowSize: windowSize, base: programDateBase,
                     faults: LiveOriginFaults(faults: faults, media: media), segmentChunkDelay: segmentChunkDelay,
-                    cmaf: cmaf ? try media.renditions.map { try $0.cmaf() } : nil)
+                    cmaf: cmaf ? try media.renditions.map { try $0.cmaf() } : nil, dash: dash ? try LiveOriginDASH.make(media) : nil)
         server = try HTTPTestServer()
         let core = self.core
         server.setHandler { request in core.respond(request.path) }
@@ -147,6 +149,10 @@ public final class LiveOrigin: Sendable {
         let faults: LiveOriginFaults
         /// CMAF: each rendition's folder and the timestamp offset of its segments; nil: MPEG-TS.
         let cmaf: [(folder: URL, ptsOffset: Int64)]?
+        /// DASH: the tracks served under `/dash/` and `/live.mpd`.
+        let dash: LiveOriginDASH?
+        /// When the origin started (the MPD's availability start is computed from it).
+        let startDate = Date()
         /// What changes as the origin is asked and advanced.
         private struct Counts {
             var manual = 0
@@ -158,15 +164,16 @@ public final class LiveOrigin: Sendable {
         private let counts = Locked(Counts())
 
         init(media: LiveOriginMedia, breaks: [LiveOriginPlacedBreak], initial: Int, realTime: Bool, windowSize: Int, base: Date,
-             faults: LiveOriginFaults, segmentChunkDelay: Double, cmaf: [(folder: URL, ptsOffset: Int64)]?) {
+             faults: LiveOriginFaults, segmentChunkDelay: Double, cmaf: [(folder: URL, ptsOffset: Int64)]?, dash: LiveOriginDASH? = nil) {
             self.segmentChunkDelay = segmentChunkDelay
             self.cmaf = cmaf
+            self.dash = dash
             self.media = media; self.breaks = breaks; self.initial = initial; self.realTime = realTime
             self.windowSize = windowSize; self.base = base; self.faults = faults
             var sections: [Int: [[UInt8]]] = [:]
             for b in breaks where b.scheduled.signals.contains(where: { if case .inBand = $0 { true } else { false } }) {
                 let outs = b.scheduled.repeated ? Array(b.startSegment..<b.endSegment) : [b.startSegment]
-                let moved = cmaf?.first?.ptsOffset ?? 0   // a CMAF origin's timestamps, and so its splice times
+                let moved = cmaf?.first?.ptsOffset ?? dash?.ptsOffset ?? 0   // a CMAF origin's timestamps, and so its splice times
                 for n in outs { sections[n, default: []].append(b.outSection(shift: faults.ptsShift(b.startSegment) + moved)) }
                 sections[b.endSegment, default: []].append(b.inSection(shift: faults.ptsShift(b.endSegment) + moved))
             }
@@ -212,6 +219,7 @@ public final class LiveOrigin: Sendable {
         func respond(_ path: String) -> HTTPTestServer.Response? {
             let playlistType = ["Content-Type": "application/vnd.apple.mpegurl", "Cache-Control": "no-cache"]
             if path == "/master.m3u8" { return .init(headers: playlistType, body: Data(master().utf8)) }
+            if let dash, path == "/live.mpd" || path.hasPrefix("/dash/") { return respondDASH(path, dash) }
             var rendition = 0, rest = Substring(path)
             if path.hasPrefix("/r"), let slash = path.dropFirst(2).firstIndex(of: "/"), let k = Int(path[path.index(path.startIndex, offsetBy: 2)..<slash]) {
                 guard media.renditions.indices.contains(k) else { return nil }

@@ -62,12 +62,12 @@ import Timing
                           adsRequest: ADSRequestTemplate = ADSRequestTemplate(), cdn: CDNPrefixes = .none,
                           bumpers: Bool = false, preroll: LivePreroll? = nil, prefetchWindow: Double = 0,
                           ledger: (any BeaconLedger)? = nil, liveStore: (any LiveViewerStore)? = nil, cmaf: Bool = false,
-                          availRetirement: MediaTime? = nil) async throws -> Rig {
+                          dash: Bool = false, availRetirement: MediaTime? = nil) async throws -> Rig {
             try await offPool {
                 try Rig(breaks: breaks, seconds: seconds, clock: clock, initial: initial, vast: vast, adsTemplate: adsTemplate, sizes: sizes,
                         faults: faults, personalizationThreshold: personalizationThreshold, availSuppression: availSuppression,
                         adsRequest: adsRequest, cdn: cdn, bumpers: bumpers, preroll: preroll, prefetchWindow: prefetchWindow, ledger: ledger,
-                        liveStore: liveStore, cmaf: cmaf, availRetirement: availRetirement)
+                        liveStore: liveStore, cmaf: cmaf, dash: dash, availRetirement: availRetirement)
             }
         }
 
@@ -77,10 +77,10 @@ import Timing
                      vast: HTTPTestServer.Response?, adsTemplate: String?, sizes: [PixelSize], faults: [LiveOriginFault],
                      personalizationThreshold: MediaTime?, availSuppression: AvailSuppression?, adsRequest: ADSRequestTemplate,
                      cdn: CDNPrefixes, bumpers: Bool, preroll: LivePreroll?, prefetchWindow: Double, ledger: (any BeaconLedger)?,
-                     liveStore: (any LiveViewerStore)?, cmaf: Bool, availRetirement: MediaTime?) throws {
+                     liveStore: (any LiveViewerStore)?, cmaf: Bool, dash: Bool, availRetirement: MediaTime?) throws {
             origin = try LiveOrigin(media: try LiveOriginMedia.make(sizes: sizes, seconds: seconds), breaks: breaks, windowSize: 5, clock: clock,
-                                    initialSegments: initial, faults: faults, cmaf: cmaf)
-            let source = origin.url(sizes.count > 1 ? "/master.m3u8" : "/live.m3u8")
+                                    initialSegments: initial, faults: faults, cmaf: cmaf, dash: dash)
+            let source = origin.url(dash ? "/live.mpd" : sizes.count > 1 ? "/master.m3u8" : "/live.m3u8")
             let server = try HTTPTestServer()
             let urls = ["/a7.mp4", "/a8.mp4"].map { server.url($0) }
             server.route("/a7.mp4", HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: try ServeLiveSessionTests.ad(7))))
@@ -715,6 +715,40 @@ import Timing
         #expect(joins.checked > 5 && joins.problems.isEmpty, "\(joins.checked) boundaries: \(joins.problems)")
         let gst = try await offPool { try FieldCheck.check(local, with: .gstreamer) }
         #expect(gst.clean, "\(gst.report)")
+        let shown = try await Self.shown(local, contentSource: rig.origin.media.sourceID)
+        guard case .content(let first)? = shown.first, case .content(let last)? = shown.last else {
+            Issue.record("the viewer does not start and end on content: \(shown.prefix(3)) … \(shown.suffix(3))"); return
+        }
+        let b = rig.origin.breaks
+        Self.compare(shown, Self.expected(from: first, to: last + 1, breaks: [(b[0], [(7, 120)]), (b[1], [(7, 120)]), (b[2], [(7, 120)])]))
+    }
+
+    /// A live DASH origin (a dynamic MPD, video and audio as separate CMAF AdaptationSets,
+    /// `SegmentTimeline` with `$Time$` and `$Number$`): each video segment taken in as MPEG-TS
+    /// with the audio of its time, its breaks from the MPD's Events (SCTE-35 binary in XML, and
+    /// SCTE-35 as XML) and from `emsg`, each replaced frame-exactly (inside a segment, or at one
+    /// for the XML one, the origin schedule's CUE-OUT form); content
+    /// frames once each in order, no gap in the sound at any join, clean in ffmpeg `-xerror` and
+    /// GStreamer.
+    @Test func aDASHOriginsBreaksAreReplacedFrameExactly() async throws {
+        let rig = try await Rig.start(breaks: [
+            LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 6), signal: .dateRange(.spliceInsert)),
+            LiveOriginBreak(start: .segment(12), duration: MediaTime(seconds: 4), signal: .cueOut),
+            LiveOriginBreak(start: .frame(17 * 60 + 23), duration: MediaTime(seconds: 4), signal: .inBand(.spliceInsert)),
+        ], seconds: 48, dash: true)
+        defer { rig.stop() }
+        let mpd = rig.origin.mpd()
+        #expect(mpd.contains("type=\"dynamic\"") && mpd.contains("contentType=\"audio\""), "\(mpd.prefix(600))")
+        try await rig.warm()
+        guard let variant = try await Self.startSession(rig) else { return }
+        let (_, local, _, _) = try await Self.follow(rig, playlist: variant, steps: 21, into: rig.root.appendingPathComponent("dash-viewer"))
+        let check = try await runOffPool("/usr/bin/ffmpeg", ["-v", "error", "-xerror", "-i", local.path, "-f", "null", "-"])
+        #expect(check.status == 0, "ffmpeg -xerror: \(check.stderr)")
+        let joins = try await offPool { try HLSPackageCheck.audioJoinProblems(local) }
+        #expect(joins.checked > 5 && joins.problems.isEmpty, "\(joins.checked) boundaries: \(joins.problems)")
+        let gst = try await offPool { try FieldCheck.check(local, with: .gstreamer) }
+        #expect(gst.clean, "\(gst.report)")
+        #expect(rig.loggedFaults.isEmpty, "\(rig.loggedFaults)")
         let shown = try await Self.shown(local, contentSource: rig.origin.media.sourceID)
         guard case .content(let first)? = shown.first, case .content(let last)? = shown.last else {
             Issue.record("the viewer does not start and end on content: \(shown.prefix(3)) … \(shown.suffix(3))"); return

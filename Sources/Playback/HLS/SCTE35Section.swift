@@ -47,6 +47,15 @@ package struct SCTE35Section: Sendable, Equatable {
         public var uniqueProgramID: UInt16
         /// `avail_num`, `avails_expected`.
         public var availNum: UInt8, availsExpected: UInt8
+
+        /// A `splice_insert` from its fields.
+        package init(eventID: UInt32, cancel: Bool = false, outOfNetwork: Bool, immediate: Bool = false, ptsTime: UInt64? = nil,
+                     breakDuration: UInt64? = nil, autoReturn: Bool = false, uniqueProgramID: UInt16 = 0, availNum: UInt8 = 0,
+                     availsExpected: UInt8 = 0) {
+            self.eventID = eventID; self.cancel = cancel; self.outOfNetwork = outOfNetwork; self.immediate = immediate
+            self.ptsTime = ptsTime; self.breakDuration = breakDuration; self.autoReturn = autoReturn
+            self.uniqueProgramID = uniqueProgramID; self.availNum = availNum; self.availsExpected = availsExpected
+        }
     }
 
     /// A `segmentation_descriptor` (tag 0x02, identifier `CUEI`).
@@ -63,6 +72,13 @@ package struct SCTE35Section: Sendable, Equatable {
         public var upidType: UInt8, upid: [UInt8]
         /// `segment_num`, `segments_expected`.
         public var segmentNum: UInt8, segmentsExpected: UInt8
+
+        /// A `segmentation_descriptor` from its fields.
+        package init(eventID: UInt32, cancel: Bool = false, typeID: UInt8, duration: UInt64? = nil, upidType: UInt8 = 0, upid: [UInt8] = [],
+                     segmentNum: UInt8 = 0, segmentsExpected: UInt8 = 0) {
+            self.eventID = eventID; self.cancel = cancel; self.typeID = typeID; self.duration = duration
+            self.upidType = upidType; self.upid = upid; self.segmentNum = segmentNum; self.segmentsExpected = segmentsExpected
+        }
 
         /// What the type id means for ad insertion.
         public var kind: SegmentationType? { SegmentationType(rawValue: typeID) }
@@ -129,6 +145,36 @@ package struct SCTE35Section: Sendable, Equatable {
     }
 
     static let mask33: UInt64 = (1 << 33) - 1
+
+    /// A section made from its fields, not bytes: an SCTE-35 event an MPD writes as XML (SCTE
+    /// 214-1's `urn:scte:scte35:2013:xml`), or a binary one given the time its Event says.
+    package init(ptsAdjustment: UInt64 = 0, tier: UInt16 = 0xFFF, command: Command, segmentation: [SegmentationDescriptor] = []) {
+        self.ptsAdjustment = ptsAdjustment & Self.mask33
+        self.tier = tier & 0xFFF
+        self.command = command
+        self.segmentation = segmentation
+    }
+
+    /// This section splicing at `pts` (90 kHz, 33 bits, `pts_adjustment` 0): a `splice_insert`
+    /// or `time_signal` given the time its carrier says (a DASH Event's `presentationTime` is
+    /// the splice time on the media timeline, whatever the section's own `pts_time`); other
+    /// commands unchanged.
+    package func splicing(at pts: UInt64) -> SCTE35Section {
+        var s = self
+        switch command {
+        case .spliceInsert(var i) where !i.cancel:
+            i.immediate = false
+            i.ptsTime = pts & Self.mask33
+            s.command = .spliceInsert(i)
+            s.ptsAdjustment = 0
+        case .timeSignal:
+            s.command = .timeSignal(ptsTime: pts & Self.mask33)
+            s.ptsAdjustment = 0
+        default: break
+        }
+        return s
+    }
+
 
     /// `t + pts_adjustment`, modulo 2^33: the PTS in the transport stream of a `pts_time`.
     public func adjusted(_ t: UInt64) -> UInt64 { (t &+ ptsAdjustment) & Self.mask33 }

@@ -116,6 +116,8 @@ public struct LiveBreakTracker: Sendable {
                            endPTS: nil, source: .cueMarkers, kind: .marker))
         case .cueIn:
             if let i = openIndex(.cueMarkers) { close(i, at: firstPTS) }
+        case .splice(let s):
+            return take(s.section, sequence: sequence, firstPTS: firstPTS, offset: offset)
         case .dateRange(let r):
             let id = "daterange-\(r.id)"
             var outPTS: Int64?, inPTS: Int64?

@@ -53,6 +53,15 @@ public actor LiveChannel {
     private let evicted: @Sendable ([String]) -> Void
     private let log: ServeLog?
     private var faults = LiveFaultLog()
+    /// The origin is a DASH MPD (known after the first poll).
+    private var isDASH = false
+    /// DASH: the MPD read at the last poll.
+    private var mpd: LiveMPD?
+    /// DASH: the audio segments fetched, by URI (a file in the intake's `.audio` folder and its
+    /// media span), and their initialization segments.
+    private var audioFiles: [String: (file: URL, start: MediaTime, end: MediaTime)] = [:]
+    private var audioInits: [String: URL] = [:]
+    private var audioCount = 0
 
     /// Polls a segment that cannot be fetched (or read) is tried before it is skipped.
     public static let fetchAttempts = 3
@@ -77,6 +86,10 @@ public actor LiveChannel {
         /// This process's first segment of the rendition is kept as its initialization source
         /// (`LiveSegment.initializationPath`).
         var initializationKept = false
+        /// DASH: where the last segment taken ends on its media timeline (audio before it can go).
+        var mediaEnd: MediaTime?
+        /// DASH: polls the segment waited for its audio (its origin URI).
+        var audioWaits: (uri: String, count: Int)?
 
         mutating func skipped(_ new: LiveTimeline.New) {
             timeline.skip(new)
@@ -163,8 +176,14 @@ public actor LiveChannel {
     private func pollOnce() async throws {
         let scratch = folder.appendingPathComponent("live/\(storeName)/.scratch")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        if renditions.isEmpty {
-            let text = try await HLSImport.text(source, scratch: scratch, timeout: timeout)
+        if isDASH || renditions.isEmpty {
+            let text: String
+            do { text = try await HLSImport.text(source, scratch: scratch, timeout: timeout) } catch {
+                if isDASH { report(.playlistUnavailable, rendition: "mpd", "\(error)") }
+                throw error
+            }
+            if renditions.isEmpty { isDASH = DASHImport.isMPD(text) }
+            if isDASH { return try await pollDASH(text, scratch: scratch) }
             if try HLSPlaylistText.namesAlternateAudio(text) {
                 throw StoreError.unsupported("live source: alternate audio renditions are not supported (audio must be muxed in each variant)")
             }
@@ -219,7 +238,7 @@ public actor LiveChannel {
     /// `map` (fetched once per URI, at most `HLSImport.maxInitBytes`) and it remuxed with their
     /// packets copied and timestamps kept (`FragmentRemux`: SCTE-35 splice times in the playlist
     /// stay on the segments' clock), its continuity counters following the segment before.
-    private func remuxCMAF(_ file: URL, map: String, rendition r: inout Rendition, folder dir: URL) async throws {
+    private func remuxCMAF(_ file: URL, map: String, rendition r: inout Rendition, folder dir: URL, entry: LivePlaylist.Segment) async throws {
         let initFile: URL
         if let known = r.inits[map] { initFile = known } else {
             initFile = dir.appendingPathComponent(".init\(r.inits.count).mp4")
@@ -228,20 +247,117 @@ public actor LiveChannel {
         }
         let ts = file.appendingPathExtension("ts")
         defer { try? FileManager.default.removeItem(at: ts) }
-        try StoreRemux.segment(file, initialization: initFile, to: ts, counters: &r.counters, what: "live source: CMAF segment")
+        var audio: FragmentRemux.AudioSpan?
+        if let mpd, mpd.hasAudio, entry.mediaStart != nil {
+            audio = try await audioSpan(for: file, initialization: initFile, entry: entry, rendition: &r, mpd: mpd, folder: dir)
+        }
+        defer { if let audio { try? FileManager.default.removeItem(at: audio.file) } }
+        try StoreRemux.segment(file, initialization: initFile, to: ts, audio: audio, counters: &r.counters, what: "live source: CMAF segment")
         try FileManager.default.removeItem(at: file)
         try FileManager.default.moveItem(at: ts, to: file)
     }
 
+    /// A DASH video segment's sound is not published yet.
+    private struct AudioNotYet: Error {}
+
+    /// The audio of DASH video segment `file` (`entry`): from its first picture for its
+    /// duration, as one fMP4 file (the audio initialization segment and every audio segment of
+    /// that time, each fetched once), for `FragmentRemux` to mux in. Throws `AudioNotYet` while
+    /// the MPD does not list audio to the segment's end (tried again at the next poll; after
+    /// `fetchAttempts` × 2 polls the segment goes on with the sound there is).
+    private func audioSpan(for file: URL, initialization: URL, entry: LivePlaylist.Segment, rendition r: inout Rendition,
+                           mpd: LiveMPD, folder dir: URL) async throws -> FragmentRemux.AudioSpan {
+        let picture = try FragmentRemux.firstPicture(initialization: initialization, segment: file, scratch: dir)
+        let need = picture + entry.duration
+        if !mpd.ended, (mpd.audio.last?.end ?? .zero) < need {
+            let count = (r.audioWaits?.uri == entry.uri ? r.audioWaits?.count ?? 0 : 0) + 1
+            if count < Self.fetchAttempts * 2 {
+                r.audioWaits = (entry.uri, count)
+                throw AudioNotYet()
+            }
+            report(.segmentUnavailable, rendition: "audio", "no audio listed to \(need.seconds) s for \(entry.uri.prefix(200)): taken with the sound there is")
+        }
+        r.audioWaits = nil
+        let margin = MediaTime(value: 1, timescale: 2)
+        let parts = mpd.audio.filter { $0.end > picture - margin && $0.start < need + margin }
+        let folder = folder.appendingPathComponent("live/\(storeName)/.audio")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var bytes = Data()
+        for (n, part) in parts.enumerated() {
+            if n == 0 || part.initialization != parts[n - 1].initialization {
+                let initFile: URL
+                if let known = audioInits[part.initialization] { initFile = known } else {
+                    initFile = folder.appendingPathComponent("init\(audioInits.count).mp4")
+                    try await HLSImport.fetch(try source.resolve(part.initialization), to: initFile, maxBytes: HLSImport.maxInitBytes, timeout: timeout)
+                    audioInits[part.initialization] = initFile
+                }
+                if n == 0 { bytes.append(try Data(contentsOf: initFile)) }
+            }
+            let fragment: URL
+            if let known = audioFiles[part.uri] { fragment = known.file } else {
+                audioCount += 1
+                fragment = folder.appendingPathComponent("\(audioCount).m4s")
+                try await HLSImport.fetch(try source.resolve(part.uri), to: fragment, maxBytes: HLSImport.maxSegmentBytes, timeout: timeout)
+                audioFiles[part.uri] = (fragment, part.start, part.end)
+            }
+            bytes.append(try Data(contentsOf: fragment))
+        }
+        let span = dir.appendingPathComponent(".audio-span.mp4")
+        try bytes.write(to: span)
+        return FragmentRemux.AudioSpan(file: span, length: entry.duration, first: false, last: false)
+    }
+
+    /// Deletes the audio segments no rendition needs any more (ending 10 s before where the
+    /// slowest one is), and the oldest past 256.
+    private func forgetAudio() {
+        guard !audioFiles.isEmpty else { return }
+        let slowest = renditions.values.compactMap(\.mediaEnd).min()
+        var gone = audioFiles.filter { e in slowest.map { e.value.end + MediaTime(seconds: 10) < $0 } ?? false }.map(\.key)
+        let left = audioFiles.count - gone.count
+        if left > 256 { gone += audioFiles.filter { !gone.contains($0.key) }.sorted { $0.value.start < $1.value.start }.prefix(left - 256).map(\.key) }
+        for uri in gone {
+            if let f = audioFiles.removeValue(forKey: uri) { try? FileManager.default.removeItem(at: f.file) }
+        }
+    }
+
+    /// A DASH origin's poll: its MPD (`text`) read once for every rendition (`LiveMPD`: a
+    /// `LivePlaylist` per video Representation, `v0` the highest bandwidth), each taken in as an
+    /// HLS rendition's playlist is.
+    private func pollDASH(_ text: String, scratch: URL) async throws {
+        let read: LiveMPD
+        do { read = try LiveMPD(parsing: text, now: Date()) } catch {
+            report(.playlistUnavailable, rendition: "mpd", "\(error)")
+            throw error
+        }
+        if renditions.isEmpty {
+            for i in read.videos.indices { renditions["v\(i)"] = Rendition(location: source) }
+            for note in read.notes { log?.event("live_origin_note", ["channel": name, "detail": note]) }
+        }
+        mpd = read
+        defer { faults.pollEnded(); forgetAudio() }
+        var failure: (any Error)?
+        for key in renditions.keys.sorted() {
+            guard let i = Int(key.dropFirst()), read.videos.indices.contains(i) else { continue }
+            do { try await take(read.videos[i].playlist, key: key, scratch: scratch) } catch { failure = failure ?? error }
+        }
+        if let failure { throw failure }
+    }
+
     private func poll(_ key: String, scratch: URL) async throws {
-        guard var r = renditions[key] else { return }
+        guard renditions[key] != nil else { return }
         let playlist: LivePlaylist
         do {
-            playlist = try LivePlaylist(parsing: try await HLSImport.text(r.location, scratch: scratch, timeout: timeout))
+            playlist = try LivePlaylist(parsing: try await HLSImport.text(renditions[key]!.location, scratch: scratch, timeout: timeout))
         } catch {
             report(.playlistUnavailable, rendition: key, "\(error)")
             throw error
         }
+        try await take(playlist, key: key, scratch: scratch)
+    }
+
+    /// Takes in the new segments of `playlist`, rendition `key`'s at this poll.
+    private func take(_ playlist: LivePlaylist, key: String, scratch: URL) async throws {
+        guard var r = renditions[key] else { return }
         if r.targetSeen, playlist.targetDuration != r.targetDuration {
             report(.targetDuration, rendition: key, "EXT-X-TARGETDURATION went from \(r.targetDuration.seconds) to \(playlist.targetDuration.seconds) s")
         }
@@ -269,10 +385,11 @@ public actor LiveChannel {
             do {
                 try await HLSImport.fetch(try r.location.resolve(entry.uri), to: partial, maxBytes: HLSImport.maxSegmentBytes, timeout: timeout)
                 // CMAF: its emsg SCTE-35 read from the fMP4 bytes, then the segment made MPEG-TS
+                // (a DASH origin's with the audio of its time)
                 var emsg: SCTE35EventMessageScan?
                 if let map = entry.map {
                     emsg = SCTE35EventMessageScan([UInt8](try Data(contentsOf: partial)))
-                    try await remuxCMAF(partial, map: map, rendition: &r, folder: dir)
+                    try await remuxCMAF(partial, map: map, rendition: &r, folder: dir, entry: entry)
                 }
                 reading = LiveSegmentIntake.read(try Data(contentsOf: partial))
                 if let emsg, reading != nil {
@@ -281,6 +398,10 @@ public actor LiveChannel {
                 }
                 if reading == nil { failure = (.segmentUnreadable, "\(entry.uri.prefix(200)) is not MPEG-TS with video") }
                 else if rename(partial.path, file.path) != 0 { reading = nil; failure = (.segmentUnavailable, "cannot store \(path): \(String(cString: strerror(errno)))") }
+            } catch is AudioNotYet {
+                // its sound is not published yet: the segment (and those after it) wait a poll
+                try? FileManager.default.removeItem(at: partial)
+                break
             } catch {
                 failure = (.segmentUnavailable, "\(entry.uri.prefix(200)): \(error)")
             }
@@ -308,6 +429,7 @@ public actor LiveChannel {
                                                    filePTS: placed.filePTS, clockOffset: placed.clockOffset, discontinuity: placed.discontinuity)
             r.timeline.handled(new)
             r.segments.append(segment)
+            if let start = entry.mediaStart { r.mediaEnd = start + entry.duration }
             if !r.initializationKept { r.initializationKept = keepInitialization(file, rendition: key) }
             if reading.rejectedSections > 0 {
                 report(.signalIgnored, rendition: key, "\(reading.rejectedSections) SCTE-35 sections of \(entry.uri.prefix(200)) refused")

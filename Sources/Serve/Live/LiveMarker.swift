@@ -3,10 +3,11 @@ import Manifest
 import Playback
 import Timing
 
-/// An ad-break marker of a live HLS media playlist, in the three forms origins use, as the
-/// one parser (`HLS.parse`) reads them. Markers are attached to the segment they precede
-/// (`LivePlaylist.Segment.markers`): the break starts (or ends) at that segment's first frame
-/// unless an SCTE-35 section gives a PTS.
+/// An ad-break marker of a live origin's manifest: the three forms HLS playlists use, as the
+/// one parser (`HLS.parse`) reads them, and a DASH MPD's SCTE-35 `Event` (`LiveMPD`). Markers
+/// are attached to a segment (`LivePlaylist.Segment.markers`: an HLS marker to the segment it
+/// precedes, a DASH Event to the segment holding its time): the break starts (or ends) at that
+/// segment's first frame unless an SCTE-35 section gives a PTS.
 public enum LiveMarker: Sendable, Equatable {
     /// `#EXT-X-CUE-OUT:DURATION=30`, `#EXT-X-CUE-OUT:30` or a bare `#EXT-X-CUE-OUT`.
     case cueOut(duration: MediaTime?)
@@ -17,6 +18,17 @@ public enum LiveMarker: Sendable, Equatable {
     /// `#EXT-X-DATERANGE` with SCTE-35: `SCTE35-OUT` opens a break, `SCTE35-IN` closes it; the hex is
     /// decoded by `SCTE35Section`. A DATERANGE with neither is not a marker.
     case dateRange(DateRange)
+    /// An SCTE-35 section signalled in the manifest at the time it gives (a DASH `EventStream`
+    /// Event, its `presentationTime` written into the section as the splice PTS on the segments'
+    /// clock): taken as an in-band section is.
+    case splice(Splice)
+
+    /// An SCTE-35 section signalled in the manifest (`splice`).
+    public struct Splice: Sendable, Equatable {
+        /// The section, its splice time the one the manifest gives.
+        package var section: SCTE35Section
+        package init(_ section: SCTE35Section) { self.section = section }
+    }
 
     /// The attributes of an SCTE-35 `EXT-X-DATERANGE` that ad insertion uses.
     public struct DateRange: Sendable, Equatable {

@@ -29,6 +29,9 @@ public struct LivePlaylist: Sendable, Equatable {
         public var markers: [LiveMarker]
         /// Why it cannot be used (an `EXTINF` of 0 or over the target), one line; nil when it can.
         public var problem: String? = nil
+        /// A DASH origin's segment: where it starts on its track's media timeline (the time its
+        /// audio comes from, `LiveMPD`); nil for HLS.
+        public var mediaStart: MediaTime? = nil
     }
 
     /// `EXT-X-TARGETDURATION`.
@@ -37,6 +40,9 @@ public struct LivePlaylist: Sendable, Equatable {
     public var mediaSequence: Int
     /// Whether `EXT-X-MEDIA-SEQUENCE` could be read (absent reads as 0, as RFC 8216 says).
     public var sequenceReadable = true
+    /// The origin gives no numbers: they are positions in this refresh (a DASH `SegmentTimeline`
+    /// addressed by `$Time$` without `startNumber`), and segments are found by URI, which is no fault.
+    public var numbersImplied = false
     /// `EXT-X-DISCONTINUITY-SEQUENCE`.
     public var discontinuitySequence: Int
     /// `EXT-X-ENDLIST` seen: the channel has ended.
@@ -46,6 +52,15 @@ public struct LivePlaylist: Sendable, Equatable {
 
     /// At most this many segments in one live playlist.
     public static let maxSegments = 2_000
+
+    /// A playlist of these values (a DASH origin's Representation, `LiveMPD`).
+    init(targetDuration: MediaTime, mediaSequence: Int, discontinuitySequence: Int = 0, ended: Bool, segments: [Segment]) {
+        self.targetDuration = targetDuration
+        self.mediaSequence = mediaSequence
+        self.discontinuitySequence = discontinuitySequence
+        self.ended = ended
+        self.segments = segments
+    }
 
     /// Parses `text`; throws `StoreError.unsupported` with one line when it is not a usable
     /// media playlist.

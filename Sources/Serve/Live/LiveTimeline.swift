@@ -82,6 +82,10 @@ struct LiveTimeline: Sendable {
                 return ([], nil)
             }
         }
+        if playlist.numbersImplied, let i = entries.lastIndex(where: { $0.uri == last.uri }) {
+            sequenceOffset = last.channel - entries[i].sequence
+            return (entries[(i + 1)...].map { New(entry: $0, sequence: $0.sequence + sequenceOffset) }, nil)
+        }
         let why = playlist.sequenceReadable
             ? "media sequence \(entries.first.map { String($0.sequence) } ?? "?") does not follow \(last.origin) (\(last.uri))"
             : "EXT-X-MEDIA-SEQUENCE cannot be read"

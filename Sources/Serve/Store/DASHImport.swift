@@ -205,8 +205,11 @@ enum DASHImport {
         return out + rest
     }
 
-    /// An ISO 8601 duration (`PT1H2M3.5S`) as a time (to the millisecond).
-    static func duration(_ text: String) throws -> MediaTime {
+    /// An ISO 8601 duration (`PT1H2M3.5S`) as a time (to the millisecond): over 0 and under
+    /// `limit` seconds (0 allowed with `allowingZero`: a Period's `start`).
+    static func duration(_ text: String) throws -> MediaTime { try duration(text, allowingZero: false) }
+
+    static func duration(_ text: String, allowingZero: Bool, limit: Double = 86_400 * 2) throws -> MediaTime {
         guard text.hasPrefix("PT") || text.hasPrefix("P0DT") || text.hasPrefix("P") else { throw StoreError.unsupported("DASH source: a duration \(text.prefix(40))") }
         var seconds = 0.0, number = ""
         var inTime = false
@@ -226,7 +229,7 @@ enum DASHImport {
             default: throw StoreError.unsupported("DASH source: a duration \(text.prefix(40))")
             }
         }
-        guard seconds > 0, seconds < 86_400 * 2 else { throw StoreError.unsupported("DASH source: a duration of \(seconds) s") }
+        guard seconds > 0 || (allowingZero && seconds == 0), seconds < limit else { throw StoreError.unsupported("DASH source: a duration of \(seconds) s") }
         return MediaTime(seconds: seconds, timescale: 1000)
     }
 

@@ -1,0 +1,420 @@
+import Ads
+import Foundation
+import Manifest
+import Playback
+import Timing
+
+/// A live DASH origin's MPD at one refresh, as the live source reads it (ISO/IEC 23009-1,
+/// DASH-IF IOP live profile): each video Representation a `LivePlaylist` of the segments
+/// available now, so that the live channel follows a DASH origin as it follows an HLS one
+/// (new segments found by number and URI, fetched once, made MPEG-TS, their breaks tracked).
+///
+/// What it reads:
+/// - `SegmentTemplate` (on the Representation, else the AdaptationSet, attribute by attribute)
+///   with a `SegmentTimeline` (`S@t/@d/@r`, `r="-1"` up to the next `S`, the Period's end or
+///   now) or a `@duration` with `$Number$` (the segments whose end has passed on the
+///   `availabilityStartTime` clock); `$RepresentationID$`, `$Bandwidth$`, `$Number$`, `$Time$`;
+/// - several Periods (`Period@start`, or the one before's end), the first segment of a later
+///   Period a discontinuity;
+/// - the Period's SCTE-35 `EventStream`s (`urn:scte:scte35:2013:xml`,
+///   `urn:scte:scte35:2014:xml+bin`, base64 `urn:scte:scte35:2013:bin`): each Event a
+///   `LiveMarker.splice` on the segment holding its time, its `presentationTime` the splice PTS
+///   (SCTE 214-1: the Event's time is the splice point, whatever the section's `pts_time`);
+///   `emsg` boxes are read from the segments by the channel;
+/// - the audio: the highest-bandwidth Representation of the first audio AdaptationSet (its
+///   `Role` `main` first), its segments listed with their media times for the channel to mux
+///   into each video segment. Audio and video must share the media timeline
+///   (`presentationTimeOffset` in seconds).
+///
+/// Only the last `timeShiftBufferDepth` (at most 5 minutes; 60 s when the MPD gives none) is
+/// listed: a channel starting on an origin with hours of DVR takes its live end, not its history.
+/// What it refuses in one line: not an MPD, `ContentProtection`, `SegmentBase`/`SegmentList`, a
+/// segment over 60 s, a template it cannot expand, a `@duration` template without
+/// `availabilityStartTime`. The MPD comes from a network: the project's hardened XML reader (no
+/// DTD, no entities), and every number bounded.
+struct LiveMPD {
+    /// One video Representation (by descending bandwidth across the MPD: rendition `v<index>`).
+    struct Video {
+        var id: String
+        var bandwidth: Int
+        var playlist: LivePlaylist
+    }
+
+    /// One audio segment, on the audio track's media timeline.
+    struct AudioSegment: Equatable {
+        var uri: String
+        var initialization: String
+        var start: MediaTime
+        var duration: MediaTime
+        var end: MediaTime { start + duration }
+    }
+
+    /// The video Representations, highest bandwidth first.
+    var videos: [Video]
+    /// The audio segments listed (none when the video segments carry their own sound).
+    var audio: [AudioSegment]
+    /// Whether an audio AdaptationSet was found (its segments may not be listed yet).
+    var hasAudio: Bool
+    /// The MPD is static: the origin has ended, everything is listed.
+    var ended: Bool
+    /// What was left out, one line each (more audio languages, subtitles).
+    var notes: [String]
+
+    /// How much of the origin's timeline is listed when the MPD gives no `timeShiftBufferDepth`.
+    static let defaultWindow = MediaTime(seconds: 60)
+    /// The most of it listed whatever the MPD says.
+    static let maxWindow = MediaTime(seconds: 300)
+    /// The SCTE-35 Event schemes read.
+    static let eventSchemes: Set<String> = ["urn:scte:scte35:2013:xml", "urn:scte:scte35:2014:xml+bin", "urn:scte:scte35:2013:bin"]
+
+    /// One Representation's listed segments.
+    private struct Listed {
+        var initialization: String
+        var timescale: Int64
+        var presentationTimeOffset: Int64
+        /// URI, number, start on the media timeline and duration (ticks).
+        var segments: [(uri: String, number: Int, start: Int64, duration: Int64)]
+        /// The numbers are positions, not the origin's: its URIs are by `$Time$` and it writes no `startNumber`.
+        var numbersImplied = false
+    }
+
+    /// An SCTE-35 Event of a Period: its time from the Period's start, its section.
+    private struct Event {
+        var periodTime: MediaTime
+        var section: SCTE35Section
+    }
+
+    /// Reads `text`, an MPD fetched at `now`.
+    init(parsing text: String, now: Date) throws {
+        let root: XMLElementNode
+        do { root = try XMLTreeParser().parse(Data(text.utf8)).root } catch {
+            throw StoreError.unsupported("live DASH source: the MPD is not well-formed XML: \(error)")
+        }
+        guard root.name == "MPD" else { throw StoreError.unsupported("live DASH source: the document is not an MPD") }
+        let type = root.attribute("type") ?? "static"
+        guard type == "dynamic" || type == "static" else { throw StoreError.unsupported("live DASH source: MPD@type \(type.prefix(20))") }
+        ended = type == "static"
+        let ast = root.attribute("availabilityStartTime").flatMap(DASH.dateTime(parsing:))
+        let sinceStart = ast.map { MediaTime(seconds: now.timeIntervalSince($0), timescale: 1000) }
+        let window = try min(root.attribute("timeShiftBufferDepth").map { try DASHImport.duration($0, allowingZero: true) } ?? Self.defaultWindow,
+                             Self.maxWindow)
+        let presentationEnd = try root.attribute("mediaPresentationDuration").map { try DASHImport.duration($0, allowingZero: false, limit: 1e10) }
+        let base = DASHImport.join("", root.childText("BaseURL") ?? "")
+        let periods = root.children("Period")
+        guard !periods.isEmpty, periods.count <= 64 else { throw StoreError.unsupported("live DASH source: \(periods.count) Periods (1 to 64 are read)") }
+        // each Period's start (from the availability start), and its end where known
+        var starts: [MediaTime] = []
+        for (i, p) in periods.enumerated() {
+            if let s = p.attribute("start") {
+                starts.append(try DASHImport.duration(s, allowingZero: true, limit: 1e10))
+            } else if i == 0 {
+                starts.append(.zero)
+            } else if let d = periods[i - 1].attribute("duration") {
+                starts.append(starts[i - 1] + (try DASHImport.duration(d, allowingZero: false, limit: 1e10)))
+            } else {
+                throw StoreError.unsupported("live DASH source: Period \(i + 1) has neither a start nor a Period with a duration before it")
+            }
+            if i > 0, starts[i] < starts[i - 1] { throw StoreError.unsupported("live DASH source: Period \(i + 1) starts before the one before it") }
+        }
+        var videoRuns: [[Listed]] = [], audioRuns: [Listed] = []
+        var videoIDs: [[(id: String, bandwidth: Int)]] = []
+        var events: [[Event]] = []
+        var notes: [String] = []
+        var hasAudio = false
+        for (i, period) in periods.enumerated() {
+            var end = i + 1 < periods.count ? starts[i + 1] : presentationEnd
+            if let d = period.attribute("duration") { end = starts[i] + (try DASHImport.duration(d, allowingZero: false, limit: 1e10)) }
+            let bound = Bound(start: starts[i], end: end, now: sinceStart)
+            let periodBase = DASHImport.join(base, period.childText("BaseURL") ?? "")
+            var videos: [(listed: Listed, id: String, bandwidth: Int)] = []
+            var audioSets: [XMLElementNode] = []
+            for set in period.children("AdaptationSet") {
+                guard set.children("ContentProtection").isEmpty else { throw StoreError.unsupported("live DASH source: encrypted content is not supported") }
+                let kind = Self.kind(set, set.children("Representation").first)
+                if kind == "audio" { audioSets.append(set); continue }
+                if kind == "text" || kind == "application" {
+                    if !notes.contains(where: { $0.hasPrefix("subtitles") }) { notes.append("subtitles of a live DASH origin are left out") }
+                    continue
+                }
+                guard kind == "video" else { continue }
+                let setBase = DASHImport.join(periodBase, set.childText("BaseURL") ?? "")
+                for rep in set.children("Representation") {
+                    guard rep.children("ContentProtection").isEmpty else { throw StoreError.unsupported("live DASH source: encrypted content is not supported") }
+                    let listed = try Self.list(rep, in: set, base: setBase, bound: bound)
+                    videos.append((listed, rep.attribute("id") ?? "", Int(rep.attribute("bandwidth") ?? "") ?? 0))
+                }
+            }
+            videos.sort { $0.bandwidth > $1.bandwidth }
+            videoRuns.append(videos.map(\.listed))
+            videoIDs.append(videos.map { ($0.id, $0.bandwidth) })
+            // the audio: the main (else first) audio AdaptationSet's highest-bandwidth Representation
+            let main = audioSets.first { $0.children("Role").contains { $0.attribute("value") == "main" } } ?? audioSets.first
+            if audioSets.count > 1, !notes.contains(where: { $0.hasPrefix("audio") }) {
+                notes.append("audio: \(audioSets.count - 1) more audio AdaptationSets left out (a live channel carries one)")
+            }
+            if let set = main, let rep = set.children("Representation").max(by: {
+                (Int($0.attribute("bandwidth") ?? "") ?? 0) < (Int($1.attribute("bandwidth") ?? "") ?? 0) }) {
+                guard rep.children("ContentProtection").isEmpty else { throw StoreError.unsupported("live DASH source: encrypted content is not supported") }
+                hasAudio = true
+                let listed = try Self.list(rep, in: set, base: DASHImport.join(periodBase, set.childText("BaseURL") ?? ""), bound: bound)
+                if let v = videos.first?.listed {
+                    let a = MediaTime(value: listed.presentationTimeOffset, timescale: listed.timescale)
+                    let b = MediaTime(value: v.presentationTimeOffset, timescale: v.timescale)
+                    guard (a > b ? a - b : b - a) <= MediaTime(value: 1, timescale: 1000) else {
+                        throw StoreError.unsupported("live DASH source: the audio and video of Period \(i + 1) are on different media timelines (presentationTimeOffset)")
+                    }
+                }
+                audioRuns.append(listed)
+            }
+            events.append(try Self.events(period))
+        }
+        // the listed window: what ends within `window` of the newest video segment's end
+        let newest = videoRuns.enumerated().compactMap { i, runs -> MediaTime? in
+            guard let l = runs.first, let s = l.segments.last else { return nil }
+            return starts[i] + MediaTime(value: s.start + s.duration - l.presentationTimeOffset, timescale: l.timescale)
+        }.max()
+        func kept(_ l: Listed, period i: Int) -> Listed {
+            guard let newest else { return l }
+            var l = l
+            l.segments.removeAll { s in starts[i] + MediaTime(value: s.start + s.duration - l.presentationTimeOffset, timescale: l.timescale) + window < newest }
+            return l
+        }
+        let renditions = videoRuns.map(\.count).max() ?? 0
+        guard renditions > 0 else { throw StoreError.unsupported("live DASH source: no video Representation") }
+        var videos: [Video] = []
+        for k in 0..<renditions {
+            var segments: [LivePlaylist.Segment] = []
+            var maxDuration = MediaTime.zero
+            var implied = false
+            for (i, runs) in videoRuns.enumerated() where k < runs.count {
+                let l = kept(runs[k], period: i)
+                implied = implied || l.numbersImplied
+                let presentationOffset = MediaTime(value: l.presentationTimeOffset, timescale: l.timescale)
+                for (n, s) in l.segments.enumerated() {
+                    let start = MediaTime(value: s.start, timescale: l.timescale), duration = MediaTime(value: s.duration, timescale: l.timescale)
+                    maxDuration = MediaTime.max(maxDuration, duration)
+                    // the Period's Events on the segment holding each (those before the first on the first)
+                    var markers: [LiveMarker] = []
+                    for e in events[i] {
+                        let at = e.periodTime + presentationOffset
+                        // before the first segment listed: only a break still going on there
+                        let ongoing = at < start && at + Self.reach(e.section) > start
+                        if (n == 0 && ongoing) || (at >= start && at < start + duration) {
+                            markers.append(.splice(LiveMarker.Splice(e.section.splicing(at: UInt64(truncatingIfNeeded: at.mpegTicks)))))
+                        }
+                    }
+                    segments.append(LivePlaylist.Segment(uri: s.uri, duration: duration, sequence: s.number,
+                                                         discontinuity: n == 0 && !segments.isEmpty, map: l.initialization,
+                                                         markers: markers, mediaStart: start))
+                }
+            }
+            guard maxDuration <= MediaTime(seconds: 60) else { throw StoreError.unsupported("live DASH source: a segment of \(maxDuration.seconds) s (60 s at most)") }
+            let target = MediaTime(seconds: max(1, maxDuration.rescaled(to: 1, rounding: .up).value))
+            guard segments.count <= LivePlaylist.maxSegments else { throw StoreError.unsupported("live DASH source: over \(LivePlaylist.maxSegments) segments listed") }
+            let id = videoIDs.last(where: { k < $0.count })?[k] ?? (id: "", bandwidth: 0)
+            var playlist = LivePlaylist(targetDuration: target, mediaSequence: segments.first?.sequence ?? 0, ended: ended, segments: segments)
+            if implied || videoRuns.count > 1 {
+                // positions, or numbers restarting at a Period: found by URI (unique in an MPD)
+                playlist.numbersImplied = true
+                playlist.sequenceReadable = false
+            }
+            videos.append(Video(id: id.id, bandwidth: id.bandwidth, playlist: playlist))
+        }
+        self.videos = videos
+        self.audio = audioRuns.enumerated().flatMap { i, run -> [AudioSegment] in
+            let l = kept(run, period: i)
+            return l.segments.map { AudioSegment(uri: $0.uri, initialization: l.initialization, start: MediaTime(value: $0.start, timescale: l.timescale),
+                                                 duration: MediaTime(value: $0.duration, timescale: l.timescale)) }
+        }
+        self.hasAudio = hasAudio
+        self.notes = notes
+    }
+
+    /// A Period's bounds: its start and end (when known) from the availability start, and now on
+    /// that clock (nil without `availabilityStartTime`).
+    private struct Bound {
+        var start: MediaTime
+        var end: MediaTime?
+        var now: MediaTime?
+    }
+
+    /// `video`, `audio`, `text` … of an AdaptationSet (or its first Representation).
+    static func kind(_ set: XMLElementNode, _ rep: XMLElementNode?) -> String {
+        if let t = set.attribute("contentType") { return t }
+        let mime = set.attribute("mimeType") ?? rep?.attribute("mimeType") ?? ""
+        return mime.split(separator: "/").first.map(String.init) ?? ""
+    }
+
+    /// Most segments one Representation may list before the window is applied (a `SegmentTimeline`
+    /// run's repeat count is bounded, not materialized beyond this).
+    static let maxListed = 100_000
+
+    /// The segments of `rep` (of `set`) available in `bound`, their URIs joined to `base`.
+    private static func list(_ rep: XMLElementNode, in set: XMLElementNode, base: String, bound: Bound) throws -> Listed {
+        guard rep.child("SegmentBase") == nil, rep.child("SegmentList") == nil, set.child("SegmentList") == nil, set.child("SegmentBase") == nil else {
+            throw StoreError.unsupported("live DASH source: SegmentBase and SegmentList are not supported live (SegmentTemplate is)")
+        }
+        let own = rep.child("SegmentTemplate"), inherited = set.child("SegmentTemplate")
+        guard own != nil || inherited != nil else { throw StoreError.unsupported("live DASH source: a Representation without a SegmentTemplate") }
+        func attribute(_ name: String) -> String? { own?.attribute(name) ?? inherited?.attribute(name) }
+        guard let id = rep.attribute("id"), !id.isEmpty, id.count <= 200, let initialization = attribute("initialization"), let media = attribute("media") else {
+            throw StoreError.unsupported("live DASH source: a Representation without an id, or a SegmentTemplate without initialization and media")
+        }
+        let bandwidth = Int(rep.attribute("bandwidth") ?? "") ?? 0
+        guard let timescale = Int64(attribute("timescale") ?? "1"), timescale > 0, timescale <= 10_000_000,
+              let offset = Int64(attribute("presentationTimeOffset") ?? "0"), offset >= 0, offset < 1 << 60,
+              let startNumber = Int(attribute("startNumber") ?? "1"), startNumber >= 0, startNumber < 1 << 48 else {
+            throw StoreError.unsupported("live DASH source: a SegmentTemplate's timescale, presentationTimeOffset or startNumber is out of range")
+        }
+        // the Period's bounds in this template's ticks, on its media timeline (presentation time + offset)
+        func ticks(_ t: MediaTime) -> Int64? {
+            let v = t.rescaled(to: timescale, rounding: .down).value
+            return v < 1 << 60 ? v + offset : nil
+        }
+        let now = bound.now.flatMap { $0 >= bound.start ? ticks($0 - bound.start) : offset }
+        let end = bound.end.flatMap { $0 >= bound.start ? ticks($0 - bound.start) : offset }
+        var runs: [(start: Int64, duration: Int64, count: Int64, number: Int)] = []
+        if let timeline = own?.child("SegmentTimeline") ?? inherited?.child("SegmentTimeline") {
+            let entries = timeline.children("S")
+            guard entries.count <= maxListed else { throw StoreError.unsupported("live DASH source: a SegmentTimeline of \(entries.count) S") }
+            var next: Int64 = 0, number = startNumber
+            for (j, s) in entries.enumerated() {
+                guard let d = Int64(s.attribute("d") ?? ""), d > 0, d <= timescale * 3600 else {
+                    throw StoreError.unsupported("live DASH source: an S without a duration of up to an hour")
+                }
+                if let t = s.attribute("t") {
+                    guard let v = Int64(t), v >= 0, v < 1 << 60 else { throw StoreError.unsupported("live DASH source: an S with a bad t") }
+                    next = v
+                }
+                guard let r = Int64(s.attribute("r") ?? "0"), r >= -1 else { throw StoreError.unsupported("live DASH source: an S with a bad r") }
+                var count = r + 1
+                if r == -1 {
+                    // to the next S, the Period's end, or now
+                    let limit = j + 1 < entries.count ? entries[j + 1].attribute("t").flatMap { Int64($0) } : (end ?? now)
+                    guard let limit else { throw StoreError.unsupported("live DASH source: r=\"-1\" with nothing to end it") }
+                    count = max(0, (limit - next) / d)
+                }
+                guard count <= Int64(maxListed), Int64(number) + count < 1 << 48 else { throw StoreError.unsupported("live DASH source: an S repeated \(count) times") }
+                guard next + d * count < 1 << 61 else { throw StoreError.unsupported("live DASH source: a SegmentTimeline past any time") }
+                if count > 0 { runs.append((next, d, count, number)) }
+                next += d * count
+                number += Int(count)
+            }
+        } else {
+            guard let d = Int64(attribute("duration") ?? ""), d > 0, d <= timescale * 3600 else {
+                throw StoreError.unsupported("live DASH source: a SegmentTemplate with neither a SegmentTimeline nor a duration")
+            }
+            // segment k spans [k·d, (k+1)·d) of the Period: listed once its end has passed
+            guard let limit = now ?? end else { throw StoreError.unsupported("live DASH source: a SegmentTemplate@duration without availabilityStartTime") }
+            var count = max(0, (limit - offset) / d)
+            if let end, end < limit { count = max(0, (end - offset + d - 1) / d) }
+            guard Int64(startNumber) + count < 1 << 48 else { throw StoreError.unsupported("live DASH source: segment numbers past any bound") }
+            if count > 0 { runs.append((offset, d, count, startNumber)) }
+        }
+        // materialized from the newest back (the window is applied by the caller; this bounds the work)
+        var segments: [(uri: String, number: Int, start: Int64, duration: Int64)] = []
+        outer: for run in runs.reversed() {
+            var k = run.count - 1
+            while k >= 0 {
+                if segments.count >= LivePlaylist.maxSegments { break outer }
+                let start = run.start + run.duration * k
+                var duration = run.duration
+                if let end, start + duration > end { duration = end - start }
+                if let end, start >= end { k -= 1; continue }
+                let number = run.number + Int(k)
+                let uri = DASHImport.join(base, try DASHImport.expandTemplate(media, id: id, bandwidth: bandwidth, number: number, time: start))
+                segments.append((uri, number, start, duration))
+                k -= 1
+            }
+        }
+        segments.reverse()
+        let initURI = DASHImport.join(base, try DASHImport.expandTemplate(initialization, id: id, bandwidth: bandwidth, number: startNumber, time: 0))
+        return Listed(initialization: initURI, timescale: timescale, presentationTimeOffset: offset, segments: segments,
+                      numbersImplied: !media.contains("$Number") && attribute("startNumber") == nil)
+    }
+
+    /// The SCTE-35 Events of `period`'s EventStreams (at most 1,000 per stream); those whose
+    /// payload cannot be read are signalled by their duration alone, or left out.
+    private static func events(_ period: XMLElementNode) throws -> [Event] {
+        var out: [Event] = []
+        for stream in period.children("EventStream") where eventSchemes.contains(stream.attribute("schemeIdUri") ?? "") {
+            let scheme = stream.attribute("schemeIdUri") ?? ""
+            guard let timescale = Int64(stream.attribute("timescale") ?? "1"), timescale > 0, timescale <= 10_000_000,
+                  let offset = Int64(stream.attribute("presentationTimeOffset") ?? "0"), offset >= 0, offset < 1 << 60 else {
+                throw StoreError.unsupported("live DASH source: an EventStream's timescale or presentationTimeOffset is out of range")
+            }
+            for event in stream.children("Event").prefix(1_000) {
+                guard let t = Int64(event.attribute("presentationTime") ?? "0"), t >= offset, t < 1 << 60 else { continue }
+                let duration = event.attribute("duration").flatMap { Int64($0) }.flatMap { $0 >= 0 && $0 < 1 << 50 ? $0 : nil }
+                let id = UInt32(truncatingIfNeeded: Int64(event.attribute("id") ?? "") ?? Int64(t & 0xFFFF_FFFF))
+                var section: SCTE35Section?
+                switch scheme {
+                case "urn:scte:scte35:2014:xml+bin":
+                    section = binary(event.child("Signal")?.childText("Binary"))
+                case "urn:scte:scte35:2013:bin":
+                    section = binary(event.trimmedText)
+                default:
+                    section = event.child("SpliceInfoSection").flatMap(xmlSection)
+                }
+                if section == nil, let duration {
+                    // a Event with a duration and no section this reader takes: a break of that length
+                    let ticks = MediaTime(value: duration, timescale: timescale).mpegTicks
+                    section = SCTE35Section(command: .spliceInsert(.init(eventID: id, outOfNetwork: true, breakDuration: UInt64(ticks), autoReturn: true)))
+                }
+                guard let section else { continue }
+                out.append(Event(periodTime: MediaTime(value: t - offset, timescale: timescale), section: section))
+            }
+        }
+        return out
+    }
+
+    /// How long after its splice time a section's break lasts (its break or segmentation
+    /// duration; zero for an end or a section without one).
+    static func reach(_ s: SCTE35Section) -> MediaTime {
+        switch s.command {
+        case .spliceInsert(let i) where i.outOfNetwork && !i.cancel:
+            return MediaTime(value: Int64(i.breakDuration ?? 0), timescale: 90_000)
+        case .timeSignal:
+            let d = s.segmentation.filter { $0.kind?.isStart == true }.compactMap(\.duration).max() ?? 0
+            return MediaTime(value: Int64(min(d, 1 << 40)), timescale: 90_000)
+        default:
+            return .zero
+        }
+    }
+
+    /// A base64 SCTE-35 section (at most 4 KiB), nil when it does not decode.
+    static func binary(_ text: String?) -> SCTE35Section? {
+        guard let text, text.count <= 8_192,
+              let bytes = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines), options: .ignoreUnknownCharacters) else { return nil }
+        return try? SCTE35Section(parsing: [UInt8](bytes))
+    }
+
+    /// An SCTE 35 XML `SpliceInfoSection` (SCTE 35 2022 §11): a `SpliceInsert` or a
+    /// `TimeSignal` with its `SegmentationDescriptor`s; nil for anything else.
+    static func xmlSection(_ x: XMLElementNode) -> SCTE35Section? {
+        func flag(_ n: XMLElementNode, _ name: String) -> Bool { ["true", "1"].contains(n.attribute(name) ?? "") }
+        func number(_ n: XMLElementNode?, _ name: String) -> UInt64? { n?.attribute(name).flatMap { UInt64($0) } }
+        let adjustment = number(x, "ptsAdjustment") ?? 0
+        if let i = x.child("SpliceInsert") {
+            guard let id = number(i, "spliceEventId"), id <= UInt64(UInt32.max) else { return nil }
+            let time = number(i.child("Program")?.child("SpliceTime"), "ptsTime")
+            let duration = i.child("BreakDuration")
+            return SCTE35Section(ptsAdjustment: adjustment, command: .spliceInsert(.init(
+                eventID: UInt32(id), cancel: flag(i, "spliceEventCancelIndicator"), outOfNetwork: flag(i, "outOfNetworkIndicator"),
+                immediate: flag(i, "spliceImmediateFlag"), ptsTime: time, breakDuration: number(duration, "duration"),
+                autoReturn: duration.map { flag($0, "autoReturn") } ?? false)))
+        }
+        if let signal = x.child("TimeSignal") {
+            let descriptors = x.children("SegmentationDescriptor").prefix(16).compactMap { d -> SCTE35Section.SegmentationDescriptor? in
+                guard let id = number(d, "segmentationEventId"), id <= UInt64(UInt32.max) else { return nil }
+                let type = number(d, "segmentationTypeId") ?? 0
+                return .init(eventID: UInt32(id), cancel: flag(d, "segmentationEventCancelIndicator"), typeID: UInt8(truncatingIfNeeded: type),
+                             duration: number(d, "segmentationDuration"), segmentNum: UInt8(truncatingIfNeeded: number(d, "segmentNum") ?? 0),
+                             segmentsExpected: UInt8(truncatingIfNeeded: number(d, "segmentsExpected") ?? 0))
+            }
+            return SCTE35Section(ptsAdjustment: adjustment, command: .timeSignal(ptsTime: number(signal.child("SpliceTime"), "ptsTime")),
+                                 segmentation: descriptors)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Timing
+
+/// A `LiveOrigin` made with `dash: true` is also a live DASH origin, as packagers publish one:
+/// `/live.mpd`, a dynamic MPD of one Period (`start` 0, `presentationTimeOffset` 0: Period time
+/// is media time) whose video AdaptationSet has a Representation per rendition
+/// (`SegmentTimeline`, `$Time$` URIs) and whose audio AdaptationSet has the first rendition's
+/// sound (`SegmentTimeline`, `$Number$` URIs), over the segments published so far (the last
+/// `windowSize` video segments, the audio segments of their time). Breaks signalled
+/// `.dateRange` are `urn:scte:scte35:2014:xml+bin` Events (the binary section), `.cueOut` ones
+/// `urn:scte:scte35:2013:xml` Events (the section as XML), each an OUT at the break's first
+/// frame with the planned duration and an IN at its end, listed from one segment before the
+/// break; `.inBand` ones are `emsg` boxes in the video segments, as with `cmaf`.
+extension LiveOrigin {
+    /// The MPD as it is now (needs `dash: true`).
+    public func mpd() -> String { core.dash.map { core.mpd(published: core.published(), $0) } ?? "" }
+}
+
+extension LiveOrigin.Core {
+    func respondDASH(_ path: String, _ dash: LiveOriginDASH) -> HTTPTestServer.Response? {
+        if path == "/live.mpd" {
+            return .init(headers: ["Content-Type": "application/dash+xml", "Cache-Control": "no-cache"], body: Data(mpd(published: published(), dash).utf8))
+        }
+        let parts = path.split(separator: "/").map(String.init)   // dash, v0|a, file
+        guard parts.count == 3 else { return nil }
+        let p = published()
+        let mp4 = ["Content-Type": "video/mp4"]
+        if parts[1] == "a" {
+            if parts[2] == "init.mp4" { return .init(headers: mp4, body: (try? Data(contentsOf: dash.audio.folder.appendingPathComponent("init.mp4"))) ?? Data()) }
+            guard parts[2].hasSuffix(".m4s"), let n = Int(parts[2].dropLast(4)), audioPublished(dash, published: p).contains(n),
+                  let data = try? Data(contentsOf: dash.audio.folder.appendingPathComponent("\(n).m4s")) else { return nil }
+            return .init(headers: mp4, body: data)
+        }
+        guard parts[1].hasPrefix("v"), let k = Int(parts[1].dropFirst()), dash.videos.indices.contains(k) else { return nil }
+        let track = dash.videos[k]
+        if parts[2] == "init.mp4" { return .init(headers: mp4, body: (try? Data(contentsOf: track.folder.appendingPathComponent("init.mp4"))) ?? Data()) }
+        guard parts[2].hasPrefix("t"), parts[2].hasSuffix(".m4s"), let t = Int64(parts[2].dropFirst().dropLast(4)),
+              let n = track.starts.firstIndex(of: t), n < p, let data = try? Data(contentsOf: track.folder.appendingPathComponent("\(n).m4s")) else { return nil }
+        var response = HTTPTestServer.Response(headers: mp4, body: Self.addingEventMessages(data, sections: inBand[n] ?? []))
+        response.chunkDelay = segmentChunkDelay
+        return response
+    }
+
+    /// The audio segments published with the first `p` video segments: those ending by the last
+    /// one's end (less than an AAC frame past it: a packager publishes the audio of a time with its video).
+    func audioPublished(_ dash: LiveOriginDASH, published p: Int) -> Range<Int> {
+        guard p > 0 else { return 0..<0 }
+        let videoEnd = dash.videos[0].end(p - 1)
+        let a = dash.audio
+        let end = a.starts.indices.filter { a.end($0) * 90_000 <= (videoEnd + 1_920) * a.timescale }.last.map { $0 + 1 } ?? 0
+        return 0..<end
+    }
+
+    func mpd(published p: Int, _ dash: LiveOriginDASH) -> String {
+        let w = window(published: p)
+        let v0 = dash.videos[0]
+        // the availability start: the initial segments' end is the origin's start
+        let initialEnd = initial > 0 ? Double(v0.end(initial - 1)) / 90_000 : Double(v0.starts[0]) / 90_000
+        let ast = startDate.addingTimeInterval(-initialEnd)
+        var x = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
+                 "<MPD xmlns=\"urn:mpeg:dash:schema:mpd:2011\" type=\"\(w.ended ? "static" : "dynamic")\" profiles=\"urn:mpeg:dash:profile:isoff-live:2011\""
+                 + " availabilityStartTime=\"\(LiveOrigin.iso8601(ast))\" publishTime=\"\(LiveOrigin.iso8601(Date()))\" minBufferTime=\"PT2S\""
+                 + (w.ended ? " mediaPresentationDuration=\"PT\(LiveOrigin.decimal(MediaTime(value: v0.end(p - 1), timescale: 90_000)))S\""
+                            : " minimumUpdatePeriod=\"PT2S\" timeShiftBufferDepth=\"PT\(windowSize * 2)S\"") + ">",
+                 "<Period id=\"p0\" start=\"PT0S\">", "<BaseURL>dash/</BaseURL>"]
+        x += events(published: p, dash)
+        x.append("<AdaptationSet id=\"0\" contentType=\"video\" mimeType=\"video/mp4\" segmentAlignment=\"true\" startWithSAP=\"1\">")
+        for (k, track) in dash.videos.enumerated() {
+            let size = media.renditions[k].size
+            x.append("<Representation id=\"v\(k)\" bandwidth=\"\(media.renditions[k].peakBitRate)\" width=\"\(size.width)\" height=\"\(size.height)\" codecs=\"avc1.64001f\">")
+            x.append("<SegmentTemplate timescale=\"90000\" initialization=\"$RepresentationID$/init.mp4\" media=\"$RepresentationID$/t$Time$.m4s\">")
+            x.append("<SegmentTimeline>")
+            for n in w.segments { x.append("<S t=\"\(track.starts[n])\" d=\"\(track.durations[n])\"/>") }
+            x += ["</SegmentTimeline>", "</SegmentTemplate>", "</Representation>"]
+        }
+        x.append("</AdaptationSet>")
+        let a = dash.audio
+        let firstTime = v0.starts[w.segments.lowerBound] * a.timescale / 90_000
+        let audio = audioPublished(dash, published: p).filter { a.end($0) > firstTime }
+        x.append("<AdaptationSet id=\"1\" contentType=\"audio\" mimeType=\"audio/mp4\" lang=\"en\" segmentAlignment=\"true\">")
+        x.append("<Role schemeIdUri=\"urn:mpeg:dash:role:2011\" value=\"main\"/>")
+        x.append("<Representation id=\"a\" bandwidth=\"128000\" codecs=\"mp4a.40.2\" audioSamplingRate=\"48000\">")
+        x.append("<SegmentTemplate timescale=\"\(a.timescale)\" startNumber=\"\(audio.first ?? 0)\" initialization=\"$RepresentationID$/init.mp4\" media=\"$RepresentationID$/$Number$.m4s\">")
+        x.append("<SegmentTimeline>")
+        for (i, n) in audio.enumerated() { x.append(i == 0 ? "<S t=\"\(a.starts[n])\" d=\"\(a.durations[n])\"/>" : "<S d=\"\(a.durations[n])\"/>") }
+        x += ["</SegmentTimeline>", "</SegmentTemplate>", "</Representation>", "</AdaptationSet>", "</Period>", "</MPD>"]
+        return x.joined(separator: "\n") + "\n"
+    }
+
+    /// The EventStreams of the breaks signalled in the manifest whose OUT or IN is due by the
+    /// segment after the last published (announced a segment ahead) and not before the window.
+    func events(published p: Int, _ dash: LiveOriginDASH) -> [String] {
+        let w = window(published: p)
+        var bin: [String] = [], xml: [String] = []
+        for b in breaks {
+            guard b.endSegment >= w.segments.lowerBound else { continue }
+            let off = dash.ptsOffset
+            let start = b.startPTS + off, end = b.endPTS + off, planned = b.plannedDuration.mpegTicks
+            for signal in b.scheduled.signals {
+                switch signal {
+                case .dateRange:
+                    if b.startSegment <= p {
+                        bin.append("<Event presentationTime=\"\(start)\" duration=\"\(planned)\" id=\"\(b.eventID)\">"
+                                   + "<Signal xmlns=\"http://www.scte.org/schemas/35/2016\"><Binary>\(Data(b.outSection(shift: off)).base64EncodedString())</Binary></Signal></Event>")
+                    }
+                    if b.endSegment <= p {
+                        bin.append("<Event presentationTime=\"\(end)\" id=\"\(b.eventID + 1_000_000)\">"
+                                   + "<Signal xmlns=\"http://www.scte.org/schemas/35/2016\"><Binary>\(Data(b.inSection(shift: off)).base64EncodedString())</Binary></Signal></Event>")
+                    }
+                case .cueOut:
+                    func section(out: Bool, at pts: Int64) -> String {
+                        "<scte35:SpliceInfoSection xmlns:scte35=\"http://www.scte.org/schemas/35/2016\" ptsAdjustment=\"0\" tier=\"4095\">"
+                            + "<scte35:SpliceInsert spliceEventId=\"\(b.eventID)\" outOfNetworkIndicator=\"\(out)\" spliceImmediateFlag=\"false\" uniqueProgramId=\"1\" availNum=\"0\" availsExpected=\"0\">"
+                            + "<scte35:Program><scte35:SpliceTime ptsTime=\"\(pts)\"/></scte35:Program>"
+                            + (out ? "<scte35:BreakDuration autoReturn=\"true\" duration=\"\(planned)\"/>" : "")
+                            + "</scte35:SpliceInsert></scte35:SpliceInfoSection>"
+                    }
+                    if b.startSegment <= p { xml.append("<Event presentationTime=\"\(start)\" duration=\"\(planned)\" id=\"\(b.eventID)\">\(section(out: true, at: start))</Event>") }
+                    if b.endSegment <= p { xml.append("<Event presentationTime=\"\(end)\" id=\"\(b.eventID + 1_000_000)\">\(section(out: false, at: end))</Event>") }
+                case .inBand:
+                    break
+                }
+            }
+        }
+        var out: [String] = []
+        if !bin.isEmpty { out += ["<EventStream schemeIdUri=\"urn:scte:scte35:2014:xml+bin\" timescale=\"90000\">"] + bin + ["</EventStream>"] }
+        if !xml.isEmpty { out += ["<EventStream schemeIdUri=\"urn:scte:scte35:2013:xml\" timescale=\"90000\">"] + xml + ["</EventStream>"] }
+        return out
+    }
+}

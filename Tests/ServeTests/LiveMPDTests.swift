@@ -1,0 +1,176 @@
+import Foundation
+import Manifest
+@testable import Playback
+@testable import Serve
+import TestSupport
+import Testing
+import Timing
+
+/// `LiveMPD`: a live DASH origin's MPD read as the live channel's playlists, from MPDs written
+/// here as packagers write them (SegmentTimeline with `$Time$` and `$Number$`, `@duration`
+/// templates on the availability clock, several Periods, SCTE-35 Events in each scheme), and the
+/// hostile ones refused in one line.
+struct LiveMPDTests {
+    static let ast = "2026-12-05T08:00:00Z"
+    static let astDate = DASH.dateTime(parsing: ast)!
+
+    /// A dynamic MPD of `period` (its inner XML) with `attributes` on the MPD.
+    static func mpd(_ period: String, attributes: String = "timeShiftBufferDepth=\"PT30S\"", type: String = "dynamic") -> String {
+        """
+        <?xml version="1.0"?>
+        <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="\(type)" availabilityStartTime="\(ast)" \(attributes) minBufferTime="PT2S" profiles="urn:mpeg:dash:profile:isoff-live:2011">
+        <BaseURL>https://origin.example/live/</BaseURL>
+        \(period)
+        </MPD>
+        """
+    }
+
+    static let video = """
+        <AdaptationSet contentType="video" mimeType="video/mp4">
+        <SegmentTemplate timescale="90000" initialization="$RepresentationID$/init.mp4" media="$RepresentationID$/t$Time$.m4s">
+        <SegmentTimeline><S t="900000" d="180000" r="3"/><S d="90000"/></SegmentTimeline></SegmentTemplate>
+        <Representation id="low" bandwidth="300000" width="320" height="180"/>
+        <Representation id="high" bandwidth="900000" width="640" height="360"/>
+        </AdaptationSet>
+        """
+    static let audio = """
+        <AdaptationSet contentType="audio" mimeType="audio/mp4" lang="en">
+        <SegmentTemplate timescale="48000" startNumber="7" initialization="a/init.mp4" media="a/$Number%05d$.m4s">
+        <SegmentTimeline><S t="480000" d="96000" r="4"/></SegmentTimeline></SegmentTemplate>
+        <Representation id="a" bandwidth="128000"/>
+        </AdaptationSet>
+        """
+
+    @Test func aSegmentTimelineIsEachRepresentationsPlaylist() throws {
+        let m = try LiveMPD(parsing: Self.mpd("<Period id=\"p\" start=\"PT0S\">\(Self.video)\(Self.audio)</Period>"), now: Self.astDate + 30)
+        #expect(m.videos.map(\.id) == ["high", "low"], "the highest bandwidth first")
+        let p = m.videos[0].playlist
+        #expect(p.segments.map(\.uri) == (0..<4).map { "https://origin.example/live/high/t\(900_000 + $0 * 180_000).m4s" }
+                    + ["https://origin.example/live/high/t1620000.m4s"])
+        #expect(p.segments.map(\.duration) == [2, 2, 2, 2].map { MediaTime(seconds: $0) } + [MediaTime(seconds: 1)])
+        #expect(p.segments.map(\.mediaStart) == [10, 12, 14, 16, 18].map { MediaTime(seconds: Int64($0)) })
+        #expect(p.segments.allSatisfy { $0.map == "https://origin.example/live/high/init.mp4" && !$0.discontinuity && $0.markers.isEmpty })
+        #expect(p.targetDuration == MediaTime(seconds: 2) && !p.ended)
+        #expect(p.numbersImplied, "$Time$ without startNumber: found by URI")
+        #expect(m.hasAudio && m.audio.map(\.uri) == (7...11).map { String(format: "https://origin.example/live/a/%05d.m4s", $0) })
+        #expect(m.audio.first?.start == MediaTime(seconds: 10) && m.audio.last?.end == MediaTime(seconds: 20))
+    }
+
+    @Test func aDurationTemplateListsWhatHasEndedOnTheAvailabilityClock() throws {
+        let period = """
+            <Period id="p" start="PT10S"><AdaptationSet contentType="video" mimeType="video/mp4">
+            <SegmentTemplate timescale="1000" duration="4000" startNumber="100" presentationTimeOffset="5000" initialization="i.mp4" media="s$Number$.m4s"/>
+            <Representation id="v" bandwidth="1"/></AdaptationSet></Period>
+            """
+        // 10 s into the Period at now = AST + 20.5: segments 0 and 1 (4 s each) have ended, 2 has not
+        let early = try LiveMPD(parsing: Self.mpd(period), now: Self.astDate + 20.5)
+        #expect(early.videos[0].playlist.segments.map(\.sequence) == [100, 101])
+        #expect(early.videos[0].playlist.segments.map(\.mediaStart) == [MediaTime(seconds: 5), MediaTime(seconds: 9)])
+        #expect(!early.videos[0].playlist.numbersImplied)
+        // an hour on: only the last 30 s (timeShiftBufferDepth)
+        let later = try LiveMPD(parsing: Self.mpd(period), now: Self.astDate + 3610)
+        let numbers = later.videos[0].playlist.segments.map(\.sequence)
+        #expect(numbers.last == 100 + 900 - 1 && numbers.count == 8, "\(numbers)")
+        #expect(later.videos[0].playlist.mediaSequence == numbers.first)
+        // no availabilityStartTime: a duration template cannot be placed in time
+        let noClock = Self.mpd(period).replacingOccurrences(of: "availabilityStartTime=\"\(Self.ast)\"", with: "")
+        #expect(throws: StoreError.self) { try LiveMPD(parsing: noClock, now: Self.astDate) }
+    }
+
+    @Test func anOpenRepeatRunsToNow() throws {
+        let period = """
+            <Period id="p" start="PT0S"><AdaptationSet contentType="video" mimeType="video/mp4">
+            <SegmentTemplate timescale="10" startNumber="1" initialization="i.mp4" media="$Number$.m4s"><SegmentTimeline><S t="0" d="20" r="-1"/></SegmentTimeline></SegmentTemplate>
+            <Representation id="v" bandwidth="1"/></AdaptationSet></Period>
+            """
+        let m = try LiveMPD(parsing: Self.mpd(period), now: Self.astDate + 9)
+        #expect(m.videos[0].playlist.segments.map(\.sequence) == [1, 2, 3, 4], "4 segments of 2 s have ended at 9 s")
+    }
+
+    @Test func aLaterPeriodsFirstSegmentIsADiscontinuity() throws {
+        let p1 = "<Period id=\"a\" start=\"PT0S\">\(Self.video)</Period>"
+        let p2 = """
+            <Period id="b" start="PT100S"><AdaptationSet contentType="video" mimeType="video/mp4">
+            <SegmentTemplate timescale="90000" initialization="b/$RepresentationID$/init.mp4" media="b/$RepresentationID$/$Time$.m4s">
+            <SegmentTimeline><S t="0" d="180000" r="1"/></SegmentTimeline></SegmentTemplate>
+            <Representation id="low" bandwidth="300000"/><Representation id="high" bandwidth="900000"/></AdaptationSet></Period>
+            """
+        let m = try LiveMPD(parsing: Self.mpd(p1 + p2, attributes: "timeShiftBufferDepth=\"PT300S\""), now: Self.astDate + 200)
+        let s = m.videos[0].playlist.segments
+        #expect(s.count == 7)
+        #expect(s.map(\.discontinuity) == [false, false, false, false, false, true, false])
+        #expect(s[5].map == "https://origin.example/live/b/high/init.mp4")
+        #expect(m.videos[0].playlist.numbersImplied)
+    }
+
+    /// Each SCTE-35 scheme: the Event on the segment holding its time, its splice PTS the
+    /// Event's time on the media timeline (not the section's own `pts_time`).
+    @Test func scte35EventsAreMarkersAtTheirTime() throws {
+        // a splice_insert OUT, event 42, 30 s break, its own pts_time 1234 (ignored: the Event's time rules)
+        let binary = Data(LiveOriginSCTE35.spliceInsert(eventID: 42, outOfNetwork: true, pts: 1234, breakDuration: 2_700_000)).base64EncodedString()
+        let events = """
+            <EventStream schemeIdUri="urn:scte:scte35:2014:xml+bin" timescale="90000">
+              <Event presentationTime="1008000" duration="2700000" id="1"><Signal xmlns="http://www.scte.org/schemas/35/2016"><Binary>\(binary)</Binary></Signal></Event>
+            </EventStream>
+            <EventStream schemeIdUri="urn:scte:scte35:2013:xml" timescale="1000">
+              <Event presentationTime="16500" id="2"><scte35:SpliceInfoSection xmlns:scte35="http://www.scte.org/schemas/35/2016" ptsAdjustment="0">
+                <scte35:SpliceInsert spliceEventId="42" outOfNetworkIndicator="false"><scte35:Program><scte35:SpliceTime ptsTime="1"/></scte35:Program></scte35:SpliceInsert>
+              </scte35:SpliceInfoSection></Event>
+              <Event presentationTime="17000" id="3"><scte35:SpliceInfoSection xmlns:scte35="http://www.scte.org/schemas/35/2016">
+                <scte35:TimeSignal><scte35:SpliceTime ptsTime="5"/></scte35:TimeSignal>
+                <scte35:SegmentationDescriptor segmentationEventId="9" segmentationTypeId="52" segmentationDuration="180000"/>
+              </scte35:SpliceInfoSection></Event>
+              <Event presentationTime="500000" id="4"><scte35:SpliceInfoSection xmlns:scte35="http://www.scte.org/schemas/35/2016"><scte35:SpliceInsert spliceEventId="7" outOfNetworkIndicator="true"/></scte35:SpliceInfoSection></Event>
+            </EventStream>
+            <EventStream schemeIdUri="urn:example:other" timescale="1"><Event presentationTime="11" id="5">x</Event></EventStream>
+            """
+        let m = try LiveMPD(parsing: Self.mpd("<Period id=\"p\" start=\"PT0S\">\(events)\(Self.video)</Period>"), now: Self.astDate + 30)
+        let s = m.videos[1].playlist.segments
+        // media time = Period time (no presentationTimeOffset): 11.2 s in the segment at 10 s, 16.5 and 17 s in the one at 16 s
+        func sections(_ i: Int) -> [SCTE35Section] { s[i].markers.compactMap { if case .splice(let x) = $0 { x.section } else { nil } } }
+        #expect(sections(0).map(\.splicePTS) == [1_008_000])
+        #expect(sections(0).first.map { LiveMPD.reach($0) } == MediaTime(seconds: 30))
+        #expect(sections(1).isEmpty && sections(2).isEmpty && sections(4).isEmpty)
+        #expect(sections(3).map(\.splicePTS) == [1_485_000, 1_530_000])
+        if case .timeSignal = sections(3).last?.command {} else { Issue.record("the time_signal: \(sections(3))") }
+        #expect(sections(3).last?.segmentation.first?.typeID == 0x34)
+        // the tracker takes them as in-band sections: one break, 11.2 s to 16.5 s
+        var tracker = LiveBreakTracker()
+        for (n, seg) in s.enumerated() {
+            tracker.add(sequence: n, firstPTS: seg.mediaStart!.mpegTicks, markers: seg.markers, cues: [])
+        }
+        #expect(tracker.breaks.first.map { [$0.startPTS, $0.endPTS ?? -1] } == [1_008_000, 1_485_000], "\(tracker.breaks)")
+    }
+
+    @Test func hostileMPDsAreRefusedInOneLine() throws {
+        let period = "<Period id=\"p\" start=\"PT0S\">\(Self.video)</Period>"
+        let cases: [(String, String)] = [
+            ("not XML", "not XML <"),
+            ("entities", "<?xml version=\"1.0\"?><!DOCTYPE MPD [<!ENTITY x \"y\">]><MPD type=\"dynamic\">&x;</MPD>"),
+            ("not an MPD", "<VAST/>"),
+            ("encrypted", Self.mpd(period.replacingOccurrences(of: "<SegmentTemplate", with: "<ContentProtection schemeIdUri=\"urn:mpeg:dash:mp4protection:2011\"/><SegmentTemplate"))),
+            ("SegmentList", Self.mpd(period.replacingOccurrences(of: "<SegmentTemplate", with: "<SegmentList/><SegmentTemplate"))),
+            ("a huge repeat", Self.mpd(period.replacingOccurrences(of: "r=\"3\"", with: "r=\"99999999999\""))),
+            ("a negative duration", Self.mpd(period.replacingOccurrences(of: "d=\"90000\"", with: "d=\"-5\""))),
+            ("a two-minute segment", Self.mpd(period.replacingOccurrences(of: "d=\"90000\"", with: "d=\"10800000\""))),
+            ("an undefined identifier", Self.mpd(period.replacingOccurrences(of: "$Time$", with: "$Evil$"))),
+            ("a far time", Self.mpd(period.replacingOccurrences(of: "t=\"900000\"", with: "t=\"9223372036854775000\""))),
+            ("audio on another timeline", Self.mpd(period.replacingOccurrences(of: "</Period>", with: Self.audio.replacingOccurrences(of: "startNumber", with: "presentationTimeOffset=\"4800000\" startNumber") + "</Period>"))),
+        ]
+        for (what, text) in cases {
+            do {
+                _ = try LiveMPD(parsing: text, now: Self.astDate + 30)
+                Issue.record("\(what): read")
+            } catch let e as StoreError {
+                let line = "\(e)"
+                #expect(line.contains("DASH source") && !line.contains("\n"), "\(what): \(line)")
+            }
+        }
+    }
+
+    @Test func aStaticMPDIsTheEnd() throws {
+        let m = try LiveMPD(parsing: Self.mpd("<Period id=\"p\" start=\"PT0S\">\(Self.video)</Period>", type: "static"), now: Self.astDate + 30)
+        #expect(m.ended && m.videos[0].playlist.ended && m.videos[0].playlist.segments.count == 5)
+    }
+
+}
