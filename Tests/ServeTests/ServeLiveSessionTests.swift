@@ -873,7 +873,7 @@ import Timing
 
     /// The live rig of the players' checks: a real-time origin with a break every 14 s from 8 s
     /// on, cycling through the signalling forms, lasting `seconds` of play and more.
-    static func liveRig(seconds: Int) async throws -> ServeLiveSessionTests.Rig {
+    static func liveRig(seconds: Int, dash: Bool = false) async throws -> ServeLiveSessionTests.Rig {
         let media = max(60, (seconds + 40 + 1) / 2 * 2)
         let forms: [LiveOriginBreak.Signal] = [.dateRange(.spliceInsert), .inBand(.spliceInsert), .cueOut, .inBand(.timeSignal), .dateRange(.timeSignal)]
         var breaks: [LiveOriginBreak] = []
@@ -884,7 +884,7 @@ import Timing
             breaks.append(LiveOriginBreak(start: start, duration: MediaTime(seconds: 6), signal: form))
             at += 14 * 30; i += 1
         }
-        let rig = try await ServeLiveSessionTests.Rig.start(breaks: breaks, seconds: media, clock: .realTime)
+        let rig = try await ServeLiveSessionTests.Rig.start(breaks: breaks, seconds: media, clock: .realTime, dash: dash)
         try await rig.warm()
         return rig
     }
@@ -903,6 +903,20 @@ import Timing
         try await Self.play([.chromium, .vlc, .mpv, .gstreamer3, .gstreamer, .ffmpeg].map { ($0, url) }, seconds: seconds)
         let metrics = try await curl(rig.url("/metrics")).text
         #expect(metrics.contains("interlude_live_avails_total"), "the players met breaks: \(metrics)")
+    }
+
+    /// The same from a live DASH origin (a dynamic MPD, separate video and audio tracks, breaks
+    /// as MPD Events and `emsg`): its sessions' HLS playlists in Chromium's native HLS, VLC, mpv,
+    /// playbin3 and `ffmpeg -xerror`, and their CMAF ones in playbin3, all at once.
+    @Test func theFieldsPlayersPlayALiveSessionOfADASHOrigin() async throws {
+        let seconds = Self.seconds
+        let rig = try await Self.liveRig(seconds: seconds + 20, dash: true)
+        defer { rig.stop() }
+        let ts = rig.url("/v1/master/ch/index.m3u8"), cmaf = rig.url("/v1/master/ch/index.m3u8?segments=cmaf")
+        try await Self.play([.chromium, .vlc, .mpv, .gstreamer3, .ffmpeg].map { ($0, ts) } + [(.gstreamer3, cmaf)], seconds: seconds)
+        let metrics = try await curl(rig.url("/metrics")).text
+        #expect(metrics.contains("interlude_live_avails_total"), "the players met breaks: \(metrics)")
+        #expect(rig.loggedFaults.isEmpty, "\(rig.loggedFaults)")
     }
 
     /// Each client plays its URL live for `seconds`, all at once; each must be clean (its report
