@@ -86,7 +86,7 @@ extension ServeService {
         if p.count == 4 && p[3] == "tracking" { return .later { [self] in await liveTracking(v, nextToken: r.queryValue("nextToken")) } }
         let cmaf = Self.wantsCMAF(r)
         if p.count == 4 && p[3] == "master.m3u8" { return .now(liveMaster(v, cmaf: cmaf)) }
-        if p.count == 4 && p[3] == Self.mpdKey { return .later { [self] in await liveMPD(v) } }
+        if p.count == 4 && p[3] == Self.mpdKey { return .later { [self] in await liveMPD(v, singlePeriod: Self.wantsSinglePeriod(r)) } }
         if p.count == 6 && p[3] == "dash" { return .later { [self] in await liveDASHSegment(v, representation: p[4].string, name: p[5].string) } }
         guard p.count == 4 && p[3].hasSuffix(".m3u8") else { return .now(.error(404, "not found")) }
         let name = p[3].dropping(5)
@@ -96,6 +96,12 @@ extension ServeService {
         }
         return .later { [self] in await livePlaylist(v, rendition: name) { await v.cmafPlaylist(rung: $0, audio: false) } }
     }
+
+    /// `?periods=single`: a live MPD as one Period (`SessionMPD.liveSinglePeriod`).
+    static let singlePeriodQuery = "?periods=single"
+
+    /// Whether `r` asks for a live MPD of one Period.
+    static func wantsSinglePeriod(_ r: HTTPRequest) -> Bool { r.queryValue("periods") == "single" }
 
     /// The record the fleet's store holds for live viewer `id` (one `GET` of Redis); nil when
     /// there is none, or without a fleet or live channels.
@@ -146,11 +152,13 @@ extension ServeService {
         return .error(404, "no session '\(v.id)'")
     }
 
-    /// `GET /v1/sessions/ID/index.mpd` of a live viewer: its dynamic MPD (`LiveViewer.mpd`), advanced.
-    func liveMPD(_ v: LiveViewer) async -> HTTPResponse {
+    /// `GET /v1/sessions/ID/index.mpd` of a live viewer: its dynamic MPD (`LiveViewer.mpd`),
+    /// advanced; `?periods=single` as one Period (its `Location` keeps the query).
+    func liveMPD(_ v: LiveViewer, singlePeriod: Bool) async -> HTTPResponse {
         let started = monotonicSeconds()
         defer { metrics.playlistServed(monotonicSeconds() - started) }
-        guard let text = await v.mpd(location: "/v1/sessions/\(v.id)/\(Self.mpdKey)", bytes: { [self] in segmentBytes($0) }) else {
+        let location = "/v1/sessions/\(v.id)/\(Self.mpdKey)" + (singlePeriod ? Self.singlePeriodQuery : "")
+        guard let text = await v.mpd(location: location, singlePeriod: singlePeriod, bytes: { [self] in segmentBytes($0) }) else {
             return await unavailable(v)
         }
         return HTTPResponse(status: 200, headers: ["Content-Type": DASH.mimeType, "Cache-Control": "no-cache"], body: Data(text.utf8))

@@ -55,7 +55,7 @@ extension ServeService {
     /// (302) to its own MPD's URL, which a player fetches again as the channel goes on.
     func implicitSession(content name: String, request: HTTPRequest, dash: Bool = false) async -> HTTPResponse {
         var params: [String: String] = [:]
-        for (k, v) in request.query where k != "mode" && k != "segments" {
+        for (k, v) in request.query where k != "mode" && k != "segments" && k != "periods" {
             if k.hasPrefix("ads.") { params[String(k.dropFirst(4))] = v }
             else if k.hasPrefix("playerParams.") { params[String(k.dropFirst(13))] = v }
             else if params[k] == nil { params[k] = v }
@@ -65,7 +65,10 @@ extension ServeService {
             case .failure(let e): return e.response
             case .success(let v):
                 // a dynamic MPD is fetched again: from the session's own URL, not this one (which makes a session)
-                if dash { return HTTPResponse(status: 302, headers: ["Location": "/v1/sessions/\(v.id)/\(Self.mpdKey)"], body: Data()) }
+                if dash {
+                    let query = Self.wantsSinglePeriod(request) ? Self.singlePeriodQuery : ""
+                    return HTTPResponse(status: 302, headers: ["Location": "/v1/sessions/\(v.id)/\(Self.mpdKey)\(query)"], body: Data())
+                }
                 return liveMaster(v, cmaf: Self.wantsCMAF(request))
             }
         }

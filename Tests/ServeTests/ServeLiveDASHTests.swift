@@ -25,7 +25,8 @@ import Timing
 
     /// What update `new` rewrote of update `old` (DASH: a Period keeps its id, start, offset and
     /// published segments; Periods leave only from the front and come only at the end): one line each.
-    static func rewrites(_ old: [DASHPeriods.Period], _ new: [DASHPeriods.Period], oldText: String, newText: String) -> [String] {
+    /// `events`: whether a Period's events must stay as they were (a single live Period's grow and slide).
+    static func rewrites(_ old: [DASHPeriods.Period], _ new: [DASHPeriods.Period], oldText: String, newText: String, events: Bool = true) -> [String] {
         var out: [String] = []
         let newIDs = new.map(\.id), oldIDs = old.map(\.id)
         let kept = oldIDs.filter { newIDs.contains($0) }
@@ -38,7 +39,7 @@ import Timing
             if o.start != n.start { out.append("\(o.id): start \(o.start) → \(n.start)") }
             if let d = o.duration, n.duration != d { out.append("\(o.id): duration \(d) → \(n.duration.map(String.init) ?? "none")") }
             if o.asset != n.asset { out.append("\(o.id): asset \(o.asset ?? "none") → \(n.asset ?? "none")") }
-            if oldEvents[o.id] != newEvents[o.id] { out.append("\(o.id): its events changed") }
+            if events, oldEvents[o.id] != newEvents[o.id] { out.append("\(o.id): its events changed") }
             for r in o.representations {
                 guard let m = n.representations.first(where: { $0.id == r.id }) else { out.append("\(o.id) \(r.id): gone"); continue }
                 if r.presentationTimeOffset != m.presentationTimeOffset || r.initialization != m.initialization {
@@ -162,12 +163,96 @@ import Timing
     }
 }
 
+extension ServeLiveDASHTests {
+    /// `?periods=single`: the same live session as one Period (players that do not follow
+    /// multi-period live). Refreshed after each new origin segment: one Period at every update,
+    /// valid against the DASH schema, its start, offset, initialization segments and published
+    /// segments never changed, the query kept in `Location` (and in the implicit route's
+    /// redirect); the SCTE-35 out and back in and each ad's event at the wire PTS of the
+    /// pictures they mark. Every segment any update listed, downloaded: one track per
+    /// Representation, clean in `ffmpeg -xerror`, its pictures at the times its `SegmentTimeline`
+    /// gives, and the content's frames once each in order with each break's ad frame-exact in place.
+    @Test func aSingleLivePeriodIsTheSameTimelineFrameExact() async throws {
+        let rig = try await Live.Rig.start(breaks: [
+            LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 6), signal: .dateRange(.spliceInsert)),
+            LiveOriginBreak(start: .frame(12 * 60 + 23), duration: MediaTime(seconds: 4), signal: .inBand(.spliceInsert)),
+        ], seconds: 40)
+        defer { rig.stop() }
+        try await rig.warm()
+        let redirect = try await runOffPool("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code} %{redirect_url}",
+                                                              rig.url("/v1/dash/ch/index.mpd?periods=single")])
+        let answer = String(decoding: redirect.stdout, as: UTF8.self).split(separator: " ")
+        #expect(answer.first == "302" && answer.last?.hasSuffix("/index.mpd?periods=single") == true, "\(answer)")
+        let created = try await curl(rig.url("/v1/session/ch"), method: "POST", body: "{}")
+        guard let base = created.json?["dashManifestUrl"] as? String else { Issue.record("\(created.text)"); return }
+        let path = base + "?periods=single"
+        let folder = rig.root.appendingPathComponent("dash-single")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var last: (periods: [DASHPeriods.Period], text: String)?
+        var bytes: [String: Data] = [:]
+        var listed: [String: [Int64: (duration: Int64, media: String)]] = [:]
+        var representations: [String: DASHPeriods.Representation] = [:]
+        var eventTimes: Set<String> = []
+        for step in 0...16 {
+            let r = try await curl(rig.url(path))
+            #expect(r.status == 200, "step \(step): \(r.status) \(r.text.prefix(200))")
+            let file = folder.appendingPathComponent("u\(step).mpd")
+            try r.body.write(to: file)
+            #expect(try await offPool { try DASHSchema.problems(file) } == [], "step \(step)")
+            #expect(r.text.contains("type=\"dynamic\"") && r.text.contains("<Location>\(path.replacingOccurrences(of: "&", with: "&amp;"))</Location>"))
+            let (periods, _) = try DASHPeriods.read(file)
+            #expect(periods.count == 1 && periods.first?.start == 0 && periods.first?.duration == nil, "step \(step): \(periods.map(\.id))")
+            if let (old, oldText) = last { #expect(Self.rewrites(old, periods, oldText: oldText, newText: r.text, events: false) == [], "step \(step)") }
+            last = (periods, r.text)
+            for block in r.text.components(separatedBy: "<Event ").dropFirst() {
+                if let t = block.range(of: "presentationTime=\"") { eventTimes.insert(String(block[t.upperBound...].prefix { $0 != "\"" })) }
+            }
+            for rep in periods.first?.representations ?? [] {
+                representations[rep.id] = rep
+                for (seg, m) in zip(rep.segments, rep.media) { listed[rep.id, default: [:]][seg.start] = (seg.duration, m) }
+                for m in [rep.initialization] + rep.media where bytes[m] == nil {
+                    let s = try await curl(rig.url(m))
+                    #expect(s.status == 200, "\(m): \(s.status)")
+                    bytes[m] = s.body
+                }
+            }
+            rig.origin.advance()
+            try await rig.channel.poll()
+        }
+        var shown: [Live.Shown] = []
+        for (id, rep) in representations.sorted(by: { $0.key < $1.key }) {
+            let all = (listed[id] ?? [:]).sorted { $0.key < $1.key }
+            for (x, y) in zip(all, all.dropFirst()) { #expect(x.key + x.value.duration == y.key, "\(id): segments meet") }
+            var data = bytes[rep.initialization] ?? Data()
+            for (_, s) in all { data += bytes[s.media] ?? Data() }
+            let file = folder.appendingPathComponent("\(id).mp4")
+            try data.write(to: file)
+            let ff = try await runOffPool("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", file.path, "-f", "null", "-"])
+            #expect(ff.status == 0, "\(id): \(ff.stderr)")
+            guard rep.contentType == "video" else { continue }
+            let span = try #require(try ServeDASHTests.span(file, stream: "v:0"))
+            let first = Double(all.first?.key ?? 0) / 90_000, end = Double((all.last?.key ?? 0) + (all.last?.value.duration ?? 0)) / 90_000
+            #expect(abs(span.start - first) < 0.0001 && abs(span.end - end) < 0.0001, "\(id): pictures \(span) where the timeline says \(first)…\(end)")
+            // the breaks' events at pictures the timeline lists: an ad's first, content's first after it
+            #expect(eventTimes.count >= 4, "\(eventTimes)")
+            for t in eventTimes { #expect(all.contains { String($0.key) == t }, "an event at \(t) is at a segment's start") }
+            shown = try await Live.shown(file, contentSource: rig.origin.media.sourceID)
+        }
+        guard case .content(let firstFrame)? = shown.first, case .content(let lastFrame)? = shown.last else {
+            Issue.record("the viewer does not start and end on content: \(shown.prefix(3)) … \(shown.suffix(3))"); return
+        }
+        let b = rig.origin.breaks
+        Live.compare(shown, Live.expected(from: firstFrame, to: lastFrame + 1, breaks: [(b[0], [(7, 120)]), (b[1], [(7, 120)])]))
+    }
+}
+
 extension ServeLivePlayTests {
     /// The live session as DASH in the players here, each on a session of its own for `seconds`
     /// through breaks of every signalling form, the session's own MPD URL played
     /// (`dashManifestUrl`: what a player refetches). Opt-in (`LIVE_DASH_CLIENTS=vlc,gst3,ffmpeg,
     /// mpv,chromium`): none of them plays a live multi-period MPD through its Period changes yet
     /// (docs/SERVE.md, "Live DASH": each one's behaviour as seen), so it is not in `make test`.
+    /// `LIVE_DASH_PERIODS=single` plays the one-Period MPD (`?periods=single`) instead.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["LIVE_DASH_CLIENTS"] != nil,
                    "no player here plays live multi-period DASH through its Period changes yet: LIVE_DASH_CLIENTS=… to try"))
     func theFieldsPlayersPlayALiveDASHSession() async throws {
@@ -180,7 +265,8 @@ extension ServeLivePlayTests {
         var plays: [(FieldCheck.Client, String)] = []
         for client in clients {
             let created = try await curl(rig.url("/v1/session/ch"), method: "POST", body: "{}")
-            plays.append((client, rig.url(try #require(created.json?["dashManifestUrl"] as? String))))
+            let query = ProcessInfo.processInfo.environment["LIVE_DASH_PERIODS"] == "single" ? "?periods=single" : ""
+            plays.append((client, rig.url(try #require(created.json?["dashManifestUrl"] as? String) + query)))
         }
         try await Self.play(plays, seconds: seconds)
     }

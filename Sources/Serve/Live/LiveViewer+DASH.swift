@@ -13,15 +13,17 @@ extension LiveViewer {
     /// (`Location`), `bytes` the stored size of a segment (the Representations' bit rates). Nil
     /// as `playlist(rung:)`; a problem of DASH's timing rules (`DASH.MPD.validate`) is logged and
     /// answered as nil too.
-    public func mpd(location: String, bytes: @escaping (String) -> Int) async -> String? {
+    /// `singlePeriod`: the same timeline as one Period (`SessionMPD.liveSinglePeriod`), for
+    /// players that do not follow multi-period live.
+    public func mpd(location: String, singlePeriod: Bool = false, bytes: @escaping (String) -> Int) async -> String? {
         await shared(saving: true) {
             for rung in rungs { await advance(rung) }
-            return liveMPD(location: location, bytes: bytes)
+            return liveMPD(location: location, singlePeriod: singlePeriod, bytes: bytes)
         } ?? nil
     }
 
     /// The MPD of the tracks as they are now (see `mpd(location:bytes:)`).
-    func liveMPD(location: String, bytes: (String) -> Int, published: Date = Date()) -> String? {
+    func liveMPD(location: String, singlePeriod: Bool = false, bytes: (String) -> Int, published: Date = Date()) -> String? {
         let present = rungs.compactMap { r in tracks[r.key].map { (r, $0) } }
         guard let top = present.first?.1, !top.timeline.items.isEmpty else { return nil }
         let mpdRungs = present.map { r, track in
@@ -44,10 +46,9 @@ extension LiveViewer {
         let hold = MediaTime(seconds: Int64(top.playlist.targetDuration)).mpegTicks
         let lead = max(0, (joinEdge ?? originPTS) - hold - originPTS)
         let availabilityStart = programDate.addingTimeInterval(-Double(lead) / 90_000)
-        guard let mpd = SessionMPD.live(rungs: mpdRungs, availabilityStart: availabilityStart, published: published,
-                                        updatePeriod: MediaTime(seconds: Int64(top.playlist.targetDuration)), location: location,
-                                        adID: adID, breakID: breakID, initialization: initialization,
-                                        template: { "/v1/sessions/\(id)/dash/\($0)/$Number$.m4s" }, bytes: bytes) else { return nil }
+        let write = singlePeriod ? SessionMPD.liveSinglePeriod : SessionMPD.live
+        guard let mpd = write(mpdRungs, availabilityStart, published, MediaTime(seconds: Int64(top.playlist.targetDuration)), location,
+                              adID, breakID, initialization, { "/v1/sessions/\(id)/dash/\($0)/$Number$.m4s" }, bytes) else { return nil }
         if let problem = mpd.validate() {
             context.log?.event("playlist_failed", ["session": id, "error": "MPD: \(problem)"])
             return nil

@@ -324,3 +324,74 @@ extension SessionMPD {
         return mpd
     }
 }
+
+extension SessionMPD {
+    /// The live MPD of `live(…)` as one Period (`?periods=single`), for players that do not
+    /// follow DASH-IF's multi-period live rules: the viewer's items (content, ads, slate) are
+    /// one timeline on the channel's clock, which the session's CMAF tracks already carry (each
+    /// ad's and slate's timestamps moved onto it, the one initialization segment per track with
+    /// `avc3`/`hev1` sample entries: parameter sets in band), so the joins need no Period. The
+    /// Period starts at the session's clock zero, `presentationTimeOffset` the wire PTS there
+    /// (the same in every update), each segment's `S@t` its wire PTS (a hole the channel stepped
+    /// over stays a hole); the breaks are Events of the Period at the wire PTS of their first
+    /// and resuming pictures, as in `live` (the SCTE-35 out and back in, each ad's event). What
+    /// an update wrote never changes: segments are only appended and slid.
+    static func liveSinglePeriod(rungs given: [Rung], availabilityStart: Date, published: Date, updatePeriod: MediaTime, location: String?,
+                                 adID: (SessionItem.Kind) -> String?, breakID: (Int) -> String, initialization: (Rung, CMAFTracks.Part) -> String,
+                                 template: (String) -> String, bytes: (String) -> Int) -> DASH.MPD? {
+        guard let top = given.first, let first = top.timeline.items.first, let firstWire = first.wirePTS else { return nil }
+        let rungs = given.filter { $0.timeline.items.count == top.timeline.items.count }
+        let pto = firstWire.mpegTicks - first.start.mpegTicks
+        func timeline(_ items: [SessionItem]) -> [DASH.TimelineEntry] {
+            DASH.SegmentTemplate.timeline(items.map { (start: pto + $0.start.mpegTicks, duration: $0.end.mpegTicks - $0.start.mpegTicks) })
+        }
+        func segments(_ rung: Rung, id: String, part: CMAFTracks.Part) -> DASH.SegmentTemplate {
+            DASH.SegmentTemplate(timescale: timescale, initialization: initialization(rung, part), media: template(id),
+                                 startNumber: rung.firstSequence ?? 1, presentationTimeOffset: pto, timeline: timeline(rung.timeline.items))
+        }
+        var videos: [DASH.Representation] = []
+        for rung in rungs {
+            let items = rung.timeline.items
+            let target = max(1, Int(items.map(\.segment.duration).max()!.rescaled(to: 1, rounding: .up).value))
+            let peak = SegmentBitRate.of(items.map { (bytes($0.segment.path), $0.segment.duration) }, targetDuration: target).peak
+            let r = rung.rendition
+            var rep = DASH.Representation(id: r.name, bandwidth: max(1, peak), codecs: videoCodec(rung.codecs), width: r.width, height: r.height,
+                                          frameRate: r.frameRate.map(\.description), sar: "1:1")
+            rep.segmentTemplate = segments(rung, id: r.name, part: .videoInit)
+            videos.append(rep)
+        }
+        var sets = [DASH.AdaptationSet(id: 1, contentType: "video", mimeType: "video/mp4", segmentTemplate: nil, representations: videos)]
+        if let codec = audioCodec(top.codecs) {
+            var rep = DASH.Representation(id: "audio", bandwidth: max(1, top.rendition.audioBitrate), codecs: codec)
+            rep.segmentTemplate = segments(top, id: "audio", part: .audioInit)
+            sets.append(DASH.AdaptationSet(id: 2, contentType: "audio", mimeType: "audio/mp4", segmentTemplate: nil, representations: [rep]))
+        }
+        // each run's events at its first picture, on the Period's clock, gathered by scheme and value
+        var streams: [DASH.EventStream] = []
+        let all = top.timeline.items
+        let runs = runs(all)
+        for (n, run) in runs.enumerated() {
+            let at = pto + all[run.range.lowerBound].start.mpegTicks
+            let before = n > 0 ? all[runs[n - 1].range.lowerBound].breakIndex : top.timeline.firstRun?.breakBefore
+            for var s in events(run.kind, breakBefore: before, pto: at, adID: adID, breakID: breakID, breakLength: { _ in nil }, adDuration: nil) {
+                s.presentationTimeOffset = pto
+                if let i = streams.firstIndex(where: { $0.schemeIdUri == s.schemeIdUri && $0.value == s.value }) {
+                    streams[i].events += s.events.filter { e in !streams[i].events.contains { $0.id == e.id } }
+                } else {
+                    streams.append(s)
+                }
+            }
+        }
+        var period = DASH.Period(id: "live", start: .zero, adaptationSets: sets)
+        period.eventStreams = streams
+        var mpd = DASH.MPD(type: .dynamic, profiles: [DASH.mainProfile], mediaPresentationDuration: nil, minBufferTime: MediaTime(seconds: 2),
+                           periods: [period])
+        mpd.availabilityStartTime = availabilityStart
+        mpd.publishTime = published
+        mpd.minimumUpdatePeriod = updatePeriod
+        mpd.timeShiftBufferDepth = top.timeline.duration
+        mpd.suggestedPresentationDelay = updatePeriod * 3
+        mpd.location = location
+        return mpd
+    }
+}
