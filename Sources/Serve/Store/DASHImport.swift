@@ -8,14 +8,19 @@ import Timing
 /// HLS one: each video Representation a rung of MPEG-TS segments made once by
 /// `FragmentRemux` (its packets copied, with the audio of the first audio AdaptationSet's best
 /// Representation that falls in each segment's time), then packaged, cut and served as an HLS
-/// origin is. What it takes: one Period, `SegmentTemplate` (on the AdaptationSet or the
-/// Representation) with a `SegmentTimeline` or a `@duration`, `$RepresentationID$`,
-/// `$Bandwidth$`, `$Number$` and `$Time$` (with a `%0Nd` width), relative `BaseURL`s, the
-/// Period's SCTE-35 `EventStream`s as origin cues (at the segment starting nearest each), its
-/// WebVTT text AdaptationSets (a file per Period) as subtitle tracks. What it
-/// refuses in one line: a dynamic MPD, several Periods, `SegmentBase`/`SegmentList`, content
-/// protection, more than 10,000 segments. The MPD comes from a network: it is read by the
-/// project's hardened XML reader (no DTD, no entities).
+/// origin is. What it takes: Periods (up to 100, each with the same video Representations, a
+/// later one's timestamps moved onto the presentation's timeline: the rung is one stream);
+/// `SegmentTemplate` (on the AdaptationSet or the Representation) with a `SegmentTimeline` or a
+/// `@duration`, `$RepresentationID$`, `$Bandwidth$`, `$Number$` and `$Time$` (with a `%0Nd`
+/// width); `SegmentList` of `SegmentURL@media` files or of `@mediaRange` byte ranges of one file;
+/// `SegmentBase` (one file, its segments and exact durations in its `sidx`); a file of byte
+/// ranges is fetched whole once and cut here. Nominal durations (`@duration`) are measured: each
+/// segment lasts from its first picture to the next one's. Relative `BaseURL`s, each Period's
+/// SCTE-35 `EventStream`s as origin cues (at the segment starting nearest each), WebVTT text
+/// AdaptationSets of a one-Period MPD (a file per Period) as subtitle tracks. What it refuses in one
+/// line: a dynamic MPD (a live origin: `LiveMPD`), Periods with other video Representations
+/// than the first, content protection, a hierarchical `sidx`, more than 10,000 segments. The
+/// MPD comes from a network: it is read by the project's hardened XML reader (no DTD, no entities).
 enum DASHImport {
     /// One Representation's segments, as URIs relative to the MPD.
     struct Track: Equatable {
@@ -35,6 +40,17 @@ enum DASHImport {
         var starts: [Int64] = []
         /// The SegmentTemplate's `presentationTimeOffset`, in `timescale` ticks.
         var presentationTimeOffset: Int64 = 0
+        /// One file holding the initialization and media segments at byte ranges (`SegmentBase`,
+        /// `SegmentList@mediaRange`): its URI, fetched once and cut here (no range requests).
+        var file: String? = nil
+        var initRange: ClosedRange<Int64>? = nil
+        var ranges: [ClosedRange<Int64>] = []
+        /// `SegmentBase`: where its `sidx` is (the segments are read from it once the file is fetched).
+        var indexRange: ClosedRange<Int64>? = nil
+        /// The durations are nominal (a `@duration`): the segments' lengths are measured from their pictures.
+        var nominal = false
+        /// The number of media segments.
+        var count: Int { file == nil ? media.count : ranges.count }
     }
 
     /// A text AdaptationSet the import takes: a WebVTT file for the whole Period (a
@@ -57,74 +73,241 @@ enum DASHImport {
         return head.contains("<MPD") && !head.hasPrefix("#EXTM3U")
     }
 
-    /// The video Representations (largest picture first) and the audio one taken (the highest
-    /// bandwidth of every audio Representation), of `text`.
-    static func tracks(_ text: String) throws -> (video: [Track], audio: Track?, cues: [MediaTime], texts: [TextTrack], notes: [String]) {
+    /// One Period's tracks: its start on the presentation's timeline, the video Representations
+    /// (largest picture first), the audio one taken (the highest bandwidth of every audio
+    /// Representation), its SCTE-35 cues and WebVTT files (times from the Period's start).
+    struct PeriodTracks {
+        var start: MediaTime
+        var video: [Track]
+        var audio: Track?
+        var cues: [MediaTime]
+        var texts: [TextTrack]
+    }
+
+    /// Most Periods read.
+    static let maxPeriods = 100
+
+    /// The Periods of `text`, and what was left out (one line each).
+    static func periods(_ text: String) throws -> (periods: [PeriodTracks], notes: [String]) {
         let root: XMLElementNode
         do { root = try XMLTreeParser().parse(Data(text.utf8)).root } catch {
             throw StoreError.unsupported("DASH source: the MPD is not well-formed XML: \(error)")
         }
         guard root.name == "MPD" else { throw StoreError.unsupported("DASH source: the document is not an MPD") }
         guard (root.attribute("type") ?? "static") == "static" else {
-            throw StoreError.unsupported("DASH source: a dynamic MPD (live DASH origins are not supported yet)")
+            throw StoreError.unsupported("DASH source: a dynamic MPD is a live origin (--live, not --content)")
         }
-        let periods = root.children("Period")
-        guard periods.count == 1, let period = periods.first else {
-            throw StoreError.unsupported("DASH source: \(periods.count) Periods (one is supported)")
+        let elements = root.children("Period")
+        guard !elements.isEmpty, elements.count <= maxPeriods else {
+            throw StoreError.unsupported("DASH source: \(elements.count) Periods (1 to \(maxPeriods) are read)")
         }
-        let total = try root.attribute("mediaPresentationDuration").map(duration) ?? period.attribute("duration").map(duration)
-        let base = [root, period].compactMap { $0.childText("BaseURL") }.reduce("") { join($0, $1) }
-        var video: [Track] = [], audio: [Track] = [], texts: [TextTrack] = [], notes: [String] = []
-        for set in period.children("AdaptationSet") {
-            guard set.children("ContentProtection").isEmpty else { throw StoreError.unsupported("DASH source: encrypted content is not supported") }
-            let kind = set.attribute("contentType") ?? set.attribute("mimeType")?.split(separator: "/").first.map(String.init) ?? ""
-            let setBase = join(base, set.childText("BaseURL") ?? "")
-            if kind == "text" || kind == "application" {
-                // subtitles: a WebVTT sidecar file per Period is taken; segmented or fMP4 text is left out
-                for rep in set.children("Representation") {
-                    let name = set.attribute("label") ?? rep.attribute("id") ?? set.attribute("lang") ?? "text"
-                    let mime = rep.attribute("mimeType") ?? set.attribute("mimeType") ?? ""
-                    let file = rep.childText("BaseURL")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-                    guard mime == "text/vtt", !file.isEmpty, rep.child("SegmentTemplate") == nil, set.child("SegmentTemplate") == nil else {
-                        notes.append("subtitles '\(name.prefix(64))' left out: only a WebVTT file per Period is read (\(mime.prefix(40)))")
-                        continue
+        let whole = try root.attribute("mediaPresentationDuration").map(duration)
+        // each Period's start and length: its start (else the one before's end), to the next's start (else its duration, else the presentation's end)
+        var starts: [MediaTime] = []
+        for (i, p) in elements.enumerated() {
+            if let s = p.attribute("start") { starts.append(try duration(s, allowingZero: true)) }
+            else if i == 0 { starts.append(.zero) }
+            else if let d = elements[i - 1].attribute("duration") { starts.append(starts[i - 1] + (try duration(d))) }
+            else { throw StoreError.unsupported("DASH source: Period \(i + 1) has neither a start nor a Period with a duration before it") }
+            if i > 0, starts[i] <= starts[i - 1] { throw StoreError.unsupported("DASH source: Period \(i + 1) does not start after the one before it") }
+        }
+        var out: [PeriodTracks] = [], notes: [String] = []
+        for (i, period) in elements.enumerated() {
+            let total = try period.attribute("duration").map(duration)
+                ?? (i + 1 < elements.count ? starts[i + 1] - starts[i] : whole.map { $0 - starts[i] })
+            let base = [root, period].compactMap { $0.childText("BaseURL") }.reduce("") { join($0, $1) }
+            var video: [Track] = [], audio: [Track] = [], texts: [TextTrack] = []
+            for set in period.children("AdaptationSet") {
+                guard set.children("ContentProtection").isEmpty else { throw StoreError.unsupported("DASH source: encrypted content is not supported") }
+                let kind = set.attribute("contentType") ?? set.attribute("mimeType")?.split(separator: "/").first.map(String.init) ?? ""
+                let setBase = join(base, set.childText("BaseURL") ?? "")
+                if kind == "text" || kind == "application" {
+                    // subtitles: a WebVTT sidecar file per Period is taken; segmented or fMP4 text is left out
+                    for rep in set.children("Representation") {
+                        let name = set.attribute("label") ?? rep.attribute("id") ?? set.attribute("lang") ?? "text"
+                        let mime = rep.attribute("mimeType") ?? set.attribute("mimeType") ?? ""
+                        let file = rep.childText("BaseURL")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+                        guard mime == "text/vtt", !file.isEmpty, rep.child("SegmentTemplate") == nil, set.child("SegmentTemplate") == nil else {
+                            notes.append("subtitles '\(name.prefix(64))' left out: only a WebVTT file per Period is read (\(mime.prefix(40)))")
+                            continue
+                        }
+                        texts.append(TextTrack(name: name, language: set.attribute("lang") ?? rep.attribute("lang"), url: join(setBase, file)))
                     }
-                    texts.append(TextTrack(name: name, language: set.attribute("lang") ?? rep.attribute("lang"), url: join(setBase, file)))
+                    continue
                 }
-                continue
+                for rep in set.children("Representation") {
+                    guard rep.children("ContentProtection").isEmpty else { throw StoreError.unsupported("DASH source: encrypted content is not supported") }
+                    let repKind = kind.isEmpty ? rep.attribute("mimeType")?.split(separator: "/").first.map(String.init) ?? "" : kind
+                    guard repKind == "video" || repKind == "audio" else { continue }
+                    let repBase = join(setBase, rep.childText("BaseURL") ?? "")
+                    var t: Track
+                    if let template = rep.child("SegmentTemplate") ?? set.child("SegmentTemplate") {
+                        t = try track(rep, template: template, total: total)
+                        t.initialization = join(repBase, t.initialization)
+                        t.media = t.media.map { join(repBase, $0) }
+                    } else if let list = rep.child("SegmentList") ?? set.child("SegmentList") {
+                        t = try listTrack(rep, list: list, base: repBase, total: total)
+                    } else if let segmentBase = rep.child("SegmentBase") ?? set.child("SegmentBase") {
+                        t = try baseTrack(rep, base: segmentBase, file: repBase)
+                    } else {
+                        throw StoreError.unsupported("DASH source: a Representation without a SegmentTemplate, SegmentList or SegmentBase")
+                    }
+                    if repKind == "video" { video.append(t) } else { audio.append(t) }
+                }
             }
-            for rep in set.children("Representation") {
-                guard rep.children("ContentProtection").isEmpty else { throw StoreError.unsupported("DASH source: encrypted content is not supported") }
-                let repKind = kind.isEmpty ? rep.attribute("mimeType")?.split(separator: "/").first.map(String.init) ?? "" : kind
-                guard repKind == "video" || repKind == "audio" else { continue }
-                guard rep.child("SegmentBase") == nil, rep.child("SegmentList") == nil, set.child("SegmentList") == nil else {
-                    throw StoreError.unsupported("DASH source: SegmentBase and SegmentList are not supported (SegmentTemplate is)")
+            guard !video.isEmpty else { throw StoreError.unsupported("DASH source: no video Representation in Period \(i + 1)") }
+            // the Period's SCTE-35 events (XML or binary in XML): where its breaks are
+            var cues: [MediaTime] = []
+            for stream in period.children("EventStream") where (stream.attribute("schemeIdUri") ?? "").hasPrefix("urn:scte:scte35:") {
+                let timescale = Int64(stream.attribute("timescale") ?? "1") ?? 0
+                let offset = Int64(stream.attribute("presentationTimeOffset") ?? "0") ?? 0
+                guard timescale > 0, timescale <= 10_000_000 else { throw StoreError.unsupported("DASH source: an EventStream's timescale is out of range") }
+                for event in stream.children("Event").prefix(1_000) {
+                    guard let t = Int64(event.attribute("presentationTime") ?? "0"), t >= offset else { continue }
+                    cues.append(MediaTime(value: t - offset, timescale: timescale))
                 }
-                guard let template = rep.child("SegmentTemplate") ?? set.child("SegmentTemplate") else {
-                    throw StoreError.unsupported("DASH source: a Representation without a SegmentTemplate")
-                }
-                var t = try track(rep, template: template, total: total)
-                let repBase = join(setBase, rep.childText("BaseURL") ?? "")
-                t.initialization = join(repBase, t.initialization)
-                t.media = t.media.map { join(repBase, $0) }
-                if repKind == "video" { video.append(t) } else { audio.append(t) }
             }
+            // the largest picture first (then the higher bandwidth): the top rung
+            out.append(PeriodTracks(start: starts[i], video: video.sorted { ($0.width * $0.height, $0.bandwidth) > ($1.width * $1.height, $1.bandwidth) },
+                                    audio: audio.max { $0.bandwidth < $1.bandwidth }, cues: cues.sorted(), texts: texts))
         }
-        guard !video.isEmpty else { throw StoreError.unsupported("DASH source: no video Representation") }
-        // the Period's SCTE-35 events (XML or binary in XML): where its breaks are
-        var cues: [MediaTime] = []
-        for stream in period.children("EventStream") where (stream.attribute("schemeIdUri") ?? "").hasPrefix("urn:scte:scte35:") {
-            let timescale = Int64(stream.attribute("timescale") ?? "1") ?? 0
-            let offset = Int64(stream.attribute("presentationTimeOffset") ?? "0") ?? 0
-            guard timescale > 0, timescale <= 10_000_000 else { throw StoreError.unsupported("DASH source: an EventStream's timescale is out of range") }
-            for event in stream.children("Event").prefix(1_000) {
-                guard let t = Int64(event.attribute("presentationTime") ?? "0"), t >= offset else { continue }
-                cues.append(MediaTime(value: t - offset, timescale: timescale))
-            }
+        // every Period carries the same rungs: the content is one ladder
+        let shape = out[0].video.map { "\($0.width)x\($0.height)" }
+        if let odd = out.firstIndex(where: { $0.video.map { "\($0.width)x\($0.height)" } != shape }) {
+            throw StoreError.unsupported("DASH source: Period \(odd + 1) has other video Representations than the first (\(shape.joined(separator: ", ")))")
         }
-        // the largest picture first (then the higher bandwidth): the top rung
-        return (video.sorted { ($0.width * $0.height, $0.bandwidth) > ($1.width * $1.height, $1.bandwidth) }, audio.max { $0.bandwidth < $1.bandwidth },
-                cues.sorted(), texts, notes)
+        if out.contains(where: { ($0.audio == nil) != (out[0].audio == nil) }) {
+            throw StoreError.unsupported("DASH source: some Periods have audio and some do not")
+        }
+        if out.count > 1, out.contains(where: { !$0.texts.isEmpty }) {
+            notes.append("subtitles of a multi-Period MPD are left out")
+            for i in out.indices { out[i].texts = [] }
+        }
+        return (out, notes)
+    }
+
+    /// A Representation's segments from its `SegmentList`: `SegmentURL@media` (each joined to
+    /// `base`), or `@mediaRange` byte ranges of the one file `base` names; times from its
+    /// `SegmentTimeline`, else its `@duration` (nominal: measured from the pictures when fetched).
+    static func listTrack(_ rep: XMLElementNode, list: XMLElementNode, base: String, total: MediaTime?) throws -> Track {
+        guard let id = rep.attribute("id"), !id.isEmpty else { throw StoreError.unsupported("DASH source: a Representation without an id") }
+        let timescale = Int64(list.attribute("timescale") ?? "1") ?? 0
+        let offset = Int64(list.attribute("presentationTimeOffset") ?? "0") ?? -1
+        guard timescale > 0, timescale <= 10_000_000, offset >= 0 else { throw StoreError.unsupported("DASH source: a SegmentList's timescale is out of range") }
+        let urls = list.children("SegmentURL")
+        guard !urls.isEmpty, urls.count <= maxSegments else { throw StoreError.unsupported("DASH source: a SegmentList of \(urls.count) segments") }
+        var t = Track(id: id, bandwidth: Int(rep.attribute("bandwidth") ?? "") ?? 0, width: Int(rep.attribute("width") ?? "") ?? 0,
+                      height: Int(rep.attribute("height") ?? "") ?? 0, codecs: rep.attribute("codecs"), initialization: "", media: [],
+                      durations: [], timescale: timescale, presentationTimeOffset: offset)
+        let initialization = list.child("Initialization")
+        if urls.allSatisfy({ $0.attribute("media") == nil && $0.attribute("mediaRange") != nil }) {
+            // one file, byte ranges
+            t.file = base
+            t.initRange = try initialization?.attribute("range").map(byteRange)
+            t.ranges = try urls.map { try byteRange($0.attribute("mediaRange") ?? "") }
+            guard t.initRange != nil else { throw StoreError.unsupported("DASH source: a SegmentList of byte ranges without an Initialization range") }
+        } else {
+            guard urls.allSatisfy({ $0.attribute("media") != nil && $0.attribute("mediaRange") == nil }),
+                  let source = initialization?.attribute("sourceURL") else {
+                throw StoreError.unsupported("DASH source: a SegmentList mixing files and byte ranges, or without an Initialization sourceURL")
+            }
+            t.initialization = join(base, source)
+            t.media = urls.map { join(base, $0.attribute("media")!) }
+        }
+        let count = urls.count
+        if let timeline = list.child("SegmentTimeline") {
+            var next: Int64 = 0
+            for s in timeline.children("S") {
+                guard let d = Int64(s.attribute("d") ?? ""), d > 0, d <= timescale * 3600 else { throw StoreError.unsupported("DASH source: an S without a duration") }
+                if let v = s.attribute("t").flatMap({ Int64($0) }) { next = v }
+                let repeats = Int(s.attribute("r") ?? "0") ?? 0
+                guard repeats >= 0, t.starts.count + repeats < maxSegments else { throw StoreError.unsupported("DASH source: an S with a bad r") }
+                for _ in 0...repeats { t.starts.append(next); t.durations.append(d); next += d }
+            }
+            guard t.starts.count >= count else { throw StoreError.unsupported("DASH source: a SegmentTimeline shorter than its SegmentList") }
+            t.starts = Array(t.starts.prefix(count)).map { $0 - offset }
+            t.durations = Array(t.durations.prefix(count))
+        } else {
+            guard let d = Int64(list.attribute("duration") ?? ""), d > 0 else { throw StoreError.unsupported("DASH source: a SegmentList with neither a SegmentTimeline nor a duration") }
+            let ticks = total?.rescaled(to: timescale, rounding: .up).value ?? d * Int64(count)
+            for i in 0..<count { t.starts.append(Int64(i) * d); t.durations.append(max(1, min(d, ticks - Int64(i) * d))) }
+            t.nominal = true
+        }
+        return t
+    }
+
+    /// A Representation of one file (`SegmentBase`): its initialization segment at
+    /// `Initialization@range`, its segments and their exact times in the `sidx` box at `@indexRange`
+    /// (read once the file is fetched: `resolvingIndex`).
+    static func baseTrack(_ rep: XMLElementNode, base: XMLElementNode, file: String) throws -> Track {
+        guard let id = rep.attribute("id"), !id.isEmpty, !file.isEmpty else { throw StoreError.unsupported("DASH source: a SegmentBase Representation without an id or a BaseURL") }
+        guard let index = base.attribute("indexRange"), let initRange = base.child("Initialization")?.attribute("range") else {
+            throw StoreError.unsupported("DASH source: a SegmentBase without an indexRange and an Initialization range")
+        }
+        var t = Track(id: id, bandwidth: Int(rep.attribute("bandwidth") ?? "") ?? 0, width: Int(rep.attribute("width") ?? "") ?? 0,
+                      height: Int(rep.attribute("height") ?? "") ?? 0, codecs: rep.attribute("codecs"), initialization: "", media: [],
+                      durations: [], timescale: Int64(base.attribute("timescale") ?? "1") ?? 1,
+                      presentationTimeOffset: Int64(base.attribute("presentationTimeOffset") ?? "0") ?? 0)
+        t.file = file
+        t.initRange = try byteRange(initRange)
+        t.indexRange = try byteRange(index)
+        return t
+    }
+
+    /// `first-last` (bytes, both included).
+    static func byteRange(_ text: String) throws -> ClosedRange<Int64> {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, let a = Int64(parts[0]), let b = Int64(parts[1]), a >= 0, b >= a, b < 1 << 40 else {
+            throw StoreError.unsupported("DASH source: a byte range \(text.prefix(40))")
+        }
+        return a...b
+    }
+
+    /// `t` with its segments read from its file's `sidx` (`bytes`, the whole file): each reference
+    /// a segment (its byte range after the box, its exact duration); other tracks as they are.
+    static func resolvingIndex(_ t: Track, in bytes: Data) throws -> Track {
+        guard let index = t.indexRange else { return t }
+        var t = t
+        let b = [UInt8](bytes)
+        func fail(_ why: String) -> StoreError { StoreError.unsupported("DASH source: the sidx of \(t.id.prefix(40)): \(why)") }
+        guard index.upperBound < Int64(b.count), index.count >= 32 else { throw fail("its indexRange is outside the file") }
+        var o = Int(index.lowerBound)
+        func u32() -> UInt64 { defer { o += 4 }; return UInt64(b[o]) << 24 | UInt64(b[o + 1]) << 16 | UInt64(b[o + 2]) << 8 | UInt64(b[o + 3]) }
+        let size = Int(u32())
+        guard b[o..<o + 4].elementsEqual("sidx".utf8), size >= 32, o - 4 + size <= b.count else { throw fail("no sidx box there") }
+        let end = o - 4 + size
+        o += 4
+        let version = b[o]; o += 4
+        o += 4                                   // reference_ID
+        let timescale = Int64(u32())
+        guard timescale > 0, timescale <= 10_000_000 else { throw fail("a timescale out of range") }
+        let earliest: UInt64, firstOffset: UInt64
+        if version == 0 { earliest = u32(); firstOffset = u32() } else {
+            guard o + 16 <= end else { throw fail("truncated") }
+            earliest = u32() << 32 | u32(); firstOffset = u32() << 32 | u32()
+        }
+        o += 2                                   // reserved
+        let count = Int(b[o]) << 8 | Int(b[o + 1])
+        o += 2
+        guard count > 0, count <= maxSegments, o + count * 12 <= end else { throw fail("\(count) references that do not fit") }
+        var at = Int64(end) + Int64(firstOffset), time = Int64(earliest)
+        // the SegmentBase's presentationTimeOffset, in the sidx's ticks
+        let offset = MediaTime(value: t.presentationTimeOffset, timescale: max(1, t.timescale)).rescaled(to: timescale, rounding: .nearest).value
+        t.timescale = timescale
+        t.presentationTimeOffset = offset
+        t.ranges = []; t.starts = []; t.durations = []
+        for _ in 0..<count {
+            let word = u32()
+            guard word >> 31 == 0 else { throw fail("a reference to another sidx (a hierarchical index is not read)") }
+            let length = Int64(word & 0x7FFF_FFFF), d = Int64(u32())
+            o += 4                                // SAP
+            guard length > 0, d > 0 else { throw fail("an empty reference") }
+            t.ranges.append(at...(at + length - 1)); t.starts.append(time - offset); t.durations.append(d)
+            at += length; time += d
+        }
+        guard at <= Int64(b.count) else { throw fail("references past the file's end") }
+        t.indexRange = nil
+        return t
     }
 
     /// One Representation's segments from its template.
@@ -170,7 +353,8 @@ enum DASHImport {
         return Track(id: id, bandwidth: bandwidth, width: Int(rep.attribute("width") ?? "") ?? 0, height: Int(rep.attribute("height") ?? "") ?? 0,
                      codecs: rep.attribute("codecs"), initialization: try expand(initialization, number: startNumber, time: 0),
                      media: try starts.indices.map { try expand(media, number: startNumber + $0, time: starts[$0]) },
-                     durations: durations, timescale: timescale, starts: starts.map { $0 - offset }, presentationTimeOffset: offset)
+                     durations: durations, timescale: timescale, starts: starts.map { $0 - offset }, presentationTimeOffset: offset,
+                     nominal: template.child("SegmentTimeline") == nil)
     }
 
     /// A template with its identifiers replaced (ISO/IEC 23009-1 §5.3.9.4.4): `$$`,
@@ -243,56 +427,125 @@ enum DASHImport {
     }
 
     /// Fetches every video Representation's segments into `folder/<rung>/segNNNNN.ts` (top first),
-    /// each remuxed with its time's audio; the MPD at `location` read as `text`.
+    /// each remuxed with its time's audio, Period after Period: a later Period's timestamps moved
+    /// onto the presentation's timeline (its start less its `presentationTimeOffset`), so that the
+    /// rung is one stream; the MPD at `location` read as `text`. A track of one file (byte ranges)
+    /// is fetched whole once and cut here.
     static func fetchAll(_ text: String, location: HLSLocation, folder: URL, timeout: Double, maxTotalBytes: Int64) async throws -> HLSImport.Fetched {
-        let (video, audioTrack, cueTimes, texts, textNotes) = try tracks(text)
+        let (periods, periodNotes) = try periods(text)
         var total: Int64 = 0
         func fetch(_ uri: String, to file: URL, maxBytes: Int64) async throws {
             try await HLSImport.fetch(try location.resolve(uri), to: file, maxBytes: maxBytes, timeout: timeout, total: &total, cap: maxTotalBytes,
                                       source: "DASH")
         }
-        // the audio whole: its initialization segment and every fragment, one fMP4 file
-        var audio: URL?
-        if let a = audioTrack {
-            let file = folder.appendingPathComponent(".audio.mp4")
-            try await HLSImport.wholeTrack(initialization: a.initialization, media: a.media, to: file) { try await fetch($0, to: $1, maxBytes: $2) }
-            audio = file
+        // the files of one-file tracks, fetched once
+        var files: [String: Data] = [:]
+        func whole(_ uri: String) async throws -> Data {
+            if let d = files[uri] { return d }
+            let file = folder.appendingPathComponent(".file\(files.count)")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try await fetch(uri, to: file, maxBytes: maxTotalBytes)
+            let d = try Data(contentsOf: file)
+            files[uri] = d
+            return d
         }
-        defer { if let audio { try? FileManager.default.removeItem(at: audio) } }
-        let audioRate = audioTrack.map { max(32_000, $0.bandwidth) } ?? 128_000
-        var out: [HLSImport.FetchedVariant] = []
-        for v in video {
-            var name = v.height > 0 ? "\(v.height)p" : "main"
-            while out.contains(where: { $0.rendition.name == name }) { name += "x" }
-            let dir = folder.appendingPathComponent(name)
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let initFile = dir.appendingPathComponent(".init.mp4"), raw = dir.appendingPathComponent(".segment.m4s")
-            defer { try? FileManager.default.removeItem(at: initFile); try? FileManager.default.removeItem(at: raw) }
-            try await fetch(v.initialization, to: initFile, maxBytes: HLSImport.maxInitBytes)
-            var counters: [Int: UInt8] = [:]
-            for (i, uri) in v.media.enumerated() {
-                let file = dir.appendingPathComponent(String(format: "seg%05d.ts", i))
-                try await fetch(uri, to: raw, maxBytes: HLSImport.maxSegmentBytes)
-                let length = MediaTime(value: v.durations[i], timescale: v.timescale)
-                try StoreRemux.segment(raw, initialization: initFile, to: file, shift: HLSImport.cmafClockShift,
-                                       audio: audio.map { FragmentRemux.AudioSpan(file: $0, length: length, first: i == 0, last: i == v.media.count - 1) },
-                                       counters: &counters, what: "DASH source: segment \(uri.prefix(200))")
+        /// `t` ready to read: a `SegmentBase` one's segments from its file's index.
+        func resolved(_ t: Track) async throws -> Track {
+            guard t.indexRange != nil, let f = t.file else { return t }
+            return try resolvingIndex(t, in: try await whole(f))
+        }
+        /// Writes `t`'s initialization segment (`index` nil) or media segment `index` to `file`.
+        func piece(_ t: Track, _ index: Int?, to file: URL) async throws {
+            if let f = t.file {
+                let data = try await whole(f)
+                guard let range = index.map({ t.ranges[$0] }) ?? t.initRange, range.upperBound < Int64(data.count) else {
+                    throw StoreError.unsupported("DASH source: a byte range past the end of \(f.prefix(200))")
+                }
+                try data.subdata(in: Int(range.lowerBound)..<Int(range.upperBound + 1)).write(to: file)
+            } else if let index {
+                try await fetch(t.media[index], to: file, maxBytes: HLSImport.maxSegmentBytes)
+            } else {
+                try await fetch(t.initialization, to: file, maxBytes: HLSImport.maxInitBytes)
             }
-            let rendition = Rendition(name: name, width: v.width, height: v.height, videoBitrate: max(1000, v.bandwidth), audioBitrate: audioRate)
-            let codecs = v.codecs.map { c in audioTrack?.codecs.map { c + "," + $0 } ?? c }
-            // a cue goes to the segment starting nearest it (after the first: a pre-roll is not a cue)
-            let starts = v.starts.map { MediaTime(value: $0, timescale: v.timescale) }
-            func distance(_ i: Int, _ t: MediaTime) -> MediaTime { starts[i] > t ? starts[i] - t : t - starts[i] }
-            let cueSegments = Set(cueTimes.compactMap { t in starts.indices.min { distance($0, t) < distance($1, t) } })
-            out.append(HLSImport.FetchedVariant(rendition: rendition, codecs: codecs, segmentCount: v.media.count,
-                                                cueSegments: cueSegments.filter { $0 > 0 }.sorted()))
         }
-        // the subtitles: a cue at Period time t is media time t + presentationTimeOffset, on the
+        var names: [String] = []
+        var out: [HLSImport.FetchedVariant] = []
+        // each rung's TS continuity counters, carried from Period to Period: one stream
+        var counters = [[Int: UInt8]](repeating: [:], count: periods[0].video.count)
+        var cueTimes: [MediaTime] = [], segmentStarts: [MediaTime] = []
+        let first = periods[0]
+        for (p, period) in periods.enumerated() {
+            // the Period's audio whole: its initialization segment and every segment, one fMP4 file
+            var audio: URL?, audioTrack: Track?
+            if let a = period.audio {
+                let t = try await resolved(a)
+                audioTrack = t
+                let file = folder.appendingPathComponent(".audio\(p).mp4")
+                try await piece(t, nil, to: file)
+                let handle = try FileHandle(forWritingTo: file)
+                try handle.seekToEnd()
+                let part = folder.appendingPathComponent(".audio-part")
+                for i in 0..<t.count {
+                    try await piece(t, i, to: part)
+                    try handle.write(contentsOf: try Data(contentsOf: part))
+                }
+                try? FileManager.default.removeItem(at: part)
+                try handle.close()
+                audio = file
+            }
+            defer { if let audio { try? FileManager.default.removeItem(at: audio) } }
+            for (k, given) in period.video.enumerated() {
+                let v = try await resolved(given)
+                if p == 0 {
+                    var name = v.height > 0 ? "\(v.height)p" : "main"
+                    while names.contains(name) { name += "x" }
+                    names.append(name)
+                    let audioRate = audioTrack.map { max(32_000, $0.bandwidth) } ?? 128_000
+                    let codecs = v.codecs.map { c in audioTrack?.codecs.map { c + "," + $0 } ?? c }
+                    out.append(HLSImport.FetchedVariant(rendition: Rendition(name: name, width: v.width, height: v.height, videoBitrate: max(1000, v.bandwidth),
+                                                                             audioBitrate: audioRate),
+                                                        codecs: codecs, segmentCount: 0, cueSegments: []))
+                }
+                let dir = folder.appendingPathComponent(names[k])
+                try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                let initFile = dir.appendingPathComponent(".init.mp4")
+                defer { try? FileManager.default.removeItem(at: initFile) }
+                try await piece(v, nil, to: initFile)
+                // the Period's media time t plays at presentation time start + t − offset: moved there from the first Period's clock
+                let offset = MediaTime(value: v.presentationTimeOffset, timescale: v.timescale)
+                let firstOffset = MediaTime(value: first.video[0].presentationTimeOffset, timescale: first.video[0].timescale)
+                let shift = HLSImport.cmafClockShift + (period.start - first.start) - (offset - firstOffset)
+                let raws = (0..<v.count).map { dir.appendingPathComponent(".segment\($0).m4s") }
+                defer { for r in raws { try? FileManager.default.removeItem(at: r) } }
+                for (i, raw) in raws.enumerated() { try await piece(v, i, to: raw) }
+                // each segment's length: the timeline's, or (nominal durations) from its first picture to the next one's
+                var lengths = v.durations.map { MediaTime(value: $0, timescale: v.timescale) }
+                if v.nominal, raws.count > 1 {
+                    let pictures = try raws.map { try FragmentRemux.firstPicture(initialization: initFile, segment: $0, scratch: dir) }
+                    for i in 0..<(raws.count - 1) { lengths[i] = pictures[i + 1] - pictures[i] }
+                }
+                for (i, raw) in raws.enumerated() {
+                    let n = out[k].segmentCount
+                    let file = dir.appendingPathComponent(String(format: "seg%05d.ts", n))
+                    try StoreRemux.segment(raw, initialization: initFile, to: file, shift: shift,
+                                           audio: audio.map { FragmentRemux.AudioSpan(file: $0, length: lengths[i], first: i == 0, last: i == raws.count - 1) },
+                                           counters: &counters[k], what: "DASH source: segment \(i) of \(v.id.prefix(40))")
+                    out[k].segmentCount += 1
+                    if k == 0 { segmentStarts.append(period.start + MediaTime(value: v.starts[i], timescale: v.timescale)) }
+                }
+            }
+            cueTimes += period.cues.map { period.start + $0 }
+        }
+        // a cue goes to the segment starting nearest it (after the first: a pre-roll is not a cue)
+        func distance(_ i: Int, _ t: MediaTime) -> MediaTime { segmentStarts[i] > t ? segmentStarts[i] - t : t - segmentStarts[i] }
+        let cueSegments = Set(cueTimes.compactMap { t in segmentStarts.indices.min { distance($0, t) < distance($1, t) } }).filter { $0 > 0 }.sorted()
+        for k in out.indices { out[k].cueSegments = cueSegments }
+        // the subtitles (one Period): a cue at Period time t is media time t + presentationTimeOffset, on the
         // store's MPEG-TS clock 10 s later (`HLSImport.cmafClockShift`), where the video's is
-        var notes = textNotes, subtitles: [HLSSubtitleImport.Track] = []
-        let top = video[0]
+        var notes = periodNotes, subtitles: [HLSSubtitleImport.Track] = []
+        let top = first.video[0]
         let shift = MediaTime(value: top.presentationTimeOffset, timescale: top.timescale).mpegTicks + HLSImport.cmafClockShift.mpegTicks
-        for (n, t) in texts.prefix(SubtitleTrack.maxTracks).enumerated() {
+        for (n, t) in first.texts.prefix(SubtitleTrack.maxTracks).enumerated() {
             let file = folder.appendingPathComponent(".text\(n).vtt")
             defer { try? FileManager.default.removeItem(at: file) }
             do {

@@ -60,8 +60,9 @@ enum HLSImport {
     /// which MPEG-TS cannot carry.
     static let cmafClockShift = MediaTime(seconds: 10)
     /// Part of the key of an import in the store: bumped when an import reads more of an origin
-    /// (".2": subtitle renditions), so that the next start takes the origin in again.
-    static let revision = ".2"
+    /// (".2": subtitle renditions; ".3": a DASH origin's segments measured where its MPD gives
+    /// nominal durations), so that the next start takes the origin in again.
+    static let revision = ".3"
 
     /// Fetches `location` into `file` (at most `maxBytes`) as one of an origin's files: its size
     /// added to `total`, which may not pass `cap` (`source` names the origin's kind in the error).
