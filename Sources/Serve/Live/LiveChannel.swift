@@ -264,9 +264,10 @@ public actor LiveChannel {
     /// duration, as one fMP4 file (the audio initialization segment and every audio segment of
     /// that time, each fetched once), for `FragmentRemux` to mux in. Throws `AudioNotYet` while
     /// the MPD does not list audio to the segment's end (tried again at the next poll; after
-    /// `fetchAttempts` × 2 polls the segment goes on with the sound there is).
+    /// `fetchAttempts` × 2 polls the segment goes on with the sound there is, none when the MPD
+    /// lists none of its time: nil).
     private func audioSpan(for file: URL, initialization: URL, entry: LivePlaylist.Segment, rendition r: inout Rendition,
-                           mpd: LiveMPD, folder dir: URL) async throws -> FragmentRemux.AudioSpan {
+                           mpd: LiveMPD, folder dir: URL) async throws -> FragmentRemux.AudioSpan? {
         let picture = try FragmentRemux.firstPicture(initialization: initialization, segment: file, scratch: dir)
         let need = picture + entry.duration
         if !mpd.ended, (mpd.audio.last?.end ?? .zero) < need {
@@ -280,6 +281,7 @@ public actor LiveChannel {
         r.audioWaits = nil
         let margin = MediaTime(value: 1, timescale: 2)
         let parts = mpd.audio.filter { $0.end > picture - margin && $0.start < need + margin }
+        guard !parts.isEmpty else { return nil }   // no sound listed for its time at all: the segment goes without
         let folder = folder.appendingPathComponent("live/\(storeName)/.audio")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var bytes = Data()
