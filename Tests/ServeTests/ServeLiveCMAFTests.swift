@@ -48,10 +48,7 @@ import Timing
     /// download through. The same segments were fetched by a second session's CMAF playlist: one
     /// remux per segment and one cut per piece for both.
     @Test func aLiveSessionInCMAFIsItsTimelineFrameExact() async throws {
-        let rig = try await Live.Rig.start(breaks: [
-            LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 6), signal: .dateRange(.spliceInsert)),
-            LiveOriginBreak(start: .frame(12 * 60 + 23), duration: MediaTime(seconds: 4), signal: .inBand(.spliceInsert)),
-        ], seconds: 40)
+        let rig = try await Live.Rig.start(breaks: Live.twoBreaks, seconds: 40)
         defer { rig.stop() }
         try await rig.warm()
         let master = try await curl(rig.url("/v1/master/ch/index.m3u8?segments=cmaf"))

@@ -56,6 +56,32 @@ import Timing
         return out
     }
 
+    /// Records each segment `rep` lists under `key` by its time, and downloads its initialization
+    /// and media segments not downloaded yet (each must be there: 200).
+    static func download(_ rep: DASHPeriods.Representation, key: String, rig: Live.Rig, listed: inout [String: [Int64: (duration: Int64, media: String)]],
+                         bytes: inout [String: Data]) async throws {
+        for (seg, m) in zip(rep.segments, rep.media) { listed[key, default: [:]][seg.start] = (seg.duration, m) }
+        for m in [rep.initialization] + rep.media where bytes[m] == nil {
+            let s = try await curl(rig.url(m))
+            #expect(s.status == 200, "\(m): \(s.status)")
+            bytes[m] = s.body
+        }
+    }
+
+    /// `rep`'s track as one file (its initialization segment, then every segment `listed`, in time
+    /// order, which must meet), clean in `ffmpeg -xerror`; its segments in order and the file.
+    static func track(_ rep: DASHPeriods.Representation, listed: [Int64: (duration: Int64, media: String)], bytes: [String: Data], to file: URL,
+                      what: String) async throws -> (segments: [(key: Int64, value: (duration: Int64, media: String))], file: URL) {
+        let all = listed.sorted { $0.key < $1.key }
+        for (x, y) in zip(all, all.dropFirst()) { #expect(x.key + x.value.duration == y.key, "\(what): segments meet") }
+        var data = bytes[rep.initialization] ?? Data()
+        for (_, s) in all { data += bytes[s.media] ?? Data() }
+        try data.write(to: file)
+        let ff = try await runOffPool("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", file.path, "-f", "null", "-"])
+        #expect(ff.status == 0, "\(what): \(ff.stderr)")
+        return (all, file)
+    }
+
     /// Two breaks (a DATERANGE one inside a segment, an in-band one inside another): the viewer's
     /// MPD, fetched after each new origin segment, is dynamic, valid against the DASH schema at every
     /// update, its Periods meeting one another, and no update rewrites what an earlier one
@@ -69,10 +95,7 @@ import Timing
     /// (the top one's pictures are the ones compared).
     @Test(arguments: [1, 2]) func aLiveSessionsMPDKeepsWhatItPublishedAndIsFrameExact(rungs: Int) async throws {
         let sizes = [PixelSize(width: 320, height: 180), PixelSize(width: 160, height: 90)].prefix(rungs)
-        let rig = try await Live.Rig.start(breaks: [
-            LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 6), signal: .dateRange(.spliceInsert)),
-            LiveOriginBreak(start: .frame(12 * 60 + 23), duration: MediaTime(seconds: 4), signal: .inBand(.spliceInsert)),
-        ], seconds: 40, sizes: Array(sizes))
+        let rig = try await Live.Rig.start(breaks: Live.twoBreaks, seconds: 40, sizes: Array(sizes))
         defer { rig.stop() }
         try await rig.warm()
         // the implicit route: a session, and a redirect to its own MPD (what a player refetches)
@@ -109,12 +132,7 @@ import Timing
                 if latest[p.id] == nil { order.append(p.id) }
                 latest[p.id] = p
                 for rep in p.representations {
-                    for (seg, m) in zip(rep.segments, rep.media) { listed[p.id + " " + rep.id, default: [:]][seg.start] = (seg.duration, m) }
-                    for m in [rep.initialization] + rep.media where bytes[m] == nil {
-                        let s = try await curl(rig.url(m))
-                        #expect(s.status == 200, "\(m): \(s.status)")
-                        bytes[m] = s.body
-                    }
+                    try await Self.download(rep, key: p.id + " " + rep.id, rig: rig, listed: &listed, bytes: &bytes)
                 }
             }
             rig.origin.advance()
@@ -127,14 +145,8 @@ import Timing
         for (n, id) in order.enumerated() {
             guard let p = latest[id] else { continue }
             for rep in p.representations {
-                let all = (listed[id + " " + rep.id] ?? [:]).sorted { $0.key < $1.key }
-                for (x, y) in zip(all, all.dropFirst()) { #expect(x.key + x.value.duration == y.key, "\(id) \(rep.id): segments meet") }
-                var data = bytes[rep.initialization] ?? Data()
-                for (_, s) in all { data += bytes[s.media] ?? Data() }
-                let file = folder.appendingPathComponent("p\(n)-\(rep.id).mp4")
-                try data.write(to: file)
-                let ff = try await runOffPool("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", file.path, "-f", "null", "-"])
-                #expect(ff.status == 0, "\(id) \(rep.id): \(ff.stderr)")
+                let (all, file) = try await Self.track(rep, listed: listed[id + " " + rep.id] ?? [:], bytes: bytes,
+                                                       to: folder.appendingPathComponent("p\(n)-\(rep.id).mp4"), what: "\(id) \(rep.id)")
                 guard rep.contentType == "video", rep.id == p.representations.first(where: { $0.contentType == "video" })?.id else { continue }
                 let span = try #require(try ServeDASHTests.span(file, stream: "v:0"))
                 let first = Double(all.first?.key ?? 0) / 90_000
@@ -173,10 +185,7 @@ extension ServeLiveDASHTests {
     /// Representation, clean in `ffmpeg -xerror`, its pictures at the times its `SegmentTimeline`
     /// gives, and the content's frames once each in order with each break's ad frame-exact in place.
     @Test func aSingleLivePeriodIsTheSameTimelineFrameExact() async throws {
-        let rig = try await Live.Rig.start(breaks: [
-            LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 6), signal: .dateRange(.spliceInsert)),
-            LiveOriginBreak(start: .frame(12 * 60 + 23), duration: MediaTime(seconds: 4), signal: .inBand(.spliceInsert)),
-        ], seconds: 40)
+        let rig = try await Live.Rig.start(breaks: Live.twoBreaks, seconds: 40)
         defer { rig.stop() }
         try await rig.warm()
         let redirect = try await runOffPool("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code} %{redirect_url}",
@@ -209,26 +218,14 @@ extension ServeLiveDASHTests {
             }
             for rep in periods.first?.representations ?? [] {
                 representations[rep.id] = rep
-                for (seg, m) in zip(rep.segments, rep.media) { listed[rep.id, default: [:]][seg.start] = (seg.duration, m) }
-                for m in [rep.initialization] + rep.media where bytes[m] == nil {
-                    let s = try await curl(rig.url(m))
-                    #expect(s.status == 200, "\(m): \(s.status)")
-                    bytes[m] = s.body
-                }
+                try await Self.download(rep, key: rep.id, rig: rig, listed: &listed, bytes: &bytes)
             }
             rig.origin.advance()
             try await rig.channel.poll()
         }
         var shown: [Live.Shown] = []
         for (id, rep) in representations.sorted(by: { $0.key < $1.key }) {
-            let all = (listed[id] ?? [:]).sorted { $0.key < $1.key }
-            for (x, y) in zip(all, all.dropFirst()) { #expect(x.key + x.value.duration == y.key, "\(id): segments meet") }
-            var data = bytes[rep.initialization] ?? Data()
-            for (_, s) in all { data += bytes[s.media] ?? Data() }
-            let file = folder.appendingPathComponent("\(id).mp4")
-            try data.write(to: file)
-            let ff = try await runOffPool("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", file.path, "-f", "null", "-"])
-            #expect(ff.status == 0, "\(id): \(ff.stderr)")
+            let (all, file) = try await Self.track(rep, listed: listed[id] ?? [:], bytes: bytes, to: folder.appendingPathComponent("\(id).mp4"), what: id)
             guard rep.contentType == "video" else { continue }
             let span = try #require(try ServeDASHTests.span(file, stream: "v:0"))
             let first = Double(all.first?.key ?? 0) / 90_000, end = Double((all.last?.key ?? 0) + (all.last?.value.duration ?? 0)) / 90_000

@@ -275,30 +275,12 @@ struct LiveMPD {
         let end = bound.end.flatMap { $0 >= bound.start ? ticks($0 - bound.start) : offset }
         var runs: [(start: Int64, duration: Int64, count: Int64, number: Int)] = []
         if let timeline = own?.child("SegmentTimeline") ?? inherited?.child("SegmentTimeline") {
-            let entries = timeline.children("S")
-            guard entries.count <= maxListed else { throw StoreError.unsupported("live DASH source: a SegmentTimeline of \(entries.count) S") }
-            var next: Int64 = 0, number = startNumber
-            for (j, s) in entries.enumerated() {
-                guard let d = Int64(s.attribute("d") ?? ""), d > 0, d <= timescale * 3600 else {
-                    throw StoreError.unsupported("live DASH source: an S without a duration of up to an hour")
-                }
-                if let t = s.attribute("t") {
-                    guard let v = Int64(t), v >= 0, v < 1 << 60 else { throw StoreError.unsupported("live DASH source: an S with a bad t") }
-                    next = v
-                }
-                guard let r = Int64(s.attribute("r") ?? "0"), r >= -1 else { throw StoreError.unsupported("live DASH source: an S with a bad r") }
-                var count = r + 1
-                if r == -1 {
-                    // to the next S, the Period's end, or now
-                    let limit = j + 1 < entries.count ? entries[j + 1].attribute("t").flatMap { Int64($0) } : (end ?? now)
-                    guard let limit else { throw StoreError.unsupported("live DASH source: r=\"-1\" with nothing to end it") }
-                    count = max(0, (limit - next) / d)
-                }
-                guard count <= Int64(maxListed), Int64(number) + count < 1 << 48 else { throw StoreError.unsupported("live DASH source: an S repeated \(count) times") }
-                guard next + d * count < 1 << 61 else { throw StoreError.unsupported("live DASH source: a SegmentTimeline past any time") }
-                if count > 0 { runs.append((next, d, count, number)) }
-                next += d * count
-                number += Int(count)
+            // r="-1" runs to the next S, the Period's end, or now (the segments ended by then)
+            var number = startNumber
+            for run in try DASHImport.runs(timeline, timescale: timescale, end: end ?? now, whole: true, maxCount: Int64(maxListed), what: "live DASH source") {
+                guard Int64(number) + run.count < 1 << 48 else { throw StoreError.unsupported("live DASH source: segment numbers past any bound") }
+                runs.append((run.start, run.duration, run.count, number))
+                number += Int(run.count)
             }
         } else {
             guard let d = Int64(attribute("duration") ?? ""), d > 0, d <= timescale * 3600 else {

@@ -313,12 +313,21 @@ extension SessionMPD {
                                          breakLength: { _ in nil }, adDuration: nil)
             periods.append(period)
         }
+        return dynamic(periods, availabilityStart: availabilityStart, published: published, updatePeriod: updatePeriod,
+                       window: top.timeline.duration, location: location)
+    }
+
+    /// A live MPD of `periods`: `availabilityStartTime`, `publishTime`, `minimumUpdatePeriod` the
+    /// playlists' target, `timeShiftBufferDepth` the viewer's `window`, three targets of
+    /// `suggestedPresentationDelay`, `Location` the MPD's own URL.
+    static func dynamic(_ periods: [DASH.Period], availabilityStart: Date, published: Date, updatePeriod: MediaTime, window: MediaTime,
+                        location: String?) -> DASH.MPD {
         var mpd = DASH.MPD(type: .dynamic, profiles: [DASH.mainProfile], mediaPresentationDuration: nil,
                            minBufferTime: MediaTime(seconds: 2), periods: periods)
         mpd.availabilityStartTime = availabilityStart
         mpd.publishTime = published
         mpd.minimumUpdatePeriod = updatePeriod
-        mpd.timeShiftBufferDepth = top.timeline.duration
+        mpd.timeShiftBufferDepth = window
         mpd.suggestedPresentationDelay = updatePeriod * 3
         mpd.location = location
         return mpd
@@ -384,14 +393,7 @@ extension SessionMPD {
         }
         var period = DASH.Period(id: "live", start: .zero, adaptationSets: sets)
         period.eventStreams = streams
-        var mpd = DASH.MPD(type: .dynamic, profiles: [DASH.mainProfile], mediaPresentationDuration: nil, minBufferTime: MediaTime(seconds: 2),
-                           periods: [period])
-        mpd.availabilityStartTime = availabilityStart
-        mpd.publishTime = published
-        mpd.minimumUpdatePeriod = updatePeriod
-        mpd.timeShiftBufferDepth = top.timeline.duration
-        mpd.suggestedPresentationDelay = updatePeriod * 3
-        mpd.location = location
-        return mpd
+        return dynamic([period], availabilityStart: availabilityStart, published: published, updatePeriod: updatePeriod,
+                       window: top.timeline.duration, location: location)
     }
 }

@@ -186,6 +186,53 @@ enum DASHImport {
         return (out, notes)
     }
 
+    /// One run of a `SegmentTimeline`: `count` segments of `duration` ticks from `start`.
+    struct TimelineRun: Equatable {
+        var start: Int64, duration: Int64, count: Int64
+    }
+
+    /// The runs of `timeline` (its `S` elements: `@t`, `@d`, `@r`), every number bounded: a
+    /// duration of up to an hour, times under 2^60, at most `maxCount` segments in all. `r="-1"`
+    /// repeats to the next `S`'s `@t`, else to `end` (ticks): only the segments that end by it
+    /// (`whole`: live, what is available), or also one that `end` cuts short (a Period's last).
+    /// `what` begins each one-line refusal ("DASH source", "live DASH source").
+    static func runs(_ timeline: XMLElementNode, timescale: Int64, end: Int64?, whole: Bool, maxCount: Int64, what: String) throws -> [TimelineRun] {
+        let entries = timeline.children("S")
+        guard entries.count <= maxCount else { throw StoreError.unsupported("\(what): a SegmentTimeline of \(entries.count) S") }
+        var out: [TimelineRun] = [], next: Int64 = 0, total: Int64 = 0
+        for (j, s) in entries.enumerated() {
+            guard let d = Int64(s.attribute("d") ?? ""), d > 0, d <= timescale * 3600 else {
+                throw StoreError.unsupported("\(what): an S without a duration of up to an hour")
+            }
+            if let t = s.attribute("t") {
+                guard let v = Int64(t), v >= 0, v < 1 << 60 else { throw StoreError.unsupported("\(what): an S with a bad t") }
+                next = v
+            }
+            guard let r = Int64(s.attribute("r") ?? "0"), r >= -1 else { throw StoreError.unsupported("\(what): an S with a bad r") }
+            var count = r + 1
+            if r == -1 {
+                let limit = j + 1 < entries.count ? entries[j + 1].attribute("t").flatMap { Int64($0) } ?? end : end
+                guard let limit else { throw StoreError.unsupported("\(what): r=\"-1\" with nothing to end it") }
+                count = max(0, whole ? (limit - next) / d : (limit - next + d - 1) / d)
+            }
+            total += count
+            guard total <= maxCount else { throw StoreError.unsupported("\(what): more than \(maxCount) segments") }
+            guard next + d * count < 1 << 61 else { throw StoreError.unsupported("\(what): a SegmentTimeline past any time") }
+            if count > 0 { out.append(TimelineRun(start: next, duration: d, count: count)) }
+            next += d * count
+        }
+        return out
+    }
+
+    /// Every segment of `runs`, `(start, duration)`.
+    static func segments(_ runs: [TimelineRun]) -> (starts: [Int64], durations: [Int64]) {
+        var starts: [Int64] = [], durations: [Int64] = []
+        for run in runs {
+            for k in 0..<run.count { starts.append(run.start + run.duration * k); durations.append(run.duration) }
+        }
+        return (starts, durations)
+    }
+
     /// A Representation's segments from its `SegmentList`: `SegmentURL@media` (each joined to
     /// `base`), or `@mediaRange` byte ranges of the one file `base` names; times from its
     /// `SegmentTimeline`, else its `@duration` (nominal: measured from the pictures when fetched).
@@ -216,14 +263,8 @@ enum DASHImport {
         }
         let count = urls.count
         if let timeline = list.child("SegmentTimeline") {
-            var next: Int64 = 0
-            for s in timeline.children("S") {
-                guard let d = Int64(s.attribute("d") ?? ""), d > 0, d <= timescale * 3600 else { throw StoreError.unsupported("DASH source: an S without a duration") }
-                if let v = s.attribute("t").flatMap({ Int64($0) }) { next = v }
-                let repeats = Int(s.attribute("r") ?? "0") ?? 0
-                guard repeats >= 0, t.starts.count + repeats < maxSegments else { throw StoreError.unsupported("DASH source: an S with a bad r") }
-                for _ in 0...repeats { t.starts.append(next); t.durations.append(d); next += d }
-            }
+            let end = total.map { $0.rescaled(to: timescale, rounding: .up).value + offset }
+            (t.starts, t.durations) = segments(try runs(timeline, timescale: timescale, end: end, whole: false, maxCount: Int64(maxSegments), what: "DASH source"))
             guard t.starts.count >= count else { throw StoreError.unsupported("DASH source: a SegmentTimeline shorter than its SegmentList") }
             t.starts = Array(t.starts.prefix(count)).map { $0 - offset }
             t.durations = Array(t.durations.prefix(count))
@@ -323,20 +364,9 @@ enum DASHImport {
         guard timescale > 0, timescale <= 10_000_000, startNumber >= 0, offset >= 0 else { throw StoreError.unsupported("DASH source: a SegmentTemplate's timescale or startNumber is out of range") }
         var starts: [Int64] = [], durations: [Int64] = []
         if let timeline = template.child("SegmentTimeline") {
-            var next: Int64 = 0
-            for s in timeline.children("S") {
-                guard let d = Int64(s.attribute("d") ?? ""), d > 0, d <= timescale * 3600 else { throw StoreError.unsupported("DASH source: an S without a duration") }
-                if let t = s.attribute("t") { guard let v = Int64(t), v >= 0 else { throw StoreError.unsupported("DASH source: an S with a bad t") }; next = v }
-                var repeats = Int(s.attribute("r") ?? "0") ?? 0
-                if repeats < 0 {
-                    // to the end of the Period
-                    guard let total else { throw StoreError.unsupported("DASH source: r=-1 without a known duration") }
-                    let end = total.rescaled(to: timescale, rounding: .up).value
-                    repeats = Int(max(0, (end - next + d - 1) / d)) - 1
-                }
-                guard repeats >= 0, starts.count + repeats < maxSegments else { throw StoreError.unsupported("DASH source: more than \(maxSegments) segments") }
-                for _ in 0...repeats { starts.append(next); durations.append(d); next += d }
-            }
+            // r="-1" runs to the end of the Period
+            let end = total.map { $0.rescaled(to: timescale, rounding: .up).value + offset }
+            (starts, durations) = segments(try runs(timeline, timescale: timescale, end: end, whole: false, maxCount: Int64(maxSegments), what: "DASH source"))
         } else {
             guard let d = Int64(template.attribute("duration") ?? ""), d > 0, let total else {
                 throw StoreError.unsupported("DASH source: a SegmentTemplate with neither a SegmentTimeline nor a duration")
