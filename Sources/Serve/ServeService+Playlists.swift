@@ -164,7 +164,10 @@ extension ServeService {
         // subtitles follow the session's cut timeline; interstitials play the content uncut (none there yet)
         let subtitles = interstitials ? [] : Self.subtitleRenditions(id, content: content, cmaf: false)
         if !subtitles.isEmpty { for i in variants.indices { variants[i].subtitles = Self.subtitleGroup } }
-        guard let kept = Self.keep(HLS.write(HLS.MultivariantPlaylist(renditions: subtitles, variants: variants)), contentType: HLS.mimeType) else { return Self.notKept }
+        // the origin's other languages: packed-audio renditions beside the variants' own sound
+        let audio = interstitials ? [] : Self.packedAudioRenditions(id, content: content, all: all)
+        if !audio.isEmpty { for i in variants.indices { variants[i].audio = Self.cmafAudio } }
+        guard let kept = Self.keep(HLS.write(HLS.MultivariantPlaylist(renditions: audio + subtitles, variants: variants)), contentType: HLS.mimeType) else { return Self.notKept }
         sessions.update(id) { $0.playlists[key] = kept }
         return HTTPResponse(kept)
     }
@@ -203,7 +206,10 @@ extension ServeService {
         switch await timelines(session) {
         case .failure(let r): return r.response
         case .success(let (planned, all)):
-            guard let t = all[rendition] else { return .error(404, "no rendition '\(rendition)'") }
+            let content = try? await media.content(planned.content)
+            let languages = content.map { Self.languageTimelines($0, all) } ?? []
+            guard let t = all[rendition] ?? (interstitials ? nil : Self.packedAudioIndex(rendition).flatMap { languages.indices.contains($0) ? languages[$0].timeline : nil })
+            else { return .error(404, "no rendition '\(rendition)'") }
             if interstitials {
                 guard let kept = Self.keep(await interstitialsPlaylist(planned, timeline: t), contentType: HLS.mimeType) else { return Self.notKept }
                 sessions.update(id) { $0.playlists[key] = kept }
@@ -217,6 +223,12 @@ extension ServeService {
                 let text = HLS.write(timeline.playlist(planned, clock: policy.clock, signature: signature, cdn: policy.cdn))
                 guard let kept = Self.keep(text, contentType: HLS.mimeType) else { return Self.notKept }
                 made[name] = kept
+            }
+            // each other language's packed audio: its rung's playlist, each segment's sound
+            for (n, language) in languages.enumerated() {
+                let playlist = Self.packedAudio(language.timeline.playlist(planned, clock: policy.clock, signature: signature, cdn: policy.cdn))
+                guard let kept = Self.keep(HLS.write(playlist), contentType: HLS.mimeType) else { return Self.notKept }
+                made["\(Self.cmafAudio)-\(n + 1)"] = kept
             }
             sessions.update(id) { s in for (name, kept) in made where s.playlists[name] == nil { s.playlists[name] = kept } }
             guard let kept = sessions.touch(id, { $0.playlists[rendition] }).flatMap({ $0 }) ?? made[rendition] else { return .text("", contentType: HLS.mimeType) }
@@ -336,5 +348,43 @@ extension ServeService {
                             .text(signedBy: signature, cdn: policy(for: session.content).config.cdn), duration: s.duration)
         }
         return .text(HLS.write(HLS.MediaPlaylist.vod(list)), contentType: HLS.mimeType)
+    }
+}
+
+extension ServeService {
+    /// The audio renditions of an MPEG-TS session's master when its content has other languages
+    /// (an HLS origin's alternate audio): the default, in every variant (no `URI`, RFC 8216
+    /// §4.3.4.2.1), and each other language's packed-audio playlist
+    /// (`/v1/sessions/ID/audio-N.m3u8`), in group `audio`. None without other languages.
+    static func packedAudioRenditions(_ id: String, content: PreparedContent, all: [String: SessionTimeline]) -> [HLS.Rendition] {
+        let languages = languageTimelines(content, all)
+        guard !languages.isEmpty else { return [] }
+        let main = content.audioTracks.first { $0.isDefault }
+        var out = [HLS.Rendition(type: .audio, groupID: cmafAudio, name: main?.name ?? "main", language: main?.language, isDefault: true,
+                                 autoselect: true, channels: main?.channels)]
+        for (n, l) in languages.enumerated() {
+            out.append(HLS.Rendition(type: .audio, groupID: cmafAudio, name: l.track.name, language: l.track.language, autoselect: l.track.autoselect,
+                                     channels: l.track.channels, uri: "/v1/sessions/\(id)/\(cmafAudio)-\(n + 1).m3u8"))
+        }
+        return out
+    }
+
+    /// N of an `audio-N` playlist name, as an index (0 for `audio-1`); nil for another name.
+    static func packedAudioIndex(_ name: String) -> Int? {
+        guard name.hasPrefix(cmafAudio + "-"), let n = Int(name.dropFirst(cmafAudio.count + 1)), n >= 1, n <= 64 else { return nil }
+        return n - 1
+    }
+
+    /// `playlist` (a language rung's MPEG-TS media playlist) with each segment's sound instead:
+    /// `PATH.a.aac`, only its clock shift kept (no new-stream mark; beacons fire on the video).
+    static func packedAudio(_ playlist: HLS.MediaPlaylist) -> HLS.MediaPlaylist {
+        var p = playlist
+        for i in p.segments.indices {
+            let uri = p.segments[i].uri
+            let path = uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? uri
+            let shift = uri.split(separator: "?", maxSplits: 1).dropFirst().first?.split(separator: "&").first { $0.hasPrefix("o=") }
+            p.segments[i].uri = path + packedAudioSuffix + (shift.map { "?" + $0 } ?? "")
+        }
+        return p
     }
 }

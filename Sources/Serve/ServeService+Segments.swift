@@ -1,4 +1,5 @@
 import Foundation
+import Media
 import HTTPServer
 import Interlude
 import Timing
@@ -14,6 +15,7 @@ extension ServeService {
     /// HLS sessions with CMAF segments list: `o` moves a media segment's timestamps as for TS
     /// (HLS's stream clock; a DASH Period keeps the stored ones); no `d`.
     func segment(_ path: String, request: HTTPRequest) -> HTTPAnswer {
+        if path.hasSuffix(Self.packedAudioSuffix) { return packedAudio(String(path.dropLast(Self.packedAudioSuffix.count)), request: request) }
         let cmaf = CMAFTracks.parse(path)
         let stored = cmaf?.segment ?? path
         guard SegmentPath.isValid(stored), let file = media.file(forSegment: stored) else { return .now(.error(404, "no segment '\(path)'")) }
@@ -37,6 +39,29 @@ extension ServeService {
                 await fireBeacons(session: b.session, rendition: b.rendition, breakIndex: b.breakIndex, adIndex: b.ad, segment: b.segment)
             }
             return respond()
+        }
+    }
+
+    /// What names a stored segment's sound as a packed-audio segment (`PATH.a.aac`).
+    static let packedAudioSuffix = ".a.aac"
+
+    /// `GET /v1/segments/PATH.a.aac[?o=…]`: the sound of stored segment `PATH` as an HLS
+    /// packed-audio segment (`PackedAudio`), its timestamp moved by `o` as the segment's would be:
+    /// what an audio-only rendition of an MPEG-TS session lists. No `d` (400), no beacons (the
+    /// video segment of the same place fires them); an encrypted segment has none (400).
+    func packedAudio(_ stored: String, request: HTTPRequest) -> HTTPAnswer {
+        guard SegmentPath.isValid(stored), let file = media.file(forSegment: stored) else { return .now(.error(404, "no segment '\(stored)'")) }
+        let url: SegmentURL
+        do { url = try SegmentURL.parse(path: stored, query: request.queryValue, signature: signature) } catch { return .now(.error(400, "\(error)")) }
+        if url.marked || SegmentPath.isEncrypted(stored) { return .now(.error(400, "a packed-audio segment has no new-stream mark and no encryption")) }
+        let scratch = FileManager.default.temporaryDirectory
+        return .later { [self] in
+            do {
+                return HTTPResponse(status: 200, headers: ["Content-Type": "audio/aac"], body: try PackedAudio.segment(file, shift: url.shift, scratch: scratch))
+            } catch {
+                log.event("segment_failed", ["segment": stored, "part": "packed audio", "error": "\(error)"])
+                return .error(404, "no sound in '\(stored)'")
+            }
         }
     }
 

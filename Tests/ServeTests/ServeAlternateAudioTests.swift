@@ -1,4 +1,5 @@
 import Foundation
+import Playback
 @testable import Serve
 import TestSupport
 import Testing
@@ -93,6 +94,83 @@ import Timing
         for client in [FieldCheck.Client.ffmpeg, .gstreamer3] {
             let v = try await offPool { try FieldCheck.check(url, with: client, timeout: 120) }
             #expect(v.clean, "\(client): \(v.report)")
+        }
+    }
+
+    /// An MPEG-TS session of the same content: its master names the French sound as a packed-audio
+    /// rendition (`audio-1.m3u8`, the English default in the variants: no URI), its playlist the
+    /// French rung's segment for segment (same durations and discontinuities) with each segment's
+    /// sound as `PATH.a.aac`: an ID3 timestamp equal to the PTS of the first audio frame the
+    /// variant's segment at that place carries, then its AAC frames (silent content, loud ad).
+    /// The master plays clean in ffmpeg `-xerror` and playbin3; the French playlist passes the RFC
+    /// 8216 checker.
+    @Test func anMPEGTSSessionNamesTheOtherLanguageAsPackedAudio() async throws {
+        let root = StoreFixture.folder("alt-audio-ts")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let origin = try HTTPTestServer()
+        origin.serve(try await Self.origin(in: root.appendingPathComponent("origin")))
+        let ads = try midrollAdServer()
+        defer { ads.stop(); origin.stop() }
+        let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["a": origin.url("/master.m3u8")] }
+        let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "a", source: "origin")] }
+        let (id, _) = try await readySession(running, content: "a")
+        let master = try await curl(running.url("/v1/sessions/\(id)/master.m3u8")).text
+        let audio = master.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-MEDIA:TYPE=AUDIO") }
+        #expect(audio.count == 2 && audio[0].contains(#"LANGUAGE="en",DEFAULT=YES"#) && !audio[0].contains("URI=")
+                && audio[1].contains(#"LANGUAGE="fr""#) && audio[1].contains("URI=\"/v1/sessions/\(id)/audio-1.m3u8\""), "\(master)")
+        #expect(master.contains(#"AUDIO="audio""#), "\(master)")
+        let variantURI = try #require(master.split(separator: "\n").first { $0.hasPrefix("/v1/sessions/") }.map(String.init))
+        let variant = try await curl(running.url(variantURI)).text
+        let french = try await curl(running.url("/v1/sessions/\(id)/audio-1.m3u8"))
+        #expect(french.status == 200)
+        let file = root.appendingPathComponent("fr.m3u8")
+        try french.body.write(to: file)
+        #expect(RFC8216.check(media: french.text).isEmpty, "\(french.text)")
+        func entries(_ text: String) -> [(duration: String, uri: String, discontinuity: Bool)] {
+            var out: [(String, String, Bool)] = [], duration = "", gap = false
+            for line in text.split(separator: "\n").map(String.init) {
+                if line.hasPrefix("#EXTINF:") { duration = line } else if line == "#EXT-X-DISCONTINUITY" { gap = true }
+                else if !line.hasPrefix("#") { out.append((duration, line, gap)); gap = false }
+            }
+            return out
+        }
+        let v = entries(variant), f = entries(french.text)
+        #expect(v.map(\.duration) == f.map(\.duration) && v.map(\.discontinuity) == f.map(\.discontinuity), "\(variant)\n\(french.text)")
+        #expect(f.allSatisfy { $0.uri.contains(".a.aac") && !$0.uri.contains("d=1") && !$0.uri.contains("t=") })
+        var sawAd = false
+        for (video, sound) in zip(v, f) {
+            let segment = try await curl(running.url(video.uri)).body
+            let packed = try await curl(running.url(sound.uri))
+            #expect(packed.status == 200 && packed.body.starts(with: Array("ID3".utf8)), "\(sound.uri): \(packed.status)")
+            // the ID3 timestamp: the variant segment's first audio PTS there (the same clock, the same shift)
+            let body = [UInt8](packed.body)
+            let owner = Array("com.apple.streaming.transportStreamTimestamp".utf8) + [0]
+            let at = try #require((0..<min(body.count, 80)).first { body[$0...].starts(with: owner) }, "no ID3 timestamp in \(sound.uri)")
+            let stamp = body[(at + owner.count)..<(at + owner.count + 8)].reduce(Int64(0)) { $0 << 8 | Int64($1) }
+            let firstAudio = try #require(TSPES.firstAudioPTS([UInt8](segment)), "\(video.uri) has no sound")
+            #expect(stamp == firstAudio, "\(sound.uri): ID3 \(stamp), the variant's sound at \(firstAudio)")
+            // silent French content, the loud ad in the break
+            let aac = root.appendingPathComponent("s-\(UUID().uuidString).aac")
+            try packed.body.write(to: aac)
+            let out = try await Tools.ffmpeg(["-v", "info", "-i", aac.path, "-af", "volumedetect", "-f", "null", "-"]).stderr
+            let volume = try #require(out.split(separator: "\n").first { $0.contains("mean_volume:") }?.split(separator: " ").dropLast().last.flatMap { Double($0) })
+            let isAd = video.uri.contains("/ads/")
+            sawAd = sawAd || isAd
+            #expect(isAd ? volume > -60 : volume < -80, "\(sound.uri.prefix(80)): \(volume) dB")
+        }
+        #expect(sawAd, "the break's ad is in the French playlist too")
+        // the route checks what it is asked as the segment route does
+        let path = try #require(f.first.map { String($0.uri.split(separator: "?")[0]) })
+        for (query, status) in [("?d=1", 400), ("?o=abc", 400), ("?o=99999999999", 400)] {
+            #expect(try await curl(running.url(path + query)).status == status, "\(path)\(query)")
+        }
+        for bad in ["/v1/segments/none/seg00000.ts.a.aac", "/v1/segments/../index.json.a.aac", "/v1/segments/.a.aac"] {
+            #expect([400, 404].contains(try await curl(running.url(bad)).status), "\(bad)")
+        }
+        let url = URL(string: running.url("/v1/sessions/\(id)/master.m3u8"))!
+        for client in [FieldCheck.Client.ffmpeg, .gstreamer3] {
+            let verdict = try await offPool { try FieldCheck.check(url, with: client, timeout: 120) }
+            #expect(verdict.clean, "\(client): \(verdict.report)")
         }
     }
 
