@@ -243,14 +243,18 @@ import Timing
         server.route("/o.mpd", HTTPTestServer.Response(headers: ["Content-Type": "application/dash+xml"], body: Data(mpd.utf8)))
         server.route("/subs/en.vtt", HTTPTestServer.Response(headers: ["Content-Type": "text/vtt"],
                                                              body: Data(WebVTT.write(Self.english.map { WebVTT.Cue(start: Int64($0.0) * 90, end: Int64($0.1) * 90, text: $0.2) }).utf8)))
+        // the German track as TTML (IMSC1 text): offset and clock times, a div's begin, frames, a line break, an entity
+        server.route("/de.ttml", HTTPTestServer.Response(headers: ["Content-Type": "application/ttml+xml"], body: Data(Self.germanTTML.utf8)))
         let ads = try midrollAdServer()
         defer { ads.stop() }
         let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["d": server.url("/o.mpd")] }
         let content = try await store.content("d")
-        #expect(content.subtitles.map(\.name) == ["English"] && content.subtitles.first?.language == "en")
-        #expect(content.notes.count == 1 && content.notes.first?.hasPrefix("subtitles 'de' left out") == true, "\(content.notes)")
+        #expect(content.subtitles.map(\.name) == ["English", "de"] && content.subtitles.map(\.language) == ["en", "de"])
+        #expect(content.notes.isEmpty, "\(content.notes)")
         let want = Self.english.map { [Int64($0.0) * 90, Int64($0.1) * 90] }
         #expect(content.subtitles.first?.cues.map { [$0.start, $0.end] } == want, "cue times from the Period's start are content times")
+        #expect(content.subtitles.last?.cues.map { [$0.start, $0.end] } == Self.german.map { [Int64($0.0) * 90, Int64($0.1) * 90] })
+        #expect(content.subtitles.last?.cues.map(\.text) == Self.german.map(\.2))
 
         let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "d", source: "origin")] }
         let (id, video) = try await readySession(running, content: "d")
@@ -260,6 +264,47 @@ import Timing
         let shown = try await Self.shown(subtitles, url: { running.url($0) }, origin: try Self.firstVideoPTS(file))
         let expected = Self.expected(Self.english)
         #expect(shown.count == expected.count && zip(shown, expected).allSatisfy { $0.near($1) }, "\(shown) against \(expected)")
+        let germanPlaylist = try await curl(running.url("/v1/sessions/\(id)/subtitles/1.m3u8")).text
+        let germanShown = try await Self.shown(germanPlaylist, url: { running.url($0) }, origin: try Self.firstVideoPTS(file))
+        let germanExpected = Self.expected(Self.german)
+        #expect(germanShown.count == germanExpected.count && zip(germanShown, germanExpected).allSatisfy { $0.near($1) }, "\(germanShown) against \(germanExpected)")
+    }
+
+    /// The German cues (content time in ms) as `germanTTML` writes them.
+    static let german: [(Int, Int, String)] = [(400, 1000, "de 0\nzwei Zeilen"), (2500, 3100, "de 2 & mehr"), (3400, 3800, "de 3")]
+    static let germanTTML = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <tt xmlns="http://www.w3.org/ns/ttml" xmlns:ttp="http://www.w3.org/ns/ttml#parameter" ttp:frameRate="25" ttp:tickRate="10000000" xml:lang="de">
+          <head><styling><style xml:id="s1"/></styling></head>
+          <body><div>
+            <p begin="00:00:00.400" end="00:00:01.000" style="s1">de 0<br/>zwei   <span>Zeilen</span></p>
+            <p begin="25000000t" dur="0.6s">de 2 &amp; mehr</p>
+          </div><div begin="3s">
+            <p begin="10f" end="800ms">de 3</p>
+          </div></body>
+        </tt>
+        """
+
+    /// TTML's time expressions and what a hostile document gets.
+    @Test func theTTMLReaderTakesIMSCTimesAndRefusesTheRest() throws {
+        let cues = try TTMLImport.cues(Data(Self.germanTTML.utf8), what: "t")
+        #expect(cues.map { [$0.start, $0.end] } == [[36_000, 90_000], [225_000, 279_000], [306_000, 342_000]])
+        #expect(cues.map(\.text) == ["de 0\nzwei Zeilen", "de 2 & mehr", "de 3"])
+        #expect(TTMLImport.text("a &#233;&#xE9; &lt;b&gt; --> <span tts:color=\"red\">c</span>") == "a éé <b> -> c")
+        let multiplied = #"<tt xmlns="http://www.w3.org/ns/ttml" ttp:frameRate="30" ttp:frameRateMultiplier="1000 1001"><body><p begin="00:00:01:15" end="2s">x</p></body></tt>"#
+        let ntsc = try TTMLImport.cues(Data(multiplied.utf8), what: "t")
+        let rate: Double = 30 * 1000 / 1001.0
+        let seconds: Double = 1 + 15 / rate
+        let want = Int64((seconds * 90_000).rounded())
+        #expect(ntsc.first?.start == want)
+        for (what, doc) in [("entity", #"<?xml version="1.0"?><!DOCTYPE tt [<!ENTITY x "y">]><tt>&x;</tt>"#),
+                            ("not TTML", "<html/>"), ("a bad time", #"<tt><body><p begin="soon" end="1s">x</p></body></tt>"#),
+                            ("a far time", #"<tt><body><p begin="99999h" end="1s">x</p></body></tt>"#),
+                            ("a bad frame rate", #"<tt ttp:frameRate="0"><body/></tt>"#)] {
+            #expect(throws: StoreError.self, "\(what)") { try TTMLImport.cues(Data(doc.utf8), what: "t") }
+        }
+        // a p without a time, or ending before it begins, makes no cue
+        #expect(try TTMLImport.cues(Data(#"<tt><body><p>x</p><p begin="2s" end="1s">y</p></body></tt>"#.utf8), what: "t").isEmpty)
     }
 
     /// Hostile subtitle renditions: each left out with a one-line note, the content and the good

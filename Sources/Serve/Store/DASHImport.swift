@@ -17,7 +17,7 @@ import Timing
 /// ranges is fetched whole once and cut here. Nominal durations (`@duration`) are measured: each
 /// segment lasts from its first picture to the next one's. Relative `BaseURL`s, each Period's
 /// SCTE-35 `EventStream`s as origin cues (at the segment starting nearest each), WebVTT text
-/// AdaptationSets of a one-Period MPD (a file per Period) as subtitle tracks. What it refuses in one
+/// AdaptationSets (WebVTT, or TTML read by `TTMLImport`) of a one-Period MPD (a file per Period) as subtitle tracks. What it refuses in one
 /// line: a dynamic MPD (a live origin: `LiveMPD`), Periods with other video Representations
 /// than the first, content protection, a hierarchical `sidx`, more than 10,000 segments. The
 /// MPD comes from a network: it is read by the project's hardened XML reader (no DTD, no entities).
@@ -59,6 +59,8 @@ enum DASHImport {
         var name: String
         var language: String?
         var url: String
+        /// TTML (`application/ttml+xml`, read by `TTMLImport`) rather than WebVTT.
+        var ttml = false
     }
 
     /// Largest WebVTT file read for a Period.
@@ -127,11 +129,13 @@ enum DASHImport {
                         let name = set.attribute("label") ?? rep.attribute("id") ?? set.attribute("lang") ?? "text"
                         let mime = rep.attribute("mimeType") ?? set.attribute("mimeType") ?? ""
                         let file = rep.childText("BaseURL")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-                        guard mime == "text/vtt", !file.isEmpty, rep.child("SegmentTemplate") == nil, set.child("SegmentTemplate") == nil else {
-                            notes.append("subtitles '\(name.prefix(64))' left out: only a WebVTT file per Period is read (\(mime.prefix(40)))")
+                        guard mime == "text/vtt" || mime == "application/ttml+xml", !file.isEmpty, rep.child("SegmentTemplate") == nil,
+                              set.child("SegmentTemplate") == nil else {
+                            notes.append("subtitles '\(name.prefix(64))' left out: only a WebVTT or TTML file per Period is read (\(mime.prefix(40)))")
                             continue
                         }
-                        texts.append(TextTrack(name: name, language: set.attribute("lang") ?? rep.attribute("lang"), url: join(setBase, file)))
+                        texts.append(TextTrack(name: name, language: set.attribute("lang") ?? rep.attribute("lang"), url: join(setBase, file),
+                                               ttml: mime == "application/ttml+xml"))
                     }
                     continue
                 }
@@ -580,8 +584,8 @@ enum DASHImport {
             defer { try? FileManager.default.removeItem(at: file) }
             do {
                 try await fetch(t.url, to: file, maxBytes: maxTextBytes)
-                let cues = try HLSSubtitleImport.cues(in: file, what: "the WebVTT file")
-                    .map { c -> WebVTT.Cue in var c = c; c.start += shift; c.end += shift; return c }
+                let read = t.ttml ? try TTMLImport.cues(try Data(contentsOf: file), what: "the TTML file") : try HLSSubtitleImport.cues(in: file, what: "the WebVTT file")
+                let cues = read.map { c -> WebVTT.Cue in var c = c; c.start += shift; c.end += shift; return c }
                 subtitles.append(HLSSubtitleImport.Track(rendition: HLS.Rendition(type: .subtitles, groupID: "subs", name: t.name, language: t.language,
                                                                                   isDefault: subtitles.isEmpty, autoselect: true), cues: cues))
             } catch {
