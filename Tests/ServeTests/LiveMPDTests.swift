@@ -168,6 +168,15 @@ struct LiveMPDTests {
         }
     }
 
+    /// An MPD flooding its Period with Events: at most `maxEvents` read, the segments listed all the same.
+    @Test func aFloodOfEventsIsBounded() throws {
+        let events = (0..<5_000).map { "<Event presentationTime=\"\(1_000_000 + $0)\" duration=\"90000\" id=\"\($0)\"/>" }.joined()
+        let period = "<Period id=\"p\" start=\"PT0S\"><EventStream schemeIdUri=\"urn:scte:scte35:2013:xml\" timescale=\"90000\">\(events)</EventStream>\(Self.video)</Period>"
+        let m = try LiveMPD(parsing: Self.mpd(period), now: Self.astDate + 30)
+        let markers = m.videos[0].playlist.segments.map(\.markers.count).reduce(0, +)
+        #expect(markers == LiveMPD.maxEvents && m.videos[0].playlist.segments.count == 5, "\(markers)")
+    }
+
     @Test func aStaticMPDIsTheEnd() throws {
         let m = try LiveMPD(parsing: Self.mpd("<Period id=\"p\" start=\"PT0S\">\(Self.video)</Period>", type: "static"), now: Self.astDate + 30)
         #expect(m.ended && m.videos[0].playlist.ended && m.videos[0].playlist.segments.count == 5)

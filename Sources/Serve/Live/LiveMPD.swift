@@ -315,17 +315,20 @@ struct LiveMPD {
                       numbersImplied: !media.contains("$Number") && attribute("startNumber") == nil)
     }
 
-    /// The SCTE-35 Events of `period`'s EventStreams (at most 1,000 per stream); those whose
+    /// Most SCTE-35 Events read of one Period (its streams together).
+    static let maxEvents = 1_000
+
+    /// The SCTE-35 Events of `period`'s EventStreams (at most `maxEvents`); those whose
     /// payload cannot be read are signalled by their duration alone, or left out.
     private static func events(_ period: XMLElementNode) throws -> [Event] {
         var out: [Event] = []
-        for stream in period.children("EventStream") where eventSchemes.contains(stream.attribute("schemeIdUri") ?? "") {
+        for stream in period.children("EventStream") where eventSchemes.contains(stream.attribute("schemeIdUri") ?? "") && out.count < maxEvents {
             let scheme = stream.attribute("schemeIdUri") ?? ""
             guard let timescale = Int64(stream.attribute("timescale") ?? "1"), timescale > 0, timescale <= 10_000_000,
                   let offset = Int64(stream.attribute("presentationTimeOffset") ?? "0"), offset >= 0, offset < 1 << 60 else {
                 throw StoreError.unsupported("live DASH source: an EventStream's timescale or presentationTimeOffset is out of range")
             }
-            for event in stream.children("Event").prefix(1_000) {
+            for event in stream.children("Event").prefix(maxEvents - out.count) {
                 guard let t = Int64(event.attribute("presentationTime") ?? "0"), t >= offset, t < 1 << 60 else { continue }
                 let duration = event.attribute("duration").flatMap { Int64($0) }.flatMap { $0 >= 0 && $0 < 1 << 50 ? $0 : nil }
                 let id = UInt32(truncatingIfNeeded: Int64(event.attribute("id") ?? "") ?? Int64(t & 0xFFFF_FFFF))
