@@ -174,6 +174,56 @@ import Timing
         }
     }
 
+    /// A DASH origin with two audio AdaptationSets (the clip's sound `lang="en"` with `Role`
+    /// main, silence `lang="fr"`, made by ffmpeg's DASH muxer): English is the ladder's sound,
+    /// French a language rung of the lowest rung, so a session names both as it does an HLS
+    /// origin's, the French track silent content with the ad's sound in the break.
+    @Test func aDASHOriginsAudioAdaptationSetsAreLanguagesToo() async throws {
+        let root = StoreFixture.folder("alt-audio-dash")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("origin")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try await Tools.ffmpeg(["-v", "error", "-y", "-i", try StoreFixture.clip().path, "-f", "lavfi", "-i", "anullsrc=r=48000:cl=stereo",
+                                "-map", "0:v", "-map", "0:a", "-map", "1:a", "-c:v", "copy", "-c:a", "aac", "-t", "4",
+                                "-metadata:s:a:0", "language=en", "-metadata:s:a:1", "language=fr",
+                                "-f", "dash", "-seg_duration", "2", "-use_template", "1", "-use_timeline", "1",
+                                "-adaptation_sets", "id=0,streams=v id=1,streams=1 id=2,streams=2", folder.appendingPathComponent("o.mpd").path])
+        var mpd = String(decoding: try Data(contentsOf: folder.appendingPathComponent("o.mpd")), as: UTF8.self)
+        #expect(mpd.contains(#"lang="en""#) && mpd.contains(#"lang="fr""#), "ffmpeg wrote no languages: \(mpd.prefix(600))")
+        // French first in the document, English marked main: the Role decides, not the order
+        let en = try #require(mpd.range(of: #"<AdaptationSet id="1""#)), fr = try #require(mpd.range(of: #"<AdaptationSet id="2""#))
+        let enEnd = try #require(mpd.range(of: "</AdaptationSet>", range: en.upperBound..<mpd.endIndex))
+        let frEnd = try #require(mpd.range(of: "</AdaptationSet>", range: fr.upperBound..<mpd.endIndex))
+        let english = String(mpd[en.lowerBound..<enEnd.upperBound])
+            .replacingOccurrences(of: "</AdaptationSet>", with: #"<Role schemeIdUri="urn:mpeg:dash:role:2011" value="main"/></AdaptationSet>"#)
+        mpd.replaceSubrange(en.lowerBound..<frEnd.upperBound, with: String(mpd[fr.lowerBound..<frEnd.upperBound]) + "\n" + english)
+        #expect(mpd.range(of: #"lang="fr""#)!.lowerBound < mpd.range(of: #"lang="en""#)!.lowerBound && mpd.contains(#"value="main""#))
+        let origin = try HTTPTestServer()
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name != "o.mpd" {
+            origin.route("/" + name, HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: folder.appendingPathComponent(name))))
+        }
+        origin.route("/o.mpd", HTTPTestServer.Response(headers: ["Content-Type": "application/dash+xml"], body: Data(mpd.utf8)))
+        let ads = try midrollAdServer()
+        defer { ads.stop(); origin.stop() }
+        let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["d": origin.url("/o.mpd")] }
+        let content = try await store.content("d")
+        #expect(content.audioTracks.map(\.language) == ["en", "fr"] && content.audioTracks.map(\.isDefault) == [true, false], "\(content.audioTracks)")
+        #expect(content.audioTracks.last?.rendition?.name == "180p-audio1" && content.notes.isEmpty, "\(content.notes)")
+        try await ServeStoreHLSSourceTests.expectTakenInAsAnOrigin(store, "d", rungs: [("180p", PixelSize(width: 320, height: 180))], root: root)
+        let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "d", source: "origin")] }
+        let (id, _) = try await readySession(running, content: "d")
+        for (name, contentLoud) in [("audio", true), ("audio-1", false)] {
+            let playlist = try await curl(running.url("/v1/sessions/\(id)/\(name).m3u8?segments=cmaf")).text
+            let lines = playlist.split(separator: "\n").map(String.init)
+            let map = try #require(lines.first { $0.hasPrefix("#EXT-X-MAP:URI=\"") }.map { String($0.dropFirst(16).dropLast()) })
+            let initBytes = try await curl(running.url(map)).body
+            for uri in lines where !uri.hasPrefix("#") {
+                let volume = try await Self.meanVolume(initBytes + (try await curl(running.url(uri)).body), root: root)
+                #expect(uri.contains("/ads/") || contentLoud ? volume > -60 : volume < -80, "\(name) \(uri.prefix(80)): \(volume) dB")
+            }
+        }
+    }
+
     /// Alternate audio the store cannot carry: another language whose playlist is gone, is
     /// MPEG-TS audio or is not VOD is left out with a one-line note, the content served in the
     /// default; the same of the default refuses the content in one line.

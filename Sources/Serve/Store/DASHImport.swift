@@ -84,6 +84,11 @@ enum DASHImport {
         var audio: Track?
         var cues: [MediaTime]
         var texts: [TextTrack]
+        /// The main audio AdaptationSet's language (its `Role` `main`, else the first), when
+        /// there are others.
+        var mainAudio: PackagedAudioTrack? = nil
+        /// Each other audio AdaptationSet (another language): its best Representation.
+        var languages: [(track: Track, audio: PackagedAudioTrack)] = []
     }
 
     /// Most Periods read.
@@ -118,7 +123,8 @@ enum DASHImport {
             let total = try period.attribute("duration").map(duration)
                 ?? (i + 1 < elements.count ? starts[i + 1] - starts[i] : whole.map { $0 - starts[i] })
             let base = [root, period].compactMap { $0.childText("BaseURL") }.reduce("") { join($0, $1) }
-            var video: [Track] = [], audio: [Track] = [], texts: [TextTrack] = []
+            var video: [Track] = [], texts: [TextTrack] = []
+            var audioSets: [(node: XMLElementNode, tracks: [Track])] = []
             for set in period.children("AdaptationSet") {
                 guard set.children("ContentProtection").isEmpty else { throw StoreError.unsupported("DASH source: encrypted content is not supported") }
                 let kind = set.attribute("contentType") ?? set.attribute("mimeType")?.split(separator: "/").first.map(String.init) ?? ""
@@ -156,7 +162,9 @@ enum DASHImport {
                     } else {
                         throw StoreError.unsupported("DASH source: a Representation without a SegmentTemplate, SegmentList or SegmentBase")
                     }
-                    if repKind == "video" { video.append(t) } else { audio.append(t) }
+                    if repKind == "video" { video.append(t) }
+                    else if let last = audioSets.last, last.node == set { audioSets[audioSets.count - 1].tracks.append(t) }
+                    else { audioSets.append((set, [t])) }
                 }
             }
             guard !video.isEmpty else { throw StoreError.unsupported("DASH source: no video Representation in Period \(i + 1)") }
@@ -172,8 +180,29 @@ enum DASHImport {
                 }
             }
             // the largest picture first (then the higher bandwidth): the top rung
-            out.append(PeriodTracks(start: starts[i], video: video.sorted { ($0.width * $0.height, $0.bandwidth) > ($1.width * $1.height, $1.bandwidth) },
-                                    audio: audio.max { $0.bandwidth < $1.bandwidth }, cues: cues.sorted(), texts: texts))
+            // the main audio AdaptationSet (its Role main, else the first) is the ladder's sound, each other one a language
+            let main = audioSets.firstIndex { $0.node.children("Role").contains { $0.attribute("value") == "main" } } ?? 0
+            func best(_ set: (node: XMLElementNode, tracks: [Track])) -> Track? { set.tracks.max { $0.bandwidth < $1.bandwidth } }
+            func described(_ node: XMLElementNode, isDefault: Bool) -> PackagedAudioTrack {
+                let language = node.attribute("lang")
+                let channels = node.child("AudioChannelConfiguration")?.attribute("value")
+                    ?? node.children("Representation").first?.child("AudioChannelConfiguration")?.attribute("value")
+                return PackagedAudioTrack(HLS.Rendition(type: .audio, groupID: "audio", name: node.attribute("label") ?? language ?? node.attribute("id") ?? "audio",
+                                                        language: language, isDefault: isDefault, autoselect: true, channels: channels))
+            }
+            var period = PeriodTracks(start: starts[i], video: video.sorted { ($0.width * $0.height, $0.bandwidth) > ($1.width * $1.height, $1.bandwidth) },
+                                      audio: audioSets.indices.contains(main) ? best(audioSets[main]) : nil, cues: cues.sorted(), texts: texts)
+            if audioSets.count > 1 {
+                period.mainAudio = described(audioSets[main].node, isDefault: true)
+                for (n, set) in audioSets.enumerated() where n != main {
+                    guard period.languages.count < HLSImport.maxLanguages else {
+                        notes.append("audio '\((set.node.attribute("lang") ?? "?").prefix(64))' left out: more than \(HLSImport.maxLanguages + 1) audio AdaptationSets")
+                        continue
+                    }
+                    if let t = best(set) { period.languages.append((t, described(set.node, isDefault: false))) }
+                }
+            }
+            out.append(period)
         }
         // every Period carries the same rungs: the content is one ladder
         let shape = out[0].video.map { "\($0.width)x\($0.height)" }
@@ -182,6 +211,10 @@ enum DASHImport {
         }
         if out.contains(where: { ($0.audio == nil) != (out[0].audio == nil) }) {
             throw StoreError.unsupported("DASH source: some Periods have audio and some do not")
+        }
+        if out.count > 1, out.contains(where: { !$0.languages.isEmpty }) {
+            notes.append("audio languages besides the main one of a multi-Period MPD are left out")
+            for i in out.indices { out[i].languages = []; out[i].mainAudio = nil }
         }
         if out.count > 1, out.contains(where: { !$0.texts.isEmpty }) {
             notes.append("subtitles of a multi-Period MPD are left out")
@@ -503,7 +536,8 @@ enum DASHImport {
             }
         }
         var names: [String] = []
-        var out: [HLSImport.FetchedVariant] = []
+        var out: [HLSImport.FetchedVariant] = [], languageVariants: [HLSImport.FetchedVariant] = []
+        var notes = periodNotes
         // each rung's TS continuity counters, carried from Period to Period: one stream
         var counters = [[Int: UInt8]](repeating: [:], count: periods[0].video.count)
         var cueTimes: [MediaTime] = [], segmentStarts: [MediaTime] = []
@@ -567,6 +601,44 @@ enum DASHImport {
                     out[k].segmentCount += 1
                     if k == 0 { segmentStarts.append(period.start + MediaTime(value: v.starts[i], timescale: v.timescale)) }
                 }
+                // the lowest rung also carries each other language, in a rung of its own (as an HLS origin's alternate audio)
+                guard k == period.video.count - 1, !period.languages.isEmpty else { continue }
+                for (n, language) in period.languages.enumerated() {
+                    let track = try await resolved(language.track)
+                    let file = folder.appendingPathComponent(".audio-language\(n).mp4")
+                    defer { try? FileManager.default.removeItem(at: file) }
+                    do {
+                        try await piece(track, nil, to: file)
+                        let handle = try FileHandle(forWritingTo: file)
+                        try handle.seekToEnd()
+                        let part = folder.appendingPathComponent(".audio-part")
+                        for i in 0..<track.count {
+                            try await piece(track, i, to: part)
+                            try handle.write(contentsOf: try Data(contentsOf: part))
+                        }
+                        try? FileManager.default.removeItem(at: part)
+                        try handle.close()
+                    } catch {
+                        notes.append("audio '\(language.audio.name.prefix(64))' left out: \(String(describing: error).prefix(200))")
+                        continue
+                    }
+                    let rung = "\(names[k])-audio\(n + 1)"
+                    let langDir = folder.appendingPathComponent(rung)
+                    try FileManager.default.createDirectory(at: langDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                    var langCounters: [Int: UInt8] = [:]
+                    for (i, raw) in raws.enumerated() {
+                        try StoreRemux.segment(raw, initialization: initFile, to: langDir.appendingPathComponent(String(format: "seg%05d.ts", i)), shift: shift,
+                                               audio: FragmentRemux.AudioSpan(file: file, length: lengths[i], first: i == 0, last: i == raws.count - 1),
+                                               counters: &langCounters, what: "DASH source: segment \(i) of \(v.id.prefix(40))")
+                    }
+                    var described = language.audio
+                    described.rung = rung
+                    described.base = names[k]
+                    var carrying = out[k].rendition
+                    carrying.name = rung
+                    languageVariants.append(HLSImport.FetchedVariant(rendition: carrying, codecs: out[k].codecs, segmentCount: raws.count, cueSegments: [],
+                                                                     language: described))
+                }
             }
             cueTimes += period.cues.map { period.start + $0 }
         }
@@ -574,9 +646,10 @@ enum DASHImport {
         func distance(_ i: Int, _ t: MediaTime) -> MediaTime { segmentStarts[i] > t ? segmentStarts[i] - t : t - segmentStarts[i] }
         let cueSegments = Set(cueTimes.compactMap { t in segmentStarts.indices.min { distance($0, t) < distance($1, t) } }).filter { $0 > 0 }.sorted()
         for k in out.indices { out[k].cueSegments = cueSegments }
+        out += languageVariants
         // the subtitles (one Period): a cue at Period time t is media time t + presentationTimeOffset, on the
         // store's MPEG-TS clock 10 s later (`HLSImport.cmafClockShift`), where the video's is
-        var notes = periodNotes, subtitles: [HLSSubtitleImport.Track] = []
+        var subtitles: [HLSSubtitleImport.Track] = []
         let top = first.video[0]
         let shift = MediaTime(value: top.presentationTimeOffset, timescale: top.timescale).mpegTicks + HLSImport.cmafClockShift.mpegTicks
         for (n, t) in first.texts.prefix(SubtitleTrack.maxTracks).enumerated() {
@@ -592,6 +665,7 @@ enum DASHImport {
                 notes.append("subtitles '\(t.name.prefix(64))' left out: \(String(describing: error).prefix(200))")
             }
         }
-        return HLSImport.Fetched(variants: out, subtitles: subtitles, notes: notes)
+        return HLSImport.Fetched(variants: out, subtitles: subtitles, notes: notes,
+                                 defaultAudio: languageVariants.isEmpty ? nil : first.mainAudio)
     }
 }
