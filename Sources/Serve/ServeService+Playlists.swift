@@ -125,12 +125,16 @@ extension ServeService {
             breaks.append((b.position, slots))
         }
         let t = SessionTimeline.layout(rendition: rendition.name, runs: cut.runs, cues: cut.cues, contentDuration: content.duration, breaks: breaks)
-        return t.on(clock) { segment in
-            if let e = segment.encryption { return MediaTime(value: e.firstPTS, timescale: 90_000) }
-            guard let url = media.file(forSegment: segment.path), let handle = try? FileHandle(forReadingFrom: url) else { return nil }
-            defer { try? handle.close() }
-            return TSTimestamps.firstVideoPTS((try? handle.read(upToCount: 64 * 1024)) ?? Data())
-        }
+        return t.on(clock) { storedFirstPTS($0, media: media) }
+    }
+
+    /// The PTS of stored `segment`'s first picture as stored (an encrypted one's as recorded at
+    /// import), read from its first 64 KiB; nil when it cannot be read.
+    static func storedFirstPTS(_ segment: StoredSegment, media: any ServeMedia) -> MediaTime? {
+        if let e = segment.encryption { return MediaTime(value: e.firstPTS, timescale: 90_000) }
+        guard let url = media.file(forSegment: segment.path), let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+        defer { try? handle.close() }
+        return TSTimestamps.firstVideoPTS((try? handle.read(upToCount: 64 * 1024)) ?? Data())
     }
 
     /// `GET /v1/sessions/ID/master.m3u8`: a variant per rendition, its `BANDWIDTH` the peak
@@ -161,8 +165,8 @@ extension ServeService {
                                         bandwidth: max(1, rates.peak), averageBandwidth: max(1, rates.average), codecs: codecs,
                                         resolution: HLS.Resolution(width: r.width, height: r.height)))
         }
-        // subtitles follow the session's cut timeline; interstitials play the content uncut (none there yet)
-        let subtitles = interstitials ? [] : Self.subtitleRenditions(id, content: content, cmaf: false)
+        // subtitles follow the session's cut timeline, or with interstitials the content uncut
+        let subtitles = Self.subtitleRenditions(id, content: content, cmaf: false, interstitials: interstitials)
         if !subtitles.isEmpty { for i in variants.indices { variants[i].subtitles = Self.subtitleGroup } }
         // the origin's other languages: packed-audio renditions beside the variants' own sound
         let audio = interstitials ? [] : Self.packedAudioRenditions(id, content: content, all: all)

@@ -9,20 +9,23 @@ extension ServeService {
 
     /// The `EXT-X-MEDIA` subtitle renditions of a session's master playlist (MPEG-TS, or CMAF
     /// with `cmaf`): one per track of its content, each naming the session's playlist of it.
-    static func subtitleRenditions(_ id: String, content: PreparedContent, cmaf: Bool) -> [HLS.Rendition] {
+    /// `interstitials`: the playlists of the content uncut, which an Interstitials master plays.
+    static func subtitleRenditions(_ id: String, content: PreparedContent, cmaf: Bool, interstitials: Bool = false) -> [HLS.Rendition] {
         content.subtitles.enumerated().map { n, track in
-            track.rendition(group: subtitleGroup, uri: "/v1/sessions/\(id)/subtitles/\(n).m3u8" + (cmaf ? "?" + cmafQuery : ""))
+            track.rendition(group: subtitleGroup, uri: "/v1/sessions/\(id)/subtitles/\(n).m3u8"
+                                + (cmaf ? "?" + cmafQuery : interstitials ? "?mode=interstitials" : ""))
         }
     }
 
     /// The query a CMAF session's playlists carry.
     static let cmafQuery = "segments=cmaf"
 
-    /// `GET /v1/sessions/ID/subtitles/N.m3u8` (`?segments=cmaf` for the CMAF variants' clock):
-    /// the session's subtitle playlist of its content's track `N`, written once and kept.
-    func subtitlePlaylist(_ id: String, track: Int?, cmaf: Bool) -> HTTPAnswer {
+    /// `GET /v1/sessions/ID/subtitles/N.m3u8` (`?segments=cmaf` for the CMAF variants' clock;
+    /// `?mode=interstitials` for the content uncut on its own clock, what an Interstitials master
+    /// plays): the session's subtitle playlist of its content's track `N`, written once and kept.
+    func subtitlePlaylist(_ id: String, track: Int?, cmaf: Bool, interstitials: Bool = false) -> HTTPAnswer {
         guard let track, (0..<SubtitleTrack.maxTracks).contains(track) else { return .now(.error(404, "no such subtitle track")) }
-        let key = "subtitles/\(track)" + (cmaf ? "?cmaf" : "")
+        let key = "subtitles/\(track)" + (cmaf ? "?cmaf" : interstitials ? "?interstitials" : "")
         let session: ServeSession
         switch kept(id, key) {
         case nil: return .now(.error(404, "no session '\(id)'"))
@@ -32,7 +35,7 @@ extension ServeService {
         return .later { [self] in
             guard let content = try? await media.content(session.content) else { return .error(503, "content not available") }
             guard content.subtitles.indices.contains(track) else { return .error(404, "no such subtitle track") }
-            switch await topTimeline(session) {
+            switch interstitials ? await uncutTimeline(session, content: content) : await topTimeline(session) {
             case .failure(let r): return r.response
             case .success(let (planned, top)):
                 let timeline = cmaf ? SessionCMAFPlaylist.streamClock(top) : top
@@ -44,6 +47,17 @@ extension ServeService {
                 return HTTPResponse(sessions.touch(id)?.playlists[key] ?? made)
             }
         }
+    }
+
+    /// The top rung's content uncut (no break), each segment on its own stored clock: what an
+    /// Interstitials playlist lists (`interstitialsPlaylist`).
+    func uncutTimeline(_ session: ServeSession, content: PreparedContent) async -> Result<(ServeSession, SessionTimeline), Refusal> {
+        guard let top = content.renditions.first?.rendition.name, let cut = try? await media.cut(session.content, rendition: top, at: []) else {
+            return .failure(Refusal(status: 503, message: "content not available"))
+        }
+        let media = self.media
+        let t = SessionTimeline.layout(rendition: top, runs: cut.runs, cues: [], contentDuration: content.duration, breaks: [])
+        return .success((session, t.on(.shared) { Self.storedFirstPTS($0, media: media) }))
     }
 
     /// `GET /v1/subtitles/CONTENT/N/FROM-TO.vtt[?p=PTS]`: the cues of track `N` of `content`

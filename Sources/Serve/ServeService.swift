@@ -207,7 +207,7 @@ public final class ServeService: Sendable {
             }
             if p.count == 4 && p[3] == "tracking" { return .later { [self] in await tracking(id, nextToken: r.queryValue("nextToken")) } }
             if p.count == 5 && p[3] == "subtitles" && p[4].hasSuffix(".m3u8") {
-                return subtitlePlaylist(id, track: Int(p[4].dropping(5)), cmaf: Self.wantsCMAF(r))
+                return subtitlePlaylist(id, track: Int(p[4].dropping(5)), cmaf: Self.wantsCMAF(r), interstitials: interstitials)
             }
             if p.count == 4 && p[3].hasSuffix(".m3u8") && Self.wantsCMAF(r) { return cmafPlaylist(id, name: p[3].dropping(5)) }
             if p.count == 4 && p[3] == "master.m3u8" { return master(id, interstitials: interstitials) }

@@ -210,6 +210,20 @@ import Timing
             #expect(cues.contains { abs($0.0 - en0 - after) < 0.002 }, "a cue \(after) s after en 0 in \(cues)")
         }
 
+        // Interstitials: the content uncut on its own clock, the subtitles with it, every cue at its content time
+        let interstitials = try await curl(running.url("/v1/sessions/\(id)/master.m3u8?mode=interstitials")).text
+        #expect(interstitials.contains("URI=\"/v1/sessions/\(id)/subtitles/0.m3u8?mode=interstitials\""), "\(interstitials)")
+        let primaryURI = try #require(interstitials.split(separator: "\n").first { $0.hasPrefix("/v1/sessions/") }.map(String.init))
+        let primary = try await curl(running.url(primaryURI)).text
+        let uncut = try await curl(running.url("/v1/sessions/\(id)/subtitles/0.m3u8?mode=interstitials")).text
+        func durations(_ text: String) -> [Substring] { text.split(separator: "\n").filter { $0.hasPrefix("#EXTINF") } }
+        #expect(durations(uncut) == durations(primary) && !uncut.contains("empty.vtt"), "\(uncut)\n\(primary)")
+        let primaryFile = root.appendingPathComponent("primary.ts")
+        try await curl(running.url(try #require(ServeEndToEndTests.segmentURLs(primary).first))).body.write(to: primaryFile)
+        let uncutShown = try await Self.shown(uncut, url: { running.url($0) }, origin: try Self.firstVideoPTS(primaryFile))
+        let contentTimes = Self.english.map { Shown(start: Double($0.0), end: Double($0.1), text: $0.2) }
+        #expect(uncutShown.count == contentTimes.count && zip(uncutShown, contentTimes).allSatisfy { $0.near($1) }, "\(uncutShown) against \(contentTimes)")
+
         // the field's players play the master and its subtitle renditions clean
         let url = URL(string: running.url("/v1/sessions/\(id)/master.m3u8"))!
         for client in [FieldCheck.Client.ffmpeg, .gstreamer, .gstreamer3, .chromium] {
