@@ -90,11 +90,7 @@ import Timing
                     "\(period.prefix(300))")
         }
 
-        let url = URL(string: running.url("/v1/sessions/\(id)/master.m3u8?segments=cmaf"))!
-        for client in [FieldCheck.Client.ffmpeg, .gstreamer3] {
-            let v = try await offPool { try FieldCheck.check(url, with: client, timeout: 120) }
-            #expect(v.clean, "\(client): \(v.report)")
-        }
+        try await expectPlayedClean(running.url("/v1/sessions/\(id)/master.m3u8?segments=cmaf"), by: [.ffmpeg, .gstreamer3])
     }
 
     /// An MPEG-TS session of the same content: its master names the French sound as a packed-audio
@@ -167,11 +163,7 @@ import Timing
         for bad in ["/v1/segments/none/seg00000.ts.a.aac", "/v1/segments/../index.json.a.aac", "/v1/segments/.a.aac"] {
             #expect([400, 404].contains(try await curl(running.url(bad)).status), "\(bad)")
         }
-        let url = URL(string: running.url("/v1/sessions/\(id)/master.m3u8"))!
-        for client in [FieldCheck.Client.ffmpeg, .gstreamer3] {
-            let verdict = try await offPool { try FieldCheck.check(url, with: client, timeout: 120) }
-            #expect(verdict.clean, "\(client): \(verdict.report)")
-        }
+        try await expectPlayedClean(running.url("/v1/sessions/\(id)/master.m3u8"), by: [.ffmpeg, .gstreamer3])
     }
 
     /// A DASH origin with two audio AdaptationSets (the clip's sound `lang="en"` with `Role`

@@ -4,6 +4,7 @@ import HTTPServer
 import Interlude
 @testable import Serve
 import TestSupport
+import Testing
 import Timing
 
 /// A `ServeMedia` for the HTTP side's tests: a content of 6 s segments (30 s), cut exactly at
@@ -332,4 +333,14 @@ func eventually(_ seconds: Double, _ condition: () -> Bool) async -> Bool {
 /// `run` off Swift's concurrency pool.
 func runOffPool(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, stdout: Data, stderr: String) {
     try await offPool { try run(executable, arguments) }
+}
+
+/// The field's `clients` play `url` (a session's master) to its end, each clean (`FieldCheck`:
+/// its rules and allow-list), within two minutes each.
+func expectPlayedClean(_ url: String, by clients: [FieldCheck.Client]) async throws {
+    let master = try #require(URL(string: url))
+    for client in clients {
+        let verdict = try await offPool { try FieldCheck.check(master, with: client, timeout: 120) }
+        #expect(verdict.clean, "\(client): \(verdict.report)")
+    }
 }

@@ -225,11 +225,7 @@ import Timing
         #expect(uncutShown.count == contentTimes.count && zip(uncutShown, contentTimes).allSatisfy { $0.near($1) }, "\(uncutShown) against \(contentTimes)")
 
         // the field's players play the master and its subtitle renditions clean
-        let url = URL(string: running.url("/v1/sessions/\(id)/master.m3u8"))!
-        for client in [FieldCheck.Client.ffmpeg, .gstreamer, .gstreamer3, .chromium] {
-            let v = try await offPool { try FieldCheck.check(url, with: client, timeout: 120) }
-            #expect(v.clean, "\(client): \(v.report)")
-        }
+        try await expectPlayedClean(running.url("/v1/sessions/\(id)/master.m3u8"), by: [.ffmpeg, .gstreamer, .gstreamer3, .chromium])
     }
 
     /// A static DASH origin's WebVTT text AdaptationSet (a file for the Period, cue times from its

@@ -535,6 +535,19 @@ enum DASHImport {
                 try await fetch(t.initialization, to: file, maxBytes: HLSImport.maxInitBytes)
             }
         }
+        /// `t` whole in `file`: its initialization segment, then every media segment.
+        func wholeTrack(_ t: Track, to file: URL) async throws {
+            try await piece(t, nil, to: file)
+            let handle = try FileHandle(forWritingTo: file)
+            defer { try? handle.close() }
+            try handle.seekToEnd()
+            let part = folder.appendingPathComponent(".audio-part")
+            defer { try? FileManager.default.removeItem(at: part) }
+            for i in 0..<t.count {
+                try await piece(t, i, to: part)
+                try handle.write(contentsOf: try Data(contentsOf: part))
+            }
+        }
         var names: [String] = []
         var out: [HLSImport.FetchedVariant] = [], languageVariants: [HLSImport.FetchedVariant] = []
         var notes = periodNotes
@@ -549,16 +562,7 @@ enum DASHImport {
                 let t = try await resolved(a)
                 audioTrack = t
                 let file = folder.appendingPathComponent(".audio\(p).mp4")
-                try await piece(t, nil, to: file)
-                let handle = try FileHandle(forWritingTo: file)
-                try handle.seekToEnd()
-                let part = folder.appendingPathComponent(".audio-part")
-                for i in 0..<t.count {
-                    try await piece(t, i, to: part)
-                    try handle.write(contentsOf: try Data(contentsOf: part))
-                }
-                try? FileManager.default.removeItem(at: part)
-                try handle.close()
+                try await wholeTrack(t, to: file)
                 audio = file
             }
             defer { if let audio { try? FileManager.default.removeItem(at: audio) } }
@@ -607,18 +611,7 @@ enum DASHImport {
                     let track = try await resolved(language.track)
                     let file = folder.appendingPathComponent(".audio-language\(n).mp4")
                     defer { try? FileManager.default.removeItem(at: file) }
-                    do {
-                        try await piece(track, nil, to: file)
-                        let handle = try FileHandle(forWritingTo: file)
-                        try handle.seekToEnd()
-                        let part = folder.appendingPathComponent(".audio-part")
-                        for i in 0..<track.count {
-                            try await piece(track, i, to: part)
-                            try handle.write(contentsOf: try Data(contentsOf: part))
-                        }
-                        try? FileManager.default.removeItem(at: part)
-                        try handle.close()
-                    } catch {
+                    do { try await wholeTrack(track, to: file) } catch {
                         notes.append("audio '\(language.audio.name.prefix(64))' left out: \(String(describing: error).prefix(200))")
                         continue
                     }
