@@ -148,7 +148,7 @@ struct LiveMPD {
             videoRuns.append(videos.map(\.listed))
             videoIDs.append(videos.map { ($0.id, $0.bandwidth) })
             // the audio: the main (else first) audio AdaptationSet's highest-bandwidth Representation
-            let main = audioSets.first { $0.children("Role").contains { $0.attribute("value") == "main" } } ?? audioSets.first
+            let main = DASHImport.mainAudio(audioSets).map { audioSets[$0] }
             if audioSets.count > 1, !notes.contains(where: { $0.hasPrefix("audio") }) {
                 notes.append("audio: \(audioSets.count - 1) more audio AdaptationSets left out (a live channel carries one)")
             }

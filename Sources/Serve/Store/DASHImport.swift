@@ -181,7 +181,7 @@ enum DASHImport {
             }
             // the largest picture first (then the higher bandwidth): the top rung
             // the main audio AdaptationSet (its Role main, else the first) is the ladder's sound, each other one a language
-            let main = audioSets.firstIndex { $0.node.children("Role").contains { $0.attribute("value") == "main" } } ?? 0
+            let main = mainAudio(audioSets.map(\.node)) ?? 0
             func best(_ set: (node: XMLElementNode, tracks: [Track])) -> Track? { set.tracks.max { $0.bandwidth < $1.bandwidth } }
             func described(_ node: XMLElementNode, isDefault: Bool) -> PackagedAudioTrack {
                 let language = node.attribute("lang")
@@ -332,6 +332,12 @@ enum DASHImport {
         return t
     }
 
+    /// Which of a Period's audio AdaptationSets is its main sound: the first whose `Role` is
+    /// `main`, else the first; nil for none.
+    static func mainAudio(_ sets: [XMLElementNode]) -> Int? {
+        sets.firstIndex { $0.children("Role").contains { $0.attribute("value") == "main" } } ?? (sets.isEmpty ? nil : 0)
+    }
+
     /// `first-last` (bytes, both included).
     static func byteRange(_ text: String) throws -> ClosedRange<Int64> {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
@@ -341,34 +347,45 @@ enum DASHImport {
         return a...b
     }
 
-    /// `t` with its segments read from its file's `sidx` (`bytes`, the whole file): each reference
-    /// a segment (its byte range after the box, its exact duration); other tracks as they are.
-    static func resolvingIndex(_ t: Track, in bytes: Data) throws -> Track {
+    /// `t` with its segments read from the `sidx` box at its `indexRange` in `file` (its one
+    /// file, on disk): each reference a segment (its byte range after the box, its exact
+    /// duration); other tracks as they are. Only the box is read.
+    static func resolvingIndex(_ t: Track, in file: URL) throws -> Track {
         guard let index = t.indexRange else { return t }
         var t = t
-        let b = [UInt8](bytes)
         func fail(_ why: String) -> StoreError { StoreError.unsupported("DASH source: the sidx of \(t.id.prefix(40)): \(why)") }
-        guard index.upperBound < Int64(b.count), index.count >= 32 else { throw fail("its indexRange is outside the file") }
-        var o = Int(index.lowerBound)
+        let handle = try FileHandle(forReadingFrom: file)
+        defer { try? handle.close() }
+        let fileSize = Int64(try handle.seekToEnd())
+        guard index.upperBound < fileSize, index.count >= 32 else { throw fail("its indexRange is outside the file") }
+        func read(_ offset: Int64, _ count: Int) throws -> [UInt8] {
+            try handle.seek(toOffset: UInt64(offset))
+            return [UInt8](try handle.read(upToCount: count) ?? Data())
+        }
+        let header = try read(index.lowerBound, 8)
+        let size = header.count == 8 ? Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3]) : 0
+        // a box of at most maxSegments references (12 bytes each) after its 32-byte header
+        guard header.count == 8, header[4..<8].elementsEqual("sidx".utf8), size >= 32, size <= 64 + 12 * maxSegments,
+              index.lowerBound + Int64(size) <= fileSize else { throw fail("no sidx box there") }
+        let b = try read(index.lowerBound, size)
+        guard b.count == size else { throw fail("no sidx box there") }
+        var o = 8
         func u32() -> UInt64 { defer { o += 4 }; return UInt64(b[o]) << 24 | UInt64(b[o + 1]) << 16 | UInt64(b[o + 2]) << 8 | UInt64(b[o + 3]) }
-        let size = Int(u32())
-        guard b[o..<o + 4].elementsEqual("sidx".utf8), size >= 32, o - 4 + size <= b.count else { throw fail("no sidx box there") }
-        let end = o - 4 + size
-        o += 4
         let version = b[o]; o += 4
         o += 4                                   // reference_ID
         let timescale = Int64(u32())
         guard timescale > 0, timescale <= 10_000_000 else { throw fail("a timescale out of range") }
         let earliest: UInt64, firstOffset: UInt64
         if version == 0 { earliest = u32(); firstOffset = u32() } else {
-            guard o + 16 <= end else { throw fail("truncated") }
+            guard o + 16 <= size else { throw fail("truncated") }
             earliest = u32() << 32 | u32(); firstOffset = u32() << 32 | u32()
         }
+        guard o + 4 <= size else { throw fail("truncated") }
         o += 2                                   // reserved
         let count = Int(b[o]) << 8 | Int(b[o + 1])
         o += 2
-        guard count > 0, count <= maxSegments, o + count * 12 <= end else { throw fail("\(count) references that do not fit") }
-        var at = Int64(end) + Int64(firstOffset), time = Int64(earliest)
+        guard count > 0, count <= maxSegments, o + count * 12 <= size else { throw fail("\(count) references that do not fit") }
+        var at = index.lowerBound + Int64(size) + Int64(firstOffset), time = Int64(earliest)
         // the SegmentBase's presentationTimeOffset, in the sidx's ticks
         let offset = MediaTime(value: t.presentationTimeOffset, timescale: max(1, t.timescale)).rescaled(to: timescale, rounding: .nearest).value
         t.timescale = timescale
@@ -383,7 +400,7 @@ enum DASHImport {
             t.ranges.append(at...(at + length - 1)); t.starts.append(time - offset); t.durations.append(d)
             at += length; time += d
         }
-        guard at <= Int64(b.count) else { throw fail("references past the file's end") }
+        guard at <= fileSize else { throw fail("references past the file's end") }
         t.indexRange = nil
         return t
     }
@@ -505,30 +522,34 @@ enum DASHImport {
             try await HLSImport.fetch(try location.resolve(uri), to: file, maxBytes: maxBytes, timeout: timeout, total: &total, cap: maxTotalBytes,
                                       source: "DASH")
         }
-        // the files of one-file tracks, fetched once
-        var files: [String: Data] = [:]
-        func whole(_ uri: String) async throws -> Data {
-            if let d = files[uri] { return d }
+        // the files of one-file tracks, fetched once and kept on disk while the import runs (a
+        // whole movie's track is not held in memory; each piece is read from it by its range)
+        var files: [String: URL] = [:]
+        defer { for f in files.values { try? FileManager.default.removeItem(at: f) } }
+        func local(_ uri: String) async throws -> URL {
+            if let f = files[uri] { return f }
             let file = folder.appendingPathComponent(".file\(files.count)")
-            defer { try? FileManager.default.removeItem(at: file) }
+            files[uri] = file
             try await fetch(uri, to: file, maxBytes: maxTotalBytes)
-            let d = try Data(contentsOf: file)
-            files[uri] = d
-            return d
+            return file
         }
         /// `t` ready to read: a `SegmentBase` one's segments from its file's index.
         func resolved(_ t: Track) async throws -> Track {
             guard t.indexRange != nil, let f = t.file else { return t }
-            return try resolvingIndex(t, in: try await whole(f))
+            return try resolvingIndex(t, in: try await local(f))
         }
         /// Writes `t`'s initialization segment (`index` nil) or media segment `index` to `file`.
         func piece(_ t: Track, _ index: Int?, to file: URL) async throws {
             if let f = t.file {
-                let data = try await whole(f)
-                guard let range = index.map({ t.ranges[$0] }) ?? t.initRange, range.upperBound < Int64(data.count) else {
-                    throw StoreError.unsupported("DASH source: a byte range past the end of \(f.prefix(200))")
+                let handle = try FileHandle(forReadingFrom: try await local(f))
+                defer { try? handle.close() }
+                let size = try handle.seekToEnd()
+                guard let range = index.map({ t.ranges[$0] }) ?? t.initRange, range.upperBound < Int64(size),
+                      range.count <= (index == nil ? HLSImport.maxInitBytes : HLSImport.maxSegmentBytes) else {
+                    throw StoreError.unsupported("DASH source: a byte range past the end of \(f.prefix(200)), or larger than a segment may be")
                 }
-                try data.subdata(in: Int(range.lowerBound)..<Int(range.upperBound + 1)).write(to: file)
+                try handle.seek(toOffset: UInt64(range.lowerBound))
+                try (try handle.read(upToCount: Int(range.count)) ?? Data()).write(to: file)
             } else if let index {
                 try await fetch(t.media[index], to: file, maxBytes: HLSImport.maxSegmentBytes)
             } else {
