@@ -36,6 +36,15 @@ import Timing
         return try #require(out.split(separator: "\n").first { $0.contains("mean_volume:") }?.split(separator: " ").dropLast().last.flatMap { Double($0) })
     }
 
+    /// A store of content `a` from `source` under `root`, a service on it asking `ads` (the
+    /// mid-roll server), and a session of it with its ad in.
+    static func serving(_ source: String, root: URL, ads: HTTPTestServer) async throws -> (store: MediaStore, running: RunningService, id: String) {
+        let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["a": source] }
+        let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "a", source: "origin")] }
+        let (id, _) = try await readySession(running, content: "a")
+        return (store, running, id)
+    }
+
     @Test func bothLanguagesAreTracksOfTheSessionWithTheAdInEach() async throws {
         let root = StoreFixture.folder("alt-audio-serve")
         defer { try? FileManager.default.removeItem(at: root) }
@@ -43,12 +52,10 @@ import Timing
         origin.serve(try await Self.origin(in: root.appendingPathComponent("origin")))
         let ads = try midrollAdServer()
         defer { ads.stop(); origin.stop() }
-        let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["a": origin.url("/master.m3u8")] }
+        let (store, running, id) = try await Self.serving(origin.url("/master.m3u8"), root: root, ads: ads)
         let content = try await store.content("a")
         #expect(content.audioTracks.map(\.language) == ["en", "fr"] && content.audioTracks.map(\.isDefault) == [true, false])
         #expect(content.audioTracks[1].rendition?.name == "180p-audio1" && content.notes.isEmpty, "\(content.notes)")
-        let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "a", source: "origin")] }
-        let (id, _) = try await readySession(running, content: "a")
 
         let master = try await curl(running.url("/v1/sessions/\(id)/master.m3u8?segments=cmaf")).text
         let audio = master.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-MEDIA:TYPE=AUDIO") }
@@ -107,9 +114,7 @@ import Timing
         origin.serve(try await Self.origin(in: root.appendingPathComponent("origin")))
         let ads = try midrollAdServer()
         defer { ads.stop(); origin.stop() }
-        let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["a": origin.url("/master.m3u8")] }
-        let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "a", source: "origin")] }
-        let (id, _) = try await readySession(running, content: "a")
+        let (_, running, id) = try await Self.serving(origin.url("/master.m3u8"), root: root, ads: ads)
         let master = try await curl(running.url("/v1/sessions/\(id)/master.m3u8")).text
         let audio = master.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-MEDIA:TYPE=AUDIO") }
         #expect(audio.count == 2 && audio[0].contains(#"LANGUAGE="en",DEFAULT=YES"#) && !audio[0].contains("URI=")
@@ -197,13 +202,11 @@ import Timing
         origin.route("/o.mpd", HTTPTestServer.Response(headers: ["Content-Type": "application/dash+xml"], body: Data(mpd.utf8)))
         let ads = try midrollAdServer()
         defer { ads.stop(); origin.stop() }
-        let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["d": origin.url("/o.mpd")] }
-        let content = try await store.content("d")
+        let (store, running, id) = try await Self.serving(origin.url("/o.mpd"), root: root, ads: ads)
+        let content = try await store.content("a")
         #expect(content.audioTracks.map(\.language) == ["en", "fr"] && content.audioTracks.map(\.isDefault) == [true, false], "\(content.audioTracks)")
         #expect(content.audioTracks.last?.rendition?.name == "180p-audio1" && content.notes.isEmpty, "\(content.notes)")
-        try await ServeStoreHLSSourceTests.expectTakenInAsAnOrigin(store, "d", rungs: [("180p", PixelSize(width: 320, height: 180))], root: root)
-        let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "d", source: "origin")] }
-        let (id, _) = try await readySession(running, content: "d")
+        try await ServeStoreHLSSourceTests.expectTakenInAsAnOrigin(store, "a", rungs: [("180p", PixelSize(width: 320, height: 180))], root: root)
         for (name, contentLoud) in [("audio", true), ("audio-1", false)] {
             let playlist = try await curl(running.url("/v1/sessions/\(id)/\(name).m3u8?segments=cmaf")).text
             let lines = playlist.split(separator: "\n").map(String.init)

@@ -56,6 +56,19 @@ import Timing
         return out
     }
 
+    /// Update `step` of the live MPD at `path`, kept as `folder/u<step>.mpd`: answered, valid
+    /// against the DASH schema, dynamic, its `Location` the path asked.
+    static func update(_ rig: Live.Rig, _ path: String, step: Int, into folder: URL) async throws -> (CurlResult, URL) {
+        let r = try await curl(rig.url(path))
+        #expect(r.status == 200, "step \(step): \(r.status) \(r.text.prefix(200))")
+        let file = folder.appendingPathComponent("u\(step).mpd")
+        try r.body.write(to: file)
+        #expect(try await offPool { try DASHSchema.problems(file) } == [], "step \(step)")
+        #expect(r.text.contains("type=\"dynamic\"") && r.text.contains("<Location>\(path.replacingOccurrences(of: "&", with: "&amp;"))</Location>"),
+                "step \(step)")
+        return (r, file)
+    }
+
     /// Records each segment `rep` lists under `key` by its time, and downloads its initialization
     /// and media segments not downloaded yet (each must be there: 200).
     static func download(_ rep: DASHPeriods.Representation, key: String, rig: Live.Rig, listed: inout [String: [Int64: (duration: Int64, media: String)]],
@@ -115,12 +128,8 @@ import Timing
         // every segment each Period's Representation listed in any update, by its time
         var listed: [String: [Int64: (duration: Int64, media: String)]] = [:]
         for step in 0...16 {
-            let r = try await curl(rig.url(path))
-            #expect(r.status == 200, "step \(step): \(r.status) \(r.text.prefix(200))")
-            let file = folder.appendingPathComponent("u\(step).mpd")
-            try r.body.write(to: file)
-            #expect(try await offPool { try DASHSchema.problems(file) } == [], "step \(step)")
-            #expect(r.text.contains("type=\"dynamic\"") && r.text.contains("availabilityStartTime=") && r.text.contains("<Location>\(path)</Location>"))
+            let (r, file) = try await Self.update(rig, path, step: step, into: folder)
+            #expect(r.text.contains("availabilityStartTime="))
             if let t = r.text.range(of: "publishTime=\"") { published.append(String(r.text[t.upperBound...].prefix(24))) }
             let (periods, _) = try DASHPeriods.read(file)
             for (a, b) in zip(periods, periods.dropFirst()) { #expect(a.start + (a.duration ?? -1) == b.start, "step \(step): \(a.id) ends where \(b.id) starts") }
@@ -203,12 +212,7 @@ extension ServeLiveDASHTests {
         var representations: [String: DASHPeriods.Representation] = [:]
         var eventTimes: Set<String> = []
         for step in 0...16 {
-            let r = try await curl(rig.url(path))
-            #expect(r.status == 200, "step \(step): \(r.status) \(r.text.prefix(200))")
-            let file = folder.appendingPathComponent("u\(step).mpd")
-            try r.body.write(to: file)
-            #expect(try await offPool { try DASHSchema.problems(file) } == [], "step \(step)")
-            #expect(r.text.contains("type=\"dynamic\"") && r.text.contains("<Location>\(path.replacingOccurrences(of: "&", with: "&amp;"))</Location>"))
+            let (r, file) = try await Self.update(rig, path, step: step, into: folder)
             let (periods, _) = try DASHPeriods.read(file)
             #expect(periods.count == 1 && periods.first?.start == 0 && periods.first?.duration == nil, "step \(step): \(periods.map(\.id))")
             if let (old, oldText) = last { #expect(Self.rewrites(old, periods, oldText: oldText, newText: r.text, events: false) == [], "step \(step)") }

@@ -284,17 +284,16 @@ public actor LiveChannel {
         guard !parts.isEmpty else { return nil }   // no sound listed for its time at all: the segment goes without
         let folder = folder.appendingPathComponent("live/\(storeName)/.audio")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var bytes = Data()
-        for (n, part) in parts.enumerated() {
-            if n == 0 || part.initialization != parts[n - 1].initialization {
-                let initFile: URL
-                if let known = audioInits[part.initialization] { initFile = known } else {
-                    initFile = folder.appendingPathComponent("init\(audioInits.count).mp4")
-                    try await HLSImport.fetch(try source.resolve(part.initialization), to: initFile, maxBytes: HLSImport.maxInitBytes, timeout: timeout)
-                    audioInits[part.initialization] = initFile
-                }
-                if n == 0 { bytes.append(try Data(contentsOf: initFile)) }
-            }
+        // one fMP4: the first part's initialization segment (fetched once per URI), then every part
+        let initURI = parts[0].initialization
+        let initFile: URL
+        if let known = audioInits[initURI] { initFile = known } else {
+            initFile = folder.appendingPathComponent("init\(audioInits.count).mp4")
+            try await HLSImport.fetch(try source.resolve(initURI), to: initFile, maxBytes: HLSImport.maxInitBytes, timeout: timeout)
+            audioInits[initURI] = initFile
+        }
+        var bytes = try Data(contentsOf: initFile)
+        for part in parts {
             let fragment: URL
             if let known = audioFiles[part.uri] { fragment = known.file } else {
                 audioCount += 1
@@ -346,10 +345,10 @@ public actor LiveChannel {
     }
 
     private func poll(_ key: String, scratch: URL) async throws {
-        guard renditions[key] != nil else { return }
+        guard let location = renditions[key]?.location else { return }
         let playlist: LivePlaylist
         do {
-            playlist = try LivePlaylist(parsing: try await HLSImport.text(renditions[key]!.location, scratch: scratch, timeout: timeout))
+            playlist = try LivePlaylist(parsing: try await HLSImport.text(location, scratch: scratch, timeout: timeout))
         } catch {
             report(.playlistUnavailable, rendition: key, "\(error)")
             throw error

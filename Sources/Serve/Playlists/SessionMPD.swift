@@ -163,14 +163,7 @@ enum SessionMPD {
             guard let list = list(slice, of: rung, video: true, runStart: runStart, initialization: initialization?(rung, .videoInit),
                                   shifted: shifted, url: { url($0, rung.rendition.name, $1) }) else { continue }
             pto = pto ?? list.presentationTimeOffset
-            let target = max(1, Int(slice.map(\.segment.duration).max()!.rescaled(to: 1, rounding: .up).value))
-            let peak = SegmentBitRate.of(slice.map { (bytes($0.segment.path), $0.segment.duration) }, targetDuration: target).peak
-            let r = rung.rendition
-            // the stored TS's peak: an upper bound of the video track's (which leaves out audio and TS's overhead)
-            var rep = DASH.Representation(id: r.name, bandwidth: max(1, peak), codecs: videoCodec(rung.codecs),
-                                          width: r.width, height: r.height,
-                                          frameRate: r.frameRate.map(\.description),
-                                          sar: "1:1")
+            var rep = videoRepresentation(rung, items: slice, bytes: bytes)
             rep.segmentList = list
             videos.append(rep)
         }
@@ -185,6 +178,17 @@ enum SessionMPD {
             sets.append(DASH.AdaptationSet(id: 2, contentType: "audio", mimeType: "audio/mp4", segmentTemplate: nil, representations: [rep]))
         }
         return (sets, pto)
+    }
+
+    /// `rung`'s video Representation over `items` (not empty), its segments not yet named:
+    /// `@bandwidth` the peak bit rate of their stored TS (`bytes(path)`), an upper bound of the
+    /// video track's (which leaves out audio and TS's overhead).
+    static func videoRepresentation(_ rung: Rung, items: ArraySlice<SessionItem>, bytes: (String) -> Int) -> DASH.Representation {
+        let target = max(1, Int(items.map(\.segment.duration).max()!.rescaled(to: 1, rounding: .up).value))
+        let peak = SegmentBitRate.of(items.map { (bytes($0.segment.path), $0.segment.duration) }, targetDuration: target).peak
+        let r = rung.rendition
+        return DASH.Representation(id: r.name, bandwidth: max(1, peak), codecs: videoCodec(rung.codecs), width: r.width, height: r.height,
+                                   frameRate: r.frameRate.map(\.description), sar: "1:1")
     }
 
     /// The video entry of a variant's CODECS, with the sample entry the CMAF tracks have (`avc3`, `hev1`).
@@ -360,13 +364,8 @@ extension SessionMPD {
         }
         var videos: [DASH.Representation] = []
         for rung in rungs {
-            let items = rung.timeline.items
-            let target = max(1, Int(items.map(\.segment.duration).max()!.rescaled(to: 1, rounding: .up).value))
-            let peak = SegmentBitRate.of(items.map { (bytes($0.segment.path), $0.segment.duration) }, targetDuration: target).peak
-            let r = rung.rendition
-            var rep = DASH.Representation(id: r.name, bandwidth: max(1, peak), codecs: videoCodec(rung.codecs), width: r.width, height: r.height,
-                                          frameRate: r.frameRate.map(\.description), sar: "1:1")
-            rep.segmentTemplate = segments(rung, id: r.name, part: .videoInit)
+            var rep = videoRepresentation(rung, items: rung.timeline.items[...], bytes: bytes)
+            rep.segmentTemplate = segments(rung, id: rung.rendition.name, part: .videoInit)
             videos.append(rep)
         }
         var sets = [DASH.AdaptationSet(id: 1, contentType: "video", mimeType: "video/mp4", segmentTemplate: nil, representations: videos)]
