@@ -22,9 +22,11 @@ let serveUsage = """
 
     options:
       --listen HOST:PORT         IPv4 address and port (default 127.0.0.1:8080)
-      --content NAME=SOURCE      an MP4 (packaged once into an HLS ladder) or an HLS
-                                 multivariant playlist (path or http(s) URL; its WebVTT
-                                 subtitles carried through); repeatable
+      --content NAME=SOURCE      an MP4 (packaged once into an HLS ladder), an HLS
+                                 multivariant playlist or a static DASH MPD (path or http(s)
+                                 URL; its subtitles and audio languages carried through;
+                                 AES-128 HLS and cenc/cbcs DASH served as they came, breaks
+                                 at segment boundaries); repeatable
       --live NAME=PLAYLIST       a live channel: HLS (sliding media or multivariant playlist,
                                  MPEG-TS or CMAF) or DASH (a dynamic MPD), http(s) URL or
                                  path, polled at its target duration; its SCTE-35 breaks

@@ -130,6 +130,33 @@ public enum DASH {
         public init(schemeIdUri: String, value: String? = nil) { self.schemeIdUri = schemeIdUri; self.value = value }
     }
 
+    /// A `ContentProtection` descriptor (ISO/IEC 23009-1 5.8.4.1, 23001-7 11.2): the scheme
+    /// (`urn:mpeg:dash:mp4protection:2011` with the encryption scheme as `@value`, or a DRM
+    /// system's `urn:uuid:…`), the default key id (`cenc:default_KID`), the system's `cenc:pssh`
+    /// box (base64) and a licence server (`dashif:laurl`, DASH-IF's ClearKey and CPS).
+    public struct ContentProtection: Sendable, Hashable, Codable {
+        /// `@schemeIdUri`.
+        public var schemeIdUri: String
+        /// `@value` (`cenc`, `cbcs`, a DRM system's name).
+        public var value: String?
+        /// `@cenc:default_KID`: the key id as a UUID (8-4-4-4-12 hex digits).
+        public var defaultKID: String?
+        /// `cenc:pssh`: the protection system's header box, base64.
+        public var pssh: String?
+        /// `dashif:laurl`: where a player asks for the keys.
+        public var licenseURL: String?
+
+        /// A descriptor.
+        public init(schemeIdUri: String, value: String? = nil, defaultKID: String? = nil, pssh: String? = nil, licenseURL: String? = nil) {
+            self.schemeIdUri = schemeIdUri; self.value = value; self.defaultKID = defaultKID; self.pssh = pssh; self.licenseURL = licenseURL
+        }
+    }
+
+    /// MPEG Common Encryption's namespace (`cenc:default_KID`, `cenc:pssh`).
+    public static let cencNamespace = "urn:mpeg:cenc:2013"
+    /// DASH-IF's content protection namespace (`dashif:laurl`).
+    public static let dashifNamespace = "https://dashif.org/CPS"
+
     /// DASH-IF's scheme for an `AssetIdentifier` (IOP, ad insertion): `@value` names the asset.
     public static let assetIdentifierScheme = "urn:org:dashif:asset-id:2013"
     /// The ISO base media file format main profile (segments listed one by one: `SegmentList`).
@@ -149,6 +176,9 @@ public enum DASH {
         public var segmentAlignment = true
         /// `@startWithSAP`: every segment starts with a stream access point of this type.
         public var startWithSAP: Int? = 1
+        /// `ContentProtection`s: how its media is encrypted and where a player gets the keys
+        /// (an encrypted origin's, passed on as they came).
+        public var contentProtection: [ContentProtection] = []
         /// The `SegmentTemplate` its representations share.
         public var segmentTemplate: SegmentTemplate?
         /// `Representation`s.

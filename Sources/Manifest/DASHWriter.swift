@@ -6,7 +6,9 @@ extension DASH {
     public static func write(_ mpd: MPD) -> String {
         var x = XMLText()
         x.line("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
+        let protected = mpd.periods.contains { $0.adaptationSets.contains { !$0.contentProtection.isEmpty } }
         x.open("MPD", [("xmlns", "urn:mpeg:dash:schema:mpd:2011"), ("xmlns:scte35", "http://www.scte.org/schemas/35/2016"),
+                       ("xmlns:cenc", protected ? cencNamespace : nil), ("xmlns:dashif", protected ? dashifNamespace : nil),
                        ("type", mpd.type.rawValue), ("profiles", mpd.profiles.joined(separator: ",")),
                        ("availabilityStartTime", mpd.availabilityStartTime.map(dateTime)), ("publishTime", mpd.publishTime.map(dateTime)),
                        ("mediaPresentationDuration", mpd.mediaPresentationDuration.map(duration)),
@@ -50,6 +52,7 @@ extension DASH {
     private static func write(_ a: AdaptationSet, to x: inout XMLText) {
         x.open("AdaptationSet", [("id", String(a.id)), ("contentType", a.contentType), ("mimeType", a.mimeType), ("lang", a.language),
                                  ("segmentAlignment", a.segmentAlignment ? "true" : nil), ("startWithSAP", a.startWithSAP.map(String.init))])
+        for p in a.contentProtection { write(p, to: &x) }
         if let t = a.segmentTemplate { write(t, to: &x) }
         for r in a.representations {
             let attributes: [(String, String?)] = [
@@ -72,6 +75,15 @@ extension DASH {
             x.close("Representation")
         }
         x.close("AdaptationSet")
+    }
+
+    private static func write(_ p: ContentProtection, to x: inout XMLText) {
+        let attributes: [(String, String?)] = [("schemeIdUri", p.schemeIdUri), ("value", p.value), ("cenc:default_KID", p.defaultKID)]
+        guard p.pssh != nil || p.licenseURL != nil else { return x.empty("ContentProtection", attributes) }
+        x.open("ContentProtection", attributes)
+        if let pssh = p.pssh { x.line("<cenc:pssh>\(XMLText.escape(pssh))</cenc:pssh>") }
+        if let url = p.licenseURL { x.line("<dashif:laurl>\(XMLText.escape(url))</dashif:laurl>") }
+        x.close("ContentProtection")
     }
 
     private static func write(_ t: SegmentTemplate, to x: inout XMLText) {

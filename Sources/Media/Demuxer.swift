@@ -35,8 +35,11 @@ public final class Demuxer {
     public let streams: [StreamInfo]
 
     /// Opens and probes `url` under `policy`; throws with FFmpeg's reason when it cannot be read
-    /// as media, and says so when an ad is not one of the allowed containers.
-    public init(url: String, policy: OpenPolicy = .trusted) throws {
+    /// as media, and says so when an ad is not one of the allowed containers. `probe` false
+    /// skips finding the stream information (which decodes a few frames): for a container that
+    /// declares its streams whole (MP4's sample entries) whose pictures are not to be decoded
+    /// (an encrypted CMAF segment, read for its timing only).
+    public init(url: String, policy: OpenPolicy = .trusted, probe: Bool = true) throws {
         MemoryLimit.install()
         var ctx: UnsafeMutablePointer<AVFormatContext>?
         var options: OpaquePointer?
@@ -66,7 +69,7 @@ public final class Demuxer {
         // The container's declared picture size, before anything is decoded (finding the stream
         // information decodes a few frames).
         if let refusal = Demuxer.overBudget(ctx, budget) { close(); throw refusal }
-        let found = Demuxer.findStreamInfo(ctx, budget: budget)
+        let found = probe ? Demuxer.findStreamInfo(ctx, budget: budget) : 0
         if found < 0 {
             close()
             try check(found, "cannot read stream information of \(url)")

@@ -33,22 +33,36 @@ public enum FragmentRemux {
     /// on the track's timeline: where `mpegTS` starts a segment's `AudioSpan`. `scratch` is a
     /// folder for the joined file.
     public static func firstPicture(initialization: URL, segment: URL, scratch: URL) throws -> MediaTime {
-        let joined = scratch.appendingPathComponent(".first-picture.\(getpid()).\(UUID().uuidString).mp4")
+        guard let first = try pictures(initialization: initialization, segment: segment, scratch: scratch).times.first else {
+            throw MediaError.unsupported("a CMAF segment without pictures")
+        }
+        return first
+    }
+
+    /// The presentation times of every picture of `segment` (fMP4, with its `initialization`), in
+    /// order, on the track's timeline, and whether its first picture in decode order is a
+    /// keyframe. Read from the boxes only (no picture is decoded), so an encrypted segment
+    /// (`cenc`, `cbcs`) is read as a clear one. `scratch` is a folder for the joined file.
+    public static func pictures(initialization: URL, segment: URL, scratch: URL) throws -> (times: [MediaTime], startsWithKeyframe: Bool) {
+        let joined = scratch.appendingPathComponent(".pictures.\(getpid()).\(UUID().uuidString).mp4")
         defer { try? FileManager.default.removeItem(at: joined) }
         var bytes = try Data(contentsOf: initialization)
         bytes.append(try Data(contentsOf: segment))
         try bytes.write(to: joined)
-        let demuxer = try Demuxer(url: joined.path, policy: .adMedia)
+        // its boxes say what it holds: nothing is decoded (an encrypted picture would not decode)
+        let demuxer = try Demuxer(url: joined.path, policy: .adMedia, probe: false)
         guard let video = demuxer.bestStream(.video) else { throw MediaError.unsupported("a CMAF segment without video") }
         demuxer.keepOnly([video])
         let tb = demuxer.timeBase(of: video)
         let packet = try Packet()
-        var first: Int64?
+        var ticks: [Int64] = []
+        var firstIsKey: Bool?
         while try demuxer.read(into: packet) == .packet {
-            if packet.streamIndex == video, let pts = packet.ptsTicks { first = min(first ?? pts, pts) }
+            guard packet.streamIndex == video, let pts = packet.ptsTicks else { continue }
+            if firstIsKey == nil { firstIsKey = packet.isKeyframe }
+            ticks.append(pts)
         }
-        guard let first else { throw MediaError.unsupported("a CMAF segment without pictures") }
-        return MediaTime(value: first * tb.numerator, timescale: tb.denominator)
+        return (ticks.sorted().map { MediaTime(value: $0 * tb.numerator, timescale: tb.denominator) }, firstIsKey ?? false)
     }
 
     /// Writes `output` (MPEG-TS) from `initialization` and `segment` (fMP4 files), with the

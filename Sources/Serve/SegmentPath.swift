@@ -9,6 +9,14 @@ public enum SegmentPath {
     }
 
     /// Whether `path` names an origin segment the store keeps encrypted (AES-128,
-    /// `segNNNNN.aes.ts`): sent as it came, never moved to another clock, marked or remuxed.
-    public static func isEncrypted(_ path: String) -> Bool { path.hasSuffix(".aes.ts") }
+    /// `segNNNNN.aes.ts`; CMAF, `segNNNNN.enc.m4s` and its `init.enc.mp4`): sent as it came,
+    /// never moved to another clock, marked or remuxed.
+    public static func isEncrypted(_ path: String) -> Bool { path.hasSuffix(".aes.ts") || path.hasSuffix(".enc.m4s") || path.hasSuffix(".enc.mp4") }
+
+    /// Whether `path` names a CMAF file an encrypted origin's content keeps as it came (`….m4s`
+    /// media and `….mp4` initialization segments, not a `.ts` segment's CMAF track): sent as it
+    /// came, never moved to another clock.
+    public static func isKeptCMAF(_ path: String) -> Bool {
+        (path.hasSuffix(".m4s") || path.hasSuffix(".mp4")) && !path.contains(".ts.")
+    }
 }

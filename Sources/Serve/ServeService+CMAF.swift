@@ -12,10 +12,20 @@ extension ServeService {
         content.audioTracks.compactMap { t in t.rendition.flatMap { all[$0.name] }.map { (t, $0) } }
     }
 
-    /// What a CMAF or DASH request for encrypted content gets: its segments go out as they came,
-    /// as MPEG-TS (a CMAF track would be a remux of bytes the service cannot read).
-    static func encryptedRefusal(_ content: String) -> Refusal {
-        Refusal(status: 409, message: "content '\(content.prefix(64))' is encrypted (AES-128): it is served as HLS with MPEG-TS segments only")
+    /// The dialects a session's content is served in.
+    enum Dialect { case hlsTS, hlsCMAF, dash }
+
+    /// What a request in `dialect` for encrypted content not served in it gets (409), nil when
+    /// it is: an AES-128 origin's segments go out as they came, as HLS with MPEG-TS segments only
+    /// (a CMAF track would be a remux of bytes the service cannot read); an encrypted CMAF origin's
+    /// as DASH only (its `ContentProtection` names a key system HLS's `EXT-X-KEY` does not).
+    static func encryptedRefusal(_ content: PreparedContent, asking dialect: Dialect) -> Refusal? {
+        let name = content.name.prefix(64)
+        if content.protectedCMAF != nil {
+            return dialect == .dash ? nil : Refusal(status: 409, message: "content '\(name)' is encrypted CMAF (DASH ContentProtection): it is served as DASH only (index.mpd)")
+        }
+        guard content.encrypted, dialect != .hlsTS else { return nil }
+        return Refusal(status: 409, message: "content '\(name)' is encrypted (AES-128): it is served as HLS with MPEG-TS segments only")
     }
 
     /// The name of a CMAF session's audio playlist (`/v1/sessions/ID/audio.m3u8?segments=cmaf`).
@@ -48,7 +58,7 @@ extension ServeService {
         let started = monotonicSeconds(), id = session.id
         defer { metrics.playlistServed(monotonicSeconds() - started) }
         guard let content = try? await media.content(session.content) else { return .failure(Refusal(status: 503, message: "content not available")) }
-        guard !content.encrypted else { return .failure(Self.encryptedRefusal(session.content)) }
+        if let refused = Self.encryptedRefusal(content, asking: .hlsCMAF) { return .failure(refused) }
         switch await timelines(session) {
         case .failure(let r): return .failure(r)
         case .success(let (planned, all)):

@@ -23,7 +23,7 @@ extension ServeService {
         let started = monotonicSeconds(), id = session.id
         defer { metrics.playlistServed(monotonicSeconds() - started) }
         guard let content = try? await media.content(session.content) else { return .error(503, "content not available") }
-        guard !content.encrypted else { return Self.encryptedRefusal(session.content).response }
+        if let refused = Self.encryptedRefusal(content, asking: .dash) { return refused.response }
         switch await timelines(session) {
         case .failure(let r): return r.response
         case .success(let (planned, all)):
@@ -41,8 +41,11 @@ extension ServeService {
                                                            timeline: l.timeline))
                 }
             }
+            // an encrypted origin's own files (its sound, its initialization segments), as they came
+            let protected = content.protectedCMAF.map { p in (cmaf: p, url: { (path: String) in SegmentURL(path: path).text(signedBy: signature, cdn: cdn) }) }
             guard let mpd = SessionMPD.vod(planned, rungs: rungs, url: url, bytes: segmentBytes, text: subtitles,
-                                           defaultLanguage: content.audioTracks.first { $0.isDefault }?.language, languages: languages) else {
+                                           defaultLanguage: content.audioTracks.first { $0.isDefault }?.language, languages: languages,
+                                           protected: protected) else {
                 return .error(503, "the session's MPD cannot be written now")
             }
             if let problem = mpd.validate() {

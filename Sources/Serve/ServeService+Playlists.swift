@@ -154,6 +154,7 @@ extension ServeService {
         let started = monotonicSeconds(), id = session.id
         defer { metrics.playlistServed(monotonicSeconds() - started) }
         guard let content = try? await media.content(session.content) else { return .error(503, "content not available") }
+        if let refused = Self.encryptedRefusal(content, asking: .hlsTS) { return refused.response }
         guard case .success(let (_, all)) = await timelines(session) else { return .error(503, "the session's playlists cannot be built now") }
         var variants: [HLS.Variant] = []
         for (r, codecs) in content.renditions {
@@ -211,6 +212,7 @@ extension ServeService {
         case .failure(let r): return r.response
         case .success(let (planned, all)):
             let content = try? await media.content(planned.content)
+            if let refused = content.flatMap({ Self.encryptedRefusal($0, asking: .hlsTS) }) { return refused.response }
             let languages = content.map { Self.languageTimelines($0, all) } ?? []
             guard let t = all[rendition] ?? (interstitials ? nil : Self.packedAudioIndex(rendition).flatMap { languages.indices.contains($0) ? languages[$0].timeline : nil })
             else { return .error(404, "no rendition '\(rendition)'") }

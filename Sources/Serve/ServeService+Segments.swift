@@ -22,6 +22,12 @@ extension ServeService {
         let url: SegmentURL
         do { url = try SegmentURL.parse(path: stored, query: request.queryValue, signature: signature) } catch { return .now(.error(400, "\(error)")) }
         if cmaf != nil && url.marked { return .now(.error(400, "a CMAF segment has no new-stream mark: no d")) }
+        // an encrypted origin's CMAF file: as it came, content only (no beacons)
+        if cmaf == nil && SegmentPath.isKeptCMAF(stored) {
+            guard url.shift == 0, !url.marked, url.beacon == nil else { return .now(.error(400, "an encrypted CMAF segment is sent as it came: no o, d or beacon")) }
+            let type = stored.contains("/\(ProtectedCMAFImport.audioFolder)/") ? "audio/mp4" : "video/mp4"
+            return .now(HTTPResponse(status: 200, headers: ["Content-Type": type], file: file))
+        }
         if SegmentPath.isEncrypted(stored) && (cmaf != nil || url.shift != 0 || url.marked) {
             return .now(.error(400, "an encrypted segment is sent as it came: no o, d or CMAF track"))
         }

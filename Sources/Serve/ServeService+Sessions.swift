@@ -41,9 +41,11 @@ extension ServeService {
         switch await newSession(content: name, params: params, reporting: mode, userAgent: userAgent) {
         case .failure(let e): return e.response
         case .success(let session):
-            var answer = ["manifestUrl": "/v1/sessions/\(session.id)/master.m3u8", "trackingUrl": "/v1/sessions/\(session.id)/tracking"]
-            // encrypted content has no MPD (its segments go out as they came, as MPEG-TS)
-            if (try? await media.content(name))?.encrypted != true { answer["dashManifestUrl"] = "/v1/sessions/\(session.id)/\(Self.mpdKey)" }
+            var answer = ["trackingUrl": "/v1/sessions/\(session.id)/tracking"]
+            // encrypted content names only the dialect it is served in (its segments go out as they came)
+            let content = try? await media.content(name)
+            if content.flatMap({ Self.encryptedRefusal($0, asking: .hlsTS) }) == nil { answer["manifestUrl"] = "/v1/sessions/\(session.id)/master.m3u8" }
+            if content.flatMap({ Self.encryptedRefusal($0, asking: .dash) }) == nil { answer["dashManifestUrl"] = "/v1/sessions/\(session.id)/\(Self.mpdKey)" }
             return .json(answer)
         }
     }

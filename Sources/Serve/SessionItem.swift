@@ -80,7 +80,10 @@ public struct SessionItem: Sendable, Hashable, Codable {
     /// `url`'s, with only the video media segment carrying an ad's beacon place, no MPEG-TS
     /// new-stream mark, and the clock shift kept only when `shifted` (HLS's one clock; a DASH
     /// Period keeps the stored timestamps) and never on an initialization segment.
+    /// An encrypted origin's CMAF segment is its own video track: `.video` names it, the
+    /// initialization parts its rung's initialization segment, as they came (no shift, no beacon).
     func cmafURL(_ part: CMAFTracks.Part, session: String, rendition: String, shifted: Bool) -> SegmentURL {
+        if let initialization = segment.encryption?.initialization { return SegmentURL(path: part.isInitialization ? initialization : segment.path) }
         var u = url(session: session, rendition: rendition)
         u.path = CMAFTracks.path(u.path, part)
         u.marked = false

@@ -223,7 +223,7 @@ import Timing
             ("live", mpd.replacingOccurrences(of: "type=\"static\"", with: "type=\"dynamic\""), "dynamic MPD"),
             ("periods", mpd.replacingOccurrences(of: "</Period>", with: "</Period><Period id=\"1\"></Period>"), "Period 2"),
             ("entity", "<?xml version=\"1.0\"?><!DOCTYPE MPD [<!ENTITY x \"y\">]><MPD type=\"static\">&x;</MPD>", "DASH source"),
-            ("protected", mpd.replacingOccurrences(of: "<Representation id=\"0\"", with: "<ContentProtection schemeIdUri=\"urn:mpeg:dash:mp4protection:2011\"/><Representation id=\"0\""), "encrypted"),
+            ("protected", mpd.replacingOccurrences(of: "<Representation id=\"0\"", with: "<ContentProtection schemeIdUri=\"urn:mpeg:dash:mp4protection:2011\"/><Representation id=\"0\""), "is not encrypted"),
         ]
         for (name, text, reason) in refusals {
             server.route("/\(name).mpd", body: text)

@@ -95,7 +95,8 @@ enum SessionMPD {
     /// tracks'). Rungs whose runs differ from the top's are left out.
     static func vod(_ session: ServeSession, rungs given: [Rung], url: (SessionItem, String, CMAFTracks.Part) -> String,
                     bytes: (String) -> Int, text: (_ contentSpan: Range<Int64>?) -> [DASH.AdaptationSet] = { _ in [] },
-                    defaultLanguage: String? = nil, languages offered: [(track: AudioTrack, rung: Rung)] = []) -> DASH.MPD? {
+                    defaultLanguage: String? = nil, languages offered: [(track: AudioTrack, rung: Rung)] = [],
+                    protected: (cmaf: ProtectedCMAF, url: (String) -> String)? = nil) -> DASH.MPD? {
         guard let top = given.first, !top.timeline.items.isEmpty else { return nil }
         let rungs = given.filter { sameRuns(top.timeline.items, $0.timeline.items) }
         let topRuns = runs(top.timeline.items)
@@ -109,6 +110,9 @@ enum SessionMPD {
             let start = items.first!.start, duration = items.reduce(MediaTime.zero) { $0 + $1.segment.duration }
             let slices = rungs.indices.map { g in (rungs[g], rungs[g].timeline.items[rungRuns[g][n].range]) }
             guard var (sets, pto) = adaptationSets(slices, url: url, bytes: bytes) else { return nil }
+            if let protected, items.first?.segment.encryption?.isCMAF == true {
+                sets = protectedSets(sets, rungs: rungs, protected.cmaf, from: MediaTime(value: pto, timescale: timescale), length: duration, url: protected.url)
+            }
             // the origin's audio renditions: the ladder's sound is the default's, each other
             // language its rung's sound, cut and filled with ads at the same frames
             if let lang = defaultLanguage, let i = sets.firstIndex(where: { $0.contentType == "audio" }) { sets[i].language = lang }
@@ -178,6 +182,37 @@ enum SessionMPD {
             sets.append(DASH.AdaptationSet(id: 2, contentType: "audio", mimeType: "audio/mp4", segmentTemplate: nil, representations: [rep]))
         }
         return (sets, pto)
+    }
+
+    /// A content Period's `sets` of an encrypted origin's segments kept as they came
+    /// (`ProtectedCMAF`): the video AdaptationSet with the origin's `ContentProtection` and
+    /// codecs (its sample entries are the origin's), the sound the origin's own segments that
+    /// cover the Period's `length` from video time `from` (the first may begin before it, the
+    /// last end after it: the Period's bounds trim them), `presentationTimeOffset` the audio time
+    /// of `from` on the origin's one presentation timeline, URLs by `url(path)`.
+    static func protectedSets(_ sets: [DASH.AdaptationSet], rungs: [Rung], _ protected: ProtectedCMAF, from: MediaTime, length: MediaTime,
+                              url: (String) -> String) -> [DASH.AdaptationSet] {
+        var out = sets.filter { $0.contentType == "video" }
+        for i in out.indices {
+            out[i].contentProtection = protected.video
+            for r in out[i].representations.indices {
+                let id = out[i].representations[r].id
+                if let codecs = rungs.first(where: { $0.rendition.name == id })?.codecs.split(separator: ",").first { out[i].representations[r].codecs = String(codecs) }
+            }
+        }
+        guard let a = protected.audio else { return out }
+        let lo = (from + a.zeroTime).rescaled(to: a.timescale, rounding: .nearest).value
+        let hi = (from + length + a.zeroTime).rescaled(to: a.timescale, rounding: .nearest).value
+        let covering = a.segments.filter { $0.start < hi && $0.start + $0.duration > lo }
+        guard !covering.isEmpty else { return out }
+        var rep = DASH.Representation(id: "audio", bandwidth: a.bandwidth, codecs: a.codecs, audioSamplingRate: a.sampleRate, audioChannels: a.channels)
+        rep.segmentList = DASH.SegmentList(timescale: a.timescale, presentationTimeOffset: lo, initialization: url(a.initialization),
+                                           timeline: DASH.SegmentTemplate.timeline(covering.map { (start: $0.start, duration: $0.duration) }),
+                                           media: covering.map { url($0.path) })
+        var set = DASH.AdaptationSet(id: 2, contentType: "audio", mimeType: "audio/mp4", language: a.language, segmentTemplate: nil, representations: [rep])
+        set.contentProtection = a.protection
+        out.append(set)
+        return out
     }
 
     /// `rung`'s video Representation over `items` (not empty), its segments not yet named:

@@ -19,7 +19,8 @@ import Timing
 /// SCTE-35 `EventStream`s as origin cues (at the segment starting nearest each), WebVTT text
 /// AdaptationSets (WebVTT, or TTML read by `TTMLImport`) of a one-Period MPD (a file per Period) as subtitle tracks. What it refuses in one
 /// line: a dynamic MPD (a live origin: `LiveMPD`), Periods with other video Representations
-/// than the first, content protection, a hierarchical `sidx`, more than 10,000 segments. The
+/// than the first, a hierarchical `sidx`, more than 10,000 segments. Encrypted media
+/// (`ContentProtection`) is kept as it came instead (`ProtectedCMAFImport`). The
 /// MPD comes from a network: it is read by the project's hardened XML reader (no DTD, no entities).
 enum DASHImport {
     /// One Representation's segments, as URIs relative to the MPD.
@@ -49,6 +50,12 @@ enum DASHImport {
         var indexRange: ClosedRange<Int64>? = nil
         /// The durations are nominal (a `@duration`): the segments' lengths are measured from their pictures.
         var nominal = false
+        /// Its AdaptationSet's `ContentProtection`s (with its own): empty when it is clear.
+        var protection: [DASH.ContentProtection] = []
+        /// An audio Representation's `@lang`, `@audioSamplingRate` and channel count, as given.
+        var language: String? = nil
+        var sampleRate: Int? = nil
+        var channels: Int? = nil
         /// The number of media segments.
         var count: Int { file == nil ? media.count : ranges.count }
     }
@@ -126,7 +133,9 @@ enum DASHImport {
             var video: [Track] = [], texts: [TextTrack] = []
             var audioSets: [(node: XMLElementNode, tracks: [Track])] = []
             for set in period.children("AdaptationSet") {
-                guard set.children("ContentProtection").isEmpty else { throw StoreError.unsupported("DASH source: encrypted content is not supported") }
+                // an encrypted AdaptationSet's descriptors (its own and its Representations'): the content is kept as it came (`ProtectedCMAFImport`)
+                var protection = try ProtectedCMAF.descriptors(set)
+                for rep in set.children("Representation") { for d in try ProtectedCMAF.descriptors(rep) where !protection.contains(d) { protection.append(d) } }
                 let kind = set.attribute("contentType") ?? set.attribute("mimeType")?.split(separator: "/").first.map(String.init) ?? ""
                 let setBase = join(base, set.childText("BaseURL") ?? "")
                 if kind == "text" || kind == "application" {
@@ -146,7 +155,6 @@ enum DASHImport {
                     continue
                 }
                 for rep in set.children("Representation") {
-                    guard rep.children("ContentProtection").isEmpty else { throw StoreError.unsupported("DASH source: encrypted content is not supported") }
                     let repKind = kind.isEmpty ? rep.attribute("mimeType")?.split(separator: "/").first.map(String.init) ?? "" : kind
                     guard repKind == "video" || repKind == "audio" else { continue }
                     let repBase = join(setBase, rep.childText("BaseURL") ?? "")
@@ -161,6 +169,15 @@ enum DASHImport {
                         t = try baseTrack(rep, base: segmentBase, file: repBase)
                     } else {
                         throw StoreError.unsupported("DASH source: a Representation without a SegmentTemplate, SegmentList or SegmentBase")
+                    }
+                    guard protection.count <= ProtectedCMAF.maxDescriptors else {
+                        throw StoreError.unsupported("DASH source: more than \(ProtectedCMAF.maxDescriptors) ContentProtection descriptors")
+                    }
+                    t.protection = protection
+                    if repKind == "audio" {
+                        t.language = set.attribute("lang") ?? rep.attribute("lang")
+                        t.sampleRate = Int(rep.attribute("audioSamplingRate") ?? set.attribute("audioSamplingRate") ?? "")
+                        t.channels = Int((rep.child("AudioChannelConfiguration") ?? set.child("AudioChannelConfiguration"))?.attribute("value") ?? "")
                     }
                     if repKind == "video" { video.append(t) }
                     else if let last = audioSets.last, last.node == set { audioSets[audioSets.count - 1].tracks.append(t) }
@@ -569,9 +586,14 @@ enum DASHImport {
                 try handle.write(contentsOf: try Data(contentsOf: part))
             }
         }
+        var notes = periodNotes
+        // encrypted media is kept as it came, never remuxed (`ProtectedCMAFImport`)
+        if ProtectedCMAFImport.isProtected(periods) {
+            let kept = try await ProtectedCMAFImport.fetch(periods, folder: folder, notes: &notes, resolved: resolved, piece: piece)
+            return HLSImport.Fetched(variants: [], notes: notes, protectedCMAF: kept)
+        }
         var names: [String] = []
         var out: [HLSImport.FetchedVariant] = [], languageVariants: [HLSImport.FetchedVariant] = []
-        var notes = periodNotes
         // each rung's TS continuity counters, carried from Period to Period: one stream
         var counters = [[Int: UInt8]](repeating: [:], count: periods[0].video.count)
         var cueTimes: [MediaTime] = [], segmentStarts: [MediaTime] = []

@@ -159,6 +159,8 @@ enum HLSImport {
         var notes: [String] = []
         /// The default audio rendition, when the origin has alternate audio.
         var defaultAudio: PackagedAudioTrack? = nil
+        /// An encrypted DASH origin, kept as it came (no variants then).
+        var protectedCMAF: ProtectedCMAFImport.Fetched? = nil
     }
 
     /// Fetches every variant's segments into `folder/<rung>/segNNNNN.ts` (top variant first) and
@@ -368,14 +370,16 @@ enum HLSImport {
     /// Reads the fetched variants' frames (blocking): each segment must start with a keyframe and
     /// follow the one before without a gap, every frame on one constant frame rate.
     static func package(name: String, source: String, fetched all: Fetched, folder: URL, storePrefix: String) throws -> PackagedContent {
+        if let p = all.protectedCMAF {
+            return try ProtectedCMAFImport.package(name: name, source: source, fetched: p, notes: all.notes, folder: folder, storePrefix: storePrefix)
+        }
         var rungs: [PackagedRendition] = [], languageRungs: [PackagedRendition] = []
         var frameRate: Rational?, frameCount: Int?, cues: [Int] = []
         var topFirstPTS: Int64?
         for (vi, v) in all.variants.enumerated() {
             let dir = folder.appendingPathComponent(v.rendition.name)
             var spans: [SegmentSpan] = []
-            var next: Int64?
-            var period: Int64?
+            var run = SegmentFrameRun(source: "HLS source", rung: v.rendition.name)
             var first: Int64?
             var width = v.rendition.width, height = v.rendition.height
             var codecs = v.codecs
@@ -404,21 +408,13 @@ enum HLSImport {
                     }
                     pts.append(t)
                 }
-                pts.sort()
-                guard firstIsKey == true, let lo = pts.first else { throw StoreError.unsupported("HLS source: \(v.rendition.name) segment \(i) does not start with a keyframe") }
-                if period == nil, pts.count >= 2 { period = pts[1] - pts[0] }
-                guard let step = period, step > 0, zip(pts, pts.dropFirst()).allSatisfy({ $1 - $0 == step }) else {
-                    throw StoreError.unsupported("HLS source: \(v.rendition.name): the frame rate is not constant")
-                }
-                if let n = next, n != lo { throw StoreError.unsupported("HLS source: \(v.rendition.name) segment \(i) does not follow the one before") }
+                let (frames, lo) = try run.append(pts.sorted(), keyFirst: firstIsKey == true, index: i)
                 if first == nil { first = lo }
-                next = lo + Int64(pts.count) * step
-                let start = Int((lo - first!) / step)
-                spans.append(SegmentSpan(startFrame: start, endFrame: start + pts.count, path: "\(storePrefix)/\(v.rendition.name)/" + storedName(i, encrypted: key != nil),
+                spans.append(SegmentSpan(startFrame: frames.lowerBound, endFrame: frames.upperBound, path: "\(storePrefix)/\(v.rendition.name)/" + storedName(i, encrypted: key != nil),
                                          encryption: key.map { SegmentEncryption(key: $0, firstPTS: lo) }))
             }
             // MPEG-TS timestamps are 90 kHz
-            let rate = Rational(90_000, period ?? 3000)
+            let rate = Rational(90_000, run.period ?? 3000)
             let count = spans.last?.endFrame ?? 0
             if let r = frameRate, r != rate { throw StoreError.unsupported("HLS source: variants differ in frame rate") }
             if let c = frameCount, c != count { throw StoreError.unsupported("HLS source: variants differ in length (\(c) and \(count) frames)") }

@@ -36,6 +36,8 @@ struct PackagedContent: Codable, Sendable {
     /// The rungs carrying the other languages: the lowest variant's video with that language's
     /// sound muxed in (a session takes their sound as that language's track), never a variant.
     var languageRungs: [PackagedRendition]? = nil
+    /// An encrypted CMAF origin's protection and sound (`ProtectedCMAF`); nil: not one.
+    var protectedCMAF: ProtectedCMAF? = nil
 
     /// Content time of frame 0: cue `t` cuts at the first frame at or after `t - videoStart`
     /// frames of it.
@@ -53,13 +55,19 @@ struct PackagedContent: Codable, Sendable {
     }
 
     /// Its stored files but the record: every rung's segments and encoded video.
-    var files: [String] { (renditions + (languageRungs ?? [])).flatMap { r in r.segments.map(\.path) + (r.video.isEmpty ? [] : [r.video]) } }
+    var files: [String] {
+        let rungs = (renditions + (languageRungs ?? [])).flatMap { r in r.segments.map(\.path) + (r.video.isEmpty ? [] : [r.video]) }
+        // an encrypted CMAF rung's initialization segment (the same for all its segments), the sound's files
+        let initializations = renditions.compactMap { $0.segments.first?.encryption?.initialization }
+        return rungs + initializations + (protectedCMAF?.files ?? [])
+    }
 
     /// What the HTTP side sees.
     var prepared: PreparedContent {
         var p = PreparedContent(name: name, duration: duration, renditions: renditions.map { ($0.rendition.serving(frameRate: frameRate, codecs: $0.codecs, decodeDelayTicks: $0.decodeDelayTicks), $0.codecs) },
                                 originCues: originCueFrames.map { period * Int64($0) }, subtitles: subtitles ?? [], notes: notes ?? [])
         p.encrypted = encrypted
+        p.protectedCMAF = protectedCMAF
         p.audioTracks = (audioTracks ?? []).map { t in
             AudioTrack(name: t.name, language: t.language, isDefault: t.rung == nil, autoselect: t.autoselect, channels: t.channels,
                        rendition: t.rung.flatMap { name in languageRungs?.first { $0.rendition.name == name } }
@@ -131,13 +139,16 @@ extension PackagedContent {
                   r.mediaAudioIndex.map({ (0..<64).contains($0) }) ?? true else { return false }
             var next = 0
             for s in r.segments {
-                guard s.startFrame == next, s.endFrame > s.startFrame, s.path.hasSuffix(".ts"), inPackage(s.path),
-                      s.encryption?.isWellFormed ?? true else { return false }
+                // an encrypted CMAF rung's segments are its origin's, each naming the rung's one initialization segment
+                let cmaf = protectedCMAF != nil
+                guard s.startFrame == next, s.endFrame > s.startFrame, s.path.hasSuffix(cmaf ? ".enc.m4s" : ".ts"), inPackage(s.path),
+                      s.encryption?.isWellFormed ?? !cmaf, (s.encryption?.initialization).map(inPackage) ?? !cmaf,
+                      s.encryption?.initialization == r.segments[0].encryption?.initialization else { return false }
                 next = s.endFrame
             }
             guard next == frameCount else { return false }
         }
-        return true
+        return protectedCMAF?.isWellFormed(inPackage: inPackage) ?? true
     }
 }
 
@@ -163,9 +174,11 @@ struct PackagedAudioTrack: Codable, Sendable, Hashable {
 
     /// Printable attributes of bounded length (they go into playlists and MPDs).
     var isWellFormed: Bool {
-        func printable(_ s: String?, max: Int) -> Bool {
-            s.map { !$0.isEmpty && $0.utf8.count <= max && !$0.contains { $0 == "\"" || $0 == "<" || $0 == "&" || $0.isNewline || $0.asciiValue.map { $0 < 0x20 } == true } } ?? true
-        }
-        return printable(name, max: 128) && printable(language, max: 64) && printable(channels, max: 16) && (rung == nil) == (base == nil)
+        Self.printable(name, max: 128) && Self.printable(language, max: 64) && Self.printable(channels, max: 16) && (rung == nil) == (base == nil)
+    }
+
+    /// Whether `s` (nil passes) is printable, of at most `max` bytes, with no quote, markup or line end.
+    static func printable(_ s: String?, max: Int) -> Bool {
+        s.map { !$0.isEmpty && $0.utf8.count <= max && !$0.contains { $0 == "\"" || $0 == "<" || $0 == "&" || $0.isNewline || $0.asciiValue.map { $0 < 0x20 } == true } } ?? true
     }
 }

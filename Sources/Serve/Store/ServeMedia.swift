@@ -116,6 +116,8 @@ public struct PreparedContent: Sendable {
     /// Whether its segments are encrypted (an AES-128 origin's): served as they came, as HLS
     /// with MPEG-TS segments on their own clock, breaks at segment boundaries.
     public var encrypted: Bool = false
+    /// An encrypted CMAF origin's protection and sound: its segments go out as they came, as DASH only.
+    var protectedCMAF: ProtectedCMAF? = nil
     /// Its audio renditions (an HLS origin's alternate audio), the default first; empty: the
     /// content's own sound only.
     public var audioTracks: [AudioTrack] = []
