@@ -6,8 +6,9 @@ import Timing
 /// libavformat's MPEG-TS muxer, timestamps kept on the segment's own clock (`tfdt`) moved by a
 /// fixed `shift`, so that consecutive segments of one track follow one another in TS as they do
 /// in CMAF. The audio may come from a track of its own (a DASH audio Representation): then the
-/// packets of its time are taken from it. The MP4 side is opened as ad media is (the MOV
-/// demuxer, the file protocol only): the bytes come from a network.
+/// packets of its time are taken from it (an MPEG-TS video segment with an MPEG-TS audio
+/// rendition's track: an HLS origin's alternate audio). The input is opened as ad media is
+/// (allowed demuxers, the file protocol only): the bytes come from a network.
 public enum FragmentRemux {
     /// Where a segment's audio comes from when it is not in the segment: `file`, a whole audio
     /// track (its initialization segment and every fragment), of which the packets from the
@@ -32,7 +33,7 @@ public enum FragmentRemux {
     /// The presentation time of the first picture of `segment` (fMP4, with its `initialization`),
     /// on the track's timeline: where `mpegTS` starts a segment's `AudioSpan`. `scratch` is a
     /// folder for the joined file.
-    public static func firstPicture(initialization: URL, segment: URL, scratch: URL) throws -> MediaTime {
+    public static func firstPicture(initialization: URL?, segment: URL, scratch: URL) throws -> MediaTime {
         guard let first = try pictures(initialization: initialization, segment: segment, scratch: scratch).times.first else {
             throw MediaError.unsupported("a CMAF segment without pictures")
         }
@@ -43,14 +44,12 @@ public enum FragmentRemux {
     /// order, on the track's timeline, and whether its first picture in decode order is a
     /// keyframe. Read from the boxes only (no picture is decoded), so an encrypted segment
     /// (`cenc`, `cbcs`) is read as a clear one. `scratch` is a folder for the joined file.
-    public static func pictures(initialization: URL, segment: URL, scratch: URL) throws -> (times: [MediaTime], startsWithKeyframe: Bool) {
-        let joined = scratch.appendingPathComponent(".pictures.\(getpid()).\(UUID().uuidString).mp4")
-        defer { try? FileManager.default.removeItem(at: joined) }
-        var bytes = try Data(contentsOf: initialization)
-        bytes.append(try Data(contentsOf: segment))
-        try bytes.write(to: joined)
-        // its boxes say what it holds: nothing is decoded (an encrypted picture would not decode)
-        let demuxer = try Demuxer(url: joined.path, policy: .adMedia, probe: false)
+    public static func pictures(initialization: URL?, segment: URL, scratch: URL) throws -> (times: [MediaTime], startsWithKeyframe: Bool) {
+        let joined = try self.joined(initialization, segment, in: scratch)
+        defer { if joined != segment { try? FileManager.default.removeItem(at: joined) } }
+        // its boxes say what it holds: nothing is decoded (an encrypted picture would not decode);
+        // an MPEG-TS segment declares less, and is probed
+        let demuxer = try Demuxer(url: joined.path, policy: .adMedia, probe: initialization == nil)
         guard let video = demuxer.bestStream(.video) else { throw MediaError.unsupported("a CMAF segment without video") }
         demuxer.keepOnly([video])
         let tb = demuxer.timeBase(of: video)
@@ -65,20 +64,28 @@ public enum FragmentRemux {
         return (ticks.sorted().map { MediaTime(value: $0 * tb.numerator, timescale: tb.denominator) }, firstIsKey ?? false)
     }
 
-    /// Writes `output` (MPEG-TS) from `initialization` and `segment` (fMP4 files), with the
-    /// audio of `audio` when given (else the segment's own). `shift` (added to every timestamp)
-    /// keeps decode times that start before the first presentation time (B-frames) above zero,
-    /// where MPEG-TS needs them. Throws `MediaError` for a segment that is not fragmented MP4
-    /// with H.264 video.
-    public static func mpegTS(initialization: URL, segment: URL, to output: URL, shift: MediaTime = .zero, audio: AudioSpan? = nil) throws {
-        let joined = output.deletingLastPathComponent().appendingPathComponent(".\(output.lastPathComponent).\(getpid()).mp4")
-        defer { try? FileManager.default.removeItem(at: joined) }
+    /// `segment` ready to open: with its `initialization` (fMP4) a joined copy in `scratch`, the
+    /// caller's to remove; without (MPEG-TS) the segment itself.
+    static func joined(_ initialization: URL?, _ segment: URL, in scratch: URL) throws -> URL {
+        guard let initialization else { return segment }
+        let joined = scratch.appendingPathComponent(".joined.\(getpid()).\(UUID().uuidString).mp4")
         var bytes = try Data(contentsOf: initialization)
         bytes.append(try Data(contentsOf: segment))
         try bytes.write(to: joined)
+        return joined
+    }
+
+    /// Writes `output` (MPEG-TS) from `initialization` and `segment` (fMP4 files; or an MPEG-TS
+    /// segment, no initialization), with the audio of `audio` when given (else the segment's
+    /// own). `shift` (added to every timestamp) keeps decode times that start before the first
+    /// presentation time (B-frames) above zero, where MPEG-TS needs them. Throws `MediaError` for
+    /// a segment without H.264 video.
+    public static func mpegTS(initialization: URL?, segment: URL, to output: URL, shift: MediaTime = .zero, audio: AudioSpan? = nil) throws {
+        let joined = try self.joined(initialization, segment, in: output.deletingLastPathComponent())
+        defer { if joined != segment { try? FileManager.default.removeItem(at: joined) } }
         let demuxer = try Demuxer(url: joined.path, policy: .adMedia)
         guard let video = demuxer.bestStream(.video), demuxer.streams[video].codecName == "h264" else {
-            throw MediaError.unsupported("a CMAF segment without H.264 video")
+            throw MediaError.unsupported("a segment without H.264 video")
         }
         let own = audio == nil ? demuxer.bestStream(.audio) : nil
         let kept = [video] + (own.map { [$0] } ?? [])

@@ -12,15 +12,18 @@ import Timing
 /// (silent content, loud ad), as long as the English one; the MPD has both per Period, each with
 /// its `lang`; ffmpeg `-xerror` and GStreamer's playbin3 play it.
 @Suite(.serialized) struct ServeAlternateAudioTests {
-    /// The origin's files: `p0.m3u8` (video), `p1.m3u8` (English, default), `p2.m3u8` (French).
-    static func origin(in folder: URL) async throws -> [String: (Data, String)] {
+    /// The origin's files: `p0.m3u8` (video), `p1.m3u8` (English, default), `p2.m3u8` (French),
+    /// each of CMAF segments (`segments` "fmp4") or MPEG-TS ones ("mpegts": video-only variant
+    /// segments, audio-only renditions).
+    static func origin(in folder: URL, segments: String = "fmp4") async throws -> [String: (Data, String)] {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let clip = try StoreFixture.clip().path
+        let cmaf = segments == "fmp4"
         try await Tools.ffmpeg(["-v", "error", "-y", "-i", clip, "-f", "lavfi", "-i", "anullsrc=r=48000:cl=stereo", "-map", "0:v", "-map", "0:a", "-map", "1:a",
-                                "-c:v", "copy", "-c:a", "aac", "-t", "4", "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "-hls_segment_type", "fmp4",
+                                "-c:v", "copy", "-c:a", "aac", "-t", "4", "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "-hls_segment_type", segments,
                                 "-var_stream_map", "v:0,agroup:aud a:0,agroup:aud,language:en,default:yes a:1,agroup:aud,language:fr",
-                                "-master_pl_name", "master.m3u8", "-hls_segment_filename", folder.appendingPathComponent("s%v_%d.m4s").path,
-                                "-hls_fmp4_init_filename", "init%v.mp4", folder.appendingPathComponent("p%v.m3u8").path])
+                                "-master_pl_name", "master.m3u8", "-hls_segment_filename", folder.appendingPathComponent(cmaf ? "s%v_%d.m4s" : "s%v_%d.ts").path]
+                               + (cmaf ? ["-hls_fmp4_init_filename", "init%v.mp4"] : []) + [folder.appendingPathComponent("p%v.m3u8").path])
         var files: [String: (Data, String)] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
             files["/" + name] = (try Data(contentsOf: folder.appendingPathComponent(name)), name.hasSuffix(".m3u8") ? "application/vnd.apple.mpegurl" : "video/mp4")
@@ -45,11 +48,16 @@ import Timing
         return (store, running, id)
     }
 
-    @Test func bothLanguagesAreTracksOfTheSessionWithTheAdInEach() async throws {
-        let root = StoreFixture.folder("alt-audio-serve")
+    /// With CMAF renditions and variants, and with MPEG-TS ones (video-only variant segments,
+    /// each audio rendition audio-only MPEG-TS: the default's sound muxed into every variant's
+    /// segments, the other's into the lowest variant's language rung, as for CMAF).
+    @Test(arguments: ["fmp4", "mpegts"]) func bothLanguagesAreTracksOfTheSessionWithTheAdInEach(segments: String) async throws {
+        let root = StoreFixture.folder("alt-audio-serve-\(segments)")
         defer { try? FileManager.default.removeItem(at: root) }
         let origin = try HTTPTestServer()
-        origin.serve(try await Self.origin(in: root.appendingPathComponent("origin")))
+        let files = try await Self.origin(in: root.appendingPathComponent("origin"), segments: segments)
+        #expect(files.keys.contains { $0.hasSuffix(segments == "fmp4" ? ".m4s" : ".ts") }, "ffmpeg made another origin: \(files.keys.sorted())")
+        origin.serve(files)
         let ads = try midrollAdServer()
         defer { ads.stop(); origin.stop() }
         let (store, running, id) = try await Self.serving(origin.url("/master.m3u8"), root: root, ads: ads)
@@ -220,7 +228,7 @@ import Timing
     }
 
     /// Alternate audio the store cannot carry: another language whose playlist is gone, is
-    /// MPEG-TS audio or is not VOD is left out with a one-line note, the content served in the
+    /// packed audio (raw AAC) or is not VOD is left out with a one-line note, the content served in the
     /// default; the same of the default refuses the content in one line.
     @Test func alternateAudioItCannotCarryIsLeftOutOrRefusedInOneLine() async throws {
         let root = StoreFixture.folder("alt-audio-hostile")
@@ -229,13 +237,15 @@ import Timing
         let master = String(decoding: files["/master.m3u8"]!.0, as: UTF8.self)
         let cases: [(String, [String: String], String)] = [
             ("gone", ["/p2.m3u8": ""], "404"),
-            ("ts", ["/p2.m3u8": "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.0,\na.ts\n#EXT-X-ENDLIST\n"], "not CMAF"),
+            ("packed", ["/p2.m3u8": "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.0,\na.aac\n#EXT-X-ENDLIST\n", "/a.aac": "ID3\u{4}\0\0\0\0\0\0"], "packed audio"),
             ("live", ["/p2.m3u8": String(decoding: files["/p2.m3u8"]!.0, as: UTF8.self).replacingOccurrences(of: "#EXT-X-ENDLIST", with: "")], "not a VOD playlist"),
         ]
         for (name, changes, why) in cases {
             for french in [true, false] {
                 // the French rendition, or the English default, made bad
-                let moved = french ? changes : Dictionary(uniqueKeysWithValues: changes.map { ("/p1.m3u8", $0.value.replacingOccurrences(of: "p2", with: "p1")) })
+                let moved = french ? changes : Dictionary(uniqueKeysWithValues: changes.map {
+                    ($0.key == "/p2.m3u8" ? "/p1.m3u8" : $0.key, $0.value.replacingOccurrences(of: "p2", with: "p1"))
+                })
                 let server = try HTTPTestServer()
                 defer { server.stop() }
                 server.serve(files) { moved[$0] == nil }
@@ -252,6 +262,71 @@ import Timing
                     #expect(!french && "\(error)".contains(why) && !"\(error)".contains("\n"), "\(name) (French \(french)): \(error)")
                 }
             }
+        }
+    }
+
+    /// A rendition in another container than the variants' (MPEG-TS audio with CMAF variants):
+    /// another language is left out with a note, the default refuses the content in one line.
+    @Test func anAudioRenditionInAnotherContainerThanTheVariantsIsLeftOutOrRefused() async throws {
+        let root = StoreFixture.folder("alt-audio-mixed")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let cmaf = try await Self.origin(in: root.appendingPathComponent("cmaf"))
+        let ts = try await Self.origin(in: root.appendingPathComponent("ts"), segments: "mpegts")
+        for french in [true, false] {
+            // the French (or English) playlist and segments the MPEG-TS origin's
+            let playlist = french ? "/p2.m3u8" : "/p1.m3u8"
+            var files = cmaf
+            files[playlist] = ts[playlist]
+            for (path, file) in ts where path.hasSuffix(".ts") { files[path] = file }
+            let server = try HTTPTestServer()
+            defer { server.stop() }
+            server.serve(files)
+            let store = try MediaStore(options: StoreOptions(root: root.appendingPathComponent("store-\(french)"), contents: ["a": server.url("/master.m3u8")]))
+            do {
+                let content = try await store.content("a")
+                #expect(french && content.audioTracks.map(\.language) == ["en"] && content.notes == ["audio 'audio_2' left out: it is MPEG-TS, the variants are not"],
+                        "\(content.notes)")
+            } catch {
+                #expect(!french && "\(error)".contains("in MPEG-TS with CMAF variants") && !"\(error)".contains("\n"), "\(error)")
+            }
+        }
+    }
+
+    /// A default rendition without a URI is the variants' own sound (RFC 8216 §4.3.4.2.1): the
+    /// ladder keeps it, the other language (MPEG-TS) is the lowest variant's language rung.
+    @Test func aDefaultWithoutAURIIsTheVariantsOwnSound() async throws {
+        let root = StoreFixture.folder("alt-audio-muxed")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("origin")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // the clip's sound muxed in the variant, silence as a French rendition
+        try await Tools.ffmpeg(["-v", "error", "-y", "-i", try StoreFixture.clip().path, "-f", "lavfi", "-i", "anullsrc=r=48000:cl=stereo",
+                                "-map", "0:v", "-map", "0:a", "-map", "1:a", "-c:v", "copy", "-c:a", "aac", "-t", "4", "-f", "hls", "-hls_time", "2",
+                                "-hls_playlist_type", "vod", "-var_stream_map", "v:0,a:0,agroup:aud a:1,agroup:aud,language:fr",
+                                "-master_pl_name", "master.m3u8", "-hls_segment_filename", folder.appendingPathComponent("s%v_%d.ts").path,
+                                folder.appendingPathComponent("p%v.m3u8").path])
+        // the master by hand: the English default without a URI (in the variant), French with its playlist
+        let master = """
+            #EXTM3U
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",DEFAULT=YES,AUTOSELECT=YES,LANGUAGE="en"
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="French",AUTOSELECT=YES,LANGUAGE="fr",URI="p1.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=320x180,CODECS="avc1.64000d,mp4a.40.2",AUDIO="aud"
+            p0.m3u8
+
+            """
+        try master.write(to: folder.appendingPathComponent("master.m3u8"), atomically: true, encoding: .utf8)
+        let server = try HTTPTestServer.serving(folder)
+        defer { server.stop() }
+        let store = try MediaStore(options: StoreOptions(root: root.appendingPathComponent("store"), contents: ["a": server.url("/master.m3u8")]))
+        let content = try await store.content("a")
+        #expect(content.audioTracks.map(\.language) == ["en", "fr"] && content.audioTracks.map(\.isDefault) == [true, false], "\(content.notes)")
+        // the ladder's segment has the clip's sound, the language rung's the French silence
+        for (rung, loud) in [("180p", true), ("180p-audio1", false)] {
+            let stored = try #require(try await store.cut("a", rendition: rung, at: []).runs.first?.first)
+            let file = try #require(store.file(forSegment: stored.path))
+            let out = try await Tools.ffmpeg(["-v", "info", "-i", file.path, "-map", "0:a", "-af", "volumedetect", "-f", "null", "-"]).stderr
+            let volume = try #require(out.split(separator: "\n").first { $0.contains("mean_volume:") }?.split(separator: " ").dropLast().last.flatMap { Double($0) })
+            #expect(loud ? volume > -60 : volume < -80, "\(rung): \(volume) dB")
         }
     }
 }

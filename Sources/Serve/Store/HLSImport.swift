@@ -61,8 +61,9 @@ enum HLSImport {
     static let cmafClockShift = MediaTime(seconds: 10)
     /// Part of the key of an import in the store: bumped when an import reads more of an origin
     /// (".2": subtitle renditions; ".3": a DASH origin's segments measured where its MPD gives
-    /// nominal durations), so that the next start takes the origin in again.
-    static let revision = ".3"
+    /// nominal durations; ".4": an audio group's default without a URI is the variants' own sound,
+    /// MPEG-TS renditions), so that the next start takes the origin in again.
+    static let revision = ".4"
 
     /// Fetches `location` into `file` (at most `maxBytes`) as one of an origin's files: its size
     /// added to `total`, which may not pass `cap` (`source` names the origin's kind in the error).
@@ -193,16 +194,27 @@ enum HLSImport {
             notes += group.notes
         }
         let audioTrack = group.main?.file, languages = group.languages
-        defer { for f in [group.main?.file].compactMap({ $0 }) + group.languages.map(\.file) { try? FileManager.default.removeItem(at: f) } }
+        defer { for f in [audioTrack].compactMap({ $0 }) + languages.map(\.file) { try? FileManager.default.removeItem(at: f) } }
         var languageVariants: [FetchedVariant] = []
         for (where_, v) in variants {
             let media = try HLSPlaylistText.media(where_ == location ? master : try await text(where_, scratch: folder, timeout: timeout))
             if out.isEmpty { cmaf = media.maps.first.map { $0 != nil } ?? false }
-            if audioTrack != nil && media.maps.contains(where: { $0 == nil }) {
-                throw StoreError.unsupported("HLS source: an alternate audio rendition with MPEG-TS variants is not supported (with CMAF ones it is)")
+            let isTS = media.maps.contains { $0 == nil }
+            if audioTrack != nil && isTS != group.mainIsTS {
+                throw StoreError.unsupported("HLS source: an alternate audio rendition in \(group.mainIsTS ? "MPEG-TS" : "CMAF") with \(isTS ? "MPEG-TS" : "CMAF") variants is not supported (in the variants' container it is)")
             }
-            var joins: [(raw: URL, initialization: URL, uri: String, file: URL)] = []
-            defer { for j in joins { try? FileManager.default.removeItem(at: j.raw) } }
+            // the lowest variant also carries each other language in its container, in a rung of its own
+            let isLowest = where_ == variants.last?.0
+            let carried = isLowest ? languages.filter { $0.isTS == isTS } : []
+            if isLowest {
+                for l in languages where l.isTS != isTS {
+                    notes.append("audio '\(l.track.name.prefix(64))' left out: it is \(l.isTS ? "MPEG-TS" : "CMAF"), the variants are not")
+                }
+            }
+            // segments joined with a sound of their time once every segment's first picture is known
+            // (`owned`: a fetched copy, removed after; else the stored segment itself)
+            var joins: [(raw: URL, initialization: URL?, uri: String, file: URL, owned: Bool)] = []
+            defer { for j in joins where j.owned { try? FileManager.default.removeItem(at: j.raw) } }
             var name = v.map { "\($0.height)p" } ?? "main"
             while out.contains(where: { $0.rendition.name == name }) { name += "x" }
             let dir = folder.appendingPathComponent(name)
@@ -237,55 +249,53 @@ enum HLSImport {
                     }
                     let raw = dir.appendingPathComponent(String(format: ".seg%05d.m4s", i))
                     try await fetch(try where_.resolve(uri), to: raw, maxBytes: maxSegmentBytes, timeout: timeout, total: &total, cap: maxTotalBytes)
-                    if audioTrack != nil {
-                        // joined with the audio once every segment's first picture is known
-                        joins.append((raw, initFile, uri, file))
-                        continue
+                    if audioTrack == nil {
+                        try StoreRemux.segment(raw, initialization: initFile, to: file, shift: cmafClockShift, counters: &counters,
+                                               what: "HLS source: CMAF segment \(uri.prefix(200))")
                     }
-                    defer { try? FileManager.default.removeItem(at: raw) }
-                    try StoreRemux.segment(raw, initialization: initFile, to: file, shift: cmafClockShift, counters: &counters,
-                                           what: "HLS source: CMAF segment \(uri.prefix(200))")
+                    if audioTrack != nil || !carried.isEmpty { joins.append((raw, initFile, uri, file, true)) } else { try? FileManager.default.removeItem(at: raw) }
                     continue
                 }
-                try await fetch(try where_.resolve(uri), to: file, maxBytes: maxSegmentBytes, timeout: timeout, total: &total, cap: maxTotalBytes)
-                let head = try FileHandle(forReadingFrom: file).read(upToCount: 1)
+                // MPEG-TS: kept byte for byte, unless the group's sound replaces its own
+                let target = audioTrack == nil ? file : dir.appendingPathComponent(String(format: ".seg%05d.ts", i))
+                try await fetch(try where_.resolve(uri), to: target, maxBytes: maxSegmentBytes, timeout: timeout, total: &total, cap: maxTotalBytes)
+                let head = try FileHandle(forReadingFrom: target).read(upToCount: 1)
                 guard head?.first == 0x47 else { throw StoreError.unsupported("HLS source: segment \(uri) is not MPEG-TS") }
+                if audioTrack != nil || !carried.isEmpty { joins.append((target, nil, uri, file, target != file)) }
             }
             let rendition = Rendition(name: name, width: v?.width ?? 0, height: v?.height ?? 0,
                                       videoBitrate: max(1000, (v?.bandwidth ?? 0) - 128_000), audioBitrate: 128_000)
-            if let audioTrack, !joins.isEmpty {
+            if !joins.isEmpty {
                 // each segment with the audio from its first picture to the next one's (to the end for the last)
                 let firsts = try joins.map { j in
                     do { return try FragmentRemux.firstPicture(initialization: j.initialization, segment: j.raw, scratch: dir) } catch {
-                        throw StoreError.unsupported("HLS source: CMAF segment \(j.uri.prefix(200)): \(error)")
+                        throw StoreError.unsupported("HLS source: segment \(j.uri.prefix(200)): \(error)")
                     }
                 }
                 func join(_ audio: URL, into folder: URL) throws {
                     var counters: [Int: UInt8] = [:]
                     for (k, j) in joins.enumerated() {
                         let length = k + 1 < firsts.count ? firsts[k + 1] - firsts[k] : MediaTime(seconds: 3600)
+                        // CMAF is moved onto the store's MPEG-TS clock; MPEG-TS keeps its own
                         try StoreRemux.segment(j.raw, initialization: j.initialization, to: folder.appendingPathComponent(j.file.lastPathComponent),
-                                               shift: cmafClockShift,
+                                               shift: j.initialization == nil ? .zero : cmafClockShift,
                                                audio: FragmentRemux.AudioSpan(file: audio, length: length, first: k == 0, last: k == joins.count - 1),
-                                               counters: &counters, what: "HLS source: CMAF segment \(j.uri.prefix(200))")
+                                               counters: &counters, what: "HLS source: segment \(j.uri.prefix(200))")
                     }
                 }
-                try join(audioTrack, into: dir)
-                // the lowest variant also carries each other language, in a rung of its own
-                if where_ == variants.last?.0 {
-                    for (n, l) in languages.enumerated() {
-                        let rung = "\(name)-audio\(n + 1)"
-                        let langDir = folder.appendingPathComponent(rung)
-                        try FileManager.default.createDirectory(at: langDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-                        try join(l.file, into: langDir)
-                        var track = l.track
-                        track.rung = rung
-                        track.base = name
-                        var carrying = rendition
-                        carrying.name = rung
-                        languageVariants.append(FetchedVariant(rendition: carrying, codecs: v?.codecs, segmentCount: media.segments.count,
-                                                               cueSegments: [], language: track))
-                    }
+                if let audioTrack { try join(audioTrack, into: dir) }
+                for (n, l) in carried.enumerated() {
+                    let rung = "\(name)-audio\(n + 1)"
+                    let langDir = folder.appendingPathComponent(rung)
+                    try FileManager.default.createDirectory(at: langDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                    try join(l.file, into: langDir)
+                    var track = l.track
+                    track.rung = rung
+                    track.base = name
+                    var carrying = rendition
+                    carrying.name = rung
+                    languageVariants.append(FetchedVariant(rendition: carrying, codecs: v?.codecs, segmentCount: media.segments.count,
+                                                           cueSegments: [], language: track))
                 }
             }
             out.append(FetchedVariant(rendition: rendition, codecs: v?.codecs, segmentCount: media.segments.count, cueSegments: media.cueSegments, keys: keys))
@@ -297,33 +307,43 @@ enum HLSImport {
         return Fetched(variants: out, subtitles: subtitles.tracks, notes: notes + subtitles.notes, defaultAudio: group.main?.track)
     }
 
-    /// An origin's audio group as fetched: its default rendition and each other one, each a
-    /// whole fMP4 track in the import's folder, and a note per rendition left out.
+    /// An origin's audio group as fetched: its default rendition (its sound fetched whole, or nil
+    /// when the variants carry it: a default without a URI) and each other one, each a whole
+    /// track in the import's folder (fMP4, or MPEG-TS: `isTS`), and a note per rendition left out.
     struct AudioGroup {
-        var main: (track: PackagedAudioTrack, file: URL)?
-        var languages: [(track: PackagedAudioTrack, file: URL)] = []
+        var main: (track: PackagedAudioTrack, file: URL?)?
+        var languages: [(track: PackagedAudioTrack, file: URL, isTS: Bool)] = []
         var notes: [String] = []
+        /// Whether the default's own track is MPEG-TS.
+        var mainIsTS = false
     }
 
     /// The audio group `name` of `m` (its renditions with their own playlists): the default (or
     /// the first) fetched whole, which must be read (its sound is the ladder's); up to
-    /// `maxLanguages` others, one that cannot be read left out with a note.
+    /// `maxLanguages` others, one that cannot be read left out with a note. A default without a
+    /// URI is the variants' own sound.
     static func audioGroup(_ m: HLS.MultivariantPlaylist, named name: String, at location: HLSLocation, folder: URL, timeout: Double,
                            total: inout Int64, cap: Int64) async throws -> AudioGroup {
         var group = AudioGroup()
-        let inGroup = m.renditions.filter { $0.type == .audio && $0.groupID == name && $0.uri != nil }
-        guard let chosen = inGroup.first(where: \.isDefault) ?? inGroup.first, let uri = chosen.uri else { return group }
-        group.main = (PackagedAudioTrack(chosen), try await alternateAudio(uri, at: location, folder: folder, name: ".audio.mp4", timeout: timeout,
-                                                                           total: &total, cap: cap))
+        let all = m.renditions.filter { $0.type == .audio && $0.groupID == name }
+        let inGroup = all.filter { $0.uri != nil }
+        guard !inGroup.isEmpty, let chosen = all.first(where: \.isDefault) ?? inGroup.first else { return group }
+        if let uri = chosen.uri {
+            let main = try await alternateAudio(uri, at: location, folder: folder, name: ".audio", timeout: timeout, total: &total, cap: cap)
+            group.main = (PackagedAudioTrack(chosen), main.file)
+            group.mainIsTS = main.isTS
+        } else {
+            group.main = (PackagedAudioTrack(chosen), nil)
+        }
         for r in inGroup where r != chosen {
             guard let u = r.uri, group.languages.count < maxLanguages else {
                 group.notes.append("audio '\(r.name.prefix(64))' left out: more than \(maxLanguages + 1) audio renditions")
                 continue
             }
             do {
-                let file = try await alternateAudio(u, at: location, folder: folder, name: ".audio\(group.languages.count + 1).mp4", timeout: timeout,
-                                                    total: &total, cap: cap)
-                group.languages.append((PackagedAudioTrack(r), file))
+                let t = try await alternateAudio(u, at: location, folder: folder, name: ".audio\(group.languages.count + 1)", timeout: timeout,
+                                                 total: &total, cap: cap)
+                group.languages.append((PackagedAudioTrack(r), t.file, t.isTS))
             } catch {
                 // the content plays in the others
                 group.notes.append("audio '\(r.name.prefix(64))' left out: \(String(describing: error).prefix(200))")
@@ -332,21 +352,42 @@ enum HLSImport {
         return group
     }
 
-    /// An alternate audio rendition's media playlist at `uri` (CMAF: its initialization segment
-    /// and every fragment), fetched under the origin's rules into one fMP4 file in `folder`.
+    /// An alternate audio rendition's media playlist at `uri`, fetched under the origin's rules
+    /// into one file in `folder` named `name` with its extension: CMAF (its initialization segment
+    /// and every fragment, `.mp4`) or MPEG-TS (every segment, `.ts`, as one stream). Packed audio
+    /// (raw AAC with ID3 timestamps) is refused.
     static func alternateAudio(_ uri: String, at location: HLSLocation, folder: URL, name: String, timeout: Double, total: inout Int64,
-                               cap: Int64) async throws -> URL {
+                               cap: Int64) async throws -> (file: URL, isTS: Bool) {
         let at = try location.resolve(uri)
         let media = try HLSPlaylistText.media(try await text(at, scratch: folder, timeout: timeout))
-        guard let map = media.maps.first ?? nil, media.maps.allSatisfy({ $0 == map }) else {
-            throw StoreError.unsupported("HLS source: an alternate audio rendition that is not CMAF (fMP4 with one EXT-X-MAP) is not supported")
-        }
         if media.keys.contains(where: { $0 != nil }) { throw StoreError.unsupported("HLS source: an encrypted alternate audio rendition is not supported") }
-        let file = folder.appendingPathComponent(name)
+        if media.maps.allSatisfy({ $0 == nil }) {
+            // MPEG-TS: the segments one after another are one transport stream
+            let file = folder.appendingPathComponent(name + ".ts")
+            FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600])
+            let out = try FileHandle(forWritingTo: file)
+            defer { try? out.close() }
+            let part = folder.appendingPathComponent(name + ".part")
+            defer { try? FileManager.default.removeItem(at: part) }
+            for segment in media.segments {
+                try? FileManager.default.removeItem(at: part)
+                try await fetch(try at.resolve(segment), to: part, maxBytes: maxSegmentBytes, timeout: timeout, total: &total, cap: cap)
+                let bytes = try Data(contentsOf: part)
+                guard bytes.first == 0x47 else {
+                    throw StoreError.unsupported("HLS source: an alternate audio rendition that is neither MPEG-TS nor CMAF (packed audio) is not supported")
+                }
+                try out.write(contentsOf: bytes)
+            }
+            return (file, true)
+        }
+        guard let map = media.maps.first ?? nil, media.maps.allSatisfy({ $0 == map }) else {
+            throw StoreError.unsupported("HLS source: an alternate audio rendition of CMAF with more than one EXT-X-MAP is not supported")
+        }
+        let file = folder.appendingPathComponent(name + ".mp4")
         try await wholeTrack(initialization: map, media: media.segments, to: file) { uri, to, maxBytes in
             try await fetch(try at.resolve(uri), to: to, maxBytes: maxBytes, timeout: timeout, total: &total, cap: cap)
         }
-        return file
+        return (file, false)
     }
 
     /// One fMP4 track whole at `file`: its initialization segment, then every media segment

@@ -8,10 +8,10 @@ import Timing
 /// packets). The one step every origin that is not MPEG-TS byte for byte goes through: CMAF
 /// (VOD and live) and DASH.
 enum StoreRemux {
-    /// Writes `output` from `segment` (fMP4, with `initialization`) and `audio`'s time,
+    /// Writes `output` from `segment` (fMP4 with `initialization`, or MPEG-TS) and `audio`'s time,
     /// timestamps moved by `shift`; `counters` are the last segment's on entry and this one's
     /// on return. `what` names the segment in the one-line error.
-    static func segment(_ segment: URL, initialization: URL, to output: URL, shift: MediaTime = .zero,
+    static func segment(_ segment: URL, initialization: URL?, to output: URL, shift: MediaTime = .zero,
                         audio: FragmentRemux.AudioSpan? = nil, counters: inout [Int: UInt8], what: String) throws {
         do {
             try FragmentRemux.mpegTS(initialization: initialization, segment: segment, to: output, shift: shift, audio: audio)
