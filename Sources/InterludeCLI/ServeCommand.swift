@@ -28,7 +28,8 @@ let serveUsage = """
                                  AES-128 HLS and cenc/cbcs DASH served as they came, breaks
                                  at segment boundaries); repeatable
       --live NAME=PLAYLIST       a live channel: HLS (sliding media or multivariant playlist,
-                                 MPEG-TS or CMAF) or DASH (a dynamic MPD), http(s) URL or
+                                 MPEG-TS or CMAF, its sound muxed or a CMAF audio rendition)
+                                 or DASH (a dynamic MPD), http(s) URL or
                                  path, polled at its target duration; its SCTE-35 breaks
                                  (CUE-OUT/-CONT/CUE-IN, DATERANGE, MPD Events, in-band, emsg)
                                  replaced per viewer by ads fitted to the break and slate;

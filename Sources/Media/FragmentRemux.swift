@@ -64,6 +64,28 @@ public enum FragmentRemux {
         return (ticks.sorted().map { MediaTime(value: $0 * tb.numerator, timescale: tb.denominator) }, firstIsKey ?? false)
     }
 
+    /// The span of `segment`'s sound (fMP4 with its `initialization`): from its first packet's
+    /// presentation time to its last one's end, on the track's timeline; nil when it has no
+    /// sound. Read from the boxes only (nothing decoded). `scratch` is a folder for the joined file.
+    public static func soundSpan(initialization: URL, segment: URL, scratch: URL) throws -> (start: MediaTime, end: MediaTime)? {
+        let joined = try self.joined(initialization, segment, in: scratch)
+        defer { try? FileManager.default.removeItem(at: joined) }
+        let demuxer = try Demuxer(url: joined.path, policy: .adMedia, probe: false)
+        guard let audio = demuxer.bestStream(.audio) else { return nil }
+        demuxer.keepOnly([audio])
+        let tb = demuxer.timeBase(of: audio)
+        let packet = try Packet()
+        var lo: Int64?, hi: Int64?
+        while try demuxer.read(into: packet) == .packet {
+            guard packet.streamIndex == audio, let pts = packet.ptsTicks else { continue }
+            lo = min(lo ?? pts, pts)
+            hi = max(hi ?? pts, pts + max(0, packet.durationTicks))
+        }
+        guard let lo, let hi else { return nil }
+        func time(_ t: Int64) -> MediaTime { MediaTime(value: t * tb.numerator, timescale: tb.denominator) }
+        return (time(lo), time(hi))
+    }
+
     /// `segment` ready to open: with its `initialization` (fMP4) a joined copy in `scratch`, the
     /// caller's to remove; without (MPEG-TS) the segment itself.
     static func joined(_ initialization: URL?, _ segment: URL, in scratch: URL) throws -> URL {

@@ -220,6 +220,7 @@ public final class LiveOrigin: Sendable {
             let playlistType = ["Content-Type": "application/vnd.apple.mpegurl", "Cache-Control": "no-cache"]
             if path == "/master.m3u8" { return .init(headers: playlistType, body: Data(master().utf8)) }
             if let dash, path == "/live.mpd" || path.hasPrefix("/dash/") { return respondDASH(path, dash) }
+            if let dash, path.hasPrefix("/demuxed/") { return respondDemuxed(path, dash) }
             var rendition = 0, rest = Substring(path)
             if path.hasPrefix("/r"), let slash = path.dropFirst(2).firstIndex(of: "/"), let k = Int(path[path.index(path.startIndex, offsetBy: 2)..<slash]) {
                 guard media.renditions.indices.contains(k) else { return nil }
@@ -309,11 +310,12 @@ public final class LiveOrigin: Sendable {
         }
 
         /// The marker lines of `b` in front of segment `n` of a window starting at `first`.
-        func markers(_ b: LiveOriginPlacedBreak, before n: Int, first: Int) -> [String] {
-            b.scheduled.signals.flatMap { markers(b, signal: $0, before: n, first: first) }
+        /// `offset`: the segments' timestamp offset when not `cmafOffset` (the DASH tracks' in `/demuxed/`).
+        func markers(_ b: LiveOriginPlacedBreak, before n: Int, first: Int, offset: Int64? = nil) -> [String] {
+            b.scheduled.signals.flatMap { markers(b, signal: $0, before: n, first: first, offset: offset ?? cmafOffset) }
         }
 
-        func markers(_ b: LiveOriginPlacedBreak, signal: LiveOriginBreak.Signal, before n: Int, first: Int) -> [String] {
+        func markers(_ b: LiveOriginPlacedBreak, signal: LiveOriginBreak.Signal, before n: Int, first: Int, offset: Int64) -> [String] {
             let d = LiveOrigin.decimal(b.plannedDuration)
             let again = b.scheduled.repeated && n > b.startSegment && n < b.endSegment
             switch signal {
@@ -329,10 +331,10 @@ public final class LiveOrigin: Sendable {
                 let attributes = "ID=\"\(b.dateRangeID)\",START-DATE=\"\(date(ofFrame: b.startFrame))\""
                 let ahead = b.scheduled.signalledAhead > 0 && n == b.startSegment - b.scheduled.signalledAhead
                 if n == b.startSegment || again || ahead || (n == first && b.startSegment < first && b.endSegment >= first) {
-                    out.append("#EXT-X-DATERANGE:\(attributes),PLANNED-DURATION=\(d),SCTE35-OUT=\(LiveOriginSCTE35.hex(b.outSection(shift: faults.ptsShift(b.startSegment) + cmafOffset)))")
+                    out.append("#EXT-X-DATERANGE:\(attributes),PLANNED-DURATION=\(d),SCTE35-OUT=\(LiveOriginSCTE35.hex(b.outSection(shift: faults.ptsShift(b.startSegment) + offset)))")
                 }
                 if n == b.endSegment {
-                    out.append("#EXT-X-DATERANGE:\(attributes),SCTE35-IN=\(LiveOriginSCTE35.hex(b.inSection(shift: faults.ptsShift(b.endSegment) + cmafOffset)))")
+                    out.append("#EXT-X-DATERANGE:\(attributes),SCTE35-IN=\(LiveOriginSCTE35.hex(b.inSection(shift: faults.ptsShift(b.endSegment) + offset)))")
                 }
                 return out
             case .inBand:

@@ -69,25 +69,26 @@ import Timing
                           adsRequest: ADSRequestTemplate = ADSRequestTemplate(), cdn: CDNPrefixes = .none,
                           bumpers: Bool = false, preroll: LivePreroll? = nil, prefetchWindow: Double = 0,
                           ledger: (any BeaconLedger)? = nil, liveStore: (any LiveViewerStore)? = nil, cmaf: Bool = false,
-                          dash: Bool = false, availRetirement: MediaTime? = nil) async throws -> Rig {
+                          dash: Bool = false, availRetirement: MediaTime? = nil, sourcePath: String? = nil) async throws -> Rig {
             try await offPool {
                 try Rig(breaks: breaks, seconds: seconds, clock: clock, initial: initial, vast: vast, adsTemplate: adsTemplate, sizes: sizes,
                         faults: faults, personalizationThreshold: personalizationThreshold, availSuppression: availSuppression,
                         adsRequest: adsRequest, cdn: cdn, bumpers: bumpers, preroll: preroll, prefetchWindow: prefetchWindow, ledger: ledger,
-                        liveStore: liveStore, cmaf: cmaf, dash: dash, availRetirement: availRetirement)
+                        liveStore: liveStore, cmaf: cmaf, dash: dash, availRetirement: availRetirement, sourcePath: sourcePath)
             }
         }
 
         /// `vast`: what the ad server answers (default: the two-ad pod); `adsTemplate`: another
-        /// tag; `faults`: what the origin does wrong (`LiveOriginFault`).
+        /// tag; `faults`: what the origin does wrong (`LiveOriginFault`); `sourcePath`: the
+        /// origin's path the channel follows when not its default.
         private init(breaks: [LiveOriginBreak], seconds: Int, clock: LiveOrigin.Clock, initial: Int?,
                      vast: HTTPTestServer.Response?, adsTemplate: String?, sizes: [PixelSize], faults: [LiveOriginFault],
                      personalizationThreshold: MediaTime?, availSuppression: AvailSuppression?, adsRequest: ADSRequestTemplate,
                      cdn: CDNPrefixes, bumpers: Bool, preroll: LivePreroll?, prefetchWindow: Double, ledger: (any BeaconLedger)?,
-                     liveStore: (any LiveViewerStore)?, cmaf: Bool, dash: Bool, availRetirement: MediaTime?) throws {
+                     liveStore: (any LiveViewerStore)?, cmaf: Bool, dash: Bool, availRetirement: MediaTime?, sourcePath: String?) throws {
             origin = try LiveOrigin(media: try LiveOriginMedia.make(sizes: sizes, seconds: seconds), breaks: breaks, windowSize: 5, clock: clock,
                                     initialSegments: initial, faults: faults, cmaf: cmaf, dash: dash)
-            let source = origin.url(dash ? "/live.mpd" : sizes.count > 1 ? "/master.m3u8" : "/live.m3u8")
+            let source = origin.url(sourcePath ?? (dash ? "/live.mpd" : sizes.count > 1 ? "/master.m3u8" : "/live.m3u8"))
             let server = try HTTPTestServer()
             let urls = ["/a7.mp4", "/a8.mp4"].map { server.url($0) }
             server.route("/a7.mp4", HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: try ServeLiveSessionTests.ad(7))))
@@ -754,6 +755,34 @@ import Timing
         #expect(mpd.contains("type=\"dynamic\"") && mpd.contains("contentType=\"audio\""), "\(mpd.prefix(600))")
         try await Self.expectOneAdPerBreakFrameExact(rig, steps: 21, folder: "dash-viewer")
         #expect(rig.loggedFaults.isEmpty, "\(rig.loggedFaults)")
+    }
+
+    /// The same origin as HLS of demuxed CMAF (`/demuxed/master.m3u8`: video-only variants, the
+    /// sound an audio rendition of its own): the rendition's segments are fetched once each, their
+    /// span read from their packets, and muxed into each video segment as a DASH origin's audio is;
+    /// the three breaks replaced frame-exactly, content once in order, no gap in the sound at a join.
+    @Test func anHLSOriginsAudioRenditionIsCarriedLiveAndBreaksAreReplacedFrameExactly() async throws {
+        let rig = try await Rig.start(breaks: [
+            LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 6), signal: .dateRange(.spliceInsert)),
+            LiveOriginBreak(start: .segment(12), duration: MediaTime(seconds: 4), signal: .cueOut),
+            LiveOriginBreak(start: .frame(17 * 60 + 23), duration: MediaTime(seconds: 4), signal: .inBand(.spliceInsert)),
+        ], seconds: 48, dash: true, sourcePath: "/demuxed/master.m3u8")
+        defer { rig.stop() }
+        let master = try await curl(rig.origin.url("/demuxed/master.m3u8")).text
+        #expect(master.contains("#EXT-X-MEDIA:TYPE=AUDIO") && master.contains("AUDIO=\"aud\""), "\(master)")
+        try await Self.expectOneAdPerBreakFrameExact(rig, steps: 21, folder: "demuxed-viewer")
+        #expect(rig.loggedFaults.isEmpty, "\(rig.loggedFaults)")
+        // the channel's content segments carry the rendition's sound (the variants have none of their own)
+        let variant = try #require(try await Self.startSession(rig))
+        let content = try await curl(rig.url(variant)).text.split(separator: "\n").filter { $0.hasPrefix("/v1/segments/live/") }
+        #expect(content.count >= 3, "\(content)")
+        for uri in content.prefix(3) {
+            let file = rig.root.appendingPathComponent("demuxed-\(UUID().uuidString).ts")
+            try await curl(rig.url(String(uri))).body.write(to: file)
+            let audio = try await Tools.ffprobe(["-v", "error", "-select_streams", "a:0", "-show_entries", "packet=pts", "-of", "csv=p=0", file.path])
+            let packets = String(decoding: audio.stdout, as: UTF8.self).split(separator: "\n").count
+            #expect(packets > 80, "\(uri): \(packets) AAC frames")
+        }
     }
 
     @Test func breaksAreReplacedFrameExactly() async throws {

@@ -62,6 +62,16 @@ public actor LiveChannel {
     private var audioFiles: [String: (file: URL, start: MediaTime, end: MediaTime)] = [:]
     private var audioInits: [String: URL] = [:]
     private var audioCount = 0
+    /// HLS: the origin's audio rendition with a playlist of its own (the default of the
+    /// variants' `AUDIO` group, CMAF), whose sound is muxed into every variant's segments as a
+    /// DASH origin's audio AdaptationSet's is; nil when the variants carry their own sound.
+    private var audioRendition: HLSLocation?
+    /// HLS: its segments fetched so far, in order, each with the media span read from it.
+    private var renditionAudio: [LiveMPD.AudioSegment] = []
+    /// HLS: its playlist has ended.
+    private var renditionAudioEnded = false
+    /// HLS: the media sequence number of its next segment to take.
+    private var renditionAudioNext = 0
 
     /// Polls a segment that cannot be fetched (or read) is tried before it is skipped.
     public static let fetchAttempts = 3
@@ -184,16 +194,15 @@ public actor LiveChannel {
             }
             if renditions.isEmpty { isDASH = DASHImport.isMPD(text) }
             if isDASH { return try await pollDASH(text, scratch: scratch) }
-            if try HLSPlaylistText.namesAlternateAudio(text) {
-                throw StoreError.unsupported("live source: alternate audio renditions are not supported (audio must be muxed in each variant)")
-            }
+            audioRendition = try audioGroupDefault(text)
             if let variants = try HLSPlaylistText.variants(text) {
                 for (i, v) in variants.enumerated() { renditions["v\(i)"] = Rendition(location: try source.resolve(v.uri)) }
             } else {
                 renditions["main"] = Rendition(location: source)
             }
         }
-        defer { faults.pollEnded() }
+        defer { faults.pollEnded(); if audioRendition != nil { forgetAudio() } }
+        if let audioRendition { await pollAudio(audioRendition, scratch: scratch) }
         // every rendition is polled even when one fails (the first failure is thrown after)
         var failure: (any Error)?
         for key in renditions.keys.sorted() {
@@ -249,7 +258,11 @@ public actor LiveChannel {
         defer { try? FileManager.default.removeItem(at: ts) }
         var audio: FragmentRemux.AudioSpan?
         if let mpd, mpd.hasAudio, entry.mediaStart != nil {
-            audio = try await audioSpan(for: file, initialization: initFile, entry: entry, rendition: &r, mpd: mpd, folder: dir)
+            audio = try await audioSpan(for: file, initialization: initFile, entry: entry, rendition: &r, listed: mpd.audio, ended: mpd.ended,
+                                        at: source, folder: dir)
+        } else if let audioRendition {
+            audio = try await audioSpan(for: file, initialization: initFile, entry: entry, rendition: &r, listed: renditionAudio,
+                                        ended: renditionAudioEnded, at: audioRendition, folder: dir)
         }
         defer { if let audio { try? FileManager.default.removeItem(at: audio.file) } }
         try StoreRemux.segment(file, initialization: initFile, to: ts, audio: audio, counters: &r.counters, what: "live source: CMAF segment")
@@ -257,20 +270,22 @@ public actor LiveChannel {
         try FileManager.default.moveItem(at: ts, to: file)
     }
 
-    /// A DASH video segment's sound is not published yet.
+    /// A video segment's sound is not published yet.
     private struct AudioNotYet: Error {}
 
-    /// The audio of DASH video segment `file` (`entry`): from its first picture for its
-    /// duration, as one fMP4 file (the audio initialization segment and every audio segment of
-    /// that time, each fetched once), for `FragmentRemux` to mux in. Throws `AudioNotYet` while
-    /// the MPD does not list audio to the segment's end (tried again at the next poll; after
-    /// `fetchAttempts` × 2 polls the segment goes on with the sound there is, none when the MPD
-    /// lists none of its time: nil).
+    /// The audio of video segment `file` (`entry`) of a DASH origin or of an HLS origin with an
+    /// audio rendition: from its first picture for its duration, as one fMP4 file (the audio
+    /// initialization segment and every audio segment of that time, each fetched once, URIs
+    /// against `location`), for `FragmentRemux` to mux in. `listed`: the audio segments the
+    /// origin lists now (`ended`: all it will). Throws `AudioNotYet` while they do not reach the
+    /// segment's end (tried again at the next poll; after `fetchAttempts` × 2 polls the segment
+    /// goes on with the sound there is, none when none of its time is listed: nil).
     private func audioSpan(for file: URL, initialization: URL, entry: LivePlaylist.Segment, rendition r: inout Rendition,
-                           mpd: LiveMPD, folder dir: URL) async throws -> FragmentRemux.AudioSpan? {
+                           listed: [LiveMPD.AudioSegment], ended: Bool, at location: HLSLocation, folder dir: URL) async throws -> FragmentRemux.AudioSpan? {
         let picture = try FragmentRemux.firstPicture(initialization: initialization, segment: file, scratch: dir)
         let need = picture + entry.duration
-        if !mpd.ended, (mpd.audio.last?.end ?? .zero) < need {
+        if entry.mediaStart == nil { r.mediaEnd = need }
+        if !ended, (listed.last?.end ?? .zero) < need {
             let count = (r.audioWaits?.uri == entry.uri ? r.audioWaits?.count ?? 0 : 0) + 1
             if count < Self.fetchAttempts * 2 {
                 r.audioWaits = (entry.uri, count)
@@ -280,7 +295,7 @@ public actor LiveChannel {
         }
         r.audioWaits = nil
         let margin = MediaTime(value: 1, timescale: 2)
-        let parts = mpd.audio.filter { $0.end > picture - margin && $0.start < need + margin }
+        let parts = listed.filter { $0.end > picture - margin && $0.start < need + margin }
         guard !parts.isEmpty else { return nil }   // no sound listed for its time at all: the segment goes without
         let folder = folder.appendingPathComponent("live/\(storeName)/.audio")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -289,7 +304,7 @@ public actor LiveChannel {
         let initFile: URL
         if let known = audioInits[initURI] { initFile = known } else {
             initFile = folder.appendingPathComponent("init\(audioInits.count).mp4")
-            try await HLSImport.fetch(try source.resolve(initURI), to: initFile, maxBytes: HLSImport.maxInitBytes, timeout: timeout)
+            try await HLSImport.fetch(try location.resolve(initURI), to: initFile, maxBytes: HLSImport.maxInitBytes, timeout: timeout)
             audioInits[initURI] = initFile
         }
         var bytes = try Data(contentsOf: initFile)
@@ -298,7 +313,7 @@ public actor LiveChannel {
             if let known = audioFiles[part.uri] { fragment = known.file } else {
                 audioCount += 1
                 fragment = folder.appendingPathComponent("\(audioCount).m4s")
-                try await HLSImport.fetch(try source.resolve(part.uri), to: fragment, maxBytes: HLSImport.maxSegmentBytes, timeout: timeout)
+                try await HLSImport.fetch(try location.resolve(part.uri), to: fragment, maxBytes: HLSImport.maxSegmentBytes, timeout: timeout)
                 audioFiles[part.uri] = (fragment, part.start, part.end)
             }
             bytes.append(try Data(contentsOf: fragment))
@@ -318,6 +333,77 @@ public actor LiveChannel {
         if left > 256 { gone += audioFiles.filter { !gone.contains($0.key) }.sorted { $0.value.start < $1.value.start }.prefix(left - 256).map(\.key) }
         for uri in gone {
             if let f = audioFiles.removeValue(forKey: uri) { try? FileManager.default.removeItem(at: f.file) }
+        }
+        if !gone.isEmpty { renditionAudio.removeAll { audioFiles[$0.uri] == nil } }
+    }
+
+    /// The default audio rendition of the variants' `AUDIO` group in master playlist `text`
+    /// when it has a playlist of its own (nil: the variants carry their sound, or name no
+    /// group); the group's other languages are noted as left out (one is carried live).
+    private func audioGroupDefault(_ text: String) throws -> HLSLocation? {
+        guard case .multivariant(let m) = try HLSPlaylistText.parse(text), let group = m.variants.first?.audio else { return nil }
+        let all = m.renditions.filter { $0.type == .audio && $0.groupID == group }
+        guard let chosen = all.first(where: \.isDefault) ?? all.first(where: { $0.uri != nil }), let uri = chosen.uri else { return nil }
+        for other in all where other != chosen && other.uri != nil {
+            log?.event("live_origin_note", ["channel": name, "detail": "audio '\(other.name.prefix(64))' left out: a live channel carries its default audio rendition"])
+        }
+        return try source.resolve(uri)
+    }
+
+    /// An HLS origin's audio rendition at this poll: its playlist read, each segment not fetched
+    /// yet fetched once (CMAF: its initialization segment once per URI) and its media span read
+    /// from its packets, appended to `renditionAudio`. A failure is logged and the rest waits for
+    /// the next poll (the video segments needing that sound wait, as for DASH).
+    private func pollAudio(_ location: HLSLocation, scratch: URL) async {
+        let playlist: LivePlaylist
+        do { playlist = try LivePlaylist(parsing: try await HLSImport.text(location, scratch: scratch, timeout: timeout)) } catch {
+            report(.playlistUnavailable, rendition: "audio", "\(error)")
+            return
+        }
+        renditionAudioEnded = playlist.ended
+        let folder = folder.appendingPathComponent("live/\(storeName)/.audio")
+        // taken by media sequence number (a segment forgotten since is not fetched again); numbers
+        // that went back are a restarted origin: taken from its start again
+        if let last = playlist.segments.last?.sequence, last + 1 < renditionAudioNext {
+            report(.mediaSequence, rendition: "audio", "the audio rendition's media sequence went back to \(last): taken again from there")
+            renditionAudioNext = 0
+            renditionAudio.removeAll()
+        }
+        for entry in playlist.segments where entry.sequence >= renditionAudioNext {
+            guard let map = entry.map else {
+                report(.segmentUnreadable, rendition: "audio", "\(entry.uri.prefix(200)): an MPEG-TS audio rendition is not read live (CMAF is)")
+                return
+            }
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                let initFile: URL
+                if let known = audioInits[map] { initFile = known } else {
+                    initFile = folder.appendingPathComponent("init\(audioInits.count).mp4")
+                    try await HLSImport.fetch(try location.resolve(map), to: initFile, maxBytes: HLSImport.maxInitBytes, timeout: timeout)
+                    audioInits[map] = initFile
+                }
+                audioCount += 1
+                let fragment = folder.appendingPathComponent("\(audioCount).m4s")
+                try await HLSImport.fetch(try location.resolve(entry.uri), to: fragment, maxBytes: HLSImport.maxSegmentBytes, timeout: timeout)
+                guard let span = try FragmentRemux.soundSpan(initialization: initFile, segment: fragment, scratch: scratch) else {
+                    try? FileManager.default.removeItem(at: fragment)
+                    report(.segmentUnreadable, rendition: "audio", "\(entry.uri.prefix(200)) has no sound")
+                    return
+                }
+                // in order on the track's timeline: a segment going back is the origin's fault, not listed
+                if let last = renditionAudio.last, span.start < last.start {
+                    try? FileManager.default.removeItem(at: fragment)
+                    report(.segmentUnreadable, rendition: "audio", "\(entry.uri.prefix(200)) starts before the one before it: skipped")
+                    renditionAudioNext = entry.sequence + 1
+                    continue
+                }
+                audioFiles[entry.uri] = (fragment, span.start, span.end)
+                renditionAudioNext = entry.sequence + 1
+                renditionAudio.append(LiveMPD.AudioSegment(uri: entry.uri, initialization: map, start: span.start, duration: span.end - span.start))
+            } catch {
+                report(.segmentUnavailable, rendition: "audio", "\(entry.uri.prefix(200)): \(error)")
+                return
+            }
         }
     }
 

@@ -47,14 +47,6 @@ enum HLSPlaylistText {
         return out.sorted { $0.bandwidth > $1.bandwidth }
     }
 
-    /// Whether a multivariant playlist has alternate audio renditions of their own (an
-    /// `EXT-X-MEDIA:TYPE=AUDIO` with a URI): a live channel refuses them (a VOD import carries
-    /// the group's default, `HLSImport.alternateAudio`).
-    static func namesAlternateAudio(_ text: String) throws -> Bool {
-        guard case .multivariant(let m) = try parse(text) else { return false }
-        return m.renditions.contains { $0.type == .audio && $0.uri != nil }
-    }
-
     /// A VOD media playlist's segments and cue markers.
     static func media(_ text: String) throws -> Media {
         guard case .media(let p) = try parse(text) else { throw StoreError.unsupported("HLS source: a multivariant playlist where a media playlist was expected") }

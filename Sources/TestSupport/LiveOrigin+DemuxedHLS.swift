@@ -1,0 +1,72 @@
+import Foundation
+import Timing
+
+/// A `LiveOrigin` made with `dash: true` is also a live HLS origin of demuxed CMAF, as packagers
+/// publish one beside their MPD: `/demuxed/master.m3u8` names an audio group of one rendition
+/// (`a.m3u8`, English, the default, with its own playlist) and a video-only variant per rendition
+/// (`vK.m3u8`, `AUDIO="aud"`), over the same CMAF tracks as `/live.mpd` (`/dash/…`): the video
+/// playlists list the last `windowSize` video segments with the schedule's markers (CUE-OUT,
+/// DATERANGE with SCTE-35 at the tracks' timestamps; `emsg` in the segments), the audio playlist
+/// the audio segments published with them (those ending by the last video segment's end).
+extension LiveOrigin {
+    /// The demuxed master playlist (needs `dash: true`): relative URIs (`a.m3u8`, `vK.m3u8`).
+    public func demuxedMaster() -> String { core.demuxedMaster() }
+    /// The audio rendition's playlist as it is now (needs `dash: true`): URIs `../dash/a/N.m4s`.
+    public func demuxedAudioPlaylist() -> String { core.dash.map { core.demuxedAudio(published: core.published(), $0) } ?? "" }
+}
+
+extension LiveOrigin.Core {
+    func respondDemuxed(_ path: String, _ dash: LiveOriginDASH) -> HTTPTestServer.Response? {
+        let playlistType = ["Content-Type": "application/vnd.apple.mpegurl", "Cache-Control": "no-cache"]
+        let p = published()
+        let text: String?
+        switch path {
+        case "/demuxed/master.m3u8": text = demuxedMaster()
+        case "/demuxed/a.m3u8": text = demuxedAudio(published: p, dash)
+        default:
+            guard path.hasPrefix("/demuxed/v"), path.hasSuffix(".m3u8"), let k = Int(path.dropFirst(10).dropLast(5)), dash.videos.indices.contains(k) else { return nil }
+            text = demuxedVideo(k, published: p, dash)
+        }
+        return text.map { .init(headers: playlistType, body: Data($0.utf8)) }
+    }
+
+    func demuxedMaster() -> String {
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-INDEPENDENT-SEGMENTS",
+                     "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"aud\",NAME=\"English\",LANGUAGE=\"en\",DEFAULT=YES,AUTOSELECT=YES,URI=\"a.m3u8\""]
+        for (k, r) in media.renditions.enumerated() {
+            lines.append("#EXT-X-STREAM-INF:BANDWIDTH=\(r.peakBitRate + 128_000),RESOLUTION=\(r.size.width)x\(r.size.height),CODECS=\"avc1.64001f,mp4a.40.2\",AUDIO=\"aud\"")
+            lines.append("v\(k).m3u8")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    func demuxedVideo(_ k: Int, published p: Int, _ dash: LiveOriginDASH) -> String {
+        let w = window(published: p)
+        let track = dash.videos[k]
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(faults.targetDuration(published: p))",
+                     "#EXT-X-MEDIA-SEQUENCE:\(w.mediaSequence)", "#EXT-X-MAP:URI=\"../dash/v\(k)/init.mp4\""]
+        for n in w.segments {
+            lines.append("#EXT-X-PROGRAM-DATE-TIME:\(date(ofFrame: media.segments[n].firstFrame))")
+            for b in breaks { lines += markers(b, before: n, first: w.mediaSequence, offset: dash.ptsOffset) }
+            lines.append("#EXTINF:\(LiveOrigin.decimal(MediaTime(value: track.durations[n], timescale: track.timescale))),")
+            lines.append("../dash/v\(k)/t\(track.starts[n]).m4s")
+        }
+        if w.ended { lines.append("#EXT-X-ENDLIST") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    func demuxedAudio(published p: Int, _ dash: LiveOriginDASH) -> String {
+        let w = window(published: p)
+        let a = dash.audio
+        let firstTime = dash.videos[0].starts[w.segments.lowerBound] * a.timescale / 90_000
+        let listed = audioPublished(dash, published: p).filter { a.end($0) > firstTime }
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(faults.targetDuration(published: p))",
+                     "#EXT-X-MEDIA-SEQUENCE:\(listed.first ?? 0)", "#EXT-X-MAP:URI=\"../dash/a/init.mp4\""]
+        for n in listed {
+            lines.append("#EXTINF:\(LiveOrigin.decimal(MediaTime(value: a.durations[n], timescale: a.timescale))),")
+            lines.append("../dash/a/\(n).m4s")
+        }
+        if w.ended { lines.append("#EXT-X-ENDLIST") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
