@@ -67,7 +67,7 @@ public final class Decoder {
         self.timeBase = timeBase
         stream = StreamInfo(index: 0, kind: .video, codecName: name, width: width, height: height,
                             sampleAspectRatio: Rational(1, 1), rotation: 0, mirrored: false, frameRate: nil, sampleRate: 0,
-                            channels: 0, duration: nil, startTime: nil, isAttachedPicture: false, codecTag: "")
+                            channels: 0, duration: nil, startTime: nil, isAttachedPicture: false, codecTag: "", language: nil)
         guard let buffer = av_mallocz(extradata.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else { throw MediaError.allocationFailed("extradata") }
         extradata.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress!, byteCount: extradata.count) }
         ctx.pointee.extradata = buffer.assumingMemoryBound(to: UInt8.self)

@@ -36,3 +36,16 @@ extension Muxer {
         context.pointee.streams[index]!.pointee.codecpar.pointee.codec_tag = tag
     }
 }
+
+extension Muxer {
+    /// Tags stream `index` (before the header is written) with `language` (ISO 639-2, `eng`).
+    public func setLanguage(_ language: String, of index: Int) {
+        av_dict_set(&context.pointee.streams[index]!.pointee.metadata, "language", language, 0)
+    }
+
+    /// Marks stream `index` (before the header is written) as its kind's default, or not.
+    public func setDefault(_ on: Bool, of index: Int) {
+        let st = context.pointee.streams[index]!
+        st.pointee.disposition = on ? st.pointee.disposition | AV_DISPOSITION_DEFAULT : st.pointee.disposition & ~AV_DISPOSITION_DEFAULT
+    }
+}

@@ -43,6 +43,8 @@ public struct StreamInfo: Sendable, Equatable {
     public let isAttachedPicture: Bool
     /// The container's four-character code for the codec (`avc1`, `hev1`, `mp4a`); empty when none.
     public let codecTag: String
+    /// Its `language` tag (ISO 639-2, `eng`), when the container gives one (`und` is none).
+    public let language: String?
 
     /// Display size: coded size with the sample aspect ratio and rotation applied.
     public var displaySize: (width: Int, height: Int) {
@@ -87,5 +89,7 @@ extension StreamInfo {
         isAttachedPicture = (s.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC) != 0
         let tag = par.codec_tag
         codecTag = tag == 0 ? "" : String(decoding: (0..<4).map { UInt8((tag >> (8 * $0)) & 0xFF) }, as: UTF8.self)
+        let lang = av_dict_get(s.pointee.metadata, "language", nil, 0).flatMap { $0.pointee.value.map { String(cString: $0) } }
+        language = lang.flatMap { $0.isEmpty || $0 == "und" || $0.count > 16 ? nil : $0 }
     }
 }

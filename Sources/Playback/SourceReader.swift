@@ -18,10 +18,12 @@ final class SourceReader {
 
     /// Opens `url` under `policy`, picks its best video (unless `wantVideo` is false) and, when
     /// `wantAudio`, audio stream.
-    init(url: String, wantAudio: Bool, wantVideo: Bool = true, threads: Int = 0, policy: Demuxer.OpenPolicy = .trusted) throws {
+    /// `audioStream`: that audio stream rather than the best (a content's other language).
+    init(url: String, wantAudio: Bool, wantVideo: Bool = true, threads: Int = 0, policy: Demuxer.OpenPolicy = .trusted,
+         audioStream: Int? = nil) throws {
         let d = try Demuxer(url: url, policy: policy)
         let v = wantVideo ? d.bestStream(.video) : nil
-        let a = wantAudio ? d.bestStream(.audio) : nil
+        let a = wantAudio ? audioStream.flatMap { i in d.streams.indices.contains(i) && d.streams[i].kind == .audio ? i : nil } ?? d.bestStream(.audio) : nil
         d.keepOnly(Set([v, a].compactMap { $0 }))
         video = try v.map { try Decoder(demuxer: d, streamIndex: $0, threads: threads) }
         audio = try a.map { try Decoder(demuxer: d, streamIndex: $0, threads: 1) }

@@ -324,10 +324,10 @@ package final class StitchFile {
             let content = timeline.segments.enumerated().map { i, s in
                 OutputChapter(title: "Content \(i + 1)", start: s.streamStart, end: s.streamEnd)
             }
-            for c in OutputChapter.flattened(OutputChapter.inStreamOrder(content + chapters)) {
-                sink.addChapter(title: c.title, start: c.start, end: c.end)
-            }
+            let written = OutputChapter.flattened(OutputChapter.inStreamOrder(content + chapters))
+            for c in written { sink.addChapter(title: c.title, start: c.start, end: c.end) }
             try sink.finish()
+            if request.container == .mp4, !toStdout { keepOtherAudioTracks(timeline, chapters: written) }
             // With `deferCommit` the finished file stays at `OutputTarget.temporaryPath(for:)` for the caller.
             if request.container == .hls {
                 try HLSOutput.publish(mp4: temporary, to: request.output, duration: streamTime, breaks: packagedBreaks,
@@ -340,6 +340,32 @@ package final class StitchFile {
             abort()
             if let f = error as? StitchFailure { throw f }
             throw StitchFailure.encodingFailed("cannot finish \(request.output): \(StitchFile.reason(error))")
+        }
+    }
+
+    /// The content's other audio streams made tracks of the finished MP4 (`ContentAudioTracks`),
+    /// laid on `timeline` with the ads played; one that cannot be made leaves the file with the
+    /// tracks it has, and a warning.
+    private func keepOtherAudioTracks(_ timeline: TimelineMap, chapters: [OutputChapter]) {
+        let policy: Demuxer.OpenPolicy = request.contentIsAdMedia ? .adMedia : .trusted
+        let streams = ContentAudioTracks.streams(of: probe)
+        guard !streams.others.isEmpty else { return }
+        let ads = packagedBreaks.flatMap(\.ads) + packagedAds
+        let origin = smart?.content.audioOrigin ?? contentSource.audio.origin
+        let tracks = ContentAudioTracks(spans: ContentAudioTracks.spans(timeline: timeline, ads: ads), format: format,
+                                        total: audioSamples) { [self] url in
+            // an ad's sound from its first picture, levelled as the main track's
+            let ad = try MediaSource(url: url, output: format, threads: 1, policy: .adMedia)
+            _ = try ad.nextFrame()
+            _ = try loudness.attach(to: ad.audio, hasAudio: ad.hasAudio, url: url)
+            return ad.audio
+        }
+        do {
+            try tracks.add(to: URL(fileURLWithPath: temporary), streams: streams.others, mainLanguage: streams.main?.language,
+                           content: request.content, policy: policy, origin: origin,
+                           bitRate: request.encoder.audioBitRate, chapters: chapters.map { ($0.title, $0.start, $0.end) })
+        } catch {
+            warnings.append("the content's other audio tracks were not kept: \(StitchFile.reason(error))")
         }
     }
 

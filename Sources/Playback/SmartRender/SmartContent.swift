@@ -14,6 +14,9 @@ final class SmartContent: Feed {
     private let gops: GOPReader
     private let audioReader: SourceReader
     private let audio: AudioTrack
+    /// Where its sound's sample 0 is on the content's timeline (what every other track of the
+    /// content is read against: `ContentAudioTracks`).
+    var audioOrigin: MediaTime { audio.origin }
     private let audioCopy: ContentAudioCopy?
     private let output: OutputFormat
     private let threads: Int

@@ -1,0 +1,122 @@
+import Foundation
+import Interlude
+import Media
+import Testing
+import Timing
+import TestSupport
+@testable import Playback
+
+/// Issue 34 item 5: the stitch keeps every audio track of its content (`ContentAudioTracks`). A
+/// content with three languages — English 440 Hz (the main one), French 1000 Hz, Spanish 1500 Hz
+/// mono at 44.1 kHz — and two mid-rolls of an ad sounding 3000 Hz (at 2 s on a keyframe, at 5.5 s
+/// inside a GOP), stitched with smart rendering and without: the MP4 has three audio tracks
+/// (languages kept, the main one the default), each as long as the main one to the AAC frame,
+/// each span of the timeline sounding its track's tone on content and the ad's in every track
+/// during the ads, the switch to the ad and back at the main track's sample in each track; the
+/// file decodes clean in `ffmpeg -xerror`.
+@Suite(.serialized) struct ContentAudioTracksTests {
+    static let dir: URL = {
+        let d = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-audio-tracks-\(getpid())")
+        try? FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+        return d
+    }()
+    static let tones = [440.0, 1000, 1500], adTone = 3000.0
+
+    static func content() throws -> URL {
+        try TestMedia.generated("three-languages-8s.mp4", arguments: [
+            "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=30:d=8",
+            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:d=8",
+            "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=48000:d=8",
+            "-f", "lavfi", "-i", "sine=frequency=1500:sample_rate=44100:d=8",
+            "-map", "0:v", "-map", "1:a", "-map", "2:a", "-map", "3:a", "-c:v", "libx264", "-preset", "veryfast", "-g", "30",
+            "-sc_threshold", "0", "-pix_fmt", "yuv420p", "-c:a", "aac", "-ac:a:0", "2", "-ac:a:1", "2", "-ac:a:2", "1",
+            "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=fra", "-metadata:s:a:2", "language=spa", "-shortest"])
+    }
+
+    static func ad() throws -> URL {
+        try TestMedia.generated("tone-ad-3000-2s.mp4", arguments: [
+            "-f", "lavfi", "-i", "testsrc=size=320x180:rate=30:d=2", "-f", "lavfi", "-i", "sine=frequency=3000:sample_rate=48000:d=2",
+            "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-ac", "2", "-shortest"])
+    }
+
+    /// Track `k`'s sound decoded, mono at 48 kHz.
+    static func samples(_ url: URL, track k: Int) throws -> [Float] {
+        let out = try Tools.ffmpeg(["-v", "error", "-i", url.path, "-map", "0:a:\(k)", "-f", "f32le", "-ac", "1", "-ar", "48000", "-"])
+        return out.stdout.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    /// The power of frequency `f` in `x[range]` (Goertzel), per sample squared: the same for a tone whatever the window.
+    static func power(_ x: [Float], _ range: Range<Int>, _ f: Double) -> Double {
+        let w = 2 * Double.pi * f / 48000, c = 2 * cos(w)
+        var s1 = 0.0, s2 = 0.0
+        for i in range where x.indices.contains(i) { let s = Double(x[i]) + c * s1 - s2; s2 = s1; s1 = s }
+        let n = Double(max(1, range.count))
+        return (s1 * s1 + s2 * s2 - c * s1 * s2) / (n * n)
+    }
+
+    /// The tone of `[from, to)` seconds: which of `candidates` is loudest.
+    static func tone(_ x: [Float], from: Double, to: Double, _ candidates: [Double]) -> Double {
+        let r = Int(from * 48000)..<Int(to * 48000)
+        return candidates.max { power(x, r, $0) < power(x, r, $1) }!
+    }
+
+    /// The first sample, from `around - 0.1 s`, where the ad's tone passes half its power (or, `back`, falls under it).
+    static func edge(_ x: [Float], around t: Double, back: Bool) -> Int? {
+        let full = power(x, Int((back ? t - 0.5 : t + 0.2) * 48000)..<Int((back ? t - 0.2 : t + 0.5) * 48000), adTone)
+        var i = Int((t - 0.1) * 48000)
+        while i < Int((t + 0.1) * 48000) {
+            let p = power(x, i..<(i + 128), adTone)
+            if back ? p < full / 2 : p > full / 2 { return i }
+            i += 32
+        }
+        return nil
+    }
+
+    @Test(arguments: [SmartRendering.on, .off]) func everyAudioTrackOfTheContentIsKept(smart: SmartRendering) async throws {
+        let content = try Self.content(), ad = try Self.ad().path
+        let out = Self.dir.appendingPathComponent("three-\(smart).mp4")
+        var request = StitchRequest(content: content.path, breaks: [
+            AdBreakRequest(id: "mid1", position: .time(MediaTime(seconds: 2)), ads: [ad]),
+            AdBreakRequest(id: "mid2", position: .time(MediaTime(value: 11, timescale: 2)), ads: [ad]),
+        ], output: out.path, encoder: EncoderSettings(preset: "ultrafast", crf: 30), overwrite: true)
+        request.smart = smart
+        let asked = request
+        let result = try await offPool { try Stitcher(request: asked).run() }
+        #expect(result.warnings.isEmpty, "\(result.warnings)")
+
+        let probe = try await Tools.ffprobe(["-v", "error", "-select_streams", "a", "-count_packets", "-show_entries",
+                                       "stream=nb_read_packets:stream_tags=language:stream_disposition=default", "-of", "csv=p=0", out.path])
+        let rows = String(decoding: probe.stdout, as: UTF8.self).split(separator: "\n").map { $0.split(separator: ",").map(String.init) }
+        #expect(rows.count == 3, "\(rows)")
+        #expect(rows.map { $0.last } == ["eng", "fra", "spa"], "languages kept: \(rows)")
+        #expect(rows.map { $0.count > 1 ? $0[1] : "" } == ["1", "0", "0"], "the main track the default: \(rows)")
+        #expect(Set(rows.map { $0.first }).count == 1, "every track as long as the main one: \(rows)")
+        let clean = try await Tools.ffmpeg(["-nostdin", "-v", "error", "-xerror", "-i", out.path, "-map", "0", "-f", "null", "-"])
+        #expect(clean.stderr.isEmpty, "\(clean.stderr)")
+
+        // each span's tone: content its track's, the ads the ad's in every track
+        let tracks = try (0..<3).map { try Self.samples(out, track: $0) }
+        let candidates = Self.tones + [Self.adTone]
+        let ads = result.timeline.breaks.map { ($0.streamStart.seconds, $0.streamEnd.seconds) }
+        #expect(ads.count == 2 && ads.allSatisfy { abs($0.1 - $0.0 - 2) < 0.05 }, "\(ads)")
+        for (k, x) in tracks.enumerated() {
+            for s in result.timeline.segments where s.streamEnd - s.streamStart > MediaTime(value: 1, timescale: 5) {
+                let t = Self.tone(x, from: s.streamStart.seconds + 0.05, to: s.streamEnd.seconds - 0.05, candidates)
+                #expect(t == Self.tones[k], "track \(k), content at \(s.streamStart.seconds) s: \(t) Hz")
+            }
+            for (a, b) in ads {
+                #expect(Self.tone(x, from: a + 0.05, to: b - 0.05, candidates) == Self.adTone, "track \(k), ad at \(a) s")
+            }
+        }
+        // the switches at the main track's sample in every track
+        for (a, b) in ads {
+            for (t, back) in [(a, false), (b, true)] {
+                let main = Self.edge(tracks[0], around: t, back: back)
+                for k in 1..<3 {
+                    let other = Self.edge(tracks[k], around: t, back: back)
+                    #expect(main != nil && other != nil && abs(main! - other!) <= 64, "track \(k) at \(t) s: \(String(describing: other)) vs \(String(describing: main))")
+                }
+            }
+        }
+    }
+}
