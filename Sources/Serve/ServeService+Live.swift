@@ -21,7 +21,8 @@ extension ServeService {
                   let first = config.livePreroll != nil ? Self.prerollStart(w) : Self.liveStart(w, leastTarget: config.liveSegmentTarget)
             else { return nil }
             let context = liveContext(channel, media: store, config: config, playerParams: params, userAgent: userAgent)
-            let v = LiveViewer(id: id, channelName: name, reporting: reporting, rungs: rungs, startPTS: first.firstPTS, context: context)
+            let v = LiveViewer(id: id, channelName: name, reporting: reporting, rungs: rungs, startPTS: first.firstPTS, context: context,
+                               subtitles: await channel.subtitleRenditions())
             await v.prepare()
             return v
         }
@@ -88,6 +89,13 @@ extension ServeService {
         if p.count == 4 && p[3] == "master.m3u8" { return .now(liveMaster(v, cmaf: cmaf)) }
         if p.count == 4 && p[3] == Self.mpdKey { return .later { [self] in await liveMPD(v, singlePeriod: Self.wantsSinglePeriod(r)) } }
         if p.count == 6 && p[3] == "dash" { return .later { [self] in await liveDASHSegment(v, representation: p[4].string, name: p[5].string) } }
+        if p.count == 5 && p[3] == "subtitles" && p[4].hasSuffix(".m3u8") && !cmaf {
+            guard let track = Int(p[4].dropping(5)), v.subtitles.indices.contains(track) else { return .now(.error(404, "no such subtitle track")) }
+            return .later { [self] in
+                guard let text = await v.subtitlePlaylist(track: track) else { return await unavailable(v) }
+                return HTTPResponse(status: 200, headers: ["Content-Type": HLS.mimeType, "Cache-Control": "no-cache"], body: Data(text.utf8))
+            }
+        }
         guard p.count == 4 && p[3].hasSuffix(".m3u8") else { return .now(.error(404, "not found")) }
         let name = p[3].dropping(5)
         guard cmaf else { return .later { [self] in await livePlaylist(v, rendition: name) { await v.playlist(rung: $0) } } }
@@ -120,7 +128,7 @@ extension ServeService {
         let context = liveContext(channel, media: store, config: policy(for: record.channel).config, playerParams: record.playerParams,
                                   userAgent: record.userAgent)
         let v = LiveViewer(id: id, channelName: record.channel, reporting: reporting, rungs: rungs, startPTS: record.startPTS, context: context,
-                           programDate: Date(timeIntervalSinceReferenceDate: record.programDate))
+                           programDate: Date(timeIntervalSinceReferenceDate: record.programDate), subtitles: await channel.subtitleRenditions())
         await v.restore(record)
         let kept = liveViewers.insertIfAbsent(v)
         if kept === v { log.event("session_adopted", ["session": id, "content": record.channel, "live": true, "version": record.version]) }

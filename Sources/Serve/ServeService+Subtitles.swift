@@ -64,7 +64,8 @@ extension ServeService {
     /// showing in content time `[FROM, TO)` (90 kHz ticks), as a WebVTT segment whose first
     /// frame is MPEG-TS time `p` (`X-TIMESTAMP-MAP`), or with times from `FROM` and no map (no
     /// `p`: a DASH Period's file). The same URL for every session that shows that span there.
-    /// `GET /v1/subtitles/empty.vtt`: a segment with no cue (an ad's or slate's time).
+    /// `GET /v1/subtitles/empty.vtt`: a segment with no cue (an ad's or slate's time). A live
+    /// channel's name gives its cues for channel time `[FROM, TO)` (`LiveChannel.subtitleSegment`).
     func subtitleSegment(_ path: ArraySlice<String>, request r: HTTPRequest) -> HTTPAnswer {
         let vtt = "\(WebVTT.mimeType); charset=utf-8"
         if path.count == 1, path.first == SessionSubtitlePlaylist.empty {
@@ -81,6 +82,15 @@ extension ServeService {
             wire = v
         }
         let name = parts[0], at = wire
+        // a live channel's: its cues on the channel's clock, FROM-TO channel time
+        if let channel = live?.channels[name] {
+            return .later {
+                guard let text = await channel.subtitleSegment(track: track, from: span.from, to: span.to, wirePTS: at) else {
+                    return .error(404, "no such subtitle track")
+                }
+                return .text(text, contentType: vtt)
+            }
+        }
         return .later { [self] in
             guard let content = try? await media.content(name) else { return .error(404, "no content '\(name.prefix(64))'") }
             guard content.subtitles.indices.contains(track) else { return .error(404, "no such subtitle track") }

@@ -73,10 +73,12 @@ public final class LiveOrigin: Sendable {
     /// `cmaf`: the segments are served as CMAF (`LiveOriginMedia.Rendition.cmaf()`: an
     /// `EXT-X-MAP` of `init.mp4`, `seg/<N>.m4s`), their splice times moved as their timestamps
     /// are, in-band signals as `emsg` boxes (scheme `urn:scte:scte35:2013:bin`) after the
-    /// segment's `styp`; no faults then.
+    /// segment's `styp`; no faults then. `subtitles`: the master names a WebVTT subtitle
+    /// rendition (`LiveOrigin+Subtitles`).
     public init(media: LiveOriginMedia, breaks: [LiveOriginBreak] = [], windowSize: Int = 5, clock: Clock = .manual,
                 initialSegments: Int? = nil, programDateBase: Date = Date(timeIntervalSince1970: 1_796_083_200),
-                faults: [LiveOriginFault] = [], segmentChunkDelay: Double = 0, cmaf: Bool = false, dash: Bool = false) throws {
+                faults: [LiveOriginFault] = [], segmentChunkDelay: Double = 0, cmaf: Bool = false, dash: Bool = false,
+                subtitles: Bool = false) throws {
         precondition(windowSize >= 1)
         self.media = media
         self.breaks = try LiveOriginPlacedBreak.place(breaks, on: media)
@@ -90,7 +92,8 @@ public final class LiveOrigin: Sendable {
         core = Core(media: media, breaks: self.breaks, initial: min(media.segments.count, initialSegments ?? windowSize),
                     realTime: clock == .realTime, windowSize: windowSize, base: programDateBase,
                     faults: LiveOriginFaults(faults: faults, media: media), segmentChunkDelay: segmentChunkDelay,
-                    cmaf: cmaf ? try media.renditions.map { try $0.cmaf() } : nil, dash: dash ? try LiveOriginDASH.make(media) : nil)
+                    cmaf: cmaf ? try media.renditions.map { try $0.cmaf() } : nil, dash: dash ? try LiveOriginDASH.make(media) : nil,
+                    subtitles: subtitles)
         server = try HTTPTestServer()
         let core = self.core
         server.setHandler { request in core.respond(request.path) }
@@ -151,6 +154,8 @@ public final class LiveOrigin: Sendable {
         let cmaf: [(folder: URL, ptsOffset: Int64)]?
         /// DASH: the tracks served under `/dash/` and `/live.mpd`.
         let dash: LiveOriginDASH?
+        /// The master names a WebVTT subtitle rendition (`/subs/`).
+        let subtitles: Bool
         /// When the origin started (the MPD's availability start is computed from it).
         let startDate = Date()
         /// What changes as the origin is asked and advanced.
@@ -164,8 +169,10 @@ public final class LiveOrigin: Sendable {
         private let counts = Locked(Counts())
 
         init(media: LiveOriginMedia, breaks: [LiveOriginPlacedBreak], initial: Int, realTime: Bool, windowSize: Int, base: Date,
-             faults: LiveOriginFaults, segmentChunkDelay: Double, cmaf: [(folder: URL, ptsOffset: Int64)]?, dash: LiveOriginDASH? = nil) {
+             faults: LiveOriginFaults, segmentChunkDelay: Double, cmaf: [(folder: URL, ptsOffset: Int64)]?, dash: LiveOriginDASH? = nil,
+             subtitles: Bool = false) {
             self.segmentChunkDelay = segmentChunkDelay
+            self.subtitles = subtitles
             self.cmaf = cmaf
             self.dash = dash
             self.media = media; self.breaks = breaks; self.initial = initial; self.realTime = realTime
@@ -221,6 +228,7 @@ public final class LiveOrigin: Sendable {
             if path == "/master.m3u8" { return .init(headers: playlistType, body: Data(master().utf8)) }
             if let dash, path == "/live.mpd" || path.hasPrefix("/dash/") { return respondDASH(path, dash) }
             if let dash, path.hasPrefix("/demuxed/") { return respondDemuxed(path, dash) }
+            if subtitles, path.hasPrefix("/subs/") { return respondSubtitles(path) }
             var rendition = 0, rest = Substring(path)
             if path.hasPrefix("/r"), let slash = path.dropFirst(2).firstIndex(of: "/"), let k = Int(path[path.index(path.startIndex, offsetBy: 2)..<slash]) {
                 guard media.renditions.indices.contains(k) else { return nil }
@@ -281,8 +289,10 @@ public final class LiveOrigin: Sendable {
 
         func master() -> String {
             var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-INDEPENDENT-SEGMENTS"]
+            if subtitles { lines.append(Self.subtitleRendition) }
             for (k, r) in media.renditions.enumerated() {
-                lines.append("#EXT-X-STREAM-INF:BANDWIDTH=\(r.peakBitRate),RESOLUTION=\(r.size.width)x\(r.size.height),FRAME-RATE=\(media.fps).000")
+                lines.append("#EXT-X-STREAM-INF:BANDWIDTH=\(r.peakBitRate),RESOLUTION=\(r.size.width)x\(r.size.height),FRAME-RATE=\(media.fps).000"
+                             + (subtitles ? ",SUBTITLES=\"subs\"" : ""))
                 lines.append("r\(k)/live.m3u8")
             }
             return lines.joined(separator: "\n") + "\n"

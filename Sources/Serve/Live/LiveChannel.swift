@@ -1,4 +1,5 @@
 import Foundation
+import Manifest
 import Media
 import Playback
 import Timing
@@ -72,6 +73,8 @@ public actor LiveChannel {
     private var renditionAudioEnded = false
     /// HLS: the media sequence number of its next segment to take.
     private var renditionAudioNext = 0
+    /// HLS: the origin's WebVTT subtitle renditions and their cues on the channel's clock.
+    private var subtitles = LiveSubtitles()
 
     /// Polls a segment that cannot be fetched (or read) is tried before it is skipped.
     public static let fetchAttempts = 3
@@ -195,6 +198,7 @@ public actor LiveChannel {
             if renditions.isEmpty { isDASH = DASHImport.isMPD(text) }
             if isDASH { return try await pollDASH(text, scratch: scratch) }
             audioRendition = try audioGroupDefault(text)
+            if case .multivariant(let m) = try HLSPlaylistText.parse(text) { subtitles.tracks = LiveSubtitles.tracks(in: m, at: source) }
             if let variants = try HLSPlaylistText.variants(text) {
                 for (i, v) in variants.enumerated() { renditions["v\(i)"] = Rendition(location: try source.resolve(v.uri)) }
             } else {
@@ -208,7 +212,48 @@ public actor LiveChannel {
         for key in renditions.keys.sorted() {
             do { try await poll(key, scratch: scratch) } catch { failure = failure ?? error }
         }
+        if !subtitles.tracks.isEmpty { await pollSubtitles(scratch: scratch) }
         if let failure { throw failure }
+    }
+
+    /// The origin's subtitle renditions this channel follows (`EXT-X-MEDIA:TYPE=SUBTITLES` of
+    /// the variants' group, with a playlist), in order.
+    public func subtitleRenditions() -> [HLS.Rendition] { subtitles.tracks.map(\.rendition) }
+
+    /// The WebVTT segment of subtitle track `track` for channel time `[from, to)` (90 kHz), its
+    /// first frame MPEG-TS time `wirePTS` for the viewer; nil when there is no such track.
+    public func subtitleSegment(track: Int, from: Int64, to: Int64, wirePTS: Int64?) -> String? {
+        subtitles.segment(track: track, from: from, to: to, wirePTS: wirePTS)
+    }
+
+    /// Each subtitle rendition at this poll: its playlist read, each new segment (by media
+    /// sequence number, at most `LiveSubtitles.maxSegmentsPerPoll`) fetched once (at most
+    /// 1 MiB, WebVTT) and its cues put on the channel's clock where the first rendition's video
+    /// is. A failure is logged and that track waits for the next poll: subtitles never cost the video.
+    private func pollSubtitles(scratch: URL) async {
+        guard let top = renditions.keys.sorted().first, let r = renditions[top], let end = r.timeline.end else { return }
+        let fileClock = end - r.timeline.clockOffset
+        for k in subtitles.tracks.indices {
+            let t = subtitles.tracks[k]
+            let playlist: LivePlaylist
+            do { playlist = try LivePlaylist(parsing: try await HLSImport.text(t.location, scratch: scratch, timeout: timeout)) } catch {
+                report(.playlistUnavailable, rendition: "subtitles", "\(t.rendition.name.prefix(64)): \(error)")
+                continue
+            }
+            if let last = playlist.segments.last?.sequence, last + 1 < t.next { subtitles.tracks[k].next = 0 }   // a restarted origin
+            for entry in playlist.segments.filter({ $0.sequence >= subtitles.tracks[k].next }).prefix(LiveSubtitles.maxSegmentsPerPoll) {
+                let file = scratch.appendingPathComponent("subtitle-\(k).vtt")
+                defer { try? FileManager.default.removeItem(at: file) }
+                do {
+                    try await HLSImport.fetch(try t.location.resolve(entry.uri), to: file, maxBytes: HLSSubtitleImport.maxSegmentBytes, timeout: timeout)
+                    let cues = try HLSSubtitleImport.cues(in: file, what: "subtitle segment \(entry.uri.prefix(120))")
+                    subtitles.add(cues, track: k, fileClock: fileClock, clockOffset: r.timeline.clockOffset, oldest: r.segments.first?.firstPTS)
+                } catch {
+                    report(.segmentUnreadable, rendition: "subtitles", "\(entry.uri.prefix(200)): \(error)")
+                }
+                subtitles.tracks[k].next = entry.sequence + 1
+            }
+        }
     }
 
     /// Logs `fault` (one line) unless it is being logged already.

@@ -10,8 +10,12 @@ extension LiveViewer {
     func newTrack(_ w: LiveWindow, rung: LiveRung) -> Track {
         let target = max(1, Int(w.targetDuration.rescaled(to: 1, rounding: .up).value), context.longestSegment)
         let span = w.segments.reduce(MediaTime.zero) { $0 + $1.duration }
-        return Track(timeline: SessionTimeline(sliding: rung.rendition.name), playlist: HLS.LivePlaylist(targetDuration: target, keeping: span),
-                     cursor: prerollAvail != nil ? originPTS : w.segments.first { $0.firstPTS >= startPTS }?.firstPTS ?? startPTS)
+        var track = Track(timeline: SessionTimeline(sliding: rung.rendition.name), playlist: HLS.LivePlaylist(targetDuration: target, keeping: span),
+                          cursor: prerollAvail != nil ? originPTS : w.segments.first { $0.firstPTS >= startPTS }?.firstPTS ?? startPTS)
+        if rung.key == rungs.first?.key, !subtitles.isEmpty {
+            track.subtitles = Array(repeating: HLS.LivePlaylist(targetDuration: target, keeping: span), count: subtitles.count)
+        }
+        return track
     }
 
     /// Publishes `item` on `track`: its segment appended to the playlist (which slides), and
@@ -38,6 +42,34 @@ extension LiveViewer {
         track.last = entry
         track.timeline.append(item)
         track.timeline.slide(keeping: track.playlist.window.count)
+        if track.subtitles != nil { publishSubtitles(item, entry: entry, on: &track) }
+    }
+
+    /// The subtitle segments beside `item` (published as `entry`) on `track`'s subtitle
+    /// playlists: a content item's the cues of its channel time placed at its first frame's PTS
+    /// on the wire (`/v1/subtitles/CHANNEL/N/FROM-TO.vtt?p=`, the channel's cues), an ad's or
+    /// slate's the empty segment, so no cue shows during an ad.
+    func publishSubtitles(_ item: SessionItem, entry: SessionPlaylist.Item, on track: inout Track) {
+        guard var playlists = track.subtitles else { return }
+        let prefix = context.cdn.prefix(forPath: "content/")
+        let previous = track.lastSubtitle
+        var appended: SessionPlaylist.Item?
+        for k in playlists.indices {
+            let uri: String
+            if case .content = item.kind {
+                let wire = ((item.startPTS % LivePTS.wrap) + LivePTS.wrap) % LivePTS.wrap
+                uri = prefix + "/v1/subtitles/\(channelName)/\(k)/\(item.startPTS)-\(item.endPTS).vtt?p=\(wire)"
+            } else {
+                uri = prefix + "/v1/subtitles/" + SessionSubtitlePlaylist.empty
+            }
+            let subtitle = SessionPlaylist.Item(uri: uri, duration: entry.duration, start: entry.start, discontinuity: entry.discontinuity,
+                                                mark: nil, startsAd: nil)
+            // the same length as the video segment just published: it fits the same target
+            try? playlists[k].append(SessionPlaylist.segment(subtitle, previous: previous, marks: [:], programDate: programDate, everyDate: true))
+            appended = subtitle
+        }
+        track.subtitles = playlists
+        track.lastSubtitle = appended
     }
 
     /// The viewer's clock at channel PTS `pts`: time since its first frame.
@@ -61,11 +93,19 @@ extension LiveViewer {
                          duration: MediaTime(value: length, timescale: 90_000), outPTS: wire(avail.startPTS), inPTS: wire(pts), ads: ads)
     }
 
-    /// The multivariant playlist: one variant per rung, top first.
+    /// The multivariant playlist: one variant per rung, top first; the channel's subtitle
+    /// renditions in group `subs`, each naming the viewer's playlist of it.
     public nonisolated func master() -> String {
-        HLS.write(HLS.MultivariantPlaylist(variants: rungs.map { r in
-            HLS.Variant(uri: "/v1/sessions/\(id)/\(r.rendition.name).m3u8", bandwidth: r.rendition.videoBitrate + r.rendition.audioBitrate,
-                        codecs: r.info.codecs, resolution: HLS.Resolution(width: r.info.width, height: r.info.height))
+        let renditions = subtitles.enumerated().map { n, r in
+            HLS.Rendition(type: .subtitles, groupID: ServeService.subtitleGroup, name: r.name, language: r.language, isDefault: r.isDefault,
+                          autoselect: r.autoselect || r.isDefault, forced: r.forced, characteristics: r.characteristics,
+                          uri: "/v1/sessions/\(id)/subtitles/\(n).m3u8")
+        }
+        return HLS.write(HLS.MultivariantPlaylist(renditions: renditions, variants: rungs.map { r in
+            var v = HLS.Variant(uri: "/v1/sessions/\(id)/\(r.rendition.name).m3u8", bandwidth: r.rendition.videoBitrate + r.rendition.audioBitrate,
+                                codecs: r.info.codecs, resolution: HLS.Resolution(width: r.info.width, height: r.info.height))
+            if !renditions.isEmpty { v.subtitles = ServeService.subtitleGroup }
+            return v
         }))
     }
 }

@@ -23,6 +23,9 @@ public actor LiveViewer {
     public nonisolated let programDate: Date
     /// The channel's rungs, top first.
     public nonisolated let rungs: [LiveRung]
+    /// The channel's subtitle renditions (`LiveChannel.subtitleRenditions`) when the viewer
+    /// started: a playlist of each follows the top rung's items.
+    public nonisolated let subtitles: [HLS.Rendition]
 
     /// What the viewer needs from the service.
     public struct Context: Sendable {
@@ -103,6 +106,11 @@ public actor LiveViewer {
         var edge: Int64 = .min
         /// An item could not be published (over the target duration): the next starts a new stream.
         var gap = false
+        /// The top rung's: a playlist per subtitle rendition, a segment beside each of its own
+        /// (the same durations, discontinuities and dates); nil for other rungs.
+        var subtitles: [HLS.LivePlaylist]? = nil
+        /// The last subtitle item published (the same for every subtitle playlist but its URI).
+        var lastSubtitle: SessionPlaylist.Item? = nil
     }
 
     let context: Context
@@ -130,8 +138,8 @@ public actor LiveViewer {
 
     /// A viewer starting at `startPTS` (the first segment of the channel's window when it joined).
     public init(id: String, channelName: String, reporting: ReportingMode, rungs: [LiveRung], startPTS: Int64,
-                context: Context, programDate: Date = Date()) {
-        self.id = id; self.channelName = channelName; self.reporting = reporting; self.rungs = rungs
+                context: Context, programDate: Date = Date(), subtitles: [HLS.Rendition] = []) {
+        self.id = id; self.channelName = channelName; self.reporting = reporting; self.rungs = rungs; self.subtitles = subtitles
         self.startPTS = startPTS; self.context = context; self.programDate = programDate
         originPTS = startPTS
     }
@@ -164,6 +172,16 @@ public actor LiveViewer {
         await shared(saving: true) {
             await advance(rung)
             return tracks[rung.key]?.playlist.text
+        } ?? nil
+    }
+
+    /// The viewer's playlist of subtitle rendition `track`, advanced with the top rung; nil
+    /// when there is no such track or nothing to list.
+    public func subtitlePlaylist(track: Int) async -> String? {
+        guard let top = rungs.first, subtitles.indices.contains(track) else { return nil }
+        return await shared(saving: true) {
+            await advance(top)
+            return tracks[top.key]?.subtitles.flatMap { $0.indices.contains(track) ? $0[track].text : nil }
         } ?? nil
     }
 

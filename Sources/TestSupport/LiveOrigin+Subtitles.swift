@@ -1,0 +1,38 @@
+import Foundation
+import Timing
+
+/// A `LiveOrigin` made with `subtitles: true` names a WebVTT subtitle rendition in its master
+/// (`GROUP-ID="subs"`, English, the default): `/subs/live.m3u8` lists a WebVTT segment beside each
+/// video segment of the window (the same media sequence numbers and durations), and segment `N`
+/// (`/subs/N.vtt`) holds one cue, `segment N`, from 0.2 s to 1.8 s into the segment, placed by its
+/// `X-TIMESTAMP-MAP` at the segment's first PTS (RFC 8216 §3.5).
+extension LiveOrigin.Core {
+    static let subtitleRendition = "#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID=\"subs\",NAME=\"English\",LANGUAGE=\"en\",DEFAULT=YES,AUTOSELECT=YES,URI=\"subs/live.m3u8\""
+
+    func respondSubtitles(_ path: String) -> HTTPTestServer.Response? {
+        let p = published()
+        if path == "/subs/live.m3u8" {
+            let w = window(published: p)
+            var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:\(faults.targetDuration(published: p))",
+                         "#EXT-X-MEDIA-SEQUENCE:\(w.mediaSequence)"]
+            for n in w.segments {
+                lines.append("#EXTINF:\(LiveOrigin.decimal(media.segments[n].duration)),")
+                lines.append("\(n).vtt")
+            }
+            if w.ended { lines.append("#EXT-X-ENDLIST") }
+            return .init(headers: ["Content-Type": "application/vnd.apple.mpegurl", "Cache-Control": "no-cache"], body: Data((lines.joined(separator: "\n") + "\n").utf8))
+        }
+        guard path.hasPrefix("/subs/"), path.hasSuffix(".vtt"), let n = Int(path.dropFirst(6).dropLast(4)), n >= 0, n < p else { return nil }
+        return .init(headers: ["Content-Type": "text/vtt"], body: Data(LiveOrigin.subtitleSegment(n, firstPTS: media.segments[n].firstPTS + cmafOffset).utf8))
+    }
+}
+
+extension LiveOrigin {
+    /// The WebVTT of subtitle segment `n`, whose video segment starts at PTS `firstPTS`.
+    public static func subtitleSegment(_ n: Int, firstPTS: Int64) -> String {
+        "WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:\(firstPTS),LOCAL:00:00:00.000\n\n00:00:00.200 --> 00:00:01.800\nsegment \(n)\n"
+    }
+
+    /// The text of subtitle segment `n`'s cue.
+    public static func subtitleText(_ n: Int) -> String { "segment \(n)" }
+}
