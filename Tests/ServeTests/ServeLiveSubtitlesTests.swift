@@ -43,6 +43,9 @@ import Timing
         let subsURI = try #require(master.split(separator: "\n").first { $0.contains("TYPE=SUBTITLES") }?
             .components(separatedBy: "URI=\"").last?.split(separator: "\"").first.map(String.init))
         let variant = try #require(master.split(separator: "\n").first { $0.hasPrefix("/v1/sessions/") }.map(String.init))
+        // the CMAF master names the same subtitle playlists (one clock for both)
+        let cmaf = try await curl(rig.url(manifest + "?segments=cmaf")).text
+        #expect(cmaf.contains("URI=\"\(subsURI)\"") && cmaf.contains(#"SUBTITLES="subs""#), "\(cmaf)")
 
         var video: [Int: (duration: String, discontinuity: Bool, uri: String)] = [:]
         var subs: [Int: (duration: String, discontinuity: Bool, uri: String)] = [:]

@@ -52,17 +52,21 @@ extension LiveViewer {
 
     /// The multivariant playlist of the viewer's CMAF playlists: a variant per rung (video only,
     /// `CODECS` with the sample entry the tracks carry, `avc3`/`hev1`), the top rung's sound as
-    /// the one `EXT-X-MEDIA` audio rendition, as a VOD session's (`?segments=cmaf`).
+    /// the one `EXT-X-MEDIA` audio rendition, as a VOD session's (`?segments=cmaf`); the
+    /// subtitle renditions of the MPEG-TS master (the same playlists: one clock).
     public nonisolated func cmafMaster() -> String {
         let audioCodec = rungs.first.flatMap { SessionMPD.audioCodec($0.info.codecs) }
+        let subtitles = subtitleRenditions
         let variants = rungs.map { r in
-            HLS.Variant(uri: "/v1/sessions/\(id)/\(r.rendition.name).m3u8?segments=cmaf", bandwidth: r.rendition.videoBitrate + r.rendition.audioBitrate,
-                        codecs: ([SessionMPD.videoCodec(r.info.codecs)] + (audioCodec.map { [$0] } ?? [])).joined(separator: ","),
-                        resolution: HLS.Resolution(width: r.info.width, height: r.info.height), frameRate: r.info.frameRate,
-                        audio: audioCodec == nil ? nil : "audio")
+            var v = HLS.Variant(uri: "/v1/sessions/\(id)/\(r.rendition.name).m3u8?segments=cmaf", bandwidth: r.rendition.videoBitrate + r.rendition.audioBitrate,
+                                codecs: ([SessionMPD.videoCodec(r.info.codecs)] + (audioCodec.map { [$0] } ?? [])).joined(separator: ","),
+                                resolution: HLS.Resolution(width: r.info.width, height: r.info.height), frameRate: r.info.frameRate,
+                                audio: audioCodec == nil ? nil : "audio")
+            if !subtitles.isEmpty { v.subtitles = ServeService.subtitleGroup }
+            return v
         }
         let renditions = audioCodec == nil ? [] : [HLS.Rendition(type: .audio, groupID: "audio", name: "main", isDefault: true, autoselect: true,
                                                                  uri: "/v1/sessions/\(id)/\(Self.cmafAudio).m3u8?segments=cmaf")]
-        return HLS.write(HLS.MultivariantPlaylist(renditions: renditions, variants: variants))
+        return HLS.write(HLS.MultivariantPlaylist(renditions: renditions + subtitles, variants: variants))
     }
 }

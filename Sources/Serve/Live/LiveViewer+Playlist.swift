@@ -93,14 +93,21 @@ extension LiveViewer {
                          duration: MediaTime(value: length, timescale: 90_000), outPTS: wire(avail.startPTS), inPTS: wire(pts), ads: ads)
     }
 
-    /// The multivariant playlist: one variant per rung, top first; the channel's subtitle
-    /// renditions in group `subs`, each naming the viewer's playlist of it.
-    public nonisolated func master() -> String {
-        let renditions = subtitles.enumerated().map { n, r in
+    /// The `EXT-X-MEDIA` of each subtitle rendition (group `subs`) naming the viewer's playlist
+    /// of it: one for both masters (its segments are on the channel's clock, as the MPEG-TS and
+    /// CMAF segments are).
+    nonisolated var subtitleRenditions: [HLS.Rendition] {
+        subtitles.enumerated().map { n, r in
             HLS.Rendition(type: .subtitles, groupID: ServeService.subtitleGroup, name: r.name, language: r.language, isDefault: r.isDefault,
                           autoselect: r.autoselect || r.isDefault, forced: r.forced, characteristics: r.characteristics,
                           uri: "/v1/sessions/\(id)/subtitles/\(n).m3u8")
         }
+    }
+
+    /// The multivariant playlist: one variant per rung, top first; the channel's subtitle
+    /// renditions in group `subs`, each naming the viewer's playlist of it.
+    public nonisolated func master() -> String {
+        let renditions = subtitleRenditions
         return HLS.write(HLS.MultivariantPlaylist(renditions: renditions, variants: rungs.map { r in
             var v = HLS.Variant(uri: "/v1/sessions/\(id)/\(r.rendition.name).m3u8", bandwidth: r.rendition.videoBitrate + r.rendition.audioBitrate,
                                 codecs: r.info.codecs, resolution: HLS.Resolution(width: r.info.width, height: r.info.height))
