@@ -327,7 +327,10 @@ package final class StitchFile {
             let written = OutputChapter.flattened(OutputChapter.inStreamOrder(content + chapters))
             for c in written { sink.addChapter(title: c.title, start: c.start, end: c.end) }
             try sink.finish()
-            if request.container == .mp4, !toStdout { keepOtherAudioTracks(timeline, chapters: written) }
+            // the content's other languages: tracks of the MP4, and of a CMAF package made from it
+            if !toStdout, request.container == .mp4 || (request.container == .hls && request.hls.segmentFormat == .cmaf) {
+                keepOtherAudioTracks(timeline, chapters: written)
+            }
             // With `deferCommit` the finished file stays at `OutputTarget.temporaryPath(for:)` for the caller.
             if request.container == .hls {
                 try HLSOutput.publish(mp4: temporary, to: request.output, duration: streamTime, breaks: packagedBreaks,

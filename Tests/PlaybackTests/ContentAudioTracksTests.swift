@@ -93,6 +93,8 @@ import TestSupport
         #expect(Set(rows.map { $0.first }).count == 1, "every track as long as the main one: \(rows)")
         let clean = try await Tools.ffmpeg(["-nostdin", "-v", "error", "-xerror", "-i", out.path, "-map", "0", "-f", "null", "-"])
         #expect(clean.stderr.isEmpty, "\(clean.stderr)")
+        // and through `make test`'s field check: ffmpeg and GStreamer's playbin on the three-track file
+        FieldCheck.keep(out, gstreamer: true)
 
         // each span's tone: content its track's, the ads the ad's in every track
         let tracks = try (0..<3).map { try Self.samples(out, track: $0) }
@@ -118,5 +120,44 @@ import TestSupport
                 }
             }
         }
+    }
+
+    /// A CMAF package of the same stitch (`--format hls --segments cmaf`, and its MPD): a track
+    /// per language, the main one the default `EXT-X-MEDIA` and the others after it with their
+    /// `LANGUAGE`, an audio AdaptationSet per language with its `lang`; the MPD valid against the
+    /// DASH schema; ffmpeg and GStreamer's playbin3 play both manifests clean; the French playlist sounds
+    /// 1000 Hz on content and the ad's 3000 Hz in the break.
+    @Test func aCMAFPackageHasATrackPerLanguage() async throws {
+        let content = try Self.content(), ad = try Self.ad().path
+        let out = Self.dir.appendingPathComponent("three-cmaf")
+        var request = StitchRequest(content: content.path, breaks: [AdBreakRequest(id: "mid1", position: .time(MediaTime(seconds: 2)), ads: [ad])],
+                                    output: out.path, container: .hls, encoder: EncoderSettings(preset: "ultrafast", crf: 30), overwrite: true)
+        request.hls.segmentFormat = .cmaf
+        request.hls.segmentDuration = MediaTime(seconds: 2)
+        let asked = request
+        let result = try await offPool { try Stitcher(request: asked).run() }
+        #expect(result.warnings.isEmpty, "\(result.warnings)")
+        let master = try String(contentsOf: out.appendingPathComponent("index.m3u8"), encoding: .utf8)
+        let audio = master.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-MEDIA:TYPE=AUDIO") }
+        #expect(audio.count == 3 && audio[0].contains("DEFAULT=YES") && audio[0].contains(#"LANGUAGE="eng""#)
+                && audio[1].contains(#"LANGUAGE="fra""#) && audio[1].contains(#"URI="audio-1.m3u8""#) && audio[2].contains(#"LANGUAGE="spa""#), "\(master)")
+        let mpd = out.appendingPathComponent("index.mpd")
+        #expect(try await offPool { try DASHSchema.problems(mpd) } == [])
+        let text = try String(contentsOf: mpd, encoding: .utf8)
+        #expect(["eng", "fra", "spa"].allSatisfy { text.contains(#"contentType="audio" mimeType="audio/mp4" lang="\#($0)""#) }, "\(text)")
+        for manifest in ["index.m3u8", "index.mpd"] {
+            // (legacy `playbin` links one audio pad of several and stops "not-linked"; playbin3 selects)
+            for client in [FieldCheck.Client.ffmpeg, .gstreamer3] {
+                let verdict = try await offPool { try FieldCheck.check(out.appendingPathComponent(manifest), with: client) }
+                #expect(verdict.clean, "\(manifest) \(client): \(verdict.report)")
+            }
+        }
+        let french = try await offPool { () -> [Float] in
+            let o = try Tools.ffmpeg(["-v", "error", "-i", out.appendingPathComponent("audio-1.m3u8").path, "-f", "f32le", "-ac", "1", "-ar", "48000", "-"])
+            return o.stdout.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        }
+        let candidates = Self.tones + [Self.adTone]
+        #expect(Self.tone(french, from: 0.5, to: 1.5, candidates) == 1000 && Self.tone(french, from: 2.5, to: 3.5, candidates) == Self.adTone
+                && Self.tone(french, from: 5, to: 7, candidates) == 1000, "the French track: its tone on content, the ad's in the break")
     }
 }

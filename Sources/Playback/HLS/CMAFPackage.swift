@@ -8,8 +8,9 @@ import Timing
 /// by HLS and by DASH alike.
 ///
 /// - `index.m3u8`: a multivariant playlist, one variant (`video.m3u8`) with its audio as an
-///   `EXT-X-MEDIA` rendition (`audio.m3u8`); each media playlist carries the package's ad
-///   markers and `EXT-X-MAP` (`HLSPlan.playlist`).
+///   `EXT-X-MEDIA` rendition (`audio.m3u8`; the content's other languages `audio-N.m3u8` in the
+///   same group, with their `LANGUAGE`); each media playlist carries the package's ad markers and
+///   `EXT-X-MAP` (`HLSPlan.playlist`).
 /// - `index.mpd`: a static MPD of one Period (the package is one encoded timeline: a Period per
 ///   ad would cut its one AAC stream where no AAC frame ends, leaving gaps of under a frame), its
 ///   breaks as SCTE-35 events (`urn:scte:scte35:2014:xml+bin`, the same `splice_insert`
@@ -24,7 +25,9 @@ enum CMAFPackage {
                           offset: MediaTime, programDate: Date) throws -> [(name: String, text: String)] {
         let demuxer = try Demuxer(url: mp4)
         guard let video = tracks.first(where: { $0.kind == .video }) else { throw MediaError.missingStream("\(mp4) has no video stream") }
-        let audio = tracks.first { $0.kind == .audio }
+        // the main sound first (the variant's), then each other language (`ContentAudioTracks`)
+        let audios = tracks.filter { $0.kind == .audio }
+        let audio = audios.first
         let videoInfo = demuxer.streams[video.stream]
         let videoCodecs = CodecString.video(codecName: videoInfo.codecName, sampleEntry: videoInfo.codecTag,
                                             configuration: demuxer.extradata(of: video.stream))
@@ -34,7 +37,7 @@ enum CMAFPackage {
         // one target duration for both playlists, at least every segment's exact length (an audio
         // segment can be most of an AAC frame longer than its pictures: 4.011 s in a 4 s target
         // is RFC 8216's rounding, but GStreamer's hlsdemux warns of any EXTINF over the target)
-        let tracks = [video] + (audio.map { [$0] } ?? [])
+        let tracks = [video] + audios
         let longest = tracks.flatMap(\.segments).map(\.duration).max() ?? .zero
         let target = max(1, Int(longest.rescaled(to: 1, rounding: .up).value))
         for t in tracks {
@@ -54,8 +57,11 @@ enum CMAFPackage {
         let both = rates(video, with: audio)
         let codecs = [videoCodecs, audioCodecs].compactMap { $0 }.joined(separator: ",")
         let multivariant = HLS.MultivariantPlaylist(
-            renditions: audio.map { [HLS.Rendition(type: .audio, groupID: "audio", name: "main", isDefault: true, autoselect: true,
-                                                   channels: String(demuxer.streams[$0.stream].channels), uri: playlistName($0))] } ?? [],
+            renditions: audios.enumerated().map { n, t in
+                let info = demuxer.streams[t.stream]
+                return HLS.Rendition(type: .audio, groupID: "audio", name: n == 0 ? "main" : info.language ?? "audio \(n + 1)", language: info.language,
+                                     isDefault: n == 0, autoselect: true, channels: String(info.channels), uri: playlistName(t))
+            },
             variants: [HLS.Variant(uri: playlistName(video), bandwidth: max(1, both.peak), averageBandwidth: max(1, both.average),
                                    codecs: codecs.isEmpty ? nil : codecs,
                                    resolution: HLS.Resolution(width: videoInfo.displaySize.width, height: videoInfo.displaySize.height),
@@ -72,22 +78,22 @@ enum CMAFPackage {
                                            frameRate: info.frameRate.map(\.description),
                                            sar: "1:1")
             }
-            return DASH.Representation(id: "audio", bandwidth: bandwidth, codecs: audioCodecs ?? info.codecName,
+            return DASH.Representation(id: trackName(t), bandwidth: bandwidth, codecs: audioCodecs ?? info.codecName,
                                        audioSamplingRate: info.sampleRate, audioChannels: info.channels)
         }
         func template(_ t: HLSPackager.Track) -> DASH.SegmentTemplate {
             let ticks = t.segments.map { (start: $0.start.rescaled(to: t.timescale, rounding: .nearest).value,
                                           end: $0.end.rescaled(to: t.timescale, rounding: .nearest).value) }
-            let name = t.kind == .video ? "video" : "audio"
+            let name = trackName(t)
             return DASH.SegmentTemplate(timescale: t.timescale, initialization: t.initName ?? "", media: "\(name)$Number%05d$.m4s",
                                         startNumber: 0, presentationTimeOffset: offset.rescaled(to: t.timescale, rounding: .nearest).value,
                                         timeline: DASH.SegmentTemplate.timeline(ticks.map { ($0.start, $0.end - $0.start) }))
         }
         var sets = [DASH.AdaptationSet(id: 1, contentType: "video", mimeType: "video/mp4", segmentTemplate: template(video),
                                        representations: [representation(video)])]
-        if let audio {
-            sets.append(DASH.AdaptationSet(id: 2, contentType: "audio", mimeType: "audio/mp4", segmentTemplate: template(audio),
-                                           representations: [representation(audio)]))
+        for (n, t) in audios.enumerated() {
+            sets.append(DASH.AdaptationSet(id: 2 + n, contentType: "audio", mimeType: "audio/mp4", language: demuxer.streams[t.stream].language,
+                                           segmentTemplate: template(t), representations: [representation(t)]))
         }
         let mpd = DASH.MPD(mediaPresentationDuration: duration, minBufferTime: MediaTime(seconds: 2), periods: [
             DASH.Period(id: "0", start: .zero, eventStreams: eventStreams(breaks, ptsAdjustment: offset), adaptationSets: sets),
@@ -97,8 +103,12 @@ enum CMAFPackage {
         return out
     }
 
+    /// A track's name: `video`, `audio` (the main sound), `audio-N` (the content's other
+    /// languages), what its files are named after (`init-NAME.mp4`, `NAME00000.m4s`).
+    static func trackName(_ t: HLSPackager.Track) -> String { t.initName.map { String($0.dropFirst(5).dropLast(4)) } ?? (t.kind == .video ? "video" : "audio") }
+
     /// A track's HLS media playlist name.
-    static func playlistName(_ t: HLSPackager.Track) -> String { t.kind == .video ? "video.m3u8" : "audio.m3u8" }
+    static func playlistName(_ t: HLSPackager.Track) -> String { trackName(t) + ".m3u8" }
 
     /// The breaks as DASH events (milliseconds): a SCTE-35 `splice_insert` out of network at
     /// each break's start with its duration (the section of the playlists' `SCTE35-OUT`), and

@@ -105,7 +105,11 @@ enum HLSPackager {
                                       firstRunDiscontinuous: Bool = false, decodeDelay: MediaTime = .zero) throws -> [Track] {
         guard !segments.isEmpty else { throw MediaError.unsupported("an HLS package needs at least one segment: the stitch is empty") }
         let demuxer = try Demuxer(url: url)
-        let streams = [demuxer.bestStream(.video), demuxer.bestStream(.audio)].compactMap { $0 }
+        // CMAF: every audio track of the stitch (the content's other languages after the main
+        // one, `ContentAudioTracks`), each a track of its own; MPEG-TS: the main one
+        let main = demuxer.bestStream(.audio)
+        let others = format == .cmaf ? demuxer.streams.filter { $0.kind == .audio && $0.index != main }.map(\.index) : []
+        let streams = [demuxer.bestStream(.video), main].compactMap { $0 } + others
         demuxer.keepOnly(Set(streams))
         let timeBases = Dictionary(uniqueKeysWithValues: streams.map { ($0, demuxer.timeBase(of: $0)) })
         let folder = URL(fileURLWithPath: directory)
@@ -121,7 +125,8 @@ enum HLSPackager {
         case .cmaf:
             // one CMAF track per stream, its packets as they are (length-prefixed, parameter sets in the sample entry)
             for s in streams {
-                let kind = demuxer.streams[s].kind, name = kind == .video ? "video" : "audio"
+                let kind = demuxer.streams[s].kind
+                let name = kind == .video ? "video" : others.firstIndex(of: s).map { "audio-\($0 + 1)" } ?? "audio"
                 writerOf[s] = writers.count
                 let writer = try CMAFSegmentWriter(initPath: folder.appendingPathComponent("init-\(name).mp4").path, demuxer: demuxer, stream: s)
                 writers.append(writer)
