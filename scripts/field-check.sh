@@ -266,6 +266,9 @@ MPV_ALLOW=(
   '^\[w\]\[cplayer\] Audio/Video desynchronisation detected! Possible reasons include too slow$'
   '^\[w\]\[cplayer\] hardware, temporary CPU spikes, broken drivers, and broken files\. Audio$'
   '^\[w\]\[cplayer\] position will not match to the video \(see A-V status field\)\.$'
+  # FFmpeg's HLS demuxer (through 7.x: hls.c new_rendition, "TODO: handle subtitles") reads no
+  # subtitle rendition, says so of each and plays the rest: a player's limit, not the stream's
+  "^\\[w\\]\\[ffmpeg/demuxer\\] hls: Can't support the subtitle\\(uri: [^)]*\\)$"
 )
 MPV_ARGS=(--no-config --no-terminal --vo=null --ao=null)
 mpv_verdict() {   # NAME LOG STATUS

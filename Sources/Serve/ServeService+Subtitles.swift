@@ -127,7 +127,9 @@ extension ServeService {
 /// content time it shows placed at its first frame's PTS on the wire, an ad's or slate's an
 /// empty one. So no cue shows during an ad or across a cut.
 enum SessionSubtitlePlaylist {
-    /// The name of the segment with no cue.
+    /// The name of the segment with no cue. Each segment that lists it names it with its own
+    /// start (`?at=` ticks, which the route ignores): players that tell segments apart by URI
+    /// (GStreamer's hlsdemux2 drops "duplicate segment entries") see as many segments as there are.
     static let empty = "empty.vtt"
 
     /// The subtitle playlist of `timeline` for track `track` of `content`.
@@ -142,7 +144,7 @@ enum SessionSubtitlePlaylist {
                 uri = prefix + "/v1/subtitles/\(content)/\(track)/\(from)-\(to).vtt?p=\(wire)"
                 contentTime += item.segment.duration
             } else {
-                uri = prefix + "/v1/subtitles/" + empty
+                uri = prefix + "/v1/subtitles/" + empty + "?at=\(item.start.mpegTicks)"
             }
             return SessionPlaylist.Item(uri: uri, duration: item.segment.duration, start: item.start, discontinuity: item.discontinuity,
                                         mark: nil, startsAd: nil)

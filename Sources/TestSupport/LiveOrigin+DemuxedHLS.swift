@@ -7,7 +7,8 @@ import Timing
 /// (`vK.m3u8`, `AUDIO="aud"`), over the same CMAF tracks as `/live.mpd` (`/dash/…`): the video
 /// playlists list the last `windowSize` video segments with the schedule's markers (CUE-OUT,
 /// DATERANGE with SCTE-35 at the tracks' timestamps; `emsg` in the segments), the audio playlist
-/// the audio segments published with them (those ending by the last video segment's end).
+/// the audio segments published with them (those ending by the last video segment's end); with
+/// `subtitles`, the WebVTT rendition as well (`subs/live.m3u8` under `/demuxed/`).
 extension LiveOrigin {
     /// The demuxed master playlist (needs `dash: true`): relative URIs (`a.m3u8`, `vK.m3u8`).
     public func demuxedMaster() -> String { core.demuxedMaster() }
@@ -20,6 +21,7 @@ extension LiveOrigin.Core {
         let playlistType = ["Content-Type": "application/vnd.apple.mpegurl", "Cache-Control": "no-cache"]
         let p = published()
         let text: String?
+        if subtitles, path.hasPrefix("/demuxed/subs/") { return respondSubtitles(path, prefix: "/demuxed/subs/", offset: dash.ptsOffset) }
         switch path {
         case "/demuxed/master.m3u8": text = demuxedMaster()
         case "/demuxed/a.m3u8": text = demuxedAudio(published: p, dash)
@@ -33,8 +35,11 @@ extension LiveOrigin.Core {
     func demuxedMaster() -> String {
         var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-INDEPENDENT-SEGMENTS",
                      "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"aud\",NAME=\"English\",LANGUAGE=\"en\",DEFAULT=YES,AUTOSELECT=YES,URI=\"a.m3u8\""]
+        // with `subtitles`: the WebVTT rendition too, on the DASH tracks' clock
+        if subtitles { lines.append(Self.subtitleRendition) }
         for (k, r) in media.renditions.enumerated() {
-            lines.append("#EXT-X-STREAM-INF:BANDWIDTH=\(r.peakBitRate + 128_000),RESOLUTION=\(r.size.width)x\(r.size.height),CODECS=\"avc1.64001f,mp4a.40.2\",AUDIO=\"aud\"")
+            lines.append("#EXT-X-STREAM-INF:BANDWIDTH=\(r.peakBitRate + 128_000),RESOLUTION=\(r.size.width)x\(r.size.height),CODECS=\"avc1.64001f,mp4a.40.2\",AUDIO=\"aud\""
+                         + (subtitles ? ",SUBTITLES=\"subs\"" : ""))
             lines.append("v\(k).m3u8")
         }
         return lines.joined(separator: "\n") + "\n"

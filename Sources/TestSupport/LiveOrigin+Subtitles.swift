@@ -9,9 +9,11 @@ import Timing
 extension LiveOrigin.Core {
     static let subtitleRendition = "#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID=\"subs\",NAME=\"English\",LANGUAGE=\"en\",DEFAULT=YES,AUTOSELECT=YES,URI=\"subs/live.m3u8\""
 
-    func respondSubtitles(_ path: String) -> HTTPTestServer.Response? {
+    /// `/subs/live.m3u8` and `/subs/N.vtt` (`prefix` `/subs/`), the cues mapped onto segments
+    /// whose timestamps are `offset` past the MPEG-TS ones (`cmafOffset`, the DASH tracks' under `/demuxed/`).
+    func respondSubtitles(_ path: String, prefix: String = "/subs/", offset: Int64? = nil) -> HTTPTestServer.Response? {
         let p = published()
-        if path == "/subs/live.m3u8" {
+        if path == prefix + "live.m3u8" {
             let w = window(published: p)
             var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:\(faults.targetDuration(published: p))",
                          "#EXT-X-MEDIA-SEQUENCE:\(w.mediaSequence)"]
@@ -22,8 +24,9 @@ extension LiveOrigin.Core {
             if w.ended { lines.append("#EXT-X-ENDLIST") }
             return .init(headers: ["Content-Type": "application/vnd.apple.mpegurl", "Cache-Control": "no-cache"], body: Data((lines.joined(separator: "\n") + "\n").utf8))
         }
-        guard path.hasPrefix("/subs/"), path.hasSuffix(".vtt"), let n = Int(path.dropFirst(6).dropLast(4)), n >= 0, n < p else { return nil }
-        return .init(headers: ["Content-Type": "text/vtt"], body: Data(LiveOrigin.subtitleSegment(n, firstPTS: media.segments[n].firstPTS + cmafOffset).utf8))
+        guard path.hasPrefix(prefix), path.hasSuffix(".vtt"), let n = Int(path.dropFirst(prefix.count).dropLast(4)), n >= 0, n < p else { return nil }
+        let firstPTS = media.segments[n].firstPTS + (offset ?? cmafOffset)
+        return .init(headers: ["Content-Type": "text/vtt"], body: Data(LiveOrigin.subtitleSegment(n, firstPTS: firstPTS).utf8))
     }
 }
 

@@ -904,7 +904,7 @@ import Timing
 
     /// The live rig of the players' checks: a real-time origin with a break every 14 s from 8 s
     /// on, cycling through the signalling forms, lasting `seconds` of play and more.
-    static func liveRig(seconds: Int, dash: Bool = false) async throws -> ServeLiveSessionTests.Rig {
+    static func liveRig(seconds: Int, dash: Bool = false, sourcePath: String? = nil, subtitles: Bool = false) async throws -> ServeLiveSessionTests.Rig {
         let media = max(60, (seconds + 40 + 1) / 2 * 2)
         let forms: [LiveOriginBreak.Signal] = [.dateRange(.spliceInsert), .inBand(.spliceInsert), .cueOut, .inBand(.timeSignal), .dateRange(.timeSignal)]
         var breaks: [LiveOriginBreak] = []
@@ -915,7 +915,8 @@ import Timing
             breaks.append(LiveOriginBreak(start: start, duration: MediaTime(seconds: 6), signal: form))
             at += 14 * 30; i += 1
         }
-        let rig = try await ServeLiveSessionTests.Rig.start(breaks: breaks, seconds: media, clock: .realTime, dash: dash)
+        let rig = try await ServeLiveSessionTests.Rig.start(breaks: breaks, seconds: media, clock: .realTime, dash: dash, sourcePath: sourcePath,
+                                                            subtitles: subtitles)
         try await rig.warm()
         return rig
     }
@@ -947,6 +948,21 @@ import Timing
         try await Self.play([.chromium, .vlc, .mpv, .gstreamer3, .ffmpeg].map { ($0, ts) } + [(.gstreamer3, cmaf)], seconds: seconds)
         let metrics = try await curl(rig.url("/metrics")).text
         #expect(metrics.contains("interlude_live_avails_total"), "the players met breaks: \(metrics)")
+        #expect(rig.loggedFaults.isEmpty, "\(rig.loggedFaults)")
+    }
+
+    /// The same from a live HLS origin of demuxed CMAF with a WebVTT subtitle rendition
+    /// (video-only variants, the sound an audio rendition, the subtitles beside them): its
+    /// sessions' HLS (MPEG-TS, the rendition's sound muxed in; the subtitle playlists beside the
+    /// top rung's) in Chromium's native HLS, VLC, mpv, playbin3 and `ffmpeg -xerror`, and their
+    /// CMAF ones in playbin3, all at once.
+    @Test func theFieldsPlayersPlayALiveSessionWithDemuxedAudioAndSubtitles() async throws {
+        let seconds = Self.seconds
+        let rig = try await Self.liveRig(seconds: seconds + 20, dash: true, sourcePath: "/demuxed/master.m3u8", subtitles: true)
+        defer { rig.stop() }
+        #expect(await rig.channel.subtitleRenditions().count == 1)
+        let ts = rig.url("/v1/master/ch/index.m3u8"), cmaf = rig.url("/v1/master/ch/index.m3u8?segments=cmaf")
+        try await Self.play([.chromium, .vlc, .mpv, .gstreamer3, .ffmpeg].map { ($0, ts) } + [(.gstreamer3, cmaf)], seconds: seconds)
         #expect(rig.loggedFaults.isEmpty, "\(rig.loggedFaults)")
     }
 

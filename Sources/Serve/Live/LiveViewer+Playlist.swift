@@ -60,7 +60,7 @@ extension LiveViewer {
                 let wire = ((item.startPTS % LivePTS.wrap) + LivePTS.wrap) % LivePTS.wrap
                 uri = prefix + "/v1/subtitles/\(channelName)/\(k)/\(item.startPTS)-\(item.endPTS).vtt?p=\(wire)"
             } else {
-                uri = prefix + "/v1/subtitles/" + SessionSubtitlePlaylist.empty
+                uri = prefix + "/v1/subtitles/" + SessionSubtitlePlaylist.empty + "?at=\(item.startPTS)"
             }
             let subtitle = SessionPlaylist.Item(uri: uri, duration: entry.duration, start: entry.start, discontinuity: entry.discontinuity,
                                                 mark: nil, startsAd: nil)
