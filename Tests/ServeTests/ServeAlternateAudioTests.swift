@@ -182,9 +182,11 @@ import Timing
     /// A DASH origin with two audio AdaptationSets (the clip's sound `lang="en"` with `Role`
     /// main, silence `lang="fr"`, made by ffmpeg's DASH muxer): English is the ladder's sound,
     /// French a language rung of the lowest rung, so a session names both as it does an HLS
-    /// origin's, the French track silent content with the ad's sound in the break.
-    @Test func aDASHOriginsAudioAdaptationSetsAreLanguagesToo() async throws {
-        let root = StoreFixture.folder("alt-audio-dash")
+    /// origin's, the French track silent content with the ad's sound in the break. The same
+    /// with the MPD split in two Periods (the same languages in each): one language rung across
+    /// them, its segments numbered on.
+    @Test(arguments: [false, true]) func aDASHOriginsAudioAdaptationSetsAreLanguagesToo(periods: Bool) async throws {
+        let root = StoreFixture.folder("alt-audio-dash-\(periods)")
         defer { try? FileManager.default.removeItem(at: root) }
         let folder = root.appendingPathComponent("origin")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -203,6 +205,10 @@ import Timing
             .replacingOccurrences(of: "</AdaptationSet>", with: #"<Role schemeIdUri="urn:mpeg:dash:role:2011" value="main"/></AdaptationSet>"#)
         mpd.replaceSubrange(en.lowerBound..<frEnd.upperBound, with: String(mpd[fr.lowerBound..<frEnd.upperBound]) + "\n" + english)
         #expect(mpd.range(of: #"lang="fr""#)!.lowerBound < mpd.range(of: #"lang="en""#)!.lowerBound && mpd.contains(#"value="main""#))
+        if periods {
+            mpd = try StoreDASHSourceTests.splitInTwoPeriods(mpd)
+            #expect(mpd.components(separatedBy: "<Period ").count == 3 && mpd.components(separatedBy: #"lang="fr""#).count == 3, "\(mpd)")
+        }
         let origin = try HTTPTestServer()
         for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name != "o.mpd" {
             origin.route("/" + name, HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: folder.appendingPathComponent(name))))

@@ -60,49 +60,54 @@ import Timing
         case .periods:
             // the template package's SegmentTimeline split in two Periods at 2 s, each its own segments (the same files)
             let mpd = try await package(folder, ["-use_template", "1", "-use_timeline", "1"])
-            guard let p = mpd.range(of: "<Period"), let body = mpd.range(of: ">", range: p.upperBound..<mpd.endIndex),
-                  let close = mpd.range(of: "</Period>") else { throw VerifierError.malformedOutput(mpd) }
-            let inner = String(mpd[body.upperBound..<close.lowerBound])
-            // ffmpeg's timelines: each S a segment; Period 1 keeps the first, Period 2 the rest from startNumber 2
-            func half(_ second: Bool) throws -> String {
-                var text = inner
-                var cursor = text.startIndex
-                while let t = text.range(of: "<SegmentTimeline>", range: cursor..<text.endIndex), let e = text.range(of: "</SegmentTimeline>", range: t.upperBound..<text.endIndex) {
-                    let entries = text[t.upperBound..<e.lowerBound].components(separatedBy: "/>").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
-                    // expanded: one S per segment, each with its t
-                    var segments: [(Int64, Int64)] = []
-                    var next: Int64 = 0
-                    for s in entries {
-                        func attr(_ n: String) -> Int64? { s.range(of: "\(n)=\"").flatMap { r in Int64(s[r.upperBound...].prefix { $0 != "\"" }) } }
-                        if let v = attr("t") { next = v }
-                        let d = attr("d") ?? 0
-                        for _ in 0...(attr("r") ?? 0) { segments.append((next, d)); next += d }
-                    }
-                    let kept = second ? Array(segments.dropFirst()) : [segments[0]]
-                    let replacement = kept.map { "<S t=\"\($0.0)\" d=\"\($0.1)\" />" }.joined()
-                    text.replaceSubrange(t.upperBound..<e.lowerBound, with: replacement)
-                    cursor = text.index(t.upperBound, offsetBy: replacement.count)
-                }
-                if second {
-                    // numbered from 2, its presentation time 0 at its first segment
-                    text = text.replacingOccurrences(of: "startNumber=\"1\"", with: "startNumber=\"2\"")
-                    var out = "", rest = Substring(text)
-                    while let r = rest.range(of: "<SegmentTemplate timescale=\"") {
-                        out += rest[..<r.upperBound]
-                        let scale = Int64(rest[r.upperBound...].prefix { $0 != "\"" }) ?? 1
-                        rest = rest[r.upperBound...]
-                        out += "\(scale)\" presentationTimeOffset=\"\(2 * scale)"
-                        rest = rest.drop { $0 != "\"" }
-                    }
-                    text = out + rest
-                }
-                return text
-            }
-            let periods = "<Period id=\"a\" start=\"PT0S\" duration=\"PT2S\">\(try half(false))</Period><Period id=\"b\" start=\"PT2S\">"
-                + "<EventStream schemeIdUri=\"urn:scte:scte35:2014:xml+bin\" timescale=\"1000\"><Event presentationTime=\"0\" duration=\"5000\" id=\"1\"/></EventStream>"
-                + "\(try half(true))</Period>"
-            return String(mpd[..<p.lowerBound]) + periods + String(mpd[close.upperBound...])
+            return try splitInTwoPeriods(mpd)
         }
+    }
+
+    /// `mpd` (ffmpeg's one-Period template package of 2 s segments: `SegmentTemplate`s with a
+    /// `SegmentTimeline`, `startNumber="1"`) split in two Periods at 2 s, as a multi-Period packager
+    /// writes one: each Period lists the segments of its time (the same files), a segment that
+    /// overlaps 2 s in both (the audio's AAC frames do not end there), the second numbered on and
+    /// its `presentationTimeOffset` 2 s; an SCTE-35 event at the second's start.
+    static func splitInTwoPeriods(_ mpd: String) throws -> String {
+        guard let p = mpd.range(of: "<Period"), let body = mpd.range(of: ">", range: p.upperBound..<mpd.endIndex),
+              let close = mpd.range(of: "</Period>") else { throw VerifierError.malformedOutput(mpd) }
+        let inner = String(mpd[body.upperBound..<close.lowerBound])
+        func attr(_ n: String, in s: Substring) -> Int64? { s.range(of: " \(n)=\"").flatMap { r in Int64(s[r.upperBound...].prefix { $0 != "\"" }) } }
+        func half(_ second: Bool) throws -> String {
+            var text = inner
+            var cursor = text.startIndex
+            while let open = text.range(of: "<SegmentTemplate ", range: cursor..<text.endIndex),
+                  let head = text.range(of: ">", range: open.upperBound..<text.endIndex),
+                  let t = text.range(of: "<SegmentTimeline>", range: head.upperBound..<text.endIndex),
+                  let e = text.range(of: "</SegmentTimeline>", range: t.upperBound..<text.endIndex) {
+                let tag = text[open.lowerBound..<head.upperBound]
+                let scale = attr("timescale", in: tag) ?? 1, number = attr("startNumber", in: tag) ?? 1
+                // ffmpeg's timelines expanded: one S per segment, each with its t
+                var segments: [(Int64, Int64)] = []
+                var next: Int64 = 0
+                for s in text[t.upperBound..<e.lowerBound].components(separatedBy: "/>") where s.contains("<S") {
+                    let s = Substring(s)
+                    if let v = attr("t", in: s) { next = v }
+                    let d = attr("d", in: s) ?? 0
+                    for _ in 0...(attr("r", in: s) ?? 0) { segments.append((next, d)); next += d }
+                }
+                let cut = 2 * scale
+                let first = second ? segments.firstIndex { $0.0 + $0.1 > cut } ?? segments.count : 0
+                let kept = second ? Array(segments[first...]) : segments.filter { $0.0 < cut }
+                var newTag = String(tag).replacingOccurrences(of: "startNumber=\"\(number)\"", with: "startNumber=\"\(number + Int64(first))\"")
+                if second { newTag = newTag.replacingOccurrences(of: "timescale=\"\(scale)\"", with: "timescale=\"\(scale)\" presentationTimeOffset=\"\(cut)\"") }
+                let timeline = "<SegmentTimeline>" + kept.map { "<S t=\"\($0.0)\" d=\"\($0.1)\" />" }.joined()
+                text.replaceSubrange(open.lowerBound..<e.lowerBound, with: newTag + String(text[head.upperBound..<t.lowerBound]) + timeline)
+                guard let end = text.range(of: "</SegmentTimeline>", range: open.lowerBound..<text.endIndex) else { throw VerifierError.malformedOutput(text) }
+                cursor = end.upperBound
+            }
+            return text
+        }
+        let periods = "<Period id=\"a\" start=\"PT0S\" duration=\"PT2S\">\(try half(false))</Period><Period id=\"b\" start=\"PT2S\">"
+            + "<EventStream schemeIdUri=\"urn:scte:scte35:2014:xml+bin\" timescale=\"1000\"><Event presentationTime=\"0\" duration=\"5000\" id=\"1\"/></EventStream>"
+            + "\(try half(true))</Period>"
+        return String(mpd[..<p.lowerBound]) + periods + String(mpd[close.upperBound...])
     }
 
     @Test(arguments: Form.allCases) func aDASHOriginIsTakenInWhateverItsAddressing(form: Form) async throws {

@@ -229,8 +229,10 @@ enum DASHImport {
         if out.contains(where: { ($0.audio == nil) != (out[0].audio == nil) }) {
             throw StoreError.unsupported("DASH source: some Periods have audio and some do not")
         }
-        if out.count > 1, out.contains(where: { !$0.languages.isEmpty }) {
-            notes.append("audio languages besides the main one of a multi-Period MPD are left out")
+        // several Periods: the same languages in each (by `lang`, in order), or only the main sound
+        func languages(_ p: PeriodTracks) -> [String?] { p.languages.map(\.audio.language) }
+        if out.count > 1, out.contains(where: { languages($0) != languages(out[0]) || $0.mainAudio?.language != out[0].mainAudio?.language }) {
+            notes.append("audio languages besides the main one are left out: the Periods do not all have the same ones")
             for i in out.indices { out[i].languages = []; out[i].mainAudio = nil }
         }
         if out.count > 1, out.contains(where: { !$0.texts.isEmpty }) {
@@ -596,6 +598,9 @@ enum DASHImport {
         var out: [HLSImport.FetchedVariant] = [], languageVariants: [HLSImport.FetchedVariant] = []
         // each rung's TS continuity counters, carried from Period to Period: one stream
         var counters = [[Int: UInt8]](repeating: [:], count: periods[0].video.count)
+        // each other language: its variant (by its place among the Periods' languages), its rung's
+        // continuity counters; a language that failed in a Period is left out whole
+        var languageIndex: [Int: Int] = [:], languageCounters: [Int: [Int: UInt8]] = [:], failedLanguages = Set<Int>()
         var cueTimes: [MediaTime] = [], segmentStarts: [MediaTime] = []
         let first = periods[0]
         for (p, period) in periods.enumerated() {
@@ -639,39 +644,50 @@ enum DASHImport {
                     let pictures = try raws.map { try FragmentRemux.firstPicture(initialization: initFile, segment: $0, scratch: dir) }
                     for i in 0..<(raws.count - 1) { lengths[i] = pictures[i + 1] - pictures[i] }
                 }
+                // each segment's sound from its first picture for its length; from the track's start
+                // only for the presentation's first segment and to its end only for its last (a
+                // Period's audio segments may start before it and end after it: the Period bounds them)
                 for (i, raw) in raws.enumerated() {
                     let n = out[k].segmentCount
                     let file = dir.appendingPathComponent(String(format: "seg%05d.ts", n))
                     try StoreRemux.segment(raw, initialization: initFile, to: file, shift: shift,
-                                           audio: audio.map { FragmentRemux.AudioSpan(file: $0, length: lengths[i], first: i == 0, last: i == raws.count - 1) },
+                                           audio: audio.map { FragmentRemux.AudioSpan(file: $0, length: lengths[i], first: i == 0 && p == 0, last: i == raws.count - 1 && p == periods.count - 1) },
                                            counters: &counters[k], what: "DASH source: segment \(i) of \(v.id.prefix(40))")
                     out[k].segmentCount += 1
                     if k == 0 { segmentStarts.append(period.start + MediaTime(value: v.starts[i], timescale: v.timescale)) }
                 }
-                // the lowest rung also carries each other language, in a rung of its own (as an HLS origin's alternate audio)
+                // the lowest rung also carries each other language, in a rung of its own (as an HLS origin's
+                // alternate audio), Period after Period: one stream, its segments numbered on
                 guard k == period.video.count - 1, !period.languages.isEmpty else { continue }
-                for (n, language) in period.languages.enumerated() {
+                for (n, language) in period.languages.enumerated() where !failedLanguages.contains(n) {
+                    let rung = "\(names[k])-audio\(n + 1)"
+                    let langDir = folder.appendingPathComponent(rung)
                     let track = try await resolved(language.track)
                     let file = folder.appendingPathComponent(".audio-language\(n).mp4")
                     defer { try? FileManager.default.removeItem(at: file) }
                     do { try await wholeTrack(track, to: file) } catch {
+                        // a language missing from one Period is missing: left out whole
                         notes.append("audio '\(language.audio.name.prefix(64))' left out: \(String(describing: error).prefix(200))")
+                        failedLanguages.insert(n)
+                        try? FileManager.default.removeItem(at: langDir)
                         continue
                     }
-                    let rung = "\(names[k])-audio\(n + 1)"
-                    let langDir = folder.appendingPathComponent(rung)
                     try FileManager.default.createDirectory(at: langDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-                    var langCounters: [Int: UInt8] = [:]
+                    let first = languageIndex[n].map { languageVariants[$0].segmentCount } ?? 0
+                    var langCounters = languageCounters[n] ?? [:]
                     for (i, raw) in raws.enumerated() {
-                        try StoreRemux.segment(raw, initialization: initFile, to: langDir.appendingPathComponent(String(format: "seg%05d.ts", i)), shift: shift,
-                                               audio: FragmentRemux.AudioSpan(file: file, length: lengths[i], first: i == 0, last: i == raws.count - 1),
+                        try StoreRemux.segment(raw, initialization: initFile, to: langDir.appendingPathComponent(String(format: "seg%05d.ts", first + i)), shift: shift,
+                                               audio: FragmentRemux.AudioSpan(file: file, length: lengths[i], first: i == 0 && p == 0, last: i == raws.count - 1 && p == periods.count - 1),
                                                counters: &langCounters, what: "DASH source: segment \(i) of \(v.id.prefix(40))")
                     }
+                    languageCounters[n] = langCounters
+                    if let j = languageIndex[n] { languageVariants[j].segmentCount += raws.count; continue }
                     var described = language.audio
                     described.rung = rung
                     described.base = names[k]
                     var carrying = out[k].rendition
                     carrying.name = rung
+                    languageIndex[n] = languageVariants.count
                     languageVariants.append(HLSImport.FetchedVariant(rendition: carrying, codecs: out[k].codecs, segmentCount: raws.count, cueSegments: [],
                                                                      language: described))
                 }
@@ -682,7 +698,8 @@ enum DASHImport {
         func distance(_ i: Int, _ t: MediaTime) -> MediaTime { segmentStarts[i] > t ? segmentStarts[i] - t : t - segmentStarts[i] }
         let cueSegments = Set(cueTimes.compactMap { t in segmentStarts.indices.min { distance($0, t) < distance($1, t) } }).filter { $0 > 0 }.sorted()
         for k in out.indices { out[k].cueSegments = cueSegments }
-        out += languageVariants
+        let carried = languageIndex.filter { !failedLanguages.contains($0.key) }.sorted { $0.key < $1.key }.map { languageVariants[$0.value] }
+        out += carried
         // the subtitles (one Period): a cue at Period time t is media time t + presentationTimeOffset, on the
         // store's MPEG-TS clock 10 s later (`HLSImport.cmafClockShift`), where the video's is
         var subtitles: [HLSSubtitleImport.Track] = []
@@ -702,6 +719,6 @@ enum DASHImport {
             }
         }
         return HLSImport.Fetched(variants: out, subtitles: subtitles, notes: notes,
-                                 defaultAudio: languageVariants.isEmpty ? nil : first.mainAudio)
+                                 defaultAudio: carried.isEmpty ? nil : first.mainAudio)
     }
 }
