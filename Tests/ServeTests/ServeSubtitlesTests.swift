@@ -231,9 +231,11 @@ import Timing
     /// A static DASH origin's WebVTT text AdaptationSet (a file for the Period, cue times from its
     /// start; the ffmpeg-made MPD of `ServeStoreHLSSourceTests` with one added, and a TTML one the
     /// import leaves out with a note): its cues on the content's timeline, and a session's
-    /// subtitle playlist shows each at its stream time.
-    @Test func aDASHOriginsWebVTTIsASubtitleTrack() async throws {
-        let root = StoreFixture.folder("subs-dash")
+    /// subtitle playlist shows each at its stream time. The same with the MPD split in two
+    /// Periods, a WebVTT and a TTML file per Period (cue times from each Period's start, a cue
+    /// across the boundary in both files): the same cues on the content's timeline, that one once.
+    @Test(arguments: [false, true]) func aDASHOriginsWebVTTIsASubtitleTrack(periods: Bool) async throws {
+        let root = StoreFixture.folder("subs-dash-\(periods)")
         defer { try? FileManager.default.removeItem(at: root) }
         let folder = root.appendingPathComponent("origin")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -250,11 +252,30 @@ import Timing
         let text = #"<AdaptationSet id="5" contentType="text" mimeType="text/vtt" lang="en" label="English"><Representation id="en" bandwidth="256"><BaseURL>subs/en.vtt</BaseURL></Representation></AdaptationSet>"#
             + #"<AdaptationSet id="6" contentType="text" mimeType="application/ttml+xml" lang="de"><Representation id="de" bandwidth="256"><BaseURL>de.ttml</BaseURL></Representation></AdaptationSet>"#
         mpd = mpd.replacingOccurrences(of: "</Period>", with: text + "\n</Period>")
+        // each Period's WebVTT: the cues starting in its time (one may end after it), times from its start
+        func vtt(from: Int, to: Int) -> Data {
+            Data(WebVTT.write(Self.english.filter { $0.0 >= from && $0.0 < to }.map {
+                WebVTT.Cue(start: Int64($0.0 - from) * 90, end: Int64($0.1 - from) * 90, text: $0.2)
+            }).utf8)
+        }
+        if periods {
+            // the second Period names files of its own
+            mpd = try StoreDASHSourceTests.splitInTwoPeriods(mpd)
+            let b = try #require(mpd.range(of: #"<Period id="b""#))
+            mpd.replaceSubrange(b.lowerBound..<mpd.endIndex, with: mpd[b.lowerBound...].replacingOccurrences(of: "subs/en.vtt", with: "subs/en-b.vtt")
+                                    .replacingOccurrences(of: "de.ttml", with: "de-b.ttml"))
+            server.route("/subs/en.vtt", HTTPTestServer.Response(headers: ["Content-Type": "text/vtt"], body: vtt(from: 0, to: 2000)))
+            server.route("/subs/en-b.vtt", HTTPTestServer.Response(headers: ["Content-Type": "text/vtt"], body: vtt(from: 2000, to: 4000)))
+            // the German TTML whole for the first Period, its cues after 2 s again for the second (from its start): kept once
+            server.route("/de.ttml", HTTPTestServer.Response(headers: ["Content-Type": "application/ttml+xml"], body: Data(Self.germanTTML.utf8)))
+            server.route("/de-b.ttml", HTTPTestServer.Response(headers: ["Content-Type": "application/ttml+xml"],
+                                                               body: Data(Self.germanTTMLSecondPeriod.utf8)))
+        } else {
+            server.route("/subs/en.vtt", HTTPTestServer.Response(headers: ["Content-Type": "text/vtt"], body: vtt(from: 0, to: 4000)))
+            // the German track as TTML (IMSC1 text): offset and clock times, a div's begin, frames, a line break, an entity
+            server.route("/de.ttml", HTTPTestServer.Response(headers: ["Content-Type": "application/ttml+xml"], body: Data(Self.germanTTML.utf8)))
+        }
         server.route("/o.mpd", HTTPTestServer.Response(headers: ["Content-Type": "application/dash+xml"], body: Data(mpd.utf8)))
-        server.route("/subs/en.vtt", HTTPTestServer.Response(headers: ["Content-Type": "text/vtt"],
-                                                             body: Data(WebVTT.write(Self.english.map { WebVTT.Cue(start: Int64($0.0) * 90, end: Int64($0.1) * 90, text: $0.2) }).utf8)))
-        // the German track as TTML (IMSC1 text): offset and clock times, a div's begin, frames, a line break, an entity
-        server.route("/de.ttml", HTTPTestServer.Response(headers: ["Content-Type": "application/ttml+xml"], body: Data(Self.germanTTML.utf8)))
         let ads = try midrollAdServer()
         defer { ads.stop() }
         let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["d": server.url("/o.mpd")] }
@@ -293,6 +314,15 @@ import Timing
             <p begin="10f" end="800ms">de 3</p>
           </div></body>
         </tt>
+        """
+
+    /// `germanTTML`'s cues after 2 s, times from 2 s (a second Period's file).
+    static let germanTTMLSecondPeriod = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <tt xmlns="http://www.w3.org/ns/ttml" xml:lang="de"><body><div>
+          <p begin="00:00:00.500" end="00:00:01.100">de 2 &amp; mehr</p>
+          <p begin="00:00:01.400" end="00:00:01.800">de 3</p>
+        </div></body></tt>
         """
 
     /// TTML's time expressions and what a hostile document gets.

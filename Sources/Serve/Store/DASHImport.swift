@@ -17,7 +17,7 @@ import Timing
 /// ranges is fetched whole once and cut here. Nominal durations (`@duration`) are measured: each
 /// segment lasts from its first picture to the next one's. Relative `BaseURL`s, each Period's
 /// SCTE-35 `EventStream`s as origin cues (at the segment starting nearest each), WebVTT text
-/// AdaptationSets (WebVTT, or TTML read by `TTMLImport`) of a one-Period MPD (a file per Period) as subtitle tracks. What it refuses in one
+/// AdaptationSets (WebVTT, or TTML read by `TTMLImport`; a file per Period) as subtitle tracks. What it refuses in one
 /// line: a dynamic MPD (a live origin: `LiveMPD`), Periods with other video Representations
 /// than the first, a hierarchical `sidx`, more than 10,000 segments. Encrypted media
 /// (`ContentProtection`) is kept as it came instead (`ProtectedCMAFImport`). The
@@ -235,8 +235,10 @@ enum DASHImport {
             notes.append("audio languages besides the main one are left out: the Periods do not all have the same ones")
             for i in out.indices { out[i].languages = []; out[i].mainAudio = nil }
         }
-        if out.count > 1, out.contains(where: { !$0.texts.isEmpty }) {
-            notes.append("subtitles of a multi-Period MPD are left out")
+        // several Periods: the same text tracks in each (by `lang` and name, in order), or none
+        func texts(_ p: PeriodTracks) -> [String] { p.texts.map { "\($0.language ?? "")|\($0.name)|\($0.ttml)" } }
+        if out.count > 1, out.contains(where: { texts($0) != texts(out[0]) }) {
+            notes.append("subtitles are left out: the Periods do not all have the same text tracks")
             for i in out.indices { out[i].texts = [] }
         }
         return (out, notes)
@@ -700,18 +702,29 @@ enum DASHImport {
         for k in out.indices { out[k].cueSegments = cueSegments }
         let carried = languageIndex.filter { !failedLanguages.contains($0.key) }.sorted { $0.key < $1.key }.map { languageVariants[$0.value] }
         out += carried
-        // the subtitles (one Period): a cue at Period time t is media time t + presentationTimeOffset, on the
-        // store's MPEG-TS clock 10 s later (`HLSImport.cmafClockShift`), where the video's is
+        // the subtitles, a file per Period: a cue at time t of Period p plays at presentation time
+        // start(p) + t, which is media time start(p) − start(0) + t + the first Period's
+        // presentationTimeOffset, on the store's MPEG-TS clock 10 s later (`HLSImport.cmafClockShift`),
+        // where the video's is; a cue repeated in the next Period's file kept once
         var subtitles: [HLSSubtitleImport.Track] = []
         let top = first.video[0]
-        let shift = MediaTime(value: top.presentationTimeOffset, timescale: top.timescale).mpegTicks + HLSImport.cmafClockShift.mpegTicks
+        let base = MediaTime(value: top.presentationTimeOffset, timescale: top.timescale).mpegTicks + HLSImport.cmafClockShift.mpegTicks
         for (n, t) in first.texts.prefix(SubtitleTrack.maxTracks).enumerated() {
             let file = folder.appendingPathComponent(".text\(n).vtt")
             defer { try? FileManager.default.removeItem(at: file) }
             do {
-                try await fetch(t.url, to: file, maxBytes: maxTextBytes)
-                let read = t.ttml ? try TTMLImport.cues(try Data(contentsOf: file), what: "the TTML file") : try HLSSubtitleImport.cues(in: file, what: "the WebVTT file")
-                let cues = read.map { c -> WebVTT.Cue in var c = c; c.start += shift; c.end += shift; return c }
+                var cues: [WebVTT.Cue] = [], seen = Set<WebVTT.Cue>()
+                for period in periods where period.texts.indices.contains(n) {
+                    let text = period.texts[n]
+                    try await fetch(text.url, to: file, maxBytes: maxTextBytes)
+                    let read = text.ttml ? try TTMLImport.cues(try Data(contentsOf: file), what: "the TTML file") : try HLSSubtitleImport.cues(in: file, what: "the WebVTT file")
+                    let shift = base + (period.start - first.start).mpegTicks
+                    for var c in read {
+                        c.start += shift; c.end += shift
+                        if seen.insert(c).inserted { cues.append(c) }
+                    }
+                    guard cues.count <= SubtitleTrack.maxCues else { throw StoreError.unsupported("more than \(SubtitleTrack.maxCues) cues") }
+                }
                 subtitles.append(HLSSubtitleImport.Track(rendition: HLS.Rendition(type: .subtitles, groupID: "subs", name: t.name, language: t.language,
                                                                                   isDefault: subtitles.isEmpty, autoselect: true), cues: cues))
             } catch {
