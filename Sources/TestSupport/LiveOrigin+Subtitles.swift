@@ -31,6 +31,11 @@ extension LiveOrigin.Core {
 }
 
 extension LiveOrigin {
+    /// The subtitle rendition's playlist as it is now (needs `subtitles: true`): URIs `N.vtt`.
+    public func subtitlePlaylist() -> String {
+        core.respondSubtitles("/subs/live.m3u8").map { String(decoding: $0.body, as: UTF8.self) } ?? ""
+    }
+
     /// The WebVTT of subtitle segment `n`, whose video segment starts at PTS `firstPTS`.
     public static func subtitleSegment(_ n: Int, firstPTS: Int64) -> String {
         "WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:\(firstPTS),LOCAL:00:00:00.000\n\n00:00:00.200 --> 00:00:01.800\nsegment \(n)\n"

@@ -3,6 +3,7 @@ import Manifest
 @testable import Serve
 import TestSupport
 import Testing
+import Threads
 import Timing
 
 /// Issue 34 item 5, live: a live HLS origin's WebVTT subtitle rendition carried through a
@@ -93,5 +94,70 @@ import Timing
         }
         #expect(contentCues >= 8 && adSegments >= 2, "\(contentCues) cues, \(adSegments) ad segments")
         #expect(rig.loggedFaults.isEmpty, "\(rig.loggedFaults)")
+    }
+}
+
+/// A live origin's subtitle rendition that misbehaves: its playlist gone, a segment that is not
+/// WebVTT, one over 1 MiB. Each is logged once and costs the video nothing: the channel keeps
+/// taking its segments, and the cues of the segments that can be read are kept.
+@Suite(.serialized) struct ServeLiveSubtitleFaultsTests {
+    @Test func aBrokenSubtitleRenditionIsLoggedAndNeverCostsTheVideo() async throws {
+        let media = try await offPool { try LiveOriginMedia.make(seconds: 30) }
+        let origin = try LiveOrigin(media: media, windowSize: 6, initialSegments: 4, subtitles: true)
+        defer { origin.stop() }
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        let mode = Locked("gone")
+        server.setHandler { request in
+            let m = mode.withLock { $0 }
+            switch request.path {
+            case "/master.m3u8":
+                let master = origin.masterPlaylist().replacingOccurrences(of: "URI=\"subs/live.m3u8\"", with: "URI=\"\(server.url("/subs.m3u8"))\"")
+                    .replacingOccurrences(of: "\nr0/live.m3u8", with: "\n" + origin.url("/r0/live.m3u8"))
+                return HTTPTestServer.Response(body: master, contentType: "application/vnd.apple.mpegurl")
+            case "/subs.m3u8" where m != "gone":
+                // the origin's subtitle playlist, its segments here
+                return HTTPTestServer.Response(body: origin.subtitlePlaylist(), contentType: "application/vnd.apple.mpegurl")
+            case let p where p.hasSuffix(".vtt"):
+                let n = Int(p.dropFirst().dropLast(4)) ?? 0
+                switch m {
+                case "garbage": return HTTPTestServer.Response(body: "not a subtitle file", contentType: "text/vtt")
+                case "huge": return HTTPTestServer.Response(headers: ["Content-Type": "text/vtt"], body: Data(repeating: 0x41, count: 2 << 20))
+                default: return HTTPTestServer.Response(body: LiveOrigin.subtitleSegment(n, firstPTS: media.segments[n].firstPTS), contentType: "text/vtt")
+                }
+            default:
+                return HTTPTestServer.Response(status: 404, body: "gone", contentType: "text/plain")
+            }
+        }
+        let folder = StoreFixture.folder("live-subtitle-faults")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = LineBox()
+        let channel = try LiveChannel(name: "s", source: server.url("/master.m3u8"), folder: folder, log: ServeLog { log.append($0) })
+        func taken() async -> Int { await channel.window(rendition: "v0")?.segments.count ?? 0 }
+        func faults(_ kind: String) -> [String] {
+            log.all.filter { $0.contains("\"live_origin_fault\"") && $0.contains("\"kind\":\"\(kind)\"") && $0.contains("\"rendition\":\"subtitles\"") }
+        }
+        var before = 0
+        for (m, kind) in [("gone", "playlist_unavailable"), ("garbage", "segment_unreadable"), ("huge", "segment_unavailable")] {
+            mode.withLock { $0 = m }
+            for _ in 0..<2 {
+                origin.advance()
+                try await channel.poll()
+            }
+            let now = await taken()
+            #expect(now > before, "\(m): the video goes on (\(before) → \(now) segments)")
+            before = now
+            #expect(faults(kind).count == 1, "\(m): \(log.all)")
+        }
+        // readable again: its cues come back
+        mode.withLock { $0 = "whole" }
+        for _ in 0..<2 {
+            origin.advance()
+            try await channel.poll()
+        }
+        let w = try #require(await channel.window(rendition: "v0"))
+        let last = try #require(w.segments.last)
+        let text = await channel.subtitleSegment(track: 0, from: last.firstPTS, to: last.firstPTS + last.duration.mpegTicks, wirePTS: last.firstPTS)
+        #expect(text?.contains("segment ") == true, "\(text ?? "nil")")
     }
 }

@@ -244,14 +244,20 @@ public actor LiveChannel {
             for entry in playlist.segments.filter({ $0.sequence >= subtitles.tracks[k].next }).prefix(LiveSubtitles.maxSegmentsPerPoll) {
                 let file = scratch.appendingPathComponent("subtitle-\(k).vtt")
                 defer { try? FileManager.default.removeItem(at: file) }
+                // a segment that cannot be had, or read, is skipped (said once): its cues are lost, not the video's time
+                subtitles.tracks[k].next = entry.sequence + 1
                 do {
                     try await HLSImport.fetch(try t.location.resolve(entry.uri), to: file, maxBytes: HLSSubtitleImport.maxSegmentBytes, timeout: timeout)
+                } catch {
+                    report(.segmentUnavailable, rendition: "subtitles", "\(entry.uri.prefix(200)): \(error)")
+                    continue
+                }
+                do {
                     let cues = try HLSSubtitleImport.cues(in: file, what: "subtitle segment \(entry.uri.prefix(120))")
                     subtitles.add(cues, track: k, fileClock: fileClock, clockOffset: r.timeline.clockOffset, oldest: r.segments.first?.firstPTS)
                 } catch {
                     report(.segmentUnreadable, rendition: "subtitles", "\(entry.uri.prefix(200)): \(error)")
                 }
-                subtitles.tracks[k].next = entry.sequence + 1
             }
         }
     }
