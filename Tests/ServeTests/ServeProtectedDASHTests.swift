@@ -92,6 +92,20 @@ import Timing
         planted.renditions[0].segments[1].encryption?.initialization = other
         #expect(!planted.isWellFormed(prefix: prefix, files: Set(planted.files)), "one initialization segment per rung")
 
+        try await Self.expectServedDecrypted(store, root: root, ads: ads, descriptors: [
+            "<ContentProtection schemeIdUri=\"urn:mpeg:dash:mp4protection:2011\" value=\"cbcs\" cenc:default_KID=\"\(Self.kidUUID)\"/>",
+            "<dashif:laurl>https://keys.example/clearkey</dashif:laurl>",
+        ], firstSegment: (try Data(contentsOf: folder.appendingPathComponent("chunk-stream0-00001.m4s")), clear["chunk-stream0-00001.m4s"]))
+    }
+
+    /// A session of protected content `p` in `store` (its ads from `ads`, files under `root`):
+    /// DASH only, its MPD valid and of three Periods (0–2 s, the ad, 4–6 s) whose content ones
+    /// carry `descriptors` (lines of the MPD) and the ad's none; each Period decrypted by ffmpeg
+    /// with the key decodes clean, every content frame once in order, the ad's 60 frames between
+    /// frames 59 and 60, the sound covering each Period; the first content segment served is
+    /// `firstSegment.encrypted` byte for byte (not the clear bytes), as it came only.
+    static func expectServedDecrypted(_ store: MediaStore, root: URL, ads: HTTPTestServer, descriptors: [String],
+                                      firstSegment: (encrypted: Data, clear: Data?)) async throws {
         let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "p", source: "origin")] }
         // a session whose MPD has the ad (VOD leaves out an ad not transcoded yet)
         var id = "", mpdBody = Data()
@@ -124,8 +138,7 @@ import Timing
         let chunks = text.components(separatedBy: "<Period ").dropFirst()
         for (chunk, p) in zip(chunks, periods) {
             let isContent = p.id.hasPrefix("content")
-            #expect(chunk.contains("<ContentProtection schemeIdUri=\"urn:mpeg:dash:mp4protection:2011\" value=\"cbcs\" cenc:default_KID=\"\(Self.kidUUID)\"/>") == isContent, "\(p.id)")
-            #expect(chunk.contains("<dashif:laurl>https://keys.example/clearkey</dashif:laurl>") == isContent, "\(p.id)")
+            for line in descriptors { #expect(chunk.contains(line) == isContent, "\(p.id): \(line)") }
         }
 
         var ids: [FrameIdentity?] = []
@@ -170,13 +183,58 @@ import Timing
         #expect(ids.compactMap { $0 }.filter { $0.sourceID == 3 }.map(\.frameIndex) == Array(0..<StoreFixture.frames), "content frames once and in order")
         let resume = try #require(ids.firstIndex { $0 == FrameIdentity(sourceID: 3, frameIndex: 60) })
         #expect(resume == 120 && ids[59] == FrameIdentity(sourceID: 3, frameIndex: 59) && ids[60..<120].allSatisfy { $0?.sourceID == 7 },
-                "the ad's 60 frames between content frames 59 and 60")
+                "the ad's 60 frames between content frames 59 and 60: \(ids[60..<min(ids.count, 120)].map { $0.map { "\($0.sourceID):\($0.frameIndex)" } ?? "?" })")
 
         // content segments byte for byte, as encrypted at the origin; sent as they came only
         let content0 = periods[0].representations[0]
         let served = try await curl(running.url(content0.media[0])).body
-        #expect(served == (try Data(contentsOf: folder.appendingPathComponent("chunk-stream0-00001.m4s"))) && served != clear["chunk-stream0-00001.m4s"])
+        #expect(served == firstSegment.encrypted && served != firstSegment.clear)
         #expect(try await curl(running.url(content0.media[0] + "?o=900")).status == 400)
+    }
+
+    /// An HLS origin of sample-encrypted CMAF (ffmpeg's fMP4 HLS of the clip: a video-only
+    /// variant, the sound an audio rendition; the video encrypted `cbcs` by `CBCSEncryptor` under
+    /// `EXT-X-KEY:METHOD=SAMPLE-AES` with a ClearKey `KEYFORMAT` and its `pssh` in a `data:` URI):
+    /// taken in as it came and served as DASH, the key said as DASH says it (`mp4protection`
+    /// `cbcs` with the `tenc`'s KID, ClearKey with the `pssh`), the session decrypted as above.
+    @Test func aSampleEncryptedHLSOriginIsServedAsDASHWithItsKeySaidInDASH() async throws {
+        let root = StoreFixture.folder("sample-aes-hls")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("origin")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try await Tools.ffmpeg(["-v", "error", "-y", "-i", try StoreFixture.clip().path, "-map", "0:v", "-map", "0:a", "-c", "copy",
+                                "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "-hls_segment_type", "fmp4",
+                                "-var_stream_map", "v:0,agroup:aud a:0,agroup:aud,default:yes", "-master_pl_name", "master.m3u8",
+                                "-hls_segment_filename", folder.appendingPathComponent("s%v_%d.m4s").path, "-hls_fmp4_init_filename", "init%v.mp4",
+                                folder.appendingPathComponent("p%v.m3u8").path])
+        var clear: [String: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name == "init0.mp4" || name.hasPrefix("s0_") {
+            let file = folder.appendingPathComponent(name), bytes = try Data(contentsOf: file)
+            clear[name] = bytes
+            try (name.hasPrefix("init") ? CBCSEncryptor.encryptInit(bytes, kid: Self.kid, constantIV: Self.iv)
+                                        : CBCSEncryptor.encryptSegment(bytes, key: Self.key, constantIV: Self.iv)).write(to: file)
+        }
+        let pssh = Data((0..<40).map { UInt8($0) }).base64EncodedString()
+        var video = try String(contentsOf: folder.appendingPathComponent("p0.m3u8"), encoding: .utf8)
+        let first = try #require(video.range(of: "#EXTINF"))
+        video.insert(contentsOf: "#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"data:text/plain;base64,\(pssh)\",KEYFORMAT=\"urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e\",KEYFORMATVERSIONS=\"1\"\n",
+                     at: first.lowerBound)
+        try video.write(to: folder.appendingPathComponent("p0.m3u8"), atomically: true, encoding: .utf8)
+        let origin = try HTTPTestServer.serving(folder)
+        let ads = try midrollAdServer()
+        defer { ads.stop(); origin.stop() }
+        let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["p": origin.url("/master.m3u8")] }
+        let content = try await store.content("p")
+        #expect(content.encrypted && content.duration == MediaTime(seconds: 4), "\(content.notes)")
+        #expect(content.protectedCMAF?.video == [
+            DASH.ContentProtection(schemeIdUri: "urn:mpeg:dash:mp4protection:2011", value: "cbcs", defaultKID: Self.kidUUID),
+            DASH.ContentProtection(schemeIdUri: "urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e", pssh: pssh),
+        ], "\(String(describing: content.protectedCMAF?.video))")
+        #expect(content.protectedCMAF?.audio?.protection == [] && (content.protectedCMAF?.audio?.segments.count ?? 0) >= 2, "the clear sound as it came")
+        try await Self.expectServedDecrypted(store, root: root, ads: ads, descriptors: [
+            "<ContentProtection schemeIdUri=\"urn:mpeg:dash:mp4protection:2011\" value=\"cbcs\" cenc:default_KID=\"\(Self.kidUUID)\"/>",
+            "<cenc:pssh>\(pssh)</cenc:pssh>",
+        ], firstSegment: (try Data(contentsOf: folder.appendingPathComponent("s0_0.m4s")), clear["s0_0.m4s"]))
     }
 
     /// What the import refuses of a protected origin, in one line each, and what it leaves out.

@@ -62,8 +62,9 @@ enum HLSImport {
     /// Part of the key of an import in the store: bumped when an import reads more of an origin
     /// (".2": subtitle renditions; ".3": a DASH origin's segments measured where its MPD gives
     /// nominal durations; ".4": an audio group's default without a URI is the variants' own sound,
-    /// MPEG-TS renditions), so that the next start takes the origin in again.
-    static let revision = ".4"
+    /// MPEG-TS renditions; ".5": a low variant's ads at three quarters of its BANDWIDTH, not
+    /// 1 kb/s; sample-encrypted CMAF), so that the next start takes the origin in again.
+    static let revision = ".5"
 
     /// Fetches `location` into `file` (at most `maxBytes`) as one of an origin's files: its size
     /// added to `total`, which may not pass `cap` (`source` names the origin's kind in the error).
@@ -119,6 +120,11 @@ enum HLSImport {
         /// sound): that rendition; nil for a variant of the ladder.
         var language: PackagedAudioTrack? = nil
     }
+
+    /// The video's share of a variant's `BANDWIDTH` (which counts its sound too): what the
+    /// rung's ads are encoded at. Less 128 kb/s of sound, but never under three quarters of it (a
+    /// low rung's ads at 1 kb/s were unwatchable).
+    static func videoBitrate(ofVariant bandwidth: Int) -> Int { max(1000, bandwidth * 3 / 4, bandwidth - 128_000) }
 
     /// Most audio renditions carried besides the default.
     static let maxLanguages = 8
@@ -185,6 +191,16 @@ enum HLSImport {
         var keyCache: [String: [UInt8]] = [:]
         let multivariant: HLS.MultivariantPlaylist?
         if case .multivariant(let m) = try HLSPlaylistText.parse(master) { multivariant = m } else { multivariant = nil }
+        // sample-encrypted CMAF: kept as it came (`ProtectedCMAFImport`), never remuxed
+        if let (at, _) = variants.first, ProtectedCMAFImport.isSampleEncrypted(at == location ? master : try await text(at, scratch: folder, timeout: timeout)) {
+            var notes: [String] = []
+            let kept = try await ProtectedCMAFImport.fetchHLS(variants, master: multivariant, folder: folder, notes: &notes,
+                                                              text: { try await text($0, scratch: folder, timeout: timeout) },
+                                                              fetch: { at, file, most in
+                                                                  try await fetch(at, to: file, maxBytes: most, timeout: timeout, total: &total, cap: maxTotalBytes)
+                                                              })
+            return Fetched(variants: [], notes: notes, protectedCMAF: kept)
+        }
         // an alternate audio group: its default muxed into every variant's segments, each other
         // rendition into a language rung of the lowest variant
         var notes: [String] = []
@@ -264,7 +280,7 @@ enum HLSImport {
                 if audioTrack != nil || !carried.isEmpty { joins.append((target, nil, uri, file, target != file)) }
             }
             let rendition = Rendition(name: name, width: v?.width ?? 0, height: v?.height ?? 0,
-                                      videoBitrate: max(1000, (v?.bandwidth ?? 0) - 128_000), audioBitrate: 128_000)
+                                      videoBitrate: videoBitrate(ofVariant: v?.bandwidth ?? 0), audioBitrate: 128_000)
             if !joins.isEmpty {
                 // each segment with the audio from its first picture to the next one's (to the end for the last)
                 let firsts = try joins.map { j in

@@ -4,8 +4,9 @@ import Manifest
 /// What the store takes from an origin's HLS playlists, read by the one parser (`HLS.parse`):
 /// a multivariant playlist's variants, a VOD media playlist's segments (MPEG-TS, or CMAF with
 /// their `EXT-X-MAP` initialization segments, which the store remuxes to MPEG-TS) and its ad
-/// markers. What the store cannot take is refused with a one-line reason: SAMPLE-AES and
-/// encrypted CMAF, byte ranges, variants in different audio groups, live playlists.
+/// markers. What the store cannot take is refused with a one-line reason: SAMPLE-AES MPEG-TS,
+/// byte ranges, variants in different audio groups, live playlists. Sample-encrypted CMAF is
+/// read by `sampleEncrypted` (kept as it came).
 enum HLSPlaylistText {
     /// One `EXT-X-STREAM-INF` of a multivariant playlist.
     struct Variant: Equatable {
@@ -47,6 +48,40 @@ enum HLSPlaylistText {
         return out.sorted { $0.bandwidth > $1.bandwidth }
     }
 
+    /// The segments, cue markers and key of a VOD media playlist of CMAF segments whose samples
+    /// are encrypted (`METHOD=SAMPLE-AES`: `cbcs`; `SAMPLE-AES-CTR`: `cenc`) under one key and one
+    /// `EXT-X-MAP`, kept as they came (`ProtectedCMAFImport`); nil when the playlist is not such
+    /// (clear, AES-128, MPEG-TS). Key rotation, a clear segment among them or another map is
+    /// refused in one line.
+    static func sampleEncrypted(_ text: String) throws -> (media: Media, key: HLS.Key)? {
+        guard case .media(let p) = try parse(text) else { return nil }
+        let keys = p.keysInForce
+        guard let key = keys.compactMap({ $0 }).first(where: { $0.method == .sampleAES || $0.method == .sampleAESCTR }) else { return nil }
+        guard keys.allSatisfy({ $0 == key }) else {
+            throw StoreError.unsupported("HLS source: sample-encrypted segments under more than one key, or some clear (one key for all is served)")
+        }
+        guard let map = p.mapsInForce.first ?? nil, p.mapsInForce.allSatisfy({ $0?.uri == map.uri }), map.byteRange == nil,
+              !p.segments.contains(where: { $0.byteRange != nil }) else {
+            throw StoreError.unsupported("HLS source: sample-encrypted segments that are not CMAF under one EXT-X-MAP (MPEG-TS SAMPLE-AES is not served)")
+        }
+        guard p.endList else { throw StoreError.unsupported("HLS source: not a VOD playlist (no EXT-X-ENDLIST)") }
+        guard !p.segments.isEmpty, p.segments.count <= 10_000 else { throw StoreError.unsupported("HLS source: \(p.segments.count) segments (1 to 10,000)") }
+        return (Media(segments: p.segments.map(\.uri), maps: p.mapsInForce.map { $0?.uri }, cueSegments: cueSegments(p)), key)
+    }
+
+    /// Indices of the segments of `p` an `EXT-X-CUE-OUT` or an SCTE-35 `EXT-X-DATERANGE` opens (not the first).
+    static func cueSegments(_ p: HLS.MediaPlaylist) -> [Int] {
+        p.segments.indices.dropFirst().filter { i in
+            p.segments[i].markers.contains {
+                switch $0 {
+                case .cueOut: true
+                case .dateRange(let r): r.scte35Out != nil
+                default: false
+                }
+            }
+        }
+    }
+
     /// A VOD media playlist's segments and cue markers.
     static func media(_ text: String) throws -> Media {
         guard case .media(let p) = try parse(text) else { throw StoreError.unsupported("HLS source: a multivariant playlist where a media playlist was expected") }
@@ -65,17 +100,6 @@ enum HLSPlaylistText {
         }
         guard p.endList else { throw StoreError.unsupported("HLS source: not a VOD playlist (no EXT-X-ENDLIST)") }
         guard !p.segments.isEmpty else { throw StoreError.unsupported("HLS source: 0 segments") }
-        var cues: [Int] = []
-        for (i, s) in p.segments.enumerated() where i > 0 {
-            let opens = s.markers.contains {
-                switch $0 {
-                case .cueOut: true
-                case .dateRange(let r): r.scte35Out != nil
-                default: false
-                }
-            }
-            if opens { cues.append(i) }
-        }
-        return Media(segments: p.segments.map(\.uri), maps: p.mapsInForce.map { $0?.uri }, cueSegments: cues, keys: keys)
+        return Media(segments: p.segments.map(\.uri), maps: p.mapsInForce.map { $0?.uri }, cueSegments: cueSegments(p), keys: keys)
     }
 }
