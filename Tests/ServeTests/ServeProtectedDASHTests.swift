@@ -219,8 +219,15 @@ import Timing
         let first = try #require(video.range(of: "#EXTINF"))
         video.insert(contentsOf: "#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"data:text/plain;base64,\(pssh)\",KEYFORMAT=\"urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e\",KEYFORMATVERSIONS=\"1\"\n",
                      at: first.lowerBound)
-        try video.write(to: folder.appendingPathComponent("p0.m3u8"), atomically: true, encoding: .utf8)
+        // the variant's playlist in a folder of its own (its URIs relative to it, the audio rendition's to the master)
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("v"), withIntermediateDirectories: true)
+        video = video.replacingOccurrences(of: "init0.mp4", with: "../init0.mp4").replacingOccurrences(of: "\ns0_", with: "\n../s0_")
+        try video.write(to: folder.appendingPathComponent("v/p0.m3u8"), atomically: true, encoding: .utf8)
+        let master = try String(contentsOf: folder.appendingPathComponent("master.m3u8"), encoding: .utf8)
+        try master.replacingOccurrences(of: "\np0.m3u8", with: "\nv/p0.m3u8").write(to: folder.appendingPathComponent("master.m3u8"), atomically: true, encoding: .utf8)
         let origin = try HTTPTestServer.serving(folder)
+        origin.route("/v/p0.m3u8", HTTPTestServer.Response(headers: ["Content-Type": "application/vnd.apple.mpegurl"],
+                                                           body: try Data(contentsOf: folder.appendingPathComponent("v/p0.m3u8"))))
         let ads = try midrollAdServer()
         defer { ads.stop(); origin.stop() }
         let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["p": origin.url("/master.m3u8")] }

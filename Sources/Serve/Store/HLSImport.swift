@@ -194,7 +194,7 @@ enum HLSImport {
         // sample-encrypted CMAF: kept as it came (`ProtectedCMAFImport`), never remuxed
         if let (at, _) = variants.first, ProtectedCMAFImport.isSampleEncrypted(at == location ? master : try await text(at, scratch: folder, timeout: timeout)) {
             var notes: [String] = []
-            let kept = try await ProtectedCMAFImport.fetchHLS(variants, master: multivariant, folder: folder, notes: &notes,
+            let kept = try await ProtectedCMAFImport.fetchHLS(variants, master: multivariant, at: location, folder: folder, notes: &notes,
                                                               text: { try await text($0, scratch: folder, timeout: timeout) },
                                                               fetch: { at, file, most in
                                                                   try await fetch(at, to: file, maxBytes: most, timeout: timeout, total: &total, cap: maxTotalBytes)

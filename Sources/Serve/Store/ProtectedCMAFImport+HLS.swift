@@ -20,9 +20,9 @@ extension ProtectedCMAFImport {
     }
 
     /// Fetches the sample-encrypted origin: `variants` (their playlists at their locations, top
-    /// first), the audio group of `master`; `text` reads a playlist, `fetch` a file (the origin's
-    /// rules, `maxBytes`).
-    static func fetchHLS(_ variants: [(HLSLocation, HLSPlaylistText.Variant?)], master: HLS.MultivariantPlaylist?, folder: URL,
+    /// first), the audio group of `master` (at `location`: its renditions' URIs are relative to
+    /// it); `text` reads a playlist, `fetch` a file (the origin's rules, `maxBytes`).
+    static func fetchHLS(_ variants: [(HLSLocation, HLSPlaylistText.Variant?)], master: HLS.MultivariantPlaylist?, at location: HLSLocation, folder: URL,
                          notes: inout [String], text: (HLSLocation) async throws -> String,
                          fetch: (HLSLocation, URL, Int64) async throws -> Void) async throws -> Fetched {
         func made(_ dir: URL) throws {
@@ -63,22 +63,23 @@ extension ProtectedCMAFImport {
                                     videoBitrate: HLSImport.videoBitrate(ofVariant: v?.bandwidth ?? 0), audioBitrate: 128_000), codecs, media.segments.count))
         }
         guard let key, let kid else { throw StoreError.unsupported("HLS source: no variants") }
-        let audio = try await fetchAudio(master, group: variants.first?.1?.audio, at: variants.first?.0, folder: folder, notes: &notes,
+        let audio = try await fetchAudio(master, group: variants.first?.1?.audio, at: location, folder: folder, notes: &notes,
                                          codecs: variants.first?.1?.codecs, text: text, fetch: fetch)
         return Fetched(rungs: rungs, protection: try descriptors(key, kid: kid), audio: audio, cueSegments: cues)
     }
 
-    /// The `AUDIO` group's default rendition (or its first with a playlist) fetched as it came:
+    /// The `AUDIO` group's default rendition (or its first with a playlist; its URI against the
+    /// master's location `base`) fetched as it came:
     /// its initialization segment and segments in `folder/audio/`, each one's span read from its
     /// packets; nil when the variants name no group.
-    private static func fetchAudio(_ master: HLS.MultivariantPlaylist?, group: String?, at base: HLSLocation?, folder: URL, notes: inout [String],
+    private static func fetchAudio(_ master: HLS.MultivariantPlaylist?, group: String?, at base: HLSLocation, folder: URL, notes: inout [String],
                                    codecs: String?, text: (HLSLocation) async throws -> String,
                                    fetch: (HLSLocation, URL, Int64) async throws -> Void) async throws -> ProtectedCMAF.Audio? {
         guard let master, let group else { return nil }
         let all = master.renditions.filter { $0.type == .audio && $0.groupID == group && $0.uri != nil }
         guard let chosen = all.first(where: \.isDefault) ?? all.first, let uri = chosen.uri else { return nil }
         if all.count > 1 { notes.append("audio languages besides the default one of an encrypted origin are left out") }
-        let at = try (base ?? .file("")).resolve(uri)
+        let at = try base.resolve(uri)
         let playlist = try await text(at)
         let protected = try HLSPlaylistText.sampleEncrypted(playlist)
         let media = try protected?.media ?? HLSPlaylistText.media(playlist)
