@@ -30,6 +30,9 @@ final class ContentAudioTracks {
         var source: Source
     }
 
+    /// Most other tracks kept (each decodes the content's sound again).
+    static let maxTracks = 8
+
     /// The audio stream of the content opened as `d` the frame loop plays (its best), and every other one.
     static func streams(of d: Demuxer) -> (main: StreamInfo?, others: [StreamInfo]) {
         let best = d.bestStream(.audio)

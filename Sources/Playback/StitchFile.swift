@@ -351,8 +351,13 @@ package final class StitchFile {
     /// tracks it has, and a warning.
     private func keepOtherAudioTracks(_ timeline: TimelineMap, chapters: [OutputChapter]) {
         let policy: Demuxer.OpenPolicy = request.contentIsAdMedia ? .adMedia : .trusted
-        let streams = ContentAudioTracks.streams(of: probe)
+        var streams = ContentAudioTracks.streams(of: probe)
         guard !streams.others.isEmpty else { return }
+        // each track decodes the content's sound again: a file of dozens of streams is not a catalogue's
+        if streams.others.count > ContentAudioTracks.maxTracks {
+            warnings.append("the content has \(streams.others.count + 1) audio tracks: the first \(ContentAudioTracks.maxTracks + 1) are kept")
+            streams.others = Array(streams.others.prefix(ContentAudioTracks.maxTracks))
+        }
         let ads = packagedBreaks.flatMap(\.ads) + packagedAds
         let origin = smart?.content.audioOrigin ?? contentSource.audio.origin
         let tracks = ContentAudioTracks(spans: ContentAudioTracks.spans(timeline: timeline, ads: ads), format: format,

@@ -160,4 +160,20 @@ import TestSupport
         #expect(Self.tone(french, from: 0.5, to: 1.5, candidates) == 1000 && Self.tone(french, from: 2.5, to: 3.5, candidates) == Self.adTone
                 && Self.tone(french, from: 5, to: 7, candidates) == 1000, "the French track: its tone on content, the ad's in the break")
     }
+
+    /// A content of ten audio streams keeps the main one and eight others, and says so.
+    @Test func atMostEightOtherTracksAreKept() async throws {
+        var arguments = ["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30:d=2"]
+        for k in 0..<10 { arguments += ["-f", "lavfi", "-i", "sine=frequency=\(300 + 100 * k):sample_rate=48000:d=2"] }
+        arguments += ["-map", "0:v"] + (1...10).flatMap { ["-map", "\($0):a"] }
+        arguments += ["-c:v", "libx264", "-preset", "veryfast", "-g", "30", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest"]
+        let content = try await TestMedia.generated("ten-audio-streams-2s.mp4", arguments: arguments)
+        let out = Self.dir.appendingPathComponent("ten.mp4")
+        let request = StitchRequest(content: content.path, breaks: [AdBreakRequest(id: "mid", position: .time(MediaTime(seconds: 1)), ads: [try Self.ad().path])],
+                                    output: out.path, encoder: EncoderSettings(preset: "ultrafast", crf: 30), overwrite: true)
+        let result = try await offPool { try Stitcher(request: request).run() }
+        #expect(result.warnings == ["the content has 10 audio tracks: the first 9 are kept"], "\(result.warnings)")
+        let probe = try await Tools.ffprobe(["-v", "error", "-select_streams", "a", "-show_entries", "stream=index", "-of", "csv=p=0", out.path])
+        #expect(String(decoding: probe.stdout, as: UTF8.self).split(separator: "\n").count == 9)
+    }
 }
