@@ -351,13 +351,7 @@ public actor LiveChannel {
         let folder = folder.appendingPathComponent("live/\(storeName)/.audio")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         // one fMP4: the first part's initialization segment (fetched once per URI), then every part
-        let initURI = parts[0].initialization
-        let initFile: URL
-        if let known = audioInits[initURI] { initFile = known } else {
-            initFile = folder.appendingPathComponent("init\(audioInits.count).mp4")
-            try await HLSImport.fetch(try location.resolve(initURI), to: initFile, maxBytes: HLSImport.maxInitBytes, timeout: timeout)
-            audioInits[initURI] = initFile
-        }
+        let initFile = try await audioInitialization(parts[0].initialization, at: location, in: folder)
         var bytes = try Data(contentsOf: initFile)
         for part in parts {
             let fragment: URL
@@ -372,6 +366,16 @@ public actor LiveChannel {
         let span = dir.appendingPathComponent(".audio-span.mp4")
         try bytes.write(to: span)
         return FragmentRemux.AudioSpan(file: span, length: entry.duration, first: false, last: false)
+    }
+
+    /// The audio track's initialization segment `uri` (against `location`): fetched into `folder`
+    /// the first time (at most `HLSImport.maxInitBytes`), kept by URI.
+    private func audioInitialization(_ uri: String, at location: HLSLocation, in folder: URL) async throws -> URL {
+        if let known = audioInits[uri] { return known }
+        let file = folder.appendingPathComponent("init\(audioInits.count).mp4")
+        try await HLSImport.fetch(try location.resolve(uri), to: file, maxBytes: HLSImport.maxInitBytes, timeout: timeout)
+        audioInits[uri] = file
+        return file
     }
 
     /// Deletes the audio segments no rendition needs any more (ending 10 s before where the
@@ -427,12 +431,7 @@ public actor LiveChannel {
             }
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                let initFile: URL
-                if let known = audioInits[map] { initFile = known } else {
-                    initFile = folder.appendingPathComponent("init\(audioInits.count).mp4")
-                    try await HLSImport.fetch(try location.resolve(map), to: initFile, maxBytes: HLSImport.maxInitBytes, timeout: timeout)
-                    audioInits[map] = initFile
-                }
+                let initFile = try await audioInitialization(map, at: location, in: folder)
                 audioCount += 1
                 let fragment = folder.appendingPathComponent("\(audioCount).m4s")
                 try await HLSImport.fetch(try location.resolve(entry.uri), to: fragment, maxBytes: HLSImport.maxSegmentBytes, timeout: timeout)

@@ -597,12 +597,12 @@ enum DASHImport {
             return HLSImport.Fetched(variants: [], notes: notes, protectedCMAF: kept)
         }
         var names: [String] = []
-        var out: [HLSImport.FetchedVariant] = [], languageVariants: [HLSImport.FetchedVariant] = []
+        var out: [HLSImport.FetchedVariant] = []
         // each rung's TS continuity counters, carried from Period to Period: one stream
         var counters = [[Int: UInt8]](repeating: [:], count: periods[0].video.count)
-        // each other language: its variant (by its place among the Periods' languages), its rung's
+        // each other language (by its place among the Periods' languages): its variant, its rung's
         // continuity counters; a language that failed in a Period is left out whole
-        var languageIndex: [Int: Int] = [:], languageCounters: [Int: [Int: UInt8]] = [:], failedLanguages = Set<Int>()
+        var languageVariants: [Int: HLSImport.FetchedVariant] = [:], languageCounters: [Int: [Int: UInt8]] = [:], failedLanguages = Set<Int>()
         var cueTimes: [MediaTime] = [], segmentStarts: [MediaTime] = []
         let first = periods[0]
         for (p, period) in periods.enumerated() {
@@ -675,7 +675,7 @@ enum DASHImport {
                         continue
                     }
                     try FileManager.default.createDirectory(at: langDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-                    let first = languageIndex[n].map { languageVariants[$0].segmentCount } ?? 0
+                    let first = languageVariants[n]?.segmentCount ?? 0
                     var langCounters = languageCounters[n] ?? [:]
                     for (i, raw) in raws.enumerated() {
                         try StoreRemux.segment(raw, initialization: initFile, to: langDir.appendingPathComponent(String(format: "seg%05d.ts", first + i)), shift: shift,
@@ -683,15 +683,14 @@ enum DASHImport {
                                                counters: &langCounters, what: "DASH source: segment \(i) of \(v.id.prefix(40))")
                     }
                     languageCounters[n] = langCounters
-                    if let j = languageIndex[n] { languageVariants[j].segmentCount += raws.count; continue }
+                    if languageVariants[n] != nil { languageVariants[n]?.segmentCount += raws.count; continue }
                     var described = language.audio
                     described.rung = rung
                     described.base = names[k]
                     var carrying = out[k].rendition
                     carrying.name = rung
-                    languageIndex[n] = languageVariants.count
-                    languageVariants.append(HLSImport.FetchedVariant(rendition: carrying, codecs: out[k].codecs, segmentCount: raws.count, cueSegments: [],
-                                                                     language: described))
+                    languageVariants[n] = HLSImport.FetchedVariant(rendition: carrying, codecs: out[k].codecs, segmentCount: raws.count, cueSegments: [],
+                                                                   language: described)
                 }
             }
             cueTimes += period.cues.map { period.start + $0 }
@@ -700,7 +699,7 @@ enum DASHImport {
         func distance(_ i: Int, _ t: MediaTime) -> MediaTime { segmentStarts[i] > t ? segmentStarts[i] - t : t - segmentStarts[i] }
         let cueSegments = Set(cueTimes.compactMap { t in segmentStarts.indices.min { distance($0, t) < distance($1, t) } }).filter { $0 > 0 }.sorted()
         for k in out.indices { out[k].cueSegments = cueSegments }
-        let carried = languageIndex.filter { !failedLanguages.contains($0.key) }.sorted { $0.key < $1.key }.map { languageVariants[$0.value] }
+        let carried = languageVariants.filter { !failedLanguages.contains($0.key) }.sorted { $0.key < $1.key }.map(\.value)
         out += carried
         // the subtitles, a file per Period: a cue at time t of Period p plays at presentation time
         // start(p) + t, which is media time start(p) − start(0) + t + the first Period's

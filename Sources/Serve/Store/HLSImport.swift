@@ -191,11 +191,19 @@ enum HLSImport {
         var keyCache: [String: [UInt8]] = [:]
         let multivariant: HLS.MultivariantPlaylist?
         if case .multivariant(let m) = try HLSPlaylistText.parse(master) { multivariant = m } else { multivariant = nil }
+        // each variant's playlist read once (the first is read first, to tell how it is encrypted)
+        var read: [(at: HLSLocation, text: String)] = [(location, master)]
+        func playlist(_ at: HLSLocation) async throws -> String {
+            if let known = read.first(where: { $0.at == at }) { return known.text }
+            let t = try await text(at, scratch: folder, timeout: timeout)
+            read.append((at, t))
+            return t
+        }
         // sample-encrypted CMAF: kept as it came (`ProtectedCMAFImport`), never remuxed
-        if let (at, _) = variants.first, ProtectedCMAFImport.isSampleEncrypted(at == location ? master : try await text(at, scratch: folder, timeout: timeout)) {
+        if let (at, _) = variants.first, ProtectedCMAFImport.isSampleEncrypted(try await playlist(at)) {
             var notes: [String] = []
             let kept = try await ProtectedCMAFImport.fetchHLS(variants, master: multivariant, at: location, folder: folder, notes: &notes,
-                                                              text: { try await text($0, scratch: folder, timeout: timeout) },
+                                                              text: { try await playlist($0) },
                                                               fetch: { at, file, most in
                                                                   try await fetch(at, to: file, maxBytes: most, timeout: timeout, total: &total, cap: maxTotalBytes)
                                                               })
@@ -213,11 +221,11 @@ enum HLSImport {
         defer { for f in [audioTrack].compactMap({ $0 }) + languages.map(\.file) { try? FileManager.default.removeItem(at: f) } }
         var languageVariants: [FetchedVariant] = []
         for (where_, v) in variants {
-            let media = try HLSPlaylistText.media(where_ == location ? master : try await text(where_, scratch: folder, timeout: timeout))
+            let media = try HLSPlaylistText.media(try await playlist(where_))
             if out.isEmpty { cmaf = media.maps.first.map { $0 != nil } ?? false }
             let isTS = media.maps.contains { $0 == nil }
-            if audioTrack != nil && isTS != group.mainIsTS {
-                throw StoreError.unsupported("HLS source: an alternate audio rendition in \(group.mainIsTS ? "MPEG-TS" : "CMAF") with \(isTS ? "MPEG-TS" : "CMAF") variants is not supported (in the variants' container it is)")
+            if let main = group.main, main.file != nil, isTS != main.isTS {
+                throw StoreError.unsupported("HLS source: an alternate audio rendition in \(main.isTS ? "MPEG-TS" : "CMAF") with \(isTS ? "MPEG-TS" : "CMAF") variants is not supported (in the variants' container it is)")
             }
             // the lowest variant also carries each other language in its container, in a rung of its own
             let isLowest = where_ == variants.last?.0
@@ -327,11 +335,9 @@ enum HLSImport {
     /// when the variants carry it: a default without a URI) and each other one, each a whole
     /// track in the import's folder (fMP4, or MPEG-TS: `isTS`), and a note per rendition left out.
     struct AudioGroup {
-        var main: (track: PackagedAudioTrack, file: URL?)?
+        var main: (track: PackagedAudioTrack, file: URL?, isTS: Bool)?
         var languages: [(track: PackagedAudioTrack, file: URL, isTS: Bool)] = []
         var notes: [String] = []
-        /// Whether the default's own track is MPEG-TS.
-        var mainIsTS = false
     }
 
     /// The audio group `name` of `m` (its renditions with their own playlists): the default (or
@@ -346,10 +352,9 @@ enum HLSImport {
         guard !inGroup.isEmpty, let chosen = all.first(where: \.isDefault) ?? inGroup.first else { return group }
         if let uri = chosen.uri {
             let main = try await alternateAudio(uri, at: location, folder: folder, name: ".audio", timeout: timeout, total: &total, cap: cap)
-            group.main = (PackagedAudioTrack(chosen), main.file)
-            group.mainIsTS = main.isTS
+            group.main = (PackagedAudioTrack(chosen), main.file, main.isTS)
         } else {
-            group.main = (PackagedAudioTrack(chosen), nil)
+            group.main = (PackagedAudioTrack(chosen), nil, false)
         }
         for r in inGroup where r != chosen {
             guard let u = r.uri, group.languages.count < maxLanguages else {
