@@ -25,8 +25,9 @@ let serveUsage = """
       --content NAME=SOURCE      an MP4 (packaged once into an HLS ladder), an HLS
                                  multivariant playlist or a static DASH MPD (path or http(s)
                                  URL; its subtitles and audio languages carried through;
-                                 AES-128 HLS and cenc/cbcs CMAF served as they came, breaks
-                                 at segment boundaries); repeatable
+                                 AES-128 and SAMPLE-AES (FairPlay) MPEG-TS HLS and cenc/cbcs
+                                 CMAF served as they came, breaks at segment boundaries);
+                                 repeatable
       --live NAME=PLAYLIST       a live channel: HLS (sliding media or multivariant playlist,
                                  MPEG-TS or CMAF, its sound muxed or a CMAF audio rendition)
                                  or DASH (a dynamic MPD), http(s) URL or

@@ -55,15 +55,17 @@ extension HLS {
         }
 
         /// Each segment's key: the `EXT-X-KEY` in force (RFC 8216 §4.3.2.4: it applies to every
-        /// segment after it up to the next one), nil where segments are clear. An AES-128 key
-        /// without `IV` gets the one its segment implies made explicit: the segment's media
-        /// sequence number as a 128-bit big-endian integer.
+        /// segment after it up to the next one), nil where segments are clear. An AES-128 key, or
+        /// a SAMPLE-AES key of an MPEG-TS segment (no `EXT-X-MAP` in force), without `IV` gets the
+        /// one its segment implies made explicit (§5.2): the segment's media sequence number as a
+        /// 128-bit big-endian integer. (A sample-encrypted CMAF segment's IVs are in its boxes.)
         public var keysInForce: [Key?] {
             var current: Key?
+            let maps = mapsInForce
             return segments.enumerated().map { i, s in
                 if let k = s.key { current = k.method == .none ? nil : k }
                 guard var k = current else { return nil }
-                if k.method == .aes128 && k.iv == nil {
+                if k.iv == nil && (k.method == .aes128 || (k.method == .sampleAES && maps[i] == nil)) {
                     let n = UInt64(clamping: mediaSequence + i)
                     k.iv = [UInt8](repeating: 0, count: 8) + (0..<8).map { UInt8(truncatingIfNeeded: n >> (56 - 8 * $0)) }
                 }

@@ -63,7 +63,7 @@ extension HLS {
             case aes128 = "AES-128"
             /// Samples encrypted inside the segments.
             case sampleAES = "SAMPLE-AES"
-            /// Samples encrypted with CENC's `cbcs` (fragmented MP4).
+            /// Samples encrypted with CENC's `cenc` (fragmented MP4).
             case sampleAESCTR = "SAMPLE-AES-CTR"
         }
         /// `METHOD`.

@@ -113,8 +113,9 @@ enum HLSImport {
         var codecs: String?
         var segmentCount: Int
         var cueSegments: [Int]
-        /// Each segment's AES-128 key (absolute http(s) URI, explicit IV); nil: clear. An encrypted
-        /// segment is kept as it came, its clear copy (`clearName`) only read to scan it.
+        /// Each segment's key (absolute URI, explicit IV); nil: clear. An encrypted segment is kept
+        /// as it came; of an AES-128 one a clear copy (`clearName`) is read to scan it, a
+        /// SAMPLE-AES one is read as it is.
         var keys: [HLS.Key?] = []
         /// For a language rung (the lowest variant's video with another audio rendition's
         /// sound): that rendition; nil for a variant of the ladder.
@@ -156,6 +157,18 @@ enum HLSImport {
         guard bytes.count == 16 else { throw StoreError.unsupported("HLS source: the key at \(url.absoluteString.prefix(120)) is \(bytes.count) bytes, not 16") }
         keys[url.absoluteString] = bytes
         return (absolute, bytes)
+    }
+
+    /// A SAMPLE-AES key as players will be given it: a relative URI made absolute against the
+    /// playlist at `location` (another scheme, FairPlay's `skd:` among them, kept as it is), and
+    /// refused in one line unless `SegmentEncryption.isPassedOn` (the IV is explicit already).
+    static func passedOn(_ key: HLS.Key, at location: HLSLocation) throws -> HLS.Key {
+        var absolute = key
+        if let uri = key.uri, URL(string: uri)?.scheme == nil, case .remote(let url) = try location.resolve(uri) { absolute.uri = url.absoluteString }
+        guard SegmentEncryption.isPassedOn(absolute) else {
+            throw StoreError.unsupported("HLS source: the SAMPLE-AES key '\((key.uri ?? "").prefix(120))' (KEYFORMAT \((key.keyFormat ?? "identity").prefix(64))) is not one players can be sent to (an absolute http(s) URI; skd:, http(s) or data: for another key format; quoted values of at most 2 KiB)")
+        }
+        return absolute
     }
 
     /// What was fetched of an origin: its variants (top first), its subtitle tracks, and a note
@@ -249,6 +262,15 @@ enum HLSImport {
             defer { for f in inits.values { try? FileManager.default.removeItem(at: f) } }
             for (i, uri) in media.segments.enumerated() {
                 let file = dir.appendingPathComponent(storedName(i, encrypted: media.keys[i] != nil))
+                if let key = media.keys[i], key.method == .sampleAES {
+                    // SAMPLE-AES: kept as it came, its key passed on (never fetched: its PES and
+                    // NAL unit headers are clear, which is all the scan reads)
+                    keys.append(try passedOn(key, at: where_))
+                    try await fetch(try where_.resolve(uri), to: file, maxBytes: maxSegmentBytes, timeout: timeout, total: &total, cap: maxTotalBytes)
+                    let head = try FileHandle(forReadingFrom: file).read(upToCount: 1)
+                    guard head?.first == 0x47 else { throw StoreError.unsupported("HLS source: segment \(uri.prefix(120)) is not MPEG-TS") }
+                    continue
+                }
                 if let key = media.keys[i] {
                     // AES-128: kept as it came; a clear copy to scan (removed once read)
                     let (absolute, bytes) = try await keyBytes(key, at: where_, scratch: folder, timeout: timeout, keys: &keyCache)
@@ -449,11 +471,16 @@ enum HLSImport {
             var decodeDelay: Int64?
             for i in 0..<v.segmentCount {
                 let key = i < v.keys.count ? v.keys[i] : nil
-                let file = dir.appendingPathComponent(key == nil ? String(format: "seg%05d.ts", i) : clearName(i))
-                // an encrypted segment's clear copy never reaches the store
-                defer { if key != nil { try? FileManager.default.removeItem(at: file) } }
+                // an AES-128 segment is read from its clear copy, which never reaches the store;
+                // a SAMPLE-AES one as it is (its headers are clear)
+                let clearCopy = key?.method == .aes128
+                let file = dir.appendingPathComponent(clearCopy ? clearName(i) : storedName(i, encrypted: key != nil))
+                defer { if clearCopy { try? FileManager.default.removeItem(at: file) } }
                 if key != nil && i == 0 { decodeDelay = (try? Data(contentsOf: file)).flatMap(TSTimestamps.videoDecodeDelay) }
-                let d = try Demuxer(url: file.path)
+                // (a SAMPLE-AES segment's slices are not decoded to find its streams' parameters:
+                // its picture size is read from its clear SPS below)
+                let sampleEncrypted = key?.method == .sampleAES
+                let d = try Demuxer(url: file.path, probe: !sampleEncrypted)
                 guard let vs = d.bestStream(.video), d.streams[vs].codecName == "h264" else {
                     throw StoreError.unsupported("HLS source: \(v.rendition.name) segment \(i) has no H.264 video")
                 }
@@ -467,6 +494,12 @@ enum HLSImport {
                     if firstIsKey == nil {
                         firstIsKey = packet.isKeyframe
                         if codecs == nil { codecs = StoreEncoding.codecs(annexB: packet.bytes).map { $0 + (audioIndex != nil ? ",mp4a.40.2" : "") } }
+                        if sampleEncrypted && i == 0 {
+                            guard let size = H264PictureSize.of(annexB: packet.bytes) else {
+                                throw StoreError.unsupported("HLS source: \(v.rendition.name)'s first SAMPLE-AES segment has no clear SPS at its start")
+                            }
+                            (width, height) = size
+                        }
                     }
                     pts.append(t)
                 }

@@ -26,7 +26,7 @@ enum HLSPlaylistText {
         var maps: [String?]
         /// Indices of the segments an `EXT-X-CUE-OUT` or an SCTE-35 `EXT-X-DATERANGE` (`SCTE35-OUT`) starts.
         var cueSegments: [Int]
-        /// Each segment's AES-128 key in force (URI as written, IV explicit); nil: clear.
+        /// Each segment's AES-128 or SAMPLE-AES key in force (URI as written, IV explicit); nil: clear.
         var keys: [HLS.Key?] = []
     }
 
@@ -51,18 +51,20 @@ enum HLSPlaylistText {
     /// The segments, cue markers and key of a VOD media playlist of CMAF segments whose samples
     /// are encrypted (`METHOD=SAMPLE-AES`: `cbcs`; `SAMPLE-AES-CTR`: `cenc`) under one key and one
     /// `EXT-X-MAP`, kept as they came (`ProtectedCMAFImport`); nil when the playlist is not such
-    /// (clear, AES-128, MPEG-TS). Key rotation, a clear segment among them or another map is
+    /// (clear, AES-128, MPEG-TS SAMPLE-AES). Key rotation, a clear segment among them or another map is
     /// refused in one line.
     static func sampleEncrypted(_ text: String) throws -> (media: Media, key: HLS.Key)? {
         guard case .media(let p) = try parse(text) else { return nil }
         let keys = p.keysInForce
         guard let key = keys.compactMap({ $0 }).first(where: { $0.method == .sampleAES || $0.method == .sampleAESCTR }) else { return nil }
+        // MPEG-TS SAMPLE-AES is `media`'s (kept segment by segment, its key passed on)
+        guard p.mapsInForce.contains(where: { $0 != nil }) else { return nil }
         guard keys.allSatisfy({ $0 == key }) else {
             throw StoreError.unsupported("HLS source: sample-encrypted segments under more than one key, or some clear (one key for all is served)")
         }
         guard let map = p.mapsInForce.first ?? nil, p.mapsInForce.allSatisfy({ $0?.uri == map.uri }), map.byteRange == nil,
               !p.segments.contains(where: { $0.byteRange != nil }) else {
-            throw StoreError.unsupported("HLS source: sample-encrypted segments that are not CMAF under one EXT-X-MAP (MPEG-TS SAMPLE-AES is not served)")
+            throw StoreError.unsupported("HLS source: sample-encrypted CMAF segments under more than one EXT-X-MAP, or some of them MPEG-TS")
         }
         guard p.endList else { throw StoreError.unsupported("HLS source: not a VOD playlist (no EXT-X-ENDLIST)") }
         guard !p.segments.isEmpty, p.segments.count <= 10_000 else { throw StoreError.unsupported("HLS source: \(p.segments.count) segments (1 to 10,000)") }
@@ -89,14 +91,17 @@ enum HLSPlaylistText {
             throw StoreError.unsupported("HLS source: byte ranges are not supported (whole segments are)")
         }
         let keys = p.keysInForce
-        if keys.contains(where: { $0 != nil && $0?.method != .aes128 }) {
-            throw StoreError.unsupported("HLS source: SAMPLE-AES segments are not supported (AES-128 whole-segment encryption is)")
+        if let other = keys.compactMap({ $0 }).first(where: { $0.method != .aes128 && $0.method != .sampleAES }) {
+            throw StoreError.unsupported("HLS source: \(other.method.rawValue) segments that are not CMAF under one EXT-X-MAP are not supported")
         }
-        if keys.contains(where: { $0 != nil && ($0?.uri == nil || ($0?.keyFormat ?? "identity") != "identity") }) {
+        if keys.contains(where: { $0?.method == .aes128 && ($0?.uri == nil || ($0?.keyFormat ?? "identity") != "identity") }) {
             throw StoreError.unsupported("HLS source: an AES-128 key without a URI or with a KEYFORMAT other than identity")
         }
+        if keys.contains(where: { $0?.method == .sampleAES && $0?.uri == nil }) {
+            throw StoreError.unsupported("HLS source: a SAMPLE-AES key without a URI")
+        }
         if zip(keys, p.mapsInForce).contains(where: { $0 != nil && $1 != nil }) {
-            throw StoreError.unsupported("HLS source: encrypted CMAF segments are not supported (encrypted MPEG-TS segments are)")
+            throw StoreError.unsupported("HLS source: encrypted CMAF segments other than sample-encrypted ones under one key and one EXT-X-MAP are not supported")
         }
         guard p.endList else { throw StoreError.unsupported("HLS source: not a VOD playlist (no EXT-X-ENDLIST)") }
         guard !p.segments.isEmpty else { throw StoreError.unsupported("HLS source: 0 segments") }

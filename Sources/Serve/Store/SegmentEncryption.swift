@@ -3,21 +3,24 @@ import Manifest
 
 /// How an origin segment kept as it came is encrypted, and what the store read of it when it
 /// took it in, since its pictures cannot be read again: an HLS segment encrypted whole (`METHOD=AES-128`:
-/// the key a player needs, the origin's key URI made absolute and the IV explicit), or a CMAF
+/// the key a player needs, the origin's key URI made absolute and the IV explicit), an MPEG-TS
+/// segment whose samples are encrypted (`METHOD=SAMPLE-AES`: the key passed on as the origin
+/// gave it, any key system, FairPlay's included, its IV explicit; no key here), or a CMAF
 /// segment whose samples are encrypted (`cenc`/`cbcs`, a DASH origin's: no key here, the
 /// content's `ContentProtection` names the key system; its initialization segment). Such a
 /// segment is served byte for byte: never cut, never moved onto another clock.
 public struct SegmentEncryption: Sendable, Hashable, Codable {
-    /// `EXT-X-KEY` for it: `METHOD=AES-128`, an absolute http(s) `URI`, a 16-byte `IV`; nil for
-    /// a CMAF segment.
+    /// `EXT-X-KEY` for it: `METHOD=AES-128` or `SAMPLE-AES`, an absolute `URI`, a 16-byte `IV`;
+    /// nil for a CMAF segment.
     public var key: HLS.Key?
-    /// The PTS of its first picture (90 kHz): read from its clear bytes at intake (AES-128), or
+    /// The PTS of its first picture (90 kHz): read from its clear bytes at intake (AES-128; the
+    /// PES headers of a SAMPLE-AES segment are clear), or
     /// its earliest presentation time on the origin's timeline (CMAF, as its MPD gives it).
     public var firstPTS: Int64
     /// A CMAF segment's initialization segment (store-relative path); nil for AES-128.
     public var initialization: String?
 
-    /// An AES-128 segment's record.
+    /// An AES-128 or SAMPLE-AES segment's record.
     public init(key: HLS.Key, firstPTS: Int64) { self.key = key; self.firstPTS = firstPTS }
 
     /// An encrypted CMAF segment's record.
@@ -27,14 +30,36 @@ public struct SegmentEncryption: Sendable, Hashable, Codable {
     public var isCMAF: Bool { initialization != nil }
 
     /// Whether a record read back from the store is one the store could have written: AES-128,
-    /// an http(s) URI of at most 2 KiB without quotes or line ends, a 16-byte IV; or CMAF with
-    /// an initialization path (checked by the package); a PTS in range.
+    /// an http(s) URI of at most 2 KiB without quotes or line ends, a 16-byte IV; SAMPLE-AES
+    /// passed on (`isPassedOn`); or CMAF with an initialization path (checked by the package); a
+    /// PTS in range.
     var isWellFormed: Bool {
         guard (0...((1 << 33) - 1)).contains(firstPTS) else { return false }
         guard let key else { return initialization != nil }
-        guard initialization == nil, key.method == .aes128, let uri = key.uri, uri.utf8.count <= 2048, let scheme = URL(string: uri)?.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", !uri.contains(where: { $0 == "\"" || $0.isNewline }),
-              key.iv?.count == 16, key.keyFormat == nil || key.keyFormat == "identity" else { return false }
+        guard initialization == nil else { return false }
+        if key.method == .sampleAES { return Self.isPassedOn(key) }
+        guard key.method == .aes128, let uri = key.uri, Self.isQuotable(uri, most: 2048), let scheme = URL(string: uri)?.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", key.iv?.count == 16, key.keyFormat == nil || key.keyFormat == "identity" else { return false }
         return true
+    }
+
+    /// Whether `key` is an MPEG-TS `SAMPLE-AES` key the service passes on to players as it came:
+    /// an absolute URI of at most 2 KiB without quotes or line ends — http(s) for the identity
+    /// key format (the player fetches the key), or for another key format (FairPlay's
+    /// `com.apple.streamingkeydelivery`, …) `skd:`, http(s) or `data:` —, a 16-byte IV, and
+    /// `KEYFORMAT`/`KEYFORMATVERSIONS` of at most 256 printable characters without quotes.
+    public static func isPassedOn(_ key: HLS.Key) -> Bool {
+        guard key.method == .sampleAES, key.iv?.count == 16, let uri = key.uri, isQuotable(uri, most: 2048),
+              let scheme = URL(string: uri)?.scheme?.lowercased() else { return false }
+        if let f = key.keyFormat, !isQuotable(f, most: 256) || f.isEmpty { return false }
+        if let v = key.keyFormatVersions, !isQuotable(v, most: 256) || !v.allSatisfy({ $0.isNumber || $0 == "/" }) { return false }
+        let identity = (key.keyFormat ?? "identity") == "identity"
+        let schemes: Set<String> = identity ? ["http", "https"] : ["http", "https", "skd", "data"]
+        return schemes.contains(scheme)
+    }
+
+    /// Printable ASCII of at most `most` bytes, without a quote (a quoted attribute's value).
+    static func isQuotable(_ s: String, most: Int) -> Bool {
+        s.utf8.count <= most && s.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 }
     }
 }
