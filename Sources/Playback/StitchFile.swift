@@ -327,8 +327,9 @@ package final class StitchFile {
             let written = OutputChapter.flattened(OutputChapter.inStreamOrder(content + chapters))
             for c in written { sink.addChapter(title: c.title, start: c.start, end: c.end) }
             try sink.finish()
-            // the content's other languages: tracks of the MP4, and of a CMAF package made from it
-            if !toStdout, request.container == .mp4 || (request.container == .hls && request.hls.segmentFormat == .cmaf) {
+            // the content's other languages: tracks of the MP4, and of an HLS package made from it
+            // (CMAF: tracks; MPEG-TS: audio renditions, `TSAudioRenditions`)
+            if !toStdout, request.container == .mp4 || request.container == .hls {
                 keepOtherAudioTracks(timeline, chapters: written)
             }
             // With `deferCommit` the finished file stays at `OutputTarget.temporaryPath(for:)` for the caller.

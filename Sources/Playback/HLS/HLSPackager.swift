@@ -41,6 +41,12 @@ enum HLSPackager {
             let playlist = HLS.write(HLSPlan.playlist(segments: segments, breaks: breaks, programDate: programDate,
                                                       ptsAdjustment: timestampOffset))
             try Data(playlist.utf8).write(to: folder.appendingPathComponent(playlistName))
+            try TSAudioRenditions.write(mp4: mp4, main: written, into: folder, breaks: breaks, programDate: programDate,
+                                        settings: settings) { stream, name in
+                let renamed = segments.map { var t = $0; t.fileName = t.fileName.replacingOccurrences(of: "segment", with: name + "-"); return t }
+                return try writeSegments(mp4, segments: renamed, directory: directory, format: .mpegTS, only: stream,
+                                         audioFromStart: settings.audioFromFirstPicture, firstRunDiscontinuous: settings.firstRunDiscontinuous)[0]
+            }
         }
     }
 
@@ -96,20 +102,21 @@ enum HLSPackager {
     /// in, never to an earlier one than the stream's previous packet (leading pictures of an open
     /// GOP stay with their keyframe), nor to a segment already written. A segment is written out
     /// once every stream has moved past its end.
-    /// `offset`: added to every timestamp as written (CMAF). `audioFromStart`: audio packets
-    /// before stream time 0 (the AAC priming packet) are left out. `firstRunDiscontinuous`: the
-    /// first run is marked as a new stream too. `decodeDelay`: video decode times at least this
-    /// long before presentation times.
+    /// `offset`: added to every timestamp as written (CMAF). `only`: MPEG-TS of that one stream
+    /// (an audio rendition). `audioFromStart`: audio packets before stream time 0 (the AAC
+    /// priming packet) are left out. `firstRunDiscontinuous`: the first run is marked as a new
+    /// stream too. `decodeDelay`: video decode times at least this long before presentation times.
     private static func writeSegments(_ url: String, segments: [HLSSegment], directory: String, format: HLSSegmentFormat,
-                                      offset: MediaTime = .zero, audioFromStart: Bool = false,
+                                      offset: MediaTime = .zero, only: Int? = nil, audioFromStart: Bool = false,
                                       firstRunDiscontinuous: Bool = false, decodeDelay: MediaTime = .zero) throws -> [Track] {
         guard !segments.isEmpty else { throw MediaError.unsupported("an HLS package needs at least one segment: the stitch is empty") }
         let demuxer = try Demuxer(url: url)
         // CMAF: every audio track of the stitch (the content's other languages after the main
-        // one, `ContentAudioTracks`), each a track of its own; MPEG-TS: the main one
+        // one, `ContentAudioTracks`), each a track of its own; MPEG-TS: the main one (the others
+        // are renditions of their own, `TSAudioRenditions`)
         let main = demuxer.bestStream(.audio)
         let others = format == .cmaf ? demuxer.streams.filter { $0.kind == .audio && $0.index != main }.map(\.index) : []
-        let streams = [demuxer.bestStream(.video), main].compactMap { $0 } + others
+        let streams = only.map { [$0] } ?? [demuxer.bestStream(.video), main].compactMap { $0 } + others
         demuxer.keepOnly(Set(streams))
         let timeBases = Dictionary(uniqueKeysWithValues: streams.map { ($0, demuxer.timeBase(of: $0)) })
         let folder = URL(fileURLWithPath: directory)
@@ -158,7 +165,7 @@ enum HLSPackager {
             let s = packet.streamIndex
             guard let tb = timeBases[s], let ticks = packet.ptsTicks ?? packet.dtsTicks, let w = writerOf[s] else { continue }
             let pts = MediaTime(value: ticks * tb.numerator, timescale: tb.denominator)
-            if audioFromStart, s != streams.first, pts < .zero { continue }
+            if audioFromStart, demuxer.streams[s].kind == .audio, pts < .zero { continue }
             if decodeDelay > .zero, s == streams.first, demuxer.streams[s].kind == .video {
                 let delay = decodeDelay.rescaled(to: tb.denominator, rounding: .nearest).value / max(1, tb.numerator)
                 let dts = min(packet.dtsTicks ?? ticks, ticks - delay)
