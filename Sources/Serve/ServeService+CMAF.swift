@@ -21,8 +21,11 @@ extension ServeService {
     /// as DASH only (its `ContentProtection` names a key system HLS's `EXT-X-KEY` does not).
     static func encryptedRefusal(_ content: PreparedContent, asking dialect: Dialect) -> Refusal? {
         let name = content.name.prefix(64)
-        if content.protectedCMAF != nil {
-            return dialect == .dash ? nil : Refusal(status: 409, message: "content '\(name)' is encrypted CMAF (DASH ContentProtection): it is served as DASH only (index.mpd)")
+        if let p = content.protectedCMAF {
+            if dialect == .dash || (dialect == .hlsCMAF && p.hls != nil) { return nil }
+            return Refusal(status: 409, message: p.hls == nil
+                ? "content '\(name)' is encrypted CMAF (DASH ContentProtection): it is served as DASH only (index.mpd)"
+                : "content '\(name)' is encrypted CMAF: it is served as HLS with CMAF segments (master.m3u8?segments=cmaf) and DASH (index.mpd)")
         }
         guard content.encrypted, dialect != .hlsTS else { return nil }
         return Refusal(status: 409, message: "content '\(name)' is encrypted (AES-128): it is served as HLS with MPEG-TS segments only")
@@ -61,6 +64,8 @@ extension ServeService {
         if let refused = Self.encryptedRefusal(content, asking: .hlsCMAF) { return .failure(refused) }
         switch await timelines(session) {
         case .failure(let r): return .failure(r)
+        case .success(let (planned, all)) where content.protectedCMAF != nil:
+            return keepCMAF(protectedHLS(planned, content: content, timelines: all), session: id)
         case .success(let (planned, all)):
             let cdn = policy(for: planned.content).config.cdn
             let rungs = content.renditions.compactMap { r, codecs in all[r.name].map { SessionMPD.Rung(rendition: r, codecs: codecs, timeline: $0) } }
@@ -99,15 +104,21 @@ extension ServeService {
             let subtitles = Self.subtitleRenditions(id, content: content, cmaf: true)
             if !subtitles.isEmpty { for i in variants.indices { variants[i].subtitles = Self.subtitleGroup } }
             texts["master?cmaf"] = HLS.write(HLS.MultivariantPlaylist(renditions: renditions + subtitles, variants: variants))
-            var made: [String: PreparedResponse] = [:]
-            for (k, text) in texts {
-                guard let kept = Self.keep(text, contentType: HLS.mimeType) else { return .failure(Refusal(status: 503, message: "the session's playlists cannot be kept now")) }
-                made[k] = kept
-            }
-            sessions.update(id) { s in for (k, v) in made where s.playlists[k] == nil { s.playlists[k] = v } }
-            let kept = sessions.touch(id)?.playlists ?? [:]
-            return .success(made.reduce(into: [:]) { out, e in out[e.key] = kept[e.key] ?? e.value })
+            return keepCMAF(texts, session: id)
         }
+    }
+
+    /// Keeps a session's CMAF playlists `texts` (by their `NAME?cmaf` keys; the first written
+    /// wins in a race) and answers the kept ones.
+    func keepCMAF(_ texts: [String: String], session id: String) -> Result<[String: PreparedResponse], Refusal> {
+        var made: [String: PreparedResponse] = [:]
+        for (k, text) in texts {
+            guard let kept = Self.keep(text, contentType: HLS.mimeType) else { return .failure(Refusal(status: 503, message: "the session's playlists cannot be kept now")) }
+            made[k] = kept
+        }
+        sessions.update(id) { s in for (k, v) in made where s.playlists[k] == nil { s.playlists[k] = v } }
+        let kept = sessions.touch(id)?.playlists ?? [:]
+        return .success(made.reduce(into: [:]) { out, e in out[e.key] = kept[e.key] ?? e.value })
     }
 }
 

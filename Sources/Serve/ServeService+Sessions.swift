@@ -45,6 +45,9 @@ extension ServeService {
             // encrypted content names only the dialect it is served in (its segments go out as they came)
             let content = try? await media.content(name)
             if content.flatMap({ Self.encryptedRefusal($0, asking: .hlsTS) }) == nil { answer["manifestUrl"] = "/v1/sessions/\(session.id)/master.m3u8" }
+            else if content.flatMap({ Self.encryptedRefusal($0, asking: .hlsCMAF) }) == nil {
+                answer["manifestUrl"] = "/v1/sessions/\(session.id)/master.m3u8?segments=cmaf"   // HLS with CMAF segments only
+            }
             if content.flatMap({ Self.encryptedRefusal($0, asking: .dash) }) == nil { answer["dashManifestUrl"] = "/v1/sessions/\(session.id)/\(Self.mpdKey)" }
             return .json(answer)
         }
@@ -78,7 +81,11 @@ extension ServeService {
         case .failure(let e): return e.response
         case .success(let session):
             if dash { return await dashManifest(session.id).response() }
-            if Self.wantsCMAF(request) { return await cmafPlaylist(session.id, name: "master").response() }
+            // (encrypted CMAF has no MPEG-TS form: its HLS is the CMAF one)
+            let cmafOnly = (try? await media.content(name))?.protectedCMAF?.hls != nil
+            if Self.wantsCMAF(request) || cmafOnly {
+                return await cmafPlaylist(session.id, name: "master").response()
+            }
             return await master(session.id, interstitials: request.queryValue("mode") == "interstitials").response()
         }
     }

@@ -104,15 +104,19 @@ import Timing
     /// with the key decodes clean, every content frame once in order, the ad's 60 frames between
     /// frames 59 and 60, the sound covering each Period; the first content segment served is
     /// `firstSegment.encrypted` byte for byte (not the clear bytes), as it came only.
+    /// `hlsOrigin`: the content came from an HLS origin, so it is also served as HLS with CMAF
+    /// segments (`ServeProtectedHLSTests`), which its sessions name; never as MPEG-TS.
     static func expectServedDecrypted(_ store: MediaStore, root: URL, ads: HTTPTestServer, descriptors: [String],
-                                      firstSegment: (encrypted: Data, clear: Data?)) async throws {
+                                      firstSegment: (encrypted: Data, clear: Data?), hlsOrigin: Bool = false) async throws {
         let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "p", source: "origin")] }
         // a session whose MPD has the ad (VOD leaves out an ad not transcoded yet)
         var id = "", mpdBody = Data()
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             let posted = try await curl(running.url("/v1/session/p"), method: "POST", body: "{}").json
-            #expect(posted?["manifestUrl"] == nil, "no HLS is named for encrypted CMAF")
+            let named = posted?["manifestUrl"] as? String
+            #expect(hlsOrigin ? named?.hasSuffix("/master.m3u8?segments=cmaf") == true : named == nil,
+                    "HLS (CMAF segments) is named for an HLS origin's encrypted CMAF only: \(String(describing: named))")
             let dash = try #require(posted?["dashManifestUrl"] as? String)
             id = String(dash.dropFirst("/v1/sessions/".count).prefix { $0 != "/" })
             let answer = try await curl(running.url(dash))
@@ -124,9 +128,9 @@ import Timing
         let mpd = root.appendingPathComponent("session.mpd")
         try mpdBody.write(to: mpd)
         #expect(try await offPool { try DASHSchema.problems(mpd) } == [])
-        for hls in ["master.m3u8", "180p.m3u8", "master.m3u8?segments=cmaf"] {
+        for hls in ["master.m3u8", "180p.m3u8"] + (hlsOrigin ? [] : ["master.m3u8?segments=cmaf"]) {
             let r = try await curl(running.url("/v1/sessions/\(id)/\(hls)"))
-            #expect(r.status == 409 && r.text.contains("DASH only"), "\(hls): \(r.status) \(r.text)")
+            #expect(r.status == 409 && r.text.contains(hlsOrigin ? "HLS with CMAF segments" : "DASH only"), "\(hls): \(r.status) \(r.text)")
         }
 
         let (periods, total) = try DASHPeriods.read(mpd)
@@ -192,14 +196,12 @@ import Timing
         #expect(try await curl(running.url(content0.media[0] + "?o=900")).status == 400)
     }
 
-    /// An HLS origin of sample-encrypted CMAF (ffmpeg's fMP4 HLS of the clip: a video-only
-    /// variant, the sound an audio rendition; the video encrypted `cbcs` by `CBCSEncryptor` under
-    /// `EXT-X-KEY:METHOD=SAMPLE-AES` with a ClearKey `KEYFORMAT` and its `pssh` in a `data:` URI):
-    /// taken in as it came and served as DASH, the key said as DASH says it (`mp4protection`
-    /// `cbcs` with the `tenc`'s KID, ClearKey with the `pssh`), the session decrypted as above.
-    @Test func aSampleEncryptedHLSOriginIsServedAsDASHWithItsKeySaidInDASH() async throws {
-        let root = StoreFixture.folder("sample-aes-hls")
-        defer { try? FileManager.default.removeItem(at: root) }
+    /// An HLS origin of sample-encrypted CMAF under `root/origin` (ffmpeg's fMP4 HLS of the clip:
+    /// a video-only variant, the sound an audio rendition; the video encrypted `cbcs` by
+    /// `CBCSEncryptor` under `EXT-X-KEY:METHOD=SAMPLE-AES` with a ClearKey `KEYFORMAT` and its
+    /// `pssh` in a `data:` URI), served; the `pssh` and the clear bytes of each encrypted file.
+    /// `keyTag`: the variant's `EXT-X-KEY` instead (`PSSH` in it stands for the `pssh`).
+    static func hlsOrigin(in root: URL, keyTag: String? = nil) async throws -> (origin: HTTPTestServer, folder: URL, pssh: String, clear: [String: Data]) {
         let folder = root.appendingPathComponent("origin")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try await Tools.ffmpeg(["-v", "error", "-y", "-i", try StoreFixture.clip().path, "-map", "0:v", "-map", "0:a", "-c", "copy",
@@ -217,8 +219,9 @@ import Timing
         let pssh = Data((0..<40).map { UInt8($0) }).base64EncodedString()
         var video = try String(contentsOf: folder.appendingPathComponent("p0.m3u8"), encoding: .utf8)
         let first = try #require(video.range(of: "#EXTINF"))
-        video.insert(contentsOf: "#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"data:text/plain;base64,\(pssh)\",KEYFORMAT=\"urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e\",KEYFORMATVERSIONS=\"1\"\n",
-                     at: first.lowerBound)
+        let tag = keyTag ?? "#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"data:text/plain;base64,PSSH\",KEYFORMAT=\"urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e\",KEYFORMATVERSIONS=\"1\""
+        video.insert(contentsOf: tag.replacingOccurrences(of: "PSSH", with: pssh) + "\n", at: first.lowerBound)
+        try Data(Self.key).write(to: folder.appendingPathComponent("key.bin"))
         // the variant's playlist in a folder of its own (its URIs relative to it, the audio rendition's to the master)
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("v"), withIntermediateDirectories: true)
         video = video.replacingOccurrences(of: "init0.mp4", with: "../init0.mp4").replacingOccurrences(of: "\ns0_", with: "\n../s0_")
@@ -228,6 +231,16 @@ import Timing
         let origin = try HTTPTestServer.serving(folder)
         origin.route("/v/p0.m3u8", HTTPTestServer.Response(headers: ["Content-Type": "application/vnd.apple.mpegurl"],
                                                            body: try Data(contentsOf: folder.appendingPathComponent("v/p0.m3u8"))))
+        return (origin, folder, pssh, clear)
+    }
+
+    /// The HLS origin above taken in as it came and served as DASH, the key said as DASH says it
+    /// (`mp4protection` `cbcs` with the `tenc`'s KID, ClearKey with the `pssh`), the session
+    /// decrypted as above (its HLS: `ServeProtectedHLSTests`).
+    @Test func aSampleEncryptedHLSOriginIsServedAsDASHWithItsKeySaidInDASH() async throws {
+        let root = StoreFixture.folder("sample-aes-hls")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let (origin, folder, pssh, clear) = try await Self.hlsOrigin(in: root)
         let ads = try midrollAdServer()
         defer { ads.stop(); origin.stop() }
         let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["p": origin.url("/master.m3u8")] }
@@ -241,7 +254,7 @@ import Timing
         try await Self.expectServedDecrypted(store, root: root, ads: ads, descriptors: [
             "<ContentProtection schemeIdUri=\"urn:mpeg:dash:mp4protection:2011\" value=\"cbcs\" cenc:default_KID=\"\(Self.kidUUID)\"/>",
             "<cenc:pssh>\(pssh)</cenc:pssh>",
-        ], firstSegment: (try Data(contentsOf: folder.appendingPathComponent("s0_0.m4s")), clear["s0_0.m4s"]))
+        ], firstSegment: (try Data(contentsOf: folder.appendingPathComponent("s0_0.m4s")), clear["s0_0.m4s"]), hlsOrigin: true)
     }
 
     /// What the import refuses of a protected origin, in one line each, and what it leaves out.

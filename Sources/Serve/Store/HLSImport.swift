@@ -63,8 +63,9 @@ enum HLSImport {
     /// (".2": subtitle renditions; ".3": a DASH origin's segments measured where its MPD gives
     /// nominal durations; ".4": an audio group's default without a URI is the variants' own sound,
     /// MPEG-TS renditions; ".5": a low variant's ads at three quarters of its BANDWIDTH, not
-    /// 1 kb/s; sample-encrypted CMAF), so that the next start takes the origin in again.
-    static let revision = ".5"
+    /// 1 kb/s; sample-encrypted CMAF; ".6": MPEG-TS SAMPLE-AES, a sample-encrypted CMAF
+    /// origin's keys kept for its HLS sessions), so that the next start takes the origin in again.
+    static let revision = ".6"
 
     /// Fetches `location` into `file` (at most `maxBytes`) as one of an origin's files: its size
     /// added to `total`, which may not pass `cap` (`source` names the origin's kind in the error).
@@ -162,11 +163,12 @@ enum HLSImport {
     /// A SAMPLE-AES key as players will be given it: a relative URI made absolute against the
     /// playlist at `location` (another scheme, FairPlay's `skd:` among them, kept as it is), and
     /// refused in one line unless `SegmentEncryption.isPassedOn` (the IV is explicit already).
-    static func passedOn(_ key: HLS.Key, at location: HLSLocation) throws -> HLS.Key {
+    /// `cmaf`: a sample-encrypted CMAF key (`SAMPLE-AES` or `SAMPLE-AES-CTR`, its IV optional).
+    static func passedOn(_ key: HLS.Key, at location: HLSLocation, cmaf: Bool = false) throws -> HLS.Key {
         var absolute = key
         if let uri = key.uri, URL(string: uri)?.scheme == nil, case .remote(let url) = try location.resolve(uri) { absolute.uri = url.absoluteString }
-        guard SegmentEncryption.isPassedOn(absolute) else {
-            throw StoreError.unsupported("HLS source: the SAMPLE-AES key '\((key.uri ?? "").prefix(120))' (KEYFORMAT \((key.keyFormat ?? "identity").prefix(64))) is not one players can be sent to (an absolute http(s) URI; skd:, http(s) or data: for another key format; quoted values of at most 2 KiB)")
+        guard SegmentEncryption.isPassedOn(absolute, cmaf: cmaf) else {
+            throw StoreError.unsupported("HLS source: the \(key.method.rawValue) key '\((key.uri ?? "").prefix(120))' (KEYFORMAT \((key.keyFormat ?? "identity").prefix(64))) is not one players can be sent to (an absolute http(s) URI; skd:, http(s) or data: for another key format; quoted values of at most 2 KiB)")
         }
         return absolute
     }

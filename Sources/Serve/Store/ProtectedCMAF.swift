@@ -8,8 +8,9 @@ import Timing
 /// for byte, with the protection descriptors a player needs to get its keys. The service never
 /// holds a key: the segments' timing and keyframes are read from their clear boxes (`moof`,
 /// `trun`), never from their pictures, so a break goes in at a segment boundary (a frame-exact
-/// cut needs the clear picture) and such content is served as DASH only (HLS would need the
-/// same key system in an `EXT-X-KEY`, which a DASH `ContentProtection` does not name).
+/// cut needs the clear picture). Such content is served as DASH, and as HLS with CMAF segments
+/// when its origin was HLS (`hls`: the `EXT-X-KEY`s it gave; a DASH `ContentProtection` names
+/// no HLS key system).
 ///
 /// Each rung's video segments are its `SegmentSpan`s (`segNNNNN.enc.m4s`, `SegmentEncryption`
 /// without a key, naming the rung's initialization segment); the sound is one track of the
@@ -20,6 +21,18 @@ struct ProtectedCMAF: Codable, Sendable, Hashable {
     var video: [DASH.ContentProtection]
     /// The sound, nil when the origin has none.
     var audio: Audio?
+    /// An HLS origin's keys as its playlists gave them (URIs absolute; any key system, FairPlay's
+    /// included), which its HLS sessions pass on; nil for a DASH origin, whose
+    /// `ContentProtection` names no HLS key: such content is served as DASH only.
+    var hls: HLSKeys?
+
+    /// The `EXT-X-KEY`s of an HLS origin of sample-encrypted CMAF.
+    struct HLSKeys: Codable, Sendable, Hashable {
+        /// The variants' key.
+        var video: HLS.Key
+        /// The audio rendition's key; nil when its sound is clear.
+        var audio: HLS.Key?
+    }
 
     /// The origin's main audio Representation, kept as it came.
     struct Audio: Codable, Sendable, Hashable {
@@ -60,6 +73,9 @@ struct ProtectedCMAF: Codable, Sendable, Hashable {
     /// its segments in order, times and attributes in bounds.
     func isWellFormed(inPackage: (String) -> Bool) -> Bool {
         guard !video.isEmpty, video.count <= Self.maxDescriptors, video.allSatisfy(Self.isKept) else { return false }
+        if let hls, !SegmentEncryption.isPassedOn(hls.video, cmaf: true) || !(hls.audio.map { SegmentEncryption.isPassedOn($0, cmaf: true) } ?? true) {
+            return false
+        }
         guard let a = audio else { return true }
         guard inPackage(a.initialization), !a.segments.isEmpty, a.segments.count <= 100_000, (1...10_000_000).contains(a.timescale),
               a.zero.count == 2, a.zero[1] > 0, a.zero[1] <= 10_000_000, abs(a.zero[0]) <= a.zero[1] * 86_400 * 2,

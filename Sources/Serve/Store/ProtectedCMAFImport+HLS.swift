@@ -62,18 +62,21 @@ extension ProtectedCMAFImport {
             rungs.append((Rendition(name: name, width: v?.width ?? 0, height: v?.height ?? 0,
                                     videoBitrate: HLSImport.videoBitrate(ofVariant: v?.bandwidth ?? 0), audioBitrate: 128_000), codecs, media.segments.count))
         }
-        guard let key, let kid else { throw StoreError.unsupported("HLS source: no variants") }
+        guard let key, let kid, let (keyAt, _) = variants.first else { throw StoreError.unsupported("HLS source: no variants") }
+        var audioKey: HLS.Key?
         let audio = try await fetchAudio(master, group: variants.first?.1?.audio, at: location, folder: folder, notes: &notes,
-                                         codecs: variants.first?.1?.codecs, text: text, fetch: fetch)
-        return Fetched(rungs: rungs, protection: try descriptors(key, kid: kid), audio: audio, cueSegments: cues)
+                                         codecs: variants.first?.1?.codecs, key: &audioKey, text: text, fetch: fetch)
+        // the keys as HLS players will be given them (never fetched)
+        let keys = ProtectedCMAF.HLSKeys(video: try HLSImport.passedOn(key, at: keyAt, cmaf: true), audio: audioKey)
+        return Fetched(rungs: rungs, protection: try descriptors(key, kid: kid), audio: audio, cueSegments: cues, hls: keys)
     }
 
     /// The `AUDIO` group's default rendition (or its first with a playlist; its URI against the
-    /// master's location `base`) fetched as it came:
+    /// master's location `base`) fetched as it came (`key`: its key, when it is encrypted):
     /// its initialization segment and segments in `folder/audio/`, each one's span read from its
     /// packets; nil when the variants name no group.
     private static func fetchAudio(_ master: HLS.MultivariantPlaylist?, group: String?, at base: HLSLocation, folder: URL, notes: inout [String],
-                                   codecs: String?, text: (HLSLocation) async throws -> String,
+                                   codecs: String?, key: inout HLS.Key?, text: (HLSLocation) async throws -> String,
                                    fetch: (HLSLocation, URL, Int64) async throws -> Void) async throws -> ProtectedCMAF.Audio? {
         guard let master, let group else { return nil }
         let all = master.renditions.filter { $0.type == .audio && $0.groupID == group && $0.uri != nil }
@@ -83,6 +86,7 @@ extension ProtectedCMAFImport {
         let playlist = try await text(at)
         let protected = try HLSPlaylistText.sampleEncrypted(playlist)
         let media = try protected?.media ?? HLSPlaylistText.media(playlist)
+        key = try protected.map { try HLSImport.passedOn($0.key, at: at, cmaf: true) }
         guard let map = media.maps.first ?? nil, media.maps.allSatisfy({ $0 == map }) else {
             throw StoreError.unsupported("HLS source: an encrypted origin's audio rendition that is not CMAF under one EXT-X-MAP")
         }

@@ -23,6 +23,8 @@ enum ProtectedCMAFImport {
         var audio: ProtectedCMAF.Audio?
         /// The segments the origin's SCTE-35 events fall nearest to.
         var cueSegments: [Int]
+        /// An HLS origin's keys (as its HLS sessions pass them on); nil for a DASH origin.
+        var hls: ProtectedCMAF.HLSKeys? = nil
     }
 
     /// Whether an MPD's Periods carry encrypted media.
@@ -140,7 +142,7 @@ enum ProtectedCMAFImport {
             for i in a.segments.indices { a.segments[i].path = "\(storePrefix)/\(a.segments[i].path)" }
             audio = a
         }
-        p.protectedCMAF = ProtectedCMAF(video: fetched.protection, audio: audio)
+        p.protectedCMAF = ProtectedCMAF(video: fetched.protection, audio: audio, hls: fetched.hls)
         if !notes.isEmpty { p.notes = notes }
         return p
     }

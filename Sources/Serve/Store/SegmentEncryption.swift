@@ -48,8 +48,11 @@ public struct SegmentEncryption: Sendable, Hashable, Codable {
     /// key format (the player fetches the key), or for another key format (FairPlay's
     /// `com.apple.streamingkeydelivery`, …) `skd:`, http(s) or `data:` —, a 16-byte IV, and
     /// `KEYFORMAT`/`KEYFORMATVERSIONS` of at most 256 printable characters without quotes.
-    public static func isPassedOn(_ key: HLS.Key) -> Bool {
-        guard key.method == .sampleAES, key.iv?.count == 16, let uri = key.uri, isQuotable(uri, most: 2048),
+    /// `cmaf`: a sample-encrypted CMAF key instead (`SAMPLE-AES` or `SAMPLE-AES-CTR`, the IV in
+    /// the segments' boxes: an `IV` may be given or not).
+    public static func isPassedOn(_ key: HLS.Key, cmaf: Bool = false) -> Bool {
+        let methods: Set<HLS.Key.Method> = cmaf ? [.sampleAES, .sampleAESCTR] : [.sampleAES]
+        guard methods.contains(key.method), key.iv.map({ $0.count == 16 }) ?? cmaf, let uri = key.uri, isQuotable(uri, most: 2048),
               let scheme = URL(string: uri)?.scheme?.lowercased() else { return false }
         if let f = key.keyFormat, !isQuotable(f, most: 256) || f.isEmpty { return false }
         if let v = key.keyFormatVersions, !isQuotable(v, most: 256) || !v.allSatisfy({ $0.isNumber || $0 == "/" }) { return false }
