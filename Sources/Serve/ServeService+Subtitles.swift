@@ -38,7 +38,8 @@ extension ServeService {
             switch interstitials ? await uncutTimeline(session, content: content) : await topTimeline(session) {
             case .failure(let r): return r.response
             case .success(let (planned, top)):
-                let timeline = cmaf ? SessionCMAFPlaylist.streamClock(top) : top
+                // (HLS/CMAF's one stream clock; encrypted CMAF is never moved: each run on its own)
+                let timeline = cmaf && content.protectedCMAF == nil ? SessionCMAFPlaylist.streamClock(top) : top
                 let cdn = policy(for: planned.content).config.cdn
                 let text = HLS.write(SessionSubtitlePlaylist.media(timeline, content: planned.content, track: track,
                                                                    programDate: planned.programDate, cdn: cdn))

@@ -201,7 +201,9 @@ import Timing
     /// `CBCSEncryptor` under `EXT-X-KEY:METHOD=SAMPLE-AES` with a ClearKey `KEYFORMAT` and its
     /// `pssh` in a `data:` URI), served; the `pssh` and the clear bytes of each encrypted file.
     /// `keyTag`: the variant's `EXT-X-KEY` instead (`PSSH` in it stands for the `pssh`).
-    static func hlsOrigin(in root: URL, keyTag: String? = nil) async throws -> (origin: HTTPTestServer, folder: URL, pssh: String, clear: [String: Data]) {
+    /// `subtitles`: with a WebVTT rendition (`subs.m3u8`, one segment, `X-TIMESTAMP-MAP`
+    /// MPEGTS 0) whose cues "one" and "two" are at PTS 0.5–1.5 s and 2.5–3.5 s.
+    static func hlsOrigin(in root: URL, keyTag: String? = nil, subtitles: Bool = false) async throws -> (origin: HTTPTestServer, folder: URL, pssh: String, clear: [String: Data]) {
         let folder = root.appendingPathComponent("origin")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try await Tools.ffmpeg(["-v", "error", "-y", "-i", try StoreFixture.clip().path, "-map", "0:v", "-map", "0:a", "-c", "copy",
@@ -226,8 +228,16 @@ import Timing
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("v"), withIntermediateDirectories: true)
         video = video.replacingOccurrences(of: "init0.mp4", with: "../init0.mp4").replacingOccurrences(of: "\ns0_", with: "\n../s0_")
         try video.write(to: folder.appendingPathComponent("v/p0.m3u8"), atomically: true, encoding: .utf8)
-        let master = try String(contentsOf: folder.appendingPathComponent("master.m3u8"), encoding: .utf8)
-        try master.replacingOccurrences(of: "\np0.m3u8", with: "\nv/p0.m3u8").write(to: folder.appendingPathComponent("master.m3u8"), atomically: true, encoding: .utf8)
+        var master = try String(contentsOf: folder.appendingPathComponent("master.m3u8"), encoding: .utf8)
+        master = master.replacingOccurrences(of: "\np0.m3u8", with: "\nv/p0.m3u8")
+        if subtitles {
+            try "WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:0,LOCAL:00:00:00.000\n\n00:00:00.500 --> 00:00:01.500\none\n\n00:00:02.500 --> 00:00:03.500\ntwo\n"
+                .write(to: folder.appendingPathComponent("subs0.vtt"), atomically: true, encoding: .utf8)
+            try "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:4.0,\nsubs0.vtt\n#EXT-X-ENDLIST\n"
+                .write(to: folder.appendingPathComponent("subs.m3u8"), atomically: true, encoding: .utf8)
+            master = master.replacingOccurrences(of: "#EXT-X-STREAM-INF:", with: "#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID=\"subs\",NAME=\"English\",LANGUAGE=\"en\",DEFAULT=YES,AUTOSELECT=YES,URI=\"subs.m3u8\"\n#EXT-X-STREAM-INF:SUBTITLES=\"subs\",")
+        }
+        try master.write(to: folder.appendingPathComponent("master.m3u8"), atomically: true, encoding: .utf8)
         let origin = try HTTPTestServer.serving(folder)
         origin.route("/v/p0.m3u8", HTTPTestServer.Response(headers: ["Content-Type": "application/vnd.apple.mpegurl"],
                                                            body: try Data(contentsOf: folder.appendingPathComponent("v/p0.m3u8"))))
@@ -255,6 +265,40 @@ import Timing
             "<ContentProtection schemeIdUri=\"urn:mpeg:dash:mp4protection:2011\" value=\"cbcs\" cenc:default_KID=\"\(Self.kidUUID)\"/>",
             "<cenc:pssh>\(pssh)</cenc:pssh>",
         ], firstSegment: (try Data(contentsOf: folder.appendingPathComponent("s0_0.m4s")), clear["s0_0.m4s"]), hlsOrigin: true)
+    }
+
+    /// A DASH origin's subtitles (a WebVTT file, clear) go with its encrypted media: each content
+    /// Period's text AdaptationSet gives the cues of the content time it shows, from its start
+    /// (the origin's cues at 0.5 s and 2.5 s: 0.5 s into the first and into the last Period), the
+    /// ad's Period the empty file.
+    @Test func anEncryptedDASHOriginsSubtitlesGoWithIt() async throws {
+        let root = StoreFixture.folder("protected-dash-subs")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("origin")
+        var (mpd, _) = try await Self.origin(in: folder)
+        mpd = mpd.replacingOccurrences(of: "</Period>", with: #"<AdaptationSet id="9" contentType="text" mimeType="text/vtt" lang="en"><Representation id="en" bandwidth="256"><BaseURL>en.vtt</BaseURL></Representation></AdaptationSet>"#
+                                            + "\n</Period>")
+        try "WEBVTT\n\n00:00:00.500 --> 00:00:01.500\none\n\n00:00:02.500 --> 00:00:03.500\ntwo\n".write(to: folder.appendingPathComponent("en.vtt"), atomically: true, encoding: .utf8)
+        let server = try Self.serve(folder, mpd: mpd)
+        let ads = try midrollAdServer()
+        defer { ads.stop(); server.stop() }
+        let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["p": server.url("/o.mpd")] }
+        let content = try await store.content("p")
+        #expect(content.protectedCMAF != nil && content.subtitles.first?.cues.map(\.text) == ["one", "two"], "\(content.notes)")
+        let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "p", source: "origin")] }
+        var text = ""
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let dash = try #require(try await curl(running.url("/v1/session/p"), method: "POST", body: "{}").json?["dashManifestUrl"] as? String)
+            text = try await curl(running.url(dash)).text
+            if text.contains("break-0-ad-0") { break }
+            try await Task.sleep(nanoseconds: 200_000_000)
+        }
+        let bases = text.components(separatedBy: "<BaseURL>").dropFirst().compactMap { $0.components(separatedBy: "</BaseURL>").first }.filter { $0.hasSuffix(".vtt") }
+        #expect(bases.count == 3 && bases[1].hasSuffix("/empty.vtt"), "\(bases)")
+        var starts: [[Int64]] = []
+        for base in bases { starts.append(try WebVTT.parse(try await curl(running.url(base)).text).cues.map(\.start)) }
+        #expect(starts == [[45_000], [], [45_000]], "each cue 0.5 s into its Period: \(starts)")
     }
 
     /// What the import refuses of a protected origin, in one line each, and what it leaves out.

@@ -147,4 +147,45 @@ import Timing
         }
         #expect(ids.map { $0?.sourceID == 3 ? $0?.frameIndex : nil } == (0..<StoreFixture.frames).map { $0 }, "every content frame decrypted, once and in order")
     }
+
+    /// An encrypted origin's subtitles (clear WebVTT) go with it: its HLS sessions name the
+    /// rendition, whose playlist follows the rung's segment for segment with each cue at the PTS
+    /// the origin gave it (the video is never moved) and none during the ad; its DASH sessions
+    /// carry the text AdaptationSet in every Period (the ad's the empty file).
+    @Test func anEncryptedOriginsSubtitlesGoWithIt() async throws {
+        let root = StoreFixture.folder("protected-hls-subs")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let (origin, _, _, _) = try await ServeProtectedDASHTests.hlsOrigin(in: root, subtitles: true)
+        let ads = try midrollAdServer()
+        defer { ads.stop(); origin.stop() }
+        let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["p": origin.url("/master.m3u8")] }
+        let content = try await store.content("p")
+        #expect(content.subtitles.count == 1 && content.subtitles.first?.cues.count == 2, "\(content.notes)")
+        let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "p", source: "origin")] }
+        var id = "", master = ""
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let named = try #require(try await curl(running.url("/v1/session/p"), method: "POST", body: "{}").json?["manifestUrl"] as? String)
+            id = String(named.dropFirst("/v1/sessions/".count).prefix { $0 != "/" })
+            master = try await curl(running.url(named)).text
+            if try await curl(running.url("/v1/sessions/\(id)/180p.m3u8?segments=cmaf")).text.contains("/v1/segments/ads/") { break }
+            try await Task.sleep(nanoseconds: 200_000_000)
+        }
+        #expect(master.contains("TYPE=SUBTITLES") && master.contains(#"SUBTITLES="subs""#), "\(master)")
+        let video = try await curl(running.url("/v1/sessions/\(id)/180p.m3u8?segments=cmaf")).text
+        let subs = try await curl(running.url("/v1/sessions/\(id)/subtitles/0.m3u8?segments=cmaf")).text
+        func extinfs(_ t: String) -> [String] { t.split(separator: "\n").filter { $0.hasPrefix("#EXTINF") || $0 == "#EXT-X-DISCONTINUITY" }.map(String.init) }
+        #expect(extinfs(subs) == extinfs(video), "segment for segment with the rung")
+        // each cue at the PTS the origin gave it: X-TIMESTAMP-MAP's MPEGTS plus its LOCAL start
+        var shown: [(String, Int64)] = []
+        for uri in subs.split(separator: "\n").filter({ !$0.hasPrefix("#") }) {
+            let file = try WebVTT.parse(try await curl(running.url(String(uri))).text)
+            shown += file.cuesOnMPEGTSClock.map { ($0.text, $0.start) }
+        }
+        // (to WebVTT's millisecond: the origin's times are rounded to 90 kHz ticks)
+        #expect(shown.map(\.0) == ["one", "two"] && zip(shown.map(\.1), [45_000, 225_000]).allSatisfy { abs($0 - $1) <= 90 }, "\(shown)")
+        let mpd = try await curl(running.url("/v1/sessions/\(id)/index.mpd")).text
+        #expect(mpd.components(separatedBy: "contentType=\"text\"").count - 1 == 3 && mpd.components(separatedBy: "/v1/subtitles/p/0/").count - 1 == 2
+                && mpd.contains("/v1/subtitles/\(SessionSubtitlePlaylist.empty)"), "a text AdaptationSet in every Period, the ad's empty")
+    }
 }

@@ -77,7 +77,8 @@ enum SessionProtectedHLS {
 extension ServeService {
     /// Every HLS playlist (CMAF segments) of `session` over sample-encrypted CMAF content from
     /// an HLS origin (`SessionProtectedHLS`): each rung's, the audio rendition's and the
-    /// multivariant playlist, by their `NAME?cmaf` keys; none for content without HLS keys.
+    /// multivariant playlist (naming the subtitle renditions too), by their `NAME?cmaf` keys;
+    /// none for content without HLS keys.
     func protectedHLS(_ session: ServeSession, content: PreparedContent, timelines all: [String: SessionTimeline]) -> [String: String] {
         guard let protected = content.protectedCMAF, let keys = protected.hls else { return [:] }
         let cdn = policy(for: session.content).config.cdn, id = session.id
@@ -108,7 +109,9 @@ extension ServeService {
                                             autoselect: true, channels: a.channels.map(String.init),
                                             uri: "/v1/sessions/\(id)/\(Self.cmafAudio).m3u8?segments=cmaf"))
         }
-        texts["master?cmaf"] = HLS.write(HLS.MultivariantPlaylist(renditions: renditions, variants: variants))
+        let subtitles = Self.subtitleRenditions(id, content: content, cmaf: true)
+        if !subtitles.isEmpty { for i in variants.indices { variants[i].subtitles = Self.subtitleGroup } }
+        texts["master?cmaf"] = HLS.write(HLS.MultivariantPlaylist(renditions: renditions + subtitles, variants: variants))
         return texts
     }
 }

@@ -591,10 +591,42 @@ enum DASHImport {
             }
         }
         var notes = periodNotes
+        // the subtitles, a file per Period: a cue at time t of Period p plays at presentation time
+        // start(p) + t, which is media time start(p) − start(0) + t + the first Period's
+        // presentationTimeOffset, on the store's MPEG-TS clock 10 s later (`HLSImport.cmafClockShift`),
+        // where the video's is (encrypted media is not moved: its own clock); a cue repeated in
+        // the next Period's file kept once
+        let isProtected = ProtectedCMAFImport.isProtected(periods)
+        let first = periods[0]
+        var subtitles: [HLSSubtitleImport.Track] = []
+        let top = first.video[0]
+        let base = MediaTime(value: top.presentationTimeOffset, timescale: top.timescale).mpegTicks + (isProtected ? 0 : HLSImport.cmafClockShift.mpegTicks)
+        for (n, t) in first.texts.prefix(SubtitleTrack.maxTracks).enumerated() {
+            let file = folder.appendingPathComponent(".text\(n).vtt")
+            defer { try? FileManager.default.removeItem(at: file) }
+            do {
+                var cues: [WebVTT.Cue] = [], seen = Set<WebVTT.Cue>()
+                for period in periods where period.texts.indices.contains(n) {
+                    let text = period.texts[n]
+                    try await fetch(text.url, to: file, maxBytes: maxTextBytes)
+                    let read = text.ttml ? try TTMLImport.cues(try Data(contentsOf: file), what: "the TTML file") : try HLSSubtitleImport.cues(in: file, what: "the WebVTT file")
+                    let shift = base + (period.start - first.start).mpegTicks
+                    for var c in read {
+                        c.start += shift; c.end += shift
+                        if seen.insert(c).inserted { cues.append(c) }
+                    }
+                    guard cues.count <= SubtitleTrack.maxCues else { throw StoreError.unsupported("more than \(SubtitleTrack.maxCues) cues") }
+                }
+                subtitles.append(HLSSubtitleImport.Track(rendition: HLS.Rendition(type: .subtitles, groupID: "subs", name: t.name, language: t.language,
+                                                                                  isDefault: subtitles.isEmpty, autoselect: true), cues: cues))
+            } catch {
+                notes.append("subtitles '\(t.name.prefix(64))' left out: \(String(describing: error).prefix(200))")
+            }
+        }
         // encrypted media is kept as it came, never remuxed (`ProtectedCMAFImport`)
-        if ProtectedCMAFImport.isProtected(periods) {
+        if isProtected {
             let kept = try await ProtectedCMAFImport.fetch(periods, folder: folder, notes: &notes, resolved: resolved, piece: piece)
-            return HLSImport.Fetched(variants: [], notes: notes, protectedCMAF: kept)
+            return HLSImport.Fetched(variants: [], subtitles: subtitles, notes: notes, protectedCMAF: kept)
         }
         var names: [String] = []
         var out: [HLSImport.FetchedVariant] = []
@@ -604,7 +636,6 @@ enum DASHImport {
         // continuity counters; a language that failed in a Period is left out whole
         var languageVariants: [Int: HLSImport.FetchedVariant] = [:], languageCounters: [Int: [Int: UInt8]] = [:], failedLanguages = Set<Int>()
         var cueTimes: [MediaTime] = [], segmentStarts: [MediaTime] = []
-        let first = periods[0]
         for (p, period) in periods.enumerated() {
             // the Period's audio whole: its initialization segment and every segment, one fMP4 file
             var audio: URL?, audioTrack: Track?
@@ -701,35 +732,6 @@ enum DASHImport {
         for k in out.indices { out[k].cueSegments = cueSegments }
         let carried = languageVariants.filter { !failedLanguages.contains($0.key) }.sorted { $0.key < $1.key }.map(\.value)
         out += carried
-        // the subtitles, a file per Period: a cue at time t of Period p plays at presentation time
-        // start(p) + t, which is media time start(p) − start(0) + t + the first Period's
-        // presentationTimeOffset, on the store's MPEG-TS clock 10 s later (`HLSImport.cmafClockShift`),
-        // where the video's is; a cue repeated in the next Period's file kept once
-        var subtitles: [HLSSubtitleImport.Track] = []
-        let top = first.video[0]
-        let base = MediaTime(value: top.presentationTimeOffset, timescale: top.timescale).mpegTicks + HLSImport.cmafClockShift.mpegTicks
-        for (n, t) in first.texts.prefix(SubtitleTrack.maxTracks).enumerated() {
-            let file = folder.appendingPathComponent(".text\(n).vtt")
-            defer { try? FileManager.default.removeItem(at: file) }
-            do {
-                var cues: [WebVTT.Cue] = [], seen = Set<WebVTT.Cue>()
-                for period in periods where period.texts.indices.contains(n) {
-                    let text = period.texts[n]
-                    try await fetch(text.url, to: file, maxBytes: maxTextBytes)
-                    let read = text.ttml ? try TTMLImport.cues(try Data(contentsOf: file), what: "the TTML file") : try HLSSubtitleImport.cues(in: file, what: "the WebVTT file")
-                    let shift = base + (period.start - first.start).mpegTicks
-                    for var c in read {
-                        c.start += shift; c.end += shift
-                        if seen.insert(c).inserted { cues.append(c) }
-                    }
-                    guard cues.count <= SubtitleTrack.maxCues else { throw StoreError.unsupported("more than \(SubtitleTrack.maxCues) cues") }
-                }
-                subtitles.append(HLSSubtitleImport.Track(rendition: HLS.Rendition(type: .subtitles, groupID: "subs", name: t.name, language: t.language,
-                                                                                  isDefault: subtitles.isEmpty, autoselect: true), cues: cues))
-            } catch {
-                notes.append("subtitles '\(t.name.prefix(64))' left out: \(String(describing: error).prefix(200))")
-            }
-        }
         return HLSImport.Fetched(variants: out, subtitles: subtitles, notes: notes,
                                  defaultAudio: carried.isEmpty ? nil : first.mainAudio)
     }

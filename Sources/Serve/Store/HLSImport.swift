@@ -222,7 +222,12 @@ enum HLSImport {
                                                               fetch: { at, file, most in
                                                                   try await fetch(at, to: file, maxBytes: most, timeout: timeout, total: &total, cap: maxTotalBytes)
                                                               })
-            return Fetched(variants: [], notes: notes, protectedCMAF: kept)
+            // its WebVTT renditions (clear) on the segments' own clock
+            var subtitles: (tracks: [HLSSubtitleImport.Track], notes: [String]) = ([], [])
+            if let m = multivariant {
+                subtitles = await HLSSubtitleImport.fetch(m, location: location, scratch: folder, timeout: timeout, clockShift: 0, total: &total, cap: maxTotalBytes)
+            }
+            return Fetched(variants: [], subtitles: subtitles.tracks, notes: notes + subtitles.notes, protectedCMAF: kept)
         }
         // an alternate audio group: its default muxed into every variant's segments, each other
         // rendition into a language rung of the lowest variant
@@ -456,8 +461,13 @@ enum HLSImport {
     /// Reads the fetched variants' frames (blocking): each segment must start with a keyframe and
     /// follow the one before without a gap, every frame on one constant frame rate.
     static func package(name: String, source: String, fetched all: Fetched, folder: URL, storePrefix: String) throws -> PackagedContent {
-        if let p = all.protectedCMAF {
-            return try ProtectedCMAFImport.package(name: name, source: source, fetched: p, notes: all.notes, folder: folder, storePrefix: storePrefix)
+        if let kept = all.protectedCMAF {
+            var p = try ProtectedCMAFImport.package(name: name, source: source, fetched: kept, notes: all.notes, folder: folder, storePrefix: storePrefix)
+            // subtitles from the top rung's first picture on its own (never moved) clock
+            if let first = p.renditions.first?.segments.first?.encryption?.firstPTS, !all.subtitles.isEmpty {
+                p.subtitles = HLSSubtitleImport.onContentTimeline(all.subtitles, firstPTS: first, duration: p.duration.mpegTicks)
+            }
+            return p
         }
         var rungs: [PackagedRendition] = [], languageRungs: [PackagedRendition] = []
         var frameRate: Rational?, frameCount: Int?, cues: [Int] = []

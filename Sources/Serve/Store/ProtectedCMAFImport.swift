@@ -12,7 +12,8 @@ import Timing
 /// the nearest 90 kHz tick), and every
 /// rung must start its segments at the same frames (a break goes in at a boundary, in every rung
 /// at once). Refused in one line: several Periods, some video Representations clear and some
-/// encrypted, or protected differently. Left out with a note: other audio languages, subtitles.
+/// encrypted, or protected differently. Left out with a note: other audio languages. (Its
+/// subtitles, clear, are read as a clear origin's.)
 enum ProtectedCMAFImport {
     /// What was fetched: each rung's segments in `folder/NAME/`, the sound's in `folder/audio/`.
     struct Fetched {
@@ -48,7 +49,6 @@ enum ProtectedCMAFImport {
             throw StoreError.unsupported("DASH source: video Representations encrypted differently, or some clear (all or none are read)")
         }
         if !period.languages.isEmpty { notes.append("audio languages besides the main one of an encrypted origin are left out") }
-        if !period.texts.isEmpty { notes.append("subtitles of an encrypted origin are left out") }
         func made(_ dir: URL) throws {
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
