@@ -203,12 +203,15 @@ import Timing
     /// `keyTag`: the variant's `EXT-X-KEY` instead (`PSSH` in it stands for the `pssh`).
     /// `subtitles`: with a WebVTT rendition (`subs.m3u8`, one segment, `X-TIMESTAMP-MAP`
     /// MPEGTS 0) whose cues "one" and "two" are at PTS 0.5–1.5 s and 2.5–3.5 s.
-    static func hlsOrigin(in root: URL, keyTag: String? = nil, subtitles: Bool = false) async throws -> (origin: HTTPTestServer, folder: URL, pssh: String, clear: [String: Data]) {
+    /// `french`: a second audio rendition (`LANGUAGE="fra"`, the clip's sound again; the first `eng`).
+    static func hlsOrigin(in root: URL, keyTag: String? = nil, subtitles: Bool = false, french: Bool = false) async throws -> (origin: HTTPTestServer, folder: URL, pssh: String, clear: [String: Data]) {
         let folder = root.appendingPathComponent("origin")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try await Tools.ffmpeg(["-v", "error", "-y", "-i", try StoreFixture.clip().path, "-map", "0:v", "-map", "0:a", "-c", "copy",
+        let maps = french ? ["-map", "0:v", "-map", "0:a", "-map", "0:a"] : ["-map", "0:v", "-map", "0:a"]
+        let streams = french ? "v:0,agroup:aud a:0,agroup:aud,language:eng,default:yes a:1,agroup:aud,language:fra" : "v:0,agroup:aud a:0,agroup:aud,default:yes"
+        try await Tools.ffmpeg(["-v", "error", "-y", "-i", try StoreFixture.clip().path] + maps + ["-c", "copy",
                                 "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "-hls_segment_type", "fmp4",
-                                "-var_stream_map", "v:0,agroup:aud a:0,agroup:aud,default:yes", "-master_pl_name", "master.m3u8",
+                                "-var_stream_map", streams, "-master_pl_name", "master.m3u8",
                                 "-hls_segment_filename", folder.appendingPathComponent("s%v_%d.m4s").path, "-hls_fmp4_init_filename", "init%v.mp4",
                                 folder.appendingPathComponent("p%v.m3u8").path])
         var clear: [String: Data] = [:]
@@ -299,6 +302,42 @@ import Timing
         var starts: [[Int64]] = []
         for base in bases { starts.append(try WebVTT.parse(try await curl(running.url(base)).text).cues.map(\.start)) }
         #expect(starts == [[45_000], [], [45_000]], "each cue 0.5 s into its Period: \(starts)")
+    }
+
+    /// A DASH origin's other audio language (a second audio AdaptationSet, `lang="fra"`: the
+    /// clip's sound again) is kept as its main sound is and listed in each content Period.
+    @Test func anEncryptedDASHOriginsLanguagesAreKept() async throws {
+        let root = StoreFixture.folder("protected-dash-languages")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("origin")
+        var (mpd, _) = try await Self.origin(in: folder)
+        let start = try #require(mpd.range(of: #"<AdaptationSet id="1""#))
+        let end = try #require(mpd.range(of: "</AdaptationSet>", range: start.upperBound..<mpd.endIndex))
+        // (ffmpeg names a language already: replaced)
+        let set = String(mpd[start.lowerBound..<end.upperBound]).replacingOccurrences(of: #" lang="[^"]*""#, with: "", options: .regularExpression)
+        let french = set.replacingOccurrences(of: #"<AdaptationSet id="1""#, with: #"<AdaptationSet id="2" lang="fra""#)
+        mpd.replaceSubrange(start.lowerBound..<end.upperBound, with: set.replacingOccurrences(of: #"<AdaptationSet id="1""#, with: #"<AdaptationSet id="1" lang="eng""#) + "\n" + french)
+        let server = try Self.serve(folder, mpd: mpd)
+        let ads = try midrollAdServer()
+        defer { ads.stop(); server.stop() }
+        let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["p": server.url("/o.mpd")] }
+        let content = try await store.content("p")
+        #expect(content.protectedCMAF?.audio?.language == "eng" && content.protectedCMAF?.languages?.map(\.language) == ["fra"]
+                && content.protectedCMAF?.languages?.first?.initialization.contains("/audio-1/") == true, "\(content.notes)")
+        let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "p", source: "origin")] }
+        var text = ""
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let dash = try #require(try await curl(running.url("/v1/session/p"), method: "POST", body: "{}").json?["dashManifestUrl"] as? String)
+            text = try await curl(running.url(dash)).text
+            if text.contains("break-0-ad-0") { break }
+            try await Task.sleep(nanoseconds: 200_000_000)
+        }
+        let content0 = try #require(text.components(separatedBy: "<Period ").dropFirst().first)
+        #expect(content0.contains(#"lang="eng""#) && content0.contains(#"lang="fra""#) && content0.contains("/audio-1/"), "\(content0.prefix(600))")
+        let file = root.appendingPathComponent("session.mpd")
+        try Data(text.utf8).write(to: file)
+        #expect(try await offPool { try DASHSchema.problems(file) } == [])
     }
 
     /// What the import refuses of a protected origin, in one line each, and what it leaves out.

@@ -40,7 +40,7 @@ import Timing
         let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["p": origin.url("/master.m3u8")] }
         let content = try await store.content("p")
         let keyURI = "data:text/plain;base64,\(pssh)"
-        #expect(content.protectedCMAF?.hls?.video.uri == keyURI && content.protectedCMAF?.hls?.audio == nil, "the origin's key kept for HLS; the sound clear")
+        #expect(content.protectedCMAF?.hls?.video.uri == keyURI && content.protectedCMAF?.audio?.hlsKey == nil, "the origin's key kept for HLS; the sound clear")
         let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "p", source: "origin")] }
 
         // a session whose playlist has the ad (VOD leaves out an ad not transcoded yet)
@@ -187,5 +187,53 @@ import Timing
         let mpd = try await curl(running.url("/v1/sessions/\(id)/index.mpd")).text
         #expect(mpd.components(separatedBy: "contentType=\"text\"").count - 1 == 3 && mpd.components(separatedBy: "/v1/subtitles/p/0/").count - 1 == 2
                 && mpd.contains("/v1/subtitles/\(SessionSubtitlePlaylist.empty)"), "a text AdaptationSet in every Period, the ad's empty")
+    }
+
+    /// An encrypted origin's other audio languages are kept as its sound is and served in each
+    /// dialect: in HLS a rendition per language (the default first), each listing that language's
+    /// segments per content run and the ad's sound in the break; in DASH an audio AdaptationSet
+    /// per language, with its `lang`, in each content Period.
+    @Test func anEncryptedOriginsLanguagesAreServed() async throws {
+        let root = StoreFixture.folder("protected-hls-languages")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let (origin, _, _, _) = try await ServeProtectedDASHTests.hlsOrigin(in: root, french: true)
+        let ads = try midrollAdServer()
+        defer { ads.stop(); origin.stop() }
+        let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["p": origin.url("/master.m3u8")] }
+        let content = try await store.content("p")
+        #expect(content.protectedCMAF?.audio?.language == "eng" && content.protectedCMAF?.languages?.map(\.language) == ["fra"], "\(content.notes)")
+        let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "p", source: "origin")] }
+        var id = "", master = ""
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let named = try #require(try await curl(running.url("/v1/session/p"), method: "POST", body: "{}").json?["manifestUrl"] as? String)
+            id = String(named.dropFirst("/v1/sessions/".count).prefix { $0 != "/" })
+            master = try await curl(running.url(named)).text
+            if try await curl(running.url("/v1/sessions/\(id)/180p.m3u8?segments=cmaf")).text.contains("/v1/segments/ads/") { break }
+            try await Task.sleep(nanoseconds: 200_000_000)
+        }
+        let audio = master.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-MEDIA:TYPE=AUDIO") }
+        #expect(audio.count == 2 && audio[0].contains(#"LANGUAGE="eng""#) && audio[0].contains("DEFAULT=YES")
+                && audio[1].contains(#"LANGUAGE="fra""#) && audio[1].contains("audio-1.m3u8?segments=cmaf"), "\(master)")
+        let french = try await curl(running.url("/v1/sessions/\(id)/audio-1.m3u8?segments=cmaf")).text
+        let runs = Self.runs(french)
+        #expect(runs.count == 3 && runs[0].map.contains("/audio-1/") && runs[2].map == runs[0].map && runs[1].map.contains("/v1/segments/ads/"), "\(french)")
+        for (n, run) in runs.enumerated() {
+            var bytes = try await curl(running.url(run.map)).body
+            for s in run.segments { bytes += try await curl(running.url(s)).body }
+            let file = root.appendingPathComponent("fra\(n).mp4")
+            try bytes.write(to: file)
+            let decoded = try await runOffPool(try Tools.ffmpegPath(), ["-nostdin", "-v", "error", "-xerror", "-i", file.path, "-f", "f32le", "-ac", "1", "-ar", "48000", "-"])
+            let seconds = Double(decoded.stdout.count / 4) / 48_000
+            #expect(decoded.status == 0 && abs(seconds - 2) <= 2 * 1024.0 / 48_000, "French run \(n): \(seconds) s \(decoded.stderr.prefix(200))")
+        }
+        let mpd = try await curl(running.url("/v1/sessions/\(id)/index.mpd")).text
+        for chunk in mpd.components(separatedBy: "<Period ").dropFirst() where chunk.contains("content-") {
+            #expect(chunk.contains(#"contentType="audio" mimeType="audio/mp4" lang="eng""#) && chunk.contains(#"contentType="audio" mimeType="audio/mp4" lang="fra""#),
+                    "both languages in each content Period")
+        }
+        let file = root.appendingPathComponent("session.mpd")
+        try Data(mpd.utf8).write(to: file)
+        #expect(try await offPool { try DASHSchema.problems(file) } == [])
     }
 }

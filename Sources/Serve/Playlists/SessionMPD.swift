@@ -189,7 +189,8 @@ enum SessionMPD {
     /// codecs (its sample entries are the origin's), the sound the origin's own segments that
     /// cover the Period's `length` from video time `from` (the first may begin before it, the
     /// last end after it: the Period's bounds trim them), `presentationTimeOffset` the audio time
-    /// of `from` on the origin's one presentation timeline, URLs by `url(path)`.
+    /// of `from` on the origin's one presentation timeline, and each other language the same way
+    /// (an AdaptationSet each, with its `lang`); URLs by `url(path)`.
     static func protectedSets(_ sets: [DASH.AdaptationSet], rungs: [Rung], _ protected: ProtectedCMAF, from: MediaTime, length: MediaTime,
                               url: (String) -> String) -> [DASH.AdaptationSet] {
         var out = sets.filter { $0.contentType == "video" }
@@ -200,18 +201,21 @@ enum SessionMPD {
                 if let codecs = rungs.first(where: { $0.rendition.name == id })?.codecs.split(separator: ",").first { out[i].representations[r].codecs = String(codecs) }
             }
         }
-        guard let a = protected.audio else { return out }
-        let lo = (from + a.zeroTime).rescaled(to: a.timescale, rounding: .nearest).value
-        let hi = (from + length + a.zeroTime).rescaled(to: a.timescale, rounding: .nearest).value
-        let covering = a.segments.filter { $0.start < hi && $0.start + $0.duration > lo }
-        guard !covering.isEmpty else { return out }
-        var rep = DASH.Representation(id: "audio", bandwidth: a.bandwidth, codecs: a.codecs, audioSamplingRate: a.sampleRate, audioChannels: a.channels)
-        rep.segmentList = DASH.SegmentList(timescale: a.timescale, presentationTimeOffset: lo, initialization: url(a.initialization),
-                                           timeline: DASH.SegmentTemplate.timeline(covering.map { (start: $0.start, duration: $0.duration) }),
-                                           media: covering.map { url($0.path) })
-        var set = DASH.AdaptationSet(id: 2, contentType: "audio", mimeType: "audio/mp4", language: a.language, segmentTemplate: nil, representations: [rep])
-        set.contentProtection = a.protection
-        out.append(set)
+        // the sound, then each other language
+        for (k, a) in protected.audioTracks.enumerated() {
+            let lo = (from + a.zeroTime).rescaled(to: a.timescale, rounding: .nearest).value
+            let hi = (from + length + a.zeroTime).rescaled(to: a.timescale, rounding: .nearest).value
+            let covering = a.segments.filter { $0.start < hi && $0.start + $0.duration > lo }
+            guard !covering.isEmpty else { continue }
+            var rep = DASH.Representation(id: k == 0 ? "audio" : "audio-\(k)", bandwidth: a.bandwidth, codecs: a.codecs,
+                                          audioSamplingRate: a.sampleRate, audioChannels: a.channels)
+            rep.segmentList = DASH.SegmentList(timescale: a.timescale, presentationTimeOffset: lo, initialization: url(a.initialization),
+                                               timeline: DASH.SegmentTemplate.timeline(covering.map { (start: $0.start, duration: $0.duration) }),
+                                               media: covering.map { url($0.path) })
+            var set = DASH.AdaptationSet(id: 2 + k, contentType: "audio", mimeType: "audio/mp4", language: a.language, segmentTemplate: nil, representations: [rep])
+            set.contentProtection = a.protection
+            out.append(set)
+        }
         return out
     }
 

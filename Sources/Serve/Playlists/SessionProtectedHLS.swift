@@ -28,10 +28,10 @@ enum SessionProtectedHLS {
         return withMaps(SessionPlaylist.vod(items, marks: timeline.marks(session, clock: .shared), programDate: session.programDate), maps)
     }
 
-    /// The audio rendition's playlist along the top rung's `timeline`; nil when the origin has no sound.
-    static func audio(_ timeline: SessionTimeline, _ protected: ProtectedCMAF, session: ServeSession, url: (SessionItem, CMAFTracks.Part) -> String,
-                      origin: (String) -> String) -> HLS.MediaPlaylist? {
-        guard let a = protected.audio else { return nil }
+    /// Audio track `a`'s rendition playlist along the top rung's `timeline` (the ads' sound in
+    /// every language's).
+    static func audio(_ timeline: SessionTimeline, _ a: ProtectedCMAF.Audio, session: ServeSession, url: (SessionItem, CMAFTracks.Part) -> String,
+                      origin: (String) -> String) -> HLS.MediaPlaylist {
         var items: [SessionPlaylist.Item] = [], maps: [String] = []
         var at = MediaTime.zero
         func add(_ uri: String, map: String, duration: MediaTime, discontinuity: Bool, mark: Int?, startsAd: Int?, key: HLS.Key?) {
@@ -59,7 +59,7 @@ enum SessionProtectedHLS {
             let listed = a.segments.filter { 2 * $0.start + $0.duration >= 2 * lo && 2 * $0.start + $0.duration < 2 * hi && $0.duration * 1000 >= a.timescale }
             for (k, s) in listed.enumerated() {
                 add(origin(s.path), map: origin(a.initialization), duration: MediaTime(value: s.duration, timescale: a.timescale),
-                    discontinuity: k == 0 && all[i].discontinuity, mark: nil, startsAd: nil, key: protected.hls?.audio)
+                    discontinuity: k == 0 && all[i].discontinuity, mark: nil, startsAd: nil, key: a.hlsKey)
             }
             i = j
         }
@@ -94,20 +94,29 @@ extension ServeService {
             texts[r.name + "?cmaf"] = HLS.write(playlist)
             let rates = SegmentBitRate.of(timeline.items.map { (segmentBytes($0.segment.path), $0.segment.duration) }, targetDuration: playlist.targetDuration)
             let video = codecs.split(separator: ",").first.map(String.init) ?? "avc1.640028"
-            variants.append(HLS.Variant(uri: "/v1/sessions/\(id)/\(r.name).m3u8?segments=cmaf", bandwidth: max(1, rates.peak + (protected.audio?.bandwidth ?? 0)),
-                                        averageBandwidth: max(1, rates.average + (protected.audio?.bandwidth ?? 0)),
+            // with the largest audio rendition's
+            let sound = protected.audioTracks.map(\.bandwidth).max() ?? 0
+            variants.append(HLS.Variant(uri: "/v1/sessions/\(id)/\(r.name).m3u8?segments=cmaf", bandwidth: max(1, rates.peak + sound),
+                                        averageBandwidth: max(1, rates.average + sound),
                                         codecs: ([video] + (protected.audio.map { [$0.codecs] } ?? [])).joined(separator: ","),
                                         resolution: HLS.Resolution(width: r.width, height: r.height), frameRate: r.frameRate,
                                         audio: protected.audio == nil ? nil : "audio"))
         }
+        // the main sound, then each other language (`audio-N`), the ads' sound in each
         var renditions: [HLS.Rendition] = []
-        if let top, let a = protected.audio, let audio = SessionProtectedHLS.audio(top, protected, session: session, url: { item, part in
-            item.cmafURL(part, session: id, rendition: top.rendition, shifted: false).text(signedBy: signature, cdn: cdn)
-        }, origin: { SegmentURL(path: $0).text(signedBy: signature, cdn: cdn) }) {
-            texts[Self.cmafAudio + "?cmaf"] = HLS.write(audio)
-            renditions.append(HLS.Rendition(type: .audio, groupID: "audio", name: a.language ?? "main", language: a.language, isDefault: true,
-                                            autoselect: true, channels: a.channels.map(String.init),
-                                            uri: "/v1/sessions/\(id)/\(Self.cmafAudio).m3u8?segments=cmaf"))
+        if let top {
+            var names: Set<String> = []
+            for (n, a) in protected.audioTracks.enumerated() {
+                let audio = SessionProtectedHLS.audio(top, a, session: session, url: { item, part in
+                    item.cmafURL(part, session: id, rendition: top.rendition, shifted: false).text(signedBy: signature, cdn: cdn)
+                }, origin: { SegmentURL(path: $0).text(signedBy: signature, cdn: cdn) })
+                let key = n == 0 ? Self.cmafAudio : "\(Self.cmafAudio)-\(n)"
+                texts[key + "?cmaf"] = HLS.write(audio)
+                var name = a.language ?? (n == 0 ? "main" : "audio \(n + 1)")
+                if !names.insert(name).inserted { name += " \(n + 1)"; names.insert(name) }
+                renditions.append(HLS.Rendition(type: .audio, groupID: "audio", name: name, language: a.language, isDefault: n == 0,
+                                                autoselect: true, channels: a.channels.map(String.init), uri: "/v1/sessions/\(id)/\(key).m3u8?segments=cmaf"))
+            }
         }
         let subtitles = Self.subtitleRenditions(id, content: content, cmaf: true)
         if !subtitles.isEmpty { for i in variants.indices { variants[i].subtitles = Self.subtitleGroup } }

@@ -21,18 +21,23 @@ struct ProtectedCMAF: Codable, Sendable, Hashable {
     var video: [DASH.ContentProtection]
     /// The sound, nil when the origin has none.
     var audio: Audio?
+    /// The origin's other audio languages (at most `HLSImport.maxLanguages`), each kept as the
+    /// main one is; nil or empty when it has none.
+    var languages: [Audio]?
     /// An HLS origin's keys as its playlists gave them (URIs absolute; any key system, FairPlay's
     /// included), which its HLS sessions pass on; nil for a DASH origin, whose
     /// `ContentProtection` names no HLS key: such content is served as DASH only.
     var hls: HLSKeys?
 
-    /// The `EXT-X-KEY`s of an HLS origin of sample-encrypted CMAF.
+    /// The `EXT-X-KEY` of an HLS origin's sample-encrypted variants (an audio rendition's is its
+    /// `Audio.hlsKey`).
     struct HLSKeys: Codable, Sendable, Hashable {
         /// The variants' key.
         var video: HLS.Key
-        /// The audio rendition's key; nil when its sound is clear.
-        var audio: HLS.Key?
     }
+
+    /// The main sound, then each other language.
+    var audioTracks: [Audio] { (audio.map { [$0] } ?? []) + (languages ?? []) }
 
     /// The origin's main audio Representation, kept as it came.
     struct Audio: Codable, Sendable, Hashable {
@@ -53,6 +58,8 @@ struct ProtectedCMAF: Codable, Sendable, Hashable {
         var language: String?
         /// Its AdaptationSet's `ContentProtection`s (none: the sound is clear).
         var protection: [DASH.ContentProtection]
+        /// An HLS origin's rendition: its `EXT-X-KEY` when it is encrypted.
+        var hlsKey: HLS.Key? = nil
 
         /// Its audio time at video time 0.
         var zeroTime: MediaTime { zero.count == 2 && zero[1] > 0 ? MediaTime(value: zero[0], timescale: zero[1]) : .zero }
@@ -65,21 +72,29 @@ struct ProtectedCMAF: Codable, Sendable, Hashable {
         var duration: Int64
     }
 
-    /// Its files besides the rungs' video segments: the audio's.
-    var files: [String] { audio.map { [$0.initialization] + $0.segments.map(\.path) } ?? [] }
+    /// Its files besides the rungs' video segments: the sound's, every language's.
+    var files: [String] { audioTracks.flatMap { [$0.initialization] + $0.segments.map(\.path) } }
 
     /// Whether a record read back from the store is one the store could have written: the
     /// descriptors as `descriptors(_:)` keeps them, the audio's paths in the package (`inPackage`),
     /// its segments in order, times and attributes in bounds.
     func isWellFormed(inPackage: (String) -> Bool) -> Bool {
         guard !video.isEmpty, video.count <= Self.maxDescriptors, video.allSatisfy(Self.isKept) else { return false }
-        if let hls, !SegmentEncryption.isPassedOn(hls.video, cmaf: true) || !(hls.audio.map { SegmentEncryption.isPassedOn($0, cmaf: true) } ?? true) {
-            return false
-        }
-        guard let a = audio else { return true }
+        if let hls, !SegmentEncryption.isPassedOn(hls.video, cmaf: true) { return false }
+        guard (languages?.count ?? 0) <= 8, languages == nil || audio != nil else { return false }
+        return audioTracks.allSatisfy { $0.isWellFormed(inPackage: inPackage) }
+    }
+}
+
+extension ProtectedCMAF.Audio {
+    /// Whether a track read back from the store is one the store could have written: its paths
+    /// in the package, its segments in order, times, attributes and key in bounds.
+    func isWellFormed(inPackage: (String) -> Bool) -> Bool {
+        let a = self
+        if let k = hlsKey, !SegmentEncryption.isPassedOn(k, cmaf: true) { return false }
         guard inPackage(a.initialization), !a.segments.isEmpty, a.segments.count <= 100_000, (1...10_000_000).contains(a.timescale),
               a.zero.count == 2, a.zero[1] > 0, a.zero[1] <= 10_000_000, abs(a.zero[0]) <= a.zero[1] * 86_400 * 2,
-              a.protection.count <= Self.maxDescriptors, a.protection.allSatisfy(Self.isKept),
+              a.protection.count <= ProtectedCMAF.maxDescriptors, a.protection.allSatisfy(ProtectedCMAF.isKept),
               a.codecs.count <= 64, a.codecs.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-".contains($0)) }),
               a.bandwidth > 0, (a.sampleRate ?? 8000) > 0, (0...64).contains(a.channels ?? 2),
               PackagedAudioTrack.printable(a.language, max: 64) else { return false }
@@ -90,7 +105,9 @@ struct ProtectedCMAF: Codable, Sendable, Hashable {
         }
         return true
     }
+}
 
+extension ProtectedCMAF {
     /// Most descriptors kept per AdaptationSet.
     static let maxDescriptors = 8
 

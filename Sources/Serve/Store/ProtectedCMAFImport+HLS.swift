@@ -63,34 +63,39 @@ extension ProtectedCMAFImport {
                                     videoBitrate: HLSImport.videoBitrate(ofVariant: v?.bandwidth ?? 0), audioBitrate: 128_000), codecs, media.segments.count))
         }
         guard let key, let kid, let (keyAt, _) = variants.first else { throw StoreError.unsupported("HLS source: no variants") }
-        var audioKey: HLS.Key?
-        let audio = try await fetchAudio(master, group: variants.first?.1?.audio, at: location, folder: folder, notes: &notes,
-                                         codecs: variants.first?.1?.codecs, key: &audioKey, text: text, fetch: fetch)
-        // the keys as HLS players will be given them (never fetched)
-        let keys = ProtectedCMAF.HLSKeys(video: try HLSImport.passedOn(key, at: keyAt, cmaf: true), audio: audioKey)
-        return Fetched(rungs: rungs, protection: try descriptors(key, kid: kid), audio: audio, cueSegments: cues, hls: keys)
+        // the AUDIO group: its default rendition (or its first with a playlist) the sound, each
+        // other one a language (at most `HLSImport.maxLanguages`)
+        var tracks: [ProtectedCMAF.Audio] = []
+        if let master, let group = variants.first?.1?.audio {
+            let all = master.renditions.filter { $0.type == .audio && $0.groupID == group && $0.uri != nil }
+            let ordered = (all.first(where: \.isDefault) ?? all.first).map { d in [d] + all.filter { $0 != d } } ?? []
+            if ordered.count > HLSImport.maxLanguages + 1 { notes.append("audio languages past the first \(HLSImport.maxLanguages) besides the default are left out") }
+            for (n, r) in ordered.prefix(HLSImport.maxLanguages + 1).enumerated() {
+                tracks.append(try await fetchAudio(r, at: location, into: n == 0 ? audioFolder : "\(audioFolder)-\(n)", folder: folder,
+                                                   codecs: variants.first?.1?.codecs, text: text, fetch: fetch))
+            }
+        }
+        // the key as HLS players will be given it (never fetched)
+        let keys = ProtectedCMAF.HLSKeys(video: try HLSImport.passedOn(key, at: keyAt, cmaf: true))
+        return Fetched(rungs: rungs, protection: try descriptors(key, kid: kid), audio: tracks.first, languages: Array(tracks.dropFirst()),
+                       cueSegments: cues, hls: keys)
     }
 
-    /// The `AUDIO` group's default rendition (or its first with a playlist; its URI against the
-    /// master's location `base`) fetched as it came (`key`: its key, when it is encrypted):
-    /// its initialization segment and segments in `folder/audio/`, each one's span read from its
-    /// packets; nil when the variants name no group.
-    private static func fetchAudio(_ master: HLS.MultivariantPlaylist?, group: String?, at base: HLSLocation, folder: URL, notes: inout [String],
-                                   codecs: String?, key: inout HLS.Key?, text: (HLSLocation) async throws -> String,
-                                   fetch: (HLSLocation, URL, Int64) async throws -> Void) async throws -> ProtectedCMAF.Audio? {
-        guard let master, let group else { return nil }
-        let all = master.renditions.filter { $0.type == .audio && $0.groupID == group && $0.uri != nil }
-        guard let chosen = all.first(where: \.isDefault) ?? all.first, let uri = chosen.uri else { return nil }
-        if all.count > 1 { notes.append("audio languages besides the default one of an encrypted origin are left out") }
+    /// Audio rendition `chosen` (its URI against the master's location `base`) fetched as it
+    /// came: its initialization segment and segments in `folder/<name>/`, each one's span read
+    /// from its packets, its key (when it is encrypted) as players will be given it.
+    private static func fetchAudio(_ chosen: HLS.Rendition, at base: HLSLocation, into track: String, folder: URL, codecs: String?,
+                                   text: (HLSLocation) async throws -> String,
+                                   fetch: (HLSLocation, URL, Int64) async throws -> Void) async throws -> ProtectedCMAF.Audio {
+        guard let uri = chosen.uri else { throw StoreError.unsupported("HLS source: an audio rendition without a URI") }
         let at = try base.resolve(uri)
         let playlist = try await text(at)
         let protected = try HLSPlaylistText.sampleEncrypted(playlist)
         let media = try protected?.media ?? HLSPlaylistText.media(playlist)
-        key = try protected.map { try HLSImport.passedOn($0.key, at: at, cmaf: true) }
         guard let map = media.maps.first ?? nil, media.maps.allSatisfy({ $0 == map }) else {
             throw StoreError.unsupported("HLS source: an encrypted origin's audio rendition that is not CMAF under one EXT-X-MAP")
         }
-        let dir = folder.appendingPathComponent(audioFolder)
+        let dir = folder.appendingPathComponent(track)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let tag = protected == nil ? "" : ".enc"
         let initFile = dir.appendingPathComponent("init\(tag).mp4")
@@ -106,17 +111,18 @@ extension ProtectedCMAFImport {
             guard let span = try FragmentRemux.soundSpan(initialization: initFile, segment: file, scratch: dir) else {
                 throw StoreError.unsupported("HLS source: audio segment \(i) has no sound")
             }
-            spans.append(("\(audioFolder)/\(name)", span.start.rescaled(to: 90_000, rounding: .nearest).value, span.end.rescaled(to: 90_000, rounding: .nearest).value))
+            spans.append(("\(track)/\(name)", span.start.rescaled(to: 90_000, rounding: .nearest).value, span.end.rescaled(to: 90_000, rounding: .nearest).value))
         }
         guard zip(spans, spans.dropFirst()).allSatisfy({ $1.start > $0.start }) else { throw StoreError.unsupported("HLS source: audio segments out of order") }
         let segments = spans.indices.map { i in
             ProtectedCMAF.Segment(path: spans[i].path, start: spans[i].start, duration: max(1, (i + 1 < spans.count ? spans[i + 1].start : spans[i].end) - spans[i].start))
         }
         let codec = codecs?.split(separator: ",").map(String.init).first { $0.hasPrefix("mp4a") || $0 == "ac-3" || $0 == "ec-3" } ?? "mp4a.40.2"
-        return ProtectedCMAF.Audio(initialization: "\(audioFolder)/init\(tag).mp4", segments: segments, timescale: 90_000, zero: [0, 1],
+        return ProtectedCMAF.Audio(initialization: "\(track)/init\(tag).mp4", segments: segments, timescale: 90_000, zero: [0, 1],
                                    codecs: codec, bandwidth: 128_000, sampleRate: nil, channels: chosen.channels.flatMap { Int($0.prefix { $0 != "/" }) },
                                    language: chosen.language,
-                                   protection: try protected.map { try descriptors($0.key, kid: defaultKID(try Data(contentsOf: initFile)) ?? "") } ?? [])
+                                   protection: try protected.map { try descriptors($0.key, kid: defaultKID(try Data(contentsOf: initFile)) ?? "") } ?? [],
+                                   hlsKey: try protected.map { try HLSImport.passedOn($0.key, at: at, cmaf: true) })
     }
 
     /// The DASH descriptors of HLS key `key` over segments whose `tenc` names `kid`: the scheme's

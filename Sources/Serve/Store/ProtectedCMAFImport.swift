@@ -12,8 +12,8 @@ import Timing
 /// the nearest 90 kHz tick), and every
 /// rung must start its segments at the same frames (a break goes in at a boundary, in every rung
 /// at once). Refused in one line: several Periods, some video Representations clear and some
-/// encrypted, or protected differently. Left out with a note: other audio languages. (Its
-/// subtitles, clear, are read as a clear origin's.)
+/// encrypted, or protected differently. Its other audio languages are kept as its sound is, its
+/// subtitles (clear) read as a clear origin's.
 enum ProtectedCMAFImport {
     /// What was fetched: each rung's segments in `folder/NAME/`, the sound's in `folder/audio/`.
     struct Fetched {
@@ -22,6 +22,8 @@ enum ProtectedCMAFImport {
         var protection: [DASH.ContentProtection]
         /// The sound, its paths relative to the package (`audio/…`).
         var audio: ProtectedCMAF.Audio?
+        /// Each other language, as the sound (`audio-N/…`).
+        var languages: [ProtectedCMAF.Audio] = []
         /// The segments the origin's SCTE-35 events fall nearest to.
         var cueSegments: [Int]
         /// An HLS origin's keys (as its HLS sessions pass them on); nil for a DASH origin.
@@ -48,29 +50,37 @@ enum ProtectedCMAFImport {
         guard !protection.isEmpty, period.video.allSatisfy({ $0.protection == protection }) else {
             throw StoreError.unsupported("DASH source: video Representations encrypted differently, or some clear (all or none are read)")
         }
-        if !period.languages.isEmpty { notes.append("audio languages besides the main one of an encrypted origin are left out") }
         func made(_ dir: URL) throws {
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
-        var audio: ProtectedCMAF.Audio?
-        if let given = period.audio {
+        // a sound as it came into `track/`: its presentation times on the video's timeline
+        func sound(_ given: DASHImport.Track, into track: String, language: String?) async throws -> ProtectedCMAF.Audio {
             let a = try await resolved(given)
-            let dir = folder.appendingPathComponent(audioFolder)
+            let dir = folder.appendingPathComponent(track)
             try made(dir)
-            try await piece(a, nil, dir.appendingPathComponent(a.protection.isEmpty ? "init.mp4" : "init.enc.mp4"))
+            let initName = a.protection.isEmpty ? "init.mp4" : "init.enc.mp4"
+            try await piece(a, nil, dir.appendingPathComponent(initName))
             var segments: [ProtectedCMAF.Segment] = []
             for i in 0..<a.count {
                 let name = String(format: a.protection.isEmpty ? "seg%05d.m4s" : "seg%05d.enc.m4s", i)
                 try await piece(a, i, dir.appendingPathComponent(name))
-                segments.append(ProtectedCMAF.Segment(path: "\(audioFolder)/\(name)", start: a.starts[i] + a.presentationTimeOffset, duration: a.durations[i]))
+                segments.append(ProtectedCMAF.Segment(path: "\(track)/\(name)", start: a.starts[i] + a.presentationTimeOffset, duration: a.durations[i]))
             }
             // the audio time at video time 0: each track's presentation time is its media time less its offset
             let v = period.video[0]
             let zero = (MediaTime(value: a.presentationTimeOffset, timescale: a.timescale) - MediaTime(value: v.presentationTimeOffset, timescale: v.timescale)).reduced
-            audio = ProtectedCMAF.Audio(initialization: "\(audioFolder)/\(a.protection.isEmpty ? "init.mp4" : "init.enc.mp4")", segments: segments,
-                                        timescale: a.timescale, zero: [zero.value, zero.timescale], codecs: a.codecs ?? "mp4a.40.2",
-                                        bandwidth: max(1000, a.bandwidth), sampleRate: a.sampleRate, channels: a.channels, language: a.language,
-                                        protection: a.protection)
+            return ProtectedCMAF.Audio(initialization: "\(track)/\(initName)", segments: segments,
+                                       timescale: a.timescale, zero: [zero.value, zero.timescale], codecs: a.codecs ?? "mp4a.40.2",
+                                       bandwidth: max(1000, a.bandwidth), sampleRate: a.sampleRate, channels: a.channels, language: language ?? a.language,
+                                       protection: a.protection)
+        }
+        var audio: ProtectedCMAF.Audio?, languages: [ProtectedCMAF.Audio] = []
+        if let given = period.audio {
+            audio = try await sound(given, into: audioFolder, language: period.mainAudio?.language)
+            if period.languages.count > HLSImport.maxLanguages { notes.append("audio languages past the first \(HLSImport.maxLanguages) besides the main one are left out") }
+            for (n, l) in period.languages.prefix(HLSImport.maxLanguages).enumerated() {
+                languages.append(try await sound(l.track, into: "\(audioFolder)-\(n + 1)", language: l.audio.language))
+            }
         }
         var rungs: [(rendition: Rendition, codecs: String, segments: Int)] = []
         var names: [String] = []
@@ -96,7 +106,7 @@ enum ProtectedCMAFImport {
         // a cue goes to the segment starting nearest it (after the first: a pre-roll is not a cue)
         func distance(_ i: Int, _ t: MediaTime) -> MediaTime { starts[i] > t ? starts[i] - t : t - starts[i] }
         let cues = Set(period.cues.compactMap { t in starts.indices.min { distance($0, t) < distance($1, t) } }).filter { $0 > 0 }.sorted()
-        return Fetched(rungs: rungs, protection: protection, audio: audio, cueSegments: cues)
+        return Fetched(rungs: rungs, protection: protection, audio: audio, languages: languages, cueSegments: cues)
     }
 
     /// Reads the fetched rungs' pictures (blocking) into the content's record, its paths under `storePrefix`.
@@ -136,13 +146,14 @@ enum ProtectedCMAFImport {
                                 frameRateNumerator: frameRate.numerator, frameRateDenominator: frameRate.denominator,
                                 frameCount: frameCount, originFrames: 0, audioIndex: nil, renditions: rungs,
                                 originCueFrames: fetched.cueSegments.map { top.segments[$0].startFrame })
-        var audio = fetched.audio
-        if var a = audio {
+        func stored(_ given: ProtectedCMAF.Audio) -> ProtectedCMAF.Audio {
+            var a = given
             a.initialization = "\(storePrefix)/\(a.initialization)"
             for i in a.segments.indices { a.segments[i].path = "\(storePrefix)/\(a.segments[i].path)" }
-            audio = a
+            return a
         }
-        p.protectedCMAF = ProtectedCMAF(video: fetched.protection, audio: audio, hls: fetched.hls)
+        p.protectedCMAF = ProtectedCMAF(video: fetched.protection, audio: fetched.audio.map(stored),
+                                        languages: fetched.languages.isEmpty ? nil : fetched.languages.map(stored), hls: fetched.hls)
         if !notes.isEmpty { p.notes = notes }
         return p
     }
