@@ -56,9 +56,9 @@ let stitchHelp = """
       --format mp4|hls|dash|y4m|nut
                                 output container (default: mp4; from OUT's extension when it is
                                 .y4m or .nut). hls: OUT is a folder that gets MPEG-TS
-                                segments and index.m3u8 with ad markers (the content's other
-                                languages: packed-audio renditions and master.m3u8 over them;
-                                every output keeps every audio track). dash: OUT is a folder
+                                segments and index.m3u8 with ad markers (a content of several
+                                languages: a packed-audio rendition each and master.m3u8 over
+                                them; every output keeps every audio track). dash: OUT is a folder
                                 that gets CMAF tracks, index.mpd and index.m3u8 (= --format hls
                                 --hls-segments cmaf)
       --hls-time SECONDS        HLS target segment duration (default: 6)

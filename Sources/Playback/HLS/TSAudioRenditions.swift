@@ -3,21 +3,22 @@ import Manifest
 import Media
 import Timing
 
-/// The content's other languages in an MPEG-TS package (`ContentAudioTracks` made them tracks of
-/// the stitched MP4): each a packed-audio rendition (RFC 8216 §3.4, `PackedAudio`, as the
-/// service's MPEG-TS sessions give theirs) cut at the video's segment times (`audio-N-00000.aac`:
-/// an ID3 `PRIV` timestamp with the PTS of its first AAC frame, then its ADTS frames;
-/// `audio-N.m3u8` with the package's discontinuities and ad markers), and a multivariant playlist
-/// `master.m3u8` naming them beside the package's own `index.m3u8`, which stays the media
-/// playlist it always was (its segments keep the main sound muxed: the group's default rendition
-/// has no URI, RFC 8216 §4.3.4.2.1). Nothing is written for one language.
+/// The languages of an MPEG-TS package whose content has several (`ContentAudioTracks` made the
+/// others tracks of the stitched MP4): each, the main one included, a packed-audio rendition
+/// (RFC 8216 §3.4, `PackedAudio`, as the service's MPEG-TS sessions give theirs) cut at the
+/// video's segment times (`audio-00000.aac`, `audio-N-00000.aac`: an ID3 `PRIV` timestamp with
+/// the PTS of its first AAC frame, then its ADTS frames; `audio.m3u8`, `audio-N.m3u8` with the
+/// package's discontinuities and ad markers), and a multivariant playlist `master.m3u8` naming
+/// them (the main one the default) beside the package's own `index.m3u8`, which stays the media
+/// playlist it always was, its main sound muxed (what a player of `index.m3u8` alone hears).
+/// Nothing is written for one language.
 enum TSAudioRenditions {
     /// The multivariant playlist's file name.
     static let masterName = "master.m3u8"
 
-    /// Writes the renditions of `mp4`'s other audio streams into `folder`, each stream's
-    /// segments by `segments(stream, name)`, and `master.m3u8` over them and the main
-    /// playlist's `main` track.
+    /// Writes the renditions of `mp4`'s audio streams into `folder` (when it has more than one),
+    /// each stream's segments by `segments(stream, name)`, and `master.m3u8` over them and the
+    /// main playlist's `main` track.
     static func write(mp4: String, main: [HLSPackager.Track], into folder: URL, breaks: [PackagedBreak], programDate: Date,
                       settings: HLSSettings, segments: (Int, String) throws -> HLSPackager.Track) throws {
         let demuxer = try Demuxer(url: mp4)
@@ -27,13 +28,14 @@ enum TSAudioRenditions {
         let mainPlaylist = HLSPlan.playlist(segments: track.segments, breaks: breaks, programDate: programDate,
                                             ptsAdjustment: HLSPackager.timestampOffset)
         var target = mainPlaylist.targetDuration
-        var names: Set<String> = ["main"]
-        let mainInfo = demuxer.streams[mainAudio]
-        var renditions = [HLS.Rendition(type: .audio, groupID: "audio", name: "main", language: mainInfo.language, isDefault: true,
-                                        autoselect: true, channels: String(mainInfo.channels))]
+        var names: Set<String> = []
+        var renditions: [HLS.Rendition] = []
         var tracks: [HLSPackager.Track] = []
-        for (n, info) in others.enumerated() {
-            let name = "audio-\(n + 1)"
+        // the main language too (the default, `audio.m3u8`): VLC 3 loses its clock when a
+        // rendition plays beside a variant's muxed sound, and plays every language clean when
+        // each, the default included, is a rendition of its own
+        for (n, info) in ([demuxer.streams[mainAudio]] + others).enumerated() {
+            let name = n == 0 ? "audio" : "audio-\(n)"
             // cut as MPEG-TS (the package's segment rules, timestamps and offset), then packed
             var t = try segments(info.index, name)
             for i in t.segments.indices {
@@ -49,11 +51,11 @@ enum TSAudioRenditions {
             target = max(target, playlist.targetDuration)
             playlist.targetDuration = target
             try Data(HLS.write(playlist).utf8).write(to: folder.appendingPathComponent(name + ".m3u8"))
-            var label = info.language ?? "audio"
-            if names.contains(label) { label += " \(n + 2)" }
+            var label = n == 0 ? "main" : info.language ?? "audio"
+            if names.contains(label) { label += " \(n + 1)" }
             names.insert(label)
-            renditions.append(HLS.Rendition(type: .audio, groupID: "audio", name: label, language: info.language, autoselect: true,
-                                            channels: String(info.channels), uri: name + ".m3u8"))
+            renditions.append(HLS.Rendition(type: .audio, groupID: "audio", name: label, language: info.language, isDefault: n == 0,
+                                            autoselect: true, channels: String(info.channels), uri: name + ".m3u8"))
             tracks.append(t)
         }
         // BANDWIDTH: each of the variant's segments with the largest rendition segment of its time
@@ -62,7 +64,7 @@ enum TSAudioRenditions {
         }, targetDuration: target)
         let info = demuxer.streams[video]
         let codecs = [CodecString.video(codecName: info.codecName, sampleEntry: info.codecTag, configuration: demuxer.extradata(of: video)),
-                      CodecString.audio(codecName: mainInfo.codecName, configuration: demuxer.extradata(of: mainAudio))]
+                      CodecString.audio(codecName: demuxer.streams[mainAudio].codecName, configuration: demuxer.extradata(of: mainAudio))]
             .compactMap { $0 }.joined(separator: ",")
         let master = HLS.MultivariantPlaylist(renditions: renditions, variants: [
             HLS.Variant(uri: HLSPackager.playlistName, bandwidth: max(1, rate.peak), averageBandwidth: max(1, rate.average),
