@@ -214,7 +214,10 @@ extension ServeService {
             let content = try? await media.content(planned.content)
             if let refused = content.flatMap({ Self.encryptedRefusal($0, asking: .hlsTS) }) { return refused.response }
             let languages = content.map { Self.languageTimelines($0, all) } ?? []
-            guard let t = all[rendition] ?? (interstitials ? nil : Self.packedAudioIndex(rendition).flatMap { languages.indices.contains($0) ? languages[$0].timeline : nil })
+            // with languages, the default's packed audio is the top rung's sound (`audio`)
+            let top = languages.isEmpty ? nil : content?.renditions.first.flatMap { all[$0.rendition.name] }
+            guard let t = all[rendition] ?? (interstitials ? nil : rendition == Self.cmafAudio ? top
+                                             : Self.packedAudioIndex(rendition).flatMap { languages.indices.contains($0) ? languages[$0].timeline : nil })
             else { return .error(404, "no rendition '\(rendition)'") }
             if interstitials {
                 guard let kept = Self.keep(await interstitialsPlaylist(planned, timeline: t), contentType: HLS.mimeType) else { return Self.notKept }
@@ -230,7 +233,12 @@ extension ServeService {
                 guard let kept = Self.keep(text, contentType: HLS.mimeType) else { return Self.notKept }
                 made[name] = kept
             }
-            // each other language's packed audio: its rung's playlist, each segment's sound
+            // the default's and each other language's packed audio: its rung's playlist, each segment's sound
+            if let top {
+                guard let kept = Self.keep(HLS.write(Self.packedAudio(top.playlist(planned, clock: policy.clock, signature: signature, cdn: policy.cdn))),
+                                           contentType: HLS.mimeType) else { return Self.notKept }
+                made[Self.cmafAudio] = kept
+            }
             for (n, language) in languages.enumerated() {
                 let playlist = Self.packedAudio(language.timeline.playlist(planned, clock: policy.clock, signature: signature, cdn: policy.cdn))
                 guard let kept = Self.keep(HLS.write(playlist), contentType: HLS.mimeType) else { return Self.notKept }
@@ -359,15 +367,17 @@ extension ServeService {
 
 extension ServeService {
     /// The audio renditions of an MPEG-TS session's master when its content has other languages
-    /// (an HLS origin's alternate audio): the default, in every variant (no `URI`, RFC 8216
-    /// §4.3.4.2.1), and each other language's packed-audio playlist
-    /// (`/v1/sessions/ID/audio-N.m3u8`), in group `audio`. None without other languages.
+    /// (an HLS origin's alternate audio), in group `audio`: the default's packed-audio playlist
+    /// (`/v1/sessions/ID/audio.m3u8`, the top rung's sound; the variants keep it muxed too) and
+    /// each other language's (`/v1/sessions/ID/audio-N.m3u8`). The default is a rendition of its
+    /// own, not the variants' sound (RFC 8216 §4.3.4.2.1 allows that too), because VLC 3 loses
+    /// its clock when a rendition plays beside a variant's muxed sound. None without other languages.
     static func packedAudioRenditions(_ id: String, content: PreparedContent, all: [String: SessionTimeline]) -> [HLS.Rendition] {
         let languages = languageTimelines(content, all)
         guard !languages.isEmpty else { return [] }
         let main = content.audioTracks.first { $0.isDefault }
         var out = [HLS.Rendition(type: .audio, groupID: cmafAudio, name: main?.name ?? "main", language: main?.language, isDefault: true,
-                                 autoselect: true, channels: main?.channels)]
+                                 autoselect: true, channels: main?.channels, uri: "/v1/sessions/\(id)/\(cmafAudio).m3u8")]
         for (n, l) in languages.enumerated() {
             out.append(HLS.Rendition(type: .audio, groupID: cmafAudio, name: l.track.name, language: l.track.language, autoselect: l.track.autoselect,
                                      channels: l.track.channels, uri: "/v1/sessions/\(id)/\(cmafAudio)-\(n + 1).m3u8"))
