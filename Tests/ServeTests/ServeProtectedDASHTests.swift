@@ -270,6 +270,20 @@ import Timing
         ], firstSegment: (try Data(contentsOf: folder.appendingPathComponent("s0_0.m4s")), clear["s0_0.m4s"]), hlsOrigin: true)
     }
 
+    /// The MPD of a session of content `p` that has the ad's Period (VOD leaves out an ad not
+    /// transcoded yet).
+    static func readyMPD(_ running: RunningService) async throws -> String {
+        var text = ""
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let dash = try #require(try await curl(running.url("/v1/session/p"), method: "POST", body: "{}").json?["dashManifestUrl"] as? String)
+            text = try await curl(running.url(dash)).text
+            if text.contains("break-0-ad-0") { break }
+            try await Task.sleep(nanoseconds: 200_000_000)
+        }
+        return text
+    }
+
     /// A DASH origin's subtitles (a WebVTT file, clear) go with its encrypted media: each content
     /// Period's text AdaptationSet gives the cues of the content time it shows, from its start
     /// (the origin's cues at 0.5 s and 2.5 s: 0.5 s into the first and into the last Period), the
@@ -289,14 +303,7 @@ import Timing
         let content = try await store.content("p")
         #expect(content.protectedCMAF != nil && content.subtitles.first?.cues.map(\.text) == ["one", "two"], "\(content.notes)")
         let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "p", source: "origin")] }
-        var text = ""
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            let dash = try #require(try await curl(running.url("/v1/session/p"), method: "POST", body: "{}").json?["dashManifestUrl"] as? String)
-            text = try await curl(running.url(dash)).text
-            if text.contains("break-0-ad-0") { break }
-            try await Task.sleep(nanoseconds: 200_000_000)
-        }
+        let text = try await Self.readyMPD(running)
         let bases = text.components(separatedBy: "<BaseURL>").dropFirst().compactMap { $0.components(separatedBy: "</BaseURL>").first }.filter { $0.hasSuffix(".vtt") }
         #expect(bases.count == 3 && bases[1].hasSuffix("/empty.vtt"), "\(bases)")
         var starts: [[Int64]] = []
@@ -325,14 +332,7 @@ import Timing
         #expect(content.protectedCMAF?.audio?.language == "eng" && content.protectedCMAF?.languages?.map(\.language) == ["fra"]
                 && content.protectedCMAF?.languages?.first?.initialization.contains("/audio-1/") == true, "\(content.notes)")
         let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "p", source: "origin")] }
-        var text = ""
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            let dash = try #require(try await curl(running.url("/v1/session/p"), method: "POST", body: "{}").json?["dashManifestUrl"] as? String)
-            text = try await curl(running.url(dash)).text
-            if text.contains("break-0-ad-0") { break }
-            try await Task.sleep(nanoseconds: 200_000_000)
-        }
+        let text = try await Self.readyMPD(running)
         let content0 = try #require(text.components(separatedBy: "<Period ").dropFirst().first)
         #expect(content0.contains(#"lang="eng""#) && content0.contains(#"lang="fra""#) && content0.contains("/audio-1/"), "\(content0.prefix(600))")
         let file = root.appendingPathComponent("session.mpd")

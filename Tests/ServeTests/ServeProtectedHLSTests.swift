@@ -31,6 +31,21 @@ import Timing
         return out
     }
 
+    /// A session of content `p` whose top rung's playlist has the ad (VOD leaves out an ad not
+    /// transcoded yet): its id and its master playlist (the one `manifestUrl` names).
+    static func readySession(_ running: RunningService) async throws -> (id: String, master: String) {
+        var id = "", master = ""
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let named = try #require(try await curl(running.url("/v1/session/p"), method: "POST", body: "{}").json?["manifestUrl"] as? String)
+            id = String(named.dropFirst("/v1/sessions/".count).prefix { $0 != "/" })
+            master = try await curl(running.url(named)).text
+            if try await curl(running.url("/v1/sessions/\(id)/180p.m3u8?segments=cmaf")).text.contains("/v1/segments/ads/") { break }
+            try await Task.sleep(nanoseconds: 200_000_000)
+        }
+        return (id, master)
+    }
+
     @Test func aSampleEncryptedHLSOriginIsServedAsHLSWithItsKeyPassedOn() async throws {
         let root = StoreFixture.folder("protected-hls")
         defer { try? FileManager.default.removeItem(at: root) }
@@ -126,17 +141,10 @@ import Timing
         let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["p": origin.url("/master.m3u8")] }
         #expect(try await store.content("p").protectedCMAF?.hls?.video == HLS.Key(method: .sampleAES, uri: origin.url("/key.bin")))
         let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "p", source: "origin")] }
-        var named = ""
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            let posted = try await curl(running.url("/v1/session/p"), method: "POST", body: "{}").json
-            named = try #require(posted?["manifestUrl"] as? String)
-            let id = String(named.dropFirst("/v1/sessions/".count).prefix { $0 != "/" })
-            if try await curl(running.url("/v1/sessions/\(id)/180p.m3u8?segments=cmaf")).text.contains("/v1/segments/ads/") { break }
-            try await Task.sleep(nanoseconds: 200_000_000)
-        }
+        let (id, _) = try await Self.readySession(running)
         let out = root.appendingPathComponent("s.mp4")
-        let r = try await runOffPool(try Tools.ffmpegPath(), ["-nostdin", "-v", "warning", "-i", running.url(named), "-c", "copy", "-y", out.path])
+        let r = try await runOffPool(try Tools.ffmpegPath(), ["-nostdin", "-v", "warning", "-i", running.url("/v1/sessions/\(id)/master.m3u8?segments=cmaf"),
+                                                             "-c", "copy", "-y", out.path])
         // FFmpeg 5.1 reads the ad's clear samples under the content's track (its second map
         // skipped) and decrypts them into garbage that its H.264 parser drops: those lines only
         let allowed = ["Found duplicated MOOV Atom. Skipped it", "Invalid NAL unit size", "missing picture in access unit", "Last message repeated"]
@@ -162,15 +170,7 @@ import Timing
         let content = try await store.content("p")
         #expect(content.subtitles.count == 1 && content.subtitles.first?.cues.count == 2, "\(content.notes)")
         let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "p", source: "origin")] }
-        var id = "", master = ""
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            let named = try #require(try await curl(running.url("/v1/session/p"), method: "POST", body: "{}").json?["manifestUrl"] as? String)
-            id = String(named.dropFirst("/v1/sessions/".count).prefix { $0 != "/" })
-            master = try await curl(running.url(named)).text
-            if try await curl(running.url("/v1/sessions/\(id)/180p.m3u8?segments=cmaf")).text.contains("/v1/segments/ads/") { break }
-            try await Task.sleep(nanoseconds: 200_000_000)
-        }
+        let (id, master) = try await Self.readySession(running)
         #expect(master.contains("TYPE=SUBTITLES") && master.contains(#"SUBTITLES="subs""#), "\(master)")
         let video = try await curl(running.url("/v1/sessions/\(id)/180p.m3u8?segments=cmaf")).text
         let subs = try await curl(running.url("/v1/sessions/\(id)/subtitles/0.m3u8?segments=cmaf")).text
@@ -203,15 +203,7 @@ import Timing
         let content = try await store.content("p")
         #expect(content.protectedCMAF?.audio?.language == "eng" && content.protectedCMAF?.languages?.map(\.language) == ["fra"], "\(content.notes)")
         let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "p", source: "origin")] }
-        var id = "", master = ""
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            let named = try #require(try await curl(running.url("/v1/session/p"), method: "POST", body: "{}").json?["manifestUrl"] as? String)
-            id = String(named.dropFirst("/v1/sessions/".count).prefix { $0 != "/" })
-            master = try await curl(running.url(named)).text
-            if try await curl(running.url("/v1/sessions/\(id)/180p.m3u8?segments=cmaf")).text.contains("/v1/segments/ads/") { break }
-            try await Task.sleep(nanoseconds: 200_000_000)
-        }
+        let (id, master) = try await Self.readySession(running)
         let audio = master.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-MEDIA:TYPE=AUDIO") }
         #expect(audio.count == 2 && audio[0].contains(#"LANGUAGE="eng""#) && audio[0].contains("DEFAULT=YES")
                 && audio[1].contains(#"LANGUAGE="fra""#) && audio[1].contains("audio-1.m3u8?segments=cmaf"), "\(master)")
