@@ -147,4 +147,35 @@ import Timing
         planted.key?.uri = "file:///etc/passwd"
         #expect(!planted.isWellFormed)
     }
+
+    /// A SAMPLE-AES origin whose segments the store cannot read refuses the content in one line,
+    /// and nothing of it is kept: a segment that is not MPEG-TS; a first segment whose SPS is
+    /// not where a player needs it (its NAL unit type overwritten: no picture size to read).
+    @Test func unreadableSampleAESSegmentsAreRefusedInOneLine() async throws {
+        let root = StoreFixture.folder("saes-hostile")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let (files, _) = try Self.origin(in: root.appendingPathComponent("origin"), keyTag: "#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"key.bin\"")
+        var noSPS = [UInt8](files["/a0.ts"]!.0)
+        // the first SPS start code's NAL unit made filler data (type 12)
+        let at = try #require(noSPS.indices.dropLast(4).first { noSPS[$0] == 0 && noSPS[$0 + 1] == 0 && noSPS[$0 + 2] == 1 && noSPS[$0 + 3] & 0x1F == 7 })
+        noSPS[at + 3] = noSPS[at + 3] & 0xE0 | 12
+        let cases: [(String, Data, String)] = [("not-ts", Data(repeating: 0x5A, count: 188 * 40), "is not MPEG-TS"),
+                                               ("no-sps", Data(noSPS), "no clear SPS")]
+        for (name, segment, why) in cases {
+            let server = try HTTPTestServer()
+            defer { server.stop() }
+            var served = files
+            served["/a0.ts"] = (segment, "video/mp2t")
+            server.serve(served)
+            let store = try MediaStore(options: StoreOptions(root: root.appendingPathComponent("store-\(name)"), contents: ["s": server.url("/master.m3u8")]))
+            do {
+                _ = try await store.content("s")
+                Issue.record("\(name): taken")
+            } catch {
+                #expect("\(error)".contains(why) && !"\(error)".contains("\n"), "\(name): \(error)")
+            }
+            let left = FileManager.default.enumerator(atPath: root.appendingPathComponent("store-\(name)").path)?.allObjects as? [String] ?? []
+            #expect(!left.contains { $0.hasSuffix(".ts") }, "\(name): \(left)")
+        }
+    }
 }
