@@ -31,6 +31,14 @@ extension ServeService {
         return Refusal(status: 409, message: "content '\(name)' is encrypted (AES-128): it is served as HLS with MPEG-TS segments only")
     }
 
+    /// The HLS form sessions of `content` are served in: MPEG-TS (`.hlsTS`, which also offers
+    /// `?segments=cmaf`), CMAF segments only (`.hlsCMAF`: sample-encrypted CMAF from an HLS
+    /// origin), or none (nil: DASH only).
+    static func hlsDialect(_ content: PreparedContent) -> Dialect? {
+        if encryptedRefusal(content, asking: .hlsTS) == nil { return .hlsTS }
+        return encryptedRefusal(content, asking: .hlsCMAF) == nil ? .hlsCMAF : nil
+    }
+
     /// The name of a CMAF session's audio playlist (`/v1/sessions/ID/audio.m3u8?segments=cmaf`).
     static let cmafAudio = "audio"
 

@@ -44,9 +44,12 @@ extension ServeService {
             var answer = ["trackingUrl": "/v1/sessions/\(session.id)/tracking"]
             // encrypted content names only the dialect it is served in (its segments go out as they came)
             let content = try? await media.content(name)
-            if content.flatMap({ Self.encryptedRefusal($0, asking: .hlsTS) }) == nil { answer["manifestUrl"] = "/v1/sessions/\(session.id)/master.m3u8" }
-            else if content.flatMap({ Self.encryptedRefusal($0, asking: .hlsCMAF) }) == nil {
-                answer["manifestUrl"] = "/v1/sessions/\(session.id)/master.m3u8?segments=cmaf"   // HLS with CMAF segments only
+            // (content that cannot be read now: named as before, MPEG-TS)
+            let hls: Dialect? = content.map { Self.hlsDialect($0) } ?? .hlsTS
+            switch hls {
+            case .hlsTS: answer["manifestUrl"] = "/v1/sessions/\(session.id)/master.m3u8"
+            case .hlsCMAF: answer["manifestUrl"] = "/v1/sessions/\(session.id)/master.m3u8?segments=cmaf"   // HLS with CMAF segments only
+            default: break
             }
             if content.flatMap({ Self.encryptedRefusal($0, asking: .dash) }) == nil { answer["dashManifestUrl"] = "/v1/sessions/\(session.id)/\(Self.mpdKey)" }
             return .json(answer)
@@ -82,7 +85,7 @@ extension ServeService {
         case .success(let session):
             if dash { return await dashManifest(session.id).response() }
             // (encrypted CMAF has no MPEG-TS form: its HLS is the CMAF one)
-            let cmafOnly = (try? await media.content(name))?.protectedCMAF?.hls != nil
+            let cmafOnly = (try? await media.content(name)).flatMap(Self.hlsDialect) == .hlsCMAF
             if Self.wantsCMAF(request) || cmafOnly {
                 return await cmafPlaylist(session.id, name: "master").response()
             }

@@ -41,8 +41,7 @@ enum HLSPackager {
             let playlist = HLS.write(HLSPlan.playlist(segments: segments, breaks: breaks, programDate: programDate,
                                                       ptsAdjustment: timestampOffset))
             try Data(playlist.utf8).write(to: folder.appendingPathComponent(playlistName))
-            try TSAudioRenditions.write(mp4: mp4, main: written, into: folder, breaks: breaks, programDate: programDate,
-                                        settings: settings) { stream, name in
+            try TSAudioRenditions.write(mp4: mp4, main: written, into: folder, breaks: breaks, programDate: programDate) { stream, name in
                 let renamed = segments.map { var t = $0; t.fileName = t.fileName.replacingOccurrences(of: "segment", with: name + "-"); return t }
                 return try writeSegments(mp4, segments: renamed, directory: directory, format: .mpegTS, only: stream,
                                          audioFromStart: settings.audioFromFirstPicture, firstRunDiscontinuous: settings.firstRunDiscontinuous)[0]

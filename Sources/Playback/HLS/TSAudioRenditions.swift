@@ -20,14 +20,14 @@ enum TSAudioRenditions {
     /// each stream's segments by `segments(stream, name)`, and `master.m3u8` over them and the
     /// main playlist's `main` track.
     static func write(mp4: String, main: [HLSPackager.Track], into folder: URL, breaks: [PackagedBreak], programDate: Date,
-                      settings: HLSSettings, segments: (Int, String) throws -> HLSPackager.Track) throws {
+                      segments: (Int, String) throws -> HLSPackager.Track) throws {
         let demuxer = try Demuxer(url: mp4)
         guard let video = demuxer.bestStream(.video), let mainAudio = demuxer.bestStream(.audio), let track = main.first else { return }
         let others = demuxer.streams.filter { $0.kind == .audio && $0.index != mainAudio }
         guard !others.isEmpty else { return }
-        let mainPlaylist = HLSPlan.playlist(segments: track.segments, breaks: breaks, programDate: programDate,
-                                            ptsAdjustment: HLSPackager.timestampOffset)
-        var target = mainPlaylist.targetDuration
+        // (every rendition's segments are the variant's planned spans: one target duration)
+        let target = HLSPlan.playlist(segments: track.segments, breaks: breaks, programDate: programDate,
+                                      ptsAdjustment: HLSPackager.timestampOffset).targetDuration
         var names: Set<String> = []
         var renditions: [HLS.Rendition] = []
         var tracks: [HLSPackager.Track] = []
@@ -46,10 +46,8 @@ enum TSAudioRenditions {
                 try FileManager.default.removeItem(at: ts)
                 t.sizes[i] = packed.count
             }
-            var playlist = HLSPlan.playlist(segments: t.segments, breaks: breaks, programDate: programDate,
+            let playlist = HLSPlan.playlist(segments: t.segments, breaks: breaks, programDate: programDate,
                                             ptsAdjustment: HLSPackager.timestampOffset)
-            target = max(target, playlist.targetDuration)
-            playlist.targetDuration = target
             try Data(HLS.write(playlist).utf8).write(to: folder.appendingPathComponent(name + ".m3u8"))
             var label = n == 0 ? "main" : info.language ?? "audio"
             if names.contains(label) { label += " \(n + 1)" }
