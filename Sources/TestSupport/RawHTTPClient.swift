@@ -1,4 +1,5 @@
 import Foundation
+import Threads
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -156,23 +157,28 @@ public struct RawHTTPReply: Sendable, CustomStringConvertible {
 
 /// Many connections from one local address, held open without a finished request: the
 /// slowloris client (a request head never finished, a byte now and then) and the idle one.
-public final class RawConnectionSwarm: @unchecked Sendable {
-    // @unchecked Sendable: one test thread uses a swarm at a time.
-    private var fds: [Int32] = []
+///
+/// A test drips bytes and reopens connections from a thread of its own while it closes the swarm
+/// from another, so the descriptors are behind a lock, held for each whole call: a descriptor is
+/// never aborted by one call while another sends on it (its number may already be another test's
+/// file).
+public final class RawConnectionSwarm: Sendable {
+    private let fds = Locked<[Int32]>([])
     private let port: UInt16, local: String, first: [UInt8]
 
     /// Starts connecting `count` connections to 127.0.0.1:`port` from `local` (non-blocking: the
     /// connects finish in the kernel); each sends `firstBytes` once connected (nothing: idle).
     public init(count: Int, port: UInt16, from local: String, firstBytes: [UInt8] = []) {
         self.port = port; self.local = local; first = firstBytes
-        for _ in 0..<count { if let fd = try? rawConnect(to: "127.0.0.1", port: port, from: local) { fds.append(fd) } }
+        let made = (0..<count).compactMap { _ in try? rawConnect(to: "127.0.0.1", port: port, from: local) }
+        fds.withLock { $0 = made }
         if !first.isEmpty { _ = waitConnected(within: 5); send(first) }
     }
 
     deinit { close() }
 
     /// Sockets made.
-    public var count: Int { fds.count }
+    public var count: Int { fds.withLock { $0.count } }
 
     /// Waits up to `seconds` for the connects to finish; how many did.
     @discardableResult
@@ -180,10 +186,13 @@ public final class RawConnectionSwarm: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(seconds)
         var connected = 0
         repeat {
-            var polls = fds.map { pollfd(fd: $0, events: Int16(POLLOUT), revents: 0) }
-            _ = poll(&polls, nfds_t(polls.count), 0)
-            connected = polls.filter { $0.revents & Int16(POLLOUT) != 0 }.count
-            if connected == fds.count { break }
+            let (done, all) = fds.withLock { fds -> (Int, Int) in
+                var polls = fds.map { pollfd(fd: $0, events: Int16(POLLOUT), revents: 0) }
+                _ = poll(&polls, nfds_t(polls.count), 0)
+                return (polls.filter { $0.revents & Int16(POLLOUT) != 0 }.count, fds.count)
+            }
+            connected = done
+            if connected == all { break }
             usleep(20_000)
         } while Date() < deadline
         return connected
@@ -191,39 +200,47 @@ public final class RawConnectionSwarm: @unchecked Sendable {
 
     /// Sends `bytes` on every connection still open (what cannot go out at once is dropped).
     public func send(_ bytes: [UInt8]) {
-        for fd in fds { _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) } }
+        fds.withLock { fds in
+            for fd in fds { _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) } }
+        }
     }
 
     /// Connections the server has not closed (nor reset) — connected or still connecting.
     public var open: Int {
-        var polls = fds.map { pollfd(fd: $0, events: pollReadHangup, revents: 0) }
-        _ = poll(&polls, nfds_t(polls.count), 0)
-        return polls.filter { $0.revents & pollClosed == 0 }.count
+        fds.withLock { fds in
+            var polls = fds.map { pollfd(fd: $0, events: pollReadHangup, revents: 0) }
+            _ = poll(&polls, nfds_t(polls.count), 0)
+            return polls.filter { $0.revents & pollClosed == 0 }.count
+        }
     }
 
     /// Replaces every connection the server closed with a new one (sending `firstBytes`); how
     /// many were replaced.
     @discardableResult
     public func reopenClosed() -> Int {
-        var polls = fds.map { pollfd(fd: $0, events: pollReadHangup, revents: 0) }
-        _ = poll(&polls, nfds_t(polls.count), 0)
-        var replaced: [Int32] = []
-        for (i, p) in polls.enumerated() where p.revents & pollClosed != 0 {
-            abortSocket(fds[i])
-            if let fd = try? rawConnect(to: "127.0.0.1", port: port, from: local) { fds[i] = fd; replaced.append(fd) } else { fds[i] = -1 }
+        fds.withLock { fds in
+            var polls = fds.map { pollfd(fd: $0, events: pollReadHangup, revents: 0) }
+            _ = poll(&polls, nfds_t(polls.count), 0)
+            var replaced: [Int32] = []
+            for (i, p) in polls.enumerated() where p.revents & pollClosed != 0 {
+                abortSocket(fds[i])
+                if let fd = try? rawConnect(to: "127.0.0.1", port: port, from: local) { fds[i] = fd; replaced.append(fd) } else { fds[i] = -1 }
+            }
+            fds.removeAll { $0 < 0 }
+            if !first.isEmpty, !replaced.isEmpty {
+                usleep(50_000)
+                for fd in replaced { _ = first.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) } }
+            }
+            return replaced.count
         }
-        fds.removeAll { $0 < 0 }
-        if !first.isEmpty, !replaced.isEmpty {
-            usleep(50_000)
-            for fd in replaced { _ = first.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) } }
-        }
-        return replaced.count
     }
 
     /// Closes every connection (with a reset: no TIME_WAIT left behind).
     public func close() {
-        for fd in fds { abortSocket(fd) }
-        fds = []
+        fds.withLock { fds in
+            for fd in fds { abortSocket(fd) }
+            fds = []
+        }
     }
 }
 

@@ -113,8 +113,8 @@ import Timing
     /// French rung's segment for segment (same durations and discontinuities) with each segment's
     /// sound as `PATH.a.aac`: an ID3 timestamp equal to the PTS of the first audio frame the
     /// variant's segment at that place carries, then its AAC frames (silent content, loud ad).
-    /// The master plays clean in ffmpeg `-xerror` and playbin3; the French playlist passes the RFC
-    /// 8216 checker.
+    /// The master plays clean in ffmpeg `-xerror`, playbin3, VLC, mpv and Chromium; the French
+    /// playlist passes the RFC 8216 checker.
     @Test func anMPEGTSSessionNamesTheOtherLanguageAsPackedAudio() async throws {
         let root = StoreFixture.folder("alt-audio-ts")
         defer { try? FileManager.default.removeItem(at: root) }
@@ -181,8 +181,11 @@ import Timing
         #expect(english.status == 200 && entries(english.text).map(\.duration) == v.map(\.duration)
                 && entries(english.text).allSatisfy { $0.uri.contains(".a.aac") }, "\(english.text)")
         // every player here, VLC too: every language a rendition of its own (beside a variant's
-        // muxed sound VLC loses its clock)
-        try await expectPlayedClean(running.url("/v1/sessions/\(id)/master.m3u8"), by: [.ffmpeg, .gstreamer, .gstreamer3, .vlc, .mpv, .chromium])
+        // muxed sound VLC loses its clock). Not legacy `playbin`: GStreamer 1.22's hlsdemux races
+        // exposing a rendition's pad (in the parallel service pass it stopped "not-linked" on
+        // `src_1` 0.47 s in, in CI and here; alone, idle or with the CPUs loaded, 0 of 25 plays
+        // failed); playbin3, GStreamer's player for renditions, plays it in every run.
+        try await expectPlayedClean(running.url("/v1/sessions/\(id)/master.m3u8"), by: [.ffmpeg, .gstreamer3, .vlc, .mpv, .chromium])
     }
 
     /// A DASH origin with two audio AdaptationSets (the clip's sound `lang="en"` with `Role`

@@ -346,6 +346,7 @@ import TestSupport
             return times
         }
         stop.append("stop")
+        while !attack.isFinished { try await Task.sleep(nanoseconds: 50_000_000) }   // before the defers close the swarms
         let answered = times.compactMap { $0 }.sorted()
         let held = swarms.map(\.open).reduce(0, +)
         let summary = "\(answered.count)/\(times.count) answered, p50 \(ms(answered, 0.5)), p99 \(ms(answered, 0.99)), max \(ms(answered, 1)); "
