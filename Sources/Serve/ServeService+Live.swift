@@ -87,7 +87,7 @@ extension ServeService {
         if p.count == 4 && p[3] == "tracking" { return .later { [self] in await liveTracking(v, nextToken: r.queryValue("nextToken")) } }
         let cmaf = Self.wantsCMAF(r)
         if p.count == 4 && p[3] == "master.m3u8" { return .now(liveMaster(v, cmaf: cmaf)) }
-        if p.count == 4 && p[3] == Self.mpdKey { return .later { [self] in await liveMPD(v, singlePeriod: Self.wantsSinglePeriod(r)) } }
+        if p.count == 4 && p[3] == Self.mpdKey { return .later { [self] in await liveMPD(v, singlePeriod: Self.wantsSinglePeriod(r), origin: RequestOrigin.of(r)) } }
         if p.count == 6 && p[3] == "dash" { return .later { [self] in await liveDASHSegment(v, representation: p[4].string, name: p[5].string) } }
         if p.count == 5 && p[3] == "subtitles" && p[4].hasSuffix(".m3u8") && !cmaf {
             guard let track = Int(p[4].dropping(5)), v.subtitles.indices.contains(track) else { return .now(.error(404, "no such subtitle track")) }
@@ -161,11 +161,12 @@ extension ServeService {
     }
 
     /// `GET /v1/sessions/ID/index.mpd` of a live viewer: its dynamic MPD (`LiveViewer.mpd`),
-    /// advanced; `?periods=single` as one Period (its `Location` keeps the query).
-    func liveMPD(_ v: LiveViewer, singlePeriod: Bool) async -> HTTPResponse {
+    /// advanced; `?periods=single` as one Period (its `Location` keeps the query). `Location` is
+    /// absolute from the request's `origin` (`RequestOrigin`); only the path when it has none.
+    func liveMPD(_ v: LiveViewer, singlePeriod: Bool, origin: String?) async -> HTTPResponse {
         let started = monotonicSeconds()
         defer { metrics.playlistServed(monotonicSeconds() - started) }
-        let location = "/v1/sessions/\(v.id)/\(Self.mpdKey)" + (singlePeriod ? Self.singlePeriodQuery : "")
+        let location = (origin ?? "") + "/v1/sessions/\(v.id)/\(Self.mpdKey)" + (singlePeriod ? Self.singlePeriodQuery : "")
         guard let text = await v.mpd(location: location, singlePeriod: singlePeriod, bytes: { [self] in segmentBytes($0) }) else {
             return await unavailable(v)
         }

@@ -57,15 +57,23 @@ import Timing
     }
 
     /// Update `step` of the live MPD at `path`, kept as `folder/u<step>.mpd`: answered, valid
-    /// against the DASH schema, dynamic, its `Location` the path asked.
+    /// against the DASH schema, dynamic, its `Location` the URL asked, absolute (Streamlink takes
+    /// it as the base of every later URL without resolving it). At step 0 also: `X-Forwarded-Proto:
+    /// https` and another `Host` make it `https://` that host; a malformed `Host` only the path.
     static func update(_ rig: Live.Rig, _ path: String, step: Int, into folder: URL) async throws -> (CurlResult, URL) {
         let r = try await curl(rig.url(path))
         #expect(r.status == 200, "step \(step): \(r.status) \(r.text.prefix(200))")
         let file = folder.appendingPathComponent("u\(step).mpd")
         try r.body.write(to: file)
         #expect(try await offPool { try DASHSchema.problems(file) } == [], "step \(step)")
-        #expect(r.text.contains("type=\"dynamic\"") && r.text.contains("<Location>\(path.replacingOccurrences(of: "&", with: "&amp;"))</Location>"),
-                "step \(step)")
+        let escaped = path.replacingOccurrences(of: "&", with: "&amp;")
+        #expect(r.text.contains("type=\"dynamic\"") && r.text.contains("<Location>\(rig.url(escaped))</Location>"), "step \(step)")
+        if step == 0 {
+            let proxied = try await curl(rig.url(path), headers: ["Host: cdn.example.com:8443", "X-Forwarded-Proto: https, http"])
+            #expect(proxied.text.contains("<Location>https://cdn.example.com:8443\(escaped)</Location>"), "\(proxied.text.prefix(400))")
+            let hostile = try await curl(rig.url(path), headers: ["Host: a@evil.example"])
+            #expect(hostile.status != 200 || hostile.text.contains("<Location>\(escaped)</Location>"), "\(hostile.text.prefix(400))")
+        }
         return (r, file)
     }
 
