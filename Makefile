@@ -35,9 +35,10 @@ help:
 # then runs it as the user nobody, which every Debian has, so no user is made here. Also a Python
 # virtual environment with PyPI's threefive, the independent SCTE-35 parser the HLS tests use,
 # m3u8, the independent playlist parser the serve tests use, and xmlschema, which validates MPDs
-# against the DASH schema (Tests/Schemas), and js.videojs, the web player Chromium plays DASH with.
+# against the DASH schema (Tests/Schemas), js.videojs, the web player Chromium plays DASH with, and
+# streamlink, a DASH client for live sessions.
 PYENV := .build/pyenv
-setup: $(SETUP_STAMP) $(PYENV)/.threefive $(PYENV)/.m3u8 $(PYENV)/.xmlschema $(PYENV)/.videojs
+setup: $(SETUP_STAMP) $(PYENV)/.threefive $(PYENV)/.m3u8 $(PYENV)/.xmlschema $(PYENV)/.videojs $(PYENV)/.streamlink
 $(PYENV)/.threefive: | $(SETUP_STAMP)
 	python3 -m venv $(PYENV) && $(PYENV)/bin/pip install -q threefive==3.1.5
 	@touch $@
@@ -51,6 +52,11 @@ $(PYENV)/.xmlschema: $(PYENV)/.threefive
 # in the field check (scripts/field-player.html); only its files are used (no Python deps)
 $(PYENV)/.videojs: $(PYENV)/.threefive
 	$(PYENV)/bin/pip install -q --no-deps js.videojs==7.5.5
+	@touch $@
+# Streamlink, a maintained DASH client that reads one Period: it plays a live session's
+# one-Period MPD in the tests (ServeLiveStreamlinkTests)
+$(PYENV)/.streamlink: $(PYENV)/.threefive
+	$(PYENV)/bin/pip install -q streamlink==8.6.3
 	@touch $@
 $(SETUP_STAMP):
 	@missing=""; for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
