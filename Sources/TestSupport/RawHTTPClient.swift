@@ -200,18 +200,24 @@ public final class RawConnectionSwarm: Sendable {
 
     /// Sends `bytes` on every connection still open (what cannot go out at once is dropped).
     public func send(_ bytes: [UInt8]) {
-        fds.withLock { fds in
-            for fd in fds { _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) } }
-        }
+        fds.withLock { Self.send(bytes, on: $0) }
+    }
+
+    /// Sends `bytes` on each of `fds`, without blocking or a signal (what cannot go out is dropped).
+    private static func send(_ bytes: [UInt8], on fds: [Int32]) {
+        for fd in fds { _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) } }
+    }
+
+    /// Whether each of `fds` was closed, reset or failed on the server's side.
+    private static func closedByPeer(_ fds: [Int32]) -> [Bool] {
+        var polls = fds.map { pollfd(fd: $0, events: pollReadHangup, revents: 0) }
+        _ = poll(&polls, nfds_t(polls.count), 0)
+        return polls.map { $0.revents & pollClosed != 0 }
     }
 
     /// Connections the server has not closed (nor reset) — connected or still connecting.
     public var open: Int {
-        fds.withLock { fds in
-            var polls = fds.map { pollfd(fd: $0, events: pollReadHangup, revents: 0) }
-            _ = poll(&polls, nfds_t(polls.count), 0)
-            return polls.filter { $0.revents & pollClosed == 0 }.count
-        }
+        fds.withLock { Self.closedByPeer($0).filter { !$0 }.count }
     }
 
     /// Replaces every connection the server closed with a new one (sending `firstBytes`); how
@@ -219,17 +225,15 @@ public final class RawConnectionSwarm: Sendable {
     @discardableResult
     public func reopenClosed() -> Int {
         fds.withLock { fds in
-            var polls = fds.map { pollfd(fd: $0, events: pollReadHangup, revents: 0) }
-            _ = poll(&polls, nfds_t(polls.count), 0)
             var replaced: [Int32] = []
-            for (i, p) in polls.enumerated() where p.revents & pollClosed != 0 {
+            for (i, closed) in Self.closedByPeer(fds).enumerated() where closed {
                 abortSocket(fds[i])
                 if let fd = try? rawConnect(to: "127.0.0.1", port: port, from: local) { fds[i] = fd; replaced.append(fd) } else { fds[i] = -1 }
             }
             fds.removeAll { $0 < 0 }
             if !first.isEmpty, !replaced.isEmpty {
                 usleep(50_000)
-                for fd in replaced { _ = first.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) } }
+                Self.send(first, on: replaced)
             }
             return replaced.count
         }

@@ -121,15 +121,7 @@ import Timing
             defer { server.stop() }
             server.serve(files) { $0 != "/key.bin" }
             if let key { server.route("/key.bin", key) }
-            let store = try MediaStore(options: StoreOptions(root: root.appendingPathComponent("store-\(name)"), contents: ["e": server.url("/master.m3u8")]))
-            do {
-                _ = try await store.content("e")
-                Issue.record("\(name): taken")
-            } catch {
-                #expect("\(error)".contains(why) && !"\(error)".contains("\n"), "\(name): \(error)")
-            }
-            let left = FileManager.default.enumerator(atPath: root.appendingPathComponent("store-\(name)").path)?.allObjects as? [String] ?? []
-            #expect(!left.contains { $0.hasSuffix(".ts") }, "\(name): \(left)")
+            try await StoreFixture.expectRefusedInOneLine(server.url("/master.m3u8"), name: name, under: root, why: why)
         }
     }
 

@@ -167,15 +167,7 @@ import Timing
             var served = files
             served["/a0.ts"] = (segment, "video/mp2t")
             server.serve(served)
-            let store = try MediaStore(options: StoreOptions(root: root.appendingPathComponent("store-\(name)"), contents: ["s": server.url("/master.m3u8")]))
-            do {
-                _ = try await store.content("s")
-                Issue.record("\(name): taken")
-            } catch {
-                #expect("\(error)".contains(why) && !"\(error)".contains("\n"), "\(name): \(error)")
-            }
-            let left = FileManager.default.enumerator(atPath: root.appendingPathComponent("store-\(name)").path)?.allObjects as? [String] ?? []
-            #expect(!left.contains { $0.hasSuffix(".ts") }, "\(name): \(left)")
+            try await StoreFixture.expectRefusedInOneLine(server.url("/master.m3u8"), name: name, under: root, why: why)
         }
     }
 }

@@ -227,13 +227,7 @@ import Timing
         ]
         for (name, text, reason) in refusals {
             server.route("/\(name).mpd", body: text)
-            let store = try MediaStore(options: StoreOptions(root: root.appendingPathComponent("store-\(name)"), contents: ["x": server.url("/\(name).mpd")]))
-            do {
-                _ = try await store.content("x")
-                Issue.record("\(name): taken")
-            } catch {
-                #expect("\(error)".contains(reason) && !"\(error)".contains("\n"), "\(name): \(error)")
-            }
+            try await StoreFixture.expectRefusedInOneLine(server.url("/\(name).mpd"), name: name, under: root, why: reason)
         }
         let store = try MediaStore(options: StoreOptions(root: root.appendingPathComponent("store"), contents: ["d": server.url("/o.mpd")]))
         let content = try await store.content("d")

@@ -1,6 +1,7 @@
 import Foundation
 import Serve
 import TestSupport
+import Testing
 import Timing
 
 /// What the store suites share: a generated content (4 s, 320x180 at 30 frames/s, a keyframe every
@@ -18,6 +19,21 @@ enum StoreFixture {
     /// A new empty folder for a store.
     static func folder(_ name: String) -> URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("interlude-store-\(name)-\(getpid())-\(UUID().uuidString.prefix(8))")
+    }
+
+    /// Takes the origin at `source` into a new store (`root/store-NAME`, content "x") and expects
+    /// it refused with a one-line error that says `why`, and no segment of it kept there.
+    static func expectRefusedInOneLine(_ source: String, name: String, under root: URL, why: String) async throws {
+        let folder = root.appendingPathComponent("store-\(name)")
+        let store = try MediaStore(options: StoreOptions(root: folder, contents: ["x": source]))
+        do {
+            _ = try await store.content("x")
+            Issue.record("\(name): taken")
+        } catch {
+            #expect("\(error)".contains(why) && !"\(error)".contains("\n"), "\(name): \(error)")
+        }
+        let left = FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? []
+        #expect(!left.contains { $0.hasSuffix(".ts") }, "\(name): \(left)")
     }
 
     /// A store on the clip as "c", 2 s segments (two GOPs each).
