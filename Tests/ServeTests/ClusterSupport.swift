@@ -19,15 +19,17 @@ final class Cluster: @unchecked Sendable {
     }
     static var binary: URL { TestMedia.packageRoot.appendingPathComponent(".build/debug/interlude") }
 
-    /// Starts a fleet serving `content` as "c" with the ad tag `ads`; waits (up to 60 s) until the script says it is ready.
-    init(content: URL, ads: String, nodes: Int = 3, workers: Int = 2, serveArgs: String = "", workerArgs: String = "") throws {
+    /// Starts a fleet serving `content` as "c" with the ad tag `ads`; waits (up to 60 s) until the
+    /// script says it is ready. `environment` is added to every process's (the script's).
+    init(content: URL, ads: String, nodes: Int = 3, workers: Int = 2, serveArgs: String = "", workerArgs: String = "",
+         environment: [String: String] = [:]) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("cluster-\(getpid())-\(UUID().uuidString.prefix(6))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         // A base port of its own: nginx on it, the nodes on the next ones.
         // (below Linux's ephemeral range, 32768 up, which other tests' connections draw from)
         port = 20_000 + Int.random(in: 0..<1_200) * 10
         self.nodes = nodes
-        var env: [String: String] = [:]
+        var env = environment
         env["INTERLUDE"] = Cluster.binary.path
         env["CLUSTER_DIR"] = folder.path
         env["PORT"] = String(port)

@@ -28,9 +28,11 @@ struct ClusterTests {
         deinit { http.stop() }
     }
 
-    static func cluster(_ ads: AdServer, serveArgs: String = "", workerArgs: String = "--visibility-timeout 3") throws -> Cluster {
+    static func cluster(_ ads: AdServer, serveArgs: String = "", workerArgs: String = "--visibility-timeout 3",
+                        environment: [String: String] = [:]) throws -> Cluster {
         try Cluster(content: try StoreFixture.clip(), ads: ads.template,
-                    serveArgs: "--renditions \(StoreFixture.ladder) --threads 16 " + serveArgs, workerArgs: workerArgs)
+                    serveArgs: "--renditions \(StoreFixture.ladder) --threads 16 " + serveArgs, workerArgs: workerArgs,
+                    environment: environment)
     }
 
     /// Runs a Python program that speaks HTTP with the standard library.
@@ -167,9 +169,11 @@ struct ClusterTests {
     }
 
     @Test func aWorkerKilledMidTranscodeLosesNoJob() async throws {
-        // An 8 s ad: long enough to kill the worker holding it mid-transcode.
+        // Each worker sleeps 4 s (the test hook) between taking a job and transcoding it: a job
+        // is held long enough to be seen in XPENDING and its worker killed mid-job, however fast
+        // the machine transcodes (CI's did an 8 s ad between two polls of this test).
         let ads = try AdServer(adSeconds: 8)
-        let c = try Self.cluster(ads, workerArgs: "--visibility-timeout 3")
+        let c = try Self.cluster(ads, workerArgs: "--visibility-timeout 3", environment: ["INTERLUDE_WORKER_TEST_DELAY": "4"])
         defer { c.stop() }
         let ids = try await offPool { try Self.createSessions(c, count: 1) }
         _ = try await curl(c.url("/v1/sessions/\(ids[0])/180p.m3u8"))   // asks for the ad: a job
@@ -179,7 +183,7 @@ struct ClusterTests {
             let out = (try? c.redis("XPENDING", "interlude:jobs", "workers", "-", "+", "10")) ?? ""
             holder = ["worker1", "worker2"].first { out.contains($0) }
             return holder != nil
-        })
+        }, "no worker held a job: XLEN \((try? c.redis("XLEN", "interlude:jobs")) ?? "?"), committed \(Self.committedAds(c).count); worker1: \(c.log("worker1").suffix(1500)) worker2: \(c.log("worker2").suffix(1500))")
         let victim = try #require(holder)
         c.kill(victim)
         // The other one claims it after the visibility timeout and commits it (both rungs: the
