@@ -22,7 +22,7 @@ extension ServeService {
             else { return nil }
             let context = liveContext(channel, media: store, config: config, playerParams: params, userAgent: userAgent)
             let v = LiveViewer(id: id, channelName: name, reporting: reporting, rungs: rungs, startPTS: first.firstPTS, context: context,
-                               subtitles: await channel.subtitleRenditions())
+                               subtitles: await channel.subtitleRenditions(), languages: await live.languages(of: name))
             await v.prepare()
             return v
         }
@@ -98,11 +98,26 @@ extension ServeService {
         }
         guard p.count == 4 && p[3].hasSuffix(".m3u8") else { return .now(.error(404, "not found")) }
         let name = p[3].dropping(5)
+        // with other languages: `audio.m3u8` the top rung's sound, `audio-N.m3u8` language N's
+        // rung's (packed audio, or with `?segments=cmaf` CMAF audio)
+        if let rung = Self.liveAudioRung(v, name) {
+            return .later { [self] in
+                await livePlaylist(v, rendition: rung.key) { cmaf ? await v.cmafPlaylist(rung: $0, audio: true) : await v.packedAudioPlaylist(rung: $0) }
+            }
+        }
         guard cmaf else { return .later { [self] in await livePlaylist(v, rendition: name) { await v.playlist(rung: $0) } } }
         if name == LiveViewer.cmafAudio, let top = v.rungs.first {
             return .later { [self] in await livePlaylist(v, rendition: top.rendition.name) { await v.cmafPlaylist(rung: $0, audio: true) } }
         }
         return .later { [self] in await livePlaylist(v, rendition: name) { await v.cmafPlaylist(rung: $0, audio: false) } }
+    }
+
+    /// The rung whose sound audio playlist `name` of a viewer with other languages is: `audio`
+    /// the top rung, `audio-N` language N's rung; nil for another name or without languages.
+    static func liveAudioRung(_ v: LiveViewer, _ name: String) -> LiveRung? {
+        guard !v.languages.isEmpty else { return nil }
+        if name == LiveViewer.cmafAudio { return v.rungs.first }
+        return packedAudioIndex(name).flatMap { v.languages.indices.contains($0) ? v.languages[$0].rung : nil }
     }
 
     /// `?periods=single`: a live MPD as one Period (`SessionMPD.liveSinglePeriod`).
@@ -128,7 +143,8 @@ extension ServeService {
         let context = liveContext(channel, media: store, config: policy(for: record.channel).config, playerParams: record.playerParams,
                                   userAgent: record.userAgent)
         let v = LiveViewer(id: id, channelName: record.channel, reporting: reporting, rungs: rungs, startPTS: record.startPTS, context: context,
-                           programDate: Date(timeIntervalSinceReferenceDate: record.programDate), subtitles: await channel.subtitleRenditions())
+                           programDate: Date(timeIntervalSinceReferenceDate: record.programDate), subtitles: await channel.subtitleRenditions(),
+                           languages: await live.languages(of: record.channel))
         await v.restore(record)
         let kept = liveViewers.insertIfAbsent(v)
         if kept === v { log.event("session_adopted", ["session": id, "content": record.channel, "live": true, "version": record.version]) }

@@ -25,10 +25,11 @@ extension LiveOrigin.Core {
         guard parts.count == 3 else { return nil }
         let p = published()
         let mp4 = ["Content-Type": "video/mp4"]
-        if parts[1] == "a" {
-            if parts[2] == "init.mp4" { return .init(headers: mp4, body: (try? Data(contentsOf: dash.audio.folder.appendingPathComponent("init.mp4"))) ?? Data()) }
-            guard parts[2].hasSuffix(".m4s"), let n = Int(parts[2].dropLast(4)), audioPublished(dash, published: p).contains(n),
-                  let data = try? Data(contentsOf: dash.audio.folder.appendingPathComponent("\(n).m4s")) else { return nil }
+        // `a` the sound, `a2` the second language's
+        if let a = parts[1] == "a" ? dash.audio : parts[1] == "a2" ? dash.languages.first : nil {
+            if parts[2] == "init.mp4" { return .init(headers: mp4, body: (try? Data(contentsOf: a.folder.appendingPathComponent("init.mp4"))) ?? Data()) }
+            guard parts[2].hasSuffix(".m4s"), let n = Int(parts[2].dropLast(4)), audioPublished(a, dash, published: p).contains(n),
+                  let data = try? Data(contentsOf: a.folder.appendingPathComponent("\(n).m4s")) else { return nil }
             return .init(headers: mp4, body: data)
         }
         guard parts[1].hasPrefix("v"), let k = Int(parts[1].dropFirst()), dash.videos.indices.contains(k) else { return nil }
@@ -43,10 +44,12 @@ extension LiveOrigin.Core {
 
     /// The audio segments published with the first `p` video segments: those ending by the last
     /// one's end (less than an AAC frame past it: a packager publishes the audio of a time with its video).
-    func audioPublished(_ dash: LiveOriginDASH, published p: Int) -> Range<Int> {
+    func audioPublished(_ dash: LiveOriginDASH, published p: Int) -> Range<Int> { audioPublished(dash.audio, dash, published: p) }
+
+    /// The segments of audio track `a` published with the first `p` video segments.
+    func audioPublished(_ a: LiveOriginDASH.Track, _ dash: LiveOriginDASH, published p: Int) -> Range<Int> {
         guard p > 0 else { return 0..<0 }
         let videoEnd = dash.videos[0].end(p - 1)
-        let a = dash.audio
         let end = a.starts.indices.filter { a.end($0) * 90_000 <= (videoEnd + 1_920) * a.timescale }.last.map { $0 + 1 } ?? 0
         return 0..<end
     }

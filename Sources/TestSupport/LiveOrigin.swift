@@ -74,11 +74,14 @@ public final class LiveOrigin: Sendable {
     /// `EXT-X-MAP` of `init.mp4`, `seg/<N>.m4s`), their splice times moved as their timestamps
     /// are, in-band signals as `emsg` boxes (scheme `urn:scte:scte35:2013:bin`) after the
     /// segment's `styp`; no faults then. `subtitles`: the master names a WebVTT subtitle
-    /// rendition (`LiveOrigin+Subtitles`).
+    /// rendition (`LiveOrigin+Subtitles`). `secondLanguage` (with `dash`): the demuxed HLS
+    /// master names a second audio language (`a2.m3u8`, German: the sound 12 dB quieter,
+    /// `LiveOriginDASH.languages`).
     public init(media: LiveOriginMedia, breaks: [LiveOriginBreak] = [], windowSize: Int = 5, clock: Clock = .manual,
                 initialSegments: Int? = nil, programDateBase: Date = Date(timeIntervalSince1970: 1_796_083_200),
                 faults: [LiveOriginFault] = [], segmentChunkDelay: Double = 0, cmaf: Bool = false, dash: Bool = false,
-                subtitles: Bool = false) throws {
+                subtitles: Bool = false, secondLanguage: Bool = false) throws {
+        precondition(!secondLanguage || dash, "a second language is a demuxed HLS origin's (dash: true)")
         precondition(windowSize >= 1)
         self.media = media
         self.breaks = try LiveOriginPlacedBreak.place(breaks, on: media)
@@ -92,7 +95,7 @@ public final class LiveOrigin: Sendable {
         core = Core(media: media, breaks: self.breaks, initial: min(media.segments.count, initialSegments ?? windowSize),
                     realTime: clock == .realTime, windowSize: windowSize, base: programDateBase,
                     faults: LiveOriginFaults(faults: faults, media: media), segmentChunkDelay: segmentChunkDelay,
-                    cmaf: cmaf ? try media.renditions.map { try $0.cmaf() } : nil, dash: dash ? try LiveOriginDASH.make(media) : nil,
+                    cmaf: cmaf ? try media.renditions.map { try $0.cmaf() } : nil, dash: dash ? try LiveOriginDASH.make(media, secondLanguage: secondLanguage) : nil,
                     subtitles: subtitles)
         server = try HTTPTestServer()
         let core = self.core

@@ -23,18 +23,27 @@ public struct LiveOriginDASH: Sendable {
     public var videos: [Track]
     /// The sound (48 kHz).
     public var audio: Track
+    /// Other languages' sound (48 kHz), with `secondLanguage`: the same sound at a quarter of
+    /// its amplitude (re-encoded: 12 dB quieter, so a decoded segment tells which language it is).
+    public var languages: [Track] = []
     /// What a reader's video timestamps are moved by from the MPEG-TS ones (90 kHz): splice times move with them.
     public var ptsOffset: Int64
 
-    /// The tracks of `media`.
-    public static func make(_ media: LiveOriginMedia) throws -> LiveOriginDASH {
+    /// The tracks of `media` (`secondLanguage`: and `languages`' one).
+    public static func make(_ media: LiveOriginMedia, secondLanguage: Bool = false) throws -> LiveOriginDASH {
         var videos: [Track] = []
         for r in media.renditions {
             let folder = try split(r, stream: "v")
             let first = try firstTimes(folder, count: r.segments.count, timescale: 90_000)
             videos.append(Track(folder: folder, timescale: 90_000, starts: first, durations: r.segments.map { $0.duration.mpegTicks }))
         }
-        let a = try split(media.renditions[0], stream: "a")
+        let audio = try audioTrack(try split(media.renditions[0], stream: "a"))
+        let languages = secondLanguage ? [try audioTrack(try split(media.renditions[0], stream: "a", volume: 0.25))] : []
+        return LiveOriginDASH(videos: videos, audio: audio, languages: languages, ptsOffset: videos[0].starts[0] - media.segments[0].firstPTS)
+    }
+
+    /// The audio track in folder `a`: its segments' times measured.
+    static func audioTrack(_ a: URL) throws -> Track {
         var count = 0
         while FileManager.default.fileExists(atPath: a.appendingPathComponent("\(count).m4s").path) { count += 1 }
         let starts = try firstTimes(a, count: count, timescale: 48_000)
@@ -42,20 +51,22 @@ public struct LiveOriginDASH: Sendable {
         let lastEnd = try endTime(a, index: count - 1, timescale: 48_000)
         var durations = zip(starts, starts.dropFirst()).map { $1 - $0 }
         durations.append(lastEnd - starts[count - 1])
-        let audio = Track(folder: a, timescale: 48_000, starts: starts, durations: durations)
-        return LiveOriginDASH(videos: videos, audio: audio, ptsOffset: videos[0].starts[0] - media.segments[0].firstPTS)
+        return Track(folder: a, timescale: 48_000, starts: starts, durations: durations)
     }
 
-    /// Rendition `r`'s video (`stream` "v") or audio ("a") as CMAF segments, cached.
-    static func split(_ r: LiveOriginMedia.Rendition, stream: String) throws -> URL {
+    /// Rendition `r`'s video (`stream` "v") or audio ("a") as CMAF segments, cached; `volume`:
+    /// the audio re-encoded at that gain (its timestamps kept).
+    static func split(_ r: LiveOriginMedia.Rendition, stream: String, volume: Double? = nil) throws -> URL {
         let fm = FileManager.default
-        let out = r.folder.deletingLastPathComponent().appendingPathComponent(r.folder.lastPathComponent + "-dash-\(stream)", isDirectory: true)
+        let out = r.folder.deletingLastPathComponent().appendingPathComponent(r.folder.lastPathComponent + "-dash-\(stream)" + (volume.map { "-gain\($0)" } ?? ""),
+                                                                              isDirectory: true)
         if fm.fileExists(atPath: out.appendingPathComponent("done").path) { return out }
         let temp = TestMedia.cacheDirectory.appendingPathComponent(".partial-\(UUID().uuidString)", isDirectory: true)
         try fm.createDirectory(at: temp, withIntermediateDirectories: true)
         defer { try? fm.removeItem(at: temp) }
         var args = ["-v", "error", "-y", "-copyts", "-i", r.folder.appendingPathComponent("index.m3u8").path, "-map", "0:\(stream)", "-c", "copy"]
-        if stream == "a" { args += ["-bsf:a", "aac_adtstoasc"] }
+        if let volume { args += ["-af", "volume=\(volume)", "-c:a", "aac", "-b:a", "96k", "-ar", "48000", "-ac", "2"] }
+        else if stream == "a" { args += ["-bsf:a", "aac_adtstoasc"] }
         args += ["-f", "hls", "-hls_time", "2", "-hls_list_size", "0", "-hls_segment_type", "fmp4",
                  "-hls_segment_options", "video_track_timescale=90000", "-hls_fmp4_init_filename", "init.mp4",
                  "-hls_segment_filename", temp.appendingPathComponent("%d.m4s").path, temp.appendingPathComponent("index.m3u8").path]

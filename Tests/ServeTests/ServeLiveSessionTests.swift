@@ -70,13 +70,13 @@ import Timing
                           bumpers: Bool = false, preroll: LivePreroll? = nil, prefetchWindow: Double = 0,
                           ledger: (any BeaconLedger)? = nil, liveStore: (any LiveViewerStore)? = nil, cmaf: Bool = false,
                           dash: Bool = false, availRetirement: MediaTime? = nil, sourcePath: String? = nil,
-                          subtitles: Bool = false) async throws -> Rig {
+                          subtitles: Bool = false, secondLanguage: Bool = false) async throws -> Rig {
             try await offPool {
                 try Rig(breaks: breaks, seconds: seconds, clock: clock, initial: initial, vast: vast, adsTemplate: adsTemplate, sizes: sizes,
                         faults: faults, personalizationThreshold: personalizationThreshold, availSuppression: availSuppression,
                         adsRequest: adsRequest, cdn: cdn, bumpers: bumpers, preroll: preroll, prefetchWindow: prefetchWindow, ledger: ledger,
                         liveStore: liveStore, cmaf: cmaf, dash: dash, availRetirement: availRetirement, sourcePath: sourcePath,
-                        subtitles: subtitles)
+                        subtitles: subtitles, secondLanguage: secondLanguage)
             }
         }
 
@@ -88,9 +88,10 @@ import Timing
                      personalizationThreshold: MediaTime?, availSuppression: AvailSuppression?, adsRequest: ADSRequestTemplate,
                      cdn: CDNPrefixes, bumpers: Bool, preroll: LivePreroll?, prefetchWindow: Double, ledger: (any BeaconLedger)?,
                      liveStore: (any LiveViewerStore)?, cmaf: Bool, dash: Bool, availRetirement: MediaTime?, sourcePath: String?,
-                     subtitles: Bool) throws {
+                     subtitles: Bool, secondLanguage: Bool) throws {
             origin = try LiveOrigin(media: try LiveOriginMedia.make(sizes: sizes, seconds: seconds), breaks: breaks, windowSize: 5, clock: clock,
-                                    initialSegments: initial, faults: faults, cmaf: cmaf, dash: dash, subtitles: subtitles)
+                                    initialSegments: initial, faults: faults, cmaf: cmaf, dash: dash, subtitles: subtitles,
+                                    secondLanguage: secondLanguage)
             let source = origin.url(sourcePath ?? (dash ? "/live.mpd" : sizes.count > 1 ? "/master.m3u8" : "/live.m3u8"))
             let server = try HTTPTestServer()
             let urls = ["/a7.mp4", "/a8.mp4"].map { server.url($0) }
@@ -904,7 +905,8 @@ import Timing
 
     /// The live rig of the players' checks: a real-time origin with a break every 14 s from 8 s
     /// on, cycling through the signalling forms, lasting `seconds` of play and more.
-    static func liveRig(seconds: Int, dash: Bool = false, sourcePath: String? = nil, subtitles: Bool = false) async throws -> ServeLiveSessionTests.Rig {
+    static func liveRig(seconds: Int, dash: Bool = false, sourcePath: String? = nil, subtitles: Bool = false,
+                        secondLanguage: Bool = false) async throws -> ServeLiveSessionTests.Rig {
         let media = max(60, (seconds + 40 + 1) / 2 * 2)
         let forms: [LiveOriginBreak.Signal] = [.dateRange(.spliceInsert), .inBand(.spliceInsert), .cueOut, .inBand(.timeSignal), .dateRange(.timeSignal)]
         var breaks: [LiveOriginBreak] = []
@@ -916,7 +918,7 @@ import Timing
             at += 14 * 30; i += 1
         }
         let rig = try await ServeLiveSessionTests.Rig.start(breaks: breaks, seconds: media, clock: .realTime, dash: dash, sourcePath: sourcePath,
-                                                            subtitles: subtitles)
+                                                            subtitles: subtitles, secondLanguage: secondLanguage)
         try await rig.warm()
         return rig
     }
@@ -963,6 +965,24 @@ import Timing
         #expect(await rig.channel.subtitleRenditions().count == 1)
         let ts = rig.url("/v1/master/ch/index.m3u8"), cmaf = rig.url("/v1/master/ch/index.m3u8?segments=cmaf")
         try await Self.play([.chromium, .vlc, .mpv, .gstreamer3, .ffmpeg].map { ($0, ts) } + [(.gstreamer3, cmaf)], seconds: seconds)
+        #expect(rig.loggedFaults.isEmpty, "\(rig.loggedFaults)")
+    }
+
+    /// The same origin with a second audio language: its sessions' HLS (MPEG-TS: each language a
+    /// packed-audio rendition, the main one the top rung's sound, the other its language rung's)
+    /// in Chromium's native HLS, mpv, playbin3 and `ffmpeg -xerror`, and their CMAF ones (each
+    /// language a CMAF audio rendition) in playbin3, all at once. Not VLC: VLC 3.0's adaptive
+    /// demuxer stops the packed-audio rendition's decoder at the live session's first
+    /// discontinuity ("buffer deadlock prevented", then the TS demuxer's discontinuity notes
+    /// outside its reset window; 2 runs of 2), while it plays the same session without the
+    /// second language (above) and a VOD session's packed-audio languages clean.
+    @Test func theFieldsPlayersPlayALiveSessionWithTwoAudioLanguages() async throws {
+        let seconds = Self.seconds
+        let rig = try await Self.liveRig(seconds: seconds + 20, dash: true, sourcePath: "/demuxed/master.m3u8", secondLanguage: true)
+        defer { rig.stop() }
+        #expect(await rig.channel.languages.map(\.rendition.language) == ["de"])
+        let ts = rig.url("/v1/master/ch/index.m3u8"), cmaf = rig.url("/v1/master/ch/index.m3u8?segments=cmaf")
+        try await Self.play([.chromium, .mpv, .gstreamer3, .ffmpeg].map { ($0, ts) } + [(.gstreamer3, cmaf)], seconds: seconds)
         #expect(rig.loggedFaults.isEmpty, "\(rig.loggedFaults)")
     }
 

@@ -63,16 +63,12 @@ public actor LiveChannel {
     private var audioFiles: [String: (file: URL, start: MediaTime, end: MediaTime)] = [:]
     private var audioInits: [String: URL] = [:]
     private var audioCount = 0
-    /// HLS: the origin's audio rendition with a playlist of its own (the default of the
-    /// variants' `AUDIO` group, CMAF), whose sound is muxed into every variant's segments as a
-    /// DASH origin's audio AdaptationSet's is; nil when the variants carry their own sound.
-    private var audioRendition: HLSLocation?
-    /// HLS: its segments fetched so far, in order, each with the media span read from it.
-    private var renditionAudio: [LiveMPD.AudioSegment] = []
-    /// HLS: its playlist has ended.
-    private var renditionAudioEnded = false
-    /// HLS: the media sequence number of its next segment to take.
-    private var renditionAudioNext = 0
+    /// HLS: the origin's audio renditions with a playlist of their own (CMAF), followed: the
+    /// default of the variants' `AUDIO` group first, whose sound is muxed into every variant's
+    /// segments as a DASH origin's audio AdaptationSet's is, then up to `maxLanguages` other
+    /// languages, each muxed into a language rung (`a1`, `a2` …: the lowest variant's video
+    /// with that sound). Empty when the variants carry their own sound.
+    private var audioFollows: [LiveAudioFollow] = []
     /// HLS: the origin's WebVTT subtitle renditions and their cues on the channel's clock.
     private var subtitles = LiveSubtitles()
 
@@ -103,6 +99,9 @@ public actor LiveChannel {
         var mediaEnd: MediaTime?
         /// DASH: polls the segment waited for its audio (its origin URI).
         var audioWaits: (uri: String, count: Int)?
+        /// The audio rendition muxed in (an index of `audioFollows`): 0 for a variant, N for
+        /// language rung `aN`.
+        var language = 0
 
         mutating func skipped(_ new: LiveTimeline.New) {
             timeline.skip(new)
@@ -157,11 +156,26 @@ public actor LiveChannel {
         }
     }
 
-    /// The rendition names, after the first poll.
-    public var renditionNames: [String] { renditions.keys.sorted() }
+    /// The rendition names of the variants (not the language rungs), after the first poll.
+    public var renditionNames: [String] { renditions.filter { $0.value.language == 0 }.keys.sorted() }
+
+    /// The origin's other audio languages this channel carries, in order: each one's language
+    /// rung key (`a1` …: the lowest variant's video with that sound, a rendition of
+    /// `window(rendition:)`), the variant whose video it carries, and the origin's `EXT-X-MEDIA`
+    /// for it (name, language, channels).
+    public var languages: [(key: String, video: String, rendition: HLS.Rendition)] {
+        audioFollows.indices.dropFirst().compactMap { k in
+            guard let video = renditionNames.last(where: { renditions[$0]?.location == renditions["a\(k)"]?.location }) else { return nil }
+            return ("a\(k)", video, audioFollows[k].rendition)
+        }
+    }
+
+    /// The default audio rendition's `EXT-X-MEDIA` when the channel has other languages (what a
+    /// viewer names the variants' own sound); nil otherwise.
+    public var defaultLanguage: HLS.Rendition? { audioFollows.count > 1 ? audioFollows[0].rendition : nil }
 
     /// Breaks signalled since the channel started (the first rendition's).
-    public var breaksSeen: Int { renditions.keys.sorted().first.flatMap { renditions[$0]?.tracker.opened } ?? 0 }
+    public var breaksSeen: Int { renditionNames.first.flatMap { renditions[$0]?.tracker.opened } ?? 0 }
 
     /// A snapshot of `rendition`: the segments the channel holds (the origin's current window
     /// and up to `history` before it) and the breaks that start or are expected to end within or
@@ -197,16 +211,20 @@ public actor LiveChannel {
             }
             if renditions.isEmpty { isDASH = DASHImport.isMPD(text) }
             if isDASH { return try await pollDASH(text, scratch: scratch) }
-            audioRendition = try audioGroupDefault(text)
+            audioFollows = try audioGroup(text)
             if case .multivariant(let m) = try HLSPlaylistText.parse(text) { subtitles.tracks = LiveSubtitles.tracks(in: m, at: source) }
             if let variants = try HLSPlaylistText.variants(text) {
                 for (i, v) in variants.enumerated() { renditions["v\(i)"] = Rendition(location: try source.resolve(v.uri)) }
+                // each other language: a rung of the lowest variant's video with its sound
+                if let lowest = renditions["v\(variants.count - 1)"] {
+                    for k in audioFollows.indices.dropFirst() { renditions["a\(k)"] = Rendition(location: lowest.location, language: k) }
+                }
             } else {
                 renditions["main"] = Rendition(location: source)
             }
         }
-        defer { faults.pollEnded(); if audioRendition != nil { forgetAudio() } }
-        if let audioRendition { await pollAudio(audioRendition, scratch: scratch) }
+        defer { faults.pollEnded(); if !audioFollows.isEmpty { forgetAudio() } }
+        for k in audioFollows.indices { await pollAudio(k, scratch: scratch) }
         // every rendition is polled even when one fails (the first failure is thrown after)
         var failure: (any Error)?
         for key in renditions.keys.sorted() {
@@ -231,7 +249,7 @@ public actor LiveChannel {
     /// 1 MiB, WebVTT) and its cues put on the channel's clock where the first rendition's video
     /// is. A failure is logged and that track waits for the next poll: subtitles never cost the video.
     private func pollSubtitles(scratch: URL) async {
-        guard let top = renditions.keys.sorted().first, let r = renditions[top], let end = r.timeline.end else { return }
+        guard let top = renditionNames.first, let r = renditions[top], let end = r.timeline.end else { return }
         let fileClock = end - r.timeline.clockOffset
         for k in subtitles.tracks.indices {
             let t = subtitles.tracks[k]
@@ -311,9 +329,10 @@ public actor LiveChannel {
         if let mpd, mpd.hasAudio, entry.mediaStart != nil {
             audio = try await audioSpan(for: file, initialization: initFile, entry: entry, rendition: &r, listed: mpd.audio, ended: mpd.ended,
                                         at: source, folder: dir)
-        } else if let audioRendition {
-            audio = try await audioSpan(for: file, initialization: initFile, entry: entry, rendition: &r, listed: renditionAudio,
-                                        ended: renditionAudioEnded, at: audioRendition, folder: dir)
+        } else if audioFollows.indices.contains(r.language) {
+            let follow = audioFollows[r.language]
+            audio = try await audioSpan(for: file, initialization: initFile, entry: entry, rendition: &r, listed: follow.segments,
+                                        ended: follow.ended, at: follow.location, folder: dir)
         }
         defer { if let audio { try? FileManager.default.removeItem(at: audio.file) } }
         try StoreRemux.segment(file, initialization: initFile, to: ts, audio: audio, counters: &r.counters, what: "live source: CMAF segment")
@@ -355,11 +374,12 @@ public actor LiveChannel {
         var bytes = try Data(contentsOf: initFile)
         for part in parts {
             let fragment: URL
-            if let known = audioFiles[part.uri] { fragment = known.file } else {
+            let resolved = try location.resolve(part.uri)
+            if let known = audioFiles[Self.key(resolved)] { fragment = known.file } else {
                 audioCount += 1
                 fragment = folder.appendingPathComponent("\(audioCount).m4s")
-                try await HLSImport.fetch(try location.resolve(part.uri), to: fragment, maxBytes: HLSImport.maxSegmentBytes, timeout: timeout)
-                audioFiles[part.uri] = (fragment, part.start, part.end)
+                try await HLSImport.fetch(resolved, to: fragment, maxBytes: HLSImport.maxSegmentBytes, timeout: timeout)
+                audioFiles[Self.key(resolved)] = (fragment, part.start, part.end)
             }
             bytes.append(try Data(contentsOf: fragment))
         }
@@ -371,11 +391,21 @@ public actor LiveChannel {
     /// The audio track's initialization segment `uri` (against `location`): fetched into `folder`
     /// the first time (at most `HLSImport.maxInitBytes`), kept by URI.
     private func audioInitialization(_ uri: String, at location: HLSLocation, in folder: URL) async throws -> URL {
-        if let known = audioInits[uri] { return known }
+        let resolved = try location.resolve(uri)
+        if let known = audioInits[Self.key(resolved)] { return known }
         let file = folder.appendingPathComponent("init\(audioInits.count).mp4")
-        try await HLSImport.fetch(try location.resolve(uri), to: file, maxBytes: HLSImport.maxInitBytes, timeout: timeout)
-        audioInits[uri] = file
+        try await HLSImport.fetch(resolved, to: file, maxBytes: HLSImport.maxInitBytes, timeout: timeout)
+        audioInits[Self.key(resolved)] = file
         return file
+    }
+
+    /// What audio files and initialization segments are kept by: the resolved location (two
+    /// languages' playlists may name their segments alike).
+    private static func key(_ location: HLSLocation) -> String {
+        switch location {
+        case .file(let path): return "file:" + path
+        case .remote(let url): return url.absoluteString
+        }
     }
 
     /// Deletes the audio segments no rendition needs any more (ending 10 s before where the
@@ -389,44 +419,60 @@ public actor LiveChannel {
         for uri in gone {
             if let f = audioFiles.removeValue(forKey: uri) { try? FileManager.default.removeItem(at: f.file) }
         }
-        if !gone.isEmpty { renditionAudio.removeAll { audioFiles[$0.uri] == nil } }
-    }
-
-    /// The default audio rendition of the variants' `AUDIO` group in master playlist `text`
-    /// when it has a playlist of its own (nil: the variants carry their sound, or name no
-    /// group); the group's other languages are noted as left out (one is carried live).
-    private func audioGroupDefault(_ text: String) throws -> HLSLocation? {
-        guard case .multivariant(let m) = try HLSPlaylistText.parse(text), let group = m.variants.first?.audio else { return nil }
-        let all = m.renditions.filter { $0.type == .audio && $0.groupID == group }
-        guard let chosen = all.first(where: \.isDefault) ?? all.first(where: { $0.uri != nil }), let uri = chosen.uri else { return nil }
-        for other in all where other != chosen && other.uri != nil {
-            log?.event("live_origin_note", ["channel": name, "detail": "audio '\(other.name.prefix(64))' left out: a live channel carries its default audio rendition"])
+        if !gone.isEmpty {
+            for k in audioFollows.indices {
+                let location = audioFollows[k].location
+                audioFollows[k].segments.removeAll { s in (try? location.resolve(s.uri)).map { audioFiles[Self.key($0)] == nil } ?? true }
+            }
         }
-        return try source.resolve(uri)
     }
 
-    /// An HLS origin's audio rendition at this poll: its playlist read, each segment not fetched
-    /// yet fetched once (CMAF: its initialization segment once per URI) and its media span read
-    /// from its packets, appended to `renditionAudio`. A failure is logged and the rest waits for
-    /// the next poll (the video segments needing that sound wait, as for DASH).
-    private func pollAudio(_ location: HLSLocation, scratch: URL) async {
+    /// Most other audio languages a channel carries (each a language rung).
+    public static let maxLanguages = 3
+
+    /// The audio renditions of the variants' `AUDIO` group in master playlist `text` that have
+    /// a playlist of their own, to follow: the default (or the first) first, then up to
+    /// `maxLanguages` others, each one's name and language as the origin gives them. Empty: the
+    /// variants carry their sound, or name no group. Those left out are noted.
+    private func audioGroup(_ text: String) throws -> [LiveAudioFollow] {
+        guard case .multivariant(let m) = try HLSPlaylistText.parse(text), let group = m.variants.first?.audio else { return [] }
+        let all = m.renditions.filter { $0.type == .audio && $0.groupID == group }
+        guard let chosen = all.first(where: { $0.isDefault && $0.uri != nil }) ?? all.first(where: { $0.uri != nil }), let uri = chosen.uri else { return [] }
+        var follows = [LiveAudioFollow(location: try source.resolve(uri), rendition: chosen)]
+        for other in all where other != chosen {
+            guard let uri = other.uri, follows.count <= Self.maxLanguages, let location = try? source.resolve(uri) else {
+                log?.event("live_origin_note", ["channel": name, "detail": "audio '\(other.name.prefix(64))' left out: a live channel carries its default audio rendition and \(Self.maxLanguages) others with playlists of their own"])
+                continue
+            }
+            follows.append(LiveAudioFollow(location: location, rendition: other))
+        }
+        return follows
+    }
+
+    /// Audio rendition `k` (of `audioFollows`) at this poll: its playlist read, each segment not
+    /// fetched yet fetched once (CMAF: its initialization segment once per URI) and its media
+    /// span read from its packets, appended to its segments. A failure is logged and the rest
+    /// waits for the next poll (the video segments needing that sound wait, as for DASH).
+    private func pollAudio(_ k: Int, scratch: URL) async {
+        let location = audioFollows[k].location
+        let label = k == 0 ? "audio" : "audio-\(k)"
         let playlist: LivePlaylist
         do { playlist = try LivePlaylist(parsing: try await HLSImport.text(location, scratch: scratch, timeout: timeout)) } catch {
-            report(.playlistUnavailable, rendition: "audio", "\(error)")
+            report(.playlistUnavailable, rendition: label, "\(error)")
             return
         }
-        renditionAudioEnded = playlist.ended
+        audioFollows[k].ended = playlist.ended
         let folder = folder.appendingPathComponent("live/\(storeName)/.audio")
         // taken by media sequence number (a segment forgotten since is not fetched again); numbers
         // that went back are a restarted origin: taken from its start again
-        if let last = playlist.segments.last?.sequence, last + 1 < renditionAudioNext {
-            report(.mediaSequence, rendition: "audio", "the audio rendition's media sequence went back to \(last): taken again from there")
-            renditionAudioNext = 0
-            renditionAudio.removeAll()
+        if let last = playlist.segments.last?.sequence, last + 1 < audioFollows[k].next {
+            report(.mediaSequence, rendition: label, "the audio rendition's media sequence went back to \(last): taken again from there")
+            audioFollows[k].next = 0
+            audioFollows[k].segments.removeAll()
         }
-        for entry in playlist.segments where entry.sequence >= renditionAudioNext {
+        for entry in playlist.segments where entry.sequence >= audioFollows[k].next {
             guard let map = entry.map else {
-                report(.segmentUnreadable, rendition: "audio", "\(entry.uri.prefix(200)): an MPEG-TS audio rendition is not read live (CMAF is)")
+                report(.segmentUnreadable, rendition: label, "\(entry.uri.prefix(200)): an MPEG-TS audio rendition is not read live (CMAF is)")
                 return
             }
             do {
@@ -434,24 +480,25 @@ public actor LiveChannel {
                 let initFile = try await audioInitialization(map, at: location, in: folder)
                 audioCount += 1
                 let fragment = folder.appendingPathComponent("\(audioCount).m4s")
-                try await HLSImport.fetch(try location.resolve(entry.uri), to: fragment, maxBytes: HLSImport.maxSegmentBytes, timeout: timeout)
+                let resolved = try location.resolve(entry.uri)
+                try await HLSImport.fetch(resolved, to: fragment, maxBytes: HLSImport.maxSegmentBytes, timeout: timeout)
                 guard let span = try FragmentRemux.soundSpan(initialization: initFile, segment: fragment, scratch: scratch) else {
                     try? FileManager.default.removeItem(at: fragment)
-                    report(.segmentUnreadable, rendition: "audio", "\(entry.uri.prefix(200)) has no sound")
+                    report(.segmentUnreadable, rendition: label, "\(entry.uri.prefix(200)) has no sound")
                     return
                 }
                 // in order on the track's timeline: a segment going back is the origin's fault, not listed
-                if let last = renditionAudio.last, span.start < last.start {
+                if let last = audioFollows[k].segments.last, span.start < last.start {
                     try? FileManager.default.removeItem(at: fragment)
-                    report(.segmentUnreadable, rendition: "audio", "\(entry.uri.prefix(200)) starts before the one before it: skipped")
-                    renditionAudioNext = entry.sequence + 1
+                    report(.segmentUnreadable, rendition: label, "\(entry.uri.prefix(200)) starts before the one before it: skipped")
+                    audioFollows[k].next = entry.sequence + 1
                     continue
                 }
-                audioFiles[entry.uri] = (fragment, span.start, span.end)
-                renditionAudioNext = entry.sequence + 1
-                renditionAudio.append(LiveMPD.AudioSegment(uri: entry.uri, initialization: map, start: span.start, duration: span.end - span.start))
+                audioFiles[Self.key(resolved)] = (fragment, span.start, span.end)
+                audioFollows[k].next = entry.sequence + 1
+                audioFollows[k].segments.append(LiveMPD.AudioSegment(uri: entry.uri, initialization: map, start: span.start, duration: span.end - span.start))
             } catch {
-                report(.segmentUnavailable, rendition: "audio", "\(entry.uri.prefix(200)): \(error)")
+                report(.segmentUnavailable, rendition: label, "\(entry.uri.prefix(200)): \(error)")
                 return
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Manifest
 import Threads
 import Timing
 
@@ -11,6 +12,16 @@ public struct LiveRung: Sendable, Hashable, Codable {
     public var rendition: Rendition
     /// Size, frame rate, codecs.
     public var info: LiveRungInfo
+}
+
+/// One other audio language of a live channel as sessions serve it: its language rung (the
+/// channel's `aN`: the lowest variant's video with that language's sound, in that variant's
+/// store rendition, so ads and slate are the lowest rung's) and the origin's `EXT-X-MEDIA` for it.
+public struct LiveLanguage: Sendable, Hashable {
+    /// The language rung.
+    public var rung: LiveRung
+    /// Its name, language and channels as the origin gives them.
+    public var rendition: HLS.Rendition
 }
 
 /// The live channels `interlude serve` follows (`--live NAME=SOURCE`): each polled on a task of
@@ -93,6 +104,20 @@ public final class LiveChannels: Sendable {
             s.rungs[name] = s.rungs[name] ?? found
             return s.rungs[name]!
         }
+    }
+
+    /// The channel's other audio languages (`LiveChannel.languages`), each a language rung in the
+    /// store rendition of the variant it takes its video from, and the origin's default audio
+    /// rendition (what the variants' own sound is); none before its rungs are known, or without
+    /// other languages.
+    public func languages(of name: String) async -> (main: HLS.Rendition?, others: [LiveLanguage]) {
+        guard let channel = channels[name], let rungs = await rungs(of: name) else { return (nil, []) }
+        var out: [LiveLanguage] = []
+        for l in await channel.languages {
+            guard let base = rungs.first(where: { $0.key == l.video }) else { continue }
+            out.append(LiveLanguage(rung: LiveRung(key: l.key, rendition: base.rendition, info: base.info), rendition: l.rendition))
+        }
+        return (out.isEmpty ? nil : await channel.defaultLanguage, out)
     }
 
     /// The fleet's rungs for `channel` when they are `found`'s but for their bit rates (another

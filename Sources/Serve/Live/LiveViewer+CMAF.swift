@@ -65,8 +65,11 @@ extension LiveViewer {
             if !subtitles.isEmpty { v.subtitles = ServeService.subtitleGroup }
             return v
         }
-        let renditions = audioCodec == nil ? [] : [HLS.Rendition(type: .audio, groupID: "audio", name: "main", isDefault: true, autoselect: true,
-                                                                 uri: "/v1/sessions/\(id)/\(Self.cmafAudio).m3u8?segments=cmaf")]
+        // with other languages, each language rung's sound too (`audio-N.m3u8`)
+        let languages = audioCodec == nil ? [] : audioRenditions(query: "?segments=cmaf")
+        let renditions = audioCodec == nil ? [] : !languages.isEmpty ? languages
+            : [HLS.Rendition(type: .audio, groupID: "audio", name: "main", isDefault: true, autoselect: true,
+                             uri: "/v1/sessions/\(id)/\(Self.cmafAudio).m3u8?segments=cmaf")]
         return HLS.write(HLS.MultivariantPlaylist(renditions: renditions + subtitles, variants: variants))
     }
 }

@@ -17,7 +17,7 @@ extension LiveViewer {
     /// Takes on what another node decided and published for this viewer.
     func restore(_ r: LiveViewerRecord) {
         let s = r.state
-        tracks = s.tracks.filter { key, _ in rungs.contains { $0.key == key } }
+        tracks = s.tracks.filter { key, _ in rung(named: key)?.key == key }
         avails = s.avails
         availByBreak = [:]
         for (i, a) in avails.enumerated() where i != s.prerollAvail { availByBreak[a.breakID] = i }

@@ -107,12 +107,33 @@ extension LiveViewer {
     /// The multivariant playlist: one variant per rung, top first; the channel's subtitle
     /// renditions in group `subs`, each naming the viewer's playlist of it.
     public nonisolated func master() -> String {
-        let renditions = subtitleRenditions
-        return HLS.write(HLS.MultivariantPlaylist(renditions: renditions, variants: rungs.map { r in
+        let subtitles = subtitleRenditions
+        let audio = audioRenditions(query: "")
+        return HLS.write(HLS.MultivariantPlaylist(renditions: audio + subtitles, variants: rungs.map { r in
             var v = HLS.Variant(uri: "/v1/sessions/\(id)/\(r.rendition.name).m3u8", bandwidth: r.rendition.videoBitrate + r.rendition.audioBitrate,
                                 codecs: r.info.codecs, resolution: HLS.Resolution(width: r.info.width, height: r.info.height))
-            if !renditions.isEmpty { v.subtitles = ServeService.subtitleGroup }
+            if !subtitles.isEmpty { v.subtitles = ServeService.subtitleGroup }
+            if !audio.isEmpty { v.audio = Self.cmafAudio }
             return v
         }))
+    }
+
+    /// With other languages, the audio renditions of a master (group `audio`): the main
+    /// language first and the default (`audio.m3u8`: the top rung's sound), then each language
+    /// (`audio-N.m3u8`: its language rung's), named as the origin names them; `query` after
+    /// each URI (`?segments=cmaf` for the CMAF master). Empty without other languages. Like a
+    /// VOD session's (`ServeService.packedAudioRenditions`), the main language is a rendition
+    /// of its own beside the variants' muxed sound.
+    nonisolated func audioRenditions(query: String) -> [HLS.Rendition] {
+        guard !languages.isEmpty else { return [] }
+        var out = [HLS.Rendition(type: .audio, groupID: Self.cmafAudio, name: mainLanguage?.name ?? "main", language: mainLanguage?.language,
+                                 isDefault: true, autoselect: true, channels: mainLanguage?.channels,
+                                 uri: "/v1/sessions/\(id)/\(Self.cmafAudio).m3u8" + query)]
+        for (n, l) in languages.enumerated() {
+            out.append(HLS.Rendition(type: .audio, groupID: Self.cmafAudio, name: l.rendition.name, language: l.rendition.language,
+                                     autoselect: l.rendition.autoselect, channels: l.rendition.channels,
+                                     uri: "/v1/sessions/\(id)/\(Self.cmafAudio)-\(n + 1).m3u8" + query))
+        }
+        return out
     }
 }

@@ -26,6 +26,12 @@ public actor LiveViewer {
     /// The channel's subtitle renditions (`LiveChannel.subtitleRenditions`) when the viewer
     /// started: a playlist of each follows the top rung's items.
     public nonisolated let subtitles: [HLS.Rendition]
+    /// The channel's other audio languages when the viewer started (`LiveChannels.languages`),
+    /// each a language rung with a playlist of its own.
+    public nonisolated let languages: [LiveLanguage]
+    /// The origin's default audio rendition (the variants' own sound) when there are other
+    /// languages; nil without.
+    public nonisolated let mainLanguage: HLS.Rendition?
 
     /// What the viewer needs from the service.
     public struct Context: Sendable {
@@ -138,8 +144,10 @@ public actor LiveViewer {
 
     /// A viewer starting at `startPTS` (the first segment of the channel's window when it joined).
     public init(id: String, channelName: String, reporting: ReportingMode, rungs: [LiveRung], startPTS: Int64,
-                context: Context, programDate: Date = Date(), subtitles: [HLS.Rendition] = []) {
+                context: Context, programDate: Date = Date(), subtitles: [HLS.Rendition] = [],
+                languages: (main: HLS.Rendition?, others: [LiveLanguage]) = (nil, [])) {
         self.id = id; self.channelName = channelName; self.reporting = reporting; self.rungs = rungs; self.subtitles = subtitles
+        self.languages = languages.others; mainLanguage = languages.main
         self.startPTS = startPTS; self.context = context; self.programDate = programDate
         originPTS = startPTS
     }
@@ -147,9 +155,9 @@ public actor LiveViewer {
     /// Ticks a viewer stays behind the origin's edge: one target duration.
     static func hold(_ w: LiveWindow) -> Int64 { w.targetDuration.mpegTicks }
 
-    /// The rung with this store rendition name (or channel key).
+    /// The rung with this store rendition name (or channel key); a language rung by its key.
     public nonisolated func rung(named name: String) -> LiveRung? {
-        rungs.first { $0.rendition.name == name || $0.key == name }
+        rungs.first { $0.rendition.name == name || $0.key == name } ?? languages.first { $0.rung.key == name }?.rung
     }
 
     /// Asks the ad server for every break of the window not asked yet; when the viewer starts
@@ -172,6 +180,16 @@ public actor LiveViewer {
         await shared(saving: true) {
             await advance(rung)
             return tracks[rung.key]?.playlist.text
+        } ?? nil
+    }
+
+    /// The viewer's MPEG-TS playlist for `rung` as its sound only: each segment's packed audio
+    /// (`ServeService.packedAudio`), what the audio renditions of a master with other languages
+    /// name (the top rung's for the main language, a language rung's for its language).
+    public func packedAudioPlaylist(rung: LiveRung) async -> String? {
+        await shared(saving: true) {
+            await advance(rung)
+            return tracks[rung.key].map { HLS.write(ServeService.packedAudio($0.playlist.playlist)) }
         } ?? nil
     }
 

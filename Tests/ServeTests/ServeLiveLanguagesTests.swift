@@ -1,0 +1,102 @@
+import Foundation
+@testable import Serve
+import TestSupport
+import Testing
+import Timing
+
+/// Issue 34 item 5, live: a live HLS origin of demuxed CMAF with two audio languages (English,
+/// the default; German, the same sound 12 dB quieter: `LiveOrigin(secondLanguage:)`). The
+/// channel carries the second language as a language rung (`a1`: the lowest variant's video
+/// with that sound); a viewer's master names both in group `audio` (the main language the top
+/// rung's sound, the other its rung's, as packed audio), each audio playlist keeps RFC 8216's
+/// refresh rules and lists the video's segments (the same numbers, durations and
+/// discontinuities), and decoded, each language's content is its own sound and each ad's the
+/// ad's sound in both.
+@Suite(.serialized) struct ServeLiveLanguagesTests {
+    typealias Rig = ServeLiveSessionTests.Rig
+
+    /// The loudest sample of an audio file, dBFS (ffmpeg's `volumedetect`).
+    static func peak(_ file: URL) async throws -> Double {
+        let r = try await runOffPool(try Tools.ffmpegPath(), ["-v", "info", "-nostdin", "-i", file.path, "-af", "volumedetect", "-f", "null", "-"])
+        guard let line = r.stderr.split(separator: "\n").first(where: { $0.contains("max_volume:") }),
+              let value = Double(line.components(separatedBy: "max_volume:").last?.trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
+        else { throw StoreFixtureError.unknown("no level for \(file.lastPathComponent): \(r.stderr.suffix(300))") }
+        return value
+    }
+
+    @Test func aSecondLanguageIsARenditionOfItsOwnWithTheAdsSoundInItsBreaks() async throws {
+        let rig = try await Rig.start(breaks: [
+            LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 6), signal: .dateRange(.spliceInsert)),
+        ], seconds: 40, dash: true, sourcePath: "/demuxed/master.m3u8", secondLanguage: true)
+        defer { rig.stop() }
+        _ = try await rig.warm()
+        #expect(await rig.channel.languages.map(\.rendition.language) == ["de"])
+        let created = try await curl(rig.url("/v1/session/ch"), method: "POST", body: "{}")
+        let manifest = try #require(created.json?["manifestUrl"] as? String, "\(created.text)")
+        let master = try await curl(rig.url(manifest)).text
+        #expect(master.contains(#"TYPE=AUDIO,GROUP-ID="audio",NAME="English",LANGUAGE="en",DEFAULT=YES,AUTOSELECT=YES"#)
+                && master.contains(#"TYPE=AUDIO,GROUP-ID="audio",NAME="Deutsch",LANGUAGE="de",DEFAULT=NO,AUTOSELECT=YES"#)
+                && master.contains(#"AUDIO="audio""#), "\(master)")
+        let id = manifest.split(separator: "/")[2]
+        let variant = try #require(master.split(separator: "\n").first { $0.hasPrefix("/v1/sessions/") }.map(String.init))
+        let main = "/v1/sessions/\(id)/audio.m3u8", german = "/v1/sessions/\(id)/audio-1.m3u8"
+        #expect(master.contains("URI=\"\(main)\"") && master.contains("URI=\"\(german)\""), "\(master)")
+        // the CMAF master names both languages too, as CMAF audio
+        let cmaf = try await curl(rig.url(manifest + "?segments=cmaf")).text
+        #expect(cmaf.contains("URI=\"\(german)?segments=cmaf\"") && cmaf.contains(#"NAME="Deutsch""#), "\(cmaf)")
+
+        var checkers = [RFC8216.RefreshChecker(), RFC8216.RefreshChecker(), RFC8216.RefreshChecker()]
+        var problems: [String] = []
+        var listed: [[Int: (duration: String, discontinuity: Bool, uri: String)]] = [[:], [:], [:]]
+        for _ in 0..<16 {
+            let texts = [try await curl(rig.url(variant)).text, try await curl(rig.url(main)).text, try await curl(rig.url(german)).text]
+            for k in 0..<3 { problems += checkers[k].add(texts[k]).filter { !$0.isAllowed }.map { "\(k): \($0)" } }
+            let e = texts.map(ServeLiveSubtitlesTests.entries)
+            // each audio playlist lists the video's segments: the same numbers, durations, discontinuities
+            for k in 1..<3 {
+                #expect(e[k].map(\.sequence) == e[0].map(\.sequence) && e[k].map(\.duration) == e[0].map(\.duration)
+                        && e[k].map(\.discontinuity) == e[0].map(\.discontinuity), "video \(e[0].map(\.sequence)) vs audio \(k) \(e[k].map(\.sequence))")
+                #expect(e[k].allSatisfy { $0.uri.contains(".a.aac") }, "\(texts[k])")
+            }
+            for k in 0..<3 { for x in e[k] { listed[k][x.sequence] = listed[k][x.sequence] ?? (x.duration, x.discontinuity, x.uri) } }
+            rig.origin.advance()
+            try await rig.channel.poll()
+        }
+        #expect(problems.isEmpty, "\(problems.prefix(10))")
+
+        // decoded: each language's content at its own level, each ad segment at the ad's, slate
+        // (the break's time the two 1 s ads leave) silent in both
+        let folder = rig.root.appendingPathComponent("languages")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var levels: [String: [Double]] = [:]
+        var local = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:8", "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD"]
+        for (n, v) in listed[0].sorted(by: { $0.key < $1.key }) {
+            let kind = v.uri.contains("/ads/") ? "ad" : v.uri.contains("/slate/") ? "slate" : "content"
+            for k in 1..<3 {
+                let a = try #require(listed[k][n], "audio \(k) lists segment \(n)")
+                let file = folder.appendingPathComponent("\(k)-\(n).aac")
+                let r = try await curl(rig.url(a.uri))
+                #expect(r.status == 200, "\(a.uri): \(r.status)")
+                try r.body.write(to: file)
+                let level = try await Self.peak(file)
+                levels["\(k == 1 ? "en" : "de") \(kind)", default: []].append(level)
+                if k == 2 {
+                    if a.discontinuity { local.append("#EXT-X-DISCONTINUITY") }
+                    local += ["#EXTINF:\(a.duration),", file.lastPathComponent]
+                }
+            }
+        }
+        local.append("#EXT-X-ENDLIST")
+        // the ad's tone and the English content peak near -6 dBFS (AAC: -2 to -6 measured), the
+        // German content 12 dB under (-16.5 to -17.7 measured), slate silent
+        func within(_ key: String, _ range: ClosedRange<Double>) -> Bool { !(levels[key] ?? []).isEmpty && levels[key]!.allSatisfy { range.contains($0) } }
+        #expect(within("en content", -8 ... -1) && within("en ad", -8 ... -1) && within("de ad", -8 ... -1) && within("de content", -20 ... -13)
+                && ["en slate", "de slate"].allSatisfy { (levels[$0] ?? []).allSatisfy { $0 < -60 } }, "\(levels)")
+        // the German rendition plays as one stream: every packed-audio segment read and decoded clean
+        let playlist = folder.appendingPathComponent("de.m3u8")
+        try (local.joined(separator: "\n") + "\n").write(to: playlist, atomically: true, encoding: .utf8)
+        let decoded = try await runOffPool(try Tools.ffmpegPath(), ["-v", "error", "-xerror", "-nostdin", "-i", playlist.path, "-f", "null", "-"])
+        #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(decoded.stderr.suffix(500))")
+        #expect(rig.loggedFaults.isEmpty, "\(rig.loggedFaults)")
+    }
+}
