@@ -196,8 +196,12 @@ extension ServeService {
     func liveDASHSegment(_ v: LiveViewer, representation: String, name: String) async -> HTTPResponse {
         guard name.hasSuffix(".m4s"), (1...13).contains(name.utf8.count - 4), name.utf8.dropLast(4).allSatisfy({ (48...57).contains($0) }),
               let number = Int(name.dropLast(4)) else { return .error(404, "no segment '\(name.prefix(40))'") }
-        let audio = representation == "audio"
-        guard let rung = audio ? v.rungs.first : v.rung(named: representation) else { return .error(404, "no representation '\(representation.prefix(40))'") }
+        // `audio` the top rung's sound, `audio-N` language N's rung's (`liveAudioRung`)
+        let language = representation.hasPrefix(LiveViewer.cmafAudio + "-") ? Self.liveAudioRung(v, representation) : nil
+        let audio = representation == LiveViewer.cmafAudio || language != nil
+        guard let rung = language ?? (audio ? v.rungs.first : v.rung(named: representation)) else {
+            return .error(404, "no representation '\(representation.prefix(40))'")
+        }
         guard let item = await v.item(rung: rung, number: number), let file = media.file(forSegment: item.segment.path) else {
             return .error(404, "segment \(number) of '\(representation.prefix(40))' is not in the session's window")
         }

@@ -11,7 +11,8 @@ import Timing
 /// rung's sound, the other its rung's, as packed audio), each audio playlist keeps RFC 8216's
 /// refresh rules and lists the video's segments (the same numbers, durations and
 /// discontinuities), and decoded, each language's content is its own sound and each ad's the
-/// ad's sound in both.
+/// ad's sound in both; the session's live MPD has an audio AdaptationSet per language, whose
+/// segments decode the same way.
 @Suite(.serialized) struct ServeLiveLanguagesTests {
     typealias Rig = ServeLiveSessionTests.Rig
 
@@ -48,7 +49,8 @@ import Timing
         var checkers = [RFC8216.RefreshChecker(), RFC8216.RefreshChecker(), RFC8216.RefreshChecker()]
         var problems: [String] = []
         var listed: [[Int: (duration: String, discontinuity: Bool, uri: String)]] = [[:], [:], [:]]
-        for _ in 0..<16 {
+        var dashLevels: [String: [Double]] = [:]
+        for step in 0..<16 {
             let texts = [try await curl(rig.url(variant)).text, try await curl(rig.url(main)).text, try await curl(rig.url(german)).text]
             for k in 0..<3 { problems += checkers[k].add(texts[k]).filter { !$0.isAllowed }.map { "\(k): \($0)" } }
             let e = texts.map(ServeLiveSubtitlesTests.entries)
@@ -59,6 +61,11 @@ import Timing
                 #expect(e[k].allSatisfy { $0.uri.contains(".a.aac") }, "\(texts[k])")
             }
             for k in 0..<3 { for x in e[k] { listed[k][x.sequence] = listed[k][x.sequence] ?? (x.duration, x.discontinuity, x.uri) } }
+            // halfway (the break in the window): the session's live MPD names both languages,
+            // and each one's DASH segments decode to its own sound
+            if step == 8 {
+                dashLevels = try await Self.dashLanguages(rig, session: String(id), video: e[0], folder: rig.root)
+            }
             rig.origin.advance()
             try await rig.channel.poll()
         }
@@ -98,5 +105,47 @@ import Timing
         let decoded = try await runOffPool(try Tools.ffmpegPath(), ["-v", "error", "-xerror", "-nostdin", "-i", playlist.path, "-f", "null", "-"])
         #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(decoded.stderr.suffix(500))")
         #expect(rig.loggedFaults.isEmpty, "\(rig.loggedFaults)")
+        #expect(dashLevels["en content"]?.allSatisfy { (-8 ... -1).contains($0) } == true && dashLevels["de content"]?.allSatisfy { (-20 ... -13).contains($0) } == true
+                && dashLevels["de ad"]?.allSatisfy { (-8 ... -1).contains($0) } == true, "DASH: \(dashLevels)")
+    }
+
+    /// The session's live MPD (schema-valid, and its one-Period form): the main audio
+    /// AdaptationSet `lang="en"`, the German one `lang="de"` (`audio-1`); each listed segment of both (`video`: the HLS
+    /// variant's entries now, whose numbers the MPD's `$Number$` are) fetched with its
+    /// initialization segment and its level measured, by language and kind.
+    static func dashLanguages(_ rig: Rig, session id: String, video: [(sequence: Int, duration: String, discontinuity: Bool, uri: String)],
+                              folder: URL) async throws -> [String: [Double]] {
+        let text = try await curl(rig.url("/v1/sessions/\(id)/index.mpd")).text
+        let mpd = folder.appendingPathComponent("languages.mpd")
+        try text.write(to: mpd, atomically: true, encoding: .utf8)
+        #expect(try await offPool { try DASHSchema.problems(mpd) } == [])
+        #expect(text.contains(#"contentType="audio" mimeType="audio/mp4" lang="en""#) && text.contains(#"contentType="audio" mimeType="audio/mp4" lang="de""#)
+                && text.contains(#"<Representation id="audio-1""#), "\(text)")
+        // each Representation's initialization segment (the same in every Period)
+        func initialization(_ rep: String) -> String? {
+            guard let r = text.range(of: "<Representation id=\"\(rep)\"") else { return nil }
+            return text[r.upperBound...].components(separatedBy: "initialization=\"").dropFirst().first?.split(separator: "\"").first
+                .map { String($0).replacingOccurrences(of: "&amp;", with: "&") }
+        }
+        // the one-Period form names both languages too
+        let single = try await curl(rig.url("/v1/sessions/\(id)/index.mpd?periods=single")).text
+        let singleFile = folder.appendingPathComponent("languages-single.mpd")
+        try single.write(to: singleFile, atomically: true, encoding: .utf8)
+        #expect(try await offPool { try DASHSchema.problems(singleFile) } == [])
+        #expect(single.contains(#"lang="de""#) && single.contains(#"<Representation id="audio-1""#), "\(single)")
+        var levels: [String: [Double]] = [:]
+        for (rep, language) in [("audio", "en"), ("audio-1", "de")] {
+            let initURI = try #require(initialization(rep), "\(rep) in \(text)")
+            let head = try await curl(rig.url(initURI)).body
+            for e in video {
+                let r = try await curl(rig.url("/v1/sessions/\(id)/dash/\(rep)/\(e.sequence).m4s"))
+                #expect(r.status == 200, "\(rep) \(e.sequence): \(r.status)")
+                let file = folder.appendingPathComponent("dash-\(rep)-\(e.sequence).mp4")
+                try (head + r.body).write(to: file)
+                let kind = e.uri.contains("/ads/") ? "ad" : e.uri.contains("/slate/") ? "slate" : "content"
+                levels["\(language) \(kind)", default: []].append(try await peak(file))
+            }
+        }
+        return levels
     }
 }

@@ -17,7 +17,7 @@ extension LiveViewer {
     /// players that do not follow multi-period live.
     public func mpd(location: String, singlePeriod: Bool = false, bytes: @escaping (String) -> Int) async -> String? {
         await shared(saving: true) {
-            for rung in rungs { await advance(rung) }
+            for rung in rungs + languages.map(\.rung) { await advance(rung) }
             return liveMPD(location: location, singlePeriod: singlePeriod, bytes: bytes)
         } ?? nil
     }
@@ -26,10 +26,13 @@ extension LiveViewer {
     func liveMPD(location: String, singlePeriod: Bool = false, bytes: (String) -> Int, published: Date = Date()) -> String? {
         let present = rungs.compactMap { r in tracks[r.key].map { (r, $0) } }
         guard let top = present.first?.1, !top.timeline.items.isEmpty else { return nil }
-        let mpdRungs = present.map { r, track in
+        func mpdRung(_ r: LiveRung, _ track: Track) -> SessionMPD.Rung {
             SessionMPD.Rung(rendition: r.rendition, codecs: r.info.codecs, timeline: onViewerClock(track.timeline),
-                            firstSequence: track.playlist.window.first?.sequence)
+                            firstSequence: track.playlist.window.first?.sequence, key: r.key)
         }
+        let mpdRungs = present.map(mpdRung)
+        // each other language: its language rung's track (`audio-N`)
+        let languages = self.languages.compactMap { l in tracks[l.rung.key].map { SessionMPD.Language(language: l.rendition.language, rung: mpdRung(l.rung, $0)) } }
         let id = self.id
         let avails = self.avails
         func adID(_ kind: SessionItem.Kind) -> String? {
@@ -38,7 +41,7 @@ extension LiveViewer {
         }
         func breakID(_ b: Int) -> String { avails.indices.contains(b) ? avails[b].breakID : "avail-\(b)" }
         let initialization: (SessionMPD.Rung, CMAFTracks.Part) -> String = { [self] rung, part in
-            initializationURL(self.rung(named: rung.rendition.name)?.key ?? rung.rendition.name, part)
+            initializationURL(rung.key ?? self.rung(named: rung.rendition.name)?.key ?? rung.rendition.name, part)
         }
         // presentation time 0 as a date such that each segment becomes available when it is
         // published: the viewer lists what ends one target behind the origin's edge, which was
@@ -48,7 +51,8 @@ extension LiveViewer {
         let availabilityStart = programDate.addingTimeInterval(-Double(lead) / 90_000)
         let write = singlePeriod ? SessionMPD.liveSinglePeriod : SessionMPD.live
         guard let mpd = write(mpdRungs, availabilityStart, published, MediaTime(seconds: Int64(top.playlist.targetDuration)), location,
-                              adID, breakID, initialization, { "/v1/sessions/\(id)/dash/\($0)/$Number$.m4s" }, bytes) else { return nil }
+                              adID, breakID, initialization, { "/v1/sessions/\(id)/dash/\($0)/$Number$.m4s" }, bytes,
+                              mainLanguage?.language, languages) else { return nil }
         if let problem = mpd.validate() {
             context.log?.event("playlist_failed", ["session": id, "error": "MPD: \(problem)"])
             return nil

@@ -31,6 +31,15 @@ enum SessionMPD {
         /// Live: the media sequence number of the timeline's first item (its playlists'), what
         /// numbers the segments of every Period (`SegmentList@startNumber`) across updates.
         var firstSequence: Int? = nil
+        /// Live: the channel's rendition key (a language rung shares its store rendition with
+        /// the rung it takes its video from).
+        var key: String? = nil
+    }
+
+    /// Live: another audio language, its language rung and `lang`.
+    struct Language {
+        var language: String?
+        var rung: Rung
     }
 
     /// The MPD timescale: MPEG-TS's 90 kHz, what every stored segment's timestamps count.
@@ -320,14 +329,19 @@ extension SessionMPD {
     /// segments by number (the items' media sequence numbers, `SegmentTemplate@startNumber`), on
     /// the session's clock (each item's timestamps moved as in HLS: `presentationTimeOffset`
     /// the wire PTS at the Period's start).
+    /// With other audio `languages`: an audio AdaptationSet each (`audio-N`, its `lang`; the
+    /// main one's `lang` `mainLanguage`), its language rung's sound cut and filled as the video.
     static func live(rungs given: [Rung], availabilityStart: Date, published: Date, updatePeriod: MediaTime, location: String?,
                      adID: (SessionItem.Kind) -> String?, breakID: (Int) -> String, initialization: @escaping (Rung, CMAFTracks.Part) -> String,
-                     template: (String) -> String, bytes: (String) -> Int) -> DASH.MPD? {
+                     template: (String) -> String, bytes: (String) -> Int, mainLanguage: String? = nil,
+                     languages offered: [Language] = []) -> DASH.MPD? {
         guard let top = given.first, let first = top.timeline.firstRun else { return nil }
         let rungs = given.filter { sameRuns(top.timeline.items, $0.timeline.items) }
         let all = top.timeline.items
         let topRuns = runs(all)
         let rungRuns = rungs.map { runs($0.timeline.items) }
+        let languages = offered.filter { sameRuns(top.timeline.items, $0.rung.timeline.items) }
+        let languageRuns = languages.map { runs($0.rung.timeline.items) }
         var periods: [DASH.Period] = []
         for (n, run) in topRuns.enumerated() {
             let start = n == 0 ? first.start : all[run.range.lowerBound].start
@@ -338,6 +352,17 @@ extension SessionMPD {
             // segment URL is written (nor signed) per item
             guard var (sets, pto) = adaptationSets(slices, runStart: start, initialization: initialization, shifted: true,
                                                    url: { _, _, _ in "" }, bytes: bytes) else { return nil }
+            if let lang = mainLanguage, let i = sets.firstIndex(where: { $0.contentType == "audio" }) { sets[i].language = lang }
+            for (k, l) in languages.enumerated() {
+                let slice = l.rung.timeline.items[languageRuns[k][n].range]
+                guard let codec = audioCodec(l.rung.codecs),
+                      let list = list(slice, of: l.rung, video: false, runStart: start, initialization: initialization(l.rung, .audioInit),
+                                      shifted: true, url: { _, _ in "" }) else { continue }
+                var rep = DASH.Representation(id: "audio-\(k + 1)", bandwidth: max(1, l.rung.rendition.audioBitrate), codecs: codec)
+                rep.segmentList = list
+                sets.append(DASH.AdaptationSet(id: 3 + k, contentType: "audio", mimeType: "audio/mp4", language: l.language,
+                                               segmentTemplate: nil, representations: [rep]))
+            }
             for a in sets.indices {
                 for r in sets[a].representations.indices {
                     guard let list = sets[a].representations[r].segmentList else { continue }
@@ -390,7 +415,8 @@ extension SessionMPD {
     /// an update wrote never changes: segments are only appended and slid.
     static func liveSinglePeriod(rungs given: [Rung], availabilityStart: Date, published: Date, updatePeriod: MediaTime, location: String?,
                                  adID: (SessionItem.Kind) -> String?, breakID: (Int) -> String, initialization: (Rung, CMAFTracks.Part) -> String,
-                                 template: (String) -> String, bytes: (String) -> Int) -> DASH.MPD? {
+                                 template: (String) -> String, bytes: (String) -> Int, mainLanguage: String? = nil,
+                                 languages: [Language] = []) -> DASH.MPD? {
         guard let top = given.first, let first = top.timeline.items.first, let firstWire = first.wirePTS else { return nil }
         let rungs = given.filter { $0.timeline.items.count == top.timeline.items.count }
         let pto = firstWire.mpegTicks - first.start.mpegTicks
@@ -411,7 +437,15 @@ extension SessionMPD {
         if let codec = audioCodec(top.codecs) {
             var rep = DASH.Representation(id: "audio", bandwidth: max(1, top.rendition.audioBitrate), codecs: codec)
             rep.segmentTemplate = segments(top, id: "audio", part: .audioInit)
-            sets.append(DASH.AdaptationSet(id: 2, contentType: "audio", mimeType: "audio/mp4", segmentTemplate: nil, representations: [rep]))
+            sets.append(DASH.AdaptationSet(id: 2, contentType: "audio", mimeType: "audio/mp4", language: languages.isEmpty ? nil : mainLanguage,
+                                           segmentTemplate: nil, representations: [rep]))
+            // each other language: its language rung's sound, when it lists the same items
+            for (k, l) in languages.enumerated() where l.rung.timeline.items.count == top.timeline.items.count {
+                var rep = DASH.Representation(id: "audio-\(k + 1)", bandwidth: max(1, l.rung.rendition.audioBitrate), codecs: codec)
+                rep.segmentTemplate = segments(l.rung, id: "audio-\(k + 1)", part: .audioInit)
+                sets.append(DASH.AdaptationSet(id: 3 + k, contentType: "audio", mimeType: "audio/mp4", language: l.language,
+                                               segmentTemplate: nil, representations: [rep]))
+            }
         }
         // each run's events at its first picture, on the Period's clock, gathered by scheme and value
         var streams: [DASH.EventStream] = []
