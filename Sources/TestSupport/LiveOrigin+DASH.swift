@@ -77,16 +77,19 @@ extension LiveOrigin.Core {
             x += ["</SegmentTimeline>", "</SegmentTemplate>", "</Representation>"]
         }
         x.append("</AdaptationSet>")
-        let a = dash.audio
-        let firstTime = v0.starts[w.segments.lowerBound] * a.timescale / 90_000
-        let audio = audioPublished(dash, published: p).filter { a.end($0) > firstTime }
-        x.append("<AdaptationSet id=\"1\" contentType=\"audio\" mimeType=\"audio/mp4\" lang=\"en\" segmentAlignment=\"true\">")
-        x.append("<Role schemeIdUri=\"urn:mpeg:dash:role:2011\" value=\"main\"/>")
-        x.append("<Representation id=\"a\" bandwidth=\"128000\" codecs=\"mp4a.40.2\" audioSamplingRate=\"48000\">")
-        x.append("<SegmentTemplate timescale=\"\(a.timescale)\" startNumber=\"\(audio.first ?? 0)\" initialization=\"$RepresentationID$/init.mp4\" media=\"$RepresentationID$/$Number$.m4s\">")
-        x.append("<SegmentTimeline>")
-        for (i, n) in audio.enumerated() { x.append(i == 0 ? "<S t=\"\(a.starts[n])\" d=\"\(a.durations[n])\"/>" : "<S d=\"\(a.durations[n])\"/>") }
-        x += ["</SegmentTimeline>", "</SegmentTemplate>", "</Representation>", "</AdaptationSet>", "</Period>", "</MPD>"]
+        // the sound (English, the main one) and with `secondLanguage` German (`a2`)
+        for (k, a) in ([dash.audio] + dash.languages).enumerated() {
+            let firstTime = v0.starts[w.segments.lowerBound] * a.timescale / 90_000
+            let audio = audioPublished(a, dash, published: p).filter { a.end($0) > firstTime }
+            x.append("<AdaptationSet id=\"\(k + 1)\" contentType=\"audio\" mimeType=\"audio/mp4\" lang=\"\(k == 0 ? "en" : "de")\" segmentAlignment=\"true\">")
+            x.append("<Role schemeIdUri=\"urn:mpeg:dash:role:2011\" value=\"\(k == 0 ? "main" : "dub")\"/>")
+            x.append("<Representation id=\"\(k == 0 ? "a" : "a2")\" bandwidth=\"128000\" codecs=\"mp4a.40.2\" audioSamplingRate=\"48000\">")
+            x.append("<SegmentTemplate timescale=\"\(a.timescale)\" startNumber=\"\(audio.first ?? 0)\" initialization=\"$RepresentationID$/init.mp4\" media=\"$RepresentationID$/$Number$.m4s\">")
+            x.append("<SegmentTimeline>")
+            for (i, n) in audio.enumerated() { x.append(i == 0 ? "<S t=\"\(a.starts[n])\" d=\"\(a.durations[n])\"/>" : "<S d=\"\(a.durations[n])\"/>") }
+            x += ["</SegmentTimeline>", "</SegmentTemplate>", "</Representation>", "</AdaptationSet>"]
+        }
+        x += ["</Period>", "</MPD>"]
         return x.joined(separator: "\n") + "\n"
     }
 

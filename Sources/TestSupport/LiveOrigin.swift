@@ -74,9 +74,9 @@ public final class LiveOrigin: Sendable {
     /// `EXT-X-MAP` of `init.mp4`, `seg/<N>.m4s`), their splice times moved as their timestamps
     /// are, in-band signals as `emsg` boxes (scheme `urn:scte:scte35:2013:bin`) after the
     /// segment's `styp`; no faults then. `subtitles`: the master names a WebVTT subtitle
-    /// rendition (`LiveOrigin+Subtitles`). `secondLanguage` (with `dash`): the demuxed HLS
-    /// master names a second audio language (`a2.m3u8`, German: the sound 12 dB quieter,
-    /// `LiveOriginDASH.languages`).
+    /// rendition (`LiveOrigin+Subtitles`). `secondLanguage` (with `dash`): a second audio
+    /// language (German: the sound 12 dB quieter, `LiveOriginDASH.languages`), in the demuxed
+    /// HLS master (`a2.m3u8`) and the MPD (an AdaptationSet `lang="de"`, Representation `a2`).
     public init(media: LiveOriginMedia, breaks: [LiveOriginBreak] = [], windowSize: Int = 5, clock: Clock = .manual,
                 initialSegments: Int? = nil, programDateBase: Date = Date(timeIntervalSince1970: 1_796_083_200),
                 faults: [LiveOriginFault] = [], segmentChunkDelay: Double = 0, cmaf: Bool = false, dash: Bool = false,

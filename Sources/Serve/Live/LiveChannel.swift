@@ -69,6 +69,10 @@ public actor LiveChannel {
     /// languages, each muxed into a language rung (`a1`, `a2` …: the lowest variant's video
     /// with that sound). Empty when the variants carry their own sound.
     private var audioFollows: [LiveAudioFollow] = []
+    /// The origin's main audio rendition and its other languages (`LiveChannel.languages`), as
+    /// the first poll found them (HLS: the `AUDIO` group's; DASH: the audio AdaptationSets').
+    private var mainAudio: HLS.Rendition?
+    private var otherAudio: [HLS.Rendition] = []
     /// HLS: the origin's WebVTT subtitle renditions and their cues on the channel's clock.
     private var subtitles = LiveSubtitles()
 
@@ -99,9 +103,11 @@ public actor LiveChannel {
         var mediaEnd: MediaTime?
         /// DASH: polls the segment waited for its audio (its origin URI).
         var audioWaits: (uri: String, count: Int)?
-        /// The audio rendition muxed in (an index of `audioFollows`): 0 for a variant, N for
-        /// language rung `aN`.
+        /// The audio muxed in: 0 the main sound (a variant), N the N-th other language
+        /// (language rung `aN`: `audioFollows[N]`, or a DASH origin's `LiveMPD.languages[N - 1]`).
         var language = 0
+        /// A language rung's variant, whose video it carries.
+        var video: String?
 
         mutating func skipped(_ new: LiveTimeline.New) {
             timeline.skip(new)
@@ -164,15 +170,13 @@ public actor LiveChannel {
     /// `window(rendition:)`), the variant whose video it carries, and the origin's `EXT-X-MEDIA`
     /// for it (name, language, channels).
     public var languages: [(key: String, video: String, rendition: HLS.Rendition)] {
-        audioFollows.indices.dropFirst().compactMap { k in
-            guard let video = renditionNames.last(where: { renditions[$0]?.location == renditions["a\(k)"]?.location }) else { return nil }
-            return ("a\(k)", video, audioFollows[k].rendition)
-        }
+        otherAudio.indices.compactMap { k in renditions["a\(k + 1)"]?.video.map { ("a\(k + 1)", $0, otherAudio[k]) } }
     }
 
-    /// The default audio rendition's `EXT-X-MEDIA` when the channel has other languages (what a
-    /// viewer names the variants' own sound); nil otherwise.
-    public var defaultLanguage: HLS.Rendition? { audioFollows.count > 1 ? audioFollows[0].rendition : nil }
+    /// The main audio rendition (HLS: the default's `EXT-X-MEDIA`; DASH: the main audio
+    /// AdaptationSet's name and `lang`) when the channel has other languages (what a viewer
+    /// names the variants' own sound); nil otherwise.
+    public var defaultLanguage: HLS.Rendition? { otherAudio.isEmpty ? nil : mainAudio }
 
     /// Breaks signalled since the channel started (the first rendition's).
     public var breaksSeen: Int { renditionNames.first.flatMap { renditions[$0]?.tracker.opened } ?? 0 }
@@ -216,8 +220,12 @@ public actor LiveChannel {
             if let variants = try HLSPlaylistText.variants(text) {
                 for (i, v) in variants.enumerated() { renditions["v\(i)"] = Rendition(location: try source.resolve(v.uri)) }
                 // each other language: a rung of the lowest variant's video with its sound
-                if let lowest = renditions["v\(variants.count - 1)"] {
-                    for k in audioFollows.indices.dropFirst() { renditions["a\(k)"] = Rendition(location: lowest.location, language: k) }
+                if let lowest = renditions["v\(variants.count - 1)"], audioFollows.count > 1 {
+                    mainAudio = audioFollows[0].rendition
+                    otherAudio = audioFollows.dropFirst().map(\.rendition)
+                    for k in audioFollows.indices.dropFirst() {
+                        renditions["a\(k)"] = Rendition(location: lowest.location, language: k, video: "v\(variants.count - 1)")
+                    }
                 }
             } else {
                 renditions["main"] = Rendition(location: source)
@@ -327,7 +335,9 @@ public actor LiveChannel {
         defer { try? FileManager.default.removeItem(at: ts) }
         var audio: FragmentRemux.AudioSpan?
         if let mpd, mpd.hasAudio, entry.mediaStart != nil {
-            audio = try await audioSpan(for: file, initialization: initFile, entry: entry, rendition: &r, listed: mpd.audio, ended: mpd.ended,
+            // a language rung's: its language's segments (none when a later MPD dropped it)
+            let listed = r.language == 0 ? mpd.audio : mpd.languages.indices.contains(r.language - 1) ? mpd.languages[r.language - 1].audio : []
+            audio = try await audioSpan(for: file, initialization: initFile, entry: entry, rendition: &r, listed: listed, ended: mpd.ended,
                                         at: source, folder: dir)
         } else if audioFollows.indices.contains(r.language) {
             let follow = audioFollows[r.language]
@@ -515,13 +525,22 @@ public actor LiveChannel {
         }
         if renditions.isEmpty {
             for i in read.videos.indices { renditions["v\(i)"] = Rendition(location: source) }
+            // each other language: a rung of the lowest Representation's video with its sound
+            if read.hasAudio, !read.languages.isEmpty {
+                mainAudio = read.mainAudio
+                otherAudio = read.languages.map(\.rendition)
+                for k in read.languages.indices {
+                    renditions["a\(k + 1)"] = Rendition(location: source, language: k + 1, video: "v\(read.videos.count - 1)")
+                }
+            }
             for note in read.notes { log?.event("live_origin_note", ["channel": name, "detail": note]) }
         }
         mpd = read
         defer { faults.pollEnded(); forgetAudio() }
         var failure: (any Error)?
         for key in renditions.keys.sorted() {
-            guard let i = Int(key.dropFirst()), read.videos.indices.contains(i) else { continue }
+            // a language rung takes its variant's video
+            guard let i = Int((renditions[key]?.video ?? key).dropFirst()), read.videos.indices.contains(i) else { continue }
             do { try await take(read.videos[i].playlist, key: key, scratch: scratch) } catch { failure = failure ?? error }
         }
         if let failure { throw failure }

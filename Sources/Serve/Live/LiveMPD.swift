@@ -23,8 +23,9 @@ import Timing
 ///   `emsg` boxes are read from the segments by the channel;
 /// - the audio: the highest-bandwidth Representation of the first audio AdaptationSet (its
 ///   `Role` `main` first), its segments listed with their media times for the channel to mux
-///   into each video segment. Audio and video must share the media timeline
-///   (`presentationTimeOffset` in seconds).
+///   into each video segment; and the same of up to `LiveChannel.maxLanguages` other audio
+///   AdaptationSets (other languages: each known across Periods by its `lang`, else its place).
+///   Audio and video must share the media timeline (`presentationTimeOffset` in seconds).
 ///
 /// Only the last `timeShiftBufferDepth` (at most 5 minutes; 60 s when the MPD gives none) is
 /// listed: a channel starting on an origin with hours of DVR takes its live end, not its history.
@@ -55,6 +56,10 @@ struct LiveMPD {
     var audio: [AudioSegment]
     /// Whether an audio AdaptationSet was found (its segments may not be listed yet).
     var hasAudio: Bool
+    /// The main audio AdaptationSet as an HLS rendition (name, `lang`), nil without one.
+    var mainAudio: HLS.Rendition?
+    /// Other audio languages: each one's AdaptationSet as an HLS rendition and its segments listed.
+    var languages: [(rendition: HLS.Rendition, audio: [AudioSegment])]
     /// The MPD is static: the origin has ended, everything is listed.
     var ended: Bool
     /// What was left out, one line each (more audio languages, subtitles).
@@ -121,6 +126,10 @@ struct LiveMPD {
         var events: [[Event]] = []
         var notes: [String] = []
         var hasAudio = false
+        var mainAudio: HLS.Rendition?
+        // other languages, in order of first appearance: each one's identity, rendition and runs
+        var languageKeys: [String] = [], languageRenditions: [HLS.Rendition] = []
+        var languageRuns: [[(period: Int, listed: Listed)]] = []
         for (i, period) in periods.enumerated() {
             var end = i + 1 < periods.count ? starts[i + 1] : presentationEnd
             if let d = period.attribute("duration") { end = starts[i] + (try DASHImport.duration(d, allowingZero: false, limit: 1e10)) }
@@ -147,15 +156,18 @@ struct LiveMPD {
             videos.sort { $0.bandwidth > $1.bandwidth }
             videoRuns.append(videos.map(\.listed))
             videoIDs.append(videos.map { ($0.id, $0.bandwidth) })
-            // the audio: the main (else first) audio AdaptationSet's highest-bandwidth Representation
-            let main = DASHImport.mainAudio(audioSets).map { audioSets[$0] }
-            if audioSets.count > 1, !notes.contains(where: { $0.hasPrefix("audio") }) {
-                notes.append("audio: \(audioSets.count - 1) more audio AdaptationSets left out (a live channel carries one)")
+            // the audio: the main (else first) audio AdaptationSet's highest-bandwidth
+            // Representation, then each other language's
+            let mainIndex = DASHImport.mainAudio(audioSets)
+            let others = audioSets.indices.filter { $0 != mainIndex }
+            if others.count > LiveChannel.maxLanguages, !notes.contains(where: { $0.hasPrefix("audio") }) {
+                notes.append("audio: \(others.count - LiveChannel.maxLanguages) more audio AdaptationSets left out (a live channel carries \(LiveChannel.maxLanguages + 1))")
             }
-            if let set = main, let rep = set.children("Representation").max(by: {
-                (Int($0.attribute("bandwidth") ?? "") ?? 0) < (Int($1.attribute("bandwidth") ?? "") ?? 0) }) {
+            // the set's best Representation listed, on the video's media timeline
+            func audioListed(_ set: XMLElementNode) throws -> Listed? {
+                guard let rep = set.children("Representation").max(by: {
+                    (Int($0.attribute("bandwidth") ?? "") ?? 0) < (Int($1.attribute("bandwidth") ?? "") ?? 0) }) else { return nil }
                 guard rep.children("ContentProtection").isEmpty else { throw StoreError.unsupported("live DASH source: encrypted content is not supported") }
-                hasAudio = true
                 let listed = try Self.list(rep, in: set, base: DASHImport.join(periodBase, set.childText("BaseURL") ?? ""), bound: bound)
                 if let v = videos.first?.listed {
                     let a = MediaTime(value: listed.presentationTimeOffset, timescale: listed.timescale)
@@ -164,7 +176,24 @@ struct LiveMPD {
                         throw StoreError.unsupported("live DASH source: the audio and video of Period \(i + 1) are on different media timelines (presentationTimeOffset)")
                     }
                 }
+                return listed
+            }
+            if let m = mainIndex, let listed = try audioListed(audioSets[m]) {
+                hasAudio = true
+                mainAudio = mainAudio ?? Self.rendition(audioSets[m], place: 0)
                 audioRuns.append(listed)
+            }
+            for (place, o) in others.enumerated() {
+                let key = audioSets[o].attribute("lang").map { "lang:" + $0.prefix(64) } ?? "place:\(place)"
+                var k = languageKeys.firstIndex(of: key)
+                if k == nil, languageKeys.count < LiveChannel.maxLanguages {
+                    languageKeys.append(key)
+                    languageRenditions.append(Self.rendition(audioSets[o], place: languageKeys.count))
+                    languageRuns.append([])
+                    k = languageKeys.count - 1
+                }
+                guard let k, let listed = try audioListed(audioSets[o]) else { continue }
+                languageRuns[k].append((i, listed))
             }
             events.append(try Self.events(period))
         }
@@ -221,13 +250,28 @@ struct LiveMPD {
             videos.append(Video(id: id.id, bandwidth: id.bandwidth, playlist: playlist))
         }
         self.videos = videos
-        self.audio = audioRuns.enumerated().flatMap { i, run -> [AudioSegment] in
-            let l = kept(run, period: i)
-            return l.segments.map { AudioSegment(uri: $0.uri, initialization: l.initialization, start: MediaTime(value: $0.start, timescale: l.timescale),
-                                                 duration: MediaTime(value: $0.duration, timescale: l.timescale)) }
+        func segments(_ l: Listed) -> [AudioSegment] {
+            l.segments.map { AudioSegment(uri: $0.uri, initialization: l.initialization, start: MediaTime(value: $0.start, timescale: l.timescale),
+                                          duration: MediaTime(value: $0.duration, timescale: l.timescale)) }
         }
+        self.audio = audioRuns.enumerated().flatMap { i, run in segments(kept(run, period: i)) }
         self.hasAudio = hasAudio
+        self.mainAudio = mainAudio
+        self.languages = languageRenditions.indices.map { k in
+            (languageRenditions[k], languageRuns[k].flatMap { segments(kept($0.listed, period: $0.period)) })
+        }
         self.notes = notes
+    }
+
+    /// An audio AdaptationSet as an HLS audio rendition: its `Label` (else its `lang`, else
+    /// "audio N" by its `place`), its `lang`, its channel count (`AudioChannelConfiguration`).
+    static func rendition(_ set: XMLElementNode, place: Int) -> HLS.Rendition {
+        let lang = set.attribute("lang").map { String($0.prefix(64)) }
+        let label = set.childText("Label").map { String($0.prefix(64)) }
+        let channels = (set.children("AudioChannelConfiguration").first ?? set.children("Representation").first?.children("AudioChannelConfiguration").first)?
+            .attribute("value").flatMap { Int($0) }.map(String.init)
+        return HLS.Rendition(type: .audio, groupID: "audio", name: label ?? lang ?? "audio \(place + 1)", language: lang, autoselect: true,
+                             channels: channels)
     }
 
     /// A Period's bounds: its start and end (when known) from the availability start, and now on

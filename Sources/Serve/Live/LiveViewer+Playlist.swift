@@ -130,7 +130,9 @@ extension LiveViewer {
                                  isDefault: true, autoselect: true, channels: mainLanguage?.channels,
                                  uri: "/v1/sessions/\(id)/\(Self.cmafAudio).m3u8" + query)]
         for (n, l) in languages.enumerated() {
-            out.append(HLS.Rendition(type: .audio, groupID: Self.cmafAudio, name: l.rendition.name, language: l.rendition.language,
+            // NAME unique in the group (RFC 8216 §4.3.4.1.1): a repeated one gets its place
+            let name = out.contains { $0.name == l.rendition.name } ? "\(l.rendition.name) (\(n + 2))" : l.rendition.name
+            out.append(HLS.Rendition(type: .audio, groupID: Self.cmafAudio, name: name, language: l.rendition.language,
                                      autoselect: l.rendition.autoselect, channels: l.rendition.channels,
                                      uri: "/v1/sessions/\(id)/\(Self.cmafAudio)-\(n + 1).m3u8" + query))
         }
