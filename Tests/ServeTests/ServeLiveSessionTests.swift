@@ -972,10 +972,11 @@ import Timing
     /// packed-audio rendition, the main one the top rung's sound, the other its language rung's)
     /// in Chromium's native HLS, mpv, playbin3 and `ffmpeg -xerror`, and their CMAF ones (each
     /// language a CMAF audio rendition) in playbin3, all at once. Not VLC: VLC 3.0's adaptive
-    /// demuxer stops the packed-audio rendition's decoder at the live session's first
-    /// discontinuity ("buffer deadlock prevented", then the TS demuxer's discontinuity notes
-    /// outside its reset window; 2 runs of 2), while it plays the same session without the
-    /// second language (above) and a VOD session's packed-audio languages clean.
+    /// demuxer stops refreshing the audio rendition's playlist at the live session's first
+    /// discontinuity, and its buffering then reports "buffer deadlock prevented" (3 runs of 3;
+    /// with the main language as the variants' own sound, no URI, it picks the other language and
+    /// never refreshes that playlist at all), while it plays the same session without the second
+    /// language (above) and a VOD session's packed-audio languages clean.
     @Test func theFieldsPlayersPlayALiveSessionWithTwoAudioLanguages() async throws {
         let seconds = Self.seconds
         let rig = try await Self.liveRig(seconds: seconds + 20, dash: true, sourcePath: "/demuxed/master.m3u8", secondLanguage: true)
