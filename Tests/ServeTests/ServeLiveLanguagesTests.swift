@@ -13,7 +13,7 @@ import Timing
 /// refresh rules and lists the video's segments (the same numbers, durations and
 /// discontinuities), and decoded, each language's content is its own sound and each ad's the
 /// ad's sound in both; the session's live MPD has an audio AdaptationSet per language, whose
-/// segments decode the same way.
+/// segments decode the same way; the origin served each video segment once.
 @Suite(.serialized) struct ServeLiveLanguagesTests {
     typealias Rig = ServeLiveSessionTests.Rig
 
@@ -109,6 +109,10 @@ import Timing
         let decoded = try await runOffPool(try Tools.ffmpegPath(), ["-v", "error", "-xerror", "-nostdin", "-i", playlist.path, "-f", "null", "-"])
         #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(decoded.stderr.suffix(500))")
         #expect(rig.loggedFaults.isEmpty, "\(rig.loggedFaults)")
+        // each video segment came from the origin once: the language rung took its variant's bytes
+        let videoFetches = rig.origin.requests.map(\.path).filter { $0.hasPrefix("/dash/v") && $0.hasSuffix(".m4s") }
+        #expect(!videoFetches.isEmpty && Set(videoFetches).count == videoFetches.count,
+                "fetched twice: \(Dictionary(grouping: videoFetches, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted().prefix(5))")
         #expect(dashLevels["en content"]?.allSatisfy { (-8 ... -1).contains($0) } == true && dashLevels["de content"]?.allSatisfy { (-20 ... -13).contains($0) } == true
                 && dashLevels["de ad"]?.allSatisfy { (-8 ... -1).contains($0) } == true, "DASH: \(dashLevels)")
     }

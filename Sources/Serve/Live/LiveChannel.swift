@@ -108,6 +108,8 @@ public actor LiveChannel {
         var language = 0
         /// A language rung's variant, whose video it carries.
         var video: String?
+        /// A language rung whose variant's segments are MPEG-TS: not carried (not offered).
+        var refused = false
 
         mutating func skipped(_ new: LiveTimeline.New) {
             timeline.skip(new)
@@ -170,7 +172,10 @@ public actor LiveChannel {
     /// `window(rendition:)`), the variant whose video it carries, and the origin's `EXT-X-MEDIA`
     /// for it (name, language, channels).
     public var languages: [(key: String, video: String, rendition: HLS.Rendition)] {
-        otherAudio.indices.compactMap { k in renditions["a\(k + 1)"]?.video.map { ("a\(k + 1)", $0, otherAudio[k]) } }
+        otherAudio.indices.compactMap { k in
+            guard let r = renditions["a\(k + 1)"], !r.refused, let video = r.video else { return nil }
+            return ("a\(k + 1)", video, otherAudio[k])
+        }
     }
 
     /// The main audio rendition (HLS: the default's `EXT-X-MEDIA`; DASH: the main audio
@@ -233,10 +238,20 @@ public actor LiveChannel {
         }
         defer { faults.pollEnded(); if !audioFollows.isEmpty { forgetAudio() } }
         for k in audioFollows.indices { await pollAudio(k, scratch: scratch) }
-        // every rendition is polled even when one fails (the first failure is thrown after)
+        // every rendition is polled even when one fails (the first failure is thrown after): the
+        // variants first, then each language rung on the playlist its variant was read at
         var failure: (any Error)?
+        var read: [String: LivePlaylist] = [:]
+        for key in renditionNames {
+            do {
+                let playlist = try await readPlaylist(key, scratch: scratch)
+                read[key] = playlist
+                try await take(playlist, key: key, scratch: scratch)
+            } catch { failure = failure ?? error }
+        }
         for key in renditions.keys.sorted() {
-            do { try await poll(key, scratch: scratch) } catch { failure = failure ?? error }
+            guard let video = renditions[key]?.video, let playlist = read[video] else { continue }   // its variant's playlist: said already
+            do { try await take(playlist, key: key, scratch: scratch) } catch { failure = failure ?? error }
         }
         if !subtitles.tracks.isEmpty { await pollSubtitles(scratch: scratch) }
         if let failure { throw failure }
@@ -319,6 +334,35 @@ public actor LiveChannel {
         guard rename(temp.path, target.path) == 0 else { try? FileManager.default.removeItem(at: temp); return false }
         return true
     }
+
+    /// The origin's video segment at `location` into `file`, fetched once: the bytes fetched
+    /// before are taken again (`rawVideo`, kept as links, the newest 64) — by a language rung,
+    /// which shows its variant's pictures, and by a segment taken again at the next poll because
+    /// its sound was not published yet (a demuxed origin's last segment, most polls); a segment
+    /// that failed otherwise is fetched again (`forgetRawVideo`).
+    private func fetchVideo(_ location: HLSLocation, to file: URL) async throws {
+        let id = Self.key(location)
+        if let raw = rawVideo.first(where: { $0.id == id }), (try? FileManager.default.copyItem(at: raw.file, to: file)) != nil { return }
+        try await HLSImport.fetch(location, to: file, maxBytes: HLSImport.maxSegmentBytes, timeout: timeout)
+        let folder = folder.appendingPathComponent("live/\(storeName)/.raw")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        rawCount += 1
+        let kept = folder.appendingPathComponent("\(rawCount).m4s")
+        guard link(file.path, kept.path) == 0 || (try? FileManager.default.copyItem(at: file, to: kept)) != nil else { return }
+        rawVideo.append((id, kept))
+        while rawVideo.count > 64 { try? FileManager.default.removeItem(at: rawVideo.removeFirst().file) }
+    }
+
+    /// Forgets the bytes kept for `location` (the next take fetches it again).
+    private func forgetRawVideo(_ location: HLSLocation) {
+        let id = Self.key(location)
+        for raw in rawVideo where raw.id == id { try? FileManager.default.removeItem(at: raw.file) }
+        rawVideo.removeAll { $0.id == id }
+    }
+
+    /// The newest video segments fetched (by resolved location), oldest first.
+    private var rawVideo: [(id: String, file: URL)] = []
+    private var rawCount = 0
 
     /// A CMAF segment fetched to `file`, made MPEG-TS in place: its initialization segment
     /// `map` (fetched once per URI, at most `HLSImport.maxInitBytes`) and it remuxed with their
@@ -546,16 +590,15 @@ public actor LiveChannel {
         if let failure { throw failure }
     }
 
-    private func poll(_ key: String, scratch: URL) async throws {
-        guard let location = renditions[key]?.location else { return }
-        let playlist: LivePlaylist
+    /// Rendition `key`'s playlist at this poll.
+    private func readPlaylist(_ key: String, scratch: URL) async throws -> LivePlaylist {
+        guard let location = renditions[key]?.location else { throw StoreError.unsupported("live source: no rendition \(key)") }
         do {
-            playlist = try LivePlaylist(parsing: try await HLSImport.text(location, scratch: scratch, timeout: timeout))
+            return try LivePlaylist(parsing: try await HLSImport.text(location, scratch: scratch, timeout: timeout))
         } catch {
             report(.playlistUnavailable, rendition: key, "\(error)")
             throw error
         }
-        try await take(playlist, key: key, scratch: scratch)
     }
 
     /// Takes in the new segments of `playlist`, rendition `key`'s at this poll.
@@ -578,6 +621,13 @@ public actor LiveChannel {
                 r.skipped(new)
                 continue
             }
+            // a language rung carries CMAF video with its language's sound; MPEG-TS variants carry their own
+            if r.language > 0, entry.map == nil {
+                report(.segmentUnreadable, rendition: key, "\(entry.uri.prefix(200)): the variants are MPEG-TS; a live channel carries other languages with CMAF variants")
+                r.refused = true
+                r.skipped(new)
+                continue
+            }
             let path = LiveSegment.storePath(channel: storeName, rendition: key, sequence: new.sequence)
             let file = folder.appendingPathComponent(path)
             var reading: LiveSegmentIntake.Reading?
@@ -586,7 +636,7 @@ public actor LiveChannel {
             let partial = dir.appendingPathComponent(".\(new.sequence).part")
             try? FileManager.default.removeItem(at: partial)
             do {
-                try await HLSImport.fetch(try r.location.resolve(entry.uri), to: partial, maxBytes: HLSImport.maxSegmentBytes, timeout: timeout)
+                try await fetchVideo(try r.location.resolve(entry.uri), to: partial)
                 // CMAF: its emsg SCTE-35 read from the fMP4 bytes, then the segment made MPEG-TS
                 // (a DASH origin's with the audio of its time)
                 var emsg: SCTE35EventMessageScan?
@@ -611,6 +661,8 @@ public actor LiveChannel {
             try? FileManager.default.removeItem(at: partial)
             guard let reading else {
                 StoreFile.remove(path, in: folder)
+                // fetched again at the next poll: what came may have been the fault
+                if let location = try? r.location.resolve(entry.uri) { forgetRawVideo(location) }
                 let count = (r.failures?.uri == entry.uri ? r.failures?.count ?? 0 : 0) + 1
                 let (fault, why) = failure ?? (.segmentUnavailable, entry.uri)
                 if count >= Self.fetchAttempts {
