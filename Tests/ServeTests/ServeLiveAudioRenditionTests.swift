@@ -73,4 +73,36 @@ import Timing
         for _ in 0..<2 { try? await channel.poll() }
         #expect(faults("segment_unreadable").filter { $0.contains("MPEG-TS audio rendition") }.count == 1, "\(log.all)")
     }
+
+    /// MPEG-TS variants (their own sound muxed) with an `AUDIO` group of CMAF renditions: the
+    /// other language cannot be muxed into them, so it is said once and not offered, and the
+    /// variant's segments go on.
+    @Test func otherLanguagesOfMPEGTSVariantsAreSaidOnceAndNotOffered() async throws {
+        let media = try await offPool { try LiveOriginMedia.make(seconds: 30) }
+        let origin = try LiveOrigin(media: media, windowSize: 6, initialSegments: 4, dash: true, secondLanguage: true)
+        defer { origin.stop() }
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        server.route("/master.m3u8", body: """
+            #EXTM3U
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",DEFAULT=YES,AUTOSELECT=YES,URI="\(origin.url("/demuxed/a.m3u8"))"
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="Deutsch",LANGUAGE="de",AUTOSELECT=YES,URI="\(origin.url("/demuxed/a2.m3u8"))"
+            #EXT-X-STREAM-INF:BANDWIDTH=400000,RESOLUTION=320x180,CODECS="avc1.64000d,mp4a.40.2",AUDIO="aud"
+            \(origin.url("/live.m3u8"))
+
+            """)
+        let folder = StoreFixture.folder("live-ts-languages")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = LineBox()
+        let channel = try LiveChannel(name: "t", source: server.url("/master.m3u8"), folder: folder, log: ServeLog { log.append($0) })
+        for _ in 0..<3 {
+            try? await channel.poll()
+            origin.advance()
+        }
+        #expect(await channel.languages.isEmpty)
+        #expect(await channel.renditionNames == ["v0"])
+        #expect(await (channel.window(rendition: "v0")?.segments.count ?? 0) >= 4, "\(log.all)")
+        let said = log.all.filter { $0.contains("\"live_origin_fault\"") && $0.contains("the variants are MPEG-TS") }
+        #expect(said.count == 1 && said[0].contains("\"rendition\":\"a1\""), "\(log.all)")
+    }
 }
