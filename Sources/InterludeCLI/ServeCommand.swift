@@ -29,8 +29,9 @@ let serveUsage = """
                                  CMAF served as they came, breaks at segment boundaries);
                                  repeatable
       --live NAME=PLAYLIST       a live channel: HLS (sliding media or multivariant playlist,
-                                 MPEG-TS or CMAF, its sound muxed or a CMAF audio rendition)
-                                 or DASH (a dynamic MPD), http(s) URL or
+                                 MPEG-TS or CMAF, its sound muxed or CMAF audio renditions:
+                                 the default and up to 3 other languages) or DASH (a dynamic
+                                 MPD, up to 4 audio AdaptationSets), http(s) URL or
                                  path, polled at its target duration; its SCTE-35 breaks
                                  (CUE-OUT/-CONT/CUE-IN, DATERANGE, MPD Events, in-band, emsg)
                                  replaced per viewer by ads fitted to the break and slate;
