@@ -96,18 +96,15 @@ extension ServeService {
             if audioCodec != nil {
                 let audio = SessionCMAFPlaylist.media(top.timeline, video: false, session: planned, signature: signature, cdn: cdn)
                 texts[Self.cmafAudio + "?cmaf"] = HLS.write(audio)
-                // the origin's default audio rendition names the ladder's own sound
-                let main = content.audioTracks.first { $0.isDefault }
-                renditions.append(HLS.Rendition(type: .audio, groupID: "audio", name: main?.name ?? "main", language: main?.language, isDefault: true,
-                                                autoselect: true, channels: main?.channels, uri: "/v1/sessions/\(id)/\(Self.cmafAudio).m3u8?segments=cmaf"))
-                // each other language: its rung's sound, cut and filled with ads as the ladder is
-                for (n, track) in Self.languageTimelines(content, all).enumerated() {
-                    let name = "\(Self.cmafAudio)-\(n + 1)"
-                    texts[name + "?cmaf"] = HLS.write(SessionCMAFPlaylist.media(track.timeline, video: false, session: planned, signature: signature, cdn: cdn))
-                    renditions.append(HLS.Rendition(type: .audio, groupID: "audio", name: track.track.name, language: track.track.language,
-                                                    autoselect: track.track.autoselect, channels: track.track.channels,
-                                                    uri: "/v1/sessions/\(id)/\(name).m3u8?segments=cmaf"))
+                // the origin's default audio rendition names the ladder's own sound; each other
+                // language its rung's sound, cut and filled with ads as the ladder is
+                let languages = Self.languageTimelines(content, all)
+                for (n, track) in languages.enumerated() {
+                    texts["\(Self.cmafAudio)-\(n + 1)?cmaf"] = HLS.write(SessionCMAFPlaylist.media(track.timeline, video: false, session: planned,
+                                                                                                 signature: signature, cdn: cdn))
                 }
+                renditions = Self.audioGroup(id, main: content.audioTracks.first { $0.isDefault }.map(Self.audioRendition),
+                                             others: languages.map { Self.audioRendition($0.track) }, query: "?segments=cmaf")
             }
             let subtitles = Self.subtitleRenditions(id, content: content, cmaf: true)
             if !subtitles.isEmpty { for i in variants.indices { variants[i].subtitles = Self.subtitleGroup } }

@@ -375,14 +375,29 @@ extension ServeService {
     static func packedAudioRenditions(_ id: String, content: PreparedContent, all: [String: SessionTimeline]) -> [HLS.Rendition] {
         let languages = languageTimelines(content, all)
         guard !languages.isEmpty else { return [] }
-        let main = content.audioTracks.first { $0.isDefault }
+        return audioGroup(id, main: content.audioTracks.first { $0.isDefault }.map(audioRendition), others: languages.map { audioRendition($0.track) },
+                          query: "")
+    }
+
+    /// The `AUDIO` group (`audio`) of a session's master with languages, VOD or live, MPEG-TS or
+    /// CMAF: the main language (`/v1/sessions/ID/audio.m3u8`, the default; named "main" when
+    /// `main` is nil) and each other one (`…/audio-N.m3u8`), with the origin's `NAME`,
+    /// `LANGUAGE`, `AUTOSELECT` and `CHANNELS` (a `NAME` already in the group gets its place:
+    /// RFC 8216 §4.3.4.1.1), `query` after each URI (`?segments=cmaf`).
+    static func audioGroup(_ id: String, main: HLS.Rendition?, others: [HLS.Rendition], query: String) -> [HLS.Rendition] {
         var out = [HLS.Rendition(type: .audio, groupID: cmafAudio, name: main?.name ?? "main", language: main?.language, isDefault: true,
-                                 autoselect: true, channels: main?.channels, uri: "/v1/sessions/\(id)/\(cmafAudio).m3u8")]
-        for (n, l) in languages.enumerated() {
-            out.append(HLS.Rendition(type: .audio, groupID: cmafAudio, name: l.track.name, language: l.track.language, autoselect: l.track.autoselect,
-                                     channels: l.track.channels, uri: "/v1/sessions/\(id)/\(cmafAudio)-\(n + 1).m3u8"))
+                                 autoselect: true, channels: main?.channels, uri: "/v1/sessions/\(id)/\(cmafAudio).m3u8" + query)]
+        for (n, l) in others.enumerated() {
+            let name = out.contains { $0.name == l.name } ? "\(l.name) (\(n + 2))" : l.name
+            out.append(HLS.Rendition(type: .audio, groupID: cmafAudio, name: name, language: l.language, autoselect: l.autoselect,
+                                     channels: l.channels, uri: "/v1/sessions/\(id)/\(cmafAudio)-\(n + 1).m3u8" + query))
         }
         return out
+    }
+
+    /// An origin's audio track as the `EXT-X-MEDIA` that `audioGroup` names it by.
+    static func audioRendition(_ t: AudioTrack) -> HLS.Rendition {
+        HLS.Rendition(type: .audio, groupID: cmafAudio, name: t.name, language: t.language, autoselect: t.autoselect, channels: t.channels)
     }
 
     /// N of an `audio-N` playlist name, as an index (0 for `audio-1`); nil for another name.

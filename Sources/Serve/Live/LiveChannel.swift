@@ -237,7 +237,8 @@ public actor LiveChannel {
             }
         }
         defer { faults.pollEnded(); if !audioFollows.isEmpty { forgetAudio() } }
-        for k in audioFollows.indices { await pollAudio(k, scratch: scratch) }
+        // (a refused language rung's sound is not followed: nothing would mux it)
+        for k in audioFollows.indices where renditions["a\(k)"]?.refused != true { await pollAudio(k, scratch: scratch) }
         // every rendition is polled even when one fails (the first failure is thrown after): the
         // variants first, then each language rung on the playlist its variant was read at
         var failure: (any Error)?
@@ -339,11 +340,13 @@ public actor LiveChannel {
     /// before are taken again (`rawVideo`, kept as links, the newest 64) — by a language rung,
     /// which shows its variant's pictures, and by a segment taken again at the next poll because
     /// its sound was not published yet (a demuxed origin's last segment, most polls); a segment
-    /// that failed otherwise is fetched again (`forgetRawVideo`).
-    private func fetchVideo(_ location: HLSLocation, to file: URL) async throws {
+    /// that failed otherwise is fetched again (`forgetRawVideo`). `keep`: the bytes can be taken
+    /// again (a CMAF segment; an MPEG-TS one is stored as it came and never waits).
+    private func fetchVideo(_ location: HLSLocation, to file: URL, keep: Bool) async throws {
         let id = Self.key(location)
         if let raw = rawVideo.first(where: { $0.id == id }), (try? FileManager.default.copyItem(at: raw.file, to: file)) != nil { return }
         try await HLSImport.fetch(location, to: file, maxBytes: HLSImport.maxSegmentBytes, timeout: timeout)
+        guard keep else { return }
         let folder = folder.appendingPathComponent("live/\(storeName)/.raw")
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         rawCount += 1
@@ -636,7 +639,7 @@ public actor LiveChannel {
             let partial = dir.appendingPathComponent(".\(new.sequence).part")
             try? FileManager.default.removeItem(at: partial)
             do {
-                try await fetchVideo(try r.location.resolve(entry.uri), to: partial)
+                try await fetchVideo(try r.location.resolve(entry.uri), to: partial, keep: entry.map != nil)
                 // CMAF: its emsg SCTE-35 read from the fMP4 bytes, then the segment made MPEG-TS
                 // (a DASH origin's with the audio of its time)
                 var emsg: SCTE35EventMessageScan?

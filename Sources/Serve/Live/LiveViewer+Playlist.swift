@@ -121,21 +121,10 @@ extension LiveViewer {
     /// With other languages, the audio renditions of a master (group `audio`): the main
     /// language first and the default (`audio.m3u8`: the top rung's sound), then each language
     /// (`audio-N.m3u8`: its language rung's), named as the origin names them; `query` after
-    /// each URI (`?segments=cmaf` for the CMAF master). Empty without other languages. Like a
-    /// VOD session's (`ServeService.packedAudioRenditions`), the main language is a rendition
-    /// of its own beside the variants' muxed sound.
+    /// each URI (`?segments=cmaf` for the CMAF master). Empty without other languages. As in a
+    /// VOD session (`ServeService.audioGroup`), the main language is a rendition of its own
+    /// beside the variants' muxed sound.
     nonisolated func audioRenditions(query: String) -> [HLS.Rendition] {
-        guard !languages.isEmpty else { return [] }
-        var out = [HLS.Rendition(type: .audio, groupID: Self.cmafAudio, name: mainLanguage?.name ?? "main", language: mainLanguage?.language,
-                                 isDefault: true, autoselect: true, channels: mainLanguage?.channels,
-                                 uri: "/v1/sessions/\(id)/\(Self.cmafAudio).m3u8" + query)]
-        for (n, l) in languages.enumerated() {
-            // NAME unique in the group (RFC 8216 §4.3.4.1.1): a repeated one gets its place
-            let name = out.contains { $0.name == l.rendition.name } ? "\(l.rendition.name) (\(n + 2))" : l.rendition.name
-            out.append(HLS.Rendition(type: .audio, groupID: Self.cmafAudio, name: name, language: l.rendition.language,
-                                     autoselect: l.rendition.autoselect, channels: l.rendition.channels,
-                                     uri: "/v1/sessions/\(id)/\(Self.cmafAudio)-\(n + 1).m3u8" + query))
-        }
-        return out
+        languages.isEmpty ? [] : ServeService.audioGroup(id, main: mainLanguage, others: languages.map(\.rendition), query: query)
     }
 }
