@@ -16,6 +16,9 @@ extension HLS {
     ///   duration is less than three times the target duration").
     /// - A date range stays listed while any date of it maps to a listed segment (§6.2.1): when
     ///   the segment it was written before slides out, it is carried to the first listed one.
+    /// - The `EXT-X-KEY` in force stays in force (§6.2.3): when the segment it was written before
+    ///   slides out, it is written again before the first listed segment, so every listed segment
+    ///   keeps the key that applied to it when it was published.
     /// - Once ended (`EXT-X-ENDLIST`) nothing changes any more.
     public struct LivePlaylist: Sendable, Equatable, Codable {
         /// A published segment and its sequence numbers.
@@ -63,6 +66,9 @@ extension HLS {
         private var lastDiscontinuitySequence = 0
         /// Date ranges of segments slid out that still cover a listed segment.
         public private(set) var carried: [DateRange] = []
+        /// The last `EXT-X-KEY` of the segments slid out (`METHOD=NONE` included): in force at
+        /// the first listed segment unless it has its own.
+        public private(set) var carriedKey: Key?
 
         /// An empty live playlist whose target duration is `targetDuration` seconds, keeping at
         /// least `keeping` (and never less than three target durations) once it has that much;
@@ -105,6 +111,7 @@ extension HLS {
             let out = Array(window[..<gone])
             window.removeFirst(gone)
             if gone > 0 { carry(out) }
+            if let key = out.last(where: { $0.segment.key != nil })?.segment.key { carriedKey = key }
             return out
         }
 
@@ -135,6 +142,7 @@ extension HLS {
             let ds = first.map { $0.discontinuitySequence - ($0.segment.discontinuity ? 1 : 0) } ?? lastDiscontinuitySequence
             var segments = window.map(\.segment)
             if !carried.isEmpty, !segments.isEmpty { segments[0].markers = carried.map { .dateRange($0) } + segments[0].markers }
+            if !segments.isEmpty, segments[0].key == nil { segments[0].key = carriedKey }
             return MediaPlaylist(targetDuration: targetDuration, mediaSequence: first?.sequence ?? firstSequence + published,
                                  discontinuitySequence: ds, playlistType: nil, independentSegments: independentSegments,
                                  segments: segments, endList: ended)
@@ -145,7 +153,7 @@ extension HLS {
 
         private enum CodingKeys: String, CodingKey {
             case targetDuration, minimumDuration, independentSegments, window, ended, published, firstSequence,
-                 lastDiscontinuitySequence, carried
+                 lastDiscontinuitySequence, carried, carriedKey
         }
 
         /// Reads a playlist written by `encode(to:)`, checked as strictly as `append` checks: a
@@ -163,6 +171,7 @@ extension HLS {
             firstSequence = try c.decode(Int.self, forKey: .firstSequence)
             lastDiscontinuitySequence = try c.decode(Int.self, forKey: .lastDiscontinuitySequence)
             carried = try c.decode([DateRange].self, forKey: .carried)
+            carriedKey = try c.decodeIfPresent(Key.self, forKey: .carriedKey)
             func refuse(_ why: String) -> DecodingError {
                 DecodingError.dataCorruptedError(forKey: .window, in: c, debugDescription: "a live playlist \(why)")
             }

@@ -92,6 +92,32 @@ import Timing
         }
     }
 
+    /// RFC 8216 §6.2.3: the key in force at each listed segment never changes as the window
+    /// slides: the `EXT-X-KEY` (or `METHOD=NONE`) of a segment slid out is written again before
+    /// the first listed one; kept as JSON, it reads back the same.
+    @Test func theKeyInForceStaysInForceAsTheWindowSlides() throws {
+        var live = HLS.LivePlaylist(targetDuration: 2)
+        let key = HLS.Key(method: .aes128, uri: "https://k.example/key", iv: [UInt8](repeating: 7, count: 16))
+        var history: [Int: HLS.Key?] = [:]
+        // two encrypted, three clear (an ad), two encrypted again: the tags where the key changes, over and over
+        for i in 0..<21 {
+            let phase = i % 7
+            let tag: HLS.Key? = phase == 0 || phase == 5 ? key : phase == 2 ? HLS.Key.none : nil
+            try live.append(HLS.Segment(uri: "s\(i).ts", duration: MediaTime(seconds: 1), key: tag))
+            guard case .media(let p) = try HLS.parse(live.text) else { Issue.record("not media"); return }
+            for (k, inForce) in p.keysInForce.enumerated() {
+                let n = p.mediaSequence + k
+                let want = (2..<5).contains(n % 7) ? nil : key
+                #expect(inForce == want, "version \(i): segment \(n) under \(String(describing: inForce))")
+                if let before = history[n] { #expect(before == inForce) }
+                history[n] = inForce
+            }
+        }
+        #expect(live.window.first!.sequence > 10)
+        let back = try JSONDecoder().decode(HLS.LivePlaylist.self, from: try JSONEncoder().encode(live))
+        #expect(back == live && back.text == live.text)
+    }
+
     /// A live playlist kept as JSON (a fleet's live viewer in Redis) reads back as the same
     /// playlist and goes on the same way; a record that would break its rules is refused.
     @Test func aPlaylistKeptAsJSONReadsBackTheSameAndAPlantedOneIsRefused() throws {
