@@ -273,6 +273,11 @@ MPV_ALLOW=(
   # FFmpeg's HLS demuxer (through 7.x: hls.c new_rendition, "TODO: handle subtitles") reads no
   # subtitle rendition, says so of each and plays the rest: a player's limit, not the stream's
   "^\\[w\\]\\[ffmpeg/demuxer\\] hls: Can't support the subtitle\\(uri: [^)]*\\)$"
+  # FFmpeg's HLS demuxer (5.1, hls.c open_url) asks its kept-alive HTTP connection for the next
+  # segment; that of a clear segment cannot take an AES-128 one's `crypto+http` URL, so it says so
+  # and opens a new connection: once per switch into encrypted segments (an encrypted origin's
+  # session with clear ads), the bytes read in full
+  "^\\[w\\]\\[ffmpeg/demuxer\\] hls: keepalive request failed for 'crypto\\+https?://[^']*' with error: 'Invalid argument' when opening url, retrying with new connection$"
 )
 MPV_ARGS=(--no-config --no-terminal --vo=null --ao=null)
 mpv_verdict() {   # NAME LOG STATUS

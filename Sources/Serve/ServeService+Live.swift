@@ -83,9 +83,25 @@ extension ServeService {
     /// A live session's request: its master or media playlist, or its tracking.
     /// With `?segments=cmaf`, its playlists with CMAF segments (`LiveViewer.cmafPlaylist`):
     /// `master.m3u8`, each rung's video, `audio.m3u8` (the top rung's sound).
+    /// An encrypted channel's sessions (`LiveChannel.isEncrypted`) answer 409 for what would
+    /// remux its segments: CMAF playlists and segments, the MPD.
     func liveRoute(_ v: LiveViewer, _ p: RoutePath, _ r: HTTPRequest) -> HTTPAnswer {
         if p.count == 4 && p[3] == "tracking" { return .later { [self] in await liveTracking(v, nextToken: r.queryValue("nextToken")) } }
         let cmaf = Self.wantsCMAF(r)
+        let answer = liveAnswer(v, p, r, cmaf: cmaf)
+        guard cmaf || (p.count == 4 && p[3] == Self.mpdKey) || (p.count == 6 && p[3] == "dash") else { return answer }
+        return .later {
+            if await v.context.channel.isEncrypted { return Self.encryptedLiveRefusal(v.channelName).response }
+            return await answer.response()
+        }
+    }
+
+    /// What a session of encrypted live channel `name` cannot have (CMAF, DASH): 409, one line.
+    static func encryptedLiveRefusal(_ name: String) -> Refusal {
+        Refusal(status: 409, message: "live channel '\(name)' is encrypted (AES-128, sent as it came): its sessions are HLS with MPEG-TS segments only (master.m3u8)")
+    }
+
+    private func liveAnswer(_ v: LiveViewer, _ p: RoutePath, _ r: HTTPRequest, cmaf: Bool) -> HTTPAnswer {
         if p.count == 4 && p[3] == "master.m3u8" { return .now(liveMaster(v, cmaf: cmaf)) }
         if p.count == 4 && p[3] == Self.mpdKey { return .later { [self] in await liveMPD(v, singlePeriod: Self.wantsSinglePeriod(r), origin: RequestOrigin.of(r)) } }
         if p.count == 6 && p[3] == "dash" { return .later { [self] in await liveDASHSegment(v, representation: p[4].string, name: p[5].string) } }

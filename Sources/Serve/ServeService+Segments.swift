@@ -28,9 +28,10 @@ extension ServeService {
             let type = stored.contains("/\(ProtectedCMAFImport.audioFolder)/") ? "audio/mp4" : "video/mp4"
             return .now(HTTPResponse(status: 200, headers: ["Content-Type": type], file: file))
         }
-        if SegmentPath.isEncrypted(stored) && (cmaf != nil || url.shift != 0 || url.marked) {
-            return .now(.error(400, "an encrypted segment is sent as it came: no o, d or CMAF track"))
+        if SegmentPath.isEncrypted(stored) && (cmaf != nil || url.shift != 0 || url.marked || !url.leadsInto.isEmpty) {
+            return .now(.error(400, "an encrypted segment is sent as it came: no o, d, c or CMAF track"))
         }
+        if cmaf != nil && !url.leadsInto.isEmpty { return .now(.error(400, "a CMAF segment has no continuity counters: no c")) }
         let respond: @Sendable () -> HTTPResponse = { [self] in
             cmaf.map { cmafResponse($0.part, of: stored, file: file, shift: url.shift) } ?? Self.segmentResponse(stored, file: file, url: url)
         }
@@ -71,13 +72,15 @@ extension ServeService {
         }
     }
 
-    /// The stored file at `file` as `url` asks for it: moved by its clock shift, marked as a new stream.
+    /// The stored file at `file` as `url` asks for it: moved by its clock shift, marked as a new
+    /// stream, leading into the next segment's counters.
     static func segmentResponse(_ path: String, file: URL, url: SegmentURL) -> HTTPResponse {
-        if url.shift != 0 || url.marked {
+        if url.shift != 0 || url.marked || !url.leadsInto.isEmpty {
             // read without following a link or blocking on a FIFO (`StoreFile.read`)
             guard var data = StoreFile.read(file, maxBytes: 1 << 30) else { return .error(404, "no segment '\(path)'") }
             if url.shift != 0 { data = TSTimestamps.shifted(data, by: MediaTime(value: url.shift, timescale: 90_000)) }
             if url.marked { data = TSDiscontinuity.marked(data) }
+            if !url.leadsInto.isEmpty { data.append(TSDiscontinuity.leadingInto(url.leadsInto)) }
             return HTTPResponse(status: 200, headers: ["Content-Type": "video/mp2t"], body: data)
         }
         return HTTPResponse(status: 200, headers: ["Content-Type": "video/mp2t"], file: file)

@@ -34,8 +34,10 @@ extension ServeService {
             switch await newLiveViewer(channel: name, params: params, reporting: mode, userAgent: userAgent) {
             case .failure(let e): return e.response
             case .success(let v):
-                return .json(["manifestUrl": "/v1/sessions/\(v.id)/master.m3u8", "dashManifestUrl": "/v1/sessions/\(v.id)/\(Self.mpdKey)",
-                              "trackingUrl": "/v1/sessions/\(v.id)/tracking"])
+                var answer = ["manifestUrl": "/v1/sessions/\(v.id)/master.m3u8", "trackingUrl": "/v1/sessions/\(v.id)/tracking"]
+                // an encrypted channel's sessions are HLS with MPEG-TS segments only
+                if await !v.context.channel.isEncrypted { answer["dashManifestUrl"] = "/v1/sessions/\(v.id)/\(Self.mpdKey)" }
+                return .json(answer)
             }
         }
         switch await newSession(content: name, params: params, reporting: mode, userAgent: userAgent) {
@@ -68,7 +70,8 @@ extension ServeService {
             else if k.hasPrefix("playerParams.") { params[String(k.dropFirst(13))] = v }
             else if params[k] == nil { params[k] = v }
         }
-        if live?.contains(name) == true {
+        if let channel = live?.channels[name] {
+            if dash || Self.wantsCMAF(request), await channel.isEncrypted { return Self.encryptedLiveRefusal(name).response }
             switch await newLiveViewer(channel: name, params: params, reporting: policy(for: name).config.reporting, userAgent: request.headers["user-agent"] ?? "") {
             case .failure(let e): return e.response
             case .success(let v):

@@ -41,6 +41,10 @@ public struct SessionItem: Sendable, Hashable, Codable {
     /// Whether the segment is sent marked as a new stream (`TSDiscontinuity`, the URL's `d`): a
     /// live item that starts one, a VOD item that starts one on the stream clock.
     public var marked = false
+    /// The continuity counters of the segment after it, which cannot be marked as a new stream
+    /// (an encrypted one): sent with marker packets after its own that lead into them
+    /// (`TSDiscontinuity.leadingInto`, the URL's `c`); nil: none.
+    public var leadsInto: [TSDiscontinuity.Counter]? = nil
     /// VOD: the PTS of its first video frame as the viewer receives it (after `shift`), what
     /// the playlist's SCTE-35 splice times are measured on; nil when its run's clock cannot be
     /// read.
@@ -66,6 +70,7 @@ public struct SessionItem: Sendable, Hashable, Codable {
     /// fires the beacons it holds.
     func url(session: String, rendition: String) -> SegmentURL {
         var u = SegmentURL(path: segment.path, shift: shift.mpegTicks, marked: marked)
+        u.leadsInto = leadsInto ?? []
         if case .ad(let b, let a, let k, _, _) = kind {
             u.beacon = SegmentURL.BeaconPlace(session: session, rendition: rendition, breakIndex: b, ad: a, segment: k)
         }

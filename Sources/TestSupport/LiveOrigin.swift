@@ -77,11 +77,14 @@ public final class LiveOrigin: Sendable {
     /// rendition (`LiveOrigin+Subtitles`). `secondLanguage` (with `dash`): a second audio
     /// language (German: the sound 12 dB quieter, `LiveOriginDASH.languages`), in the demuxed
     /// HLS master (`a2.m3u8`) and the MPD (an AdaptationSet `lang="de"`, Representation `a2`).
+    /// `aes128`: every segment encrypted whole under its key (`/key.bin`; the IV each segment's
+    /// media sequence number, as an `EXT-X-KEY` without `IV` implies), MPEG-TS only.
     public init(media: LiveOriginMedia, breaks: [LiveOriginBreak] = [], windowSize: Int = 5, clock: Clock = .manual,
                 initialSegments: Int? = nil, programDateBase: Date = Date(timeIntervalSince1970: 1_796_083_200),
                 faults: [LiveOriginFault] = [], segmentChunkDelay: Double = 0, cmaf: Bool = false, dash: Bool = false,
-                subtitles: Bool = false, secondLanguage: Bool = false) throws {
+                subtitles: Bool = false, secondLanguage: Bool = false, aes128: LiveOriginAES128? = nil) throws {
         precondition(!secondLanguage || dash, "a second language is a demuxed HLS origin's (dash: true)")
+        precondition(aes128 == nil || (!cmaf && !dash && faults.isEmpty), "an AES-128 origin is MPEG-TS without faults")
         precondition(windowSize >= 1)
         self.media = media
         self.breaks = try LiveOriginPlacedBreak.place(breaks, on: media)
@@ -96,7 +99,7 @@ public final class LiveOrigin: Sendable {
                     realTime: clock == .realTime, windowSize: windowSize, base: programDateBase,
                     faults: LiveOriginFaults(faults: faults, media: media), segmentChunkDelay: segmentChunkDelay,
                     cmaf: cmaf ? try media.renditions.map { try $0.cmaf() } : nil, dash: dash ? try LiveOriginDASH.make(media, secondLanguage: secondLanguage) : nil,
-                    subtitles: subtitles)
+                    subtitles: subtitles, aes128: aes128)
         server = try HTTPTestServer()
         let core = self.core
         server.setHandler { request in core.respond(request.path) }
@@ -159,6 +162,8 @@ public final class LiveOrigin: Sendable {
         let dash: LiveOriginDASH?
         /// The master names a WebVTT subtitle rendition (`/subs/`).
         let subtitles: Bool
+        /// Segments encrypted whole (`/key.bin`, `EXT-X-KEY:METHOD=AES-128` without IV); nil: clear.
+        let aes128: LiveOriginAES128?
         /// When the origin started (the MPD's availability start is computed from it).
         let startDate = Date()
         /// What changes as the origin is asked and advanced.
@@ -173,8 +178,9 @@ public final class LiveOrigin: Sendable {
 
         init(media: LiveOriginMedia, breaks: [LiveOriginPlacedBreak], initial: Int, realTime: Bool, windowSize: Int, base: Date,
              faults: LiveOriginFaults, segmentChunkDelay: Double, cmaf: [(folder: URL, ptsOffset: Int64)]?, dash: LiveOriginDASH? = nil,
-             subtitles: Bool = false) {
+             subtitles: Bool = false, aes128: LiveOriginAES128? = nil) {
             self.segmentChunkDelay = segmentChunkDelay
+            self.aes128 = aes128
             self.subtitles = subtitles
             self.cmaf = cmaf
             self.dash = dash
@@ -229,6 +235,7 @@ public final class LiveOrigin: Sendable {
         func respond(_ path: String) -> HTTPTestServer.Response? {
             let playlistType = ["Content-Type": "application/vnd.apple.mpegurl", "Cache-Control": "no-cache"]
             if path == "/master.m3u8" { return .init(headers: playlistType, body: Data(master().utf8)) }
+            if let aes128, path == "/key.bin" { return .init(headers: ["Content-Type": "application/octet-stream"], body: Data(aes128.key)) }
             if let dash, path == "/live.mpd" || path.hasPrefix("/dash/") { return respondDASH(path, dash) }
             if let dash, path.hasPrefix("/demuxed/") { return respondDemuxed(path, dash) }
             if subtitles, path.hasPrefix("/subs/") { return respondSubtitles(path) }
@@ -286,6 +293,7 @@ public final class LiveOrigin: Sendable {
             }
             let shift = faults.ptsShift(index)
             if shift != 0 { LiveOriginTS.shiftTimestamps(&bytes, by: shift) }
+            if let aes128 { bytes = try aes128.encrypt(bytes, sequence: index) }
             counts.withLock { $0.cache[key] = bytes }
             return bytes
         }
@@ -310,6 +318,7 @@ public final class LiveOrigin: Sendable {
             let tag = faults.sequenceTag(first: entries.first?.sequence ?? w.mediaSequence, restartedAt: restart, published: p, request: request)
             var lines = ["#EXTM3U", "#EXT-X-VERSION:\(cmaf == nil ? 3 : 7)", "#EXT-X-TARGETDURATION:\(faults.targetDuration(published: p))", "#EXT-X-MEDIA-SEQUENCE:\(tag)"]
             if cmaf != nil { lines.append("#EXT-X-MAP:URI=\"init.mp4\"") }
+            if aes128 != nil { lines.append("#EXT-X-KEY:METHOD=AES-128,URI=\"/key.bin\"") }
             for e in entries {
                 let s = segments[e.segments[0]]
                 if e.discontinuity { lines.append("#EXT-X-DISCONTINUITY") }
@@ -398,5 +407,27 @@ public final class LiveOrigin: Sendable {
         var f = String(format: "%06lld", fraction)
         while f.hasSuffix("0") { f.removeLast() }
         return "\(whole).\(f)"
+    }
+}
+
+/// A live origin's AES-128 (`LiveOrigin(aes128:)`): its key, and the encryption the test brings
+/// (AES-128-CBC with PKCS#7 padding under that key and the IV given; TestSupport has no AES).
+public struct LiveOriginAES128: Sendable {
+    /// The key (16 bytes), served at `/key.bin`.
+    public var key: [UInt8]
+    /// Encrypts a segment's bytes with `key` and an IV.
+    public var cbc: @Sendable (_ bytes: [UInt8], _ key: [UInt8], _ iv: [UInt8]) throws -> [UInt8]
+
+    /// An origin key and its encryption.
+    public init(key: [UInt8], cbc: @escaping @Sendable ([UInt8], [UInt8], [UInt8]) throws -> [UInt8]) { self.key = key; self.cbc = cbc }
+
+    /// Segment `sequence`'s bytes encrypted: the IV is its media sequence number, 128 bits big-endian (RFC 8216 §5.2).
+    public func encrypt(_ bytes: [UInt8], sequence: Int) throws -> [UInt8] {
+        try cbc(bytes, key, Self.iv(sequence))
+    }
+
+    /// The IV an `EXT-X-KEY` without `IV` implies for media sequence number `sequence`.
+    public static func iv(_ sequence: Int) -> [UInt8] {
+        [UInt8](repeating: 0, count: 8) + (0..<8).map { UInt8(truncatingIfNeeded: UInt64(sequence) >> (56 - 8 * $0)) }
     }
 }

@@ -363,6 +363,49 @@ public actor LiveChannel {
         rawVideo.removeAll { $0.id == id }
     }
 
+    /// The AES-128 key `key` names (16 bytes) and the key as players get it (its URI absolute),
+    /// fetched once per URI (`HLSImport.keyBytes`; the newest 64 kept).
+    private func keyBytes(_ key: HLS.Key, at location: HLSLocation, scratch: URL) async throws -> (HLS.Key, [UInt8]) {
+        var cache = keys
+        let found = try await HLSImport.keyBytes(key, at: location, scratch: scratch, timeout: timeout, keys: &cache)
+        if cache.count > 64, let uri = found.0.uri { cache = [uri: found.1] }
+        keys = cache
+        return found
+    }
+
+    /// AES-128 keys fetched, by absolute URI.
+    private var keys: [String: [UInt8]] = [:]
+
+    /// What an AES-128 segment fetched to `file` holds, decrypted in memory only (the store keeps
+    /// it as it came); the first of `rendition` is probed too (`clearRung`: its picture, frame rate
+    /// and codecs, read from a private temporary file removed at once). A failure says why.
+    private func readEncrypted(_ file: URL, key: [UInt8], iv: [UInt8], rendition: String) -> Result<LiveSegmentIntake.Reading, LiveIntakeFailure> {
+        let clear: Data
+        do { clear = try AES128.decryptCBC(try Data(contentsOf: file), key: key, iv: iv) } catch {
+            return .failure(LiveIntakeFailure(description: "cannot be decrypted: \(error)"))
+        }
+        guard let reading = LiveSegmentIntake.read(clear) else { return .failure(LiveIntakeFailure(description: "decrypted is not MPEG-TS with video")) }
+        if clearRungs[rendition] == nil {
+            let probe = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-probe-\(UUID().uuidString).ts")
+            if FileManager.default.createFile(atPath: probe.path, contents: clear, attributes: [.posixPermissions: 0o600]) {
+                clearRungs[rendition] = (try? LiveSegmentProbe.probe(probe)).map(LiveRungInfo.init)
+            }
+            try? FileManager.default.removeItem(at: probe)
+        }
+        return .success(reading)
+    }
+
+    /// What the first clear bytes of each encrypted rendition showed (`readEncrypted`).
+    private var clearRungs: [String: LiveRungInfo] = [:]
+
+    /// Whether the channel's newest segments are encrypted (AES-128, kept as they came): its
+    /// sessions are HLS with MPEG-TS segments only, its breaks at segment boundaries.
+    public var isEncrypted: Bool { renditions.values.contains { $0.segments.last?.encryption != nil } }
+
+    /// What rendition `key` is, read from its first segment's clear bytes when its segments are
+    /// encrypted (the store cannot probe them); nil otherwise.
+    public func clearRung(_ key: String) -> LiveRungInfo? { clearRungs[key] }
+
     /// The newest video segments fetched (by resolved location), oldest first.
     private var rawVideo: [(id: String, file: URL)] = []
     private var rawCount = 0
@@ -631,28 +674,39 @@ public actor LiveChannel {
                 r.skipped(new)
                 continue
             }
-            let path = LiveSegment.storePath(channel: storeName, rendition: key, sequence: new.sequence)
+            let path = LiveSegment.storePath(channel: storeName, rendition: key, sequence: new.sequence, encrypted: entry.key != nil)
             let file = folder.appendingPathComponent(path)
             var reading: LiveSegmentIntake.Reading?
             var failure: (LiveFault, String)?
+            var segmentKey: HLS.Key?
             // fetched under a temporary name and renamed once whole: the final name never holds half a segment
             let partial = dir.appendingPathComponent(".\(new.sequence).part")
             try? FileManager.default.removeItem(at: partial)
             do {
                 try await fetchVideo(try r.location.resolve(entry.uri), to: partial, keep: entry.map != nil)
-                // CMAF: its emsg SCTE-35 read from the fMP4 bytes, then the segment made MPEG-TS
-                // (a DASH origin's with the audio of its time)
-                var emsg: SCTE35EventMessageScan?
-                if let map = entry.map {
-                    emsg = SCTE35EventMessageScan([UInt8](try Data(contentsOf: partial)))
-                    try await remuxCMAF(partial, map: map, rendition: &r, folder: dir, entry: entry)
+                if let given = entry.key {
+                    // AES-128: kept as it came, read decrypted in memory (`readEncrypted`)
+                    let (absolute, bytes) = try await keyBytes(given, at: r.location, scratch: scratch)
+                    segmentKey = absolute
+                    switch readEncrypted(partial, key: bytes, iv: absolute.iv ?? [], rendition: key) {
+                    case .success(let read): reading = read
+                    case .failure(let why): failure = (.segmentUnreadable, "\(entry.uri.prefix(200)) \(why)")
+                    }
+                } else {
+                    // CMAF: its emsg SCTE-35 read from the fMP4 bytes, then the segment made MPEG-TS
+                    // (a DASH origin's with the audio of its time)
+                    var emsg: SCTE35EventMessageScan?
+                    if let map = entry.map {
+                        emsg = SCTE35EventMessageScan([UInt8](try Data(contentsOf: partial)))
+                        try await remuxCMAF(partial, map: map, rendition: &r, folder: dir, entry: entry)
+                    }
+                    reading = LiveSegmentIntake.read(try Data(contentsOf: partial))
+                    if let emsg, reading != nil {
+                        reading?.cues += emsg.sections
+                        reading?.rejectedSections += emsg.rejected
+                    }
                 }
-                reading = LiveSegmentIntake.read(try Data(contentsOf: partial))
-                if let emsg, reading != nil {
-                    reading?.cues += emsg.sections
-                    reading?.rejectedSections += emsg.rejected
-                }
-                if reading == nil { failure = (.segmentUnreadable, "\(entry.uri.prefix(200)) is not MPEG-TS with video") }
+                if reading == nil, failure == nil { failure = (.segmentUnreadable, "\(entry.uri.prefix(200)) is not MPEG-TS with video") }
                 else if rename(partial.path, file.path) != 0 { reading = nil; failure = (.segmentUnavailable, "cannot store \(path): \(String(cString: strerror(errno)))") }
             } catch is AudioNotYet {
                 // its sound is not published yet: the segment (and those after it) wait a poll
@@ -684,11 +738,13 @@ public actor LiveChannel {
                 report(.ptsJump, rendition: key, "segment \(entry.uri.prefix(200)) starts \(Double(jump) / 90_000) s from where the one before ended\(entry.discontinuity ? " (after EXT-X-DISCONTINUITY)" : ""): re-anchored")
             }
             let segment = LiveSegmentIntake.segment(reading, entry: entry, sequence: new.sequence, channel: storeName, rendition: key,
-                                                   filePTS: placed.filePTS, clockOffset: placed.clockOffset, discontinuity: placed.discontinuity)
+                                                   filePTS: placed.filePTS, clockOffset: placed.clockOffset, discontinuity: placed.discontinuity,
+                                                   key: segmentKey)
             r.timeline.handled(new)
             r.segments.append(segment)
             if let start = entry.mediaStart { r.mediaEnd = start + entry.duration }
-            if !r.initializationKept { r.initializationKept = keepInitialization(file, rendition: key) }
+            // (an encrypted segment is never a CMAF track's source: no clear copy is kept)
+            if !r.initializationKept && segmentKey == nil { r.initializationKept = keepInitialization(file, rendition: key) }
             if reading.rejectedSections > 0 {
                 report(.signalIgnored, rendition: key, "\(reading.rejectedSections) SCTE-35 sections of \(entry.uri.prefix(200)) refused")
             }

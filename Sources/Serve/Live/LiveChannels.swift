@@ -87,7 +87,8 @@ public final class LiveChannels: Sendable {
         var found: [LiveRung] = []
         for key in await channel.renditionNames {
             guard let w = await channel.window(rendition: key), let first = w.segments.first,
-                  let info = try? media.probeRung(ofSegment: first.storePath) else { return nil }
+                  let info = await channel.clearRung(key) ?? (first.encryption == nil ? try? media.probeRung(ofSegment: first.storePath) : nil)
+            else { return nil }
             let bytes = media.file(forSegment: first.storePath).flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int } ?? 0
             let bitrate = max(100_000, Int(Double(bytes * 8) / max(0.1, first.duration.seconds)))
             let r = Rendition(name: "\(name)-\(key)", width: info.width, height: info.height, videoBitrate: bitrate, audioBitrate: 128_000)

@@ -16,6 +16,12 @@ public struct LiveRungInfo: Sendable, Hashable, Codable {
     public init(width: Int, height: Int, frameRate: Rational, codecs: String) {
         self.width = width; self.height = height; self.frameRate = frameRate; self.codecs = codecs
     }
+
+    /// What `probe` read of a segment.
+    public init(_ probe: LiveSegmentProbe) {
+        self.init(width: probe.width, height: probe.height, frameRate: probe.frameRate, codecs: probe.codecs)
+        decodeDelayTicks = probe.decodeDelayTicks
+    }
 }
 
 /// What live sessions need of the store beyond `ServeMedia`: live rungs registered as

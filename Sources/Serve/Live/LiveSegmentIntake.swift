@@ -1,4 +1,5 @@
 import Foundation
+import Manifest
 import Playback
 import Timing
 
@@ -17,6 +18,8 @@ public enum LiveSegmentIntake {
         public var cues: [SCTE35Section]
         /// SCTE-35 sections that did not parse (damaged, lengths that disagree).
         public var rejectedSections: Int
+        /// Each PES stream's first continuity counter (`TSDiscontinuity.firstCounters`).
+        public var counters: [TSDiscontinuity.Counter] = []
     }
 
     /// Reads `data`; nil when it is not MPEG-TS with a video PES.
@@ -25,18 +28,22 @@ public enum LiveSegmentIntake {
         let written = TSTimestamps.videoPTS(data)
         guard let raw = written.first.map(UInt64.init) else { return nil }
         let scan = SCTE35TransportScan([UInt8](data))
-        return Reading(firstPTS: raw & UInt64(LivePTS.wrap - 1), framePTS: written, cues: scan.cues.map(\.section), rejectedSections: scan.rejected)
+        return Reading(firstPTS: raw & UInt64(LivePTS.wrap - 1), framePTS: written, cues: scan.cues.map(\.section), rejectedSections: scan.rejected,
+                       counters: TSDiscontinuity.firstCounters(data) ?? [])
     }
 
     /// The `LiveSegment` of `reading`, segment `entry` of `rendition` of `channel` numbered
     /// `sequence` on the channel, whose first frame is at `filePTS` on its own (unwrapped) clock
     /// and `filePTS + clockOffset` on the channel's.
+    /// `key`: the segment is kept encrypted whole under it (AES-128, `reading` made of its clear bytes).
     package static func segment(_ reading: Reading, entry: LivePlaylist.Segment, sequence: Int, channel: String, rendition: String,
-                                             filePTS: Int64, clockOffset: Int64, discontinuity: Bool) -> LiveSegment {
+                                             filePTS: Int64, clockOffset: Int64, discontinuity: Bool, key: HLS.Key? = nil) -> LiveSegment {
         let frames = reading.framePTS.map { LivePTS.unwrap(UInt64($0), near: filePTS) + clockOffset }.sorted()
         return LiveSegment(sequence: sequence, duration: entry.duration, firstPTS: filePTS + clockOffset, discontinuity: discontinuity,
-                           storePath: LiveSegment.storePath(channel: channel, rendition: rendition, sequence: sequence),
-                           framePTS: frames, clockOffset: clockOffset)
+                           storePath: LiveSegment.storePath(channel: channel, rendition: rendition, sequence: sequence, encrypted: key != nil),
+                           framePTS: frames, clockOffset: clockOffset,
+                           encryption: key.map { SegmentEncryption(key: $0, firstPTS: Int64(reading.firstPTS)) },
+                           counters: key == nil ? [] : reading.counters)
     }
 
     /// Reads `data`, the segment `entry` of `rendition` of `channel`, on a clock without
@@ -49,4 +56,10 @@ public enum LiveSegmentIntake {
         return (segment(r, entry: entry, sequence: entry.sequence, channel: channel, rendition: rendition, filePTS: first,
                         clockOffset: 0, discontinuity: entry.discontinuity), r.cues)
     }
+}
+
+/// Why a fetched live segment cannot be read, one line.
+struct LiveIntakeFailure: Error, Sendable, CustomStringConvertible {
+    /// One line.
+    var description: String
 }

@@ -24,8 +24,8 @@ extension LiveViewer {
     func publish(_ item: SessionItem, on track: inout Track, rung: LiveRung) {
         var item = item
         if track.gap { item.discontinuity = true }
-        // a live item that starts a new stream is sent marked as one
-        item.marked = item.discontinuity
+        // a live item that starts a new stream is sent marked as one (an encrypted one as it came)
+        item.marked = item.discontinuity && item.segment.encryption == nil
         let entry = item.entry(session: id, rendition: rung.rendition.name, signature: context.signature, cdn: context.cdn,
                                start: clock(item.startPTS))
         var marks: [Int: BreakMark] = [:]

@@ -267,7 +267,10 @@ public actor LiveViewer {
     private func nextItem(_ track: inout Track, window w: LiveWindow, rung: LiveRung, limit: Int64) async -> SessionItem? {
         if let pa = prerollAvail, track.cursor < startPTS {
             // the pre-roll, then the channel from where the viewer joined
-            if let item = await prerollItem(pa, track: track, rung: rung) { return item }
+            if var item = await prerollItem(pa, track: track, rung: rung) {
+                if item.endPTS == startPTS { item.leadsInto = Self.leadIn(at: startPTS, in: w) }
+                return item
+            }
             guard avails[pa].pod.map({ track.cursor >= avails[pa].startPTS + $0.adTicks }) ?? true else { return nil }
             track.cursor = startPTS
         }
@@ -290,6 +293,19 @@ public actor LiveViewer {
             return await nextItem(&track, window: w, rung: rung, limit: limit)
         }
         let end = seg.firstPTS + seg.duration.mpegTicks
+        if let encryption = seg.encryption {
+            // encrypted (AES-128): whole, as it came, on its own clock (breaks are at its boundaries)
+            guard track.cursor == seg.firstPTS else {
+                // (never cut: a cursor inside one goes on at its end, a new stream)
+                track.cursor = end
+                track.gap = true
+                return end <= limit ? await nextItem(&track, window: w, rung: rung, limit: limit) : nil
+            }
+            let previousIsContent = track.timeline.last.map { if case .content = $0.kind { true } else { false } } ?? true
+            return SessionItem(kind: .content(index: seg.sequence), segment: StoredSegment(path: seg.storePath, duration: seg.duration, encryption: encryption),
+                               start: Self.time(seg.firstPTS),
+                               discontinuity: jumped || !previousIsContent || (seg.discontinuity && !track.timeline.items.isEmpty))
+        }
         // a break that plays the channel's content for this viewer (suppressed) cuts nothing
         var nextStart = w.breaks.filter { !playsContent($0) }.compactMap { b -> Int64? in
             let s = aligned(b.startPTS, in: w)
@@ -330,13 +346,23 @@ public actor LiveViewer {
     // MARK: breaks
 
     /// The first content frame at or after `pts`, from the frames of the segment holding it; nil
-    /// when that segment is not in the window yet.
+    /// when that segment is not in the window yet. In an encrypted segment (never cut) the
+    /// boundary nearest `pts` instead, the earlier of two as near.
     func aligned(_ pts: Int64, in w: LiveWindow) -> Int64? {
         guard let first = w.segments.first else { return nil }
         if pts < first.firstPTS { return pts }
         guard let seg = w.segments.first(where: { pts < $0.firstPTS + $0.duration.mpegTicks }) else { return nil }
         if pts <= seg.firstPTS { return seg.firstPTS }
-        return seg.framePTS.first { $0 >= pts } ?? seg.firstPTS + seg.duration.mpegTicks
+        let end = seg.firstPTS + seg.duration.mpegTicks
+        if seg.encryption != nil { return pts - seg.firstPTS <= end - pts ? seg.firstPTS : end }
+        return seg.framePTS.first { $0 >= pts } ?? end
+    }
+
+    /// What the item ending at `pts` must lead into: the counters of the encrypted segment that
+    /// starts there (its bytes cannot be marked as a new stream); nil for a clear one.
+    static func leadIn(at pts: Int64, in w: LiveWindow) -> [TSDiscontinuity.Counter]? {
+        guard let next = w.segments.first(where: { $0.firstPTS == pts }), next.encryption != nil, !next.counters.isEmpty else { return nil }
+        return Array(next.counters.prefix(8))
     }
 
     /// The planned end of a break (unaligned): its signalled end, or start + planned duration,
@@ -452,15 +478,17 @@ public actor LiveViewer {
     private func breakItem(_ b: LiveBreak, track: Track, window w: LiveWindow, rung: LiveRung, limit: Int64) async -> SessionItem? {
         guard let ai = availByBreak[b.id] else { return nil }
         let end = aligned(plannedEnd(b), in: w)   // nil: still ahead of the window
-        let item = await breakItem(b, avail: ai, end: end, track: track, window: w, rung: rung, limit: limit)
-        if let item, let end, item.endPTS >= end, item.endPTS <= limit { avails[ai].endPTS = end }
+        var item = await breakItem(b, avail: ai, end: end, track: track, window: w, rung: rung, limit: limit)
+        if let i = item, let end, i.endPTS >= end, i.endPTS <= limit { avails[ai].endPTS = end }
+        if let i = item, let end, i.endPTS == end { item?.leadsInto = Self.leadIn(at: end, in: w) }
         return item
     }
 
     private func breakItem(_ b: LiveBreak, avail ai: Int, end: Int64?, track: Track, window w: LiveWindow, rung: LiveRung,
                            limit: Int64) async -> SessionItem? {
         let cursor = track.cursor
-        let endGuess = plannedEnd(b)
+        // encrypted content comes back at a segment boundary: the pod fits up to it once it is known
+        let endGuess = (w.segments.last?.encryption != nil ? end : nil) ?? plannedEnd(b)
         if !avails[ai].started {
             // the viewer's break starts at its first frame (or where the viewer joined)
             avails[ai].startPTS = cursor; avails[ai].countedThrough = cursor; avails[ai].started = true

@@ -20,13 +20,22 @@ public struct LiveSegment: Sendable, Equatable {
     /// The channel's clock less the file's own PTS (0 until the origin's timestamps jumped): a
     /// viewer shifts the file by it (`?o=`) and cuts it at channel PTS less it.
     public var clockOffset: Int64 = 0
+    /// An origin segment encrypted whole (AES-128): its key (URI absolute, IV explicit) and its
+    /// first picture's PTS as written, read from its clear bytes at intake. Such a segment is
+    /// stored and served as it came (`….aes.ts`): never cut, shifted or marked, so breaks go in
+    /// at its boundaries. Nil for a clear segment.
+    public var encryption: SegmentEncryption? = nil
+    /// An encrypted segment's streams' first continuity counters (its bytes cannot be marked as a
+    /// new stream: the item before it leads into them, `SessionItem.leadsInto`); empty otherwise.
+    public var counters: [TSDiscontinuity.Counter] = []
 
     /// `pts` on the channel's clock as a PTS of the file (unwrapped).
     public func filePTS(_ pts: Int64) -> Int64 { pts - clockOffset }
 
-    /// The store key of segment `sequence` of `rendition` of `channel`.
-    public static func storePath(channel: String, rendition: String, sequence: Int) -> String {
-        "live/\(channel)/\(rendition)/\(sequence).ts"
+    /// The store key of segment `sequence` of `rendition` of `channel` (`<msn>.aes.ts` when it
+    /// is kept `encrypted`: `SegmentPath.isEncrypted`).
+    public static func storePath(channel: String, rendition: String, sequence: Int, encrypted: Bool = false) -> String {
+        "live/\(channel)/\(rendition)/\(sequence)\(encrypted ? ".aes" : "").ts"
     }
 
     /// The store key of the segment `rendition` of `channel` keeps for the CMAF tracks'

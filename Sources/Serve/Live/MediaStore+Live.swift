@@ -7,9 +7,6 @@ extension MediaStore: LiveMedia {
     /// The rung of a stored live segment (`LiveSegmentProbe`).
     public func probeRung(ofSegment path: String) throws -> LiveRungInfo {
         guard let url = file(forSegment: path) else { throw StoreError.unsupported("no stored segment \(path)") }
-        let p = try LiveSegmentProbe.probe(url)
-        var info = LiveRungInfo(width: p.width, height: p.height, frameRate: p.frameRate, codecs: p.codecs)
-        info.decodeDelayTicks = p.decodeDelayTicks
-        return info
+        return LiveRungInfo(try LiveSegmentProbe.probe(url))
     }
 }

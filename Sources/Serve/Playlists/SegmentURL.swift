@@ -3,7 +3,8 @@ import Timing
 
 /// The URL a session's playlist gives a stored segment, and what a fetch of it asks for:
 /// `/v1/segments/PATH` with, when needed, `o` (90 kHz ticks its timestamps are moved by onto the
-/// viewer's clock), `d=1` (sent marked as a new stream) and, for an ad segment of a session, the
+/// viewer's clock), `d=1` (sent marked as a new stream), `c` (marker packets after it that lead
+/// into the next segment's continuity counters) and, for an ad segment of a session, the
 /// beacon place `s`, `r`, `b`, `a`, `k` signed by `t` (`SegmentSignature`).
 public struct SegmentURL: Sendable, Equatable {
     /// The store path.
@@ -14,6 +15,9 @@ public struct SegmentURL: Sendable, Equatable {
     public var marked = false
     /// The ad place whose beacons the fetch fires.
     public var beacon: BeaconPlace?
+    /// The continuity counters of the segment that follows it, led into by marker packets
+    /// after its own (`TSDiscontinuity.leadingInto`); empty: none. At most 8.
+    public var leadsInto: [TSDiscontinuity.Counter] = []
 
     /// Which ad segment of which session.
     public struct BeaconPlace: Sendable, Equatable {
@@ -39,6 +43,7 @@ public struct SegmentURL: Sendable, Equatable {
         var query: [String] = []
         if shift != 0 { query.append("o=\(shift)") }
         if marked { query.append("d=1") }
+        if !leadsInto.isEmpty { query.append("c=" + leadsInto.map { "\($0.pid).\($0.cc)" }.joined(separator: ",")) }
         if let b = beacon {
             query += ["s=\(b.session)", "r=\(b.rendition)", "b=\(b.breakIndex)", "a=\(b.ad)", "k=\(b.segment)", "t=\(signature.tag(b.message))"]
         }
@@ -51,12 +56,15 @@ public struct SegmentURL: Sendable, Equatable {
         case badShift(String)
         /// `d` is not `1`.
         case badMark(String)
+        /// `c` is not up to 8 `PID.CC` pairs (PID 16…8190, CC 0…15) separated by commas.
+        case badCounters(String)
 
         /// One line.
         public var description: String {
             switch self {
             case .badShift(let o): "bad clock shift '\(o.prefix(40))'"
             case .badMark(let d): "bad discontinuity mark '\(d.prefix(40))'"
+            case .badCounters(let c): "bad continuity counters '\(c.prefix(40))'"
             }
         }
     }
@@ -73,6 +81,18 @@ public struct SegmentURL: Sendable, Equatable {
         if let d = query("d") {
             guard d == "1" else { throw .badMark(d) }
             url.marked = true
+        }
+        if let c = query("c") {
+            let pairs = c.utf8.count <= 96 ? c.split(separator: ",", omittingEmptySubsequences: false) : []
+            let counters = pairs.map { pair -> TSDiscontinuity.Counter? in
+                let parts = pair.split(separator: ".", omittingEmptySubsequences: false)
+                guard parts.count == 2, parts.allSatisfy({ (1...4).contains($0.utf8.count) && $0.utf8.allSatisfy { (48...57).contains($0) } }),
+                      let pid = Int(parts[0]), let cc = UInt8(parts[1]) else { return nil }
+                let counter = TSDiscontinuity.Counter(pid: pid, cc: cc)
+                return counter.isValid ? counter : nil
+            }
+            guard (1...8).contains(counters.count), counters.allSatisfy({ $0 != nil }) else { throw .badCounters(c) }
+            url.leadsInto = counters.compactMap { $0 }
         }
         func index(_ name: String) -> Int? {
             guard let v = query(name), (1...6).contains(v.utf8.count), v.utf8.allSatisfy({ (48...57).contains($0) }) else { return nil }

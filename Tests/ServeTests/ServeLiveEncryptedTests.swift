@@ -1,0 +1,158 @@
+import Foundation
+import Manifest
+import Media
+import Serve
+import TestSupport
+import Testing
+import Timing
+
+/// A live channel whose origin encrypts every segment whole (`EXT-X-KEY:METHOD=AES-128`, the IV
+/// implied by the media sequence number): served, not refused. Its segments go out byte for byte
+/// under the origin's key (URI absolute, IV explicit), each break at the segment boundary nearest
+/// its cue, ads clear under `METHOD=NONE` with the key again after them, HLS with MPEG-TS only.
+@Suite(.serialized) struct ServeLiveEncryptedTests {
+    typealias Live = ServeLiveSessionTests
+
+    /// The origin's key.
+    static let key: [UInt8] = (0..<16).map { UInt8(0xA0 + $0) }
+
+    /// AES-128-CBC with PKCS#7 padding, as an HLS packager encrypts a whole segment.
+    static let aes = LiveOriginAES128(key: key) { bytes, key, iv in
+        let pad = 16 - bytes.count % 16
+        var padded = bytes + [UInt8](repeating: UInt8(pad), count: pad)
+        var chain = iv
+        try AES128.encryptCBCBlocks(&padded, range: 0..<padded.count, key: key, chain: &chain)
+        return padded
+    }
+
+    /// One segment as the viewer's playlists listed it first.
+    struct Listed { var uri: String; var key: HLS.Key?; var duration: MediaTime; var discontinuity: Bool; var file: URL }
+
+    @Test func anAES128ChannelIsServedAsItCameWithItsBreaksAtSegmentBoundaries() async throws {
+        let rig = try await Live.Rig.start(breaks: Live.twoBreaks, seconds: 40, aes128: Self.aes)
+        defer { rig.stop() }
+        let rungs = try await rig.warm()
+        #expect(rungs.map { "\($0.info.width)x\($0.info.height)" } == ["320x180"], "the rung, read from a segment's clear bytes")
+        #expect(await rig.channel.isEncrypted)
+        let created = try await curl(rig.url("/v1/session/ch"), method: "POST", body: "{}")
+        #expect(created.json?["dashManifestUrl"] == nil, "no MPD is named for an encrypted channel: \(created.text)")
+        let manifest = try #require(created.json?["manifestUrl"] as? String, "\(created.text)")
+        let id = manifest.split(separator: "/")[2]
+        // what would remux its segments: 409, one line
+        for refused in ["/v1/sessions/\(id)/master.m3u8?segments=cmaf", "/v1/sessions/\(id)/index.mpd", "/v1/dash/ch/index.mpd",
+                        "/v1/master/ch/index.m3u8?segments=cmaf"] {
+            let r = try await curl(rig.url(refused))
+            #expect(r.status == 409 && r.text.contains("encrypted"), "\(refused): \(r.status) \(r.text)")
+        }
+        let master = try await curl(rig.url(manifest)).text
+        let variant = try #require(master.split(separator: "\n").first(where: { $0.hasPrefix("/v1/sessions/") }).map { String($0) }, "\(master)")
+
+        // followed as a player does (every refresh checked against RFC 8216 by `curl`: the key in
+        // force at each segment never changes), every new segment downloaded at once
+        let folder = rig.root.appendingPathComponent("encrypted")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var listed: [Int: Listed] = [:]
+        for _ in 0...22 {
+            let text = try await curl(rig.url(variant)).text
+            guard case .media(let p) = try HLS.parse(text) else { Issue.record("not a media playlist: \(String(text.prefix(200)))"); return }
+            let keys = p.keysInForce
+            for (i, s) in p.segments.enumerated() where listed[p.mediaSequence + i] == nil {
+                let r = try await curl(rig.url(s.uri))
+                #expect(r.status == 200, "\(s.uri): \(r.status)")
+                let file = folder.appendingPathComponent("s\(p.mediaSequence + i).ts")
+                try r.body.write(to: file)
+                listed[p.mediaSequence + i] = Listed(uri: s.uri, key: keys[i], duration: s.duration, discontinuity: s.discontinuity, file: file)
+            }
+            rig.origin.advance()
+            try await rig.channel.poll()
+        }
+
+        // content: the origin's bytes under the origin's key with its IV made explicit; ads and
+        // slate clear (METHOD=NONE in force); decrypted here, the whole decoded
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:3", "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD"]
+        var contentCount = 0, clearCount = 0, ledInto = 0
+        let ordered = listed.sorted(by: { $0.key < $1.key })
+        for (k, (sequence, s)) in ordered.enumerated() {
+            var file = s.file
+            if s.uri.hasSuffix(".aes.ts") {
+                contentCount += 1
+                let name = s.uri.split(separator: "/").last.map(String.init) ?? ""
+                let n = try #require(Int(name.dropLast(7)), "\(s.uri)")
+                let key = try #require(s.key, "content segment \(sequence) (\(s.uri)) has no key in force")
+                #expect(key.method == .aes128 && key.uri == rig.origin.url("/key.bin") && key.iv == LiveOriginAES128.iv(n),
+                        "segment \(sequence): \(key)")
+                let body = try Data(contentsOf: s.file)
+                #expect(body == (try rig.origin.segmentData(n)), "segment \(sequence) is origin segment \(n) as it came")
+                file = folder.appendingPathComponent("clear\(sequence).ts")
+                let clear = try AES128.decryptCBC(body, key: Self.key, iv: key.iv ?? [])
+                try clear.write(to: file)
+                // content back from a break: the clear item before it (which a reader's TS demuxer
+                // reads on into it) ends with a marker packet per stream whose continuity counter
+                // leads into this segment's first (it cannot be marked itself)
+                if k > 0, !ordered[k - 1].value.uri.contains(".aes.ts") {
+                    let before = try Data(contentsOf: ordered[k - 1].value.file)
+                    let firsts = try #require(TSDiscontinuity.firstCounters(clear))
+                    let tail = [UInt8](before.suffix(188 * firsts.count))
+                    var markers: [TSDiscontinuity.Counter] = []
+                    var allMarkers = true
+                    for i in stride(from: 0, to: tail.count, by: 188) {
+                        let pid = Int(tail[i + 1] & 0x1F) << 8 | Int(tail[i + 2])
+                        markers.append(TSDiscontinuity.Counter(pid: pid, cc: (tail[i + 3] & 0x0F &+ 1) & 0x0F))
+                        // adaptation field only, discontinuity_indicator set
+                        allMarkers = allMarkers && tail[i + 3] >> 4 == 2 && tail[i + 5] & 0x80 != 0
+                    }
+                    #expect(markers == firsts && allMarkers, "item \(sequence - 1) (\(ordered[k - 1].value.uri)) leads into \(firsts): \(markers)")
+                    ledInto += 1
+                }
+            } else {
+                clearCount += 1
+                #expect(s.key == nil, "ad or slate segment \(sequence) (\(s.uri)) under a key")
+                #expect(s.uri.contains("/ads/") || s.uri.contains("/slate/"), "a content segment cut or remuxed: \(s.uri)")
+            }
+            if k > 0 && s.discontinuity { lines.append("#EXT-X-DISCONTINUITY") }
+            lines += ["#EXTINF:\(s.duration.seconds),", file.lastPathComponent]
+        }
+        #expect(contentCount > 8 && clearCount > 2 && ledInto == 2, "content \(contentCount), ads and slate \(clearCount), led into \(ledInto)")
+        // an encrypted segment is sent as it came; a bad `c` is a 400
+        let content = try #require(ordered.first { $0.value.uri.hasSuffix(".aes.ts") }?.value.uri)
+        let slate = try #require(ordered.first { $0.value.uri.contains("/slate/") }?.value.uri)
+        for (u, status) in [(content + "?c=256.1", 400), (content + "?d=1", 400), (slate + "&c=99999.1", 400), (slate + "&c=256.16", 400),
+                            (slate + "&c=" + Array(repeating: "256.1", count: 9).joined(separator: ","), 400), (slate + "&c=256.1,", 400),
+                            (slate + "&c=256.1,257.2", 200)] {
+            #expect(try await curl(rig.url(u)).status == status, "\(u)")
+        }
+        lines.append("#EXT-X-ENDLIST")
+        let local = folder.appendingPathComponent("index.m3u8")
+        try (lines.joined(separator: "\n") + "\n").write(to: local, atomically: true, encoding: .utf8)
+
+        // each break at the segment boundary nearest its cue (12.57 s → 12 s to 18.57 s → 18 s;
+        // 24.77 s → 24 s to 28.77 s → 28 s): the ad, then slate to the boundary
+        let shown = try await Live.shown(local, contentSource: rig.origin.media.sourceID)
+        guard case .content(let first)? = shown.first, case .content(let last)? = shown.last else { Issue.record("not content at both ends: \(shown.prefix(3))"); return }
+        var snapped = rig.origin.breaks
+        for i in snapped.indices {
+            snapped[i].startFrame = Self.nearestBoundary(snapped[i].startFrame)
+            snapped[i].endFrame = Self.nearestBoundary(snapped[i].endFrame)
+        }
+        #expect(snapped.map(\.startFrame) == [360, 720] && snapped.map(\.endFrame) == [540, 840])
+        Live.compare(shown, Live.expected(from: first, to: last + 1, breaks: [(snapped[0], [(7, 120)]), (snapped[1], [(7, 120)])]))
+    }
+
+    /// The 2 s segment boundary (60 frames) nearest frame `n`, the earlier of two as near.
+    static func nearestBoundary(_ n: Int) -> Int { n % 60 <= 30 ? n - n % 60 : n - n % 60 + 60 }
+
+    /// A live origin's key that is not AES-128 over MPEG-TS is refused in one line.
+    @Test func otherEncryptionIsRefusedInOneLine() throws {
+        let head = "#EXTM3U\n#EXT-X-VERSION:5\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:3\n"
+        for (text, why) in [
+            (head + "#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"skd://k\",KEYFORMAT=\"com.apple.streamingkeydelivery\",KEYFORMATVERSIONS=\"1\"\n#EXTINF:2,\na.ts\n", "SAMPLE-AES"),
+            (head + "#EXT-X-MAP:URI=\"init.mp4\"\n#EXT-X-KEY:METHOD=AES-128,URI=\"k\"\n#EXTINF:2,\na.m4s\n", "CMAF"),
+            (head + "#EXT-X-KEY:METHOD=AES-128,URI=\"k\",KEYFORMAT=\"other\"\n#EXTINF:2,\na.ts\n", "KEYFORMAT"),
+        ] {
+            #expect(throws: StoreError.self, "\(why)") { try LivePlaylist(parsing: text) }
+            do { _ = try LivePlaylist(parsing: text) } catch { #expect("\(error)".contains(why) && !"\(error)".contains("\n"), "\(error)") }
+        }
+        let ok = try LivePlaylist(parsing: head + "#EXT-X-KEY:METHOD=AES-128,URI=\"k\"\n#EXTINF:2,\na.ts\n#EXT-X-KEY:METHOD=NONE\n#EXTINF:2,\nb.ts\n")
+        #expect(ok.segments.map { $0.key?.iv } == [LiveOriginAES128.iv(3), nil], "the IV made explicit from the media sequence number")
+    }
+}
