@@ -991,11 +991,13 @@ import Timing
     /// they came under its key, the ads clear between them, breaks at segment boundaries) in
     /// mpv, playbin3 and `ffmpeg -xerror`, all at once. Not Chromium: its native HLS refuses a
     /// key on another origin than the playlist's (the key server is the origin's here; a web
-    /// player needs it on the service's origin). Not VLC 3.0: in the content after a break it
-    /// resets its clock with no discontinuity before it and then reports `ES_OUT_SET_(GROUP_)PCR
-    /// is called too late` at the next segment (2 runs of 2, alone as well, with the same bytes
-    /// decoding frame-exact in `ServeLiveEncryptedTests` and these three players clean); it plays
-    /// the clear channel's sessions clean (above).
+    /// player needs it on the service's origin). Not VLC 3.0: where content comes back after a
+    /// break it restarts its demuxer at the `EXT-X-DISCONTINUITY` but resets its clock only once
+    /// the break's stream has drained (an encrypted segment cannot start with the
+    /// `discontinuity_indicator` packets VLC resets on at once), buffers a second time, reaches the
+    /// live edge and reports `ES_OUT_SET_(GROUP_)PCR is called too late` (4 runs of 4, alone as
+    /// well, with or without the lead-in packets); it plays the origin's own encrypted playlist and
+    /// the clear channel's sessions (above) clean.
     @Test func theFieldsPlayersPlayAnEncryptedLiveSession() async throws {
         let seconds = Self.seconds
         let rig = try await Self.liveRig(seconds: seconds + 20, aes128: ServeLiveEncryptedTests.aes)
