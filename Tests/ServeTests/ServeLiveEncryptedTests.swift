@@ -138,6 +138,36 @@ import Timing
         Live.compare(shown, Live.expected(from: first, to: last + 1, breaks: [(snapped[0], [(7, 120)]), (snapped[1], [(7, 120)])]))
     }
 
+    /// Two rungs of one encrypted origin (the same segment boundaries): both variants list the
+    /// same items — durations, discontinuities, keys in force, ads and slate in the same places —
+    /// so a player switching rungs at any segment stays on one timeline.
+    @Test func everyRungOfAnEncryptedChannelHasTheSameBreaks() async throws {
+        let rig = try await Live.Rig.start(breaks: Live.twoBreaks, seconds: 40,
+                                           sizes: [PixelSize(width: 320, height: 180), PixelSize(width: 160, height: 90)], aes128: Self.aes)
+        defer { rig.stop() }
+        let rungs = try await rig.warm()
+        #expect(rungs.map { "\($0.info.width)x\($0.info.height)" } == ["320x180", "160x90"])
+        let variants = try await Live.startSessionVariants(rig)
+        try #require(variants.count == 2, "\(variants)")
+        // (kind, duration, discontinuity, key URI and IV in force) of each listed segment, by number
+        var listed: [[Int: String]] = [[:], [:]]
+        for _ in 0...22 {
+            for (r, v) in variants.enumerated() {
+                guard case .media(let p) = try HLS.parse(try await curl(rig.url(v)).text) else { Issue.record("not media"); return }
+                let keys = p.keysInForce
+                for (i, seg) in p.segments.enumerated() where listed[r][p.mediaSequence + i] == nil {
+                    let kind = seg.uri.contains("/ads/") ? "ad" : seg.uri.contains("/slate/") ? "slate" : seg.uri.hasSuffix(".aes.ts") ? "content" : "?"
+                    listed[r][p.mediaSequence + i] = "\(kind) \(seg.duration.seconds) \(seg.discontinuity) \(keys[i].map { "\($0.uri ?? "") \($0.iv ?? [])" } ?? "clear")"
+                }
+            }
+            rig.origin.advance()
+            try await rig.channel.poll()
+        }
+        let top = listed[0].sorted { $0.key < $1.key }.map(\.value), small = listed[1].sorted { $0.key < $1.key }.map(\.value)
+        #expect(top.count > 15 && top == small, "\(top)\n\(small)")
+        #expect(top.filter { $0.hasPrefix("ad ") }.count == 4 && !top.contains { $0.hasPrefix("?") }, "\(top)")
+    }
+
     /// The 2 s segment boundary (60 frames) nearest frame `n`, the earlier of two as near.
     static func nearestBoundary(_ n: Int) -> Int { n % 60 <= 30 ? n - n % 60 : n - n % 60 + 60 }
 
