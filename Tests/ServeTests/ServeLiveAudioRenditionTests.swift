@@ -76,7 +76,8 @@ import Timing
 
     /// MPEG-TS variants (their own sound muxed) with an `AUDIO` group of CMAF renditions: the
     /// other language cannot be muxed into them, so it is said once and not offered, and the
-    /// variant's segments go on.
+    /// variant's segments go on; the group's renditions are never followed (nothing would mux
+    /// them: none of their playlists or segments is read, said once).
     @Test func otherLanguagesOfMPEGTSVariantsAreSaidOnceAndNotOffered() async throws {
         let media = try await offPool { try LiveOriginMedia.make(seconds: 30) }
         let origin = try LiveOrigin(media: media, windowSize: 6, initialSegments: 4, dash: true, secondLanguage: true)
@@ -104,5 +105,11 @@ import Timing
         #expect(await (channel.window(rendition: "v0")?.segments.count ?? 0) >= 4, "\(log.all)")
         let said = log.all.filter { $0.contains("\"live_origin_fault\"") && $0.contains("the variants are MPEG-TS") }
         #expect(said.count == 1 && said[0].contains("\"rendition\":\"a1\""), "\(log.all)")
+        let notFollowed = log.all.filter { $0.contains("\"live_origin_note\"") && $0.contains("renditions are not followed") }
+        #expect(notFollowed.count == 1, "\(log.all)")
+        let audio = origin.requests.filter { $0.path.hasPrefix("/demuxed/") || $0.path.hasPrefix("/dash/a") }
+        #expect(audio.isEmpty, "no audio rendition read: \(audio.map(\.path))")
+        let kept = (try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("live/\(channel.storeName)/.audio").path)) ?? []
+        #expect(kept.isEmpty, "audio files left: \(kept)")
     }
 }

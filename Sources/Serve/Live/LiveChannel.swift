@@ -237,18 +237,22 @@ public actor LiveChannel {
             }
         }
         defer { faults.pollEnded(); if !audioFollows.isEmpty { forgetAudio() } }
-        // (a refused language rung's sound is not followed: nothing would mux it)
-        for k in audioFollows.indices where renditions["a\(k)"]?.refused != true { await pollAudio(k, scratch: scratch) }
         // every rendition is polled even when one fails (the first failure is thrown after): the
-        // variants first, then each language rung on the playlist its variant was read at
+        // variants' playlists first, then the sound to mux into them (read after the pictures:
+        // it lists at least as much), then the variants' new segments, then each language rung
+        // on the playlist its variant was read at
         var failure: (any Error)?
         var read: [String: LivePlaylist] = [:]
         for key in renditionNames {
-            do {
-                let playlist = try await readPlaylist(key, scratch: scratch)
-                read[key] = playlist
-                try await take(playlist, key: key, scratch: scratch)
-            } catch { failure = failure ?? error }
+            do { read[key] = try await readPlaylist(key, scratch: scratch) } catch { failure = failure ?? error }
+        }
+        // MPEG-TS variants carry their own sound: nothing muxes the AUDIO group's renditions in
+        if !audioFollows.isEmpty, let first = read["v0"]?.segments.first, first.map == nil { stopFollowingAudio() }
+        // (a refused language rung's sound is not followed: nothing would mux it)
+        for k in audioFollows.indices where renditions["a\(k)"]?.refused != true { await pollAudio(k, scratch: scratch) }
+        for key in renditionNames {
+            guard let playlist = read[key] else { continue }
+            do { try await take(playlist, key: key, scratch: scratch) } catch { failure = failure ?? error }
         }
         for key in renditions.keys.sorted() {
             guard let video = renditions[key]?.video, let playlist = read[video] else { continue }   // its variant's playlist: said already
@@ -506,6 +510,17 @@ public actor LiveChannel {
         case .file(let path): return "file:" + path
         case .remote(let url): return url.absoluteString
         }
+    }
+
+    /// Stops following the origin's audio renditions (the variants carry their own sound), said
+    /// once: their files go, and no poll reads their playlists again.
+    private func stopFollowingAudio() {
+        log?.event("live_origin_note", ["channel": name, "detail": "the variants are MPEG-TS with their own sound: the AUDIO group's renditions are not followed"])
+        for f in audioFiles.values { try? FileManager.default.removeItem(at: f.file) }
+        for f in audioInits.values { try? FileManager.default.removeItem(at: f) }
+        audioFiles = [:]
+        audioInits = [:]
+        audioFollows = []
     }
 
     /// Deletes the audio segments no rendition needs any more (ending 10 s before where the
