@@ -35,7 +35,8 @@ let serveUsage = """
                                  path, polled at its target duration; its SCTE-35 breaks
                                  (CUE-OUT/-CONT/CUE-IN, DATERANGE, MPD Events, in-band, emsg)
                                  replaced per viewer by ads fitted to the break and slate;
-                                 repeatable
+                                 AES-128 and SAMPLE-AES MPEG-TS served as they came (HLS,
+                                 breaks at segment boundaries); repeatable
       --ads TAG_TEMPLATE         VAST/VMAP tag URL or path, with MediaTailor's variables
                                  ([session.id], [player_params.NAME], [session.avail_duration_secs] …)
       --ads-method GET|POST      how the ad request goes out (default GET)

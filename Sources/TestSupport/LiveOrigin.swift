@@ -162,7 +162,7 @@ public final class LiveOrigin: Sendable {
         let dash: LiveOriginDASH?
         /// The master names a WebVTT subtitle rendition (`/subs/`).
         let subtitles: Bool
-        /// Segments encrypted whole (`/key.bin`, `EXT-X-KEY:METHOD=AES-128` without IV); nil: clear.
+        /// Segments encrypted (`/key.bin`, `EXT-X-KEY` without IV): whole (AES-128) or their samples; nil: clear.
         let aes128: LiveOriginAES128?
         /// When the origin started (the MPD's availability start is computed from it).
         let startDate = Date()
@@ -316,9 +316,9 @@ public final class LiveOrigin: Sendable {
             let restart = faults.restart(published: p)
             let entries = faults.entries(max(w.segments.lowerBound, restart ?? 0)..<w.segments.upperBound)
             let tag = faults.sequenceTag(first: entries.first?.sequence ?? w.mediaSequence, restartedAt: restart, published: p, request: request)
-            var lines = ["#EXTM3U", "#EXT-X-VERSION:\(cmaf == nil ? 3 : 7)", "#EXT-X-TARGETDURATION:\(faults.targetDuration(published: p))", "#EXT-X-MEDIA-SEQUENCE:\(tag)"]
+            var lines = ["#EXTM3U", "#EXT-X-VERSION:\(cmaf != nil ? 7 : aes128?.method == "SAMPLE-AES" ? 5 : 3)", "#EXT-X-TARGETDURATION:\(faults.targetDuration(published: p))", "#EXT-X-MEDIA-SEQUENCE:\(tag)"]
             if cmaf != nil { lines.append("#EXT-X-MAP:URI=\"init.mp4\"") }
-            if aes128 != nil { lines.append("#EXT-X-KEY:METHOD=AES-128,URI=\"/key.bin\"") }
+            if let aes128 { lines.append("#EXT-X-KEY:METHOD=\(aes128.method),URI=\"/key.bin\"") }
             for e in entries {
                 let s = segments[e.segments[0]]
                 if e.discontinuity { lines.append("#EXT-X-DISCONTINUITY") }
@@ -410,16 +410,21 @@ public final class LiveOrigin: Sendable {
     }
 }
 
-/// A live origin's AES-128 (`LiveOrigin(aes128:)`): its key, and the encryption the test brings
-/// (AES-128-CBC with PKCS#7 padding under that key and the IV given; TestSupport has no AES).
+/// A live origin's encryption (`LiveOrigin(aes128:)`): its key, its `METHOD` (`AES-128`, or
+/// `SAMPLE-AES`), and the encryption the test brings (for AES-128, AES-128-CBC with PKCS#7 padding
+/// under that key and the IV given; TestSupport has no AES).
 public struct LiveOriginAES128: Sendable {
     /// The key (16 bytes), served at `/key.bin`.
     public var key: [UInt8]
+    /// `EXT-X-KEY`'s `METHOD`.
+    public var method: String
     /// Encrypts a segment's bytes with `key` and an IV.
     public var cbc: @Sendable (_ bytes: [UInt8], _ key: [UInt8], _ iv: [UInt8]) throws -> [UInt8]
 
     /// An origin key and its encryption.
-    public init(key: [UInt8], cbc: @escaping @Sendable ([UInt8], [UInt8], [UInt8]) throws -> [UInt8]) { self.key = key; self.cbc = cbc }
+    public init(key: [UInt8], method: String = "AES-128", cbc: @escaping @Sendable ([UInt8], [UInt8], [UInt8]) throws -> [UInt8]) {
+        self.key = key; self.method = method; self.cbc = cbc
+    }
 
     /// Segment `sequence`'s bytes encrypted: the IV is its media sequence number, 128 bits big-endian (RFC 8216 §5.2).
     public func encrypt(_ bytes: [UInt8], sequence: Int) throws -> [UInt8] {

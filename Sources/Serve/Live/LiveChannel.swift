@@ -399,10 +399,11 @@ public actor LiveChannel {
         return .success(reading)
     }
 
-    /// What the first clear bytes of each encrypted rendition showed (`readEncrypted`).
+    /// What the first segment of each encrypted rendition showed: its clear bytes (AES-128,
+    /// `readEncrypted`), or its clear headers and parameter sets (SAMPLE-AES).
     private var clearRungs: [String: LiveRungInfo] = [:]
 
-    /// Whether the channel's newest segments are encrypted (AES-128, kept as they came): its
+    /// Whether the channel's newest segments are encrypted (AES-128 or SAMPLE-AES, kept as they came): its
     /// sessions are HLS with MPEG-TS segments only, its breaks at segment boundaries.
     public var isEncrypted: Bool { renditions.values.contains { $0.segments.last?.encryption != nil } }
 
@@ -699,7 +700,13 @@ public actor LiveChannel {
             try? FileManager.default.removeItem(at: partial)
             do {
                 try await fetchVideo(try r.location.resolve(entry.uri), to: partial, keep: entry.map != nil)
-                if let given = entry.key {
+                if let given = entry.key, given.method == .sampleAES {
+                    // SAMPLE-AES: kept as it came and read as it is (its headers are clear), its
+                    // key passed on, never fetched (`HLSImport.passedOn`)
+                    segmentKey = try HLSImport.passedOn(given, at: r.location)
+                    reading = LiveSegmentIntake.read(try Data(contentsOf: partial))
+                    if reading != nil, clearRungs[key] == nil { clearRungs[key] = (try? LiveSegmentProbe.probe(partial, sampleEncrypted: true)).map(LiveRungInfo.init) }
+                } else if let given = entry.key {
                     // AES-128: kept as it came, read decrypted in memory (`readEncrypted`)
                     let (absolute, bytes) = try await keyBytes(given, at: r.location, scratch: scratch)
                     segmentKey = absolute

@@ -5,9 +5,10 @@ import Timing
 /// A live (or ended) HLS media playlist as the live source reads it from an origin, through the
 /// one parser (`HLS.parse`): its target duration, media sequence numbers, segments with exact
 /// `EXTINF` durations and discontinuities, the initialization segment of CMAF segments, and the
-/// ad markers in front of each segment, and the AES-128 key of a segment encrypted whole (its IV
-/// made explicit). Refuses what the store cannot take (byte ranges, sample encryption, AES-128
-/// over CMAF, a key format other than `identity`) with a one-line reason.
+/// ad markers in front of each segment, and the key of an encrypted MPEG-TS segment (AES-128,
+/// whole; SAMPLE-AES, its samples), its IV made explicit. Refuses what the store cannot take (byte
+/// ranges, `SAMPLE-AES-CTR`, encrypted CMAF, an AES-128 key format other than `identity`) with a
+/// one-line reason.
 /// What a hostile origin gets wrong but can be recovered from is read, not refused: an
 /// `EXT-X-MEDIA-SEQUENCE` (or `EXT-X-DISCONTINUITY-SEQUENCE`) that cannot be read (negative, not
 /// a number, over the parser's 2^48 bound) is left out (`sequenceReadable` false, entries numbered from 0: `LiveTimeline` finds
@@ -33,9 +34,9 @@ public struct LivePlaylist: Sendable, Equatable {
         /// A DASH origin's segment: where it starts on its track's media timeline (the time its
         /// audio comes from, `LiveMPD`); nil for HLS.
         public var mediaStart: MediaTime? = nil
-        /// The `METHOD=AES-128` key of a segment encrypted whole (MPEG-TS), its `IV` explicit (the
-        /// origin's media sequence number where it gave none, RFC 8216 §5.2) and its URI as
-        /// written; nil for a clear segment.
+        /// The key of an encrypted MPEG-TS segment (`METHOD=AES-128`: whole; `SAMPLE-AES`: its
+        /// samples), its `IV` explicit (the origin's media sequence number where it gave none,
+        /// RFC 8216 §5.2) and its URI as written; nil for a clear segment.
         public var key: HLS.Key? = nil
     }
 
@@ -98,14 +99,17 @@ public struct LivePlaylist: Sendable, Equatable {
         let maps = p.mapsInForce, keys = p.keysInForce
         for (i, key) in keys.enumerated() {
             guard let key else { continue }
-            guard key.method == .aes128 else {
-                throw StoreError.unsupported("live source: \(key.method.rawValue) segments are not supported (whole-segment AES-128 over MPEG-TS is)")
+            guard key.method == .aes128 || key.method == .sampleAES else {
+                throw StoreError.unsupported("live source: \(key.method.rawValue) segments are not supported (AES-128 and SAMPLE-AES over MPEG-TS are)")
             }
-            guard maps[i] == nil else { throw StoreError.unsupported("live source: AES-128 over CMAF segments is not supported (over MPEG-TS it is)") }
-            guard (key.keyFormat ?? "identity") == "identity" else {
+            guard maps[i] == nil else {
+                throw StoreError.unsupported("live source: \(key.method.rawValue) over CMAF segments is not supported (over MPEG-TS it is)")
+            }
+            // (a SAMPLE-AES key is passed on as it came, whatever its key system: FairPlay's too)
+            guard key.method == .sampleAES || (key.keyFormat ?? "identity") == "identity" else {
                 throw StoreError.unsupported("live source: an AES-128 key of KEYFORMAT \((key.keyFormat ?? "").prefix(64)) is not supported (identity is)")
             }
-            guard key.uri?.isEmpty == false else { throw StoreError.unsupported("live source: an AES-128 key without URI") }
+            guard key.uri?.isEmpty == false else { throw StoreError.unsupported("live source: a \(key.method.rawValue) key without URI") }
         }
         guard p.targetDuration >= 1 else { throw StoreError.unsupported("live source: no EXT-X-TARGETDURATION of 1 to 60 s") }
         targetDuration = MediaTime(seconds: Int64(p.targetDuration))

@@ -21,15 +21,19 @@ public struct LiveSegmentProbe: Sendable, Equatable {
     /// How far its first frame decodes before it shows (90 kHz): the stream's decode delay.
     public var decodeDelayTicks: Int64 = 0
 
-    /// Reads `file` (blocking: a demux of the whole segment, no decoding).
-    public static func probe(_ file: URL) throws -> LiveSegmentProbe {
-        let s = try SegmentCutMaker.Segment(file)
+    /// Reads `file` (blocking: a demux of the whole segment, no decoding). `sampleEncrypted`: its
+    /// slices are encrypted (`METHOD=SAMPLE-AES`): nothing is decoded, the picture size is read
+    /// from its first SPS (clear, as the PES headers are).
+    public static func probe(_ file: URL, sampleEncrypted: Bool = false) throws -> LiveSegmentProbe {
+        let s = try SegmentCutMaker.Segment(file, probe: !sampleEncrypted)
         let info = s.demuxer.streams[s.videoIndex]
-        guard info.width > 0, info.height > 0 else { throw StoreError.unsupported("\(file.lastPathComponent): no picture size") }
+        var (width, height) = (info.width, info.height)
+        if sampleEncrypted, let first = s.video.first, let size = H264PictureSize.of(annexB: first.bytes) { (width, height) = size }
+        guard width > 0, height > 0 else { throw StoreError.unsupported("\(file.lastPathComponent): no picture size") }
         var codecs: String?
         for p in s.video where codecs == nil { codecs = StoreEncoding.codecs(annexB: p.bytes) }
         guard let video = codecs else { throw StoreError.unsupported("\(file.lastPathComponent): no H.264 SPS in band") }
-        var probe = LiveSegmentProbe(width: info.width, height: info.height, frameRate: s.frameRate,
+        var probe = LiveSegmentProbe(width: width, height: height, frameRate: s.frameRate,
                                      codecs: video + (s.audioIndex != nil ? ",mp4a.40.2" : ""), hasAudio: s.audioIndex != nil)
         if let first = s.video.first, let pts = first.ptsTicks, let dts = first.dtsTicks { probe.decodeDelayTicks = max(0, pts - dts) }
         return probe

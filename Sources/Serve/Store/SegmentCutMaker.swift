@@ -76,8 +76,10 @@ enum SegmentCutMaker {
         /// Ticks per frame: the smallest step between presentation times.
         let period: Int64
 
-        init(_ file: URL) throws {
-            let d = try Demuxer(url: file.path)
+        /// `probe`: libavformat probes the streams' parameters (decoding a little); false for a
+        /// sample-encrypted segment, whose slices cannot be decoded.
+        init(_ file: URL, probe: Bool = true) throws {
+            let d = try Demuxer(url: file.path, probe: probe)
             guard let v = d.bestStream(.video), d.streams[v].codecName == "h264" else {
                 throw StoreError.unsupported("\(file.lastPathComponent): no H.264 video to cut")
             }
