@@ -235,7 +235,7 @@ public final class LiveOrigin: Sendable {
         func respond(_ path: String) -> HTTPTestServer.Response? {
             let playlistType = ["Content-Type": "application/vnd.apple.mpegurl", "Cache-Control": "no-cache"]
             if path == "/master.m3u8" { return .init(headers: playlistType, body: Data(master().utf8)) }
-            if let aes128, path == "/key.bin" { return .init(headers: ["Content-Type": "application/octet-stream"], body: Data(aes128.key)) }
+            if let aes128, path == "/key.bin" { return .init(headers: ["Content-Type": "application/octet-stream"], body: Data(aes128.servedKey ?? aes128.key)) }
             if let dash, path == "/live.mpd" || path.hasPrefix("/dash/") { return respondDASH(path, dash) }
             if let dash, path.hasPrefix("/demuxed/") { return respondDemuxed(path, dash) }
             if subtitles, path.hasPrefix("/subs/") { return respondSubtitles(path) }
@@ -414,8 +414,10 @@ public final class LiveOrigin: Sendable {
 /// `SAMPLE-AES`), and the encryption the test brings (for AES-128, AES-128-CBC with PKCS#7 padding
 /// under that key and the IV given; TestSupport has no AES).
 public struct LiveOriginAES128: Sendable {
-    /// The key (16 bytes), served at `/key.bin`.
+    /// The key (16 bytes) the segments are encrypted with.
     public var key: [UInt8]
+    /// What `/key.bin` answers: `key`, unless a test makes the origin hand out another.
+    public var servedKey: [UInt8]? = nil
     /// `EXT-X-KEY`'s `METHOD`.
     public var method: String
     /// Encrypts a segment's bytes with `key` and an IV.

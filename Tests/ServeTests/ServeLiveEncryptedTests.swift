@@ -219,6 +219,30 @@ import Timing
         #expect(kinds.starts(with: want.prefix(kinds.count)) && kinds.count >= want.count - 2, "\(kinds)")
     }
 
+    /// A hostile origin handing out a key that does not decrypt its segments (or one that is not
+    /// 16 bytes): an origin fault logged once ("cannot be decrypted", "not 16"), each segment
+    /// tried again and skipped, nothing taken in (a channel without segments answers sessions
+    /// 503, `aChannelWithoutSegmentsRefusesSessionsInOneLine`).
+    @Test(arguments: [[UInt8](repeating: 7, count: 16), [UInt8](repeating: 7, count: 20)])
+    func aKeyThatDoesNotDecryptIsAnOriginFaultNotACrash(_ served: [UInt8]) async throws {
+        var wrong = Self.aes
+        wrong.servedKey = served
+        let origin = try LiveOrigin(media: try await offPool { try LiveOriginMedia.make(seconds: 20) }, windowSize: 5, aes128: wrong)
+        defer { origin.stop() }
+        let folder = StoreFixture.folder("live-wrong-key")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = LineBox()
+        let channel = try LiveChannel(name: "k", source: origin.url("/live.m3u8"), folder: folder, log: ServeLog { log.append($0) })
+        for _ in 0..<4 {
+            try? await channel.poll()
+            origin.advance()
+        }
+        #expect(await channel.window(rendition: "main")?.segments.isEmpty ?? true, "nothing taken under a wrong key")
+        let faults = log.all.filter { $0.contains("\"live_origin_fault\"") }
+        let why = served.count == 16 ? "cannot be decrypted" : "not 16"
+        #expect(faults.count == 1 && faults.allSatisfy { $0.contains(why) }, "\(log.all)")
+    }
+
     /// The 2 s segment boundary (60 frames) nearest frame `n`, the earlier of two as near.
     static func nearestBoundary(_ n: Int) -> Int { n % 60 <= 30 ? n - n % 60 : n - n % 60 + 60 }
 
