@@ -61,10 +61,11 @@ extension ServeService {
         return .success((session, t.on(.shared) { Self.storedFirstPTS($0, media: media) }))
     }
 
-    /// `GET /v1/subtitles/CONTENT/N/FROM-TO.vtt[?p=PTS]`: the cues of track `N` of `content`
+    /// `GET /v1/subtitles/CONTENT/N/FROM-TO.vtt[?p=PTS[&l=TICKS]]`: the cues of track `N` of `content`
     /// showing in content time `[FROM, TO)` (90 kHz ticks), as a WebVTT segment whose first
-    /// frame is MPEG-TS time `p` (`X-TIMESTAMP-MAP`), or with times from `FROM` and no map (no
-    /// `p`: a DASH Period's file). The same URL for every session that shows that span there.
+    /// frame is MPEG-TS time `p` and cue time `l` (`X-TIMESTAMP-MAP`; `l` its place on the
+    /// session's clock, 0 when absent), or with times from `FROM` and no map (no `p`: a DASH
+    /// Period's file). The same URL for every session that shows that span there.
     /// `GET /v1/subtitles/empty.vtt`: a segment with no cue (an ad's or slate's time). A live
     /// channel's name gives its cues for channel time `[FROM, TO)` (`LiveChannel.subtitleSegment`).
     func subtitleSegment(_ path: ArraySlice<String>, request r: HTTPRequest) -> HTTPAnswer {
@@ -82,11 +83,18 @@ extension ServeService {
             }
             wire = v
         }
-        let name = parts[0], at = wire
+        var local: Int64 = 0
+        if let l = r.queryValue("l") {
+            guard (1...12).contains(l.utf8.count), l.utf8.allSatisfy({ (48...57).contains($0) }), let v = Int64(l), v <= WebVTT.maxTicks / 2 else {
+                return .now(.error(400, "bad cue time '\(l.prefix(40))'"))
+            }
+            local = v
+        }
+        let name = parts[0], at = wire, cueTime = local
         // a live channel's: its cues on the channel's clock, FROM-TO channel time
         if let channel = live?.channels[name] {
             return .later {
-                guard let text = await channel.subtitleSegment(track: track, from: span.from, to: span.to, wirePTS: at) else {
+                guard let text = await channel.subtitleSegment(track: track, from: span.from, to: span.to, wirePTS: at, local: cueTime) else {
                     return .error(404, "no such subtitle track")
                 }
                 return .text(text, contentType: vtt)
@@ -96,7 +104,7 @@ extension ServeService {
             guard let content = try? await media.content(name) else { return .error(404, "no content '\(name.prefix(64))'") }
             guard content.subtitles.indices.contains(track) else { return .error(404, "no such subtitle track") }
             guard span.to <= content.duration.mpegTicks + 1 else { return .error(404, "not in the content") }
-            return .text(content.subtitles[track].segment(from: span.from, to: span.to, wirePTS: at), contentType: vtt)
+            return .text(content.subtitles[track].segment(from: span.from, to: span.to, wirePTS: at, local: cueTime), contentType: vtt)
         }
     }
 }
@@ -142,7 +150,7 @@ enum SessionSubtitlePlaylist {
             if case .content = item.kind {
                 let from = contentTime.mpegTicks, to = (contentTime + item.segment.duration).mpegTicks
                 let wire = (item.wirePTS ?? item.start + TSTimestamps.muxerOffset).mpegTicks & WebVTT.maxMPEGTS
-                uri = prefix + "/v1/subtitles/\(content)/\(track)/\(from)-\(to).vtt?p=\(wire)"
+                uri = prefix + "/v1/subtitles/\(content)/\(track)/\(from)-\(to).vtt?p=\(wire)&l=\(item.start.mpegTicks)"
                 contentTime += item.segment.duration
             } else {
                 uri = prefix + "/v1/subtitles/" + empty + "?at=\(item.start.mpegTicks)"

@@ -66,6 +66,10 @@ import Timing
         }
         // each segment: content has the cue of the origin segment it shows, at its wire PTS; ads and slate none
         var contentCues = 0, adSegments = 0
+        // where each segment is on the viewer's clock (its first frame at 0): its cue times count from there
+        var clock: [Int: Double] = [:], at = 0.0
+        for (n, v) in video.sorted(by: { $0.key < $1.key }) { clock[n] = at; at += Double(v.duration) ?? 0 }
+        #expect(video.keys.min() == 0, "followed from the viewer's first segment")
         for (n, v) in video.sorted(by: { $0.key < $1.key }) {
             let s = try #require(subs[n])
             let body = try await curl(rig.url(s.uri)).text
@@ -80,6 +84,9 @@ import Timing
             try await curl(rig.url(v.uri)).body.write(to: file)
             let wire = try HLSPackageCheck.firstVideoFramePTS(file)
             #expect(vtt.timestampMap?.mpegts == wire, "segment \(n): the map at the wire PTS of its first frame (\(wire)): \(body)")
+            // (EXTINF to the millisecond: the clock summed from them within a millisecond a segment)
+            let local = Double(vtt.timestampMap?.local ?? -1) / 90_000
+            #expect(abs(local - (clock[n] ?? -1)) <= 0.001 * Double(n + 1), "segment \(n): LOCAL \(local) s, its place on the viewer's clock \(clock[n] ?? -1) s")
             for cue in vtt.cuesOnMPEGTSClock {
                 // a cue is the origin's segment k's, shown where that segment's frames are: 0.2 s after its first frame
                 guard let k = Int(cue.text.dropFirst(8)), cue.text.hasPrefix("segment ") else { Issue.record("segment \(n): \(cue.text)"); continue }

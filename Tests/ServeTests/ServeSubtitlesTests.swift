@@ -412,5 +412,10 @@ import Timing
         #expect(t.cues(from: 60_000, to: 120_000).map { [$0.start, $0.end] } == [[0, 30_000], [0, 60_000]])
         #expect(t.cues(from: 200_000, to: 300_000).isEmpty)
         #expect(t.segment(from: 0, to: 90_000, wirePTS: 126_000).hasPrefix("WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:126000,LOCAL:00:00:00.000\n"))
+        // placed at its time on the session's clock: the cue times from there, the same MPEG-TS times
+        let placed = try WebVTT.parse(t.segment(from: 0, to: 90_000, wirePTS: 126_000, local: 900_000))
+        let plain = try WebVTT.parse(t.segment(from: 0, to: 90_000, wirePTS: 126_000))
+        #expect(placed.timestampMap == WebVTT.TimestampMap(mpegts: 126_000, local: 900_000) && placed.cues.first?.start == 900_000)
+        #expect(placed.cuesOnMPEGTSClock == plain.cuesOnMPEGTSClock && !plain.cues.isEmpty)
     }
 }

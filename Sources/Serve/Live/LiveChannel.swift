@@ -268,8 +268,8 @@ public actor LiveChannel {
 
     /// The WebVTT segment of subtitle track `track` for channel time `[from, to)` (90 kHz), its
     /// first frame MPEG-TS time `wirePTS` for the viewer; nil when there is no such track.
-    public func subtitleSegment(track: Int, from: Int64, to: Int64, wirePTS: Int64?) -> String? {
-        subtitles.segment(track: track, from: from, to: to, wirePTS: wirePTS)
+    public func subtitleSegment(track: Int, from: Int64, to: Int64, wirePTS: Int64?, local: Int64 = 0) -> String? {
+        subtitles.segment(track: track, from: from, to: to, wirePTS: wirePTS, local: local)
     }
 
     /// Each subtitle rendition at this poll: its playlist read, each new segment (by media

@@ -58,9 +58,10 @@ struct LiveSubtitles: Sendable {
     }
 
     /// The WebVTT segment of track `k` for channel time `[from, to)`, its first frame at MPEG-TS
-    /// time `wirePTS` for the viewer; nil when there is no such track.
-    func segment(track k: Int, from: Int64, to: Int64, wirePTS: Int64?) -> String? {
+    /// time `wirePTS` and at `local` on the viewer's clock (`SubtitleTrack.segment`); nil when
+    /// there is no such track.
+    func segment(track k: Int, from: Int64, to: Int64, wirePTS: Int64?, local: Int64 = 0) -> String? {
         guard tracks.indices.contains(k) else { return nil }
-        return SubtitleTrack(name: tracks[k].rendition.name, cues: tracks[k].cues).segment(from: from, to: to, wirePTS: wirePTS)
+        return SubtitleTrack(name: tracks[k].rendition.name, cues: tracks[k].cues).segment(from: from, to: to, wirePTS: wirePTS, local: local)
     }
 }

@@ -47,8 +47,8 @@ extension LiveViewer {
 
     /// The subtitle segments beside `item` (published as `entry`) on `track`'s subtitle
     /// playlists: a content item's the cues of its channel time placed at its first frame's PTS
-    /// on the wire (`/v1/subtitles/CHANNEL/N/FROM-TO.vtt?p=`, the channel's cues), an ad's or
-    /// slate's the empty segment, so no cue shows during an ad.
+    /// on the wire and at its place on the viewer's clock (`/v1/subtitles/CHANNEL/N/FROM-TO.vtt?p=&l=`,
+    /// the channel's cues), an ad's or slate's the empty segment, so no cue shows during an ad.
     func publishSubtitles(_ item: SessionItem, entry: SessionPlaylist.Item, on track: inout Track) {
         guard var playlists = track.subtitles else { return }
         let prefix = context.cdn.prefix(forPath: "content/")
@@ -58,7 +58,7 @@ extension LiveViewer {
             let uri: String
             if case .content = item.kind {
                 let wire = ((item.startPTS % LivePTS.wrap) + LivePTS.wrap) % LivePTS.wrap
-                uri = prefix + "/v1/subtitles/\(channelName)/\(k)/\(item.startPTS)-\(item.endPTS).vtt?p=\(wire)"
+                uri = prefix + "/v1/subtitles/\(channelName)/\(k)/\(item.startPTS)-\(item.endPTS).vtt?p=\(wire)&l=\(max(0, item.startPTS - originPTS))"
             } else {
                 uri = prefix + "/v1/subtitles/" + SessionSubtitlePlaylist.empty + "?at=\(item.startPTS)"
             }

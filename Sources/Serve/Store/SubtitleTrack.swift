@@ -55,10 +55,17 @@ public struct SubtitleTrack: Sendable, Codable, Hashable {
     }
 
     /// The WebVTT segment of content time `[from, to)` whose first frame is MPEG-TS time
-    /// `wirePTS` for the viewer (`X-TIMESTAMP-MAP=MPEGTS:wirePTS,LOCAL:0`), or with cue times
-    /// from `from` and no map (`wirePTS` nil: a DASH Period's sidecar file).
-    public func segment(from: Int64, to: Int64, wirePTS: Int64?) -> String {
-        WebVTT.write(cues(from: from, to: to), map: wirePTS.map { WebVTT.TimestampMap(mpegts: $0 & WebVTT.maxMPEGTS, local: 0) })
+    /// `wirePTS` for the viewer, there at cue time `local` (ticks: the segment's place on the
+    /// viewer's clock; `X-TIMESTAMP-MAP=MPEGTS:wirePTS,LOCAL:local`, each cue time from `local`),
+    /// or with cue times from `from` and no map (`wirePTS` nil: a DASH Period's sidecar file).
+    /// A reader that maps the cues by the map alone gets the same times whatever `local` is; one
+    /// that cannot map a segment (GStreamer's hlsdemux2 before its time map of the segment's
+    /// discontinuity sequence is known) reads the cue times as stream times, right with `local`.
+    public func segment(from: Int64, to: Int64, wirePTS: Int64?, local: Int64 = 0) -> String {
+        guard let wirePTS else { return WebVTT.write(cues(from: from, to: to)) }
+        let at = min(max(0, local), WebVTT.maxTicks / 2)
+        let placed = cues(from: from, to: to).map { c -> WebVTT.Cue in var c = c; c.start += at; c.end += at; return c }
+        return WebVTT.write(placed, map: WebVTT.TimestampMap(mpegts: wirePTS & WebVTT.maxMPEGTS, local: at))
     }
 
     /// The `EXT-X-MEDIA` of this track in group `group` with media playlist `uri`.
