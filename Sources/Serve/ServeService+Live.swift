@@ -98,7 +98,7 @@ extension ServeService {
 
     /// What a session of encrypted live channel `name` cannot have (CMAF, DASH): 409, one line.
     static func encryptedLiveRefusal(_ name: String) -> Refusal {
-        Refusal(status: 409, message: "live channel '\(name)' is encrypted (AES-128, sent as it came): its sessions are HLS with MPEG-TS segments only (master.m3u8)")
+        Refusal(status: 409, message: "live channel '\(name)' is encrypted (sent as it came): its sessions are HLS with MPEG-TS segments only (master.m3u8)")
     }
 
     private func liveAnswer(_ v: LiveViewer, _ p: RoutePath, _ r: HTTPRequest, cmaf: Bool) -> HTTPAnswer {

@@ -316,7 +316,7 @@ public final class LiveOrigin: Sendable {
             let restart = faults.restart(published: p)
             let entries = faults.entries(max(w.segments.lowerBound, restart ?? 0)..<w.segments.upperBound)
             let tag = faults.sequenceTag(first: entries.first?.sequence ?? w.mediaSequence, restartedAt: restart, published: p, request: request)
-            var lines = ["#EXTM3U", "#EXT-X-VERSION:\(cmaf != nil ? 7 : aes128?.method == "SAMPLE-AES" ? 5 : 3)", "#EXT-X-TARGETDURATION:\(faults.targetDuration(published: p))", "#EXT-X-MEDIA-SEQUENCE:\(tag)"]
+            var lines = ["#EXTM3U", "#EXT-X-VERSION:\(cmaf == nil ? 3 : 7)", "#EXT-X-TARGETDURATION:\(faults.targetDuration(published: p))", "#EXT-X-MEDIA-SEQUENCE:\(tag)"]
             if cmaf != nil { lines.append("#EXT-X-MAP:URI=\"init.mp4\"") }
             if let aes128 { lines.append("#EXT-X-KEY:METHOD=\(aes128.method),URI=\"/key.bin\"") }
             for e in entries {

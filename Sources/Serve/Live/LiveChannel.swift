@@ -388,7 +388,7 @@ public actor LiveChannel {
         do { clear = try AES128.decryptCBC(try Data(contentsOf: file), key: key, iv: iv) } catch {
             return .failure(LiveIntakeFailure(description: "cannot be decrypted: \(error)"))
         }
-        guard let reading = LiveSegmentIntake.read(clear) else { return .failure(LiveIntakeFailure(description: "decrypted is not MPEG-TS with video")) }
+        guard let reading = LiveSegmentIntake.read(clear, counters: true) else { return .failure(LiveIntakeFailure(description: "decrypted is not MPEG-TS with video")) }
         if clearRungs[rendition] == nil {
             let probe = FileManager.default.temporaryDirectory.appendingPathComponent("interlude-probe-\(UUID().uuidString).ts")
             if FileManager.default.createFile(atPath: probe.path, contents: clear, attributes: [.posixPermissions: 0o600]) {
@@ -704,7 +704,7 @@ public actor LiveChannel {
                     // SAMPLE-AES: kept as it came and read as it is (its headers are clear), its
                     // key passed on, never fetched (`HLSImport.passedOn`)
                     segmentKey = try HLSImport.passedOn(given, at: r.location)
-                    reading = LiveSegmentIntake.read(try Data(contentsOf: partial))
+                    reading = LiveSegmentIntake.read(try Data(contentsOf: partial), counters: true)
                     if reading != nil, clearRungs[key] == nil { clearRungs[key] = (try? LiveSegmentProbe.probe(partial, sampleEncrypted: true)).map(LiveRungInfo.init) }
                 } else if let given = entry.key {
                     // AES-128: kept as it came, read decrypted in memory (`readEncrypted`)

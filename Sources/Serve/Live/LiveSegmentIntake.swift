@@ -18,24 +18,26 @@ public enum LiveSegmentIntake {
         public var cues: [SCTE35Section]
         /// SCTE-35 sections that did not parse (damaged, lengths that disagree).
         public var rejectedSections: Int
-        /// Each PES stream's first continuity counter (`TSDiscontinuity.firstCounters`).
+        /// Each PES stream's first continuity counter (`TSDiscontinuity.firstCounters`), when
+        /// asked for (an encrypted segment's); empty otherwise.
         public var counters: [TSDiscontinuity.Counter] = []
     }
 
-    /// Reads `data`; nil when it is not MPEG-TS with a video PES.
-    package static func read(_ data: Data) -> Reading? {
+    /// Reads `data`; nil when it is not MPEG-TS with a video PES. `counters`: its streams' first
+    /// continuity counters too (a scan of the whole segment, needed only for one kept encrypted).
+    package static func read(_ data: Data, counters: Bool = false) -> Reading? {
         guard data.count >= 188, data.count % 188 == 0, data.first == 0x47 else { return nil }
         let written = TSTimestamps.videoPTS(data)
         guard let raw = written.first.map(UInt64.init) else { return nil }
         let scan = SCTE35TransportScan([UInt8](data))
         return Reading(firstPTS: raw & UInt64(LivePTS.wrap - 1), framePTS: written, cues: scan.cues.map(\.section), rejectedSections: scan.rejected,
-                       counters: TSDiscontinuity.firstCounters(data) ?? [])
+                       counters: counters ? TSDiscontinuity.firstCounters(data) ?? [] : [])
     }
 
     /// The `LiveSegment` of `reading`, segment `entry` of `rendition` of `channel` numbered
     /// `sequence` on the channel, whose first frame is at `filePTS` on its own (unwrapped) clock
     /// and `filePTS + clockOffset` on the channel's.
-    /// `key`: the segment is kept encrypted whole under it (AES-128, `reading` made of its clear bytes).
+    /// `key`: the segment is kept encrypted under it (`reading` made of its clear bytes or headers, with its counters).
     package static func segment(_ reading: Reading, entry: LivePlaylist.Segment, sequence: Int, channel: String, rendition: String,
                                              filePTS: Int64, clockOffset: Int64, discontinuity: Bool, key: HLS.Key? = nil) -> LiveSegment {
         let frames = reading.framePTS.map { LivePTS.unwrap(UInt64($0), near: filePTS) + clockOffset }.sorted()
@@ -43,7 +45,7 @@ public enum LiveSegmentIntake {
                            storePath: LiveSegment.storePath(channel: channel, rendition: rendition, sequence: sequence, encrypted: key != nil),
                            framePTS: frames, clockOffset: clockOffset,
                            encryption: key.map { SegmentEncryption(key: $0, firstPTS: Int64(reading.firstPTS)) },
-                           counters: key == nil ? [] : reading.counters)
+                           counters: reading.counters)
     }
 
     /// Reads `data`, the segment `entry` of `rendition` of `channel`, on a clock without

@@ -293,15 +293,15 @@ public actor LiveViewer {
             return await nextItem(&track, window: w, rung: rung, limit: limit)
         }
         let end = seg.firstPTS + seg.duration.mpegTicks
+        let previousIsContent = track.timeline.last.map { if case .content = $0.kind { true } else { false } } ?? true
         if let encryption = seg.encryption {
-            // encrypted (AES-128): whole, as it came, on its own clock (breaks are at its boundaries)
+            // encrypted (AES-128 or SAMPLE-AES): whole, as it came, on its own clock (breaks are at its boundaries)
             guard track.cursor == seg.firstPTS else {
                 // (never cut: a cursor inside one goes on at its end, a new stream)
                 track.cursor = end
                 track.gap = true
                 return end <= limit ? await nextItem(&track, window: w, rung: rung, limit: limit) : nil
             }
-            let previousIsContent = track.timeline.last.map { if case .content = $0.kind { true } else { false } } ?? true
             return SessionItem(kind: .content(index: seg.sequence), segment: StoredSegment(path: seg.storePath, duration: seg.duration, encryption: encryption),
                                start: Self.time(seg.firstPTS),
                                discontinuity: jumped || !previousIsContent || (seg.discontinuity && !track.timeline.items.isEmpty))
@@ -318,7 +318,6 @@ public actor LiveViewer {
             nextStart = frame
         }
         let startsAtSegment = track.cursor == seg.firstPTS
-        let previousIsContent = track.timeline.last.map { if case .content = $0.kind { true } else { false } } ?? true
         let discontinuity = jumped || !previousIsContent || (startsAtSegment && seg.discontinuity && !track.timeline.items.isEmpty)
         let to = nextStart ?? end
         // a segment the channel re-anchored is moved onto its clock (and cut at its own PTS)

@@ -20,8 +20,9 @@ public struct LiveSegment: Sendable, Equatable {
     /// The channel's clock less the file's own PTS (0 until the origin's timestamps jumped): a
     /// viewer shifts the file by it (`?o=`) and cuts it at channel PTS less it.
     public var clockOffset: Int64 = 0
-    /// An origin segment encrypted whole (AES-128): its key (URI absolute, IV explicit) and its
-    /// first picture's PTS as written, read from its clear bytes at intake. Such a segment is
+    /// An encrypted origin segment (AES-128, whole; SAMPLE-AES, its samples): its key (URI
+    /// absolute, IV explicit) and its first picture's PTS as written, read at intake (from its
+    /// clear bytes, or its clear headers). Such a segment is
     /// stored and served as it came (`….aes.ts`): never cut, shifted or marked, so breaks go in
     /// at its boundaries. Nil for a clear segment.
     public var encryption: SegmentEncryption? = nil
