@@ -161,6 +161,8 @@ public enum DASH {
     public static let assetIdentifierScheme = "urn:org:dashif:asset-id:2013"
     /// The ISO base media file format main profile (segments listed one by one: `SegmentList`).
     public static let mainProfile = "urn:mpeg:dash:profile:isoff-main:2011"
+    /// The scheme of `Role` values (ISO/IEC 23009-1 §5.8.5.5).
+    public static let roleScheme = "urn:mpeg:dash:role:2011"
 
     /// An `AdaptationSet`: interchangeable representations of one content type.
     public struct AdaptationSet: Sendable, Hashable {
@@ -179,6 +181,8 @@ public enum DASH {
         /// `ContentProtection`s: how its media is encrypted and where a player gets the keys
         /// (an encrypted origin's, passed on as they came).
         public var contentProtection: [ContentProtection] = []
+        /// `Role` (scheme `urn:mpeg:dash:role:2011`: `main`, `subtitle`, …).
+        public var role: String?
         /// The `SegmentTemplate` its representations share.
         public var segmentTemplate: SegmentTemplate?
         /// `Representation`s.

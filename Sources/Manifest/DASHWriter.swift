@@ -53,6 +53,7 @@ extension DASH {
         x.open("AdaptationSet", [("id", String(a.id)), ("contentType", a.contentType), ("mimeType", a.mimeType), ("lang", a.language),
                                  ("segmentAlignment", a.segmentAlignment ? "true" : nil), ("startWithSAP", a.startWithSAP.map(String.init))])
         for p in a.contentProtection { write(p, to: &x) }
+        if let role = a.role { x.empty("Role", [("schemeIdUri", roleScheme), ("value", role)]) }
         if let t = a.segmentTemplate { write(t, to: &x) }
         for r in a.representations {
             let attributes: [(String, String?)] = [

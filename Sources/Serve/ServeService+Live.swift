@@ -212,6 +212,7 @@ extension ServeService {
     func liveDASHSegment(_ v: LiveViewer, representation: String, name: String) async -> HTTPResponse {
         guard name.hasSuffix(".m4s"), (1...13).contains(name.utf8.count - 4), name.utf8.dropLast(4).allSatisfy({ (48...57).contains($0) }),
               let number = Int(name.dropLast(4)) else { return .error(404, "no segment '\(name.prefix(40))'") }
+        if representation.hasPrefix(Self.textRepresentation) { return await liveTextSegment(v, representation: representation, number: number) }
         // `audio` the top rung's sound, `audio-N` language N's rung's (`liveAudioRung`)
         let language = representation.hasPrefix(LiveViewer.cmafAudio + "-") ? Self.liveAudioRung(v, representation) : nil
         let audio = representation == LiveViewer.cmafAudio || language != nil
@@ -225,6 +226,30 @@ extension ServeService {
             await fireLiveBeacons(v, rendition: rung.rendition.name, avail: b, ad: a, segment: k)
         }
         return cmafResponse(audio ? .audio : .video, of: item.segment.path, file: file, shift: item.shift.mpegTicks)
+    }
+
+    /// The prefix of a live MPD's text Representations (`text-K`: subtitle track `K`).
+    static let textRepresentation = "text-"
+
+    /// `GET /v1/sessions/ID/dash/text-K/N.m4s` of a live viewer: the WebVTT-in-MP4 segment
+    /// (`WebVTTMP4`) beside its video segment `N`: a content item's the channel's cues of track
+    /// `K` in its span, an ad's or slate's empty; `tfdt` its first frame's wire PTS, as the MPD's
+    /// timeline says. 404 for a track the channel lacks or a number the window does not list.
+    func liveTextSegment(_ v: LiveViewer, representation: String, number: Int) async -> HTTPResponse {
+        let digits = representation.utf8.dropFirst(Self.textRepresentation.utf8.count)
+        guard (1...2).contains(digits.count), digits.allSatisfy({ (48...57).contains($0) }), let track = Int(String(digits)!),
+              v.subtitles.indices.contains(track), let channel = live?.channels[v.channelName] else {
+            return .error(404, "no representation '\(representation.prefix(40))'")
+        }
+        guard let (item, wire) = await v.textItem(number: number), item.endPTS > item.startPTS else {
+            return .error(404, "segment \(number) of '\(representation)' is not in the session's window")
+        }
+        var cues: [WebVTT.Cue] = []
+        if case .content = item.kind {
+            cues = await channel.subtitleCues(track: track, from: item.startPTS, to: item.endPTS) ?? []
+        }
+        let body = WebVTTMP4.segment(sequence: UInt32(truncatingIfNeeded: number), start: UInt64(wire), duration: item.endPTS - item.startPTS, cues: cues)
+        return HTTPResponse(status: 200, headers: ["Content-Type": WebVTTMP4.mimeType, "Cache-Control": "max-age=86400"], body: body)
     }
 
     /// `GET /v1/sessions/ID/tracking[?nextToken=T]` of a live viewer (see `tracking(_:nextToken:)`).

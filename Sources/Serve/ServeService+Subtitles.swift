@@ -66,12 +66,18 @@ extension ServeService {
     /// frame is MPEG-TS time `p` and cue time `l` (`X-TIMESTAMP-MAP`; `l` its place on the
     /// session's clock, 0 when absent), or with times from `FROM` and no map (no `p`: a DASH
     /// Period's file). The same URL for every session that shows that span there.
-    /// `GET /v1/subtitles/empty.vtt`: a segment with no cue (an ad's or slate's time). A live
+    /// `GET /v1/subtitles/empty.vtt`: a segment with no cue (an ad's or slate's time).
+    /// `GET /v1/subtitles/wvtt-init.mp4`: the initialization segment of every WebVTT-in-MP4 text
+    /// track (`WebVTTMP4`, a live MPD's subtitles). A live
     /// channel's name gives its cues for channel time `[FROM, TO)` (`LiveChannel.subtitleSegment`).
     func subtitleSegment(_ path: ArraySlice<String>, request r: HTTPRequest) -> HTTPAnswer {
         let vtt = "\(WebVTT.mimeType); charset=utf-8"
         if path.count == 1, path.first == SessionSubtitlePlaylist.empty {
             return .now(.text(WebVTT.write([]), contentType: vtt))
+        }
+        if path.count == 1, path.first == WebVTTMP4.initializationName {
+            return .now(HTTPResponse(status: 200, headers: ["Content-Type": WebVTTMP4.mimeType, "Cache-Control": "max-age=86400"],
+                                     body: WebVTTMP4.initialization()))
         }
         let parts = Array(path)
         guard parts.count == 3, let track = Int(parts[1]), (0..<SubtitleTrack.maxTracks).contains(track), parts[2].hasSuffix(".vtt"),

@@ -168,3 +168,113 @@ import Timing
         #expect(text?.contains("segment ") == true, "\(text ?? "nil")")
     }
 }
+
+/// Issue 34 item 5, live DASH: a live HLS origin's WebVTT subtitles in a viewer's dynamic MPD.
+/// Every Period of every update (multi-period and `?periods=single`), valid against the DASH
+/// schema, has a text AdaptationSet per subtitle track (`lang`, `Role` subtitle) of WebVTT in
+/// MP4 (`wvtt`, ISO/IEC 14496-30: FFmpeg 5.1 muxes neither it nor fragmented TTML) whose segments
+/// are the video's, number for number and tick for tick. The text track, downloaded as listed and
+/// read by GStreamer's `qtdemux` (a reader we did not write), shows each origin segment's cue on
+/// the wire clock where the HLS subtitle segment shows it, and no cue during the ad or slate.
+@Suite(.serialized) struct ServeLiveDASHSubtitlesTests {
+    typealias Rig = ServeLiveSessionTests.Rig
+
+    @Test func aLiveOriginsSubtitlesAreWVTTTextInEveryPeriodWithNoCueDuringAnAd() async throws {
+        let rig = try await Rig.start(breaks: [
+            LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 6), signal: .dateRange(.spliceInsert)),
+        ], seconds: 40, sourcePath: "/master.m3u8", subtitles: true)
+        defer { rig.stop() }
+        _ = try await rig.warm()
+        let created = try await curl(rig.url("/v1/session/ch"), method: "POST", body: "{}")
+        let path = try #require(created.json?["dashManifestUrl"] as? String, "\(created.text)")
+        let folder = rig.root.appendingPathComponent("dash-subs")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // every text segment listed, by its time: (duration, URL, whether its Period is an ad's or slate's)
+        var text: [Int64: (duration: Int64, media: String, ad: Bool)] = [:]
+        var initialization: Set<String> = []
+        var fetched: [String: Data] = [:]
+        for step in 0..<16 {
+            var byStart: [[Int64: String]] = []
+            for (form, query) in [("multi", ""), ("single", "?periods=single")] {
+                let r = try await curl(rig.url(path + query))
+                #expect(r.status == 200, "step \(step) \(form): \(r.status)")
+                let file = folder.appendingPathComponent("\(form)-\(step).mpd")
+                try r.body.write(to: file)
+                #expect(try await offPool { try DASHSchema.problems(file) } == [], "step \(step) \(form)")
+                #expect(r.text.contains(#"contentType="text" mimeType="application/mp4" lang="en""#)
+                        && r.text.contains(#"<Role schemeIdUri="urn:mpeg:dash:role:2011" value="subtitle"/>"#), "step \(step) \(form): \(r.text)")
+                var starts: [Int64: String] = [:]
+                for p in try DASHPeriods.read(file).periods {
+                    let video = try #require(p.representations.first { $0.contentType == "video" })
+                    let subs = p.representations.filter { $0.contentType == "text" }
+                    #expect(subs.map(\.id) == ["text-0"] && subs.allSatisfy { $0.codecs == "wvtt" }, "step \(step) \(form) \(p.id)")
+                    guard let t = subs.first else { continue }
+                    // the video's segments, number for number and tick for tick
+                    #expect(t.segments.map(\.start) == video.segments.map(\.start) && t.segments.map(\.duration) == video.segments.map(\.duration)
+                            && t.presentationTimeOffset == video.presentationTimeOffset, "step \(step) \(form) \(p.id)")
+                    #expect(zip(t.media, video.media).allSatisfy { $0.components(separatedBy: "/").last == $1.components(separatedBy: "/").last },
+                            "step \(step) \(form) \(p.id): \(t.media) vs \(video.media)")
+                    initialization.insert(t.initialization)
+                    let ad = p.id.contains("-ad-") || p.id.contains("-slate")
+                    for (s, m) in zip(t.segments, t.media) {
+                        starts[s.start] = m
+                        if form == "multi", text[s.start] == nil {
+                            text[s.start] = (s.duration, m, ad)
+                            // fetched while the window lists it
+                            let r = try await curl(rig.url(m))
+                            #expect(r.status == 200 && r.body.count > 8 && String(decoding: r.body[4..<8], as: UTF8.self) == "styp", "\(m): \(r.status)")
+                            fetched[m] = r.body
+                        }
+                    }
+                }
+                byStart.append(starts)
+            }
+            // both forms name the same segment at the same time
+            #expect(byStart[1].allSatisfy { byStart[0][$0.key] == nil || byStart[0][$0.key] == $0.value }, "step \(step): the forms agree")
+            rig.origin.advance()
+            try await rig.channel.poll()
+        }
+        #expect(initialization.count == 1 && initialization.first?.hasSuffix("/v1/subtitles/wvtt-init.mp4") == true, "\(initialization)")
+        // the track: its initialization, then every segment in time order (they meet), read by qtdemux
+        let all = text.sorted { $0.key < $1.key }
+        for (x, y) in zip(all, all.dropFirst()) { #expect(x.key + x.value.duration == y.key, "text segments meet at \(x.key)") }
+        var track = try await curl(rig.url(try #require(initialization.first))).body
+        for (_, s) in all { track += fetched[s.media] ?? Data() }
+        let mp4 = folder.appendingPathComponent("text.mp4"), vtt = folder.appendingPathComponent("text.vtt")
+        try track.write(to: mp4)
+        let gst = try await runOffPool("/usr/bin/gst-launch-1.0", ["-q", "filesrc", "location=\(mp4.path)", "!", "qtdemux", "name=d",
+                                                                   "d.subtitle_0", "!", "filesink", "location=\(vtt.path)"])
+        #expect(gst.status == 0, "\(gst.stderr)")
+        let cues = try WebVTT.parse(String(decoding: try Data(contentsOf: vtt), as: UTF8.self)).cues
+        var contentCues = 0
+        for cue in cues {
+            // qtdemux writes each sample's cues with the sample's times (ms): a cue is the origin
+            // segment k's, shown 0.2–1.8 s after that segment's first frame, cut to the segment it is in
+            guard cue.text.hasPrefix("segment "), let k = Int(cue.text.dropFirst(8)), rig.origin.media.segments.indices.contains(k) else {
+                Issue.record("cue '\(cue.text)'"); continue
+            }
+            let origin = rig.origin.media.segments[k].firstPTS
+            let from = origin + 18_000, to = origin + 162_000
+            #expect(cue.start >= from - 90 && cue.end <= to + 90, "cue '\(cue.text)' at \(cue.start)-\(cue.end), the origin's \(from)-\(to)")
+            // never in an ad's or slate's time
+            for (start, s) in all where s.ad {
+                #expect(cue.end <= start + 90 || cue.start >= start + s.duration - 90, "cue '\(cue.text)' at \(cue.start)-\(cue.end) in the ad at \(start)")
+            }
+            contentCues += 1
+        }
+        // every content segment that shows an origin cue has it: each origin segment k listed whole shows its cue
+        let shown = Set(cues.compactMap { Int($0.text.dropFirst(8)) })
+        for (start, s) in all where !s.ad {
+            for (k, seg) in rig.origin.media.segments.enumerated() where seg.firstPTS + 18_000 >= start && seg.firstPTS + 162_000 <= start + s.duration {
+                #expect(shown.contains(k), "origin segment \(k)'s cue, inside the text segment at \(start)")
+            }
+        }
+        #expect(contentCues >= 8 && all.contains { $0.value.ad }, "\(contentCues) cues, \(all.count) segments")
+        // no such track, a number out of the window, a malformed name: 404
+        let id = path.components(separatedBy: "/")[3]
+        for bad in ["text-1/\(all.count).m4s", "text-0/999999.m4s", "text-00x/1.m4s", "text-/1.m4s", "text-0/1.mp4"] {
+            #expect(try await curl(rig.url("/v1/sessions/\(id)/dash/\(bad)")).status == 404, "\(bad)")
+        }
+        #expect(rig.loggedFaults.isEmpty, "\(rig.loggedFaults)")
+    }
+}

@@ -262,6 +262,13 @@ public actor LiveChannel {
         if let failure { throw failure }
     }
 
+    /// The cues of subtitle track `track` showing in channel time `[from, to)` (90 kHz), cut to
+    /// it and counted from `from`; nil when there is no such track.
+    public func subtitleCues(track: Int, from: Int64, to: Int64) -> [WebVTT.Cue]? {
+        guard subtitles.tracks.indices.contains(track) else { return nil }
+        return SubtitleTrack(name: "", cues: subtitles.tracks[track].cues).cues(from: from, to: to)
+    }
+
     /// The origin's subtitle renditions this channel follows (`EXT-X-MEDIA:TYPE=SUBTITLES` of
     /// the variants' group, with a playlist), in order.
     public func subtitleRenditions() -> [HLS.Rendition] { subtitles.tracks.map(\.rendition) }

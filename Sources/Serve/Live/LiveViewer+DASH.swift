@@ -52,12 +52,32 @@ extension LiveViewer {
         let write = singlePeriod ? SessionMPD.liveSinglePeriod : SessionMPD.live
         guard let mpd = write(mpdRungs, availabilityStart, published, MediaTime(seconds: Int64(top.playlist.targetDuration)), location,
                               adID, breakID, initialization, { "/v1/sessions/\(id)/dash/\($0)/$Number$.m4s" }, bytes,
-                              mainLanguage?.language, languages) else { return nil }
+                              mainLanguage?.language, languages, liveText) else { return nil }
         if let problem = mpd.validate() {
             context.log?.event("playlist_failed", ["session": id, "error": "MPD: \(problem)"])
             return nil
         }
         return DASH.write(mpd)
+    }
+
+    /// The channel's subtitle tracks as the MPD's text (`SessionMPD.textSets`), nil without any.
+    nonisolated var liveText: SessionMPD.LiveText? {
+        guard !subtitles.isEmpty else { return nil }
+        return SessionMPD.LiveText(languages: subtitles.map(\.language),
+                                   initialization: context.cdn.prefix(forPath: "content/") + "/v1/subtitles/" + WebVTTMP4.initializationName)
+    }
+
+    /// The top rung's item numbered `number` (its playlists' media sequence number) with its
+    /// first frame's wire PTS (90 kHz: where the MPD's timeline puts it, what a text segment's
+    /// `tfdt` says), what `/v1/sessions/ID/dash/text-K/N.m4s` shows; nil when the window does
+    /// not list it.
+    public func textItem(number: Int) async -> (item: SessionItem, wirePTS: Int64)? {
+        await shared(saving: false) {
+            guard let top = rungs.first, let t = tracks[top.key], let first = t.playlist.window.first?.sequence, number >= first,
+                  t.timeline.items.indices.contains(number - first) else { return nil }
+            let item = t.timeline.items[number - first]
+            return (item, Self.wirePTS(of: item).mpegTicks)
+        } ?? nil
     }
 
     /// The item numbered `number` (its playlists' media sequence number) on `rung`'s track
@@ -74,9 +94,13 @@ extension LiveViewer {
     /// its wire PTS (the channel's clock, 33 bits, where the item's timestamps are moved to), so
     /// that its stored PTS (`SessionItem.storedPTS`) is the stored segment's own.
     func onViewerClock(_ timeline: SessionTimeline) -> SessionTimeline {
-        timeline.moved(by: MediaTime(value: -originPTS, timescale: 90_000)) { item in
-            let stored = ((item.startPTS - item.shift.mpegTicks) % LivePTS.wrap + LivePTS.wrap) % LivePTS.wrap
-            return MediaTime(value: stored, timescale: 90_000) + item.shift
-        }
+        timeline.moved(by: MediaTime(value: -originPTS, timescale: 90_000)) { Self.wirePTS(of: $0) }
+    }
+
+    /// An item's first frame's PTS on the wire: its stored segment's own PTS (33 bits) moved by
+    /// its shift onto the channel's clock.
+    nonisolated static func wirePTS(of item: SessionItem) -> MediaTime {
+        let stored = ((item.startPTS - item.shift.mpegTicks) % LivePTS.wrap + LivePTS.wrap) % LivePTS.wrap
+        return MediaTime(value: stored, timescale: 90_000) + item.shift
     }
 }

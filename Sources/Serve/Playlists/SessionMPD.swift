@@ -334,7 +334,7 @@ extension SessionMPD {
     static func live(rungs given: [Rung], availabilityStart: Date, published: Date, updatePeriod: MediaTime, location: String?,
                      adID: (SessionItem.Kind) -> String?, breakID: (Int) -> String, initialization: @escaping (Rung, CMAFTracks.Part) -> String,
                      template: (String) -> String, bytes: (String) -> Int, mainLanguage: String? = nil,
-                     languages offered: [Language] = []) -> DASH.MPD? {
+                     languages offered: [Language] = [], subtitles: LiveText? = nil) -> DASH.MPD? {
         guard let top = given.first, let first = top.timeline.firstRun else { return nil }
         let rungs = given.filter { sameRuns(top.timeline.items, $0.timeline.items) }
         let all = top.timeline.items
@@ -372,6 +372,9 @@ extension SessionMPD {
                         presentationTimeOffset: list.presentationTimeOffset, timeline: list.timeline)
                     sets[a].representations[r].segmentList = nil
                 }
+            }
+            if let subtitles, let video = sets.first?.representations.first?.segmentTemplate {
+                sets += textSets(subtitles, like: video, template: template)
             }
             var period = DASH.Period(id: liveID(run.kind, start), start: start, duration: next.map { $0 - start }, adaptationSets: sets)
             period.assetIdentifier = adID(run.kind).map { DASH.Descriptor(schemeIdUri: DASH.assetIdentifierScheme, value: $0) }
@@ -416,7 +419,7 @@ extension SessionMPD {
     static func liveSinglePeriod(rungs given: [Rung], availabilityStart: Date, published: Date, updatePeriod: MediaTime, location: String?,
                                  adID: (SessionItem.Kind) -> String?, breakID: (Int) -> String, initialization: (Rung, CMAFTracks.Part) -> String,
                                  template: (String) -> String, bytes: (String) -> Int, mainLanguage: String? = nil,
-                                 languages: [Language] = []) -> DASH.MPD? {
+                                 languages: [Language] = [], subtitles: LiveText? = nil) -> DASH.MPD? {
         guard let top = given.first, let first = top.timeline.items.first, let firstWire = first.wirePTS else { return nil }
         let rungs = given.filter { $0.timeline.items.count == top.timeline.items.count }
         let pto = firstWire.mpegTicks - first.start.mpegTicks
@@ -447,6 +450,7 @@ extension SessionMPD {
                                                segmentTemplate: nil, representations: [rep]))
             }
         }
+        if let subtitles, let video = videos.first?.segmentTemplate { sets += textSets(subtitles, like: video, template: template) }
         // each run's events at its first picture, on the Period's clock, gathered by scheme and value
         var streams: [DASH.EventStream] = []
         let all = top.timeline.items
@@ -467,5 +471,34 @@ extension SessionMPD {
         period.eventStreams = streams
         return dynamic([period], availabilityStart: availabilityStart, published: published, updatePeriod: updatePeriod,
                        window: top.timeline.duration, location: location)
+    }
+}
+
+extension SessionMPD {
+    /// Live: the channel's subtitle tracks as DASH text: each track's `lang` (in order: track
+    /// `K` is Representation `text-K`) and the one initialization segment of them all
+    /// (`WebVTTMP4.initialization`).
+    struct LiveText {
+        var languages: [String?]
+        var initialization: String
+    }
+
+    /// A live Period's text AdaptationSets: per subtitle track `K` a `wvtt` Representation
+    /// `text-K` (`Role` subtitle) whose segments are the Period's video segments (`video`: the top
+    /// rung's template there; the same numbers, times and `presentationTimeOffset`), named by
+    /// `template("text-K")`: each a `WebVTTMP4` media segment of the cues its span shows, an ad's
+    /// or slate's empty, so no cue shows during an ad.
+    static func textSets(_ text: LiveText, like video: DASH.SegmentTemplate, template: (String) -> String) -> [DASH.AdaptationSet] {
+        text.languages.enumerated().map { k, language in
+            let id = "text-\(k)"
+            var rep = DASH.Representation(id: id, bandwidth: 1_000, codecs: "wvtt")
+            rep.segmentTemplate = DASH.SegmentTemplate(timescale: video.timescale, initialization: text.initialization, media: template(id),
+                                                       startNumber: video.startNumber, presentationTimeOffset: video.presentationTimeOffset,
+                                                       timeline: video.timeline)
+            var set = DASH.AdaptationSet(id: 20 + k, contentType: "text", mimeType: "application/mp4", language: language,
+                                         segmentTemplate: nil, representations: [rep])
+            set.role = "subtitle"
+            return set
+        }
     }
 }
