@@ -32,8 +32,9 @@ let serveUsage = """
                                  MPEG-TS or CMAF, its sound muxed or CMAF audio renditions:
                                  the default and up to 3 other languages) or DASH (a dynamic
                                  MPD, up to 4 audio AdaptationSets), http(s) URL or
-                                 path, polled at its target duration (an HLS origin's WebVTT
-                                 subtitles carried into HLS and, as wvtt, DASH); its SCTE-35 breaks
+                                 path, polled at its target duration (its WebVTT subtitles,
+                                 or a DASH origin's WebVTT/TTML in MP4, carried into HLS and,
+                                 as wvtt, DASH); its SCTE-35 breaks
                                  (CUE-OUT/-CONT/CUE-IN, DATERANGE, MPD Events, in-band, emsg)
                                  replaced per viewer by ads fitted to the break and slate;
                                  AES-128 and SAMPLE-AES MPEG-TS served as they came (HLS,

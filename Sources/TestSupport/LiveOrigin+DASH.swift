@@ -14,6 +14,9 @@ import Timing
 extension LiveOrigin {
     /// The MPD as it is now (needs `dash: true`).
     public func mpd() -> String { core.dash.map { core.mpd(published: core.published(), $0) } ?? "" }
+
+    /// With `dash`: each video segment's first presentation time as a DASH reader sees it (90 kHz).
+    public var dashVideoStarts: [Int64]? { core.dash?.videos[0].starts }
 }
 
 extension LiveOrigin.Core {
@@ -25,6 +28,7 @@ extension LiveOrigin.Core {
         guard parts.count == 3 else { return nil }
         let p = published()
         let mp4 = ["Content-Type": "video/mp4"]
+        if parts[1] == "t", let format = dash.text { return respondText(parts[2], format, dash, published: p) }
         // `a` the sound, `a2` the second language's
         if let a = parts[1] == "a" ? dash.audio : parts[1] == "a2" ? dash.languages.first : nil {
             if parts[2] == "init.mp4" { return .init(headers: mp4, body: (try? Data(contentsOf: a.folder.appendingPathComponent("init.mp4"))) ?? Data()) }
@@ -89,6 +93,7 @@ extension LiveOrigin.Core {
             for (i, n) in audio.enumerated() { x.append(i == 0 ? "<S t=\"\(a.starts[n])\" d=\"\(a.durations[n])\"/>" : "<S d=\"\(a.durations[n])\"/>") }
             x += ["</SegmentTimeline>", "</SegmentTemplate>", "</Representation>", "</AdaptationSet>"]
         }
+        if let format = dash.text { x += textAdaptationSet(format, window: w.segments, dash) }
         x += ["</Period>", "</MPD>"]
         return x.joined(separator: "\n") + "\n"
     }

@@ -79,10 +79,13 @@ public final class LiveOrigin: Sendable {
     /// HLS master (`a2.m3u8`) and the MPD (an AdaptationSet `lang="de"`, Representation `a2`).
     /// `aes128`: every segment encrypted whole under its key (`/key.bin`; the IV each segment's
     /// media sequence number, as an `EXT-X-KEY` without `IV` implies), MPEG-TS only.
+    /// `dashText` (with `dash`): the MPD has an English text AdaptationSet of WebVTT or TTML in
+    /// MP4 (`LiveOrigin+DASHText`).
     public init(media: LiveOriginMedia, breaks: [LiveOriginBreak] = [], windowSize: Int = 5, clock: Clock = .manual,
                 initialSegments: Int? = nil, programDateBase: Date = Date(timeIntervalSince1970: 1_796_083_200),
                 faults: [LiveOriginFault] = [], segmentChunkDelay: Double = 0, cmaf: Bool = false, dash: Bool = false,
-                subtitles: Bool = false, secondLanguage: Bool = false, aes128: LiveOriginAES128? = nil) throws {
+                subtitles: Bool = false, secondLanguage: Bool = false, aes128: LiveOriginAES128? = nil,
+                dashText: LiveOriginDASH.TextFormat? = nil) throws {
         precondition(!secondLanguage || dash, "a second language is a demuxed HLS origin's (dash: true)")
         precondition(aes128 == nil || (!cmaf && !dash && faults.isEmpty), "an AES-128 origin is MPEG-TS without faults")
         precondition(windowSize >= 1)
@@ -98,7 +101,8 @@ public final class LiveOrigin: Sendable {
         core = Core(media: media, breaks: self.breaks, initial: min(media.segments.count, initialSegments ?? windowSize),
                     realTime: clock == .realTime, windowSize: windowSize, base: programDateBase,
                     faults: LiveOriginFaults(faults: faults, media: media), segmentChunkDelay: segmentChunkDelay,
-                    cmaf: cmaf ? try media.renditions.map { try $0.cmaf() } : nil, dash: dash ? try LiveOriginDASH.make(media, secondLanguage: secondLanguage) : nil,
+                    cmaf: cmaf ? try media.renditions.map { try $0.cmaf() } : nil,
+                    dash: dash ? try { var d = try LiveOriginDASH.make(media, secondLanguage: secondLanguage); d.text = dashText; return d }() : nil,
                     subtitles: subtitles, aes128: aes128)
         server = try HTTPTestServer()
         let core = self.core

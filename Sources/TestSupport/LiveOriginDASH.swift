@@ -28,6 +28,16 @@ public struct LiveOriginDASH: Sendable {
     public var languages: [Track] = []
     /// What a reader's video timestamps are moved by from the MPEG-TS ones (90 kHz): splice times move with them.
     public var ptsOffset: Int64
+    /// Subtitles as a text AdaptationSet (`LiveOrigin+DASHText`), nil: none.
+    public var text: TextFormat?
+
+    /// How the origin's subtitles are carried in MP4.
+    public enum TextFormat: Sendable {
+        /// WebVTT samples (`wvtt`): a cue's samples show it, empty samples between.
+        case webVTT
+        /// TTML (`stpp`): one document a segment, its times on the track's media timeline.
+        case ttml
+    }
 
     /// The tracks of `media` (`secondLanguage`: and `languages`' one).
     public static func make(_ media: LiveOriginMedia, secondLanguage: Bool = false) throws -> LiveOriginDASH {

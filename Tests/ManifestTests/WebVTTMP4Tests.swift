@@ -51,3 +51,47 @@ struct WebVTTMP4Tests {
         #expect(segment[tfdt + 4] == 1 && segment[(tfdt + 8)..<(tfdt + 16)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } == 1 << 33)
     }
 }
+
+/// `FragmentedTextTrack` reads what `WebVTTMP4` writes back to the same cues, and hostile bytes
+/// (every truncation, every single byte changed to 0xFF, a data offset before the segment) are a
+/// one-line `Failure` or fewer cues, never a crash.
+struct FragmentedTextTrackTests {
+    let cues = [WebVTT.Cue(id: "a", start: 900, end: 9_000, settings: "line:0", text: "one"),
+                WebVTT.Cue(start: 4_500, end: 18_000, text: "two\n\nlines --> here")]
+
+    @Test func whatWebVTTMP4WritesReadsBackAsTheSameCues() throws {
+        let header = try FragmentedTextTrack.header(WebVTTMP4.initialization())
+        #expect(header == FragmentedTextTrack.Header(timescale: 90_000, format: .webVTT, trackID: 1))
+        let segment = WebVTTMP4.segment(sequence: 3, start: 1_000_000, duration: 27_000, cues: cues)
+        let samples = try FragmentedTextTrack.samples(segment, header)
+        #expect(samples.map(\.start) == [1_000_000, 1_000_900, 1_004_500, 1_009_000, 1_018_000])
+        let read = try FragmentedTextTrack.webVTTCues(samples)
+        // cut into samples and merged back: the same cues, moved to the segment's time (text made a WebVTT file's)
+        #expect(read == [WebVTT.Cue(id: "a", start: 1_000_900, end: 1_009_000, settings: "line:0", text: "one"),
+                         WebVTT.Cue(start: 1_004_500, end: 1_018_000, text: "two\nlines --&gt; here")], "\(read)")
+    }
+
+    @Test func hostileBytesAreAFailureNeverACrash() throws {
+        let initialization = WebVTTMP4.initialization()
+        let header = try FragmentedTextTrack.header(initialization)
+        let segment = WebVTTMP4.segment(sequence: 1, start: 0, duration: 27_000, cues: cues)
+        for cut in 0..<segment.count {
+            _ = try? FragmentedTextTrack.webVTTCues(try FragmentedTextTrack.samples(segment.prefix(cut), header))
+        }
+        for i in 0..<segment.count {
+            var d = segment; d[i] = 0xFF
+            _ = try? FragmentedTextTrack.webVTTCues(try FragmentedTextTrack.samples(d, header))
+        }
+        for cut in 0..<initialization.count { _ = try? FragmentedTextTrack.header(initialization.prefix(cut)) }
+        for i in 0..<initialization.count {
+            var d = initialization; d[i] = 0xFF
+            _ = try? FragmentedTextTrack.header(d)
+        }
+        // a data offset pointing before the segment
+        var before = segment
+        let trun = before.range(of: Data("trun".utf8))!.lowerBound
+        before.replaceSubrange((trun + 12)..<(trun + 16), with: [0xFF, 0xFF, 0x00, 0x00])
+        #expect(throws: FragmentedTextTrack.Failure.self) { try FragmentedTextTrack.samples(before, header) }
+        #expect(throws: FragmentedTextTrack.Failure.self) { try FragmentedTextTrack.header(Data("not an mp4 file".utf8)) }
+    }
+}

@@ -56,6 +56,28 @@ struct LiveMPDTests {
         #expect(m.audio.first?.start == MediaTime(seconds: 10) && m.audio.last?.end == MediaTime(seconds: 20))
     }
 
+    /// Text AdaptationSets: WebVTT or TTML in MP4 are subtitle tracks (their `lang`, `Label`, at
+    /// most 4, the segments with their media-time shift onto the video's), other text a note.
+    @Test func textInMP4IsASubtitleTrackAndOtherTextANote() throws {
+        func text(_ lang: String, _ mime: String, _ codecs: String, pto: Int = 0) -> String {
+            """
+            <AdaptationSet contentType="text" mimeType="\(mime)" lang="\(lang)"><Label>\(lang.uppercased())</Label>
+            <SegmentTemplate timescale="1000" presentationTimeOffset="\(pto)" startNumber="1" initialization="t-\(lang)/init.mp4" media="t-\(lang)/$Number$.m4s">
+            <SegmentTimeline><S t="\(10_000 + pto)" d="2000" r="4"/></SegmentTimeline></SegmentTemplate>
+            <Representation id="t-\(lang)" bandwidth="1000" codecs="\(codecs)"/>
+            </AdaptationSet>
+            """
+        }
+        let sets = text("en", "application/mp4", "wvtt") + text("fr", "application/mp4", "stpp.ttml.im1t", pto: 5_000)
+            + text("de", "text/vtt", "") + text("es", "application/mp4", "wvtt") + text("it", "application/mp4", "wvtt") + text("nl", "application/mp4", "wvtt")
+        let m = try LiveMPD(parsing: Self.mpd("<Period id=\"p\" start=\"PT0S\">\(Self.video)\(sets)</Period>"), now: Self.astDate + 30)
+        #expect(m.texts.map(\.rendition.language) == ["en", "fr", "es", "it"] && m.texts.map(\.rendition.name) == ["EN", "FR", "ES", "IT"])
+        #expect(m.texts.allSatisfy { $0.rendition.type == .subtitles && $0.segments.count == 5 })
+        #expect(m.texts[0].segments.first?.uri == "https://origin.example/live/t-en/1.m4s" && m.texts[0].segments.first?.start == MediaTime(seconds: 10))
+        #expect(m.texts[0].segments.first?.shift == .zero && m.texts[1].segments.first?.shift == MediaTime(seconds: -5), "onto the video's media time")
+        #expect(m.notes.contains { $0.contains("'text/vtt'") } && m.notes.contains { $0.contains("more than 4 text") }, "\(m.notes)")
+    }
+
     @Test func aDurationTemplateListsWhatHasEndedOnTheAvailabilityClock() throws {
         let period = """
             <Period id="p" start="PT10S"><AdaptationSet contentType="video" mimeType="video/mp4">

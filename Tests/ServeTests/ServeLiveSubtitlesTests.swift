@@ -179,14 +179,30 @@ import Timing
 @Suite(.serialized) struct ServeLiveDASHSubtitlesTests {
     typealias Rig = ServeLiveSessionTests.Rig
 
-    @Test func aLiveOriginsSubtitlesAreWVTTTextInEveryPeriodWithNoCueDuringAnAd() async throws {
-        let rig = try await Rig.start(breaks: [
-            LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 6), signal: .dateRange(.spliceInsert)),
-        ], seconds: 40, sourcePath: "/master.m3u8", subtitles: true)
+    /// The origin: HLS with a WebVTT rendition, or DASH with WebVTT or TTML in MP4 (issue 34
+    /// item 4 and 5: a live DASH origin's text AdaptationSet read, `FragmentedTextTrack`).
+    enum Origin: String, CaseIterable, CustomTestStringConvertible {
+        case hls, dashWebVTT, dashTTML
+        var testDescription: String { rawValue }
+    }
+
+    @Test(arguments: Origin.allCases) func aLiveOriginsSubtitlesAreWVTTTextInEveryPeriodWithNoCueDuringAnAd(origin: Origin) async throws {
+        let breaks = [LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 6), signal: .dateRange(.spliceInsert))]
+        let rig = switch origin {
+        case .hls: try await Rig.start(breaks: breaks, seconds: 40, sourcePath: "/master.m3u8", subtitles: true)
+        case .dashWebVTT: try await Rig.start(breaks: breaks, seconds: 40, dash: true, dashText: .webVTT)
+        case .dashTTML: try await Rig.start(breaks: breaks, seconds: 40, dash: true, dashText: .ttml)
+        }
         defer { rig.stop() }
         _ = try await rig.warm()
+        #expect(await rig.channel.subtitleRenditions().map(\.language) == ["en"])
+        // where origin segment k's first picture is on the channel's (and the wire's) clock
+        let starts = rig.origin.dashVideoStarts ?? rig.origin.media.segments.map(\.firstPTS)
         let created = try await curl(rig.url("/v1/session/ch"), method: "POST", body: "{}")
         let path = try #require(created.json?["dashManifestUrl"] as? String, "\(created.text)")
+        // the HLS master names the track too (any origin's subtitles go to every dialect)
+        let master = try await curl(rig.url(try #require(created.json?["manifestUrl"] as? String))).text
+        #expect(master.contains(#"TYPE=SUBTITLES,GROUP-ID="subs""#) && master.contains(#"LANGUAGE="en""#), "\(master)")
         let folder = rig.root.appendingPathComponent("dash-subs")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         // every text segment listed, by its time: (duration, URL, whether its Period is an ad's or slate's)
@@ -250,11 +266,11 @@ import Timing
         for cue in cues {
             // qtdemux writes each sample's cues with the sample's times (ms): a cue is the origin
             // segment k's, shown 0.2–1.8 s after that segment's first frame, cut to the segment it is in
-            guard cue.text.hasPrefix("segment "), let k = Int(cue.text.dropFirst(8)), rig.origin.media.segments.indices.contains(k) else {
+            guard cue.text.hasPrefix("segment "), let k = Int(cue.text.dropFirst(8)), starts.indices.contains(k) else {
                 Issue.record("cue '\(cue.text)'"); continue
             }
-            let origin = rig.origin.media.segments[k].firstPTS
-            let from = origin + 18_000, to = origin + 162_000
+            // (a DASH origin's text track counts milliseconds: within one of the picture's time)
+            let from = starts[k] + 18_000, to = starts[k] + 162_000
             #expect(cue.start >= from - 90 && cue.end <= to + 90, "cue '\(cue.text)' at \(cue.start)-\(cue.end), the origin's \(from)-\(to)")
             // never in an ad's or slate's time
             for (start, s) in all where s.ad {
@@ -262,12 +278,14 @@ import Timing
             }
             contentCues += 1
         }
-        // every content segment that shows an origin cue has it: each origin segment k listed whole shows its cue
-        let shown = Set(cues.compactMap { Int($0.text.dropFirst(8)) })
-        for (start, s) in all where !s.ad {
-            for (k, seg) in rig.origin.media.segments.enumerated() where seg.firstPTS + 18_000 >= start && seg.firstPTS + 162_000 <= start + s.duration {
-                #expect(shown.contains(k), "origin segment \(k)'s cue, inside the text segment at \(start)")
-            }
+        // each origin cue whose time the session shows as content is there whole: its pieces (qtdemux
+        // writes a cue once per sample) meet and run from its start to its end, within a millisecond
+        func content(_ t: Int64) -> Bool { all.contains { t >= $0.key && t < $0.key + $0.value.duration && !$0.value.ad } }
+        for (k, first) in starts.enumerated() where content(first + 18_000) && content(first + 162_000 - 1) {
+            let pieces = cues.filter { $0.text == "segment \(k)" }.sorted { $0.start < $1.start }
+            let meet = zip(pieces, pieces.dropFirst()).allSatisfy { abs($0.end - $1.start) <= 90 }
+            #expect(meet && abs((pieces.first?.start ?? -1) - (first + 18_000)) <= 90 && abs((pieces.last?.end ?? -1) - (first + 162_000)) <= 90,
+                    "origin segment \(k)'s cue at \(first + 18_000)-\(first + 162_000): \(pieces.map { "\($0.start)-\($0.end)" })")
         }
         #expect(contentCues >= 8 && all.contains { $0.value.ad }, "\(contentCues) cues, \(all.count) segments")
         // no such track, a number out of the window, a malformed name: 404

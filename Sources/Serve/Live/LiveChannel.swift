@@ -75,6 +75,8 @@ public actor LiveChannel {
     private var otherAudio: [HLS.Rendition] = []
     /// HLS: the origin's WebVTT subtitle renditions and their cues on the channel's clock.
     private var subtitles = LiveSubtitles()
+    /// DASH: the text tracks' initialization segments read, by URI (`textHeader`).
+    private var textHeaders: [(uri: String, header: FragmentedTextTrack.Header)] = []
 
     /// Polls a segment that cannot be fetched (or read) is tried before it is skipped.
     public static let fetchAttempts = 3
@@ -647,6 +649,7 @@ public actor LiveChannel {
                 }
             }
             for note in read.notes { log?.event("live_origin_note", ["channel": name, "detail": note]) }
+            subtitles.tracks = read.texts.map { LiveSubtitles.Track(rendition: $0.rendition, location: source) }
         }
         mpd = read
         defer { faults.pollEnded(); forgetAudio() }
@@ -656,7 +659,83 @@ public actor LiveChannel {
             guard let i = Int((renditions[key]?.video ?? key).dropFirst()), read.videos.indices.contains(i) else { continue }
             do { try await take(read.videos[i].playlist, key: key, scratch: scratch) } catch { failure = failure ?? error }
         }
+        if !subtitles.tracks.isEmpty { await pollDASHSubtitles(read, scratch: scratch) }
         if let failure { throw failure }
+    }
+
+    /// A DASH origin's subtitles at this poll: each text AdaptationSet's segments not taken yet
+    /// (by media time, at most `LiveSubtitles.maxSegmentsPerPoll`), each fetched once (at most
+    /// 1 MiB; its initialization segment once per URI) and read (`FragmentedTextTrack`: WebVTT
+    /// samples, or TTML documents clipped to their samples), the cues moved onto the video's
+    /// media timeline (the channel's file clock) and placed as an HLS origin's are. A failure is
+    /// logged once and that segment's cues are lost, never the video's time.
+    private func pollDASHSubtitles(_ read: LiveMPD, scratch: URL) async {
+        guard let top = renditionNames.first, let r = renditions[top], let end = r.timeline.end else { return }
+        let fileClock = end - r.timeline.clockOffset
+        for k in subtitles.tracks.indices where read.texts.indices.contains(k) {
+            let listed = read.texts[k].segments
+            // an origin whose text went back (restarted): taken again from its newest
+            if let taken = subtitles.tracks[k].taken, let last = listed.last, last.start + last.duration < taken { subtitles.tracks[k].taken = nil }
+            // the first poll takes the newest (older cues would be dropped at once), later ones what follows
+            let due = subtitles.tracks[k].taken.map { taken in Array(listed.filter { $0.start >= taken }.prefix(LiveSubtitles.maxSegmentsPerPoll)) }
+                ?? Array(listed.suffix(LiveSubtitles.maxSegmentsPerPoll))
+            for entry in due {
+                subtitles.tracks[k].taken = entry.start + entry.duration
+                let file = scratch.appendingPathComponent("subtitle-\(k).m4s")
+                defer { try? FileManager.default.removeItem(at: file) }
+                let header: FragmentedTextTrack.Header
+                do {
+                    header = try await textHeader(entry.initialization, scratch: scratch)
+                    try await HLSImport.fetch(try source.resolve(entry.uri), to: file, maxBytes: HLSSubtitleImport.maxSegmentBytes, timeout: timeout)
+                } catch {
+                    report(.segmentUnavailable, rendition: "subtitles", "\(entry.uri.prefix(200)): \(error)")
+                    continue
+                }
+                do {
+                    let samples = try FragmentedTextTrack.samples(try Data(contentsOf: file), header)
+                    var cues: [WebVTT.Cue]
+                    switch header.format {
+                    case .webVTT:
+                        cues = try FragmentedTextTrack.webVTTCues(samples).map { c in
+                            var c = c
+                            c.start = (MediaTime(value: c.start, timescale: header.timescale) + entry.shift).mpegTicks
+                            c.end = (MediaTime(value: c.end, timescale: header.timescale) + entry.shift).mpegTicks
+                            return c
+                        }
+                    case .ttml:
+                        // each sample a document on the track's media timeline, shown within its sample
+                        var all: [WebVTT.Cue] = []
+                        for sample in samples where sample.duration > 0 {
+                            let from = MediaTime(value: sample.start, timescale: header.timescale).mpegTicks
+                            let to = MediaTime(value: sample.start + sample.duration, timescale: header.timescale).mpegTicks
+                            for var c in try TTMLImport.cues(sample.bytes, what: "TTML sample of \(entry.uri.prefix(120))") {
+                                c.start = max(c.start, from); c.end = min(c.end, to)
+                                guard c.end > c.start else { continue }
+                                c.start += entry.shift.mpegTicks; c.end += entry.shift.mpegTicks
+                                all.append(c)
+                            }
+                        }
+                        cues = FragmentedTextTrack.merged(all)
+                    }
+                    subtitles.add(cues.filter { $0.start >= 0 }, track: k, fileClock: fileClock, clockOffset: r.timeline.clockOffset,
+                                  oldest: r.segments.first?.firstPTS)
+                } catch {
+                    report(.segmentUnreadable, rendition: "subtitles", "\(entry.uri.prefix(200)): \(error)")
+                }
+            }
+        }
+    }
+
+    /// The text track of a DASH origin's initialization segment `uri`, fetched once (at most
+    /// 64 KiB) and kept while the channel lives (the newest 16).
+    private func textHeader(_ uri: String, scratch: URL) async throws -> FragmentedTextTrack.Header {
+        if let known = textHeaders.first(where: { $0.uri == uri }) { return known.header }
+        let file = scratch.appendingPathComponent("subtitle-init.mp4")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await HLSImport.fetch(try source.resolve(uri), to: file, maxBytes: 64 << 10, timeout: timeout)
+        let header = try FragmentedTextTrack.header(try Data(contentsOf: file))
+        textHeaders = Array((textHeaders + [(uri, header)]).suffix(16))
+        return header
     }
 
     /// Rendition `key`'s playlist at this poll.

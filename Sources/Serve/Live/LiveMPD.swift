@@ -26,6 +26,9 @@ import Timing
 ///   into each video segment; and the same of up to `LiveChannel.maxLanguages` other audio
 ///   AdaptationSets (other languages: each known across Periods by its `lang`, else its place).
 ///   Audio and video must share the media timeline (`presentationTimeOffset` in seconds).
+/// - subtitles: each text AdaptationSet of WebVTT or TTML in MP4 (`application/mp4`, `wvtt` or
+///   `stpp`), its first Representation's segments listed for the channel to read cues from
+///   (`LiveSubtitles`); other text (a sidecar file, segmented plain text) is left out with a note.
 ///
 /// Only the last `timeShiftBufferDepth` (at most 5 minutes; 60 s when the MPD gives none) is
 /// listed: a channel starting on an origin with hours of DVR takes its live end, not its history.
@@ -60,6 +63,20 @@ struct LiveMPD {
     var mainAudio: HLS.Rendition?
     /// Other audio languages: each one's AdaptationSet as an HLS rendition and its segments listed.
     var languages: [(rendition: HLS.Rendition, audio: [AudioSegment])]
+    /// One segment of a text AdaptationSet (WebVTT or TTML in MP4), on its track's media timeline.
+    struct TextSegment: Equatable {
+        var uri: String
+        var initialization: String
+        var start: MediaTime
+        var duration: MediaTime
+        /// What moves its media time onto the video's (the two tracks' `presentationTimeOffset`s apart).
+        var shift: MediaTime
+    }
+
+    /// Subtitles: each text AdaptationSet of WebVTT (`wvtt`) or TTML (`stpp`) in MP4 (known
+    /// across Periods by its `lang`, else its place; at most `LiveSubtitles.maxTracks`) as an HLS
+    /// subtitle rendition, and its segments listed.
+    var texts: [(rendition: HLS.Rendition, segments: [TextSegment])]
     /// The MPD is static: the origin has ended, everything is listed.
     var ended: Bool
     /// What was left out, one line each (more audio languages, subtitles).
@@ -130,21 +147,20 @@ struct LiveMPD {
         // other languages, in order of first appearance: each one's identity, rendition and runs
         var languageKeys: [String] = [], languageRenditions: [HLS.Rendition] = []
         var languageRuns: [[(period: Int, listed: Listed)]] = []
+        var textKeys: [String] = [], textRenditions: [HLS.Rendition] = []
+        var textRuns: [[(period: Int, listed: Listed, shift: MediaTime)]] = []
         for (i, period) in periods.enumerated() {
             var end = i + 1 < periods.count ? starts[i + 1] : presentationEnd
             if let d = period.attribute("duration") { end = starts[i] + (try DASHImport.duration(d, allowingZero: false, limit: 1e10)) }
             let bound = Bound(start: starts[i], end: end, now: sinceStart)
             let periodBase = DASHImport.join(base, period.childText("BaseURL") ?? "")
             var videos: [(listed: Listed, id: String, bandwidth: Int)] = []
-            var audioSets: [XMLElementNode] = []
+            var audioSets: [XMLElementNode] = [], textSets: [XMLElementNode] = []
             for set in period.children("AdaptationSet") {
                 guard set.children("ContentProtection").isEmpty else { throw StoreError.unsupported("live DASH source: encrypted content is not supported") }
                 let kind = Self.kind(set, set.children("Representation").first)
                 if kind == "audio" { audioSets.append(set); continue }
-                if kind == "text" || kind == "application" {
-                    if !notes.contains(where: { $0.hasPrefix("subtitles") }) { notes.append("subtitles of a live DASH origin are left out") }
-                    continue
-                }
+                if kind == "text" || kind == "application" { textSets.append(set); continue }
                 guard kind == "video" else { continue }
                 let setBase = DASHImport.join(periodBase, set.childText("BaseURL") ?? "")
                 for rep in set.children("Representation") {
@@ -194,6 +210,39 @@ struct LiveMPD {
                 }
                 guard let k, let listed = try audioListed(audioSets[o]) else { continue }
                 languageRuns[k].append((i, listed))
+            }
+            // subtitles: WebVTT or TTML in MP4 segments, each set's first Representation
+            for (place, set) in textSets.enumerated() {
+                guard let rep = set.children("Representation").first else { continue }
+                let mime = rep.attribute("mimeType") ?? set.attribute("mimeType") ?? ""
+                let codecs = rep.attribute("codecs") ?? set.attribute("codecs") ?? ""
+                guard mime == "application/mp4", codecs.hasPrefix("wvtt") || codecs.hasPrefix("stpp") else {
+                    let note = "subtitles: a text AdaptationSet of '\(mime.prefix(40))' '\(codecs.prefix(40))' left out (WebVTT or TTML in MP4 segments are read)"
+                    if !notes.contains(note) { notes.append(note) }
+                    continue
+                }
+                guard rep.children("ContentProtection").isEmpty else { continue }
+                let key = set.attribute("lang").map { "lang:" + $0.prefix(64) } ?? "place:\(place)"
+                var k = textKeys.firstIndex(of: key)
+                if k == nil, textKeys.count < LiveSubtitles.maxTracks {
+                    textKeys.append(key)
+                    var r = Self.rendition(set, place: textKeys.count - 1)
+                    r.type = .subtitles; r.groupID = "subs"; r.channels = nil
+                    r.name = set.childText("Label").map { String($0.prefix(64)) } ?? set.attribute("lang").map { String($0.prefix(64)) } ?? "subtitles \(textKeys.count)"
+                    r.isDefault = textKeys.count == 1
+                    textRenditions.append(r)
+                    textRuns.append([])
+                    k = textKeys.count - 1
+                } else if k == nil {
+                    let note = "subtitles: more than \(LiveSubtitles.maxTracks) text AdaptationSets, the rest left out"
+                    if !notes.contains(note) { notes.append(note) }
+                }
+                guard let k else { continue }
+                let listed = try Self.list(rep, in: set, base: DASHImport.join(periodBase, set.childText("BaseURL") ?? ""), bound: bound)
+                // its media time onto the video's: the two offsets apart (Period time is the same)
+                let videoOffset = videos.first.map { MediaTime(value: $0.listed.presentationTimeOffset, timescale: $0.listed.timescale) } ?? .zero
+                let shift = videoOffset - MediaTime(value: listed.presentationTimeOffset, timescale: listed.timescale)
+                textRuns[k].append((i, listed, shift))
             }
             events.append(try Self.events(period))
         }
@@ -259,6 +308,14 @@ struct LiveMPD {
         self.mainAudio = mainAudio
         self.languages = languageRenditions.indices.map { k in
             (languageRenditions[k], languageRuns[k].flatMap { segments(kept($0.listed, period: $0.period)) })
+        }
+        self.texts = textRenditions.indices.map { k in
+            (textRenditions[k], textRuns[k].flatMap { run in
+                kept(run.listed, period: run.period).segments.map {
+                    TextSegment(uri: $0.uri, initialization: run.listed.initialization, start: MediaTime(value: $0.start, timescale: run.listed.timescale),
+                                duration: MediaTime(value: $0.duration, timescale: run.listed.timescale), shift: run.shift)
+                }
+            })
         }
         self.notes = notes
     }

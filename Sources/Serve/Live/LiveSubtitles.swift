@@ -9,6 +9,9 @@ import Timing
 /// plus the clock offset the video has there), a cue the packager repeats in the next segment
 /// kept once, the oldest dropped past `maxCues`. A viewer's subtitle segment is cut from these
 /// cues at its own segment boundaries (`SubtitleTrack.segment`), as a VOD session's is.
+/// A live DASH origin's text AdaptationSets of WebVTT or TTML in MP4 are followed the same way
+/// (`LiveMPD.texts`): each new segment read (`FragmentedTextTrack`), its cues' media times moved
+/// onto the video's media timeline, which is the channel's file clock.
 struct LiveSubtitles: Sendable {
     /// One subtitle rendition.
     struct Track: Sendable {
@@ -16,6 +19,9 @@ struct LiveSubtitles: Sendable {
         var location: HLSLocation
         /// The media sequence number of its next segment to take.
         var next = 0
+        /// DASH: where the segments taken end on the text track's media timeline (the next one
+        /// taken starts there or later).
+        var taken: MediaTime?
         /// Its cues on the channel's clock, in start order.
         var cues: [WebVTT.Cue] = []
     }
