@@ -33,13 +33,17 @@ public enum FragmentedTextTrack {
 
     /// One sample: its time and duration (track ticks) and its bytes.
     public struct Sample: Sendable, Hashable {
+        /// Its presentation time, track ticks.
         public var start: Int64
+        /// How long it shows, track ticks.
         public var duration: Int64
+        /// Its bytes (WebVTT boxes, or a TTML document).
         public var bytes: Data
     }
 
     /// Why a text segment could not be read, in one line.
     public struct Failure: Error, CustomStringConvertible, Sendable {
+        /// The line.
         public var description: String
         init(_ d: String) { description = "text track: " + d }
     }
