@@ -296,3 +296,65 @@ import Timing
         #expect(rig.loggedFaults.isEmpty, "\(rig.loggedFaults)")
     }
 }
+
+/// A live DASH origin's text segments that misbehave: gone (404), not MP4 boxes, over 1 MiB.
+/// Each is logged once and costs the video nothing: the channel keeps taking its segments, and
+/// the cues of the segments that can be read come back.
+@Suite(.serialized) struct ServeLiveDASHSubtitleFaultsTests {
+    @Test func aBrokenTextAdaptationSetIsLoggedAndNeverCostsTheVideo() async throws {
+        let media = try await offPool { try LiveOriginMedia.make(seconds: 30) }
+        let origin = try LiveOrigin(media: media, windowSize: 6, initialSegments: 4, dash: true, dashText: .webVTT)
+        defer { origin.stop() }
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        let mode = Locked("gone")
+        // the origin's MPD and segments through here, its text segments as `mode` says
+        server.setHandler { request in
+            let m = mode.withLock { $0 }
+            if request.path.hasPrefix("/dash/t/"), request.path.hasSuffix(".m4s") {
+                switch m {
+                case "gone": return HTTPTestServer.Response(status: 404, body: "gone", contentType: "text/plain")
+                case "garbage": return HTTPTestServer.Response(headers: ["Content-Type": "application/mp4"], body: Data(repeating: 0x41, count: 4_000))
+                case "huge": return HTTPTestServer.Response(headers: ["Content-Type": "application/mp4"], body: Data(repeating: 0, count: 2 << 20))
+                default: break
+                }
+            }
+            guard let r = try? run("/usr/bin/curl", ["-sf", origin.url(request.path)]), r.status == 0 else {
+                return HTTPTestServer.Response(status: 404, body: "no", contentType: "text/plain")
+            }
+            return HTTPTestServer.Response(headers: ["Content-Type": request.path.hasSuffix(".mpd") ? "application/dash+xml" : "video/mp4"], body: r.stdout)
+        }
+        let folder = StoreFixture.folder("live-dash-subtitle-faults")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = LineBox()
+        let channel = try LiveChannel(name: "s", source: server.url("/live.mpd"), folder: folder, log: ServeLog { log.append($0) })
+        func taken() async -> Int { await channel.window(rendition: "v0")?.segments.count ?? 0 }
+        func faults(_ kind: String) -> [String] {
+            log.all.filter { $0.contains("\"live_origin_fault\"") && $0.contains("\"kind\":\"\(kind)\"") && $0.contains("\"rendition\":\"subtitles\"") }
+        }
+        try await channel.poll()
+        #expect(await channel.subtitleRenditions().map(\.language) == ["en"])
+        var before = await taken()
+        for (m, kind) in [("gone", "segment_unavailable"), ("garbage", "segment_unreadable"), ("huge", "segment_unavailable")] {
+            mode.withLock { $0 = m }
+            for _ in 0..<2 {
+                origin.advance()
+                try await channel.poll()
+            }
+            let now = await taken()
+            #expect(now > before, "\(m): the video goes on (\(before) → \(now) segments)")
+            before = now
+            #expect(faults(kind).count == 1, "\(m): \(log.all.filter { $0.contains("subtitles") })")
+        }
+        // readable again: its cues come back
+        mode.withLock { $0 = "whole" }
+        for _ in 0..<2 {
+            origin.advance()
+            try await channel.poll()
+        }
+        let w = try #require(await channel.window(rendition: "v0"))
+        let last = try #require(w.segments.last)
+        let cues = await channel.subtitleCues(track: 0, from: last.firstPTS, to: last.firstPTS + last.duration.mpegTicks) ?? []
+        #expect(cues.contains { $0.text.hasPrefix("segment ") }, "\(cues)")
+    }
+}
