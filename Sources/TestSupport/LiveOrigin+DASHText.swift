@@ -29,26 +29,50 @@ extension LiveOrigin.Core {
 
     func respondText(_ file: String, _ format: LiveOriginDASH.TextFormat, _ dash: LiveOriginDASH, published p: Int) -> HTTPTestServer.Response? {
         let mp4 = ["Content-Type": "application/mp4"]
-        if file == "init.mp4" { return .init(headers: mp4, body: Data(Self.textInitialization(format))) }
+        if file == "init.mp4" { return .init(headers: mp4, body: Data(TestMP4Text.initialization(format))) }
         guard file.hasSuffix(".m4s"), let n = Int(file.dropLast(4)), n >= 0, n < p else { return nil }
         let span = textSpan(n, dash)
         let cue = (start: (dash.videos[0].starts[n] + 18_000) / 90, end: (dash.videos[0].starts[n] + 162_000) / 90)
-        var samples: [(duration: UInt32, bytes: [UInt8])] = []
+        let samples = TestMP4Text.samples(format, from: span.start, to: span.end, cues: [(cue.start, cue.end, "segment \(n)")])
+        return .init(headers: mp4, body: Data(TestMP4Text.segment(sequence: UInt32(n + 1), start: span.start, samples: samples)))
+    }
+}
+
+/// Text tracks in MP4 as a packager writes them, with boxes of their own (not the service's
+/// `WebVTTMP4`): track id 2, a `subt` handler, millisecond times, a 32-bit `tfdt`, no `styp`.
+public enum TestMP4Text {
+    /// The samples of a segment `[from, to)` (ms) showing `cues` (ms, the track's media time):
+    /// WebVTT, pieces cut at every cue boundary (`vttc` each cue showing, `vtte` none); TTML, one
+    /// document of all `cues` (its times the media time) for the whole segment.
+    public static func samples(_ format: LiveOriginDASH.TextFormat, from: Int64, to: Int64,
+                               cues: [(start: Int64, end: Int64, text: String)]) -> [(duration: UInt32, bytes: [UInt8])] {
         switch format {
         case .webVTT:
-            let text = Self.box("vttc", Self.box("payl", Array("segment \(n)".utf8)))
-            samples = [(UInt32(cue.start - span.start), Self.box("vtte", [])), (UInt32(cue.end - cue.start), text),
-                       (UInt32(span.end - cue.end), Self.box("vtte", []))].filter { $0.duration > 0 }
+            let points = Set([from, to] + cues.flatMap { [$0.start, $0.end] }.filter { $0 > from && $0 < to }).sorted()
+            return zip(points, points.dropFirst()).map { a, b in
+                let showing = cues.filter { $0.start <= a && $0.end >= b }
+                let bytes = showing.isEmpty ? box("vtte", []) : showing.flatMap { box("vttc", box("payl", Array($0.text.utf8))) }
+                return (UInt32(b - a), bytes)
+            }
         case .ttml:
             func clock(_ ms: Int64) -> String { String(format: "%02d:%02d:%02d.%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000) }
-            let doc = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><tt xmlns=\"http://www.w3.org/ns/ttml\" xml:lang=\"en\"><body><div>"
-                + "<p begin=\"\(clock(cue.start))\" end=\"\(clock(cue.end))\">segment \(n)</p></div></body></tt>"
-            samples = [(UInt32(span.end - span.start), Array(doc.utf8))]
+            // the text escaped, its line breaks `br`
+            func markup(_ t: String) -> String {
+                t.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: "\n", with: "<br/>")
+            }
+            let body = cues.map { "<p begin=\"\(clock($0.start))\" end=\"\(clock($0.end))\">\(markup($0.text))</p>" }.joined()
+            return [(UInt32(to - from), ttmlDocument(body))]
         }
-        return .init(headers: mp4, body: Data(Self.textSegment(sequence: UInt32(n + 1), start: span.start, samples: samples)))
     }
 
-    static func textInitialization(_ format: LiveOriginDASH.TextFormat) -> [UInt8] {
+    /// A TTML document whose `div` holds `body`.
+    public static func ttmlDocument(_ body: String) -> [UInt8] {
+        Array(("<?xml version=\"1.0\" encoding=\"UTF-8\"?><tt xmlns=\"http://www.w3.org/ns/ttml\" xml:lang=\"en\"><body><div>" + body
+            + "</div></body></tt>").utf8)
+    }
+
+    /// The initialization segment of a text track of `format` (timescale 1000, track 2).
+    public static func initialization(_ format: LiveOriginDASH.TextFormat) -> [UInt8] {
         let entry: [UInt8]
         switch format {
         case .webVTT: entry = box("wvtt", [0, 0, 0, 0, 0, 0, 0, 1] + box("vttC", Array("WEBVTT".utf8)))
@@ -68,7 +92,7 @@ extension LiveOrigin.Core {
     }
 
     /// A `moof` (track 2, base the `moof`, 32-bit `tfdt`, each sample's duration and size) and its `mdat`.
-    static func textSegment(sequence: UInt32, start: Int64, samples: [(duration: UInt32, bytes: [UInt8])]) -> [UInt8] {
+    public static func segment(sequence: UInt32, start: Int64, samples: [(duration: UInt32, bytes: [UInt8])]) -> [UInt8] {
         func moof(_ offset: UInt32) -> [UInt8] {
             var trun = be(0x301) + be(UInt32(samples.count)) + be(offset)
             for s in samples { trun += be(s.duration) + be(UInt32(s.bytes.count)) }

@@ -301,6 +301,70 @@ import Timing
         #expect(germanShown.count == germanExpected.count && zip(germanShown, germanExpected).allSatisfy { $0.near($1) }, "\(germanShown) against \(germanExpected)")
     }
 
+    /// A static DASH origin whose subtitles are segments of MP4 text (as packagers write them for
+    /// DASH: `TestMP4Text`, not the service's own boxes): English WebVTT (`wvtt`, `$Number$`,
+    /// `presentationTimeOffset` 5 s, a cue cut by the segment boundary and cues overlapping) and
+    /// German TTML (`stpp`, one document a segment, its times on the track's media timeline):
+    /// the same cues on the content's timeline as the sidecar files give, and a session's subtitle
+    /// playlist shows each at its stream time.
+    @Test func aDASHOriginsTextInMP4IsASubtitleTrack() async throws {
+        let root = StoreFixture.folder("subs-dash-mp4")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("origin")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        _ = try await Tools.ffmpeg(["-v", "error", "-y", "-i", try StoreFixture.clip().path, "-map", "0:v", "-map", "0:a", "-c", "copy", "-f", "dash",
+                                    "-seg_duration", "2", "-use_template", "1", "-use_timeline", "1", "-adaptation_sets", "id=0,streams=v id=1,streams=a",
+                                    folder.appendingPathComponent("o.mpd").path])
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where !name.hasSuffix(".mpd") {
+            server.route("/" + name, HTTPTestServer.Response(headers: ["Content-Type": "video/mp4"], body: try Data(contentsOf: folder.appendingPathComponent(name))))
+        }
+        // two 2 s text segments of each language, media time = content time + the set's offset
+        let mp4 = ["Content-Type": "application/mp4"]
+        for (lang, format, offset, cues) in [("en", LiveOriginDASH.TextFormat.webVTT, Int64(5_000), Self.english),
+                                             ("de", LiveOriginDASH.TextFormat.ttml, Int64(0), Self.german)] {
+            server.route("/t-\(lang)/init.mp4", HTTPTestServer.Response(headers: mp4, body: Data(TestMP4Text.initialization(format))))
+            for k in 0..<2 {
+                let from = Int64(k) * 2_000 + offset, to = from + 2_000
+                // WebVTT: the cues showing in the segment; TTML: the whole document in each (clipped by the reader)
+                let showing = cues.map { (start: Int64($0.0) + offset, end: Int64($0.1) + offset, text: $0.2) }
+                    .filter { format == .ttml || ($0.end > from && $0.start < to) }
+                let samples = TestMP4Text.samples(format, from: from, to: to, cues: showing)
+                server.route("/t-\(lang)/\(k + 1).m4s", HTTPTestServer.Response(headers: mp4, body: Data(TestMP4Text.segment(sequence: UInt32(k + 1), start: from, samples: samples))))
+            }
+        }
+        var mpd = String(decoding: try Data(contentsOf: folder.appendingPathComponent("o.mpd")), as: UTF8.self)
+        func set(_ id: Int, _ lang: String, _ codecs: String, offset: Int) -> String {
+            "<AdaptationSet id=\"\(id)\" contentType=\"text\" mimeType=\"application/mp4\" lang=\"\(lang)\">"
+                + "<SegmentTemplate timescale=\"1000\" presentationTimeOffset=\"\(offset)\" startNumber=\"1\" initialization=\"t-\(lang)/init.mp4\" media=\"t-\(lang)/$Number$.m4s\">"
+                + "<SegmentTimeline><S t=\"\(offset)\" d=\"2000\" r=\"1\"/></SegmentTimeline></SegmentTemplate>"
+                + "<Representation id=\"t-\(lang)\" bandwidth=\"1000\" codecs=\"\(codecs)\"/></AdaptationSet>"
+        }
+        mpd = mpd.replacingOccurrences(of: "</Period>", with: set(5, "en", "wvtt", offset: 5_000) + set(6, "de", "stpp.ttml.im1t", offset: 0) + "\n</Period>")
+        server.route("/o.mpd", HTTPTestServer.Response(headers: ["Content-Type": "application/dash+xml"], body: Data(mpd.utf8)))
+        let ads = try midrollAdServer()
+        defer { ads.stop() }
+        let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["d": server.url("/o.mpd")] }
+        let content = try await store.content("d")
+        #expect(content.subtitles.map(\.language) == ["en", "de"] && content.notes.isEmpty, "\(content.subtitles.map(\.name)) \(content.notes)")
+        // WebVTT: the cue the boundary cut is one again, the overlapping ones kept apart
+        #expect(content.subtitles.first?.cues.map { [$0.start, $0.end] } == Self.english.map { [Int64($0.0) * 90, Int64($0.1) * 90] },
+                "\(content.subtitles.first?.cues.map { "\($0.start)-\($0.end) \($0.text)" } ?? [])")
+        #expect(content.subtitles.first?.cues.map(\.text) == Self.english.map(\.2))
+        #expect(content.subtitles.last?.cues.map { [$0.start, $0.end] } == Self.german.map { [Int64($0.0) * 90, Int64($0.1) * 90] })
+        #expect(content.subtitles.last?.cues.map(\.text) == Self.german.map(\.2))
+
+        let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "d", source: "origin")] }
+        let (id, video) = try await readySession(running, content: "d")
+        let file = root.appendingPathComponent("first.ts")
+        try await curl(running.url(ServeEndToEndTests.segmentURLs(video)[0])).body.write(to: file)
+        let subtitles = try await curl(running.url("/v1/sessions/\(id)/subtitles/0.m3u8")).text
+        let shown = try await Self.shown(subtitles, url: { running.url($0) }, origin: try Self.firstVideoPTS(file))
+        let expected = Self.expected(Self.english)
+        #expect(shown.count == expected.count && zip(shown, expected).allSatisfy { $0.near($1) }, "\(shown) against \(expected)")
+    }
+
     /// The German cues (content time in ms) as `germanTTML` writes them.
     static let german: [(Int, Int, String)] = [(400, 1000, "de 0\nzwei Zeilen"), (2500, 3100, "de 2 & mehr"), (3400, 3800, "de 3")]
     static let germanTTML = """

@@ -666,7 +666,7 @@ public actor LiveChannel {
     /// A DASH origin's subtitles at this poll: each text AdaptationSet's segments not taken yet
     /// (by media time, at most `LiveSubtitles.maxSegmentsPerPoll`), each fetched once (at most
     /// 1 MiB; its initialization segment once per URI) and read (`FragmentedTextTrack`: WebVTT
-    /// samples, or TTML documents clipped to their samples), the cues moved onto the video's
+    /// samples, or TTML documents clipped to their samples: `MP4TextCues`), the cues moved onto the video's
     /// media timeline (the channel's file clock) and placed as an HLS origin's are. A failure is
     /// logged once and that segment's cues are lost, never the video's time.
     private func pollDASHSubtitles(_ read: LiveMPD, scratch: URL) async {
@@ -692,30 +692,10 @@ public actor LiveChannel {
                     continue
                 }
                 do {
-                    let samples = try FragmentedTextTrack.samples(try Data(contentsOf: file), header)
-                    var cues: [WebVTT.Cue]
-                    switch header.format {
-                    case .webVTT:
-                        cues = try FragmentedTextTrack.webVTTCues(samples).map { c in
-                            var c = c
-                            c.start = (MediaTime(value: c.start, timescale: header.timescale) + entry.shift).mpegTicks
-                            c.end = (MediaTime(value: c.end, timescale: header.timescale) + entry.shift).mpegTicks
-                            return c
-                        }
-                    case .ttml:
-                        // each sample a document on the track's media timeline, shown within its sample
-                        var all: [WebVTT.Cue] = []
-                        for sample in samples where sample.duration > 0 {
-                            let from = MediaTime(value: sample.start, timescale: header.timescale).mpegTicks
-                            let to = MediaTime(value: sample.start + sample.duration, timescale: header.timescale).mpegTicks
-                            for var c in try TTMLImport.cues(sample.bytes, what: "TTML sample of \(entry.uri.prefix(120))") {
-                                c.start = max(c.start, from); c.end = min(c.end, to)
-                                guard c.end > c.start else { continue }
-                                c.start += entry.shift.mpegTicks; c.end += entry.shift.mpegTicks
-                                all.append(c)
-                            }
-                        }
-                        cues = FragmentedTextTrack.merged(all)
+                    let cues = try MP4TextCues.cues(try Data(contentsOf: file), header, what: String(entry.uri.prefix(120))).map { c in
+                        var c = c
+                        c.start += entry.shift.mpegTicks; c.end += entry.shift.mpegTicks
+                        return c
                     }
                     subtitles.add(cues.filter { $0.start >= 0 }, track: k, fileClock: fileClock, clockOffset: r.timeline.clockOffset,
                                   oldest: r.segments.first?.firstPTS)

@@ -17,7 +17,8 @@ import Timing
 /// ranges is fetched whole once and cut here. Nominal durations (`@duration`) are measured: each
 /// segment lasts from its first picture to the next one's. Relative `BaseURL`s, each Period's
 /// SCTE-35 `EventStream`s as origin cues (at the segment starting nearest each), WebVTT text
-/// AdaptationSets (WebVTT, or TTML read by `TTMLImport`; a file per Period) as subtitle tracks. What it refuses in one
+/// AdaptationSets (WebVTT, or TTML read by `TTMLImport`; a file per Period, or WebVTT or TTML
+/// in MP4 segments read by `MP4TextCues`) as subtitle tracks. What it refuses in one
 /// line: a dynamic MPD (a live origin: `LiveMPD`), Periods with other video Representations
 /// than the first, a hierarchical `sidx`, more than 10,000 segments. Encrypted media
 /// (`ContentProtection`) is kept as it came instead (`ProtectedCMAFImport`). The
@@ -68,6 +69,10 @@ enum DASHImport {
         var url: String
         /// TTML (`application/ttml+xml`, read by `TTMLImport`) rather than WebVTT.
         var ttml = false
+        /// WebVTT or TTML in MP4 segments (`wvtt`, `stpp`; `MP4TextCues`) rather than a file:
+        /// the Representation's segments (cue times on its media timeline, less its
+        /// `presentationTimeOffset`); nil: `url` is the Period's file.
+        var segmented: Track? = nil
     }
 
     /// Largest WebVTT file read for a Period.
@@ -139,14 +144,32 @@ enum DASHImport {
                 let kind = set.attribute("contentType") ?? set.attribute("mimeType")?.split(separator: "/").first.map(String.init) ?? ""
                 let setBase = join(base, set.childText("BaseURL") ?? "")
                 if kind == "text" || kind == "application" {
-                    // subtitles: a WebVTT sidecar file per Period is taken; segmented or fMP4 text is left out
+                    // subtitles: a WebVTT or TTML file per Period, or WebVTT or TTML in MP4 segments; other text is left out
                     for rep in set.children("Representation") {
                         let name = set.attribute("label") ?? rep.attribute("id") ?? set.attribute("lang") ?? "text"
                         let mime = rep.attribute("mimeType") ?? set.attribute("mimeType") ?? ""
+                        let codecs = rep.attribute("codecs") ?? set.attribute("codecs") ?? ""
+                        if mime == "application/mp4", codecs.hasPrefix("wvtt") || codecs.hasPrefix("stpp"), protection.isEmpty {
+                            let repBase = join(setBase, rep.childText("BaseURL") ?? "")
+                            var t: Track
+                            if let template = rep.child("SegmentTemplate") ?? set.child("SegmentTemplate") {
+                                t = try track(rep, template: template, total: total)
+                                t.initialization = join(repBase, t.initialization)
+                                t.media = t.media.map { join(repBase, $0) }
+                            } else if let list = rep.child("SegmentList") ?? set.child("SegmentList") {
+                                t = try listTrack(rep, list: list, base: repBase, total: total)
+                            } else {
+                                notes.append("subtitles '\(name.prefix(64))' left out: MP4 text without a SegmentTemplate or SegmentList")
+                                continue
+                            }
+                            texts.append(TextTrack(name: name, language: set.attribute("lang") ?? rep.attribute("lang"), url: t.initialization,
+                                                   ttml: codecs.hasPrefix("stpp"), segmented: t))
+                            continue
+                        }
                         let file = rep.childText("BaseURL")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
                         guard mime == "text/vtt" || mime == "application/ttml+xml", !file.isEmpty, rep.child("SegmentTemplate") == nil,
                               set.child("SegmentTemplate") == nil else {
-                            notes.append("subtitles '\(name.prefix(64))' left out: only a WebVTT or TTML file per Period is read (\(mime.prefix(40)))")
+                            notes.append("subtitles '\(name.prefix(64))' left out: a WebVTT or TTML file per Period, or WebVTT or TTML in MP4 segments, are read (\(mime.prefix(40)) \(codecs.prefix(40)))")
                             continue
                         }
                         texts.append(TextTrack(name: name, language: set.attribute("lang") ?? rep.attribute("lang"), url: join(setBase, file),
@@ -597,6 +620,26 @@ enum DASHImport {
         // where the video's is (encrypted media is not moved: its own clock); a cue repeated in
         // the next Period's file kept once
         let isProtected = ProtectedCMAFImport.isProtected(periods)
+        // a Period's MP4 text: its initialization, then each segment (at most `maxTextBytes` in
+        // all), its cues on the Period's timeline (media time less `presentationTimeOffset`),
+        // a cue the segments cut made one again
+        func segmentedCues(_ t: Track, file: URL) async throws -> [WebVTT.Cue] {
+            try await fetch(t.initialization, to: file, maxBytes: 64 << 10)
+            let header = try FragmentedTextTrack.header(try Data(contentsOf: file))
+            let offset = MediaTime(value: t.presentationTimeOffset, timescale: t.timescale).mpegTicks
+            var all: [WebVTT.Cue] = [], read: Int64 = 0
+            for uri in t.media {
+                try await fetch(uri, to: file, maxBytes: max(1, maxTextBytes - read))
+                let data = try Data(contentsOf: file)
+                read += Int64(data.count)
+                for var c in try MP4TextCues.cues(data, header, what: String(uri.prefix(120))) {
+                    c.start -= offset; c.end -= offset
+                    if c.end > 0 { c.start = max(0, c.start); all.append(c) }
+                }
+                guard all.count <= SubtitleTrack.maxCues else { throw StoreError.unsupported("more than \(SubtitleTrack.maxCues) cues") }
+            }
+            return FragmentedTextTrack.merged(all)
+        }
         let first = periods[0]
         var subtitles: [HLSSubtitleImport.Track] = []
         let top = first.video[0]
@@ -608,8 +651,13 @@ enum DASHImport {
                 var cues: [WebVTT.Cue] = [], seen = Set<WebVTT.Cue>()
                 for period in periods where period.texts.indices.contains(n) {
                     let text = period.texts[n]
-                    try await fetch(text.url, to: file, maxBytes: maxTextBytes)
-                    let read = text.ttml ? try TTMLImport.cues(try Data(contentsOf: file), what: "the TTML file") : try HLSSubtitleImport.cues(in: file, what: "the WebVTT file")
+                    let read: [WebVTT.Cue]
+                    if let segmented = text.segmented {
+                        read = try await segmentedCues(segmented, file: file)
+                    } else {
+                        try await fetch(text.url, to: file, maxBytes: maxTextBytes)
+                        read = text.ttml ? try TTMLImport.cues(try Data(contentsOf: file), what: "the TTML file") : try HLSSubtitleImport.cues(in: file, what: "the WebVTT file")
+                    }
                     let shift = base + (period.start - first.start).mpegTicks
                     for var c in read {
                         c.start += shift; c.end += shift
