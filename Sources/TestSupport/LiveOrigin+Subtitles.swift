@@ -15,14 +15,23 @@ extension LiveOrigin.Core {
         let p = published()
         if path == prefix + "live.m3u8" {
             let w = window(published: p)
-            var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:\(faults.targetDuration(published: p))",
+            var lines = ["#EXTM3U", "#EXT-X-VERSION:\(textInMP4 == nil ? 3 : 7)", "#EXT-X-TARGETDURATION:\(faults.targetDuration(published: p))",
                          "#EXT-X-MEDIA-SEQUENCE:\(w.mediaSequence)"]
+            if textInMP4 != nil { lines.append("#EXT-X-MAP:URI=\"init.mp4\"") }
             for n in w.segments {
                 lines.append("#EXTINF:\(LiveOrigin.decimal(media.segments[n].duration)),")
-                lines.append("\(n).vtt")
+                lines.append("\(n).\(textInMP4 == nil ? "vtt" : "m4s")")
             }
             if w.ended { lines.append("#EXT-X-ENDLIST") }
             return .init(headers: ["Content-Type": "application/vnd.apple.mpegurl", "Cache-Control": "no-cache"], body: Data((lines.joined(separator: "\n") + "\n").utf8))
+        }
+        if let format = textInMP4 {
+            // fMP4: media time in ms is the MPEG-TS clock's (HLS puts every rendition on one timeline)
+            if path == prefix + "init.mp4" { return .init(headers: ["Content-Type": "application/mp4"], body: Data(TestMP4Text.initialization(format))) }
+            guard path.hasPrefix(prefix), path.hasSuffix(".m4s"), let n = Int(path.dropFirst(prefix.count).dropLast(4)), n >= 0, n < p else { return nil }
+            let from = (media.segments[n].firstPTS + (offset ?? cmafOffset)) / 90, to = from + media.segments[n].duration.mpegTicks / 90
+            let samples = TestMP4Text.samples(format, from: from, to: to, cues: [(from + 200, from + 1_800, LiveOrigin.subtitleText(n))])
+            return .init(headers: ["Content-Type": "application/mp4"], body: Data(TestMP4Text.segment(sequence: UInt32(n + 1), start: from, samples: samples)))
         }
         guard path.hasPrefix(prefix), path.hasSuffix(".vtt"), let n = Int(path.dropFirst(prefix.count).dropLast(4)), n >= 0, n < p else { return nil }
         let firstPTS = media.segments[n].firstPTS + (offset ?? cmafOffset)

@@ -79,13 +79,14 @@ public final class LiveOrigin: Sendable {
     /// HLS master (`a2.m3u8`) and the MPD (an AdaptationSet `lang="de"`, Representation `a2`).
     /// `aes128`: every segment encrypted whole under its key (`/key.bin`; the IV each segment's
     /// media sequence number, as an `EXT-X-KEY` without `IV` implies), MPEG-TS only.
-    /// `dashText` (with `dash`): the MPD has an English text AdaptationSet of WebVTT or TTML in
-    /// MP4 (`LiveOrigin+DASHText`).
+    /// `textInMP4`: the subtitles as WebVTT or TTML in MP4 (`TestMP4Text`): with `dash`, the MPD
+    /// has an English text AdaptationSet of them (`LiveOrigin+DASHText`); with `subtitles`, the
+    /// HLS subtitle rendition is fMP4 segments of them behind an `EXT-X-MAP`.
     public init(media: LiveOriginMedia, breaks: [LiveOriginBreak] = [], windowSize: Int = 5, clock: Clock = .manual,
                 initialSegments: Int? = nil, programDateBase: Date = Date(timeIntervalSince1970: 1_796_083_200),
                 faults: [LiveOriginFault] = [], segmentChunkDelay: Double = 0, cmaf: Bool = false, dash: Bool = false,
                 subtitles: Bool = false, secondLanguage: Bool = false, aes128: LiveOriginAES128? = nil,
-                dashText: LiveOriginDASH.TextFormat? = nil) throws {
+                textInMP4: LiveOriginDASH.TextFormat? = nil) throws {
         precondition(!secondLanguage || dash, "a second language is a demuxed HLS origin's (dash: true)")
         precondition(aes128 == nil || (!cmaf && !dash && faults.isEmpty), "an AES-128 origin is MPEG-TS without faults")
         precondition(windowSize >= 1)
@@ -102,8 +103,8 @@ public final class LiveOrigin: Sendable {
                     realTime: clock == .realTime, windowSize: windowSize, base: programDateBase,
                     faults: LiveOriginFaults(faults: faults, media: media), segmentChunkDelay: segmentChunkDelay,
                     cmaf: cmaf ? try media.renditions.map { try $0.cmaf() } : nil,
-                    dash: dash ? try { var d = try LiveOriginDASH.make(media, secondLanguage: secondLanguage); d.text = dashText; return d }() : nil,
-                    subtitles: subtitles, aes128: aes128)
+                    dash: dash ? try { var d = try LiveOriginDASH.make(media, secondLanguage: secondLanguage); d.text = textInMP4; return d }() : nil,
+                    subtitles: subtitles, aes128: aes128, textInMP4: textInMP4)
         server = try HTTPTestServer()
         let core = self.core
         server.setHandler { request in core.respond(request.path) }
@@ -166,6 +167,8 @@ public final class LiveOrigin: Sendable {
         let dash: LiveOriginDASH?
         /// The master names a WebVTT subtitle rendition (`/subs/`).
         let subtitles: Bool
+        /// Its segments are WebVTT or TTML in MP4 rather than WebVTT files.
+        let textInMP4: LiveOriginDASH.TextFormat?
         /// Segments encrypted (`/key.bin`, `EXT-X-KEY` without IV): whole (AES-128) or their samples; nil: clear.
         let aes128: LiveOriginAES128?
         /// When the origin started (the MPD's availability start is computed from it).
@@ -182,8 +185,9 @@ public final class LiveOrigin: Sendable {
 
         init(media: LiveOriginMedia, breaks: [LiveOriginPlacedBreak], initial: Int, realTime: Bool, windowSize: Int, base: Date,
              faults: LiveOriginFaults, segmentChunkDelay: Double, cmaf: [(folder: URL, ptsOffset: Int64)]?, dash: LiveOriginDASH? = nil,
-             subtitles: Bool = false, aes128: LiveOriginAES128? = nil) {
+             subtitles: Bool = false, aes128: LiveOriginAES128? = nil, textInMP4: LiveOriginDASH.TextFormat? = nil) {
             self.segmentChunkDelay = segmentChunkDelay
+            self.textInMP4 = textInMP4
             self.aes128 = aes128
             self.subtitles = subtitles
             self.cmaf = cmaf

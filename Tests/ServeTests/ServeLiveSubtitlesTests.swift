@@ -179,10 +179,11 @@ import Timing
 @Suite(.serialized) struct ServeLiveDASHSubtitlesTests {
     typealias Rig = ServeLiveSessionTests.Rig
 
-    /// The origin: HLS with a WebVTT rendition, or DASH with WebVTT or TTML in MP4 (issue 34
-    /// item 4 and 5: a live DASH origin's text AdaptationSet read, `FragmentedTextTrack`).
+    /// The origin: HLS with a WebVTT rendition or an IMSC one (TTML in fMP4 behind an
+    /// `EXT-X-MAP`), or DASH with WebVTT or TTML in MP4 (issue 34 items 4 and 5: MP4 text read
+    /// by `MP4TextCues`).
     enum Origin: String, CaseIterable, CustomTestStringConvertible {
-        case hls, dashWebVTT, dashTTML
+        case hls, hlsIMSC, dashWebVTT, dashTTML
         var testDescription: String { rawValue }
     }
 
@@ -190,8 +191,9 @@ import Timing
         let breaks = [LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 6), signal: .dateRange(.spliceInsert))]
         let rig = switch origin {
         case .hls: try await Rig.start(breaks: breaks, seconds: 40, sourcePath: "/master.m3u8", subtitles: true)
-        case .dashWebVTT: try await Rig.start(breaks: breaks, seconds: 40, dash: true, dashText: .webVTT)
-        case .dashTTML: try await Rig.start(breaks: breaks, seconds: 40, dash: true, dashText: .ttml)
+        case .hlsIMSC: try await Rig.start(breaks: breaks, seconds: 40, sourcePath: "/master.m3u8", subtitles: true, textInMP4: .ttml)
+        case .dashWebVTT: try await Rig.start(breaks: breaks, seconds: 40, dash: true, textInMP4: .webVTT)
+        case .dashTTML: try await Rig.start(breaks: breaks, seconds: 40, dash: true, textInMP4: .ttml)
         }
         defer { rig.stop() }
         _ = try await rig.warm()
@@ -303,7 +305,7 @@ import Timing
 @Suite(.serialized) struct ServeLiveDASHSubtitleFaultsTests {
     @Test func aBrokenTextAdaptationSetIsLoggedAndNeverCostsTheVideo() async throws {
         let media = try await offPool { try LiveOriginMedia.make(seconds: 30) }
-        let origin = try LiveOrigin(media: media, windowSize: 6, initialSegments: 4, dash: true, dashText: .webVTT)
+        let origin = try LiveOrigin(media: media, windowSize: 6, initialSegments: 4, dash: true, textInMP4: .webVTT)
         defer { origin.stop() }
         let server = try HTTPTestServer()
         defer { server.stop() }

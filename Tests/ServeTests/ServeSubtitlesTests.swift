@@ -301,6 +301,66 @@ import Timing
         #expect(germanShown.count == germanExpected.count && zip(germanShown, germanExpected).allSatisfy { $0.near($1) }, "\(germanShown) against \(germanExpected)")
     }
 
+    /// An HLS origin whose subtitle renditions are fMP4 (`EXT-X-MAP`; as packagers write IMSC
+    /// for HLS): English WebVTT (`wvtt`) and German IMSC (`stpp`), their media time the MPEG-TS
+    /// clock's seconds: the same content-time cues as WebVTT files give (a cue across the segment
+    /// boundary one cue), and a session's subtitle playlist shows the English at its wire times.
+    @Test func anHLSOriginsSubtitleRenditionsInFMP4AreRead() async throws {
+        let root = StoreFixture.folder("subs-hls-fmp4")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("origin")
+        var files = try ServeStoreHLSSourceTests.origin(in: folder)
+        // the content's first picture on the MPEG-TS clock, in ms (the text tracks count ms)
+        let base = try Self.firstVideoPTS(folder.appendingPathComponent("a0.ts")) / 90
+        let mp4 = "application/mp4"
+        for (lang, format, cues) in [("en", LiveOriginDASH.TextFormat.webVTT, Self.english), ("de", LiveOriginDASH.TextFormat.ttml, Self.german)] {
+            files["/\(lang)-init.mp4"] = (Data(TestMP4Text.initialization(format)), mp4)
+            var playlist = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-MAP:URI=\"\(lang)-init.mp4\"\n"
+            for k in 0..<2 {
+                let from = base + Int64(k) * 2_000, to = from + 2_000
+                let showing = cues.map { (start: base + Int64($0.0), end: base + Int64($0.1), text: $0.2) }.filter { $0.end > from && $0.start < to }
+                files["/\(lang)-\(k).m4s"] = (Data(TestMP4Text.segment(sequence: UInt32(k + 1), start: from,
+                                                                         samples: TestMP4Text.samples(format, from: from, to: to, cues: showing))), mp4)
+                playlist += "#EXTINF:2.000,\n\(lang)-\(k).m4s\n"
+            }
+            files["/\(lang).m3u8"] = (Data((playlist + "#EXT-X-ENDLIST\n").utf8), "application/vnd.apple.mpegurl")
+        }
+        files["/master.m3u8"] = (Data("""
+            #EXTM3U
+            #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="text",NAME="English",LANGUAGE="en",DEFAULT=YES,AUTOSELECT=YES,URI="en.m3u8"
+            #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="text",NAME="Deutsch",LANGUAGE="de",AUTOSELECT=YES,URI="de.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=160x90,CODECS="avc1.64000b,mp4a.40.2,stpp.ttml.im1t",SUBTITLES="text"
+            b.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=900000,RESOLUTION=320x180,CODECS="avc1.64000d,mp4a.40.2,stpp.ttml.im1t",SUBTITLES="text"
+            a.m3u8
+
+            """.utf8), "application/vnd.apple.mpegurl")
+        let originServer = try HTTPTestServer()
+        originServer.serve(files)
+        let ads = try midrollAdServer()
+        defer { ads.stop(); originServer.stop() }
+        let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["h": originServer.url("/master.m3u8")] }
+        let content = try await store.content("h")
+        #expect(content.subtitles.map(\.language) == ["en", "de"], "\(content.notes)")
+        #expect(content.notes.isEmpty, "\(content.notes)")
+        // (the text counts whole ms from the first picture's ms: within one of the content's time)
+        func near(_ got: [WebVTT.Cue]?, _ want: [(Int, Int, String)]) -> Bool {
+            guard let got, got.count == want.count else { return false }
+            return zip(got, want).allSatisfy { abs($0.start - Int64($1.0) * 90) <= 90 && abs($0.end - Int64($1.1) * 90) <= 90 && $0.text == $1.2 }
+        }
+        #expect(near(content.subtitles.first?.cues, Self.english), "\(content.subtitles.first?.cues.map { "\($0.start)-\($0.end) \($0.text)" } ?? [])")
+        #expect(near(content.subtitles.last?.cues, Self.german), "\(content.subtitles.last?.cues.map { "\($0.start)-\($0.end) \($0.text)" } ?? [])")
+
+        let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "h", source: "origin")] }
+        let (id, video) = try await readySession(running, content: "h")
+        let file = root.appendingPathComponent("first.ts")
+        try await curl(running.url(ServeEndToEndTests.segmentURLs(video)[0])).body.write(to: file)
+        let shown = try await Self.shown(try await curl(running.url("/v1/sessions/\(id)/subtitles/0.m3u8")).text, url: { running.url($0) },
+                                         origin: try Self.firstVideoPTS(file))
+        let expected = Self.expected(Self.english)
+        #expect(shown.count == expected.count && zip(shown, expected).allSatisfy { $0.near($1) }, "\(shown) against \(expected)")
+    }
+
     /// A static DASH origin whose subtitles are segments of MP4 text (as packagers write them for
     /// DASH: `TestMP4Text`, not the service's own boxes): English WebVTT (`wvtt`, `$Number$`,
     /// `presentationTimeOffset` 5 s, a cue cut by the segment boundary and cues overlapping) and
@@ -347,7 +407,8 @@ import Timing
         defer { ads.stop() }
         let store = try StoreFixture.store(root.appendingPathComponent("store")) { $0.contents = ["d": server.url("/o.mpd")] }
         let content = try await store.content("d")
-        #expect(content.subtitles.map(\.language) == ["en", "de"] && content.notes.isEmpty, "\(content.subtitles.map(\.name)) \(content.notes)")
+        #expect(content.subtitles.map(\.language) == ["en", "de"], "\(content.notes)")
+        #expect(content.notes.isEmpty, "\(content.notes)")
         // WebVTT: the cue the boundary cut is one again, the overlapping ones kept apart
         #expect(content.subtitles.first?.cues.map { [$0.start, $0.end] } == Self.english.map { [Int64($0.0) * 90, Int64($0.1) * 90] },
                 "\(content.subtitles.first?.cues.map { "\($0.start)-\($0.end) \($0.text)" } ?? [])")

@@ -75,8 +75,9 @@ public actor LiveChannel {
     private var otherAudio: [HLS.Rendition] = []
     /// HLS: the origin's WebVTT subtitle renditions and their cues on the channel's clock.
     private var subtitles = LiveSubtitles()
-    /// DASH: the text tracks' initialization segments read, by URI (`textHeader`).
-    private var textHeaders: [(uri: String, header: FragmentedTextTrack.Header)] = []
+    /// The text tracks' initialization segments read (MP4 text: a DASH origin's, an HLS
+    /// origin's fMP4 subtitle renditions'), by location (`textHeader`).
+    private var textHeaders: [(location: HLSLocation, header: FragmentedTextTrack.Header)] = []
 
     /// Polls a segment that cannot be fetched (or read) is tried before it is skipped.
     public static let fetchAttempts = 3
@@ -308,7 +309,14 @@ public actor LiveChannel {
                     continue
                 }
                 do {
-                    let cues = try HLSSubtitleImport.cues(in: file, what: "subtitle segment \(entry.uri.prefix(120))")
+                    // WebVTT mapped by its `X-TIMESTAMP-MAP`; fMP4 (IMSC or WebVTT in MP4) on the same clock by its media time
+                    let cues: [WebVTT.Cue]
+                    if let map = entry.map {
+                        let header = try await textHeader(try t.location.resolve(map), scratch: scratch)
+                        cues = try MP4TextCues.cues(try Data(contentsOf: file), header, what: String(entry.uri.prefix(120)))
+                    } else {
+                        cues = try HLSSubtitleImport.cues(in: file, what: "subtitle segment \(entry.uri.prefix(120))")
+                    }
                     subtitles.add(cues, track: k, fileClock: fileClock, clockOffset: r.timeline.clockOffset, oldest: r.segments.first?.firstPTS)
                 } catch {
                     report(.segmentUnreadable, rendition: "subtitles", "\(entry.uri.prefix(200)): \(error)")
@@ -685,7 +693,7 @@ public actor LiveChannel {
                 defer { try? FileManager.default.removeItem(at: file) }
                 let header: FragmentedTextTrack.Header
                 do {
-                    header = try await textHeader(entry.initialization, scratch: scratch)
+                    header = try await textHeader(try source.resolve(entry.initialization), scratch: scratch)
                     try await HLSImport.fetch(try source.resolve(entry.uri), to: file, maxBytes: HLSSubtitleImport.maxSegmentBytes, timeout: timeout)
                 } catch {
                     report(.segmentUnavailable, rendition: "subtitles", "\(entry.uri.prefix(200)): \(error)")
@@ -706,15 +714,15 @@ public actor LiveChannel {
         }
     }
 
-    /// The text track of a DASH origin's initialization segment `uri`, fetched once (at most
-    /// 64 KiB) and kept while the channel lives (the newest 16).
-    private func textHeader(_ uri: String, scratch: URL) async throws -> FragmentedTextTrack.Header {
-        if let known = textHeaders.first(where: { $0.uri == uri }) { return known.header }
+    /// The text track of the MP4 text initialization segment at `location`, fetched once (at
+    /// most 64 KiB) and kept while the channel lives (the newest 16).
+    private func textHeader(_ location: HLSLocation, scratch: URL) async throws -> FragmentedTextTrack.Header {
+        if let known = textHeaders.first(where: { $0.location == location }) { return known.header }
         let file = scratch.appendingPathComponent("subtitle-init.mp4")
         defer { try? FileManager.default.removeItem(at: file) }
-        try await HLSImport.fetch(try source.resolve(uri), to: file, maxBytes: 64 << 10, timeout: timeout)
+        try await HLSImport.fetch(location, to: file, maxBytes: 64 << 10, timeout: timeout)
         let header = try FragmentedTextTrack.header(try Data(contentsOf: file))
-        textHeaders = Array((textHeaders + [(uri, header)]).suffix(16))
+        textHeaders = Array((textHeaders + [(location, header)]).suffix(16))
         return header
     }
 

@@ -5,7 +5,9 @@ import Manifest
 /// one's VOD media playlist and WebVTT segments, fetched under the origin's rules (sizes, time
 /// limits, a remote playlist never naming a local file), their cues placed on the MPEG-TS clock
 /// by each segment's `X-TIMESTAMP-MAP` (RFC 8216 §3.5) and a cue a packager repeated in the next
-/// segment kept once. A track that cannot be read (not WebVTT, not VOD, encrypted, too large) is
+/// segment kept once; a playlist of fMP4 segments (IMSC `stpp` or `wvtt` behind an `EXT-X-MAP`)
+/// read by `MP4TextCues`, its media time the MPEG-TS clock's. A track that cannot be read (not
+/// WebVTT, not VOD, encrypted, too large) is
 /// left out with a one-line note: subtitles never cost the content.
 enum HLSSubtitleImport {
     /// Largest subtitle segment read.
@@ -47,8 +49,11 @@ enum HLSSubtitleImport {
         }
         guard p.endList else { throw StoreError.unsupported("not a VOD playlist (no EXT-X-ENDLIST)") }
         guard p.segments.count <= maxSegments else { throw StoreError.unsupported("\(p.segments.count) segments (at most \(maxSegments))") }
-        if p.segments.contains(where: { $0.key.map { $0.method != .none } ?? false || $0.byteRange != nil || $0.map != nil }) {
-            throw StoreError.unsupported("encrypted, byte-range or fMP4 subtitle segments (WebVTT files are read)")
+        if p.segments.contains(where: { $0.key.map { $0.method != .none } ?? false || $0.byteRange != nil }) {
+            throw StoreError.unsupported("encrypted or byte-range subtitle segments (WebVTT files, or WebVTT or IMSC in fMP4, are read)")
+        }
+        if let map = p.segments.first?.map {
+            return try await mp4Track(p, map: map, at: at, scratch: scratch, timeout: timeout, total: &total, cap: cap)
         }
         var seen = Set<WebVTT.Cue>()
         var cues: [WebVTT.Cue] = []
@@ -60,6 +65,34 @@ enum HLSSubtitleImport {
             guard cues.count <= SubtitleTrack.maxCues else { throw StoreError.unsupported("more than \(SubtitleTrack.maxCues) cues") }
         }
         return cues
+    }
+
+    /// The cues of a subtitle playlist of fMP4 segments (`EXT-X-MAP`: IMSC `stpp` or `wvtt`, read
+    /// by `MP4TextCues`), one map for all of them: their media time is the MPEG-TS clock's
+    /// seconds (HLS puts every rendition on one timeline), so each cue's time is taken modulo
+    /// 2^33 ticks as a PTS is; a cue the segments cut made one again.
+    static func mp4Track(_ p: HLS.MediaPlaylist, map: HLS.Map, at: HLSLocation, scratch: URL, timeout: Double,
+                         total: inout Int64, cap: Int64) async throws -> [WebVTT.Cue] {
+        guard p.segments.allSatisfy({ $0.map == nil || $0.map == map }), map.byteRange == nil else {
+            throw StoreError.unsupported("fMP4 subtitle segments under more than one EXT-X-MAP, or a map by byte range")
+        }
+        let file = scratch.appendingPathComponent("subtitle-\(UUID().uuidString).mp4")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await HLSImport.fetch(try at.resolve(map.uri), to: file, maxBytes: 64 << 10, timeout: timeout, total: &total, cap: cap)
+        let header = try FragmentedTextTrack.header(try Data(contentsOf: file))
+        var cues: [WebVTT.Cue] = []
+        for s in p.segments {
+            try await HLSImport.fetch(try at.resolve(s.uri), to: file, maxBytes: maxSegmentBytes, timeout: timeout, total: &total, cap: cap)
+            for var c in try MP4TextCues.cues(try Data(contentsOf: file), header, what: "segment \(s.uri.prefix(120))")
+            where c.text.utf8.count <= SubtitleTrack.maxCueText {
+                let length = c.end - c.start
+                c.start = ((c.start % (WebVTT.maxMPEGTS + 1)) + (WebVTT.maxMPEGTS + 1)) % (WebVTT.maxMPEGTS + 1)
+                c.end = c.start + length
+                cues.append(c)
+            }
+            guard cues.count <= SubtitleTrack.maxCues else { throw StoreError.unsupported("more than \(SubtitleTrack.maxCues) cues") }
+        }
+        return FragmentedTextTrack.merged(cues)
     }
 
     /// The cues of the WebVTT file at `file` on the MPEG-TS clock (by its `X-TIMESTAMP-MAP`),
