@@ -249,7 +249,9 @@ extension ServeService {
             cues = await channel.subtitleCues(track: track, from: item.startPTS, to: item.endPTS) ?? []
         }
         let body = WebVTTMP4.segment(sequence: UInt32(truncatingIfNeeded: number), start: UInt64(wire), duration: item.endPTS - item.startPTS, cues: cues)
-        return HTTPResponse(status: 200, headers: ["Content-Type": WebVTTMP4.mimeType, "Cache-Control": "max-age=86400"], body: body)
+        // not marked cacheable: an origin's subtitles may reach the channel a poll after its
+        // video, and the same number then gets its late cues (as the HLS subtitle segments)
+        return HTTPResponse(status: 200, headers: ["Content-Type": WebVTTMP4.mimeType], body: body)
     }
 
     /// `GET /v1/sessions/ID/tracking[?nextToken=T]` of a live viewer (see `tracking(_:nextToken:)`).
