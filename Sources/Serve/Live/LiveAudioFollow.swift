@@ -7,7 +7,7 @@ struct LiveAudioFollow: Sendable {
     /// The origin's `EXT-X-MEDIA` for it.
     var rendition: HLS.Rendition
     /// Its segments fetched so far, in order, each with the media span read from it.
-    var segments: [LiveMPD.AudioSegment] = []
+    var segments: [LiveMPD.TrackSegment] = []
     /// Its playlist has ended.
     var ended = false
     /// The media sequence number of its next segment to take.

@@ -473,7 +473,7 @@ public actor LiveChannel {
     /// segment's end (tried again at the next poll; after `fetchAttempts` × 2 polls the segment
     /// goes on with the sound there is, none when none of its time is listed: nil).
     private func audioSpan(for file: URL, initialization: URL, entry: LivePlaylist.Segment, rendition r: inout Rendition,
-                           listed: [LiveMPD.AudioSegment], ended: Bool, at location: HLSLocation, folder dir: URL) async throws -> FragmentRemux.AudioSpan? {
+                           listed: [LiveMPD.TrackSegment], ended: Bool, at location: HLSLocation, folder dir: URL) async throws -> FragmentRemux.AudioSpan? {
         let picture = try FragmentRemux.firstPicture(initialization: initialization, segment: file, scratch: dir)
         let need = picture + entry.duration
         if entry.mediaStart == nil { r.mediaEnd = need }
@@ -629,7 +629,7 @@ public actor LiveChannel {
                 }
                 audioFiles[Self.key(resolved)] = (fragment, span.start, span.end)
                 audioFollows[k].next = entry.sequence + 1
-                audioFollows[k].segments.append(LiveMPD.AudioSegment(uri: entry.uri, initialization: map, start: span.start, duration: span.end - span.start))
+                audioFollows[k].segments.append(LiveMPD.TrackSegment(uri: entry.uri, initialization: map, start: span.start, duration: span.end - span.start))
             } catch {
                 report(.segmentUnavailable, rendition: label, "\(entry.uri.prefix(200)): \(error)")
                 return

@@ -44,39 +44,33 @@ struct LiveMPD {
         var playlist: LivePlaylist
     }
 
-    /// One audio segment, on the audio track's media timeline.
-    struct AudioSegment: Equatable {
+    /// One segment of an audio or a text track, on its track's media timeline.
+    struct TrackSegment: Equatable {
         var uri: String
         var initialization: String
         var start: MediaTime
         var duration: MediaTime
+        /// Text: what moves its media time onto the video's (the two tracks'
+        /// `presentationTimeOffset`s apart); audio must share the video's (zero).
+        var shift: MediaTime = .zero
         var end: MediaTime { start + duration }
     }
 
     /// The video Representations, highest bandwidth first.
     var videos: [Video]
     /// The audio segments listed (none when the video segments carry their own sound).
-    var audio: [AudioSegment]
+    var audio: [TrackSegment]
     /// Whether an audio AdaptationSet was found (its segments may not be listed yet).
     var hasAudio: Bool
     /// The main audio AdaptationSet as an HLS rendition (name, `lang`), nil without one.
     var mainAudio: HLS.Rendition?
     /// Other audio languages: each one's AdaptationSet as an HLS rendition and its segments listed.
-    var languages: [(rendition: HLS.Rendition, audio: [AudioSegment])]
-    /// One segment of a text AdaptationSet (WebVTT or TTML in MP4), on its track's media timeline.
-    struct TextSegment: Equatable {
-        var uri: String
-        var initialization: String
-        var start: MediaTime
-        var duration: MediaTime
-        /// What moves its media time onto the video's (the two tracks' `presentationTimeOffset`s apart).
-        var shift: MediaTime
-    }
+    var languages: [(rendition: HLS.Rendition, audio: [TrackSegment])]
 
     /// Subtitles: each text AdaptationSet of WebVTT (`wvtt`) or TTML (`stpp`) in MP4 (known
     /// across Periods by its `lang`, else its place; at most `LiveSubtitles.maxTracks`) as an HLS
     /// subtitle rendition, and its segments listed.
-    var texts: [(rendition: HLS.Rendition, segments: [TextSegment])]
+    var texts: [(rendition: HLS.Rendition, segments: [TrackSegment])]
     /// The MPD is static: the origin has ended, everything is listed.
     var ended: Bool
     /// What was left out, one line each (more audio languages, subtitles).
@@ -299,8 +293,8 @@ struct LiveMPD {
             videos.append(Video(id: id.id, bandwidth: id.bandwidth, playlist: playlist))
         }
         self.videos = videos
-        func segments(_ l: Listed) -> [AudioSegment] {
-            l.segments.map { AudioSegment(uri: $0.uri, initialization: l.initialization, start: MediaTime(value: $0.start, timescale: l.timescale),
+        func segments(_ l: Listed) -> [TrackSegment] {
+            l.segments.map { TrackSegment(uri: $0.uri, initialization: l.initialization, start: MediaTime(value: $0.start, timescale: l.timescale),
                                           duration: MediaTime(value: $0.duration, timescale: l.timescale)) }
         }
         self.audio = audioRuns.enumerated().flatMap { i, run in segments(kept(run, period: i)) }
@@ -312,7 +306,7 @@ struct LiveMPD {
         self.texts = textRenditions.indices.map { k in
             (textRenditions[k], textRuns[k].flatMap { run in
                 kept(run.listed, period: run.period).segments.map {
-                    TextSegment(uri: $0.uri, initialization: run.listed.initialization, start: MediaTime(value: $0.start, timescale: run.listed.timescale),
+                    TrackSegment(uri: $0.uri, initialization: run.listed.initialization, start: MediaTime(value: $0.start, timescale: run.listed.timescale),
                                 duration: MediaTime(value: $0.duration, timescale: run.listed.timescale), shift: run.shift)
                 }
             })
