@@ -248,7 +248,7 @@ extension ServeService {
         if case .content = item.kind {
             cues = await channel.subtitleCues(track: track, from: item.startPTS, to: item.endPTS) ?? []
         }
-        let body = WebVTTMP4.segment(sequence: UInt32(truncatingIfNeeded: number), start: UInt64(wire), duration: item.endPTS - item.startPTS, cues: cues)
+        let body = WebVTTMP4.segment(sequence: UInt32(truncatingIfNeeded: number), start: UInt64(clamping: wire), duration: item.endPTS - item.startPTS, cues: cues)
         // not marked cacheable: an origin's subtitles may reach the channel a poll after its
         // video, and the same number then gets its late cues (as the HLS subtitle segments)
         return HTTPResponse(status: 200, headers: ["Content-Type": WebVTTMP4.mimeType], body: body)
