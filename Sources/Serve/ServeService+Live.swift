@@ -241,9 +241,11 @@ extension ServeService {
               v.subtitles.indices.contains(track), let channel = live?.channels[v.channelName] else {
             return .error(404, "no representation '\(representation.prefix(40))'")
         }
-        guard let (item, wire) = await v.textItem(number: number), item.endPTS > item.startPTS else {
+        // the top rung's item of that number, at its first frame's wire PTS (where the MPD's timeline puts it)
+        guard let top = v.rungs.first, let item = await v.item(rung: top, number: number), item.endPTS > item.startPTS else {
             return .error(404, "segment \(number) of '\(representation)' is not in the session's window")
         }
+        let wire = LiveViewer.wirePTS(of: item).mpegTicks
         var cues: [WebVTT.Cue] = []
         if case .content = item.kind {
             cues = await channel.subtitleCues(track: track, from: item.startPTS, to: item.endPTS) ?? []

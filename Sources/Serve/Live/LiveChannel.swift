@@ -287,8 +287,7 @@ public actor LiveChannel {
     /// 1 MiB, WebVTT) and its cues put on the channel's clock where the first rendition's video
     /// is. A failure is logged and that track waits for the next poll: subtitles never cost the video.
     private func pollSubtitles(scratch: URL) async {
-        guard let top = renditionNames.first, let r = renditions[top], let end = r.timeline.end else { return }
-        let fileClock = end - r.timeline.clockOffset
+        guard let clock = subtitleClock else { return }
         for k in subtitles.tracks.indices {
             let t = subtitles.tracks[k]
             let playlist: LivePlaylist
@@ -298,29 +297,10 @@ public actor LiveChannel {
             }
             if let last = playlist.segments.last?.sequence, last + 1 < t.next { subtitles.tracks[k].next = 0 }   // a restarted origin
             for entry in playlist.segments.filter({ $0.sequence >= subtitles.tracks[k].next }).prefix(LiveSubtitles.maxSegmentsPerPoll) {
-                let file = scratch.appendingPathComponent("subtitle-\(k).vtt")
-                defer { try? FileManager.default.removeItem(at: file) }
                 // a segment that cannot be had, or read, is skipped (said once): its cues are lost, not the video's time
                 subtitles.tracks[k].next = entry.sequence + 1
-                do {
-                    try await HLSImport.fetch(try t.location.resolve(entry.uri), to: file, maxBytes: HLSSubtitleImport.maxSegmentBytes, timeout: timeout)
-                } catch {
-                    report(.segmentUnavailable, rendition: "subtitles", "\(entry.uri.prefix(200)): \(error)")
-                    continue
-                }
-                do {
-                    // WebVTT mapped by its `X-TIMESTAMP-MAP`; fMP4 (IMSC or WebVTT in MP4) on the same clock by its media time
-                    let cues: [WebVTT.Cue]
-                    if let map = entry.map {
-                        let header = try await textHeader(try t.location.resolve(map), scratch: scratch)
-                        cues = try MP4TextCues.cues(try Data(contentsOf: file), header, what: String(entry.uri.prefix(120)))
-                    } else {
-                        cues = try HLSSubtitleImport.cues(in: file, what: "subtitle segment \(entry.uri.prefix(120))")
-                    }
-                    subtitles.add(cues, track: k, fileClock: fileClock, clockOffset: r.timeline.clockOffset, oldest: r.segments.first?.firstPTS)
-                } catch {
-                    report(.segmentUnreadable, rendition: "subtitles", "\(entry.uri.prefix(200)): \(error)")
-                }
+                // WebVTT mapped by its `X-TIMESTAMP-MAP`; fMP4 (IMSC or WebVTT in MP4) on the same clock by its media time
+                await takeSubtitleSegment(entry.uri, at: t.location, initialization: entry.map, track: k, clock: clock, scratch: scratch)
             }
         }
     }
@@ -678,8 +658,7 @@ public actor LiveChannel {
     /// media timeline (the channel's file clock) and placed as an HLS origin's are. A failure is
     /// logged once and that segment's cues are lost, never the video's time.
     private func pollDASHSubtitles(_ read: LiveMPD, scratch: URL) async {
-        guard let top = renditionNames.first, let r = renditions[top], let end = r.timeline.end else { return }
-        let fileClock = end - r.timeline.clockOffset
+        guard let clock = subtitleClock else { return }
         for k in subtitles.tracks.indices where read.texts.indices.contains(k) {
             let listed = read.texts[k].segments
             // an origin whose text went back (restarted): taken again from its newest
@@ -689,28 +668,51 @@ public actor LiveChannel {
                 ?? Array(listed.suffix(LiveSubtitles.maxSegmentsPerPoll))
             for entry in due {
                 subtitles.tracks[k].taken = entry.start + entry.duration
-                let file = scratch.appendingPathComponent("subtitle-\(k).m4s")
-                defer { try? FileManager.default.removeItem(at: file) }
-                let header: FragmentedTextTrack.Header
-                do {
-                    header = try await textHeader(try source.resolve(entry.initialization), scratch: scratch)
-                    try await HLSImport.fetch(try source.resolve(entry.uri), to: file, maxBytes: HLSSubtitleImport.maxSegmentBytes, timeout: timeout)
-                } catch {
-                    report(.segmentUnavailable, rendition: "subtitles", "\(entry.uri.prefix(200)): \(error)")
-                    continue
-                }
-                do {
-                    let cues = try MP4TextCues.cues(try Data(contentsOf: file), header, what: String(entry.uri.prefix(120))).map { c in
-                        var c = c
-                        c.start += entry.shift.mpegTicks; c.end += entry.shift.mpegTicks
-                        return c
-                    }
-                    subtitles.add(cues.filter { $0.start >= 0 }, track: k, fileClock: fileClock, clockOffset: r.timeline.clockOffset,
-                                  oldest: r.segments.first?.firstPTS)
-                } catch {
-                    report(.segmentUnreadable, rendition: "subtitles", "\(entry.uri.prefix(200)): \(error)")
-                }
+                await takeSubtitleSegment(entry.uri, at: source, initialization: entry.initialization, shift: entry.shift, track: k,
+                                          clock: clock, scratch: scratch)
             }
+        }
+    }
+
+    /// Where new cues are placed (`LiveSubtitles.add`): the first rendition's video on its file's
+    /// clock and that clock's offset from the channel's, and the oldest segment kept; nil before it has any.
+    private var subtitleClock: (file: Int64, offset: Int64, oldest: Int64?)? {
+        guard let top = renditionNames.first, let r = renditions[top], let end = r.timeline.end else { return nil }
+        return (end - r.timeline.clockOffset, r.timeline.clockOffset, r.segments.first?.firstPTS)
+    }
+
+    /// Takes subtitle segment `uri` (against `location`) into track `k`: fetched once (at most
+    /// 1 MiB) and read — WebVTT by its `X-TIMESTAMP-MAP`, or MP4 text (`initialization`: its
+    /// initialization segment's URI, against `location` too; `MP4TextCues`) on its media time moved by `shift` (a cue moved
+    /// before the clock's zero dropped) — and its cues placed where the video is (`clock`). A
+    /// failure is logged once: that segment's cues are lost, never the video's time.
+    private func takeSubtitleSegment(_ uri: String, at location: HLSLocation, initialization: String?, shift: MediaTime = .zero,
+                                     track k: Int, clock: (file: Int64, offset: Int64, oldest: Int64?), scratch: URL) async {
+        let file = scratch.appendingPathComponent("subtitle-\(k).segment")
+        defer { try? FileManager.default.removeItem(at: file) }
+        var header: FragmentedTextTrack.Header?
+        do {
+            if let initialization { header = try await textHeader(try location.resolve(initialization), scratch: scratch) }
+            try await HLSImport.fetch(try location.resolve(uri), to: file, maxBytes: HLSSubtitleImport.maxSegmentBytes, timeout: timeout)
+        } catch {
+            report(.segmentUnavailable, rendition: "subtitles", "\(uri.prefix(200)): \(error)")
+            return
+        }
+        do {
+            var cues: [WebVTT.Cue]
+            if let header {
+                cues = try MP4TextCues.cues(try Data(contentsOf: file), header, what: String(uri.prefix(120))).map { c in
+                    var c = c
+                    c.start += shift.mpegTicks; c.end += shift.mpegTicks
+                    return c
+                }
+                cues.removeAll { $0.start < 0 }
+            } else {
+                cues = try HLSSubtitleImport.cues(in: file, what: "subtitle segment \(uri.prefix(120))")
+            }
+            subtitles.add(cues, track: k, fileClock: clock.file, clockOffset: clock.offset, oldest: clock.oldest)
+        } catch {
+            report(.segmentUnreadable, rendition: "subtitles", "\(uri.prefix(200)): \(error)")
         }
     }
 

@@ -67,19 +67,6 @@ extension LiveViewer {
                                    initialization: context.cdn.prefix(forPath: "content/") + "/v1/subtitles/" + WebVTTMP4.initializationName)
     }
 
-    /// The top rung's item numbered `number` (its playlists' media sequence number) with its
-    /// first frame's wire PTS (90 kHz: where the MPD's timeline puts it, what a text segment's
-    /// `tfdt` says), what `/v1/sessions/ID/dash/text-K/N.m4s` shows; nil when the window does
-    /// not list it.
-    public func textItem(number: Int) async -> (item: SessionItem, wirePTS: Int64)? {
-        await shared(saving: false) {
-            guard let top = rungs.first, let t = tracks[top.key], let first = t.playlist.window.first?.sequence, number >= first,
-                  t.timeline.items.indices.contains(number - first) else { return nil }
-            let item = t.timeline.items[number - first]
-            return (item, Self.wirePTS(of: item).mpegTicks)
-        } ?? nil
-    }
-
     /// The item numbered `number` (its playlists' media sequence number) on `rung`'s track
     /// now, what `/v1/sessions/ID/dash/REP/N.m4s` serves; nil when the window does not list it.
     public func item(rung: LiveRung, number: Int) async -> SessionItem? {

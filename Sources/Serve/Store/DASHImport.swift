@@ -150,15 +150,7 @@ enum DASHImport {
                         let mime = rep.attribute("mimeType") ?? set.attribute("mimeType") ?? ""
                         let codecs = rep.attribute("codecs") ?? set.attribute("codecs") ?? ""
                         if mime == "application/mp4", codecs.hasPrefix("wvtt") || codecs.hasPrefix("stpp"), protection.isEmpty {
-                            let repBase = join(setBase, rep.childText("BaseURL") ?? "")
-                            var t: Track
-                            if let template = rep.child("SegmentTemplate") ?? set.child("SegmentTemplate") {
-                                t = try track(rep, template: template, total: total)
-                                t.initialization = join(repBase, t.initialization)
-                                t.media = t.media.map { join(repBase, $0) }
-                            } else if let list = rep.child("SegmentList") ?? set.child("SegmentList") {
-                                t = try listTrack(rep, list: list, base: repBase, total: total)
-                            } else {
+                            guard let t = try listedTrack(rep, in: set, base: join(setBase, rep.childText("BaseURL") ?? ""), total: total) else {
                                 notes.append("subtitles '\(name.prefix(64))' left out: MP4 text without a SegmentTemplate or SegmentList")
                                 continue
                             }
@@ -182,12 +174,8 @@ enum DASHImport {
                     guard repKind == "video" || repKind == "audio" else { continue }
                     let repBase = join(setBase, rep.childText("BaseURL") ?? "")
                     var t: Track
-                    if let template = rep.child("SegmentTemplate") ?? set.child("SegmentTemplate") {
-                        t = try track(rep, template: template, total: total)
-                        t.initialization = join(repBase, t.initialization)
-                        t.media = t.media.map { join(repBase, $0) }
-                    } else if let list = rep.child("SegmentList") ?? set.child("SegmentList") {
-                        t = try listTrack(rep, list: list, base: repBase, total: total)
+                    if let listed = try listedTrack(rep, in: set, base: repBase, total: total) {
+                        t = listed
                     } else if let segmentBase = rep.child("SegmentBase") ?? set.child("SegmentBase") {
                         t = try baseTrack(rep, base: segmentBase, file: repBase)
                     } else {
@@ -450,6 +438,20 @@ enum DASHImport {
     }
 
     /// One Representation's segments from its template.
+    /// `rep`'s segments as its (else its AdaptationSet `set`'s) `SegmentTemplate` or
+    /// `SegmentList` lists them, URIs against `base` (the Representation's); nil when it has
+    /// neither (a `SegmentBase`, or nothing).
+    static func listedTrack(_ rep: XMLElementNode, in set: XMLElementNode, base: String, total: MediaTime?) throws -> Track? {
+        if let template = rep.child("SegmentTemplate") ?? set.child("SegmentTemplate") {
+            var t = try track(rep, template: template, total: total)
+            t.initialization = join(base, t.initialization)
+            t.media = t.media.map { join(base, $0) }
+            return t
+        }
+        if let list = rep.child("SegmentList") ?? set.child("SegmentList") { return try listTrack(rep, list: list, base: base, total: total) }
+        return nil
+    }
+
     static func track(_ rep: XMLElementNode, template: XMLElementNode, total: MediaTime?) throws -> Track {
         guard let id = rep.attribute("id"), !id.isEmpty, let initialization = template.attribute("initialization"),
               let media = template.attribute("media") else {
