@@ -108,6 +108,35 @@ import Timing
 /// WebVTT, one over 1 MiB. Each is logged once and costs the video nothing: the channel keeps
 /// taking its segments, and the cues of the segments that can be read are kept.
 @Suite(.serialized) struct ServeLiveSubtitleFaultsTests {
+    /// For each `(mode, kind)`: the origin's subtitles misbehave as `mode` says for two new
+    /// segments, the channel still takes video, and one `live_origin_fault` of `kind` is logged
+    /// for the subtitles; then they are whole again for two more (the caller checks the cues).
+    static func expectEachFaultLoggedOnce(_ cases: [(mode: String, kind: String)], mode: Locked<String>, origin: LiveOrigin,
+                                          channel: LiveChannel, log: LineBox) async throws {
+        func taken() async -> Int { await channel.window(rendition: "v0")?.segments.count ?? 0 }
+        func faults(_ kind: String) -> [String] {
+            log.all.filter { $0.contains("\"live_origin_fault\"") && $0.contains("\"kind\":\"\(kind)\"") && $0.contains("\"rendition\":\"subtitles\"") }
+        }
+        var before = await taken()
+        for (m, kind) in cases {
+            mode.withLock { $0 = m }
+            for _ in 0..<2 {
+                origin.advance()
+                try await channel.poll()
+            }
+            let now = await taken()
+            #expect(now > before, "\(m): the video goes on (\(before) → \(now) segments)")
+            before = now
+            #expect(faults(kind).count == 1, "\(m): \(log.all.filter { $0.contains("subtitles") })")
+        }
+        // readable again
+        mode.withLock { $0 = "whole" }
+        for _ in 0..<2 {
+            origin.advance()
+            try await channel.poll()
+        }
+    }
+
     @Test func aBrokenSubtitleRenditionIsLoggedAndNeverCostsTheVideo() async throws {
         let media = try await offPool { try LiveOriginMedia.make(seconds: 30) }
         let origin = try LiveOrigin(media: media, windowSize: 6, initialSegments: 4, subtitles: true)
@@ -140,28 +169,8 @@ import Timing
         defer { try? FileManager.default.removeItem(at: folder) }
         let log = LineBox()
         let channel = try LiveChannel(name: "s", source: server.url("/master.m3u8"), folder: folder, log: ServeLog { log.append($0) })
-        func taken() async -> Int { await channel.window(rendition: "v0")?.segments.count ?? 0 }
-        func faults(_ kind: String) -> [String] {
-            log.all.filter { $0.contains("\"live_origin_fault\"") && $0.contains("\"kind\":\"\(kind)\"") && $0.contains("\"rendition\":\"subtitles\"") }
-        }
-        var before = 0
-        for (m, kind) in [("gone", "playlist_unavailable"), ("garbage", "segment_unreadable"), ("huge", "segment_unavailable")] {
-            mode.withLock { $0 = m }
-            for _ in 0..<2 {
-                origin.advance()
-                try await channel.poll()
-            }
-            let now = await taken()
-            #expect(now > before, "\(m): the video goes on (\(before) → \(now) segments)")
-            before = now
-            #expect(faults(kind).count == 1, "\(m): \(log.all)")
-        }
-        // readable again: its cues come back
-        mode.withLock { $0 = "whole" }
-        for _ in 0..<2 {
-            origin.advance()
-            try await channel.poll()
-        }
+        try await Self.expectEachFaultLoggedOnce([("gone", "playlist_unavailable"), ("garbage", "segment_unreadable"), ("huge", "segment_unavailable")],
+                                                 mode: mode, origin: origin, channel: channel, log: log)
         let w = try #require(await channel.window(rendition: "v0"))
         let last = try #require(w.segments.last)
         let text = await channel.subtitleSegment(track: 0, from: last.firstPTS, to: last.firstPTS + last.duration.mpegTicks, wirePTS: last.firstPTS)
@@ -330,30 +339,11 @@ import Timing
         defer { try? FileManager.default.removeItem(at: folder) }
         let log = LineBox()
         let channel = try LiveChannel(name: "s", source: server.url("/live.mpd"), folder: folder, log: ServeLog { log.append($0) })
-        func taken() async -> Int { await channel.window(rendition: "v0")?.segments.count ?? 0 }
-        func faults(_ kind: String) -> [String] {
-            log.all.filter { $0.contains("\"live_origin_fault\"") && $0.contains("\"kind\":\"\(kind)\"") && $0.contains("\"rendition\":\"subtitles\"") }
-        }
         try await channel.poll()
         #expect(await channel.subtitleRenditions().map(\.language) == ["en"])
-        var before = await taken()
-        for (m, kind) in [("gone", "segment_unavailable"), ("garbage", "segment_unreadable"), ("huge", "segment_unavailable")] {
-            mode.withLock { $0 = m }
-            for _ in 0..<2 {
-                origin.advance()
-                try await channel.poll()
-            }
-            let now = await taken()
-            #expect(now > before, "\(m): the video goes on (\(before) → \(now) segments)")
-            before = now
-            #expect(faults(kind).count == 1, "\(m): \(log.all.filter { $0.contains("subtitles") })")
-        }
-        // readable again: its cues come back
-        mode.withLock { $0 = "whole" }
-        for _ in 0..<2 {
-            origin.advance()
-            try await channel.poll()
-        }
+        try await ServeLiveSubtitleFaultsTests.expectEachFaultLoggedOnce(
+            [("gone", "segment_unavailable"), ("garbage", "segment_unreadable"), ("huge", "segment_unavailable")],
+            mode: mode, origin: origin, channel: channel, log: log)
         let w = try #require(await channel.window(rendition: "v0"))
         let last = try #require(w.segments.last)
         let cues = await channel.subtitleCues(track: 0, from: last.firstPTS, to: last.firstPTS + last.duration.mpegTicks) ?? []

@@ -287,18 +287,7 @@ import Timing
         #expect(content.subtitles.last?.cues.map { [$0.start, $0.end] } == Self.german.map { [Int64($0.0) * 90, Int64($0.1) * 90] })
         #expect(content.subtitles.last?.cues.map(\.text) == Self.german.map(\.2))
 
-        let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "d", source: "origin")] }
-        let (id, video) = try await readySession(running, content: "d")
-        let file = root.appendingPathComponent("first.ts")
-        try await curl(running.url(ServeEndToEndTests.segmentURLs(video)[0])).body.write(to: file)
-        let subtitles = try await curl(running.url("/v1/sessions/\(id)/subtitles/0.m3u8")).text
-        let shown = try await Self.shown(subtitles, url: { running.url($0) }, origin: try Self.firstVideoPTS(file))
-        let expected = Self.expected(Self.english)
-        #expect(shown.count == expected.count && zip(shown, expected).allSatisfy { $0.near($1) }, "\(shown) against \(expected)")
-        let germanPlaylist = try await curl(running.url("/v1/sessions/\(id)/subtitles/1.m3u8")).text
-        let germanShown = try await Self.shown(germanPlaylist, url: { running.url($0) }, origin: try Self.firstVideoPTS(file))
-        let germanExpected = Self.expected(Self.german)
-        #expect(germanShown.count == germanExpected.count && zip(germanShown, germanExpected).allSatisfy { $0.near($1) }, "\(germanShown) against \(germanExpected)")
+        try await Self.expectShownOnTheWire(store, content: "d", ads: ads, root: root, tracks: [Self.english, Self.german])
     }
 
     /// An HLS origin whose subtitle renditions are fMP4 (`EXT-X-MAP`; as packagers write IMSC
@@ -351,14 +340,7 @@ import Timing
         #expect(near(content.subtitles.first?.cues, Self.english), "\(content.subtitles.first?.cues.map { "\($0.start)-\($0.end) \($0.text)" } ?? [])")
         #expect(near(content.subtitles.last?.cues, Self.german), "\(content.subtitles.last?.cues.map { "\($0.start)-\($0.end) \($0.text)" } ?? [])")
 
-        let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "h", source: "origin")] }
-        let (id, video) = try await readySession(running, content: "h")
-        let file = root.appendingPathComponent("first.ts")
-        try await curl(running.url(ServeEndToEndTests.segmentURLs(video)[0])).body.write(to: file)
-        let shown = try await Self.shown(try await curl(running.url("/v1/sessions/\(id)/subtitles/0.m3u8")).text, url: { running.url($0) },
-                                         origin: try Self.firstVideoPTS(file))
-        let expected = Self.expected(Self.english)
-        #expect(shown.count == expected.count && zip(shown, expected).allSatisfy { $0.near($1) }, "\(shown) against \(expected)")
+        try await Self.expectShownOnTheWire(store, content: "h", ads: ads, root: root, tracks: [Self.english])
     }
 
     /// A static DASH origin whose subtitles are segments of MP4 text (as packagers write them for
@@ -416,14 +398,24 @@ import Timing
         #expect(content.subtitles.last?.cues.map { [$0.start, $0.end] } == Self.german.map { [Int64($0.0) * 90, Int64($0.1) * 90] })
         #expect(content.subtitles.last?.cues.map(\.text) == Self.german.map(\.2))
 
-        let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: "d", source: "origin")] }
-        let (id, video) = try await readySession(running, content: "d")
+        try await Self.expectShownOnTheWire(store, content: "d", ads: ads, root: root, tracks: [Self.english])
+    }
+
+    /// A session of content `name` in `store` (the ad in it, `ads`): each subtitle track `N`'s
+    /// playlist shows `tracks[N]`'s cues on the wire at their stream times (`expected`), read
+    /// against the first video segment's first picture (kept in `root`).
+    static func expectShownOnTheWire(_ store: MediaStore, content name: String, ads: HTTPTestServer, root: URL,
+                                     tracks: [[(Int, Int, String)]]) async throws {
+        let running = try RunningService(media: store, adsTemplate: ads.url("/vmap")) { c in c.contents = [ContentSource(name: name, source: "origin")] }
+        let (id, video) = try await readySession(running, content: name)
         let file = root.appendingPathComponent("first.ts")
         try await curl(running.url(ServeEndToEndTests.segmentURLs(video)[0])).body.write(to: file)
-        let subtitles = try await curl(running.url("/v1/sessions/\(id)/subtitles/0.m3u8")).text
-        let shown = try await Self.shown(subtitles, url: { running.url($0) }, origin: try Self.firstVideoPTS(file))
-        let expected = Self.expected(Self.english)
-        #expect(shown.count == expected.count && zip(shown, expected).allSatisfy { $0.near($1) }, "\(shown) against \(expected)")
+        let origin = try Self.firstVideoPTS(file)
+        for (n, cues) in tracks.enumerated() {
+            let shown = try await Self.shown(try await curl(running.url("/v1/sessions/\(id)/subtitles/\(n).m3u8")).text, url: { running.url($0) }, origin: origin)
+            let expected = Self.expected(cues)
+            #expect(shown.count == expected.count && zip(shown, expected).allSatisfy { $0.near($1) }, "track \(n): \(shown) against \(expected)")
+        }
     }
 
     /// The German cues (content time in ms) as `germanTTML` writes them.
