@@ -84,21 +84,31 @@ extension ServeService {
     /// With `?segments=cmaf`, its playlists with CMAF segments (`LiveViewer.cmafPlaylist`):
     /// `master.m3u8`, each rung's video, `audio.m3u8` (the top rung's sound).
     /// An encrypted channel's sessions (`LiveChannel.isEncrypted`) answer 409 for what would
-    /// remux its segments: CMAF playlists and segments, the MPD.
+    /// remux its segments: CMAF playlists and segments, the MPD; a channel of sample-encrypted
+    /// CMAF (`LiveChannel.isEncryptedCMAF`) for its MPEG-TS playlists and the MPD (its subtitle
+    /// playlists, WebVTT, serve both).
     func liveRoute(_ v: LiveViewer, _ p: RoutePath, _ r: HTTPRequest) -> HTTPAnswer {
         if p.count == 4 && p[3] == "tracking" { return .later { [self] in await liveTracking(v, nextToken: r.queryValue("nextToken")) } }
         let cmaf = Self.wantsCMAF(r)
         let answer = liveAnswer(v, p, r, cmaf: cmaf)
-        guard cmaf || (p.count == 4 && p[3] == Self.mpdKey) || (p.count == 6 && p[3] == "dash") else { return answer }
+        let dash = (p.count == 4 && p[3] == Self.mpdKey) || (p.count == 6 && p[3] == "dash")
+        if v.context.channel.isEncryptedCMAF {
+            let subtitles = p.count == 5 && p[3] == "subtitles"
+            return dash || !(cmaf || subtitles) ? .now(Self.encryptedLiveRefusal(v.channelName, cmaf: true).response) : answer
+        }
+        guard cmaf || dash else { return answer }
         return .later {
             if await v.context.channel.isEncrypted { return Self.encryptedLiveRefusal(v.channelName).response }
             return await answer.response()
         }
     }
 
-    /// What a session of encrypted live channel `name` cannot have (CMAF, DASH): 409, one line.
-    static func encryptedLiveRefusal(_ name: String) -> Refusal {
-        Refusal(status: 409, message: "live channel '\(name)' is encrypted (sent as it came): its sessions are HLS with MPEG-TS segments only (master.m3u8)")
+    /// What a session of encrypted live channel `name` cannot have: 409, one line. MPEG-TS
+    /// segments kept as they came: CMAF and DASH; sample-encrypted CMAF (`cmaf`): MPEG-TS and DASH
+    /// (its HLS key names no DASH key system).
+    static func encryptedLiveRefusal(_ name: String, cmaf: Bool = false) -> Refusal {
+        cmaf ? Refusal(status: 409, message: "live channel '\(name)' is sample-encrypted CMAF (sent as it came): its sessions are HLS with CMAF segments only (master.m3u8?segments=cmaf)")
+             : Refusal(status: 409, message: "live channel '\(name)' is encrypted (sent as it came): its sessions are HLS with MPEG-TS segments only (master.m3u8)")
     }
 
     private func liveAnswer(_ v: LiveViewer, _ p: RoutePath, _ r: HTTPRequest, cmaf: Bool) -> HTTPAnswer {

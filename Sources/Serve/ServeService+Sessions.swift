@@ -35,8 +35,10 @@ extension ServeService {
             case .failure(let e): return e.response
             case .success(let v):
                 var answer = ["manifestUrl": "/v1/sessions/\(v.id)/master.m3u8", "trackingUrl": "/v1/sessions/\(v.id)/tracking"]
-                // an encrypted channel's sessions are HLS with MPEG-TS segments only
-                if await !v.context.channel.isEncrypted { answer["dashManifestUrl"] = "/v1/sessions/\(v.id)/\(Self.mpdKey)" }
+                // an encrypted channel's sessions are HLS with MPEG-TS segments only, or with
+                // CMAF segments only when its segments are sample-encrypted CMAF
+                if v.context.channel.isEncryptedCMAF { answer["manifestUrl"] = "/v1/sessions/\(v.id)/master.m3u8?segments=cmaf" }
+                else if await !v.context.channel.isEncrypted { answer["dashManifestUrl"] = "/v1/sessions/\(v.id)/\(Self.mpdKey)" }
                 return .json(answer)
             }
         }
@@ -71,7 +73,9 @@ extension ServeService {
             else if params[k] == nil { params[k] = v }
         }
         if let channel = live?.channels[name] {
-            if dash || Self.wantsCMAF(request), await channel.isEncrypted { return Self.encryptedLiveRefusal(name).response }
+            let cmafOnly = channel.isEncryptedCMAF
+            if cmafOnly && dash { return Self.encryptedLiveRefusal(name, cmaf: true).response }
+            if !cmafOnly, dash || Self.wantsCMAF(request), await channel.isEncrypted { return Self.encryptedLiveRefusal(name).response }
             switch await newLiveViewer(channel: name, params: params, reporting: policy(for: name).config.reporting, userAgent: request.headers["user-agent"] ?? "") {
             case .failure(let e): return e.response
             case .success(let v):
@@ -80,7 +84,7 @@ extension ServeService {
                     let query = Self.wantsSinglePeriod(request) ? Self.singlePeriodQuery : ""
                     return HTTPResponse(status: 302, headers: ["Location": "/v1/sessions/\(v.id)/\(Self.mpdKey)\(query)"], body: Data())
                 }
-                return liveMaster(v, cmaf: Self.wantsCMAF(request))
+                return liveMaster(v, cmaf: cmafOnly || Self.wantsCMAF(request))
             }
         }
         switch await newSession(content: name, params: params, reporting: policy(for: name).config.reporting, userAgent: request.headers["user-agent"] ?? "") {

@@ -88,7 +88,15 @@ public struct SessionItem: Sendable, Hashable, Codable {
     /// An encrypted origin's CMAF segment is its own video track: `.video` names it, the
     /// initialization parts its rung's initialization segment, as they came (no shift, no beacon).
     func cmafURL(_ part: CMAFTracks.Part, session: String, rendition: String, shifted: Bool) -> SegmentURL {
-        if let initialization = segment.encryption?.initialization { return SegmentURL(path: part.isInitialization ? initialization : segment.path) }
+        if let e = segment.encryption, let initialization = e.initialization {
+            // kept as it came: its own file (a live segment's sound the origin's audio segment beside it)
+            switch part {
+            case .video: return SegmentURL(path: segment.path)
+            case .videoInit: return SegmentURL(path: initialization)
+            case .audio: return SegmentURL(path: e.sound?.path ?? segment.path)
+            case .audioInit: return SegmentURL(path: e.sound?.initialization ?? initialization)
+            }
+        }
         var u = url(session: session, rendition: rendition)
         u.path = CMAFTracks.path(u.path, part)
         u.marked = false

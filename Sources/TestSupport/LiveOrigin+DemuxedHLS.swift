@@ -57,6 +57,7 @@ extension LiveOrigin.Core {
         let track = dash.videos[k]
         var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(faults.targetDuration(published: p))",
                      "#EXT-X-MEDIA-SEQUENCE:\(w.mediaSequence)", "#EXT-X-MAP:URI=\"../dash/v\(k)/init.mp4\""]
+        if let sampleEncryption { lines.append(sampleEncryption.keyTag) }
         for n in w.segments {
             lines.append("#EXT-X-PROGRAM-DATE-TIME:\(date(ofFrame: media.segments[n].firstFrame))")
             for b in breaks { lines += markers(b, before: n, first: w.mediaSequence, offset: dash.ptsOffset) }

@@ -79,6 +79,8 @@ public final class LiveOrigin: Sendable {
     /// HLS master (`a2.m3u8`) and the MPD (an AdaptationSet `lang="de"`, Representation `a2`).
     /// `aes128`: every segment encrypted whole under its key (`/key.bin`; the IV each segment's
     /// media sequence number, as an `EXT-X-KEY` without `IV` implies), MPEG-TS only.
+    /// `sampleEncryption`: the demuxed HLS origin's video segments sample-encrypted (needs `dash`;
+    /// `LiveOrigin+SampleEncryption`).
     /// `textInMP4`: the subtitles as WebVTT or TTML in MP4 (`TestMP4Text`): with `dash`, the MPD
     /// has an English text AdaptationSet of them (`LiveOrigin+DASHText`); with `subtitles`, the
     /// HLS subtitle rendition is fMP4 segments of them behind an `EXT-X-MAP`.
@@ -86,8 +88,9 @@ public final class LiveOrigin: Sendable {
                 initialSegments: Int? = nil, programDateBase: Date = Date(timeIntervalSince1970: 1_796_083_200),
                 faults: [LiveOriginFault] = [], segmentChunkDelay: Double = 0, cmaf: Bool = false, dash: Bool = false,
                 subtitles: Bool = false, secondLanguage: Bool = false, aes128: LiveOriginAES128? = nil,
-                textInMP4: LiveOriginDASH.TextFormat? = nil) throws {
+                textInMP4: LiveOriginDASH.TextFormat? = nil, sampleEncryption: LiveOriginSampleEncryption? = nil) throws {
         precondition(!secondLanguage || dash, "a second language is a demuxed HLS origin's (dash: true)")
+        precondition(sampleEncryption == nil || dash, "sample encryption is the demuxed HLS origin's (dash: true)")
         precondition(aes128 == nil || (!cmaf && !dash && faults.isEmpty), "an AES-128 origin is MPEG-TS without faults")
         precondition(windowSize >= 1)
         self.media = media
@@ -104,7 +107,7 @@ public final class LiveOrigin: Sendable {
                     faults: LiveOriginFaults(faults: faults, media: media), segmentChunkDelay: segmentChunkDelay,
                     cmaf: cmaf ? try media.renditions.map { try $0.cmaf() } : nil,
                     dash: dash ? try { var d = try LiveOriginDASH.make(media, secondLanguage: secondLanguage); d.text = textInMP4; return d }() : nil,
-                    subtitles: subtitles, aes128: aes128, textInMP4: textInMP4)
+                    subtitles: subtitles, aes128: aes128, textInMP4: textInMP4, sampleEncryption: sampleEncryption)
         server = try HTTPTestServer()
         let core = self.core
         server.setHandler { request in core.respond(request.path) }
@@ -171,6 +174,8 @@ public final class LiveOrigin: Sendable {
         let textInMP4: LiveOriginDASH.TextFormat?
         /// Segments encrypted (`/key.bin`, `EXT-X-KEY` without IV): whole (AES-128) or their samples; nil: clear.
         let aes128: LiveOriginAES128?
+        /// The demuxed HLS origin's video sample-encrypted (its audio clear); nil: clear.
+        let sampleEncryption: LiveOriginSampleEncryption?
         /// When the origin started (the MPD's availability start is computed from it).
         let startDate = Date()
         /// What changes as the origin is asked and advanced.
@@ -185,8 +190,10 @@ public final class LiveOrigin: Sendable {
 
         init(media: LiveOriginMedia, breaks: [LiveOriginPlacedBreak], initial: Int, realTime: Bool, windowSize: Int, base: Date,
              faults: LiveOriginFaults, segmentChunkDelay: Double, cmaf: [(folder: URL, ptsOffset: Int64)]?, dash: LiveOriginDASH? = nil,
-             subtitles: Bool = false, aes128: LiveOriginAES128? = nil, textInMP4: LiveOriginDASH.TextFormat? = nil) {
+             subtitles: Bool = false, aes128: LiveOriginAES128? = nil, textInMP4: LiveOriginDASH.TextFormat? = nil,
+             sampleEncryption: LiveOriginSampleEncryption? = nil) {
             self.segmentChunkDelay = segmentChunkDelay
+            self.sampleEncryption = sampleEncryption
             self.textInMP4 = textInMP4
             self.aes128 = aes128
             self.subtitles = subtitles

@@ -165,7 +165,13 @@ struct RFC8216MediaPlaylist: Sendable {
                 if list["KEYFORMAT"] != nil || list["KEYFORMATVERSIONS"] != nil {
                     needs.append((5, "KEYFORMAT or KEYFORMATVERSIONS of EXT-X-KEY", line))
                 }
-                keys[list["KEYFORMAT"]?.value ?? "identity"] = (line, list)
+                // Allowed reading: METHOD=NONE ends every key in force, whatever its KEYFORMAT.
+                // §4.3.2.4 ends a key at the next tag "with the same KEYFORMAT", yet forbids NONE
+                // any other attribute, so read literally no playlist could return to clear segments
+                // (a clear ad) after a FairPlay or Widevine key; the HLS readers here (FFmpeg's,
+                // GStreamer's) keep one key in force, which NONE clears.
+                // NONE is no key: nothing is in force after it until the next key.
+                if list["METHOD"]?.raw == "NONE" { keys = [:] } else { keys[list["KEYFORMAT"]?.value ?? "identity"] = (line, list) }
             case "EXT-X-MAP":
                 mapLines.append(line)
                 map = line

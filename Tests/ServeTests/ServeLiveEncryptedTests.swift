@@ -246,13 +246,13 @@ import Timing
     /// The 2 s segment boundary (60 frames) nearest frame `n`, the earlier of two as near.
     static func nearestBoundary(_ n: Int) -> Int { n % 60 <= 30 ? n - n % 60 : n - n % 60 + 60 }
 
-    /// A live origin's key that is not AES-128 or SAMPLE-AES over MPEG-TS is refused in one line.
+    /// A live origin's key that is not AES-128 or SAMPLE-AES over MPEG-TS, or sample encryption
+    /// over CMAF, is refused in one line.
     @Test func otherEncryptionIsRefusedInOneLine() throws {
         let head = "#EXTM3U\n#EXT-X-VERSION:5\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:3\n"
         for (text, why) in [
             (head + "#EXT-X-KEY:METHOD=SAMPLE-AES-CTR,URI=\"k\",KEYFORMAT=\"urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed\"\n#EXTINF:2,\na.ts\n", "SAMPLE-AES-CTR"),
             (head + "#EXT-X-MAP:URI=\"init.mp4\"\n#EXT-X-KEY:METHOD=AES-128,URI=\"k\"\n#EXTINF:2,\na.m4s\n", "CMAF"),
-            (head + "#EXT-X-MAP:URI=\"init.mp4\"\n#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"k\"\n#EXTINF:2,\na.m4s\n", "CMAF"),
             (head + "#EXT-X-KEY:METHOD=AES-128,URI=\"k\",KEYFORMAT=\"other\"\n#EXTINF:2,\na.ts\n", "KEYFORMAT"),
         ] {
             #expect(throws: StoreError.self, "\(why)") { try LivePlaylist(parsing: text) }
@@ -262,5 +262,9 @@ import Timing
                                   + "#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"skd://k\",KEYFORMAT=\"com.apple.streamingkeydelivery\",KEYFORMATVERSIONS=\"1\"\n#EXTINF:2,\nc.ts\n")
         #expect(ok.segments.map { $0.key?.iv } == [LiveOriginAES128.iv(3), nil, LiveOriginAES128.iv(5)], "the IV made explicit from the media sequence number")
         #expect(ok.segments.map { $0.key?.method } == [.aes128, nil, .sampleAES], "FairPlay's SAMPLE-AES taken, to be passed on")
+        // sample-encrypted CMAF (`cbcs`, `cenc`): taken, its IVs in its boxes (none made up)
+        let cmaf = try LivePlaylist(parsing: head + "#EXT-X-MAP:URI=\"init.mp4\"\n#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"skd://k\",KEYFORMAT=\"com.apple.streamingkeydelivery\",KEYFORMATVERSIONS=\"1\"\n#EXTINF:2,\na.m4s\n"
+                                    + "#EXT-X-KEY:METHOD=SAMPLE-AES-CTR,URI=\"data:text/plain;base64,AAAA\",KEYFORMAT=\"urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed\"\n#EXTINF:2,\nb.m4s\n")
+        #expect(cmaf.segments.map { $0.key?.method } == [.sampleAES, .sampleAESCTR] && cmaf.segments.allSatisfy { $0.key?.iv == nil && $0.map == "init.mp4" })
     }
 }

@@ -71,13 +71,13 @@ import Timing
                           ledger: (any BeaconLedger)? = nil, liveStore: (any LiveViewerStore)? = nil, cmaf: Bool = false,
                           dash: Bool = false, availRetirement: MediaTime? = nil, sourcePath: String? = nil,
                           subtitles: Bool = false, secondLanguage: Bool = false, aes128: LiveOriginAES128? = nil,
-                          textInMP4: LiveOriginDASH.TextFormat? = nil) async throws -> Rig {
+                          textInMP4: LiveOriginDASH.TextFormat? = nil, sampleEncryption: LiveOriginSampleEncryption? = nil) async throws -> Rig {
             try await offPool {
                 try Rig(breaks: breaks, seconds: seconds, clock: clock, initial: initial, vast: vast, adsTemplate: adsTemplate, sizes: sizes,
                         faults: faults, personalizationThreshold: personalizationThreshold, availSuppression: availSuppression,
                         adsRequest: adsRequest, cdn: cdn, bumpers: bumpers, preroll: preroll, prefetchWindow: prefetchWindow, ledger: ledger,
                         liveStore: liveStore, cmaf: cmaf, dash: dash, availRetirement: availRetirement, sourcePath: sourcePath,
-                        subtitles: subtitles, secondLanguage: secondLanguage, aes128: aes128, textInMP4: textInMP4)
+                        subtitles: subtitles, secondLanguage: secondLanguage, aes128: aes128, textInMP4: textInMP4, sampleEncryption: sampleEncryption)
             }
         }
 
@@ -89,10 +89,11 @@ import Timing
                      personalizationThreshold: MediaTime?, availSuppression: AvailSuppression?, adsRequest: ADSRequestTemplate,
                      cdn: CDNPrefixes, bumpers: Bool, preroll: LivePreroll?, prefetchWindow: Double, ledger: (any BeaconLedger)?,
                      liveStore: (any LiveViewerStore)?, cmaf: Bool, dash: Bool, availRetirement: MediaTime?, sourcePath: String?,
-                     subtitles: Bool, secondLanguage: Bool, aes128: LiveOriginAES128?, textInMP4: LiveOriginDASH.TextFormat?) throws {
+                     subtitles: Bool, secondLanguage: Bool, aes128: LiveOriginAES128?, textInMP4: LiveOriginDASH.TextFormat?,
+                     sampleEncryption: LiveOriginSampleEncryption?) throws {
             origin = try LiveOrigin(media: try LiveOriginMedia.make(sizes: sizes, seconds: seconds), breaks: breaks, windowSize: 5, clock: clock,
                                     initialSegments: initial, faults: faults, cmaf: cmaf, dash: dash, subtitles: subtitles,
-                                    secondLanguage: secondLanguage, aes128: aes128, textInMP4: textInMP4)
+                                    secondLanguage: secondLanguage, aes128: aes128, textInMP4: textInMP4, sampleEncryption: sampleEncryption)
             let source = origin.url(sourcePath ?? (dash ? "/live.mpd" : sizes.count > 1 ? "/master.m3u8" : "/live.m3u8"))
             let server = try HTTPTestServer()
             let urls = ["/a7.mp4", "/a8.mp4"].map { server.url($0) }

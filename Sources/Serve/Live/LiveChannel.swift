@@ -2,6 +2,7 @@ import Foundation
 import Manifest
 import Media
 import Playback
+import Threads
 import Timing
 
 /// A live HLS source (a sliding media or multivariant playlist) followed into the store.
@@ -48,8 +49,8 @@ public actor LiveChannel {
     /// How long segments are kept (on disk, and in `window`) after they leave the origin's window.
     public let history: MediaTime
     private let source: HLSLocation
-    private let folder: URL
-    private let timeout: Double
+    let folder: URL
+    let timeout: Double
     private var renditions: [String: Rendition] = [:]
     private let evicted: @Sendable ([String]) -> Void
     private let log: ServeLog?
@@ -60,15 +61,15 @@ public actor LiveChannel {
     private var mpd: LiveMPD?
     /// DASH: the audio segments fetched, by URI (a file in the intake's `.audio` folder and its
     /// media span), and their initialization segments.
-    private var audioFiles: [String: (file: URL, start: MediaTime, end: MediaTime)] = [:]
-    private var audioInits: [String: URL] = [:]
+    var audioFiles: [String: (file: URL, start: MediaTime, end: MediaTime)] = [:]
+    var audioInits: [String: URL] = [:]
     private var audioCount = 0
     /// HLS: the origin's audio renditions with a playlist of their own (CMAF), followed: the
     /// default of the variants' `AUDIO` group first, whose sound is muxed into every variant's
     /// segments as a DASH origin's audio AdaptationSet's is, then up to `maxLanguages` other
     /// languages, each muxed into a language rung (`a1`, `a2` …: the lowest variant's video
     /// with that sound). Empty when the variants carry their own sound.
-    private var audioFollows: [LiveAudioFollow] = []
+    var audioFollows: [LiveAudioFollow] = []
     /// The origin's main audio rendition and its other languages (`LiveChannel.languages`), as
     /// the first poll found them (HLS: the `AUDIO` group's; DASH: the audio AdaptationSets').
     private var mainAudio: HLS.Rendition?
@@ -79,10 +80,14 @@ public actor LiveChannel {
     /// origin's fMP4 subtitle renditions'), by location (`textHeader`).
     private var textHeaders: [(location: HLSLocation, header: FragmentedTextTrack.Header)] = []
 
+    /// Whether the newest segment taken in is sample-encrypted CMAF kept as it came
+    /// (`isEncryptedCMAF`), readable without waiting for the actor (every request of a session asks).
+    let encryptedCMAF = Locked(false)
+
     /// Polls a segment that cannot be fetched (or read) is tried before it is skipped.
     public static let fetchAttempts = 3
 
-    private struct Rendition {
+    struct Rendition {
         var location: HLSLocation
         var segments: [LiveSegment] = []
         var tracker = LiveBreakTracker()
@@ -97,6 +102,10 @@ public actor LiveChannel {
         var carried: [LiveMarker] = []
         /// CMAF: the initialization segments fetched, by URI (files in the intake folder).
         var inits: [String: URL] = [:]
+        /// Sample-encrypted CMAF: the initialization segments kept in the store (store paths), by
+        /// URI, the video's and the sound's (`LiveChannel+EncryptedCMAF`).
+        var keptInits: [String: String] = [:]
+        var keptSoundInits: [String: String] = [:]
         /// CMAF: the continuity counters the last remuxed segment ended at (the next continues them).
         var counters: [Int: UInt8] = [:]
         /// This process's first segment of the rendition is kept as its initialization source
@@ -306,7 +315,7 @@ public actor LiveChannel {
     }
 
     /// Logs `fault` (one line) unless it is being logged already.
-    private func report(_ fault: LiveFault, rendition: String, _ detail: String) {
+    func report(_ fault: LiveFault, rendition: String, _ detail: String) {
         guard faults.happened(fault) else { return }
         log?.event("live_origin_fault", ["channel": name, "rendition": rendition, "kind": fault.rawValue, "detail": String(detail.prefix(500))])
     }
@@ -398,7 +407,7 @@ public actor LiveChannel {
 
     /// What the first segment of each encrypted rendition showed: its clear bytes (AES-128,
     /// `readEncrypted`), or its clear headers and parameter sets (SAMPLE-AES).
-    private var clearRungs: [String: LiveRungInfo] = [:]
+    var clearRungs: [String: LiveRungInfo] = [:]
 
     /// Whether the channel's newest segments are encrypted (AES-128 or SAMPLE-AES, kept as they came): its
     /// sessions are HLS with MPEG-TS segments only, its breaks at segment boundaries.
@@ -443,7 +452,7 @@ public actor LiveChannel {
     }
 
     /// A video segment's sound is not published yet.
-    private struct AudioNotYet: Error {}
+    struct AudioNotYet: Error {}
 
     /// The audio of video segment `file` (`entry`) of a DASH origin or of an HLS origin with an
     /// audio rendition: from its first picture for its duration, as one fMP4 file (the audio
@@ -492,7 +501,7 @@ public actor LiveChannel {
 
     /// The audio track's initialization segment `uri` (against `location`): fetched into `folder`
     /// the first time (at most `HLSImport.maxInitBytes`), kept by URI.
-    private func audioInitialization(_ uri: String, at location: HLSLocation, in folder: URL) async throws -> URL {
+    func audioInitialization(_ uri: String, at location: HLSLocation, in folder: URL) async throws -> URL {
         let resolved = try location.resolve(uri)
         if let known = audioInits[Self.key(resolved)] { return known }
         let file = folder.appendingPathComponent("init\(audioInits.count).mp4")
@@ -503,7 +512,7 @@ public actor LiveChannel {
 
     /// What audio files and initialization segments are kept by: the resolved location (two
     /// languages' playlists may name their segments alike).
-    private static func key(_ location: HLSLocation) -> String {
+    static func key(_ location: HLSLocation) -> String {
         switch location {
         case .file(let path): return "file:" + path
         case .remote(let url): return url.absoluteString
@@ -589,6 +598,8 @@ public actor LiveChannel {
                 return
             }
             do {
+                // (a sample-encrypted one's key passed on: its sound goes out as it came, beside encrypted video)
+                let key = try entry.key.map { try HLSImport.passedOn($0, at: location, cmaf: true) }
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                 let initFile = try await audioInitialization(map, at: location, in: folder)
                 audioCount += 1
@@ -609,7 +620,7 @@ public actor LiveChannel {
                 }
                 audioFiles[Self.key(resolved)] = (fragment, span.start, span.end)
                 audioFollows[k].next = entry.sequence + 1
-                audioFollows[k].segments.append(LiveMPD.TrackSegment(uri: entry.uri, initialization: map, start: span.start, duration: span.end - span.start))
+                audioFollows[k].segments.append(LiveMPD.TrackSegment(uri: entry.uri, initialization: map, start: span.start, duration: span.end - span.start, key: key))
             } catch {
                 report(.segmentUnavailable, rendition: label, "\(entry.uri.prefix(200)): \(error)")
                 return
@@ -766,17 +777,26 @@ public actor LiveChannel {
                 r.skipped(new)
                 continue
             }
-            let path = LiveSegment.storePath(channel: storeName, rendition: key, sequence: new.sequence, encrypted: entry.key != nil)
+            let sampleEncryptedCMAF = entry.key != nil && entry.map != nil
+            let path = LiveSegment.storePath(channel: storeName, rendition: key, sequence: new.sequence, encrypted: entry.key != nil, cmaf: sampleEncryptedCMAF)
             let file = folder.appendingPathComponent(path)
             var reading: LiveSegmentIntake.Reading?
             var failure: (LiveFault, String)?
             var segmentKey: HLS.Key?
+            var kept: (initialization: String, sound: SegmentEncryption.Sound?)?
             // fetched under a temporary name and renamed once whole: the final name never holds half a segment
             let partial = dir.appendingPathComponent(".\(new.sequence).part")
             try? FileManager.default.removeItem(at: partial)
             do {
                 try await fetchVideo(try r.location.resolve(entry.uri), to: partial, keep: entry.map != nil)
-                if let given = entry.key, given.method == .sampleAES {
+                if let given = entry.key, let map = entry.map {
+                    // sample-encrypted CMAF: kept as it came with its initialization segment and the
+                    // origin's audio segment of its time, read from its clear boxes, its key passed on
+                    segmentKey = try HLSImport.passedOn(given, at: r.location, cmaf: true)
+                    let taken = try await takeEncryptedCMAF(partial, map: map, entry: entry, sequence: new.sequence, rendition: &r, key: key, scratch: dir)
+                    reading = taken.reading
+                    kept = (taken.initialization, taken.sound)
+                } else if let given = entry.key, given.method == .sampleAES {
                     // SAMPLE-AES: kept as it came and read as it is (its headers are clear), its
                     // key passed on, never fetched (`HLSImport.passedOn`)
                     segmentKey = try HLSImport.passedOn(given, at: r.location)
@@ -816,6 +836,7 @@ public actor LiveChannel {
             try? FileManager.default.removeItem(at: partial)
             guard let reading else {
                 StoreFile.remove(path, in: folder)
+                if let sound = kept?.sound { StoreFile.remove(sound.path, in: folder) }
                 // fetched again at the next poll: what came may have been the fault
                 if let location = try? r.location.resolve(entry.uri) { forgetRawVideo(location) }
                 let count = (r.failures?.uri == entry.uri ? r.failures?.count ?? 0 : 0) + 1
@@ -837,9 +858,10 @@ public actor LiveChannel {
             }
             let segment = LiveSegmentIntake.segment(reading, entry: entry, sequence: new.sequence, channel: storeName, rendition: key,
                                                    filePTS: placed.filePTS, clockOffset: placed.clockOffset, discontinuity: placed.discontinuity,
-                                                   key: segmentKey)
+                                                   key: segmentKey, cmaf: kept)
             r.timeline.handled(new)
             r.segments.append(segment)
+            encryptedCMAF.withLock { $0 = kept != nil }
             if let start = entry.mediaStart { r.mediaEnd = start + entry.duration }
             // (an encrypted segment is never a CMAF track's source: no clear copy is kept)
             if !r.initializationKept && segmentKey == nil { r.initializationKept = keepInitialization(file, rendition: key) }
@@ -861,7 +883,7 @@ public actor LiveChannel {
             keep -= 1
         }
         keep = min(keep, max(0, r.segments.count - 1))   // the newest stays
-        let gone = r.segments[..<keep].map(\.storePath)
+        let gone = r.segments[..<keep].flatMap { [$0.storePath] + ($0.encryption?.sound.map { [$0.path] } ?? []) }
         for p in gone { StoreFile.remove(p, in: folder) }
         if !gone.isEmpty { evicted(gone) }
         r.segments.removeFirst(keep)

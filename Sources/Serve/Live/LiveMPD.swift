@@ -53,6 +53,8 @@ struct LiveMPD {
         /// Text: what moves its media time onto the video's (the two tracks'
         /// `presentationTimeOffset`s apart); audio must share the video's (zero).
         var shift: MediaTime = .zero
+        /// An HLS origin's sample-encrypted audio segment: its `EXT-X-KEY` as players get it.
+        var key: HLS.Key? = nil
         var end: MediaTime { start + duration }
     }
 

@@ -5,10 +5,10 @@ import Timing
 /// A live (or ended) HLS media playlist as the live source reads it from an origin, through the
 /// one parser (`HLS.parse`): its target duration, media sequence numbers, segments with exact
 /// `EXTINF` durations and discontinuities, the initialization segment of CMAF segments, and the
-/// ad markers in front of each segment, and the key of an encrypted MPEG-TS segment (AES-128,
-/// whole; SAMPLE-AES, its samples), its IV made explicit. Refuses what the store cannot take (byte
-/// ranges, `SAMPLE-AES-CTR`, encrypted CMAF, an AES-128 key format other than `identity`) with a
-/// one-line reason.
+/// ad markers in front of each segment, and the key of an encrypted segment (MPEG-TS: AES-128,
+/// whole, or SAMPLE-AES, its samples, its IV made explicit; CMAF: SAMPLE-AES or SAMPLE-AES-CTR,
+/// its IVs in its boxes). Refuses what the store cannot take (byte ranges, `SAMPLE-AES-CTR` over
+/// MPEG-TS, AES-128 over CMAF, an AES-128 key format other than `identity`) with a one-line reason.
 /// What a hostile origin gets wrong but can be recovered from is read, not refused: an
 /// `EXT-X-MEDIA-SEQUENCE` (or `EXT-X-DISCONTINUITY-SEQUENCE`) that cannot be read (negative, not
 /// a number, over the parser's 2^48 bound) is left out (`sequenceReadable` false, entries numbered from 0: `LiveTimeline` finds
@@ -34,9 +34,10 @@ public struct LivePlaylist: Sendable, Equatable {
         /// A DASH origin's segment: where it starts on its track's media timeline (the time its
         /// audio comes from, `LiveMPD`); nil for HLS.
         public var mediaStart: MediaTime? = nil
-        /// The key of an encrypted MPEG-TS segment (`METHOD=AES-128`: whole; `SAMPLE-AES`: its
-        /// samples), its `IV` explicit (the origin's media sequence number where it gave none,
-        /// RFC 8216 §5.2) and its URI as written; nil for a clear segment.
+        /// The key of an encrypted segment (MPEG-TS: `METHOD=AES-128`, whole, or `SAMPLE-AES`, its
+        /// samples, its `IV` explicit: the origin's media sequence number where it gave none,
+        /// RFC 8216 §5.2; CMAF: `SAMPLE-AES`/`SAMPLE-AES-CTR`, as given) and its URI as written;
+        /// nil for a clear segment.
         public var key: HLS.Key? = nil
     }
 
@@ -99,11 +100,16 @@ public struct LivePlaylist: Sendable, Equatable {
         let maps = p.mapsInForce, keys = p.keysInForce
         for (i, key) in keys.enumerated() {
             guard let key else { continue }
-            guard key.method == .aes128 || key.method == .sampleAES else {
-                throw StoreError.unsupported("live source: \(key.method.rawValue) segments are not supported (AES-128 and SAMPLE-AES over MPEG-TS are)")
+            // sample-encrypted CMAF (`cbcs`: SAMPLE-AES; `cenc`: SAMPLE-AES-CTR): kept as it came, its key passed on
+            if maps[i] != nil {
+                guard key.method == .sampleAES || key.method == .sampleAESCTR else {
+                    throw StoreError.unsupported("live source: \(key.method.rawValue) over CMAF segments is not supported (SAMPLE-AES and SAMPLE-AES-CTR are)")
+                }
+                guard key.uri?.isEmpty == false else { throw StoreError.unsupported("live source: a \(key.method.rawValue) key without URI") }
+                continue
             }
-            guard maps[i] == nil else {
-                throw StoreError.unsupported("live source: \(key.method.rawValue) over CMAF segments is not supported (over MPEG-TS it is)")
+            guard key.method == .aes128 || key.method == .sampleAES else {
+                throw StoreError.unsupported("live source: \(key.method.rawValue) MPEG-TS segments are not supported (AES-128 and SAMPLE-AES are)")
             }
             // (a SAMPLE-AES key is passed on as it came, whatever its key system: FairPlay's too)
             guard key.method == .sampleAES || (key.keyFormat ?? "identity") == "identity" else {

@@ -38,14 +38,17 @@ public enum LiveSegmentIntake {
     /// `sequence` on the channel, whose first frame is at `filePTS` on its own (unwrapped) clock
     /// and `filePTS + clockOffset` on the channel's.
     /// `key`: the segment is kept encrypted under it (`reading` made of its clear bytes or headers, with its counters).
+    /// `cmaf`: it is sample-encrypted CMAF kept as it came (`reading` made of its boxes) under
+    /// this initialization segment, with this sound.
     package static func segment(_ reading: Reading, entry: LivePlaylist.Segment, sequence: Int, channel: String, rendition: String,
-                                             filePTS: Int64, clockOffset: Int64, discontinuity: Bool, key: HLS.Key? = nil) -> LiveSegment {
+                                filePTS: Int64, clockOffset: Int64, discontinuity: Bool, key: HLS.Key? = nil,
+                                cmaf: (initialization: String, sound: SegmentEncryption.Sound?)? = nil) -> LiveSegment {
         let frames = reading.framePTS.map { LivePTS.unwrap(UInt64($0), near: filePTS) + clockOffset }.sorted()
+        let encryption = cmaf.map { SegmentEncryption(cmafInitialization: $0.initialization, firstPTS: Int64(reading.firstPTS), key: key, sound: $0.sound) }
+            ?? key.map { SegmentEncryption(key: $0, firstPTS: Int64(reading.firstPTS)) }
         return LiveSegment(sequence: sequence, duration: entry.duration, firstPTS: filePTS + clockOffset, discontinuity: discontinuity,
-                           storePath: LiveSegment.storePath(channel: channel, rendition: rendition, sequence: sequence, encrypted: key != nil),
-                           framePTS: frames, clockOffset: clockOffset,
-                           encryption: key.map { SegmentEncryption(key: $0, firstPTS: Int64(reading.firstPTS)) },
-                           counters: reading.counters)
+                           storePath: LiveSegment.storePath(channel: channel, rendition: rendition, sequence: sequence, encrypted: key != nil, cmaf: cmaf != nil),
+                           framePTS: frames, clockOffset: clockOffset, encryption: encryption, counters: reading.counters)
     }
 
     /// Reads `data`, the segment `entry` of `rendition` of `channel`, on a clock without

@@ -38,8 +38,36 @@ extension LiveViewer {
             playlist.segments[i].uri = items[i].cmafURL(part, session: id, rendition: rung.rendition.name, shifted: true)
                 .text(signedBy: context.signature, cdn: context.cdn)
         }
+        if items.contains(where: { $0.segment.encryption?.isCMAF == true }) { return HLS.write(Self.withOwnMapsAndKeys(playlist, items, audio: audio, url: { item, part in
+            item.cmafURL(part, session: self.id, rendition: rung.rendition.name, shifted: true).text(signedBy: self.context.signature, cdn: self.context.cdn)
+        })) }
         if !playlist.segments.isEmpty { playlist.segments[0].map = HLS.Map(uri: initializationURL(rung.key, audio ? .audioInit : .videoInit)) }
         return HLS.write(playlist)
+    }
+
+    /// `playlist` (the items' CMAF URIs in place) of a channel of sample-encrypted CMAF
+    /// (`LiveChannel+EncryptedCMAF`): each item under its own initialization segment — content
+    /// the origin's, as it came; an ad's or slate's its clear CMAF track's — an `EXT-X-MAP` where it
+    /// changes, and the key in force for each (content: the origin's, the video's or with `audio`
+    /// the sound's, passed on; ads and slate clear: `METHOD=NONE` after a key). Both follow from
+    /// the items alone, so a published segment's map and key never change across refreshes (the
+    /// first segment's are written in full: a clear one under `METHOD=NONE`, as every clear
+    /// segment of such a playlist is, whatever came before it).
+    nonisolated static func withOwnMapsAndKeys(_ playlist: HLS.MediaPlaylist, _ items: [SessionItem], audio: Bool,
+                                               url: (SessionItem, CMAFTracks.Part) -> String) -> HLS.MediaPlaylist {
+        var p = playlist
+        var previousMap: String?, previousKey: HLS.Key?
+        for i in p.segments.indices {
+            let item = items[i]
+            let map = url(item, audio ? .audioInit : .videoInit)
+            let e = item.segment.encryption
+            let key = e?.isCMAF == true ? (audio ? e?.sound?.key : e?.key) : nil
+            p.segments[i].map = i == 0 || map != previousMap ? HLS.Map(uri: map) : nil
+            p.segments[i].key = i == 0 ? key ?? HLS.Key.none : SessionPlaylist.keyTag(key, after: previousKey)
+            previousMap = map
+            previousKey = key
+        }
+        return p
     }
 
     /// The URL of a rung's (channel key `key`) CMAF initialization segment `part`: the tracks of
@@ -57,9 +85,12 @@ extension LiveViewer {
     public nonisolated func cmafMaster() -> String {
         let audioCodec = rungs.first.flatMap { SessionMPD.audioCodec($0.info.codecs) }
         let subtitles = subtitleRenditions
+        // (sample-encrypted CMAF content keeps the origin's sample entry: `avc1` in its `encv`)
+        let keptEntry = context.channel.isEncryptedCMAF
         let variants = rungs.map { r in
+            let video = keptEntry ? String(r.info.codecs.split(separator: ",").first ?? "avc1") : SessionMPD.videoCodec(r.info.codecs)
             var v = HLS.Variant(uri: "/v1/sessions/\(id)/\(r.rendition.name).m3u8?segments=cmaf", bandwidth: r.rendition.videoBitrate + r.rendition.audioBitrate,
-                                codecs: ([SessionMPD.videoCodec(r.info.codecs)] + (audioCodec.map { [$0] } ?? [])).joined(separator: ","),
+                                codecs: ([video] + (audioCodec.map { [$0] } ?? [])).joined(separator: ","),
                                 resolution: HLS.Resolution(width: r.info.width, height: r.info.height), frameRate: r.info.frameRate,
                                 audio: audioCodec == nil ? nil : "audio")
             if !subtitles.isEmpty { v.subtitles = ServeService.subtitleGroup }

@@ -20,11 +20,12 @@ public struct LiveSegment: Sendable, Equatable {
     /// The channel's clock less the file's own PTS (0 until the origin's timestamps jumped): a
     /// viewer shifts the file by it (`?o=`) and cuts it at channel PTS less it.
     public var clockOffset: Int64 = 0
-    /// An encrypted origin segment (AES-128, whole; SAMPLE-AES, its samples): its key (URI
-    /// absolute, IV explicit) and its first picture's PTS as written, read at intake (from its
-    /// clear bytes, or its clear headers). Such a segment is
-    /// stored and served as it came (`….aes.ts`): never cut, shifted or marked, so breaks go in
-    /// at its boundaries. Nil for a clear segment.
+    /// An encrypted origin segment (AES-128, whole; SAMPLE-AES, its samples; sample-encrypted
+    /// CMAF): its key (URI absolute, IV explicit for MPEG-TS) and its first picture's PTS as
+    /// written, read at intake (from its clear bytes, its clear headers, or its clear boxes); a
+    /// CMAF one's initialization segment and sound. Such a segment is stored and served as it
+    /// came (`….aes.ts`, `….enc.m4s`): never cut, shifted or marked, so breaks go in at its
+    /// boundaries. Nil for a clear segment.
     public var encryption: SegmentEncryption? = nil
     /// An encrypted segment's streams' first continuity counters (its bytes cannot be marked as a
     /// new stream: the item before it leads into them, `SessionItem.leadsInto`); empty otherwise.
@@ -34,9 +35,15 @@ public struct LiveSegment: Sendable, Equatable {
     public func filePTS(_ pts: Int64) -> Int64 { pts - clockOffset }
 
     /// The store key of segment `sequence` of `rendition` of `channel` (`<msn>.aes.ts` when it
-    /// is kept `encrypted`: `SegmentPath.isEncrypted`).
-    public static func storePath(channel: String, rendition: String, sequence: Int, encrypted: Bool = false) -> String {
-        "live/\(channel)/\(rendition)/\(sequence)\(encrypted ? ".aes" : "").ts"
+    /// is kept `encrypted`, `<msn>.enc.m4s` when it is sample-encrypted `cmaf`: `SegmentPath.isEncrypted`).
+    public static func storePath(channel: String, rendition: String, sequence: Int, encrypted: Bool = false, cmaf: Bool = false) -> String {
+        cmaf ? "live/\(channel)/\(rendition)/\(sequence).enc.m4s" : "live/\(channel)/\(rendition)/\(sequence)\(encrypted ? ".aes" : "").ts"
+    }
+
+    /// The store key of the origin's audio segment kept beside encrypted CMAF segment
+    /// `sequence` (`SegmentEncryption.Sound`): under the rendition's `audio` folder.
+    public static func soundPath(channel: String, rendition: String, sequence: Int) -> String {
+        "live/\(channel)/\(rendition)/\(ProtectedCMAFImport.audioFolder)/\(sequence).enc.m4s"
     }
 
     /// The store key of the segment `rendition` of `channel` keeps for the CMAF tracks'

@@ -39,6 +39,43 @@ public struct LiveSegmentProbe: Sendable, Equatable {
         return probe
     }
 
+    /// Reads a sample-encrypted CMAF segment (`segment`, with its `initialization`; blocking:
+    /// a demux of its boxes, nothing decoded): the picture size of its sample entry, the frame
+    /// rate of its presentation times, `CODECS` from the `avcC` of its initialization segment
+    /// (`avc1.PPCCLL`; H.264 only), `,mp4a.40.2` when `audio` (its sound is a rendition of its
+    /// own). `scratch` holds the joined file for a moment.
+    public static func probeCMAF(initialization: URL, segment: URL, audio: Bool, scratch: URL) throws -> LiveSegmentProbe {
+        let head = try Data(contentsOf: initialization)
+        guard let avc = avcProfile(head) else { throw StoreError.unsupported("\(initialization.lastPathComponent): no avcC (live encrypted CMAF must be H.264)") }
+        let joined = scratch.appendingPathComponent(".probe.\(getpid()).\(UUID().uuidString).mp4")
+        defer { try? FileManager.default.removeItem(at: joined) }
+        var bytes = head
+        bytes.append(try Data(contentsOf: segment))
+        try bytes.write(to: joined)
+        let s = try SegmentCutMaker.Segment(joined, probe: false)
+        let info = s.demuxer.streams[s.videoIndex]
+        guard info.width > 0, info.height > 0 else { throw StoreError.unsupported("\(segment.lastPathComponent): no picture size") }
+        var probe = LiveSegmentProbe(width: info.width, height: info.height, frameRate: s.frameRate,
+                                     codecs: avc + (audio ? ",mp4a.40.2" : ""), hasAudio: audio)
+        if let first = s.video.first, let pts = first.ptsTicks, let dts = first.dtsTicks {
+            probe.decodeDelayTicks = MediaTime(value: max(0, pts - dts) * s.videoTB.numerator, timescale: s.videoTB.denominator).rescaled(to: 90_000).value
+        }
+        return probe
+    }
+
+    /// `avc1.PPCCLL` from the first `avcC` box of an initialization segment (its profile,
+    /// compatibility and level bytes); nil without one.
+    static func avcProfile(_ bytes: Data) -> String? {
+        let b = [UInt8](bytes)
+        guard b.count >= 12 else { return nil }
+        for i in 4..<(b.count - 8) where b[i] == 0x61 && b[i + 1] == 0x76 && b[i + 2] == 0x63 && b[i + 3] == 0x43 {
+            // size(4) 'avcC' then configurationVersion 1, profile, compatibility, level
+            guard b[i + 4] == 1 else { continue }
+            return String(format: "avc1.%02x%02x%02x", b[i + 5], b[i + 6], b[i + 7])
+        }
+        return nil
+    }
+
     /// The rung named `name` of this size at the given bitrates.
     public func rendition(name: String, videoBitrate: Int, audioBitrate: Int = 128_000) -> Rendition {
         Rendition(name: name, width: width, height: height, videoBitrate: videoBitrate, audioBitrate: audioBitrate)

@@ -181,11 +181,11 @@ public final class MediaStore: ServeMedia, Sendable {
     static let segmentFolders = ["content", "cuts", "ads", "slate", "live"]
 
     /// Whether `path` may name a served segment: a plain relative path (`isSafeRelativePath`) of
-    /// a `.ts` file in one of `segmentFolders`, or of a content's CMAF file kept as it came
-    /// (`SegmentPath.isKeptCMAF`: an encrypted origin's).
+    /// a `.ts` file in one of `segmentFolders`, or of a content's or live channel's CMAF file kept
+    /// as it came (`SegmentPath.isKeptCMAF`: an encrypted origin's).
     static func isSegmentPath(_ path: String) -> Bool {
         guard isSafeRelativePath(path), let top = path.split(separator: "/").first, path.contains("/"),
-              path.hasSuffix(".ts") ? segmentFolders.contains(String(top)) : top == "content" && SegmentPath.isKeptCMAF(path) else { return false }
+              path.hasSuffix(".ts") ? segmentFolders.contains(String(top)) : (top == "content" || top == "live") && SegmentPath.isKeptCMAF(path) else { return false }
         return true
     }
 

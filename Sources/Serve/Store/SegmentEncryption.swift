@@ -11,7 +11,7 @@ import Manifest
 /// segment is served byte for byte: never cut, never moved onto another clock.
 public struct SegmentEncryption: Sendable, Hashable, Codable {
     /// `EXT-X-KEY` for it: `METHOD=AES-128` or `SAMPLE-AES`, an absolute `URI`, a 16-byte `IV`;
-    /// nil for a CMAF segment.
+    /// for a CMAF segment, a live HLS origin's sample-encryption key (passed on), else nil.
     public var key: HLS.Key?
     /// The PTS of its first picture (90 kHz): read from its clear bytes at intake (AES-128; the
     /// PES headers of a SAMPLE-AES segment are clear), or
@@ -23,8 +23,27 @@ public struct SegmentEncryption: Sendable, Hashable, Codable {
     /// An AES-128 or SAMPLE-AES segment's record.
     public init(key: HLS.Key, firstPTS: Int64) { self.key = key; self.firstPTS = firstPTS }
 
-    /// An encrypted CMAF segment's record.
-    public init(cmafInitialization: String, firstPTS: Int64) { self.initialization = cmafInitialization; self.firstPTS = firstPTS }
+    /// A live encrypted CMAF segment's sound: the origin's audio segment of its time, kept as it
+    /// came beside it (the audio rendition's segments line up with the video's, as one packager
+    /// makes them), what the session's audio playlist lists in its place.
+    public struct Sound: Sendable, Hashable, Codable {
+        /// Store-relative path of the audio segment.
+        public var path: String
+        /// Store-relative path of its initialization segment.
+        public var initialization: String
+        /// Its `EXT-X-KEY` (sample encryption, passed on), nil when the sound is clear.
+        public var key: HLS.Key?
+    }
+
+    /// A live encrypted CMAF segment's sound; nil otherwise (a VOD session lists its audio by time).
+    public var sound: Sound? = nil
+
+    /// An encrypted CMAF segment's record. `key`: an HLS origin's `EXT-X-KEY` for it (sample
+    /// encryption, passed on as it came), what a live session's CMAF playlist names; nil for a
+    /// DASH origin's and for VOD (whose content keeps its key).
+    public init(cmafInitialization: String, firstPTS: Int64, key: HLS.Key? = nil, sound: Sound? = nil) {
+        self.initialization = cmafInitialization; self.firstPTS = firstPTS; self.key = key; self.sound = sound
+    }
 
     /// Whether it is a CMAF segment (sample encryption), not a whole AES-128 one.
     public var isCMAF: Bool { initialization != nil }
@@ -35,8 +54,13 @@ public struct SegmentEncryption: Sendable, Hashable, Codable {
     /// PTS in range.
     var isWellFormed: Bool {
         guard (0...((1 << 33) - 1)).contains(firstPTS) else { return false }
-        guard let key else { return initialization != nil }
-        guard initialization == nil else { return false }
+        guard let key else { return initialization != nil && sound == nil }
+        // a live CMAF segment's key and sound (a live viewer's record read back)
+        if initialization != nil {
+            guard Self.isPassedOn(key, cmaf: true) else { return false }
+            guard let sound else { return true }
+            return !sound.path.isEmpty && !sound.initialization.isEmpty && sound.key.map { Self.isPassedOn($0, cmaf: true) } ?? true
+        }
         if key.method == .sampleAES { return Self.isPassedOn(key) }
         guard key.method == .aes128, let uri = key.uri, Self.isQuotable(uri, most: 2048), let scheme = URL(string: uri)?.scheme?.lowercased(),
               scheme == "http" || scheme == "https", key.iv?.count == 16, key.keyFormat == nil || key.keyFormat == "identity" else { return false }

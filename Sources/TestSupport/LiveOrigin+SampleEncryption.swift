@@ -1,0 +1,19 @@
+import Foundation
+
+/// How a demuxed live HLS origin (`LiveOrigin` with `dash: true`) sample-encrypts its video as a
+/// DRM packager does (`cbcs` or `cenc` CMAF): its initialization segment and each media segment
+/// rewritten by the test's encryptor, its video playlists carrying `keyTag` after their
+/// `EXT-X-MAP`. The audio rendition stays clear.
+public struct LiveOriginSampleEncryption: Sendable {
+    /// The `EXT-X-KEY` line of the video playlists (`METHOD=SAMPLE-AES`, a URI, `KEYFORMAT` …).
+    public var keyTag: String
+    /// The video initialization segment encrypted (`encv`, `sinf`, `pssh`).
+    public var initSegment: @Sendable (Data) throws -> Data
+    /// A video media segment encrypted (`senc`, `saiz`, `saio`).
+    public var segment: @Sendable (Data) throws -> Data
+
+    /// An encryption of the origin's video.
+    public init(keyTag: String, initSegment: @escaping @Sendable (Data) throws -> Data, segment: @escaping @Sendable (Data) throws -> Data) {
+        self.keyTag = keyTag; self.initSegment = initSegment; self.segment = segment
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import Manifest
+import Media
+@testable import Serve
+import TestSupport
+import Testing
+import Timing
+
+/// Issue 34, item 6, live: a live HLS origin of sample-encrypted CMAF (the demuxed test origin's
+/// video `cbcs`-encrypted by the tests' `CBCSEncryptor` under `EXT-X-KEY:METHOD=SAMPLE-AES` with a
+/// ClearKey `KEYFORMAT` and its `pssh`; its audio rendition clear) is served, not refused. Its
+/// sessions are HLS with CMAF segments (the only HLS form its segments have): each content
+/// segment byte for byte under the origin's initialization segment and key (passed on, never
+/// fetched), its sound the origin's audio segment of its time; ads and slate clear CMAF under
+/// `METHOD=NONE` with their own maps, each break at the segment boundary nearest its cue. Every
+/// run downloaded as the playlists listed it across refreshes (each refresh checked against
+/// RFC 8216 by `curl`) and decrypted by ffmpeg with the key: every content frame once and in
+/// order, the ad and slate in the breaks; each run's sound decodes clean and lasts its pictures.
+@Suite(.serialized) struct ServeLiveSampleEncryptedCMAFTests {
+    typealias Live = ServeLiveSessionTests
+    typealias Keys = ServeProtectedDASHTests
+
+    /// The ClearKey `pssh` the key's `data:` URI carries.
+    static let pssh = Data((0..<40).map { UInt8($0) }).base64EncodedString()
+    /// The origin's key as its playlists give it (and players get it).
+    static let key = HLS.Key(method: .sampleAES, uri: "data:text/plain;base64,\(pssh)", keyFormat: "urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e",
+                             keyFormatVersions: "1")
+    static let encryption = LiveOriginSampleEncryption(
+        keyTag: "#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"\(key.uri ?? "")\",KEYFORMAT=\"\(key.keyFormat ?? "")\",KEYFORMATVERSIONS=\"1\"",
+        initSegment: { try CBCSEncryptor.encryptInit($0, kid: Keys.kid, constantIV: Keys.iv) },
+        segment: { try CBCSEncryptor.encryptSegment($0, key: Keys.key, constantIV: Keys.iv) })
+
+    /// One segment as a viewer's playlist listed it first: its URI, the map and key in force.
+    struct Listed: Equatable { var uri: String; var map: String?; var key: HLS.Key?; var duration: MediaTime; var discontinuity: Bool }
+
+    /// Reads `path` (a media playlist) into `listed`, each segment by its media sequence number
+    /// the first time it is listed.
+    static func follow(_ rig: Live.Rig, _ path: String, into listed: inout [Int: Listed]) async throws {
+        guard case .media(let p) = try HLS.parse(try await curl(rig.url(path)).text) else { Issue.record("\(path): not a media playlist"); return }
+        let maps = p.mapsInForce, keys = p.keysInForce
+        for (i, s) in p.segments.enumerated() where listed[p.mediaSequence + i] == nil {
+            listed[p.mediaSequence + i] = Listed(uri: s.uri, map: maps[i]?.uri, key: keys[i], duration: s.duration, discontinuity: s.discontinuity)
+        }
+    }
+
+    /// `listed` in order as runs: items under one map with no discontinuity between them.
+    static func runs(_ listed: [Int: Listed]) -> [[Listed]] {
+        var out: [[Listed]] = []
+        for (_, s) in listed.sorted(by: { $0.key < $1.key }) {
+            if let last = out.last?.last, last.map == s.map, !s.discontinuity { out[out.count - 1].append(s) } else { out.append([s]) }
+        }
+        return out
+    }
+
+    @Test func aSampleEncryptedCMAFChannelIsServedAsHLSWithCMAFSegmentsAsTheyCame() async throws {
+        let rig = try await Live.Rig.start(breaks: Live.twoBreaks, seconds: 40, dash: true, sourcePath: "/demuxed/master.m3u8",
+                                           sampleEncryption: Self.encryption)
+        defer { rig.stop() }
+        let rungs = try await rig.warm()
+        #expect(rungs.map { "\($0.info.width)x\($0.info.height) \($0.info.frameRate) \($0.info.codecs)" } == ["320x180 30 avc1.64000d,mp4a.40.2"],
+                "the rung, read from the clear boxes: \(rungs.map(\.info))")
+        #expect(rig.channel.isEncryptedCMAF)
+        let created = try await curl(rig.url("/v1/session/ch"), method: "POST", body: "{}")
+        let manifest = try #require(created.json?["manifestUrl"] as? String, "\(created.text)")
+        #expect(manifest.hasSuffix("/master.m3u8?segments=cmaf") && created.json?["dashManifestUrl"] == nil, "\(created.text)")
+        let id = manifest.split(separator: "/")[2]
+        // what has no form for it: its MPEG-TS playlists and the MPD, 409 in one line
+        for refused in ["/v1/sessions/\(id)/master.m3u8", "/v1/sessions/\(id)/ch-v0.m3u8", "/v1/sessions/\(id)/index.mpd", "/v1/dash/ch/index.mpd"] {
+            let r = try await curl(rig.url(refused))
+            #expect(r.status == 409 && r.text.contains("segments=cmaf") && !r.text.dropLast().contains("\n"), "\(refused): \(r.status) \(r.text)")
+        }
+        #expect(try await curl(rig.url("/v1/master/ch/index.m3u8")).text.contains("m3u8?segments=cmaf"), "an implicit session's master is the CMAF one")
+        let master = try await curl(rig.url(manifest)).text
+        #expect(master.contains("CODECS=\"avc1.64000d,mp4a.40.2\"") && master.contains("TYPE=AUDIO"), "\(master)")
+        let variant = try #require(master.split(separator: "\n").first { $0.hasPrefix("/v1/sessions/") }.map(String.init), "\(master)")
+        let audioPath = try #require(master.split(separator: "\"").first { $0.hasPrefix("/v1/sessions/") && $0.contains("audio") }.map(String.init), "\(master)")
+
+        // followed as a player does, both playlists at every refresh
+        var video: [Int: Listed] = [:], audio: [Int: Listed] = [:]
+        for _ in 0...22 {
+            try await Self.follow(rig, variant, into: &video)
+            try await Self.follow(rig, audioPath, into: &audio)
+            rig.origin.advance()
+            try await rig.channel.poll()
+        }
+        #expect(video.keys.sorted() == audio.keys.sorted(), "the audio playlist lists a segment for each video segment")
+
+        // content: the origin's bytes under its map and key; ads and slate clear under their own maps
+        var content = 0, clear = 0
+        for (n, s) in video.sorted(by: { $0.key < $1.key }) {
+            let a = try #require(audio[n])
+            #expect(a.duration == s.duration && a.discontinuity == s.discontinuity, "segment \(n): the audio item matches the video's")
+            if s.uri.hasSuffix(".enc.m4s") {
+                content += 1
+                #expect(s.key == Self.key && (s.map ?? "").hasSuffix(".enc.mp4"), "content segment \(n): key \(String(describing: s.key)), map \(s.map ?? "none")")
+                #expect(a.uri.contains("/audio/") && a.uri.hasSuffix(".enc.m4s") && a.key == nil && (a.map ?? "").hasSuffix(".enc.mp4"),
+                        "content segment \(n)'s sound: the origin's audio segment, clear: \(a)")
+                let body = try await curl(rig.url(s.uri)).body
+                #expect(body.range(of: Data("senc".utf8)) != nil, "content segment \(n) is sent encrypted")
+            } else {
+                clear += 1
+                #expect(s.key == nil && a.key == nil && !(s.map ?? ".enc.mp4").hasSuffix(".enc.mp4"), "ad or slate segment \(n) clear under its own map: \(s)")
+                #expect(s.uri.contains("/ads/") || s.uri.contains("/slate/"), "a content segment cut or remuxed: \(s.uri)")
+            }
+        }
+        #expect(content > 8 && clear > 2, "content \(content), ads and slate \(clear)")
+
+        // every run as listed, decrypted with the key (the service never had it) where it is encrypted
+        var shown: [Live.Shown] = []
+        for (k, run) in Self.runs(video).enumerated() {
+            var bytes = try await curl(rig.url(try #require(run[0].map))).body
+            for s in run { bytes += try await curl(rig.url(s.uri)).body }
+            let file = rig.root.appendingPathComponent("run\(k).mp4"), decrypted = rig.root.appendingPathComponent("run\(k)-clear.mp4")
+            try bytes.write(to: file)
+            let encrypted = run[0].key != nil
+            // (`+ignidx`: FFmpeg 5.1 applies a seekable file's last fragment's aux info to every packet)
+            let ff = try await runOffPool(try Tools.ffmpegPath(), ["-nostdin", "-v", "error", "-xerror"]
+                                          + (encrypted ? ["-fflags", "+ignidx", "-decryption_key", Keys.hex(Keys.key)] : [])
+                                          + ["-i", file.path, "-c", "copy", "-y", decrypted.path])
+            #expect(ff.status == 0, "run \(k): \(ff.stderr.prefix(300))")
+            shown += try await Live.shown(decrypted, contentSource: rig.origin.media.sourceID)
+        }
+        guard case .content(let first)? = shown.first, case .content(let last)? = shown.last else { Issue.record("not content at both ends: \(shown.prefix(3))"); return }
+        // each break at the segment boundary nearest its cue: the ad, then slate to the boundary
+        var snapped = rig.origin.breaks
+        for i in snapped.indices {
+            snapped[i].startFrame = ServeLiveEncryptedTests.nearestBoundary(snapped[i].startFrame)
+            snapped[i].endFrame = ServeLiveEncryptedTests.nearestBoundary(snapped[i].endFrame)
+        }
+        Live.compare(shown, Live.expected(from: first, to: last + 1, breaks: [(snapped[0], [(7, 120)]), (snapped[1], [(7, 120)])]))
+
+        // the sound: each run's decodes clean and lasts its pictures' time, within an AAC frame at either end
+        for (k, run) in Self.runs(audio).enumerated() {
+            var bytes = try await curl(rig.url(try #require(run[0].map))).body
+            for s in run { bytes += try await curl(rig.url(s.uri)).body }
+            let file = rig.root.appendingPathComponent("audio\(k).mp4")
+            try bytes.write(to: file)
+            let decoded = try await runOffPool(try Tools.ffmpegPath(), ["-nostdin", "-v", "error", "-xerror", "-i", file.path, "-f", "f32le", "-ac", "1", "-ar", "48000", "-"])
+            #expect(decoded.status == 0, "audio run \(k): \(decoded.stderr.prefix(300))")
+            let seconds = Double(decoded.stdout.count / 4) / 48_000
+            let pictures = run.reduce(MediaTime.zero) { $0 + $1.duration }.seconds
+            #expect(abs(seconds - pictures) <= 2 * 1024.0 / 48_000 + 0.001, "audio run \(k): \(seconds) s of sound for \(pictures) s of pictures")
+        }
+    }
+}
