@@ -65,7 +65,8 @@ public enum FragmentRemux {
     }
 
     /// The span of `segment`'s sound (fMP4 with its `initialization`): from its first packet's
-    /// presentation time to its last one's end, on the track's timeline; nil when it has no
+    /// presentation time to its last one's end (a packet read without a length lasting the step
+    /// before it), on the track's timeline; nil when it has no
     /// sound. Read from the boxes only (nothing decoded). `scratch` is a folder for the joined file.
     public static func soundSpan(initialization: URL, segment: URL, scratch: URL) throws -> (start: MediaTime, end: MediaTime)? {
         let joined = try self.joined(initialization, segment, in: scratch)
@@ -76,10 +77,15 @@ public enum FragmentRemux {
         let tb = demuxer.timeBase(of: audio)
         let packet = try Packet()
         var lo: Int64?, hi: Int64?
+        // (a packet read without a length — unprobed, FFmpeg leaves them so — lasts as far as
+        // the step from the one before it)
+        var frame: Int64 = 0, previous: Int64?
         while try demuxer.read(into: packet) == .packet {
             guard packet.streamIndex == audio, let pts = packet.ptsTicks else { continue }
+            if packet.durationTicks > 0 { frame = packet.durationTicks } else if let previous, pts > previous { frame = pts - previous }
+            previous = pts
             lo = min(lo ?? pts, pts)
-            hi = max(hi ?? pts, pts + max(0, packet.durationTicks))
+            hi = max(hi ?? pts, pts + frame)
         }
         guard let lo, let hi else { return nil }
         func time(_ t: Int64) -> MediaTime { MediaTime(value: t * tb.numerator, timescale: tb.denominator) }

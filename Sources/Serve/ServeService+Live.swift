@@ -92,9 +92,11 @@ extension ServeService {
         let cmaf = Self.wantsCMAF(r)
         let answer = liveAnswer(v, p, r, cmaf: cmaf)
         let dash = (p.count == 4 && p[3] == Self.mpdKey) || (p.count == 6 && p[3] == "dash")
-        if v.context.channel.isEncryptedCMAF {
-            let subtitles = p.count == 5 && p[3] == "subtitles"
-            return dash || !(cmaf || subtitles) ? .now(Self.encryptedLiveRefusal(v.channelName, cmaf: true).response) : answer
+        if let said = v.context.channel.encryptedCMAFSaid {
+            // (its subtitle playlists, WebVTT, serve every form)
+            if p.count == 5 && p[3] == "subtitles" { return answer }
+            if !dash && !cmaf, said.hls { return .now(Self.encryptedCMAFRefusal(v.channelName, said, dash: false, singlePeriod: false, ts: true)!.response) }
+            return Self.encryptedCMAFRefusal(v.channelName, said, dash: dash, singlePeriod: dash && Self.wantsSinglePeriod(r)).map { .now($0.response) } ?? answer
         }
         guard cmaf || dash else { return answer }
         return .later {
@@ -103,12 +105,22 @@ extension ServeService {
         }
     }
 
-    /// What a session of encrypted live channel `name` cannot have: 409, one line. MPEG-TS
-    /// segments kept as they came: CMAF and DASH; sample-encrypted CMAF (`cmaf`): MPEG-TS and DASH
-    /// (its HLS key names no DASH key system).
-    static func encryptedLiveRefusal(_ name: String, cmaf: Bool = false) -> Refusal {
-        cmaf ? Refusal(status: 409, message: "live channel '\(name)' is sample-encrypted CMAF (sent as it came): its sessions are HLS with CMAF segments only (master.m3u8?segments=cmaf)")
-             : Refusal(status: 409, message: "live channel '\(name)' is encrypted (sent as it came): its sessions are HLS with MPEG-TS segments only (master.m3u8)")
+    /// What a session of encrypted live channel `name` (MPEG-TS segments kept as they came)
+    /// cannot have, CMAF and DASH: 409, one line.
+    static func encryptedLiveRefusal(_ name: String) -> Refusal {
+        Refusal(status: 409, message: "live channel '\(name)' is encrypted (sent as it came): its sessions are HLS with MPEG-TS segments only (master.m3u8)")
+    }
+
+    /// What a session of live channel `name` of sample-encrypted CMAF (`said`) cannot have, 409
+    /// in one line; nil for what it can. Its segments have no MPEG-TS form (`ts`: asked for it);
+    /// a DASH origin's no HLS (its MPD names no HLS key, `dash` false); its MPD is multi-period
+    /// only (each content Period under the origin's initialization segments: `singlePeriod`).
+    static func encryptedCMAFRefusal(_ name: String, _ said: LiveChannel.EncryptedCMAF, dash: Bool, singlePeriod: Bool, ts: Bool = false) -> Refusal? {
+        let forms = said.hls ? "DASH (index.mpd) and HLS with CMAF segments (master.m3u8?segments=cmaf)" : "DASH only (index.mpd; its origin names no HLS key)"
+        let start = "live channel '\(name)' is sample-encrypted CMAF (sent as it came): its sessions are "
+        if dash { return singlePeriod ? Refusal(status: 409, message: start + "multi-period DASH (no ?periods=single: each content Period has the origin's initialization segments)") : nil }
+        if ts || !said.hls { return Refusal(status: 409, message: start + forms) }
+        return nil
     }
 
     private func liveAnswer(_ v: LiveViewer, _ p: RoutePath, _ r: HTTPRequest, cmaf: Bool) -> HTTPAnswer {
@@ -234,6 +246,13 @@ extension ServeService {
         }
         if !audio, case .ad(let b, let a, let k, _, _) = item.kind {
             await fireLiveBeacons(v, rendition: rung.rendition.name, avail: b, ad: a, segment: k)
+        }
+        // sample-encrypted CMAF: the origin's video or audio segment as it came
+        if let e = item.segment.encryption, e.isCMAF {
+            guard let kept = audio ? e.sound.flatMap({ media.file(forSegment: $0.path) }) : file else {
+                return .error(404, "segment \(number) of '\(representation.prefix(40))' has no sound")
+            }
+            return HTTPResponse(status: 200, headers: ["Content-Type": audio ? "audio/mp4" : "video/mp4"], file: kept)
         }
         return cmafResponse(audio ? .audio : .video, of: item.segment.path, file: file, shift: item.shift.mpegTicks)
     }

@@ -37,8 +37,11 @@ extension ServeService {
                 var answer = ["manifestUrl": "/v1/sessions/\(v.id)/master.m3u8", "trackingUrl": "/v1/sessions/\(v.id)/tracking"]
                 // an encrypted channel's sessions are HLS with MPEG-TS segments only, or with
                 // CMAF segments only when its segments are sample-encrypted CMAF
-                if v.context.channel.isEncryptedCMAF { answer["manifestUrl"] = "/v1/sessions/\(v.id)/master.m3u8?segments=cmaf" }
-                else if await !v.context.channel.isEncrypted { answer["dashManifestUrl"] = "/v1/sessions/\(v.id)/\(Self.mpdKey)" }
+                if let said = v.context.channel.encryptedCMAFSaid {
+                    // sample-encrypted CMAF: DASH, and HLS with CMAF segments when it has an HLS key
+                    answer["manifestUrl"] = said.hls ? "/v1/sessions/\(v.id)/master.m3u8?segments=cmaf" : nil
+                    answer["dashManifestUrl"] = "/v1/sessions/\(v.id)/\(Self.mpdKey)"
+                } else if await !v.context.channel.isEncrypted { answer["dashManifestUrl"] = "/v1/sessions/\(v.id)/\(Self.mpdKey)" }
                 return .json(answer)
             }
         }
@@ -73,9 +76,11 @@ extension ServeService {
             else if params[k] == nil { params[k] = v }
         }
         if let channel = live?.channels[name] {
-            let cmafOnly = channel.isEncryptedCMAF
-            if cmafOnly && dash { return Self.encryptedLiveRefusal(name, cmaf: true).response }
-            if !cmafOnly, dash || Self.wantsCMAF(request), await channel.isEncrypted { return Self.encryptedLiveRefusal(name).response }
+            let said = channel.encryptedCMAFSaid
+            if let said, let refusal = Self.encryptedCMAFRefusal(name, said, dash: dash, singlePeriod: Self.wantsSinglePeriod(request)) {
+                return refusal.response
+            }
+            if said == nil, dash || Self.wantsCMAF(request), await channel.isEncrypted { return Self.encryptedLiveRefusal(name).response }
             switch await newLiveViewer(channel: name, params: params, reporting: policy(for: name).config.reporting, userAgent: request.headers["user-agent"] ?? "") {
             case .failure(let e): return e.response
             case .success(let v):
@@ -84,7 +89,7 @@ extension ServeService {
                     let query = Self.wantsSinglePeriod(request) ? Self.singlePeriodQuery : ""
                     return HTTPResponse(status: 302, headers: ["Location": "/v1/sessions/\(v.id)/\(Self.mpdKey)\(query)"], body: Data())
                 }
-                return liveMaster(v, cmaf: cmafOnly || Self.wantsCMAF(request))
+                return liveMaster(v, cmaf: said != nil || Self.wantsCMAF(request))
             }
         }
         switch await newSession(content: name, params: params, reporting: policy(for: name).config.reporting, userAgent: request.headers["user-agent"] ?? "") {

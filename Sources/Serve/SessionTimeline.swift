@@ -79,8 +79,8 @@ public struct SessionTimeline: Sendable, Hashable, Codable {
         guard gone > 0 else { return }
         if gone < items.count {
             // the run the new first item belongs to: the last new stream up to it
-            var run = slid ?? SlidRun(start: items[0].start, breakBefore: nil)
-            for i in 1...gone where items[i].discontinuity { run = SlidRun(start: items[i].start, breakBefore: items[i - 1].breakIndex) }
+            var run = slid ?? SlidRun(start: items[0].start, breakBefore: nil, first: items[0])
+            for i in 1...gone where items[i].discontinuity { run = SlidRun(start: items[i].start, breakBefore: items[i - 1].breakIndex, first: items[i]) }
             slid = run
         } else {
             slid = nil
@@ -96,7 +96,7 @@ public struct SessionTimeline: Sendable, Hashable, Codable {
             t.items[i].wirePTS = wire(items[i])
             t.items[i].start = items[i].start + offset
         }
-        t.slid = slid.map { SlidRun(start: $0.start + offset, breakBefore: $0.breakBefore) }
+        t.slid = slid.map { SlidRun(start: $0.start + offset, breakBefore: $0.breakBefore, first: $0.first) }
         return t
     }
 
@@ -105,8 +105,15 @@ public struct SessionTimeline: Sendable, Hashable, Codable {
     struct SlidRun: Sendable, Hashable, Codable {
         var start: MediaTime
         var breakBefore: Int?
+        /// The run's first item as it was published (what names a kept-CMAF channel's ad
+        /// Period's initialization segments, `SessionMPD.ownInitializations`); nil in records
+        /// written before it was kept.
+        var first: SessionItem? = nil
     }
     private var slid: SlidRun?
+
+    /// The first item of the first item's run, slid out or not (see `firstRun`).
+    var firstRunItem: SessionItem? { slid?.first ?? items.first }
 
     /// Where the run (the items up to the next new stream) of the first item began — its own
     /// start unless the run's first items slid out — and the break the item before that start

@@ -80,6 +80,7 @@ extension LiveOrigin.Core {
                  "<Period id=\"p0\" start=\"PT0S\">", "<BaseURL>dash/</BaseURL>"]
         x += events(published: p, dash)
         x.append("<AdaptationSet id=\"0\" contentType=\"video\" mimeType=\"video/mp4\" segmentAlignment=\"true\" startWithSAP=\"1\">")
+        x += sampleEncryption?.descriptors ?? []
         for (k, track) in dash.videos.enumerated() {
             let size = media.renditions[k].size
             x.append("<Representation id=\"v\(k)\" bandwidth=\"\(media.renditions[k].peakBitRate)\" width=\"\(size.width)\" height=\"\(size.height)\" codecs=\"avc1.64001f\">")

@@ -3,7 +3,7 @@ import Foundation
 /// How a demuxed live HLS origin (`LiveOrigin` with `dash: true`) sample-encrypts its video as a
 /// DRM packager does (`cbcs` or `cenc` CMAF): its initialization segment and each media segment
 /// rewritten by the test's encryptor, its video playlists carrying `keyTag` after their
-/// `EXT-X-MAP`. The audio rendition stays clear.
+/// `EXT-X-MAP` and its MPD's video AdaptationSet `descriptors`. The audio stays clear.
 public struct LiveOriginSampleEncryption: Sendable {
     /// The `EXT-X-KEY` line of the video playlists (`METHOD=SAMPLE-AES`, a URI, `KEYFORMAT` …).
     public var keyTag: String
@@ -11,9 +11,12 @@ public struct LiveOriginSampleEncryption: Sendable {
     public var initSegment: @Sendable (Data) throws -> Data
     /// A video media segment encrypted (`senc`, `saiz`, `saio`).
     public var segment: @Sendable (Data) throws -> Data
+    /// The `ContentProtection` elements of the MPD's video AdaptationSet (`/live.mpd`), as lines.
+    public var descriptors: [String]
 
     /// An encryption of the origin's video.
-    public init(keyTag: String, initSegment: @escaping @Sendable (Data) throws -> Data, segment: @escaping @Sendable (Data) throws -> Data) {
-        self.keyTag = keyTag; self.initSegment = initSegment; self.segment = segment
+    public init(keyTag: String, descriptors: [String] = [], initSegment: @escaping @Sendable (Data) throws -> Data,
+                segment: @escaping @Sendable (Data) throws -> Data) {
+        self.keyTag = keyTag; self.descriptors = descriptors; self.initSegment = initSegment; self.segment = segment
     }
 }

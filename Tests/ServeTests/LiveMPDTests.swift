@@ -164,13 +164,38 @@ struct LiveMPDTests {
         #expect(tracker.breaks.first.map { [$0.startPTS, $0.endPTS ?? -1] } == [1_008_000, 1_485_000], "\(tracker.breaks)")
     }
 
+    /// Sample-encrypted CMAF (`ContentProtection`): read as clear content is, its descriptors
+    /// kept (checked as hostile values), its video segments marked `sampleEncrypted`, the main
+    /// sound's descriptors kept, other languages left out with a note; video Representations
+    /// some encrypted and some clear refused in one line.
+    @Test func contentProtectionIsKeptAndItsSegmentsMarked() throws {
+        let cbcs = "<ContentProtection xmlns:cenc=\"urn:mpeg:cenc:2013\" schemeIdUri=\"urn:mpeg:dash:mp4protection:2011\" value=\"cbcs\" cenc:default_KID=\"05121f2c-3946-5360-6d7a-8794a1aebbc8\"/>"
+        let clearKey = "<ContentProtection xmlns:cenc=\"urn:mpeg:cenc:2013\" schemeIdUri=\"urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e\"><cenc:pssh>AAAA</cenc:pssh></ContentProtection>"
+        func protected(_ set: String) -> String { set.replacingOccurrences(of: "<SegmentTemplate", with: cbcs + clearKey + "<SegmentTemplate") }
+        let german = Self.audio.replacingOccurrences(of: "lang=\"en\"", with: "lang=\"de\"").replacingOccurrences(of: "a/", with: "de/")
+        let m = try LiveMPD(parsing: Self.mpd("<Period id=\"p\" start=\"PT0S\">\(protected(Self.video))\(protected(Self.audio))\(german)</Period>"), now: Self.astDate + 30)
+        #expect(m.videoProtection.map(\.schemeIdUri) == ["urn:mpeg:dash:mp4protection:2011", "urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e"])
+        #expect(m.videoProtection.first?.value == "cbcs" && m.videoProtection.first?.defaultKID == "05121f2c-3946-5360-6d7a-8794a1aebbc8"
+                && m.videoProtection.last?.pssh == "AAAA")
+        #expect(m.audioProtection == m.videoProtection, "the sound's own descriptors")
+        #expect(m.videos.allSatisfy { $0.playlist.segments.allSatisfy { $0.sampleEncrypted && $0.isSampleEncryptedCMAF } } && !m.videos.isEmpty)
+        #expect(m.languages.isEmpty && m.notes.contains { $0.contains("other languages of encrypted content") }, "\(m.notes)")
+        // a clear MPD marks nothing
+        let clear = try LiveMPD(parsing: Self.mpd("<Period id=\"p\" start=\"PT0S\">\(Self.video)\(Self.audio)</Period>"), now: Self.astDate + 30)
+        #expect(clear.videoProtection.isEmpty && clear.videos.allSatisfy { $0.playlist.segments.allSatisfy { !$0.isSampleEncryptedCMAF } })
+        // one video AdaptationSet encrypted, another clear
+        let mixed = Self.mpd("<Period id=\"p\" start=\"PT0S\">\(protected(Self.video))\(Self.video.replacingOccurrences(of: "id=\"", with: "id=\"x"))</Period>")
+        #expect(throws: StoreError.unsupported("live DASH source: some video Representations encrypted and some clear")) { try LiveMPD(parsing: mixed, now: Self.astDate + 30) }
+    }
+
     @Test func hostileMPDsAreRefusedInOneLine() throws {
         let period = "<Period id=\"p\" start=\"PT0S\">\(Self.video)</Period>"
         let cases: [(String, String)] = [
             ("not XML", "not XML <"),
             ("entities", "<?xml version=\"1.0\"?><!DOCTYPE MPD [<!ENTITY x \"y\">]><MPD type=\"dynamic\">&x;</MPD>"),
             ("not an MPD", "<VAST/>"),
-            ("encrypted", Self.mpd(period.replacingOccurrences(of: "<SegmentTemplate", with: "<ContentProtection schemeIdUri=\"urn:mpeg:dash:mp4protection:2011\"/><SegmentTemplate"))),
+            ("a hostile ContentProtection", Self.mpd(period.replacingOccurrences(of: "<SegmentTemplate", with: "<ContentProtection schemeIdUri=\"javascript:alert(1)\"/><SegmentTemplate"))),
+            ("a ContentProtection's key id", Self.mpd(period.replacingOccurrences(of: "<SegmentTemplate", with: "<ContentProtection xmlns:cenc=\"urn:mpeg:cenc:2013\" schemeIdUri=\"urn:mpeg:dash:mp4protection:2011\" value=\"cbcs\" cenc:default_KID=\"not-a-uuid\"/><SegmentTemplate"))),
             ("SegmentList", Self.mpd(period.replacingOccurrences(of: "<SegmentTemplate", with: "<SegmentList/><SegmentTemplate"))),
             ("a huge repeat", Self.mpd(period.replacingOccurrences(of: "r=\"3\"", with: "r=\"99999999999\""))),
             ("a negative duration", Self.mpd(period.replacingOccurrences(of: "d=\"90000\"", with: "d=\"-5\""))),

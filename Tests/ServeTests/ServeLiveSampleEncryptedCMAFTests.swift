@@ -62,12 +62,14 @@ import Timing
         #expect(rig.channel.isEncryptedCMAF)
         let created = try await curl(rig.url("/v1/session/ch"), method: "POST", body: "{}")
         let manifest = try #require(created.json?["manifestUrl"] as? String, "\(created.text)")
-        #expect(manifest.hasSuffix("/master.m3u8?segments=cmaf") && created.json?["dashManifestUrl"] == nil, "\(created.text)")
+        #expect(manifest.hasSuffix("/master.m3u8?segments=cmaf"), "\(created.text)")
+        #expect(created.json?["dashManifestUrl"] as? String == "/v1/sessions/\(manifest.split(separator: "/")[2])/index.mpd", "\(created.text)")
         let id = manifest.split(separator: "/")[2]
-        // what has no form for it: its MPEG-TS playlists and the MPD, 409 in one line
-        for refused in ["/v1/sessions/\(id)/master.m3u8", "/v1/sessions/\(id)/ch-v0.m3u8", "/v1/sessions/\(id)/index.mpd", "/v1/dash/ch/index.mpd"] {
+        // what has no form for it: its MPEG-TS playlists and a single-Period MPD, 409 in one line
+        for refused in ["/v1/sessions/\(id)/master.m3u8", "/v1/sessions/\(id)/ch-v0.m3u8", "/v1/sessions/\(id)/index.mpd?periods=single",
+                        "/v1/dash/ch/index.mpd?periods=single"] {
             let r = try await curl(rig.url(refused))
-            #expect(r.status == 409 && r.text.contains("segments=cmaf") && !r.text.dropLast().contains("\n"), "\(refused): \(r.status) \(r.text)")
+            #expect(r.status == 409 && r.text.contains("sample-encrypted CMAF") && !r.text.dropLast().contains("\n"), "\(refused): \(r.status) \(r.text)")
         }
         #expect(try await curl(rig.url("/v1/master/ch/index.m3u8")).text.contains("m3u8?segments=cmaf"), "an implicit session's master is the CMAF one")
         let master = try await curl(rig.url(manifest)).text
@@ -75,11 +77,13 @@ import Timing
         let variant = try #require(master.split(separator: "\n").first { $0.hasPrefix("/v1/sessions/") }.map(String.init), "\(master)")
         let audioPath = try #require(master.split(separator: "\"").first { $0.hasPrefix("/v1/sessions/") && $0.contains("audio") }.map(String.init), "\(master)")
 
-        // followed as a player does, both playlists at every refresh
+        // followed as a player does, both playlists at every refresh, and the session's MPD
         var video: [Int: Listed] = [:], audio: [Int: Listed] = [:]
-        for _ in 0...22 {
+        let dash = DASHFollower(rig: rig, path: "/v1/sessions/\(id)/index.mpd", folder: rig.root.appendingPathComponent("dash"))
+        for step in 0...22 {
             try await Self.follow(rig, variant, into: &video)
             try await Self.follow(rig, audioPath, into: &audio)
+            try await dash.update(step: step)
             rig.origin.advance()
             try await rig.channel.poll()
         }
@@ -128,6 +132,9 @@ import Timing
             snapped[i].endFrame = ServeLiveEncryptedTests.nearestBoundary(snapped[i].endFrame)
         }
         Live.compare(shown, Live.expected(from: first, to: last + 1, breaks: [(snapped[0], [(7, 120)]), (snapped[1], [(7, 120)])]))
+        // the same session as DASH: content Periods under the key said in DASH, the same frames
+        let cbcs = "value=\"cbcs\" cenc:default_KID=\"\(Self.kidUUID)\""
+        try await dash.check(snapped: snapped, protection: [cbcs, "urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e", Self.pssh])
 
         // the sound: each run's decodes clean and lasts its pictures' time, within an AAC frame at either end
         for (k, run) in Self.runs(audio).enumerated() {
@@ -141,5 +148,136 @@ import Timing
             let pictures = run.reduce(MediaTime.zero) { $0 + $1.duration }.seconds
             #expect(abs(seconds - pictures) <= 2 * 1024.0 / 48_000 + 0.001, "audio run \(k): \(seconds) s of sound for \(pictures) s of pictures")
         }
+    }
+
+    /// The key id as a UUID (`default_KID`).
+    static let kidUUID: String = {
+        let h = Array(Keys.hex(Keys.kid))
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(h[$0]) }.joined(separator: "-")
+    }()
+
+    /// A live DASH origin of sample-encrypted CMAF (the test origin's MPD with the video
+    /// AdaptationSet under `ContentProtection` — `cbcs` with its `default_KID`, ClearKey's `pssh`
+    /// — its video encrypted as above, its audio clear) is served, not refused, as DASH only (its
+    /// MPD names no HLS key): each content Period's video the origin's segments as they came under
+    /// its initialization segment, `ContentProtection` and timeline; ads and slate clear Periods
+    /// between; decrypted with the key, every content frame once and in order, each break at the
+    /// segment boundary nearest its cue.
+    @Test func aLiveDASHOriginUnderContentProtectionIsServedAsDASH() async throws {
+        let pssh = "<cenc:pssh>\(Self.pssh)</cenc:pssh>"
+        var encryption = Self.encryption
+        encryption.descriptors = [
+            "<ContentProtection xmlns:cenc=\"urn:mpeg:cenc:2013\" schemeIdUri=\"urn:mpeg:dash:mp4protection:2011\" value=\"cbcs\" cenc:default_KID=\"\(Self.kidUUID)\"/>",
+            "<ContentProtection xmlns:cenc=\"urn:mpeg:cenc:2013\" schemeIdUri=\"urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e\">\(pssh)</ContentProtection>",
+        ]
+        let rig = try await Live.Rig.start(breaks: Live.twoBreaks, seconds: 40, dash: true, sampleEncryption: encryption)
+        defer { rig.stop() }
+        let rungs = try await rig.warm()
+        #expect(rungs.map { "\($0.info.width)x\($0.info.height) \($0.info.frameRate) \($0.info.codecs)" } == ["320x180 30 avc1.64000d,mp4a.40.2"])
+        #expect(rig.channel.encryptedCMAFSaid?.hls == false)
+        let created = try await curl(rig.url("/v1/session/ch"), method: "POST", body: "{}")
+        let path = try #require(created.json?["dashManifestUrl"] as? String, "\(created.text)")
+        #expect(created.json?["manifestUrl"] == nil, "no HLS: the MPD names no HLS key: \(created.text)")
+        let id = path.split(separator: "/")[2]
+        for refused in ["/v1/sessions/\(id)/master.m3u8", "/v1/sessions/\(id)/master.m3u8?segments=cmaf", "/v1/master/ch/index.m3u8"] {
+            let r = try await curl(rig.url(refused))
+            #expect(r.status == 409 && r.text.contains("DASH only"), "\(refused): \(r.status) \(r.text)")
+        }
+        let dash = DASHFollower(rig: rig, path: path, folder: rig.root.appendingPathComponent("dash"))
+        for step in 0...22 {
+            try await dash.update(step: step)
+            rig.origin.advance()
+            try await rig.channel.poll()
+        }
+        var snapped = rig.origin.breaks
+        for i in snapped.indices {
+            snapped[i].startFrame = ServeLiveEncryptedTests.nearestBoundary(snapped[i].startFrame)
+            snapped[i].endFrame = ServeLiveEncryptedTests.nearestBoundary(snapped[i].endFrame)
+        }
+        try await dash.check(snapped: snapped, protection: ["value=\"cbcs\" cenc:default_KID=\"\(Self.kidUUID)\"", pssh])
+    }
+}
+
+/// A live session's MPD followed across updates (each valid against the DASH schema, Periods
+/// meeting, nothing published rewritten: `ServeLiveDASHTests.update`/`rewrites`), every segment
+/// of every Representation downloaded while listed.
+final class DASHFollower: @unchecked Sendable {
+    let rig: ServeLiveSessionTests.Rig, path: String, folder: URL
+    var last: (periods: [DASHPeriods.Period], text: String)?
+    var latest: [String: DASHPeriods.Period] = [:], order: [String] = []
+    var bytes: [String: Data] = [:]
+    var listed: [String: [Int64: (duration: Int64, media: String)]] = [:]
+    /// Each Period's text as an update wrote it (its `ContentProtection`s checked).
+    var periodText: [String: String] = [:]
+
+    init(rig: ServeLiveSessionTests.Rig, path: String, folder: URL) {
+        self.rig = rig; self.path = path; self.folder = folder
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    func update(step: Int) async throws {
+        let (r, file) = try await ServeLiveDASHTests.update(rig, path, step: step, into: folder)
+        let (periods, _) = try DASHPeriods.read(file)
+        for (a, b) in zip(periods, periods.dropFirst()) { #expect(a.start + (a.duration ?? -1) == b.start, "step \(step): \(a.id) ends where \(b.id) starts") }
+        if let (old, oldText) = last { #expect(ServeLiveDASHTests.rewrites(old, periods, oldText: oldText, newText: r.text) == [], "step \(step)") }
+        last = (periods, r.text)
+        let chunks = r.text.components(separatedBy: "<Period ").dropFirst()
+        for p in periods {
+            if latest[p.id] == nil { order.append(p.id) }
+            latest[p.id] = p
+            periodText[p.id] = chunks.first { $0.hasPrefix("id=\"\(p.id)\"") }
+            for rep in p.representations where rep.contentType != "text" {
+                try await ServeLiveDASHTests.download(rep, key: p.id + " " + rep.id, rig: rig, listed: &listed, bytes: &bytes)
+            }
+        }
+    }
+
+    /// Every Period's video as listed, decrypted with the key where its Period is under
+    /// `ContentProtection` (each of `protection` in its text), decoded: the frames `snapped`'s
+    /// breaks make; and each Period's sound decoding clean for its pictures' time.
+    func check(snapped: [LiveOriginPlacedBreak], protection: [String]) async throws {
+        var shown: [ServeLiveSessionTests.Shown] = []
+        var protected = 0
+        for (n, id) in order.enumerated() {
+            guard let p = latest[id] else { continue }
+            let text = periodText[id] ?? ""
+            let encrypted = text.contains("<ContentProtection")
+            #expect(encrypted == id.hasPrefix("content-"), "\(id): under ContentProtection only for content")
+            if encrypted {
+                protected += 1
+                for d in protection { #expect(text.contains(d), "\(id): \(d) in \(text.prefix(1500))") }
+            }
+            for rep in p.representations where rep.contentType != "text" {
+                let all = (listed[id + " " + rep.id] ?? [:]).sorted { $0.key < $1.key }
+                for (x, y) in zip(all, all.dropFirst()) { #expect(x.key + x.value.duration == y.key, "\(id) \(rep.id): segments meet") }
+                var data = bytes[rep.initialization] ?? Data()
+                for (_, s) in all { data += bytes[s.media] ?? Data() }
+                let file = folder.appendingPathComponent("p\(n)-\(rep.id).mp4"), clear = folder.appendingPathComponent("p\(n)-\(rep.id)-clear.mp4")
+                try data.write(to: file)
+                let video = rep.contentType == "video"
+                let ff = try await runOffPool(try Tools.ffmpegPath(), ["-nostdin", "-v", "error", "-xerror"]
+                                              + (encrypted && video ? ["-fflags", "+ignidx", "-decryption_key", ServeProtectedDASHTests.hex(ServeProtectedDASHTests.key)] : [])
+                                              + ["-i", file.path, "-c", "copy", "-y", clear.path])
+                #expect(ff.status == 0, "\(id) \(rep.id): \(ff.stderr.prefix(300))")
+                if video {
+                    #expect(rep.codecs.hasPrefix(encrypted ? "avc1." : "avc3."), "\(id): \(rep.codecs)")
+                    // the timeline is the segments' own: pictures start at the first S@t, which is the
+                    // Period's offset unless its first segments slid out (read from the boxes, before decryption)
+                    let span = try #require(try ServeDASHTests.span(file, stream: "v:0"))
+                    let firstTime = Double(all.first?.key ?? 0) / Double(rep.timescale)
+                    #expect(abs(span.start - firstTime) < 0.0001, "\(id): pictures at \(span.start) s, listed at \(firstTime) s")
+                    #expect(all.first?.key == rep.presentationTimeOffset || n == 0, "\(id): its first segment starts it")
+                    shown += try await ServeLiveSessionTests.shown(clear, contentSource: rig.origin.media.sourceID)
+                } else {
+                    let decoded = try await runOffPool(try Tools.ffmpegPath(), ["-nostdin", "-v", "error", "-xerror", "-i", clear.path, "-f", "f32le", "-ac", "1", "-ar", "48000", "-"])
+                    let seconds = Double(decoded.stdout.count / 4) / 48_000
+                    let listedSeconds = Double(all.reduce(0) { $0 + $1.value.duration }) / Double(rep.timescale)
+                    #expect(decoded.status == 0 && abs(seconds - listedSeconds) < 0.05, "\(id) sound: \(seconds) s decoded for \(listedSeconds) s listed")
+                }
+            }
+        }
+        #expect(protected >= 2 && order.count >= 5, "content, ads and slate, content: \(order)")
+        guard case .content(let first)? = shown.first, case .content(let last)? = shown.last else { Issue.record("not content at both ends: \(shown.prefix(3))"); return }
+        ServeLiveSessionTests.compare(shown, ServeLiveSessionTests.expected(from: first, to: last + 1, breaks: [(snapped[0], [(7, 120)]), (snapped[1], [(7, 120)])]))
     }
 }

@@ -4,9 +4,9 @@ import Media
 import Playback
 import Timing
 
-/// A live HLS origin of sample-encrypted CMAF (`EXT-X-KEY:METHOD=SAMPLE-AES` or
-/// `SAMPLE-AES-CTR` over `EXT-X-MAP` segments: `cbcs` or `cenc`, FairPlay, Widevine, PlayReady
-/// or ClearKey alike) taken in as it came. The service holds no key: each video segment is
+/// A live origin of sample-encrypted CMAF — HLS (`EXT-X-KEY:METHOD=SAMPLE-AES` or
+/// `SAMPLE-AES-CTR` over `EXT-X-MAP` segments) or DASH (`ContentProtection`): `cbcs` or `cenc`,
+/// FairPlay, Widevine, PlayReady or ClearKey alike — taken in as it came. The service holds no key: each video segment is
 /// stored byte for byte (`<msn>.enc.m4s`) under its initialization segment (kept in the store
 /// once per URI, `init-K.enc.mp4`), read from its clear boxes only (its pictures' times, its
 /// `emsg` SCTE-35), with the origin's audio segment of its time kept beside it
@@ -15,14 +15,31 @@ import Timing
 /// one whose middle falls in the video segment's time is its sound); a segment whose sound is not
 /// published yet waits, as a clear demuxed origin's does.
 ///
-/// Such a channel's sessions are HLS with CMAF segments (its segments' only HLS form), breaks
-/// at segment boundaries (a frame-exact cut needs the clear picture).
+/// Such a channel's sessions are DASH (multi-period: each content Period under the origin's
+/// initialization segments and `ContentProtection`) and, when its segments have an HLS key, HLS
+/// with CMAF segments (their only HLS form); breaks at segment boundaries (a frame-exact cut
+/// needs the clear picture).
 extension LiveChannel {
+    /// How a channel's sample-encrypted CMAF is said to players: whether its segments carry an
+    /// HLS key (its sessions' HLS playlists name it; a DASH origin's name none, so it has no HLS),
+    /// and its DASH `ContentProtection`s — a DASH origin's as its MPD gave them, an HLS origin's
+    /// made from its key (`ProtectedCMAFImport.descriptors`: the scheme and `default_KID`, a DRM
+    /// system's `pssh` from a `data:` URI) — the video's and the sound's (none when it is clear).
+    public struct EncryptedCMAF: Sendable, Equatable {
+        public var hls: Bool
+        public var video: [DASH.ContentProtection]
+        public var audio: [DASH.ContentProtection]
+    }
+
     /// What `takeEncryptedCMAF` read and kept of one segment.
     struct EncryptedCMAFTake {
         var reading: LiveSegmentIntake.Reading
         var initialization: String
         var sound: SegmentEncryption.Sound?
+        /// Its earliest presentation time on its track's timeline.
+        var mediaStart: MediaTime
+        /// How the channel's encryption is said.
+        var said: EncryptedCMAF
     }
 
     /// Takes in the sample-encrypted CMAF segment fetched to `file` (`entry`, number `sequence`
@@ -31,7 +48,7 @@ extension LiveChannel {
     /// `AudioNotYet` while the sound of its time is not published; the first segment of each
     /// rendition is probed (`clearRung`).
     func takeEncryptedCMAF(_ file: URL, map: String, entry: LivePlaylist.Segment, sequence: Int, rendition r: inout Rendition,
-                           key: String, scratch: URL) async throws -> EncryptedCMAFTake {
+                           key: String, hlsKey: HLS.Key?, scratch: URL) async throws -> EncryptedCMAFTake {
         let initialization = try await keptInitialization(map, rendition: &r, key: key)
         let initFile = folder.appendingPathComponent(initialization)
         let (times, startsWithKeyframe) = try FragmentRemux.pictures(initialization: initFile, segment: file, scratch: scratch)
@@ -47,7 +64,26 @@ extension LiveChannel {
         }
         let reading = LiveSegmentIntake.Reading(firstPTS: UInt64(first.rescaled(to: 90_000, rounding: .nearest).value % LivePTS.wrap),
                                                 framePTS: ticks, cues: emsg.sections, rejectedSections: emsg.rejected)
-        return EncryptedCMAFTake(reading: reading, initialization: initialization, sound: sound)
+        return EncryptedCMAFTake(reading: reading, initialization: initialization, sound: sound, mediaStart: first,
+                                 said: said(initialization, hlsKey: hlsKey, sound: sound))
+    }
+
+    /// How encryption under `initialization` is said (`EncryptedCMAF`), worked out once per
+    /// initialization segment: a DASH origin's descriptors, else those of the HLS key (with the
+    /// `default_KID` of its `tenc`) and of the sound's key.
+    private func said(_ initialization: String, hlsKey: HLS.Key?, sound: SegmentEncryption.Sound?) -> EncryptedCMAF {
+        if let known = protectionByInit[initialization] { return known }
+        var out = EncryptedCMAF(hls: hlsKey != nil, video: [], audio: [])
+        if let mpd, !mpd.videoProtection.isEmpty {
+            out.video = mpd.videoProtection
+            out.audio = mpd.audioProtection
+        } else if let hlsKey {
+            func kid(_ path: String) -> String { (try? Data(contentsOf: folder.appendingPathComponent(path))).flatMap(ProtectedCMAFImport.defaultKID) ?? "" }
+            out.video = (try? ProtectedCMAFImport.descriptors(hlsKey, kid: kid(initialization))) ?? []
+            if let sound, let k = sound.key { out.audio = (try? ProtectedCMAFImport.descriptors(k, kid: kid(sound.initialization))) ?? [] }
+        }
+        if protectionByInit.count < 64 { protectionByInit[initialization] = out }
+        return out
     }
 
     /// The store path of rendition `key`'s initialization segment `map` (against its playlist):
@@ -69,15 +105,18 @@ extension LiveChannel {
     }
 
     /// The origin's audio segment of the video segment `entry` starting at media time `start`
-    /// (the followed audio rendition of rendition `r`'s language: the segment whose middle falls in
-    /// the video segment's time), linked into the store beside it as `audio/<sequence>.enc.m4s`
+    /// (a DASH origin's main audio, or the followed HLS audio rendition of rendition `r`'s
+    /// language: the segment whose middle falls in the video segment's time), linked into the store beside it as `audio/<sequence>.enc.m4s`
     /// with its initialization segment kept once per URI; nil when the channel follows no audio
     /// rendition (its video carries no sound). Throws `AudioNotYet` while the audio playlist does
     /// not reach the segment's end (after `fetchAttempts` × 2 polls, a failure: its sound never came).
     private func keptSound(_ entry: LivePlaylist.Segment, from start: MediaTime, sequence: Int, rendition r: inout Rendition,
                            key: String) async throws -> SegmentEncryption.Sound? {
-        guard audioFollows.indices.contains(r.language) else { return nil }
-        let follow = audioFollows[r.language]
+        // the audio listed: a DASH origin's main audio AdaptationSet's, or the HLS audio rendition followed
+        let follow: (segments: [LiveMPD.TrackSegment], ended: Bool, location: HLSLocation)
+        if let mpd, mpd.hasAudio { follow = (mpd.audio, mpd.ended, source) }
+        else if audioFollows.indices.contains(r.language) { follow = (audioFollows[r.language].segments, audioFollows[r.language].ended, audioFollows[r.language].location) }
+        else { return nil }
         let end = start + entry.duration
         r.mediaEnd = end
         // the middle of a segment in [start, end): compared doubled, exactly
@@ -94,19 +133,30 @@ extension LiveChannel {
         }
         r.audioWaits = nil
         let resolved = try follow.location.resolve(s.uri)
-        guard let source = audioFiles[Self.key(resolved)]?.file else { throw LiveIntakeFailure(description: "\(s.uri.prefix(200)): the audio segment is gone") }
+        let audioFolder = folder.appendingPathComponent("live/\(storeName)/.audio")
+        // (an HLS rendition's segments are fetched as it is polled; a DASH origin's now, once)
+        if audioFiles[Self.key(resolved)] == nil {
+            try FileManager.default.createDirectory(at: audioFolder, withIntermediateDirectories: true)
+            audioCount += 1
+            let fetched = audioFolder.appendingPathComponent("\(audioCount).m4s")
+            try await HLSImport.fetch(resolved, to: fetched, maxBytes: HLSImport.maxSegmentBytes, timeout: timeout)
+            audioFiles[Self.key(resolved)] = (fetched, s.start, s.end)
+        }
+        guard let file = audioFiles[Self.key(resolved)]?.file else { throw LiveIntakeFailure(description: "\(s.uri.prefix(200)): the audio segment is gone") }
         // its initialization segment, in the store once per URI
         let initialization: String
         if let known = r.keptSoundInits[s.initialization] { initialization = known } else {
-            let local = try await audioInitialization(s.initialization, at: follow.location,
-                                                      in: folder.appendingPathComponent("live/\(storeName)/.audio"))
+            try FileManager.default.createDirectory(at: audioFolder, withIntermediateDirectories: true)
+            let local = try await audioInitialization(s.initialization, at: follow.location, in: audioFolder)
             initialization = "live/\(storeName)/\(key)/\(ProtectedCMAFImport.audioFolder)/init-\(r.keptSoundInits.count).enc.mp4"
             try storeLinked(local, as: initialization)
             r.keptSoundInits[s.initialization] = initialization
         }
         let path = LiveSegment.soundPath(channel: storeName, rendition: key, sequence: sequence)
-        try storeLinked(source, as: path)
-        return SegmentEncryption.Sound(path: path, initialization: initialization, key: s.key)
+        try storeLinked(file, as: path)
+        let ticks = s.start.timescale == s.duration.timescale ? s.start.timescale : 90_000
+        return SegmentEncryption.Sound(path: path, initialization: initialization, key: s.key,
+                                       span: [s.start.rescaled(to: ticks).value, s.duration.rescaled(to: ticks).value, ticks])
     }
 
     /// `file` linked (copied where a link cannot be made) to store path `path`, under a
@@ -124,6 +174,10 @@ extension LiveChannel {
     }
 
     /// Whether the channel's newest segment is sample-encrypted CMAF kept as it came: its
-    /// sessions are HLS with CMAF segments only, its breaks at segment boundaries.
-    public nonisolated var isEncryptedCMAF: Bool { encryptedCMAF.withLock { $0 } }
+    /// sessions are DASH (multi-period) and, with an HLS key, HLS with CMAF segments; its breaks
+    /// at segment boundaries.
+    public nonisolated var isEncryptedCMAF: Bool { encryptedCMAF.withLock { $0 != nil } }
+
+    /// How the newest segment's encryption is said, when it is sample-encrypted CMAF.
+    public nonisolated var encryptedCMAFSaid: EncryptedCMAF? { encryptedCMAF.withLock { $0 } }
 }

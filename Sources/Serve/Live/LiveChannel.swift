@@ -48,7 +48,7 @@ public actor LiveChannel {
     public static let staleIntakeAge: Double = 600
     /// How long segments are kept (on disk, and in `window`) after they leave the origin's window.
     public let history: MediaTime
-    private let source: HLSLocation
+    let source: HLSLocation
     let folder: URL
     let timeout: Double
     private var renditions: [String: Rendition] = [:]
@@ -58,12 +58,12 @@ public actor LiveChannel {
     /// The origin is a DASH MPD (known after the first poll).
     private var isDASH = false
     /// DASH: the MPD read at the last poll.
-    private var mpd: LiveMPD?
+    var mpd: LiveMPD?
     /// DASH: the audio segments fetched, by URI (a file in the intake's `.audio` folder and its
     /// media span), and their initialization segments.
     var audioFiles: [String: (file: URL, start: MediaTime, end: MediaTime)] = [:]
     var audioInits: [String: URL] = [:]
-    private var audioCount = 0
+    var audioCount = 0
     /// HLS: the origin's audio renditions with a playlist of their own (CMAF), followed: the
     /// default of the variants' `AUDIO` group first, whose sound is muxed into every variant's
     /// segments as a DASH origin's audio AdaptationSet's is, then up to `maxLanguages` other
@@ -80,9 +80,12 @@ public actor LiveChannel {
     /// origin's fMP4 subtitle renditions'), by location (`textHeader`).
     private var textHeaders: [(location: HLSLocation, header: FragmentedTextTrack.Header)] = []
 
-    /// Whether the newest segment taken in is sample-encrypted CMAF kept as it came
-    /// (`isEncryptedCMAF`), readable without waiting for the actor (every request of a session asks).
-    let encryptedCMAF = Locked(false)
+    /// What the newest segment taken in says when it is sample-encrypted CMAF kept as it came
+    /// (`isEncryptedCMAF`), readable without waiting for the actor (every request of a session
+    /// asks); nil when it is not.
+    let encryptedCMAF = Locked<EncryptedCMAF?>(nil)
+    /// The DASH descriptors of each kept initialization segment (by store path), said once.
+    var protectionByInit: [String: EncryptedCMAF] = [:]
 
     /// Polls a segment that cannot be fetched (or read) is tried before it is skipped.
     public static let fetchAttempts = 3
@@ -777,25 +780,26 @@ public actor LiveChannel {
                 r.skipped(new)
                 continue
             }
-            let sampleEncryptedCMAF = entry.key != nil && entry.map != nil
+            let sampleEncryptedCMAF = entry.isSampleEncryptedCMAF
             let path = LiveSegment.storePath(channel: storeName, rendition: key, sequence: new.sequence, encrypted: entry.key != nil, cmaf: sampleEncryptedCMAF)
             let file = folder.appendingPathComponent(path)
             var reading: LiveSegmentIntake.Reading?
             var failure: (LiveFault, String)?
             var segmentKey: HLS.Key?
-            var kept: (initialization: String, sound: SegmentEncryption.Sound?)?
+            var kept: (initialization: String, sound: SegmentEncryption.Sound?, mediaStart: MediaTime, said: EncryptedCMAF)?
             // fetched under a temporary name and renamed once whole: the final name never holds half a segment
             let partial = dir.appendingPathComponent(".\(new.sequence).part")
             try? FileManager.default.removeItem(at: partial)
             do {
                 try await fetchVideo(try r.location.resolve(entry.uri), to: partial, keep: entry.map != nil)
-                if let given = entry.key, let map = entry.map {
+                if sampleEncryptedCMAF, let map = entry.map {
                     // sample-encrypted CMAF: kept as it came with its initialization segment and the
                     // origin's audio segment of its time, read from its clear boxes, its key passed on
-                    segmentKey = try HLSImport.passedOn(given, at: r.location, cmaf: true)
-                    let taken = try await takeEncryptedCMAF(partial, map: map, entry: entry, sequence: new.sequence, rendition: &r, key: key, scratch: dir)
+                    segmentKey = try entry.key.map { try HLSImport.passedOn($0, at: r.location, cmaf: true) }
+                    let taken = try await takeEncryptedCMAF(partial, map: map, entry: entry, sequence: new.sequence, rendition: &r, key: key,
+                                                            hlsKey: segmentKey, scratch: dir)
                     reading = taken.reading
-                    kept = (taken.initialization, taken.sound)
+                    kept = (taken.initialization, taken.sound, taken.mediaStart, taken.said)
                 } else if let given = entry.key, given.method == .sampleAES {
                     // SAMPLE-AES: kept as it came and read as it is (its headers are clear), its
                     // key passed on, never fetched (`HLSImport.passedOn`)
@@ -858,13 +862,13 @@ public actor LiveChannel {
             }
             let segment = LiveSegmentIntake.segment(reading, entry: entry, sequence: new.sequence, channel: storeName, rendition: key,
                                                    filePTS: placed.filePTS, clockOffset: placed.clockOffset, discontinuity: placed.discontinuity,
-                                                   key: segmentKey, cmaf: kept)
+                                                   key: segmentKey, cmaf: kept.map { ($0.initialization, $0.sound, $0.mediaStart) })
             r.timeline.handled(new)
             r.segments.append(segment)
-            encryptedCMAF.withLock { $0 = kept != nil }
+            encryptedCMAF.withLock { $0 = kept?.said }
             if let start = entry.mediaStart { r.mediaEnd = start + entry.duration }
             // (an encrypted segment is never a CMAF track's source: no clear copy is kept)
-            if !r.initializationKept && segmentKey == nil { r.initializationKept = keepInitialization(file, rendition: key) }
+            if !r.initializationKept && segmentKey == nil && kept == nil { r.initializationKept = keepInitialization(file, rendition: key) }
             if reading.rejectedSections > 0 {
                 report(.signalIgnored, rendition: key, "\(reading.rejectedSections) SCTE-35 sections of \(entry.uri.prefix(200)) refused")
             }

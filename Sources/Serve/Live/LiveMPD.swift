@@ -32,7 +32,11 @@ import Timing
 ///
 /// Only the last `timeShiftBufferDepth` (at most 5 minutes; 60 s when the MPD gives none) is
 /// listed: a channel starting on an origin with hours of DVR takes its live end, not its history.
-/// What it refuses in one line: not an MPD, `ContentProtection`, `SegmentBase`/`SegmentList`, a
+/// Encrypted content (`ContentProtection`: CMAF sample encryption, `cenc` or `cbcs`) is read as
+/// clear content is, its descriptors kept (`videoProtection`, `audioProtection`) and its video
+/// segments marked `sampleEncrypted` (the channel keeps them as they came); every video
+/// Representation must be encrypted or none, and other audio languages are left out with a note.
+/// What it refuses in one line: not an MPD, `SegmentBase`/`SegmentList`, a
 /// segment over 60 s, a template it cannot expand, a `@duration` template without
 /// `availabilityStartTime`. The MPD comes from a network: the project's hardened XML reader (no
 /// DTD, no entities), and every number bounded.
@@ -77,6 +81,11 @@ struct LiveMPD {
     var ended: Bool
     /// What was left out, one line each (more audio languages, subtitles).
     var notes: [String]
+    /// The video's `ContentProtection`s (hostile values checked: `ProtectedCMAF.descriptors`);
+    /// empty when it is clear.
+    var videoProtection: [DASH.ContentProtection] = []
+    /// The main audio's `ContentProtection`s; empty when it is clear.
+    var audioProtection: [DASH.ContentProtection] = []
 
     /// How much of the origin's timeline is listed when the MPD gives no `timeShiftBufferDepth`.
     static let defaultWindow = MediaTime(seconds: 60)
@@ -138,6 +147,7 @@ struct LiveMPD {
         var videoIDs: [[(id: String, bandwidth: Int)]] = []
         var events: [[Event]] = []
         var notes: [String] = []
+        var videoProtection: [DASH.ContentProtection] = [], audioProtection: [DASH.ContentProtection] = []
         var hasAudio = false
         var mainAudio: HLS.Rendition?
         // other languages, in order of first appearance: each one's identity, rendition and runs
@@ -153,14 +163,19 @@ struct LiveMPD {
             var videos: [(listed: Listed, id: String, bandwidth: Int)] = []
             var audioSets: [XMLElementNode] = [], textSets: [XMLElementNode] = []
             for set in period.children("AdaptationSet") {
-                guard set.children("ContentProtection").isEmpty else { throw StoreError.unsupported("live DASH source: encrypted content is not supported") }
                 let kind = Self.kind(set, set.children("Representation").first)
                 if kind == "audio" { audioSets.append(set); continue }
                 if kind == "text" || kind == "application" { textSets.append(set); continue }
                 guard kind == "video" else { continue }
                 let setBase = DASHImport.join(periodBase, set.childText("BaseURL") ?? "")
+                let setProtection = try Self.protection(set)
                 for rep in set.children("Representation") {
-                    guard rep.children("ContentProtection").isEmpty else { throw StoreError.unsupported("live DASH source: encrypted content is not supported") }
+                    // every video Representation encrypted, or none
+                    let protection = try Self.protection(rep).nonEmpty ?? setProtection
+                    if videoRuns.isEmpty && videos.isEmpty { videoProtection = protection }
+                    guard protection.isEmpty == videoProtection.isEmpty else {
+                        throw StoreError.unsupported("live DASH source: some video Representations encrypted and some clear")
+                    }
                     let listed = try Self.list(rep, in: set, base: setBase, bound: bound)
                     videos.append((listed, rep.attribute("id") ?? "", Int(rep.attribute("bandwidth") ?? "") ?? 0))
                 }
@@ -176,10 +191,13 @@ struct LiveMPD {
                 notes.append("audio: \(others.count - LiveChannel.maxLanguages) more audio AdaptationSets left out (a live channel carries \(LiveChannel.maxLanguages + 1))")
             }
             // the set's best Representation listed, on the video's media timeline
-            func audioListed(_ set: XMLElementNode) throws -> Listed? {
+            func audioListed(_ set: XMLElementNode, main: Bool) throws -> Listed? {
                 guard let rep = set.children("Representation").max(by: {
                     (Int($0.attribute("bandwidth") ?? "") ?? 0) < (Int($1.attribute("bandwidth") ?? "") ?? 0) }) else { return nil }
-                guard rep.children("ContentProtection").isEmpty else { throw StoreError.unsupported("live DASH source: encrypted content is not supported") }
+                let protection = try Self.protection(rep).nonEmpty ?? (try Self.protection(set))
+                // (sample-encrypted video: the main sound kept as it came beside it, its descriptors said again)
+                if main, !videoProtection.isEmpty { audioProtection = protection }
+                else if !protection.isEmpty { return nil }
                 let listed = try Self.list(rep, in: set, base: DASHImport.join(periodBase, set.childText("BaseURL") ?? ""), bound: bound)
                 if let v = videos.first?.listed {
                     let a = MediaTime(value: listed.presentationTimeOffset, timescale: listed.timescale)
@@ -190,12 +208,15 @@ struct LiveMPD {
                 }
                 return listed
             }
-            if let m = mainIndex, let listed = try audioListed(audioSets[m]) {
+            if let m = mainIndex, let listed = try audioListed(audioSets[m], main: true) {
                 hasAudio = true
                 mainAudio = mainAudio ?? Self.rendition(audioSets[m], place: 0)
                 audioRuns.append(listed)
             }
-            for (place, o) in others.enumerated() {
+            if !videoProtection.isEmpty, !others.isEmpty, !notes.contains(where: { $0.hasPrefix("audio: other languages") }) {
+                notes.append("audio: other languages of encrypted content left out (a live encrypted channel carries its main sound)")
+            }
+            for (place, o) in others.enumerated() where videoProtection.isEmpty {
                 let key = audioSets[o].attribute("lang").map { "lang:" + $0.prefix(64) } ?? "place:\(place)"
                 var k = languageKeys.firstIndex(of: key)
                 if k == nil, languageKeys.count < LiveChannel.maxLanguages {
@@ -204,7 +225,7 @@ struct LiveMPD {
                     languageRuns.append([])
                     k = languageKeys.count - 1
                 }
-                guard let k, let listed = try audioListed(audioSets[o]) else { continue }
+                guard let k, let listed = try audioListed(audioSets[o], main: false) else { continue }
                 languageRuns[k].append((i, listed))
             }
             // subtitles: WebVTT or TTML in MP4 segments, each set's first Representation
@@ -279,7 +300,7 @@ struct LiveMPD {
                     }
                     segments.append(LivePlaylist.Segment(uri: s.uri, duration: duration, sequence: s.number,
                                                          discontinuity: n == 0 && !segments.isEmpty, map: l.initialization,
-                                                         markers: markers, mediaStart: start))
+                                                         markers: markers, mediaStart: start, sampleEncrypted: !videoProtection.isEmpty))
                 }
             }
             guard maxDuration <= MediaTime(seconds: 60) else { throw StoreError.unsupported("live DASH source: a segment of \(maxDuration.seconds) s (60 s at most)") }
@@ -314,6 +335,14 @@ struct LiveMPD {
             })
         }
         self.notes = notes
+        self.videoProtection = videoProtection
+        self.audioProtection = audioProtection
+    }
+
+    /// The `ContentProtection`s of an AdaptationSet or Representation (`ProtectedCMAF.descriptors`),
+    /// refused in one line as a live source's.
+    static func protection(_ node: XMLElementNode) throws -> [DASH.ContentProtection] {
+        do { return try ProtectedCMAF.descriptors(node) } catch { throw StoreError.unsupported("live \(error)") }
     }
 
     /// An audio AdaptationSet as an HLS audio rendition: its `Label` (else its `lang`, else
@@ -499,4 +528,9 @@ struct LiveMPD {
         }
         return nil
     }
+}
+
+extension Array {
+    /// Nil when empty.
+    var nonEmpty: [Element]? { isEmpty ? nil : self }
 }

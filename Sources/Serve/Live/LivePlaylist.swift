@@ -39,6 +39,13 @@ public struct LivePlaylist: Sendable, Equatable {
         /// RFC 8216 §5.2; CMAF: `SAMPLE-AES`/`SAMPLE-AES-CTR`, as given) and its URI as written;
         /// nil for a clear segment.
         public var key: HLS.Key? = nil
+        /// A DASH origin's video segment under `ContentProtection` (CMAF sample encryption, its
+        /// keys named in the MPD, no `key`): kept as it came.
+        public var sampleEncrypted = false
+
+        /// Whether it is sample-encrypted CMAF (an HLS key over an `EXT-X-MAP`, or a DASH
+        /// origin's protected segment): kept as it came (`LiveChannel+EncryptedCMAF`).
+        public var isSampleEncryptedCMAF: Bool { map != nil && (key != nil || sampleEncrypted) }
     }
 
     /// `EXT-X-TARGETDURATION`.

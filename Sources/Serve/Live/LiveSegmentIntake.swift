@@ -39,13 +39,16 @@ public enum LiveSegmentIntake {
     /// and `filePTS + clockOffset` on the channel's.
     /// `key`: the segment is kept encrypted under it (`reading` made of its clear bytes or headers, with its counters).
     /// `cmaf`: it is sample-encrypted CMAF kept as it came (`reading` made of its boxes) under
-    /// this initialization segment, with this sound.
+    /// this initialization segment, with this sound, starting at this time on its track's timeline.
     package static func segment(_ reading: Reading, entry: LivePlaylist.Segment, sequence: Int, channel: String, rendition: String,
                                 filePTS: Int64, clockOffset: Int64, discontinuity: Bool, key: HLS.Key? = nil,
-                                cmaf: (initialization: String, sound: SegmentEncryption.Sound?)? = nil) -> LiveSegment {
+                                cmaf: (initialization: String, sound: SegmentEncryption.Sound?, mediaStart: MediaTime)? = nil) -> LiveSegment {
         let frames = reading.framePTS.map { LivePTS.unwrap(UInt64($0), near: filePTS) + clockOffset }.sorted()
-        let encryption = cmaf.map { SegmentEncryption(cmafInitialization: $0.initialization, firstPTS: Int64(reading.firstPTS), key: key, sound: $0.sound) }
-            ?? key.map { SegmentEncryption(key: $0, firstPTS: Int64(reading.firstPTS)) }
+        let encryption = cmaf.map { c in
+            var e = SegmentEncryption(cmafInitialization: c.initialization, firstPTS: Int64(reading.firstPTS), key: key, sound: c.sound)
+            e.mediaStart = [c.mediaStart.value, c.mediaStart.timescale]
+            return e
+        } ?? key.map { SegmentEncryption(key: $0, firstPTS: Int64(reading.firstPTS)) }
         return LiveSegment(sequence: sequence, duration: entry.duration, firstPTS: filePTS + clockOffset, discontinuity: discontinuity,
                            storePath: LiveSegment.storePath(channel: channel, rendition: rendition, sequence: sequence, encrypted: key != nil, cmaf: cmaf != nil),
                            framePTS: frames, clockOffset: clockOffset, encryption: encryption, counters: reading.counters)

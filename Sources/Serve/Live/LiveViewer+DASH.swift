@@ -49,10 +49,25 @@ extension LiveViewer {
         let hold = MediaTime(seconds: Int64(top.playlist.targetDuration)).mpegTicks
         let lead = max(0, (joinEdge ?? originPTS) - hold - originPTS)
         let availabilityStart = programDate.addingTimeInterval(-Double(lead) / 90_000)
-        let write = singlePeriod ? SessionMPD.liveSinglePeriod : SessionMPD.live
-        guard let mpd = write(mpdRungs, availabilityStart, published, MediaTime(seconds: Int64(top.playlist.targetDuration)), location,
-                              adID, breakID, initialization, { "/v1/sessions/\(id)/dash/\($0)/$Number$.m4s" }, bytes,
-                              mainLanguage?.language, languages, liveText) else { return nil }
+        let update = MediaTime(seconds: Int64(top.playlist.targetDuration))
+        let template: (String) -> String = { "/v1/sessions/\(id)/dash/\($0)/$Number$.m4s" }
+        // sample-encrypted CMAF kept as it came: its content Periods under the origin's maps and protection (multi-period only)
+        let said = context.channel.encryptedCMAFSaid
+        let signature = context.signature, cdn = context.cdn
+        let made = singlePeriod
+            ? SessionMPD.liveSinglePeriod(rungs: mpdRungs, availabilityStart: availabilityStart, published: published, updatePeriod: update, location: location,
+                                          adID: adID, breakID: breakID, initialization: initialization, template: template, bytes: bytes,
+                                          mainLanguage: mainLanguage?.language, languages: languages, subtitles: liveText)
+            : SessionMPD.live(rungs: mpdRungs, availabilityStart: availabilityStart, published: published, updatePeriod: update, location: location,
+                              adID: adID, breakID: breakID, initialization: initialization, template: template, bytes: bytes,
+                              mainLanguage: mainLanguage?.language, languages: languages, subtitles: liveText,
+                              kept: said.map { said in
+                                  SessionMPD.KeptCMAF(said: said, url: { SegmentURL(path: $0).text(signedBy: signature, cdn: cdn) },
+                                                      initialization: { item, rendition, part in
+                                                          item.cmafURL(part, session: id, rendition: rendition, shifted: true).text(signedBy: signature, cdn: cdn)
+                                                      })
+                              })
+        guard let mpd = made else { return nil }
         if let problem = mpd.validate() {
             context.log?.event("playlist_failed", ["session": id, "error": "MPD: \(problem)"])
             return nil

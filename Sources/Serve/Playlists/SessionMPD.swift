@@ -331,10 +331,13 @@ extension SessionMPD {
     /// the wire PTS at the Period's start).
     /// With other audio `languages`: an audio AdaptationSet each (`audio-N`, its `lang`; the
     /// main one's `lang` `mainLanguage`), its language rung's sound cut and filled as the video.
+    /// `kept`: the channel is sample-encrypted CMAF kept as it came (`keptCMAFSets`): how its
+    /// encryption is said, and the URL of a kept file.
     static func live(rungs given: [Rung], availabilityStart: Date, published: Date, updatePeriod: MediaTime, location: String?,
                      adID: (SessionItem.Kind) -> String?, breakID: (Int) -> String, initialization: @escaping (Rung, CMAFTracks.Part) -> String,
                      template: (String) -> String, bytes: (String) -> Int, mainLanguage: String? = nil,
-                     languages offered: [Language] = [], subtitles: LiveText? = nil) -> DASH.MPD? {
+                     languages offered: [Language] = [], subtitles: LiveText? = nil,
+                     kept: KeptCMAF? = nil) -> DASH.MPD? {
         guard let top = given.first, let first = top.timeline.firstRun else { return nil }
         let rungs = given.filter { sameRuns(top.timeline.items, $0.timeline.items) }
         let all = top.timeline.items
@@ -375,6 +378,15 @@ extension SessionMPD {
             }
             if let subtitles, let video = sets.first?.representations.first?.segmentTemplate {
                 sets += textSets(subtitles, like: video, template: template)
+            }
+            // sample-encrypted content kept as it came: its own timelines, maps and protection
+            if let kept {
+                if case .content = run.kind { sets = keptCMAFSets(sets, slices: slices, periodStart: start, said: kept.said, url: kept.url) }
+                else {
+                    // (the run's first item, slid out or not: what names its initialization segments in every update)
+                    let firsts = rungs.indices.map { g in n == 0 ? rungs[g].timeline.firstRunItem : rungs[g].timeline.items[rungRuns[g][n].range].first }
+                    sets = ownInitializations(sets, rungs: rungs, firsts: firsts, kept.initialization)
+                }
             }
             var period = DASH.Period(id: liveID(run.kind, start), start: start, duration: next.map { $0 - start }, adaptationSets: sets)
             period.assetIdentifier = adID(run.kind).map { DASH.Descriptor(schemeIdUri: DASH.assetIdentifierScheme, value: $0) }

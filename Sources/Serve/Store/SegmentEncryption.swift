@@ -33,7 +33,15 @@ public struct SegmentEncryption: Sendable, Hashable, Codable {
         public var initialization: String
         /// Its `EXT-X-KEY` (sample encryption, passed on), nil when the sound is clear.
         public var key: HLS.Key?
+        /// Its start and duration on its track's timeline and that timeline's ticks per second
+        /// (what a DASH Period's audio timeline lists), as read from its packets.
+        public var span: [Int64] = []
     }
+
+    /// A live CMAF segment's earliest presentation time on its track's timeline as (value,
+    /// timescale), as its boxes say (a DASH Period's `presentationTimeOffset` and `S@t`: the
+    /// origin's own timestamps, which may be far past MPEG-TS's 33 bits); nil otherwise.
+    public var mediaStart: [Int64]? = nil
 
     /// A live encrypted CMAF segment's sound; nil otherwise (a VOD session lists its audio by time).
     public var sound: Sound? = nil
