@@ -37,8 +37,9 @@ let serveUsage = """
                                  as wvtt, DASH); its SCTE-35 breaks
                                  (CUE-OUT/-CONT/CUE-IN, DATERANGE, MPD Events, in-band, emsg)
                                  replaced per viewer by ads fitted to the break and slate;
-                                 AES-128 and SAMPLE-AES MPEG-TS served as they came (HLS,
-                                 breaks at segment boundaries); repeatable
+                                 AES-128 and SAMPLE-AES MPEG-TS served as they came (HLS),
+                                 cenc/cbcs CMAF too (DASH, and HLS with CMAF segments when
+                                 it has an HLS key), breaks at segment boundaries; repeatable
       --ads TAG_TEMPLATE         VAST/VMAP tag URL or path, with MediaTailor's variables
                                  ([session.id], [player_params.NAME], [session.avail_duration_secs] …)
       --ads-method GET|POST      how the ad request goes out (default GET)

@@ -54,7 +54,7 @@ import Timing
 
     @Test func aSampleEncryptedCMAFChannelIsServedAsHLSWithCMAFSegmentsAsTheyCame() async throws {
         let rig = try await Live.Rig.start(breaks: Live.twoBreaks, seconds: 40, dash: true, sourcePath: "/demuxed/master.m3u8",
-                                           sampleEncryption: Self.encryption)
+                                           secondLanguage: true, sampleEncryption: Self.encryption)
         defer { rig.stop() }
         let rungs = try await rig.warm()
         #expect(rungs.map { "\($0.info.width)x\($0.info.height) \($0.info.frameRate) \($0.info.codecs)" } == ["320x180 30 avc1.64000d,mp4a.40.2"],
@@ -75,14 +75,17 @@ import Timing
         let master = try await curl(rig.url(manifest)).text
         #expect(master.contains("CODECS=\"avc1.64000d,mp4a.40.2\"") && master.contains("TYPE=AUDIO"), "\(master)")
         let variant = try #require(master.split(separator: "\n").first { $0.hasPrefix("/v1/sessions/") }.map(String.init), "\(master)")
-        let audioPath = try #require(master.split(separator: "\"").first { $0.hasPrefix("/v1/sessions/") && $0.contains("audio") }.map(String.init), "\(master)")
+        let audioPaths = master.split(separator: "\"").filter { $0.hasPrefix("/v1/sessions/") && $0.contains("audio") }.map(String.init)
+        #expect(audioPaths.count == 2, "the sound and the second language: \(master)")
+        let audioPath = try #require(audioPaths.first), germanPath = try #require(audioPaths.last)
 
         // followed as a player does, both playlists at every refresh, and the session's MPD
-        var video: [Int: Listed] = [:], audio: [Int: Listed] = [:]
+        var video: [Int: Listed] = [:], audio: [Int: Listed] = [:], german: [Int: Listed] = [:]
         let dash = DASHFollower(rig: rig, path: "/v1/sessions/\(id)/index.mpd", folder: rig.root.appendingPathComponent("dash"))
         for step in 0...22 {
             try await Self.follow(rig, variant, into: &video)
             try await Self.follow(rig, audioPath, into: &audio)
+            try await Self.follow(rig, germanPath, into: &german)
             try await dash.update(step: step)
             rig.origin.advance()
             try await rig.channel.poll()
@@ -136,8 +139,11 @@ import Timing
         let cbcs = "value=\"cbcs\" cenc:default_KID=\"\(Self.kidUUID)\""
         try await dash.check(snapped: snapped, protection: [cbcs, "urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e", Self.pssh])
 
-        // the sound: each run's decodes clean and lasts its pictures' time, within an AAC frame at either end
-        for (k, run) in Self.runs(audio).enumerated() {
+        // the sound and the second language: each run's decodes clean and lasts its pictures' time,
+        // within an AAC frame at either end; the second language's content is its own segments
+        #expect(german.keys.sorted() == video.keys.sorted() && german.values.filter { $0.uri.hasSuffix(".enc.m4s") }.allSatisfy { $0.uri.contains("/a1/audio/") }
+                && german.values.contains { $0.uri.hasSuffix(".enc.m4s") }, "the second language: \(german.values.map(\.uri).sorted().prefix(4))")
+        for (k, run) in (Self.runs(audio) + Self.runs(german)).enumerated() {
             var bytes = try await curl(rig.url(try #require(run[0].map))).body
             for s in run { bytes += try await curl(rig.url(s.uri)).body }
             let file = rig.root.appendingPathComponent("audio\(k).mp4")
