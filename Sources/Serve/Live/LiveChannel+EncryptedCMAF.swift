@@ -26,8 +26,11 @@ extension LiveChannel {
     /// made from its key (`ProtectedCMAFImport.descriptors`: the scheme and `default_KID`, a DRM
     /// system's `pssh` from a `data:` URI) — the video's and the sound's (none when it is clear).
     public struct EncryptedCMAF: Sendable, Equatable {
+        /// Its segments carry an HLS key (`EXT-X-KEY`), which HLS sessions pass on.
         public var hls: Bool
+        /// The video AdaptationSets' `ContentProtection`s in a session's MPD.
         public var video: [DASH.ContentProtection]
+        /// The sound's; empty when it is clear.
         public var audio: [DASH.ContentProtection]
     }
 
