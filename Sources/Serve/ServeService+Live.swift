@@ -95,8 +95,8 @@ extension ServeService {
         if let said = v.context.channel.encryptedCMAFSaid {
             // (its subtitle playlists, WebVTT, serve every form)
             if p.count == 5 && p[3] == "subtitles" { return answer }
-            if !dash && !cmaf, said.hls { return .now(Self.encryptedCMAFRefusal(v.channelName, said, dash: false, singlePeriod: false, ts: true)!.response) }
-            return Self.encryptedCMAFRefusal(v.channelName, said, dash: dash, singlePeriod: dash && Self.wantsSinglePeriod(r)).map { .now($0.response) } ?? answer
+            return Self.encryptedCMAFRefusal(v.channelName, said, dash: dash, singlePeriod: dash && Self.wantsSinglePeriod(r), ts: !dash && !cmaf)
+                .map { .now($0.response) } ?? answer
         }
         guard cmaf || dash else { return answer }
         return .later {

@@ -54,8 +54,9 @@ extension LiveChannel {
                            key: String, hlsKey: HLS.Key?, scratch: URL) async throws -> EncryptedCMAFTake {
         let initialization = try await keptInitialization(map, rendition: &r, key: key)
         let initFile = folder.appendingPathComponent(initialization)
+        // (in presentation order: the first is the earliest)
         let (times, startsWithKeyframe) = try FragmentRemux.pictures(initialization: initFile, segment: file, scratch: scratch)
-        guard let first = times.min() else { throw LiveIntakeFailure(description: "\(entry.uri.prefix(200)) has no pictures") }
+        guard let first = times.first else { throw LiveIntakeFailure(description: "\(entry.uri.prefix(200)) has no pictures") }
         guard startsWithKeyframe else { throw LiveIntakeFailure(description: "\(entry.uri.prefix(200)) does not start with a keyframe") }
         // (media times bounded: a tfdt past 2^32 s would overflow the clock's arithmetic)
         guard times.allSatisfy({ $0.seconds >= 0 && $0.seconds < 4e9 }) else { throw LiveIntakeFailure(description: "\(entry.uri.prefix(200)): times out of range") }
@@ -65,8 +66,7 @@ extension LiveChannel {
         if clearRungs[key] == nil {
             clearRungs[key] = (try? LiveSegmentProbe.probeCMAF(initialization: initFile, segment: file, audio: sound != nil, scratch: scratch)).map(LiveRungInfo.init)
         }
-        let reading = LiveSegmentIntake.Reading(firstPTS: UInt64(first.rescaled(to: 90_000, rounding: .nearest).value % LivePTS.wrap),
-                                                framePTS: ticks, cues: emsg.sections, rejectedSections: emsg.rejected)
+        let reading = LiveSegmentIntake.Reading(firstPTS: UInt64(ticks[0]), framePTS: ticks, cues: emsg.sections, rejectedSections: emsg.rejected)
         return EncryptedCMAFTake(reading: reading, initialization: initialization, sound: sound, mediaStart: first,
                                  said: said(initialization, hlsKey: hlsKey, sound: sound))
     }
@@ -135,21 +135,13 @@ extension LiveChannel {
             throw LiveIntakeFailure(description: "\(entry.uri.prefix(200)): no audio segment of its time (\(start.seconds)–\(end.seconds) s) in the audio rendition: its segments must line up with the video's")
         }
         r.audioWaits = nil
-        let resolved = try follow.location.resolve(s.uri)
-        let audioFolder = folder.appendingPathComponent("live/\(storeName)/.audio")
         // (an HLS rendition's segments are fetched as it is polled; a DASH origin's now, once)
-        if audioFiles[Self.key(resolved)] == nil {
-            try FileManager.default.createDirectory(at: audioFolder, withIntermediateDirectories: true)
-            audioCount += 1
-            let fetched = audioFolder.appendingPathComponent("\(audioCount).m4s")
-            try await HLSImport.fetch(resolved, to: fetched, maxBytes: HLSImport.maxSegmentBytes, timeout: timeout)
-            audioFiles[Self.key(resolved)] = (fetched, s.start, s.end)
-        }
-        guard let file = audioFiles[Self.key(resolved)]?.file else { throw LiveIntakeFailure(description: "\(s.uri.prefix(200)): the audio segment is gone") }
+        let audioFolder = folder.appendingPathComponent("live/\(storeName)/.audio")
+        try FileManager.default.createDirectory(at: audioFolder, withIntermediateDirectories: true)
+        let file = try await audioFile(s, at: follow.location, in: audioFolder)
         // its initialization segment, in the store once per URI
         let initialization: String
         if let known = r.keptSoundInits[s.initialization] { initialization = known } else {
-            try FileManager.default.createDirectory(at: audioFolder, withIntermediateDirectories: true)
             let local = try await audioInitialization(s.initialization, at: follow.location, in: audioFolder)
             initialization = "live/\(storeName)/\(key)/\(ProtectedCMAFImport.audioFolder)/init-\(r.keptSoundInits.count).enc.mp4"
             try storeLinked(local, as: initialization)
@@ -160,20 +152,6 @@ extension LiveChannel {
         let ticks = s.start.timescale == s.duration.timescale ? s.start.timescale : 90_000
         return SegmentEncryption.Sound(path: path, initialization: initialization, key: s.key,
                                        span: [s.start.rescaled(to: ticks).value, s.duration.rescaled(to: ticks).value, ticks])
-    }
-
-    /// `file` linked (copied where a link cannot be made) to store path `path`, under a
-    /// temporary name renamed once whole.
-    private func storeLinked(_ file: URL, as path: String) throws {
-        let target = folder.appendingPathComponent(path)
-        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let part = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).part")
-        try? FileManager.default.removeItem(at: part)
-        guard link(file.path, part.path) == 0 || (try? FileManager.default.copyItem(at: file, to: part)) != nil,
-              rename(part.path, target.path) == 0 else {
-            try? FileManager.default.removeItem(at: part)
-            throw LiveIntakeFailure(description: "cannot store \(path): \(String(cString: strerror(errno)))")
-        }
     }
 
     /// Whether the channel's newest segment is sample-encrypted CMAF kept as it came: its

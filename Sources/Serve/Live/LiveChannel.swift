@@ -61,9 +61,9 @@ public actor LiveChannel {
     var mpd: LiveMPD?
     /// DASH: the audio segments fetched, by URI (a file in the intake's `.audio` folder and its
     /// media span), and their initialization segments.
-    var audioFiles: [String: (file: URL, start: MediaTime, end: MediaTime)] = [:]
-    var audioInits: [String: URL] = [:]
-    var audioCount = 0
+    private var audioFiles: [String: (file: URL, start: MediaTime, end: MediaTime)] = [:]
+    private var audioInits: [String: URL] = [:]
+    private var audioCount = 0
     /// HLS: the origin's audio renditions with a playlist of their own (CMAF), followed: the
     /// default of the variants' `AUDIO` group first, whose sound is muxed into every variant's
     /// segments as a DASH origin's audio AdaptationSet's is, then up to `maxLanguages` other
@@ -341,12 +341,21 @@ public actor LiveChannel {
     /// segments it was first made from slide out. Linked (copied where a link cannot be made) under
     /// a temporary name and renamed. False when it could not be kept (tried again at the next segment).
     private func keepInitialization(_ file: URL, rendition key: String) -> Bool {
-        let target = folder.appendingPathComponent(LiveSegment.initializationPath(channel: storeName, rendition: key))
-        let temp = target.deletingLastPathComponent().appendingPathComponent(".init.part")
-        try? FileManager.default.removeItem(at: temp)
-        guard link(file.path, temp.path) == 0 || (try? FileManager.default.copyItem(at: file, to: temp)) != nil else { return false }
-        guard rename(temp.path, target.path) == 0 else { try? FileManager.default.removeItem(at: temp); return false }
-        return true
+        (try? storeLinked(file, as: LiveSegment.initializationPath(channel: storeName, rendition: key))) != nil
+    }
+
+    /// `file` linked (copied where a link cannot be made) to store path `path`, under a
+    /// temporary name renamed once whole; a failure says why in one line.
+    func storeLinked(_ file: URL, as path: String) throws {
+        let target = folder.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let part = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).part")
+        try? FileManager.default.removeItem(at: part)
+        guard link(file.path, part.path) == 0 || (try? FileManager.default.copyItem(at: file, to: part)) != nil,
+              rename(part.path, target.path) == 0 else {
+            try? FileManager.default.removeItem(at: part)
+            throw LiveIntakeFailure(description: "cannot store \(path): \(String(cString: strerror(errno)))")
+        }
     }
 
     /// The origin's video segment at `location` into `file`, fetched once: the bytes fetched
@@ -487,19 +496,23 @@ public actor LiveChannel {
         let initFile = try await audioInitialization(parts[0].initialization, at: location, in: folder)
         var bytes = try Data(contentsOf: initFile)
         for part in parts {
-            let fragment: URL
-            let resolved = try location.resolve(part.uri)
-            if let known = audioFiles[Self.key(resolved)] { fragment = known.file } else {
-                audioCount += 1
-                fragment = folder.appendingPathComponent("\(audioCount).m4s")
-                try await HLSImport.fetch(resolved, to: fragment, maxBytes: HLSImport.maxSegmentBytes, timeout: timeout)
-                audioFiles[Self.key(resolved)] = (fragment, part.start, part.end)
-            }
-            bytes.append(try Data(contentsOf: fragment))
+            bytes.append(try Data(contentsOf: try await audioFile(part, at: location, in: folder)))
         }
         let span = dir.appendingPathComponent(".audio-span.mp4")
         try bytes.write(to: span)
         return FragmentRemux.AudioSpan(file: span, length: entry.duration, first: false, last: false)
+    }
+
+    /// The file of listed audio segment `part` (its URI against `location`): fetched into
+    /// `folder` (which exists) the first time, kept by its resolved location (`audioFiles`).
+    func audioFile(_ part: LiveMPD.TrackSegment, at location: HLSLocation, in folder: URL) async throws -> URL {
+        let resolved = try location.resolve(part.uri)
+        if let known = audioFiles[Self.key(resolved)] { return known.file }
+        audioCount += 1
+        let fragment = folder.appendingPathComponent("\(audioCount).m4s")
+        try await HLSImport.fetch(resolved, to: fragment, maxBytes: HLSImport.maxSegmentBytes, timeout: timeout)
+        audioFiles[Self.key(resolved)] = (fragment, part.start, part.end)
+        return fragment
     }
 
     /// The audio track's initialization segment `uri` (against `location`): fetched into `folder`
@@ -515,7 +528,7 @@ public actor LiveChannel {
 
     /// What audio files and initialization segments are kept by: the resolved location (two
     /// languages' playlists may name their segments alike).
-    static func key(_ location: HLSLocation) -> String {
+    private static func key(_ location: HLSLocation) -> String {
         switch location {
         case .file(let path): return "file:" + path
         case .remote(let url): return url.absoluteString

@@ -33,14 +33,13 @@ extension LiveViewer {
                                                      "error": "\(items.count) items for \(playlist.segments.count) segments"])
             return nil
         }
-        let part: CMAFTracks.Part = audio ? .audio : .video
-        for i in items.indices {
-            playlist.segments[i].uri = items[i].cmafURL(part, session: id, rendition: rung.rendition.name, shifted: true)
-                .text(signedBy: context.signature, cdn: context.cdn)
+        func url(_ item: SessionItem, _ part: CMAFTracks.Part) -> String {
+            item.cmafURL(part, session: id, rendition: rung.rendition.name, shifted: true).text(signedBy: context.signature, cdn: context.cdn)
         }
-        if items.contains(where: { $0.segment.encryption?.isCMAF == true }) { return HLS.write(Self.withOwnMapsAndKeys(playlist, items, audio: audio, url: { item, part in
-            item.cmafURL(part, session: self.id, rendition: rung.rendition.name, shifted: true).text(signedBy: self.context.signature, cdn: self.context.cdn)
-        })) }
+        for i in items.indices { playlist.segments[i].uri = url(items[i], audio ? .audio : .video) }
+        if items.contains(where: { $0.segment.encryption?.isCMAF == true }) {
+            return HLS.write(Self.withOwnMapsAndKeys(playlist, items, audio: audio, initialization: { url($0, audio ? .audioInit : .videoInit) }))
+        }
         if !playlist.segments.isEmpty { playlist.segments[0].map = HLS.Map(uri: initializationURL(rung.key, audio ? .audioInit : .videoInit)) }
         return HLS.write(playlist)
     }
@@ -53,18 +52,16 @@ extension LiveViewer {
     /// the items alone, so a published segment's map and key never change across refreshes (the
     /// first segment's are written in full: a clear one under `METHOD=NONE`, as every clear
     /// segment of such a playlist is, whatever came before it).
+    /// (`initialization(item)`: the URL of its initialization segment; `SessionProtectedHLS.withMaps`
+    /// writes the maps, as for VOD.)
     nonisolated static func withOwnMapsAndKeys(_ playlist: HLS.MediaPlaylist, _ items: [SessionItem], audio: Bool,
-                                               url: (SessionItem, CMAFTracks.Part) -> String) -> HLS.MediaPlaylist {
-        var p = playlist
-        var previousMap: String?, previousKey: HLS.Key?
+                                               initialization: (SessionItem) -> String) -> HLS.MediaPlaylist {
+        var p = SessionProtectedHLS.withMaps(playlist, items.map(initialization))
+        var previousKey: HLS.Key?
         for i in p.segments.indices {
-            let item = items[i]
-            let map = url(item, audio ? .audioInit : .videoInit)
-            let e = item.segment.encryption
+            let e = items[i].segment.encryption
             let key = e?.isCMAF == true ? (audio ? e?.sound?.key : e?.key) : nil
-            p.segments[i].map = i == 0 || map != previousMap ? HLS.Map(uri: map) : nil
             p.segments[i].key = i == 0 ? key ?? HLS.Key.none : SessionPlaylist.keyTag(key, after: previousKey)
-            previousMap = map
             previousKey = key
         }
         return p
