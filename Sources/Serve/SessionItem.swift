@@ -53,6 +53,18 @@ public struct SessionItem: Sendable, Hashable, Codable {
     /// The break it belongs to, nil for content.
     public var breakIndex: Int? { kind.breakIndex }
 
+    /// Whether it begins a run of its own after `previous` — a DASH Period: where a new stream
+    /// starts (`discontinuity`), and where content kept as it came changes how it is encrypted
+    /// (`SegmentEncryption.isKeyedLike`: a new initialization segment or key, an origin's key
+    /// rotation, which a Period's one `ContentProtection` and initialization segment cannot span).
+    func startsRun(after previous: SessionItem?) -> Bool {
+        guard let previous else { return true }
+        if discontinuity { return true }
+        guard case .content = kind, case .content = previous.kind, let mine = segment.encryption, mine.mediaStart != nil,
+              let theirs = previous.segment.encryption else { return false }
+        return !mine.isKeyedLike(theirs)
+    }
+
     /// Where it ends on the session's clock.
     public var end: MediaTime { start + segment.duration }
     /// `start` and `end` in 90 kHz ticks (live: the channel's PTS).

@@ -80,7 +80,7 @@ public struct SessionTimeline: Sendable, Hashable, Codable {
         if gone < items.count {
             // the run the new first item belongs to: the last new stream up to it
             var run = slid ?? SlidRun(start: items[0].start, breakBefore: nil, first: items[0])
-            for i in 1...gone where items[i].discontinuity { run = SlidRun(start: items[i].start, breakBefore: items[i - 1].breakIndex, first: items[i]) }
+            for i in 1...gone where items[i].startsRun(after: items[i - 1]) { run = SlidRun(start: items[i].start, breakBefore: items[i - 1].breakIndex, first: items[i]) }
             slid = run
         } else {
             slid = nil

@@ -38,15 +38,18 @@ extension LiveOrigin.Core {
         }
         guard parts[1].hasPrefix("v"), let k = Int(parts[1].dropFirst()), dash.videos.indices.contains(k) else { return nil }
         let track = dash.videos[k]
-        if parts[2] == "init.mp4" {
+        if parts[2] == "init.mp4" || (parts[2] == "init-r.mp4" && sampleEncryption?.rotation != nil) {
             let data = (try? Data(contentsOf: track.folder.appendingPathComponent("init.mp4"))) ?? Data()
             guard let sampleEncryption else { return .init(headers: mp4, body: data) }
-            return (try? sampleEncryption.initSegment(data)).map { .init(headers: mp4, body: $0) } ?? .init(status: 500, body: "cannot encrypt", contentType: "text/plain")
+            let encrypt = parts[2] == "init.mp4" ? sampleEncryption.initSegment : sampleEncryption.rotation?.initSegment ?? sampleEncryption.initSegment
+            return (try? encrypt(data)).map { .init(headers: mp4, body: $0) } ?? .init(status: 500, body: "cannot encrypt", contentType: "text/plain")
         }
         guard parts[2].hasPrefix("t"), parts[2].hasSuffix(".m4s"), let t = Int64(parts[2].dropFirst().dropLast(4)),
               let n = track.starts.firstIndex(of: t), n < p, var data = try? Data(contentsOf: track.folder.appendingPathComponent("\(n).m4s")) else { return nil }
         if let sampleEncryption {
-            guard let sealed = try? sampleEncryption.segment(data) else { return .init(status: 500, body: "cannot encrypt", contentType: "text/plain") }
+            let rotated = sampleEncryption.rotation.map { n >= $0.at } ?? false
+            let encrypt = rotated ? sampleEncryption.rotation?.segment ?? sampleEncryption.segment : sampleEncryption.segment
+            guard let sealed = try? encrypt(data) else { return .init(status: 500, body: "cannot encrypt", contentType: "text/plain") }
             data = sealed
         }
         var response = HTTPTestServer.Response(headers: mp4, body: Self.addingEventMessages(data, sections: inBand[n] ?? []))

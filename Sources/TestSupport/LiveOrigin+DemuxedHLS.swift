@@ -55,10 +55,16 @@ extension LiveOrigin.Core {
     func demuxedVideo(_ k: Int, published p: Int, _ dash: LiveOriginDASH) -> String {
         let w = window(published: p)
         let track = dash.videos[k]
+        // (with a key rotation, the map and key of the segments from its first on named before it)
+        let rotation = sampleEncryption?.rotation
+        let rotated = rotation.map { w.segments.lowerBound >= $0.at } ?? false
         var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(faults.targetDuration(published: p))",
-                     "#EXT-X-MEDIA-SEQUENCE:\(w.mediaSequence)", "#EXT-X-MAP:URI=\"../dash/v\(k)/init.mp4\""]
-        if let sampleEncryption { lines.append(sampleEncryption.keyTag) }
+                     "#EXT-X-MEDIA-SEQUENCE:\(w.mediaSequence)", "#EXT-X-MAP:URI=\"../dash/v\(k)/\(rotated ? "init-r" : "init").mp4\""]
+        if let sampleEncryption { lines.append(rotated ? rotation?.keyTag ?? "" : sampleEncryption.keyTag) }
         for n in w.segments {
+            if let rotation, n == rotation.at, n != w.segments.lowerBound {
+                lines += ["#EXT-X-MAP:URI=\"../dash/v\(k)/init-r.mp4\"", rotation.keyTag]
+            }
             lines.append("#EXT-X-PROGRAM-DATE-TIME:\(date(ofFrame: media.segments[n].firstFrame))")
             for b in breaks { lines += markers(b, before: n, first: w.mediaSequence, offset: dash.ptsOffset) }
             lines.append("#EXTINF:\(LiveOrigin.decimal(MediaTime(value: track.durations[n], timescale: track.timescale))),")

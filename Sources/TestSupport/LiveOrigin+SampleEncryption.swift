@@ -14,6 +14,26 @@ public struct LiveOriginSampleEncryption: Sendable {
     /// The `ContentProtection` elements of the MPD's video AdaptationSet (`/live.mpd`), as lines.
     public var descriptors: [String]
 
+    /// A key rotation as a DRM packager makes one: from video segment `at` on (the origin's
+    /// segment index), the video encrypted by `segment` under another key, its initialization
+    /// segment (`init-r.mp4`, by `initSegment`: another `default_KID`) and `keyTag` named again
+    /// in the HLS video playlists before that segment. (The HLS playlists only: `/live.mpd`
+    /// keeps one Period.)
+    public struct Rotation: Sendable {
+        public var at: Int
+        public var keyTag: String
+        public var initSegment: @Sendable (Data) throws -> Data
+        public var segment: @Sendable (Data) throws -> Data
+
+        /// A rotation at segment `at`.
+        public init(at: Int, keyTag: String, initSegment: @escaping @Sendable (Data) throws -> Data,
+                    segment: @escaping @Sendable (Data) throws -> Data) {
+            self.at = at; self.keyTag = keyTag; self.initSegment = initSegment; self.segment = segment
+        }
+    }
+    /// The key rotation, if any.
+    public var rotation: Rotation?
+
     /// An encryption of the origin's video.
     public init(keyTag: String, descriptors: [String] = [], initSegment: @escaping @Sendable (Data) throws -> Data,
                 segment: @escaping @Sendable (Data) throws -> Data) {

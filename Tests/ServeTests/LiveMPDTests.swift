@@ -180,6 +180,22 @@ struct LiveMPDTests {
         #expect(m.audioProtection == m.videoProtection, "the sound's own descriptors")
         #expect(m.videos.allSatisfy { $0.playlist.segments.allSatisfy { $0.sampleEncrypted && $0.isSampleEncryptedCMAF } } && !m.videos.isEmpty)
         #expect(m.languages.isEmpty && m.notes.contains { $0.contains("other languages of encrypted content") }, "\(m.notes)")
+        // a key rotated at a Period: each Period's segments said under its own descriptors, found by
+        // the initialization segment they are under (the first Period's stay what the channel says first)
+        let rotated = cbcs.replacingOccurrences(of: "05121f2c-3946-5360-6d7a-8794a1aebbc8", with: "5b6c7d8e-9fa0-b1c2-d3e4-f5061728394a")
+        let p2 = """
+            <Period id="b" start="PT100S"><AdaptationSet contentType="video" mimeType="video/mp4">\(rotated)\(clearKey)
+            <SegmentTemplate timescale="90000" initialization="b/$RepresentationID$/init.mp4" media="b/$RepresentationID$/$Time$.m4s">
+            <SegmentTimeline><S t="0" d="180000" r="1"/></SegmentTimeline></SegmentTemplate>
+            <Representation id="low" bandwidth="300000"/><Representation id="high" bandwidth="900000"/></AdaptationSet></Period>
+            """
+        let two = try LiveMPD(parsing: Self.mpd("<Period id=\"a\" start=\"PT0S\">\(protected(Self.video))</Period>" + p2, attributes: "timeShiftBufferDepth=\"PT300S\""),
+                              now: Self.astDate + 200)
+        let maps = two.videos[0].playlist.segments.compactMap(\.map)
+        #expect(Set(maps) == ["https://origin.example/live/high/init.mp4", "https://origin.example/live/b/high/init.mp4"], "\(maps)")
+        #expect(two.protection(initialization: "https://origin.example/live/high/init.mp4")?.video.first?.defaultKID == "05121f2c-3946-5360-6d7a-8794a1aebbc8")
+        #expect(two.protection(initialization: "https://origin.example/live/b/low/init.mp4")?.video.first?.defaultKID == "5b6c7d8e-9fa0-b1c2-d3e4-f5061728394a")
+        #expect(two.protection(initialization: "https://origin.example/live/elsewhere/init.mp4") == nil && two.videoProtection.first?.defaultKID == "05121f2c-3946-5360-6d7a-8794a1aebbc8")
         // a clear MPD marks nothing
         let clear = try LiveMPD(parsing: Self.mpd("<Period id=\"p\" start=\"PT0S\">\(Self.video)\(Self.audio)</Period>"), now: Self.astDate + 30)
         #expect(clear.videoProtection.isEmpty && clear.videos.allSatisfy { $0.playlist.segments.allSatisfy { !$0.isSampleEncryptedCMAF } })

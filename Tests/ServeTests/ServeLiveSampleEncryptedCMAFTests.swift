@@ -26,9 +26,27 @@ import Timing
     static let key = HLS.Key(method: .sampleAES, uri: "data:text/plain;base64,\(pssh)", keyFormat: "urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e",
                              keyFormatVersions: "1")
     static let encryption = LiveOriginSampleEncryption(
-        keyTag: "#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"\(key.uri ?? "")\",KEYFORMAT=\"\(key.keyFormat ?? "")\",KEYFORMATVERSIONS=\"1\"",
+        keyTag: tag(key),
         initSegment: { try CBCSEncryptor.encryptInit($0, kid: Keys.kid, constantIV: Keys.iv) },
         segment: { try CBCSEncryptor.encryptSegment($0, key: Keys.key, constantIV: Keys.iv) })
+    static func tag(_ k: HLS.Key) -> String {
+        "#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"\(k.uri ?? "")\",KEYFORMAT=\"\(k.keyFormat ?? "")\",KEYFORMATVERSIONS=\"1\""
+    }
+
+    /// The key the origin rotates to at its segment `rotationAt` (between the two breaks: content
+    /// segments 9–11), with its own key id and ClearKey `pssh`.
+    static let rotationAt = 10
+    static let key2: [UInt8] = (0..<16).map { UInt8(truncatingIfNeeded: $0 &* 53 &+ 29) }
+    static let kid2: [UInt8] = (0..<16).map { UInt8(truncatingIfNeeded: $0 &* 17 &+ 91) }
+    static let pssh2 = Data((0..<40).map { UInt8(200 - $0) }).base64EncodedString()
+    static let rotatedKey = HLS.Key(method: .sampleAES, uri: "data:text/plain;base64,\(pssh2)", keyFormat: key.keyFormat, keyFormatVersions: "1")
+    static let rotating: LiveOriginSampleEncryption = {
+        var e = encryption
+        e.rotation = .init(at: rotationAt, keyTag: tag(rotatedKey),
+                           initSegment: { try CBCSEncryptor.encryptInit($0, kid: kid2, constantIV: Keys.iv) },
+                           segment: { try CBCSEncryptor.encryptSegment($0, key: key2, constantIV: Keys.iv) })
+        return e
+    }()
 
     /// One segment as a viewer's playlist listed it first: its URI, the map and key in force.
     struct Listed: Equatable { var uri: String; var map: String?; var key: HLS.Key?; var duration: MediaTime; var discontinuity: Bool }
@@ -52,9 +70,12 @@ import Timing
         return out
     }
 
+    /// The origin rotates its key between the breaks (`rotating`): a new `EXT-X-KEY`, key id and
+    /// map from its segment 10 on. The HLS playlists name each segment's own map and key; the MPD
+    /// starts a content Period there, under the new key's `ContentProtection` and map.
     @Test func aSampleEncryptedCMAFChannelIsServedAsHLSWithCMAFSegmentsAsTheyCame() async throws {
         let rig = try await Live.Rig.start(breaks: Live.twoBreaks, seconds: 40, dash: true, sourcePath: "/demuxed/master.m3u8",
-                                           secondLanguage: true, sampleEncryption: Self.encryption)
+                                           secondLanguage: true, sampleEncryption: Self.rotating)
         defer { rig.stop() }
         let rungs = try await rig.warm()
         #expect(rungs.map { "\($0.info.width)x\($0.info.height) \($0.info.frameRate) \($0.info.codecs)" } == ["320x180 30 avc1.64000d,mp4a.40.2"],
@@ -94,12 +115,18 @@ import Timing
 
         // content: the origin's bytes under its map and key; ads and slate clear under their own maps
         var content = 0, clear = 0
+        var maps: [Set<String>] = [[], []]
         for (n, s) in video.sorted(by: { $0.key < $1.key }) {
             let a = try #require(audio[n])
             #expect(a.duration == s.duration && a.discontinuity == s.discontinuity, "segment \(n): the audio item matches the video's")
             if s.uri.hasSuffix(".enc.m4s") {
                 content += 1
-                #expect(s.key == Self.key && (s.map ?? "").hasSuffix(".enc.mp4"), "content segment \(n): key \(String(describing: s.key)), map \(s.map ?? "none")")
+                // (its number on the channel, the origin's: `…/N.enc.m4s`)
+                let origin = try #require(s.uri.split(separator: "/").last.flatMap { Int($0.prefix { $0.isNumber }) }, "\(s.uri)")
+                let rotated = origin >= Self.rotationAt
+                #expect(s.key == (rotated ? Self.rotatedKey : Self.key) && (s.map ?? "").hasSuffix(".enc.mp4"),
+                        "content segment \(n) (origin's \(origin)): key \(String(describing: s.key)), map \(s.map ?? "none")")
+                maps[rotated ? 1 : 0].insert(s.map ?? "")
                 #expect(a.uri.contains("/audio/") && a.uri.hasSuffix(".enc.m4s") && a.key == nil && (a.map ?? "").hasSuffix(".enc.mp4"),
                         "content segment \(n)'s sound: the origin's audio segment, clear: \(a)")
                 let body = try await curl(rig.url(s.uri)).body
@@ -111,6 +138,7 @@ import Timing
             }
         }
         #expect(content > 8 && clear > 2, "content \(content), ads and slate \(clear)")
+        #expect(maps[0].count == 1 && maps[1].count == 1 && maps[0] != maps[1], "one map before the rotation, another after: \(maps)")
 
         // every run as listed, decrypted with the key (the service never had it) where it is encrypted
         var shown: [Live.Shown] = []
@@ -121,8 +149,9 @@ import Timing
             try bytes.write(to: file)
             let encrypted = run[0].key != nil
             // (`+ignidx`: FFmpeg 5.1 applies a seekable file's last fragment's aux info to every packet)
+            let key = run[0].key == Self.rotatedKey ? Self.key2 : Keys.key
             let ff = try await runOffPool(try Tools.ffmpegPath(), ["-nostdin", "-v", "error", "-xerror"]
-                                          + (encrypted ? ["-fflags", "+ignidx", "-decryption_key", Keys.hex(Keys.key)] : [])
+                                          + (encrypted ? ["-fflags", "+ignidx", "-decryption_key", Keys.hex(key)] : [])
                                           + ["-i", file.path, "-c", "copy", "-y", decrypted.path])
             #expect(ff.status == 0, "run \(k): \(ff.stderr.prefix(300))")
             shown += try await Live.shown(decrypted, contentSource: rig.origin.media.sourceID)
@@ -135,9 +164,21 @@ import Timing
             snapped[i].endFrame = ServeLiveEncryptedTests.nearestBoundary(snapped[i].endFrame)
         }
         Live.compare(shown, Live.expected(from: first, to: last + 1, breaks: [(snapped[0], [(7, 120)]), (snapped[1], [(7, 120)])]))
-        // the same session as DASH: content Periods under the key said in DASH, the same frames
-        let cbcs = "value=\"cbcs\" cenc:default_KID=\"\(Self.kidUUID)\""
-        try await dash.check(snapped: snapped, protection: [cbcs, "urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e", Self.pssh])
+        // the same session as DASH: content Periods under the key said in DASH, the same frames;
+        // a content Period from the rotation on, under the new key
+        let clearKey = "urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e"
+        try await dash.check(snapped: snapped, keys: [
+            .init(kid: Self.kidUUID, key: Keys.key, protection: ["value=\"cbcs\" cenc:default_KID=\"\(Self.kidUUID)\"", clearKey, Self.pssh]),
+            .init(kid: Self.uuid(Self.kid2), key: Self.key2, protection: ["value=\"cbcs\" cenc:default_KID=\"\(Self.uuid(Self.kid2))\"", clearKey, Self.pssh2]),
+        ])
+        let contentPeriods = dash.order.filter { $0.hasPrefix("content-") }
+        let rotation = try #require(contentPeriods.firstIndex { (dash.periodText[$0] ?? "").contains(Self.uuid(Self.kid2)) }, "no Period under the new key")
+        let before = try #require(dash.order.firstIndex(of: contentPeriods[rotation])).advanced(by: -1)
+        #expect(before >= 0 && dash.order[before].hasPrefix("content-") && (dash.periodText[dash.order[before]] ?? "").contains(Self.kidUUID),
+                "the rotation starts a content Period after one under the old key: \(dash.order)")
+        // (the first break gives back at the origin's segment 9: one segment of content under the old key)
+        let lasted = dash.latest[dash.order[max(0, before)]]?.duration
+        #expect(lasted == Int64((Self.rotationAt - 9) * 60 * 3_000), "the new key's Period starts at the origin's segment \(Self.rotationAt): \(String(describing: lasted))")
 
         // the sound and the second language: each run's decodes clean and lasts its pictures' time,
         // within an AAC frame at either end; the second language's content is its own segments
@@ -157,10 +198,11 @@ import Timing
     }
 
     /// The key id as a UUID (`default_KID`).
-    static let kidUUID: String = {
-        let h = Array(Keys.hex(Keys.kid))
+    static let kidUUID = uuid(Keys.kid)
+    static func uuid(_ kid: [UInt8]) -> String {
+        let h = Array(Keys.hex(kid))
         return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(h[$0]) }.joined(separator: "-")
-    }()
+    }
 
     /// A live DASH origin of sample-encrypted CMAF (the test origin's MPD with the video
     /// AdaptationSet under `ContentProtection` — `cbcs` with its `default_KID`, ClearKey's `pssh`
@@ -200,7 +242,7 @@ import Timing
             snapped[i].startFrame = ServeLiveEncryptedTests.nearestBoundary(snapped[i].startFrame)
             snapped[i].endFrame = ServeLiveEncryptedTests.nearestBoundary(snapped[i].endFrame)
         }
-        try await dash.check(snapped: snapped, protection: ["value=\"cbcs\" cenc:default_KID=\"\(Self.kidUUID)\"", pssh])
+        try await dash.check(snapped: snapped, keys: [.init(kid: Self.kidUUID, key: Keys.key, protection: ["value=\"cbcs\" cenc:default_KID=\"\(Self.kidUUID)\"", pssh])])
     }
 }
 
@@ -238,20 +280,33 @@ final class DASHFollower: @unchecked Sendable {
         }
     }
 
-    /// Every Period's video as listed, decrypted with the key where its Period is under
-    /// `ContentProtection` (each of `protection` in its text), decoded: the frames `snapped`'s
-    /// breaks make; and each Period's sound decoding clean for its pictures' time.
-    func check(snapped: [LiveOriginPlacedBreak], protection: [String]) async throws {
+    /// A key the content may be under: its id (`default_KID`, a UUID), its bytes, and what a
+    /// Period under it says (each string in its text).
+    struct Key { var kid: String; var key: [UInt8]; var protection: [String] }
+
+    /// Every Period's video as listed, decrypted with its key where its Period is under
+    /// `ContentProtection` (the one of `keys` whose id it names, each of that key's `protection`
+    /// in its text; every key used), decoded: the frames `snapped`'s breaks make; and each
+    /// Period's sound decoding clean for its pictures' time.
+    func check(snapped: [LiveOriginPlacedBreak], keys: [Key]) async throws {
         var shown: [ServeLiveSessionTests.Shown] = []
         var protected = 0
+        var used = Set<String>()
         for (n, id) in order.enumerated() {
             guard let p = latest[id] else { continue }
             let text = periodText[id] ?? ""
             let encrypted = text.contains("<ContentProtection")
             #expect(encrypted == id.hasPrefix("content-"), "\(id): under ContentProtection only for content")
+            let under = keys.filter { text.contains($0.kid) }
+            var key = keys.first?.key ?? []
             if encrypted {
                 protected += 1
-                for d in protection { #expect(text.contains(d), "\(id): \(d) in \(text.prefix(1500))") }
+                #expect(under.count == 1, "\(id): under one of the keys: \(text.prefix(1500))")
+                if let k = under.first {
+                    key = k.key
+                    used.insert(k.kid)
+                    for d in k.protection { #expect(text.contains(d), "\(id): \(d) in \(text.prefix(1500))") }
+                }
             }
             for rep in p.representations where rep.contentType != "text" {
                 let all = (listed[id + " " + rep.id] ?? [:]).sorted { $0.key < $1.key }
@@ -262,7 +317,7 @@ final class DASHFollower: @unchecked Sendable {
                 try data.write(to: file)
                 let video = rep.contentType == "video"
                 let ff = try await runOffPool(try Tools.ffmpegPath(), ["-nostdin", "-v", "error", "-xerror"]
-                                              + (encrypted && video ? ["-fflags", "+ignidx", "-decryption_key", ServeProtectedDASHTests.hex(ServeProtectedDASHTests.key)] : [])
+                                              + (encrypted && video ? ["-fflags", "+ignidx", "-decryption_key", ServeProtectedDASHTests.hex(key)] : [])
                                               + ["-i", file.path, "-c", "copy", "-y", clear.path])
                 #expect(ff.status == 0, "\(id) \(rep.id): \(ff.stderr.prefix(300))")
                 if video {
@@ -283,6 +338,7 @@ final class DASHFollower: @unchecked Sendable {
             }
         }
         #expect(protected >= 2 && order.count >= 5, "content, ads and slate, content: \(order)")
+        #expect(used.count == keys.count, "every key's Periods: \(used)")
         guard case .content(let first)? = shown.first, case .content(let last)? = shown.last else { Issue.record("not content at both ends: \(shown.prefix(3))"); return }
         ServeLiveSessionTests.compare(shown, ServeLiveSessionTests.expected(from: first, to: last + 1, breaks: [(snapped[0], [(7, 120)]), (snapped[1], [(7, 120)])]))
     }

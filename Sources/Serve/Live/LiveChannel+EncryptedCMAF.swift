@@ -68,24 +68,27 @@ extension LiveChannel {
         }
         let reading = LiveSegmentIntake.Reading(firstPTS: UInt64(ticks[0]), framePTS: ticks, cues: emsg.sections, rejectedSections: emsg.rejected)
         return EncryptedCMAFTake(reading: reading, initialization: initialization, sound: sound, mediaStart: first,
-                                 said: said(initialization, hlsKey: hlsKey, sound: sound))
+                                 said: said(initialization, map: map, hlsKey: hlsKey, sound: sound))
     }
 
-    /// How encryption under `initialization` is said (`EncryptedCMAF`), worked out once per
-    /// initialization segment: a DASH origin's descriptors, else those of the HLS key (with the
+    /// How encryption under `initialization` (kept from the origin's `map`) is said
+    /// (`EncryptedCMAF`), worked out once per initialization segment: a DASH origin's descriptors
+    /// (those of the Period listing segments under `map`), else those of the HLS key (with the
     /// `default_KID` of its `tenc`) and of the sound's key.
-    private func said(_ initialization: String, hlsKey: HLS.Key?, sound: SegmentEncryption.Sound?) -> EncryptedCMAF {
-        if let known = protectionByInit[initialization] { return known }
+    private func said(_ initialization: String, map: String, hlsKey: HLS.Key?, sound: SegmentEncryption.Sound?) -> EncryptedCMAF {
+        if let known = protectionByInit.withLock({ $0[initialization] }) { return known }
         var out = EncryptedCMAF(hls: hlsKey != nil, video: [], audio: [])
         if let mpd, !mpd.videoProtection.isEmpty {
-            out.video = mpd.videoProtection
-            out.audio = mpd.audioProtection
+            // (the descriptors of the origin's Period whose segments are under this initialization segment)
+            let given = mpd.protection(initialization: map) ?? (mpd.videoProtection, mpd.audioProtection)
+            out.video = given.video
+            out.audio = given.audio
         } else if let hlsKey {
             func kid(_ path: String) -> String { (try? Data(contentsOf: folder.appendingPathComponent(path))).flatMap(ProtectedCMAFImport.defaultKID) ?? "" }
             out.video = (try? ProtectedCMAFImport.descriptors(hlsKey, kid: kid(initialization))) ?? []
             if let sound, let k = sound.key { out.audio = (try? ProtectedCMAFImport.descriptors(k, kid: kid(sound.initialization))) ?? [] }
         }
-        if protectionByInit.count < 64 { protectionByInit[initialization] = out }
+        protectionByInit.withLock { if $0.count < 64 { $0[initialization] = out } }
         return out
     }
 
@@ -161,4 +164,11 @@ extension LiveChannel {
 
     /// How the newest segment's encryption is said, when it is sample-encrypted CMAF.
     public nonisolated var encryptedCMAFSaid: EncryptedCMAF? { encryptedCMAF.withLock { $0 } }
+
+    /// How the encryption of the segments under kept initialization segment `initialization`
+    /// (a store path) is said: a Period of them says that, not the newest's (an origin that
+    /// rotates its key gives its later segments another); the newest's when it is not known.
+    public nonisolated func encryptedCMAFSaid(initialization: String?) -> EncryptedCMAF? {
+        initialization.flatMap { i in protectionByInit.withLock { $0[i] } } ?? encryptedCMAFSaid
+    }
 }

@@ -84,8 +84,10 @@ public actor LiveChannel {
     /// (`isEncryptedCMAF`), readable without waiting for the actor (every request of a session
     /// asks); nil when it is not.
     let encryptedCMAF = Locked<EncryptedCMAF?>(nil)
-    /// The DASH descriptors of each kept initialization segment (by store path), said once.
-    var protectionByInit: [String: EncryptedCMAF] = [:]
+    /// The DASH descriptors of each kept initialization segment (by store path), said once;
+    /// readable without waiting for the actor (a content Period says those of its segments'
+    /// initialization segment: `encryptedCMAFSaid(initialization:)`).
+    let protectionByInit = Locked<[String: EncryptedCMAF]>([:])
 
     /// Polls a segment that cannot be fetched (or read) is tried before it is skipped.
     public static let fetchAttempts = 3

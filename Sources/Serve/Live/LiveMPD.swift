@@ -86,6 +86,17 @@ struct LiveMPD {
     var videoProtection: [DASH.ContentProtection] = []
     /// The main audio's `ContentProtection`s; empty when it is clear.
     var audioProtection: [DASH.ContentProtection] = []
+    /// Each Period's video and main audio `ContentProtection`s by the initialization segment
+    /// (as the MPD names it) of its video Representations: an origin that rotates its key starts
+    /// a Period whose segments are under another `default_KID` (`protection(initialization:)`).
+    private var protectionByInitialization: [String: (video: [DASH.ContentProtection], audio: [DASH.ContentProtection])] = [:]
+
+    /// The video's and main audio's `ContentProtection`s of the Period whose video segments are
+    /// under initialization segment `uri` (a segment's `map`); nil when no Period lists it or the
+    /// content is clear.
+    func protection(initialization uri: String) -> (video: [DASH.ContentProtection], audio: [DASH.ContentProtection])? {
+        protectionByInitialization[uri].flatMap { $0.video.isEmpty ? nil : $0 }
+    }
 
     /// How much of the origin's timeline is listed when the MPD gives no `timeShiftBufferDepth`.
     static let defaultWindow = MediaTime(seconds: 60)
@@ -148,6 +159,7 @@ struct LiveMPD {
         var events: [[Event]] = []
         var notes: [String] = []
         var videoProtection: [DASH.ContentProtection] = [], audioProtection: [DASH.ContentProtection] = []
+        var protectionByInitialization: [String: (video: [DASH.ContentProtection], audio: [DASH.ContentProtection])] = [:]
         var hasAudio = false
         var mainAudio: HLS.Rendition?
         // other languages, in order of first appearance: each one's identity, rendition and runs
@@ -161,6 +173,8 @@ struct LiveMPD {
             let bound = Bound(start: starts[i], end: end, now: sinceStart)
             let periodBase = DASHImport.join(base, period.childText("BaseURL") ?? "")
             var videos: [(listed: Listed, id: String, bandwidth: Int)] = []
+            // (this Period's: a later one may say another key)
+            var periodVideo: [DASH.ContentProtection] = [], periodAudio: [DASH.ContentProtection] = []
             var audioSets: [XMLElementNode] = [], textSets: [XMLElementNode] = []
             for set in period.children("AdaptationSet") {
                 let kind = Self.kind(set, set.children("Representation").first)
@@ -173,6 +187,7 @@ struct LiveMPD {
                     // every video Representation encrypted, or none
                     let protection = try Self.protection(rep).nonEmpty ?? setProtection
                     if videoRuns.isEmpty && videos.isEmpty { videoProtection = protection }
+                    if videos.isEmpty { periodVideo = protection }
                     guard protection.isEmpty == videoProtection.isEmpty else {
                         throw StoreError.unsupported("live DASH source: some video Representations encrypted and some clear")
                     }
@@ -196,7 +211,10 @@ struct LiveMPD {
                     (Int($0.attribute("bandwidth") ?? "") ?? 0) < (Int($1.attribute("bandwidth") ?? "") ?? 0) }) else { return nil }
                 let protection = try Self.protection(rep).nonEmpty ?? (try Self.protection(set))
                 // (sample-encrypted video: the main sound kept as it came beside it, its descriptors said again)
-                if main, !videoProtection.isEmpty { audioProtection = protection }
+                if main, !videoProtection.isEmpty {
+                    if videoRuns.count == 1 { audioProtection = protection }
+                    periodAudio = protection
+                }
                 else if !protection.isEmpty { return nil }
                 let listed = try Self.list(rep, in: set, base: DASHImport.join(periodBase, set.childText("BaseURL") ?? ""), bound: bound)
                 if let v = videos.first?.listed {
@@ -212,6 +230,9 @@ struct LiveMPD {
                 hasAudio = true
                 mainAudio = mainAudio ?? Self.rendition(audioSets[m], place: 0)
                 audioRuns.append(listed)
+            }
+            for v in videos where !periodVideo.isEmpty && protectionByInitialization.count < 256 {
+                protectionByInitialization[v.listed.initialization] = (periodVideo, periodAudio)
             }
             if !videoProtection.isEmpty, !others.isEmpty, !notes.contains(where: { $0.hasPrefix("audio: other languages") }) {
                 notes.append("audio: other languages of encrypted content left out (a live encrypted channel carries its main sound)")
@@ -337,6 +358,7 @@ struct LiveMPD {
         self.notes = notes
         self.videoProtection = videoProtection
         self.audioProtection = audioProtection
+        self.protectionByInitialization = protectionByInitialization
     }
 
     /// The `ContentProtection`s of an AdaptationSet or Representation (`ProtectedCMAF.descriptors`),

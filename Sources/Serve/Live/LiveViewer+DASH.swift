@@ -52,7 +52,7 @@ extension LiveViewer {
         let update = MediaTime(seconds: Int64(top.playlist.targetDuration))
         let template: (String) -> String = { "/v1/sessions/\(id)/dash/\($0)/$Number$.m4s" }
         // sample-encrypted CMAF kept as it came: its content Periods under the origin's maps and protection (multi-period only)
-        let said = context.channel.encryptedCMAFSaid
+        let channel = context.channel, said = channel.encryptedCMAFSaid
         let signature = context.signature, cdn = context.cdn
         let made = singlePeriod
             ? SessionMPD.liveSinglePeriod(rungs: mpdRungs, availabilityStart: availabilityStart, published: published, updatePeriod: update, location: location,
@@ -62,7 +62,7 @@ extension LiveViewer {
                               adID: adID, breakID: breakID, initialization: initialization, template: template, bytes: bytes,
                               mainLanguage: mainLanguage?.language, languages: languages, subtitles: liveText,
                               kept: said.map { said in
-                                  SessionMPD.KeptCMAF(said: said, url: { SegmentURL(path: $0).text(signedBy: signature, cdn: cdn) },
+                                  SessionMPD.KeptCMAF(said: { channel.encryptedCMAFSaid(initialization: $0) ?? said }, url: { SegmentURL(path: $0).text(signedBy: signature, cdn: cdn) },
                                                       initialization: { item, rendition, part in
                                                           item.cmafURL(part, session: id, rendition: rendition, shifted: true).text(signedBy: signature, cdn: cdn)
                                                       })

@@ -3,12 +3,13 @@ import Manifest
 import Timing
 
 extension SessionMPD {
-    /// A live MPD's channel of sample-encrypted CMAF kept as it came: how its encryption is said,
-    /// the URL of a kept file (by store path), and of an item's CMAF initialization segment (its
+    /// A live MPD's channel of sample-encrypted CMAF kept as it came: how the encryption under a
+    /// kept initialization segment (by store path) is said, the URL of a kept file (by store
+    /// path), and of an item's CMAF initialization segment (its
     /// rung's name; an ad's or slate's Period names its first item's, there being no clear content
     /// segment whose tracks every Period could share).
     struct KeptCMAF {
-        var said: LiveChannel.EncryptedCMAF
+        var said: (String?) -> LiveChannel.EncryptedCMAF
         var url: (String) -> String
         var initialization: (SessionItem, String, CMAFTracks.Part) -> String
     }
@@ -39,13 +40,15 @@ extension SessionMPD {
     /// own track's timeline (`timescale` the track's, `presentationTimeOffset` and each `S@t` the
     /// media times their boxes carry — the origin's timestamps, never moved), under the origin's
     /// initialization segment, its codecs the origin's sample entry's, the AdaptationSet under
-    /// `said.video`; the sound the origin's audio segments beside them, on the audio track's
-    /// timeline, under `said.audio`. Other audio languages are left out (an encrypted channel
+    /// the `video` descriptors `said` of that initialization segment (a run has one: a key
+    /// rotation starts a Period, `SessionItem.startsRun`); the sound the origin's audio segments
+    /// beside them, on the audio track's timeline, under its `audio` descriptors. Other audio languages are left out (an encrypted channel
     /// carries its main sound); the text keeps its own template (the channel's cues on the wire
     /// clock). `url(path)` names a kept file. Unchanged when the run is not such content.
     static func keptCMAFSets(_ sets: [DASH.AdaptationSet], slices: [(Rung, ArraySlice<SessionItem>)], periodStart: MediaTime,
-                             said: LiveChannel.EncryptedCMAF, url: (String) -> String) -> [DASH.AdaptationSet] {
+                             said saying: (String?) -> LiveChannel.EncryptedCMAF, url: (String) -> String) -> [DASH.AdaptationSet] {
         guard let top = slices.first?.1, let first = top.first, first.segment.encryption?.mediaStart != nil else { return sets }
+        let said = saying(first.segment.encryption?.initialization)
         var out: [DASH.AdaptationSet] = []
         var videoOffset: MediaTime?
         for var set in sets {

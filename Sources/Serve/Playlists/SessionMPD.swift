@@ -51,11 +51,12 @@ enum SessionMPD {
         var kind: SessionItem.Kind
     }
 
-    /// `items` split where a new stream starts.
+    /// `items` split where a new stream starts, or content kept as it came changes its keying
+    /// (`SessionItem.startsRun`).
     static func runs(_ items: [SessionItem]) -> [Run] {
         var out: [Run] = []
         for (i, item) in items.enumerated() {
-            if i == 0 || item.discontinuity { out.append(Run(range: i..<(i + 1), kind: item.kind)) } else { out[out.count - 1].range = out[out.count - 1].range.lowerBound..<(i + 1) }
+            if item.startsRun(after: i > 0 ? items[i - 1] : nil) { out.append(Run(range: i..<(i + 1), kind: item.kind)) } else { out[out.count - 1].range = out[out.count - 1].range.lowerBound..<(i + 1) }
         }
         return out
     }

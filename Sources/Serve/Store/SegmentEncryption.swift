@@ -56,6 +56,15 @@ public struct SegmentEncryption: Sendable, Hashable, Codable {
     /// Whether it is a CMAF segment (sample encryption), not a whole AES-128 one.
     public var isCMAF: Bool { initialization != nil }
 
+    /// Whether `other` is under the same keying: the same initialization segment and key (its
+    /// IV aside, which may change per segment), and its sound's the same. A live origin that
+    /// rotates its key changes one of them.
+    func isKeyedLike(_ other: SegmentEncryption) -> Bool {
+        func keying(_ k: HLS.Key?) -> [String?] { [k.map { "\($0.method)" }, k?.uri, k?.keyFormat, k?.keyFormatVersions] }
+        return initialization == other.initialization && keying(key) == keying(other.key)
+            && sound?.initialization == other.sound?.initialization && keying(sound?.key) == keying(other.sound?.key)
+    }
+
     /// Whether a record read back from the store is one the store could have written: AES-128,
     /// an http(s) URI of at most 2 KiB without quotes or line ends, a 16-byte IV; SAMPLE-AES
     /// passed on (`isPassedOn`); or CMAF with an initialization path (checked by the package); a
