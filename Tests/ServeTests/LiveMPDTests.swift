@@ -179,7 +179,14 @@ struct LiveMPDTests {
                 && m.videoProtection.last?.pssh == "AAAA")
         #expect(m.audioProtection == m.videoProtection, "the sound's own descriptors")
         #expect(m.videos.allSatisfy { $0.playlist.segments.allSatisfy { $0.sampleEncrypted && $0.isSampleEncryptedCMAF } } && !m.videos.isEmpty)
-        #expect(m.languages.isEmpty && m.notes.contains { $0.contains("other languages of encrypted content") }, "\(m.notes)")
+        // another language is carried, with its own descriptors (here clear; encrypted below)
+        #expect(m.languages.map(\.rendition.language) == ["de"] && m.languages[0].audio.allSatisfy { $0.protection.isEmpty } && !m.languages[0].audio.isEmpty)
+        #expect(m.audio.allSatisfy { $0.protection == m.audioProtection } && !m.audio.isEmpty)
+        let sealed = try LiveMPD(parsing: Self.mpd("<Period id=\"p\" start=\"PT0S\">\(protected(Self.video))\(protected(Self.audio))\(protected(german))</Period>"), now: Self.astDate + 30)
+        #expect(sealed.languages.first?.audio.allSatisfy { $0.protection.first?.defaultKID == "05121f2c-3946-5360-6d7a-8794a1aebbc8" } == true)
+        // an encrypted language beside clear video is left out
+        let clearVideo = try LiveMPD(parsing: Self.mpd("<Period id=\"p\" start=\"PT0S\">\(Self.video)\(Self.audio)\(protected(german))</Period>"), now: Self.astDate + 30)
+        #expect(clearVideo.languages.allSatisfy { $0.audio.isEmpty })
         // a key rotated at a Period: each Period's segments said under its own descriptors, found by
         // the initialization segment they are under (the first Period's stay what the channel says first)
         let rotated = cbcs.replacingOccurrences(of: "05121f2c-3946-5360-6d7a-8794a1aebbc8", with: "5b6c7d8e-9fa0-b1c2-d3e4-f5061728394a")

@@ -172,6 +172,7 @@ import Timing
             .init(kid: Self.uuid(Self.kid2), key: Self.key2, protection: ["value=\"cbcs\" cenc:default_KID=\"\(Self.uuid(Self.kid2))\"", clearKey, Self.pssh2]),
         ])
         let contentPeriods = dash.order.filter { $0.hasPrefix("content-") }
+        try Self.checkSecondLanguage(dash)
         let rotation = try #require(contentPeriods.firstIndex { (dash.periodText[$0] ?? "").contains(Self.uuid(Self.kid2)) }, "no Period under the new key")
         let before = try #require(dash.order.firstIndex(of: contentPeriods[rotation])).advanced(by: -1)
         #expect(before >= 0 && dash.order[before].hasPrefix("content-") && (dash.periodText[dash.order[before]] ?? "").contains(Self.kidUUID),
@@ -197,6 +198,21 @@ import Timing
         }
     }
 
+    /// The second language (German) in every Period of a followed MPD, content and ads alike (the
+    /// language's kept sound, or the ad's), each content Period's its own segments (decoded by
+    /// `DASHFollower.check` with the rest).
+    static func checkSecondLanguage(_ dash: DASHFollower) throws {
+        for id in dash.order {
+            #expect(dash.latest[id]?.representations.contains { $0.id == "audio-1" } == true && (dash.periodText[id] ?? "").contains("lang=\"de\""),
+                    "\(id): the second language: \(dash.latest[id]?.representations.map(\.id) ?? [])")
+        }
+        for id in dash.order where id.hasPrefix("content-") {
+            func sounds(_ rep: String) -> [Data] { (dash.listed[id + " " + rep] ?? [:]).sorted { $0.key < $1.key }.map { dash.bytes[$0.value.media] ?? Data() } }
+            let main = sounds("audio"), second = sounds("audio-1")
+            #expect(!second.isEmpty && second.count == main.count && second != main, "\(id): the second language's own kept sound")
+        }
+    }
+
     /// The key id as a UUID (`default_KID`).
     static let kidUUID = uuid(Keys.kid)
     static func uuid(_ kid: [UInt8]) -> String {
@@ -218,7 +234,7 @@ import Timing
             "<ContentProtection xmlns:cenc=\"urn:mpeg:cenc:2013\" schemeIdUri=\"urn:mpeg:dash:mp4protection:2011\" value=\"cbcs\" cenc:default_KID=\"\(Self.kidUUID)\"/>",
             "<ContentProtection xmlns:cenc=\"urn:mpeg:cenc:2013\" schemeIdUri=\"urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e\">\(pssh)</ContentProtection>",
         ]
-        let rig = try await Live.Rig.start(breaks: Live.twoBreaks, seconds: 40, dash: true, sampleEncryption: encryption)
+        let rig = try await Live.Rig.start(breaks: Live.twoBreaks, seconds: 40, dash: true, secondLanguage: true, sampleEncryption: encryption)
         defer { rig.stop() }
         let rungs = try await rig.warm()
         #expect(rungs.map { "\($0.info.width)x\($0.info.height) \($0.info.frameRate) \($0.info.codecs)" } == ["320x180 30 avc1.64000d,mp4a.40.2"])
@@ -243,6 +259,7 @@ import Timing
             snapped[i].endFrame = ServeLiveEncryptedTests.nearestBoundary(snapped[i].endFrame)
         }
         try await dash.check(snapped: snapped, keys: [.init(kid: Self.kidUUID, key: Keys.key, protection: ["value=\"cbcs\" cenc:default_KID=\"\(Self.kidUUID)\"", pssh])])
+        try Self.checkSecondLanguage(dash)
     }
 }
 

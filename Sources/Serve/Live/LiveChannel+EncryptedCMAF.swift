@@ -120,7 +120,11 @@ extension LiveChannel {
                            key: String) async throws -> SegmentEncryption.Sound? {
         // the audio listed: a DASH origin's main audio AdaptationSet's, or the HLS audio rendition followed
         let follow: (segments: [LiveMPD.TrackSegment], ended: Bool, location: HLSLocation)
-        if let mpd, mpd.hasAudio { follow = (mpd.audio, mpd.ended, source) }
+        if let mpd, mpd.hasAudio {
+            // (a language rung's: its language's AdaptationSet)
+            guard r.language == 0 || mpd.languages.indices.contains(r.language - 1) else { return nil }
+            follow = (r.language == 0 ? mpd.audio : mpd.languages[r.language - 1].audio, mpd.ended, source)
+        }
         else if audioFollows.indices.contains(r.language) { follow = (audioFollows[r.language].segments, audioFollows[r.language].ended, audioFollows[r.language].location) }
         else { return nil }
         let end = start + entry.duration
@@ -149,6 +153,14 @@ extension LiveChannel {
             initialization = "live/\(storeName)/\(key)/\(ProtectedCMAFImport.audioFolder)/init-\(r.keptSoundInits.count).enc.mp4"
             try storeLinked(local, as: initialization)
             r.keptSoundInits[s.initialization] = initialization
+            // (how its encryption is said, once: a DASH origin's descriptors, or an HLS key's
+            // scheme with the `default_KID` of its `tenc`)
+            var said = s.protection
+            if let k = s.key {
+                let kid = (try? Data(contentsOf: folder.appendingPathComponent(initialization))).flatMap(ProtectedCMAFImport.defaultKID) ?? ""
+                said = (try? ProtectedCMAFImport.descriptors(k, kid: kid)) ?? []
+            }
+            if !said.isEmpty { soundProtectionByInit.withLock { if $0.count < 64 { $0[initialization] = said } } }
         }
         let path = LiveSegment.soundPath(channel: storeName, rendition: key, sequence: sequence)
         try storeLinked(file, as: path)
@@ -164,6 +176,13 @@ extension LiveChannel {
 
     /// How the newest segment's encryption is said, when it is sample-encrypted CMAF.
     public nonisolated var encryptedCMAFSaid: EncryptedCMAF? { encryptedCMAF.withLock { $0 } }
+
+    /// The `ContentProtection`s of the sound under kept initialization segment `initialization`
+    /// (a store path; an HLS origin's audio rendition's, another language's included): those of
+    /// its key, empty when it is clear.
+    public nonisolated func soundProtection(initialization: String) -> [DASH.ContentProtection] {
+        soundProtectionByInit.withLock { $0[initialization] } ?? []
+    }
 
     /// How the encryption of the segments under kept initialization segment `initialization`
     /// (a store path) is said: a Period of them says that, not the newest's (an origin that

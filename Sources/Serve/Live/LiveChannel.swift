@@ -88,6 +88,9 @@ public actor LiveChannel {
     /// readable without waiting for the actor (a content Period says those of its segments'
     /// initialization segment: `encryptedCMAFSaid(initialization:)`).
     let protectionByInit = Locked<[String: EncryptedCMAF]>([:])
+    /// The DASH descriptors of each kept sound initialization segment under a key (by store
+    /// path): another language's sound says its own (`soundProtection(initialization:)`).
+    let soundProtectionByInit = Locked<[String: [DASH.ContentProtection]]>([:])
 
     /// Polls a segment that cannot be fetched (or read) is tried before it is skipped.
     public static let fetchAttempts = 3

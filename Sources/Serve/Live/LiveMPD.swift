@@ -33,9 +33,11 @@ import Timing
 /// Only the last `timeShiftBufferDepth` (at most 5 minutes; 60 s when the MPD gives none) is
 /// listed: a channel starting on an origin with hours of DVR takes its live end, not its history.
 /// Encrypted content (`ContentProtection`: CMAF sample encryption, `cenc` or `cbcs`) is read as
-/// clear content is, its descriptors kept (`videoProtection`, `audioProtection`) and its video
-/// segments marked `sampleEncrypted` (the channel keeps them as they came); every video
-/// Representation must be encrypted or none, and other audio languages are left out with a note.
+/// clear content is, its descriptors kept (`videoProtection`, `audioProtection`; each Period's
+/// by its initialization segments, `protection(initialization:)`; each audio segment's own) and
+/// its video segments marked `sampleEncrypted` (the channel keeps them as they came); every
+/// video Representation must be encrypted or none, and an encrypted sound beside clear video is
+/// left out.
 /// What it refuses in one line: not an MPD, `SegmentBase`/`SegmentList`, a
 /// segment over 60 s, a template it cannot expand, a `@duration` template without
 /// `availabilityStartTime`. The MPD comes from a network: the project's hardened XML reader (no
@@ -59,6 +61,9 @@ struct LiveMPD {
         var shift: MediaTime = .zero
         /// An HLS origin's sample-encrypted audio segment: its `EXT-X-KEY` as players get it.
         var key: HLS.Key? = nil
+        /// A DASH origin's sample-encrypted audio segment: its AdaptationSet's (or
+        /// Representation's) `ContentProtection`s; empty when it is clear.
+        var protection: [DASH.ContentProtection] = []
         var end: MediaTime { start + duration }
     }
 
@@ -114,6 +119,8 @@ struct LiveMPD {
         var segments: [(uri: String, number: Int, start: Int64, duration: Int64)]
         /// The numbers are positions, not the origin's: its URIs are by `$Time$` and it writes no `startNumber`.
         var numbersImplied = false
+        /// An audio Representation's `ContentProtection`s (sample-encrypted content's sound).
+        var protection: [DASH.ContentProtection] = []
     }
 
     /// An SCTE-35 Event of a Period: its time from the Period's start, its section.
@@ -215,8 +222,10 @@ struct LiveMPD {
                     if videoRuns.count == 1 { audioProtection = protection }
                     periodAudio = protection
                 }
-                else if !protection.isEmpty { return nil }
-                let listed = try Self.list(rep, in: set, base: DASHImport.join(periodBase, set.childText("BaseURL") ?? ""), bound: bound)
+                // (an encrypted sound beside clear video is left out)
+                else if !protection.isEmpty, videoProtection.isEmpty { return nil }
+                var listed = try Self.list(rep, in: set, base: DASHImport.join(periodBase, set.childText("BaseURL") ?? ""), bound: bound)
+                listed.protection = protection
                 if let v = videos.first?.listed {
                     let a = MediaTime(value: listed.presentationTimeOffset, timescale: listed.timescale)
                     let b = MediaTime(value: v.presentationTimeOffset, timescale: v.timescale)
@@ -234,10 +243,7 @@ struct LiveMPD {
             for v in videos where !periodVideo.isEmpty && protectionByInitialization.count < 256 {
                 protectionByInitialization[v.listed.initialization] = (periodVideo, periodAudio)
             }
-            if !videoProtection.isEmpty, !others.isEmpty, !notes.contains(where: { $0.hasPrefix("audio: other languages") }) {
-                notes.append("audio: other languages of encrypted content left out (a live encrypted channel carries its main sound)")
-            }
-            for (place, o) in others.enumerated() where videoProtection.isEmpty {
+            for (place, o) in others.enumerated() {
                 let key = audioSets[o].attribute("lang").map { "lang:" + $0.prefix(64) } ?? "place:\(place)"
                 var k = languageKeys.firstIndex(of: key)
                 if k == nil, languageKeys.count < LiveChannel.maxLanguages {
@@ -339,7 +345,7 @@ struct LiveMPD {
         self.videos = videos
         func segments(_ l: Listed) -> [TrackSegment] {
             l.segments.map { TrackSegment(uri: $0.uri, initialization: l.initialization, start: MediaTime(value: $0.start, timescale: l.timescale),
-                                          duration: MediaTime(value: $0.duration, timescale: l.timescale)) }
+                                          duration: MediaTime(value: $0.duration, timescale: l.timescale), protection: l.protection) }
         }
         self.audio = audioRuns.enumerated().flatMap { i, run in segments(kept(run, period: i)) }
         self.hasAudio = hasAudio

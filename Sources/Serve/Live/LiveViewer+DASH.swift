@@ -62,7 +62,8 @@ extension LiveViewer {
                               adID: adID, breakID: breakID, initialization: initialization, template: template, bytes: bytes,
                               mainLanguage: mainLanguage?.language, languages: languages, subtitles: liveText,
                               kept: said.map { said in
-                                  SessionMPD.KeptCMAF(said: { channel.encryptedCMAFSaid(initialization: $0) ?? said }, url: { SegmentURL(path: $0).text(signedBy: signature, cdn: cdn) },
+                                  SessionMPD.KeptCMAF(said: { channel.encryptedCMAFSaid(initialization: $0) ?? said },
+                                                      soundSaid: { channel.soundProtection(initialization: $0) }, url: { SegmentURL(path: $0).text(signedBy: signature, cdn: cdn) },
                                                       initialization: { item, rendition, part in
                                                           item.cmafURL(part, session: id, rendition: rendition, shifted: true).text(signedBy: signature, cdn: cdn)
                                                       })

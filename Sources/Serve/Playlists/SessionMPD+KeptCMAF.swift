@@ -10,6 +10,9 @@ extension SessionMPD {
     /// segment whose tracks every Period could share).
     struct KeptCMAF {
         var said: (String?) -> LiveChannel.EncryptedCMAF
+        /// The `ContentProtection`s of the sound under a kept initialization segment (by store
+        /// path): another language's (empty when it is clear).
+        var soundSaid: (String) -> [DASH.ContentProtection]
         var url: (String) -> String
         var initialization: (SessionItem, String, CMAFTracks.Part) -> String
     }
@@ -17,22 +20,33 @@ extension SessionMPD {
     /// An ad's or slate's Period `sets` of such a channel: each Representation under its run's
     /// first item's initialization segment in its rung (`firsts`, by `rungs`' order: the same in
     /// every update, slid out or not; `avc3`/`hev1` sample entries with each segment's parameter
-    /// sets in band, so one serves the run). Other audio languages are left out.
-    static func ownInitializations(_ sets: [DASH.AdaptationSet], rungs: [Rung], firsts: [SessionItem?],
+    /// sets in band, so one serves the run); each other language's (`audio-N`) under its
+    /// language rung's (`languages`, `languageFirsts`).
+    static func ownInitializations(_ sets: [DASH.AdaptationSet], rungs: [Rung], firsts: [SessionItem?], languages: [Rung], languageFirsts: [SessionItem?],
                                    _ initialization: (SessionItem, String, CMAFTracks.Part) -> String) -> [DASH.AdaptationSet] {
-        // (other languages are left out, as in the content Periods)
-        var out = sets.filter { $0.contentType != "audio" || $0.representations.first?.id == LiveViewer.cmafAudio }
-        for a in out.indices where out[a].contentType == "video" || out[a].contentType == "audio" {
-            for r in out[a].representations.indices {
-                let id = out[a].representations[r].id
-                if out[a].contentType == "video", let g = rungs.firstIndex(where: { $0.rendition.name == id }), let first = firsts[g] {
-                    out[a].representations[r].segmentTemplate?.initialization = initialization(first, rungs[g].rendition.name, .videoInit)
-                } else if out[a].contentType == "audio", id == LiveViewer.cmafAudio, let top = rungs.first, let first = firsts.first ?? nil {
-                    out[a].representations[r].segmentTemplate?.initialization = initialization(first, top.rendition.name, .audioInit)
+        var out: [DASH.AdaptationSet] = []
+        for var set in sets {
+            for r in set.representations.indices {
+                let id = set.representations[r].id
+                if set.contentType == "video", let g = rungs.firstIndex(where: { $0.rendition.name == id }), let first = firsts[g] {
+                    set.representations[r].segmentTemplate?.initialization = initialization(first, rungs[g].rendition.name, .videoInit)
+                } else if set.contentType == "audio", id == LiveViewer.cmafAudio, let top = rungs.first, let first = firsts.first ?? nil {
+                    set.representations[r].segmentTemplate?.initialization = initialization(first, top.rendition.name, .audioInit)
+                } else if set.contentType == "audio", let k = languageIndex(id) {
+                    // (a language whose run's first item is not known is left out of the Period)
+                    guard languages.indices.contains(k), let first = languageFirsts[k] else { set.representations = []; break }
+                    set.representations[r].segmentTemplate?.initialization = initialization(first, languages[k].rendition.name, .audioInit)
                 }
             }
+            if !set.representations.isEmpty { out.append(set) }
         }
         return out
+    }
+
+    /// The place in a live MPD's other languages of one's Representation id (`audio-N`: N − 1).
+    static func languageIndex(_ id: String) -> Int? {
+        guard id.hasPrefix("audio-"), let n = Int(id.dropFirst(6)), n >= 1 else { return nil }
+        return n - 1
     }
 
     /// A live Period's `sets` whose run is sample-encrypted CMAF kept as it came
@@ -42,11 +56,15 @@ extension SessionMPD {
     /// initialization segment, its codecs the origin's sample entry's, the AdaptationSet under
     /// the `video` descriptors `said` of that initialization segment (a run has one: a key
     /// rotation starts a Period, `SessionItem.startsRun`); the sound the origin's audio segments
-    /// beside them, on the audio track's timeline, under its `audio` descriptors. Other audio languages are left out (an encrypted channel
-    /// carries its main sound); the text keeps its own template (the channel's cues on the wire
-    /// clock). `url(path)` names a kept file. Unchanged when the run is not such content.
-    static func keptCMAFSets(_ sets: [DASH.AdaptationSet], slices: [(Rung, ArraySlice<SessionItem>)], periodStart: MediaTime,
-                             said saying: (String?) -> LiveChannel.EncryptedCMAF, url: (String) -> String) -> [DASH.AdaptationSet] {
+    /// beside them, on the audio track's timeline, under its `audio` descriptors; each other
+    /// language's (`audio-N`) its language rung's (`languages`, in order) kept sound the same
+    /// way, under the descriptors `soundSaid` of its initialization segment (a language whose
+    /// sound cannot be listed is left out of the Period); the text keeps its own template (the
+    /// channel's cues on the wire clock). `url(path)` names a kept file. Unchanged when the run
+    /// is not such content.
+    static func keptCMAFSets(_ sets: [DASH.AdaptationSet], slices: [(Rung, ArraySlice<SessionItem>)], languages: [ArraySlice<SessionItem>] = [],
+                             periodStart: MediaTime, said saying: (String?) -> LiveChannel.EncryptedCMAF,
+                             soundSaid: (String) -> [DASH.ContentProtection] = { _ in [] }, url: (String) -> String) -> [DASH.AdaptationSet] {
         guard let top = slices.first?.1, let first = top.first, first.segment.encryption?.mediaStart != nil else { return sets }
         let said = saying(first.segment.encryption?.initialization)
         var out: [DASH.AdaptationSet] = []
@@ -65,13 +83,23 @@ extension SessionMPD {
                 }
                 out.append(set)
             case "audio":
-                // the main sound only (`audio`): its segments the origin's beside the top rung's
-                guard set.representations.first?.id == LiveViewer.cmafAudio else { continue }
-                if let offset = videoOffset, let old = set.representations[0].segmentTemplate,
-                   let kept = audioTemplate(top, offset: offset, like: old, url: url) {
+                guard let id = set.representations.first?.id else { continue }
+                if id == LiveViewer.cmafAudio {
+                    // the main sound: its segments the origin's beside the top rung's
+                    if let offset = videoOffset, let old = set.representations[0].segmentTemplate,
+                       let kept = audioTemplate(top, offset: offset, like: old, url: url) {
+                        set.representations[0].segmentTemplate = kept
+                    }
+                    set.contentProtection = said.audio
+                } else {
+                    // another language: its language rung's kept sound, or the language left out
+                    guard let k = languageIndex(id), languages.indices.contains(k), let offset = videoOffset,
+                          let old = set.representations[0].segmentTemplate,
+                          let kept = audioTemplate(languages[k], offset: offset, like: old, url: url),
+                          let sound = languages[k].first?.segment.encryption?.sound else { continue }
                     set.representations[0].segmentTemplate = kept
+                    set.contentProtection = soundSaid(sound.initialization)
                 }
-                set.contentProtection = said.audio
                 out.append(set)
             default:
                 out.append(set)

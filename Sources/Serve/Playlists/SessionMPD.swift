@@ -382,11 +382,14 @@ extension SessionMPD {
             }
             // sample-encrypted content kept as it came: its own timelines, maps and protection
             if let kept {
-                if case .content = run.kind { sets = keptCMAFSets(sets, slices: slices, periodStart: start, said: kept.said, url: kept.url) }
-                else {
+                let languageSlices = languages.indices.map { k in languages[k].rung.timeline.items[languageRuns[k][n].range] }
+                if case .content = run.kind {
+                    sets = keptCMAFSets(sets, slices: slices, languages: languageSlices, periodStart: start, said: kept.said, soundSaid: kept.soundSaid, url: kept.url)
+                } else {
                     // (the run's first item, slid out or not: what names its initialization segments in every update)
                     let firsts = rungs.indices.map { g in n == 0 ? rungs[g].timeline.firstRunItem : rungs[g].timeline.items[rungRuns[g][n].range].first }
-                    sets = ownInitializations(sets, rungs: rungs, firsts: firsts, kept.initialization)
+                    let languageFirsts = languages.indices.map { k in n == 0 ? languages[k].rung.timeline.firstRunItem : languageSlices[k].first }
+                    sets = ownInitializations(sets, rungs: rungs, firsts: firsts, languages: languages.map(\.rung), languageFirsts: languageFirsts, kept.initialization)
                 }
             }
             var period = DASH.Period(id: liveID(run.kind, start), start: start, duration: next.map { $0 - start }, adaptationSets: sets)
