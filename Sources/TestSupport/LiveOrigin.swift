@@ -100,7 +100,7 @@ public final class LiveOrigin: Sendable {
         self.clock = clock
         self.programDateBase = programDateBase
         if cmaf || dash {
-            precondition(faults.isEmpty, "a CMAF or DASH origin has no faults")
+            precondition(faults.allSatisfy { $0.kind == .mapPerSegment && !dash }, "a CMAF origin's one fault is mapPerSegment; a DASH origin has none")
         }
         core = Core(media: media, breaks: self.breaks, initial: min(media.segments.count, initialSegments ?? windowSize),
                     realTime: clock == .realTime, windowSize: windowSize, base: programDateBase,
@@ -339,6 +339,7 @@ public final class LiveOrigin: Sendable {
                 if e.discontinuity { lines.append("#EXT-X-DISCONTINUITY") }
                 lines.append("#EXT-X-PROGRAM-DATE-TIME:\(date(ofFrame: s.firstFrame))")
                 for n in e.segments { for b in breaks { lines += markers(b, before: n, first: w.mediaSequence) } }
+                if cmaf != nil, faults.ownMap(e.segments[0]) { lines.append("#EXT-X-MAP:URI=\"init.mp4?n=\(e.segments[0])\"") }
                 lines.append("#EXTINF:\(e.extinf),")
                 lines.append(cmaf == nil ? e.uri : String(e.uri.dropLast(3)) + ".m4s")
             }

@@ -52,6 +52,9 @@ public struct LiveOriginFault: Sendable, Equatable {
         /// Segment `at` carries a `splice_insert` (event 900, 8 s, at its first frame plus 1 s)
         /// whose `splice_command_length` is the legacy 0xFFF, and a `private_command` with 0xFFF.
         case commandLengthFFF
+        /// A CMAF origin (`cmaf`) names a map of its own before every segment from `at` on
+        /// (`init.mp4?n=N`: the same bytes under a new URI each time).
+        case mapPerSegment
     }
 
     /// The content segment the fault starts at.
@@ -87,6 +90,9 @@ struct LiveOriginFaults: Sendable {
     func restart(published p: Int) -> Int? {
         faults.first { $0.kind == .sequenceReset && $0.at < p }?.at
     }
+
+    /// Whether segment `n` is named under a map of its own (`mapPerSegment`).
+    func ownMap(_ n: Int) -> Bool { faults.contains { $0.kind == .mapPerSegment && n >= $0.at } }
 
     /// The target duration written, once `published` segments are out.
     func targetDuration(published p: Int) -> Int {

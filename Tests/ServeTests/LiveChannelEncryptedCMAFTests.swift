@@ -7,7 +7,8 @@ import Timing
 
 /// A `LiveChannel` on a live origin of sample-encrypted CMAF (the demuxed test origin under
 /// `ServeLiveSampleEncryptedCMAFTests.encryption`): what it keeps in the store goes when its
-/// segment leaves the channel's history (the sound beside each video segment with it), and a
+/// segment leaves the channel's history (the sound beside each video segment with it, an
+/// initialization segment a key rotation left behind with the last segment under it), and a
 /// sound that never comes is said and the segment skipped, never kept without it.
 @Suite(.serialized) struct LiveChannelEncryptedCMAFTests {
     /// The `.enc.m4s` files of `folder` (store-relative), by name.
@@ -17,8 +18,9 @@ import Timing
 
     @Test func aSegmentsSoundGoesWithIt() async throws {
         let media = try await offPool { try LiveOriginMedia.make(seconds: 40) }
+        // (the key rotated at the origin's segment 10)
         let origin = try LiveOrigin(media: media, windowSize: 3, initialSegments: 3, dash: true,
-                                    sampleEncryption: ServeLiveSampleEncryptedCMAFTests.encryption)
+                                    sampleEncryption: ServeLiveSampleEncryptedCMAFTests.rotating)
         defer { origin.stop() }
         let folder = StoreFixture.folder("live-encrypted-cmaf-evict")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -43,6 +45,16 @@ import Timing
         // the evicted paths heard: each gone segment's video and sound
         #expect(gone.all.contains { $0.hasSuffix("/v0/0.enc.m4s") } && gone.all.contains { $0.hasSuffix("/v0/audio/0.enc.m4s") }, "\(gone.all.prefix(4))")
         #expect(channel.isEncryptedCMAF && channel.encryptedCMAFSaid?.hls == true && channel.encryptedCMAFSaid?.video.first?.value == "cbcs")
+        // the key rotated: the segments kept are under the new key and map, the old map gone with
+        // its last segment (and heard), the sound's (never rotated) kept
+        #expect(w.segments.allSatisfy { $0.sequence >= ServeLiveSampleEncryptedCMAFTests.rotationAt && $0.encryption?.key == ServeLiveSampleEncryptedCMAFTests.rotatedKey })
+        let inits = Set(((try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(rendition).path)) ?? []).filter { $0.hasSuffix(".enc.mp4") })
+        #expect(inits.count == 1 && inits != ["init-0.enc.mp4"] && w.segments.allSatisfy { $0.encryption?.initialization == rendition + "/" + (inits.first ?? "") },
+                "one map kept, the new one: \(inits)")
+        #expect(gone.all.contains(rendition + "/init-0.enc.mp4"), "\(gone.all.filter { $0.hasSuffix(".mp4") })")
+        let sound = ((try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(rendition + "/audio").path)) ?? []).filter { $0.hasSuffix(".enc.mp4") }
+        #expect(sound.count == 1 && w.segments.allSatisfy { $0.encryption?.sound?.initialization == rendition + "/audio/" + (sound.first ?? "") },
+                "the sound's initialization segment stays: \(sound)")
     }
 
     @Test func aSoundThatNeverComesIsSaidAndItsSegmentSkipped() async throws {

@@ -97,7 +97,8 @@ extension LiveChannel {
     /// kept while the intake folder lives.
     private func keptInitialization(_ map: String, rendition r: inout Rendition, key: String) async throws -> String {
         if let known = r.keptInits[map] { return known }
-        let path = "live/\(storeName)/\(key)/init-\(r.keptInits.count).enc.mp4"
+        let path = "live/\(storeName)/\(key)/init-\(r.initsKept).enc.mp4"
+        r.initsKept += 1
         let target = folder.appendingPathComponent(path)
         let part = target.deletingLastPathComponent().appendingPathComponent(".init.enc.part")
         try? FileManager.default.removeItem(at: part)
@@ -107,6 +108,7 @@ extension LiveChannel {
             throw LiveIntakeFailure(description: "cannot store \(path): \(String(cString: strerror(errno)))")
         }
         r.keptInits[map] = path
+        r.newestKeptInits = r.newestKeptInits.filter { $0.contains("/\(ProtectedCMAFImport.audioFolder)/") }.union([path])
         return path
     }
 
@@ -150,9 +152,11 @@ extension LiveChannel {
         let initialization: String
         if let known = r.keptSoundInits[s.initialization] { initialization = known } else {
             let local = try await audioInitialization(s.initialization, at: follow.location, in: audioFolder)
-            initialization = "live/\(storeName)/\(key)/\(ProtectedCMAFImport.audioFolder)/init-\(r.keptSoundInits.count).enc.mp4"
+            initialization = "live/\(storeName)/\(key)/\(ProtectedCMAFImport.audioFolder)/init-\(r.initsKept).enc.mp4"
+            r.initsKept += 1
             try storeLinked(local, as: initialization)
             r.keptSoundInits[s.initialization] = initialization
+            r.newestKeptInits = r.newestKeptInits.filter { !$0.contains("/\(ProtectedCMAFImport.audioFolder)/") }.union([initialization])
             // (how its encryption is said, once: a DASH origin's descriptors, or an HLS key's
             // scheme with the `default_KID` of its `tenc`)
             var said = s.protection
@@ -167,6 +171,27 @@ extension LiveChannel {
         let ticks = s.start.timescale == s.duration.timescale ? s.start.timescale : 90_000
         return SegmentEncryption.Sound(path: path, initialization: initialization, key: s.key,
                                        span: [s.start.rescaled(to: ticks).value, s.duration.rescaled(to: ticks).value, ticks])
+    }
+
+    /// Removes rendition `r`'s kept initialization segments (video and sound) that no segment it
+    /// keeps is under any more and that are not the newest — what an origin's key rotation left
+    /// behind — from the store and from what is said of them (evicted with the last segment
+    /// under them, as a segment's sound goes with it).
+    func forgetInitializations(_ r: inout Rendition) {
+        guard r.keptInits.count + r.keptSoundInits.count > r.newestKeptInits.count else { return }
+        var used = r.newestKeptInits
+        for s in r.segments {
+            if let i = s.encryption?.initialization { used.insert(i) }
+            if let i = s.encryption?.sound?.initialization { used.insert(i) }
+        }
+        let gone = Array(r.keptInits.values.filter { !used.contains($0) }) + r.keptSoundInits.values.filter { !used.contains($0) }
+        guard !gone.isEmpty else { return }
+        r.keptInits = r.keptInits.filter { used.contains($0.value) }
+        r.keptSoundInits = r.keptSoundInits.filter { used.contains($0.value) }
+        for p in gone { StoreFile.remove(p, in: folder) }
+        protectionByInit.withLock { for p in gone { $0[p] = nil } }
+        soundProtectionByInit.withLock { for p in gone { $0[p] = nil } }
+        evicted(gone)
     }
 
     /// Whether the channel's newest segment is sample-encrypted CMAF kept as it came: its

@@ -52,7 +52,7 @@ public actor LiveChannel {
     let folder: URL
     let timeout: Double
     private var renditions: [String: Rendition] = [:]
-    private let evicted: @Sendable ([String]) -> Void
+    let evicted: @Sendable ([String]) -> Void
     private let log: ServeLog?
     private var faults = LiveFaultLog()
     /// The origin is a DASH MPD (known after the first poll).
@@ -92,6 +92,10 @@ public actor LiveChannel {
     /// path): another language's sound says its own (`soundProtection(initialization:)`).
     let soundProtectionByInit = Locked<[String: [DASH.ContentProtection]]>([:])
 
+    /// Most CMAF initialization segments a rendition keeps fetched (clear CMAF: each is needed
+    /// only while its segments are taken in; one evicted is fetched again if named again).
+    static let maxInitializations = 8
+
     /// Polls a segment that cannot be fetched (or read) is tried before it is skipped.
     public static let fetchAttempts = 3
 
@@ -108,12 +112,18 @@ public actor LiveChannel {
         /// The markers in front of segments skipped since the last one taken: they go with the
         /// next one (a break signalled before a segment that could not be had still happens).
         var carried: [LiveMarker] = []
-        /// CMAF: the initialization segments fetched, by URI (files in the intake folder).
-        var inits: [String: URL] = [:]
+        /// CMAF: the initialization segments fetched, by URI (files in the intake folder; the
+        /// newest `maxInitializations`, oldest first: an origin naming a new one per segment
+        /// leaves no trail), and how many were ever fetched (what names the next).
+        var inits: [(uri: String, file: URL)] = []
+        var initsFetched = 0
         /// Sample-encrypted CMAF: the initialization segments kept in the store (store paths), by
-        /// URI, the video's and the sound's (`LiveChannel+EncryptedCMAF`).
+        /// URI, the video's and the sound's (`LiveChannel+EncryptedCMAF`), each while a segment
+        /// kept is under it or it is the newest; how many were ever kept (what names the next).
         var keptInits: [String: String] = [:]
         var keptSoundInits: [String: String] = [:]
+        var initsKept = 0
+        var newestKeptInits: Set<String> = []
         /// CMAF: the continuity counters the last remuxed segment ended at (the next continues them).
         var counters: [Int: UInt8] = [:]
         /// This process's first segment of the rendition is kept as its initialization source
@@ -444,10 +454,12 @@ public actor LiveChannel {
     /// stay on the segments' clock), its continuity counters following the segment before.
     private func remuxCMAF(_ file: URL, map: String, rendition r: inout Rendition, folder dir: URL, entry: LivePlaylist.Segment) async throws {
         let initFile: URL
-        if let known = r.inits[map] { initFile = known } else {
-            initFile = dir.appendingPathComponent(".init\(r.inits.count).mp4")
+        if let known = r.inits.first(where: { $0.uri == map })?.file { initFile = known } else {
+            initFile = dir.appendingPathComponent(".init\(r.initsFetched).mp4")
+            r.initsFetched += 1
             try await HLSImport.fetch(try r.location.resolve(map), to: initFile, maxBytes: HLSImport.maxInitBytes, timeout: timeout)
-            r.inits[map] = initFile
+            r.inits.append((map, initFile))
+            while r.inits.count > Self.maxInitializations { try? FileManager.default.removeItem(at: r.inits.removeFirst().file) }
         }
         let ts = file.appendingPathExtension("ts")
         defer { try? FileManager.default.removeItem(at: ts) }
@@ -909,6 +921,7 @@ public actor LiveChannel {
         for p in gone { StoreFile.remove(p, in: folder) }
         if !gone.isEmpty { evicted(gone) }
         r.segments.removeFirst(keep)
+        forgetInitializations(&r)
         if let first = r.segments.first { r.tracker.forget(endingBefore: first.firstPTS - LiveBreakTracker.farLimit) }
         renditions[key] = r
     }
