@@ -79,40 +79,60 @@ extension LiveOrigin.Core {
                  "<MPD xmlns=\"urn:mpeg:dash:schema:mpd:2011\" type=\"\(w.ended ? "static" : "dynamic")\" profiles=\"urn:mpeg:dash:profile:isoff-live:2011\""
                  + " availabilityStartTime=\"\(LiveOrigin.iso8601(ast))\" publishTime=\"\(LiveOrigin.iso8601(Date()))\" minBufferTime=\"PT2S\""
                  + (w.ended ? " mediaPresentationDuration=\"PT\(LiveOrigin.decimal(MediaTime(value: v0.end(p - 1), timescale: 90_000)))S\""
-                            : " minimumUpdatePeriod=\"PT2S\" timeShiftBufferDepth=\"PT\(windowSize * 2)S\"") + ">",
-                 "<Period id=\"p0\" start=\"PT0S\">", "<BaseURL>dash/</BaseURL>"]
-        x += events(published: p, dash)
-        x.append("<AdaptationSet id=\"0\" contentType=\"video\" mimeType=\"video/mp4\" segmentAlignment=\"true\" startWithSAP=\"1\">")
-        x += sampleEncryption?.descriptors ?? []
-        for (k, track) in dash.videos.enumerated() {
-            let size = media.renditions[k].size
-            x.append("<Representation id=\"v\(k)\" bandwidth=\"\(media.renditions[k].peakBitRate)\" width=\"\(size.width)\" height=\"\(size.height)\" codecs=\"avc1.64001f\">")
-            x.append("<SegmentTemplate timescale=\"90000\" initialization=\"$RepresentationID$/init.mp4\" media=\"$RepresentationID$/t$Time$.m4s\">")
-            x.append("<SegmentTimeline>")
-            for n in w.segments { x.append("<S t=\"\(track.starts[n])\" d=\"\(track.durations[n])\"/>") }
-            x += ["</SegmentTimeline>", "</SegmentTemplate>", "</Representation>"]
+                            : " minimumUpdatePeriod=\"PT2S\" timeShiftBufferDepth=\"PT\(windowSize * 2)S\"") + ">"]
+        // one Period, or with a key rotation a second from its segment on (`p1`: the new
+        // key's descriptors and initialization segment, its timelines' offset its start)
+        let rotation = sampleEncryption?.rotation
+        let at = rotation?.at ?? Int.max
+        let parts = [(id: "p0", segments: w.segments.lowerBound..<min(w.segments.upperBound, max(w.segments.lowerBound, at))),
+                     (id: "p1", segments: max(w.segments.lowerBound, min(at, w.segments.upperBound))..<w.segments.upperBound)]
+        for (id, segments) in parts where !segments.isEmpty {
+            let rotated = id == "p1"
+            let offset = rotated ? v0.starts[at] : 0   // the Period's start on the media timeline (90 kHz)
+            x += ["<Period id=\"\(id)\" start=\"PT\(LiveOrigin.decimal(MediaTime(value: offset, timescale: 90_000)))S\">", "<BaseURL>dash/</BaseURL>"]
+            x += events(published: p, dash, within: rotation.map { r in rotated ? v0.starts[r.at]..<Int64.max : Int64.min..<v0.starts[r.at] }, offset: offset)
+            x.append("<AdaptationSet id=\"0\" contentType=\"video\" mimeType=\"video/mp4\" segmentAlignment=\"true\" startWithSAP=\"1\">")
+            x += (rotated ? rotation?.descriptors : sampleEncryption?.descriptors) ?? []
+            for (k, track) in dash.videos.enumerated() {
+                let size = media.renditions[k].size
+                x.append("<Representation id=\"v\(k)\" bandwidth=\"\(media.renditions[k].peakBitRate)\" width=\"\(size.width)\" height=\"\(size.height)\" codecs=\"avc1.64001f\">")
+                x.append("<SegmentTemplate timescale=\"90000\" initialization=\"$RepresentationID$/\(rotated ? "init-r" : "init").mp4\" media=\"$RepresentationID$/t$Time$.m4s\""
+                         + (rotated ? " presentationTimeOffset=\"\(offset)\"" : "") + ">")
+                x.append("<SegmentTimeline>")
+                for n in segments { x.append("<S t=\"\(track.starts[n])\" d=\"\(track.durations[n])\"/>") }
+                x += ["</SegmentTimeline>", "</SegmentTemplate>", "</Representation>"]
+            }
+            x.append("</AdaptationSet>")
+            // the sound (English, the main one) and with `secondLanguage` German (`a2`): the
+            // segments whose middle falls in the Period
+            for (k, a) in ([dash.audio] + dash.languages).enumerated() {
+                let firstTime = v0.starts[w.segments.lowerBound] * a.timescale / 90_000
+                let boundary = at < v0.starts.count ? v0.starts[at] * a.timescale / 90_000 : Int64.max / 4
+                let audio = audioPublished(a, dash, published: p).filter {
+                    a.end($0) > firstTime && (a.starts[$0] + a.end($0) >= 2 * boundary) == rotated
+                }
+                guard !audio.isEmpty else { continue }
+                x.append("<AdaptationSet id=\"\(k + 1)\" contentType=\"audio\" mimeType=\"audio/mp4\" lang=\"\(k == 0 ? "en" : "de")\" segmentAlignment=\"true\">")
+                x.append("<Role schemeIdUri=\"urn:mpeg:dash:role:2011\" value=\"\(k == 0 ? "main" : "dub")\"/>")
+                x.append("<Representation id=\"\(k == 0 ? "a" : "a2")\" bandwidth=\"128000\" codecs=\"mp4a.40.2\" audioSamplingRate=\"48000\">")
+                x.append("<SegmentTemplate timescale=\"\(a.timescale)\" startNumber=\"\(audio.first ?? 0)\" initialization=\"$RepresentationID$/init.mp4\" media=\"$RepresentationID$/$Number$.m4s\""
+                         + (rotated ? " presentationTimeOffset=\"\(offset * a.timescale / 90_000)\"" : "") + ">")
+                x.append("<SegmentTimeline>")
+                for (i, n) in audio.enumerated() { x.append(i == 0 ? "<S t=\"\(a.starts[n])\" d=\"\(a.durations[n])\"/>" : "<S d=\"\(a.durations[n])\"/>") }
+                x += ["</SegmentTimeline>", "</SegmentTemplate>", "</Representation>", "</AdaptationSet>"]
+            }
+            if let format = dash.text { x += textAdaptationSet(format, window: segments, dash) }
+            x.append("</Period>")
         }
-        x.append("</AdaptationSet>")
-        // the sound (English, the main one) and with `secondLanguage` German (`a2`)
-        for (k, a) in ([dash.audio] + dash.languages).enumerated() {
-            let firstTime = v0.starts[w.segments.lowerBound] * a.timescale / 90_000
-            let audio = audioPublished(a, dash, published: p).filter { a.end($0) > firstTime }
-            x.append("<AdaptationSet id=\"\(k + 1)\" contentType=\"audio\" mimeType=\"audio/mp4\" lang=\"\(k == 0 ? "en" : "de")\" segmentAlignment=\"true\">")
-            x.append("<Role schemeIdUri=\"urn:mpeg:dash:role:2011\" value=\"\(k == 0 ? "main" : "dub")\"/>")
-            x.append("<Representation id=\"\(k == 0 ? "a" : "a2")\" bandwidth=\"128000\" codecs=\"mp4a.40.2\" audioSamplingRate=\"48000\">")
-            x.append("<SegmentTemplate timescale=\"\(a.timescale)\" startNumber=\"\(audio.first ?? 0)\" initialization=\"$RepresentationID$/init.mp4\" media=\"$RepresentationID$/$Number$.m4s\">")
-            x.append("<SegmentTimeline>")
-            for (i, n) in audio.enumerated() { x.append(i == 0 ? "<S t=\"\(a.starts[n])\" d=\"\(a.durations[n])\"/>" : "<S d=\"\(a.durations[n])\"/>") }
-            x += ["</SegmentTimeline>", "</SegmentTemplate>", "</Representation>", "</AdaptationSet>"]
-        }
-        if let format = dash.text { x += textAdaptationSet(format, window: w.segments, dash) }
-        x += ["</Period>", "</MPD>"]
+        x.append("</MPD>")
         return x.joined(separator: "\n") + "\n"
     }
 
     /// The EventStreams of the breaks signalled in the manifest whose OUT or IN is due by the
     /// segment after the last published (announced a segment ahead) and not before the window.
-    func events(published p: Int, _ dash: LiveOriginDASH) -> [String] {
+    /// `within`: only the Events at those media times (a Period's), on an EventStream whose
+    /// `presentationTimeOffset` is `offset`.
+    func events(published p: Int, _ dash: LiveOriginDASH, within: Range<Int64>? = nil, offset: Int64 = 0) -> [String] {
         let w = window(published: p)
         var bin: [String] = [], xml: [String] = []
         for b in breaks {
@@ -122,11 +142,11 @@ extension LiveOrigin.Core {
             for signal in b.scheduled.signals {
                 switch signal {
                 case .dateRange:
-                    if b.startSegment <= p {
+                    if b.startSegment <= p, within?.contains(start) ?? true {
                         bin.append("<Event presentationTime=\"\(start)\" duration=\"\(planned)\" id=\"\(b.eventID)\">"
                                    + "<Signal xmlns=\"http://www.scte.org/schemas/35/2016\"><Binary>\(Data(b.outSection(shift: off)).base64EncodedString())</Binary></Signal></Event>")
                     }
-                    if b.endSegment <= p {
+                    if b.endSegment <= p, within?.contains(end) ?? true {
                         bin.append("<Event presentationTime=\"\(end)\" id=\"\(b.eventID + 1_000_000)\">"
                                    + "<Signal xmlns=\"http://www.scte.org/schemas/35/2016\"><Binary>\(Data(b.inSection(shift: off)).base64EncodedString())</Binary></Signal></Event>")
                     }
@@ -138,16 +158,17 @@ extension LiveOrigin.Core {
                             + (out ? "<scte35:BreakDuration autoReturn=\"true\" duration=\"\(planned)\"/>" : "")
                             + "</scte35:SpliceInsert></scte35:SpliceInfoSection>"
                     }
-                    if b.startSegment <= p { xml.append("<Event presentationTime=\"\(start)\" duration=\"\(planned)\" id=\"\(b.eventID)\">\(section(out: true, at: start))</Event>") }
-                    if b.endSegment <= p { xml.append("<Event presentationTime=\"\(end)\" id=\"\(b.eventID + 1_000_000)\">\(section(out: false, at: end))</Event>") }
+                    if b.startSegment <= p, within?.contains(start) ?? true { xml.append("<Event presentationTime=\"\(start)\" duration=\"\(planned)\" id=\"\(b.eventID)\">\(section(out: true, at: start))</Event>") }
+                    if b.endSegment <= p, within?.contains(end) ?? true { xml.append("<Event presentationTime=\"\(end)\" id=\"\(b.eventID + 1_000_000)\">\(section(out: false, at: end))</Event>") }
                 case .inBand:
                     break
                 }
             }
         }
         var out: [String] = []
-        if !bin.isEmpty { out += ["<EventStream schemeIdUri=\"urn:scte:scte35:2014:xml+bin\" timescale=\"90000\">"] + bin + ["</EventStream>"] }
-        if !xml.isEmpty { out += ["<EventStream schemeIdUri=\"urn:scte:scte35:2013:xml\" timescale=\"90000\">"] + xml + ["</EventStream>"] }
+        let pto = offset == 0 ? "" : " presentationTimeOffset=\"\(offset)\""
+        if !bin.isEmpty { out += ["<EventStream schemeIdUri=\"urn:scte:scte35:2014:xml+bin\" timescale=\"90000\"\(pto)>"] + bin + ["</EventStream>"] }
+        if !xml.isEmpty { out += ["<EventStream schemeIdUri=\"urn:scte:scte35:2013:xml\" timescale=\"90000\"\(pto)>"] + xml + ["</EventStream>"] }
         return out
     }
 }

@@ -17,18 +17,20 @@ public struct LiveOriginSampleEncryption: Sendable {
     /// A key rotation as a DRM packager makes one: from video segment `at` on (the origin's
     /// segment index), the video encrypted by `segment` under another key, its initialization
     /// segment (`init-r.mp4`, by `initSegment`: another `default_KID`) and `keyTag` named again
-    /// in the HLS video playlists before that segment. (The HLS playlists only: `/live.mpd`
-    /// keeps one Period.)
+    /// in the HLS video playlists before that segment; `/live.mpd` starts a Period there (`p1`,
+    /// its video AdaptationSet under `descriptors`, its timelines' `presentationTimeOffset` its
+    /// start), as DASH packagers rotate keys.
     public struct Rotation: Sendable {
         public var at: Int
         public var keyTag: String
+        public var descriptors: [String]
         public var initSegment: @Sendable (Data) throws -> Data
         public var segment: @Sendable (Data) throws -> Data
 
         /// A rotation at segment `at`.
-        public init(at: Int, keyTag: String, initSegment: @escaping @Sendable (Data) throws -> Data,
+        public init(at: Int, keyTag: String, descriptors: [String] = [], initSegment: @escaping @Sendable (Data) throws -> Data,
                     segment: @escaping @Sendable (Data) throws -> Data) {
-            self.at = at; self.keyTag = keyTag; self.initSegment = initSegment; self.segment = segment
+            self.at = at; self.keyTag = keyTag; self.descriptors = descriptors; self.initSegment = initSegment; self.segment = segment
         }
     }
     /// The key rotation, if any.

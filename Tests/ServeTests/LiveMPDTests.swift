@@ -123,6 +123,9 @@ struct LiveMPDTests {
         #expect(s.map(\.discontinuity) == [false, false, false, false, false, true, false])
         #expect(s[5].map == "https://origin.example/live/b/high/init.mp4")
         #expect(m.videos[0].playlist.numbersImplied)
+        // numbered by place, consecutive across the Period (its own numbers restart at 1: taken
+        // as they are, the channel numbered two segments alike and folded the second's signals away)
+        #expect(s.map(\.sequence) == Array(0..<7), "\(s.map(\.sequence))")
     }
 
     /// Each SCTE-35 scheme: the Event on the segment holding its time, its splice PTS the

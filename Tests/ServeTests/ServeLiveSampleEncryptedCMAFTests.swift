@@ -171,15 +171,8 @@ import Timing
             .init(kid: Self.kidUUID, key: Keys.key, protection: ["value=\"cbcs\" cenc:default_KID=\"\(Self.kidUUID)\"", clearKey, Self.pssh]),
             .init(kid: Self.uuid(Self.kid2), key: Self.key2, protection: ["value=\"cbcs\" cenc:default_KID=\"\(Self.uuid(Self.kid2))\"", clearKey, Self.pssh2]),
         ])
-        let contentPeriods = dash.order.filter { $0.hasPrefix("content-") }
+        try Self.checkRotation(dash)
         try Self.checkSecondLanguage(dash)
-        let rotation = try #require(contentPeriods.firstIndex { (dash.periodText[$0] ?? "").contains(Self.uuid(Self.kid2)) }, "no Period under the new key")
-        let before = try #require(dash.order.firstIndex(of: contentPeriods[rotation])).advanced(by: -1)
-        #expect(before >= 0 && dash.order[before].hasPrefix("content-") && (dash.periodText[dash.order[before]] ?? "").contains(Self.kidUUID),
-                "the rotation starts a content Period after one under the old key: \(dash.order)")
-        // (the first break gives back at the origin's segment 9: one segment of content under the old key)
-        let lasted = dash.latest[dash.order[max(0, before)]]?.duration
-        #expect(lasted == Int64((Self.rotationAt - 9) * 60 * 3_000), "the new key's Period starts at the origin's segment \(Self.rotationAt): \(String(describing: lasted))")
 
         // the sound and the second language: each run's decodes clean and lasts its pictures' time,
         // within an AAC frame at either end; the second language's content is its own segments
@@ -196,6 +189,19 @@ import Timing
             let pictures = run.reduce(MediaTime.zero) { $0 + $1.duration }.seconds
             #expect(abs(seconds - pictures) <= 2 * 1024.0 / 48_000 + 0.001, "audio run \(k): \(seconds) s of sound for \(pictures) s of pictures")
         }
+    }
+
+    /// The key rotation in a followed MPD: a content Period under the old key id, then one under
+    /// the new from the origin's segment `rotationAt` (the first break gives back at its segment 9:
+    /// one segment of content under the old key).
+    static func checkRotation(_ dash: DASHFollower) throws {
+        let contentPeriods = dash.order.filter { $0.hasPrefix("content-") }
+        let rotation = try #require(contentPeriods.firstIndex { (dash.periodText[$0] ?? "").contains(Self.uuid(Self.kid2)) }, "no Period under the new key")
+        let before = try #require(dash.order.firstIndex(of: contentPeriods[rotation])).advanced(by: -1)
+        #expect(before >= 0 && dash.order[before].hasPrefix("content-") && (dash.periodText[dash.order[before]] ?? "").contains(Self.kidUUID),
+                "the rotation starts a content Period after one under the old key: \(dash.order)")
+        let lasted = dash.latest[dash.order[max(0, before)]]?.duration
+        #expect(lasted == Int64((Self.rotationAt - 9) * 60 * 3_000), "the new key's Period starts at the origin's segment \(Self.rotationAt): \(String(describing: lasted))")
     }
 
     /// The second language (German) in every Period of a followed MPD, content and ads alike (the
@@ -228,12 +234,15 @@ import Timing
     /// between; decrypted with the key, every content frame once and in order, each break at the
     /// segment boundary nearest its cue.
     @Test func aLiveDASHOriginUnderContentProtectionIsServedAsDASH() async throws {
-        let pssh = "<cenc:pssh>\(Self.pssh)</cenc:pssh>"
-        var encryption = Self.encryption
-        encryption.descriptors = [
-            "<ContentProtection xmlns:cenc=\"urn:mpeg:cenc:2013\" schemeIdUri=\"urn:mpeg:dash:mp4protection:2011\" value=\"cbcs\" cenc:default_KID=\"\(Self.kidUUID)\"/>",
-            "<ContentProtection xmlns:cenc=\"urn:mpeg:cenc:2013\" schemeIdUri=\"urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e\">\(pssh)</ContentProtection>",
-        ]
+        let pssh = "<cenc:pssh>\(Self.pssh)</cenc:pssh>", pssh2 = "<cenc:pssh>\(Self.pssh2)</cenc:pssh>"
+        func descriptors(_ kid: String, _ pssh: String) -> [String] {
+            ["<ContentProtection xmlns:cenc=\"urn:mpeg:cenc:2013\" schemeIdUri=\"urn:mpeg:dash:mp4protection:2011\" value=\"cbcs\" cenc:default_KID=\"\(kid)\"/>",
+             "<ContentProtection xmlns:cenc=\"urn:mpeg:cenc:2013\" schemeIdUri=\"urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e\">\(pssh)</ContentProtection>"]
+        }
+        // (the key rotated at a Period of its own from segment 10, as DASH packagers do)
+        var encryption = Self.rotating
+        encryption.descriptors = descriptors(Self.kidUUID, pssh)
+        encryption.rotation?.descriptors = descriptors(Self.uuid(Self.kid2), pssh2)
         let rig = try await Live.Rig.start(breaks: Live.twoBreaks, seconds: 40, dash: true, secondLanguage: true, sampleEncryption: encryption)
         defer { rig.stop() }
         let rungs = try await rig.warm()
@@ -258,7 +267,11 @@ import Timing
             snapped[i].startFrame = ServeLiveEncryptedTests.nearestBoundary(snapped[i].startFrame)
             snapped[i].endFrame = ServeLiveEncryptedTests.nearestBoundary(snapped[i].endFrame)
         }
-        try await dash.check(snapped: snapped, keys: [.init(kid: Self.kidUUID, key: Keys.key, protection: ["value=\"cbcs\" cenc:default_KID=\"\(Self.kidUUID)\"", pssh])])
+        try await dash.check(snapped: snapped, keys: [
+            .init(kid: Self.kidUUID, key: Keys.key, protection: ["value=\"cbcs\" cenc:default_KID=\"\(Self.kidUUID)\"", pssh]),
+            .init(kid: Self.uuid(Self.kid2), key: Self.key2, protection: ["value=\"cbcs\" cenc:default_KID=\"\(Self.uuid(Self.kid2))\"", pssh2]),
+        ])
+        try Self.checkRotation(dash)
         try Self.checkSecondLanguage(dash)
     }
 }

@@ -15,7 +15,8 @@ import Timing
 ///   now) or a `@duration` with `$Number$` (the segments whose end has passed on the
 ///   `availabilityStartTime` clock); `$RepresentationID$`, `$Bandwidth$`, `$Number$`, `$Time$`;
 /// - several Periods (`Period@start`, or the one before's end), the first segment of a later
-///   Period a discontinuity;
+///   Period a discontinuity, every segment then numbered by its place in the listing (a
+///   Period's own numbers restart; the channel finds its last segment again by URI);
 /// - the Period's SCTE-35 `EventStream`s (`urn:scte:scte35:2013:xml`,
 ///   `urn:scte:scte35:2014:xml+bin`, base64 `urn:scte:scte35:2013:bin`): each Event a
 ///   `LiveMarker.splice` on the segment holding its time, its `presentationTime` the splice PTS
@@ -334,9 +335,14 @@ struct LiveMPD {
             let target = MediaTime(seconds: max(1, maxDuration.rescaled(to: 1, rounding: .up).value))
             guard segments.count <= LivePlaylist.maxSegments else { throw StoreError.unsupported("live DASH source: over \(LivePlaylist.maxSegments) segments listed") }
             let id = videoIDs.last(where: { k < $0.count })?[k] ?? (id: "", bandwidth: 0)
+            let numbersImplied = implied || videoRuns.count > 1
+            if numbersImplied {
+                // positions, or numbers restarting at a Period: each segment numbered by its place
+                // in the listing (consecutive across Periods), found again by URI (unique in an MPD)
+                for i in segments.indices { segments[i].sequence = i }
+            }
             var playlist = LivePlaylist(targetDuration: target, mediaSequence: segments.first?.sequence ?? 0, ended: ended, segments: segments)
-            if implied || videoRuns.count > 1 {
-                // positions, or numbers restarting at a Period: found by URI (unique in an MPD)
+            if numbersImplied {
                 playlist.numbersImplied = true
                 playlist.sequenceReadable = false
             }
