@@ -21,10 +21,15 @@ public struct LiveOriginSampleEncryption: Sendable {
     /// its video AdaptationSet under `descriptors`, its timelines' `presentationTimeOffset` its
     /// start), as DASH packagers rotate keys.
     public struct Rotation: Sendable {
+        /// The origin's segment index the new key starts at.
         public var at: Int
+        /// The `EXT-X-KEY` line of the new key.
         public var keyTag: String
+        /// The `ContentProtection` elements of the MPD's second Period, as lines.
         public var descriptors: [String]
+        /// The video initialization segment under the new key (`init-r.mp4`).
         public var initSegment: @Sendable (Data) throws -> Data
+        /// A video media segment from `at` on, encrypted with the new key.
         public var segment: @Sendable (Data) throws -> Data
 
         /// A rotation at segment `at`.
