@@ -108,7 +108,7 @@ extension LiveChannel {
             throw LiveIntakeFailure(description: "cannot store \(path): \(String(cString: strerror(errno)))")
         }
         r.keptInits[map] = path
-        r.newestKeptInits = r.newestKeptInits.filter { $0.contains("/\(ProtectedCMAFImport.audioFolder)/") }.union([path])
+        r.newestKeptInit = path
         return path
     }
 
@@ -156,7 +156,7 @@ extension LiveChannel {
             r.initsKept += 1
             try storeLinked(local, as: initialization)
             r.keptSoundInits[s.initialization] = initialization
-            r.newestKeptInits = r.newestKeptInits.filter { !$0.contains("/\(ProtectedCMAFImport.audioFolder)/") }.union([initialization])
+            r.newestKeptSoundInit = initialization
             // (how its encryption is said, once: a DASH origin's descriptors, or an HLS key's
             // scheme with the `default_KID` of its `tenc`)
             var said = s.protection
@@ -178,8 +178,8 @@ extension LiveChannel {
     /// behind — from the store and from what is said of them (evicted with the last segment
     /// under them, as a segment's sound goes with it).
     func forgetInitializations(_ r: inout Rendition) {
-        guard r.keptInits.count + r.keptSoundInits.count > r.newestKeptInits.count else { return }
-        var used = r.newestKeptInits
+        var used = Set([r.newestKeptInit, r.newestKeptSoundInit].compactMap { $0 })
+        guard r.keptInits.count + r.keptSoundInits.count > used.count else { return }
         for s in r.segments {
             if let i = s.encryption?.initialization { used.insert(i) }
             if let i = s.encryption?.sound?.initialization { used.insert(i) }

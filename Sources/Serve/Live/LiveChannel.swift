@@ -123,7 +123,9 @@ public actor LiveChannel {
         var keptInits: [String: String] = [:]
         var keptSoundInits: [String: String] = [:]
         var initsKept = 0
-        var newestKeptInits: Set<String> = []
+        /// The newest kept video and sound initialization segments (store paths): they stay
+        /// while no segment is under them yet (`forgetInitializations`).
+        var newestKeptInit: String?, newestKeptSoundInit: String?
         /// CMAF: the continuity counters the last remuxed segment ended at (the next continues them).
         var counters: [Int: UInt8] = [:]
         /// This process's first segment of the rendition is kept as its initialization source
