@@ -80,23 +80,23 @@ extension LiveOrigin.Core {
                  + " availabilityStartTime=\"\(LiveOrigin.iso8601(ast))\" publishTime=\"\(LiveOrigin.iso8601(Date()))\" minBufferTime=\"PT2S\""
                  + (w.ended ? " mediaPresentationDuration=\"PT\(LiveOrigin.decimal(MediaTime(value: v0.end(p - 1), timescale: 90_000)))S\""
                             : " minimumUpdatePeriod=\"PT2S\" timeShiftBufferDepth=\"PT\(windowSize * 2)S\"") + ">"]
-        // one Period, or with a key rotation a second from its segment on (`p1`: the new
-        // key's descriptors and initialization segment, its timelines' offset its start)
+        // one Period, or a second from `secondPeriodAt` or a key rotation on (`p1`: its
+        // timelines' offset its start; a rotation's key descriptors and initialization segment)
         let rotation = sampleEncryption?.rotation
-        let at = rotation?.at ?? Int.max
+        let at = rotation?.at ?? dash.secondPeriodAt ?? Int.max
         let parts = [(id: "p0", segments: w.segments.lowerBound..<min(w.segments.upperBound, max(w.segments.lowerBound, at))),
                      (id: "p1", segments: max(w.segments.lowerBound, min(at, w.segments.upperBound))..<w.segments.upperBound)]
         for (id, segments) in parts where !segments.isEmpty {
             let rotated = id == "p1"
             let offset = rotated ? v0.starts[at] : 0   // the Period's start on the media timeline (90 kHz)
             x += ["<Period id=\"\(id)\" start=\"PT\(LiveOrigin.decimal(MediaTime(value: offset, timescale: 90_000)))S\">", "<BaseURL>dash/</BaseURL>"]
-            x += events(published: p, dash, within: rotation.map { r in rotated ? v0.starts[r.at]..<Int64.max : Int64.min..<v0.starts[r.at] }, offset: offset)
+            x += events(published: p, dash, within: at < v0.starts.count ? (rotated ? v0.starts[at]..<Int64.max : Int64.min..<v0.starts[at]) : nil, offset: offset)
             x.append("<AdaptationSet id=\"0\" contentType=\"video\" mimeType=\"video/mp4\" segmentAlignment=\"true\" startWithSAP=\"1\">")
-            x += (rotated ? rotation?.descriptors : sampleEncryption?.descriptors) ?? []
+            x += (rotated && rotation != nil ? rotation?.descriptors : sampleEncryption?.descriptors) ?? []
             for (k, track) in dash.videos.enumerated() {
                 let size = media.renditions[k].size
                 x.append("<Representation id=\"v\(k)\" bandwidth=\"\(media.renditions[k].peakBitRate)\" width=\"\(size.width)\" height=\"\(size.height)\" codecs=\"avc1.64001f\">")
-                x.append("<SegmentTemplate timescale=\"90000\" initialization=\"$RepresentationID$/\(rotated ? "init-r" : "init").mp4\" media=\"$RepresentationID$/t$Time$.m4s\""
+                x.append("<SegmentTemplate timescale=\"90000\" initialization=\"$RepresentationID$/\(rotated && rotation != nil ? "init-r" : "init").mp4\" media=\"$RepresentationID$/t$Time$.m4s\""
                          + (rotated ? " presentationTimeOffset=\"\(offset)\"" : "") + ">")
                 x.append("<SegmentTimeline>")
                 for n in segments { x.append("<S t=\"\(track.starts[n])\" d=\"\(track.durations[n])\"/>") }

@@ -80,7 +80,8 @@ public final class LiveOrigin: Sendable {
     /// `aes128`: every segment encrypted whole under its key (`/key.bin`; the IV each segment's
     /// media sequence number, as an `EXT-X-KEY` without `IV` implies), MPEG-TS only.
     /// `sampleEncryption`: the demuxed HLS origin's video segments sample-encrypted (needs `dash`;
-    /// `LiveOrigin+SampleEncryption`).
+    /// `LiveOrigin+SampleEncryption`). `dashSecondPeriodAt`: the MPD starts a second Period at
+    /// that segment (`LiveOriginDASH.secondPeriodAt`).
     /// `textInMP4`: the subtitles as WebVTT or TTML in MP4 (`TestMP4Text`): with `dash`, the MPD
     /// has an English text AdaptationSet of them (`LiveOrigin+DASHText`); with `subtitles`, the
     /// HLS subtitle rendition is fMP4 segments of them behind an `EXT-X-MAP`.
@@ -88,7 +89,8 @@ public final class LiveOrigin: Sendable {
                 initialSegments: Int? = nil, programDateBase: Date = Date(timeIntervalSince1970: 1_796_083_200),
                 faults: [LiveOriginFault] = [], segmentChunkDelay: Double = 0, cmaf: Bool = false, dash: Bool = false,
                 subtitles: Bool = false, secondLanguage: Bool = false, aes128: LiveOriginAES128? = nil,
-                textInMP4: LiveOriginDASH.TextFormat? = nil, sampleEncryption: LiveOriginSampleEncryption? = nil) throws {
+                textInMP4: LiveOriginDASH.TextFormat? = nil, sampleEncryption: LiveOriginSampleEncryption? = nil,
+                dashSecondPeriodAt: Int? = nil) throws {
         precondition(!secondLanguage || dash, "a second language is a demuxed HLS origin's (dash: true)")
         precondition(sampleEncryption == nil || dash, "sample encryption is the demuxed HLS origin's (dash: true)")
         precondition(aes128 == nil || (!cmaf && !dash && faults.isEmpty), "an AES-128 origin is MPEG-TS without faults")
@@ -106,7 +108,12 @@ public final class LiveOrigin: Sendable {
                     realTime: clock == .realTime, windowSize: windowSize, base: programDateBase,
                     faults: LiveOriginFaults(faults: faults, media: media), segmentChunkDelay: segmentChunkDelay,
                     cmaf: cmaf ? try media.renditions.map { try $0.cmaf() } : nil,
-                    dash: dash ? try { var d = try LiveOriginDASH.make(media, secondLanguage: secondLanguage); d.text = textInMP4; return d }() : nil,
+                    dash: dash ? try {
+                        var d = try LiveOriginDASH.make(media, secondLanguage: secondLanguage)
+                        d.text = textInMP4
+                        d.secondPeriodAt = dashSecondPeriodAt
+                        return d
+                    }() : nil,
                     subtitles: subtitles, aes128: aes128, textInMP4: textInMP4, sampleEncryption: sampleEncryption)
         server = try HTTPTestServer()
         let core = self.core

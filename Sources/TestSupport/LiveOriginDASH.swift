@@ -30,6 +30,11 @@ public struct LiveOriginDASH: Sendable {
     public var ptsOffset: Int64
     /// Subtitles as a text AdaptationSet (`LiveOrigin+DASHText`), nil: none.
     public var text: TextFormat?
+    /// The MPD starts a second Period (`p1`) at this segment: its start and its timelines'
+    /// `presentationTimeOffset` that segment's media time, the same tracks and initialization
+    /// segments (an upstream splice, say); a key rotation (`LiveOriginSampleEncryption.Rotation`)
+    /// starts one the same way. Nil: one Period.
+    public var secondPeriodAt: Int?
 
     /// How the origin's subtitles are carried in MP4.
     public enum TextFormat: Sendable {

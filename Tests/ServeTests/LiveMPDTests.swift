@@ -126,6 +126,10 @@ struct LiveMPDTests {
         // numbered by place, consecutive across the Period (its own numbers restart at 1: taken
         // as they are, the channel numbered two segments alike and folded the second's signals away)
         #expect(s.map(\.sequence) == Array(0..<7), "\(s.map(\.sequence))")
+        // a later Period under the same initialization segments, its timeline running on: one stream
+        let same = p2.replacingOccurrences(of: "initialization=\"b/$RepresentationID$/init.mp4\"", with: "initialization=\"$RepresentationID$/init.mp4\"")
+        let continued = try LiveMPD(parsing: Self.mpd(p1 + same, attributes: "timeShiftBufferDepth=\"PT300S\""), now: Self.astDate + 200)
+        #expect(continued.videos[0].playlist.segments.allSatisfy { !$0.discontinuity } && continued.videos[0].playlist.segments.count == 7)
     }
 
     /// Each SCTE-35 scheme: the Event on the segment holding its time, its splice PTS the

@@ -71,13 +71,15 @@ import Timing
                           ledger: (any BeaconLedger)? = nil, liveStore: (any LiveViewerStore)? = nil, cmaf: Bool = false,
                           dash: Bool = false, availRetirement: MediaTime? = nil, sourcePath: String? = nil,
                           subtitles: Bool = false, secondLanguage: Bool = false, aes128: LiveOriginAES128? = nil,
-                          textInMP4: LiveOriginDASH.TextFormat? = nil, sampleEncryption: LiveOriginSampleEncryption? = nil) async throws -> Rig {
+                          textInMP4: LiveOriginDASH.TextFormat? = nil, sampleEncryption: LiveOriginSampleEncryption? = nil,
+                          dashSecondPeriodAt: Int? = nil) async throws -> Rig {
             try await offPool {
                 try Rig(breaks: breaks, seconds: seconds, clock: clock, initial: initial, vast: vast, adsTemplate: adsTemplate, sizes: sizes,
                         faults: faults, personalizationThreshold: personalizationThreshold, availSuppression: availSuppression,
                         adsRequest: adsRequest, cdn: cdn, bumpers: bumpers, preroll: preroll, prefetchWindow: prefetchWindow, ledger: ledger,
                         liveStore: liveStore, cmaf: cmaf, dash: dash, availRetirement: availRetirement, sourcePath: sourcePath,
-                        subtitles: subtitles, secondLanguage: secondLanguage, aes128: aes128, textInMP4: textInMP4, sampleEncryption: sampleEncryption)
+                        subtitles: subtitles, secondLanguage: secondLanguage, aes128: aes128, textInMP4: textInMP4, sampleEncryption: sampleEncryption,
+                        dashSecondPeriodAt: dashSecondPeriodAt)
             }
         }
 
@@ -90,10 +92,11 @@ import Timing
                      cdn: CDNPrefixes, bumpers: Bool, preroll: LivePreroll?, prefetchWindow: Double, ledger: (any BeaconLedger)?,
                      liveStore: (any LiveViewerStore)?, cmaf: Bool, dash: Bool, availRetirement: MediaTime?, sourcePath: String?,
                      subtitles: Bool, secondLanguage: Bool, aes128: LiveOriginAES128?, textInMP4: LiveOriginDASH.TextFormat?,
-                     sampleEncryption: LiveOriginSampleEncryption?) throws {
+                     sampleEncryption: LiveOriginSampleEncryption?, dashSecondPeriodAt: Int?) throws {
             origin = try LiveOrigin(media: try LiveOriginMedia.make(sizes: sizes, seconds: seconds), breaks: breaks, windowSize: 5, clock: clock,
                                     initialSegments: initial, faults: faults, cmaf: cmaf, dash: dash, subtitles: subtitles,
-                                    secondLanguage: secondLanguage, aes128: aes128, textInMP4: textInMP4, sampleEncryption: sampleEncryption)
+                                    secondLanguage: secondLanguage, aes128: aes128, textInMP4: textInMP4, sampleEncryption: sampleEncryption,
+                                    dashSecondPeriodAt: dashSecondPeriodAt)
             let source = origin.url(sourcePath ?? (dash ? "/live.mpd" : sizes.count > 1 ? "/master.m3u8" : "/live.m3u8"))
             let server = try HTTPTestServer()
             let urls = ["/a7.mp4", "/a8.mp4"].map { server.url($0) }
@@ -749,18 +752,21 @@ import Timing
     /// SCTE-35 as XML) and from `emsg`, each replaced frame-exactly (inside a segment, or at one
     /// for the XML one, the origin schedule's CUE-OUT form); content
     /// frames once each in order, no gap in the sound at any join, clean in ffmpeg `-xerror` and
-    /// GStreamer.
+    /// GStreamer. The MPD starts a second Period at segment 10 (an upstream splice: the XML
+    /// Event's and the `emsg` break come after it), whose segments the channel numbers on.
     @Test func aDASHOriginsBreaksAreReplacedFrameExactly() async throws {
         let rig = try await Rig.start(breaks: [
             LiveOriginBreak(start: .frame(377), duration: MediaTime(seconds: 6), signal: .dateRange(.spliceInsert)),
             LiveOriginBreak(start: .segment(12), duration: MediaTime(seconds: 4), signal: .cueOut),
             LiveOriginBreak(start: .frame(17 * 60 + 23), duration: MediaTime(seconds: 4), signal: .inBand(.spliceInsert)),
-        ], seconds: 48, dash: true)
+        ], seconds: 48, dash: true, dashSecondPeriodAt: 10)
         defer { rig.stop() }
         let mpd = rig.origin.mpd()
         #expect(mpd.contains("type=\"dynamic\"") && mpd.contains("contentType=\"audio\""), "\(mpd.prefix(600))")
         try await Self.expectOneAdPerBreakFrameExact(rig, steps: 21, folder: "dash-viewer")
         #expect(rig.loggedFaults.isEmpty, "\(rig.loggedFaults)")
+        let later = rig.origin.mpd()
+        #expect(later.contains("<Period id=\"p1\"") && later.contains("presentationTimeOffset="), "the origin went on in a second Period: \(later.prefix(800))")
     }
 
     /// The same origin as HLS of demuxed CMAF (`/demuxed/master.m3u8`: video-only variants, the

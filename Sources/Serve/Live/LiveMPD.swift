@@ -15,8 +15,9 @@ import Timing
 ///   now) or a `@duration` with `$Number$` (the segments whose end has passed on the
 ///   `availabilityStartTime` clock); `$RepresentationID$`, `$Bandwidth$`, `$Number$`, `$Time$`;
 /// - several Periods (`Period@start`, or the one before's end), the first segment of a later
-///   Period a discontinuity, every segment then numbered by its place in the listing (a
-///   Period's own numbers restart; the channel finds its last segment again by URI);
+///   Period a discontinuity when its initialization segment is another, every segment then
+///   numbered by its place in the listing (a Period's own numbers restart; the channel finds its
+///   last segment again by URI);
 /// - the Period's SCTE-35 `EventStream`s (`urn:scte:scte35:2013:xml`,
 ///   `urn:scte:scte35:2014:xml+bin`, base64 `urn:scte:scte35:2013:bin`): each Event a
 ///   `LiveMarker.splice` on the segment holding its time, its `presentationTime` the splice PTS
@@ -326,8 +327,14 @@ struct LiveMPD {
                             markers.append(.splice(LiveMarker.Splice(e.section.splicing(at: UInt64(truncatingIfNeeded: at.mpegTicks)))))
                         }
                     }
+                    // a later Period's first segment starts a new stream when its initialization
+                    // segment is another (new encoding parameters); a timeline that jumps is
+                    // re-anchored by the channel whatever this says, and one that runs on under
+                    // the same initialization segment is one stream (a discontinuity there makes
+                    // GStreamer's HLS reader see timestamps go back)
+                    let newStream = n == 0 && !segments.isEmpty && segments.last?.map != l.initialization
                     segments.append(LivePlaylist.Segment(uri: s.uri, duration: duration, sequence: s.number,
-                                                         discontinuity: n == 0 && !segments.isEmpty, map: l.initialization,
+                                                         discontinuity: newStream, map: l.initialization,
                                                          markers: markers, mediaStart: start, sampleEncrypted: !videoProtection.isEmpty))
                 }
             }
