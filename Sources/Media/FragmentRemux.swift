@@ -129,8 +129,6 @@ public enum FragmentRemux {
         var outIndex: [Int: Int] = [:]
         for i in kept { outIndex[i] = try muxer.addStream(copying: i, of: demuxer) }
         let trackOut = try track.map { try muxer.addStream(copying: $0.index, of: $0.demuxer) }
-        // the timestamps as they are: no muxing delay added
-        try muxer.writeHeader(options: ["mpegts_copyts": "1"])
         func time(_ ticks: Int64, _ tb: Rational) -> MediaTime { MediaTime(value: ticks * tb.numerator, timescale: tb.denominator) }
         func shifted(_ packet: Packet, _ tb: Rational) {
             let offset = MediaTime(value: shift.value * tb.denominator, timescale: shift.timescale * tb.numerator)
@@ -138,9 +136,20 @@ public enum FragmentRemux {
             packet.setTimestamps(pts: packet.ptsTicks.map { $0 + offset }, dts: packet.dtsTicks.map { $0 + offset })
         }
         let packet = try Packet()
+        // the timestamps as they are (`mpegts_copyts`); the PCR the engine's `max_delay` below
+        // the decode times, as in every TS the project writes — less where the first decode time
+        // is nearer zero (a PCR cannot go below it)
+        var pending = try demuxer.read(into: packet) == .packet
+        var lead = Muxer.mpegTSMaxDelayMicroseconds
+        if pending, let t = packet.dtsTicks ?? packet.ptsTicks {
+            let first = time(t, demuxer.timeBase(of: packet.streamIndex)) + shift
+            lead = max(0, min(lead, first.rescaled(to: 1_000_000, rounding: .down).value))
+        }
+        try muxer.writeHeader(options: ["mpegts_copyts": "1", "max_delay": String(lead)])
         var wrote = 0
         var firstPicture: MediaTime?
-        while try demuxer.read(into: packet) == .packet {
+        while try pending || demuxer.read(into: packet) == .packet {
+            pending = false
             guard let out = outIndex[packet.streamIndex] else { continue }
             let tb = demuxer.timeBase(of: packet.streamIndex)
             if packet.streamIndex == video, let pts = packet.ptsTicks {

@@ -3,6 +3,13 @@ import Timing
 
 /// An output container written to a file path or `pipe:1`. Owns its AVFormatContext and AVIO.
 public final class Muxer {
+    /// How far every MPEG-TS the project writes puts its PCR below its decode times, in µs (the
+    /// mpegts muxer's `max_delay`): 0.7 s, as the ffmpeg CLI's default. One value for the
+    /// engine's segments and for origin segments remuxed (`FragmentRemux`), so a decoder buffer
+    /// fills alike and a player that re-estimates its clock at a discontinuity finds PCR and
+    /// PTS in the same relation on both sides.
+    public static let mpegTSMaxDelayMicroseconds: Int64 = 700_000
+
     let context: UnsafeMutablePointer<AVFormatContext>
     var encoderTimeBases: [AVRational] = []
     private var headerWritten = false

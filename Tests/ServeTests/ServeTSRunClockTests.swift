@@ -1,4 +1,5 @@
 import Foundation
+import Media
 import Serve
 import TestSupport
 import Testing
@@ -75,5 +76,32 @@ import Timing
         try (lines.joined(separator: "\n") + "\n").write(to: playlist, atomically: true, encoding: .utf8)
         let gst = try await offPool { try FieldCheck.check(playlist, with: .gstreamer) }
         #expect(gst.clean, "\(gst.report)")
+    }
+
+    /// A CMAF origin's segment remuxed to MPEG-TS (`FragmentRemux`, what the store keeps of CMAF
+    /// and DASH origins) has the same program clock: its first picture 0.7 s above its first PCR
+    /// (it had none: its PCR was its first decode time, so after an engine-made piece and an
+    /// `EXT-X-DISCONTINUITY` GStreamer found its timestamps 0.67 s back); a segment whose first
+    /// decode time is nearer zero than that has its PCR at zero, never below.
+    @Test func aRemuxedCMAFSegmentHasTheSameProgramClock() async throws {
+        let root = StoreFixture.folder("tsrunclock-cmaf")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let made = try await Tools.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=30:d=4", "-f", "lavfi", "-i", "sine=d=4",
+                                           "-c:v", "libx264", "-bf", "0", "-g", "60", "-c:a", "aac", "-f", "hls", "-hls_time", "2",
+                                           "-hls_segment_type", "fmp4", "-hls_playlist_type", "vod",
+                                           "-hls_segment_filename", root.appendingPathComponent("s%d.m4s").path, root.appendingPathComponent("index.m3u8").path])
+        #expect(made.status == 0, "\(made.stderr)")
+        for (n, above) in [(1, Int64(63_000)), (0, nil)] {
+            let ts = root.appendingPathComponent("s\(n).ts")
+            try FragmentRemux.mpegTS(initialization: root.appendingPathComponent("init.mp4"), segment: root.appendingPathComponent("s\(n).m4s"), to: ts)
+            let data = try Data(contentsOf: ts)
+            let pcr = try #require(Self.firstPCR(data))
+            if let above { #expect(try Self.pictureAbovePCR(data) == above, "segment \(n)") }
+            else {
+                let first = try Self.pictureAbovePCR(data)
+                #expect(pcr == 0 && first < 63_000, "segment \(n): PCR \(pcr), first picture \(first) above it")
+            }
+        }
     }
 }
