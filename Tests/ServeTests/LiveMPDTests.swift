@@ -207,8 +207,8 @@ struct LiveMPDTests {
                               now: Self.astDate + 200)
         let maps = two.videos[0].playlist.segments.compactMap(\.map)
         #expect(Set(maps) == ["https://origin.example/live/high/init.mp4", "https://origin.example/live/b/high/init.mp4"], "\(maps)")
-        #expect(two.protection(initialization: "https://origin.example/live/high/init.mp4")?.video.first?.defaultKID == "05121f2c-3946-5360-6d7a-8794a1aebbc8")
-        #expect(two.protection(initialization: "https://origin.example/live/b/low/init.mp4")?.video.first?.defaultKID == "5b6c7d8e-9fa0-b1c2-d3e4-f5061728394a")
+        #expect(two.protection(initialization: "https://origin.example/live/high/init.mp4")?.first?.defaultKID == "05121f2c-3946-5360-6d7a-8794a1aebbc8")
+        #expect(two.protection(initialization: "https://origin.example/live/b/low/init.mp4")?.first?.defaultKID == "5b6c7d8e-9fa0-b1c2-d3e4-f5061728394a")
         #expect(two.protection(initialization: "https://origin.example/live/elsewhere/init.mp4") == nil && two.videoProtection.first?.defaultKID == "05121f2c-3946-5360-6d7a-8794a1aebbc8")
         // a clear MPD marks nothing
         let clear = try LiveMPD(parsing: Self.mpd("<Period id=\"p\" start=\"PT0S\">\(Self.video)\(Self.audio)</Period>"), now: Self.astDate + 30)

@@ -73,23 +73,27 @@ extension LiveChannel {
 
     /// How encryption under `initialization` (kept from the origin's `map`) is said
     /// (`EncryptedCMAF`), worked out once per initialization segment: a DASH origin's descriptors
-    /// (those of the Period listing segments under `map`), else those of the HLS key (with the
-    /// `default_KID` of its `tenc`) and of the sound's key.
+    /// (those of the Period listing segments under `map`), else those of the HLS key; the sound's
+    /// as said when its initialization segment was kept (`soundProtection`).
     private func said(_ initialization: String, map: String, hlsKey: HLS.Key?, sound: SegmentEncryption.Sound?) -> EncryptedCMAF {
         if let known = protectionByInit.withLock({ $0[initialization] }) { return known }
-        var out = EncryptedCMAF(hls: hlsKey != nil, video: [], audio: [])
+        var out = EncryptedCMAF(hls: hlsKey != nil, video: [], audio: sound.map { soundProtection(initialization: $0.initialization) } ?? [])
         if let mpd, !mpd.videoProtection.isEmpty {
             // (the descriptors of the origin's Period whose segments are under this initialization segment)
-            let given = mpd.protection(initialization: map) ?? (mpd.videoProtection, mpd.audioProtection)
-            out.video = given.video
-            out.audio = given.audio
+            out.video = mpd.protection(initialization: map) ?? mpd.videoProtection
         } else if let hlsKey {
-            func kid(_ path: String) -> String { (try? Data(contentsOf: folder.appendingPathComponent(path))).flatMap(ProtectedCMAFImport.defaultKID) ?? "" }
-            out.video = (try? ProtectedCMAFImport.descriptors(hlsKey, kid: kid(initialization))) ?? []
-            if let sound, let k = sound.key { out.audio = (try? ProtectedCMAFImport.descriptors(k, kid: kid(sound.initialization))) ?? [] }
+            out.video = descriptors(hlsKey, under: initialization)
         }
         protectionByInit.withLock { if $0.count < 64 { $0[initialization] = out } }
         return out
+    }
+
+    /// The DASH descriptors of HLS key `key` over the segments under kept initialization segment
+    /// `initialization` (a store path): the scheme's with the `default_KID` of its `tenc`, and a
+    /// DRM system's `pssh` (`ProtectedCMAFImport.descriptors`); none when they cannot be made.
+    private func descriptors(_ key: HLS.Key, under initialization: String) -> [DASH.ContentProtection] {
+        let kid = (try? Data(contentsOf: folder.appendingPathComponent(initialization))).flatMap(ProtectedCMAFImport.defaultKID) ?? ""
+        return (try? ProtectedCMAFImport.descriptors(key, kid: kid)) ?? []
     }
 
     /// The store path of rendition `key`'s initialization segment `map` (against its playlist):
@@ -157,13 +161,8 @@ extension LiveChannel {
             try storeLinked(local, as: initialization)
             r.keptSoundInits[s.initialization] = initialization
             r.newestKeptSoundInit = initialization
-            // (how its encryption is said, once: a DASH origin's descriptors, or an HLS key's
-            // scheme with the `default_KID` of its `tenc`)
-            var said = s.protection
-            if let k = s.key {
-                let kid = (try? Data(contentsOf: folder.appendingPathComponent(initialization))).flatMap(ProtectedCMAFImport.defaultKID) ?? ""
-                said = (try? ProtectedCMAFImport.descriptors(k, kid: kid)) ?? []
-            }
+            // (how its encryption is said, once: an HLS key's descriptors, or a DASH origin's)
+            let said = s.key.map { descriptors($0, under: initialization) } ?? s.protection
             if !said.isEmpty { soundProtectionByInit.withLock { if $0.count < 64 { $0[initialization] = said } } }
         }
         let path = LiveSegment.soundPath(channel: storeName, rendition: key, sequence: sequence)

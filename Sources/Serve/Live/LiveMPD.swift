@@ -93,16 +93,17 @@ struct LiveMPD {
     var videoProtection: [DASH.ContentProtection] = []
     /// The main audio's `ContentProtection`s; empty when it is clear.
     var audioProtection: [DASH.ContentProtection] = []
-    /// Each Period's video and main audio `ContentProtection`s by the initialization segment
-    /// (as the MPD names it) of its video Representations: an origin that rotates its key starts
-    /// a Period whose segments are under another `default_KID` (`protection(initialization:)`).
-    private var protectionByInitialization: [String: (video: [DASH.ContentProtection], audio: [DASH.ContentProtection])] = [:]
+    /// Each Period's video `ContentProtection`s by the initialization segment (as the MPD names
+    /// it) of its video Representations: an origin that rotates its key starts a Period whose
+    /// segments are under another `default_KID` (`protection(initialization:)`; each audio
+    /// segment carries its own, `TrackSegment.protection`).
+    private var protectionByInitialization: [String: [DASH.ContentProtection]] = [:]
 
-    /// The video's and main audio's `ContentProtection`s of the Period whose video segments are
-    /// under initialization segment `uri` (a segment's `map`); nil when no Period lists it or the
+    /// The video `ContentProtection`s of the Period whose video segments are under
+    /// initialization segment `uri` (a segment's `map`); nil when no Period lists it or the
     /// content is clear.
-    func protection(initialization uri: String) -> (video: [DASH.ContentProtection], audio: [DASH.ContentProtection])? {
-        protectionByInitialization[uri].flatMap { $0.video.isEmpty ? nil : $0 }
+    func protection(initialization uri: String) -> [DASH.ContentProtection]? {
+        protectionByInitialization[uri]?.nonEmpty
     }
 
     /// How much of the origin's timeline is listed when the MPD gives no `timeShiftBufferDepth`.
@@ -168,7 +169,7 @@ struct LiveMPD {
         var events: [[Event]] = []
         var notes: [String] = []
         var videoProtection: [DASH.ContentProtection] = [], audioProtection: [DASH.ContentProtection] = []
-        var protectionByInitialization: [String: (video: [DASH.ContentProtection], audio: [DASH.ContentProtection])] = [:]
+        var protectionByInitialization: [String: [DASH.ContentProtection]] = [:]
         var hasAudio = false
         var mainAudio: HLS.Rendition?
         // other languages, in order of first appearance: each one's identity, rendition and runs
@@ -183,7 +184,7 @@ struct LiveMPD {
             let periodBase = DASHImport.join(base, period.childText("BaseURL") ?? "")
             var videos: [(listed: Listed, id: String, bandwidth: Int)] = []
             // (this Period's: a later one may say another key)
-            var periodVideo: [DASH.ContentProtection] = [], periodAudio: [DASH.ContentProtection] = []
+            var periodVideo: [DASH.ContentProtection] = []
             var audioSets: [XMLElementNode] = [], textSets: [XMLElementNode] = []
             for set in period.children("AdaptationSet") {
                 let kind = Self.kind(set, set.children("Representation").first)
@@ -220,12 +221,9 @@ struct LiveMPD {
                     (Int($0.attribute("bandwidth") ?? "") ?? 0) < (Int($1.attribute("bandwidth") ?? "") ?? 0) }) else { return nil }
                 let protection = try Self.protection(rep).nonEmpty ?? (try Self.protection(set))
                 // (sample-encrypted video: the main sound kept as it came beside it, its descriptors said again)
-                if main, !videoProtection.isEmpty {
-                    if videoRuns.count == 1 { audioProtection = protection }
-                    periodAudio = protection
-                }
+                if main, !videoProtection.isEmpty, videoRuns.count == 1 { audioProtection = protection }
                 // (an encrypted sound beside clear video is left out)
-                else if !protection.isEmpty, videoProtection.isEmpty { return nil }
+                if !protection.isEmpty, videoProtection.isEmpty { return nil }
                 var listed = try Self.list(rep, in: set, base: DASHImport.join(periodBase, set.childText("BaseURL") ?? ""), bound: bound)
                 listed.protection = protection
                 if let v = videos.first?.listed {
@@ -243,7 +241,7 @@ struct LiveMPD {
                 audioRuns.append(listed)
             }
             for v in videos where !periodVideo.isEmpty && protectionByInitialization.count < 256 {
-                protectionByInitialization[v.listed.initialization] = (periodVideo, periodAudio)
+                protectionByInitialization[v.listed.initialization] = periodVideo
             }
             for (place, o) in others.enumerated() {
                 let key = audioSets[o].attribute("lang").map { "lang:" + $0.prefix(64) } ?? "place:\(place)"
