@@ -42,6 +42,7 @@ import Timing
         #expect(periods[2].eventSchemes == ["urn:scte:scte35:2014:xml+bin"], "the splice back in")
 
         var ids: [FrameIdentity?] = []
+        var pictures: [[VerifiedFrame]] = [], sounds: [URL] = []   // per Period: 180p's frames, the sound's file
         for (n, p) in periods.enumerated() {
             for rep in p.representations {
                 #expect(rep.segments.reduce(0) { $0 + $1.duration } == p.duration, "\(p.id) \(rep.id): the timeline fills the Period")
@@ -70,10 +71,13 @@ import Timing
 
                 }
                 if rep.id == "180p" {
-                    ids += try await offPool {
-                        try MediaVerifier.videoFrames(file, reader: IdentityReader(output: PixelSize(width: 320, height: 180), sources: [PixelSize(width: 240, height: 180)])).map(\.identity)
+                    let frames = try await offPool {
+                        try MediaVerifier.videoFrames(file, reader: IdentityReader(output: PixelSize(width: 320, height: 180), sources: [PixelSize(width: 240, height: 180)]))
                     }
+                    ids += frames.map(\.identity)
+                    pictures.append(frames)
                 }
+                if rep.contentType == "audio" && sounds.count == n { sounds.append(file) }
             }
         }
         let content = ids.compactMap { $0 }.filter { $0.sourceID == 3 }.map(\.frameIndex)
@@ -81,6 +85,29 @@ import Timing
         let cutAt = try #require(ids.firstIndex { $0 == FrameIdentity(sourceID: 3, frameIndex: 47) })
         #expect(ids[cutAt - 1]?.sourceID != 3, "an ad frame right before the first frame >= 1.55 s (frame 47)")
         #expect(cutAt - 47 == 60, "2 s of ad at 30 fps between frames 46 and 47")
+        // A/V in each Period, its sound against its pictures on the Period's media timeline (a
+        // player presents each Period's tracks from its start, trimming what runs past its end):
+        // the ad's first beep within an AAC frame (no priming frame before it), every other after
+        // the content's first ≤ 5 ms
+        #expect(pictures.count == periods.count && sounds.count == periods.count)
+        var offsets: [Double?] = []
+        var adStart: Double?
+        for (frames, sound) in zip(pictures, sounds) {
+            let o = MediaVerifier.syncOffsets(flashTimes: MediaVerifier.flashTimes(frames), beepOnsets: try await MediaVerifier.beepOnsets(sound))
+            switch frames.first?.identity {
+            case FrameIdentity(sourceID: 7, frameIndex: 0)?: adStart = o.first ?? nil; offsets += o.dropFirst()
+            // the content's own first flash is not a join: its beep starts inside the AAC
+            // priming frame, whose pre-echo reads 8 ms early whoever packages it
+            case FrameIdentity(sourceID: 3, frameIndex: 0)?: offsets += o.dropFirst()
+            default: offsets += o
+            }
+        }
+        let first = try #require(adStart ?? nil, "no beep at the ad's first flash")
+        #expect(abs(first) < 1024.0 / 48_000, "the ad's first beep: \(first * 1000) ms")
+        let worst = try #require(MediaVerifier.maxAbsoluteOffset(offsets), "a flash without its beep: \(offsets)")
+        #expect(worst <= 0.005, "A/V in the Periods: worst \(worst * 1000) ms")
+        print(String(format: "serve vod dash: %d Periods meeting to the tick, schema-valid; content %d frames once in order, the ad's 60 frames at the cut; A/V worst %.3f ms over %d flashes (the ad's first %.3f ms)",
+                     periods.count, content.count, worst * 1000, offsets.count, first * 1000))
     }
 
     /// The implicit route makes a session and answers its MPD; content segments are the same URLs

@@ -248,6 +248,8 @@ import Timing
         #expect(abs(adStart) < 1024.0 / 48_000, "the ad's first beep: \(adStart * 1000) ms")
         let worst = try #require(MediaVerifier.maxAbsoluteOffset(Array(offsets.dropFirst())), "a flash without its beep: \(offsets)")
         #expect(worst <= 0.005, "A/V at the joins: worst \(worst * 1000) ms over \(offsets.count - 1) flashes after the ad's first")
+        print(String(format: "serve vod hls-ts: content %d frames once in order; 25 fps ad as %d frames in the 30 fps rung; BANDWIDTH %d >= measured peak %d, AVERAGE-BANDWIDTH %d vs %d; %d segment boundaries without a gap; A/V worst %.3f ms over %d flashes after the ad's first (its first %.3f ms)",
+                     content.count, adFrames.count, bandwidth, Int(peak), average, Int(mean), joins.checked, worst * 1000, offsets.count - 1, adStart * 1000))
     }
 
     /// The players viewers use play a session to its end, on either clock: Chromium's native HLS

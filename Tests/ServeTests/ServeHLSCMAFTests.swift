@@ -34,24 +34,43 @@ import Timing
         }
 
         // the playlist's segments after its map, as one fMP4 track: decoded, and on one clock
-        var bytes = Data()
-        for line in video.split(separator: "\n").map(String.init) {
-            if line.hasPrefix("#EXT-X-MAP:URI=\"") { bytes += try await curl(w.running.url(String(line.dropFirst(16).dropLast()))).body }
-            else if !line.hasPrefix("#") { bytes += try await curl(w.running.url(line)).body }
+        func track(_ playlist: String, _ name: String) async throws -> URL {
+            var bytes = Data()
+            for line in playlist.split(separator: "\n").map(String.init) {
+                if line.hasPrefix("#EXT-X-MAP:URI=\"") { bytes += try await curl(w.running.url(String(line.dropFirst(16).dropLast()))).body }
+                else if !line.hasPrefix("#") { bytes += try await curl(w.running.url(line)).body }
+            }
+            let file = w.root.appendingPathComponent(name)
+            try bytes.write(to: file)
+            return file
         }
-        let file = w.root.appendingPathComponent("cmaf-180p.mp4")
-        try bytes.write(to: file)
+        let file = try await track(video, "cmaf-180p.mp4")
+        let sound = try await track(audio, "cmaf-audio.mp4")
         let ff = try await runOffPool(try Tools.ffmpegPath(), ["-nostdin", "-v", "error", "-xerror", "-i", file.path, "-f", "null", "-"])
         #expect(ff.status == 0, "\(ff.stderr)")
         let pts = try await runOffPool(try Tools.ffprobePath(), ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts", "-of", "csv=p=0", file.path])
         let times = String(decoding: pts.stdout, as: UTF8.self).split(separator: "\n").compactMap { Int64($0) }.sorted()
         #expect(zip(times, times.dropFirst()).allSatisfy { $1 - $0 == 3000 }, "one picture every 1/30 s across the joins")
-        let ids = try await offPool {
-            try MediaVerifier.videoFrames(file, reader: IdentityReader(output: PixelSize(width: 320, height: 180), sources: [PixelSize(width: 240, height: 180)])).map(\.identity)
+        let frames = try await offPool {
+            try MediaVerifier.videoFrames(file, reader: IdentityReader(output: PixelSize(width: 320, height: 180), sources: [PixelSize(width: 240, height: 180)]))
         }
+        let ids = frames.map(\.identity)
         #expect(ids.compactMap { $0 }.filter { $0.sourceID == 3 }.map(\.frameIndex) == Array(0..<StoreFixture.frames))
         let cutAt = try #require(ids.firstIndex { $0 == FrameIdentity(sourceID: 3, frameIndex: 47) })
         #expect(cutAt - 47 == 60 && ids[cutAt - 1]?.sourceID != 3, "the ad's 60 frames at the cut")
+        // A/V from the break on, the audio playlist's track against the video's, both as sent:
+        // the ad's first beep within an AAC frame (it decodes without a priming frame, as in
+        // MPEG-TS), every other flash's beep within 5 ms
+        let breakStart = try #require(frames.first { $0.identity?.sourceID == 7 }?.seconds)
+        let flashes = MediaVerifier.flashTimes(frames).filter { $0 >= breakStart - 0.001 }
+        let offsets = MediaVerifier.syncOffsets(flashTimes: flashes, beepOnsets: try await MediaVerifier.beepOnsets(sound))
+        #expect(flashes.count >= 4, "the ad's two seconds and the content after it: \(flashes)")
+        let adStart = try #require(offsets.first ?? nil, "no beep at the ad's first flash")
+        #expect(abs(adStart) < 1024.0 / 48_000, "the ad's first beep: \(adStart * 1000) ms")
+        let worst = try #require(MediaVerifier.maxAbsoluteOffset(Array(offsets.dropFirst())), "a flash without its beep: \(offsets)")
+        #expect(worst <= 0.005, "A/V at the joins: worst \(worst * 1000) ms")
+        print(String(format: "serve vod hls-cmaf: content %d frames once in order, the ad's 60 frames at the cut (frame 47 is the first >= 1.55 s); A/V worst %.3f ms over %d flashes after the ad's first (its first %.3f ms)",
+                     ids.compactMap { $0 }.filter { $0.sourceID == 3 }.count, worst * 1000, offsets.count - 1, adStart * 1000))
 
         // the field's HLS clients, from the implicit route (not VLC 3: its adaptive module starts a
         // new MP4 demuxer at each discontinuity without the initialization segment, "Failed to

@@ -266,6 +266,40 @@ import Timing
         }
     }
 
+    /// A/V at each flash of what a viewer was sent (`url`, its local playlist): the beep's onset
+    /// less the flash's time, split into the flashes on the first picture after a change of
+    /// encode (`transitions`, seconds) and all others. In MPEG-TS an AAC frame decodes right
+    /// only after its own predecessor (the transform's halves overlap): the first frame after
+    /// another encode's, at a join or at the origin segment after a cut piece, fades in over
+    /// part of a frame, so a sound starting right there is heard up to a frame late.
+    static func sync(_ url: URL, transitions: [Double]) async throws -> (atTransitions: [Double?], others: [Double?]) {
+        let frames = try await offPool { try MediaVerifier.videoFrames(url, reader: IdentityReader(output: PixelSize(width: 320, height: 180), sources: [])) }
+        let onsets = try await MediaVerifier.beepOnsets(url)
+        var at: [Double?] = [], others: [Double?] = []
+        // not the stream's first picture: not a join, and its beep starts inside the origin's
+        // AAC priming frame, whose pre-echo reads 8 ms early
+        for f in frames.dropFirst() where f.isFlash {
+            guard let t = f.seconds else { continue }
+            let o = MediaVerifier.syncOffsets(flashTimes: [t], beepOnsets: onsets)[0]
+            if transitions.contains(where: { abs($0 - t) < 0.5 / 30 }) { at.append(o) } else { others.append(o) }
+        }
+        return (at, others)
+    }
+
+    /// The first picture's time (seconds) of each of `files` (a viewer's segments, `entries` their
+    /// playlist entries) whose sound is another encode than the segment's before it: a cut piece,
+    /// the first segment of an ad or of slate, an origin segment after any of them.
+    static func encodeTransitions(_ entries: [Entry], files: [URL]) throws -> [Double] {
+        func encode(_ uri: String) -> String {
+            let path = String(uri.split(separator: "?")[0])
+            if path.contains("/cuts/") { return path }
+            if path.contains("/ads/") || path.contains("/slate") { return String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) }
+            return "origin"
+        }
+        return try entries.indices.dropFirst().filter { encode(entries[$0].uri) != encode(entries[$0 - 1].uri) || entries[$0].uri.contains("/cuts/") }
+            .compactMap { i in TSTimestamps.firstVideoPTS(try Data(contentsOf: files[i])).map(\.seconds) }
+    }
+
     /// What the viewer must see over `breaks` from content frame `first` to `last` (exclusive),
     /// given the pod each break gets: [(ad source, frames)] then slate up to the end.
     static func expected(from first: Int, to last: Int, breaks: [(LiveOriginPlacedBreak, [(Int, Int)])]) -> [Shown] {
@@ -876,6 +910,16 @@ import Timing
             (b[0], [(7, 120)]), (b[1], [(7, 120), (8, 120)]), (b[2], [(7, 120)]), (b[3], [(7, 120)]), (b[4], [(7, 120)]),
         ])
         Self.compare(shown, want)
+        // A/V at every flash: within an AAC frame on the first picture after a change of encode
+        // (a join, an origin segment after a cut piece), within 5 ms everywhere else
+        let (atTransitions, flashes) = try await Self.sync(local, transitions: try Self.encodeTransitions(mine, files: files))
+        #expect(atTransitions.count >= 5 && flashes.count >= 20, "\(atTransitions.count) flashes at transitions, \(flashes.count) others")
+        let worstTransition = try #require(MediaVerifier.maxAbsoluteOffset(atTransitions), "a flash at a transition without its beep")
+        #expect(worstTransition < 1024.0 / 48_000, "a beep at a change of encode: \(worstTransition * 1000) ms")
+        let worst = try #require(MediaVerifier.maxAbsoluteOffset(flashes), "a flash without its beep: \(flashes)")
+        #expect(worst <= 0.005, "A/V: worst \(worst * 1000) ms over \(flashes.count) flashes")
+        print(String(format: "serve live hls-ts: content frames %d..%d once in order through 5 breaks (ads at 30 fps, 120 frames each, one cut at its frame 30); %d segment boundaries without a gap; A/V worst %.3f ms over %d flashes; %d flashes on the first picture after a change of encode, worst %.3f ms",
+                     firstFrame, lastFrame - 1, joins.checked, worst * 1000, flashes.count, atTransitions.count, worstTransition * 1000))
         // each break's first ad frame has the signalled PTS, content resumes at the end frame's PTS
         let ptsOfFiles = try files.map { TSTimestamps.firstVideoPTS(try Data(contentsOf: $0)).map { $0.rescaled(to: 90_000).value } }
         for brk in b {
