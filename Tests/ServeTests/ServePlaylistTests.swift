@@ -147,5 +147,12 @@ import Timing
         #expect(try await curl(s.url("/v1/segments/%2Fetc/passwd")).status == 404)
         #expect(try await curl(s.url("/v1/segments/other/x.ts")).status == 404)
         #expect(try await curl(s.url("/v1/segments/content/720p/seg0.ts?o=abc")).status == 400)
+        // issue 33's report: these numbers trapped the process (checked arithmetic on a shift)
+        for query in ["o=-9223372036854775808", "o=-9223372036854775808&d=1", "o=9223372036854775807", "o=99999999999999999999",
+                      "o=4294967296", "o=-4294967296", "o=0", "d=2", "c=99999.1", "c=" + String(repeating: "1.1,", count: 40)] {
+            #expect(try await curl(s.url("/v1/segments/content/720p/seg0.ts?" + query)).status == 400, "\(query)")
+        }
+        #expect(try await curl(s.url("/v1/segments/content/720p/seg0.ts?o=-4294967295")).status == 200, "the largest shift back")
+        #expect(try await curl(s.url("/health")).status == 200, "still up")
     }
 }
