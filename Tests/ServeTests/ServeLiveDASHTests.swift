@@ -263,7 +263,7 @@ extension ServeLivePlayTests {
     /// (docs/SERVE.md, "Live DASH": each one's behaviour as seen), so it is not in `make test`.
     /// `LIVE_DASH_PERIODS=single` plays the one-Period MPD (`?periods=single`) instead.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["LIVE_DASH_CLIENTS"] != nil,
-                   "no player here plays live multi-period DASH through its Period changes yet: LIVE_DASH_CLIENTS=… to try"))
+                   "no player here follows a live MPD, nor FFmpeg's own (scripts/live-dash-reference.sh): LIVE_DASH_CLIENTS=… to try"))
     func theFieldsPlayersPlayALiveDASHSession() async throws {
         let seconds = Self.seconds
         let rig = try await Self.liveRig(seconds: seconds + 20)
