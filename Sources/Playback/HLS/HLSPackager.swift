@@ -72,13 +72,11 @@ enum HLSPackager {
         return (keys, firstDecode ?? .zero, firstSound ?? .zero)
     }
 
-    /// The mpegts muxer's `max_delay` in µs: 0.7 s, as the ffmpeg CLI's default
-    /// (`Muxer.mpegTSMaxDelayMicroseconds`, which `FragmentRemux` keeps too).
-    static let maxDelayMicroseconds: Int64 = Muxer.mpegTSMaxDelayMicroseconds
-    /// What FFmpeg 5.1's mpegts muxer adds to every PTS and DTS (twice `max_delay`, mpegtsenc.c):
+    /// What FFmpeg 5.1's mpegts muxer adds to every PTS and DTS (twice `max_delay`,
+    /// `Muxer.mpegTSMaxDelayMicroseconds`; mpegtsenc.c):
     /// a frame at stream time t has PTS t + 1.4 s in the segments (126000 ticks at 90 kHz). The
     /// SCTE-35 sections carry it as `pts_adjustment`.
-    static let timestampOffset = MediaTime(value: 2 * maxDelayMicroseconds, timescale: 1_000_000)
+    static let timestampOffset = MediaTime(value: 2 * Muxer.mpegTSMaxDelayMicroseconds, timescale: 1_000_000)
 
     /// The segments of one output track as written: MPEG-TS has one track of every stream, CMAF
     /// one per stream.

@@ -1,4 +1,5 @@
 import Foundation
+import Media
 
 /// Where a run's program clock (PCR) starts against its first picture, the same for every run
 /// whatever its B-frames.
@@ -18,7 +19,7 @@ import Foundation
 /// segment's distance instead, so that it joins the origin's segments as they join each other.
 package enum TSRunClock {
     /// Where the first PCR of a run sits below its first video PTS (90 kHz): `max_delay`.
-    public static let firstPictureAbovePCR = HLSPackager.maxDelayMicroseconds * 90_000 / 1_000_000
+    public static let firstPictureAbovePCR = Muxer.mpegTSMaxDelayMicroseconds * 90_000 / 1_000_000
 
     private static let wrap = TSPES.wrap
 

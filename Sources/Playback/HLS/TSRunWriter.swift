@@ -64,7 +64,7 @@ package final class TSRunWriter {
             runPCRShift = nil
             let m = try Muxer(url: path, formatName: "mpegts")
             map = try sources.map { try m.addStream(copying: $0.stream, of: $0.demuxer) }
-            var options = ["max_delay": String(HLSPackager.maxDelayMicroseconds), "avoid_negative_ts": "disabled"]
+            var options = ["max_delay": String(Muxer.mpegTSMaxDelayMicroseconds), "avoid_negative_ts": "disabled"]
             if !first { options["mpegts_flags"] = "+initial_discontinuity" }
             muxer = m
             try m.writeHeader(options: options)
