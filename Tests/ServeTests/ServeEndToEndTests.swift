@@ -231,25 +231,32 @@ import Timing
         #expect(abs(adFrames.count - 60) <= 1, "2 s of a 25 fps ad in a 30 fps rung: \(adFrames.count) frames")
         let content = frames.compactMap(\.identity).filter { $0.sourceID == 3 }.map(\.frameIndex)
         #expect(content == Array(0..<StoreFixture.frames), "content frames once and in order")
-        // A/V at each flash from the break on (the ad's first frame, each second after, content
-        // after the join): the content's own first flash (67 ms into the stream) is not a join,
-        // and its beep starts inside the AAC priming frame an MPEG-TS segment keeps (MP4 trims it
-        // with an edit list), whose pre-echo reads 8 ms early whoever packages it.
-        let breakStart = try #require(frames.first { $0.identity?.sourceID == 9 }?.seconds)
+        let (adStart, worst, others) = try await Self.syncFromTheBreak(frames, sound: out, ad: 9)
+        print(String(format: "serve vod hls-ts: content %d frames once in order; 25 fps ad as %d frames in the 30 fps rung; BANDWIDTH %d >= measured peak %d, AVERAGE-BANDWIDTH %d vs %d; %d segment boundaries without a gap; A/V worst %.3f ms over %d flashes after the ad's first (its first %.3f ms)",
+                     content.count, adFrames.count, bandwidth, Int(peak), average, Int(mean), joins.checked, worst * 1000, others, adStart * 1000))
+    }
+
+    /// A/V at each flash of a VOD session's top rendition from its ad on (the ad's first frame,
+    /// each second after, content after the join): `frames` its pictures decoded with their
+    /// times as sent, `sound` a file whose sound is on the same clock, `ad` the ad's source id.
+    /// The content's own first flash (67 ms into the stream) is not a join, and its beep starts
+    /// inside the AAC priming frame an MPEG-TS segment keeps (MP4 trims it with an edit list),
+    /// whose pre-echo reads 8 ms early whoever packages it. Every flash's beep within 5 ms, but
+    /// the one on the ad's very first picture: the ad's first AAC frame decodes without the
+    /// priming frame before it (MPEG-TS cannot trim it, and keeping it would reach back over the
+    /// content: timestamps running back), so a sound starting on its first sample fades in over
+    /// about 10 ms — under one AAC frame there. Returns that first offset, the worst of the
+    /// others and how many others there are.
+    static func syncFromTheBreak(_ frames: [VerifiedFrame], sound: URL, ad: Int) async throws -> (first: Double, worst: Double, others: Int) {
+        let breakStart = try #require(frames.first { $0.identity?.sourceID == ad }?.seconds)
         let flashes = MediaVerifier.flashTimes(frames).filter { $0 >= breakStart - 0.001 }
-        let onsets = try await offPool { try MediaVerifier.beepOnsets(out) }
-        let offsets = MediaVerifier.syncOffsets(flashTimes: flashes, beepOnsets: onsets)
+        let offsets = MediaVerifier.syncOffsets(flashTimes: flashes, beepOnsets: try await MediaVerifier.beepOnsets(sound))
         #expect(flashes.count >= 4, "the ad's two seconds and the content after it: \(flashes)")
-        // Every flash's beep within 5 ms, but the one on the ad's very first picture: the ad's
-        // first AAC frame decodes without the priming frame before it (MPEG-TS cannot trim it, and
-        // keeping it would reach back over the content: timestamps running back), so a sound
-        // starting on its first sample fades in over about 10 ms. Under one AAC frame there.
-        guard let firstAd = offsets.first, let adStart = firstAd else { Issue.record("no flash at the ad's start"); return }
-        #expect(abs(adStart) < 1024.0 / 48_000, "the ad's first beep: \(adStart * 1000) ms")
+        let first = try #require(offsets.first ?? nil, "no beep at the ad's first flash")
+        #expect(abs(first) < 1024.0 / 48_000, "the ad's first beep: \(first * 1000) ms")
         let worst = try #require(MediaVerifier.maxAbsoluteOffset(Array(offsets.dropFirst())), "a flash without its beep: \(offsets)")
         #expect(worst <= 0.005, "A/V at the joins: worst \(worst * 1000) ms over \(offsets.count - 1) flashes after the ad's first")
-        print(String(format: "serve vod hls-ts: content %d frames once in order; 25 fps ad as %d frames in the 30 fps rung; BANDWIDTH %d >= measured peak %d, AVERAGE-BANDWIDTH %d vs %d; %d segment boundaries without a gap; A/V worst %.3f ms over %d flashes after the ad's first (its first %.3f ms)",
-                     content.count, adFrames.count, bandwidth, Int(peak), average, Int(mean), joins.checked, worst * 1000, offsets.count - 1, adStart * 1000))
+        return (first, worst, offsets.count - 1)
     }
 
     /// The players viewers use play a session to its end, on either clock: Chromium's native HLS

@@ -58,19 +58,10 @@ import Timing
         #expect(ids.compactMap { $0 }.filter { $0.sourceID == 3 }.map(\.frameIndex) == Array(0..<StoreFixture.frames))
         let cutAt = try #require(ids.firstIndex { $0 == FrameIdentity(sourceID: 3, frameIndex: 47) })
         #expect(cutAt - 47 == 60 && ids[cutAt - 1]?.sourceID != 3, "the ad's 60 frames at the cut")
-        // A/V from the break on, the audio playlist's track against the video's, both as sent:
-        // the ad's first beep within an AAC frame (it decodes without a priming frame, as in
-        // MPEG-TS), every other flash's beep within 5 ms
-        let breakStart = try #require(frames.first { $0.identity?.sourceID == 7 }?.seconds)
-        let flashes = MediaVerifier.flashTimes(frames).filter { $0 >= breakStart - 0.001 }
-        let offsets = MediaVerifier.syncOffsets(flashTimes: flashes, beepOnsets: try await MediaVerifier.beepOnsets(sound))
-        #expect(flashes.count >= 4, "the ad's two seconds and the content after it: \(flashes)")
-        let adStart = try #require(offsets.first ?? nil, "no beep at the ad's first flash")
-        #expect(abs(adStart) < 1024.0 / 48_000, "the ad's first beep: \(adStart * 1000) ms")
-        let worst = try #require(MediaVerifier.maxAbsoluteOffset(Array(offsets.dropFirst())), "a flash without its beep: \(offsets)")
-        #expect(worst <= 0.005, "A/V at the joins: worst \(worst * 1000) ms")
+        // A/V from the break on, the audio playlist's track against the video's, both as sent
+        let (adStart, worst, others) = try await ServeEndToEndTests.syncFromTheBreak(frames, sound: sound, ad: 7)
         print(String(format: "serve vod hls-cmaf: content %d frames once in order, the ad's 60 frames at the cut (frame 47 is the first >= 1.55 s); A/V worst %.3f ms over %d flashes after the ad's first (its first %.3f ms)",
-                     ids.compactMap { $0 }.filter { $0.sourceID == 3 }.count, worst * 1000, offsets.count - 1, adStart * 1000))
+                     ids.compactMap { $0 }.filter { $0.sourceID == 3 }.count, worst * 1000, others, adStart * 1000))
 
         // the field's HLS clients, from the implicit route (not VLC 3: its adaptive module starts a
         // new MP4 demuxer at each discontinuity without the initialization segment, "Failed to
