@@ -87,17 +87,17 @@ extension LiveOrigin.Core {
         let parts = [(id: "p0", segments: w.segments.lowerBound..<min(w.segments.upperBound, max(w.segments.lowerBound, at))),
                      (id: "p1", segments: max(w.segments.lowerBound, min(at, w.segments.upperBound))..<w.segments.upperBound)]
         for (id, segments) in parts where !segments.isEmpty {
-            let rotated = id == "p1"
-            let offset = rotated ? v0.starts[at] : 0   // the Period's start on the media timeline (90 kHz)
+            let later = id == "p1", rekeyed = later && rotation != nil
+            let offset = later ? v0.starts[at] : 0   // the Period's start on the media timeline (90 kHz)
             x += ["<Period id=\"\(id)\" start=\"PT\(LiveOrigin.decimal(MediaTime(value: offset, timescale: 90_000)))S\">", "<BaseURL>dash/</BaseURL>"]
-            x += events(published: p, dash, within: at < v0.starts.count ? (rotated ? v0.starts[at]..<Int64.max : Int64.min..<v0.starts[at]) : nil, offset: offset)
+            x += events(published: p, dash, within: at < v0.starts.count ? (later ? v0.starts[at]..<Int64.max : Int64.min..<v0.starts[at]) : nil, offset: offset)
             x.append("<AdaptationSet id=\"0\" contentType=\"video\" mimeType=\"video/mp4\" segmentAlignment=\"true\" startWithSAP=\"1\">")
-            x += (rotated && rotation != nil ? rotation?.descriptors : sampleEncryption?.descriptors) ?? []
+            x += (rekeyed ? rotation?.descriptors : sampleEncryption?.descriptors) ?? []
             for (k, track) in dash.videos.enumerated() {
                 let size = media.renditions[k].size
                 x.append("<Representation id=\"v\(k)\" bandwidth=\"\(media.renditions[k].peakBitRate)\" width=\"\(size.width)\" height=\"\(size.height)\" codecs=\"avc1.64001f\">")
-                x.append("<SegmentTemplate timescale=\"90000\" initialization=\"$RepresentationID$/\(rotated && rotation != nil ? "init-r" : "init").mp4\" media=\"$RepresentationID$/t$Time$.m4s\""
-                         + (rotated ? " presentationTimeOffset=\"\(offset)\"" : "") + ">")
+                x.append("<SegmentTemplate timescale=\"90000\" initialization=\"$RepresentationID$/\(rekeyed ? "init-r" : "init").mp4\" media=\"$RepresentationID$/t$Time$.m4s\""
+                         + (later ? " presentationTimeOffset=\"\(offset)\"" : "") + ">")
                 x.append("<SegmentTimeline>")
                 for n in segments { x.append("<S t=\"\(track.starts[n])\" d=\"\(track.durations[n])\"/>") }
                 x += ["</SegmentTimeline>", "</SegmentTemplate>", "</Representation>"]
@@ -109,14 +109,14 @@ extension LiveOrigin.Core {
                 let firstTime = v0.starts[w.segments.lowerBound] * a.timescale / 90_000
                 let boundary = at < v0.starts.count ? v0.starts[at] * a.timescale / 90_000 : Int64.max / 4
                 let audio = audioPublished(a, dash, published: p).filter {
-                    a.end($0) > firstTime && (a.starts[$0] + a.end($0) >= 2 * boundary) == rotated
+                    a.end($0) > firstTime && (a.starts[$0] + a.end($0) >= 2 * boundary) == later
                 }
                 guard !audio.isEmpty else { continue }
                 x.append("<AdaptationSet id=\"\(k + 1)\" contentType=\"audio\" mimeType=\"audio/mp4\" lang=\"\(k == 0 ? "en" : "de")\" segmentAlignment=\"true\">")
                 x.append("<Role schemeIdUri=\"urn:mpeg:dash:role:2011\" value=\"\(k == 0 ? "main" : "dub")\"/>")
                 x.append("<Representation id=\"\(k == 0 ? "a" : "a2")\" bandwidth=\"128000\" codecs=\"mp4a.40.2\" audioSamplingRate=\"48000\">")
                 x.append("<SegmentTemplate timescale=\"\(a.timescale)\" startNumber=\"\(audio.first ?? 0)\" initialization=\"$RepresentationID$/init.mp4\" media=\"$RepresentationID$/$Number$.m4s\""
-                         + (rotated ? " presentationTimeOffset=\"\(offset * a.timescale / 90_000)\"" : "") + ">")
+                         + (later ? " presentationTimeOffset=\"\(offset * a.timescale / 90_000)\"" : "") + ">")
                 x.append("<SegmentTimeline>")
                 for (i, n) in audio.enumerated() { x.append(i == 0 ? "<S t=\"\(a.starts[n])\" d=\"\(a.durations[n])\"/>" : "<S d=\"\(a.durations[n])\"/>") }
                 x += ["</SegmentTimeline>", "</SegmentTemplate>", "</Representation>", "</AdaptationSet>"]
